@@ -1,0 +1,43 @@
+"""nbayes: Naive Bayes from sufficient statistics.
+
+Drop-in replacements for :mod:`sklearn.naive_bayes` whose models are their statistics:
+they stream (``partial_fit``/``update``), forget (``unlearn``), combine (``merge``, ``+``),
+generate data (``sample``) and explain themselves (``explain``, exactly with fractions).
+"""
+
+from __future__ import annotations
+
+from .exceptions import (
+    DecodingWarning,
+    InvalidParameterError,
+    ModelFileError,
+    NBayesWarning,
+    UndecidableWarning,
+)
+from .explain import Explanation
+from .naive_bayes import (
+    BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
+    GaussianNB,
+    MultinomialNB,
+    PoissonNB,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BernoulliNB",
+    "CategoricalNB",
+    "ComplementNB",
+    "DecodingWarning",
+    "Explanation",
+    "GaussianNB",
+    "InvalidParameterError",
+    "ModelFileError",
+    "MultinomialNB",
+    "NBayesWarning",
+    "PoissonNB",
+    "UndecidableWarning",
+    "__version__",
+]

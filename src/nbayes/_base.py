@@ -1,0 +1,523 @@
+"""The scikit-learn facing template shared by every nbayes estimator.
+
+Training is the algebra of the statistics (``nbayes._stats``), one code path each::
+
+    fit          stats = empty + batch            (reset, then merge)
+    partial_fit  stats = stats + batch            (classes fixed by the first call)
+    update       stats = stats + batch            (new classes may appear)
+    unlearn      stats = stats - batch            (exact inverse of merge)
+    merge / +    stats = stats_a + stats_b
+
+Everything else (log-probabilities, priors, variances) is derived from the statistics on
+first use and cached until the statistics or a derivation hyperparameter (alpha, priors,
+...) change, so a stream of ``partial_fit`` calls pays for one derivation, not one per batch,
+and changing ``alpha`` after fitting re-derives without a pass over the data.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, ClassVar, Self
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _params
+from ._families import Family
+from ._families._common import exact_prior, row_values
+from ._stats import CountStats, readonly
+from ._validation import check_finite, check_non_negative, check_sample_weight, feature_names
+from .exceptions import UndecidableWarning
+
+__all__ = ["BaseNB", "log_normalize"]
+
+_MAX_ROWS_LISTED = 10
+
+
+def _freeze(value: Any) -> Any:
+    """A hashable snapshot of a hyperparameter value, for the derivation cache key."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    arr = np.asarray(value)
+    return (arr.dtype.str, arr.shape, arr.tobytes())
+
+
+def log_normalize(jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row-normalise joint log-likelihoods: log P(y | x), and the mask of undecidable rows.
+
+    A row where every class has zero likelihood (all -inf) has no posterior: NaN. A row
+    where some classes have infinite evidence (+inf) shares the probability among them.
+    """
+    with np.errstate(invalid="ignore", over="ignore"):
+        has_nan = np.isnan(jll).any(axis=1)
+        top = np.max(np.where(np.isnan(jll), -np.inf, jll), axis=1)
+        undecidable = has_nan | (top == -np.inf)
+        out = np.full(jll.shape, np.nan)
+        ok = ~undecidable & np.isfinite(top)
+        if ok.any():
+            shifted = jll[ok] - top[ok, None]
+            out[ok] = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        infinite = ~undecidable & (top == np.inf)
+        if infinite.any():
+            winners = jll[infinite] == np.inf
+            out[infinite] = np.where(
+                winners, -np.log(winners.sum(axis=1, keepdims=True)), -np.inf
+            )
+    return out, undecidable
+
+
+def _warn_undecidable(rows: np.ndarray) -> None:
+    listed = ", ".join(str(int(r)) for r in rows[:_MAX_ROWS_LISTED])
+    more = f" and {len(rows) - _MAX_ROWS_LISTED} more" if len(rows) > _MAX_ROWS_LISTED else ""
+    warnings.warn(
+        f"Every class has zero probability for row(s) {listed}{more}: the classifier cannot "
+        "decide. Their probabilities are NaN and predict() returns the class with the highest "
+        "prior. Use smoothing (alpha > 0) to avoid this.",
+        UndecidableWarning,
+        stacklevel=3,
+    )
+
+
+class BaseNB(ClassifierMixin, BaseEstimator):
+    """Template for nbayes estimators; subclasses name a family and their hyperparameters."""
+
+    _family: ClassVar[Family]
+    #: hyperparameters that only change the derivation from the statistics
+    _derivation_params: ClassVar[tuple[str, ...]] = ()
+    _param_rules: ClassVar[dict[str, list[_params.Rule]]] = {}
+    _accept_sparse: ClassVar[str | bool] = "csr"
+    #: values must be counts (non-negative)
+    _counts_only: ClassVar[bool] = False
+
+    # ------------------------------------------------------------------ hooks
+    def _empty_stats(self, classes: np.ndarray, n_features: int) -> Any:
+        return CountStats.empty(classes, n_features)
+
+    def _batch_stats(self, X: Any, y: np.ndarray, sample_weight: np.ndarray) -> Any:
+        return CountStats.from_batch(X, y, sample_weight)
+
+    def _transform_X(self, X: Any) -> Any:
+        """Last step of input checking (e.g. binarize); used in fit and predict alike."""
+        return X
+
+    def _check_params(self) -> None:
+        _params.validate(self, self._param_rules)
+
+    # ------------------------------------------------------------ validation
+    def _validate_X_values(self, X: Any) -> Any:
+        who = type(self).__name__
+        names = feature_names(self, X.shape[1])
+        check_finite(X, who, names)
+        if self._counts_only:
+            check_non_negative(X, who, names)
+        return self._transform_X(X)
+
+    def _check_X(self, X: Any) -> Any:
+        """Validate X for prediction (feature count and names must match the fit)."""
+        X = validate_data(
+            self, X, accept_sparse=self._accept_sparse, ensure_all_finite=False, reset=False
+        )
+        return self._validate_X_values(X)
+
+    def _check_X_y(self, X: Any, y: Any, reset: bool) -> tuple[Any, np.ndarray]:
+        X, y = validate_data(
+            self, X, y, accept_sparse=self._accept_sparse, ensure_all_finite=False, reset=reset
+        )
+        check_classification_targets(y)
+        return self._validate_X_values(X), np.asarray(y)
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "_stats")
+
+    # -------------------------------------------------------------- training
+    def _set_stats(self, stats: Any) -> Self:
+        self._stats = stats
+        self.__dict__.pop("_cache", None)
+        return self
+
+    def _batch(self, X: Any, y: Any, sample_weight: Any, reset: bool) -> Any:
+        X, y = self._check_X_y(X, y, reset=reset)
+        sw = check_sample_weight(sample_weight, X.shape[0])
+        return self._batch_stats(X, y, sw)
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
+        """Fit the model to X, y: the statistics of this data and nothing else.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors.
+        y : array-like of shape (n_samples,)
+            Target values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights applied to individual samples (1. for unweighted).
+
+        Returns
+        -------
+        self : object
+        """
+        self._check_params()
+        batch = self._batch(X, y, sample_weight, reset=True)
+        stats = self._empty_stats(batch.classes, self.n_features_in_).merge(batch)
+        self._set_stats(stats)
+        self._check_derivation()
+        return self
+
+    def partial_fit(
+        self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
+    ) -> Self:
+        """Incremental fit on a batch of samples (scikit-learn semantics).
+
+        ``classes`` must be given on the first call and lists every class that can
+        appear; later batches may only use those classes (see :meth:`update` to add new
+        ones).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : object
+        """
+        first = not self.__sklearn_is_fitted__()
+        if first:
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            self._check_params()
+        elif classes is not None:
+            given = np.unique(np.asarray(classes))
+            if not np.array_equal(given, self.classes_):
+                raise ValueError(
+                    f"`classes={given!r}` is not the same as on last call to partial_fit, "
+                    f"was: {self.classes_!r}"
+                )
+        batch = self._batch(X, y, sample_weight, reset=first)
+        if first:
+            base = self._empty_stats(np.unique(np.asarray(classes)), self.n_features_in_)
+        else:
+            base = self._stats
+        unknown = batch.classes[~np.isin(batch.classes, base.classes)]
+        if unknown.size:
+            raise ValueError(
+                f"The target label(s) {unknown} in y do not exist in the initial classes "
+                f"{base.classes}"
+            )
+        self._set_stats(base.merge(batch))
+        if first:
+            self._check_derivation()
+        return self
+
+    def update(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
+        """Learn more examples; unlike :meth:`partial_fit`, new classes may appear any time.
+
+        On an unfitted model this is :meth:`fit`.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : object
+        """
+        if not self.__sklearn_is_fitted__():
+            return self.fit(X, y, sample_weight=sample_weight)
+        batch = self._batch(X, y, sample_weight, reset=False)
+        return self._set_stats(self._stats.merge(batch))
+
+    def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
+        """Remove examples the model has learned: the exact inverse of :meth:`update`.
+
+        The result equals a model fitted without these examples. A class whose last
+        example is removed disappears from ``classes_``. Removing what the model never saw
+        (an unknown class, a count that would become negative) raises ValueError and
+        leaves the model unchanged.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : object
+        """
+        check_is_fitted(self)
+        batch = self._batch(X, y, sample_weight, reset=False)
+        stats = self._stats.subtract(batch)
+        if len(stats.classes) == 0:
+            raise ValueError(
+                "Cannot unlearn every example: the model would have no class left. "
+                "Nothing was changed."
+            )
+        return self._set_stats(stats)
+
+    def merge(self, other: Self) -> Self:
+        """The model of the union of both models' data (neither model is changed).
+
+        Both must be fitted, of the same type and hyperparameters, over the same features.
+        Their classes are united.
+        """
+        if type(other) is not type(self):
+            raise ValueError(
+                f"Cannot merge a {type(self).__name__} with a {type(other).__name__}: "
+                "only models of the same type combine."
+            )
+        check_is_fitted(self)
+        check_is_fitted(other)
+        mine, theirs = self.get_params(deep=False), other.get_params(deep=False)
+        differ = [k for k in mine if _freeze(mine[k]) != _freeze(theirs[k])]
+        if differ:
+            shown = ", ".join(f"{k}={mine[k]!r} vs {theirs[k]!r}" for k in differ)
+            raise ValueError(
+                f"Cannot merge models with different hyperparameters ({shown}): set them "
+                "equal first (set_params)."
+            )
+        if self.n_features_in_ != other.n_features_in_:
+            raise ValueError(
+                f"Cannot merge a model of {self.n_features_in_} features with one of "
+                f"{other.n_features_in_} features."
+            )
+        names_a = getattr(self, "feature_names_in_", None)
+        names_b = getattr(other, "feature_names_in_", None)
+        if (names_a is None) != (names_b is None) or (
+            names_a is not None and not np.array_equal(names_a, names_b)
+        ):
+            raise ValueError(
+                "Cannot merge models whose features have different names: "
+                f"{None if names_a is None else list(names_a)} vs "
+                f"{None if names_b is None else list(names_b)}."
+            )
+        merged = clone(self)
+        merged.n_features_in_ = self.n_features_in_
+        if names_a is not None:
+            merged.feature_names_in_ = names_a
+        return merged._set_stats(self._stats.merge(other._stats))
+
+    def __add__(self, other: Self) -> Self:
+        return self.merge(other)
+
+    # ------------------------------------------------------------ derivation
+    def _derivation_values(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self._derivation_params}
+
+    def _derived(self) -> dict[str, Any]:
+        check_is_fitted(self)
+        values = self._derivation_values()
+        key = tuple(_freeze(v) for v in values.values())
+        cache = self.__dict__.get("_cache")
+        if cache is not None and cache[0] is self._stats and cache[1] == key:
+            return cache[2]  # type: ignore[no-any-return]
+        derived = self._family.derive(self._stats, values)
+        self._cache = (self._stats, key, derived)
+        return derived
+
+    def _check_derivation(self) -> None:
+        """Surface bad derivation parameters (e.g. wrong number of priors) at fit time."""
+        self._derived()
+
+    # ------------------------------------------------------------ prediction
+    def _joint_log_likelihood(self, X: Any) -> np.ndarray:
+        return self._family.joint_log_likelihood(self._derived(), X)
+
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """Joint log-probability ``log P(x, y) = log P(y) + log P(x | y)`` per row and class.
+
+        Columns follow ``classes_``.
+        """
+        check_is_fitted(self)
+        return self._joint_log_likelihood(self._check_X(X))
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """Log of the posterior P(y | x) per row and class (NaN for undecidable rows)."""
+        log_proba, undecidable = log_normalize(self.predict_joint_log_proba(X))
+        if undecidable.any():
+            _warn_undecidable(np.flatnonzero(undecidable))
+        return log_proba
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Posterior probability P(y | x) per row and class; rows sum to 1.
+
+        A row for which every class has zero likelihood (possible only without smoothing)
+        gets NaN and an :class:`~nbayes.UndecidableWarning`.
+        """
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The most probable class of each row.
+
+        Where every class has zero likelihood (unsmoothed models), the class with the
+        highest prior is returned and an :class:`~nbayes.UndecidableWarning` is issued.
+        """
+        jll = self.predict_joint_log_proba(X)
+        log_proba, undecidable = log_normalize(jll)
+        best = np.argmax(np.where(np.isnan(log_proba), -np.inf, log_proba), axis=1)
+        if undecidable.any():
+            rows = np.flatnonzero(undecidable)
+            best[rows] = int(np.argmax(self._derived()["class_log_prior"]))
+            _warn_undecidable(rows)
+        return self.classes_[best]
+
+    def predict_top(self, X: Any, n: int = 3) -> tuple[np.ndarray, np.ndarray]:
+        """The ``n`` most probable classes of each row, best first, with their probabilities.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples, n)
+        probabilities : ndarray of shape (n_samples, n)
+        """
+        if not isinstance(n, int | np.integer) or n < 1:
+            raise ValueError(f"n must be a positive integer; got {n!r}.")
+        proba = self.predict_proba(X)
+        n = min(int(n), proba.shape[1])
+        prior_rank = np.argsort(-self._derived()["class_log_prior"], kind="stable")
+        order = np.argsort(-np.where(np.isnan(proba), -1.0, proba), axis=1, kind="stable")
+        order[np.isnan(proba).any(axis=1)] = prior_rank
+        top = order[:, :n]
+        return self.classes_[top], np.take_along_axis(proba, top, axis=1)
+
+    # ------------------------------------------------------- beyond sklearn
+    def _feature_names(self) -> list[str]:
+        return feature_names(self, self.n_features_in_)
+
+    def explain(self, x: Any, exact: bool = False) -> Any:
+        """Why the model classifies one row as it does: every feature's evidence per class.
+
+        Parameters
+        ----------
+        x : array-like of shape (n_features,) or (1, n_features)
+            One row.
+        exact : bool, default=False
+            Also derive the joint probabilities and the posterior as exact fractions
+            (discrete models with integer counts and a rational alpha), printed the way a
+            textbook writes them.
+
+        Returns
+        -------
+        nbayes.Explanation
+        """
+        from .explain import Explanation
+
+        check_is_fitted(self)
+        row = self._one_row(x)
+        X = self._check_X(row)
+        values = self._row_values(X)
+        d = self._derived()
+        jll = self._joint_log_likelihood(X)[0]
+        log_post, undecidable = log_normalize(jll[None, :])
+        prior_factors = factors = None
+        if exact:
+            params = self._derivation_values()
+            factors = self._family.exact_factors(self._stats, params, values)
+            prior_factors = self._exact_prior(params)
+        return Explanation(
+            classes=self.classes_,
+            feature_names=self._feature_names(),
+            values=values,
+            log_prior=np.asarray(d["class_log_prior"], dtype=np.float64),
+            terms=self._family.feature_terms(d, values),
+            joint_log_likelihood=jll,
+            log_posterior=log_post[0],
+            prior_factors=prior_factors,
+            factors=factors,
+        )
+
+    def _exact_prior(self, params: dict[str, Any]) -> Any:
+        if not self._stats.is_integral():
+            raise ValueError(
+                "exact=True needs whole-number counts, but this model was fitted with "
+                "fractional sample weights. Use exact=False."
+            )
+        return exact_prior(
+            self._stats.class_count, params.get("fit_prior", True), params.get("class_prior")
+        )
+
+    def _one_row(self, x: Any) -> Any:
+        if hasattr(x, "iloc") or hasattr(x, "shape") and len(getattr(x, "shape", ())) == 2:
+            if x.shape[0] != 1:
+                raise ValueError(f"explain() takes one row; got {x.shape[0]} rows.")
+            return x
+        arr = np.asarray(x)
+        if arr.ndim != 1:
+            raise ValueError(f"explain() takes one row (1-D); got an array of shape {arr.shape}.")
+        return arr.reshape(1, -1)
+
+    def _row_values(self, X: Any) -> np.ndarray:
+        return row_values(X)
+
+    def sample(self, n_samples: int = 1, random_state: Any = None) -> tuple[Any, np.ndarray]:
+        """Draw examples from the model's joint distribution P(y) P(x | y).
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+        random_state : int, numpy Generator or None
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features)
+        y : ndarray of shape (n_samples,)
+        """
+        if not isinstance(n_samples, int | np.integer) or n_samples < 0:
+            raise ValueError(f"n_samples must be a non-negative integer; got {n_samples!r}.")
+        rng = np.random.default_rng(random_state)
+        d = self._derived()
+        prior = np.exp(d["class_log_prior"])
+        if not np.isfinite(prior).all() or prior.sum() <= 0:
+            raise ValueError("The class prior is undefined: cannot sample from this model.")
+        codes = rng.choice(len(prior), size=int(n_samples), p=prior / prior.sum())
+        X = self._family.sample(d, self._stats, codes, rng)
+        return X, self.classes_[codes]
+
+    def n_parameters(self, full_joint: bool = False, doc_length: int | None = None) -> float:
+        """Free parameters of this model, or of the full joint model over the same features.
+
+        With C classes and d binary features: Naive Bayes has ``C·d + C - 1`` and the full
+        joint ``C·(2^d - 1) + C - 1``. Categorical features count their levels, multinomial
+        features a distribution over the vocabulary (``C·(V - 1) + C - 1``), Gaussian ones a
+        mean and a variance (full joint: a mean vector and covariance matrix per class).
+        Where the full joint has no finite size (Poisson counts; multinomial documents of
+        unbounded length, unless ``doc_length`` is given) the answer is ``math.inf``.
+        """
+        check_is_fitted(self)
+        n = self._family.n_parameters(self._stats, full_joint, doc_length)
+        return n if math.isinf(n) else int(n)
+
+    def most_informative_features(self, n: int = 10) -> list[tuple[str, Any, float]]:
+        """Features ranked by how strongly they separate the classes.
+
+        Returns a list of ``(feature, class, score)``: ``score`` is the log of the largest
+        likelihood ratio between two classes (for Gaussian features, the largest
+        standardised gap between class means) and ``class`` the class the feature points to.
+        """
+        scores, best = self._family.separation(self._derived())
+        order = np.argsort(-scores, kind="stable")[: max(int(n), 0)]
+        names = self._feature_names()
+        return [(names[j], self.classes_[best[j]], float(scores[j])) for j in order]
+
+    # ------------------------------------------------------ fitted attributes
+    @property
+    def classes_(self) -> np.ndarray:
+        """Class labels known to the classifier (sorted)."""
+        return readonly(self._stats.classes)
+
+    @property
+    def class_count_(self) -> np.ndarray:
+        """Weighted number of training samples per class."""
+        return readonly(self._stats.class_count)
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self._accept_sparse is not False
+        tags.input_tags.positive_only = self._counts_only
+        return tags

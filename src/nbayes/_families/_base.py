@@ -1,0 +1,67 @@
+"""The interface every likelihood family implements: statistics in, probabilities out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._common import Factor, FloatArray
+
+Derived = dict[str, Any]
+
+
+class Family:
+    """Turns sufficient statistics into log-probabilities, scores, samples and explanations.
+
+    A family is stateless: every method takes the statistics (or what :meth:`derive` made
+    of them) and the derivation hyperparameters ``p`` (alpha, priors, ...).
+    """
+
+    name = "base"
+    #: whether :meth:`exact_factors` can give a derivation with fractions
+    exact_supported = False
+
+    def derive(self, stats: Any, p: dict[str, Any]) -> Derived:
+        """Log-probabilities and the other fitted quantities, from the statistics."""
+        raise NotImplementedError
+
+    def joint_log_likelihood(self, d: Derived, X: Any) -> FloatArray:
+        """log P(y) + log P(x | y) for every row and class, shape (n_samples, n_classes)."""
+        raise NotImplementedError
+
+    def feature_terms(self, d: Derived, x: np.ndarray) -> FloatArray:
+        """Each feature's term of log P(x | y) for one row, shape (n_classes, n_features)."""
+        raise NotImplementedError
+
+    def exact_factors(self, stats: Any, p: dict[str, Any], x: np.ndarray) -> list[list[Factor]]:
+        """Per class, the likelihood factors P(x_j | y) as unreduced fractions."""
+        raise ValueError(
+            f"exact=True is available for discrete models with integer counts (Bernoulli, "
+            f"multinomial, categorical); a {self.name} model has no rational derivation. "
+            "Use exact=False."
+        )
+
+    def sample(self, d: Derived, stats: Any, codes: np.ndarray, rng: np.random.Generator) -> Any:
+        """Feature values drawn from P(x | y) for rows of the given class codes."""
+        raise NotImplementedError
+
+    def n_parameters(self, stats: Any, full_joint: bool, doc_length: int | None) -> float:
+        raise NotImplementedError
+
+    def separation(self, d: Derived) -> tuple[FloatArray, np.ndarray]:
+        """Per feature: how strongly it separates the classes, and the class it points to."""
+        raise NotImplementedError
+
+
+def log_range(weights: FloatArray) -> tuple[FloatArray, np.ndarray]:
+    """Spread across classes of a per-class log-parameter, and the class where it is largest.
+
+    This is the log of the largest likelihood ratio between two classes (NLTK's
+    "most informative features" ratio). Features that are impossible in some class
+    (weight -inf) rank first: they rule that class out.
+    """
+    with np.errstate(invalid="ignore"):
+        spread = weights.max(axis=0) - weights.min(axis=0)
+    spread = np.where(np.isnan(spread), 0.0, spread)
+    return spread, weights.argmax(axis=0)

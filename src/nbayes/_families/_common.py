@@ -1,0 +1,147 @@
+"""Pieces shared by the likelihood families: priors, smoothing, log-space products."""
+
+from __future__ import annotations
+
+import warnings
+from fractions import Fraction
+from numbers import Real
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+FloatArray = NDArray[np.float64]
+
+ALPHA_LOWER_BOUND = 1e-10
+
+
+def log(x: Any) -> FloatArray:
+    """Natural log with log(0) = -inf and no RuntimeWarning."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(x)
+
+
+def class_log_prior(
+    class_count: FloatArray, fit_prior: bool, class_prior: Any
+) -> FloatArray:
+    """log P(y) the way scikit-learn's discrete estimators derive it."""
+    n_classes = len(class_count)
+    if class_prior is not None:
+        prior = np.asarray(class_prior, dtype=np.float64)
+        if prior.shape != (n_classes,):
+            raise ValueError(
+                f"Number of priors must match number of classes: got {prior.size} priors "
+                f"for {n_classes} classes."
+            )
+        return log(prior)
+    if fit_prior:
+        total = class_count.sum()
+        if total <= 0:
+            return np.full(n_classes, -np.log(n_classes))
+        return log(class_count) - np.log(total)
+    return np.full(n_classes, -np.log(n_classes))
+
+
+def check_alpha(alpha: Any, force_alpha: bool, n_features: int) -> FloatArray | float:
+    """scikit-learn's alpha rules: an array needs one value per feature; tiny alpha is clipped
+    to 1e-10 unless ``force_alpha`` (then alpha=0 is the exact maximum-likelihood estimate)."""
+    a = np.asarray(alpha, dtype=np.float64) if not isinstance(alpha, Real) else float(alpha)
+    a_min = float(np.min(a))
+    if isinstance(a, np.ndarray):
+        if a.ndim != 1 or a.shape[0] != n_features:
+            raise ValueError(
+                "When alpha is an array, it should contains `n_features`. "
+                f"Got {a.size} elements instead of {n_features}."
+            )
+        if a_min < 0:
+            raise ValueError("All values in alpha must be greater than 0.")
+    if a_min < ALPHA_LOWER_BOUND and not force_alpha:
+        warnings.warn(
+            "alpha too small will result in numeric errors, setting alpha ="
+            f" {ALPHA_LOWER_BOUND:.1e}. Use `force_alpha=True` to keep alpha unchanged.",
+            stacklevel=4,
+        )
+        return np.maximum(a, ALPHA_LOWER_BOUND)
+    return a
+
+
+def log_dot(X: Any, W: FloatArray) -> FloatArray:
+    """``X @ W.T`` for non-negative X where W may hold -inf/+inf (log 0 and its negation).
+
+    A zero entry of X times an infinite weight contributes nothing (0 · log 0 = 0, the
+    convention of every likelihood here); a positive entry makes the result infinite.
+    """
+    finite = np.isfinite(W)
+    if finite.all():
+        return np.asarray(X @ W.T, dtype=np.float64)
+    out = np.asarray(X @ np.where(finite, W, 0.0).T, dtype=np.float64)
+    hits_neg = np.asarray(X @ (W == -np.inf).T.astype(np.float64)) > 0
+    hits_pos = np.asarray(X @ (W == np.inf).T.astype(np.float64)) > 0
+    out[hits_neg] = -np.inf
+    out[hits_pos] = np.inf
+    out[hits_neg & hits_pos] = np.nan
+    return out
+
+
+def row_values(X: Any) -> np.ndarray:
+    """One row of X as a dense 1-D float array."""
+    if sp.issparse(X):
+        return np.asarray(X.toarray(), dtype=np.float64).reshape(-1)
+    return np.asarray(X, dtype=np.float64).reshape(-1)
+
+
+def as_fraction(value: float) -> Fraction:
+    """The rational a person means by a float hyperparameter (0.1 -> 1/10)."""
+    return Fraction(repr(float(value)))
+
+
+def exact_prior(class_count: FloatArray, fit_prior: bool, class_prior: Any) -> list[Factor]:
+    n = len(class_count)
+    if class_prior is not None:
+        return [Factor(None, as_fraction(p), 1) for p in np.asarray(class_prior, dtype=float)]
+    if fit_prior:
+        total = int(round(float(class_count.sum())))
+        return [Factor(None, Fraction(int(round(c)), 1), total) for c in class_count]
+    return [Factor(None, Fraction(1), n) for _ in range(n)]
+
+
+class Factor:
+    """One factor ``numerator/denominator`` (raised to ``power``) of an exact derivation.
+
+    The fraction is kept unreduced for display, as a person derives it from counts
+    (``3/3``, ``0/2``); ``value`` is the exact rational.
+    """
+
+    __slots__ = ("feature", "numerator", "denominator", "power")
+
+    def __init__(
+        self, feature: int | None, numerator: Fraction, denominator: Fraction | int, power: int = 1
+    ) -> None:
+        self.feature = feature
+        self.numerator = Fraction(numerator)
+        self.denominator = Fraction(denominator)
+        self.power = power
+
+    @property
+    def value(self) -> Fraction:
+        if self.denominator == 0:
+            raise ZeroDivisionError("a factor with denominator 0 has no value")
+        return (self.numerator / self.denominator) ** self.power
+
+    def __str__(self) -> str:
+        num, den = self.numerator, self.denominator
+        if den == 1:
+            text = _fmt_rational(num)
+        else:
+            text = f"{_fmt_rational(num)}/{_fmt_rational(den)}"
+        if self.power != 1:
+            text = f"({text})^{self.power}"
+        return text
+
+    def __repr__(self) -> str:
+        return f"Factor(feature={self.feature}, {self})"
+
+
+def _fmt_rational(q: Fraction) -> str:
+    return str(q.numerator) if q.denominator == 1 else f"({q.numerator}/{q.denominator})"

@@ -1,0 +1,84 @@
+"""Multivariate Bernoulli event model: every vocabulary word is present or absent.
+
+Absent features count: log P(x | y) = sum_j x_j log theta_jy + (1 - x_j) log(1 - theta_jy).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._stats import CountStats
+from ._base import Derived, Family, log_range
+from ._common import Factor, FloatArray, check_alpha, class_log_prior, log, log_dot
+from .multinomial import as_int, exact_alpha
+
+
+class BernoulliFamily(Family):
+    name = "bernoulli"
+    exact_supported = True
+
+    def derive(self, stats: CountStats, p: dict[str, Any]) -> Derived:
+        alpha = check_alpha(p["alpha"], p["force_alpha"], stats.n_features)
+        fc, cc = stats.feature_count, stats.class_count[:, None]
+        denominator = log(cc + 2 * alpha)
+        flp = log(fc + alpha) - denominator
+        # log(1 - theta) straight from the counts: exact where theta is close to 1.
+        neg = log(cc - fc + alpha) - denominator
+        # A class never seen, unsmoothed: 0/0. It can explain nothing.
+        flp = np.where(np.isnan(flp), -np.inf, flp)
+        neg = np.where(np.isnan(neg), -np.inf, neg)
+        return {
+            "alpha": alpha,
+            "feature_log_prob": flp,
+            "neg_log_prob": neg,
+            "class_log_prior": class_log_prior(
+                stats.class_count, p["fit_prior"], p["class_prior"]
+            ),
+        }
+
+    def joint_log_likelihood(self, d: Derived, X: Any) -> FloatArray:
+        flp, neg = d["feature_log_prob"], d["neg_log_prob"]
+        if np.isfinite(flp).all() and np.isfinite(neg).all():
+            # neg · (1 - X)^T computed as sum(neg) - X · neg^T, as scikit-learn does
+            jll = np.asarray(X @ (flp - neg).T, dtype=np.float64)
+            return jll + d["class_log_prior"] + neg.sum(axis=1)
+        # Unsmoothed: a present feature with theta = 0 or an absent one with theta = 1
+        # makes the row impossible for that class.
+        present = log_dot(X, flp)
+        flip = np.where(np.isfinite(neg), neg, 0.0)
+        absent_impossible = (neg == -np.inf).astype(np.float64)
+        n_absent_bad = absent_impossible.sum(axis=1) - np.asarray(X @ absent_impossible.T)
+        jll = present - np.asarray(X @ flip.T) + flip.sum(axis=1)
+        jll = np.where(n_absent_bad > 0, -np.inf, jll)
+        return jll + d["class_log_prior"]
+
+    def feature_terms(self, d: Derived, x: np.ndarray) -> FloatArray:
+        return np.where(x > 0, d["feature_log_prob"], d["neg_log_prob"])
+
+    def exact_factors(self, stats: CountStats, p: dict[str, Any], x: np.ndarray) -> list[list[Factor]]:
+        alpha = exact_alpha(p["alpha"], stats.n_features)
+        out = []
+        for c in range(len(stats.classes)):
+            n_c = as_int(stats.class_count[c])
+            row = []
+            for j, xj in enumerate(x):
+                seen = as_int(stats.feature_count[c, j])
+                num = seen if xj > 0 else n_c - seen
+                row.append(Factor(j, num + alpha[j], n_c + 2 * alpha[j]))
+            out.append(row)
+        return out
+
+    def sample(self, d: Derived, stats: CountStats, codes: np.ndarray, rng: np.random.Generator) -> Any:
+        theta = np.exp(d["feature_log_prob"])[codes]
+        return (rng.random(theta.shape) < theta).astype(np.float64)
+
+    def n_parameters(self, stats: CountStats, full_joint: bool, doc_length: int | None) -> float:
+        C, d = len(stats.classes), stats.n_features
+        if full_joint:
+            return C * (2**d - 1) + C - 1
+        return C * d + C - 1
+
+    def separation(self, d: Derived) -> tuple[FloatArray, np.ndarray]:
+        return log_range(d["feature_log_prob"])

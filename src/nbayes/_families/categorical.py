@@ -1,0 +1,127 @@
+"""Categorical features: each feature takes one of K_j values with P(x_j = k | y).
+
+A category never seen in training gets the smoothed zero count,
+alpha / (n_jy + alpha·K_j), instead of an IndexError.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._stats import CategoryStats
+from ._base import Derived, Family
+from ._common import Factor, FloatArray, as_fraction, check_alpha, class_log_prior, log
+from .multinomial import as_int
+
+
+def category_index(stats: CategoryStats, X: np.ndarray) -> np.ndarray:
+    """Column index of each value of X in its feature's categories; K_j for an unseen one."""
+    out = np.empty(X.shape, dtype=np.int64)
+    for j, cats in enumerate(stats.categories):
+        col = X[:, j]
+        k = len(cats)
+        if stats.integer_coded:
+            idx = col.astype(np.int64)
+            idx[(idx < 0) | (idx >= k)] = k
+        else:
+            pos = np.searchsorted(cats, col)
+            pos = np.minimum(pos, max(k - 1, 0))
+            found = (k > 0) & (cats[pos] == col) if k else np.zeros(len(col), dtype=bool)
+            idx = np.where(found, pos, k)
+        out[:, j] = idx
+    return out
+
+
+class CategoricalFamily(Family):
+    name = "categorical"
+    exact_supported = True
+
+    def derive(self, stats: CategoryStats, p: dict[str, Any]) -> Derived:
+        alpha = float(check_alpha(p["alpha"], p["force_alpha"], stats.n_features))  # type: ignore[arg-type]
+        flp, unseen = [], []
+        for cc in stats.category_count:
+            smoothed = cc + alpha
+            total = log(smoothed.sum(axis=1, keepdims=True))
+            with np.errstate(invalid="ignore"):
+                lp = log(smoothed) - total
+                lu = log(alpha) - total
+            flp.append(np.where(np.isnan(lp), -np.inf, lp))
+            unseen.append(np.where(np.isnan(lu), -np.inf, lu))
+        return {
+            "alpha": alpha,
+            "feature_log_prob": flp,
+            # one extra column per feature: the log-probability of an unseen category
+            "extended": [np.hstack([f, u]) for f, u in zip(flp, unseen, strict=True)],
+            "class_log_prior": class_log_prior(
+                stats.class_count, p["fit_prior"], p["class_prior"]
+            ),
+            "stats": stats,
+        }
+
+    def joint_log_likelihood(self, d: Derived, X: Any) -> FloatArray:
+        idx = category_index(d["stats"], X)
+        jll = np.zeros((X.shape[0], len(d["class_log_prior"])))
+        for j, ext in enumerate(d["extended"]):
+            jll += ext[:, idx[:, j]].T
+        return jll + d["class_log_prior"]
+
+    def feature_terms(self, d: Derived, x: np.ndarray) -> FloatArray:
+        idx = category_index(d["stats"], x.reshape(1, -1))[0]
+        return np.stack([ext[:, k] for ext, k in zip(d["extended"], idx, strict=True)], axis=1)
+
+    def exact_factors(self, stats: CategoryStats, p: dict[str, Any], x: np.ndarray) -> list[list[Factor]]:
+        alpha = as_fraction(p["alpha"])
+        idx = category_index(stats, x.reshape(1, -1))[0]
+        out = []
+        for c in range(len(stats.classes)):
+            row = []
+            for j, (cc, k) in enumerate(zip(stats.category_count, idx, strict=True)):
+                n_k = as_int(cc[c, k]) if k < cc.shape[1] else 0
+                total = as_int(cc[c].sum())
+                row.append(Factor(j, n_k + alpha, total + alpha * cc.shape[1]))
+            out.append(row)
+        return out
+
+    def sample(self, d: Derived, stats: CategoryStats, codes: np.ndarray, rng: np.random.Generator) -> Any:
+        n = len(codes)
+        columns = []
+        for flp, cats in zip(d["feature_log_prob"], stats.categories, strict=True):
+            prob = np.exp(flp)
+            col = np.empty(n, dtype=cats.dtype if len(cats) else np.int64)
+            for c in np.unique(codes):
+                rows = np.flatnonzero(codes == c)
+                pc = prob[c]
+                pc = pc / pc.sum() if pc.sum() > 0 else np.full(len(pc), 1 / max(len(pc), 1))
+                col[rows] = cats[rng.choice(len(cats), size=len(rows), p=pc)]
+            columns.append(col)
+        if stats.integer_coded:
+            return np.column_stack(columns).astype(np.int64) if columns else np.zeros((n, 0))
+        out = np.empty((n, len(columns)), dtype=object)
+        for j, col in enumerate(columns):
+            out[:, j] = col
+        return out
+
+    def n_parameters(self, stats: CategoryStats, full_joint: bool, doc_length: int | None) -> float:
+        C = len(stats.classes)
+        levels = [max(len(c), 1) for c in stats.categories]
+        if full_joint:
+            return C * (math.prod(levels) - 1) + C - 1
+        return C * sum(k - 1 for k in levels) + C - 1
+
+    def separation(self, d: Derived) -> tuple[FloatArray, np.ndarray]:
+        scores, best = [], []
+        for flp in d["feature_log_prob"]:
+            if flp.shape[1] == 0:
+                scores.append(0.0)
+                best.append(0)
+                continue
+            with np.errstate(invalid="ignore"):
+                spread = flp.max(axis=0) - flp.min(axis=0)
+            spread = np.where(np.isnan(spread), 0.0, spread)
+            k = int(np.argmax(spread))
+            scores.append(float(spread[k]))
+            best.append(int(np.argmax(flp[:, k])))
+        return np.asarray(scores), np.asarray(best)

@@ -1,0 +1,59 @@
+"""Complement Naive Bayes (Rennie et al. 2003): weights from the counts of the other classes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._stats import CountStats
+from ._base import Derived, Family, log_range
+from ._common import FloatArray, check_alpha, class_log_prior, log, log_dot
+from .multinomial import MultinomialFamily, smoothed_log_prob
+
+
+class ComplementFamily(Family):
+    name = "complement"
+
+    def derive(self, stats: CountStats, p: dict[str, Any]) -> Derived:
+        alpha = check_alpha(p["alpha"], p["force_alpha"], stats.n_features)
+        feature_all = stats.feature_count.sum(axis=0)
+        comp = feature_all + alpha - stats.feature_count
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logged = log(comp / comp.sum(axis=1, keepdims=True))
+            if p["norm"]:
+                flp = logged / logged.sum(axis=1, keepdims=True)
+            else:
+                flp = -logged
+        return {
+            "alpha": alpha,
+            "feature_all": feature_all,
+            "feature_log_prob": flp,
+            "class_log_prior": class_log_prior(
+                stats.class_count, p["fit_prior"], p["class_prior"]
+            ),
+            # for sampling and informative features: the multinomial of the same counts
+            "multinomial_log_prob": smoothed_log_prob(stats.feature_count, alpha),
+        }
+
+    def joint_log_likelihood(self, d: Derived, X: Any) -> FloatArray:
+        jll = log_dot(X, d["feature_log_prob"])
+        if len(d["class_log_prior"]) == 1:
+            jll += d["class_log_prior"]
+        return jll
+
+    def feature_terms(self, d: Derived, x: np.ndarray) -> FloatArray:
+        with np.errstate(invalid="ignore"):
+            return np.where(x > 0, x * d["feature_log_prob"], 0.0)
+
+    def sample(self, d: Derived, stats: CountStats, codes: np.ndarray, rng: np.random.Generator) -> Any:
+        # Complement weights are not a distribution: draw from the multinomial of the counts.
+        mult = {"feature_log_prob": d["multinomial_log_prob"]}
+        return MultinomialFamily().sample(mult, stats, codes, rng)
+
+    def n_parameters(self, stats: CountStats, full_joint: bool, doc_length: int | None) -> float:
+        return MultinomialFamily().n_parameters(stats, full_joint, doc_length)
+
+    def separation(self, d: Derived) -> tuple[FloatArray, np.ndarray]:
+        return log_range(d["multinomial_log_prob"])
+

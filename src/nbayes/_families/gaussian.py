@@ -1,0 +1,109 @@
+"""Gaussian features: x_j | y ~ N(theta_jy, var_jy), moments from the statistics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._stats import MomentStats
+from ._base import Derived, Family
+from ._common import FloatArray, log
+
+
+def check_priors(priors: Any, n_classes: int) -> FloatArray:
+    p = np.asarray(priors, dtype=np.float64)
+    if p.shape != (n_classes,):
+        raise ValueError(
+            f"Number of priors must match number of classes: got {p.size} priors for "
+            f"{n_classes} classes."
+        )
+    if not np.isclose(p.sum(), 1.0):
+        raise ValueError(f"The sum of the priors should be 1: they sum to {p.sum()!r}.")
+    if (p < 0).any():
+        raise ValueError("Priors must be non-negative.")
+    return p
+
+
+class GaussianFamily(Family):
+    name = "gaussian"
+
+    def derive(self, stats: MomentStats, p: dict[str, Any]) -> Derived:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var = np.where(stats.class_count[:, None] > 0, stats.m2 / stats.class_count[:, None], 0.0)
+            row_var = stats.row_m2 / stats.n_rows if stats.n_rows > 0 else stats.row_m2 * 0.0
+        # If the ratio of data variance between dimensions is too small, it will cause
+        # numerical errors: add a small fraction of the largest variance to every variance.
+        epsilon = float(p["var_smoothing"]) * float(row_var.max(initial=0.0))
+        var = var + epsilon
+        seen = stats.class_count > 0
+        if p["priors"] is not None:
+            prior = check_priors(p["priors"], len(stats.classes))
+        else:
+            total = stats.class_count.sum()
+            prior = stats.class_count / total if total > 0 else np.zeros(len(stats.class_count))
+        return {
+            "theta": stats.mean,
+            "var": var,
+            "epsilon": epsilon,
+            "class_prior": prior,
+            "class_log_prior": log(prior),
+            "seen": seen,
+        }
+
+    def joint_log_likelihood(self, d: Derived, X: Any) -> FloatArray:
+        X = np.asarray(X, dtype=np.float64)
+        theta, var = d["theta"], d["var"]
+        out = np.empty((X.shape[0], len(theta)))
+        for i in range(len(theta)):
+            if not d["seen"][i]:
+                out[:, i] = -np.inf
+                continue
+            point = var[i, :] <= 0
+            if point.any():
+                # Zero variance and no smoothing: a point mass, infinitely likely at its
+                # value and impossible elsewhere.
+                out[:, i] = self._with_point_masses(X, theta[i], var[i], point)
+            else:
+                n_ij = -0.5 * np.sum(np.log(2.0 * np.pi * var[i, :]))
+                n_ij = n_ij - 0.5 * np.sum(((X - theta[i, :]) ** 2) / var[i, :], axis=1)
+                out[:, i] = n_ij
+            out[:, i] += d["class_log_prior"][i]
+        return out
+
+    @staticmethod
+    def _with_point_masses(
+        X: np.ndarray, theta: np.ndarray, var: np.ndarray, point: np.ndarray
+    ) -> np.ndarray:
+        miss = (X[:, point] != theta[point]).any(axis=1)
+        return np.where(miss, -np.inf, np.inf)
+
+    def feature_terms(self, d: Derived, x: np.ndarray) -> FloatArray:
+        seen = d["seen"][:, None]
+        var = d["var"]
+        point = var <= 0
+        safe = np.where(point | ~seen, 1.0, var)
+        terms = -0.5 * np.log(2.0 * np.pi * safe) - 0.5 * (x - d["theta"]) ** 2 / safe
+        terms = np.where(point, np.where(x == d["theta"], np.inf, -np.inf), terms)
+        return np.where(seen, terms, -np.inf)
+
+    def sample(self, d: Derived, stats: MomentStats, codes: np.ndarray, rng: np.random.Generator) -> Any:
+        return rng.normal(d["theta"][codes], np.sqrt(d["var"][codes]))
+
+    def n_parameters(self, stats: MomentStats, full_joint: bool, doc_length: int | None) -> float:
+        C, d = len(stats.classes), stats.n_features
+        if full_joint:
+            # one multivariate normal per class: mean and a full covariance matrix
+            return C * (d + d * (d + 1) // 2) + C - 1
+        return 2 * C * d + C - 1
+
+    def separation(self, d: Derived) -> tuple[FloatArray, np.ndarray]:
+        """Largest standardised gap between two class means; the class with the larger mean."""
+        theta, var = d["theta"][d["seen"]], d["var"][d["seen"]]
+        if len(theta) < 2:
+            return np.zeros(theta.shape[1]), np.zeros(theta.shape[1], dtype=int)
+        gaps = np.abs(theta[:, None, :] - theta[None, :, :])
+        scale = np.sqrt((var[:, None, :] + var[None, :, :]) / 2)
+        score = (gaps / scale).max(axis=(0, 1))
+        best = np.flatnonzero(d["seen"])[theta.argmax(axis=0)]
+        return score, best

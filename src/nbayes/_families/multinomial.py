@@ -1,0 +1,92 @@
+"""Multinomial event model: a document is a bag of word draws from P(w | y)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._stats import CountStats
+from ._base import Derived, Family, log_range
+from ._common import Factor, FloatArray, as_fraction, check_alpha, class_log_prior, log, log_dot
+
+
+def smoothed_log_prob(feature_count: FloatArray, alpha: Any) -> FloatArray:
+    """log (count + alpha) / (total + alpha·V), row by row; an empty unsmoothed row is -inf."""
+    smoothed = feature_count + alpha
+    with np.errstate(divide="ignore", invalid="ignore"):
+        flp = log(smoothed) - log(smoothed.sum(axis=1, keepdims=True))
+    return np.where(np.isnan(flp), -np.inf, flp)
+
+
+class MultinomialFamily(Family):
+    name = "multinomial"
+    exact_supported = True
+
+    def derive(self, stats: CountStats, p: dict[str, Any]) -> Derived:
+        alpha = check_alpha(p["alpha"], p["force_alpha"], stats.n_features)
+        return {
+            "alpha": alpha,
+            "feature_log_prob": smoothed_log_prob(stats.feature_count, alpha),
+            "class_log_prior": class_log_prior(
+                stats.class_count, p["fit_prior"], p["class_prior"]
+            ),
+        }
+
+    def joint_log_likelihood(self, d: Derived, X: Any) -> FloatArray:
+        return log_dot(X, d["feature_log_prob"]) + d["class_log_prior"]
+
+    def feature_terms(self, d: Derived, x: np.ndarray) -> FloatArray:
+        flp = d["feature_log_prob"]
+        with np.errstate(invalid="ignore"):
+            return np.where(x > 0, x * flp, 0.0)
+
+    def exact_factors(self, stats: CountStats, p: dict[str, Any], x: np.ndarray) -> list[list[Factor]]:
+        alpha = exact_alpha(p["alpha"], stats.n_features)
+        present = np.flatnonzero(x)
+        if np.any(x[present] != np.round(x[present])):
+            raise ValueError("exact=True needs whole-number counts in x.")
+        out = []
+        for c in range(len(stats.classes)):
+            fc = stats.feature_count[c]
+            total = sum((as_int(v) + a for v, a in zip(fc, alpha, strict=True)), start=as_fraction(0))
+            out.append(
+                [Factor(int(j), as_int(fc[j]) + alpha[j], total, int(x[j])) for j in present]
+            )
+        return out
+
+    def sample(self, d: Derived, stats: CountStats, codes: np.ndarray, rng: np.random.Generator) -> Any:
+        # Document lengths: Poisson with the mean length of the class's training documents.
+        prob = np.exp(d["feature_log_prob"])
+        X = np.zeros((len(codes), stats.n_features))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean_len = np.where(
+                stats.class_count > 0, stats.feature_count.sum(axis=1) / stats.class_count, 0.0
+            )
+        for c in np.unique(codes):
+            rows = np.flatnonzero(codes == c)
+            lengths = rng.poisson(mean_len[c], size=len(rows))
+            pc = prob[c] / prob[c].sum() if prob[c].sum() > 0 else np.full(len(prob[c]), 1 / len(prob[c]))
+            X[rows] = [rng.multinomial(n, pc) for n in lengths]
+        return X
+
+    def n_parameters(self, stats: CountStats, full_joint: bool, doc_length: int | None) -> float:
+        C, V = len(stats.classes), stats.n_features
+        if not full_joint:
+            return C * (V - 1) + C - 1
+        if doc_length is None:
+            return math.inf
+        return C * (math.comb(doc_length + V - 1, doc_length) - 1) + C - 1
+
+    def separation(self, d: Derived) -> tuple[FloatArray, np.ndarray]:
+        return log_range(d["feature_log_prob"])
+
+
+def exact_alpha(alpha: Any, n_features: int) -> list[Any]:
+    values = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_features,))
+    return [as_fraction(a) for a in values]
+
+
+def as_int(value: float) -> int:
+    return int(round(float(value)))

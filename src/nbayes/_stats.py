@@ -1,0 +1,562 @@
+"""Sufficient statistics: the whole of a fitted Naive Bayes model, short of its hyperparameters.
+
+Every statistics object is immutable and knows its (sorted) ``classes``. Three operations
+make up all of training:
+
+* ``from_batch(...)`` builds the statistics of one batch of rows (with sample weights);
+* ``merge(other)`` adds two statistics: the statistics of the union of their data, with
+  the classes united;
+* ``subtract(other)`` is the exact inverse of ``merge``: it removes data that was added.
+
+``fit`` is "empty, then merge", ``partial_fit`` is merge, ``unlearn`` is subtract, merging
+two models merges their statistics and a distributed fit is a tree of merges.
+
+Counts (:class:`CountStats`, :class:`CategoryStats`) add. Moments (:class:`MomentStats`)
+combine with the pairwise update of Chan, Golub and LeVeque (1979): count, mean and the
+sum of squared deviations ``M2``, never ``E[x^2] - mean^2``, which cancels catastrophically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Self
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+__all__ = ["CategoryStats", "CountStats", "MomentStats", "union_classes"]
+
+FloatArray = NDArray[np.float64]
+
+# Relative tolerance under which a count that subtract() drives below zero is rounding
+# noise (float sample weights) rather than the removal of data that was never added.
+_NEGATIVE_TOL = 1e-9
+
+
+def union_classes(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Sorted union of two label arrays, with an advice-style error for mixed label types."""
+    try:
+        return np.union1d(a, b)
+    except TypeError as exc:
+        raise ValueError(
+            f"Cannot combine class labels {a.tolist()!r} and {b.tolist()!r}: they are of "
+            "different types (e.g. numbers and strings). Use one label type throughout."
+        ) from exc
+
+
+def _positions(classes: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Index of each label in ``classes`` (all labels must be present)."""
+    return np.searchsorted(classes, labels)
+
+
+def _expand_rows(arr: np.ndarray, pos: np.ndarray, n_rows: int) -> np.ndarray:
+    out = np.zeros((n_rows,) + arr.shape[1:], dtype=arr.dtype)
+    out[pos] = arr
+    return out
+
+
+def _readonly(arr: np.ndarray) -> np.ndarray:
+    view = arr.view()
+    view.flags.writeable = False
+    return view
+
+
+def _labels_not_known(labels: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    return labels[~np.isin(labels, classes)]
+
+
+def _check_subtract_classes(removed: np.ndarray, classes: np.ndarray) -> None:
+    unknown = _labels_not_known(removed, classes)
+    if unknown.size:
+        raise ValueError(
+            f"Cannot unlearn examples of class(es) {unknown.tolist()!r}: the model has never "
+            f"seen them (its classes are {classes.tolist()!r}). Nothing was changed."
+        )
+
+
+def _check_not_negative(name: str, value: np.ndarray, scale: np.ndarray | float) -> np.ndarray:
+    """Clip rounding noise to zero; raise if ``value`` is really negative."""
+    tol = _NEGATIVE_TOL * np.maximum(np.abs(scale), 1.0)
+    if np.any(value < -tol):
+        raise ValueError(
+            f"Cannot unlearn these examples: the {name} would become negative "
+            f"(down to {float(np.min(value))!r}), so they were never learned by this model "
+            "(or were already unlearned). Nothing was changed."
+        )
+    return np.where(value < 0, 0.0, value)
+
+
+def class_codes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique labels of ``y`` and the index of each row's label in them."""
+    try:
+        classes, codes = np.unique(y, return_inverse=True)
+    except TypeError as exc:
+        raise ValueError(
+            "The labels in y mix types that cannot be ordered (e.g. numbers and strings); "
+            "use one label type throughout."
+        ) from exc
+    return classes, codes.reshape(-1)
+
+
+def _class_sums(X: Any, codes: np.ndarray, weights: np.ndarray, n_classes: int) -> FloatArray:
+    """Weighted per-class column sums, ``Y^T X``, without building Y.
+
+    For CSR input this is one ``bincount`` over the non-zeros, which is faster than the
+    sparse product ``Y^T X`` (see benchmarks/bench_core.py).
+    """
+    n_features = X.shape[1]
+    if sp.issparse(X):
+        X = X.tocsr()
+        row_nnz = np.diff(X.indptr)
+        row_class = np.repeat(codes, row_nnz)
+        data = X.data.astype(np.float64, copy=False)
+        row_weight = np.repeat(weights, row_nnz)
+        flat = row_class.astype(np.int64) * n_features + X.indices
+        out = np.bincount(flat, weights=data * row_weight, minlength=n_classes * n_features)
+        return out.reshape(n_classes, n_features)
+    Y = np.zeros((X.shape[0], n_classes))
+    Y[np.arange(X.shape[0]), codes] = weights
+    return np.asarray(Y.T @ np.asarray(X, dtype=np.float64))
+
+
+@dataclass(frozen=True, eq=False)
+class CountStats:
+    """Class counts and per-class feature sums: Bernoulli, multinomial, complement, Poisson.
+
+    Attributes
+    ----------
+    classes : ndarray of shape (n_classes,)
+        Sorted class labels.
+    class_count : ndarray of shape (n_classes,)
+        Weighted number of rows per class.
+    feature_count : ndarray of shape (n_classes, n_features)
+        Weighted sum of each feature over the rows of each class.
+    """
+
+    classes: np.ndarray
+    class_count: FloatArray
+    feature_count: FloatArray
+
+    @classmethod
+    def empty(cls, classes: np.ndarray, n_features: int) -> Self:
+        n = len(classes)
+        return cls(np.asarray(classes), np.zeros(n), np.zeros((n, n_features)))
+
+    @classmethod
+    def from_batch(cls, X: Any, y: np.ndarray, sample_weight: np.ndarray) -> Self:
+        classes, codes = class_codes(y)
+        n = len(classes)
+        class_count = np.bincount(codes, weights=sample_weight, minlength=n).astype(np.float64)
+        return cls(classes, class_count, _class_sums(X, codes, sample_weight, n))
+
+    @property
+    def n_features(self) -> int:
+        return int(self.feature_count.shape[1])
+
+    def reindex(self, classes: np.ndarray) -> Self:
+        """The same statistics over a superset of classes (zeros for the new ones)."""
+        if len(classes) == len(self.classes) and np.array_equal(classes, self.classes):
+            return self
+        pos = _positions(classes, self.classes)
+        n = len(classes)
+        return replace(
+            self,
+            classes=classes,
+            class_count=_expand_rows(self.class_count, pos, n),
+            feature_count=_expand_rows(self.feature_count, pos, n),
+        )
+
+    def _check_compatible(self, other: CountStats) -> None:
+        if other.n_features != self.n_features:
+            raise ValueError(
+                f"Cannot combine statistics over {self.n_features} features with statistics "
+                f"over {other.n_features} features."
+            )
+
+    def merge(self, other: Self) -> Self:
+        self._check_compatible(other)
+        classes = union_classes(self.classes, other.classes)
+        a, b = self.reindex(classes), other.reindex(classes)
+        return replace(
+            a,
+            class_count=a.class_count + b.class_count,
+            feature_count=a.feature_count + b.feature_count,
+        )
+
+    def subtract(self, other: Self) -> Self:
+        self._check_compatible(other)
+        _check_subtract_classes(other.classes, self.classes)
+        b = other.reindex(self.classes)
+        class_count = _check_not_negative(
+            "class count", self.class_count - b.class_count, self.class_count
+        )
+        feature_count = _check_not_negative(
+            "feature count", self.feature_count - b.feature_count, self.feature_count
+        )
+        out = replace(self, class_count=class_count, feature_count=feature_count)
+        return out.drop_emptied(other.classes)
+
+    def drop_emptied(self, touched: np.ndarray) -> Self:
+        """Drop the classes among ``touched`` whose count fell to zero."""
+        keep = ~(np.isin(self.classes, touched) & (self.class_count <= 0))
+        if keep.all():
+            return self
+        return replace(
+            self,
+            classes=self.classes[keep],
+            class_count=self.class_count[keep],
+            feature_count=self.feature_count[keep],
+        )
+
+    def is_integral(self) -> bool:
+        return bool(
+            np.all(self.class_count == np.round(self.class_count))
+            and np.all(self.feature_count == np.round(self.feature_count))
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class CategoryStats:
+    """Class counts and, per feature, the weighted count of each category in each class.
+
+    ``categories[j]`` holds the category values of feature ``j`` in column order. For integer
+    coded input (scikit-learn's convention) the categories are ``0 .. K_j - 1``; string or
+    other labelled categories are kept sorted.
+    """
+
+    classes: np.ndarray
+    class_count: FloatArray
+    category_count: tuple[FloatArray, ...]
+    categories: tuple[np.ndarray, ...]
+    integer_coded: bool
+
+    @classmethod
+    def empty(cls, classes: np.ndarray, n_features: int, integer_coded: bool) -> Self:
+        n = len(classes)
+        kind = np.int64 if integer_coded else object
+        return cls(
+            np.asarray(classes),
+            np.zeros(n),
+            tuple(np.zeros((n, 0)) for _ in range(n_features)),
+            tuple(np.zeros(0, dtype=kind) for _ in range(n_features)),
+            integer_coded,
+        )
+
+    @classmethod
+    def from_batch(
+        cls,
+        X: np.ndarray,
+        y: np.ndarray,
+        sample_weight: np.ndarray,
+        integer_coded: bool,
+        min_categories: np.ndarray | None = None,
+    ) -> Self:
+        classes, codes = class_codes(y)
+        n = len(classes)
+        class_count = np.bincount(codes, weights=sample_weight, minlength=n).astype(np.float64)
+        counts = []
+        cats = []
+        # Rows of weight 0 are not data: their categories are not learned either.
+        live = sample_weight > 0
+        if not live.all():
+            X, codes, sample_weight = X[live], codes[live], sample_weight[live]
+        for j in range(X.shape[1]):
+            column = X[:, j]
+            if integer_coded:
+                idx = column.astype(np.int64)
+                k = int(idx.max()) + 1 if idx.size else 0
+                if min_categories is not None:
+                    k = max(k, int(min_categories[j]))
+                values = np.arange(k, dtype=np.int64)
+            else:
+                values, idx = np.unique(column, return_inverse=True)
+                idx = idx.reshape(-1)
+                k = len(values)
+            flat = codes.astype(np.int64) * k + idx
+            cc = np.bincount(flat, weights=sample_weight, minlength=n * k).reshape(n, k)
+            counts.append(cc.astype(np.float64))
+            cats.append(values)
+        return cls(classes, class_count, tuple(counts), tuple(cats), integer_coded)
+
+    @property
+    def n_features(self) -> int:
+        return len(self.category_count)
+
+    def reindex(self, classes: np.ndarray) -> Self:
+        if len(classes) == len(self.classes) and np.array_equal(classes, self.classes):
+            return self
+        pos = _positions(classes, self.classes)
+        n = len(classes)
+        return replace(
+            self,
+            classes=classes,
+            class_count=_expand_rows(self.class_count, pos, n),
+            category_count=tuple(_expand_rows(c, pos, n) for c in self.category_count),
+        )
+
+    def with_categories(self, categories: Sequence[np.ndarray]) -> Self:
+        """The same counts laid out over supersets of the categories (zeros for new ones)."""
+        counts = []
+        for cc, old, new in zip(self.category_count, self.categories, categories, strict=True):
+            if len(old) == len(new) and np.array_equal(old, new):
+                counts.append(cc)
+                continue
+            out = np.zeros((cc.shape[0], len(new)))
+            out[:, np.searchsorted(new, old)] = cc
+            counts.append(out)
+        return replace(self, category_count=tuple(counts), categories=tuple(categories))
+
+    def _united_categories(self, other: CategoryStats) -> list[np.ndarray]:
+        if other.n_features != self.n_features:
+            raise ValueError(
+                f"Cannot combine statistics over {self.n_features} features with statistics "
+                f"over {other.n_features} features."
+            )
+        if self.integer_coded != other.integer_coded:
+            raise ValueError(
+                "Cannot combine integer-coded categories with labelled (e.g. string) "
+                "categories: encode every batch the same way."
+            )
+        if self.integer_coded:
+            return [
+                np.arange(max(len(a), len(b)), dtype=np.int64)
+                for a, b in zip(self.categories, other.categories, strict=True)
+            ]
+        united = []
+        for j, (a, b) in enumerate(zip(self.categories, other.categories, strict=True)):
+            try:
+                united.append(np.union1d(a, b))
+            except TypeError as exc:
+                raise ValueError(
+                    f"Feature {j} mixes category values that cannot be ordered "
+                    f"({a[:3].tolist()!r} and {b[:3].tolist()!r}); use one type per column."
+                ) from exc
+        return united
+
+    def merge(self, other: Self) -> Self:
+        cats = self._united_categories(other)
+        classes = union_classes(self.classes, other.classes)
+        a = self.reindex(classes).with_categories(cats)
+        b = other.reindex(classes).with_categories(cats)
+        return replace(
+            a,
+            class_count=a.class_count + b.class_count,
+            category_count=tuple(
+                x + z for x, z in zip(a.category_count, b.category_count, strict=True)
+            ),
+        )
+
+    def subtract(self, other: Self) -> Self:
+        cats = self._united_categories(other)
+        _check_subtract_classes(other.classes, self.classes)
+        for j, (mine, united) in enumerate(zip(self.categories, cats, strict=True)):
+            if len(united) != len(mine):
+                # Only a category seen with zero weight could be unknown here; a positive
+                # count of it would make a negative count below, which says the same thing.
+                if self.integer_coded:
+                    extra = other.category_count[j][:, len(mine) :]
+                else:
+                    extra = other.category_count[j][:, ~np.isin(other.categories[j], mine)]
+                if np.any(extra > 0):
+                    raise ValueError(
+                        f"Cannot unlearn these examples: feature {j} has categories the model "
+                        "has never seen. Nothing was changed."
+                    )
+        b = other.reindex(self.classes).with_categories(cats)
+        a = self.with_categories(cats)
+        class_count = _check_not_negative(
+            "class count", a.class_count - b.class_count, a.class_count
+        )
+        counts = tuple(
+            _check_not_negative("category count", x - z, x)
+            for x, z in zip(a.category_count, b.category_count, strict=True)
+        )
+        # Back to this model's own categories (the extra ones hold zeros, checked above).
+        counts = tuple(
+            c[:, np.searchsorted(u, mine)]
+            for c, u, mine in zip(counts, cats, self.categories, strict=True)
+        )
+        out = replace(self, class_count=class_count, category_count=counts)
+        return out.drop_emptied(other.classes)
+
+    def drop_emptied(self, touched: np.ndarray) -> Self:
+        keep = ~(np.isin(self.classes, touched) & (self.class_count <= 0))
+        if keep.all():
+            return self
+        return replace(
+            self,
+            classes=self.classes[keep],
+            class_count=self.class_count[keep],
+            category_count=tuple(c[keep] for c in self.category_count),
+        )
+
+    def is_integral(self) -> bool:
+        return bool(
+            np.all(self.class_count == np.round(self.class_count))
+            and all(np.all(c == np.round(c)) for c in self.category_count)
+        )
+
+
+def _chan_merge(
+    n_a: np.ndarray, mean_a: np.ndarray, m2_a: np.ndarray,
+    n_b: np.ndarray, mean_b: np.ndarray, m2_b: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """Combine (count, mean, M2) of two disjoint sets (Chan, Golub & LeVeque)."""
+    n = n_a + n_b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        na = np.asarray(n_a)[..., None] if np.ndim(mean_a) > np.ndim(n_a) else n_a
+        nb = np.asarray(n_b)[..., None] if np.ndim(mean_b) > np.ndim(n_b) else n_b
+        nn = na + nb
+        delta = mean_b - mean_a
+        mean = np.where(nn > 0, (na * mean_a + nb * mean_b) / nn, 0.0)
+        m2 = np.where(nn > 0, m2_a + m2_b + delta**2 * na * nb / nn, 0.0)
+    # A side with no weight contributes nothing: keep the other side bit for bit.
+    mean = np.where(nb == 0, mean_a, np.where(na == 0, mean_b, mean))
+    m2 = np.where(nb == 0, m2_a, np.where(na == 0, m2_b, m2))
+    return n, mean, m2
+
+
+def _chan_subtract(
+    n: np.ndarray, mean: np.ndarray, m2: np.ndarray,
+    n_b: np.ndarray, mean_b: np.ndarray, m2_b: np.ndarray, what: str,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """Invert :func:`_chan_merge`: the moments of the rest once set ``b`` is removed."""
+    n_a = _check_not_negative(what, n - n_b, n)
+    expand = np.ndim(mean) > np.ndim(n)
+    na = n_a[..., None] if expand else n_a
+    nb = np.asarray(n_b)[..., None] if expand else n_b
+    nt = np.asarray(n)[..., None] if expand else n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_a = np.where(na > 0, (nt * mean - nb * mean_b) / na, 0.0)
+        m2_a = np.where(na > 0, m2 - m2_b - (mean_a - mean_b) ** 2 * na * nb / nt, 0.0)
+    mean_a = np.where(nb == 0, mean, mean_a)
+    m2_a = np.where(nb == 0, m2, m2_a)
+    m2_a = _check_not_negative("sum of squared deviations", m2_a, m2)
+    return n_a, mean_a, m2_a
+
+
+def _moments(X: np.ndarray, w: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    total = float(w.sum())
+    if total <= 0:
+        return 0.0, np.zeros(X.shape[1]), np.zeros(X.shape[1])
+    mean = (w @ X) / total
+    m2 = w @ (X - mean) ** 2
+    return total, mean, m2
+
+
+@dataclass(frozen=True, eq=False)
+class MomentStats:
+    """Per class and feature: weighted count, mean and M2 (sum of squared deviations).
+
+    ``n_rows``, ``row_mean`` and ``row_m2`` are the unweighted moments of all rows seen,
+    whatever their class: the variance floor ``epsilon_`` of Gaussian Naive Bayes is derived
+    from them (as scikit-learn does from the data of ``fit``), so it no longer depends on how
+    the data was split into batches.
+    """
+
+    classes: np.ndarray
+    class_count: FloatArray
+    mean: FloatArray
+    m2: FloatArray
+    n_rows: float
+    row_mean: FloatArray
+    row_m2: FloatArray
+
+    @classmethod
+    def empty(cls, classes: np.ndarray, n_features: int) -> Self:
+        n = len(classes)
+        return cls(
+            np.asarray(classes), np.zeros(n), np.zeros((n, n_features)),
+            np.zeros((n, n_features)), 0.0, np.zeros(n_features), np.zeros(n_features),
+        )  # fmt: skip
+
+    @classmethod
+    def from_batch(cls, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray) -> Self:
+        X = np.asarray(X, dtype=np.float64)
+        classes, codes = class_codes(y)
+        d = X.shape[1]
+        counts = np.zeros(len(classes))
+        means = np.zeros((len(classes), d))
+        m2s = np.zeros((len(classes), d))
+        for i in range(len(classes)):
+            mask = codes == i
+            counts[i], means[i], m2s[i] = _moments(X[mask], sample_weight[mask])
+        n_rows, row_mean, row_m2 = _moments(X, np.ones(X.shape[0]))
+        return cls(classes, counts, means, m2s, n_rows, row_mean, row_m2)
+
+    @property
+    def n_features(self) -> int:
+        return int(self.mean.shape[1])
+
+    def reindex(self, classes: np.ndarray) -> Self:
+        if len(classes) == len(self.classes) and np.array_equal(classes, self.classes):
+            return self
+        pos = _positions(classes, self.classes)
+        n = len(classes)
+        return replace(
+            self,
+            classes=classes,
+            class_count=_expand_rows(self.class_count, pos, n),
+            mean=_expand_rows(self.mean, pos, n),
+            m2=_expand_rows(self.m2, pos, n),
+        )
+
+    def _check_compatible(self, other: MomentStats) -> None:
+        if other.n_features != self.n_features:
+            raise ValueError(
+                f"Cannot combine statistics over {self.n_features} features with statistics "
+                f"over {other.n_features} features."
+            )
+
+    def merge(self, other: Self) -> Self:
+        self._check_compatible(other)
+        classes = union_classes(self.classes, other.classes)
+        a, b = self.reindex(classes), other.reindex(classes)
+        count, mean, m2 = _chan_merge(a.class_count, a.mean, a.m2, b.class_count, b.mean, b.m2)
+        n_rows, row_mean, row_m2 = _chan_merge(
+            np.float64(a.n_rows), a.row_mean, a.row_m2,
+            np.float64(b.n_rows), b.row_mean, b.row_m2,
+        )  # fmt: skip
+        return replace(
+            a, class_count=count, mean=mean, m2=m2,
+            n_rows=float(n_rows), row_mean=row_mean, row_m2=row_m2,
+        )  # fmt: skip
+
+    def subtract(self, other: Self) -> Self:
+        self._check_compatible(other)
+        _check_subtract_classes(other.classes, self.classes)
+        b = other.reindex(self.classes)
+        count, mean, m2 = _chan_subtract(
+            self.class_count, self.mean, self.m2, b.class_count, b.mean, b.m2, "class count"
+        )
+        n_rows, row_mean, row_m2 = _chan_subtract(
+            np.float64(self.n_rows), self.row_mean, self.row_m2,
+            np.float64(b.n_rows), b.row_mean, b.row_m2, "number of rows",
+        )  # fmt: skip
+        out = replace(
+            self, class_count=count, mean=mean, m2=m2,
+            n_rows=float(n_rows), row_mean=row_mean, row_m2=row_m2,
+        )  # fmt: skip
+        return out.drop_emptied(other.classes)
+
+    def drop_emptied(self, touched: np.ndarray) -> Self:
+        keep = ~(np.isin(self.classes, touched) & (self.class_count <= 0))
+        if keep.all():
+            return self
+        return replace(
+            self,
+            classes=self.classes[keep],
+            class_count=self.class_count[keep],
+            mean=self.mean[keep],
+            m2=self.m2[keep],
+        )
+
+
+Stats = CountStats | CategoryStats | MomentStats
+
+
+def readonly(arr: np.ndarray) -> np.ndarray:
+    """A read-only view: fitted attributes expose the statistics without letting them drift."""
+    return _readonly(arr)

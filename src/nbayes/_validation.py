@@ -1,0 +1,121 @@
+"""Input checks at the boundary: clear errors that name the offending columns and values."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+__all__ = [
+    "check_finite",
+    "check_non_negative",
+    "check_sample_weight",
+    "feature_names",
+    "is_sparse",
+]
+
+_MAX_LISTED = 5
+
+
+def is_sparse(X: Any) -> bool:
+    return bool(sp.issparse(X))
+
+
+def feature_names(estimator: Any, n_features: int) -> list[str]:
+    """The names of the features: ``feature_names_in_`` if known, else ``x0, x1, ...``."""
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None:
+        return [str(n) for n in names]
+    return [f"x{j}" for j in range(n_features)]
+
+
+def _describe_columns(columns: Sequence[int], names: Sequence[str] | None) -> str:
+    shown = list(columns[:_MAX_LISTED])
+    if names is not None:
+        text = ", ".join(f"{names[j]!r}" for j in shown)
+    else:
+        text = ", ".join(str(j) for j in shown)
+    more = len(columns) - len(shown)
+    return text + (f" and {more} more" if more > 0 else "")
+
+
+def _bad_columns(X: Any, bad: NDArray[np.bool_]) -> NDArray[np.intp]:
+    """Columns that hold at least one True of ``bad`` (a mask over X, or over X.data if sparse)."""
+    if is_sparse(X):
+        return np.unique(X.indices[bad])
+    return np.flatnonzero(bad.any(axis=0))
+
+
+def check_finite(X: Any, who: str, names: Sequence[str] | None = None) -> None:
+    """Raise a ValueError naming the columns that hold NaN or infinity.
+
+    The message contains "NaN" or "infinity" so that it reads like scikit-learn's.
+    """
+    values = X.data if is_sparse(X) else X
+    if values.dtype.kind not in "fc":
+        return
+    if np.isfinite(values).all():
+        return
+    nan = np.isnan(values)
+    if nan.any():
+        cols = _bad_columns(X, nan)
+        raise ValueError(
+            f"Input X contains NaN in column(s) {_describe_columns(cols, names)}. "
+            f"{who} does not accept missing values: impute them (e.g. sklearn.impute."
+            "SimpleImputer) or drop those rows."
+        )
+    cols = _bad_columns(X, ~np.isfinite(values))
+    raise ValueError(
+        f"Input X contains infinity in column(s) {_describe_columns(cols, names)}. "
+        f"{who} needs finite values: clip or remove them."
+    )
+
+
+def check_non_negative(X: Any, who: str, names: Sequence[str] | None = None) -> None:
+    """Raise a ValueError naming the columns with negative values (counts must be >= 0)."""
+    values = X.data if is_sparse(X) else X
+    if values.size == 0:
+        return
+    if values.min() >= 0:
+        return
+    neg = values < 0
+    cols = _bad_columns(X, neg)
+    first = values[neg].flat[0]
+    raise ValueError(
+        f"Negative values in data passed to {who} (input X): column(s) "
+        f"{_describe_columns(cols, names)} hold values such as {first!r}. "
+        "This model counts occurrences, so every value must be >= 0; "
+        "use GaussianNB for real-valued features."
+    )
+
+
+def check_sample_weight(sample_weight: Any, n_samples: int) -> NDArray[np.float64]:
+    """Validate ``sample_weight``: a finite, non-negative 1-D array of length ``n_samples``."""
+    if sample_weight is None:
+        return np.ones(n_samples, dtype=np.float64)
+    if np.isscalar(sample_weight):
+        sw = np.full(n_samples, float(sample_weight))  # type: ignore[arg-type]
+    else:
+        sw = np.asarray(sample_weight, dtype=np.float64)
+    if sw.ndim != 1 or sw.shape[0] != n_samples:
+        raise ValueError(
+            f"sample_weight.shape == {sw.shape}, expected ({n_samples},): "
+            "pass one weight per row of X."
+        )
+    if not np.isfinite(sw).all():
+        raise ValueError("sample_weight contains NaN or infinity: every weight must be finite.")
+    if sw.size and sw.min() < 0:
+        raise ValueError(
+            f"sample_weight contains negative values such as {sw[sw < 0][0]!r}: "
+            "a Naive Bayes model counts weighted examples, so weights must be >= 0. "
+            "To remove examples from a fitted model use unlearn()."
+        )
+    if n_samples and not sw.any():
+        raise ValueError(
+            "Sample weights must contain at least one non-zero number: with every weight 0 "
+            "there is nothing to learn."
+        )
+    return sw

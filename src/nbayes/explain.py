@@ -1,0 +1,228 @@
+"""Explanations of single predictions: every feature's evidence, and exact derivations.
+
+``model.explain(x)`` returns an :class:`Explanation`. In floating point it holds, per class,
+the log prior, each feature's term of the log-likelihood (for Bernoulli models absent
+features too), the joint log-likelihood and the posterior. With ``exact=True`` it also holds
+the derivation as fractions, the way the course notes write it::
+
+    P(positive) · P(x | positive) = 3/5 · 2/3 · 2/3 · 1/3 · 2/3 · 1/3 · 2/3 · 2/3 · 3/3 ≈ 0.00878
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ._families._common import Factor
+
+__all__ = ["Explanation", "format_fraction"]
+
+
+def _decimal_digits(q: Fraction) -> int | None:
+    """Number of decimals of q if its decimal expansion ends (denominator 2^a·5^b), else None."""
+    den = q.denominator
+    twos = fives = 0
+    while den % 2 == 0:
+        den //= 2
+        twos += 1
+    while den % 5 == 0:
+        den //= 5
+        fives += 1
+    return max(twos, fives) if den == 1 else None
+
+
+def format_fraction(q: Fraction) -> str:
+    """``= 0.03125`` when the decimal is short and exact, else ``≈ 0.00878`` (3 digits)."""
+    digits = _decimal_digits(q)
+    if digits is not None and digits <= 6:
+        text = f"{float(q):.{digits}f}" if digits else str(q.numerator)
+        return f"= {text}"
+    return f"≈ {float(q):.3g}"
+
+
+def _relative(terms: np.ndarray) -> np.ndarray:
+    """Each class's term minus the mean of the other classes' terms (its log-odds share)."""
+    n = terms.shape[0]
+    if n == 1:
+        return terms.copy()
+    with np.errstate(invalid="ignore"):
+        others = (terms.sum(axis=0, keepdims=True) - terms) / (n - 1)
+        rel = terms - others
+    return np.where(np.isnan(rel), 0.0, rel)
+
+
+@dataclass
+class Explanation:
+    """Why a Naive Bayes model classifies one row as it does.
+
+    Attributes
+    ----------
+    classes : ndarray of shape (n_classes,)
+    feature_names : list of str
+    values : ndarray of shape (n_features,)
+        The row, as the model sees it (after binarisation, for Bernoulli).
+    log_prior : ndarray of shape (n_classes,)
+    terms : ndarray of shape (n_classes, n_features)
+        Each feature's term of log P(x | y) (log P(x_j | y), times the count for
+        multinomial features).
+    joint_log_likelihood : ndarray of shape (n_classes,)
+        log P(y) + log P(x | y) as the model scores it.
+    log_posterior : ndarray of shape (n_classes,)
+        log P(y | x); NaN when every class has zero likelihood.
+    """
+
+    classes: np.ndarray
+    feature_names: list[str]
+    values: np.ndarray
+    log_prior: np.ndarray
+    terms: np.ndarray
+    joint_log_likelihood: np.ndarray
+    log_posterior: np.ndarray
+    prior_factors: list[Factor] | None = None
+    factors: list[list[Factor]] | None = None
+    _exact_joint: list[Fraction] | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.factors is not None and self.prior_factors is not None:
+            joint = []
+            for prior, row in zip(self.prior_factors, self.factors, strict=True):
+                value = prior.value
+                for f in row:
+                    value *= f.value
+                joint.append(value)
+            self._exact_joint = joint
+
+    # ----------------------------------------------------------------- values
+    @property
+    def exact(self) -> bool:
+        return self._exact_joint is not None
+
+    @property
+    def undecidable(self) -> bool:
+        """True when every class has zero joint probability: the classifier cannot decide."""
+        if self._exact_joint is not None:
+            return all(v == 0 for v in self._exact_joint)
+        return bool(np.isnan(self.log_posterior).any())
+
+    @property
+    def joint(self) -> dict[Any, Any]:
+        """Class -> unnormalised score P(y) · prod_j P(x_j | y) (a Fraction when exact)."""
+        if self._exact_joint is not None:
+            return dict(zip(self.classes.tolist(), self._exact_joint, strict=True))
+        return dict(
+            zip(self.classes.tolist(), np.exp(self.joint_log_likelihood).tolist(), strict=True)
+        )
+
+    @property
+    def posterior(self) -> dict[Any, Any] | None:
+        """Class -> P(y | x) (Fractions when exact); None when the classifier cannot decide."""
+        if self.undecidable:
+            return None
+        if self._exact_joint is not None:
+            total = sum(self._exact_joint, Fraction(0))
+            return {c: v / total for c, v in zip(self.classes.tolist(), self._exact_joint, strict=True)}
+        return dict(zip(self.classes.tolist(), np.exp(self.log_posterior).tolist(), strict=True))
+
+    @property
+    def prediction(self) -> Any:
+        """The most probable class, or None when the classifier cannot decide."""
+        post = self.posterior
+        if post is None:
+            return None
+        return max(post, key=lambda c: post[c])
+
+    def contributions(self, cls: Any) -> list[tuple[str, float, float]]:
+        """``(feature, value, term)`` for every feature, in feature order, for class ``cls``."""
+        i = self._class_index(cls)
+        return [
+            (name, float(v), float(t))
+            for name, v, t in zip(self.feature_names, self.values_as_float(), self.terms[i], strict=True)
+        ]
+
+    def top(self, k: int = 5) -> dict[Any, dict[str, list[tuple[str, float]]]]:
+        """The ``k`` features with the most evidence for and against each class.
+
+        Evidence is a feature's term for the class minus its mean term over the other
+        classes (for two classes, the feature's log-likelihood ratio). Features with no
+        evidence (e.g. absent words of a multinomial model) are left out.
+        """
+        rel = _relative(self.terms)
+        out: dict[Any, dict[str, list[tuple[str, float]]]] = {}
+        for i, cls in enumerate(self.classes.tolist()):
+            r = rel[i]
+            order = np.argsort(-r, kind="stable")
+            pro = [(self.feature_names[j], float(r[j])) for j in order[:k] if r[j] > 0]
+            order = np.argsort(r, kind="stable")
+            con = [(self.feature_names[j], float(r[j])) for j in order[:k] if r[j] < 0]
+            out[cls] = {"for": pro, "against": con}
+        return out
+
+    def values_as_float(self) -> np.ndarray:
+        try:
+            return np.asarray(self.values, dtype=np.float64)
+        except (TypeError, ValueError):
+            return np.full(len(self.values), np.nan)
+
+    def _class_index(self, cls: Any) -> int:
+        matches = np.flatnonzero(self.classes == cls)
+        if not len(matches):
+            raise KeyError(f"Unknown class {cls!r}; the classes are {self.classes.tolist()!r}.")
+        return int(matches[0])
+
+    # --------------------------------------------------------------- printing
+    def derivation(self) -> str:
+        """The exact derivation, one line per class, then the posterior and the decision."""
+        if self._exact_joint is None or self.factors is None or self.prior_factors is None:
+            raise ValueError("This explanation is not exact: call explain(x, exact=True).")
+        lines = []
+        for cls, prior, row, joint in zip(
+            self.classes.tolist(), self.prior_factors, self.factors, self._exact_joint, strict=True
+        ):
+            product = " · ".join(str(f) for f in [prior, *row])
+            value = str(joint) if joint.denominator == 1 else f"{joint} {format_fraction(joint)}"
+            lines.append(f"P({cls}) · P(x | {cls}) = {product} = {value}")
+        post = self.posterior
+        if post is None:
+            lines.append(
+                "Every class has probability 0: the classifier cannot decide "
+                "(a zero count wiped out every product; smoothing, alpha > 0, avoids this)."
+            )
+            return "\n".join(lines)
+        for cls, p in post.items():
+            shown = str(p) if p.denominator == 1 else f"{p} {format_fraction(p)}"
+            lines.append(f"P({cls} | x) = {shown}")
+        lines.append(f"Decision: {self.prediction}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        if self.exact:
+            return self.derivation()
+        lines = []
+        post = self.posterior
+        if post is None:
+            lines.append("Every class has zero likelihood: the classifier cannot decide.")
+        else:
+            best = self.prediction
+            lines.append(f"Prediction: {best} (P = {post[best]:.3g})")
+        width = max(len(str(c)) for c in self.classes.tolist())
+        lines.append(
+            f"{'class':<{width}}  {'log prior':>10}  {'log P(x|y)':>11}  {'joint':>10}  posterior"
+        )
+        for i, cls in enumerate(self.classes.tolist()):
+            loglik = self.joint_log_likelihood[i] - self.log_prior[i]
+            p = "nan" if post is None else f"{post[cls]:.3g}"
+            lines.append(
+                f"{cls!s:<{width}}  {self.log_prior[i]:>10.4g}  {loglik:>11.4g}  "
+                f"{self.joint_log_likelihood[i]:>10.4g}  {p}"
+            )
+        for cls, ev in self.top(5).items():
+            if ev["for"]:
+                lines.append(f"for {cls}: " + ", ".join(f"{n} ({v:+.3g})" for n, v in ev["for"]))
+            if ev["against"]:
+                lines.append(
+                    f"against {cls}: " + ", ".join(f"{n} ({v:+.3g})" for n, v in ev["against"])
+                )
+        return "\n".join(lines)
