@@ -63,9 +63,7 @@ def log_normalize(jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         infinite = ~undecidable & (top == np.inf)
         if infinite.any():
             winners = jll[infinite] == np.inf
-            out[infinite] = np.where(
-                winners, -np.log(winners.sum(axis=1, keepdims=True)), -np.inf
-            )
+            out[infinite] = np.where(winners, -np.log(winners.sum(axis=1, keepdims=True)), -np.inf)
     return out, undecidable
 
 
@@ -166,9 +164,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         self._check_derivation()
         return self
 
-    def partial_fit(
-        self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
-    ) -> Self:
+    def partial_fit(self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None) -> Self:
         """Incremental fit on a batch of samples (scikit-learn semantics).
 
         ``classes`` must be given on the first call and lists every class that can
@@ -291,7 +287,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         names_a = getattr(self, "feature_names_in_", None)
         names_b = getattr(other, "feature_names_in_", None)
         if (names_a is None) != (names_b is None) or (
-            names_a is not None and not np.array_equal(names_a, names_b)
+            names_a is not None and not np.array_equal(names_a, np.asarray(names_b))
         ):
             raise ValueError(
                 "Cannot merge models whose features have different names: "
@@ -317,7 +313,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         key = tuple(_freeze(v) for v in values.values())
         cache = self.__dict__.get("_cache")
         if cache is not None and cache[0] is self._stats and cache[1] == key:
-            return cache[2]  # type: ignore[no-any-return]
+            return cache[2]
         derived = self._family.derive(self._stats, values)
         self._cache = (self._stats, key, derived)
         return derived
@@ -390,7 +386,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def _feature_names(self) -> list[str]:
         return feature_names(self, self.n_features_in_)
 
-    def explain(self, x: Any, exact: bool = False) -> Any:
+    def explain(self, x: Any, exact: bool = False, feature_names: Any = None) -> Any:
         """Why the model classifies one row as it does: every feature's evidence per class.
 
         Parameters
@@ -401,6 +397,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             Also derive the joint probabilities and the posterior as exact fractions
             (discrete models with integer counts and a rational alpha), printed the way a
             textbook writes them.
+        feature_names : list of str, default=None
+            Names to print for the features (default: ``feature_names_in_`` or x0, x1, ...).
 
         Returns
         -------
@@ -422,7 +420,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             prior_factors = self._exact_prior(params)
         return Explanation(
             classes=self.classes_,
-            feature_names=self._feature_names(),
+            feature_names=self._feature_names() if feature_names is None else list(feature_names),
             values=values,
             log_prior=np.asarray(d["class_log_prior"], dtype=np.float64),
             terms=self._family.feature_terms(d, values),

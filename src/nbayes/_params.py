@@ -10,7 +10,15 @@ import numpy as np
 
 from .exceptions import InvalidParameterError
 
-__all__ = ["Rule", "array_like", "boolean", "non_negative_int", "non_negative_real", "none", "validate"]
+__all__ = [
+    "Rule",
+    "array_like",
+    "boolean",
+    "non_negative_int",
+    "non_negative_real",
+    "none",
+    "validate",
+]
 
 
 class Rule:
@@ -39,7 +47,7 @@ non_negative_real = Rule(
 
 def non_negative_int(low: int = 0) -> Rule:
     return Rule(
-        lambda v: isinstance(v, Integral) and not isinstance(v, bool) and v >= low,
+        lambda v: isinstance(v, Integral) and not isinstance(v, bool) and int(v) >= low,
         f"an int in the range [{low}, inf)",
     )
 

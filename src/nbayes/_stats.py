@@ -37,7 +37,10 @@ _NEGATIVE_TOL = 1e-9
 
 def union_classes(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Sorted union of two label arrays, with an advice-style error for mixed label types."""
+    numeric_a, numeric_b = a.dtype.kind in "biuf", b.dtype.kind in "biuf"
     try:
+        if len(a) and len(b) and numeric_a != numeric_b:
+            raise TypeError("numbers and strings")
         return np.union1d(a, b)
     except TypeError as exc:
         raise ValueError(
@@ -115,10 +118,10 @@ def _class_sums(X: Any, codes: np.ndarray, weights: np.ndarray, n_classes: int) 
         row_weight = np.repeat(weights, row_nnz)
         flat = row_class.astype(np.int64) * n_features + X.indices
         out = np.bincount(flat, weights=data * row_weight, minlength=n_classes * n_features)
-        return out.reshape(n_classes, n_features)
+        return np.asarray(out, dtype=np.float64).reshape(n_classes, n_features)
     Y = np.zeros((X.shape[0], n_classes))
     Y[np.arange(X.shape[0]), codes] = weights
-    return np.asarray(Y.T @ np.asarray(X, dtype=np.float64))
+    return np.asarray(Y.T @ np.asarray(X, dtype=np.float64), dtype=np.float64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -400,8 +403,8 @@ class CategoryStats:
 
 
 def _chan_merge(
-    n_a: np.ndarray, mean_a: np.ndarray, m2_a: np.ndarray,
-    n_b: np.ndarray, mean_b: np.ndarray, m2_b: np.ndarray,
+    n_a: Any, mean_a: np.ndarray, m2_a: np.ndarray,
+    n_b: Any, mean_b: np.ndarray, m2_b: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """Combine (count, mean, M2) of two disjoint sets (Chan, Golub & LeVeque)."""
     n = n_a + n_b
@@ -419,8 +422,8 @@ def _chan_merge(
 
 
 def _chan_subtract(
-    n: np.ndarray, mean: np.ndarray, m2: np.ndarray,
-    n_b: np.ndarray, mean_b: np.ndarray, m2_b: np.ndarray, what: str,
+    n: Any, mean: np.ndarray, m2: np.ndarray,
+    n_b: Any, mean_b: np.ndarray, m2_b: np.ndarray, what: str,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """Invert :func:`_chan_merge`: the moments of the rest once set ``b`` is removed."""
     n_a = _check_not_negative(what, n - n_b, n)

@@ -32,8 +32,8 @@ def feature_names(estimator: Any, n_features: int) -> list[str]:
     return [f"x{j}" for j in range(n_features)]
 
 
-def _describe_columns(columns: Sequence[int], names: Sequence[str] | None) -> str:
-    shown = list(columns[:_MAX_LISTED])
+def _describe_columns(columns: Sequence[int] | np.ndarray, names: Sequence[str] | None) -> str:
+    shown = [int(j) for j in columns[:_MAX_LISTED]]
     if names is not None:
         text = ", ".join(f"{names[j]!r}" for j in shown)
     else:

@@ -123,7 +123,9 @@ class Explanation:
             return None
         if self._exact_joint is not None:
             total = sum(self._exact_joint, Fraction(0))
-            return {c: v / total for c, v in zip(self.classes.tolist(), self._exact_joint, strict=True)}
+            return {
+                c: v / total for c, v in zip(self.classes.tolist(), self._exact_joint, strict=True)
+            }
         return dict(zip(self.classes.tolist(), np.exp(self.log_posterior).tolist(), strict=True))
 
     @property
@@ -139,7 +141,9 @@ class Explanation:
         i = self._class_index(cls)
         return [
             (name, float(v), float(t))
-            for name, v, t in zip(self.feature_names, self.values_as_float(), self.terms[i], strict=True)
+            for name, v, t in zip(
+                self.feature_names, self.values_as_float(), self.terms[i], strict=True
+            )
         ]
 
     def top(self, k: int = 5) -> dict[Any, dict[str, list[tuple[str, float]]]]:

@@ -377,9 +377,7 @@ class CategoricalNB(_DiscreteNB):
             return None
         m = np.asarray(self.min_categories)
         if not np.issubdtype(m.dtype, np.integer):
-            raise ValueError(
-                f"'min_categories' should have integral type. Got {m.dtype} instead."
-            )
+            raise ValueError(f"'min_categories' should have integral type. Got {m.dtype} instead.")
         if m.ndim == 0:
             return np.full(n_features, int(m))
         if m.shape != (n_features,):
@@ -526,9 +524,9 @@ class GaussianNB(BaseNB):
     >>> X = np.array([[1.0], [3.0], [4.0], [6.0]])
     >>> clf = GaussianNB(var_smoothing=0).fit(X, ["+", "+", "-", "-"])
     >>> clf.theta_.ravel(), clf.var_.ravel()
-    (array([5., 2.]), array([1., 1.]))
+    (array([2., 5.]), array([1., 1.]))
     >>> clf.predict_proba([[3.0]]).round(3)
-    array([[0.182, 0.818]])
+    array([[0.818, 0.182]])
     """
 
     _family = GaussianFamily()

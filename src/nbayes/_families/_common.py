@@ -22,9 +22,7 @@ def log(x: Any) -> FloatArray:
         return np.log(x)
 
 
-def class_log_prior(
-    class_count: FloatArray, fit_prior: bool, class_prior: Any
-) -> FloatArray:
+def class_log_prior(class_count: FloatArray, fit_prior: bool, class_prior: Any) -> FloatArray:
     """log P(y) the way scikit-learn's discrete estimators derive it."""
     n_classes = len(class_count)
     if class_prior is not None:

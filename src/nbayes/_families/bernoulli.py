@@ -33,9 +33,7 @@ class BernoulliFamily(Family):
             "alpha": alpha,
             "feature_log_prob": flp,
             "neg_log_prob": neg,
-            "class_log_prior": class_log_prior(
-                stats.class_count, p["fit_prior"], p["class_prior"]
-            ),
+            "class_log_prior": class_log_prior(stats.class_count, p["fit_prior"], p["class_prior"]),
         }
 
     def joint_log_likelihood(self, d: Derived, X: Any) -> FloatArray:
@@ -55,9 +53,11 @@ class BernoulliFamily(Family):
         return jll + d["class_log_prior"]
 
     def feature_terms(self, d: Derived, x: np.ndarray) -> FloatArray:
-        return np.where(x > 0, d["feature_log_prob"], d["neg_log_prob"])
+        return np.asarray(np.where(x > 0, d["feature_log_prob"], d["neg_log_prob"]), dtype=float)
 
-    def exact_factors(self, stats: CountStats, p: dict[str, Any], x: np.ndarray) -> list[list[Factor]]:
+    def exact_factors(
+        self, stats: CountStats, p: dict[str, Any], x: np.ndarray
+    ) -> list[list[Factor]]:
         alpha = exact_alpha(p["alpha"], stats.n_features)
         out = []
         for c in range(len(stats.classes)):
@@ -70,7 +70,9 @@ class BernoulliFamily(Family):
             out.append(row)
         return out
 
-    def sample(self, d: Derived, stats: CountStats, codes: np.ndarray, rng: np.random.Generator) -> Any:
+    def sample(
+        self, d: Derived, stats: CountStats, codes: np.ndarray, rng: np.random.Generator
+    ) -> Any:
         theta = np.exp(d["feature_log_prob"])[codes]
         return (rng.random(theta.shape) < theta).astype(np.float64)
 

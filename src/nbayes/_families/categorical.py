@@ -40,7 +40,7 @@ class CategoricalFamily(Family):
     exact_supported = True
 
     def derive(self, stats: CategoryStats, p: dict[str, Any]) -> Derived:
-        alpha = float(check_alpha(p["alpha"], p["force_alpha"], stats.n_features))  # type: ignore[arg-type]
+        alpha = float(check_alpha(p["alpha"], p["force_alpha"], stats.n_features))
         flp, unseen = [], []
         for cc in stats.category_count:
             smoothed = cc + alpha
@@ -55,9 +55,7 @@ class CategoricalFamily(Family):
             "feature_log_prob": flp,
             # one extra column per feature: the log-probability of an unseen category
             "extended": [np.hstack([f, u]) for f, u in zip(flp, unseen, strict=True)],
-            "class_log_prior": class_log_prior(
-                stats.class_count, p["fit_prior"], p["class_prior"]
-            ),
+            "class_log_prior": class_log_prior(stats.class_count, p["fit_prior"], p["class_prior"]),
             "stats": stats,
         }
 
@@ -72,7 +70,9 @@ class CategoricalFamily(Family):
         idx = category_index(d["stats"], x.reshape(1, -1))[0]
         return np.stack([ext[:, k] for ext, k in zip(d["extended"], idx, strict=True)], axis=1)
 
-    def exact_factors(self, stats: CategoryStats, p: dict[str, Any], x: np.ndarray) -> list[list[Factor]]:
+    def exact_factors(
+        self, stats: CategoryStats, p: dict[str, Any], x: np.ndarray
+    ) -> list[list[Factor]]:
         alpha = as_fraction(p["alpha"])
         idx = category_index(stats, x.reshape(1, -1))[0]
         out = []
@@ -85,7 +85,9 @@ class CategoricalFamily(Family):
             out.append(row)
         return out
 
-    def sample(self, d: Derived, stats: CategoryStats, codes: np.ndarray, rng: np.random.Generator) -> Any:
+    def sample(
+        self, d: Derived, stats: CategoryStats, codes: np.ndarray, rng: np.random.Generator
+    ) -> Any:
         n = len(codes)
         columns = []
         for flp, cats in zip(d["feature_log_prob"], stats.categories, strict=True):

@@ -29,9 +29,7 @@ class ComplementFamily(Family):
             "alpha": alpha,
             "feature_all": feature_all,
             "feature_log_prob": flp,
-            "class_log_prior": class_log_prior(
-                stats.class_count, p["fit_prior"], p["class_prior"]
-            ),
+            "class_log_prior": class_log_prior(stats.class_count, p["fit_prior"], p["class_prior"]),
             # for sampling and informative features: the multinomial of the same counts
             "multinomial_log_prob": smoothed_log_prob(stats.feature_count, alpha),
         }
@@ -46,7 +44,9 @@ class ComplementFamily(Family):
         with np.errstate(invalid="ignore"):
             return np.where(x > 0, x * d["feature_log_prob"], 0.0)
 
-    def sample(self, d: Derived, stats: CountStats, codes: np.ndarray, rng: np.random.Generator) -> Any:
+    def sample(
+        self, d: Derived, stats: CountStats, codes: np.ndarray, rng: np.random.Generator
+    ) -> Any:
         # Complement weights are not a distribution: draw from the multinomial of the counts.
         mult = {"feature_log_prob": d["multinomial_log_prob"]}
         return MultinomialFamily().sample(mult, stats, codes, rng)
@@ -56,4 +56,3 @@ class ComplementFamily(Family):
 
     def separation(self, d: Derived) -> tuple[FloatArray, np.ndarray]:
         return log_range(d["multinomial_log_prob"])
-

@@ -30,7 +30,9 @@ class GaussianFamily(Family):
 
     def derive(self, stats: MomentStats, p: dict[str, Any]) -> Derived:
         with np.errstate(divide="ignore", invalid="ignore"):
-            var = np.where(stats.class_count[:, None] > 0, stats.m2 / stats.class_count[:, None], 0.0)
+            var = np.where(
+                stats.class_count[:, None] > 0, stats.m2 / stats.class_count[:, None], 0.0
+            )
             row_var = stats.row_m2 / stats.n_rows if stats.n_rows > 0 else stats.row_m2 * 0.0
         # If the ratio of data variance between dimensions is too small, it will cause
         # numerical errors: add a small fraction of the largest variance to every variance.
@@ -87,7 +89,9 @@ class GaussianFamily(Family):
         terms = np.where(point, np.where(x == d["theta"], np.inf, -np.inf), terms)
         return np.where(seen, terms, -np.inf)
 
-    def sample(self, d: Derived, stats: MomentStats, codes: np.ndarray, rng: np.random.Generator) -> Any:
+    def sample(
+        self, d: Derived, stats: MomentStats, codes: np.ndarray, rng: np.random.Generator
+    ) -> Any:
         return rng.normal(d["theta"][codes], np.sqrt(d["var"][codes]))
 
     def n_parameters(self, stats: MomentStats, full_joint: bool, doc_length: int | None) -> float:

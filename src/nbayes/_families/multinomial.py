@@ -29,9 +29,7 @@ class MultinomialFamily(Family):
         return {
             "alpha": alpha,
             "feature_log_prob": smoothed_log_prob(stats.feature_count, alpha),
-            "class_log_prior": class_log_prior(
-                stats.class_count, p["fit_prior"], p["class_prior"]
-            ),
+            "class_log_prior": class_log_prior(stats.class_count, p["fit_prior"], p["class_prior"]),
         }
 
     def joint_log_likelihood(self, d: Derived, X: Any) -> FloatArray:
@@ -42,7 +40,9 @@ class MultinomialFamily(Family):
         with np.errstate(invalid="ignore"):
             return np.where(x > 0, x * flp, 0.0)
 
-    def exact_factors(self, stats: CountStats, p: dict[str, Any], x: np.ndarray) -> list[list[Factor]]:
+    def exact_factors(
+        self, stats: CountStats, p: dict[str, Any], x: np.ndarray
+    ) -> list[list[Factor]]:
         alpha = exact_alpha(p["alpha"], stats.n_features)
         present = np.flatnonzero(x)
         if np.any(x[present] != np.round(x[present])):
@@ -50,13 +50,17 @@ class MultinomialFamily(Family):
         out = []
         for c in range(len(stats.classes)):
             fc = stats.feature_count[c]
-            total = sum((as_int(v) + a for v, a in zip(fc, alpha, strict=True)), start=as_fraction(0))
+            total = sum(
+                (as_int(v) + a for v, a in zip(fc, alpha, strict=True)), start=as_fraction(0)
+            )
             out.append(
                 [Factor(int(j), as_int(fc[j]) + alpha[j], total, int(x[j])) for j in present]
             )
         return out
 
-    def sample(self, d: Derived, stats: CountStats, codes: np.ndarray, rng: np.random.Generator) -> Any:
+    def sample(
+        self, d: Derived, stats: CountStats, codes: np.ndarray, rng: np.random.Generator
+    ) -> Any:
         # Document lengths: Poisson with the mean length of the class's training documents.
         prob = np.exp(d["feature_log_prob"])
         X = np.zeros((len(codes), stats.n_features))
@@ -67,7 +71,11 @@ class MultinomialFamily(Family):
         for c in np.unique(codes):
             rows = np.flatnonzero(codes == c)
             lengths = rng.poisson(mean_len[c], size=len(rows))
-            pc = prob[c] / prob[c].sum() if prob[c].sum() > 0 else np.full(len(prob[c]), 1 / len(prob[c]))
+            pc = (
+                prob[c] / prob[c].sum()
+                if prob[c].sum() > 0
+                else np.full(len(prob[c]), 1 / len(prob[c]))
+            )
             X[rows] = [rng.multinomial(n, pc) for n in lengths]
         return X
 

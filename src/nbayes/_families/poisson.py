@@ -35,17 +35,13 @@ class PoissonFamily(Family):
             "rate": rate,
             "log_rate": log_rate,
             "undefined_class": undefined.any(axis=1),
-            "class_log_prior": class_log_prior(
-                stats.class_count, p["fit_prior"], p["class_prior"]
-            ),
+            "class_log_prior": class_log_prior(stats.class_count, p["fit_prior"], p["class_prior"]),
         }
 
     def joint_log_likelihood(self, d: Derived, X: Any) -> FloatArray:
         if sp.issparse(X):
             log_fact = np.asarray(
-                sp.csr_matrix((gammaln(X.data + 1), X.indices, X.indptr), shape=X.shape).sum(
-                    axis=1
-                )
+                sp.csr_matrix((gammaln(X.data + 1), X.indices, X.indptr), shape=X.shape).sum(axis=1)
             ).reshape(-1)
         else:
             log_fact = gammaln(np.asarray(X, dtype=np.float64) + 1).sum(axis=1)
@@ -58,7 +54,9 @@ class PoissonFamily(Family):
             xlogr = np.where(x > 0, x * d["log_rate"], 0.0)
         return xlogr - d["rate"] - gammaln(x + 1)
 
-    def sample(self, d: Derived, stats: CountStats, codes: np.ndarray, rng: np.random.Generator) -> Any:
+    def sample(
+        self, d: Derived, stats: CountStats, codes: np.ndarray, rng: np.random.Generator
+    ) -> Any:
         return rng.poisson(d["rate"][codes]).astype(np.float64)
 
     def n_parameters(self, stats: CountStats, full_joint: bool, doc_length: int | None) -> float:
