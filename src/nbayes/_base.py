@@ -97,6 +97,10 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def _batch_stats(self, X: Any, y: np.ndarray, sample_weight: np.ndarray) -> Any:
         return CountStats.from_batch(X, y, sample_weight)
 
+    def _after_subtract(self, stats: Any) -> Any:
+        """Hook: bring statistics left by ``unlearn`` to the form ``fit`` would give."""
+        return stats
+
     def _transform_X(self, X: Any) -> Any:
         """Last step of input checking (e.g. binarize); used in fit and predict alike."""
         return X
@@ -250,7 +254,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         batch = self._batch(X, y, sample_weight, reset=False)
-        stats = self._stats.subtract(batch)
+        stats = self._after_subtract(self._stats.subtract(batch))
         if len(stats.classes) == 0:
             raise ValueError(
                 "Cannot unlearn every example: the model would have no class left. "

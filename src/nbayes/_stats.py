@@ -382,7 +382,32 @@ class CategoryStats:
             for c, u, mine in zip(counts, cats, self.categories, strict=True)
         )
         out = replace(self, class_count=class_count, category_count=counts)
-        return out.drop_emptied(other.classes)
+        return out.drop_emptied(other.classes).drop_unused_categories()
+
+    def drop_unused_categories(self) -> Self:
+        """Forget categories no class has left (as a fit without them would never know
+        them); integer codes keep 0 .. largest code still seen."""
+        counts, cats = [], []
+        for cc, values in zip(self.category_count, self.categories, strict=True):
+            used = cc.sum(axis=0) > 0
+            if self.integer_coded:
+                k = int(np.flatnonzero(used)[-1]) + 1 if used.any() else 0
+                keep = np.arange(len(values)) < k
+            else:
+                keep = used
+            counts.append(cc[:, keep] if not keep.all() else cc)
+            cats.append(values[keep] if not keep.all() else values)
+        return replace(self, category_count=tuple(counts), categories=tuple(cats))
+
+    def with_min_categories(self, min_categories: np.ndarray | None) -> Self:
+        """Pad integer-coded features to at least ``min_categories`` categories."""
+        if min_categories is None or not self.integer_coded:
+            return self
+        cats = [
+            np.arange(max(len(c), int(m)), dtype=np.int64)
+            for c, m in zip(self.categories, min_categories, strict=True)
+        ]
+        return self.with_categories(cats)
 
     def drop_emptied(self, touched: np.ndarray) -> Self:
         keep = ~(np.isin(self.classes, touched) & (self.class_count <= 0))

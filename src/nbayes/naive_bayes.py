@@ -372,6 +372,9 @@ class CategoricalNB(_DiscreteNB):
             X, y, sample_weight, self._integer_coded, self._min_categories(X.shape[1])
         )
 
+    def _after_subtract(self, stats: Any) -> Any:
+        return stats.with_min_categories(self._min_categories(stats.n_features))
+
     def _min_categories(self, n_features: int) -> np.ndarray | None:
         if self.min_categories is None:
             return None
