@@ -26,6 +26,16 @@ from .naive_bayes import (
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str) -> object:
+    # The text layer loads compiled kernels: import it on first use only.
+    if name == "TextClassifier":
+        from .text.classifier import TextClassifier
+
+        return TextClassifier
+    raise AttributeError(f"module 'nbayes' has no attribute {name!r}")
+
+
 __all__ = [
     "BernoulliNB",
     "CategoricalNB",
@@ -38,6 +48,7 @@ __all__ = [
     "MultinomialNB",
     "NBayesWarning",
     "PoissonNB",
+    "TextClassifier",
     "UndecidableWarning",
     "__version__",
 ]

@@ -1,0 +1,791 @@
+"""TextClassifier: Naive Bayes on raw strings, trained straight from text to class counts.
+
+The statistics of a text model are, per class, the count of every term seen (an open
+vocabulary, or hashed buckets), plus corpus-level document and term frequencies. The
+vocabulary pruning of a vectorizer (``min_df``, ``max_df``, ``max_features``) is a
+*derivation* from those statistics, like the smoothing: so ``update`` with new words,
+``unlearn``, ``merge`` and pruning all stay exact, and the result equals a scikit-learn
+``Pipeline(CountVectorizer(...), MultinomialNB(...))`` fitted on all the data at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from numbers import Integral, Real
+from typing import Any, Self
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from .. import _params as P
+from .._base import BaseNB, _warn_undecidable, log_normalize
+from .._stats import CountStats, class_codes, union_classes
+from .._validation import check_sample_weight
+from ..explain import Explanation
+from ..naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
+from .vectorizers import count_by_class, hash_by_class, hashing_transform, transform_counts
+from .vectorizers import transform_one as _transform_one
+
+__all__ = ["TextClassifier"]
+
+_MODELS = {"multinomial": MultinomialNB, "bernoulli": BernoulliNB, "complement": ComplementNB}
+
+
+@dataclass(frozen=True, eq=False)
+class TextStats:
+    """Statistics of a text model over its columns (terms or hash buckets).
+
+    ``counts`` holds per-class term counts (clipped to 1 per document for binary and
+    Bernoulli models); ``n_docs``, ``doc_freq`` and ``term_freq`` are unweighted corpus
+    totals that the vocabulary pruning (min_df, max_df, max_features) is derived from.
+    Columns are terms in order of first appearance, or hash buckets.
+    """
+
+    counts: CountStats
+    doc_freq: np.ndarray
+    term_freq: np.ndarray
+    n_docs: int
+
+    @property
+    def n_columns(self) -> int:
+        return int(self.doc_freq.shape[0])
+
+    def widen(self, n_columns: int) -> TextStats:
+        """The same statistics over more columns (zeros for the new ones)."""
+        extra = n_columns - self.n_columns
+        if extra <= 0:
+            return self
+        c = self.counts
+        fc = np.hstack([c.feature_count, np.zeros((fc_rows(c), extra))])
+        return replace(
+            self,
+            counts=replace(c, feature_count=fc),
+            doc_freq=np.concatenate([self.doc_freq, np.zeros(extra, dtype=np.int64)]),
+            term_freq=np.concatenate([self.term_freq, np.zeros(extra)]),
+        )
+
+    def merge(self, other: TextStats) -> TextStats:
+        n = max(self.n_columns, other.n_columns)
+        a, b = self.widen(n), other.widen(n)
+        return replace(
+            a,
+            counts=a.counts.merge(b.counts),
+            doc_freq=a.doc_freq + b.doc_freq,
+            term_freq=a.term_freq + b.term_freq,
+            n_docs=a.n_docs + b.n_docs,
+        )
+
+    def subtract(self, other: TextStats) -> TextStats:
+        b = other.widen(self.n_columns)
+        doc_freq = self.doc_freq - b.doc_freq
+        term_freq = self.term_freq - b.term_freq
+        too_much = (doc_freq < 0).any() or b.n_docs > self.n_docs
+        if too_much or (term_freq < -1e-9 * np.maximum(self.term_freq, 1)).any():
+            raise ValueError(
+                "Cannot unlearn these documents: some of their words were never learned "
+                "(or not that often). Nothing was changed."
+            )
+        return replace(
+            self,
+            counts=self.counts.subtract(b.counts),
+            doc_freq=doc_freq,
+            term_freq=np.maximum(term_freq, 0.0),
+            n_docs=self.n_docs - b.n_docs,
+        )
+
+
+def fc_rows(c: CountStats) -> int:
+    return int(c.feature_count.shape[0])
+
+
+def _sklearn_like_selection(
+    terms: Sequence[str] | None,
+    doc_freq: np.ndarray,
+    term_freq: np.ndarray,
+    n_docs: int,
+    min_df: Any,
+    max_df: Any,
+    max_features: int | None,
+) -> np.ndarray:
+    """Columns a CountVectorizer with these settings would keep, in its (sorted) order."""
+    seen = np.flatnonzero(doc_freq > 0)
+    if terms is not None:
+        order = sorted(seen.tolist(), key=terms.__getitem__)
+        cols = np.asarray(order, dtype=np.int64)
+    else:
+        cols = seen
+    max_doc = float(max_df if isinstance(max_df, Integral) else max_df * n_docs)
+    min_doc = float(min_df if isinstance(min_df, Integral) else min_df * n_docs)
+    if max_doc < min_doc:
+        raise ValueError("max_df corresponds to < documents than min_df")
+    df = doc_freq[cols]
+    mask = np.ones(len(cols), dtype=bool)
+    if max_doc < n_docs:
+        mask &= df <= max_doc
+    if min_doc > 1:
+        mask &= df >= min_doc
+    if max_features is not None and mask.sum() > max_features:
+        tfs = term_freq[cols]
+        mask_inds = (-tfs[mask]).argsort()[:max_features]
+        new_mask = np.zeros(len(cols), dtype=bool)
+        new_mask[np.where(mask)[0][mask_inds]] = True
+        mask = new_mask
+    kept = cols[mask]
+    if len(kept) == 0 and len(cols) > 0:
+        raise ValueError("After pruning, no terms remain. Try a lower min_df or a higher max_df.")
+    return kept
+
+
+class TextClassifier(ClassifierMixin, BaseEstimator):
+    """Naive Bayes text classifier on raw strings: multinomial, Bernoulli or complement.
+
+    Equal to scikit-learn's ``Pipeline(CountVectorizer(...), MultinomialNB(...))`` (or
+    ``BernoulliNB``/``ComplementNB``) with the same settings, trained many times faster:
+    documents are tokenized and counted per class in one compiled pass, without building
+    the document-term matrix. The vocabulary is open: :meth:`update` with new words adds
+    columns, and the result equals fitting everything at once. Words unseen in training
+    are ignored at prediction, so a document without a known word gets the class prior
+    (for ``model="bernoulli"``, the prior times the probability that every known word is
+    absent).
+
+    Parameters
+    ----------
+    model : {"multinomial", "bernoulli", "complement"}, default="multinomial"
+    alpha : float, default=1.0
+        Additive smoothing.
+    binary : bool, default=False
+        Clip each document's counts to 1 ("binary" or "binarized" multinomial NB).
+        Bernoulli models always use presence.
+    ngram_range : tuple (min_n, max_n), default=(1, 1)
+    lowercase : bool, default=True
+    stop_words : "english", list or None, default=None
+    min_df, max_df : float or int, default=1, 1.0
+        Vocabulary pruning by document frequency, as in ``CountVectorizer``.
+    max_features : int or None, default=None
+        Keep the most frequent terms only.
+    hashing : bool, default=False
+        Hash terms into ``n_features`` buckets (bounded memory, no vocabulary). Smoothing
+        is spread over the buckets seen in training only.
+    n_features : int, default=2**20
+    fit_prior, class_prior, force_alpha, norm
+        As in the scikit-learn estimators (``norm`` for complement only).
+
+    Examples
+    --------
+    >>> from nbayes import TextClassifier
+    >>> docs = ["free win", "free money", "win money", "meeting today", "free today",
+    ...         "lunch today"]
+    >>> y = ["spam", "spam", "spam", "ham", "ham", "ham"]
+    >>> clf = TextClassifier().fit(docs, y)
+    >>> clf.predict(["free money now"])
+    array(['spam'], dtype='<U4')
+    >>> clf.predict_proba(["free money"]).round(3)
+    array([[0.182, 0.818]])
+    >>> print(clf.explain("free money", exact=True))  # doctest: +ELLIPSIS
+    P(ham) · P(x | ham) = 3/6 · 2/12 · 1/12 = 1/144 ≈ 0.00694
+    P(spam) · P(x | spam) = 3/6 · 3/12 · 3/12 = 1/32 = 0.03125
+    ...
+    Decision: spam
+    """
+
+    _param_rules: dict[str, list[P.Rule]] = {
+        "alpha": [P.non_negative_real],
+        "binary": [P.boolean],
+        "lowercase": [P.boolean],
+        "hashing": [P.boolean],
+        "n_features": [P.non_negative_int(1)],
+        "fit_prior": [P.boolean],
+        "class_prior": [P.array_like, P.none],
+        "force_alpha": [P.boolean],
+        "norm": [P.boolean],
+        "max_features": [P.none, P.non_negative_int(1)],
+    }
+
+    def __init__(
+        self,
+        *,
+        model: str = "multinomial",
+        alpha: float = 1.0,
+        binary: bool = False,
+        ngram_range: tuple[int, int] = (1, 1),
+        lowercase: bool = True,
+        stop_words: Any = None,
+        min_df: float | int = 1,
+        max_df: float | int = 1.0,
+        max_features: int | None = None,
+        hashing: bool = False,
+        n_features: int = 2**20,
+        fit_prior: bool = True,
+        class_prior: Any = None,
+        force_alpha: bool = True,
+        norm: bool = False,
+    ) -> None:
+        self.model = model
+        self.alpha = alpha
+        self.binary = binary
+        self.ngram_range = ngram_range
+        self.lowercase = lowercase
+        self.stop_words = stop_words
+        self.min_df = min_df
+        self.max_df = max_df
+        self.max_features = max_features
+        self.hashing = hashing
+        self.n_features = n_features
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.force_alpha = force_alpha
+        self.norm = norm
+
+    # ------------------------------------------------------------ validation
+    def _check_params(self) -> None:
+        P.validate(self, self._param_rules)
+        if self.model not in _MODELS:
+            raise ValueError(
+                f"The 'model' parameter of TextClassifier must be one of "
+                f"{sorted(_MODELS)}. Got {self.model!r} instead."
+            )
+        lo, hi = self._ngram()
+        if not 1 <= lo <= hi:
+            raise ValueError(
+                f"Invalid value for ngram_range={self.ngram_range!r}: lower boundary larger "
+                "than the upper boundary, or below 1."
+            )
+        for name in ("min_df", "max_df"):
+            v = getattr(self, name)
+            ok = (isinstance(v, Integral) and not isinstance(v, bool) and int(v) >= 0) or (
+                isinstance(v, Real) and not isinstance(v, Integral) and 0.0 <= float(v) <= 1.0
+            )
+            if not ok:
+                raise ValueError(
+                    f"The {name!r} parameter of TextClassifier must be an int >= 0 or a "
+                    f"float in [0.0, 1.0]. Got {v!r} instead."
+                )
+        if self.stop_words is not None and self.stop_words != "english":
+            if isinstance(self.stop_words, str) or not isinstance(self.stop_words, Iterable):
+                raise ValueError(
+                    "stop_words must be 'english', a list of words or None; got "
+                    f"{self.stop_words!r}."
+                )
+
+    def _ngram(self) -> tuple[int, int]:
+        try:
+            lo, hi = self.ngram_range
+            return int(lo), int(hi)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"ngram_range must be a tuple (min_n, max_n); got {self.ngram_range!r}."
+            ) from exc
+
+    def _stop_set(self) -> frozenset[str] | None:
+        if self.stop_words is None:
+            return None
+        if self.stop_words == "english":
+            return frozenset(ENGLISH_STOP_WORDS)
+        return frozenset(self.stop_words)
+
+    @property
+    def _clip(self) -> bool:
+        return bool(self.binary or self.model == "bernoulli")
+
+    @staticmethod
+    def _docs(X: Any) -> list[str]:
+        if isinstance(X, str | bytes):
+            raise ValueError(
+                "Iterable over raw text documents expected, string object received. "
+                "Wrap a single document in a list: [text]."
+            )
+        docs = list(X)
+        bad = [i for i, d in enumerate(docs) if not isinstance(d, str)]
+        if bad:
+            i = bad[0]
+            raise ValueError(
+                f"Document {i} is a {type(docs[i]).__name__}, not a str ({len(bad)} such "
+                "documents). Decode bytes first (e.g. nbayes.io.read_texts) and replace "
+                "missing texts with ''."
+            )
+        return docs
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "_stats")
+
+    # -------------------------------------------------------------- counting
+    def _count(
+        self, docs: list[str], y: np.ndarray, sample_weight: Any, vocabulary: dict[str, int]
+    ) -> TextStats:
+        """Statistics of one batch; extends ``vocabulary`` in place with its new terms."""
+        classes, codes = class_codes(y)
+        n = len(classes)
+        kw = dict(lowercase=self.lowercase, ngram_range=self._ngram(), stop_words=self.stop_words)
+        sw = None if sample_weight is None else check_sample_weight(sample_weight, len(docs))
+        if self.hashing:
+            sums, df = hash_by_class(
+                docs, codes, n, n_features=self.n_features, binary=self._clip, **kw
+            )
+            term_freq = sums.sum(axis=0)
+            if sw is not None:
+                X = hashing_transform(
+                    docs, n_features=self.n_features, alternate_sign=False, norm=None,
+                    binary=self._clip, **kw,
+                )  # fmt: skip
+                sums = CountStats.from_batch(X, y, sw).feature_count
+        else:
+            if sw is None:
+                vocabulary, counts, df = count_by_class(
+                    docs, codes, n, binary=self._clip, vocabulary=vocabulary, **kw
+                )
+                sums = counts.astype(np.float64)
+                term_freq = sums.sum(axis=0)
+            else:
+                count_by_class(docs, codes, n, vocabulary=vocabulary, **kw)  # extend vocab
+                X = transform_counts(docs, vocabulary, binary=self._clip, **kw)
+                sums = CountStats.from_batch(X, y, sw).feature_count
+                df = np.bincount(X.indices, minlength=len(vocabulary)).astype(np.int64)
+                term_freq = np.asarray(X.sum(axis=0), dtype=np.float64).reshape(-1)
+        class_count = np.bincount(codes, weights=None if sw is None else sw, minlength=n).astype(
+            np.float64
+        )
+        return TextStats(
+            counts=CountStats(classes, class_count, sums),
+            doc_freq=np.asarray(df, dtype=np.int64),
+            term_freq=np.asarray(term_freq, dtype=np.float64),
+            n_docs=len(docs),
+        )
+
+    def _batch(self, X: Any, y: Any, sample_weight: Any, vocabulary: dict[str, int]) -> TextStats:
+        docs = self._docs(X)
+        y = np.asarray(y)
+        if y.ndim != 1 or len(y) != len(docs):
+            raise ValueError(
+                f"Found {len(docs)} documents but {y.shape[0] if y.ndim else 0} labels: "
+                "pass one label per document."
+            )
+        if len(docs) == 0:
+            raise ValueError("Found 0 documents: pass at least one document to learn from.")
+        check_classification_targets(y)
+        return self._count(docs, y, sample_weight, vocabulary)
+
+    def _set(self, stats: TextStats, vocabulary: dict[str, int] | None) -> Self:
+        self._stats = stats
+        self._vocab = vocabulary
+        self.__dict__.pop("_cache", None)
+        return self
+
+    # -------------------------------------------------------------- training
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
+        """Learn from raw documents ``X`` (an iterable of str) and their labels ``y``."""
+        self._check_params()
+        vocabulary: dict[str, int] = {}
+        stats = self._batch(X, y, sample_weight, vocabulary)
+        if not (stats.doc_freq > 0).any():
+            raise ValueError(
+                "empty vocabulary; perhaps the documents only contain stop words "
+                "(no token of two or more word characters was found)."
+            )
+        return self._set(stats, None if self.hashing else vocabulary)
+
+    def partial_fit(self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None) -> Self:
+        """Incremental fit (scikit-learn semantics: ``classes`` on the first call)."""
+        if not self.__sklearn_is_fitted__():
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            self._check_params()
+            empty = CountStats.empty(np.unique(np.asarray(classes)), 0)
+            self._set(
+                TextStats(empty, np.zeros(0, np.int64), np.zeros(0), 0),
+                None if self.hashing else {},
+            )
+        known = self._stats.counts.classes
+        labels = np.unique(np.asarray(y))
+        unknown = labels[~np.isin(labels, known)]
+        if unknown.size:
+            raise ValueError(
+                f"The target label(s) {unknown} in y do not exist in the initial classes {known}"
+            )
+        return self.update(X, y, sample_weight=sample_weight)
+
+    def update(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
+        """Learn more documents; new classes and new words may appear at any time."""
+        if not self.__sklearn_is_fitted__():
+            return self.fit(X, y, sample_weight=sample_weight)
+        union_classes(self._stats.counts.classes, np.unique(np.asarray(y)))  # type check
+        vocabulary = None if self._vocab is None else dict(self._vocab)
+        batch = self._batch(X, y, sample_weight, vocabulary if vocabulary is not None else {})
+        return self._set(self._stats.merge(batch), vocabulary)
+
+    def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
+        """Remove documents the model learned: equal to a model fitted without them.
+
+        Words that no remaining document uses leave the vocabulary. Removing documents
+        the model never saw raises ValueError and leaves the model unchanged.
+        """
+        check_is_fitted(self)
+        vocabulary = None if self._vocab is None else dict(self._vocab)
+        batch = self._batch(X, y, sample_weight, vocabulary if vocabulary is not None else {})
+        if vocabulary is not None and len(vocabulary) > len(self._vocab or {}):
+            new = [t for t in vocabulary if t not in (self._vocab or {})][:5]
+            raise ValueError(
+                f"Cannot unlearn these documents: they contain words the model never "
+                f"learned ({', '.join(map(repr, new))}). Nothing was changed."
+            )
+        stats = self._stats.subtract(batch)
+        if len(stats.counts.classes) == 0:
+            raise ValueError(
+                "Cannot unlearn every document: the model would have no class left. "
+                "Nothing was changed."
+            )
+        if vocabulary is not None:
+            stats, vocabulary = _drop_unused_terms(stats, vocabulary)
+        return self._set(stats, vocabulary)
+
+    def merge(self, other: TextClassifier) -> TextClassifier:
+        """The model of both models' documents (same settings; vocabularies united)."""
+        if not isinstance(other, TextClassifier):
+            raise ValueError(f"Cannot merge a TextClassifier with a {type(other).__name__}.")
+        check_is_fitted(self)
+        check_is_fitted(other)
+        mine, theirs = self.get_params(), other.get_params()
+        differ = [k for k in mine if repr(mine[k]) != repr(theirs[k])]
+        if differ:
+            shown = ", ".join(f"{k}={mine[k]!r} vs {theirs[k]!r}" for k in differ)
+            raise ValueError(
+                f"Cannot merge models with different hyperparameters ({shown}): set them "
+                "equal first (set_params)."
+            )
+        merged = TextClassifier(**mine)
+        if self._vocab is None:
+            return merged._set(self._stats.merge(other._stats), None)
+        vocabulary = dict(self._vocab)
+        assert other._vocab is not None
+        for term in other._vocab:
+            if term not in vocabulary:
+                vocabulary[term] = len(vocabulary)
+        cols = np.fromiter((vocabulary[t] for t in other._vocab), np.int64, len(other._vocab))
+        theirs_stats = _scatter_columns(other._stats, cols, len(vocabulary))
+        return merged._set(self._stats.merge(theirs_stats), vocabulary)
+
+    def __add__(self, other: TextClassifier) -> TextClassifier:
+        return self.merge(other)
+
+    def fit_files(
+        self,
+        source: Any,
+        text_col: str = "text",
+        label_col: str = "label",
+        chunk_size: int = 10_000,
+        **read_kw: Any,
+    ) -> Self:
+        """Train from files chunk by chunk (any source ``nbayes.io.read_texts`` reads).
+
+        Memory stays bounded by one chunk plus the model's statistics.
+        """
+        from ..io import read_texts
+
+        self._check_params()
+        fitted = False
+        for chunk in read_texts(source, text_col, label_col, chunk_size=chunk_size, **read_kw):
+            if not fitted:
+                self.fit(chunk.texts, np.asarray(chunk.labels))
+                fitted = True
+            else:
+                self.update(chunk.texts, np.asarray(chunk.labels))
+        if not fitted:
+            raise ValueError(f"No documents found in {source!r}: nothing to learn from.")
+        return self
+
+    # ------------------------------------------------------------ derivation
+    def _derived(self) -> dict[str, Any]:
+        check_is_fitted(self)
+        key = tuple(repr(getattr(self, name)) for name in _PARAM_NAMES)
+        cache = self.__dict__.get("_cache")
+        if cache is not None and cache[0] is self._stats and cache[1] == key:
+            return cache[2]
+        self._check_params()
+        stats = self._stats
+        terms = None if self._vocab is None else list(self._vocab)
+        kept = _sklearn_like_selection(
+            terms, stats.doc_freq, stats.term_freq, stats.n_docs, self.min_df,
+            self.max_df, self.max_features,
+        )  # fmt: skip
+        inner = self._inner()
+        inner_stats = CountStats(
+            stats.counts.classes, stats.counts.class_count, stats.counts.feature_count[:, kept]
+        )
+        inner.n_features_in_ = len(kept)
+        inner._set_stats(inner_stats)
+        d = inner._derived()
+        derived: dict[str, Any] = {"inner": inner, "kept": kept, "d": d}
+        if terms is not None:
+            names = [terms[j] for j in kept]
+            derived["names"] = names
+            derived["vocabulary"] = {t: i for i, t in enumerate(names)}
+        else:
+            lut = np.full(self.n_features, -1, dtype=np.int64)
+            lut[kept] = np.arange(len(kept))
+            derived["lut"] = lut
+            derived["names"] = [f"bucket {j}" for j in kept]
+        derived["linear"] = _linear_form(self.model, d)
+        self._cache = (self._stats, key, derived)
+        return derived
+
+    def _inner(self) -> BaseNB:
+        common = dict(
+            alpha=self.alpha, force_alpha=self.force_alpha, fit_prior=self.fit_prior,
+            class_prior=self.class_prior,
+        )  # fmt: skip
+        if self.model == "bernoulli":
+            return BernoulliNB(binarize=None, **common)
+        if self.model == "complement":
+            return ComplementNB(norm=self.norm, **common)
+        return MultinomialNB(**common)
+
+    def _matrix(self, docs: list[str]) -> sp.csr_matrix:
+        """Documents as counts over the kept columns (unknown words dropped)."""
+        derived = self._derived()
+        kw = dict(lowercase=self.lowercase, ngram_range=self._ngram(), stop_words=self.stop_words)
+        if self.hashing:
+            X = hashing_transform(
+                docs, n_features=self.n_features, alternate_sign=False, norm=None,
+                binary=self._clip, **kw,
+            )  # fmt: skip
+            X = sp.csr_matrix(X)
+            lut = derived["lut"]
+            new_cols = lut[X.indices]
+            keep = new_cols >= 0
+            row = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))[keep]
+            return sp.csr_matrix(
+                (X.data[keep], (row, new_cols[keep])), shape=(X.shape[0], len(lut[lut >= 0]))
+            )
+        return sp.csr_matrix(transform_counts(docs, derived["vocabulary"], binary=self._clip, **kw))
+
+    # ------------------------------------------------------------ prediction
+    def transform(self, X: Any) -> sp.csr_matrix:
+        """The documents as the count matrix the model scores (kept terms only)."""
+        return self._matrix(self._docs(X))
+
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """log P(y) + log P(document | y) per document and class."""
+        docs = self._docs(X)
+        derived = self._derived()
+        if len(docs) == 1 and not self.hashing and derived["linear"] is not None:
+            return self._one_jll(docs[0], derived)[None, :]
+        inner = derived["inner"]
+        return inner._family.joint_log_likelihood(derived["d"], self._matrix(docs))
+
+    def _one_jll(self, doc: str, derived: dict[str, Any]) -> np.ndarray:
+        W, bias = derived["linear"]
+        cols, counts = _transform_one(
+            doc, derived["vocabulary"], lowercase=self.lowercase, binary=self._clip,
+            ngram_range=self._ngram(), stop_words=self._stop_set(),
+        )  # fmt: skip
+        if len(cols) == 0:
+            return np.asarray(bias, dtype=np.float64).copy()
+        return np.asarray(counts @ W[cols] + bias, dtype=np.float64)
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        log_proba, undecidable = log_normalize(self.predict_joint_log_proba(X))
+        if undecidable.any():
+            _warn_undecidable(np.flatnonzero(undecidable))
+        return log_proba
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """P(y | document) per document and class (rows sum to 1)."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The most probable class of each document."""
+        jll = self.predict_joint_log_proba(X)
+        log_proba, undecidable = log_normalize(jll)
+        best = np.argmax(np.where(np.isnan(log_proba), -np.inf, log_proba), axis=1)
+        if undecidable.any():
+            rows = np.flatnonzero(undecidable)
+            best[rows] = int(np.argmax(self._derived()["d"]["class_log_prior"]))
+            _warn_undecidable(rows)
+        return self.classes_[best]
+
+    def predict_top(self, X: Any, n: int = 3) -> tuple[np.ndarray, np.ndarray]:
+        """The ``n`` most probable classes per document with their probabilities."""
+        inner = self._derived()["inner"]
+        return BaseNB.predict_top(_Scored(self, inner), X, n)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------- beyond sklearn
+    def explain(self, text: str, exact: bool = False) -> Explanation:
+        """Every word's evidence per class for one document (exact fractions optional).
+
+        Only the words of the document that the model knows appear; for Bernoulli models
+        the absent words count too.
+        """
+        if not isinstance(text, str):
+            raise ValueError(f"explain() takes one document (a str); got {type(text).__name__}.")
+        derived = self._derived()
+        inner = derived["inner"]
+        x = self._matrix([text])
+        names = derived["names"]
+        if self.model == "bernoulli" or exact:
+            return inner.explain(x.toarray()[0], exact=exact, feature_names=names)
+        cols = x.indices
+        sub = _SubsetModel(inner, cols)
+        return sub.explain(x, names)
+
+    def most_informative_features(self, n: int = 10) -> list[tuple[str, Any, float]]:
+        """Words ranked by how strongly they separate the classes: (word, class, score)."""
+        derived = self._derived()
+        inner = derived["inner"]
+        scores, best = inner._family.separation(derived["d"])
+        order = np.argsort(-scores, kind="stable")[: max(int(n), 0)]
+        names = derived["names"]
+        return [(names[j], self.classes_[best[j]], float(scores[j])) for j in order]
+
+    def sample(
+        self, n_samples: int = 1, random_state: Any = None
+    ) -> tuple[list[list[str]], np.ndarray]:
+        """Documents generated by the model, as word lists (in random order), and labels."""
+        derived = self._derived()
+        X, y = derived["inner"].sample(n_samples, random_state=random_state)
+        rng = np.random.default_rng(random_state)
+        names = derived["names"]
+        docs = []
+        for row in np.asarray(X, dtype=np.int64):
+            words = [names[j] for j in np.flatnonzero(row) for _ in range(row[j])]
+            rng.shuffle(words)
+            docs.append(words)
+        return docs, y
+
+    def n_parameters(self, full_joint: bool = False, doc_length: int | None = None) -> float:
+        """Free parameters over the kept vocabulary (see ``BaseNB.n_parameters``)."""
+        return self._derived()["inner"].n_parameters(full_joint, doc_length)
+
+    # ------------------------------------------------------ fitted attributes
+    @property
+    def classes_(self) -> np.ndarray:
+        return self._stats.counts.classes
+
+    @property
+    def class_count_(self) -> np.ndarray:
+        return self._stats.counts.class_count
+
+    @property
+    def vocabulary_(self) -> dict[str, int]:
+        """Term -> column of the kept vocabulary, sorted by term (as CountVectorizer's)."""
+        if self.hashing:
+            raise AttributeError("A hashing TextClassifier has no vocabulary_.")
+        return dict(self._derived()["vocabulary"])
+
+    def get_feature_names_out(self) -> np.ndarray:
+        return np.asarray(self._derived()["names"], dtype=object)
+
+    @property
+    def feature_count_(self) -> np.ndarray:
+        return self._derived()["inner"].feature_count_
+
+    @property
+    def feature_log_prob_(self) -> np.ndarray:
+        return self._derived()["inner"].feature_log_prob_
+
+    @property
+    def class_log_prior_(self) -> np.ndarray:
+        return self._derived()["inner"].class_log_prior_
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.two_d_array = False
+        return tags
+
+
+class _Scored:
+    """Adapter giving BaseNB.predict_top what it needs from a TextClassifier."""
+
+    def __init__(self, text: TextClassifier, inner: BaseNB) -> None:
+        self._text = text
+        self.classes_ = text.classes_
+        self._inner = inner
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        return self._text.predict_proba(X)
+
+    def _derived(self) -> dict[str, Any]:
+        return self._inner._derived()
+
+
+class _SubsetModel:
+    """Explain a multinomial/complement document over the columns it uses only."""
+
+    def __init__(self, inner: BaseNB, cols: np.ndarray) -> None:
+        self.inner = inner
+        self.cols = cols
+
+    def explain(self, x: sp.csr_matrix, names: list[str]) -> Explanation:
+        inner = self.inner
+        d = inner._derived()
+        values = np.asarray(x[:, self.cols].toarray()[0], dtype=np.float64)
+        flp = d["feature_log_prob"][:, self.cols]
+        with np.errstate(invalid="ignore"):
+            terms = np.where(values > 0, values * flp, 0.0)
+        jll = inner._family.joint_log_likelihood(d, x)[0]
+        log_post, _ = log_normalize(jll[None, :])
+        return Explanation(
+            classes=inner.classes_,
+            feature_names=[names[j] for j in self.cols],
+            values=values,
+            log_prior=np.asarray(d["class_log_prior"], dtype=np.float64),
+            terms=terms,
+            joint_log_likelihood=jll,
+            log_posterior=log_post[0],
+        )
+
+
+def _linear_form(model: str, d: dict[str, Any]) -> tuple[np.ndarray, np.ndarray] | None:
+    """(W, bias) with jll = counts @ W[cols] + bias, when the model is linear and finite."""
+    flp = d["feature_log_prob"]
+    prior = np.asarray(d["class_log_prior"], dtype=np.float64)
+    if model == "bernoulli":
+        neg = d["neg_log_prob"]
+        if not (np.isfinite(flp).all() and np.isfinite(neg).all()):
+            return None
+        return np.ascontiguousarray((flp - neg).T), prior + neg.sum(axis=1)
+    if model == "complement":
+        bias = prior if len(prior) == 1 else np.zeros_like(prior)
+        return np.ascontiguousarray(flp.T), bias
+    return np.ascontiguousarray(flp.T), prior
+
+
+def _scatter_columns(stats: TextStats, cols: np.ndarray, n_columns: int) -> TextStats:
+    """Statistics laid out over another model's columns: column j goes to ``cols[j]``."""
+    c = stats.counts
+    fc = np.zeros((c.feature_count.shape[0], n_columns))
+    fc[:, cols] = c.feature_count
+    df = np.zeros(n_columns, dtype=np.int64)
+    df[cols] = stats.doc_freq
+    tf = np.zeros(n_columns)
+    tf[cols] = stats.term_freq
+    return TextStats(replace(c, feature_count=fc), df, tf, stats.n_docs)
+
+
+def _drop_unused_terms(
+    stats: TextStats, vocabulary: dict[str, int]
+) -> tuple[TextStats, dict[str, int]]:
+    """Forget terms no remaining document uses (a fit without them never saw them)."""
+    used = stats.doc_freq > 0
+    if used.all():
+        return stats, vocabulary
+    keep = np.flatnonzero(used)
+    terms = list(vocabulary)
+    new_vocab = {terms[j]: i for i, j in enumerate(keep)}
+    c = stats.counts
+    return (
+        TextStats(
+            replace(c, feature_count=c.feature_count[:, keep]),
+            stats.doc_freq[keep],
+            stats.term_freq[keep],
+            stats.n_docs,
+        ),
+        new_vocab,
+    )
+
+
+_PARAM_NAMES = tuple(TextClassifier._get_param_names())

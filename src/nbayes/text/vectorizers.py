@@ -1,0 +1,677 @@
+"""Exact, fast bag-of-words vectorizers and class-count kernels.
+
+:class:`CountVectorizer` and :class:`HashingVectorizer` are scikit-learn's classes with a
+compiled fast path for the default word analyzer; every other setting falls back to
+scikit-learn's own code, so results are always identical to scikit-learn's.
+
+The functions :func:`count_by_class`, :func:`transform_counts`, :func:`transform_one`,
+:func:`hashing_transform` and :func:`hash_by_class` are the kernel-level entry points
+used to train and apply Naive Bayes without materialising a document x term matrix.
+
+Examples
+--------
+>>> import numpy as np
+>>> from nbayes.text import count_by_class
+>>> vocab, counts, df = count_by_class(["a cat sat", "the cat", "dog dog"],
+...                                    np.array([0, 0, 1]), 2)
+>>> vocab
+{'cat': 0, 'dog': 1, 'sat': 2, 'the': 3}
+>>> counts
+array([[2, 0, 1, 1],
+       [0, 2, 0, 0]])
+>>> df
+array([2, 1, 1, 1])
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_extraction import text as _sk_text
+from sklearn.preprocessing import normalize
+from sklearn.utils import murmurhash3_32
+from sklearn.utils._sparse import _align_api_if_sparse
+
+from nbayes.text import _tokenize as _tk
+
+__all__ = [
+    "CountVectorizer",
+    "HashingVectorizer",
+    "count_by_class",
+    "transform_counts",
+    "transform_one",
+    "hashing_transform",
+    "hash_by_class",
+]
+
+DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+_FAST_PATTERNS = (DEFAULT_TOKEN_PATTERN, r"\b\w\w+\b")
+_FAST_NGRAMS = ((1, 1), (1, 2), (2, 2))
+_TOKEN_RE = re.compile(DEFAULT_TOKEN_PATTERN)
+
+
+# --------------------------------------------------------------------------------------
+# shared helpers
+# --------------------------------------------------------------------------------------
+
+
+def _stop_set(stop_words: Any) -> frozenset[Any] | None:
+    """scikit-learn's ``_check_stop_list`` with an advice-style error message."""
+    if stop_words is None:
+        return None
+    if isinstance(stop_words, str):
+        if stop_words == "english":
+            return _sk_text.ENGLISH_STOP_WORDS
+        raise ValueError(
+            f"stop_words={stop_words!r} is not a built-in stop list; use 'english', "
+            "a collection of words, or None."
+        )
+    return frozenset(stop_words)
+
+
+def _check_ngram(ngram_range: Any) -> tuple[int, int]:
+    try:
+        lo, hi = (int(v) for v in ngram_range)
+    except (TypeError, ValueError):
+        lo, hi = -1, -1
+    if (lo, hi) not in _FAST_NGRAMS:
+        raise ValueError(
+            f"ngram_range={ngram_range!r} is not supported by the fast kernels; use one "
+            f"of {list(_FAST_NGRAMS)} or nbayes.text.CountVectorizer for other ranges."
+        )
+    return lo, hi
+
+
+def _as_str_list(docs: Iterable[Any], what: str = "docs") -> list[str]:
+    if isinstance(docs, str):
+        raise ValueError(
+            f"{what} must be a sequence of documents, got a single string; wrap it in a "
+            "list: [doc]."
+        )
+    out = docs if isinstance(docs, list) else list(docs)
+    for i, d in enumerate(out):
+        if type(d) is not str:
+            raise TypeError(
+                f"{what}[{i}] is of type {type(d).__name__}, expected str; decode bytes "
+                "first (e.g. d.decode('utf-8')) or use CountVectorizer(input=...)."
+            )
+    return out
+
+
+class _Analysis:
+    """Token-id streams for a corpus under the default word analyzer."""
+
+    __slots__ = ("state", "tok", "ptr", "ptok", "pptr", "first", "second", "lo", "hi")
+
+    def __init__(
+        self,
+        docs: list[str],
+        lowercase: bool,
+        stop: frozenset[Any] | None,
+        ngram_range: tuple[int, int],
+    ) -> None:
+        self.state = _tk.InternState()
+        if stop:
+            self.state.seed_stop(stop)
+        _, buf, spans = _tk.encode_corpus(docs, bool(lowercase))
+        self.tok, self.ptr = self.state.scan(buf, spans)
+        self.lo, self.hi = ngram_range
+        if self.hi >= 2:
+            self.ptok, self.pptr, self.first, self.second = _tk.pair_ids(self.tok, self.ptr)
+        else:
+            self.ptok = np.empty(0, dtype=np.int32)
+            self.pptr = np.zeros(len(docs) + 1, dtype=np.int64)
+            self.first = self.second = np.empty(0, dtype=np.int32)
+
+    @property
+    def n_uni(self) -> int:
+        return self.state.n_terms
+
+    @property
+    def n_pair(self) -> int:
+        return int(self.first.shape[0])
+
+    @property
+    def use_uni(self) -> bool:
+        return self.lo == 1
+
+    @property
+    def use_pair(self) -> bool:
+        return self.hi == 2
+
+    def term(self, i: int, terms: list[str]) -> str:
+        n = self.n_uni
+        if i < n:
+            return terms[i]
+        p = i - n
+        return terms[self.first[p]] + " " + terms[self.second[p]]
+
+    def seen(self) -> tuple[np.ndarray, int]:
+        """First-occurrence column of every id (-1 for ids not in the analyzer output)."""
+        return _tk.first_occurrence(
+            self.tok, self.ptr, self.ptok, self.pptr, self.n_uni, self.n_pair,
+            self.use_uni, self.use_pair,
+        )
+
+    def term_list(self, ids: np.ndarray) -> list[str]:
+        terms = self.state.terms()
+        n = self.n_uni
+        out: list[str] = []
+        first = self.first.tolist()
+        second = self.second.tolist()
+        for i in ids.tolist():
+            if i < n:
+                out.append(terms[i])
+            else:
+                p = i - n
+                out.append(terms[first[p]] + " " + terms[second[p]])
+        return out
+
+    def rows(self, col: np.ndarray, n_cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return _tk.build_rows(
+            self.tok, self.ptr, self.ptok, self.pptr, self.n_uni, self.use_uni,
+            self.use_pair, col, n_cols,
+        )
+
+    def fixed_columns(self, vocabulary: Mapping[str, int]) -> np.ndarray:
+        """Map every id to ``vocabulary[term]`` or -1."""
+        n = self.n_uni
+        col = np.full(n + self.n_pair, -1, dtype=np.int64)
+        if self.use_uni:
+            get = vocabulary.get
+            terms = self.state.terms()
+            col[:n] = [get(t, -1) for t in terms]
+        if self.use_pair and self.n_pair and any(" " in t for t in vocabulary):
+            terms = self.state.terms()
+            get = vocabulary.get
+            col[n:] = [
+                get(terms[a] + " " + terms[b], -1)
+                for a, b in zip(self.first.tolist(), self.second.tolist(), strict=True)
+            ]
+        return col
+
+
+def _csr_pieces_to_sklearn(
+    indptr: np.ndarray, indices: np.ndarray, values: np.ndarray, n_cols: int, dtype: Any
+) -> Any:
+    """Build the CSR exactly as scikit-learn's ``_count_vocab`` does."""
+    idx_dtype = np.int64 if indptr[-1] > np.iinfo(np.int32).max else np.int32
+    X = sp.csr_array(
+        (
+            values.astype(np.intc, copy=False),
+            indices.astype(idx_dtype, copy=False),
+            indptr.astype(idx_dtype, copy=False),
+        ),
+        shape=(len(indptr) - 1, n_cols),
+        dtype=dtype,
+    )
+    X.sort_indices()
+    return _align_api_if_sparse(X)
+
+
+# --------------------------------------------------------------------------------------
+# kernel-level API
+# --------------------------------------------------------------------------------------
+
+
+def count_by_class(
+    docs: Sequence[str],
+    y_codes: np.ndarray,
+    n_classes: int,
+    *,
+    lowercase: bool = True,
+    binary: bool = False,
+    ngram_range: tuple[int, int] = (1, 1),
+    vocabulary: dict[str, int] | None = None,
+    fixed_vocabulary: bool = False,
+    stop_words: str | Iterable[str] | None = None,
+) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+    """Per-class term counts ``Y^T X`` without building the document x term matrix.
+
+    ``X`` is what ``CountVectorizer(lowercase=..., binary=..., ngram_range=...,
+    stop_words=...)`` produces (default token pattern, word analyzer).
+
+    Parameters
+    ----------
+    docs : sequence of str
+        Raw documents.
+    y_codes : array-like of int, shape (n_docs,)
+        Class index of each document, in ``[0, n_classes)``.
+    n_classes : int
+        Number of classes (rows of ``counts``).
+    lowercase, binary, ngram_range, stop_words
+        As in :class:`CountVectorizer`; ``ngram_range`` in ``(1, 1)``, ``(1, 2)``,
+        ``(2, 2)``. ``binary=True`` clips each document's counts to 1 before summing.
+    vocabulary : dict or None
+        ``None``: the vocabulary is learnt and returned sorted by term (equal to
+        ``CountVectorizer(...).fit(docs).vocabulary_`` without df/max_features pruning).
+        A dict ``{term: column}`` with columns ``0..len-1``: with
+        ``fixed_vocabulary=False`` (open vocabulary) it is **extended in place** with
+        the unseen terms, appended in sorted order; with ``fixed_vocabulary=True``
+        unknown terms are ignored.
+    fixed_vocabulary : bool
+        See ``vocabulary``.
+
+    Returns
+    -------
+    vocabulary : dict[str, int]
+        Term -> column (the same object as the ``vocabulary`` argument when given).
+    counts : ndarray of shape (n_classes, len(vocabulary)), int64
+        ``counts[c, j]`` = sum over documents of class ``c`` of the count of term ``j``.
+    doc_freq : ndarray of shape (len(vocabulary),), int64
+        Number of documents containing each term (over all classes).
+    """
+    docs = _as_str_list(docs)
+    y = np.asarray(y_codes)
+    if y.shape != (len(docs),) or (y.size and y.dtype.kind not in "iu"):
+        raise ValueError(
+            f"y_codes must be an integer array of shape ({len(docs)},), got shape "
+            f"{y.shape} and dtype {y.dtype}; encode labels first (np.unique(..., "
+            "return_inverse=True))."
+        )
+    if y.size and (y.min() < 0 or y.max() >= n_classes):
+        raise ValueError(
+            f"y_codes must lie in [0, {n_classes}), got values in [{y.min()}, {y.max()}]; "
+            "pass the right n_classes or re-encode the labels."
+        )
+    y = y.astype(np.int64, copy=False)
+    an = _Analysis(docs, lowercase, _stop_set(stop_words), _check_ngram(ngram_range))
+    if vocabulary is not None and fixed_vocabulary:
+        col = an.fixed_columns(vocabulary)
+        n_cols = len(vocabulary)
+    else:
+        seen, _ = an.seen()
+        if vocabulary is None:
+            vocabulary = {}
+            col = np.full(seen.shape[0], -1, dtype=np.int64)
+            new_ids = np.flatnonzero(seen >= 0)
+        else:
+            col = an.fixed_columns(vocabulary)
+            new_ids = np.flatnonzero((seen >= 0) & (col < 0))
+        new_terms = an.term_list(new_ids)
+        order = sorted(range(len(new_terms)), key=new_terms.__getitem__)
+        base = len(vocabulary)
+        sorted_new = [new_terms[i] for i in order]
+        vocabulary.update(zip(sorted_new, range(base, base + len(order)), strict=True))
+        col[new_ids[np.asarray(order, dtype=np.int64)]] = np.arange(
+            base, base + len(order), dtype=np.int64
+        )
+        n_cols = len(vocabulary)
+    counts, df = _tk.stream_class_sums(
+        an.tok, an.ptr, an.ptok, an.pptr, an.n_uni, an.use_uni, an.use_pair, col, n_cols,
+        y, int(n_classes), bool(binary),
+    )
+    return vocabulary, counts, df
+
+
+def transform_counts(
+    docs: Sequence[str],
+    vocabulary: Mapping[str, int],
+    *,
+    lowercase: bool = True,
+    binary: bool = False,
+    ngram_range: tuple[int, int] = (1, 1),
+    stop_words: str | Iterable[str] | None = None,
+    dtype: Any = np.int64,
+) -> sp.csr_matrix:
+    """Document x term counts over a fixed vocabulary (unknown terms are ignored).
+
+    Equal (values, sorted indices, dtype) to ``CountVectorizer(vocabulary=vocabulary,
+    ...).transform(docs)``.
+
+    Parameters
+    ----------
+    docs : sequence of str
+    vocabulary : mapping str -> int
+        Columns must be ``0..len(vocabulary)-1``.
+    lowercase, binary, ngram_range, stop_words, dtype
+        As in :class:`CountVectorizer`.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n_docs, len(vocabulary))
+    """
+    docs = _as_str_list(docs)
+    an = _Analysis(docs, lowercase, _stop_set(stop_words), _check_ngram(ngram_range))
+    n_cols = len(vocabulary)
+    indptr, indices, values = an.rows(an.fixed_columns(vocabulary), n_cols)
+    X = _csr_pieces_to_sklearn(indptr, indices, values, n_cols, dtype)
+    if binary:
+        X.data.fill(1)
+    return X
+
+
+def transform_one(
+    doc: str,
+    vocabulary: Mapping[str, int],
+    *,
+    lowercase: bool = True,
+    binary: bool = False,
+    ngram_range: tuple[int, int] = (1, 1),
+    stop_words: frozenset[str] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Low-latency counts of one document: ``(columns, counts)``, columns sorted.
+
+    Pure Python (``re`` + dict lookups, no compiled kernel, no scipy object), so a short
+    document costs a few microseconds. Equal to the non-zeros of row 0 of
+    ``CountVectorizer(vocabulary=vocabulary, ...).transform([doc])``.
+
+    Parameters
+    ----------
+    doc : str
+    vocabulary : mapping str -> int
+    lowercase, binary, ngram_range
+        As in :class:`CountVectorizer` (any ``(min_n, max_n)``).
+    stop_words : frozenset of str or None
+        Already-resolved stop set (e.g. ``sklearn.feature_extraction.text.
+        ENGLISH_STOP_WORDS``); resolving ``'english'`` per call would cost time.
+
+    Returns
+    -------
+    columns : ndarray of int64, sorted
+    counts : ndarray of int64
+    """
+    if lowercase:
+        doc = doc.lower()
+    tokens = _TOKEN_RE.findall(doc)
+    if stop_words:
+        tokens = [t for t in tokens if t not in stop_words]
+    lo, hi = ngram_range
+    if hi != 1:
+        feats = list(tokens) if lo == 1 else []
+        n = len(tokens)
+        for k in range(max(lo, 2), min(hi, n) + 1):
+            feats.extend(" ".join(tokens[i : i + k]) for i in range(n - k + 1))
+        tokens = feats
+    get = vocabulary.get
+    counter: dict[int, int] = {}
+    for t in tokens:
+        j = get(t)
+        if j is not None:
+            counter[j] = counter.get(j, 0) + 1
+    cols = sorted(counter)
+    columns = np.array(cols, dtype=np.int64)
+    if binary:
+        return columns, np.ones(len(cols), dtype=np.int64)
+    return columns, np.array([counter[c] for c in cols], dtype=np.int64)
+
+
+def _murmur_index_sign(terms: list[str], n_features: int) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's FeatureHasher mapping term -> (column, sign), seed 0."""
+    h = np.fromiter(
+        (murmurhash3_32(t, seed=0) for t in terms), dtype=np.int64, count=len(terms)
+    )
+    idx = np.abs(h) % n_features
+    idx[h == -(2**31)] = (2**31 - 1 - (n_features - 1)) % n_features
+    sign = np.where(h >= 0, 1, -1)
+    return idx, sign
+
+
+def hashing_transform(
+    docs: Sequence[str],
+    *,
+    n_features: int = 2**20,
+    alternate_sign: bool = True,
+    norm: str | None = "l2",
+    binary: bool = False,
+    lowercase: bool = True,
+    ngram_range: tuple[int, int] = (1, 1),
+    stop_words: str | Iterable[str] | None = None,
+    dtype: Any = np.float64,
+) -> sp.csr_matrix:
+    """Equal to ``HashingVectorizer(**same settings).transform(docs)``.
+
+    Each distinct term is hashed once with ``sklearn.utils.murmurhash3_32(term,
+    seed=0)``: column ``abs(h) % n_features``, sign ``+1 if h >= 0 else -1`` (when
+    ``alternate_sign``); duplicates are summed, then ``binary`` and ``norm`` applied.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n_docs, n_features)
+    """
+    docs = _as_str_list(docs)
+    if len(docs) == 0:
+        raise ValueError("Cannot vectorize empty sequence; pass at least one document.")
+    an = _Analysis(docs, lowercase, _stop_set(stop_words), _check_ngram(ngram_range))
+    n_ids = an.n_uni + an.n_pair
+    ident = np.arange(n_ids, dtype=np.int64)
+    indptr, ids, counts = an.rows(ident, n_ids)
+    used = np.flatnonzero(np.bincount(ids, minlength=n_ids))
+    terms = an.term_list(used)
+    idx_u, sign_u = _murmur_index_sign(terms, int(n_features))
+    lut_idx = np.zeros(n_ids, dtype=np.int64)
+    lut_sign = np.zeros(n_ids, dtype=np.int64)
+    lut_idx[used] = idx_u
+    lut_sign[used] = sign_u if alternate_sign else 1
+    values = (counts * lut_sign[ids]).astype(dtype)
+    idx_dtype = np.int64 if indptr[-1] > np.iinfo(np.int32).max else np.int32
+    X = sp.csr_array(
+        (values, lut_idx[ids].astype(np.int32), indptr.astype(idx_dtype)),
+        dtype=dtype,
+        shape=(len(docs), int(n_features)),
+    )
+    X.sum_duplicates()
+    X = _align_api_if_sparse(X)
+    if binary:
+        X.data.fill(1)
+    if norm is not None:
+        X = normalize(X, norm=norm, copy=False)
+    return _align_api_if_sparse(X)
+
+
+def hash_by_class(
+    docs: Sequence[str],
+    y_codes: np.ndarray,
+    n_classes: int,
+    *,
+    n_features: int = 2**20,
+    alternate_sign: bool = False,
+    norm: str | None = None,
+    binary: bool = False,
+    lowercase: bool = True,
+    ngram_range: tuple[int, int] = (1, 1),
+    stop_words: str | Iterable[str] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-class sums ``Y^T X`` of :func:`hashing_transform` output (dense float64).
+
+    Defaults suit Naive Bayes (non-negative features: ``alternate_sign=False``,
+    ``norm=None``); note these differ from ``HashingVectorizer``'s defaults.
+
+    Returns
+    -------
+    sums : ndarray of shape (n_classes, n_features), float64
+    doc_freq : ndarray of shape (n_features,), int64
+        Number of documents with a stored entry in each column.
+    """
+    y = np.asarray(y_codes).astype(np.int64, copy=False)
+    X = hashing_transform(
+        docs, n_features=n_features, alternate_sign=alternate_sign, norm=norm,
+        binary=binary, lowercase=lowercase, ngram_range=ngram_range, stop_words=stop_words,
+    )
+    if y.shape != (X.shape[0],):
+        raise ValueError(f"y_codes must have shape ({X.shape[0]},), got {y.shape}.")
+    Y = sp.csr_array(
+        (np.ones(len(y)), y, np.arange(len(y) + 1)), shape=(len(y), int(n_classes))
+    )
+    sums = np.asarray((Y.T @ sp.csr_array(X)).toarray(), dtype=np.float64)
+    df = np.bincount(X.indices, minlength=int(n_features)).astype(np.int64)
+    return sums, df
+
+
+# --------------------------------------------------------------------------------------
+# scikit-learn compatible vectorizers
+# --------------------------------------------------------------------------------------
+
+
+def _fast_settings(est: Any) -> tuple[int, int] | None:
+    """The ngram range if ``est``'s settings are those of the compiled path, else None."""
+    if (
+        est.input != "content"
+        or est.analyzer != "word"
+        or est.preprocessor is not None
+        or est.tokenizer is not None
+        or est.strip_accents
+        or est.token_pattern not in _FAST_PATTERNS
+    ):
+        return None
+    try:
+        ngram = (int(est.ngram_range[0]), int(est.ngram_range[1]))
+    except (TypeError, ValueError, IndexError):
+        return None
+    if ngram not in _FAST_NGRAMS:
+        return None
+    return ngram
+
+
+def _all_str(docs: list[Any]) -> bool:
+    return all(type(d) is str for d in docs)
+
+
+def _small(docs: list[str]) -> bool:
+    """Tiny batches are faster through scikit-learn's pure-Python path (no kernel setup)."""
+    return len(docs) <= 8 and sum(map(len, docs)) < 4000
+
+
+class CountVectorizer(_sk_text.CountVectorizer):
+    """scikit-learn's ``CountVectorizer`` with an exact compiled fast path.
+
+    Same parameters, defaults, attributes and results as
+    :class:`sklearn.feature_extraction.text.CountVectorizer`. When the settings are
+    the default word analyzer (``token_pattern`` default, no custom ``preprocessor`` /
+    ``tokenizer``, no ``strip_accents``, ``input='content'``, ``ngram_range`` in
+    ``(1, 1)``, ``(1, 2)``, ``(2, 2)``) and all documents are ``str``, counting runs in
+    a compiled kernel; otherwise scikit-learn's implementation is used.
+
+    Examples
+    --------
+    >>> from nbayes.text import CountVectorizer
+    >>> cv = CountVectorizer()
+    >>> cv.fit_transform(["Hello world", "hello again"]).toarray()
+    array([[0, 1, 1],
+           [1, 1, 0]])
+    >>> cv.get_feature_names_out().tolist()
+    ['again', 'hello', 'world']
+    """
+
+    def _count_vocab(self, raw_documents: Iterable[Any], fixed_vocab: bool) -> Any:
+        docs = raw_documents if isinstance(raw_documents, list) else list(raw_documents)
+        ngram = _fast_settings(self)
+        if ngram is None or not _all_str(docs) or _small(docs):
+            return super()._count_vocab(docs, fixed_vocab)
+        self.build_analyzer()  # validation and stop-word consistency warning, as sklearn
+        an = _Analysis(docs, self.lowercase, self.get_stop_words(), ngram)
+        if fixed_vocab:
+            vocabulary = self.vocabulary_
+            col = an.fixed_columns(vocabulary)
+            n_cols = len(vocabulary)
+        else:
+            col, n_cols = an.seen()
+            if n_cols == 0:
+                raise ValueError(
+                    "empty vocabulary; perhaps the documents only contain stop words"
+                )
+            ids = np.flatnonzero(col >= 0)
+            ids = ids[np.argsort(col[ids])]
+            vocabulary = dict(zip(an.term_list(ids), range(n_cols), strict=True))
+        indptr, indices, values = an.rows(col, n_cols)
+        return vocabulary, _csr_pieces_to_sklearn(indptr, indices, values, n_cols, self.dtype)
+
+    # Vectorised, behaviour-identical versions of scikit-learn's per-term Python loops.
+    def _sort_features(self, X: Any, vocabulary: dict[str, Any]) -> Any:
+        terms = sorted(vocabulary)
+        get = vocabulary.__getitem__
+        old = np.fromiter(map(get, terms), dtype=np.int64, count=len(terms))
+        map_index = np.empty(len(terms), dtype=X.indices.dtype)
+        map_index[old] = np.arange(len(terms), dtype=X.indices.dtype)
+        vocabulary.update(zip(terms, range(len(terms)), strict=True))
+        X.indices = map_index.take(X.indices, mode="clip")
+        return X
+
+    def _limit_features(
+        self,
+        X: Any,
+        vocabulary: dict[str, Any],
+        high: Any = None,
+        low: Any = None,
+        limit: Any = None,
+    ) -> Any:
+        if high is None and low is None and limit is None:
+            return super()._limit_features(X, vocabulary, high, low, limit)
+        dfs = _sk_text._document_frequency(X)
+        mask = np.ones(len(dfs), dtype=bool)
+        if high is not None:
+            mask &= dfs <= high
+        if low is not None:
+            mask &= dfs >= low
+        if limit is not None and mask.sum() > limit:
+            tfs = np.asarray(X.sum(axis=0)).ravel()
+            mask_inds = (-tfs[mask]).argsort()[:limit]
+            new_mask = np.zeros(len(dfs), dtype=bool)
+            new_mask[np.where(mask)[0][mask_inds]] = True
+            mask = new_mask
+        new_indices = np.cumsum(mask) - 1
+        terms = list(vocabulary)
+        old = np.fromiter(vocabulary.values(), dtype=np.int64, count=len(terms))
+        keep = mask[old]
+        kept_terms = [t for t, k in zip(terms, keep.tolist(), strict=True) if k]
+        new_vals = list(new_indices[old[keep]])  # numpy integers, as scikit-learn stores
+        vocabulary.clear()
+        vocabulary.update(zip(kept_terms, new_vals, strict=True))
+        kept_indices = np.where(mask)[0]
+        if len(kept_indices) == 0:
+            raise ValueError(
+                "After pruning, no terms remain. Try a lower min_df or a higher max_df."
+            )
+        if len(kept_indices) == X.shape[1]:
+            return X  # X[:, all columns] is an identical copy
+        return X[:, kept_indices]
+
+
+class HashingVectorizer(_sk_text.HashingVectorizer):
+    """scikit-learn's ``HashingVectorizer`` with an exact compiled fast path.
+
+    Same parameters, defaults and results as
+    :class:`sklearn.feature_extraction.text.HashingVectorizer`; the fast path applies
+    under the same conditions as for :class:`CountVectorizer` and a floating ``dtype``.
+
+    Examples
+    --------
+    >>> from nbayes.text import HashingVectorizer
+    >>> X = HashingVectorizer(n_features=8, norm=None).transform(["a bb bb ccc"])
+    >>> X.shape, float(abs(X).sum())
+    ((1, 8), 3.0)
+    """
+
+    def transform(self, X: Iterable[Any]) -> Any:
+        if isinstance(X, str):
+            raise ValueError(
+                "Iterable over raw text documents expected, string object received."
+            )
+        docs = X if isinstance(X, list) else list(X)
+        ngram = _fast_settings(self)
+        nf = self.n_features
+        if (
+            ngram is None
+            or not docs
+            or not _all_str(docs)
+            or isinstance(nf, bool)
+            or not isinstance(nf, int | np.integer)
+            or nf < 1
+            or np.dtype(self.dtype).kind != "f"
+            or self.norm not in (None, "l1", "l2", "max")
+        ):
+            return super().transform(docs)
+        self._validate_ngram_range()
+        self.build_analyzer()  # validation and stop-word consistency warning, as sklearn
+        try:
+            return hashing_transform(
+                docs, n_features=int(nf), alternate_sign=bool(self.alternate_sign),
+                norm=self.norm, binary=bool(self.binary), lowercase=self.lowercase,
+                ngram_range=ngram, stop_words=self.get_stop_words(), dtype=self.dtype,
+            )
+        except UnicodeEncodeError:  # lone surrogates: let scikit-learn decide
+            return super().transform(docs)

@@ -1,0 +1,239 @@
+"""TextClassifier equals a scikit-learn Pipeline, and keeps every promise of the core."""
+
+from __future__ import annotations
+
+import csv
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
+from sklearn.pipeline import make_pipeline
+
+from nbayes import TextClassifier, UndecidableWarning
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def load(name: str) -> tuple[list[str], np.ndarray]:
+    with open(DATA / name, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(line for line in f if not line.startswith("#")))
+    return [r[0] for r in rows[1:]], np.array([r[1] for r in rows[1:]])
+
+
+SMS, SMS_Y = load("sms_slice.csv")
+RT, RT_Y = load("rt_slice.csv")
+
+SETTINGS = [
+    ("multinomial", MultinomialNB, {}),
+    ("bernoulli", BernoulliNB, {}),
+    ("complement", ComplementNB, {}),
+    ("multinomial", MultinomialNB, {"binary": True, "ngram_range": (1, 2)}),
+    ("multinomial", MultinomialNB, {"min_df": 2, "max_df": 0.5, "stop_words": "english"}),
+    ("multinomial", MultinomialNB, {"max_features": 300, "lowercase": False}),
+    ("bernoulli", BernoulliNB, {"ngram_range": (1, 2), "min_df": 2}),
+]
+
+
+@pytest.mark.parametrize(("model", "Sk", "kw"), SETTINGS)
+@pytest.mark.parametrize("data", ["sms", "rt"])
+def test_equals_sklearn_pipeline(model: str, Sk: type, kw: dict, data: str) -> None:
+    docs, y = (SMS, SMS_Y) if data == "sms" else (RT, RT_Y)
+    train, test = docs[:200], docs[200:]
+    ours = TextClassifier(model=model, alpha=0.7, **kw).fit(train, y[:200])
+    ref = make_pipeline(CountVectorizer(**kw), Sk(alpha=0.7)).fit(train, y[:200])
+    assert ours.vocabulary_ == ref[0].vocabulary_
+    np.testing.assert_allclose(ours.feature_count_, ref[-1].feature_count_)
+    np.testing.assert_allclose(
+        ours.predict_log_proba(test), ref.predict_log_proba(test), rtol=1e-10, atol=1e-10
+    )
+    assert (ours.predict(test) == ref.predict(test)).all()
+    # the one-document fast path agrees with the batch path
+    for doc in test[:5]:
+        np.testing.assert_allclose(
+            ours.predict_joint_log_proba([doc]),
+            ours.predict_joint_log_proba([doc, ""])[:1],
+            rtol=1e-12,
+        )
+
+
+def test_update_with_open_vocabulary_equals_fit() -> None:
+    whole = TextClassifier().fit(SMS, SMS_Y)
+    parts = TextClassifier().fit(SMS[:50], SMS_Y[:50])
+    for start in range(50, len(SMS), 70):
+        parts.update(SMS[start : start + 70], SMS_Y[start : start + 70])
+    assert parts.vocabulary_ == whole.vocabulary_
+    np.testing.assert_allclose(parts.predict_log_proba(RT), whole.predict_log_proba(RT))
+
+
+def test_partial_fit_needs_classes_then_streams() -> None:
+    clf = TextClassifier()
+    with pytest.raises(ValueError, match="classes must be passed"):
+        clf.partial_fit(SMS[:10], SMS_Y[:10])
+    clf.partial_fit(SMS[:100], SMS_Y[:100], classes=["ham", "spam"])
+    clf.partial_fit(SMS[100:], SMS_Y[100:])
+    whole = TextClassifier().fit(SMS, SMS_Y)
+    np.testing.assert_allclose(clf.predict_proba(RT[:20]), whole.predict_proba(RT[:20]))
+    with pytest.raises(ValueError, match="do not exist in the initial classes"):
+        clf.partial_fit(["hello"], ["other"])
+
+
+def test_update_adds_classes() -> None:
+    clf = TextClassifier().fit(SMS, SMS_Y).update(RT[::7], RT_Y[::7])
+    assert clf.classes_.tolist() == ["ham", "neg", "pos", "spam"]
+
+
+def test_unlearn_is_exact_and_drops_words() -> None:
+    both = TextClassifier(min_df=2).fit(SMS + RT, np.concatenate([SMS_Y, RT_Y]))
+    both.unlearn(RT, RT_Y)
+    ref = TextClassifier(min_df=2).fit(SMS, SMS_Y)
+    assert both.classes_.tolist() == ["ham", "spam"]
+    assert both.vocabulary_ == ref.vocabulary_
+    np.testing.assert_allclose(both.predict_log_proba(SMS), ref.predict_log_proba(SMS), rtol=1e-9)
+    before = both.predict_log_proba(SMS[:5])
+    with pytest.raises(ValueError, match="never learned"):
+        both.unlearn(["zzzunknownword"], ["ham"])
+    with pytest.raises(ValueError, match="never seen"):
+        both.unlearn([SMS[0]], ["pos"])
+    np.testing.assert_array_equal(both.predict_log_proba(SMS[:5]), before)
+
+
+def test_merge_unites_vocabularies() -> None:
+    a = TextClassifier(binary=True).fit(SMS[:150], SMS_Y[:150])
+    b = TextClassifier(binary=True).fit(SMS[150:], SMS_Y[150:])
+    whole = TextClassifier(binary=True).fit(SMS, SMS_Y)
+    merged = a + b
+    assert merged.vocabulary_ == whole.vocabulary_
+    np.testing.assert_allclose(merged.predict_log_proba(RT), whole.predict_log_proba(RT))
+    with pytest.raises(ValueError, match="different hyperparameters"):
+        a.merge(TextClassifier().fit(SMS, SMS_Y))
+
+
+def test_hashing_smooths_over_seen_buckets() -> None:
+    clf = TextClassifier(hashing=True, n_features=2**18).fit(SMS, SMS_Y)
+    exact = TextClassifier().fit(SMS, SMS_Y)
+    # with few collisions, hashing equals the exact vocabulary model
+    agree = (clf.predict(RT) == exact.predict(RT)).mean()
+    assert agree > 0.95
+    assert clf.feature_count_.shape[1] <= len(exact.vocabulary_)
+    with pytest.raises(AttributeError):
+        clf.vocabulary_  # noqa: B018
+
+
+def test_unknown_words_give_the_prior() -> None:
+    clf = TextClassifier().fit(SMS, SMS_Y)
+    np.testing.assert_allclose(
+        clf.predict_proba(["qqqq zzzz", ""]), np.exp([clf.class_log_prior_] * 2)
+    )
+
+
+def test_explain_words_and_exact_seed_example() -> None:
+    docs = ["free win", "free money", "win money", "meeting today", "free today", "lunch today"]
+    y = ["spam", "spam", "spam", "ham", "ham", "ham"]
+    clf = TextClassifier().fit(docs, y)
+    e = clf.explain("free money money unknownword")
+    assert sorted(e.feature_names) == ["free", "money"]
+    assert e.top(1)["spam"]["for"][0][0] == "money"
+    exact = clf.explain("free money", exact=True)
+    assert exact.joint == {"ham": Fraction(1, 144), "spam": Fraction(1, 32)}
+    assert "Decision: spam" in str(exact)
+    with pytest.raises(ValueError, match="one document"):
+        clf.explain(["free"])  # type: ignore[arg-type]
+
+
+def test_bernoulli_mle_cannot_decide() -> None:
+    docs = [
+        "keeper was sharp and composed",
+        "match was composed",
+        "brilliant match",
+        "match was not sharp",
+        "match was not composed",
+    ]
+    y = ["positive", "positive", "positive", "negative", "negative"]
+    clf = TextClassifier(model="bernoulli", alpha=0).fit(docs, y)
+    e = clf.explain("match was sharp", exact=True)
+    assert "≈ 0.00878" in str(e)
+    assert "cannot decide" in str(clf.explain("not sharp match", exact=True))
+    with pytest.warns(UndecidableWarning):
+        assert np.isnan(clf.predict_proba(["not sharp match"])).all()
+
+
+def test_sample_and_informative_words() -> None:
+    clf = TextClassifier().fit(SMS, SMS_Y)
+    docs, labels = clf.sample(3, random_state=0)
+    assert len(docs) == 3 and all(isinstance(w, str) for d in docs for w in d)
+    assert set(labels) <= {"ham", "spam"}
+    words = [w for w, _, _ in clf.most_informative_features(20)]
+    assert len(words) == 20
+    assert clf.n_parameters() == 2 * (len(clf.vocabulary_) - 1) + 1
+
+
+def test_sklearn_tools() -> None:
+    clf = TextClassifier(binary=True)
+    assert clone(clf).get_params()["binary"] is True
+    scores = cross_val_score(clf, SMS, SMS_Y, cv=3)
+    assert scores.mean() > 0.8
+    grid = GridSearchCV(TextClassifier(), {"alpha": [0.1, 1.0]}, cv=3).fit(RT, RT_Y)
+    assert grid.best_params_["alpha"] in (0.1, 1.0)
+
+
+def test_bad_input() -> None:
+    with pytest.raises(ValueError, match="string object received"):
+        TextClassifier().fit("just one string", ["a"])
+    with pytest.raises(ValueError, match="Document 1 is a int"):
+        TextClassifier().fit(["ok", 3], ["a", "b"])
+    with pytest.raises(ValueError, match="2 documents but 1 labels"):
+        TextClassifier().fit(["a b", "c d"], ["x"])
+    with pytest.raises(ValueError, match="0 documents"):
+        TextClassifier().fit([], [])
+    with pytest.raises(ValueError, match="'model' parameter"):
+        TextClassifier(model="gaussian").fit(["a"], ["b"])
+    with pytest.raises(ValueError, match="min_df"):
+        TextClassifier(min_df=-1).fit(["a"], ["b"])
+    with pytest.raises(ValueError, match="no terms remain"):
+        TextClassifier(min_df=0.9).fit(SMS, SMS_Y).predict(["hello"])
+
+
+def test_fit_files(tmp_path: Path) -> None:
+    path = tmp_path / "sms.csv"
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["text", "label"])
+        w.writerows(zip(SMS, SMS_Y, strict=True))
+    from_files = TextClassifier().fit_files(path, chunk_size=37)
+    whole = TextClassifier().fit(SMS, SMS_Y)
+    np.testing.assert_allclose(from_files.predict_proba(RT), whole.predict_proba(RT))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.text(alphabet=st.sampled_from(list("ab cdé_1 ΣİßxY\n")), max_size=30),
+            st.sampled_from(["p", "q", "r"]),
+        ),
+        min_size=2,
+        max_size=25,
+    ),
+    st.booleans(),
+)
+def test_random_text_equals_sklearn(rows: list[tuple[str, str]], binary: bool) -> None:
+    docs = [d for d, _ in rows]
+    y = np.array([c for _, c in rows])
+    try:
+        ref = make_pipeline(CountVectorizer(binary=binary), MultinomialNB()).fit(docs, y)
+    except ValueError:
+        with pytest.raises(ValueError):
+            TextClassifier(binary=binary).fit(docs, y).predict(docs)
+        return
+    ours = TextClassifier(binary=binary).fit(docs, y)
+    assert ours.vocabulary_ == ref[0].vocabulary_
+    np.testing.assert_allclose(
+        ours.predict_log_proba(docs), ref.predict_log_proba(docs), rtol=1e-9, atol=1e-9
+    )

@@ -1,0 +1,274 @@
+"""Exactness of nbayes.text against scikit-learn (vocabulary, CSR arrays, dtypes)."""
+
+from __future__ import annotations
+
+import csv
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from sklearn.feature_extraction.text import CountVectorizer as SkCount
+from sklearn.feature_extraction.text import HashingVectorizer as SkHash
+
+from nbayes.text import (
+    CountVectorizer,
+    HashingVectorizer,
+    count_by_class,
+    hash_by_class,
+    hashing_transform,
+    transform_counts,
+    transform_one,
+)
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def _read_slice(name: str) -> tuple[list[str], list[str]]:
+    with open(DATA / name, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(line for line in f if not line.startswith("#")))
+    assert rows[0] == ["text", "label"]
+    return [r[0] for r in rows[1:]], [r[1] for r in rows[1:]]
+
+
+SMS, SMS_Y = _read_slice("sms_slice.csv")
+RT, RT_Y = _read_slice("rt_slice.csv")
+
+# Characters where a hand-written \w or lower() would go wrong.
+TRICKY = (
+    "aAzZ09_ éÉèàçñÑüÜöÖßẞİıIiΣσςΑΩάΆ\u0301\u0307\u0308\u200d\u200c"
+    "中文字日本語한국어ﾃｽﾄＡＢ１２٣٤۵०१२²³½ⅣǅǄǆﬁﬂ😀👍🏽ЖжЁё"
+    "ΐǰ\u0345ͅ\u1e9e\u2160\u2170ꙮ\U0001d400\U0001d41a"
+    " \t\n\r.,;:!?'\"-()/\\@#$%&*+=<>[]{}|~^`\x00\x85\u2028\u00a0\u3000"
+)
+tricky_text = st.text(alphabet=TRICKY, max_size=60)
+any_text = st.text(max_size=40)
+docs_strategy = st.lists(st.one_of(tricky_text, any_text, st.just("")), min_size=1, max_size=8)
+
+
+def assert_same_csr(a: sp.spmatrix, b: sp.spmatrix) -> None:
+    assert type(a) is type(b)
+    assert a.format == b.format == "csr"
+    assert a.shape == b.shape
+    assert a.dtype == b.dtype
+    assert a.indices.dtype == b.indices.dtype
+    assert a.indptr.dtype == b.indptr.dtype
+    np.testing.assert_array_equal(a.indptr, b.indptr)
+    np.testing.assert_array_equal(a.indices, b.indices)
+    np.testing.assert_array_equal(a.data, b.data)
+
+
+def check_count(docs: list[str], **kw: object) -> None:
+    ours, ref = CountVectorizer(**kw), SkCount(**kw)
+    try:
+        want = ref.fit_transform(docs)
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=str(exc)[:20]):
+            ours.fit_transform(docs)
+        return
+    got = ours.fit_transform(docs)
+    assert ours.vocabulary_ == ref.vocabulary_
+    assert list(ours.vocabulary_) == list(ref.vocabulary_)
+    assert_same_csr(got, want)
+    assert_same_csr(ours.transform(docs[::-1]), ref.transform(docs[::-1]))
+
+
+COUNT_SETTINGS = [
+    {},
+    {"lowercase": False},
+    {"ngram_range": (1, 2)},
+    {"ngram_range": (2, 2), "lowercase": False},
+    {"binary": True},
+    {"min_df": 2},
+    {"max_df": 0.5, "min_df": 1},
+    {"max_features": 5},
+    {"max_features": 7, "ngram_range": (1, 2), "binary": True},
+    {"stop_words": "english"},
+    {"stop_words": ["the", "a", "xx", "σας", "ab cd"], "ngram_range": (1, 2)},
+    {"dtype": np.float32},
+]
+
+
+@pytest.mark.parametrize("kw", COUNT_SETTINGS, ids=lambda kw: str(sorted(kw.items())))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(docs=docs_strategy)
+def test_count_vectorizer_matches_sklearn_random_unicode(docs: list[str], kw: dict) -> None:
+    check_count(docs, **kw)
+
+
+@pytest.mark.parametrize("kw", COUNT_SETTINGS, ids=lambda kw: str(sorted(kw.items())))
+@pytest.mark.parametrize("corpus", ["sms", "rt"])
+def test_count_vectorizer_matches_sklearn_real(corpus: str, kw: dict) -> None:
+    check_count(SMS if corpus == "sms" else RT, **kw)
+
+
+def test_special_lowercasing() -> None:
+    docs = ["İSTANBUL İi", "ΟΔΟΣ ΟΔΟΣ.", "ΣΑΣ Σ ΑΣ'Β", "STRASSE ẞ", "ǅemal ǄEMAL", "ΑΣ", "Β"]
+    for kw in ({}, {"ngram_range": (1, 2)}, {"lowercase": False}):
+        check_count(docs, **kw)
+
+
+@settings(max_examples=30, deadline=None)
+@given(docs=docs_strategy, data=st.data())
+def test_fixed_vocabulary_matches_sklearn(docs: list[str], data: st.DataObject) -> None:
+    fitted = SkCount(ngram_range=(1, 2)).fit(SMS[:50] + docs)
+    terms = sorted(fitted.vocabulary_)
+    chosen = data.draw(st.lists(st.sampled_from(terms), min_size=1, max_size=30, unique=True))
+    vocab = {t: i for i, t in enumerate(chosen)}
+    for kw in ({}, {"ngram_range": (1, 2)}, {"binary": True, "ngram_range": (1, 2)}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # upper-case terms warning, same in both
+            check_count(docs, vocabulary=vocab, **kw)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"tokenizer": str.split, "token_pattern": None},
+        {"strip_accents": "unicode"},
+        {"analyzer": "char", "ngram_range": (2, 3)},
+        {"token_pattern": r"(?u)\b\w+\b"},
+        {"ngram_range": (1, 3)},
+        {"preprocessor": str.upper, "lowercase": False},
+    ],
+)
+def test_fallback_settings_match_sklearn(kw: dict) -> None:
+    check_count(SMS[:80], **kw)
+
+
+def test_non_str_inputs_fall_back() -> None:
+    docs = [d.encode("utf-8") for d in RT[:30]]
+    check_count(docs)  # type: ignore[arg-type]
+    ours = CountVectorizer().fit_transform(iter(RT[:30]))
+    assert_same_csr(ours, SkCount().fit_transform(RT[:30]))
+    with pytest.raises(ValueError, match="string object received"):
+        CountVectorizer().fit_transform("just one string")
+
+
+def test_sklearn_api() -> None:
+    cv = CountVectorizer(ngram_range=(1, 2), min_df=2)
+    cv2 = clone(cv)
+    assert cv2.get_params() == cv.get_params()
+    cv2.fit(RT)
+    ref = SkCount(ngram_range=(1, 2), min_df=2).fit(RT)
+    assert list(cv2.get_feature_names_out()) == list(ref.get_feature_names_out())
+    with pytest.raises(ValueError):
+        CountVectorizer(max_df=-1.0).fit(RT)
+
+
+HASH_SETTINGS = [
+    {"n_features": 2**10},
+    {"n_features": 7, "alternate_sign": False, "norm": None},
+    {"n_features": 2**18, "norm": "l1", "binary": True},
+    {"n_features": 31, "ngram_range": (1, 2), "stop_words": "english"},
+    {"n_features": 2**20, "lowercase": False, "dtype": np.float32},
+]
+
+
+@pytest.mark.parametrize("kw", HASH_SETTINGS, ids=lambda kw: str(sorted(kw.items())))
+@settings(max_examples=25, deadline=None)
+@given(docs=docs_strategy)
+def test_hashing_matches_sklearn_random_unicode(docs: list[str], kw: dict) -> None:
+    assert_same_csr(HashingVectorizer(**kw).fit_transform(docs), SkHash(**kw).transform(docs))
+
+
+@pytest.mark.parametrize("kw", HASH_SETTINGS, ids=lambda kw: str(sorted(kw.items())))
+def test_hashing_matches_sklearn_real(kw: dict) -> None:
+    assert_same_csr(HashingVectorizer(**kw).transform(SMS), SkHash(**kw).transform(SMS))
+    assert_same_csr(hashing_transform(RT, **kw), SkHash(**kw).transform(RT))
+
+
+def _reference_class_sums(docs: list[str], y: np.ndarray, n_classes: int, **kw: object):
+    cv = SkCount(**kw)
+    X = cv.fit_transform(docs)
+    Y = np.eye(n_classes, dtype=np.int64)[y]
+    return cv.vocabulary_, Y.T @ X.toarray(), (X.toarray() > 0).sum(axis=0)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"binary": True},
+        {"lowercase": False, "ngram_range": (1, 2)},
+        {"stop_words": "english", "ngram_range": (2, 2)},
+    ],
+)
+def test_count_by_class_matches_sklearn(kw: dict) -> None:
+    docs = SMS + [""]
+    labels, y = np.unique(SMS_Y + ["ham"], return_inverse=True)
+    vocab, counts, df = count_by_class(docs, y, len(labels), **kw)
+    ref_vocab, ref_counts, ref_df = _reference_class_sums(docs, y, len(labels), **kw)
+    assert vocab == ref_vocab
+    assert list(vocab.values()) == list(range(len(vocab)))
+    assert counts.dtype == np.int64
+    np.testing.assert_array_equal(counts, ref_counts)
+    np.testing.assert_array_equal(df, ref_df)
+
+
+@settings(max_examples=30, deadline=None)
+@given(docs=docs_strategy, split=st.integers(0, 8))
+def test_count_by_class_incremental(docs: list[str], split: int) -> None:
+    docs = docs + ["common words here", "Words"]
+    y = np.arange(len(docs)) % 3
+    vocab: dict[str, int] = {}
+    v1, c1, d1 = count_by_class(docs[:split], y[:split], 3, vocabulary=vocab)
+    assert v1 is vocab
+    n1 = len(vocab)
+    _, c2, d2 = count_by_class(docs[split:], y[split:], 3, vocabulary=vocab)
+    assert list(vocab.values()) == list(range(len(vocab)))
+    total = c2.copy()
+    total[:, :n1] += c1
+    dtot = d2.copy()
+    dtot[:n1] += d1
+    ref_vocab, ref_counts, ref_df = _reference_class_sums(docs, y, 3)
+    perm = np.array([ref_vocab[t] for t in vocab])
+    assert set(vocab) == set(ref_vocab)
+    np.testing.assert_array_equal(total, ref_counts[:, perm])
+    np.testing.assert_array_equal(dtot, ref_df[perm])
+    # the new terms of the second call are appended in sorted order
+    new = list(vocab)[n1:]
+    assert new == sorted(new)
+    # fixed vocabulary: unknown words ignored
+    _, c3, _ = count_by_class(docs, y, 3, vocabulary=vocab, fixed_vocabulary=True)
+    np.testing.assert_array_equal(c3, total)
+    assert len(vocab) == c3.shape[1]
+
+
+def test_transform_helpers() -> None:
+    ref = SkCount(ngram_range=(1, 2), stop_words="english").fit(SMS)
+    vocab = ref.vocabulary_
+    kw = {"ngram_range": (1, 2), "stop_words": "english"}
+    assert_same_csr(transform_counts(RT, vocab, **kw), ref.transform(RT))
+    want = ref.transform(RT[:40])
+    for i, doc in enumerate(RT[:40]):
+        cols, vals = transform_one(doc, vocab, ngram_range=(1, 2), stop_words=ENGLISH_STOP_WORDS)
+        row = want[[i]]
+        np.testing.assert_array_equal(cols, np.sort(row.indices))
+        np.testing.assert_array_equal(vals, row.toarray()[0, cols])
+    cols, vals = transform_one("FREE free Free win", vocab, binary=True)
+    assert vals.tolist() == [1] * len(cols)
+
+
+def test_hash_by_class() -> None:
+    labels, y = np.unique(SMS_Y, return_inverse=True)
+    sums, df = hash_by_class(SMS, y, len(labels), n_features=2**12)
+    X = SkHash(n_features=2**12, alternate_sign=False, norm=None).transform(SMS)
+    np.testing.assert_array_equal(sums, np.eye(len(labels))[y].T @ X.toarray())
+    np.testing.assert_array_equal(df, (X.toarray() > 0).sum(axis=0))
+
+
+def test_errors_are_advice() -> None:
+    with pytest.raises(ValueError, match="in \\[0, 2\\)"):
+        count_by_class(["a b", "cc dd"], np.array([0, 2]), 2)
+    with pytest.raises(ValueError, match="ngram_range"):
+        count_by_class(["aa bb"], np.array([0]), 1, ngram_range=(1, 3))
+    with pytest.raises(TypeError, match="decode"):
+        count_by_class([b"aa bb"], np.array([0]), 1)  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="single string"):
+        transform_counts("aa bb", {"aa": 0})
