@@ -15,6 +15,8 @@ from .exceptions import (
     UndecidableWarning,
 )
 from .explain import Explanation
+from .kernel import KernelNB
+from .mixed import MixedNB
 from .naive_bayes import (
     BernoulliNB,
     CategoricalNB,
@@ -44,6 +46,8 @@ __all__ = [
     "Explanation",
     "GaussianNB",
     "InvalidParameterError",
+    "KernelNB",
+    "MixedNB",
     "ModelFileError",
     "MultinomialNB",
     "NBayesWarning",

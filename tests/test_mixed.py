@@ -1,0 +1,324 @@
+"""MixedNB: one model over numeric, categorical, boolean, count and text columns."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.feature_extraction.text import CountVectorizer
+
+from nbayes import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, PoissonNB
+from nbayes.explain import Explanation
+from nbayes.mixed import MixedNB, infer_family
+
+LABELS = np.array(["a", "b", "c"])
+
+
+def make_table(seed: int = 0, n: int = 120, gaps: bool = True) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.choice(LABELS, n)
+    words = {"a": "great love fine", "b": "bad hate broken", "c": "okay meh fine"}
+    df = pd.DataFrame(
+        {
+            "age": np.round(rng.normal(40, 8, n) + (y == "b") * 12, 2),
+            "income": rng.standard_exponential(n) * 10 + (y == "c") * 5,
+            "visits": rng.poisson(1 + 3 * (y == "c")).astype(np.int64) + 11 * (y == "a"),
+            "rating": rng.integers(1, 5, n),
+            "city": rng.choice(["oslo", "rome", "lima"], n).astype(object),
+            "member": rng.random(n) < np.where(y == "a", 0.8, 0.3),
+            "review": [" ".join(rng.choice(words[c].split(), 4)) + " product" for c in y],
+        }
+    )
+    if gaps:
+        df.loc[rng.random(n) < 0.15, "age"] = np.nan
+        df.loc[rng.random(n) < 0.15, "city"] = None
+        df.loc[rng.random(n) < 0.15, "review"] = None
+    return df, y
+
+
+DF, Y = make_table()
+FAMILIES = {
+    "age": "gaussian",
+    "income": "kde",
+    "visits": "poisson",
+    "rating": "categorical",
+    "city": "categorical",
+    "member": "bernoulli",
+    "review": "text",
+}
+
+
+def proba_close(a: MixedNB, b: MixedNB, X: object) -> None:
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-9, atol=1e-12)
+
+
+# ------------------------------------------------------------------ inference, summary
+def test_inference_rules() -> None:
+    clf = MixedNB().fit(DF, Y)
+    assert clf.families_ == {**FAMILIES, "income": "gaussian"}
+    text = clf.summary()
+    for name in DF.columns:
+        assert name in text
+    assert "float values" in text and "codes" in text and "text" in text
+    assert infer_family(np.array([0, 3, 150, 7, 8, 9, 1, 2, 4, 5, 6]))[0] == "gaussian"
+    assert infer_family(np.array([0, 3, 15, 7, 8, 9, 1, 2, 4, 5, 6]))[0] == "poisson"
+    assert infer_family(np.array([-1, 3]))[0] == "gaussian"
+    assert infer_family(pd.Series(["x", "y"], dtype="category"))[0] == "categorical"
+    assert infer_family(pd.Series([True, None], dtype="boolean"))[0] == "bernoulli"
+
+
+def test_columns_override_and_numpy_spec() -> None:
+    clf = MixedNB(columns={"income": "kde"}).fit(DF, Y)
+    assert clf.families_ == FAMILIES
+    X = np.column_stack([DF["age"].to_numpy(), DF["city"].to_numpy()]).astype(object)
+    spec = MixedNB(columns={"age": "gaussian", "city": "categorical"}).fit(X, Y)
+    assert spec.families_ == {"age": "gaussian", "city": "categorical"}
+    ref = MixedNB().fit(DF[["age", "city"]], Y)
+    np.testing.assert_allclose(spec.predict_proba(X), ref.predict_proba(DF[["age", "city"]]))
+    listed = MixedNB(columns=["gaussian", "categorical"]).fit(X, Y)
+    assert list(listed.families_) == ["x0", "x1"]
+    with pytest.raises(ValueError, match="Unknown family 'normal'"):
+        MixedNB(columns={"age": "normal"}).fit(DF, Y)
+
+
+def test_polars_equals_pandas() -> None:
+    pl = pytest.importorskip("polars")
+    a = MixedNB(columns={"income": "kde"}).fit(DF, Y)
+    b = MixedNB(columns={"income": "kde"}).fit(pl.from_pandas(DF), Y)
+    assert a.families_ == b.families_
+    np.testing.assert_allclose(a.predict_proba(DF), b.predict_proba(pl.from_pandas(DF)))
+
+
+# -------------------------------------------------- composed of the existing families
+def test_single_family_tables_equal_the_plain_estimators() -> None:
+    rng = np.random.default_rng(3)
+    y = rng.choice([0, 1], 80)
+    Xg = rng.normal(size=(80, 3)) + y[:, None]
+    np.testing.assert_allclose(
+        MixedNB().fit(Xg, y).predict_proba(Xg),
+        GaussianNB().fit(Xg, y).predict_proba(Xg),
+        rtol=1e-10,
+    )
+    Xc = rng.choice(["p", "q", "r"], (80, 2)).astype(object)
+    np.testing.assert_allclose(
+        MixedNB(columns=["categorical"] * 2, alpha=0.5).fit(Xc, y).predict_proba(Xc),
+        CategoricalNB(alpha=0.5).fit(Xc, y).predict_proba(Xc),
+        rtol=1e-10,
+    )
+    Xb = rng.random((80, 3)) < 0.4
+    np.testing.assert_allclose(
+        MixedNB().fit(Xb, y).predict_proba(Xb),
+        BernoulliNB(binarize=None).fit(Xb, y).predict_proba(Xb),
+        rtol=1e-10,
+    )
+    Xp = rng.poisson(3, (80, 2)).astype(float)
+    np.testing.assert_allclose(
+        MixedNB(columns=["poisson"] * 2).fit(Xp, y).predict_proba(Xp),
+        PoissonNB().fit(Xp, y).predict_proba(Xp),
+        rtol=1e-10,
+    )
+    docs = DF["review"].fillna("").to_numpy()
+    counts = CountVectorizer().fit_transform(docs)
+    np.testing.assert_allclose(
+        MixedNB(columns={"review": "text"})
+        .fit(DF[["review"]].fillna(""), Y)
+        .predict_proba(DF[["review"]].fillna("")),
+        MultinomialNB().fit(counts, Y).predict_proba(counts),
+        rtol=1e-10,
+    )
+
+
+# ---------------------------------------------------------------- the algebra holds
+cuts = st.integers(10, 110)
+
+
+@settings(max_examples=10, deadline=None)
+@given(cut=cuts, seed=st.integers(0, 1000))
+def test_merge_equals_fit_on_union(cut: int, seed: int) -> None:
+    df, y = make_table(seed)
+    full = MixedNB(columns=FAMILIES).fit(df, y)
+    a = MixedNB(columns=FAMILIES).fit(df.iloc[:cut], y[:cut])
+    b = MixedNB(columns=FAMILIES).fit(df.iloc[cut:], y[cut:])
+    proba_close(a + b, full, df)
+    part = MixedNB(columns=FAMILIES).partial_fit(df.iloc[:cut], y[:cut], classes=LABELS)
+    part.partial_fit(df.iloc[cut:], y[cut:])
+    proba_close(part, full, df)
+
+
+@settings(max_examples=10, deadline=None)
+@given(cut=cuts, seed=st.integers(0, 1000))
+def test_unlearn_is_the_inverse(cut: int, seed: int) -> None:
+    df, y = make_table(seed)
+    rest = MixedNB(columns=FAMILIES).fit(df.iloc[:cut], y[:cut])
+    back = MixedNB(columns=FAMILIES).fit(df, y).unlearn(df.iloc[cut:], y[cut:])
+    proba_close(back, rest, df)
+    np.testing.assert_allclose(back.class_count_, rest.class_count_)
+
+
+def test_update_adds_classes_and_unlearn_removes_them() -> None:
+    first = Y != "c"
+    clf = MixedNB(columns=FAMILIES).fit(DF[first], Y[first])
+    assert clf.classes_.tolist() == ["a", "b"]
+    clf.update(DF[~first], Y[~first])
+    proba_close(clf, MixedNB(columns=FAMILIES).fit(DF, Y), DF)
+    clf.unlearn(DF[~first], Y[~first])
+    assert clf.classes_.tolist() == ["a", "b"]
+    with pytest.raises(ValueError, match="never"):
+        clf.unlearn(DF[~first], Y[~first])
+
+
+# ------------------------------------------------------------------- missing values
+@settings(max_examples=15, deadline=None)
+@given(row=st.integers(0, 119), column=st.sampled_from(list(FAMILIES)))
+def test_missing_value_is_the_model_without_that_column(row: int, column: str) -> None:
+    spec = {k: v for k, v in FAMILIES.items() if k != column}
+    # epsilon is shared by the gaussian columns: keep it out of the comparison
+    full = MixedNB(columns=FAMILIES, var_smoothing=0.0).fit(DF, Y)
+    without = MixedNB(columns=spec, var_smoothing=0.0).fit(DF.drop(columns=column), Y)
+    x = DF.iloc[[row]].copy()
+    x[column] = None
+    np.testing.assert_allclose(
+        full.predict_proba(x), without.predict_proba(x.drop(columns=column)), rtol=1e-9
+    )
+
+
+def test_per_column_class_counts_and_all_missing_class() -> None:
+    df = DF.copy()
+    df.loc[Y == "c", "age"] = np.nan  # class c never shows an age
+    df.loc[Y == "c", "city"] = None
+    clf = MixedNB(columns=FAMILIES).fit(df, Y)
+    counts = dict(zip(clf._stats.names, clf._stats.columns, strict=True))
+    assert counts["age"].class_count[2] == 0
+    assert counts["member"].class_count.tolist() == clf.class_count_.tolist()
+    p = clf.predict_proba(DF)
+    assert np.isfinite(p).all()
+    # for class c, the age term is the pooled density: the same for any class-c-less model
+    e = clf.explain(DF.iloc[0])
+    assert np.isfinite(e.terms).all()
+
+
+def test_unseen_category_is_smoothed() -> None:
+    clf = MixedNB(columns=FAMILIES).fit(DF, Y)
+    x = DF.iloc[[0]].copy()
+    x["city"] = "paris"
+    assert np.isfinite(clf.predict_joint_log_proba(x)).all()
+    e = clf.explain(x)
+    k = list(e.feature_names).index("city")
+    # alpha / (n_c + alpha·K): the same relative evidence for every class up to n_c
+    n_c = clf._stats.columns[k].class_count
+    np.testing.assert_allclose(e.terms[:, k], np.log(1.0 / (n_c + 3.0)))
+
+
+# -------------------------------------------------------- everything else the core offers
+def test_explain_sample_parameters_top() -> None:
+    clf = MixedNB(columns=FAMILIES).fit(DF, Y)
+    e = clf.explain(DF.iloc[[5]])
+    assert isinstance(e, Explanation)
+    assert e.feature_names == list(DF.columns)
+    jll = clf.predict_joint_log_proba(DF.iloc[[5]])[0]
+    np.testing.assert_allclose(e.log_prior + e.terms.sum(axis=1), jll)
+    assert e.prediction == clf.predict(DF.iloc[[5]])[0]
+    assert clf.explain(DF.iloc[5].to_dict()).terms.shape == e.terms.shape
+    with pytest.raises(ValueError, match="exact"):
+        clf.explain(DF.iloc[[5]], exact=True)
+
+    Xs, ys = clf.sample(30, random_state=1)
+    assert list(Xs.columns) == list(DF.columns)
+    assert Xs.dtypes.to_dict() == DF.dtypes.to_dict()
+    assert set(ys) <= set(LABELS)
+    pd.testing.assert_frame_equal(Xs, clf.sample(30, random_state=1)[0])
+    clf.predict(Xs)  # samples are valid input
+
+    C = 3
+    cats = len(clf._stats.columns[4].categories[0])
+    vocab = len(clf._stats.columns[6].vocabulary)
+    income_points = len(clf._stats.columns[1].values[0])
+    expected = 2 * C + C * income_points + C + C * 3 + C * (cats - 1) + C + C * (vocab - 1)
+    assert clf.n_parameters() == expected + C - 1
+    assert clf.n_parameters(full_joint=True) == math.inf
+    small = MixedNB().fit(DF[["age", "member"]], Y)
+    # conditional Gaussian: 2 cells x 3 classes, each a mean and variance, plus the table
+    assert small.n_parameters(full_joint=True) == 3 * 1 + 3 * 2 * 2 + 2
+
+    ranked = clf.most_informative_features(3)
+    assert len(ranked) == 3 and ranked[0][2] >= ranked[1][2] >= ranked[2][2]
+    assert {name for name, _, _ in ranked} <= set(DF.columns)
+    labels, proba = clf.predict_top(DF.head(4), n=2)
+    assert labels.shape == (4, 2) and (proba[:, 0] >= proba[:, 1]).all()
+
+
+def test_polars_sample_keeps_dtypes() -> None:
+    pl = pytest.importorskip("polars")
+    pdf = pl.from_pandas(DF)
+    clf = MixedNB(columns=FAMILIES).fit(pdf, Y)
+    Xs, _ = clf.sample(10, random_state=0)
+    assert isinstance(Xs, pl.DataFrame) and Xs.schema == pdf.schema
+
+
+def test_merge_checks_hyperparameters_and_columns() -> None:
+    a = MixedNB().fit(DF, Y)
+    with pytest.raises(ValueError, match="alpha"):
+        a + MixedNB(alpha=0.5).fit(DF, Y)
+    with pytest.raises(ValueError, match="different columns or families"):
+        a + MixedNB().fit(DF.drop(columns="age"), Y)
+
+
+def test_variance_smoothing_does_not_depend_on_the_batches() -> None:
+    full = MixedNB().fit(DF, Y)
+    part = MixedNB()
+    for start in range(0, 120, 30):
+        part.partial_fit(DF.iloc[start : start + 30], Y[start : start + 30], classes=LABELS)
+    assert part.epsilon_ == pytest.approx(full.epsilon_, rel=1e-12)
+
+
+# ----------------------------------------------------------------------- bad input
+def test_bad_input_names_the_column() -> None:
+    df = DF.copy()
+    df["city"] = df["city"].astype(object)
+    df.loc[3, "city"] = 5
+    with pytest.raises(ValueError, match="'city' mixes value types"):
+        MixedNB().fit(df, Y)
+    df = DF.copy()
+    df.loc[3, "income"] = np.inf
+    with pytest.raises(ValueError, match="'income' contains infinity"):
+        MixedNB().fit(df, Y)
+    y = Y.astype(object)
+    y[4] = None
+    with pytest.raises(ValueError, match="label column y has missing values .* row.*4"):
+        MixedNB().fit(DF, y)
+    y = Y.astype(object)
+    y[4] = np.nan
+    with pytest.raises(ValueError, match="missing values"):
+        MixedNB().fit(DF, y)
+    df = DF.copy()
+    df["review"] = np.arange(len(df))
+    with pytest.raises(ValueError, match="'review' is a text column but holds a int"):
+        MixedNB(columns={"review": "text"}).fit(df, Y)
+    with pytest.raises(ValueError, match="lacks the column"):
+        MixedNB().fit(DF, Y).predict(DF.drop(columns="age"))
+    with pytest.raises(ValueError, match="'member' is a bernoulli column but holds 2.0"):
+        MixedNB(columns={"member": "bernoulli"}).fit(DF.assign(member=2), Y)
+
+
+# ---------------------------------------------------------------------------- plots
+def test_plots(tmp_path: object) -> None:
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    from nbayes.plot import confusion_matrix, marginals
+
+    clf = MixedNB(columns=FAMILIES).fit(DF, Y)
+    for column in DF.columns:
+        ax = marginals(clf, column)
+        assert ax.get_title() == f"P({column} | class)"
+        assert len(ax.get_legend().get_texts()) == 3
+    marginals(GaussianNB().fit(DF[["age"]].fillna(40), Y), "age")
+    ax = confusion_matrix(Y, clf.predict(DF))
+    ax.figure.savefig(f"{tmp_path}/cm.png")
+    plt.close("all")
+    with pytest.raises(ValueError, match="Unknown column 'nope'"):
+        marginals(clf, "nope")
