@@ -7,6 +7,7 @@ generate data (``sample``) and explain themselves (``explain``, exactly with fra
 
 from __future__ import annotations
 
+from .evaluation import EvaluationReport, evaluate
 from .exceptions import (
     DecodingWarning,
     InvalidParameterError,
@@ -15,6 +16,7 @@ from .exceptions import (
     UndecidableWarning,
 )
 from .explain import Explanation
+from .io.persist import load, save
 from .kernel import KernelNB
 from .mixed import MixedNB
 from .naive_bayes import (
@@ -43,7 +45,11 @@ __all__ = [
     "CategoricalNB",
     "ComplementNB",
     "DecodingWarning",
+    "EvaluationReport",
     "Explanation",
+    "evaluate",
+    "load",
+    "save",
     "GaussianNB",
     "InvalidParameterError",
     "KernelNB",

@@ -29,7 +29,13 @@ from . import _params
 from ._families import Family
 from ._families._common import exact_prior, row_values
 from ._stats import CountStats, readonly
-from ._validation import check_finite, check_non_negative, check_sample_weight, feature_names
+from ._validation import (
+    FeatureNames,
+    check_finite,
+    check_non_negative,
+    check_sample_weight,
+    feature_names,
+)
 from .exceptions import UndecidableWarning
 
 __all__ = ["BaseNB", "log_normalize"]
@@ -111,7 +117,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------ validation
     def _validate_X_values(self, X: Any) -> Any:
         who = type(self).__name__
-        names = feature_names(self, X.shape[1])
+        names = FeatureNames(self, X.shape[1])
         check_finite(X, who, names)
         if self._counts_only:
             check_non_negative(X, who, names)

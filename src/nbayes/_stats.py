@@ -80,15 +80,20 @@ def _check_subtract_classes(removed: np.ndarray, classes: np.ndarray) -> None:
 
 
 def _check_not_negative(name: str, value: np.ndarray, scale: np.ndarray | float) -> np.ndarray:
-    """Clip rounding noise to zero; raise if ``value`` is really negative."""
-    tol = _NEGATIVE_TOL * np.maximum(np.abs(scale), 1.0)
+    """Snap rounding noise (|value| within 1e-9 of ``scale``) to zero; raise if ``value`` is
+    really negative.
+
+    With float weights, ``(a + b + c) - (c + b + a)`` can leave 1e-16 instead of 0: a class
+    whose examples were all unlearned must still count 0 (and be dropped).
+    """
+    tol = _NEGATIVE_TOL * np.abs(scale)
     if np.any(value < -tol):
         raise ValueError(
             f"Cannot unlearn these examples: the {name} would become negative "
             f"(down to {float(np.min(value))!r}), so they were never learned by this model "
             "(or were already unlearned). Nothing was changed."
         )
-    return np.where(value < 0, 0.0, value)
+    return np.where(value <= tol, 0.0, value)
 
 
 def class_codes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -461,7 +466,16 @@ def _chan_subtract(
         m2_a = np.where(na > 0, m2 - m2_b - (mean_a - mean_b) ** 2 * na * nb / nt, 0.0)
     mean_a = np.where(nb == 0, mean, mean_a)
     m2_a = np.where(nb == 0, m2, m2_a)
-    m2_a = _check_not_negative("sum of squared deviations", m2_a, m2)
+    # Rounding noise in M2 scales with the raw sum of squares, not with M2 itself: only a
+    # deficit beyond that is data that was never learned. Below it, clip to zero.
+    raw = np.abs(m2) + nt * mean**2
+    if np.any(m2_a < -_NEGATIVE_TOL * raw):
+        raise ValueError(
+            "Cannot unlearn these examples: the sum of squared deviations would become "
+            f"negative (down to {float(np.min(m2_a))!r}), so they were never learned by this "
+            "model (or were already unlearned). Nothing was changed."
+        )
+    m2_a = np.where(m2_a < 0, 0.0, m2_a)
     return n_a, mean_a, m2_a
 
 

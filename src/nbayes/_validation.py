@@ -13,6 +13,7 @@ __all__ = [
     "check_finite",
     "check_non_negative",
     "check_sample_weight",
+    "FeatureNames",
     "feature_names",
     "is_sparse",
 ]
@@ -24,12 +25,33 @@ def is_sparse(X: Any) -> bool:
     return bool(sp.issparse(X))
 
 
+class FeatureNames(Sequence[str]):
+    """The names of the features, made one at a time when an error message needs them.
+
+    ``feature_names_in_`` if the estimator knows them, else ``x0, x1, ...``. Building a
+    list of 10^5 names on every call to fit or predict would cost more than the fit.
+    """
+
+    def __init__(self, estimator: Any, n_features: int) -> None:
+        self._names = getattr(estimator, "feature_names_in_", None)
+        self._n = n_features
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, j: Any) -> Any:
+        if isinstance(j, slice):
+            return [self[i] for i in range(*j.indices(self._n))]
+        j = int(j)
+        if not -self._n <= j < self._n:
+            raise IndexError(j)
+        j %= self._n
+        return str(self._names[j]) if self._names is not None else f"x{j}"
+
+
 def feature_names(estimator: Any, n_features: int) -> list[str]:
     """The names of the features: ``feature_names_in_`` if known, else ``x0, x1, ...``."""
-    names = getattr(estimator, "feature_names_in_", None)
-    if names is not None:
-        return [str(n) for n in names]
-    return [f"x{j}" for j in range(n_features)]
+    return list(FeatureNames(estimator, n_features))
 
 
 def _describe_columns(columns: Sequence[int] | np.ndarray, names: Sequence[str] | None) -> str:

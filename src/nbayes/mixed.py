@@ -270,6 +270,10 @@ def _pooled(col: Any) -> Any:
         )
     if isinstance(col, TextStats):
         return replace(col, counts=_pooled(col.counts))
+    if isinstance(col, PointStats):
+        weights = tuple(np.where(empty[:, None], w.sum(axis=0), w) for w in col.weights)
+        total = col.class_count.sum()
+        return replace(col, class_count=np.where(empty, total, col.class_count), weights=weights)
     fc = col.feature_count
     return replace(
         col,

@@ -6,6 +6,7 @@ training, prediction and everything beyond scikit-learn live in :class:`nbayes._
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -23,7 +24,7 @@ from ._families import (
     PoissonFamily,
 )
 from ._stats import CategoryStats, MomentStats, readonly
-from ._validation import check_finite, feature_names
+from ._validation import FeatureNames, check_finite
 
 __all__ = [
     "BernoulliNB",
@@ -399,7 +400,7 @@ class CategoricalNB(_DiscreteNB):
         else:
             X, y = validate_data(self, X, y, **kw)
         who = type(self).__name__
-        names = feature_names(self, X.shape[1])
+        names = FeatureNames(self, X.shape[1])
         fitted_labelled = not reset and not self._stats.integer_coded
         coded = X.dtype.kind in "biuf" and not fitted_labelled
         if coded:
@@ -461,7 +462,7 @@ class CategoricalNB(_DiscreteNB):
         return tags
 
 
-def _as_labels(X: np.ndarray, who: str, names: list[str]) -> np.ndarray:
+def _as_labels(X: np.ndarray, who: str, names: Sequence[str]) -> np.ndarray:
     """Check an object array of category labels: no missing values, one orderable type."""
     for j in range(X.shape[1]):
         column = X[:, j]

@@ -562,6 +562,16 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             )
         return sp.csr_matrix(transform_counts(docs, derived["vocabulary"], binary=self._clip, **kw))
 
+    def analyze(self, text: str) -> list[str]:
+        """The terms of one document in order (words, n-grams), as the model counts them."""
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        return list(
+            CountVectorizer(
+                lowercase=self.lowercase, ngram_range=self._ngram(), stop_words=self.stop_words
+            ).build_analyzer()(text)
+        )
+
     # ------------------------------------------------------------ prediction
     def transform(self, X: Any) -> sp.csr_matrix:
         """The documents as the count matrix the model scores (kept terms only)."""

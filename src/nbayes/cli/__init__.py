@@ -1,0 +1,116 @@
+"""The ``nbayes`` command line: train, evaluate, explain and use Naive Bayes models.
+
+Run ``nbayes -h`` (or ``python -m nbayes -h``) for the commands; every command has ``-h``
+with an example. :func:`main` is the entry point; it returns the exit status: 0 on
+success, 1 on an error (reported as one ``Error: ...`` line), 2 on bad arguments.
+
+Examples
+--------
+>>> main(["info", "no-such-model.nbayes"])  # doctest: +SKIP
+Error: No model file 'no-such-model.nbayes': train one first with `nbayes train`.
+1
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+from nbayes.cli import demo, explain, forget, info, predict, sample, train, update
+from nbayes.cli import eval as eval_command
+from nbayes.cli._common import UI, CLIError
+
+__all__ = ["build_parser", "main"]
+
+COMMANDS = (demo, train, predict, eval_command, explain, info, update, forget, sample)
+
+
+def _version() -> str:
+    from nbayes import __version__
+
+    return str(__version__)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``nbayes`` with every sub-command."""
+    parser = argparse.ArgumentParser(
+        prog="nbayes",
+        description=(
+            "Naive Bayes from sufficient statistics: train, evaluate, explain and update "
+            "models from the command line."
+        ),
+        epilog=(
+            "Example:\n"
+            "  nbayes demo                                   # spam filter on bundled SMS data\n"
+            "  nbayes train reviews.csv -o reviews.nbayes    # columns text,label\n"
+            '  nbayes explain reviews.nbayes "loved every minute"\n\n'
+            "Run `nbayes COMMAND -h` for the options of a command."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"nbayes {_version()}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in COMMANDS:
+        module.add_parser(subparsers)
+    return parser
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    if isinstance(exc, KeyError) and exc.args:
+        text = str(exc.args[0])
+    return " ".join(text.split())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``nbayes`` command line with ``argv`` (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success, 1 on an error, 2 on bad arguments.
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(None if argv is None else list(argv))
+    except SystemExit as exc:  # -h/--version (0) or bad arguments (2)
+        return int(exc.code) if isinstance(exc.code, int) else 2
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    ui = UI(quiet=getattr(args, "quiet", False), verbose=getattr(args, "verbose", False))
+    seen: set[str] = set()
+
+    def show(message: Any, category: Any, *_: Any, **__: Any) -> None:
+        text = _one_line(message if isinstance(message, BaseException) else Exception(message))
+        if text not in seen:
+            seen.add(text)
+            ui.warn(text)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.showwarning = show
+        try:
+            return int(args.run(args, ui))
+        except KeyboardInterrupt:
+            ui.err.write("Interrupted.\n")
+            return 130
+        except BrokenPipeError:  # e.g. `nbayes predict ... | head`
+            return 0
+        except (CLIError, ValueError, TypeError, OSError, LookupError, ImportError) as exc:
+            if ui.verbose:
+                traceback.print_exc(file=ui.err)
+            ui.err.write(f"Error: {_one_line(exc)}\n")
+            return 1
+        except Exception as exc:  # a bug: still one line, the traceback with -v
+            if ui.verbose:
+                traceback.print_exc(file=ui.err)
+            ui.err.write(
+                f"Error: unexpected {type(exc).__name__}: {_one_line(exc)} (this is a bug in "
+                "nbayes; run again with -v for the traceback and report it)\n"
+            )
+            return 1

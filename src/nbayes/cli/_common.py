@@ -1,0 +1,260 @@
+"""Shared plumbing of the commands: output, progress, colours, reading data, model files.
+
+Nothing here computes anything about a model: commands call the library for that.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+import numpy as np
+
+__all__ = [
+    "CLIError",
+    "UI",
+    "add_data_options",
+    "coerce_labels",
+    "command_parser",
+    "is_text_model",
+    "load_model",
+    "read_labelled_texts",
+    "read_texts_only",
+    "save_model",
+]
+
+
+class CLIError(Exception):
+    """A problem to report as one ``Error: ...`` line (exit status 1)."""
+
+
+class _Progress:
+    """A one-line counter on a terminal's stderr; silent otherwise."""
+
+    def __init__(self, ui: UI, desc: str, unit: str) -> None:
+        self.ui, self.desc, self.unit = ui, desc, unit
+        self.count = 0
+        self.enabled = ui.interactive
+        self._last = 0.0
+
+    def advance(self, n: int = 1) -> None:
+        self.count += n
+        now = time.monotonic()
+        if self.enabled and now - self._last > 0.1:
+            self._last = now
+            self.ui.err.write(f"\r{self.desc}: {self.count:,} {self.unit}")
+            self.ui.err.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.ui.err.write(f"\r{self.desc}: {self.count:,} {self.unit}\n")
+            self.ui.err.flush()
+
+
+class UI:
+    """Where a command writes: results on stdout, messages on stderr.
+
+    Parameters
+    ----------
+    quiet : bool
+        Only results and errors (no progress, no notes).
+    verbose : bool
+        Also details (timings, settings).
+    """
+
+    def __init__(
+        self,
+        quiet: bool = False,
+        verbose: bool = False,
+        out: TextIO | None = None,
+        err: TextIO | None = None,
+    ) -> None:
+        self.quiet = quiet
+        self.verbose = verbose and not quiet
+        self.out = sys.stdout if out is None else out
+        self.err = sys.stderr if err is None else err
+
+    @property
+    def interactive(self) -> bool:
+        """True when progress may be drawn: stderr is a terminal and not ``-q``."""
+        return not self.quiet and _isatty(self.err)
+
+    def print(self, text: str = "") -> None:
+        """A result line (stdout)."""
+        self.out.write(text + "\n")
+
+    def note(self, text: str) -> None:
+        """A message for people (stderr), hidden by ``-q``."""
+        if not self.quiet:
+            self.err.write(text + "\n")
+
+    def detail(self, text: str) -> None:
+        """A message shown with ``-v`` only (stderr)."""
+        if self.verbose:
+            self.err.write(text + "\n")
+
+    def warn(self, text: str) -> None:
+        if not self.quiet:
+            self.err.write(f"Warning: {text}\n")
+
+    @contextmanager
+    def progress(self, desc: str, unit: str) -> Iterator[_Progress]:
+        bar = _Progress(self, desc, unit)
+        start = time.perf_counter()
+        try:
+            yield bar
+        finally:
+            bar.close()
+            self.detail(f"{desc}: {bar.count:,} {unit} in {time.perf_counter() - start:.2f} s")
+
+    def color(self, mode: str = "auto") -> bool:
+        """Whether to colour stdout: ``always``, ``never``, or ``auto`` (a terminal, and
+        the ``NO_COLOR`` environment variable unset)."""
+        if mode == "always":
+            return True
+        if mode == "never":
+            return False
+        return _isatty(self.out) and not os.environ.get("NO_COLOR")
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+# ------------------------------------------------------------------------------ parsers
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+def command_parser(
+    subparsers: Any, name: str, summary: str, description: str, examples: Sequence[str]
+) -> argparse.ArgumentParser:
+    """A sub-command parser with ``-q``/``-v`` and an ``Example:`` section in its help."""
+    epilog = "Example:\n" + "\n".join(f"  {e}" for e in examples)
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        name,
+        help=summary,
+        description=description,
+        epilog=epilog,
+        formatter_class=_HelpFormatter,
+    )
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-q", "--quiet", action="store_true", help="print only results and errors")
+    group.add_argument("-v", "--verbose", action="store_true", help="print details and timings")
+    return parser
+
+
+def add_data_options(parser: argparse.ArgumentParser, labels: bool = True) -> None:
+    """``--text-col``, ``--label-col`` (and ``--encoding``) for commands that read data."""
+    parser.add_argument(
+        "--text-col", default="text", metavar="NAME", help="column holding the documents"
+    )
+    if labels:
+        parser.add_argument(
+            "--label-col", default="label", metavar="NAME", help="column holding the labels"
+        )
+    parser.add_argument("--encoding", default="utf-8", help="text encoding of the files")
+
+
+# --------------------------------------------------------------------------- model files
+
+
+def load_model(path: str) -> Any:
+    """Load a model file (ModelFileError explains any problem)."""
+    from nbayes.io.persist import load
+
+    if not os.path.exists(path):
+        raise CLIError(f"No model file {path!r}: train one first with `nbayes train`.")
+    return load(path)
+
+
+def save_model(model: Any, path: str) -> None:
+    from nbayes.io.persist import save
+
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise CLIError(f"Cannot write {path!r}: the folder {directory!r} does not exist.")
+    save(model, path)
+
+
+def is_text_model(model: Any) -> bool:
+    from nbayes.text import TextClassifier
+
+    return isinstance(model, TextClassifier)
+
+
+# --------------------------------------------------------------------------------- data
+
+
+def _read(
+    ui: UI, sources: Sequence[str], text_col: str, label_col: str | None, encoding: str
+) -> tuple[list[str], list[Any] | None]:
+    from nbayes.io.readers import read_texts
+
+    texts: list[str] = []
+    labels: list[Any] = []
+    try:
+        chunks = read_texts(list(sources), text_col, label_col, encoding=encoding)
+        with ui.progress("Reading", "documents") as bar:
+            for chunk in chunks:
+                texts.extend(chunk.texts)
+                if chunk.labels is not None:
+                    labels.extend(chunk.labels)
+                bar.advance(len(chunk))
+    except FileNotFoundError as exc:
+        raise CLIError(str(exc.args[0] if exc.args else exc)) from None
+    except LookupError as exc:
+        raise CLIError(f"Unknown encoding {encoding!r} ({exc}).") from None
+    if not texts:
+        raise CLIError(f"No documents found in {', '.join(map(repr, sources))}.")
+    return texts, (labels if label_col is not None else None)
+
+
+def read_labelled_texts(
+    ui: UI, sources: Sequence[str], text_col: str, label_col: str, encoding: str = "utf-8"
+) -> tuple[list[str], list[Any]]:
+    """Documents and their labels from any source :func:`nbayes.io.read_texts` reads."""
+    texts, labels = _read(ui, sources, text_col, label_col, encoding)
+    assert labels is not None
+    return texts, labels
+
+
+def read_texts_only(
+    ui: UI, sources: Sequence[str], text_col: str, encoding: str = "utf-8"
+) -> list[str]:
+    """Documents without labels (a label column, if any, is ignored)."""
+    return _read(ui, sources, text_col, None, encoding)[0]
+
+
+def coerce_labels(labels: Sequence[Any], classes: np.ndarray) -> np.ndarray:
+    """Labels read from a file, in the type of the model's classes (CSV gives strings)."""
+    y = np.asarray(labels)
+    if y.dtype.kind == classes.dtype.kind or classes.dtype.kind in "UO":
+        if classes.dtype.kind == "U" and y.dtype.kind != "U":
+            return y.astype(str)
+        return y
+    try:
+        if classes.dtype.kind == "b":
+            text = [str(v).strip().lower() for v in y]
+            bad = [v for v in text if v not in {"true", "false", "1", "0"}]
+            if bad:
+                raise ValueError(bad[0])
+            return np.array([v in {"true", "1"} for v in text])
+        if classes.dtype.kind in "iu":
+            return np.array([int(str(v).strip()) for v in y], dtype=classes.dtype)
+        return np.array([float(str(v).strip()) for v in y], dtype=classes.dtype)
+    except (ValueError, OverflowError) as exc:
+        raise CLIError(
+            f"The label {exc.args[0] if exc.args else ''!s} does not fit the model's classes "
+            f"{classes.tolist()!r} (of type {classes.dtype}). Check --label-col."
+        ) from None

@@ -1,0 +1,51 @@
+"""Reading the data a fitted model takes: documents for text models, tables otherwise."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from nbayes.cli._common import (
+    UI,
+    coerce_labels,
+    is_text_model,
+    read_labelled_texts,
+    read_texts_only,
+)
+
+__all__ = ["feature_kind", "labelled_inputs", "unlabelled_inputs"]
+
+
+def feature_kind(model: Any) -> str:
+    """``"categorical"`` for CategoricalNB, else ``"numeric"`` (table models)."""
+    return "categorical" if type(model).__name__ == "CategoricalNB" else "numeric"
+
+
+def labelled_inputs(
+    ui: UI, model: Any, sources: Sequence[str], args: argparse.Namespace
+) -> tuple[Any, np.ndarray]:
+    """``(X, y)`` for ``model`` from ``sources``; labels in the type of the model's classes."""
+    if is_text_model(model):
+        texts, labels = read_labelled_texts(
+            ui, sources, args.text_col, args.label_col, args.encoding
+        )
+        return texts, coerce_labels(labels, model.classes_)
+    from nbayes.cli._tables import read_table, split_labels, table_features
+
+    table = read_table(ui, sources)
+    _, labels = split_labels(table, args.label_col)
+    X = table_features(table, feature_kind(model), args.label_col, model)
+    return X, coerce_labels(labels, model.classes_)
+
+
+def unlabelled_inputs(ui: UI, model: Any, sources: Sequence[str], args: argparse.Namespace) -> Any:
+    """``X`` for ``model`` from ``sources`` (a label column, if present, is ignored)."""
+    if is_text_model(model):
+        return read_texts_only(ui, sources, args.text_col, args.encoding)
+    from nbayes.cli._tables import read_table, table_features
+
+    table = read_table(ui, sources)
+    return table_features(table, feature_kind(model), args.label_col, model)

@@ -1,0 +1,165 @@
+"""Tables of numeric or categorical columns for the non-text models (needs pandas).
+
+A table is a CSV/TSV (optionally gzipped), JSON lines or Parquet file with a header; one
+column holds the labels (``--label-col``), every other column is a feature. The features
+keep their column names, so a model trained here checks them at prediction time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nbayes.cli._common import UI, CLIError
+
+__all__ = ["TABLE_ESTIMATORS", "table_features", "read_table"]
+
+#: the estimators that learn from tables (``--model`` choices beyond text)
+TABLE_ESTIMATORS = ("gaussian", "categorical", "poisson", "multinomial", "bernoulli", "complement")
+
+
+def _pandas() -> Any:
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is installed with the test extra
+        raise CLIError(
+            "Reading tables of numeric or categorical columns needs pandas: "
+            "pip install pandas (text data does not)."
+        ) from None
+    return pd
+
+
+def _read_one(pd: Any, path: str) -> Any:
+    p = Path(path)
+    if not p.exists():
+        raise CLIError(f"No such file: {path!r}.")
+    if p.is_dir():
+        raise CLIError(
+            f"{path!r} is a folder: the non-text models read one table per file "
+            "(CSV, TSV, JSON lines or Parquet)."
+        )
+    suffixes = [s.lower() for s in p.suffixes if s.lower() != ".gz"]
+    ext = suffixes[-1] if suffixes else ""
+    try:
+        if ext in (".csv", ".tsv", ".tab"):
+            sep = "," if ext == ".csv" else "\t"
+            return pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False)
+        if ext in (".jsonl", ".ndjson"):
+            return pd.read_json(p, lines=True, dtype=False)
+        if ext in (".parquet", ".pq"):
+            return pd.read_parquet(p)
+    except (ValueError, OSError, UnicodeDecodeError) as exc:
+        raise CLIError(f"Cannot read the table {path!r}: {exc}") from None
+    raise CLIError(
+        f"Cannot tell the format of {path!r} from its extension: tables are .csv, .tsv, "
+        ".jsonl or .parquet (optionally .gz)."
+    )
+
+
+def read_table(ui: UI, paths: Sequence[str]) -> Any:
+    """All rows of the tables, one pandas DataFrame (CSV cells as strings)."""
+    pd = _pandas()
+    frames = []
+    with ui.progress("Reading", "rows") as bar:
+        for path in paths:
+            frame = _read_one(pd, path)
+            frames.append(frame)
+            bar.advance(len(frame))
+    columns = list(frames[0].columns)
+    for path, frame in zip(paths[1:], frames[1:], strict=True):
+        if list(frame.columns) != columns:
+            raise CLIError(
+                f"The table {path!r} has the columns {list(frame.columns)}, but {paths[0]!r} has "
+                f"{columns}: every table must have the same columns."
+            )
+    table = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    if len(table) == 0:
+        raise CLIError(f"No rows found in {', '.join(map(repr, paths))}.")
+    return table
+
+
+def split_labels(table: Any, label_col: str) -> tuple[Any, list[Any]]:
+    """The table without its label column, and the labels."""
+    if label_col not in table.columns:
+        raise CLIError(
+            f"No label column {label_col!r}; the columns are {list(map(str, table.columns))}. "
+            "Name it with --label-col."
+        )
+    labels = table[label_col].tolist()
+    missing = [i for i, v in enumerate(labels) if v is None or v == "" or v != v]
+    if missing:
+        raise CLIError(f"Row {missing[0]} has no label (column {label_col!r}).")
+    return table.drop(columns=[label_col]), labels
+
+
+def table_features(table: Any, kind: str, label_col: str | None, model: Any = None) -> Any:
+    """The feature columns as the model expects them: named, ordered, typed.
+
+    Parameters
+    ----------
+    table : DataFrame
+    kind : str
+        ``"numeric"`` or ``"categorical"``.
+    label_col : str or None
+        Dropped if present (prediction reads files with or without labels).
+    model : fitted estimator, optional
+        Its ``feature_names_in_`` select and order the columns.
+    """
+    pd = _pandas()
+    names = getattr(model, "feature_names_in_", None) if model is not None else None
+    if names is not None:
+        missing = [str(n) for n in names if n not in table.columns]
+        if missing:
+            raise CLIError(
+                f"The data lacks the column(s) {missing} the model was trained on; it has "
+                f"{list(map(str, table.columns))}."
+            )
+        X = table[list(names)]
+    else:
+        X = table.drop(columns=[label_col]) if label_col in table.columns else table
+        if model is not None and X.shape[1] != model.n_features_in_:
+            raise CLIError(
+                f"The data has {X.shape[1]} feature column(s) {list(map(str, X.columns))}, but "
+                f"the model expects {model.n_features_in_}."
+            )
+        if model is not None:  # trained without names: give none
+            X = X.to_numpy()
+            return _typed(pd, pd.DataFrame(X), kind, model).to_numpy()
+    if X.shape[1] == 0:
+        raise CLIError("The table has no feature column besides the labels.")
+    return _typed(pd, X, kind, model)
+
+
+def _typed(pd: Any, X: Any, kind: str, model: Any) -> Any:
+    if kind == "categorical":
+        coded = model is not None and model.categories_ and model.categories_[0].dtype.kind in "iu"
+        if coded:
+            return _numeric(pd, X, integer=True)
+        return X.astype(str)
+    return _numeric(pd, X, integer=False)
+
+
+def _numeric(pd: Any, X: Any, integer: bool) -> Any:
+    out = {}
+    for col in X.columns:
+        values = X[col]
+        converted = pd.to_numeric(values, errors="coerce")
+        bad = converted.isna() & ~values.isna() | (values.astype(str).str.strip() == "")
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise CLIError(
+                f"Column {str(col)!r}, row {row}: {str(values.iloc[row])!r} is not a number. "
+                "Numeric models need numbers in every feature column (use --model categorical "
+                "for labels)."
+            )
+        if integer:
+            if (converted != converted.round()).any():
+                raise CLIError(f"Column {str(col)!r} holds non-integer category codes.")
+            converted = converted.astype(np.int64)
+        else:
+            converted = converted.astype(np.float64)
+        out[col] = converted
+    return pd.DataFrame(out, index=X.index)

@@ -1,0 +1,74 @@
+"""``nbayes demo``: a spam filter on the bundled SMS Spam Collection, evaluated and explained."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+
+from nbayes.cli._common import UI, CLIError, command_parser, save_model
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: Any) -> None:
+    p = command_parser(
+        subparsers,
+        "demo",
+        "train, evaluate and explain a spam filter on bundled data",
+        "Train a multinomial Naive Bayes spam filter on 80% of the bundled SMS Spam\n"
+        "Collection (5,574 messages; Almeida, Gómez Hidalgo & Yamakami, DocEng 2011),\n"
+        "evaluate it on the other 20% (a fixed random split), and explain two held-out\n"
+        "messages word by word.",
+        ["nbayes demo", "nbayes demo --seed 1 -o spam.nbayes   # also save the model"],
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the train/test split")
+    p.add_argument("--test-size", type=float, default=0.2, help="held-out fraction (default 0.2)")
+    p.add_argument("-o", "--output", metavar="MODEL", help="also save the trained model here")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, ui: UI) -> int:
+    from sklearn.model_selection import train_test_split
+
+    from nbayes.cli.explain import _Paint, explain_text
+    from nbayes.data import SMS_SPAM_CITATION, load_sms_spam
+    from nbayes.evaluation import evaluate
+    from nbayes.text import TextClassifier
+
+    if not 0 < args.test_size < 1:
+        raise CLIError(f"--test-size must be between 0 and 1; got {args.test_size}.")
+    with ui.progress("Reading", "messages") as bar:
+        texts, labels = load_sms_spam()
+        bar.advance(len(texts))
+    train_x, test_x, train_y, test_y = train_test_split(
+        texts, labels, test_size=args.test_size, random_state=args.seed, stratify=labels
+    )
+    ui.print(
+        f"SMS Spam Collection: {len(texts):,} messages "
+        f"({labels.count('ham'):,} ham, {labels.count('spam'):,} spam)."
+    )
+    ui.print(f"Training on {len(train_x):,}, testing on {len(test_x):,} (seed {args.seed}).")
+    with ui.progress("Training", "messages") as bar:
+        model = TextClassifier().fit(train_x, train_y)
+        bar.advance(len(train_x))
+    ui.print(f"Vocabulary: {len(model.get_feature_names_out()):,} words.")
+    ui.print("")
+    ui.print(str(evaluate(model, test_x, test_y)))
+    paint = _Paint(ui.color(args.color))
+    # The first held-out message of each class that the model gets right.
+    test_arr = np.asarray(test_y)
+    correct = model.predict(test_x) == test_arr
+    for cls in ("spam", "ham"):
+        i = int(np.flatnonzero((test_arr == cls) & correct)[0])
+        ui.print("")
+        ui.print(f"Held-out message ({cls}): {test_x[i]!r}")
+        explain_text(ui, model, test_x[i], exact=False, paint=paint)
+    if args.output:
+        save_model(model, args.output)
+        ui.note(f"Saved the model to {args.output}")
+    ui.print("")
+    ui.print(f"Data: {SMS_SPAM_CITATION}")
+    return 0

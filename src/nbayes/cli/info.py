@@ -1,0 +1,77 @@
+"""``nbayes info``: what a model file holds."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from typing import Any
+
+from nbayes.cli._common import UI, command_parser, is_text_model, load_model
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: Any) -> None:
+    p = command_parser(
+        subparsers,
+        "info",
+        "describe a model file",
+        "Describe MODEL: its type and hyperparameters, classes and their counts, the\n"
+        "number of features (vocabulary size), the parameter count of the naive model and\n"
+        "of the full joint model over the same features, and the most informative\n"
+        "features per class.",
+        ["nbayes info spam.nbayes --top 5"],
+    )
+    p.add_argument("model", metavar="MODEL", help="model file")
+    p.add_argument("--top", type=int, default=10, metavar="K", help="features listed per class")
+    p.set_defaults(run=run)
+
+
+def _count(n: float) -> str:
+    if isinstance(n, float) and math.isinf(n):
+        return "infinite"
+    if isinstance(n, int) and n >= 10**15:
+        digits = str(n)
+        return f"about {digits[0]}.{digits[1:3]}e{len(digits) - 1}"
+    return f"{int(n):,}"
+
+
+def run(args: argparse.Namespace, ui: UI) -> int:
+    from nbayes.io.persist import read_metadata
+
+    model = load_model(args.model)
+    metadata, _ = read_metadata(args.model)
+    text = is_text_model(model)
+    est = model
+    ui.print(f"file: {args.model} ({os.path.getsize(args.model):,} bytes)")
+    ui.print(f"written by: nbayes {metadata['nbayes_version']}")
+    kind = f"text model (TextClassifier, {model.model})" if text else type(est).__name__
+    ui.print(f"model: {kind}")
+    params = ", ".join(f"{k}={v!r}" for k, v in sorted(est.get_params(deep=False).items()))
+    ui.print(f"hyperparameters: {params}")
+    if text:
+        n_terms = len(model.get_feature_names_out())
+        what = "hash buckets in use" if model.hashing else "terms"
+        ui.print(f"vocabulary: {n_terms:,} {what}")
+    else:
+        names = getattr(est, "feature_names_in_", None)
+        shown = "" if names is None else f": {', '.join(map(str, names[:20]))}"
+        more = " ..." if names is not None and len(names) > 20 else ""
+        ui.print(f"features: {est.n_features_in_}{shown}{more}")
+    ui.print("classes:")
+    for c, n in zip(model.classes_.tolist(), model.class_count_.tolist(), strict=True):
+        ui.print(f"  {c}: {n:g}")
+    naive = model.n_parameters()
+    full = model.n_parameters(full_joint=True)
+    ui.print(f"parameters: {_count(naive)} (naive Bayes), {_count(full)} (full joint model)")
+    k = max(args.top, 0)
+    if k:
+        n_features = len(model.get_feature_names_out()) if text else est.n_features_in_
+        features = model.most_informative_features(n_features)
+        ui.print(f"most informative features per class (top {k}, log likelihood ratio):")
+        for cls in model.classes_.tolist():
+            best = [(f, s) for f, c, s in features if c == cls][:k]
+            if best:
+                ui.print(f"  {cls}: " + ", ".join(f"{f} ({s:.2f})" for f, s in best))
+    return 0

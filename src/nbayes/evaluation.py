@@ -1,0 +1,194 @@
+"""Evaluate a fitted classifier on labelled data: one report with the usual figures.
+
+:func:`evaluate` returns an :class:`EvaluationReport` with the accuracy, per-class
+precision, recall, F1 and support, the confusion matrix and the log loss, computed with
+scikit-learn's metrics. ``nbayes eval`` prints the same report.
+
+Examples
+--------
+>>> from nbayes import MultinomialNB
+>>> X = [[2, 0], [3, 1], [0, 2], [1, 3]]
+>>> y = ["spam", "spam", "ham", "ham"]
+>>> report = evaluate(MultinomialNB().fit(X, y), X, y)
+>>> report.accuracy
+1.0
+>>> report.confusion_matrix
+array([[2, 0],
+       [0, 2]])
+>>> print(report)  # doctest: +NORMALIZE_WHITESPACE
+accuracy  1.000  (4 examples)
+log loss  0.105
+class  precision  recall  f1     support
+ham    1.000      1.000   1.000  2
+spam   1.000      1.000   1.000  2
+confusion matrix (rows: true class, columns: predicted)
+       ham  spam
+ham    2    0
+spam   0    2
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sklearn import metrics
+
+__all__ = ["EvaluationReport", "evaluate"]
+
+
+@dataclass(frozen=True)
+class EvaluationReport:
+    """Figures of a classifier on labelled data.
+
+    Attributes
+    ----------
+    classes : ndarray
+        The classes the figures refer to (the model's, plus any label only the data has),
+        in the order of the rows and columns of ``confusion_matrix``.
+    n_samples : int
+    accuracy : float
+    precision, recall, f1 : ndarray of shape (n_classes,)
+        Per class; 0 where undefined (no prediction of, or no example of, the class).
+    support : ndarray of shape (n_classes,)
+        Number of examples of each class.
+    confusion_matrix : ndarray of shape (n_classes, n_classes)
+        Row = true class, column = predicted class.
+    log_loss : float
+        Mean negative log-probability of the true class; ``inf`` if some label is unknown to
+        the model (it gives it probability 0), ``nan`` if some row is undecidable.
+    n_undecidable : int
+        Rows for which every class has zero likelihood (unsmoothed models).
+    """
+
+    classes: np.ndarray
+    n_samples: int
+    accuracy: float
+    precision: np.ndarray
+    recall: np.ndarray
+    f1: np.ndarray
+    support: np.ndarray
+    confusion_matrix: np.ndarray
+    log_loss: float
+    n_undecidable: int = 0
+
+    def per_class(self) -> list[dict[str, Any]]:
+        """One dict per class: class, precision, recall, f1, support."""
+        return [
+            {
+                "class": cls,
+                "precision": float(p),
+                "recall": float(r),
+                "f1": float(f),
+                "support": int(s),
+            }
+            for cls, p, r, f, s in zip(
+                self.classes.tolist(), self.precision, self.recall, self.f1, self.support,
+                strict=True,
+            )
+        ]  # fmt: skip
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able figures (a non-finite log loss becomes ``None``)."""
+        return {
+            "n_samples": self.n_samples,
+            "accuracy": self.accuracy,
+            "log_loss": self.log_loss if math.isfinite(self.log_loss) else None,
+            "n_undecidable": self.n_undecidable,
+            "classes": self.classes.tolist(),
+            "per_class": self.per_class(),
+            "confusion_matrix": self.confusion_matrix.tolist(),
+        }
+
+    def __str__(self) -> str:
+        names = [str(c) for c in self.classes.tolist()]
+        width = max([5, *map(len, names)])
+        lines = [f"accuracy  {self.accuracy:.3f}  ({self.n_samples} examples)"]
+        if math.isnan(self.log_loss):
+            lines.append(f"log loss  undefined ({self.n_undecidable} undecidable rows)")
+        elif math.isinf(self.log_loss):
+            lines.append("log loss  infinite (the data has labels the model does not know)")
+        else:
+            lines.append(f"log loss  {self.log_loss:.3f}")
+        lines.append(f"{'class':<{width}}  precision  recall  f1     support")
+        for row in self.per_class():
+            lines.append(
+                f"{row['class']!s:<{width}}  {row['precision']:<9.3f}  {row['recall']:<6.3f}  "
+                f"{row['f1']:<5.3f}  {row['support']}"
+            )
+        lines.append("confusion matrix (rows: true class, columns: predicted)")
+        cells = [[str(v) for v in row] for row in self.confusion_matrix.tolist()]
+        col_w = [max(len(n), *(len(r[j]) for r in cells)) for j, n in enumerate(names)]
+        lines.append(
+            " " * width + "  " + "  ".join(f"{n:<{w}}" for n, w in zip(names, col_w, strict=True))
+        )
+        for name, cell_row in zip(names, cells, strict=True):
+            lines.append(
+                f"{name:<{width}}  "
+                + "  ".join(f"{v:<{w}}" for v, w in zip(cell_row, col_w, strict=True))
+            )
+        return "\n".join(line.rstrip() for line in lines)
+
+
+def _log_loss(y: np.ndarray, proba: np.ndarray, classes: np.ndarray) -> float:
+    if np.isnan(proba).any():
+        return math.nan
+    if not np.isin(y, classes).all():
+        return math.inf
+    if len(classes) == 1:
+        return 0.0
+    return float(metrics.log_loss(y, proba, labels=classes))
+
+
+def evaluate(model: Any, X: Any, y: Any) -> EvaluationReport:
+    """Evaluate a fitted classifier on ``X`` with true labels ``y``.
+
+    Parameters
+    ----------
+    model : fitted classifier
+        Anything with ``predict``, ``predict_proba`` and ``classes_`` (every nbayes
+        estimator).
+    X : array-like, sparse matrix or list of documents
+        What ``model.predict`` takes.
+    y : array-like of shape (n_samples,)
+        True labels.
+
+    Returns
+    -------
+    EvaluationReport
+    """
+    y = np.asarray(y)
+    if y.ndim != 1 or len(y) == 0:
+        raise ValueError(f"y must be a non-empty 1-D array of labels; got shape {y.shape}.")
+    model_classes = np.asarray(model.classes_)
+    try:
+        classes = np.union1d(model_classes, y)
+    except TypeError:
+        raise ValueError(
+            f"The labels {np.unique(y.astype(str))[:5].tolist()!r} are not of the type of the "
+            f"model's classes {model_classes.tolist()!r} (e.g. strings and numbers)."
+        ) from None
+    y_pred = np.asarray(model.predict(X))
+    if len(y_pred) != len(y):
+        raise ValueError(f"X has {len(y_pred)} rows but y has {len(y)} labels.")
+    with warnings.catch_warnings():  # predict() already warned about undecidable rows
+        warnings.simplefilter("ignore")
+        proba = np.asarray(model.predict_proba(X))
+    precision, recall, f1, support = metrics.precision_recall_fscore_support(
+        y, y_pred, labels=classes, zero_division=0.0
+    )
+    return EvaluationReport(
+        classes=classes,
+        n_samples=len(y),
+        accuracy=float(metrics.accuracy_score(y, y_pred)),
+        precision=np.asarray(precision, dtype=np.float64),
+        recall=np.asarray(recall, dtype=np.float64),
+        f1=np.asarray(f1, dtype=np.float64),
+        support=np.asarray(support, dtype=np.int64),
+        confusion_matrix=metrics.confusion_matrix(y, y_pred, labels=classes),
+        log_loss=_log_loss(y, proba, model_classes),
+        n_undecidable=int(np.isnan(proba).any(axis=1).sum()),
+    )

@@ -1,0 +1,472 @@
+"""Tests of the nbayes command line, run in-process through ``main([...])``."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from nbayes.cli import COMMANDS, main
+from nbayes.io.persist import load
+
+SPAM = [
+    "WIN a FREE prize now, call to claim your cash",
+    "Free entry: win money, txt WIN to 80086",
+    "URGENT! You have won a cash prize, call now",
+    "Claim your free ringtone, reply WIN",
+]
+HAM = [
+    "Are we still meeting for lunch today?",
+    "I'll call you when I get home",
+    "Can you pick up some milk on the way home",
+    "See you at the meeting tomorrow",
+    "Lunch was great, thanks for today",
+]
+
+
+def write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+    return path
+
+
+@pytest.fixture
+def texts_csv(tmp_path: Path) -> Path:
+    rows = [[t, "spam"] for t in SPAM] + [[t, "ham"] for t in HAM]
+    return write_csv(tmp_path / "sms.csv", ["text", "label"], rows)
+
+
+@pytest.fixture
+def text_model(tmp_path: Path, texts_csv: Path) -> Path:
+    out = tmp_path / "spam.nbayes"
+    assert main(["train", str(texts_csv), "-o", str(out), "-q"]) == 0
+    return out
+
+
+@pytest.fixture
+def iris_csv(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(0)
+    rows = []
+    for label, centre in (("setosa", 1.0), ("virginica", 4.0)):
+        for _ in range(10):
+            a, b = rng.normal(centre, 0.5, size=2)
+            rows.append([f"{a:.3f}", f"{b:.3f}", label])
+    return write_csv(tmp_path / "iris.csv", ["petal_length", "petal_width", "species"], rows)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: Any) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_error(code: int, err: str, fragment: str) -> None:
+    assert code == 1
+    assert err.startswith("Error: ") and fragment in err, err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
+
+
+# ------------------------------------------------------------------------------- help
+
+
+@pytest.mark.parametrize("command", [m.__name__.rsplit(".", 1)[-1] for m in COMMANDS])
+def test_every_command_has_help_with_an_example(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    code, out, _ = run(capsys, command, "-h")
+    assert code == 0
+    assert f"usage: nbayes {command}" in out
+    assert "Example:" in out
+    example = out.split("Example:")[1]
+    assert f"nbayes {command}" in example
+    assert "-q, --quiet" in out and "-v, --verbose" in out
+
+
+def test_top_level_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "-h")
+    assert code == 0 and "Example:" in out
+    for m in COMMANDS:
+        assert m.__name__.rsplit(".", 1)[-1] in out
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.startswith("nbayes ")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["frobnicate"],
+        ["train", "data.csv"],  # no -o
+        ["train", "data.csv", "-o", "m.nbayes", "--model", "svm"],
+        ["predict", "m.nbayes", "--top", "two"],
+        ["sample", "m.nbayes", "-n"],
+        ["info", "m.nbayes", "-q", "-v"],
+    ],
+)
+def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert "Traceback" not in err
+
+
+# ------------------------------------------------------------------------------- demo
+
+
+def test_demo_trains_evaluates_and_explains(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    model_path = tmp_path / "demo.nbayes"
+    code, out, err = run(capsys, "demo", "-o", model_path)
+    assert code == 0, err
+    assert "5,574 messages" in out
+    accuracy = float(out.split("accuracy")[1].split()[0])
+    assert accuracy > 0.95
+    for fragment in ("precision", "recall", "f1", "confusion matrix", "log loss"):
+        assert fragment in out
+    assert out.count("Prediction:") == 2
+    assert "Prediction: spam" in out and "Prediction: ham" in out
+    assert "Almeida" in out
+    assert "\033[" not in out  # not a terminal: no colours
+    code, out, _ = run(capsys, "info", model_path)
+    assert code == 0 and "vocabulary" in out
+
+
+# ------------------------------------------------------------------------------ text
+
+
+def test_train_text_and_info(
+    capsys: pytest.CaptureFixture[str], texts_csv: Path, tmp_path: Path
+) -> None:
+    out_path = tmp_path / "m.nbayes"
+    code, out, err = run(
+        capsys, "train", texts_csv, "-o", out_path, "--alpha", "0.5", "--ngrams", "1-2"
+    )
+    assert code == 0, err
+    assert "Trained TextClassifier(multinomial) on 9 documents" in err and "Saved to" in err
+    model = load(out_path)
+    assert model.ngram_range == (1, 2)
+    assert model.alpha == 0.5
+    assert "free prize" in model.vocabulary_
+    code, out, _ = run(capsys, "info", out_path, "--top", "3")
+    assert code == 0
+    for fragment in ("TextClassifier, multinomial", "alpha=0.5", "ham: 5", "spam: 4", "parameters:",
+                     "full joint", "most informative"):  # fmt: skip
+        assert fragment in out, fragment
+
+
+def test_poisson_is_no_text_model(
+    capsys: pytest.CaptureFixture[str], texts_csv: Path, tmp_path: Path
+) -> None:
+    code, _, err = run(
+        capsys, "train", texts_csv, "-o", tmp_path / "p.nbayes", "--model", "poisson",
+        "--input", "text",
+    )  # fmt: skip
+    assert code == 1 and "does not learn from documents" in err
+
+
+@pytest.mark.parametrize("estimator", ["bernoulli", "complement"])
+def test_train_other_text_models(
+    capsys: pytest.CaptureFixture[str], texts_csv: Path, tmp_path: Path, estimator: str
+) -> None:
+    out_path = tmp_path / f"{estimator}.nbayes"
+    code, _, err = run(
+        capsys, "train", texts_csv, "-o", out_path, "--model", estimator, "--binary"
+    )
+    assert code == 0, err
+    code, out, _ = run(capsys, "predict", out_path, "--text", "win free cash now")
+    assert code == 0 and out.splitlines()[1] == "0,spam"
+    code, out, _ = run(capsys, "info", out_path)
+    assert code == 0
+
+
+def test_predict_formats(
+    capsys: pytest.CaptureFixture[str], text_model: Path, texts_csv: Path
+) -> None:
+    code, out, _ = run(capsys, "predict", text_model, "--text", "free cash prize", "--text",
+                       "lunch at home?")  # fmt: skip
+    assert code == 0
+    assert out.splitlines() == ["row,prediction", "0,spam", "1,ham"]
+    code, out, _ = run(capsys, "predict", text_model, texts_csv, "--proba")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 9 and set(rows[0]) == {"row", "prediction", "proba_ham", "proba_spam"}
+    assert abs(float(rows[0]["proba_ham"]) + float(rows[0]["proba_spam"]) - 1) < 1e-5
+    code, out, _ = run(capsys, "predict", text_model, texts_csv, "--top", "2", "--format", "jsonl")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert len(records) == 9
+    assert [t["class"] for t in records[0]["top"]] == ["spam", "ham"]
+    code, out, _ = run(capsys, "predict", text_model, "--text", "free", "--proba", "--format",
+                       "jsonl")  # fmt: skip
+    record = json.loads(out)
+    assert record["prediction"] == "spam" and set(record["proba"]) == {"ham", "spam"}
+
+
+def test_eval_text_and_json(
+    capsys: pytest.CaptureFixture[str], text_model: Path, texts_csv: Path
+) -> None:
+    code, out, _ = run(capsys, "eval", text_model, texts_csv)
+    assert code == 0
+    assert "accuracy  1.000  (9 examples)" in out and "confusion matrix" in out
+    code, out, _ = run(capsys, "eval", text_model, texts_csv, "--json")
+    report = json.loads(out)
+    assert report["accuracy"] == 1.0
+    assert report["confusion_matrix"] == [[5, 0], [0, 4]]
+    assert report["classes"] == ["ham", "spam"]
+    assert {r["class"] for r in report["per_class"]} == {"ham", "spam"}
+    assert 0 < report["log_loss"] < 1
+
+
+def test_explain_plain_coloured_and_exact(
+    capsys: pytest.CaptureFixture[str], text_model: Path, tmp_path: Path, texts_csv: Path
+) -> None:
+    code, out, _ = run(capsys, "explain", text_model, "Win a FREE prize, xyzzy")
+    assert code == 0
+    assert out.startswith("Prediction: spam")
+    assert "win +" in out and "free +" in out and "xyzzy (unknown)" in out
+    assert "\033[" not in out
+    code, out, _ = run(capsys, "explain", text_model, "free lunch", "--color", "always")
+    assert "\033[32m" in out or "\033[31m" in out
+    code, out, _ = run(capsys, "explain", text_model, "free lunch", "--exact")
+    assert code == 0
+    assert "Exact derivation:" in out and "P(spam) · P(x | spam) = 4/9" in out
+    assert "P(free | spam) = " in out and "Decision:" in out
+    # unsmoothed: a word no class... every class misses one word -> cannot decide
+    mle = tmp_path / "mle.nbayes"
+    assert main(["train", str(texts_csv), "-o", str(mle), "--alpha", "0", "-q"]) == 0
+    capsys.readouterr()
+    code, out, err = run(capsys, "explain", mle, "free lunch", "--exact")
+    assert code == 0
+    assert "cannot decide" in out
+
+
+def test_update_and_forget_in_place(
+    capsys: pytest.CaptureFixture[str], text_model: Path, tmp_path: Path
+) -> None:
+    before = load(text_model)
+    extra = write_csv(tmp_path / "more.csv", ["text", "label"],
+                      [["free money now", "spam"], ["dinner at home", "ham"],
+                       ["meeting moved", "work"]])  # fmt: skip
+    code, _, err = run(capsys, "update", text_model, extra)
+    assert code == 0, err
+    assert "Learned 3 examples" in err
+    updated = load(text_model)
+    assert updated.classes_.tolist() == ["ham", "spam", "work"]
+    code, _, err = run(capsys, "forget", text_model, extra)
+    assert code == 0, err
+    after = load(text_model)
+    assert after.classes_.tolist() == before.classes_.tolist()
+    np.testing.assert_array_equal(after.feature_count_, before.feature_count_)
+    np.testing.assert_array_equal(after.class_count_, before.class_count_)
+    # forgetting what was never learned: refused, file untouched
+    content = text_model.read_bytes()
+    code, _, err = run(capsys, "forget", text_model, extra)
+    assert_error(code, err, "never learned")
+    assert text_model.read_bytes() == content
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_sample_text(capsys: pytest.CaptureFixture[str], text_model: Path) -> None:
+    code, out, _ = run(capsys, "sample", text_model, "-n", "4", "--seed", "1")
+    assert code == 0
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == ["label", "text"] and len(rows) == 5
+    assert all(r[0] in ("ham", "spam") for r in rows[1:])
+    code, again, _ = run(capsys, "sample", text_model, "-n", "4", "--seed", "1")
+    assert again == out
+    code, out, _ = run(capsys, "sample", text_model, "-n", "2", "--format", "jsonl")
+    assert [set(json.loads(line)) for line in out.splitlines()] == [{"label", "text"}] * 2
+
+
+def test_folder_per_class(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    root = tmp_path / "mail"
+    for label, docs in (("spam", SPAM), ("ham", HAM)):
+        (root / label).mkdir(parents=True)
+        for i, doc in enumerate(docs):
+            (root / label / f"{i}.txt").write_text(doc, encoding="utf-8")
+    out_path = tmp_path / "m.nbayes"
+    code, _, err = run(capsys, "train", root, "-o", out_path)
+    assert code == 0, err
+    code, out, _ = run(capsys, "eval", out_path, root, "--json")
+    assert json.loads(out)["accuracy"] == 1.0
+
+
+# ------------------------------------------------------------------------------ tables
+
+
+def test_gaussian_table_workflow(
+    capsys: pytest.CaptureFixture[str], iris_csv: Path, tmp_path: Path
+) -> None:
+    model_path = tmp_path / "iris.nbayes"
+    code, _, err = run(capsys, "train", iris_csv, "-o", model_path, "--model", "gaussian",
+                       "--label-col", "species")  # fmt: skip
+    assert code == 0, err
+    assert "GaussianNB on 20 rows, 2 features" in err
+    model = load(model_path)
+    assert list(model.feature_names_in_) == ["petal_length", "petal_width"]
+    # columns in another order, label column absent: matched by name
+    rows = [["4.1", "3.9"], ["0.9", "1.2"]]
+    new = write_csv(tmp_path / "new.csv", ["petal_width", "petal_length"], rows)
+    code, out, _ = run(capsys, "predict", model_path, new, "--proba")
+    assert code == 0
+    assert [r["prediction"] for r in csv.DictReader(io.StringIO(out))] == ["virginica", "setosa"]
+    code, out, _ = run(capsys, "eval", model_path, iris_csv, "--label-col", "species", "--json")
+    assert json.loads(out)["accuracy"] == 1.0
+    code, out, _ = run(capsys, "explain", model_path, new, "--row", "1")
+    assert code == 0 and "Prediction: setosa" in out
+    code, out, _ = run(capsys, "info", model_path)
+    assert code == 0 and "petal_length" in out
+    code, out, _ = run(capsys, "sample", model_path, "-n", "3", "--seed", "0")
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == ["label", "petal_length", "petal_width"] and len(rows) == 4
+    code, _, err = run(capsys, "update", model_path, iris_csv, "--label-col", "species")
+    assert code == 0, err
+    assert load(model_path).class_count_.tolist() == [20.0, 20.0]
+    code, _, err = run(capsys, "forget", model_path, iris_csv, "--label-col", "species")
+    assert code == 0, err
+    assert load(model_path).class_count_.tolist() == [10.0, 10.0]
+    code, _, err = run(capsys, "explain", model_path, new, "--row", "9")
+    assert_error(code, err, "out of range")
+
+
+def test_categorical_table(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    rows = [["sunny", "hot", "no"], ["rainy", "mild", "yes"], ["sunny", "mild", "no"],
+            ["overcast", "hot", "yes"], ["rainy", "cool", "yes"]]  # fmt: skip
+    data = write_csv(tmp_path / "weather.csv", ["outlook", "temp", "label"], rows)
+    model_path = tmp_path / "w.nbayes"
+    code, _, err = run(capsys, "train", data, "-o", model_path, "--model", "categorical")
+    assert code == 0, err
+    code, out, _ = run(capsys, "predict", model_path, data)
+    assert code == 0 and len(out.splitlines()) == 6
+    code, out, _ = run(capsys, "explain", model_path, data, "--exact")
+    assert code == 0 and "Decision:" in out
+    code, out, _ = run(capsys, "sample", model_path, "-n", "2", "--seed", "3")
+    assert code == 0 and out.splitlines()[0] == "label,outlook,temp"
+
+
+# ------------------------------------------------------------------------------ errors
+
+
+def test_errors_are_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text_model: Path, iris_csv: Path,
+    texts_csv: Path,
+) -> None:  # fmt: skip
+    code, _, err = run(capsys, "info", tmp_path / "absent.nbayes")
+    assert_error(code, err, "No model file")
+    broken = tmp_path / "broken.nbayes"
+    broken.write_bytes(text_model.read_bytes()[:-10])
+    code, _, err = run(capsys, "predict", broken, "--text", "hi")
+    assert_error(code, err, "corrupted")
+    code, _, err = run(capsys, "train", tmp_path / "none.csv", "-o", tmp_path / "x.nbayes")
+    assert_error(code, err, "none.csv")
+    code, _, err = run(capsys, "train", texts_csv, "-o", tmp_path / "x.nbayes", "--label-col",
+                       "category")  # fmt: skip
+    assert_error(code, err, "category")
+    code, _, err = run(capsys, "train", iris_csv, "-o", tmp_path / "x.nbayes", "--model",
+                       "gaussian")  # fmt: skip
+    assert_error(code, err, "No label column 'label'")
+    code, _, err = run(capsys, "train", texts_csv, "-o", tmp_path / "x.nbayes", "--model",
+                       "gaussian", "--label-col", "label")  # fmt: skip
+    assert_error(code, err, "is not a number")
+    code, _, err = run(capsys, "train", texts_csv, "-o", tmp_path / "x.nbayes", "--ngrams", "2-1")
+    assert_error(code, err, "--ngrams")
+    code, _, err = run(capsys, "train", texts_csv, "-o", tmp_path / "no" / "x.nbayes")
+    assert_error(code, err, "does not exist")
+    code, _, err = run(capsys, "predict", text_model)
+    assert_error(code, err, "either DATA files or --text")
+    code, _, err = run(capsys, "predict", text_model, "--text", "a", "--top", "0")
+    assert_error(code, err, "--top")
+    code, _, err = run(capsys, "sample", text_model, "-n", "-1")
+    assert_error(code, err, "-n")
+    code, _, err = run(capsys, "train", texts_csv, "-o", tmp_path / "x.nbayes", "--alpha", "-1")
+    assert_error(code, err, "--alpha")
+    assert not (tmp_path / "x.nbayes").exists()
+
+
+def test_warnings_are_one_line_not_errors(
+    capsys: pytest.CaptureFixture[str], texts_csv: Path, tmp_path: Path
+) -> None:
+    mle = tmp_path / "mle.nbayes"
+    assert main(["train", str(texts_csv), "-o", str(mle), "--alpha", "0", "-q"]) == 0
+    code, out, err = run(capsys, "predict", mle, "--text", "free lunch")
+    assert code == 0
+    assert err.startswith("Warning: Every class has zero probability")
+    code, out, err = run(capsys, "predict", mle, "--text", "free lunch", "-q")
+    assert code == 0 and err == ""
+
+
+def test_verbose_prints_details(
+    capsys: pytest.CaptureFixture[str], texts_csv: Path, tmp_path: Path
+) -> None:
+    code, _, err = run(capsys, "train", texts_csv, "-o", tmp_path / "m.nbayes", "-v")
+    assert code == 0 and "Reading: 9 documents in" in err
+    code, _, err = run(capsys, "train", texts_csv, "-o", tmp_path / "m.nbayes", "-q")
+    assert code == 0 and err == ""
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_only_on_a_terminal() -> None:
+    from nbayes.cli._common import UI
+
+    tty, pipe = _Terminal(), io.StringIO()
+    for err in (tty, pipe):
+        ui = UI(err=err, out=io.StringIO())
+        with ui.progress("Reading", "documents") as bar:
+            bar.advance(5)
+    assert "\rReading: 5 documents" in tty.getvalue()
+    assert pipe.getvalue() == ""
+    quiet = _Terminal()
+    with UI(quiet=True, err=quiet).progress("Reading", "rows") as bar:
+        bar.advance(1)
+    assert quiet.getvalue() == ""
+    assert UI(out=_Terminal()).color("auto") is not UI(out=io.StringIO()).color("auto")
+
+
+# ---------------------------------------------------------------- as a program
+
+
+def _env() -> dict[str, str]:
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def test_python_dash_m(text_model: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "nbayes", "predict", str(text_model), "--text", "free prize"],
+        capture_output=True, text=True, env=_env(), timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["row,prediction", "0,spam"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "nbayes", "info", "absent.nbayes"],
+        capture_output=True, text=True, env=_env(), timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 1 and proc.stderr.startswith("Error: ")
+
+
+def test_console_script(text_model: Path) -> None:
+    exe = shutil.which("nbayes")
+    if exe is None:
+        pytest.skip("the nbayes console script is not installed (pip install .)")
+    proc = subprocess.run([exe, "predict", str(text_model), "--text", "free prize"],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[1] == "0,spam"
+    proc = subprocess.run([exe, "eval", "-h"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "Example:" in proc.stdout
