@@ -10,6 +10,7 @@ from nbayes import (
     CategoricalNB,
     ComplementNB,
     GaussianNB,
+    KernelNB,
     MultinomialNB,
     PoissonNB,
 )
@@ -28,6 +29,8 @@ ESTIMATORS = [
     ComplementNB(norm=True),
     GaussianNB(var_smoothing=0.1),
     MultinomialNB(alpha=0.5, fit_prior=False),
+    KernelNB(),
+    KernelNB(max_points=8),
 ]
 
 
