@@ -373,6 +373,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         self._stats = stats
         self._vocab = vocabulary
         self.__dict__.pop("_cache", None)
+        self.__dict__.pop("_selection_cache", None)
         return self
 
     # -------------------------------------------------------------- training
@@ -505,32 +506,44 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         if cache is not None and cache[0] is self._stats and cache[1] == key:
             return cache[2]
         self._check_params()
+        derived: dict[str, Any] = dict(self._selection())
+        inner = self._inner()
+        inner.n_features_in_ = len(derived["kept"])
+        inner._set_stats(derived["inner_stats"])
+        d = inner._derived()
+        derived.update(inner=inner, d=d, linear=_linear_form(self.model, d))
+        self._cache = (self._stats, key, derived)
+        return derived
+
+    def _selection(self) -> dict[str, Any]:
+        """The kept vocabulary (min_df, max_df, max_features), cached apart from smoothing:
+        an alpha sweep re-derives log-probabilities, not the vocabulary."""
         stats = self._stats
+        key = (self.min_df, self.max_df, self.max_features, self.hashing, self.n_features)
+        cache = self.__dict__.get("_selection_cache")
+        if cache is not None and cache[0] is stats and cache[1] == key:
+            return cache[2]
         terms = None if self._vocab is None else list(self._vocab)
         kept = _sklearn_like_selection(
             terms, stats.doc_freq, stats.term_freq, stats.n_docs, self.min_df,
             self.max_df, self.max_features,
         )  # fmt: skip
-        inner = self._inner()
-        inner_stats = CountStats(
-            stats.counts.classes, stats.counts.class_count, stats.counts.feature_count[:, kept]
-        )
-        inner.n_features_in_ = len(kept)
-        inner._set_stats(inner_stats)
-        d = inner._derived()
-        derived: dict[str, Any] = {"inner": inner, "kept": kept, "d": d}
+        c = stats.counts
+        out: dict[str, Any] = {
+            "kept": kept,
+            "inner_stats": CountStats(c.classes, c.class_count, c.feature_count[:, kept]),
+        }
         if terms is not None:
             names = [terms[j] for j in kept]
-            derived["names"] = names
-            derived["vocabulary"] = {t: i for i, t in enumerate(names)}
+            out["names"] = names
+            out["vocabulary"] = {t: i for i, t in enumerate(names)}
         else:
             lut = np.full(self.n_features, -1, dtype=np.int64)
             lut[kept] = np.arange(len(kept))
-            derived["lut"] = lut
-            derived["names"] = [f"bucket {j}" for j in kept]
-        derived["linear"] = _linear_form(self.model, d)
-        self._cache = (self._stats, key, derived)
-        return derived
+            out["lut"] = lut
+            out["names"] = [f"bucket {j}" for j in kept]
+        self._selection_cache = (stats, key, out)
+        return out
 
     def _inner(self) -> BaseNB:
         common = dict(
@@ -584,7 +597,21 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         if len(docs) == 1 and not self.hashing and derived["linear"] is not None:
             return self._one_jll(docs[0], derived)[None, :]
         inner = derived["inner"]
-        return inner._family.joint_log_likelihood(derived["d"], self._matrix(docs))
+        return inner._family.joint_log_likelihood(derived["d"], self._scored_matrix(X, docs))
+
+    def _scored_matrix(self, X: Any, docs: list[str]) -> sp.csr_matrix:
+        # Model selection scores the same held-out documents under many smoothing settings:
+        # tokenize them once per kept vocabulary (see _TextCounter).
+        memo = self.__dict__.get("_transform_memo")
+        if memo is None:
+            return self._matrix(docs)
+        kept = self._derived()["kept"]
+        for given, for_kept, matrix in memo:
+            if given is X and for_kept is kept:
+                return matrix
+        matrix = self._matrix(docs)
+        memo[:] = [*memo[-1:], (X, kept, matrix)]
+        return matrix
 
     def _one_jll(self, doc: str, derived: dict[str, Any]) -> np.ndarray:
         W, bias = derived["linear"]
@@ -705,6 +732,74 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.two_d_array = False
         return tags
+
+    def _cv_counter(self) -> _TextCounter:
+        """The counting protocol of :mod:`nbayes.model_selection` for text."""
+        return _TextCounter(self)
+
+
+class _TextCounter:
+    """Cross-validation by count subtraction for :class:`TextClassifier`.
+
+    Every fold is tokenized and counted once over one shared vocabulary; a split's training
+    statistics (``total - fold``) then keep only the words its training documents have, so
+    its vocabulary and its document frequencies (for ``min_df``/``max_df``) are those a
+    ``Pipeline(CountVectorizer, ...)`` refitted on the training rows would have.
+    """
+
+    derivation_params = (
+        "alpha", "force_alpha", "fit_prior", "class_prior", "norm", "min_df", "max_df",
+        "max_features",
+    )  # fmt: skip
+
+    def __init__(self, estimator: TextClassifier) -> None:
+        self.model = TextClassifier(**estimator.get_params())
+        self.model._transform_memo = []
+        self._vocab: dict[str, int] = {}
+        self._docs: list[str] = []
+        self._y = np.zeros(0)
+        self._sw: np.ndarray | None = None
+
+    def prepare(self, X: Any, y: Any, sample_weight: Any) -> np.ndarray:
+        model = self.model
+        model._check_params()
+        self._docs = model._docs(X)
+        y = np.asarray(y)
+        if y.ndim != 1 or len(y) != len(self._docs):
+            raise ValueError(
+                f"Found {len(self._docs)} documents but {len(y)} labels: pass one label per "
+                "document."
+            )
+        check_classification_targets(y)
+        self._y = y
+        self._sw = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
+        return y
+
+    def count(self, rows: np.ndarray) -> TextStats:
+        docs = [self._docs[i] for i in rows]
+        sw = None if self._sw is None else self._sw[rows]
+        vocabulary = self._vocab if not self.model.hashing else {}
+        return self.model._count(docs, self._y[rows], sw, vocabulary)
+
+    def finish(self, stats: TextStats, classes: np.ndarray) -> Any:
+        from ..model_selection import _conform_classes
+
+        stats = replace(stats, counts=_conform_classes(stats.counts, classes))
+        if self.model.hashing:
+            return stats.widen(self.model.n_features), None
+        stats = stats.widen(len(self._vocab))
+        return _drop_unused_terms(stats, dict(self._vocab))
+
+    def use(self, finished: Any, params: Any) -> TextClassifier:
+        stats, vocabulary = finished
+        model = self.model
+        if getattr(model, "_stats", None) is not stats:
+            model._set(stats, vocabulary)
+        if params:
+            model.set_params(**params)
+        model._check_params()
+        model._derived()
+        return model
 
 
 class _Scored:
