@@ -533,6 +533,18 @@ class _Table:
     def shape(self) -> tuple[int, int]:
         return (self.n_rows, len(self.names))
 
+    def __getitem__(self, rows: Any) -> _Table:
+        """The same columns restricted to ``rows`` (cross-validation counts folds of a
+        table validated once)."""
+        index = np.arange(self.n_rows)[rows]
+        return _Table(
+            self.names,
+            self.families,
+            [v[index] for v in self.values],
+            [m[index] for m in self.missing],
+            len(index),
+        )
+
 
 def _parse(col: _Column, family: str) -> tuple[np.ndarray, np.ndarray]:
     """Values of one column for ``family``, with clear errors naming the column."""

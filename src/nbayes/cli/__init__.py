@@ -20,13 +20,25 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from nbayes.cli import demo, explain, forget, info, predict, sample, train, update
+from nbayes.cli import demo, explain, forget, info, plot, predict, sample, train, tune, update
 from nbayes.cli import eval as eval_command
 from nbayes.cli._common import UI, CLIError
 
 __all__ = ["build_parser", "main"]
 
-COMMANDS = (demo, train, predict, eval_command, explain, info, update, forget, sample)
+COMMANDS = (
+    demo,
+    train,
+    predict,
+    eval_command,
+    explain,
+    info,
+    update,
+    forget,
+    sample,
+    tune,
+    plot,
+)
 
 
 def _version() -> str:
@@ -47,7 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
             "Example:\n"
             "  nbayes demo                                   # spam filter on bundled SMS data\n"
             "  nbayes train reviews.csv -o reviews.nbayes    # columns text,label\n"
-            '  nbayes explain reviews.nbayes "loved every minute"\n\n'
+            '  nbayes explain reviews.nbayes "loved every minute"\n'
+            "  nbayes tune reviews.csv --alpha 0.1,0.5,1       # cross-validated alpha\n"
+            "  nbayes train table.csv -o t.nbayes --model mixed --label-col y\n"
+            "  nbayes plot t.nbayes --column age -o age.png\n\n"
             "Run `nbayes COMMAND -h` for the options of a command."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,

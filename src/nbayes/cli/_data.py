@@ -20,8 +20,11 @@ __all__ = ["feature_kind", "labelled_inputs", "unlabelled_inputs"]
 
 
 def feature_kind(model: Any) -> str:
-    """``"categorical"`` for CategoricalNB, else ``"numeric"`` (table models)."""
-    return "categorical" if type(model).__name__ == "CategoricalNB" else "numeric"
+    """``"categorical"`` for CategoricalNB, ``"mixed"`` for MixedNB, else ``"numeric"``."""
+    name = type(model).__name__
+    if name == "MixedNB":
+        return "mixed"
+    return "categorical" if name == "CategoricalNB" else "numeric"
 
 
 def labelled_inputs(
@@ -35,9 +38,10 @@ def labelled_inputs(
         return texts, coerce_labels(labels, model.classes_)
     from nbayes.cli._tables import read_table, split_labels, table_features
 
-    table = read_table(ui, sources)
+    kind = feature_kind(model)
+    table = read_table(ui, sources, typed=kind == "mixed")
     _, labels = split_labels(table, args.label_col)
-    X = table_features(table, feature_kind(model), args.label_col, model)
+    X = table_features(table, kind, args.label_col, model)
     return X, coerce_labels(labels, model.classes_)
 
 
@@ -47,5 +51,6 @@ def unlabelled_inputs(ui: UI, model: Any, sources: Sequence[str], args: argparse
         return read_texts_only(ui, sources, args.text_col, args.encoding)
     from nbayes.cli._tables import read_table, table_features
 
-    table = read_table(ui, sources)
-    return table_features(table, feature_kind(model), args.label_col, model)
+    kind = feature_kind(model)
+    table = read_table(ui, sources, typed=kind == "mixed")
+    return table_features(table, kind, args.label_col, model)

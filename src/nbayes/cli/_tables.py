@@ -18,7 +18,16 @@ from nbayes.cli._common import UI, CLIError
 __all__ = ["TABLE_ESTIMATORS", "table_features", "read_table"]
 
 #: the estimators that learn from tables (``--model`` choices beyond text)
-TABLE_ESTIMATORS = ("gaussian", "categorical", "poisson", "multinomial", "bernoulli", "complement")
+TABLE_ESTIMATORS = (
+    "gaussian",
+    "categorical",
+    "poisson",
+    "multinomial",
+    "bernoulli",
+    "complement",
+    "kernel",
+    "mixed",
+)
 
 
 def _pandas() -> Any:
@@ -32,7 +41,7 @@ def _pandas() -> Any:
     return pd
 
 
-def _read_one(pd: Any, path: str) -> Any:
+def _read_one(pd: Any, path: str, typed: bool = False) -> Any:
     p = Path(path)
     if not p.exists():
         raise CLIError(f"No such file: {path!r}.")
@@ -46,6 +55,8 @@ def _read_one(pd: Any, path: str) -> Any:
     try:
         if ext in (".csv", ".tsv", ".tab"):
             sep = "," if ext == ".csv" else "\t"
+            if typed:  # pandas infers each column's type; empty cells are missing
+                return pd.read_csv(p, sep=sep)
             return pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False)
         if ext in (".jsonl", ".ndjson"):
             return pd.read_json(p, lines=True, dtype=False)
@@ -59,13 +70,17 @@ def _read_one(pd: Any, path: str) -> Any:
     )
 
 
-def read_table(ui: UI, paths: Sequence[str]) -> Any:
-    """All rows of the tables, one pandas DataFrame (CSV cells as strings)."""
+def read_table(ui: UI, paths: Sequence[str], typed: bool = False) -> Any:
+    """All rows of the tables, one pandas DataFrame.
+
+    CSV cells are strings, or with ``typed`` (mixed models) of the types pandas infers,
+    empty cells missing.
+    """
     pd = _pandas()
     frames = []
     with ui.progress("Reading", "rows") as bar:
         for path in paths:
-            frame = _read_one(pd, path)
+            frame = _read_one(pd, path, typed)
             frames.append(frame)
             bar.advance(len(frame))
     columns = list(frames[0].columns)
@@ -102,7 +117,8 @@ def table_features(table: Any, kind: str, label_col: str | None, model: Any = No
     ----------
     table : DataFrame
     kind : str
-        ``"numeric"`` or ``"categorical"``.
+        ``"numeric"``, ``"categorical"`` or ``"mixed"`` (columns as read, cast to the
+        model's dtypes where they fit).
     label_col : str or None
         Dropped if present (prediction reads files with or without labels).
     model : fitted estimator, optional
@@ -125,12 +141,36 @@ def table_features(table: Any, kind: str, label_col: str | None, model: Any = No
                 f"The data has {X.shape[1]} feature column(s) {list(map(str, X.columns))}, but "
                 f"the model expects {model.n_features_in_}."
             )
+        if model is not None and kind == "mixed":
+            return X.to_numpy(dtype=object)
         if model is not None:  # trained without names: give none
             X = X.to_numpy()
             return _typed(pd, pd.DataFrame(X), kind, model).to_numpy()
     if X.shape[1] == 0:
         raise CLIError("The table has no feature column besides the labels.")
+    if kind == "mixed":
+        return _as_fitted(X, model)
     return _typed(pd, X, kind, model)
+
+
+def _as_fitted(X: Any, model: Any) -> Any:
+    """A typed table with its columns cast to the dtypes the mixed model was fitted on.
+
+    Where a cast fails (e.g. missing values in an integer column) the column stays as
+    read: the model parses it by its family and names the column if a value is wrong.
+    """
+    dtypes = getattr(model, "_dtypes", None) if model is not None else None
+    if dtypes is None or getattr(model, "_source", None) != "pandas":
+        return X
+    X = X.copy()
+    for name, dt in zip(X.columns, dtypes, strict=True):
+        if X[name].dtype == dt:
+            continue
+        try:
+            X[name] = X[name].astype(dt)
+        except (TypeError, ValueError):
+            pass
+    return X
 
 
 def _typed(pd: Any, X: Any, kind: str, model: Any) -> Any:

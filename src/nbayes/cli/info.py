@@ -37,6 +37,38 @@ def _count(n: float) -> str:
     return f"{int(n):,}"
 
 
+def _mixed_columns(ui: UI, model: Any) -> None:
+    """Per column of a MixedNB: its family, why, and what it holds."""
+    stats = model._stats
+    reasons = getattr(model, "_reasons", ["?"] * stats.n_features)
+    ui.print(f"columns: {stats.n_features} (family, why)")
+    width = max(len(str(n)) for n in stats.names)
+    for name, fam, col, why in zip(
+        stats.names, stats.families, stats.columns, reasons, strict=True
+    ):
+        extra = ""
+        if fam == "categorical":
+            extra = f"; {len(col.categories[0]):,} categories"
+        elif fam == "text":
+            extra = f"; {len(col.vocabulary):,} terms"
+        elif fam == "kde":
+            extra = f"; {len(col.values[0]):,} points"
+        ui.print(f"  {str(name):<{width}}  {fam:<11}  {why}{extra}")
+
+
+def _kernel_points(ui: UI, model: Any) -> None:
+    """Stored points (or bins) per feature of a KernelNB."""
+    names = model._feature_names()
+    binned = [
+        f"{n} (bin width {w:g})" for n, w in zip(names, model.bin_width_.tolist(), strict=True) if w
+    ]
+    points = model.n_points_.tolist()
+    per = ", ".join(f"{n} {k:,}" for n, k in zip(names, points, strict=True))
+    ui.print(f"stored points: {sum(points):,} ({per})")
+    if binned:
+        ui.print(f"binned: {', '.join(binned)}")
+
+
 def run(args: argparse.Namespace, ui: UI) -> int:
     from nbayes.io.persist import read_metadata
 
@@ -54,11 +86,15 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         n_terms = len(model.get_feature_names_out())
         what = "hash buckets in use" if model.hashing else "terms"
         ui.print(f"vocabulary: {n_terms:,} {what}")
+    elif type(est).__name__ == "MixedNB":
+        _mixed_columns(ui, est)
     else:
         names = getattr(est, "feature_names_in_", None)
         shown = "" if names is None else f": {', '.join(map(str, names[:20]))}"
         more = " ..." if names is not None and len(names) > 20 else ""
         ui.print(f"features: {est.n_features_in_}{shown}{more}")
+        if type(est).__name__ == "KernelNB":
+            _kernel_points(ui, est)
     ui.print("classes:")
     for c, n in zip(model.classes_.tolist(), model.class_count_.tolist(), strict=True):
         ui.print(f"  {c}: {n:g}")

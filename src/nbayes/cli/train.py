@@ -14,9 +14,25 @@ from nbayes.cli._common import (
     save_model,
 )
 
-__all__ = ["add_parser", "make_estimator", "parse_ngrams", "run"]
+__all__ = [
+    "add_parser",
+    "make_estimator",
+    "parse_bandwidth",
+    "parse_columns",
+    "parse_ngrams",
+    "run",
+]
 
-MODELS = ("multinomial", "bernoulli", "complement", "poisson", "gaussian", "categorical")
+MODELS = (
+    "multinomial",
+    "bernoulli",
+    "complement",
+    "poisson",
+    "gaussian",
+    "categorical",
+    "kernel",
+    "mixed",
+)
 TEXT_DEFAULT = ("multinomial", "bernoulli", "complement")
 
 
@@ -29,11 +45,19 @@ def add_parser(subparsers: Any) -> None:
         "Text models (multinomial, bernoulli, complement; the default) read documents from\n"
         "CSV/TSV, JSON lines or Parquet files with a text and a label column, or from a\n"
         "folder per class (root/<label>/<file>). The other models (gaussian, categorical,\n"
-        "poisson) read a table: one label column, every other column a feature.",
+        "poisson, kernel, mixed) read a table: one label column, every other column a\n"
+        "feature. --model mixed (MixedNB) gives each column a family from its type\n"
+        "(numbers, categories, booleans, counts, text); --columns overrides it.\n"
+        "--workers N or --dask-scheduler ADDRESS trains on Dask (pip install 'nbayes[dask]')\n"
+        "with the same result as one process.",
         [
             "nbayes train reviews.csv -o reviews.nbayes --ngrams 1-2 --alpha 0.5",
             "nbayes train emails/ -o spam.nbayes            # emails/spam/*, emails/ham/*",
             "nbayes train iris.csv -o iris.nbayes --model gaussian --label-col species",
+            "nbayes train table.csv -o table.nbayes --label-col y --model mixed "
+            "--columns age=kde,city=categorical",
+            "nbayes train 'big/*.csv' -o big.nbayes --workers 4",
+            "nbayes train 'big/*.parquet' -o big.nbayes --dask-scheduler tcp://10.0.0.5:8786",
         ],
     )
     p.add_argument("data", nargs="+", metavar="DATA", help="files, folders or glob patterns")
@@ -57,6 +81,35 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="text: hash words into 2**20 buckets (bounded memory, no vocabulary)",
     )
+    p.add_argument(
+        "--columns",
+        metavar="NAME=FAMILY,...",
+        help="mixed: families of some columns, e.g. age=kde,city=categorical (families: "
+        "gaussian, kde, poisson, categorical, bernoulli, text); the others are inferred",
+    )
+    p.add_argument(
+        "--bandwidth",
+        metavar="RULE",
+        help="kernel, mixed: kernel width, scott (default), silverman or a number",
+    )
+    p.add_argument(
+        "--max-points",
+        type=int,
+        metavar="N",
+        help="kernel: bin a feature with more than N distinct values (bounded memory)",
+    )
+    dask = p.add_mutually_exclusive_group()
+    dask.add_argument(
+        "--dask-scheduler",
+        metavar="ADDRESS",
+        help="train on the Dask cluster of this scheduler (tcp://host:port)",
+    )
+    dask.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="train on a local Dask cluster of N worker processes",
+    )
     p.set_defaults(run=run)
 
 
@@ -74,9 +127,75 @@ def parse_ngrams(text: str) -> tuple[int, int]:
     return lo, hi
 
 
-def make_estimator(name: str, alpha: float | None) -> Any:
-    """The unfitted nbayes estimator for a ``--model`` name."""
+def parse_columns(text: str) -> dict[str, str]:
+    """``"age=kde,city=categorical"`` -> ``{"age": "kde", "city": "categorical"}``."""
+    from nbayes.mixed import FAMILIES
+
+    out: dict[str, str] = {}
+    for item in text.split(","):
+        name, sep, family = (part.strip() for part in item.partition("="))
+        if not sep or not name or not family:
+            raise CLIError(
+                f"--columns must look like age=kde,city=categorical (NAME=FAMILY, comma "
+                f"separated); got {item.strip()!r}."
+            )
+        if family not in FAMILIES:
+            raise CLIError(
+                f"--columns: unknown family {family!r} for the column {name!r}; choose one of "
+                f"{', '.join(FAMILIES)}."
+            )
+        if name in out:
+            raise CLIError(f"--columns names the column {name!r} twice.")
+        out[name] = family
+    return out
+
+
+def parse_bandwidth(text: str) -> str | float:
+    """``"scott"``, ``"silverman"`` or a positive number."""
+    if text in ("scott", "silverman"):
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not (value > 0 and value < float("inf")):
+        raise CLIError(f"--bandwidth must be scott, silverman or a positive number; got {text!r}.")
+    return value
+
+
+def make_estimator(
+    name: str,
+    alpha: float | None,
+    *,
+    columns: str | None = None,
+    bandwidth: str | None = None,
+    max_points: int | None = None,
+) -> Any:
+    """The unfitted nbayes estimator for a ``--model`` name (table models)."""
     from nbayes import naive_bayes as nb
+
+    if columns is not None and name != "mixed":
+        raise CLIError("--columns applies to --model mixed only.")
+    if bandwidth is not None and name not in ("kernel", "mixed"):
+        raise CLIError("--bandwidth applies to --model kernel and --model mixed only.")
+    if max_points is not None and name != "kernel":
+        raise CLIError("--max-points applies to --model kernel only.")
+    if alpha is not None and alpha < 0:
+        raise CLIError(f"--alpha must be >= 0 (0 is the unsmoothed estimate); got {alpha}.")
+    bw = "scott" if bandwidth is None else parse_bandwidth(bandwidth)
+    if name == "kernel":
+        from nbayes.kernel import KernelNB
+
+        if alpha is not None:
+            raise CLIError("--alpha does not apply to --model kernel (it has no counts).")
+        if max_points is not None and max_points < 2:
+            raise CLIError(f"--max-points must be at least 2; got {max_points}.")
+        return KernelNB(bandwidth=bw, max_points=max_points)
+    if name == "mixed":
+        from nbayes.mixed import MixedNB
+
+        spec = None if columns is None else parse_columns(columns)
+        return MixedNB(spec, alpha=1.0 if alpha is None else alpha, bandwidth=bw)
 
     classes = {
         "multinomial": nb.MultinomialNB,
@@ -103,22 +222,112 @@ def _describe(model: Any) -> str:
     return f"{len(model.classes_)} classes ({counts})"
 
 
+def _check_text_only_options(args: argparse.Namespace) -> None:
+    for flag, value in (
+        ("--columns", args.columns),
+        ("--bandwidth", args.bandwidth),
+        ("--max-points", args.max_points),
+    ):
+        if value is not None:
+            raise CLIError(f"{flag} applies to table models (kernel, mixed), not to documents.")
+
+
+def _table_estimator(args: argparse.Namespace) -> Any:
+    if args.binary or args.ngrams != "1-1" or args.hashing:
+        raise CLIError("--binary, --ngrams and --hashing apply to text models only.")
+    return make_estimator(
+        args.model,
+        args.alpha,
+        columns=args.columns,
+        bandwidth=args.bandwidth,
+        max_points=args.max_points,
+    )
+
+
+def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
+    """Fit with :func:`nbayes.distributed.fit_source` on a Dask cluster."""
+    if args.workers is not None and args.workers < 1:
+        raise CLIError(f"--workers must be at least 1; got {args.workers}.")
+    try:
+        import dask.dataframe  # noqa: F401
+        import distributed  # noqa: F401
+    except ImportError:
+        raise CLIError(
+            "--workers and --dask-scheduler need Dask: pip install 'nbayes[dask]' (or train "
+            "without them, in this process)."
+        ) from None
+    from nbayes.distributed import fit_source
+
+    missing = [d for d in args.data if "://" not in d and not _any_file(d)]
+    if missing:
+        raise CLIError(f"No such file: {missing[0]!r} (Dask reads files and glob patterns).")
+    if text:
+        _check_text_only_options(args)
+        from nbayes.cli._text import make_text_model
+
+        estimator: Any = make_text_model(
+            args.model,
+            args.alpha,
+            binary=args.binary,
+            ngram_range=parse_ngrams(args.ngrams),
+            hashing=args.hashing,
+        )
+    else:
+        estimator = _table_estimator(args)
+    plural = "" if args.workers == 1 else "s"
+    where = args.dask_scheduler or f"a local cluster of {args.workers} worker{plural}"
+    ui.note(f"Training on Dask ({where}) ...")
+    source = args.data[0] if len(args.data) == 1 else list(args.data)
+    try:
+        model = fit_source(
+            estimator,
+            source,
+            text_col=args.text_col,
+            label_col=args.label_col,
+            scheduler=args.dask_scheduler,
+            workers=args.workers,
+        )
+    except (OSError, TimeoutError) as exc:
+        if args.dask_scheduler:
+            raise CLIError(
+                f"Cannot train on the Dask scheduler {args.dask_scheduler}: {exc}"
+            ) from None
+        raise
+    if text:
+        n_terms = len(model.get_feature_names_out())
+        what = f"{int(model._stats.n_docs):,} documents, {n_terms:,} terms"
+    else:
+        what = f"{float(model.class_count_.sum()):g} rows, {model.n_features_in_} features"
+    return model, what
+
+
+def _any_file(pattern: str) -> bool:
+    import glob
+    import os
+
+    return os.path.isfile(pattern) or any(os.path.isfile(p) for p in glob.glob(pattern))
+
+
 def run(args: argparse.Namespace, ui: UI) -> int:
     text = args.input == "text" or (args.input == "auto" and args.model in TEXT_DEFAULT)
     if args.alpha is not None and not args.alpha >= 0:
         raise CLIError(f"--alpha must be a number >= 0; got {args.alpha}.")
-    if text:
-        from nbayes.cli._text import TEXT_ESTIMATORS, make_text_model
+    if text and args.model not in TEXT_DEFAULT:
+        raise CLIError(
+            f"--model {args.model} does not learn from documents: use one of "
+            f"{', '.join(TEXT_DEFAULT)}, or --input table for a table."
+        )
+    model: Any
+    if args.dask_scheduler is not None or args.workers is not None:
+        model, what = _train_on_dask(args, ui, text)
+    elif text:
+        _check_text_only_options(args)
+        from nbayes.cli._text import make_text_model
 
-        if args.model not in TEXT_ESTIMATORS:
-            raise CLIError(
-                f"--model {args.model} does not learn from documents: use one of "
-                f"{', '.join(TEXT_ESTIMATORS)}, or --input table for a table."
-            )
         texts, labels = read_labelled_texts(
             ui, args.data, args.text_col, args.label_col, args.encoding
         )
-        model: Any = make_text_model(
+        model = make_text_model(
             args.model,
             args.alpha,
             binary=args.binary,
@@ -130,19 +339,21 @@ def run(args: argparse.Namespace, ui: UI) -> int:
             bar.advance(len(texts))
         what = f"{len(texts):,} documents, {len(model.get_feature_names_out()):,} terms"
     else:
-        estimator = make_estimator(args.model, args.alpha)
+        estimator = _table_estimator(args)
         from nbayes.cli._data import feature_kind
         from nbayes.cli._tables import read_table, split_labels, table_features
 
-        if args.binary or args.ngrams != "1-1" or args.hashing:
-            raise CLIError("--binary, --ngrams and --hashing apply to text models only.")
-        table = read_table(ui, args.data)
+        kind = feature_kind(estimator)
+        table = read_table(ui, args.data, typed=kind == "mixed")
         _, labels = split_labels(table, args.label_col)
-        X = table_features(table, feature_kind(estimator), args.label_col)
+        X = table_features(table, kind, args.label_col)
         with ui.progress("Training", "rows") as bar:
             model = estimator.fit(X, labels)
             bar.advance(len(labels))
         what = f"{len(labels):,} rows, {X.shape[1]} features"
+        if kind == "mixed":
+            families = ", ".join(f"{k}: {v}" for k, v in model.families_.items())
+            ui.note(f"Column families: {families}")
     save_model(model, args.output)
     name = f"TextClassifier({model.model})" if text else type(model).__name__
     ui.note(f"Trained {name} on {what}: {_describe(model)}.")

@@ -35,8 +35,9 @@ a known type, unique and sorted, every array has the expected dtype and a shape 
 with the metadata, counts are finite and non-negative, no array is left unused. Any failure
 is a :class:`~nbayes.exceptions.ModelFileError` naming the file and what is wrong.
 
-Other model types (a text classifier with its vocabulary, mixed or kernel models, ...) plug
-in with :func:`register`: a ``dump`` function writes JSON and arrays through an
+Other model types plug in with :func:`register` (TextClassifier in
+:mod:`nbayes.text._persist`, KernelNB and MixedNB in :mod:`nbayes._persist_extra`, imported
+on first use through ``_LAZY_MODULES``): a ``dump`` function writes JSON and arrays through an
 :class:`ArrayWriter`, a ``load`` function reads them back through an :class:`ArrayReader`
 (which checks dtypes and shapes). Nested estimators are stored with :func:`encode` /
 :func:`decode` under a prefix.
@@ -77,7 +78,9 @@ __all__ = [
     "ArrayWriter",
     "Serializer",
     "decode",
+    "decode_categories",
     "encode",
+    "encode_categories",
     "load",
     "read_metadata",
     "register",
@@ -96,6 +99,8 @@ _MAX_SHOWN = 60
 # name taken from the file).
 _LAZY_MODULES: dict[str, str] = {
     "TextClassifier": "nbayes.text._persist",
+    "KernelNB": "nbayes._persist_extra",
+    "MixedNB": "nbayes._persist_extra",
 }
 
 
@@ -703,7 +708,17 @@ def _encode_categories(values: np.ndarray, j: int) -> list[Any]:
     )
 
 
-def _category_labels(values: Any, where: str) -> np.ndarray:
+def encode_categories(values: np.ndarray, j: int = 0) -> list[Any]:
+    """JSON for the category labels of one feature (all strings, booleans or numbers)."""
+    return _encode_categories(values, j)
+
+
+def decode_categories(values: Any, where: str, sort: bool = True) -> np.ndarray:
+    """Inverse of :func:`encode_categories`: an object array; sorted (or just unique)."""
+    return _category_labels(values, where, sort)
+
+
+def _category_labels(values: Any, where: str, sort: bool = True) -> np.ndarray:
     """The labelled categories of one feature: one type (str, bool or number), sorted."""
     items = expect_list(values, where)
     if all(isinstance(v, str) for v in items) or all(isinstance(v, bool) for v in items):
@@ -715,8 +730,10 @@ def _category_labels(values: Any, where: str) -> np.ndarray:
         raise _fail(f"{where} should hold only strings, only booleans or only numbers")
     arr = np.empty(len(items), dtype=object)
     arr[:] = items
-    if any(not a < b for a, b in zip(items, items[1:], strict=False)):
+    if sort and any(not a < b for a, b in zip(items, items[1:], strict=False)):
         raise _fail(f"{where} should be unique and sorted, got {_show(items)}")
+    if not sort and len(set(items)) != len(items):
+        raise _fail(f"{where} should be unique, got {_show(items)}")
     return arr
 
 

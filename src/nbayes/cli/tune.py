@@ -1,0 +1,305 @@
+"""``nbayes tune``: cross-validate a grid of settings by count subtraction; print the best."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+from nbayes.cli._common import (
+    UI,
+    CLIError,
+    add_data_options,
+    command_parser,
+    read_labelled_texts,
+    save_model,
+)
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: Any) -> None:
+    from nbayes.cli.train import MODELS
+
+    p = command_parser(
+        subparsers,
+        "tune",
+        "cross-validate settings (alpha, n-grams, ...) and report the best",
+        "Score every combination of the given settings by stratified k-fold cross-validation\n"
+        "(shuffled, random_state=0) with nbayes.model_selection.NBSearchCV: one counting\n"
+        "pass per fold, then each fold's model is the total minus the fold, and alpha is\n"
+        "re-derived from the same counts. Prints a table (setting, mean score, standard\n"
+        "deviation over the folds, rank) and the best setting; --save trains it on all the\n"
+        "data. Text data gives a TextClassifier; tables (--model gaussian, categorical,\n"
+        "poisson, kernel, mixed or --input table) the estimator itself.",
+        [
+            "nbayes tune reviews.csv --folds 10 --alpha 0.01,0.1,0.5,1",
+            "nbayes tune sms.csv --alpha 0.1,1 --ngrams 1-1,1-2 --min-df 1,2 --save best.nbayes",
+            "nbayes tune iris.csv --model gaussian --label-col species --var-smoothing 1e-9,1e-3",
+            "nbayes tune table.csv --model mixed --label-col y --alpha 0.5,1 --json",
+        ],
+    )
+    p.add_argument("data", nargs="+", metavar="DATA", help="labelled data files")
+    p.add_argument("--model", choices=MODELS, default="multinomial", help="the estimator")
+    p.add_argument(
+        "--input",
+        choices=("auto", "text", "table"),
+        default="auto",
+        help="read documents or a table (auto: documents for multinomial, bernoulli and "
+        "complement, a table otherwise)",
+    )
+    add_data_options(p)
+    p.add_argument("--folds", type=int, default=5, metavar="K", help="number of folds (5)")
+    p.add_argument("--alpha", metavar="A,B,...", help="smoothing values to try, e.g. 0.1,1")
+    p.add_argument("--binary", action="store_true", help="text: count each word once per document")
+    p.add_argument(
+        "--ngrams", metavar="MIN-MAX,...", help="text: n-gram ranges to try, e.g. 1-1,1-2"
+    )
+    p.add_argument("--min-df", metavar="N,...", help="text: minimum document counts to try")
+    p.add_argument(
+        "--var-smoothing", metavar="V,...", help="gaussian, mixed: variance smoothing to try"
+    )
+    p.add_argument(
+        "--bandwidth", metavar="RULE,...", help="kernel, mixed: e.g. scott,silverman,0.5"
+    )
+    p.add_argument("--columns", metavar="NAME=FAMILY,...", help="mixed: families of some columns")
+    p.add_argument(
+        "--scoring",
+        default="accuracy",
+        metavar="NAME",
+        help="a scikit-learn scorer name (accuracy, f1_macro, neg_log_loss, ...)",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--save", metavar="MODEL", help="train the best setting and save it here")
+    p.set_defaults(run=run)
+
+
+# ------------------------------------------------------------------------------- parsing
+def _floats(text: str, flag: str, low: float = 0.0, strict: bool = False) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise CLIError(f"{flag} takes comma-separated numbers, e.g. 0.1,1; got {text!r}.") from None
+    bad = [v for v in values if not math.isfinite(v) or v < low or (strict and v == low)]
+    if bad:
+        relation = ">" if strict else ">="
+        raise CLIError(f"{flag} values must be finite and {relation} {low:g}; got {bad[0]:g}.")
+    return list(dict.fromkeys(values))
+
+
+def _min_df(text: str) -> list[int | float]:
+    out: list[int | float] = []
+    for item in text.split(","):
+        try:
+            value: int | float = int(item)
+        except ValueError:
+            try:
+                value = float(item)
+            except ValueError:
+                value = -1
+            if not 0.0 <= value <= 1.0:
+                raise CLIError(
+                    "--min-df takes document counts (1,2) or fractions in [0, 1] (0.01); "
+                    f"got {item!r}."
+                ) from None
+        if isinstance(value, int) and value < 1:
+            raise CLIError(f"--min-df counts must be >= 1; got {value}.")
+        out.append(value)
+    return list(dict.fromkeys(out))
+
+
+def _bandwidths(text: str) -> list[str | float]:
+    from nbayes.cli.train import parse_bandwidth
+
+    return list(dict.fromkeys(parse_bandwidth(v.strip()) for v in text.split(",")))
+
+
+def _grid(args: argparse.Namespace, text: bool) -> dict[str, list[Any]]:
+    grid: dict[str, list[Any]] = {}
+    model = args.model
+    no_alpha = ("gaussian", "kernel")
+    if args.alpha is not None:
+        if not text and model in no_alpha:
+            raise CLIError(f"--alpha does not apply to --model {model} (it has no counts).")
+        grid["alpha"] = _floats(args.alpha, "--alpha")
+    text_flags = (("--ngrams", args.ngrams), ("--min-df", args.min_df))
+    if text:
+        from nbayes.cli.train import parse_ngrams
+
+        if args.ngrams is not None:
+            grid["ngram_range"] = list(
+                dict.fromkeys(parse_ngrams(v.strip()) for v in args.ngrams.split(","))
+            )
+        if args.min_df is not None:
+            grid["min_df"] = _min_df(args.min_df)
+        for flag, value in (
+            ("--var-smoothing", args.var_smoothing),
+            ("--bandwidth", args.bandwidth),
+            ("--columns", args.columns),
+        ):
+            if value is not None:
+                raise CLIError(f"{flag} applies to table models, not to documents.")
+    else:
+        for flag, value in (*text_flags, ("--binary", args.binary or None)):
+            if value is not None:
+                raise CLIError(f"{flag} applies to text models only.")
+        if args.var_smoothing is not None:
+            if model not in ("gaussian", "mixed"):
+                raise CLIError("--var-smoothing applies to --model gaussian and mixed only.")
+            grid["var_smoothing"] = _floats(args.var_smoothing, "--var-smoothing")
+        if args.bandwidth is not None:
+            if model not in ("kernel", "mixed"):
+                raise CLIError("--bandwidth applies to --model kernel and mixed only.")
+            grid["bandwidth"] = _bandwidths(args.bandwidth)
+    return grid
+
+
+def _setting(params: dict[str, Any]) -> str:
+    def show(v: Any) -> str:
+        if isinstance(v, tuple):
+            return f"{v[0]}-{v[1]}"
+        return f"{v:g}" if isinstance(v, float) else str(v)
+
+    return ", ".join(f"{k}={show(v)}" for k, v in params.items()) or "(defaults)"
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, tuple):
+        return list(v)
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+# ----------------------------------------------------------------------------------- run
+def _search(ui: UI, estimator: Any) -> Any:
+    """NBSearchCV (count subtraction); scikit-learn's GridSearchCV for a MixedNB, whose
+    validated tables nbayes.model_selection cannot slice by rows yet (same scores, one fit
+    per fold and setting)."""
+    from nbayes.model_selection import NBSearchCV
+
+    if type(estimator).__name__ == "MixedNB":
+        from nbayes.mixed import _Table
+
+        if not hasattr(_Table, "__getitem__"):
+            from sklearn.model_selection import GridSearchCV
+
+            ui.detail("MixedNB: one fit per fold and setting (scikit-learn's GridSearchCV).")
+            return GridSearchCV
+    return NBSearchCV
+
+
+def _inputs(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, Any, Any]:
+    """The unfitted estimator, X and y."""
+    if text:
+        from nbayes.text import TextClassifier
+
+        texts, labels = read_labelled_texts(
+            ui, args.data, args.text_col, args.label_col, args.encoding
+        )
+        return TextClassifier(model=args.model, binary=args.binary), texts, np.asarray(labels)
+    from nbayes.cli._data import feature_kind
+    from nbayes.cli._tables import read_table, split_labels, table_features
+    from nbayes.cli.train import make_estimator
+
+    estimator = make_estimator(args.model, None, columns=args.columns)
+    kind = feature_kind(estimator)
+    table = read_table(ui, args.data, typed=kind == "mixed")
+    _, labels = split_labels(table, args.label_col)
+    return estimator, table_features(table, kind, args.label_col), np.asarray(labels)
+
+
+def run(args: argparse.Namespace, ui: UI) -> int:
+    from sklearn.metrics import get_scorer, get_scorer_names
+    from sklearn.model_selection import StratifiedKFold
+
+    from nbayes.cli.train import TEXT_DEFAULT
+
+    text = args.input == "text" or (args.input == "auto" and args.model in TEXT_DEFAULT)
+    if text and args.model not in TEXT_DEFAULT:
+        raise CLIError(
+            f"--model {args.model} does not learn from documents: use one of "
+            f"{', '.join(TEXT_DEFAULT)}, or --input table for a table."
+        )
+    if args.folds < 2:
+        raise CLIError(f"--folds must be at least 2; got {args.folds}.")
+    if args.scoring not in get_scorer_names():
+        raise CLIError(
+            f"Unknown --scoring {args.scoring!r}; e.g. accuracy, balanced_accuracy, f1_macro, "
+            "neg_log_loss (any scikit-learn scorer name)."
+        )
+    get_scorer(args.scoring)
+    grid = _grid(args, text)
+    estimator, X, y = _inputs(args, ui, text)
+    _, counts = np.unique(y.astype(str), return_counts=True)
+    if len(counts) < 2:
+        raise CLIError("Cross-validation needs at least two classes in the data.")
+    if int(counts.min()) < args.folds:
+        raise CLIError(
+            f"--folds {args.folds} is more than the {int(counts.min())} examples of the "
+            "smallest class: every fold needs an example of every class. Use fewer folds."
+        )
+    cv = StratifiedKFold(n_splits=args.folds, shuffle=True, random_state=0)
+    search = _search(ui, estimator)(
+        estimator, grid, cv=cv, scoring=args.scoring, refit=args.save is not None,
+        error_score="raise",
+    )  # fmt: skip
+    n_settings = int(np.prod([len(v) for v in grid.values()])) if grid else 1
+    with ui.progress("Cross-validating", "settings") as bar:
+        search.fit(X, y)
+        bar.advance(n_settings)
+    res = search.cv_results_
+    rows = [
+        {
+            "params": {k: _plain(v) for k, v in params.items()},
+            "setting": _setting(params),
+            "mean": _plain(float(res["mean_test_score"][i])),
+            "std": _plain(float(res["std_test_score"][i])),
+            "rank": int(res["rank_test_score"][i]),
+        }
+        for i, params in enumerate(res["params"])
+    ]
+    best = int(search.best_index_)
+    if args.save is not None:
+        save_model(search.best_estimator_, args.save)
+    if args.json:
+        ui.print(
+            json.dumps(
+                {
+                    "scoring": args.scoring,
+                    "folds": args.folds,
+                    "n_examples": len(y),
+                    "results": [{k: r[k] for k in ("params", "mean", "std", "rank")} for r in rows],
+                    "best_params": rows[best]["params"],
+                    "best_score": rows[best]["mean"],
+                    "saved": args.save,
+                },
+                ensure_ascii=False,
+            )
+        )
+    else:
+        _print_table(ui, rows, args.scoring, args.folds, len(y), best)
+    if args.save is not None:
+        ui.note(f"Trained the best setting on all {len(y):,} examples; saved to {args.save}")
+    return 0
+
+
+def _print_table(
+    ui: UI, rows: list[dict[str, Any]], scoring: str, folds: int, n: int, best: int
+) -> None:
+    def num(v: Any) -> str:
+        return "nan" if v is None else f"{v:.4f}"
+
+    head = ("setting", f"mean {scoring}", "std", "rank")
+    table = [head] + [(r["setting"], num(r["mean"]), num(r["std"]), str(r["rank"])) for r in rows]
+    width = [max(len(t[i]) for t in table) for i in range(4)]
+    ui.print(f"{folds}-fold cross-validation on {n:,} examples ({scoring}):")
+    for t in table:
+        ui.print(f"{t[0]:<{width[0]}}  {t[1]:>{width[1]}}  {t[2]:>{width[2]}}  {t[3]:>{width[3]}}")
+    r = rows[best]
+    ui.print(f"best: {r['setting']} (mean {scoring} {num(r['mean'])} ± {num(r['std'])})")

@@ -1,0 +1,324 @@
+"""CLI tests of mixed and kernel models, ``tune``, ``plot`` and training on Dask."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from nbayes.cli import main
+from nbayes.io.persist import load
+
+from .test_cli import HAM, SPAM, assert_error, run, write_csv
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+def table_csv(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(0)
+    rows = []
+    for i in range(24):
+        young = i % 2 == 0
+        age = "" if i == 5 else f"{rng.normal(25 if young else 60, 4):.1f}"
+        city = rng.choice(["paris", "lyon"] if young else ["nice", "lyon"])
+        note = " ".join(rng.choice(["free", "online", "games", "now"] if young else
+                                   ["paper", "garden", "daily", "walk"], 4))  # fmt: skip
+        rows.append([age, city, note, "young" if young else "old"])
+    return write_csv(tmp_path / "people.csv", ["age", "city", "note", "y"], rows)
+
+
+@pytest.fixture
+def mixed_model(tmp_path: Path, table_csv: Path) -> Path:
+    out = tmp_path / "people.nbayes"
+    code = main(["train", str(table_csv), "-o", str(out), "--label-col", "y", "--model", "mixed",
+                 "--columns", "age=kde", "-q"])  # fmt: skip
+    assert code == 0
+    return out
+
+
+@pytest.fixture
+def sms_csv(tmp_path: Path) -> Path:
+    rows = [[t, "spam"] for t in SPAM * 3] + [[t, "ham"] for t in HAM * 3]
+    return write_csv(tmp_path / "sms.csv", ["text", "label"], rows)
+
+
+# --------------------------------------------------------------------------- mixed/kernel
+
+
+def test_train_mixed_and_use_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, table_csv: Path, mixed_model: Path
+) -> None:
+    model = load(mixed_model)
+    assert model.families_ == {"age": "kde", "city": "categorical", "note": "text"}
+    code, out, err = run(capsys, "info", mixed_model)
+    assert code == 0
+    assert "model: MixedNB" in out and "columns: 3 (family, why)" in out
+    assert "age   kde" in out and "given in columns=" in out and "note  text" in out
+    code, out, _ = run(capsys, "predict", mixed_model, table_csv, "--label-col", "y")
+    assert code == 0 and out.splitlines()[0] == "row,prediction"
+    code, out, _ = run(capsys, "eval", mixed_model, table_csv, "--label-col", "y", "--json")
+    assert code == 0 and json.loads(out)["accuracy"] > 0.9
+    code, out, _ = run(capsys, "sample", mixed_model, "-n", "3", "--seed", "0")
+    assert code == 0 and out.splitlines()[0] == "label,age,city,note"
+    code, out, _ = run(capsys, "explain", mixed_model, table_csv, "--label-col", "y", "--row", "1")
+    assert code == 0 and "posterior" in out
+    code, _, err = run(capsys, "update", mixed_model, table_csv, "--label-col", "y")
+    assert code == 0 and "old 24, young 24" in err
+    code, _, err = run(capsys, "forget", mixed_model, table_csv, "--label-col", "y")
+    assert code == 0 and "old 12, young 12" in err
+
+
+def test_train_mixed_infers_families(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, table_csv: Path
+) -> None:
+    out = tmp_path / "m.nbayes"
+    code, _, err = run(capsys, "train", table_csv, "-o", out, "--label-col", "y", "--model",
+                       "mixed", "--alpha", "0.5")  # fmt: skip
+    assert code == 0
+    assert "Column families: age: gaussian, city: categorical, note: text" in err
+    assert load(out).alpha == 0.5
+
+
+def test_train_mixed_parquet(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, table_csv: Path
+) -> None:
+    import pandas as pd
+
+    path = tmp_path / "people.parquet"
+    pd.read_csv(table_csv).to_parquet(path)
+    out = tmp_path / "p.nbayes"
+    code, _, _ = run(capsys, "train", path, "-o", out, "--label-col", "y", "--model", "mixed")
+    assert code == 0 and load(out).families_["note"] == "text"
+
+
+def test_train_kernel(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    rows = [[f"{v:.2f}", f"{v * 2:.2f}", "a" if v < 5 else "b"] for v in np.linspace(0, 10, 30)]
+    data = write_csv(tmp_path / "k.csv", ["u", "v", "label"], rows)
+    out = tmp_path / "k.nbayes"
+    code, _, err = run(capsys, "train", data, "-o", out, "--model", "kernel", "--max-points", "8",
+                       "--bandwidth", "silverman")  # fmt: skip
+    assert code == 0 and "Trained KernelNB on 30 rows, 2 features" in err
+    model = load(out)
+    assert model.bandwidth == "silverman" and model.max_points == 8
+    code, out_text, _ = run(capsys, "info", out)
+    assert "stored points: 12 (u 6, v 6)" in out_text
+    assert "binned: u (bin width 2), v (bin width 4)" in out_text
+    code, out_text, _ = run(capsys, "eval", out, data, "--json")
+    assert code == 0 and json.loads(out_text)["accuracy"] > 0.9
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [
+        (["--columns", "age"], "--columns must look like"),
+        (["--columns", "age=lognormal"], "unknown family 'lognormal'"),
+        (["--columns", "age=kde,age=gaussian"], "twice"),
+        (["--columns", "height=kde"], "height"),
+        (["--bandwidth", "wide"], "--bandwidth must be"),
+        (["--max-points", "5"], "--max-points applies to --model kernel"),
+        (["--binary"], "text models only"),
+    ],
+)
+def test_mixed_option_errors(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, table_csv: Path, extra: list[str],
+    fragment: str,
+) -> None:  # fmt: skip
+    code, _, err = run(capsys, "train", table_csv, "-o", tmp_path / "m.nbayes", "--label-col", "y",
+                       "--model", "mixed", *extra)  # fmt: skip
+    assert_error(code, err, fragment)
+
+
+def test_table_options_refused_for_text(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, sms_csv: Path
+) -> None:
+    code, _, err = run(capsys, "train", sms_csv, "-o", tmp_path / "m", "--columns", "a=kde")
+    assert_error(code, err, "--columns applies to table models")
+    code, _, err = run(capsys, "train", sms_csv, "-o", tmp_path / "m", "--model", "kernel",
+                       "--alpha", "1")  # fmt: skip
+    assert_error(code, err, "--alpha does not apply to --model kernel")
+
+
+# ----------------------------------------------------------------------------------- tune
+
+
+def test_tune_text_table_and_save(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, sms_csv: Path
+) -> None:
+    best = tmp_path / "best.nbayes"
+    code, out, err = run(capsys, "tune", sms_csv, "--folds", "3", "--alpha", "0.1,1",
+                         "--ngrams", "1-1,1-2", "--min-df", "1,2", "--save", best)  # fmt: skip
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "3-fold cross-validation on 27 examples (accuracy):"
+    assert lines[1].split() == ["setting", "mean", "accuracy", "std", "rank"]
+    assert len(lines) == 2 + 8 + 1 and lines[-1].startswith("best: alpha=")
+    assert "alpha=1, min_df=2, ngram_range=1-2" in out
+    model = load(best)
+    assert type(model).__name__ == "TextClassifier" and f"saved to {best}" in err
+
+
+def test_tune_json_matches_nbsearchcv(capsys: pytest.CaptureFixture[str], sms_csv: Path) -> None:
+    from sklearn.model_selection import StratifiedKFold
+
+    from nbayes.io.readers import read_texts
+    from nbayes.model_selection import NBSearchCV
+    from nbayes.text import TextClassifier
+
+    code, out, _ = run(capsys, "tune", sms_csv, "--folds", "3", "--alpha", "0.1,1", "--binary",
+                       "--model", "bernoulli", "--scoring", "f1_macro", "--json")  # fmt: skip
+    assert code == 0
+    result = json.loads(out)
+    assert result["scoring"] == "f1_macro" and result["saved"] is None
+    assert [r["params"] for r in result["results"]] == [{"alpha": 0.1}, {"alpha": 1.0}]
+    texts, labels = [], []
+    for chunk in read_texts([str(sms_csv)], "text", "label"):
+        texts += chunk.texts
+        labels += chunk.labels
+    search = NBSearchCV(
+        TextClassifier(model="bernoulli", binary=True), {"alpha": [0.1, 1.0]},
+        cv=StratifiedKFold(3, shuffle=True, random_state=0), scoring="f1_macro",
+    ).fit(texts, np.asarray(labels))  # fmt: skip
+    assert [r["mean"] for r in result["results"]] == search.cv_results_["mean_test_score"].tolist()
+    assert result["best_params"] == search.best_params_
+
+
+def test_tune_tables(capsys: pytest.CaptureFixture[str], tmp_path: Path, table_csv: Path) -> None:
+    code, out, err = run(capsys, "tune", table_csv, "--model", "mixed", "--label-col", "y",
+                         "--folds", "3", "--alpha", "0.5,1", "--bandwidth", "scott,2",
+                         "--columns", "age=kde", "--save", tmp_path / "t.nbayes")  # fmt: skip
+    assert code == 0, err
+    assert "alpha=0.5, bandwidth=2" in out and "best:" in out
+    assert load(tmp_path / "t.nbayes").families_["age"] == "kde"
+    rows = [[f"{v:.2f}", "a" if v < 5 else "b"] for v in np.linspace(0, 10, 20)]
+    data = write_csv(tmp_path / "g.csv", ["x", "label"], rows)
+    code, out, _ = run(capsys, "tune", data, "--model", "gaussian", "--folds", "4",
+                       "--var-smoothing", "1e-9,0.1", "--json")  # fmt: skip
+    assert code == 0 and len(json.loads(out)["results"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["--alpha", "x"], "comma-separated numbers"),
+        (["--alpha", "-1"], ">= 0"),
+        (["--folds", "1"], "--folds must be at least 2"),
+        (["--folds", "50"], "smallest class"),
+        (["--scoring", "bogus"], "Unknown --scoring"),
+        (["--ngrams", "3-1"], "--ngrams"),
+        (["--min-df", "0"], "--min-df"),
+        (["--bandwidth", "scott"], "applies to table models"),
+        (["--model", "gaussian", "--alpha", "1"], "does not apply"),
+    ],
+)
+def test_tune_errors(
+    capsys: pytest.CaptureFixture[str], sms_csv: Path, argv: list[str], fragment: str
+) -> None:
+    code, _, err = run(capsys, "tune", sms_csv, *argv)
+    assert_error(code, err, fragment)
+
+
+def test_tune_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str], sms_csv: Path) -> None:
+    assert run(capsys, "tune", sms_csv, "--folds", "two")[0] == 2
+    assert run(capsys, "plot", "m.nbayes", "-o", "x.png")[0] == 2  # --column or --confusion
+    assert run(capsys, "train", sms_csv, "-o", "m", "--workers", "2", "--dask-scheduler",
+               "tcp://x:1")[0] == 2  # fmt: skip
+
+
+# ----------------------------------------------------------------------------------- plot
+
+
+def test_plot_column_and_confusion(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, table_csv: Path, mixed_model: Path
+) -> None:
+    pytest.importorskip("matplotlib")
+    for column in ("age", "city", "note"):
+        png = tmp_path / f"{column}.png"
+        code, _, err = run(capsys, "plot", mixed_model, "--column", column, "-o", png)
+        assert code == 0, err
+        assert png.read_bytes()[:8] == PNG
+    svg = tmp_path / "cm.svg"
+    code, _, err = run(capsys, "plot", mixed_model, "--confusion", table_csv, "--label-col", "y",
+                       "-o", svg, "--normalize")  # fmt: skip
+    assert code == 0 and "confusion matrix" in err
+    assert b"<svg" in svg.read_bytes()[:1000]
+
+
+def test_plot_text_confusion_and_errors(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, sms_csv: Path, mixed_model: Path
+) -> None:
+    pytest.importorskip("matplotlib")
+    text_model = tmp_path / "sms.nbayes"
+    assert main(["train", str(sms_csv), "-o", str(text_model), "-q"]) == 0
+    png = tmp_path / "cm.png"
+    code, _, _ = run(capsys, "plot", text_model, "--confusion", sms_csv, "-o", png)
+    assert code == 0 and png.read_bytes()[:8] == PNG
+    code, _, err = run(capsys, "plot", text_model, "--column", "free", "-o", png)
+    assert_error(code, err, "--column draws a column of a table model")
+    code, _, err = run(capsys, "plot", mixed_model, "--column", "height", "-o", png)
+    assert_error(code, err, "no column 'height'")
+    code, _, err = run(capsys, "plot", mixed_model, "--column", "age", "-o", tmp_path / "x.bmpx")
+    assert_error(code, err, "Cannot write")
+    code, _, err = run(capsys, "plot", mixed_model, "--column", "age", "-o", "/no/such/dir/a.png")
+    assert_error(code, err, "does not exist")
+
+
+# ----------------------------------------------------------------------------------- dask
+
+
+def test_dask_missing_is_one_error_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, sms_csv: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    code, _, err = run(capsys, "train", sms_csv, "-o", tmp_path / "m", "--workers", "2")
+    assert_error(code, err, "pip install 'nbayes[dask]'")
+
+
+def test_dask_local_scheduler_equals_one_process(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, sms_csv: Path, table_csv: Path
+) -> None:
+    pytest.importorskip("distributed")
+    plain, dist = tmp_path / "plain.nbayes", tmp_path / "dask.nbayes"
+    assert main(["train", str(sms_csv), "-o", str(plain), "-q"]) == 0
+    code, _, err = run(capsys, "train", sms_csv, "-o", dist, "--dask-scheduler", "sync")
+    assert code == 0, err
+    a, b = load(plain), load(dist)
+    assert list(a.get_feature_names_out()) == list(b.get_feature_names_out())
+    np.testing.assert_array_equal(a._stats.counts.feature_count, b._stats.counts.feature_count)
+    code, _, err = run(capsys, "train", table_csv, "-o", dist, "--label-col", "y", "--model",
+                       "gaussian", "--dask-scheduler", "sync", "-q")  # fmt: skip
+    assert_error(code, err, "could not convert string to float: 'lyon'")
+    code, _, err = run(capsys, "train", tmp_path / "none*.csv", "-o", dist, "--dask-scheduler",
+                       "sync")  # fmt: skip
+    assert_error(code, err, "No such file")
+    code, _, err = run(capsys, "train", sms_csv, "-o", dist, "--workers", "0")
+    assert_error(code, err, "--workers must be at least 1")
+
+
+@pytest.mark.slow
+def test_dask_workers_local_cluster(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, table_csv: Path
+) -> None:
+    pytest.importorskip("distributed")
+    out = tmp_path / "d.nbayes"
+    code, _, err = run(capsys, "train", table_csv, "-o", out, "--label-col", "y", "--model",
+                       "mixed", "--workers", "2")  # fmt: skip
+    assert code == 0, err
+    assert "local cluster of 2 workers" in err
+    import pandas as pd
+
+    from nbayes.mixed import MixedNB
+
+    df = pd.read_csv(table_csv)
+    ref = MixedNB().fit(df.drop(columns=["y"]), df["y"])
+    got: Any = load(out)
+    assert got.families_ == ref.families_
+    np.testing.assert_allclose(
+        got.predict_joint_log_proba(df.drop(columns=["y"])),
+        ref.predict_joint_log_proba(df.drop(columns=["y"])), rtol=1e-12,
+    )  # fmt: skip
