@@ -272,3 +272,154 @@ def test_errors_are_advice() -> None:
         count_by_class([b"aa bb"], np.array([0]), 1)  # type: ignore[list-item]
     with pytest.raises(ValueError, match="single string"):
         transform_counts("aa bb", {"aa": 0})
+
+
+# --------------------------------------------------------------------------------------
+# zero-copy kernels: every string width, long keys, threads, growth, lookup cache
+# --------------------------------------------------------------------------------------
+
+from nbayes.text import _tokenize as _tk  # noqa: E402
+
+MIXED = [
+    "Plain ASCII text, with Words words WORDS and numbers 123 4567.",  # kind 1, ascii
+    "Café crème brûlée: ÉTÉ été ÿÿ ßtraße",  # kind 1, latin-1
+    "ΟΔΟΣ οδος ΣΑΣ Σ ΑΣ'Β — “quoted” İSTANBUL İi",  # kind 2, with Σ and İ (Python lower)
+    "Ǆemal ǅemal ǆemal ＡＢＣ ａｂｃ Ⅳ ⅳ ﬁne",  # kind 2, no special
+    "𝐀𝐁𝐂 𝐚𝐛𝐜 😀ab ab😀 \U00010400\U00010401 \U00010428x",  # kind 4
+    "averyveryverylongtokenoverSixteen AVERYVERYVERYLONGTOKENOVERSIXTEEN exactly16charsxx",
+    "ĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀ āāāāāāāāāāāāāāāāāāāā wide_long_token_ĀbcdefghijklmnopQ",
+    "",
+    "a b c",  # no token
+    "x" * 40 + " " + "x" * 40 + " " + "X" * 40,
+]
+
+
+def _mixed_corpus(n: int = 300) -> tuple[list[str], np.ndarray]:
+    rng = np.random.default_rng(0)
+    words = " ".join(MIXED).split()
+    docs = [" ".join(rng.choice(words, size=rng.integers(0, 30)).tolist()) for _ in range(n)]
+    docs = MIXED + docs
+    return docs, np.arange(len(docs)) % 3
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [{}, {"lowercase": False}, {"binary": True}, {"stop_words": ["ab", "été", "words"]}],
+)
+def test_direct_count_mixed_widths_match_sklearn(kw: dict) -> None:
+    docs, y = _mixed_corpus()
+    vocab, counts, df = count_by_class(docs, y, 3, **kw)
+    ref_vocab, ref_counts, ref_df = _reference_class_sums(docs, y, 3, **kw)
+    assert vocab == ref_vocab and list(vocab) == sorted(vocab)
+    np.testing.assert_array_equal(counts, ref_counts)
+    np.testing.assert_array_equal(df, ref_df)
+
+
+def test_direct_count_threads_identical() -> None:
+    docs, y = _mixed_corpus(2000)
+    lo = [d.lower() for d in docs]
+    ref = _tk.direct_count(docs, y, 3, True, False, n_threads=1)
+    assert ref is not None
+    for n_threads in (2, 3, 7):
+        got = _tk.direct_count(docs, y, 3, True, False, n_threads=n_threads)
+        assert got is not None
+        assert got.terms == ref.terms
+        np.testing.assert_array_equal(got.counts, ref.counts)
+        np.testing.assert_array_equal(got.df, ref.df)
+    # pre-lowered input gives the same statistics
+    same = _tk.direct_count(lo, y, 3, False, False, n_threads=2)
+    assert same is not None and same.terms == ref.terms
+    np.testing.assert_array_equal(same.counts, ref.counts)
+
+
+@settings(max_examples=40, deadline=None)
+@given(docs=docs_strategy, n_threads=st.integers(1, 4), binary=st.booleans())
+def test_direct_count_threads_random_unicode(docs: list[str], n_threads: int, binary: bool):
+    y = np.arange(len(docs)) % 2
+    got = _tk.direct_count(docs, y, 2, True, binary, n_threads=n_threads)
+    assert got is not None
+    ref_vocab, ref_counts, ref_df = _reference_class_sums(docs, y, 2, binary=binary) if any(
+        _tk._SINGLE.search(d.lower()) for d in docs
+    ) else ({}, np.zeros((2, 0), dtype=np.int64), np.zeros(0, dtype=np.int64))
+    assert got.terms == sorted(ref_vocab)
+    np.testing.assert_array_equal(got.counts, ref_counts)
+    np.testing.assert_array_equal(got.df, ref_df)
+
+
+def test_direct_count_table_growth() -> None:
+    rng = np.random.default_rng(1)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyzé"))
+    words = ["".join(rng.choice(letters, size=rng.integers(2, 24))) for _ in range(40_000)]
+    docs = [" ".join(words[i : i + 200]) for i in range(0, len(words), 150)]
+    y = np.arange(len(docs)) % 4
+    vocab, counts, df = count_by_class(docs, y, 4)
+    ref_vocab, ref_counts, ref_df = _reference_class_sums(docs, y, 4)
+    assert vocab == ref_vocab and list(vocab) == sorted(vocab)
+    np.testing.assert_array_equal(counts, ref_counts)
+    np.testing.assert_array_equal(df, ref_df)
+
+
+def test_copying_path_when_zero_copy_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+    docs, y = _mixed_corpus()
+    want = count_by_class(docs, y, 3)
+    vocab = SkCount().fit(docs).vocabulary_
+    want_x = transform_counts(docs, vocab)
+    monkeypatch.setattr(_tk, "_LAYOUT", None)
+    assert _tk.direct_layout() is None
+    assert _tk.direct_count(docs, y, 3, True, False) is None
+    got = count_by_class(docs, y, 3)
+    assert got[0] == want[0]
+    np.testing.assert_array_equal(got[1], want[1])
+    assert_same_csr(transform_counts(docs, vocab), want_x)
+
+
+@pytest.mark.parametrize("kw", [{}, {"lowercase": False}, {"stop_words": ["ab", "words"]}])
+def test_direct_transform_matches_sklearn(kw: dict) -> None:
+    docs, _ = _mixed_corpus()
+    vocab = dict(SkCount(lowercase=False).fit(docs).vocabulary_)
+    # keys no token can equal, a stop word, and upper-case keys (never hit when lowercasing)
+    for extra in ("ab cd", " ab", "a", "", "x" * 40 + "!", "WORDS", "words"):
+        vocab.setdefault(extra, len(vocab))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # upper-case vocabulary warning, same in both
+        want = SkCount(vocabulary=vocab, **kw).transform(docs)
+    got = transform_counts(docs, vocab, **kw)
+    assert_same_csr(got, want)
+    for n_threads in (1, 2, 5):
+        pieces = _tk.direct_transform(
+            docs, vocab, kw.get("lowercase", True), _stop_set_for(kw), n_threads=n_threads
+        )
+        assert pieces is not None
+        np.testing.assert_array_equal(pieces[0], want.indptr)
+        np.testing.assert_array_equal(pieces[1], want.indices)
+        np.testing.assert_array_equal(pieces[2], want.data)
+
+
+def _stop_set_for(kw: dict) -> frozenset[str] | None:
+    sw = kw.get("stop_words")
+    return None if sw is None else frozenset(sw)
+
+
+def test_lookup_cache_sees_in_place_changes() -> None:
+    docs = ["alpha beta gamma", "beta beta delta"]
+    vocab = {"alpha": 0, "beta": 1, "gamma": 2}
+    first = transform_counts(docs, vocab).toarray()
+    vocab["delta"] = vocab.pop("gamma")  # same object, same length, other content
+    second = transform_counts(docs, vocab).toarray()
+    assert first.tolist() == [[1, 1, 1], [0, 2, 0]]
+    assert second.tolist() == [[1, 1, 0], [0, 2, 1]]
+
+
+@pytest.mark.parametrize("kw", [{}, {"ngram_range": (1, 2)}, {"stop_words": ["ab"]}])
+def test_count_by_class_float_counts(kw: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    docs, y = _mixed_corpus()
+    vocab, counts, df = count_by_class(docs, y, 3, **kw)
+    monkeypatch.setenv("NBAYES_NUM_THREADS", "3")
+    monkeypatch.setattr(_tk, "PARALLEL_MIN_CHARS", 0)
+    assert _tk.default_threads() == 3
+    v2, c2, d2 = count_by_class(docs, y, 3, dtype=np.float64, **kw)
+    assert v2 == vocab and c2.dtype == np.float64
+    np.testing.assert_array_equal(c2, counts)
+    np.testing.assert_array_equal(d2, df)
+    with pytest.raises(ValueError, match="dtype"):
+        count_by_class(docs, y, 3, dtype=np.float32)

@@ -25,12 +25,24 @@ point):
 
 from __future__ import annotations
 
+import itertools
+import os
 import re
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 __all__ = [
+    "DirectCounts",
+    "direct_count",
     "word_table",
     "encode_corpus",
     "intern_tokens",
@@ -585,3 +597,1090 @@ def stream_class_sums(
     return _stream_class_sums_kernel(
         tok, ptr, ptok, pptr, n_uni, use_uni, use_pair, col, n_cols, y, n_classes, binary
     )
+
+
+# --------------------------------------------------------------------------------------
+# zero-copy, table-driven unigram counting (the TextClassifier training / scoring path)
+# --------------------------------------------------------------------------------------
+#
+# The documents are read in place from CPython's own string storage (no join, no
+# str.lower, no encode): each compact ``str`` keeps its code units right after its
+# header, 1, 2 or 4 bytes wide. :func:`direct_layout` derives the header sizes from
+# ``sys.getsizeof`` and verifies the layout on sample strings of every width through the
+# compiled reader itself; when anything differs (another Python implementation or
+# version), the callers use the copying path above instead.
+#
+# Lowercasing is a code point table built from ``str.lower`` (exact for every code point
+# but U+0130, which lowercases to two characters, and U+03A3, whose lowercase depends on
+# its context): documents containing either are lowercased by Python first.
+#
+# Tokens are interned in an open-addressing table whose slot is one 32-byte record
+# ``(w0, w1, meta, hash)``: a token of at most 16 code points below U+0100 is packed
+# exactly into ``w0, w1`` (so its slot *is* its exact key and a lookup touches one cache
+# line); longer or wider tokens are compared code point by code point against the pool.
+# Tokenizing a block of text into a buffer of keys, then probing the buffered keys in a
+# tight loop ("blocked"), lets the CPU overlap the cache misses of independent probes.
+
+_WORD = np.uint32(1 << 31)
+_CP = np.uint32(0x1FFFFF)
+_BLOCK = 4096
+
+
+@intrinsic
+def _ptr8(typingctx, addr):  # pragma: no cover - compiled
+    sig = types.CPointer(types.uint8)(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+    return sig, codegen
+
+
+@intrinsic
+def _ptr16(typingctx, addr):  # pragma: no cover - compiled
+    sig = types.CPointer(types.uint16)(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+    return sig, codegen
+
+
+@intrinsic
+def _ptr32(typingctx, addr):  # pragma: no cover - compiled
+    sig = types.CPointer(types.uint32)(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+    return sig, codegen
+
+
+@intrinsic
+def _ptr64(typingctx, addr):  # pragma: no cover - compiled
+    sig = types.CPointer(types.int64)(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+    return sig, codegen
+
+
+@nb.njit(cache=True)
+def _str_info(addr, layout):
+    """(kind, length, data address) of the str at ``addr``; kind 0 if not compact.
+
+    ``layout`` = [state offset, kind shift, compact bit, ascii bit, ascii header, compact
+    header, length offset].
+    """
+    state = np.int64(_ptr32(addr + layout[0])[0])
+    if (state >> layout[2]) & 1 == 0:
+        return 0, 0, 0
+    kind = (state >> layout[1]) & 7
+    n = _ptr64(addr + layout[6])[0]
+    if (state >> layout[3]) & 1:
+        return kind, n, addr + layout[4]
+    return kind, n, addr + layout[5]
+
+
+@nb.njit(cache=True)
+def _probe_layout(addrs, layout):
+    out = np.zeros((addrs.shape[0], 4), dtype=np.int64)
+    for d in range(addrs.shape[0]):
+        kind, n, data = _str_info(addrs[d], layout)
+        out[d, 0] = kind
+        out[d, 1] = n
+        if kind == 0 or n == 0:
+            continue
+        if kind == 1:
+            p = _ptr8(data)
+            out[d, 2] = p[0]
+            out[d, 3] = p[n - 1]
+        elif kind == 2:
+            q = _ptr16(data)
+            out[d, 2] = q[0]
+            out[d, 3] = q[n - 1]
+        else:
+            r = _ptr32(data)
+            out[d, 2] = r[0]
+            out[d, 3] = r[n - 1]
+    return out
+
+
+_LAYOUT: np.ndarray | None = None
+_LAYOUT_CHECKED = False
+
+
+def direct_layout() -> np.ndarray | None:
+    """CPython ``str`` layout for the zero-copy reader, or None when it cannot be used."""
+    global _LAYOUT, _LAYOUT_CHECKED
+    if _LAYOUT_CHECKED:
+        return _LAYOUT
+    _LAYOUT_CHECKED = True
+    if sys.implementation.name != "cpython" or sys.maxsize != 2**63 - 1:
+        return None
+    ascii_hdr = sys.getsizeof("") - 1
+    compact_hdr = sys.getsizeof("\xe9") - 2
+    # ob_refcnt, ob_type, length, hash, then the state bit field (CPython 3.11-3.13).
+    layout = np.array([32, 2, 5, 6, ascii_hdr, compact_hdr, 16], dtype=np.int64)
+    samples = [
+        "", "a", "ab", "x" * 1000, "caf\xe9", "\xff\xe9", "\u0100z", "a\u20acb",
+        "\U0001f600", "z\U0010ffffa", "".join(map(chr, range(32, 300))),
+    ]
+    samples += [s + "q" for s in samples]  # freshly built (non-interned) strings too
+    want = np.array(
+        [
+            [max(1, (sys.getsizeof(s) - compact_hdr) // (len(s) + 1)) if not s.isascii()
+             else 1, len(s), ord(s[0]) if s else 0, ord(s[-1]) if s else 0]
+            for s in samples
+        ],
+        dtype=np.int64,
+    )
+    addrs = np.array([id(s) for s in samples], dtype=np.int64)
+    try:
+        got = _probe_layout(addrs, layout)
+    except Exception:  # pragma: no cover - defensive
+        return None
+    if np.array_equal(got, want):
+        _LAYOUT = layout
+    return _LAYOUT
+
+
+_TABLES: dict[bool, np.ndarray] = {}
+
+
+def char_table(lowercase: bool) -> np.ndarray:
+    """``t[cp]`` = (lowercased) code point | (1 << 31 if it is a word character).
+
+    With ``lowercase``, the code point is ``chr(cp).lower()`` and the word flag is that of
+    the lowercased character (scikit-learn tokenizes ``doc.lower()``); U+0130 and U+03A3
+    map to themselves: documents containing them are lowercased by Python first.
+    """
+    if lowercase in _TABLES:
+        return _TABLES[lowercase]
+    cps = np.arange(_MAX_CP, dtype=np.uint32)
+    if lowercase:
+        every = "".join(map(chr, range(_MAX_CP)))
+        low = every[:0x130].lower() + "\u0130" + every[0x131:].lower()
+        if len(low) != _MAX_CP:
+            # Another Unicode version with more one-to-many lowercase mappings: the
+            # zero-copy path does not lowercase (callers fall back to str.lower).
+            _TABLES[lowercase] = np.zeros(0, dtype=np.uint32)
+            return _TABLES[lowercase]
+        cps = np.frombuffer(low.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).copy()
+        cps[0x3A3] = 0x3A3
+    table = cps | (word_table()[cps].astype(np.uint32) << np.uint32(31))
+    _TABLES[lowercase] = table
+    return table
+
+
+@nb.njit(cache=True)
+def _special_docs(addrs, layout):
+    """Per document: 1 if it holds U+0130 or U+03A3 (lowercase needs Python), -1 if it
+    is not a compact str (the zero-copy path cannot read it), else 0; and its length."""
+    out = np.zeros(addrs.shape[0], dtype=np.int8)
+    lengths = np.zeros(addrs.shape[0], dtype=np.int64)
+    for d in range(addrs.shape[0]):
+        kind, n, data = _str_info(addrs[d], layout)
+        lengths[d] = n
+        if kind == 0:
+            out[d] = -1
+        elif kind == 2:
+            q = _ptr16(data)
+            for i in range(n):
+                c = q[i]
+                if c == 0x130 or c == 0x3A3:
+                    out[d] = 1
+                    break
+        elif kind == 4:
+            r = _ptr32(data)
+            for i in range(n):
+                c = r[i]
+                if c == 0x130 or c == 0x3A3:
+                    out[d] = 1
+                    break
+    return out, lengths
+
+
+@nb.njit(cache=True, nogil=True)
+def _mix2(a, b):
+    h = a * np.uint64(0x9E3779B97F4A7C15) + b
+    h ^= h >> np.uint64(32)
+    h *= np.uint64(0xD6E8FEB86659FD93)
+    h ^= h >> np.uint64(32)
+    h *= np.uint64(0xD6E8FEB86659FD93)
+    h ^= h >> np.uint64(32)
+    return h
+
+
+@nb.njit(cache=True, nogil=True)
+def _scan_into(p, n, pos, data, width, t, d, bw0, bw1, bkey, bh, bsrc, bdoc, nb_):
+    """Tokenize ``p[pos:n]`` into the key buffer from slot ``nb_``.
+
+    Returns ``(pos, nb_)``: ``pos < n`` when the buffer filled up before the end.
+    ``bkey`` = (long flag << 31 | length) << 32: tokens of at most 16 code points below
+    U+0100 are packed exactly into ``w0, w1``; ``bsrc`` is the token's address.
+    """
+    cap = bw0.shape[0]
+    i = pos
+    while i < n:
+        e = t[p[i]]
+        if e < _WORD:
+            i += 1
+            continue
+        s = i
+        w0 = np.uint64(0)
+        w1 = np.uint64(0)
+        big = np.uint32(0)
+        k = 0
+        while True:
+            c = e & _CP
+            big |= c
+            if k < 8:
+                w0 |= np.uint64(c) << np.uint64(8 * k)
+            elif k < 16:
+                w1 |= np.uint64(c) << np.uint64(8 * (k - 8))
+            k += 1
+            i += 1
+            if i >= n:
+                break
+            e = t[p[i]]
+            if e < _WORD:
+                break
+        if k < 2:
+            continue
+        if big >= 256 or k > 16:
+            h = np.uint64(0xCBF29CE484222325)
+            for j in range(s, i):
+                h = (h ^ np.uint64(t[p[j]] & _CP)) * np.uint64(0x100000001B3)
+            h = _mix2(h, np.uint64(k))
+            key = (np.uint64(k) | np.uint64(1 << 31)) << np.uint64(32)
+        else:
+            h = _mix2(w0 ^ (w1 * np.uint64(0xC2B2AE3D27D4EB4F)), np.uint64(k))
+            key = np.uint64(k) << np.uint64(32)
+        bw0[nb_] = w0
+        bw1[nb_] = w1
+        bkey[nb_] = key
+        bh[nb_] = h
+        bsrc[nb_] = data + s * width
+        bdoc[nb_] = d
+        nb_ += 1
+        if nb_ == cap:
+            return i, nb_
+    return i, nb_
+
+
+@nb.njit(cache=True, nogil=True)
+def _src_cp(src, width, t, k):
+    if width == 1:
+        return t[_ptr8(src)[k]] & _CP
+    if width == 2:
+        return t[_ptr16(src)[k]] & _CP
+    return t[_ptr32(src)[k]] & _CP
+
+
+@intrinsic
+def _prefetch(typingctx, addr):  # pragma: no cover - compiled
+    """Hint the CPU to load the cache line at ``addr`` (no effect on results)."""
+    sig = types.void(types.int64)
+
+    def codegen(context, builder, signature, args):
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        ptr = builder.inttoptr(args[0], i8p)
+        builder.call(fn, [ptr, i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+_LO32 = np.uint64(0xFFFFFFFF)
+_AHEAD = 32
+
+
+@nb.njit(cache=True, nogil=True)
+def _key_hash(w0, w1, key, pool, p):
+    """Hash of a stored key (equal to the one :func:`_scan_into` computes)."""
+    L = np.int64((key >> np.uint64(32)) & np.uint64(0x7FFFFFFF))
+    if key < np.uint64(1 << 63):
+        return _mix2(w0 ^ (w1 * np.uint64(0xC2B2AE3D27D4EB4F)), np.uint64(L))
+    h = np.uint64(0xCBF29CE484222325)
+    for j in range(L):
+        h = (h ^ np.uint64(pool[p + j])) * np.uint64(0x100000001B3)
+    return _mix2(h, np.uint64(L))
+
+
+@nb.njit(cache=True, nogil=True)
+def _probe_block(nb_, bw0, bw1, bkey, bh, bsrc, bdoc, bwidth, blow, bid, tlow, tid, tab,
+                 pool, tstart, tlen, counts, y, n_classes, binary, state):
+    """Intern and count the buffered tokens. ``state`` = [n_terms, pool_used]; the caller
+    guarantees room for ``nb_`` new terms and their code points.
+
+    A slot is 4 words ``(w0, w1, meta, aux)``: ``meta`` = key bits << 32 | (id + 1),
+    ``aux`` = (last document + 1) << 32 | document frequency. Pass 1 resolves ids
+    (prefetching the slots of later tokens), pass 2 counts (prefetching count rows).
+    """
+    mask = np.uint64(tab.shape[0] // 4 - 1)
+    n_terms = state[0]
+    pool_used = state[1]
+    base = tab.ctypes.data
+    for b in range(nb_):
+        if b + _AHEAD < nb_:
+            _prefetch(base + 32 * np.int64(bh[b + _AHEAD] & mask))
+        key = bkey[b]
+        w0 = bw0[b]
+        w1 = bw1[b]
+        j = np.int64(bh[b] & mask)
+        term = -1
+        while True:
+            m = tab[4 * j + 2]
+            if m == 0:
+                break
+            if (m >> np.uint64(32)) == (key >> np.uint64(32)) and tab[4 * j] == w0 \
+                    and tab[4 * j + 1] == w1:
+                cand = np.int64(m & _LO32) - 1
+                if key < np.uint64(1 << 63):
+                    term = cand
+                    break
+                t = tlow if blow[b] else tid
+                src = bsrc[b]
+                width = bwidth[b]
+                p = tstart[cand]
+                same = True
+                for k in range(tlen[cand]):
+                    if pool[p + k] != _src_cp(src, width, t, k):
+                        same = False
+                        break
+                if same:
+                    term = cand
+                    break
+            j = np.int64((np.uint64(j) + np.uint64(1)) & mask)
+        if term == -1:
+            term = n_terms
+            L = np.int64((key >> np.uint64(32)) & np.uint64(0x7FFFFFFF))
+            t = tlow if blow[b] else tid
+            src = bsrc[b]
+            width = bwidth[b]
+            for k in range(L):
+                pool[pool_used + k] = _src_cp(src, width, t, k)
+            tstart[term] = pool_used
+            tlen[term] = L
+            pool_used += L
+            tab[4 * j] = w0
+            tab[4 * j + 1] = w1
+            tab[4 * j + 2] = key | np.uint64(term + 1)
+            tab[4 * j + 3] = 0
+            n_terms += 1
+        d1 = np.uint64(bdoc[b] + 1) << np.uint64(32)
+        aux = tab[4 * j + 3]
+        if (aux & ~_LO32) != d1:
+            tab[4 * j + 3] = d1 | ((aux & _LO32) + np.uint64(1))
+            bid[b] = term
+        elif binary:
+            bid[b] = -1
+        else:
+            bid[b] = term
+    cbase = counts.ctypes.data
+    isz = counts.itemsize
+    for b in range(nb_):
+        if b + _AHEAD < nb_ and bid[b + _AHEAD] >= 0:
+            _prefetch(cbase + isz * (bid[b + _AHEAD] * n_classes + y[bdoc[b + _AHEAD]]))
+        term = bid[b]
+        if term >= 0:
+            counts[term * n_classes + y[bdoc[b]]] += 1
+    state[0] = n_terms
+    state[1] = pool_used
+
+
+@nb.njit(cache=True, nogil=True)
+def _retable(tab, n_slots, pool, tstart):
+    new = np.zeros(4 * n_slots, dtype=np.uint64)
+    mask = np.uint64(n_slots - 1)
+    for s in range(tab.shape[0] // 4):
+        m = tab[4 * s + 2]
+        if m == 0:
+            continue
+        t = np.int64(m & _LO32) - 1
+        h = _key_hash(tab[4 * s], tab[4 * s + 1], m, pool, tstart[t])
+        j = np.int64(h & mask)
+        while new[4 * j + 2] != 0:
+            j = np.int64((np.uint64(j) + np.uint64(1)) & mask)
+        for q in range(4):
+            new[4 * j + q] = tab[4 * s + q]
+    return new
+
+
+@nb.njit(cache=True, nogil=True)
+def _grow1(a, size, fill):
+    out = np.full(size, fill, dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def new_run(counts0, n_classes):
+    """Empty run state ``(tab, pool, tstart, tlen, counts, [n_terms, pool_used])``;
+    ``counts0`` (empty) gives the dtype of the counts."""
+    cap = 1024
+    return (np.zeros(4 * 2 * cap, dtype=np.uint64), np.empty(8 * cap, dtype=np.uint32),
+            np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
+            _grow1(counts0, cap * n_classes, 0), np.zeros(2, dtype=np.int64))
+
+
+@nb.njit(cache=True, nogil=True)
+def count_run(addrs, layout, lo, hi, y, n_classes, tlow, tid, nolow, binary, run):
+    """Intern and count the tokens of documents ``lo..hi-1`` (zero-copy reader) into the
+    run state ``run`` (see :func:`new_run`); returns the updated state.
+
+    ``counts`` are id-major (``counts[id * n_classes + c]``), ids in first-occurrence
+    order within the run; document frequencies are kept in the table slots.
+    """
+    tab, pool, tstart, tlen, counts, state = run
+    cap = tstart.shape[0]
+    n_slots = tab.shape[0] // 4
+    B = _BLOCK
+    bw0 = np.empty(B, dtype=np.uint64)
+    bw1 = np.empty(B, dtype=np.uint64)
+    bkey = np.empty(B, dtype=np.uint64)
+    bh = np.empty(B, dtype=np.uint64)
+    bsrc = np.empty(B, dtype=np.int64)
+    bdoc = np.empty(B, dtype=np.int64)
+    bwidth = np.empty(B, dtype=np.int64)
+    blow = np.empty(B, dtype=np.uint8)
+    bid = np.empty(B, dtype=np.int64)
+    nb_ = 0
+    for d in range(lo, hi + 1):
+        kind = 1
+        n = 0
+        data = 0
+        if d < hi:
+            kind, n, data = _str_info(addrs[d], layout)
+        low = 0 if (d < hi and nolow[d]) else 1
+        t = tlow if low else tid
+        pos = 0
+        while True:
+            first = nb_
+            if n > 0:
+                if kind == 1:
+                    pos, nb_ = _scan_into(_ptr8(data), n, pos, data, 1, t, d, bw0, bw1, bkey,
+                                          bh, bsrc, bdoc, nb_)
+                elif kind == 2:
+                    pos, nb_ = _scan_into(_ptr16(data), n, pos, data, 2, t, d, bw0, bw1, bkey,
+                                          bh, bsrc, bdoc, nb_)
+                else:
+                    pos, nb_ = _scan_into(_ptr32(data), n, pos, data, 4, t, d, bw0, bw1, bkey,
+                                          bh, bsrc, bdoc, nb_)
+                for b in range(first, nb_):
+                    bwidth[b] = kind
+                    blow[b] = low
+            if nb_ == B or (d == hi and nb_ > 0):
+                need_terms = state[0] + nb_
+                if need_terms > cap:
+                    new_cap = cap
+                    while new_cap < need_terms:
+                        new_cap *= 2
+                    tstart = _grow1(tstart, new_cap, 0)
+                    tlen = _grow1(tlen, new_cap, 0)
+                    counts = _grow1(counts, new_cap * n_classes, 0)
+                    cap = new_cap
+                if 2 * need_terms > n_slots:
+                    while 2 * need_terms > n_slots:
+                        n_slots *= 2
+                    tab = _retable(tab, n_slots, pool, tstart)
+                need_pool = state[1]
+                for b in range(nb_):
+                    need_pool += (bkey[b] >> np.uint64(32)) & np.uint64(0x7FFFFFFF)
+                if need_pool > pool.shape[0]:
+                    size = pool.shape[0]
+                    while size < need_pool:
+                        size *= 2
+                    pool = _grow1(pool, size, 0)
+                _probe_block(nb_, bw0, bw1, bkey, bh, bsrc, bdoc, bwidth, blow, bid, tlow, tid,
+                             tab, pool, tstart, tlen, counts, y, n_classes, binary, state)
+                nb_ = 0
+            if pos >= n:
+                break
+    return tab, pool, tstart, tlen, counts, state
+
+
+@nb.njit(cache=True, nogil=True)
+def run_df(tab, n_terms):
+    """Document frequency of every id of a run (kept in the table slots)."""
+    df = np.zeros(n_terms, dtype=np.int64)
+    for s in range(tab.shape[0] // 4):
+        m = tab[4 * s + 2]
+        if m != 0:
+            df[np.int64(m & _LO32) - 1] = np.int64(tab[4 * s + 3] & _LO32)
+    return df
+
+
+@nb.njit(cache=True, nogil=True)
+def sort_terms(pool, tstart, tlen):
+    """Term ids in code point order (Python's ``str`` order), by MSD passes over packed
+    prefixes: 8 code points per 64-bit key below U+0100, 4 below U+10000, else 3."""
+    n = tstart.shape[0]
+    maxcp = 0
+    for i in range(pool.shape[0]):
+        if pool[i] > maxcp:
+            maxcp = pool[i]
+    if maxcp < 256:
+        per, bits = 8, 8
+    elif maxcp < 65536:
+        per, bits = 4, 16
+    else:
+        per, bits = 3, 21
+    order = np.arange(n, dtype=np.int64)
+    keys = np.empty(n, dtype=np.uint64)
+    stack = [(np.int64(0), np.int64(n), np.int64(0))]
+    while len(stack) > 0:
+        lo, hi, depth = stack.pop()
+        for q in range(lo, hi):
+            t = order[q]
+            L = tlen[t]
+            p = tstart[t]
+            k = np.uint64(0)
+            for r in range(per):
+                k <<= np.uint64(bits)
+                if depth + r < L:
+                    k |= np.uint64(pool[p + depth + r])
+            keys[q] = k
+        sub = np.argsort(keys[lo:hi], kind="mergesort")
+        order[lo:hi] = order[lo:hi][sub]
+        keys[lo:hi] = keys[lo:hi][sub]
+        q = lo
+        while q < hi:
+            r = q + 1
+            while r < hi and keys[r] == keys[q]:
+                r += 1
+            if r - q > 1:
+                stack.append((np.int64(q), np.int64(r), depth + per))
+            q = r
+    return order
+
+
+@nb.njit(cache=True, nogil=True)
+def _cmp_terms(pool, sa, la, sb, lb):
+    for k in range(min(la, lb)):
+        x = pool[sa + k]
+        z = pool[sb + k]
+        if x != z:
+            return -1 if x < z else 1
+    if la == lb:
+        return 0
+    return -1 if la < lb else 1
+
+
+@nb.njit(cache=True, nogil=True)
+def _before(pool, tstart, tlen, keys, a, b):
+    """-1, 0, 1 as term ``a`` sorts before, equal to, or after term ``b``."""
+    if keys[a] != keys[b]:
+        return -1 if keys[a] < keys[b] else 1
+    return _cmp_terms(pool, tstart[a], tlen[a], tstart[b], tlen[b])
+
+
+@nb.njit(cache=True, nogil=True)
+def merge_sorted(pool, tstart, tlen, order, bounds):
+    """Union of sorted runs: ``sel[j, r]`` = id (global) of the ``j``-th term of the union
+    in run ``r``, or -1. Run ``r``'s ids, sorted, are ``order[bounds[r]:bounds[r + 1]]``."""
+    k = bounds.shape[0] - 1
+    total = bounds[k]
+    if k == 1:
+        sel1 = np.empty((total, 1), dtype=np.int64)
+        sel1[:, 0] = order
+        return sel1
+    # order-preserving 64-bit prefixes (code points 21 bits wide) decide most comparisons
+    keys = np.empty(tstart.shape[0], dtype=np.uint64)
+    for t in range(tstart.shape[0]):
+        v = np.uint64(0)
+        for r in range(3):
+            v <<= np.uint64(21)
+            if r < tlen[t]:
+                v |= np.uint64(pool[tstart[t] + r])
+        keys[t] = v
+    head = bounds[:k].copy()
+    sel = np.full((total, k), -1, dtype=np.int64)
+    n = 0
+    while True:
+        best = -1
+        tb = 0
+        for r in range(k):
+            if head[r] < bounds[r + 1]:
+                t = order[head[r]]
+                if best == -1 or _before(pool, tstart, tlen, keys, t, tb) < 0:
+                    best = r
+                    tb = t
+        if best == -1:
+            break
+        for r in range(k):
+            if head[r] < bounds[r + 1]:
+                t = order[head[r]]
+                if r == best or _before(pool, tstart, tlen, keys, t, tb) == 0:
+                    sel[n, r] = t
+                    head[r] += 1
+        n += 1
+    return sel[:n]
+
+
+@nb.njit(cache=True, nogil=True)
+def term_blob(pool, tstart, tlen, sel, sep):
+    """Code points of the union's terms joined by ``sep`` (one buffer to decode)."""
+    n = sel.shape[0]
+    total = 0
+    first = np.empty(n, dtype=np.int64)
+    for j in range(n):
+        r = 0
+        while sel[j, r] < 0:
+            r += 1
+        first[j] = sel[j, r]
+        total += tlen[first[j]] + 1
+    out = np.empty(max(total - 1, 0), dtype=np.uint32)
+    o = 0
+    for j in range(n):
+        t = first[j]
+        if j > 0:
+            out[o] = sep
+            o += 1
+        p = tstart[t]
+        for k in range(tlen[t]):
+            out[o] = pool[p + k]
+            o += 1
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def union_counts(counts, df, sel, n_classes, like):
+    """Dense ``(n_classes, n_union)`` counts (dtype of ``like``) and document frequencies
+    of the union (``counts`` id-major over global ids)."""
+    n, k = sel.shape
+    out = np.zeros((n_classes, n), dtype=like.dtype)
+    out_df = np.zeros(n, dtype=np.int64)
+    for j in range(n):
+        for r in range(k):
+            t = sel[j, r]
+            if t < 0:
+                continue
+            out_df[j] += df[t]
+            for c in range(n_classes):
+                out[c, j] += counts[t * n_classes + c]
+    return out, out_df
+
+
+# --------------------------------------------------------------------------------------
+# driver
+# --------------------------------------------------------------------------------------
+
+_POOL: ThreadPoolExecutor | None = None
+#: Below this many characters one thread is faster than two (thread start, merge).
+PARALLEL_MIN_CHARS = 1 << 20
+
+
+def default_threads() -> int:
+    """Threads for the kernels: ``NBAYES_NUM_THREADS`` if set, else one per core."""
+    env = os.environ.get("NBAYES_NUM_THREADS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    configured = int(getattr(nb.config, "NUMBA_NUM_THREADS", 0) or (os.cpu_count() or 1))
+    return max(1, min(configured, os.cpu_count() or 1))
+
+
+class DirectCounts:
+    """Exact unigram statistics of a corpus: ``terms`` sorted (Python ``str`` order),
+    ``counts`` of shape ``(n_classes, len(terms))`` int64 and ``df`` (documents per term).
+
+    ``counts`` and ``df`` may still be computed by a worker thread while the caller
+    builds its vocabulary from ``terms``; reading them waits for the result.
+    """
+
+    __slots__ = ("terms", "_pending", "_result")
+
+    def __init__(self, terms: list[str], pending: Any) -> None:
+        self.terms = terms
+        self._pending = pending
+        self._result: tuple[np.ndarray, np.ndarray] | None = None
+
+    def _get(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._result is None:
+            p = self._pending
+            self._result = p.result() if hasattr(p, "result") else p
+            self._pending = None
+        return self._result
+
+    @property
+    def counts(self) -> np.ndarray:
+        return self._get()[0]
+
+    @property
+    def df(self) -> np.ndarray:
+        return self._get()[1]
+
+
+def _decode_terms(blob: np.ndarray) -> list[str]:
+    if blob.shape[0] == 0:
+        return []
+    top = int(blob.max())
+    if top < 256:
+        text = blob.astype(np.uint8).tobytes().decode("latin-1")
+    else:
+        text = blob.tobytes().decode("utf-32-le", "surrogatepass")
+    return text.split("\n")
+
+
+def _addresses(docs: tuple[str, ...], lowercase: bool) -> tuple[Any, ...] | None:
+    layout = direct_layout()
+    if layout is None or char_table(lowercase).shape[0] != _MAX_CP:
+        return None
+    addrs = np.fromiter(map(id, docs), dtype=np.int64, count=len(docs))
+    special, lengths = _special_docs(addrs, layout)
+    if (special < 0).any():
+        return None
+    nolow = np.zeros(len(docs), dtype=np.uint8)
+    keep: list[str] = []
+    if lowercase and special.any():
+        idx = np.flatnonzero(special > 0)
+        keep = [docs[i].lower() for i in idx.tolist()]
+        addrs[idx] = [id(s) for s in keep]
+        lengths[idx] = [len(s) for s in keep]
+        nolow[idx] = 1
+    return layout, addrs, lengths, nolow, keep
+
+
+def _chunks(
+    lengths: np.ndarray, n_threads: int | None, pieces: int = 1
+) -> list[tuple[int, int]]:
+    """Document spans of about equal text: ``pieces`` per thread (a single span when one
+    thread is used)."""
+    n = lengths.shape[0]
+    k = default_threads() if n_threads is None else max(1, int(n_threads))
+    total = int(lengths.sum())
+    if n_threads is None and total < PARALLEL_MIN_CHARS:
+        k = 1
+    if k > 1:
+        k *= pieces
+    k = max(1, min(k, n))
+    if k == 1:
+        return [(0, n)]
+    cum = np.cumsum(lengths)
+    cuts = np.searchsorted(cum, total * np.arange(1, k) / k).tolist()
+    bounds = [0, *sorted(set(min(max(c, 1), n - 1) for c in cuts)), n]
+    return [(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+
+
+def _map(fn: Any, items: list[Any]) -> list[Any]:
+    global _POOL
+    if len(items) == 1:
+        return [fn(items[0])]
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=max(2, default_threads()))
+    return list(_POOL.map(fn, items))
+
+
+def direct_count(
+    docs: Sequence[str],
+    y: np.ndarray,
+    n_classes: int,
+    lowercase: bool,
+    binary: bool,
+    n_threads: int | None = None,
+    dtype: Any = np.int64,
+) -> DirectCounts | None:
+    """Unigram class counts with the zero-copy reader; None if it cannot be used.
+
+    ``docs`` must hold exact ``str`` objects. ``n_threads`` None: :func:`default_threads`
+    for corpora of at least :data:`PARALLEL_MIN_CHARS` characters. ``dtype``: of the
+    returned counts (int64, or float64 to skip a conversion later).
+    """
+    like = np.zeros(0, dtype=dtype)
+    hold = tuple(docs)  # the strings stay alive while the kernels read them
+    prep = _addresses(hold, lowercase)
+    if prep is None:
+        return None
+    layout, addrs, lengths, nolow, keep = prep
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    tlow = char_table(lowercase)
+    tid = char_table(False)
+    C = int(n_classes)
+
+    # int32 counts halve the memory the counting touches; exact while no count can
+    # reach 2**31 (a token has at least two characters).
+    small = int(lengths.sum()) < 2**32
+    counts0 = np.zeros(0, dtype=np.int32 if small else np.int64)
+
+    spans = _chunks(lengths, n_threads, pieces=8)
+    threads = default_threads() if n_threads is None else max(1, int(n_threads))
+    n_workers = min(len(spans), threads)
+    ticket = itertools.count()  # next() is atomic: workers take spans in turn
+
+    def worker(_: int) -> Any:
+        st = new_run(counts0, C)
+        while (i := next(ticket)) < len(spans):
+            st = count_run(addrs, layout, spans[i][0], spans[i][1], y, C, tlow, tid, nolow,
+                           binary, st)
+        tab, pool, tstart, tlen, counts, state = st
+        n = int(state[0])
+        pool, tstart, tlen = pool[: state[1]], tstart[:n], tlen[:n]
+        return pool, tstart, tlen, counts[: n * C], run_df(tab, n), sort_terms(pool, tstart,
+                                                                                tlen)
+
+    runs = _map(worker, list(range(max(1, n_workers))))
+    del keep
+    if len(runs) == 1:
+        pool, tstart, tlen, counts, df, order = runs[0]
+        bounds = np.array([0, len(order)], dtype=np.int64)
+    else:
+        pool_off = np.cumsum([0] + [len(r[0]) for r in runs[:-1]])
+        id_off = np.cumsum([0] + [len(r[1]) for r in runs[:-1]])
+        pool = np.concatenate([r[0] for r in runs])
+        tstart = np.concatenate([r[1] + o for r, o in zip(runs, pool_off, strict=True)])
+        tlen = np.concatenate([r[2] for r in runs])
+        counts = np.concatenate([r[3] for r in runs])
+        df = np.concatenate([r[4] for r in runs])
+        order = np.concatenate([r[5] + o for r, o in zip(runs, id_off, strict=True)])
+        bounds = np.cumsum([0] + [len(r[1]) for r in runs]).astype(np.int64)
+    sel = merge_sorted(pool, tstart, tlen, order, bounds)
+    blob = term_blob(pool, tstart, tlen, sel, 10)
+    if len(runs) > 1 and _POOL is not None:  # count matrix in parallel with the strings
+        pending: Any = _POOL.submit(union_counts, counts, df, sel, C, like)
+    else:
+        pending = union_counts(counts, df, sel, C, like)
+    return DirectCounts(_decode_terms(blob), pending)
+
+
+# --------------------------------------------------------------------------------------
+# fixed vocabulary: documents -> CSR rows (the scoring path)
+# --------------------------------------------------------------------------------------
+
+
+@nb.njit(cache=True, nogil=True)
+def _scan_str(addr, layout, t, pos, d, bw0, bw1, bkey, bh, bsrc, bdoc, nb_):
+    kind, n, data = _str_info(addr, layout)
+    if n == 0:
+        return 0, nb_, kind, n
+    if kind == 1:
+        pos, nb_ = _scan_into(_ptr8(data), n, pos, data, 1, t, d, bw0, bw1, bkey, bh, bsrc,
+                              bdoc, nb_)
+    elif kind == 2:
+        pos, nb_ = _scan_into(_ptr16(data), n, pos, data, 2, t, d, bw0, bw1, bkey, bh, bsrc,
+                              bdoc, nb_)
+    else:
+        pos, nb_ = _scan_into(_ptr32(data), n, pos, data, 4, t, d, bw0, bw1, bkey, bh, bsrc,
+                              bdoc, nb_)
+    return pos, nb_, kind, n
+
+
+@nb.njit(cache=True, nogil=True)
+def build_lookup(addrs, layout, cols, tid):
+    """Exact lookup table of the strings at ``addrs`` (a vocabulary): key ``i`` maps to
+    column ``cols[i]``. Strings that are not exactly one token are left out (no token can
+    equal them). Returns ``(tab, pool)``; a slot is ``(w0, w1, key | column + 1,
+    pool offset << 32 | length)``."""
+    n = addrs.shape[0]
+    n_slots = 16
+    while n_slots < 2 * n:
+        n_slots *= 2
+    tab = np.zeros(4 * n_slots, dtype=np.uint64)
+    total = 0
+    for i in range(n):
+        total += _str_info(addrs[i], layout)[1]
+    pool = np.empty(total, dtype=np.uint32)
+    used = 0
+    mask = np.uint64(n_slots - 1)
+    bw0 = np.empty(2, dtype=np.uint64)
+    bw1 = np.empty(2, dtype=np.uint64)
+    bkey = np.empty(2, dtype=np.uint64)
+    bh = np.empty(2, dtype=np.uint64)
+    bsrc = np.empty(2, dtype=np.int64)
+    bdoc = np.empty(2, dtype=np.int64)
+    for i in range(n):
+        pos, got, kind, L = _scan_str(addrs[i], layout, tid, 0, i, bw0, bw1, bkey, bh, bsrc,
+                                      bdoc, 0)
+        if got != 1 or pos < L:
+            continue
+        if np.int64((bkey[0] >> np.uint64(32)) & np.uint64(0x7FFFFFFF)) != L:
+            continue  # surrounded by non-word characters: not a token
+        for k in range(L):
+            pool[used + k] = _src_cp(bsrc[0], kind, tid, k)
+        j = np.int64(bh[0] & mask)
+        while tab[4 * j + 2] != 0:
+            j = np.int64((np.uint64(j) + np.uint64(1)) & mask)
+        tab[4 * j] = bw0[0]
+        tab[4 * j + 1] = bw1[0]
+        tab[4 * j + 2] = bkey[0] | np.uint64(cols[i] + 1)
+        tab[4 * j + 3] = (np.uint64(used) << np.uint64(32)) | np.uint64(L)
+        used += L
+    return tab, pool[:used]
+
+
+@nb.njit(cache=True, nogil=True)
+def _lookup(tab, mask, w0, w1, key, h, pool, src, width, t):
+    j = np.int64(h & mask)
+    while True:
+        m = tab[4 * j + 2]
+        if m == 0:
+            return -1
+        if (m >> np.uint64(32)) == (key >> np.uint64(32)) and tab[4 * j] == w0 \
+                and tab[4 * j + 1] == w1:
+            if key < np.uint64(1 << 63):
+                return np.int64(m & _LO32) - 1
+            aux = tab[4 * j + 3]
+            p = np.int64(aux >> np.uint64(32))
+            same = True
+            for k in range(np.int64(aux & _LO32)):
+                if pool[p + k] != _src_cp(src, width, t, k):
+                    same = False
+                    break
+            if same:
+                return np.int64(m & _LO32) - 1
+        j = np.int64((np.uint64(j) + np.uint64(1)) & mask)
+
+
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_POS = np.array(
+    [0, 47, 1, 56, 48, 27, 2, 60, 57, 49, 41, 37, 28, 16, 3, 61, 54, 58, 35, 52, 50, 42,
+     21, 44, 38, 32, 29, 23, 17, 11, 4, 62, 46, 55, 26, 59, 40, 36, 15, 53, 34, 51, 20, 43,
+     31, 22, 10, 45, 25, 39, 14, 33, 19, 30, 9, 24, 13, 18, 8, 12, 7, 6, 5, 63],
+    dtype=np.int64,
+)
+
+
+@nb.njit(cache=True, nogil=True)
+def _low_bit(x):
+    """Index of the lowest set bit of ``x`` (``x != 0``)."""
+    return _DEBRUIJN_POS[((x ^ (x - np.uint64(1))) * _DEBRUIJN) >> np.uint64(58)]
+
+
+@nb.njit(cache=True, nogil=True)
+def transform_run(addrs, layout, lo, hi, tlow, tid, nolow, tab, pool, n_cols):
+    """CSR pieces ``(indptr, indices, counts)`` of documents ``lo..hi-1`` over the fixed
+    vocabulary of :func:`build_lookup` (indices sorted within each row).
+
+    A document's columns are marked in a two-level bitmap and read back in order, so no
+    per-row sort is needed.
+    """
+    B = _BLOCK
+    bw0 = np.empty(B, dtype=np.uint64)
+    bw1 = np.empty(B, dtype=np.uint64)
+    bkey = np.empty(B, dtype=np.uint64)
+    bh = np.empty(B, dtype=np.uint64)
+    bsrc = np.empty(B, dtype=np.int64)
+    bdoc = np.empty(B, dtype=np.int64)
+    mask = np.uint64(tab.shape[0] // 4 - 1)
+    base = tab.ctypes.data
+    cnt = np.zeros(max(n_cols, 1), dtype=np.int64)
+    bits = np.zeros((max(n_cols, 1) + 63) // 64, dtype=np.uint64)
+    summary = np.zeros((bits.shape[0] + 63) // 64, dtype=np.uint64)
+    one = np.uint64(1)
+    indptr = np.zeros(hi - lo + 1, dtype=np.int64)
+    indices = np.empty(1024, dtype=np.int64)
+    values = np.empty(1024, dtype=np.int64)
+    nnz = 0
+    for d in range(lo, hi):
+        low = nolow[d] == 0
+        t = tlow if low else tid
+        pos = 0
+        n_row = 0
+        while True:
+            pos, nb_, kind, n = _scan_str(addrs[d], layout, t, pos, d, bw0, bw1, bkey, bh,
+                                          bsrc, bdoc, 0)
+            for b in range(nb_):
+                if b + _AHEAD < nb_:
+                    _prefetch(base + 32 * np.int64(bh[b + _AHEAD] & mask))
+                c = _lookup(tab, mask, bw0[b], bw1[b], bkey[b], bh[b], pool, bsrc[b], kind, t)
+                if c < 0:
+                    continue
+                w = c >> 6
+                bit = one << np.uint64(c & 63)
+                if bits[w] & bit:
+                    cnt[c] += 1
+                else:
+                    bits[w] |= bit
+                    summary[w >> 6] |= one << np.uint64(w & 63)
+                    cnt[c] = 1
+                    n_row += 1
+            if pos >= n:
+                break
+        if nnz + n_row > indices.shape[0]:
+            size = 2 * (nnz + n_row)
+            indices = _grow1(indices, size, 0)
+            values = _grow1(values, size, 0)
+        k = nnz
+        for si in range(summary.shape[0]):
+            sw = summary[si]
+            while sw:
+                w = si * 64 + _low_bit(sw)
+                sw &= sw - one
+                x = bits[w]
+                bits[w] = 0
+                while x:
+                    c = w * 64 + _low_bit(x)
+                    x &= x - one
+                    indices[k] = c
+                    values[k] = cnt[c]
+                    k += 1
+            summary[si] = 0
+        nnz += n_row
+        indptr[d - lo + 1] = nnz
+    return indptr, indices[:nnz], values[:nnz]
+
+
+_LOOKUPS: list[tuple[Any, ...]] = []
+
+
+def _vocab_lookup(vocabulary: Any, stop: frozenset[Any] | None, layout: np.ndarray) -> Any:
+    """The compiled lookup table of ``vocabulary`` (cached while the mapping is unchanged:
+    identity and equality with a snapshot are checked on every call)."""
+    for entry in _LOOKUPS:
+        if entry[0] is vocabulary and entry[1] == stop and entry[2] == vocabulary:
+            return entry[3]
+    snapshot = dict(vocabulary)
+    pairs = [(t, c) for t, c in snapshot.items() if type(t) is str and not (stop and t in stop)]
+    terms = [t for t, _ in pairs]
+    n_cols = len(vocabulary)
+    cols = np.fromiter((c for _, c in pairs), dtype=np.int64, count=len(pairs))
+    if len(cols) and (cols.min() < 0 or cols.max() >= n_cols):
+        return None
+    taddrs = np.fromiter(map(id, terms), dtype=np.int64, count=len(terms))
+    if (_special_docs(taddrs, layout)[0] < 0).any():
+        return None
+    table = build_lookup(taddrs, layout, cols, char_table(False))
+    _LOOKUPS.insert(0, (vocabulary, stop, snapshot, table))
+    del _LOOKUPS[2:]
+    return table
+
+
+def direct_transform(
+    docs: Sequence[str],
+    vocabulary: Any,
+    lowercase: bool,
+    stop: frozenset[Any] | None,
+    n_threads: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Unigram counts of ``docs`` over a fixed ``vocabulary`` (term -> column) as CSR
+    pieces, with the zero-copy reader; None if it cannot be used."""
+    hold = tuple(docs)
+    prep = _addresses(hold, lowercase)
+    if prep is None:
+        return None
+    layout, addrs, lengths, nolow, keep = prep
+    table = _vocab_lookup(vocabulary, stop, layout)
+    if table is None:
+        return None
+    tab, pool = table
+    n_cols = len(vocabulary)
+    tid = char_table(False)
+    tlow = char_table(lowercase)
+
+    def run(span: tuple[int, int]) -> Any:
+        return transform_run(addrs, layout, span[0], span[1], tlow, tid, nolow, tab, pool,
+                             n_cols)
+
+    parts = _map(run, _chunks(lengths, n_threads))
+    del keep
+    if len(parts) == 1:
+        return parts[0]
+    offsets = np.cumsum([0] + [int(p[0][-1]) for p in parts[:-1]])
+    indptr = np.concatenate(
+        [parts[0][0]] + [p[0][1:] + off for p, off in zip(parts[1:], offsets[1:], strict=True)]
+    )
+    return indptr, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])

@@ -300,6 +300,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                 "Wrap a single document in a list: [text]."
             )
         docs = list(X)
+        if set(map(type, docs)) <= {str}:
+            return docs
         bad = [i for i, d in enumerate(docs) if not isinstance(d, str)]
         if bad:
             i = bad[0]
@@ -335,10 +337,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                 sums = CountStats.from_batch(X, y, sw).feature_count
         else:
             if sw is None:
-                vocabulary, counts, df = count_by_class(
-                    docs, codes, n, binary=self._clip, vocabulary=vocabulary, **kw
-                )
-                sums = counts.astype(np.float64)
+                vocabulary, sums, df = count_by_class(
+                    docs, codes, n, binary=self._clip, vocabulary=vocabulary,
+                    dtype=np.float64, **kw,
+                )  # fmt: skip
                 term_freq = sums.sum(axis=0)
             else:
                 count_by_class(docs, codes, n, vocabulary=vocabulary, **kw)  # extend vocab
@@ -636,6 +638,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """The most probable class of each document."""
         jll = self.predict_joint_log_proba(X)
+        if np.isfinite(jll).all():  # the common case: no normalisation needed for argmax
+            return self.classes_[np.argmax(jll, axis=1)]
         log_proba, undecidable = log_normalize(jll)
         best = np.argmax(np.where(np.isnan(log_proba), -np.inf, log_proba), axis=1)
         if undecidable.any():

@@ -93,6 +93,8 @@ def _as_str_list(docs: Iterable[Any], what: str = "docs") -> list[str]:
             "list: [doc]."
         )
     out = docs if isinstance(docs, list) else list(docs)
+    if not out or set(map(type, out)) == {str}:
+        return out
     for i, d in enumerate(out):
         if type(d) is not str:
             raise TypeError(
@@ -229,6 +231,7 @@ def count_by_class(
     vocabulary: dict[str, int] | None = None,
     fixed_vocabulary: bool = False,
     stop_words: str | Iterable[str] | None = None,
+    dtype: Any = np.int64,
 ) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
     """Per-class term counts ``Y^T X`` without building the document x term matrix.
 
@@ -255,12 +258,14 @@ def count_by_class(
         unknown terms are ignored.
     fixed_vocabulary : bool
         See ``vocabulary``.
+    dtype : {np.int64, np.float64}, default=np.int64
+        Of ``counts``; ``np.float64`` saves a conversion when the counts feed a model.
 
     Returns
     -------
     vocabulary : dict[str, int]
         Term -> column (the same object as the ``vocabulary`` argument when given).
-    counts : ndarray of shape (n_classes, len(vocabulary)), int64
+    counts : ndarray of shape (n_classes, len(vocabulary)), ``dtype``
         ``counts[c, j]`` = sum over documents of class ``c`` of the count of term ``j``.
     doc_freq : ndarray of shape (len(vocabulary),), int64
         Number of documents containing each term (over all classes).
@@ -279,7 +284,17 @@ def count_by_class(
             "pass the right n_classes or re-encode the labels."
         )
     y = y.astype(np.int64, copy=False)
-    an = _Analysis(docs, lowercase, _stop_set(stop_words), _check_ngram(ngram_range))
+    if np.dtype(dtype) not in (np.dtype(np.int64), np.dtype(np.float64)):
+        raise ValueError(f"dtype must be np.int64 or np.float64, got {np.dtype(dtype)}.")
+    ngram = _check_ngram(ngram_range)
+    stop = _stop_set(stop_words)
+    if ngram == (1, 1):
+        direct = _tk.direct_count(
+            docs, y, int(n_classes), bool(lowercase), bool(binary), dtype=dtype
+        )
+        if direct is not None:
+            return _place_direct(direct, stop, vocabulary, fixed_vocabulary)
+    an = _Analysis(docs, lowercase, stop, ngram)
     if vocabulary is not None and fixed_vocabulary:
         col = an.fixed_columns(vocabulary)
         n_cols = len(vocabulary)
@@ -305,7 +320,51 @@ def count_by_class(
         an.tok, an.ptr, an.ptok, an.pptr, an.n_uni, an.use_uni, an.use_pair, col, n_cols,
         y, int(n_classes), bool(binary),
     )
-    return vocabulary, counts, df
+    return vocabulary, counts.astype(dtype, copy=False), df
+
+
+def _place_direct(
+    direct: _tk.DirectCounts,
+    stop: frozenset[Any] | None,
+    vocabulary: dict[str, int] | None,
+    fixed_vocabulary: bool,
+) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+    """``count_by_class``'s result from sorted unigram statistics."""
+    terms = direct.terms
+    keep = None
+    if stop:
+        keep = np.fromiter((t not in stop for t in terms), dtype=bool, count=len(terms))
+        if keep.all():
+            keep = None
+        else:
+            terms = [t for t, k in zip(terms, keep.tolist(), strict=True) if k]
+    fresh = None
+    if vocabulary is None or (not vocabulary and not fixed_vocabulary):
+        fresh = dict(zip(terms, range(len(terms)), strict=True))
+    counts, df = direct.counts, direct.df
+    if keep is not None:
+        counts = counts[:, keep]
+        df = df[keep]
+    if fresh is not None:
+        if vocabulary is None:
+            return fresh, counts, df
+        vocabulary.update(fresh)
+        return vocabulary, counts, df
+    assert vocabulary is not None
+    get = vocabulary.get
+    col = np.fromiter((get(t, -1) for t in terms), dtype=np.int64, count=len(terms))
+    if not fixed_vocabulary:
+        new = np.flatnonzero(col < 0)
+        base = len(vocabulary)
+        col[new] = np.arange(base, base + len(new), dtype=np.int64)
+        vocabulary.update(zip([terms[i] for i in new.tolist()], col[new].tolist(), strict=True))
+    n_cols = len(vocabulary)
+    known = col >= 0
+    out = np.zeros((counts.shape[0], n_cols), dtype=counts.dtype)
+    out[:, col[known]] = counts[:, known]
+    out_df = np.zeros(n_cols, dtype=np.int64)
+    out_df[col[known]] = df[known]
+    return vocabulary, out, out_df
 
 
 def transform_counts(
@@ -336,9 +395,16 @@ def transform_counts(
     X : scipy.sparse.csr_matrix of shape (n_docs, len(vocabulary))
     """
     docs = _as_str_list(docs)
-    an = _Analysis(docs, lowercase, _stop_set(stop_words), _check_ngram(ngram_range))
+    stop = _stop_set(stop_words)
+    ngram = _check_ngram(ngram_range)
     n_cols = len(vocabulary)
-    indptr, indices, values = an.rows(an.fixed_columns(vocabulary), n_cols)
+    pieces = None
+    if ngram == (1, 1):
+        pieces = _tk.direct_transform(docs, vocabulary, bool(lowercase), stop)
+    if pieces is None:
+        an = _Analysis(docs, lowercase, stop, ngram)
+        pieces = an.rows(an.fixed_columns(vocabulary), n_cols)
+    indptr, indices, values = pieces
     X = _csr_pieces_to_sklearn(indptr, indices, values, n_cols, dtype)
     if binary:
         X.data.fill(1)
