@@ -57,6 +57,12 @@ def log_normalize(jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     A row where every class has zero likelihood (all -inf) has no posterior: NaN. A row
     where some classes have infinite evidence (+inf) shares the probability among them.
     """
+    top = jll.max(axis=1) if jll.shape[1] else np.zeros(jll.shape[0])
+    if np.isfinite(top).all():
+        # The common case (no NaN, no infinite row maximum): one pass, as logsumexp.
+        shifted = jll - top[:, None]
+        shifted -= np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        return shifted, np.zeros(jll.shape[0], dtype=bool)
     with np.errstate(invalid="ignore", over="ignore"):
         has_nan = np.isnan(jll).any(axis=1)
         top = np.max(np.where(np.isnan(jll), -np.inf, jll), axis=1)
