@@ -237,3 +237,24 @@ def test_random_text_equals_sklearn(rows: list[tuple[str, str]], binary: bool) -
     np.testing.assert_allclose(
         ours.predict_log_proba(docs), ref.predict_log_proba(docs), rtol=1e-9, atol=1e-9
     )
+
+
+def test_preprocess_recipes_apply_everywhere(tmp_path: Path) -> None:
+    import nbayes
+
+    docs = ["a 7/10 film, great", "awful 2/10 film", "loved it 9/10", "boring 3/10"]
+    y = ["p", "n", "p", "n"]
+    clf = TextClassifier(preprocess="sentiment").fit(docs, y)
+    assert "9_out_of_10" in clf.vocabulary_
+    assert "9_out_of_10" in clf.explain("a 9/10 film").feature_names
+    assert "9_out_of_10" in clf.analyze("a 9/10 film")
+    # the one-document fast path and the batch path agree
+    np.testing.assert_allclose(
+        clf.predict_proba(["a 9/10 film"]), clf.predict_proba(["a 9/10 film", "x"])[:1]
+    )
+    nbayes.save(clf, tmp_path / "m.nbayes")
+    assert nbayes.load(tmp_path / "m.nbayes").get_params()["preprocess"] == "sentiment"
+    custom = TextClassifier(preprocess=str.upper, lowercase=False).fit(docs, y)
+    assert "AWFUL" in custom.vocabulary_
+    with pytest.raises(ValueError, match="'preprocess' parameter"):
+        TextClassifier(preprocess="nope").fit(docs, y)

@@ -8,6 +8,7 @@ be updated (its vocabulary stays open), unlearned and merged.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -81,7 +82,10 @@ def _load(d: dict[str, Any], reader: ArrayReader) -> TextClassifier:
     vocabulary = None if model.hashing else {t: i for i, t in enumerate(terms)}
     model._set(stats, vocabulary)
     try:
-        model._derived()
+        with warnings.catch_warnings():
+            # e.g. overflow from absurd but finite counts: shown again on first use
+            warnings.simplefilter("ignore")
+            model._derived()
     except (ValueError, TypeError) as exc:
         raise ModelFileError(f"the hyperparameters do not fit the statistics: {exc}") from None
     return model._set(stats, vocabulary)

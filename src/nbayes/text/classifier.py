@@ -28,6 +28,7 @@ from .._stats import CountStats, class_codes, union_classes
 from .._validation import check_sample_weight
 from ..explain import Explanation
 from ..naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
+from .recipes import resolve as resolve_recipe
 from .vectorizers import count_by_class, hash_by_class, hashing_transform, transform_counts
 from .vectorizers import transform_one as _transform_one
 
@@ -163,6 +164,13 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         Bernoulli models always use presence.
     ngram_range : tuple (min_n, max_n), default=(1, 1)
     lowercase : bool, default=True
+    preprocess : str, callable or None, default=None
+        A ``str -> str`` step run on every document before tokenizing (unlike
+        scikit-learn's ``preprocessor`` it does not replace lowercasing). Named recipes
+        (:mod:`nbayes.text.recipes`): ``"sentiment"`` (keeps ratings such as "7/10" as one
+        token: IMDB binarized MNB 82.92 -> 83.40 % with unigrams, RT-s and SMS unchanged;
+        see BENCHMARKS.md), ``"ratings"``, ``"negation"``, ``"html"``, ``"punctuation"``.
+        Prefer names to functions: models merge only when their settings are equal.
     stop_words : "english", list or None, default=None
     min_df, max_df : float or int, default=1, 1.0
         Vocabulary pruning by document frequency, as in ``CountVectorizer``.
@@ -214,6 +222,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         binary: bool = False,
         ngram_range: tuple[int, int] = (1, 1),
         lowercase: bool = True,
+        preprocess: Any = None,
         stop_words: Any = None,
         min_df: float | int = 1,
         max_df: float | int = 1.0,
@@ -230,6 +239,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         self.binary = binary
         self.ngram_range = ngram_range
         self.lowercase = lowercase
+        self.preprocess = preprocess
         self.stop_words = stop_words
         self.min_df = min_df
         self.max_df = max_df
@@ -244,6 +254,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------ validation
     def _check_params(self) -> None:
         P.validate(self, self._param_rules)
+        resolve_recipe(self.preprocess)
         if self.model not in _MODELS:
             raise ValueError(
                 f"The 'model' parameter of TextClassifier must be one of "
@@ -292,8 +303,14 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     def _clip(self) -> bool:
         return bool(self.binary or self.model == "bernoulli")
 
+    def _docs(self, X: Any) -> list[str]:
+        """Validated documents, after the ``preprocess`` step."""
+        docs = self._raw_docs(X)
+        step = resolve_recipe(self.preprocess)
+        return docs if step is None else [step(d) for d in docs]
+
     @staticmethod
-    def _docs(X: Any) -> list[str]:
+    def _raw_docs(X: Any) -> list[str]:
         if isinstance(X, str | bytes):
             raise ValueError(
                 "Iterable over raw text documents expected, string object received. "
@@ -584,7 +601,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         return list(
             CountVectorizer(
                 lowercase=self.lowercase, ngram_range=self._ngram(), stop_words=self.stop_words
-            ).build_analyzer()(text)
+            ).build_analyzer()(self._docs([text])[0])
         )
 
     # ------------------------------------------------------------ prediction
@@ -664,7 +681,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"explain() takes one document (a str); got {type(text).__name__}.")
         derived = self._derived()
         inner = derived["inner"]
-        x = self._matrix([text])
+        x = self._matrix(self._docs([text]))
         names = derived["names"]
         if self.model == "bernoulli" or exact:
             return inner.explain(x.toarray()[0], exact=exact, feature_names=names)

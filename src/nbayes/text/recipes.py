@@ -39,6 +39,8 @@ import re
 from collections.abc import Callable, Iterable
 
 __all__ = [
+    "RECIPES",
+    "resolve",
     "NEGATION_WORDS",
     "compose",
     "mark_negation",
@@ -265,3 +267,30 @@ def preprocess_all(docs: Iterable[str], recipe: Callable[[str], str]) -> list[st
             raise TypeError(f"Document {i} is a {type(d).__name__}, not a str.")
         out.append(recipe(d))
     return out
+
+
+#: the recipes ``TextClassifier(preprocess=...)`` accepts by name
+RECIPES: dict[str, Callable[[str], str]] = {
+    "sentiment": sentiment_preprocess,
+    "ratings": mark_ratings,
+    "negation": mark_negation,
+    "html": strip_html,
+    "punctuation": mark_punctuation,
+}
+
+
+def resolve(preprocess: str | Callable[[str], str] | None) -> Callable[[str], str] | None:
+    """The function a ``preprocess`` setting names (None: no preprocessing).
+
+    >>> resolve("ratings")("a 7/10 film")
+    'a  7_OUT_OF_10  film'
+    """
+    if preprocess is None or callable(preprocess):
+        return preprocess
+    try:
+        return RECIPES[preprocess]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"The 'preprocess' parameter must be None, a callable or one of "
+            f"{sorted(RECIPES)}. Got {preprocess!r} instead."
+        ) from None
