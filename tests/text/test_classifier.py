@@ -258,3 +258,19 @@ def test_preprocess_recipes_apply_everywhere(tmp_path: Path) -> None:
     assert "AWFUL" in custom.vocabulary_
     with pytest.raises(ValueError, match="'preprocess' parameter"):
         TextClassifier(preprocess="nope").fit(docs, y)
+
+
+@pytest.mark.parametrize("kw", [{}, {"hashing": True, "n_features": 2**12}, {"binary": True}])
+def test_fit_files_with_late_classes_equals_fit(tmp_path: Path, kw: dict) -> None:
+    path = tmp_path / "rt.csv"
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["text", "label"])
+        w.writerows(zip(RT, RT_Y, strict=True))  # all "pos" first, then "neg"
+    streamed = TextClassifier(**kw).fit_files(path, chunk_size=50)
+    whole = TextClassifier(**kw).fit(RT, RT_Y)
+    assert streamed.classes_.tolist() == whole.classes_.tolist()
+    np.testing.assert_array_equal(streamed.class_count_, whole.class_count_)
+    np.testing.assert_allclose(streamed.predict_log_proba(SMS), whole.predict_log_proba(SMS))
+    if not kw.get("hashing"):
+        assert streamed.vocabulary_ == whole.vocabulary_

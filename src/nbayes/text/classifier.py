@@ -100,6 +100,67 @@ class TextStats:
         )
 
 
+class _Accumulator:
+    """Sums TextStats of successive batches in place (capacity doubling for new terms), so
+    streaming a large file does not copy the statistics once per chunk."""
+
+    def __init__(self) -> None:
+        self.classes: np.ndarray | None = None
+        self.class_count = np.zeros(0)
+        self.fc = np.zeros((0, 0))
+        self.df = np.zeros(0, dtype=np.int64)
+        self.tf = np.zeros(0)
+        self.width = 0
+        self.n_docs = 0
+
+    def _grow_columns(self, width: int) -> None:
+        capacity = self.fc.shape[1]
+        if width <= capacity:
+            return
+        new = max(width, 2 * capacity)
+        fc = np.zeros((self.fc.shape[0], new))
+        fc[:, :capacity] = self.fc
+        df = np.zeros(new, dtype=np.int64)
+        df[:capacity] = self.df
+        tf = np.zeros(new)
+        tf[:capacity] = self.tf
+        self.fc, self.df, self.tf = fc, df, tf
+
+    def _grow_classes(self, batch_classes: np.ndarray) -> np.ndarray:
+        if self.classes is None:
+            self.classes = batch_classes
+            self.class_count = np.zeros(len(batch_classes))
+            self.fc = np.zeros((len(batch_classes), self.fc.shape[1]))
+            return np.arange(len(batch_classes))
+        classes = union_classes(self.classes, batch_classes)
+        if len(classes) != len(self.classes):
+            pos = np.searchsorted(classes, self.classes)
+            fc = np.zeros((len(classes), self.fc.shape[1]))
+            fc[pos] = self.fc
+            cc = np.zeros(len(classes))
+            cc[pos] = self.class_count
+            self.classes, self.fc, self.class_count = classes, fc, cc
+        return np.searchsorted(self.classes, batch_classes)
+
+    def add(self, batch: TextStats) -> None:
+        rows = self._grow_classes(batch.counts.classes)
+        width = batch.n_columns
+        self._grow_columns(width)
+        self.fc[rows, :width] += batch.counts.feature_count
+        self.class_count[rows] += batch.counts.class_count
+        self.df[:width] += batch.doc_freq
+        self.tf[:width] += batch.term_freq
+        self.width = max(self.width, width)
+        self.n_docs += batch.n_docs
+
+    def stats(self) -> TextStats | None:
+        if self.classes is None:
+            return None
+        w = self.width
+        counts = CountStats(self.classes, self.class_count, self.fc[:, :w])
+        return TextStats(counts, self.df[:w], self.tf[:w], self.n_docs)
+
+
 def fc_rows(c: CountStats) -> int:
     return int(c.feature_count.shape[0])
 
@@ -501,21 +562,26 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     ) -> Self:
         """Train from files chunk by chunk (any source ``nbayes.io.read_texts`` reads).
 
-        Memory stays bounded by one chunk plus the model's statistics.
+        The result equals :meth:`fit` on all the documents. Memory stays bounded by one
+        chunk plus the statistics, which are accumulated in place (with hashing, a
+        fixed ``n_classes x n_features`` table; otherwise one column per distinct term).
         """
         from ..io import read_texts
 
         self._check_params()
-        fitted = False
+        vocabulary: dict[str, int] = {}
+        total = _Accumulator()
         for chunk in read_texts(source, text_col, label_col, chunk_size=chunk_size, **read_kw):
-            if not fitted:
-                self.fit(chunk.texts, np.asarray(chunk.labels))
-                fitted = True
-            else:
-                self.update(chunk.texts, np.asarray(chunk.labels))
-        if not fitted:
+            total.add(self._batch(chunk.texts, np.asarray(chunk.labels), None, vocabulary))
+        stats = total.stats()
+        if stats is None:
             raise ValueError(f"No documents found in {source!r}: nothing to learn from.")
-        return self
+        if not (stats.doc_freq > 0).any():
+            raise ValueError(
+                "empty vocabulary; perhaps the documents only contain stop words "
+                "(no token of two or more word characters was found)."
+            )
+        return self._set(stats, None if self.hashing else vocabulary)
 
     # ------------------------------------------------------------ derivation
     def _derived(self) -> dict[str, Any]:
