@@ -38,7 +38,7 @@ from ._validation import (
 )
 from .exceptions import UndecidableWarning
 
-__all__ = ["BaseNB", "log_normalize"]
+__all__ = ["BaseNB", "PosteriorMixin", "log_normalize"]
 
 _MAX_ROWS_LISTED = 10
 
@@ -91,7 +91,84 @@ def _warn_undecidable(rows: np.ndarray) -> None:
     )
 
 
-class BaseNB(ClassifierMixin, BaseEstimator):
+class PosteriorMixin:
+    """Posterior, decision and top-N from ``predict_joint_log_proba`` and the class prior.
+
+    Shared by every nbayes classifier: the normalisation handles rows that no class can
+    explain (NaN and an :class:`~nbayes.UndecidableWarning`, the prior decides).
+    """
+
+    @property
+    def classes_(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        raise NotImplementedError
+
+    def _class_log_prior(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def sample_classes(self, n_samples: Any, rng: np.random.Generator) -> np.ndarray:
+        """Class indices drawn from the prior P(y)."""
+        if not isinstance(n_samples, int | np.integer) or n_samples < 0:
+            raise ValueError(f"n_samples must be a non-negative integer; got {n_samples!r}.")
+        prior = np.exp(self._class_log_prior())
+        if not np.isfinite(prior).all() or prior.sum() <= 0:
+            raise ValueError("The class prior is undefined: cannot sample from this model.")
+        return rng.choice(len(prior), size=int(n_samples), p=prior / prior.sum())
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """Log of the posterior P(y | x) per row and class (NaN for undecidable rows)."""
+        log_proba, undecidable = log_normalize(self.predict_joint_log_proba(X))
+        if undecidable.any():
+            _warn_undecidable(np.flatnonzero(undecidable))
+        return log_proba
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Posterior probability P(y | x) per row and class; rows sum to 1.
+
+        A row for which every class has zero likelihood (possible only without smoothing)
+        gets NaN and an :class:`~nbayes.UndecidableWarning`.
+        """
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The most probable class of each row.
+
+        Where every class has zero likelihood (unsmoothed models), the class with the
+        highest prior is returned and an :class:`~nbayes.UndecidableWarning` is issued.
+        """
+        jll = self.predict_joint_log_proba(X)
+        if np.isfinite(jll).all():  # the common case: argmax needs no normalisation
+            return self.classes_[np.argmax(jll, axis=1)]
+        log_proba, undecidable = log_normalize(jll)
+        best = np.argmax(np.where(np.isnan(log_proba), -np.inf, log_proba), axis=1)
+        if undecidable.any():
+            rows = np.flatnonzero(undecidable)
+            best[rows] = int(np.argmax(self._class_log_prior()))
+            _warn_undecidable(rows)
+        return self.classes_[best]
+
+    def predict_top(self, X: Any, n: int = 3) -> tuple[np.ndarray, np.ndarray]:
+        """The ``n`` most probable classes of each row, best first, with their probabilities.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples, n)
+        probabilities : ndarray of shape (n_samples, n)
+        """
+        if not isinstance(n, int | np.integer) or n < 1:
+            raise ValueError(f"n must be a positive integer; got {n!r}.")
+        proba = self.predict_proba(X)
+        n = min(int(n), proba.shape[1])
+        prior_rank = np.argsort(-self._class_log_prior(), kind="stable")
+        order = np.argsort(-np.where(np.isnan(proba), -1.0, proba), axis=1, kind="stable")
+        order[np.isnan(proba).any(axis=1)] = prior_rank
+        top = order[:, :n]
+        return self.classes_[top], np.take_along_axis(proba, top, axis=1)
+
+
+class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
     """Template for nbayes estimators; subclasses name a family and their hyperparameters."""
 
     _family: ClassVar[Family]
@@ -342,6 +419,9 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def _joint_log_likelihood(self, X: Any) -> np.ndarray:
         return self._family.joint_log_likelihood(self._derived(), X)
 
+    def _class_log_prior(self) -> np.ndarray:
+        return np.asarray(self._derived()["class_log_prior"], dtype=np.float64)
+
     def predict_joint_log_proba(self, X: Any) -> np.ndarray:
         """Joint log-probability ``log P(x, y) = log P(y) + log P(x | y)`` per row and class.
 
@@ -349,54 +429,6 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         return self._joint_log_likelihood(self._check_X(X))
-
-    def predict_log_proba(self, X: Any) -> np.ndarray:
-        """Log of the posterior P(y | x) per row and class (NaN for undecidable rows)."""
-        log_proba, undecidable = log_normalize(self.predict_joint_log_proba(X))
-        if undecidable.any():
-            _warn_undecidable(np.flatnonzero(undecidable))
-        return log_proba
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Posterior probability P(y | x) per row and class; rows sum to 1.
-
-        A row for which every class has zero likelihood (possible only without smoothing)
-        gets NaN and an :class:`~nbayes.UndecidableWarning`.
-        """
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X: Any) -> np.ndarray:
-        """The most probable class of each row.
-
-        Where every class has zero likelihood (unsmoothed models), the class with the
-        highest prior is returned and an :class:`~nbayes.UndecidableWarning` is issued.
-        """
-        jll = self.predict_joint_log_proba(X)
-        log_proba, undecidable = log_normalize(jll)
-        best = np.argmax(np.where(np.isnan(log_proba), -np.inf, log_proba), axis=1)
-        if undecidable.any():
-            rows = np.flatnonzero(undecidable)
-            best[rows] = int(np.argmax(self._derived()["class_log_prior"]))
-            _warn_undecidable(rows)
-        return self.classes_[best]
-
-    def predict_top(self, X: Any, n: int = 3) -> tuple[np.ndarray, np.ndarray]:
-        """The ``n`` most probable classes of each row, best first, with their probabilities.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples, n)
-        probabilities : ndarray of shape (n_samples, n)
-        """
-        if not isinstance(n, int | np.integer) or n < 1:
-            raise ValueError(f"n must be a positive integer; got {n!r}.")
-        proba = self.predict_proba(X)
-        n = min(int(n), proba.shape[1])
-        prior_rank = np.argsort(-self._derived()["class_log_prior"], kind="stable")
-        order = np.argsort(-np.where(np.isnan(proba), -1.0, proba), axis=1, kind="stable")
-        order[np.isnan(proba).any(axis=1)] = prior_rank
-        top = order[:, :n]
-        return self.classes_[top], np.take_along_axis(proba, top, axis=1)
 
     # ------------------------------------------------------- beyond sklearn
     def _feature_names(self) -> list[str]:
@@ -482,15 +514,9 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         X : ndarray of shape (n_samples, n_features)
         y : ndarray of shape (n_samples,)
         """
-        if not isinstance(n_samples, int | np.integer) or n_samples < 0:
-            raise ValueError(f"n_samples must be a non-negative integer; got {n_samples!r}.")
         rng = np.random.default_rng(random_state)
-        d = self._derived()
-        prior = np.exp(d["class_log_prior"])
-        if not np.isfinite(prior).all() or prior.sum() <= 0:
-            raise ValueError("The class prior is undefined: cannot sample from this model.")
-        codes = rng.choice(len(prior), size=int(n_samples), p=prior / prior.sum())
-        X = self._family.sample(d, self._stats, codes, rng)
+        codes = self.sample_classes(n_samples, rng)
+        X = self._family.sample(self._derived(), self._stats, codes, rng)
         return X, self.classes_[codes]
 
     def n_parameters(self, full_joint: bool = False, doc_length: int | None = None) -> float:

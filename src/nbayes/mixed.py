@@ -1192,14 +1192,9 @@ class MixedNB(BaseNB):
         X : DataFrame or ndarray of shape (n_samples, n_columns)
         y : ndarray of shape (n_samples,)
         """
-        if not isinstance(n_samples, int | np.integer) or n_samples < 0:
-            raise ValueError(f"n_samples must be a non-negative integer; got {n_samples!r}.")
         rng = np.random.default_rng(random_state)
         d = self._derived()
-        prior = np.exp(d["class_log_prior"])
-        if not np.isfinite(prior).all() or prior.sum() <= 0:
-            raise ValueError("The class prior is undefined: cannot sample from this model.")
-        codes = rng.choice(len(prior), size=int(n_samples), p=prior / prior.sum())
+        codes = self.sample_classes(n_samples, rng)
         s = self._stats
         data = {
             name: _column_sample(fam, dc, col, codes, rng)

@@ -23,7 +23,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _params as P
-from .._base import BaseNB, _warn_undecidable, log_normalize
+from .._base import BaseNB, PosteriorMixin, log_normalize
 from .._stats import CountStats, class_codes, union_classes
 from .._validation import check_sample_weight
 from ..explain import Explanation
@@ -203,7 +203,7 @@ def _sklearn_like_selection(
     return kept
 
 
-class TextClassifier(ClassifierMixin, BaseEstimator):
+class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
     """Naive Bayes text classifier on raw strings: multinomial, Bernoulli or complement.
 
     Equal to scikit-learn's ``Pipeline(CountVectorizer(...), MultinomialNB(...))`` (or
@@ -708,33 +708,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             return np.asarray(bias, dtype=np.float64).copy()
         return np.asarray(counts @ W[cols] + bias, dtype=np.float64)
 
-    def predict_log_proba(self, X: Any) -> np.ndarray:
-        log_proba, undecidable = log_normalize(self.predict_joint_log_proba(X))
-        if undecidable.any():
-            _warn_undecidable(np.flatnonzero(undecidable))
-        return log_proba
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """P(y | document) per document and class (rows sum to 1)."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X: Any) -> np.ndarray:
-        """The most probable class of each document."""
-        jll = self.predict_joint_log_proba(X)
-        if np.isfinite(jll).all():  # the common case: no normalisation needed for argmax
-            return self.classes_[np.argmax(jll, axis=1)]
-        log_proba, undecidable = log_normalize(jll)
-        best = np.argmax(np.where(np.isnan(log_proba), -np.inf, log_proba), axis=1)
-        if undecidable.any():
-            rows = np.flatnonzero(undecidable)
-            best[rows] = int(np.argmax(self._derived()["d"]["class_log_prior"]))
-            _warn_undecidable(rows)
-        return self.classes_[best]
-
-    def predict_top(self, X: Any, n: int = 3) -> tuple[np.ndarray, np.ndarray]:
-        """The ``n`` most probable classes per document with their probabilities."""
-        inner = self._derived()["inner"]
-        return BaseNB.predict_top(_Scored(self, inner), X, n)  # type: ignore[arg-type]
+    def _class_log_prior(self) -> np.ndarray:
+        return np.asarray(self._derived()["d"]["class_log_prior"], dtype=np.float64)
 
     # ------------------------------------------------------- beyond sklearn
     def explain(self, text: str, exact: bool = False) -> Explanation:
@@ -887,21 +862,6 @@ class _TextCounter:
         model._check_params()
         model._derived()
         return model
-
-
-class _Scored:
-    """Adapter giving BaseNB.predict_top what it needs from a TextClassifier."""
-
-    def __init__(self, text: TextClassifier, inner: BaseNB) -> None:
-        self._text = text
-        self.classes_ = text.classes_
-        self._inner = inner
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        return self._text.predict_proba(X)
-
-    def _derived(self) -> dict[str, Any]:
-        return self._inner._derived()
 
 
 class _SubsetModel:
