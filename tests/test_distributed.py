@@ -438,3 +438,52 @@ def test_worker_killed_mid_fit_is_retried(client: Any, tmp_path: Any) -> None:
     single = TextClassifier().fit(df["text"].tolist(), df["label"].to_numpy())
     _assert_same_model(single, dist, df["text"].tolist())
     client.wait_for_workers(2, timeout=30)
+
+
+def _mixed_table(seed: int, n: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(
+        {
+            "height": rng.normal(170, 10, n),
+            "city": rng.choice(np.array(["paris", "oslo", "lima"]), n),
+            "visits": rng.poisson(2.0, n),
+            "member": rng.random(n) < 0.3,
+            "note": [" ".join(rng.choice(WORDS, 4)) for _ in range(n)],
+        }
+    )
+    df.loc[rng.random(n) < 0.1, "height"] = np.nan  # missing values are skipped
+    df["label"] = rng.choice(np.array(["x", "y"]), n)
+    return df
+
+
+@fast
+@given(case=cuts_strategy)
+def test_mixed_fit_equals_single_fit(case: tuple[int, list[int], int]) -> None:
+    from nbayes import MixedNB
+
+    n, cuts, seed = case
+    df = _mixed_table(seed, n)
+    X, y = df.drop(columns="label"), df["label"].to_numpy()
+    families = {
+        "height": "gaussian", "city": "categorical", "visits": "poisson",
+        "member": "bernoulli", "note": "text",
+    }  # fmt: skip
+    single = MixedNB(columns=families).fit(X, y)
+    dist = nbd.fit(MixedNB(columns=families), _split(df, cuts), label_col="label", scheduler="sync")
+    np.testing.assert_array_equal(dist.classes_, single.classes_)
+    np.testing.assert_allclose(
+        dist.predict_joint_log_proba(X), single.predict_joint_log_proba(X), rtol=1e-10
+    )
+
+
+def test_mixed_families_are_inferred_once_for_every_partition() -> None:
+    from nbayes import MixedNB
+
+    df = _mixed_table(3, 120)
+    # a column whose values in one partition look categorical and in another poisson
+    df["visits"] = np.where(np.arange(120) < 60, df["visits"] % 3, df["visits"] * 7)
+    parts = _split(df, [60])
+    dist = nbd.fit(MixedNB(), parts, label_col="label", scheduler="sync")
+    first = MixedNB().fit(df.iloc[:60].drop(columns="label"), df["label"][:60].to_numpy())
+    assert dist.families_ == first.families_
+    assert dist.class_count_.sum() == 120

@@ -260,11 +260,34 @@ def fit(
         A partition holds bad rows: the message names the partition and the first bad row.
     """
     dask = _require_dask()
+    estimator = _with_fixed_families(estimator, data, label_col, scheduler)
     total, adapter, _ = _graph(estimator, data, text_col, label_col, split_every)
     (result,) = dask.compute(total, scheduler=scheduler, retries=retries)
     if result is None:
         raise ValueError("Every partition is empty: nothing to learn from.")
     return adapter.finish(estimator, result)
+
+
+def _with_fixed_families(estimator: Any, data: Any, label_col: Any, scheduler: Any) -> Any:
+    """A MixedNB infers each column's family from the data; partitions could disagree
+    (a short integer column: categorical here, poisson there). Infer them once, from the
+    first non-empty partition, and fix them for every partition. Pass ``columns=`` with
+    every column's family to get exactly the families a local fit on all data infers."""
+    from sklearn.base import clone
+
+    from nbayes.mixed import MixedNB
+
+    if not isinstance(estimator, MixedNB) or _kind(data) != "frame" or label_col is None:
+        return estimator
+    for i in range(data.npartitions):
+        head = data.get_partition(i).compute(scheduler=scheduler)
+        if len(head):
+            break
+    else:
+        return estimator
+    X = head.drop(columns=[label_col])
+    probe = clone(estimator).fit(X, np.asarray(head[label_col]))
+    return clone(estimator).set_params(columns=dict(probe.families_))
 
 
 def _model_delayed(estimator: Any) -> Any:
