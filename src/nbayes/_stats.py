@@ -118,11 +118,13 @@ def _class_sums(X: Any, codes: np.ndarray, weights: np.ndarray, n_classes: int) 
     if sp.issparse(X):
         X = X.tocsr()
         row_nnz = np.diff(X.indptr)
-        row_class = np.repeat(codes, row_nnz)
+        # flat index class * n_features + column of every non-zero, in one repeat + add
+        flat = np.repeat(codes.astype(np.int64) * n_features, row_nnz)
+        flat += X.indices
         data = X.data.astype(np.float64, copy=False)
-        row_weight = np.repeat(weights, row_nnz)
-        flat = row_class.astype(np.int64) * n_features + X.indices
-        out = np.bincount(flat, weights=data * row_weight, minlength=n_classes * n_features)
+        if not (weights == 1.0).all():
+            data = data * np.repeat(weights, row_nnz)
+        out = np.bincount(flat, weights=data, minlength=n_classes * n_features)
         return np.asarray(out, dtype=np.float64).reshape(n_classes, n_features)
     Y = np.zeros((X.shape[0], n_classes))
     Y[np.arange(X.shape[0]), codes] = weights
