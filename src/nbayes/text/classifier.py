@@ -146,7 +146,13 @@ class _Accumulator:
         rows = self._grow_classes(batch.counts.classes)
         width = batch.n_columns
         self._grow_columns(width)
-        self.fc[rows, :width] += batch.counts.feature_count
+        fc = batch.counts.feature_count
+        if sp.issparse(fc):  # hashed batches: add the non-zeros, never a dense C x 2^20
+            coo = sp.coo_matrix(fc)
+            coo.sum_duplicates()
+            self.fc[rows[coo.row], coo.col] += coo.data
+        else:
+            self.fc[rows, :width] += fc
         self.class_count[rows] += batch.counts.class_count
         self.df[:width] += batch.doc_freq
         self.tf[:width] += batch.term_freq
@@ -395,14 +401,36 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     # -------------------------------------------------------------- counting
     def _count(
-        self, docs: list[str], y: np.ndarray, sample_weight: Any, vocabulary: dict[str, int]
+        self,
+        docs: list[str],
+        y: np.ndarray,
+        sample_weight: Any,
+        vocabulary: dict[str, int],
+        lean: bool = False,
     ) -> TextStats:
-        """Statistics of one batch; extends ``vocabulary`` in place with its new terms."""
+        """Statistics of one batch; extends ``vocabulary`` in place with its new terms.
+
+        ``lean`` (hashing, unweighted, for :class:`_Accumulator` only): the per-class sums
+        stay a sparse matrix instead of a dense ``n_classes x n_features`` table.
+        """
         classes, codes = class_codes(y)
         n = len(classes)
         kw = dict(lowercase=self.lowercase, ngram_range=self._ngram(), stop_words=self.stop_words)
         sw = None if sample_weight is None else check_sample_weight(sample_weight, len(docs))
-        if self.hashing:
+        if self.hashing and lean and sw is None:
+            X = sp.csr_matrix(
+                hashing_transform(
+                    docs, n_features=self.n_features, alternate_sign=False, norm=None,
+                    binary=self._clip, **kw,
+                )
+            )  # fmt: skip
+            Y = sp.csr_matrix(
+                (np.ones(len(codes)), (codes, np.arange(len(codes)))), (n, len(codes))
+            )
+            sums = Y @ X  # sparse: the accumulator adds its non-zeros
+            df = np.bincount(X.indices, minlength=self.n_features).astype(np.int64)
+            term_freq = np.asarray(X.sum(axis=0), dtype=np.float64).reshape(-1)
+        elif self.hashing:
             sums, df = hash_by_class(
                 docs, codes, n, n_features=self.n_features, binary=self._clip, **kw
             )
@@ -436,7 +464,14 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
             n_docs=len(docs),
         )
 
-    def _batch(self, X: Any, y: Any, sample_weight: Any, vocabulary: dict[str, int]) -> TextStats:
+    def _batch(
+        self,
+        X: Any,
+        y: Any,
+        sample_weight: Any,
+        vocabulary: dict[str, int],
+        lean: bool = False,
+    ) -> TextStats:
         docs = self._docs(X)
         y = np.asarray(y)
         if y.ndim != 1 or len(y) != len(docs):
@@ -447,7 +482,7 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         if len(docs) == 0:
             raise ValueError("Found 0 documents: pass at least one document to learn from.")
         check_classification_targets(y)
-        return self._count(docs, y, sample_weight, vocabulary)
+        return self._count(docs, y, sample_weight, vocabulary, lean=lean)
 
     def _set(self, stats: TextStats, vocabulary: dict[str, int] | None) -> Self:
         self._stats = stats
@@ -572,7 +607,8 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         vocabulary: dict[str, int] = {}
         total = _Accumulator()
         for chunk in read_texts(source, text_col, label_col, chunk_size=chunk_size, **read_kw):
-            total.add(self._batch(chunk.texts, np.asarray(chunk.labels), None, vocabulary))
+            labels = np.asarray(chunk.labels)
+            total.add(self._batch(chunk.texts, labels, None, vocabulary, lean=True))
         stats = total.stats()
         if stats is None:
             raise ValueError(f"No documents found in {source!r}: nothing to learn from.")
