@@ -154,6 +154,18 @@ def command_parser(
     return parser
 
 
+def add_model_options(parser: argparse.ArgumentParser, models: Sequence[str]) -> None:
+    """``--model`` and ``--input``, shared by ``train`` and ``tune``."""
+    parser.add_argument("--model", choices=models, default="multinomial", help="the estimator")
+    parser.add_argument(
+        "--input",
+        choices=("auto", "text", "table"),
+        default="auto",
+        help="read documents or a table (auto: documents for multinomial, bernoulli and "
+        "complement, a table otherwise)",
+    )
+
+
 def add_data_options(parser: argparse.ArgumentParser, labels: bool = True) -> None:
     """``--text-col``, ``--label-col`` (and ``--encoding``) for commands that read data."""
     parser.add_argument(

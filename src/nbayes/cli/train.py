@@ -9,6 +9,7 @@ from nbayes.cli._common import (
     UI,
     CLIError,
     add_data_options,
+    add_model_options,
     command_parser,
     read_labelled_texts,
     save_model,
@@ -62,14 +63,7 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("data", nargs="+", metavar="DATA", help="files, folders or glob patterns")
     p.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write")
-    p.add_argument("--model", choices=MODELS, default="multinomial", help="the estimator")
-    p.add_argument(
-        "--input",
-        choices=("auto", "text", "table"),
-        default="auto",
-        help="read documents or a table (auto: documents for multinomial, bernoulli and "
-        "complement, a table otherwise)",
-    )
+    add_model_options(p, MODELS)
     add_data_options(p)
     p.add_argument("--alpha", type=float, default=None, help="smoothing (default 1.0)")
     p.add_argument("--binary", action="store_true", help="text: count each word once per document")

@@ -13,6 +13,7 @@ from nbayes.cli._common import (
     UI,
     CLIError,
     add_data_options,
+    add_model_options,
     command_parser,
     read_labelled_texts,
     save_model,
@@ -43,14 +44,7 @@ def add_parser(subparsers: Any) -> None:
         ],
     )
     p.add_argument("data", nargs="+", metavar="DATA", help="labelled data files")
-    p.add_argument("--model", choices=MODELS, default="multinomial", help="the estimator")
-    p.add_argument(
-        "--input",
-        choices=("auto", "text", "table"),
-        default="auto",
-        help="read documents or a table (auto: documents for multinomial, bernoulli and "
-        "complement, a table otherwise)",
-    )
+    add_model_options(p, MODELS)
     add_data_options(p)
     p.add_argument("--folds", type=int, default=5, metavar="K", help="number of folds (5)")
     p.add_argument("--alpha", metavar="A,B,...", help="smoothing values to try, e.g. 0.1,1")
