@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -143,7 +144,21 @@ def _log_loss(y: np.ndarray, proba: np.ndarray, classes: np.ndarray) -> float:
     return float(metrics.log_loss(y, proba, labels=classes))
 
 
-def evaluate(model: Any, X: Any, y: Any) -> EvaluationReport:
+def _rows(X: Any, start: int, stop: int) -> Any:
+    """Rows ``start:stop`` of a list of documents, an array, a sparse matrix or a frame."""
+    if hasattr(X, "iloc"):
+        return X.iloc[start:stop]
+    return X[start:stop]
+
+
+def evaluate(
+    model: Any,
+    X: Any,
+    y: Any,
+    *,
+    batch_size: int = 10_000,
+    progress: Callable[[int], None] | None = None,
+) -> EvaluationReport:
     """Evaluate a fitted classifier on ``X`` with true labels ``y``.
 
     Parameters
@@ -155,6 +170,10 @@ def evaluate(model: Any, X: Any, y: Any) -> EvaluationReport:
         What ``model.predict`` takes.
     y : array-like of shape (n_samples,)
         True labels.
+    batch_size : int, default=10_000
+        Rows predicted at a time (bounds the memory of the probabilities' work).
+    progress : callable, optional
+        Called with the number of rows of each batch once it is scored.
 
     Returns
     -------
@@ -171,12 +190,20 @@ def evaluate(model: Any, X: Any, y: Any) -> EvaluationReport:
             f"The labels {np.unique(y.astype(str))[:5].tolist()!r} are not of the type of the "
             f"model's classes {model_classes.tolist()!r} (e.g. strings and numbers)."
         ) from None
-    y_pred = np.asarray(model.predict(X))
-    if len(y_pred) != len(y):
-        raise ValueError(f"X has {len(y_pred)} rows but y has {len(y)} labels.")
-    with warnings.catch_warnings():  # predict() already warned about undecidable rows
-        warnings.simplefilter("ignore")
-        proba = np.asarray(model.predict_proba(X))
+    n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
+    if n_rows != len(y):
+        raise ValueError(f"X has {n_rows} rows but y has {len(y)} labels.")
+    preds, probas = [], []
+    for start in range(0, n_rows, max(int(batch_size), 1)):
+        part = _rows(X, start, start + batch_size)
+        preds.append(np.asarray(model.predict(part)))
+        with warnings.catch_warnings():  # predict() already warned about undecidable rows
+            warnings.simplefilter("ignore")
+            probas.append(np.asarray(model.predict_proba(part)))
+        if progress is not None:
+            progress(len(preds[-1]))
+    y_pred = np.concatenate(preds)
+    proba = np.concatenate(probas)
     precision, recall, f1, support = metrics.precision_recall_fscore_support(
         y, y_pred, labels=classes, zero_division=0.0
     )

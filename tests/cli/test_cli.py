@@ -436,6 +436,24 @@ def test_progress_only_on_a_terminal() -> None:
     assert UI(out=_Terminal()).color("auto") is not UI(out=io.StringIO()).color("auto")
 
 
+def test_progress_bar_when_the_total_is_known() -> None:
+    from nbayes import MultinomialNB
+    from nbayes.cli._common import UI
+    from nbayes.evaluation import evaluate
+
+    tty = _Terminal()
+    with UI(err=tty, out=io.StringIO()).progress("Training", "documents", total=40) as bar:
+        bar.advance(10)
+        bar.advance(30)
+    assert "[" + "#" * 30 + "] 100% 40/40 documents" in tty.getvalue()
+    # evaluation reports each scored batch
+    seen: list[int] = []
+    clf = MultinomialNB().fit([[1, 0], [0, 1], [2, 1]], ["a", "b", "a"])
+    evaluate(clf, np.array([[1, 0], [0, 1], [2, 1]]), ["a", "b", "a"], batch_size=2,
+             progress=seen.append)  # fmt: skip
+    assert seen == [2, 1]
+
+
 # ---------------------------------------------------------------- as a program
 
 

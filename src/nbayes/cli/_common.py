@@ -34,25 +34,36 @@ class CLIError(Exception):
 
 
 class _Progress:
-    """A one-line counter on a terminal's stderr; silent otherwise."""
+    """A one-line progress bar on a terminal's stderr (a counter when the total is not
+    known, e.g. while streaming files); silent when stderr is not a terminal."""
 
-    def __init__(self, ui: UI, desc: str, unit: str) -> None:
-        self.ui, self.desc, self.unit = ui, desc, unit
+    WIDTH = 30
+
+    def __init__(self, ui: UI, desc: str, unit: str, total: int | None = None) -> None:
+        self.ui, self.desc, self.unit, self.total = ui, desc, unit, total
         self.count = 0
         self.enabled = ui.interactive
         self._last = 0.0
+
+    def line(self) -> str:
+        if not self.total:
+            return f"{self.desc}: {self.count:,} {self.unit}"
+        done = min(self.count / self.total, 1.0)
+        filled = int(round(done * self.WIDTH))
+        bar = "#" * filled + "." * (self.WIDTH - filled)
+        return f"{self.desc}: [{bar}] {done:4.0%} {self.count:,}/{self.total:,} {self.unit}"
 
     def advance(self, n: int = 1) -> None:
         self.count += n
         now = time.monotonic()
         if self.enabled and now - self._last > 0.1:
             self._last = now
-            self.ui.err.write(f"\r{self.desc}: {self.count:,} {self.unit}")
+            self.ui.err.write("\r" + self.line())
             self.ui.err.flush()
 
     def close(self) -> None:
         if self.enabled:
-            self.ui.err.write(f"\r{self.desc}: {self.count:,} {self.unit}\n")
+            self.ui.err.write("\r" + self.line() + "\n")
             self.ui.err.flush()
 
 
@@ -103,8 +114,8 @@ class UI:
             self.err.write(f"Warning: {text}\n")
 
     @contextmanager
-    def progress(self, desc: str, unit: str) -> Iterator[_Progress]:
-        bar = _Progress(self, desc, unit)
+    def progress(self, desc: str, unit: str, total: int | None = None) -> Iterator[_Progress]:
+        bar = _Progress(self, desc, unit, total)
         start = time.perf_counter()
         try:
             yield bar

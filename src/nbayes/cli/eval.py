@@ -37,9 +37,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
 
     model = load_model(args.model)
     X, y = labelled_inputs(ui, model, args.data, args)
-    with ui.progress("Evaluating", "examples") as bar:
-        report = evaluate(model, X, y)
-        bar.advance(len(y))
+    with ui.progress("Evaluating", "examples", total=len(y)) as bar:
+        report = evaluate(model, X, y, progress=bar.advance)
     if args.json:
         ui.print(json.dumps(report.to_dict(), ensure_ascii=False))
     else:

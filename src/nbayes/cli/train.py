@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
 from typing import Any
 
 from nbayes.cli._common import (
@@ -328,9 +329,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
             ngram_range=parse_ngrams(args.ngrams),
             hashing=args.hashing,
         )
-        with ui.progress("Training", "documents") as bar:
-            model.fit(texts, labels)
-            bar.advance(len(texts))
+        with ui.progress("Training", "documents", total=len(texts)) as bar:
+            model.fit_chunks(_chunks(texts, labels, bar.advance))
         what = f"{len(texts):,} documents, {len(model.get_feature_names_out()):,} terms"
     else:
         estimator = _table_estimator(args)
@@ -353,3 +353,14 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     ui.note(f"Trained {name} on {what}: {_describe(model)}.")
     ui.note(f"Saved to {args.output}")
     return 0
+
+
+def _chunks(
+    texts: list[str], labels: Any, advance: Any, size: int = 10_000
+) -> Iterator[tuple[list[str], Any]]:
+    """Documents in chunks for TextClassifier.fit_chunks, advancing the progress bar as
+    each chunk is consumed."""
+    labels = list(labels)
+    for start in range(0, len(texts), size):
+        yield texts[start : start + size], labels[start : start + size]
+        advance(min(size, len(texts) - start))

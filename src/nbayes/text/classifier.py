@@ -100,6 +100,10 @@ class TextStats:
         )
 
 
+class _NoDocuments(ValueError):
+    """fit_chunks was given no documents."""
+
+
 class _Accumulator:
     """Sums TextStats of successive batches in place (capacity doubling for new terms), so
     streaming a large file does not copy the statistics once per chunk."""
@@ -603,15 +607,26 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         """
         from ..io import read_texts
 
+        chunks = read_texts(source, text_col, label_col, chunk_size=chunk_size, **read_kw)
+        try:
+            return self.fit_chunks((c.texts, c.labels) for c in chunks)
+        except _NoDocuments:
+            raise ValueError(f"No documents found in {source!r}: nothing to learn from.") from None
+
+    def fit_chunks(self, chunks: Iterable[tuple[Sequence[str], Any]]) -> Self:
+        """Train from ``(documents, labels)`` chunks: equal to :meth:`fit` on all of them.
+
+        The statistics of each chunk are added in place, so only one chunk of documents is
+        held at a time.
+        """
         self._check_params()
         vocabulary: dict[str, int] = {}
         total = _Accumulator()
-        for chunk in read_texts(source, text_col, label_col, chunk_size=chunk_size, **read_kw):
-            labels = np.asarray(chunk.labels)
-            total.add(self._batch(chunk.texts, labels, None, vocabulary, lean=True))
+        for texts, labels in chunks:
+            total.add(self._batch(texts, np.asarray(labels), None, vocabulary, lean=True))
         stats = total.stats()
         if stats is None:
-            raise ValueError(f"No documents found in {source!r}: nothing to learn from.")
+            raise _NoDocuments("No documents: nothing to learn from.")
         if not (stats.doc_freq > 0).any():
             raise ValueError(
                 "empty vocabulary; perhaps the documents only contain stop words "
