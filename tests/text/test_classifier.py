@@ -192,6 +192,12 @@ def test_bad_input() -> None:
         TextClassifier().fit(["a b", "c d"], ["x"])
     with pytest.raises(ValueError, match="0 documents"):
         TextClassifier().fit([], [])
+    with pytest.raises(ValueError, match="NoneType received"):
+        TextClassifier().fit(None, ["a"])
+    with pytest.raises(ValueError, match=r"NaN or None for document\(s\) \[1\]"):
+        TextClassifier().fit(["aa bb", "cc dd"], [1.0, np.nan])
+    with pytest.raises(ValueError, match="Unknown label type"):
+        TextClassifier().fit(["aa bb", "cc dd"], [0.5, 1.5])
     with pytest.raises(ValueError, match="'model' parameter"):
         TextClassifier(model="gaussian").fit(["a"], ["b"])
     with pytest.raises(ValueError, match="min_df"):

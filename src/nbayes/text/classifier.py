@@ -171,6 +171,18 @@ class _Accumulator:
         return TextStats(counts, self.df[:w], self.tf[:w], self.n_docs)
 
 
+def _check_labels(y: np.ndarray) -> None:
+    """Labels must be present (no NaN/None) and discrete, as for the core estimators."""
+    missing = np.array([v is None or (isinstance(v, float) and v != v) for v in y.tolist()])
+    if missing.any():
+        rows = np.flatnonzero(missing)[:5].tolist()
+        raise ValueError(
+            f"The labels contain NaN or None for document(s) {rows}: every document needs a "
+            "label. Drop the unlabelled documents first."
+        )
+    check_classification_targets(y)
+
+
 def fc_rows(c: CountStats) -> int:
     return int(c.feature_count.shape[0])
 
@@ -387,7 +399,13 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
                 "Iterable over raw text documents expected, string object received. "
                 "Wrap a single document in a list: [text]."
             )
-        docs = list(X)
+        try:
+            docs = list(X)
+        except TypeError:
+            raise ValueError(
+                f"Iterable over raw text documents expected, {type(X).__name__} received. "
+                "Pass a list (or other iterable) of str."
+            ) from None
         if set(map(type, docs)) <= {str}:
             return docs
         bad = [i for i, d in enumerate(docs) if not isinstance(d, str)]
@@ -485,7 +503,7 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
             )
         if len(docs) == 0:
             raise ValueError("Found 0 documents: pass at least one document to learn from.")
-        check_classification_targets(y)
+        _check_labels(y)
         return self._count(docs, y, sample_weight, vocabulary, lean=lean)
 
     def _set(self, stats: TextStats, vocabulary: dict[str, int] | None) -> Self:
@@ -883,7 +901,7 @@ class _TextCounter:
                 f"Found {len(self._docs)} documents but {len(y)} labels: pass one label per "
                 "document."
             )
-        check_classification_targets(y)
+        _check_labels(y)
         self._y = y
         self._sw = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
         return y
