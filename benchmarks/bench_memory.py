@@ -40,6 +40,7 @@ JOBS = {
     "read": "read only (read_texts)",
     "hash": "nbayes TextClassifier(hashing=True).fit_files",
     "maxf": "nbayes TextClassifier(max_features=N).fit_files",
+    "maxf2": "nbayes TextClassifier(max_features=N).fit_files(prune_first=True)",
     "sk": "sklearn HashingVectorizer + MultinomialNB.partial_fit",
 }
 
@@ -58,13 +59,13 @@ def child(job: str, path: str, chunk_size: int, max_features: int) -> None:
         for chunk in read_texts(path, chunk_size=chunk_size):
             n += len(chunk)
         info["docs"] = n
-    elif job in ("hash", "maxf"):
+    elif job in ("hash", "maxf", "maxf2"):
         clf = (
             TextClassifier(hashing=True)
             if job == "hash"
             else TextClassifier(max_features=max_features)
         )
-        clf.fit_files(path, chunk_size=chunk_size)
+        clf.fit_files(path, chunk_size=chunk_size, prune_first=job == "maxf2")
         info["docs"] = int(clf._stats.n_docs)
         info["columns held"] = int(clf._stats.n_columns)
         info["columns used"] = len(clf.get_feature_names_out())

@@ -280,3 +280,27 @@ def test_fit_files_with_late_classes_equals_fit(tmp_path: Path, kw: dict) -> Non
     np.testing.assert_allclose(streamed.predict_log_proba(SMS), whole.predict_log_proba(SMS))
     if not kw.get("hashing"):
         assert streamed.vocabulary_ == whole.vocabulary_
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"max_features": 60},
+        {"max_features": 40, "min_df": 2, "binary": True},
+        {"max_df": 0.3, "ngram_range": (1, 2), "max_features": 100},
+    ],
+)
+def test_fit_files_prune_first_equals_fit(tmp_path: Path, kw: dict) -> None:
+    path = tmp_path / "mixed.csv"
+    docs = SMS + RT
+    labels = np.concatenate([SMS_Y, RT_Y])
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["text", "label"])
+        w.writerows(zip(docs, labels, strict=True))
+    pruned = TextClassifier(**kw).fit_files(path, chunk_size=64, prune_first=True)
+    whole = TextClassifier(**kw).fit(docs, labels)
+    assert pruned.vocabulary_ == whole.vocabulary_
+    # only the kept terms' statistics are held
+    assert pruned._stats.n_columns == len(whole.vocabulary_)
+    np.testing.assert_allclose(pruned.predict_log_proba(docs), whole.predict_log_proba(docs))

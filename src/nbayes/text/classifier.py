@@ -10,7 +10,7 @@ vocabulary pruning of a vectorizer (``min_df``, ``max_df``, ``max_features``) is
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from typing import Any, Self
@@ -429,8 +429,10 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         sample_weight: Any,
         vocabulary: dict[str, int],
         lean: bool = False,
+        fixed: bool = False,
     ) -> TextStats:
-        """Statistics of one batch; extends ``vocabulary`` in place with its new terms.
+        """Statistics of one batch; extends ``vocabulary`` in place with its new terms
+        (``fixed``: counts only the terms of ``vocabulary``, ignoring the others).
 
         ``lean`` (hashing, unweighted, for :class:`_Accumulator` only): the per-class sums
         stay a sparse matrix instead of a dense ``n_classes x n_features`` table.
@@ -467,7 +469,7 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
             if sw is None:
                 vocabulary, sums, df = count_by_class(
                     docs, codes, n, binary=self._clip, vocabulary=vocabulary,
-                    dtype=np.float64, **kw,
+                    fixed_vocabulary=fixed, dtype=np.float64, **kw,
                 )  # fmt: skip
                 term_freq = sums.sum(axis=0)
             else:
@@ -615,6 +617,7 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         text_col: str = "text",
         label_col: str = "label",
         chunk_size: int = 10_000,
+        prune_first: bool = False,
         **read_kw: Any,
     ) -> Self:
         """Train from files chunk by chunk (any source ``nbayes.io.read_texts`` reads).
@@ -622,14 +625,66 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         The result equals :meth:`fit` on all the documents. Memory stays bounded by one
         chunk plus the statistics, which are accumulated in place (with hashing, a
         fixed ``n_classes x n_features`` table; otherwise one column per distinct term).
+
+        Parameters
+        ----------
+        prune_first : bool, default=False
+            Read the source twice: first only each term's document and corpus frequency, to
+            choose the vocabulary ``min_df``/``max_df``/``max_features`` keep; then the
+            per-class counts of those terms only. The per-class statistics then grow with
+            ``max_features`` instead of with every distinct term of the corpus (the first
+            pass still holds one dictionary entry per term). Predictions equal :meth:`fit`;
+            the model keeps statistics of the kept terms only, so a later :meth:`update`
+            prunes among those.
         """
         from ..io import read_texts
 
-        chunks = read_texts(source, text_col, label_col, chunk_size=chunk_size, **read_kw)
+        def chunks() -> Iterator[tuple[list[str], Any]]:
+            for c in read_texts(source, text_col, label_col, chunk_size=chunk_size, **read_kw):
+                yield c.texts, c.labels
+
         try:
-            return self.fit_chunks((c.texts, c.labels) for c in chunks)
+            if prune_first and not self.hashing:
+                return self._fit_pruned_first(chunks)
+            return self.fit_chunks(chunks())
         except _NoDocuments:
             raise ValueError(f"No documents found in {source!r}: nothing to learn from.") from None
+
+    def _fit_pruned_first(self, chunks: Callable[[], Iterable[tuple[Any, Any]]]) -> Self:
+        """Two passes: frequencies to choose the vocabulary, then per-class counts."""
+        self._check_params()
+        kw = dict(lowercase=self.lowercase, ngram_range=self._ngram(), stop_words=self.stop_words)
+        everything: dict[str, int] = {}
+        df_total = _Accumulator()
+        for texts, labels in chunks():
+            docs = self._docs(texts)
+            if len(docs) != len(labels):
+                raise ValueError(f"Found {len(docs)} documents but {len(labels)} labels.")
+            _, tf, df = count_by_class(
+                docs, np.zeros(len(docs), dtype=np.int64), 1, binary=self._clip,
+                vocabulary=everything, dtype=np.float64, **kw,
+            )  # fmt: skip
+            one = CountStats(np.array([0]), np.array([float(len(docs))]), tf)
+            df_total.add(TextStats(one, df, tf[0], len(docs)))
+        freq = df_total.stats()
+        if freq is None:
+            raise _NoDocuments("No documents: nothing to learn from.")
+        kept = _sklearn_like_selection(
+            list(everything), freq.doc_freq, freq.term_freq, freq.n_docs, self.min_df,
+            self.max_df, self.max_features,
+        )  # fmt: skip
+        terms = list(everything)
+        vocabulary = {terms[j]: i for i, j in enumerate(kept)}
+        del everything, terms, freq, df_total
+        total = _Accumulator()
+        for texts, labels in chunks():
+            docs, y = self._docs(texts), np.asarray(labels)
+            _check_labels(y)
+            total.add(self._count(docs, y, None, vocabulary, fixed=True))
+        stats = total.stats()
+        if stats is None:
+            raise _NoDocuments("No documents: nothing to learn from.")
+        return self._set(stats, vocabulary)
 
     def fit_chunks(self, chunks: Iterable[tuple[Sequence[str], Any]]) -> Self:
         """Train from ``(documents, labels)`` chunks: equal to :meth:`fit` on all of them.
