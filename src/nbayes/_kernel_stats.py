@@ -29,10 +29,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._stats import (
+    PerClassStats,
     _check_not_negative,
     _check_subtract_classes,
-    _expand_rows,
-    _positions,
     class_codes,
     union_classes,
 )
@@ -105,7 +104,7 @@ def _on_union(
 
 
 @dataclass(frozen=True, eq=False)
-class PointStats:
+class PointStats(PerClassStats):
     """Stored points of a Gaussian KDE per class and feature (see the module docstring).
 
     Attributes
@@ -136,6 +135,7 @@ class PointStats:
            [0., 1.]])
     """
 
+    PER_CLASS = ("class_count", "weights")
     classes: np.ndarray
     class_count: FloatArray
     values: tuple[FloatArray, ...]
@@ -202,30 +202,6 @@ class PointStats:
         """Where the kernels of feature ``j`` stand: the values, or the bin centres."""
         return self.values[j] + self.widths[j] / 2 if self.widths[j] > 0 else self.values[j]
 
-    def reindex(self, classes: np.ndarray) -> Self:
-        if len(classes) == len(self.classes) and np.array_equal(classes, self.classes):
-            return self
-        pos = _positions(classes, self.classes)
-        n = len(classes)
-        return replace(
-            self,
-            classes=classes,
-            class_count=_expand_rows(self.class_count, pos, n),
-            weights=tuple(_expand_rows(w, pos, n) for w in self.weights),
-        )
-
-    def _check_compatible(self, other: PointStats) -> None:
-        if other.n_features != self.n_features:
-            raise ValueError(
-                f"Cannot combine statistics over {self.n_features} features with statistics "
-                f"over {other.n_features} features."
-            )
-        if other.max_points != self.max_points:
-            raise ValueError(
-                f"Cannot combine kernel statistics with max_points={self.max_points!r} and "
-                f"max_points={other.max_points!r}: use the same max_points for both."
-            )
-
     def merge(self, other: Self) -> Self:
         self._check_compatible(other)
         classes = union_classes(self.classes, other.classes)
@@ -286,15 +262,3 @@ class PointStats:
         )
         out = replace(self, class_count=class_count, values=tuple(values), weights=tuple(weights))
         return out.drop_emptied(other.classes)
-
-    def drop_emptied(self, touched: np.ndarray) -> Self:
-        """Drop the classes among ``touched`` whose count fell to zero."""
-        keep = ~(np.isin(self.classes, touched) & (self.class_count <= 0))
-        if keep.all():
-            return self
-        return replace(
-            self,
-            classes=self.classes[keep],
-            class_count=self.class_count[keep],
-            weights=tuple(w[keep] for w in self.weights),
-        )

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 import numpy as np
 import scipy.sparse as sp
@@ -131,8 +131,53 @@ def _class_sums(X: Any, codes: np.ndarray, weights: np.ndarray, n_classes: int) 
     return np.asarray(Y.T @ np.asarray(X, dtype=np.float64), dtype=np.float64)
 
 
+class PerClassStats:
+    """What every statistics class shares: arrays with the class on axis 0 (``PER_CLASS``
+    names them; a field may also be a tuple of such arrays, one per feature) are laid out
+    over other classes, dropped, and checked for a common number of features."""
+
+    PER_CLASS: ClassVar[tuple[str, ...]] = ("class_count",)
+    classes: np.ndarray
+    class_count: FloatArray
+
+    @property
+    def n_features(self) -> int:
+        raise NotImplementedError
+
+    def _per_class(self, fn: Any) -> dict[str, Any]:
+        out = {}
+        for name in self.PER_CLASS:
+            value = getattr(self, name)
+            out[name] = tuple(fn(a) for a in value) if isinstance(value, tuple) else fn(value)
+        return out
+
+    def reindex(self, classes: np.ndarray) -> Self:
+        """The same statistics over a superset of classes (zeros for the new ones)."""
+        if len(classes) == len(self.classes) and np.array_equal(classes, self.classes):
+            return self
+        pos = _positions(classes, self.classes)
+        n = len(classes)
+        arrays = self._per_class(lambda a: _expand_rows(a, pos, n))
+        return replace(self, classes=classes, **arrays)  # type: ignore[type-var]
+
+    def drop_emptied(self, touched: np.ndarray) -> Self:
+        """Drop the classes among ``touched`` whose count fell to zero."""
+        keep = ~(np.isin(self.classes, touched) & (self.class_count <= 0))
+        if keep.all():
+            return self
+        arrays = self._per_class(lambda a: a[keep])
+        return replace(self, classes=self.classes[keep], **arrays)  # type: ignore[type-var]
+
+    def _check_compatible(self, other: PerClassStats) -> None:
+        if other.n_features != self.n_features:
+            raise ValueError(
+                f"Cannot combine statistics over {self.n_features} features with statistics "
+                f"over {other.n_features} features."
+            )
+
+
 @dataclass(frozen=True, eq=False)
-class CountStats:
+class CountStats(PerClassStats):
     """Class counts and per-class feature sums: Bernoulli, multinomial, complement, Poisson.
 
     Attributes
@@ -145,6 +190,7 @@ class CountStats:
         Weighted sum of each feature over the rows of each class.
     """
 
+    PER_CLASS = ("class_count", "feature_count")
     classes: np.ndarray
     class_count: FloatArray
     feature_count: FloatArray
@@ -164,26 +210,6 @@ class CountStats:
     @property
     def n_features(self) -> int:
         return int(self.feature_count.shape[1])
-
-    def reindex(self, classes: np.ndarray) -> Self:
-        """The same statistics over a superset of classes (zeros for the new ones)."""
-        if len(classes) == len(self.classes) and np.array_equal(classes, self.classes):
-            return self
-        pos = _positions(classes, self.classes)
-        n = len(classes)
-        return replace(
-            self,
-            classes=classes,
-            class_count=_expand_rows(self.class_count, pos, n),
-            feature_count=_expand_rows(self.feature_count, pos, n),
-        )
-
-    def _check_compatible(self, other: CountStats) -> None:
-        if other.n_features != self.n_features:
-            raise ValueError(
-                f"Cannot combine statistics over {self.n_features} features with statistics "
-                f"over {other.n_features} features."
-            )
 
     def merge(self, other: Self) -> Self:
         self._check_compatible(other)
@@ -208,18 +234,6 @@ class CountStats:
         out = replace(self, class_count=class_count, feature_count=feature_count)
         return out.drop_emptied(other.classes)
 
-    def drop_emptied(self, touched: np.ndarray) -> Self:
-        """Drop the classes among ``touched`` whose count fell to zero."""
-        keep = ~(np.isin(self.classes, touched) & (self.class_count <= 0))
-        if keep.all():
-            return self
-        return replace(
-            self,
-            classes=self.classes[keep],
-            class_count=self.class_count[keep],
-            feature_count=self.feature_count[keep],
-        )
-
     def is_integral(self) -> bool:
         return bool(
             np.all(self.class_count == np.round(self.class_count))
@@ -228,7 +242,7 @@ class CountStats:
 
 
 @dataclass(frozen=True, eq=False)
-class CategoryStats:
+class CategoryStats(PerClassStats):
     """Class counts and, per feature, the weighted count of each category in each class.
 
     ``categories[j]`` holds the category values of feature ``j`` in column order. For integer
@@ -236,6 +250,7 @@ class CategoryStats:
     other labelled categories are kept sorted.
     """
 
+    PER_CLASS = ("class_count", "category_count")
     classes: np.ndarray
     class_count: FloatArray
     category_count: tuple[FloatArray, ...]
@@ -293,18 +308,6 @@ class CategoryStats:
     @property
     def n_features(self) -> int:
         return len(self.category_count)
-
-    def reindex(self, classes: np.ndarray) -> Self:
-        if len(classes) == len(self.classes) and np.array_equal(classes, self.classes):
-            return self
-        pos = _positions(classes, self.classes)
-        n = len(classes)
-        return replace(
-            self,
-            classes=classes,
-            class_count=_expand_rows(self.class_count, pos, n),
-            category_count=tuple(_expand_rows(c, pos, n) for c in self.category_count),
-        )
 
     def with_categories(self, categories: Sequence[np.ndarray]) -> Self:
         """The same counts laid out over supersets of the categories (zeros for new ones)."""
@@ -416,17 +419,6 @@ class CategoryStats:
         ]
         return self.with_categories(cats)
 
-    def drop_emptied(self, touched: np.ndarray) -> Self:
-        keep = ~(np.isin(self.classes, touched) & (self.class_count <= 0))
-        if keep.all():
-            return self
-        return replace(
-            self,
-            classes=self.classes[keep],
-            class_count=self.class_count[keep],
-            category_count=tuple(c[keep] for c in self.category_count),
-        )
-
     def is_integral(self) -> bool:
         return bool(
             np.all(self.class_count == np.round(self.class_count))
@@ -491,7 +483,7 @@ def _moments(X: np.ndarray, w: np.ndarray) -> tuple[float, np.ndarray, np.ndarra
 
 
 @dataclass(frozen=True, eq=False)
-class MomentStats:
+class MomentStats(PerClassStats):
     """Per class and feature: weighted count, mean and M2 (sum of squared deviations).
 
     ``n_rows``, ``row_mean`` and ``row_m2`` are the unweighted moments of all rows seen,
@@ -500,6 +492,7 @@ class MomentStats:
     the data was split into batches.
     """
 
+    PER_CLASS = ("class_count", "mean", "m2")
     classes: np.ndarray
     class_count: FloatArray
     mean: FloatArray
@@ -534,26 +527,6 @@ class MomentStats:
     def n_features(self) -> int:
         return int(self.mean.shape[1])
 
-    def reindex(self, classes: np.ndarray) -> Self:
-        if len(classes) == len(self.classes) and np.array_equal(classes, self.classes):
-            return self
-        pos = _positions(classes, self.classes)
-        n = len(classes)
-        return replace(
-            self,
-            classes=classes,
-            class_count=_expand_rows(self.class_count, pos, n),
-            mean=_expand_rows(self.mean, pos, n),
-            m2=_expand_rows(self.m2, pos, n),
-        )
-
-    def _check_compatible(self, other: MomentStats) -> None:
-        if other.n_features != self.n_features:
-            raise ValueError(
-                f"Cannot combine statistics over {self.n_features} features with statistics "
-                f"over {other.n_features} features."
-            )
-
     def merge(self, other: Self) -> Self:
         self._check_compatible(other)
         classes = union_classes(self.classes, other.classes)
@@ -584,18 +557,6 @@ class MomentStats:
             n_rows=float(n_rows), row_mean=row_mean, row_m2=row_m2,
         )  # fmt: skip
         return out.drop_emptied(other.classes)
-
-    def drop_emptied(self, touched: np.ndarray) -> Self:
-        keep = ~(np.isin(self.classes, touched) & (self.class_count <= 0))
-        if keep.all():
-            return self
-        return replace(
-            self,
-            classes=self.classes[keep],
-            class_count=self.class_count[keep],
-            mean=self.mean[keep],
-            m2=self.m2[keep],
-        )
 
 
 Stats = CountStats | CategoryStats | MomentStats
