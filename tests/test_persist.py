@@ -573,13 +573,16 @@ def try_load(tmp_path: Path, data: bytes) -> Any:
         return None
 
 
-def test_fuzz_resealed_mutations(tmp_path: Path) -> None:
-    """Thousands of hostile-but-well-formed files: only ModelFileError escapes."""
-    rng = random.Random(4)
+def fuzz_resealed(
+    tmp_path: Path, files: list[bytes], rounds: int, seed: int
+) -> tuple[int, int]:
+    """Mutate each file's metadata and/or arrays, re-seal it with a valid checksum and load
+    it: only ModelFileError may escape. Returns (cases, how many loaded)."""
+    rng = random.Random(seed)
     loaded = cases = 0
-    for original in fuzz_corpus(tmp_path):
+    for original in files:
         header, section = header_of(original)
-        for _ in range(400):
+        for _ in range(rounds):
             h = copy.deepcopy(header)
             choice = rng.randrange(3)
             if choice != 1:
@@ -593,6 +596,12 @@ def test_fuzz_resealed_mutations(tmp_path: Path) -> None:
                 # whatever loads is a working model that encodes again
                 persist.encode(model, persist.ArrayWriter())
             cases += 1
+    return cases, loaded
+
+
+def test_fuzz_resealed_mutations(tmp_path: Path) -> None:
+    """Thousands of hostile-but-well-formed files: only ModelFileError escapes."""
+    cases, loaded = fuzz_resealed(tmp_path, fuzz_corpus(tmp_path), rounds=400, seed=4)
     assert cases >= 2500
     assert loaded > 0  # some mutations are legitimate (e.g. another valid alpha)
 

@@ -20,7 +20,10 @@ from nbayes.io.persist import load, save
 from nbayes.kernel import KernelNB
 from nbayes.mixed import MixedNB
 
-from .test_persist import header_of, mutate_arrays, mutate_metadata, seal, try_load
+from .test_persist import (
+    fuzz_resealed,
+    try_load,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -421,23 +424,7 @@ def corpus(tmp_path: Path) -> list[bytes]:
 
 def test_fuzz_resealed_mutations(tmp_path: Path) -> None:
     """Hostile-but-well-formed files of the new model types: only ModelFileError escapes."""
-    rng = random.Random(7)
-    loaded = cases = 0
-    for original in corpus(tmp_path):
-        header, section = header_of(original)
-        for _ in range(300):
-            h = copy.deepcopy(header)
-            choice = rng.randrange(3)
-            if choice != 1:
-                h["metadata"] = mutate_metadata(rng, h["metadata"])
-            s = section
-            if choice != 0:
-                h, s = mutate_arrays(rng, h, s)
-            model = try_load(tmp_path, seal(h, s))
-            if model is not None:
-                loaded += 1
-                persist.encode(model, persist.ArrayWriter())
-            cases += 1
+    cases, loaded = fuzz_resealed(tmp_path, corpus(tmp_path), rounds=300, seed=7)
     assert cases >= 1200
     assert loaded > 0
 
