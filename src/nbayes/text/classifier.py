@@ -720,7 +720,9 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         inner.n_features_in_ = len(derived["kept"])
         inner._set_stats(derived["inner_stats"])
         d = inner._derived()
-        derived.update(inner=inner, d=d, linear=_linear_form(self.model, d))
+        derived.update(
+            inner=inner, d=d, linear=_linear_form(self.model, d), stop_set=self._stop_set()
+        )
         self._cache = (self._stats, key, derived)
         return derived
 
@@ -826,7 +828,7 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         W, bias = derived["linear"]
         cols, counts = _transform_one(
             doc, derived["vocabulary"], lowercase=self.lowercase, binary=self._clip,
-            ngram_range=self._ngram(), stop_words=self._stop_set(),
+            ngram_range=self._ngram(), stop_words=derived["stop_set"],
         )  # fmt: skip
         if len(cols) == 0:
             return np.asarray(bias, dtype=np.float64).copy()
