@@ -1181,32 +1181,119 @@ def _before(pool, tstart, tlen, keys, a, b):
 
 
 @nb.njit(cache=True, nogil=True)
-def merge_sorted(pool, tstart, tlen, order, bounds):
-    """Union of sorted runs: ``sel[j, r]`` = id (global) of the ``j``-th term of the union
-    in run ``r``, or -1. Run ``r``'s ids, sorted, are ``order[bounds[r]:bounds[r + 1]]``."""
-    k = bounds.shape[0] - 1
-    total = bounds[k]
-    if k == 1:
-        sel1 = np.empty((total, 1), dtype=np.int64)
-        sel1[:, 0] = order
-        return sel1
-    # order-preserving 64-bit prefixes (code points 21 bits wide) decide most comparisons
+def prefix_keys(pool, tstart, tlen):
+    """Order-preserving 64-bit prefixes of every term: 8 code points when all are below
+    U+0100, 4 below U+10000, else 3 (ties are broken by :func:`_cmp_terms`)."""
+    maxcp = 0
+    for i in range(pool.shape[0]):
+        if pool[i] > maxcp:
+            maxcp = pool[i]
+    if maxcp < 256:
+        per, bits = 8, 8
+    elif maxcp < 65536:
+        per, bits = 4, 16
+    else:
+        per, bits = 3, 21
     keys = np.empty(tstart.shape[0], dtype=np.uint64)
     for t in range(tstart.shape[0]):
         v = np.uint64(0)
-        for r in range(3):
-            v <<= np.uint64(21)
-            if r < tlen[t]:
-                v |= np.uint64(pool[tstart[t] + r])
+        p = tstart[t]
+        L = tlen[t]
+        for r in range(per):
+            v <<= np.uint64(bits)
+            if r < L:
+                v |= np.uint64(pool[p + r])
         keys[t] = v
-    head = bounds[:k].copy()
+    return keys
+
+
+@nb.njit(cache=True, nogil=True)
+def _lower_bound(pool, tstart, tlen, keys, order, lo, hi, t):
+    """First position ``q`` in ``[lo, hi)`` whose term does not sort before term ``t``."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _before(pool, tstart, tlen, keys, order[mid], t) < 0:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@nb.njit(cache=True, nogil=True)
+def split_sorted(pool, tstart, tlen, keys, order, bounds, n_pieces):
+    """Cut points ``cuts[i, r]`` splitting every sorted run into ``n_pieces`` pieces of
+    the term range (pivots at quantiles of run 0): piece ``i`` of run ``r`` is
+    ``order[cuts[i, r]:cuts[i + 1, r]]``, and equal terms always fall in the same piece."""
+    k = bounds.shape[0] - 1
+    cuts = np.empty((n_pieces + 1, k), dtype=np.int64)
+    for r in range(k):
+        cuts[0, r] = bounds[r]
+        cuts[n_pieces, r] = bounds[r + 1]
+    n0 = bounds[1] - bounds[0]
+    for i in range(1, n_pieces):
+        q = bounds[0] + (n0 * i) // n_pieces
+        for r in range(k):
+            lo = cuts[i - 1, r]
+            if q >= bounds[1]:
+                cuts[i, r] = bounds[r + 1]
+            else:
+                cuts[i, r] = _lower_bound(pool, tstart, tlen, keys, order, lo, bounds[r + 1],
+                                          order[q])
+    return cuts
+
+
+@nb.njit(cache=True, nogil=True)
+def merge_piece(pool, tstart, tlen, keys, order, starts, ends):
+    """Union of the sorted runs ``order[starts[r]:ends[r]]``: ``sel[j, r]`` = id of the
+    ``j``-th term of the union in run ``r``, or -1; and the union's code points + 1 per
+    term (the length of its part of the term blob)."""
+    k = starts.shape[0]
+    total = 0
+    for r in range(k):
+        total += ends[r] - starts[r]
+    if k == 1:
+        one = order[starts[0]:ends[0]].copy().reshape((total, 1))
+        for q in range(total):
+            total += tlen[one[q, 0]]
+        return one, total
     sel = np.full((total, k), -1, dtype=np.int64)
     n = 0
+    chars = 0
+    if k == 2:
+        i, ie, j, je = starts[0], ends[0], starts[1], ends[1]
+        while i < ie and j < je:
+            a = order[i]
+            b = order[j]
+            c = _before(pool, tstart, tlen, keys, a, b)
+            if c <= 0:
+                sel[n, 0] = a
+                chars += tlen[a] + 1
+                i += 1
+            if c >= 0:
+                sel[n, 1] = b
+                if c > 0:
+                    chars += tlen[b] + 1
+                j += 1
+            n += 1
+        while i < ie:
+            a = order[i]
+            sel[n, 0] = a
+            chars += tlen[a] + 1
+            i += 1
+            n += 1
+        while j < je:
+            b = order[j]
+            sel[n, 1] = b
+            chars += tlen[b] + 1
+            j += 1
+            n += 1
+        return sel[:n], chars
+    head = starts.copy()
     while True:
         best = -1
         tb = 0
         for r in range(k):
-            if head[r] < bounds[r + 1]:
+            if head[r] < ends[r]:
                 t = order[head[r]]
                 if best == -1 or _before(pool, tstart, tlen, keys, t, tb) < 0:
                     best = r
@@ -1214,57 +1301,47 @@ def merge_sorted(pool, tstart, tlen, order, bounds):
         if best == -1:
             break
         for r in range(k):
-            if head[r] < bounds[r + 1]:
+            if head[r] < ends[r]:
                 t = order[head[r]]
                 if r == best or _before(pool, tstart, tlen, keys, t, tb) == 0:
                     sel[n, r] = t
                     head[r] += 1
+        chars += tlen[tb] + 1
         n += 1
-    return sel[:n]
+    return sel[:n], chars
 
 
 @nb.njit(cache=True, nogil=True)
-def term_blob(pool, tstart, tlen, sel, sep):
-    """Code points of the union's terms joined by ``sep`` (one buffer to decode)."""
-    n = sel.shape[0]
-    total = 0
-    first = np.empty(n, dtype=np.int64)
-    for j in range(n):
+def fill_blob(pool, tstart, tlen, sel, blob, o, sep):
+    """Write the code points of ``sel``'s terms, each followed by ``sep``, from
+    ``blob[o]``."""
+    k = sel.shape[1]
+    for j in range(sel.shape[0]):
         r = 0
-        while sel[j, r] < 0:
+        while sel[j, r] < 0 and r < k - 1:
             r += 1
-        first[j] = sel[j, r]
-        total += tlen[first[j]] + 1
-    out = np.empty(max(total - 1, 0), dtype=np.uint32)
-    o = 0
-    for j in range(n):
-        t = first[j]
-        if j > 0:
-            out[o] = sep
-            o += 1
+        t = sel[j, r]
         p = tstart[t]
-        for k in range(tlen[t]):
-            out[o] = pool[p + k]
+        for q in range(tlen[t]):
+            blob[o] = pool[p + q]
             o += 1
-    return out
+        blob[o] = sep
+        o += 1
 
 
 @nb.njit(cache=True, nogil=True)
-def union_counts(counts, df, sel, n_classes, like):
-    """Dense ``(n_classes, n_union)`` counts (dtype of ``like``) and document frequencies
-    of the union (``counts`` id-major over global ids)."""
+def fill_counts(counts, df, sel, n_classes, out, out_df, col0):
+    """Columns ``col0 ..`` of the dense ``(n_classes, n_union)`` counts ``out`` and of
+    ``out_df`` from the id-major run ``counts`` and ``df`` of ``sel``'s terms."""
     n, k = sel.shape
-    out = np.zeros((n_classes, n), dtype=like.dtype)
-    out_df = np.zeros(n, dtype=np.int64)
     for j in range(n):
         for r in range(k):
             t = sel[j, r]
             if t < 0:
                 continue
-            out_df[j] += df[t]
+            out_df[col0 + j] += df[t]
             for c in range(n_classes):
-                out[c, j] += counts[t * n_classes + c]
-    return out, out_df
+                out[c, col0 + j] += counts[t * n_classes + c]
 
 
 # --------------------------------------------------------------------------------------
@@ -1425,6 +1502,29 @@ def direct_count(
 
     runs = _map(worker, list(range(max(1, n_workers))))
     del keep
+    return _union(runs, C, like)
+
+
+class _Pending:
+    """Futures of the pieces of one result, joined on :meth:`result`."""
+
+    def __init__(self, futures: list[Any], value: Any) -> None:
+        self._futures = futures
+        self._value = value
+
+    def result(self) -> Any:
+        for f in self._futures:
+            f.result()
+        return self._value
+
+
+def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
+    """Merge the sorted runs of the workers into one sorted vocabulary with its counts.
+
+    The term range is cut into pieces (pivots from run 0) that are merged in parallel;
+    the term strings are decoded while the count matrix is filled in the background.
+    """
+    C = n_classes
     if len(runs) == 1:
         pool, tstart, tlen, counts, df, order = runs[0]
         bounds = np.array([0, len(order)], dtype=np.int64)
@@ -1438,13 +1538,30 @@ def direct_count(
         df = np.concatenate([r[4] for r in runs])
         order = np.concatenate([r[5] + o for r, o in zip(runs, id_off, strict=True)])
         bounds = np.cumsum([0] + [len(r[1]) for r in runs]).astype(np.int64)
-    sel = merge_sorted(pool, tstart, tlen, order, bounds)
-    blob = term_blob(pool, tstart, tlen, sel, 10)
-    if len(runs) > 1 and _POOL is not None:  # count matrix in parallel with the strings
-        pending: Any = _POOL.submit(union_counts, counts, df, sel, C, like)
+    keys = prefix_keys(pool, tstart, tlen)
+    n_pieces = 1 if len(runs) == 1 else 2 * len(runs)
+    cuts = split_sorted(pool, tstart, tlen, keys, order, bounds, n_pieces)
+    pieces = _map(
+        lambda i: merge_piece(pool, tstart, tlen, keys, order, cuts[i], cuts[i + 1]),
+        list(range(n_pieces)),
+    )
+    col0 = np.cumsum([0] + [p[0].shape[0] for p in pieces]).tolist()
+    at = np.cumsum([0] + [p[1] for p in pieces]).tolist()
+    blob = np.empty(at[-1], dtype=np.uint32)
+    _map(lambda i: fill_blob(pool, tstart, tlen, pieces[i][0], blob, at[i], 10),
+         list(range(n_pieces)))
+    out = np.zeros((C, col0[-1]), dtype=like.dtype)
+    out_df = np.zeros(col0[-1], dtype=np.int64)
+
+    def fill(i: int) -> None:
+        fill_counts(counts, df, pieces[i][0], C, out, out_df, col0[i])
+
+    if n_pieces > 1 and _POOL is not None:  # count matrix in parallel with the strings
+        pending: Any = _Pending([_POOL.submit(fill, i) for i in range(n_pieces)], (out, out_df))
     else:
-        pending = union_counts(counts, df, sel, C, like)
-    return DirectCounts(_decode_terms(blob), pending)
+        fill(0)
+        pending = (out, out_df)
+    return DirectCounts(_decode_terms(blob[:-1]), pending)
 
 
 # --------------------------------------------------------------------------------------
