@@ -423,3 +423,28 @@ def test_count_by_class_float_counts(kw: dict, monkeypatch: pytest.MonkeyPatch) 
     np.testing.assert_array_equal(d2, df)
     with pytest.raises(ValueError, match="dtype"):
         count_by_class(docs, y, 3, dtype=np.float32)
+
+
+# The 1-byte (Latin-1) scanner reads 8 characters at a time: tokens of 1, 7, 8, 9, 15, 16,
+# 17 characters, at string ends, upper case, digits, "_", bytes >= 0x80 (word or not).
+latin1_text = st.text(
+    alphabet=st.sampled_from(list("aAzZ09_ /:@[^`{.\t\n") + ["é", "Ö", "ÿ", "×", "µ", "ª", "\xa0"]),
+    max_size=60,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(docs=st.lists(latin1_text, min_size=1, max_size=6), lowercase=st.booleans())
+def test_latin1_scanner_matches_sklearn(docs: list[str], lowercase: bool) -> None:
+    y = np.arange(len(docs)) % 2
+    got = _tk.direct_count(docs, y, 2, lowercase, False, n_threads=1)
+    assert got is not None
+    analyze = SkCount(lowercase=lowercase).build_analyzer()
+    want: dict[str, list[int]] = {}
+    for d, c in zip(docs, y.tolist(), strict=True):
+        for tok in analyze(d):
+            want.setdefault(tok, [0, 0])[c] += 1
+    assert got.terms == sorted(want)
+    np.testing.assert_array_equal(
+        got.counts, np.array([want[t] for t in sorted(want)], dtype=np.int64).T.reshape(2, -1)
+    )
