@@ -21,6 +21,7 @@ from nbayes.text import (
     HashingVectorizer,
     count_by_class,
     hash_by_class,
+    hash_into,
     hashing_transform,
     transform_counts,
     transform_one,
@@ -448,3 +449,54 @@ def test_latin1_scanner_matches_sklearn(docs: list[str], lowercase: bool) -> Non
     np.testing.assert_array_equal(
         got.counts, np.array([want[t] for t in sorted(want)], dtype=np.int64).T.reshape(2, -1)
     )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    docs=docs_strategy,
+    binary=st.booleans(),
+    lowercase=st.booleans(),
+    stop=st.sampled_from([None, "english", ["ab", "été", "σας", "x" * 20, "can't", "i̇ab"]]),
+    n_features=st.sampled_from([1, 7, 2**10]),
+)
+def test_hash_into_matches_sklearn(docs, binary, lowercase, stop, n_features) -> None:
+    """The compiled hashing kernel (murmurhash3 of UTF-8 in numba) equals scikit-learn."""
+    import warnings as _w
+
+    y = np.arange(len(docs)) % 2
+    sums = np.zeros((2, n_features))
+    df = np.zeros(n_features, dtype=np.int64)
+    tf = np.zeros(n_features)
+    with _w.catch_warnings():
+        _w.simplefilter("ignore")  # scikit-learn warns about inconsistent stop lists
+        X = SkHash(
+            n_features=n_features, alternate_sign=False, norm=None, binary=binary,
+            lowercase=lowercase, stop_words=stop,
+        ).transform(docs)  # fmt: skip
+    assert hash_into(
+        docs, y, sums, df, tf, n_features=n_features, binary=binary, lowercase=lowercase,
+        stop_words=stop,
+    )  # fmt: skip
+    Y = sp.csr_matrix((np.ones(len(y)), (y, np.arange(len(y)))), shape=(2, len(y)))
+    np.testing.assert_array_equal(sums, (Y @ X).toarray())
+    np.testing.assert_array_equal(df, np.bincount(X.indices, minlength=n_features))
+    np.testing.assert_array_equal(tf, sums.sum(axis=0))
+
+
+def test_hash_into_adds_in_place_and_validates() -> None:
+    y = np.array([0, 1, 0])
+    docs = ["spam spam eggs", "ham", "eggs"]
+    sums = np.zeros((2, 64))
+    df = np.zeros(64, dtype=np.int64)
+    tf = np.zeros(64)
+    assert hash_into(docs, y, sums, df, tf, n_features=64)
+    assert hash_into(docs, y, sums, df, tf, n_features=64)  # adds again
+    ref, ref_df = hash_by_class(docs, y, 2, n_features=64)
+    np.testing.assert_array_equal(sums, 2 * ref)
+    np.testing.assert_array_equal(df, 2 * ref_df)
+    assert not hash_into(docs, y, sums, df, tf, n_features=64, ngram_range=(1, 2))
+    np.testing.assert_array_equal(sums, 2 * ref)  # nothing added when it declines
+    with pytest.raises(ValueError, match="rows must hold one row"):
+        hash_into(docs, np.array([0, 2, 0]), sums, df, tf, n_features=64)
+    with pytest.raises(ValueError, match="n_features=128"):
+        hash_into(docs, y, sums, df, tf, n_features=128)

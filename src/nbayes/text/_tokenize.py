@@ -1941,3 +1941,200 @@ def direct_transform(
         [parts[0][0]] + [p[0][1:] + off for p, off in zip(parts[1:], offsets[1:], strict=True)]
     )
     return indptr, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
+
+
+# --------------------------------------------------------------------------------------
+# hashing: documents -> per-class bucket sums, no vocabulary (scikit-learn's buckets)
+# --------------------------------------------------------------------------------------
+
+_M32 = np.uint64(0xFFFFFFFF)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _rotl32(x, r):
+    return ((x << np.uint64(r)) | (x >> np.uint64(32 - r))) & _M32
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _murmur_block(h, k):
+    k = (k * np.uint64(0xCC9E2D51)) & _M32
+    k = _rotl32(k, 15)
+    k = (k * np.uint64(0x1B873593)) & _M32
+    h ^= k
+    h = _rotl32(h, 13)
+    return (h * np.uint64(5) + np.uint64(0xE6546B64)) & _M32
+
+
+@nb.njit(cache=True, nogil=True)
+def _murmur_token(w0, w1, key, src, width, t):
+    """scikit-learn's ``murmurhash3_32(token, seed=0)`` (MurmurHash3 x86 32-bit of the
+    token's UTF-8 bytes, as a signed 32-bit int) of one buffered token."""
+    L = np.int64((key >> np.uint64(32)) & np.uint64(0x7FFFFFFF))
+    packed = key < np.uint64(1 << 63)
+    h = np.uint64(0)
+    acc = np.uint64(0)
+    nacc = 0
+    n_bytes = 0
+    for j in range(L):
+        if packed:
+            w = w0 if j < 8 else w1
+            cp = np.uint32((w >> np.uint64(8 * (j & 7))) & np.uint64(0xFF))
+        else:
+            cp = _src_cp(src, width, t, j)
+        if cp < 0x80:
+            nb_bytes = 1
+            enc = np.uint64(cp)
+        elif cp < 0x800:
+            nb_bytes = 2
+            enc = np.uint64(0xC0 | (cp >> 6)) | (np.uint64(0x80 | (cp & 0x3F)) << np.uint64(8))
+        elif cp < 0x10000:
+            nb_bytes = 3
+            enc = (np.uint64(0xE0 | (cp >> 12))
+                   | (np.uint64(0x80 | ((cp >> 6) & 0x3F)) << np.uint64(8))
+                   | (np.uint64(0x80 | (cp & 0x3F)) << np.uint64(16)))
+        else:
+            nb_bytes = 4
+            enc = (np.uint64(0xF0 | (cp >> 18))
+                   | (np.uint64(0x80 | ((cp >> 12) & 0x3F)) << np.uint64(8))
+                   | (np.uint64(0x80 | ((cp >> 6) & 0x3F)) << np.uint64(16))
+                   | (np.uint64(0x80 | (cp & 0x3F)) << np.uint64(24)))
+        for q in range(nb_bytes):
+            acc |= ((enc >> np.uint64(8 * q)) & np.uint64(0xFF)) << np.uint64(8 * nacc)
+            nacc += 1
+            if nacc == 4:
+                h = _murmur_block(h, acc)
+                acc = np.uint64(0)
+                nacc = 0
+        n_bytes += nb_bytes
+    if nacc > 0:
+        k = (acc * np.uint64(0xCC9E2D51)) & _M32
+        k = _rotl32(k, 15)
+        k = (k * np.uint64(0x1B873593)) & _M32
+        h ^= k
+    h ^= np.uint64(n_bytes) & _M32
+    h ^= h >> np.uint64(16)
+    h = (h * np.uint64(0x85EBCA6B)) & _M32
+    h ^= h >> np.uint64(13)
+    h = (h * np.uint64(0xC2B2AE35)) & _M32
+    h ^= h >> np.uint64(16)
+    s = np.int64(h)
+    if s >= 2**31:
+        s -= 2**32
+    return s
+
+
+@nb.njit(cache=True, nogil=True)
+def _hash_column(s, n_features):
+    """scikit-learn's column of a signed hash: ``abs(h) % n_features`` (2**31 for -2**31)."""
+    if s == -(2**31):
+        return (2**31 - 1 - (n_features - 1)) % n_features
+    return (s if s >= 0 else -s) % n_features
+
+
+@nb.njit(cache=True, nogil=True)
+def hash_run(addrs, layout, y, tlow, tid, nolow, binary, n_features, fc, df, tf, last, stab,
+             spool):
+    """Add the hashed unigram counts of every document into ``fc[y[d], column]`` (and the
+    document frequency ``df`` and total ``tf`` of each column) in place; tokens found in
+    the stop-word table ``(stab, spool)`` (see :func:`build_lookup`) are skipped.
+
+    ``last`` (``n_features``, filled with -1) remembers the last document of each column:
+    counts are clipped per (document, column) when ``binary``, as scikit-learn clips the
+    summed bucket. Returns the number of tokens counted.
+    """
+    B = _BLOCK
+    bw0 = np.empty(B, dtype=np.uint64)
+    bw1 = np.empty(B, dtype=np.uint64)
+    bkey = np.empty(B, dtype=np.uint64)
+    bh = np.empty(B, dtype=np.uint64)
+    bsrc = np.empty(B, dtype=np.int64)
+    bdoc = np.empty(B, dtype=np.int64)
+    bwidth = np.empty(B, dtype=np.int64)
+    blow = np.empty(B, dtype=np.uint8)
+    n_docs = addrs.shape[0]
+    smask = np.uint64(stab.shape[0] // 4 - 1)
+    has_stop = spool.shape[0] > 0
+    total = 0
+    nb_ = 0
+    for d in range(n_docs + 1):
+        kind = 1
+        n = 0
+        data = 0
+        if d < n_docs:
+            kind, n, data = _str_info(addrs[d], layout)
+        low = 0 if (d < n_docs and nolow[d]) else 1
+        t = tlow if low else tid
+        pos = 0
+        while True:
+            first = nb_
+            if n > 0:
+                if kind == 1:
+                    pos, nb_ = _scan_latin1(_ptr8(data), n, pos, data, t, d, bw0, bw1, bkey,
+                                            bh, bsrc, bdoc, nb_)
+                elif kind == 2:
+                    pos, nb_ = _scan_into(_ptr16(data), n, pos, data, 2, t, d, bw0, bw1, bkey,
+                                          bh, bsrc, bdoc, nb_)
+                else:
+                    pos, nb_ = _scan_into(_ptr32(data), n, pos, data, 4, t, d, bw0, bw1, bkey,
+                                          bh, bsrc, bdoc, nb_)
+                for b in range(first, nb_):
+                    bwidth[b] = kind
+                    blow[b] = low
+            if nb_ == B or (d == n_docs and nb_ > 0):
+                for b in range(nb_):
+                    tb = tlow if blow[b] else tid
+                    if has_stop and _lookup(stab, smask, bw0[b], bw1[b], bkey[b], bh[b], spool,
+                                            bsrc[b], bwidth[b], tb) >= 0:
+                        continue
+                    s = _murmur_token(bw0[b], bw1[b], bkey[b], bsrc[b], bwidth[b], tb)
+                    col = _hash_column(s, n_features)
+                    doc = bdoc[b]
+                    if last[col] != doc:
+                        last[col] = doc
+                        df[col] += 1
+                    elif binary:
+                        continue
+                    fc[y[doc], col] += 1.0
+                    tf[col] += 1.0
+                    total += 1
+                nb_ = 0
+            if pos >= n:
+                break
+    return total
+
+
+def direct_hash(
+    docs: Sequence[str],
+    rows: np.ndarray,
+    lowercase: bool,
+    binary: bool,
+    n_features: int,
+    fc: np.ndarray,
+    df: np.ndarray,
+    tf: np.ndarray,
+    stop: frozenset[Any] | None = None,
+) -> bool:
+    """Add scikit-learn's hashed unigram counts (``alternate_sign=False``, ``norm=None``)
+    of ``docs`` into row ``rows[i]`` of ``fc`` and into ``df``/``tf``, in place, without
+    interning a single term: memory is that of the arrays given. False (nothing added)
+    when the zero-copy reader cannot read the documents (or the stop words)."""
+    hold = tuple(docs)
+    prep = _addresses(hold, lowercase)
+    if prep is None:
+        return False
+    words = [w for w in (stop or ()) if type(w) is str]
+    layout = prep[0]
+    waddrs = np.fromiter(map(id, words), dtype=np.int64, count=len(words))
+    if (_special_docs(waddrs, layout)[0] < 0).any():
+        return False
+    stab, spool = build_lookup(waddrs, layout, np.arange(len(words), dtype=np.int64),
+                               char_table(False))
+    if spool.shape[0] == 0:
+        stab = np.zeros(4 * 16, dtype=np.uint64)
+    layout, addrs, _, nolow, keep = prep
+    last = np.full(int(n_features), -1, dtype=np.int64)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    hash_run(addrs, layout, rows, char_table(lowercase), char_table(False), nolow,
+             bool(binary), int(n_features), fc, df, tf, last, stab, spool)
+    del keep, words
+    return True

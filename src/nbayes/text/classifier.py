@@ -29,7 +29,13 @@ from .._validation import check_sample_weight
 from ..explain import Explanation
 from ..naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
 from .recipes import resolve as resolve_recipe
-from .vectorizers import count_by_class, hash_by_class, hashing_transform, transform_counts
+from .vectorizers import (
+    count_by_class,
+    hash_by_class,
+    hash_into,
+    hashing_transform,
+    transform_counts,
+)
 from .vectorizers import transform_one as _transform_one
 
 __all__ = ["TextClassifier"]
@@ -162,6 +168,25 @@ class _Accumulator:
         self.tf[:width] += batch.term_freq
         self.width = max(self.width, width)
         self.n_docs += batch.n_docs
+
+    def add_hashed(self, docs: list[str], y: np.ndarray, model: TextClassifier) -> bool:
+        """Add the hashed counts of a batch straight into the totals (no per-batch table,
+        no term list); False, having added nothing, if the compiled kernel cannot."""
+        classes, codes = class_codes(y)
+        width = int(model.n_features)
+        if model._ngram() != (1, 1):
+            return False
+        rows = self._grow_classes(classes)
+        self._grow_columns(width)
+        if not hash_into(
+            docs, rows[codes], self.fc, self.df, self.tf, n_features=width,
+            binary=model._clip, lowercase=model.lowercase, stop_words=model._stop_set(),
+        ):  # fmt: skip
+            return False
+        self.class_count[rows] += np.bincount(codes, minlength=len(classes))
+        self.width = max(self.width, width)
+        self.n_docs += len(docs)
+        return True
 
     def stats(self) -> TextStats | None:
         if self.classes is None:
@@ -496,6 +521,11 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         vocabulary: dict[str, int],
         lean: bool = False,
     ) -> TextStats:
+        docs, y = self._checked(X, y)
+        return self._count(docs, y, sample_weight, vocabulary, lean=lean)
+
+    def _checked(self, X: Any, y: Any) -> tuple[list[str], np.ndarray]:
+        """Documents (after ``preprocess``) and labels of one training batch, validated."""
         docs = self._docs(X)
         y = np.asarray(y)
         if y.ndim != 1 or len(y) != len(docs):
@@ -506,7 +536,7 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         if len(docs) == 0:
             raise ValueError("Found 0 documents: pass at least one document to learn from.")
         _check_labels(y)
-        return self._count(docs, y, sample_weight, vocabulary, lean=lean)
+        return docs, y
 
     def _set(self, stats: TextStats, vocabulary: dict[str, int] | None) -> Self:
         self._stats = stats
@@ -696,7 +726,13 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         vocabulary: dict[str, int] = {}
         total = _Accumulator()
         for texts, labels in chunks:
-            total.add(self._batch(texts, np.asarray(labels), None, vocabulary, lean=True))
+            if self.hashing:
+                docs, y = self._checked(texts, np.asarray(labels))
+                if total.add_hashed(docs, y, self):
+                    continue
+                total.add(self._count(docs, y, None, vocabulary, lean=True))
+            else:
+                total.add(self._batch(texts, np.asarray(labels), None, vocabulary, lean=True))
         stats = total.stats()
         if stats is None:
             raise _NoDocuments("No documents: nothing to learn from.")

@@ -46,6 +46,7 @@ __all__ = [
     "transform_one",
     "hashing_transform",
     "hash_by_class",
+    "hash_into",
 ]
 
 DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
@@ -529,6 +530,48 @@ def hashing_transform(
     return _align_api_if_sparse(X)
 
 
+def hash_into(
+    docs: Sequence[str],
+    rows: np.ndarray,
+    sums: np.ndarray,
+    doc_freq: np.ndarray,
+    term_freq: np.ndarray,
+    *,
+    n_features: int = 2**20,
+    binary: bool = False,
+    lowercase: bool = True,
+    ngram_range: tuple[int, int] = (1, 1),
+    stop_words: str | Iterable[str] | None = None,
+) -> bool:
+    """Add the hashed counts of ``docs`` into ``sums[rows[i]]``, ``doc_freq`` and
+    ``term_freq`` in place, by the compiled kernel (no term is ever stored).
+
+    The counts are those of ``HashingVectorizer(n_features, alternate_sign=False,
+    norm=None, binary, lowercase, stop_words)``: ``sums[c, j]`` gains the count of
+    column ``j`` in the documents with ``rows[i] == c``, ``doc_freq[j]`` the number of
+    documents with column ``j``, ``term_freq[j]`` the column's total. Memory is that of
+    the arrays given, whatever the number of distinct words.
+
+    Returns False, having added nothing, when the kernel cannot take the input (word
+    n-grams, documents that are not exact ``str``, a Python without the zero-copy
+    reader): use :func:`hashing_transform` then.
+    """
+    if _check_ngram(ngram_range) != (1, 1) or not _all_str(docs):
+        return False
+    if sums.shape[1] < n_features or doc_freq.shape[0] < n_features:
+        raise ValueError(f"sums and doc_freq need at least n_features={n_features} columns.")
+    rows = np.asarray(rows)
+    if rows.shape != (len(docs),) or (rows.size and (rows.min() < 0 or rows.max() >= len(sums))):
+        raise ValueError(
+            f"rows must hold one row of sums (0..{len(sums) - 1}) per document; got shape "
+            f"{rows.shape}."
+        )
+    return _tk.direct_hash(
+        docs, np.asarray(rows), bool(lowercase), bool(binary), int(n_features), sums,
+        doc_freq, term_freq, _stop_set(stop_words),
+    )  # fmt: skip
+
+
 def hash_by_class(
     docs: Sequence[str],
     y_codes: np.ndarray,
@@ -554,6 +597,17 @@ def hash_by_class(
         Number of documents with a stored entry in each column.
     """
     y = np.asarray(y_codes).astype(np.int64, copy=False)
+    if not alternate_sign and norm is None:
+        docs = _as_str_list(docs)
+        if y.shape != (len(docs),):
+            raise ValueError(f"y_codes must have shape ({len(docs)},), got {y.shape}.")
+        sums = np.zeros((int(n_classes), int(n_features)))
+        df = np.zeros(int(n_features), dtype=np.int64)
+        if hash_into(
+            docs, y, sums, df, np.zeros(int(n_features)), n_features=n_features, binary=binary,
+            lowercase=lowercase, ngram_range=ngram_range, stop_words=stop_words,
+        ):  # fmt: skip
+            return sums, df
     X = hashing_transform(
         docs, n_features=n_features, alternate_sign=alternate_sign, norm=norm,
         binary=binary, lowercase=lowercase, ngram_range=ngram_range, stop_words=stop_words,
