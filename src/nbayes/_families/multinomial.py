@@ -14,10 +14,11 @@ from ._common import Factor, FloatArray, as_fraction, check_alpha, class_log_pri
 
 def smoothed_log_prob(feature_count: FloatArray, alpha: Any) -> FloatArray:
     """log (count + alpha) / (total + alpha·V), row by row; an empty unsmoothed row is -inf."""
-    smoothed = feature_count + alpha
-    flp = log(smoothed)
-    with np.errstate(invalid="ignore"):
-        flp -= log(smoothed.sum(axis=1, keepdims=True))
+    smoothed = np.add(feature_count, alpha, dtype=np.float64)
+    totals = smoothed.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        flp = np.log(smoothed, out=smoothed)  # in place: one C x V array, not two
+        flp -= log(totals)
     if np.min(alpha) > 0:
         return flp  # every smoothed count is positive: no 0/0
     return np.where(np.isnan(flp), -np.inf, flp)

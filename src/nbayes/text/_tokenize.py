@@ -1160,13 +1160,37 @@ def _grow1(a, size, fill):
 
 
 @nb.njit(cache=True, nogil=True)
-def new_run(counts0, n_classes):
+def new_run(counts0, n_classes, expect=0):
     """Empty run state ``(tab, pool, tstart, tlen, counts, [n_terms, pool_used])``;
-    ``counts0`` (empty) gives the dtype of the counts."""
+    ``counts0`` (empty) gives the dtype of the counts. Room for ``expect`` terms from
+    the start (growing the table later re-inserts every term: ~15 % of the counting)."""
     cap = 1024
+    while cap < expect:
+        cap *= 2
     return (np.zeros(4 * 2 * cap, dtype=np.uint64), np.empty(8 * cap, dtype=np.uint32),
             np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
             _grow1(counts0, cap * n_classes, 0), np.zeros(2, dtype=np.int64))
+
+
+@nb.njit(cache=True, nogil=True)
+def reserve_run(run, expect):
+    """``run`` with room for ``expect`` terms (one re-insertion now instead of several
+    doublings later); unchanged if it has room already."""
+    tab, pool, tstart, tlen, counts, state = run
+    cap = tstart.shape[0]
+    if expect <= cap:
+        return run
+    n_classes = counts.shape[0] // cap
+    new_cap = cap
+    while new_cap < expect:
+        new_cap *= 2
+    tstart = _grow1(tstart, new_cap, 0)
+    tlen = _grow1(tlen, new_cap, 0)
+    counts = _grow1(counts, new_cap * n_classes, 0)
+    n_slots = tab.shape[0] // 4
+    if 2 * new_cap > n_slots:
+        tab = _retable(tab, 2 * new_cap, pool, tstart)
+    return tab, pool, tstart, tlen, counts, state
 
 
 @nb.njit(cache=True, nogil=True)
@@ -1629,11 +1653,21 @@ def direct_count(
     n_workers = min(len(spans), threads)
     ticket = itertools.count()  # next() is atomic: workers take spans in turn
 
+    share = int(lengths.sum()) / max(1, n_workers)  # characters per worker
+
     def worker(_: int) -> Any:
         st = new_run(counts0, C)
+        seen = 0
+        first = True
         while (i := next(ticket)) < len(spans):
             st = count_run(addrs, layout, spans[i][0], spans[i][1], y, C, tlow, tid, nolow,
                            binary, st)
+            seen += int(lengths[spans[i][0] : spans[i][1]].sum())
+            if first and 0 < seen < share:
+                # size the table once for the whole share: vocabularies grow at least
+                # like the square root of the text (Heaps' law, exponent 0.4-0.7)
+                first = False
+                st = reserve_run(st, int(st[5][0] * (share / seen) ** 0.5))
         tab, pool, tstart, tlen, counts, state = st
         n = int(state[0])
         pool, tstart, tlen = pool[: state[1]], tstart[:n], tlen[:n]
@@ -1948,6 +1982,7 @@ def direct_transform(
 # --------------------------------------------------------------------------------------
 
 _M32 = np.uint64(0xFFFFFFFF)
+_ONE = np.uint64(1)
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -1972,6 +2007,20 @@ def _murmur_token(w0, w1, key, src, width, t):
     L = np.int64((key >> np.uint64(32)) & np.uint64(0x7FFFFFFF))
     packed = key < np.uint64(1 << 63)
     h = np.uint64(0)
+    if packed and ((w0 | w1) & _H) == 0:  # ASCII: the packed code points are the bytes
+        q = 0
+        while q + 4 <= L:
+            w = w0 if q < 8 else w1
+            h = _murmur_block(h, (w >> np.uint64(8 * (q & 7))) & _M32)
+            q += 4
+        if q < L:
+            w = w0 if q < 8 else w1
+            k = (w >> np.uint64(8 * (q & 7))) & ((np.uint64(1) << np.uint64(8 * (L - q))) - _ONE)
+            k = (k * np.uint64(0xCC9E2D51)) & _M32
+            k = _rotl32(k, 15)
+            k = (k * np.uint64(0x1B873593)) & _M32
+            h ^= k
+        return _murmur_final(h, L)
     acc = np.uint64(0)
     nacc = 0
     n_bytes = 0
@@ -2011,6 +2060,12 @@ def _murmur_token(w0, w1, key, src, width, t):
         k = _rotl32(k, 15)
         k = (k * np.uint64(0x1B873593)) & _M32
         h ^= k
+    return _murmur_final(h, n_bytes)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _murmur_final(h, n_bytes):
+    """MurmurHash3's finalisation, as a signed 32-bit value."""
     h ^= np.uint64(n_bytes) & _M32
     h ^= h >> np.uint64(16)
     h = (h * np.uint64(0x85EBCA6B)) & _M32
@@ -2032,15 +2087,16 @@ def _hash_column(s, n_features):
 
 
 @nb.njit(cache=True, nogil=True)
-def hash_run(addrs, layout, y, tlow, tid, nolow, binary, n_features, fc, df, tf, last, stab,
-             spool):
-    """Add the hashed unigram counts of every document into ``fc[y[d], column]`` (and the
-    document frequency ``df`` and total ``tf`` of each column) in place; tokens found in
-    the stop-word table ``(stab, spool)`` (see :func:`build_lookup`) are skipped.
+def hash_run(addrs, layout, y, tlow, tid, nolow, binary, n_features, fc, aux, stab, spool):
+    """Add the hashed unigram counts of every document into ``fc[y[d], column]`` in
+    place; tokens found in the stop-word table ``(stab, spool)`` (see
+    :func:`build_lookup`) are skipped.
 
-    ``last`` (``n_features``, filled with -1) remembers the last document of each column:
-    counts are clipped per (document, column) when ``binary``, as scikit-learn clips the
-    summed bucket. Returns the number of tokens counted.
+    ``aux[column]`` (zeros on the first call) = (last document + 1) << 32 | document
+    frequency: counts are clipped per (document, column) when ``binary``, as
+    scikit-learn clips the summed bucket. The columns of a block of tokens are computed
+    first, then added with prefetching (the buckets are random: every add is a cache
+    miss otherwise). Returns the number of tokens counted.
     """
     B = _BLOCK
     bw0 = np.empty(B, dtype=np.uint64)
@@ -2051,6 +2107,10 @@ def hash_run(addrs, layout, y, tlow, tid, nolow, binary, n_features, fc, df, tf,
     bdoc = np.empty(B, dtype=np.int64)
     bwidth = np.empty(B, dtype=np.int64)
     blow = np.empty(B, dtype=np.uint8)
+    bcol = np.empty(B, dtype=np.int64)
+    abase = aux.ctypes.data
+    fbase = fc.ctypes.data
+    stride = fc.strides[0] // 8
     n_docs = addrs.shape[0]
     smask = np.uint64(stab.shape[0] // 4 - 1)
     has_stop = spool.shape[0] > 0
@@ -2085,17 +2145,25 @@ def hash_run(addrs, layout, y, tlow, tid, nolow, binary, n_features, fc, df, tf,
                     tb = tlow if blow[b] else tid
                     if has_stop and _lookup(stab, smask, bw0[b], bw1[b], bkey[b], bh[b], spool,
                                             bsrc[b], bwidth[b], tb) >= 0:
+                        bcol[b] = -1
                         continue
                     s = _murmur_token(bw0[b], bw1[b], bkey[b], bsrc[b], bwidth[b], tb)
-                    col = _hash_column(s, n_features)
-                    doc = bdoc[b]
-                    if last[col] != doc:
-                        last[col] = doc
-                        df[col] += 1
+                    bcol[b] = _hash_column(s, n_features)
+                for b in range(nb_):
+                    if b + _AHEAD < nb_ and bcol[b + _AHEAD] >= 0:
+                        ca = bcol[b + _AHEAD]
+                        _prefetch(abase + 8 * ca)
+                        _prefetch(fbase + 8 * (y[bdoc[b + _AHEAD]] * stride + ca))
+                    col = bcol[b]
+                    if col < 0:
+                        continue
+                    d1 = np.uint64(bdoc[b] + 1) << np.uint64(32)
+                    a = aux[col]
+                    if (a & ~_LO32) != d1:
+                        aux[col] = d1 | ((a & _LO32) + np.uint64(1))
                     elif binary:
                         continue
-                    fc[y[doc], col] += 1.0
-                    tf[col] += 1.0
+                    fc[y[bdoc[b]], col] += 1.0
                     total += 1
                 nb_ = 0
             if pos >= n:
@@ -2111,13 +2179,13 @@ def direct_hash(
     n_features: int,
     fc: np.ndarray,
     df: np.ndarray,
-    tf: np.ndarray,
     stop: frozenset[Any] | None = None,
 ) -> bool:
     """Add scikit-learn's hashed unigram counts (``alternate_sign=False``, ``norm=None``)
-    of ``docs`` into row ``rows[i]`` of ``fc`` and into ``df``/``tf``, in place, without
-    interning a single term: memory is that of the arrays given. False (nothing added)
-    when the zero-copy reader cannot read the documents (or the stop words)."""
+    of ``docs`` into row ``rows[i]`` of ``fc`` and into ``df``, in place, without
+    interning a single term: memory is that of the arrays given (plus one word per
+    column). False (nothing added) when the zero-copy reader cannot read the documents
+    (or the stop words)."""
     hold = tuple(docs)
     prep = _addresses(hold, lowercase)
     if prep is None:
@@ -2132,9 +2200,10 @@ def direct_hash(
     if spool.shape[0] == 0:
         stab = np.zeros(4 * 16, dtype=np.uint64)
     layout, addrs, _, nolow, keep = prep
-    last = np.full(int(n_features), -1, dtype=np.int64)
+    aux = np.zeros(int(n_features), dtype=np.uint64)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     hash_run(addrs, layout, rows, char_table(lowercase), char_table(False), nolow,
-             bool(binary), int(n_features), fc, df, tf, last, stab, spool)
+             bool(binary), int(n_features), fc, aux, stab, spool)
     del keep, words
+    df[: int(n_features)] += (aux & _LO32).astype(np.int64)
     return True

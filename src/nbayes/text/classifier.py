@@ -122,6 +122,7 @@ class _Accumulator:
         self.tf = np.zeros(0)
         self.width = 0
         self.n_docs = 0
+        self.tf_from_fc = False
 
     def _grow_columns(self, width: int) -> None:
         capacity = self.fc.shape[1]
@@ -179,10 +180,11 @@ class _Accumulator:
         rows = self._grow_classes(classes)
         self._grow_columns(width)
         if not hash_into(
-            docs, rows[codes], self.fc, self.df, self.tf, n_features=width,
+            docs, rows[codes], self.fc, self.df, n_features=width,
             binary=model._clip, lowercase=model.lowercase, stop_words=model._stop_set(),
         ):  # fmt: skip
             return False
+        self.tf_from_fc = True  # unweighted: the column totals, summed once in stats()
         self.class_count[rows] += np.bincount(codes, minlength=len(classes))
         self.width = max(self.width, width)
         self.n_docs += len(docs)
@@ -193,7 +195,9 @@ class _Accumulator:
             return None
         w = self.width
         counts = CountStats(self.classes, self.class_count, self.fc[:, :w])
-        return TextStats(counts, self.df[:w], self.tf[:w], self.n_docs)
+        # the batches of fit_chunks are unweighted: term frequency = column total
+        tf = self.fc[:, :w].sum(axis=0) if self.tf_from_fc else self.tf[:w]
+        return TextStats(counts, self.df[:w], tf, self.n_docs)
 
 
 def _check_labels(y: np.ndarray) -> None:
@@ -757,7 +761,11 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         inner._set_stats(derived["inner_stats"])
         d = inner._derived()
         derived.update(
-            inner=inner, d=d, linear=_linear_form(self.model, d), stop_set=self._stop_set()
+            inner=inner,
+            d=d,
+            # the one-document fast path (a C x V copy) only serves vocabulary models
+            linear=None if self.hashing else _linear_form(self.model, d),
+            stop_set=self._stop_set(),
         )
         self._cache = (self._stats, key, derived)
         return derived
@@ -776,9 +784,12 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
             self.max_df, self.max_features,
         )  # fmt: skip
         c = stats.counts
+        fc = c.feature_count
+        if len(kept) != fc.shape[1] or (np.diff(kept) != 1).any():  # all, in order: no copy
+            fc = fc[:, kept]
         out: dict[str, Any] = {
             "kept": kept,
-            "inner_stats": CountStats(c.classes, c.class_count, c.feature_count[:, kept]),
+            "inner_stats": CountStats(c.classes, c.class_count, fc),
         }
         if terms is not None:
             names = [terms[j] for j in kept]
@@ -788,7 +799,7 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
             lut = np.full(self.n_features, -1, dtype=np.int64)
             lut[kept] = np.arange(len(kept))
             out["lut"] = lut
-            out["names"] = [f"bucket {j}" for j in kept]
+            out["names"] = _BucketNames(kept)
         self._selection_cache = (stats, key, out)
         return out
 
@@ -937,7 +948,7 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         return dict(self._derived()["vocabulary"])
 
     def get_feature_names_out(self) -> np.ndarray:
-        return np.asarray(self._derived()["names"], dtype=object)
+        return np.asarray(list(self._derived()["names"]), dtype=object)
 
     @property
     def feature_count_(self) -> np.ndarray:
@@ -1051,6 +1062,22 @@ class _SubsetModel:
             joint_log_likelihood=jll,
             log_posterior=log_post[0],
         )
+
+
+class _BucketNames(Sequence[str]):
+    """``"bucket j"`` for the kept hashed columns, made on access (a hashed model keeps
+    up to 2**20 columns: a list of their names would be ~70 MB)."""
+
+    def __init__(self, kept: np.ndarray) -> None:
+        self._kept = kept
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [f"bucket {j}" for j in self._kept[i].tolist()]
+        return f"bucket {int(self._kept[i])}"
 
 
 def _linear_form(model: str, d: dict[str, Any]) -> tuple[np.ndarray, np.ndarray] | None:
