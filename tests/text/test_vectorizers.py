@@ -515,3 +515,23 @@ def test_hash_into_every_token_length(alphabet: str) -> None:
     Y = sp.csr_matrix((np.ones(len(y)), (y, np.arange(len(y)))), shape=(3, len(y)))
     np.testing.assert_array_equal(sums, (Y @ X).toarray())
     np.testing.assert_array_equal(df, np.bincount(X.indices, minlength=2**16))
+
+
+def test_frozen_vocabulary_is_read_only_and_pickles() -> None:
+    import pickle
+
+    from nbayes.text._tokenize import FrozenVocabulary
+
+    v = FrozenVocabulary({"aa": 0, "bb": 1})
+    for mutate in (
+        lambda: v.__setitem__("cc", 2), lambda: v.update(cc=2), lambda: v.pop("aa"),
+        lambda: v.clear(), lambda: v.setdefault("cc", 2), lambda: v.__delitem__("aa"),
+        lambda: v.popitem(),
+    ):  # fmt: skip
+        with pytest.raises(TypeError, match="read-only"):
+            mutate()
+    back = pickle.loads(pickle.dumps(v))
+    assert type(back) is FrozenVocabulary and back == v
+    X = transform_counts(["aa bb aa", "cc"], v)
+    np.testing.assert_array_equal(X.toarray(), [[2, 1], [0, 0]])
+    assert transform_counts(["bb"], v).toarray().tolist() == [[0, 1]]  # cached table

@@ -42,6 +42,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 __all__ = [
+    "FrozenVocabulary",
     "DirectCounts",
     "direct_count",
     "word_table",
@@ -1918,13 +1919,31 @@ def transform_run(addrs, layout, lo, hi, tlow, tid, nolow, tab, pool, n_cols):
 _LOOKUPS: list[tuple[Any, ...]] = []
 
 
+class FrozenVocabulary(dict[str, int]):
+    """A term -> column mapping that cannot change, so the compiled lookup table built
+    for it is reused on identity alone (a plain dict is compared with a snapshot on
+    every call: ~16 ms for 130k terms)."""
+
+    __slots__ = ()
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("This vocabulary is read-only; copy it first: dict(vocabulary).")
+
+    __setitem__ = __delitem__ = __ior__ = _read_only
+    clear = pop = popitem = setdefault = update = _read_only
+
+    def __reduce__(self) -> Any:
+        return (FrozenVocabulary, (dict(self),))
+
+
 def _vocab_lookup(vocabulary: Any, stop: frozenset[Any] | None, layout: np.ndarray) -> Any:
     """The compiled lookup table of ``vocabulary`` (cached while the mapping is unchanged:
-    identity and equality with a snapshot are checked on every call)."""
+    identity, and for a plain dict equality with a snapshot, are checked on every call)."""
+    frozen = type(vocabulary) is FrozenVocabulary
     for entry in _LOOKUPS:
-        if entry[0] is vocabulary and entry[1] == stop and entry[2] == vocabulary:
+        if entry[0] is vocabulary and entry[1] == stop and (frozen or entry[2] == vocabulary):
             return entry[3]
-    snapshot = dict(vocabulary)
+    snapshot = vocabulary if frozen else dict(vocabulary)
     pairs = [(t, c) for t, c in snapshot.items() if type(t) is str and not (stop and t in stop)]
     terms = [t for t, _ in pairs]
     n_cols = len(vocabulary)

@@ -28,6 +28,7 @@ from .._stats import CountStats, class_codes, union_classes
 from .._validation import check_sample_weight
 from ..explain import Explanation
 from ..naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
+from ._tokenize import FrozenVocabulary
 from .recipes import resolve as resolve_recipe
 from .vectorizers import (
     count_by_class,
@@ -794,7 +795,7 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         if terms is not None:
             names = [terms[j] for j in kept]
             out["names"] = names
-            out["vocabulary"] = {t: i for i, t in enumerate(names)}
+            out["vocabulary"] = FrozenVocabulary(zip(names, range(len(names)), strict=True))
         else:
             lut = np.full(self.n_features, -1, dtype=np.int64)
             lut[kept] = np.arange(len(kept))

@@ -647,7 +647,7 @@ def _fast_settings(est: Any) -> tuple[int, int] | None:
     return ngram
 
 
-def _all_str(docs: list[Any]) -> bool:
+def _all_str(docs: Sequence[Any]) -> bool:
     return all(type(d) is str for d in docs)
 
 
