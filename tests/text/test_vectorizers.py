@@ -535,3 +535,25 @@ def test_frozen_vocabulary_is_read_only_and_pickles() -> None:
     X = transform_counts(["aa bb aa", "cc"], v)
     np.testing.assert_array_equal(X.toarray(), [[2, 1], [0, 0]])
     assert transform_counts(["bb"], v).toarray().tolist() == [[0, 1]]  # cached table
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    docs=st.lists(
+        st.lists(st.sampled_from(["ab", "abc", "a", "b", "é", "Σ", "中", " ", "_", "0"]),
+                 max_size=20).map("".join),
+        min_size=1, max_size=6,
+    ),
+    ngram=st.sampled_from([(1, 2), (2, 2)]),
+)
+def test_ngram_vocabulary_order_matches_sklearn(docs: list[str], ngram) -> None:
+    """Word pairs are ordered by (rank of first word, rank of second) without making the
+    strings: prefixes ("ab" / "ab cd" / "abc"), spaces and wide characters."""
+    docs = ["ab cd abc ab ab_ abc d", *docs]
+    y = np.arange(len(docs)) % 2
+    vocab, counts, _ = count_by_class(docs, y, 2, ngram_range=ngram)
+    ref = SkCount(ngram_range=ngram).fit(docs)
+    assert list(vocab) == sorted(ref.vocabulary_) and vocab == ref.vocabulary_
+    X = ref.transform(docs)
+    Y = np.eye(2)[y].T
+    np.testing.assert_array_equal(counts, Y @ X.toarray())

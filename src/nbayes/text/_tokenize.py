@@ -53,6 +53,8 @@ __all__ = [
     "build_rows",
     "class_sums",
     "stream_class_sums",
+    "ngram_blob",
+    "ngram_order",
     "InternState",
 ]
 
@@ -547,8 +549,8 @@ def class_sums(
 
 @nb.njit(cache=True, nogil=True)
 def _stream_class_sums_kernel(tok, ptr, ptok, pptr, n_uni, use_uni, use_pair, col, n_cols,
-                              y, n_classes, binary):
-    out = np.zeros((n_classes, n_cols), dtype=np.int64)
+                              y, n_classes, binary, like):
+    out = np.zeros((n_classes, n_cols), dtype=like.dtype)
     df = np.zeros(n_cols, dtype=np.int64)
     mark = np.full(max(n_cols, 1), -1, dtype=np.int64)
     for d in range(ptr.shape[0] - 1):
@@ -593,12 +595,68 @@ def stream_class_sums(
     y: np.ndarray,
     n_classes: int,
     binary: bool,
+    dtype: Any = np.int64,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per-class sums ``Y^T X`` (int64) and document frequencies straight from the id
-    streams (no per-document sort, no CSR)."""
+    """Per-class sums ``Y^T X`` (of ``dtype``) and document frequencies straight from the
+    id streams (no per-document sort, no CSR)."""
+    like = np.zeros(0, dtype=dtype)
     return _stream_class_sums_kernel(
-        tok, ptr, ptok, pptr, n_uni, use_uni, use_pair, col, n_cols, y, n_classes, binary
+        tok, ptr, ptok, pptr, n_uni, use_uni, use_pair, col, n_cols, y, n_classes, binary, like
     )
+
+
+@nb.njit(cache=True, nogil=True)
+def ngram_blob(pool, tstart, tlen, n_uni, first, second, ids):
+    """Code points of the terms ``ids`` (``< n_uni``: a word; else the word pair
+    ``first[i - n_uni]``, ``second[i - n_uni]`` joined by a space), "\\n"-separated."""
+    total = 0
+    for i in ids:
+        if i < n_uni:
+            total += tlen[i] + 1
+        else:
+            total += tlen[first[i - n_uni]] + tlen[second[i - n_uni]] + 2
+    out = np.empty(max(total - 1, 0), dtype=np.uint32)
+    o = 0
+    for q in range(ids.shape[0]):
+        i = ids[q]
+        if q > 0:
+            out[o] = 10
+            o += 1
+        if i < n_uni:
+            a = i
+            b = -1
+        else:
+            a = first[i - n_uni]
+            b = second[i - n_uni]
+        for k in range(tlen[a]):
+            out[o] = pool[tstart[a] + k]
+            o += 1
+        if b >= 0:
+            out[o] = 32
+            o += 1
+            for k in range(tlen[b]):
+                out[o] = pool[tstart[b] + k]
+                o += 1
+    return out
+
+
+def ngram_order(state: InternState, first: np.ndarray, second: np.ndarray,
+                ids: np.ndarray) -> np.ndarray:
+    """``ids`` (words and word pairs, as :func:`ngram_blob`) in the order of their
+    strings. A pair "a b" sorts as the key (rank(a), rank(b)) and a word as (rank(w), -1):
+    the space sorts below every word character, so a word that is a prefix of another
+    sorts first followed by a space or not, exactly as Python compares the strings."""
+    n = state.n_terms
+    tstart = state.tstart[:n]
+    tlen = state.tlen[:n].astype(np.int64)
+    rank = np.empty(n, dtype=np.int64)
+    rank[sort_terms(state.pool, tstart, tlen)] = np.arange(n, dtype=np.int64)
+    pair = ids >= n
+    k1 = np.where(pair, 0, ids)
+    k1[pair] = first[ids[pair] - n]
+    k2 = np.full(ids.shape[0], -1, dtype=np.int64)
+    k2[pair] = rank[second[ids[pair] - n]]
+    return ids[np.lexsort((k2, rank[k1]))]
 
 
 # --------------------------------------------------------------------------------------

@@ -174,6 +174,20 @@ class _Analysis:
                 out.append(terms[first[p]] + " " + terms[second[p]])
         return out
 
+    def sorted_ids(self, ids: np.ndarray) -> np.ndarray:
+        """``ids`` in the order of their term strings (compiled; no strings made)."""
+        return _tk.ngram_order(self.state, self.first, self.second, ids)
+
+    def term_strings(self, ids: np.ndarray) -> list[str]:
+        """The term strings of ``ids``, decoded from one buffer."""
+        st = self.state
+        n = st.n_terms
+        blob = _tk.ngram_blob(
+            st.pool, st.tstart[:n], st.tlen[:n], n, self.first, self.second,
+            np.ascontiguousarray(ids, dtype=np.int64),
+        )  # fmt: skip
+        return _tk._decode_terms(blob) if len(ids) else []
+
     def rows(self, col: np.ndarray, n_cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return _tk.build_rows(
             self.tok, self.ptr, self.ptok, self.pptr, self.n_uni, self.use_uni,
@@ -308,20 +322,17 @@ def count_by_class(
         else:
             col = an.fixed_columns(vocabulary)
             new_ids = np.flatnonzero((seen >= 0) & (col < 0))
-        new_terms = an.term_list(new_ids)
-        order = sorted(range(len(new_terms)), key=new_terms.__getitem__)
+        ordered = an.sorted_ids(new_ids)
         base = len(vocabulary)
-        sorted_new = [new_terms[i] for i in order]
-        vocabulary.update(zip(sorted_new, range(base, base + len(order)), strict=True))
-        col[new_ids[np.asarray(order, dtype=np.int64)]] = np.arange(
-            base, base + len(order), dtype=np.int64
-        )
+        terms = an.term_strings(ordered)
+        vocabulary.update(zip(terms, range(base, base + len(ordered)), strict=True))
+        col[ordered] = np.arange(base, base + len(ordered), dtype=np.int64)
         n_cols = len(vocabulary)
     counts, df = _tk.stream_class_sums(
         an.tok, an.ptr, an.ptok, an.pptr, an.n_uni, an.use_uni, an.use_pair, col, n_cols,
-        y, int(n_classes), bool(binary),
+        y, int(n_classes), bool(binary), dtype,
     )
-    return vocabulary, counts.astype(dtype, copy=False), df
+    return vocabulary, counts, df
 
 
 def _place_direct(
