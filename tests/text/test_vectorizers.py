@@ -557,3 +557,21 @@ def test_ngram_vocabulary_order_matches_sklearn(docs: list[str], ngram) -> None:
     X = ref.transform(docs)
     Y = np.eye(2)[y].T
     np.testing.assert_array_equal(counts, Y @ X.toarray())
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    n=st.integers(0, 40), m=st.integers(1, 30), k=st.integers(1, 5),
+    density=st.floats(0.0, 1.0), n_threads=st.sampled_from([None, 1, 2, 3]),
+    seed=st.integers(0, 2**16),
+)
+def test_csr_dot_equals_scipy_bit_for_bit(n, m, k, density, n_threads, seed) -> None:
+    from nbayes.text._scoring import csr_dot
+
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, m, density=density, format="csr", random_state=seed)
+    X.data = rng.integers(1, 4, X.nnz).astype(np.float64)
+    W = rng.standard_normal((m, k)) * 10
+    np.testing.assert_array_equal(csr_dot(X, W, n_threads=n_threads), X @ W)
+    with pytest.raises(ValueError, match="columns"):
+        csr_dot(X, W[:-1] if m > 1 else np.zeros((2, k)))

@@ -28,6 +28,7 @@ from .._stats import CountStats, class_codes, union_classes
 from .._validation import check_sample_weight
 from ..explain import Explanation
 from ..naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
+from ._scoring import csr_dot
 from ._tokenize import FrozenVocabulary
 from .recipes import resolve as resolve_recipe
 from .vectorizers import (
@@ -853,10 +854,14 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         """log P(y) + log P(document | y) per document and class."""
         docs = self._docs(X)
         derived = self._derived()
-        if len(docs) == 1 and not self.hashing and derived["linear"] is not None:
+        linear = derived["linear"]
+        if len(docs) == 1 and not self.hashing and linear is not None:
             return self._one_jll(docs[0], derived)[None, :]
-        inner = derived["inner"]
-        return inner._family.joint_log_likelihood(derived["d"], self._scored_matrix(X, docs))
+        X = self._scored_matrix(X, docs)
+        if linear is not None:  # finite weights: one threaded product, no copy of W
+            W, bias = linear
+            return csr_dot(X, W) + bias
+        return derived["inner"]._family.joint_log_likelihood(derived["d"], X)
 
     def _scored_matrix(self, X: Any, docs: list[str]) -> sp.csr_matrix:
         # Model selection scores the same held-out documents under many smoothing settings:

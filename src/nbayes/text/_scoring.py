@@ -1,0 +1,57 @@
+# mypy: disallow-untyped-defs=False
+"""Sparse document rows times a dense weight matrix, in threads (the scoring product).
+
+``csr_dot(X, W)`` equals scipy's ``X @ W`` for a CSR ``X`` and a C-contiguous ``W`` of
+shape ``(n_features, n_classes)`` bit for bit (same order of additions), but runs on
+document spans in parallel and without scipy's copy of ``W``.
+
+>>> import numpy as np, scipy.sparse as sp
+>>> X = sp.csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]]))
+>>> W = np.arange(6.0).reshape(3, 2)
+>>> csr_dot(X, W)
+array([[ 8., 11.],
+       [ 6.,  9.]])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba as nb
+import numpy as np
+
+from ._tokenize import _chunks, _map
+
+__all__ = ["csr_dot"]
+
+#: Below this many stored entries one thread is faster than two.
+PARALLEL_MIN_NNZ = 1 << 17
+
+
+@nb.njit(cache=True, nogil=True)
+def _rows_dot(indptr, indices, data, W, out, lo, hi):
+    k = W.shape[1]
+    for i in range(lo, hi):
+        for jj in range(indptr[i], indptr[i + 1]):
+            j = indices[jj]
+            a = data[jj]
+            for c in range(k):
+                out[i, c] += a * W[j, c]
+
+
+def csr_dot(X: Any, W: np.ndarray, n_threads: int | None = None) -> np.ndarray:
+    """``X @ W`` (float64) for CSR ``X`` of shape (n, m) and ``W`` of shape (m, k)."""
+    W = np.ascontiguousarray(W, dtype=np.float64)
+    n = X.shape[0]
+    if X.shape[1] != W.shape[0]:
+        raise ValueError(f"X has {X.shape[1]} columns but W has {W.shape[0]} rows.")
+    out = np.zeros((n, W.shape[1]), dtype=np.float64)
+    if n == 0:
+        return out
+    indptr = np.asarray(X.indptr, dtype=np.int64)
+    indices, data = X.indices, np.asarray(X.data, dtype=np.float64)
+    if n_threads is None and X.nnz < PARALLEL_MIN_NNZ:
+        n_threads = 1
+    spans = _chunks(np.diff(indptr), n_threads)
+    _map(lambda s: _rows_dot(indptr, indices, data, W, out, s[0], s[1]), spans)
+    return out
