@@ -204,6 +204,8 @@ class _Accumulator:
 
 def _check_labels(y: np.ndarray) -> None:
     """Labels must be present (no NaN/None) and discrete, as for the core estimators."""
+    if y.ndim == 1 and y.dtype.kind in "US":
+        return  # strings: always present, always discrete classes
     missing = np.array([v is None or (isinstance(v, float) and v != v) for v in y.tolist()])
     if missing.any():
         rows = np.flatnonzero(missing)[:5].tolist()
