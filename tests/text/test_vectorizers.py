@@ -168,6 +168,8 @@ HASH_SETTINGS = [
     {"n_features": 2**18, "norm": "l1", "binary": True},
     {"n_features": 31, "ngram_range": (1, 2), "stop_words": "english"},
     {"n_features": 2**20, "lowercase": False, "dtype": np.float32},
+    # unigram kernel: stop words, signs cancelling to stored zeros in 3 buckets
+    {"n_features": 3, "stop_words": ["ab", "σας", "été", "x" * 20], "norm": None},
 ]
 
 

@@ -2045,13 +2045,7 @@ def direct_transform(
 
     parts = _map(run, _chunks(lengths, n_threads))
     del keep
-    if len(parts) == 1:
-        return parts[0]
-    offsets = np.cumsum([0] + [int(p[0][-1]) for p in parts[:-1]])
-    indptr = np.concatenate(
-        [parts[0][0]] + [p[0][1:] + off for p, off in zip(parts[1:], offsets[1:], strict=True)]
-    )
-    return indptr, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
+    return _join_rows(parts)
 
 
 # --------------------------------------------------------------------------------------
@@ -2267,20 +2261,145 @@ def direct_hash(
     prep = _addresses(hold, lowercase)
     if prep is None:
         return False
-    words = [w for w in (stop or ()) if type(w) is str]
-    layout = prep[0]
-    waddrs = np.fromiter(map(id, words), dtype=np.int64, count=len(words))
-    if (_special_docs(waddrs, layout)[0] < 0).any():
-        return False
-    stab, spool = build_lookup(waddrs, layout, np.arange(len(words), dtype=np.int64),
-                               char_table(False))
-    if spool.shape[0] == 0:
-        stab = np.zeros(4 * 16, dtype=np.uint64)
     layout, addrs, _, nolow, keep = prep
+    table = _stop_table(stop, layout)
+    if table is None:
+        return False
+    stab, spool = table
     aux = np.zeros(int(n_features), dtype=np.uint64)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     hash_run(addrs, layout, rows, char_table(lowercase), char_table(False), nolow,
              bool(binary), int(n_features), fc, aux, stab, spool)
-    del keep, words
+    del keep
     df[: int(n_features)] += (aux & _LO32).astype(np.int64)
     return True
+
+
+@nb.njit(cache=True, nogil=True)
+def hash_transform_run(addrs, layout, lo, hi, tlow, tid, nolow, n_features, alternate, stab,
+                       spool):
+    """CSR pieces ``(indptr, indices, values)`` of documents ``lo..hi-1`` as scikit-learn's
+    FeatureHasher makes them: every token adds ``sign(h)`` (or 1) to column
+    ``|h| % n_features``, sums are kept even when they cancel to 0, and the indices of
+    a row are sorted (the two-level bitmap of :func:`transform_run`)."""
+    B = _BLOCK
+    bw0 = np.empty(B, dtype=np.uint64)
+    bw1 = np.empty(B, dtype=np.uint64)
+    bkey = np.empty(B, dtype=np.uint64)
+    bh = np.empty(B, dtype=np.uint64)
+    bsrc = np.empty(B, dtype=np.int64)
+    bdoc = np.empty(B, dtype=np.int64)
+    smask = np.uint64(stab.shape[0] // 4 - 1)
+    has_stop = spool.shape[0] > 0
+    cnt = np.zeros(max(n_features, 1), dtype=np.int64)
+    bits = np.zeros((max(n_features, 1) + 63) // 64, dtype=np.uint64)
+    summary = np.zeros((bits.shape[0] + 63) // 64, dtype=np.uint64)
+    one = np.uint64(1)
+    indptr = np.zeros(hi - lo + 1, dtype=np.int64)
+    indices = np.empty(1024, dtype=np.int64)
+    values = np.empty(1024, dtype=np.int64)
+    nnz = 0
+    for d in range(lo, hi):
+        low = nolow[d] == 0
+        t = tlow if low else tid
+        pos = 0
+        n_row = 0
+        while True:
+            pos, nb_, kind, n = _scan_str(addrs[d], layout, t, pos, d, bw0, bw1, bkey, bh,
+                                          bsrc, bdoc, 0)
+            for b in range(nb_):
+                if has_stop and _lookup(stab, smask, bw0[b], bw1[b], bkey[b], bh[b], spool,
+                                        bsrc[b], kind, t) >= 0:
+                    continue
+                s = _murmur_token(bw0[b], bw1[b], bkey[b], bsrc[b], kind, t)
+                c = _hash_column(s, n_features)
+                v = -1 if (alternate and s < 0) else 1
+                w = c >> 6
+                bit = one << np.uint64(c & 63)
+                if bits[w] & bit:
+                    cnt[c] += v
+                else:
+                    bits[w] |= bit
+                    summary[w >> 6] |= one << np.uint64(w & 63)
+                    cnt[c] = v
+                    n_row += 1
+            if pos >= n:
+                break
+        if nnz + n_row > indices.shape[0]:
+            size = 2 * (nnz + n_row)
+            indices = _grow1(indices, size, 0)
+            values = _grow1(values, size, 0)
+        k = nnz
+        for si in range(summary.shape[0]):
+            sw = summary[si]
+            while sw:
+                w = si * 64 + _low_bit(sw)
+                sw &= sw - one
+                x = bits[w]
+                bits[w] = 0
+                while x:
+                    c = w * 64 + _low_bit(x)
+                    x &= x - one
+                    indices[k] = c
+                    values[k] = cnt[c]
+                    k += 1
+            summary[si] = 0
+        nnz += n_row
+        indptr[d - lo + 1] = nnz
+    return indptr, indices[:nnz], values[:nnz]
+
+
+def _stop_table(stop: frozenset[Any] | None, layout: np.ndarray) -> Any:
+    """Exact lookup table of the stop words (empty when none); None if unreadable."""
+    words = [w for w in (stop or ()) if type(w) is str]
+    waddrs = np.fromiter(map(id, words), dtype=np.int64, count=len(words))
+    if (_special_docs(waddrs, layout)[0] < 0).any():
+        return None
+    stab, spool = build_lookup(waddrs, layout, np.arange(len(words), dtype=np.int64),
+                               char_table(False))
+    if spool.shape[0] == 0:
+        stab = np.zeros(4 * 16, dtype=np.uint64)
+    del words
+    return stab, spool
+
+
+def direct_hash_transform(
+    docs: Sequence[str],
+    lowercase: bool,
+    n_features: int,
+    alternate_sign: bool,
+    stop: frozenset[Any] | None = None,
+    n_threads: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """FeatureHasher's CSR pieces of the unigrams of ``docs`` (summed signs, sorted
+    indices) with the zero-copy reader, in threads; None if it cannot be used."""
+    hold = tuple(docs)
+    prep = _addresses(hold, lowercase)
+    if prep is None:
+        return None
+    layout, addrs, lengths, nolow, keep = prep
+    table = _stop_table(stop, layout)
+    if table is None:
+        return None
+    stab, spool = table
+    tid = char_table(False)
+    tlow = char_table(lowercase)
+
+    def run(span: tuple[int, int]) -> Any:
+        return hash_transform_run(addrs, layout, span[0], span[1], tlow, tid, nolow,
+                                  int(n_features), bool(alternate_sign), stab, spool)
+
+    parts = _map(run, _chunks(lengths, n_threads))
+    del keep
+    return _join_rows(parts)
+
+
+def _join_rows(parts: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One set of CSR pieces from consecutive row spans."""
+    if len(parts) == 1:
+        return parts[0]
+    offsets = np.cumsum([0] + [int(p[0][-1]) for p in parts[:-1]])
+    indptr = np.concatenate(
+        [parts[0][0]] + [p[0][1:] + off for p, off in zip(parts[1:], offsets[1:], strict=True)]
+    )
+    return indptr, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])

@@ -827,13 +827,13 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
                 docs, n_features=self.n_features, alternate_sign=False, norm=None,
                 binary=self._clip, **kw,
             )  # fmt: skip
-            X = sp.csr_matrix(X)
             lut = derived["lut"]
             new_cols = lut[X.indices]
             keep = new_cols >= 0
-            row = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))[keep]
+            # the kept buckets are in increasing order: rows stay sorted, no COO round trip
+            indptr = np.concatenate([[0], np.cumsum(keep)])[X.indptr]
             return sp.csr_matrix(
-                (X.data[keep], (row, new_cols[keep])), shape=(X.shape[0], len(lut[lut >= 0]))
+                (X.data[keep], new_cols[keep], indptr), shape=(X.shape[0], len(derived["kept"]))
             )
         return sp.csr_matrix(transform_counts(docs, derived["vocabulary"], binary=self._clip, **kw))
 
@@ -863,6 +863,15 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         if linear is not None:  # finite weights: one threaded product, no copy of W
             W, bias = linear
             return csr_dot(X, W) + bias
+        if self.hashing:  # the weights of the buckets these documents use, only
+            present = np.zeros(X.shape[1], dtype=bool)
+            present[X.indices] = True
+            cols = np.flatnonzero(present)
+            sub = _linear_form(self.model, derived["d"], cols)
+            if sub is not None:
+                pos = (np.cumsum(present) - 1)[X.indices]
+                Xs = sp.csr_matrix((X.data, pos, X.indptr), (X.shape[0], len(cols)))
+                return csr_dot(Xs, sub[0]) + sub[1]
         return derived["inner"]._family.joint_log_likelihood(derived["d"], X)
 
     def _scored_matrix(self, X: Any, docs: list[str]) -> sp.csr_matrix:
@@ -1088,15 +1097,21 @@ class _BucketNames(Sequence[str]):
         return f"bucket {int(self._kept[i])}"
 
 
-def _linear_form(model: str, d: dict[str, Any]) -> tuple[np.ndarray, np.ndarray] | None:
-    """(W, bias) with jll = counts @ W[cols] + bias, when the model is linear and finite."""
+def _linear_form(
+    model: str, d: dict[str, Any], cols: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """(W, bias) with jll = counts @ W[cols] + bias, when the model is linear and finite;
+    with ``cols``, W holds those columns only (documents using no other column)."""
     flp = d["feature_log_prob"]
+    if cols is not None:
+        flp = flp[:, cols]
     prior = np.asarray(d["class_log_prior"], dtype=np.float64)
     if model == "bernoulli":
         neg = d["neg_log_prob"]
         if not (np.isfinite(flp).all() and np.isfinite(neg).all()):
             return None
-        return np.ascontiguousarray((flp - neg).T), prior + neg.sum(axis=1)
+        neg_cols = neg if cols is None else neg[:, cols]
+        return np.ascontiguousarray((flp - neg_cols).T), prior + neg.sum(axis=1)
     if model == "complement":
         bias = prior if len(prior) == 1 else np.zeros_like(prior)
         return np.ascontiguousarray(flp.T), bias

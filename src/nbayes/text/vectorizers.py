@@ -514,7 +514,41 @@ def hashing_transform(
     docs = _as_str_list(docs)
     if len(docs) == 0:
         raise ValueError("Cannot vectorize empty sequence; pass at least one document.")
-    an = _Analysis(docs, lowercase, _stop_set(stop_words), _check_ngram(ngram_range))
+    ngram = _check_ngram(ngram_range)
+    stop = _stop_set(stop_words)
+    pieces = None
+    if ngram == (1, 1):
+        pieces = _tk.direct_hash_transform(docs, bool(lowercase), int(n_features),
+                                           bool(alternate_sign), stop)  # fmt: skip
+    if pieces is not None:
+        indptr, cols, sums = pieces
+        idx_dtype = np.int64 if indptr[-1] > np.iinfo(np.int32).max else np.int32
+        X = sp.csr_array(
+            (sums.astype(dtype), cols.astype(np.int32), indptr.astype(idx_dtype)),
+            shape=(len(docs), int(n_features)),
+        )
+        X.has_canonical_format = True  # sorted, summed per row by the kernel
+    else:
+        X = _hash_analysis(docs, lowercase, stop, ngram, int(n_features), alternate_sign, dtype)
+    X = _align_api_if_sparse(X)
+    if binary:
+        X.data.fill(1)
+    if norm is not None:
+        X = normalize(X, norm=norm, copy=False)
+    return _align_api_if_sparse(X)
+
+
+def _hash_analysis(
+    docs: list[str],
+    lowercase: bool,
+    stop: frozenset[Any] | None,
+    ngram: tuple[int, int],
+    n_features: int,
+    alternate_sign: bool,
+    dtype: Any,
+) -> Any:
+    """FeatureHasher's matrix through the interning analysis (word n-grams)."""
+    an = _Analysis(docs, lowercase, stop, ngram)
     n_ids = an.n_uni + an.n_pair
     ident = np.arange(n_ids, dtype=np.int64)
     indptr, ids, counts = an.rows(ident, n_ids)
@@ -533,12 +567,7 @@ def hashing_transform(
         shape=(len(docs), int(n_features)),
     )
     X.sum_duplicates()
-    X = _align_api_if_sparse(X)
-    if binary:
-        X.data.fill(1)
-    if norm is not None:
-        X = normalize(X, norm=norm, copy=False)
-    return _align_api_if_sparse(X)
+    return X
 
 
 def hash_into(
