@@ -1901,13 +1901,17 @@ def _low_bit(x):
 
 
 @nb.njit(cache=True, nogil=True)
-def transform_run(addrs, layout, lo, hi, tlow, tid, nolow, tab, pool, n_cols):
-    """CSR pieces ``(indptr, indices, counts)`` of documents ``lo..hi-1`` over the fixed
-    vocabulary of :func:`build_lookup` (indices sorted within each row).
+def transform_run(addrs, layout, lo, hi, tlow, tid, nolow, tab, pool, n_cols, track=False):
+    """CSR pieces ``(indptr, indices, counts, first)`` of documents ``lo..hi-1`` over the
+    fixed vocabulary of :func:`build_lookup` (indices sorted within each row); with
+    ``track``, ``first`` lists the columns in the order their first token appears.
 
     A document's columns are marked in a two-level bitmap and read back in order, so no
     per-row sort is needed.
     """
+    seen = np.zeros(max(n_cols, 1) if track else 1, dtype=np.uint8)
+    first = np.empty(max(n_cols, 1) if track else 0, dtype=np.int64)
+    n_first = 0
     B = _BLOCK
     bw0 = np.empty(B, dtype=np.uint64)
     bw1 = np.empty(B, dtype=np.uint64)
@@ -1939,6 +1943,10 @@ def transform_run(addrs, layout, lo, hi, tlow, tid, nolow, tab, pool, n_cols):
                 c = _lookup(tab, mask, bw0[b], bw1[b], bkey[b], bh[b], pool, bsrc[b], kind, t)
                 if c < 0:
                     continue
+                if track and seen[c] == 0:
+                    seen[c] = 1
+                    first[n_first] = c
+                    n_first += 1
                 w = c >> 6
                 bit = one << np.uint64(c & 63)
                 if bits[w] & bit:
@@ -1971,7 +1979,7 @@ def transform_run(addrs, layout, lo, hi, tlow, tid, nolow, tab, pool, n_cols):
             summary[si] = 0
         nnz += n_row
         indptr[d - lo + 1] = nnz
-    return indptr, indices[:nnz], values[:nnz]
+    return indptr, indices[:nnz], values[:nnz], first[:n_first]
 
 
 _LOOKUPS: list[tuple[Any, ...]] = []
@@ -2002,10 +2010,14 @@ def _vocab_lookup(vocabulary: Any, stop: frozenset[Any] | None, layout: np.ndarr
         if entry[0] is vocabulary and entry[1] == stop and (frozen or entry[2] == vocabulary):
             return entry[3]
     snapshot = vocabulary if frozen else dict(vocabulary)
-    pairs = [(t, c) for t, c in snapshot.items() if type(t) is str and not (stop and t in stop)]
-    terms = [t for t, _ in pairs]
+    terms = list(snapshot)
+    cols = np.fromiter(snapshot.values(), dtype=np.int64, count=len(terms))
+    ok = [type(t) is str and not (stop and t in stop) for t in terms]  # no tuples: no GC
+    if not all(ok):
+        keep = np.flatnonzero(ok)
+        terms = [terms[i] for i in keep.tolist()]
+        cols = cols[keep]
     n_cols = len(vocabulary)
-    cols = np.fromiter((c for _, c in pairs), dtype=np.int64, count=len(pairs))
     if len(cols) and (cols.min() < 0 or cols.max() >= n_cols):
         return None
     taddrs = np.fromiter(map(id, terms), dtype=np.int64, count=len(terms))
@@ -2023,9 +2035,11 @@ def direct_transform(
     lowercase: bool,
     stop: frozenset[Any] | None,
     n_threads: int | None = None,
+    first: list[np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Unigram counts of ``docs`` over a fixed ``vocabulary`` (term -> column) as CSR
-    pieces, with the zero-copy reader; None if it cannot be used."""
+    pieces, with the zero-copy reader; None if it cannot be used. A list given as
+    ``first`` receives the columns in the order of their first occurrence."""
     hold = tuple(docs)
     prep = _addresses(hold, lowercase)
     if prep is None:
@@ -2039,13 +2053,21 @@ def direct_transform(
     tid = char_table(False)
     tlow = char_table(lowercase)
 
+    track = first is not None
+
     def run(span: tuple[int, int]) -> Any:
         return transform_run(addrs, layout, span[0], span[1], tlow, tid, nolow, tab, pool,
-                             n_cols)
+                             n_cols, track)
 
     parts = _map(run, _chunks(lengths, n_threads))
     del keep
-    return _join_rows(parts)
+    if first is not None:
+        done = np.zeros(n_cols, dtype=bool)
+        for part in parts:  # spans are consecutive: a column is new where first seen
+            cols = part[3][~done[part[3]]]
+            done[cols] = True
+            first.append(cols)
+    return _join_rows([p[:3] for p in parts])
 
 
 # --------------------------------------------------------------------------------------
@@ -2392,6 +2414,26 @@ def direct_hash_transform(
     parts = _map(run, _chunks(lengths, n_threads))
     del keep
     return _join_rows(parts)
+
+
+@nb.njit(cache=True, nogil=True)
+def _order_rows(indptr, indices, values, key, lo, hi):
+    """Sort the entries of rows ``lo..hi-1`` by ``key[column]``, in place."""
+    for r in range(lo, hi):
+        a = indptr[r]
+        b = indptr[r + 1]
+        if b - a < 2:
+            continue
+        p = np.argsort(key[indices[a:b]])
+        indices[a:b] = indices[a:b][p]
+        values[a:b] = values[a:b][p]
+
+
+def order_rows(indptr: np.ndarray, indices: np.ndarray, values: np.ndarray,
+               key: np.ndarray) -> None:
+    """Sort every CSR row by ``key[column]`` (unique keys), in place, in threads."""
+    _map(lambda s: _order_rows(indptr, indices, values, key, s[0], s[1]),
+         _chunks(np.diff(indptr), None))
 
 
 def _join_rows(parts: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -213,9 +213,15 @@ class _Analysis:
 
 
 def _csr_pieces_to_sklearn(
-    indptr: np.ndarray, indices: np.ndarray, values: np.ndarray, n_cols: int, dtype: Any
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    values: np.ndarray,
+    n_cols: int,
+    dtype: Any,
+    sort: bool = True,
 ) -> Any:
-    """Build the CSR exactly as scikit-learn's ``_count_vocab`` does."""
+    """Build the CSR exactly as scikit-learn's ``_count_vocab`` does (``sort=False``:
+    the rows are already in the order wanted)."""
     idx_dtype = np.int64 if indptr[-1] > np.iinfo(np.int32).max else np.int32
     X = sp.csr_array(
         (
@@ -226,7 +232,8 @@ def _csr_pieces_to_sklearn(
         shape=(len(indptr) - 1, n_cols),
         dtype=dtype,
     )
-    X.sort_indices()
+    if sort:
+        X.sort_indices()
     return _align_api_if_sparse(X)
 
 
@@ -723,6 +730,10 @@ class CountVectorizer(_sk_text.CountVectorizer):
         if ngram is None or not _all_str(docs) or _small(docs):
             return super()._count_vocab(docs, fixed_vocab)
         self.build_analyzer()  # validation and stop-word consistency warning, as sklearn
+        if ngram == (1, 1):
+            direct = self._count_vocab_direct(docs, fixed_vocab)
+            if direct is not None:
+                return direct
         an = _Analysis(docs, self.lowercase, self.get_stop_words(), ngram)
         if fixed_vocab:
             vocabulary = self.vocabulary_
@@ -739,6 +750,47 @@ class CountVectorizer(_sk_text.CountVectorizer):
             vocabulary = dict(zip(an.term_list(ids), range(n_cols), strict=True))
         indptr, indices, values = an.rows(col, n_cols)
         return vocabulary, _csr_pieces_to_sklearn(indptr, indices, values, n_cols, self.dtype)
+
+    def _count_vocab_direct(self, docs: list[str], fixed_vocab: bool) -> Any:
+        """Unigrams through the zero-copy kernels: the sorted vocabulary in one pass
+        (unless fixed), then the rows over it; None when the kernels cannot read."""
+        stop = _stop_set(self.get_stop_words())
+        if fixed_vocab:
+            vocabulary = self.vocabulary_
+        else:
+            zeros = np.zeros(len(docs), dtype=np.int64)
+            counted = _tk.direct_count(docs, zeros, 1, bool(self.lowercase), False)
+            if counted is None:
+                return None
+            terms = counted.terms
+            if stop:
+                terms = [t for t in terms if t not in stop]
+            if not terms:
+                raise ValueError(
+                    "empty vocabulary; perhaps the documents only contain stop words"
+                )
+            vocabulary = dict(zip(terms, range(len(terms)), strict=True))
+        first: list[np.ndarray] | None = None if fixed_vocab else []
+        pieces = _tk.direct_transform(
+            docs, vocabulary, bool(self.lowercase), stop, first=first
+        )
+        if pieces is None:
+            return None
+        indptr, indices, values = pieces
+        if first is not None:
+            # scikit-learn numbers the terms as they first appear, sorts each row by that
+            # number, then renumbers the columns alphabetically (_sort_features): the
+            # rows keep first-appearance order and the dict lists terms in that order.
+            order = np.concatenate(first)
+            appearance = np.empty(len(order), dtype=np.int64)
+            appearance[order] = np.arange(len(order))
+            _tk.order_rows(indptr, indices, values, appearance)
+            vocabulary = dict(zip([terms[c] for c in order.tolist()], order.tolist(),
+                                  strict=True))  # fmt: skip
+        X = _csr_pieces_to_sklearn(
+            indptr, indices, values, len(vocabulary), self.dtype, sort=first is None
+        )
+        return vocabulary, X
 
     # Vectorised, behaviour-identical versions of scikit-learn's per-term Python loops.
     def _sort_features(self, X: Any, vocabulary: dict[str, Any]) -> Any:
