@@ -746,8 +746,17 @@ class CountVectorizer(_sk_text.CountVectorizer):
                     "empty vocabulary; perhaps the documents only contain stop words"
                 )
             ids = np.flatnonzero(col >= 0)
-            ids = ids[np.argsort(col[ids])]
-            vocabulary = dict(zip(an.term_list(ids), range(n_cols), strict=True))
+            ids = ids[np.argsort(col[ids])]  # in order of first appearance
+            rank = np.empty(len(col), dtype=np.int64)
+            rank[an.sorted_ids(ids)] = np.arange(n_cols, dtype=np.int64)
+            # the state scikit-learn reaches after _sort_features, without its passes
+            # over the dict: keys in order of first appearance, values alphabetical
+            vocabulary = dict(zip(an.term_strings(ids), rank[ids].tolist(), strict=True))
+            indptr, indices, values = an.rows(col, n_cols)  # rows by first appearance
+            indices = rank[ids][indices]
+            self._nb_sorted_vocabulary = vocabulary
+            X = _csr_pieces_to_sklearn(indptr, indices, values, n_cols, self.dtype, sort=False)
+            return vocabulary, X
         indptr, indices, values = an.rows(col, n_cols)
         return vocabulary, _csr_pieces_to_sklearn(indptr, indices, values, n_cols, self.dtype)
 
@@ -787,6 +796,7 @@ class CountVectorizer(_sk_text.CountVectorizer):
             _tk.order_rows(indptr, indices, values, appearance)
             vocabulary = dict(zip([terms[c] for c in order.tolist()], order.tolist(),
                                   strict=True))  # fmt: skip
+            self._nb_sorted_vocabulary = vocabulary
         X = _csr_pieces_to_sklearn(
             indptr, indices, values, len(vocabulary), self.dtype, sort=first is None
         )
@@ -794,6 +804,8 @@ class CountVectorizer(_sk_text.CountVectorizer):
 
     # Vectorised, behaviour-identical versions of scikit-learn's per-term Python loops.
     def _sort_features(self, X: Any, vocabulary: dict[str, Any]) -> Any:
+        if self.__dict__.pop("_nb_sorted_vocabulary", None) is vocabulary:
+            return X  # counted with alphabetical columns already (and pruning keeps them)
         terms = sorted(vocabulary)
         get = vocabulary.__getitem__
         old = np.fromiter(map(get, terms), dtype=np.int64, count=len(terms))
@@ -825,6 +837,10 @@ class CountVectorizer(_sk_text.CountVectorizer):
             new_mask = np.zeros(len(dfs), dtype=bool)
             new_mask[np.where(mask)[0][mask_inds]] = True
             mask = new_mask
+        if mask.all():
+            # nothing to drop: scikit-learn rewrites every value as the same number (as a
+            # numpy integer); the values are left as they are, equal, in one step less
+            return X
         new_indices = np.cumsum(mask) - 1
         terms = list(vocabulary)
         old = np.fromiter(vocabulary.values(), dtype=np.int64, count=len(terms))
