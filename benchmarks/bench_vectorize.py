@@ -66,10 +66,26 @@ def bench_corpus(name: str, docs: list[str], labels: list[str], repeat: int) -> 
     t_sk, sk = timed(lambda: (lambda v: (v, v.fit_transform(docs)))(SkCount()), repeat)
     t_nb, nb = timed(lambda: (lambda v: (v, v.fit_transform(docs)))(CountVectorizer()), repeat)
     assert sk[0].vocabulary_ == nb[0].vocabulary_
+    assert list(sk[0].vocabulary_) == list(nb[0].vocabulary_)  # dict order too
     same_csr(sk[1], nb[1])
     print(f"CountVectorizer.fit_transform  sklearn {t_sk:7.2f} s {mb / t_sk:7.1f} MB/s | "
           f"nbayes {t_nb:7.2f} s {mb / t_nb:7.1f} MB/s | x{t_sk / t_nb:.1f}   "
           f"({len(nb[0].vocabulary_)} terms, identical)")
+    del sk, nb
+
+    def both(cls):  # type: ignore[no-untyped-def]
+        v = cls(ngram_range=(1, 2))
+        return v, v.fit_transform(docs)
+
+    t_sk2, sk2 = timed(lambda: both(SkCount), repeat)
+    t_nb2, nb2 = timed(lambda: both(CountVectorizer), repeat)
+    assert sk2[0].vocabulary_ == nb2[0].vocabulary_
+    assert list(sk2[0].vocabulary_) == list(nb2[0].vocabulary_)
+    same_csr(sk2[1], nb2[1])
+    print(f"  same, ngram_range=(1, 2)     sklearn {t_sk2:7.2f} s {mb / t_sk2:7.1f} MB/s | "
+          f"nbayes {t_nb2:7.2f} s {mb / t_nb2:7.1f} MB/s | x{t_sk2 / t_nb2:.1f}   "
+          f"({len(nb2[0].vocabulary_)} terms, identical)")
+    del sk2, nb2
 
     def sk_nb() -> MultinomialNB:
         return MultinomialNB().fit(SkCount().fit_transform(docs), y)
