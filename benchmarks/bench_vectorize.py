@@ -71,6 +71,7 @@ def bench_corpus(name: str, docs: list[str], labels: list[str], repeat: int) -> 
     print(f"CountVectorizer.fit_transform  sklearn {t_sk:7.2f} s {mb / t_sk:7.1f} MB/s | "
           f"nbayes {t_nb:7.2f} s {mb / t_nb:7.1f} MB/s | x{t_sk / t_nb:.1f}   "
           f"({len(nb[0].vocabulary_)} terms, identical)")
+    sk_vocab = sk[0].vocabulary_
     del sk, nb
 
     def both(cls):  # type: ignore[no-untyped-def]
@@ -92,7 +93,7 @@ def bench_corpus(name: str, docs: list[str], labels: list[str], repeat: int) -> 
 
     t_skm, model = timed(sk_nb, repeat)
     t_cbc, (vocab, counts, _) = timed(lambda: count_by_class(docs, y, len(classes)), repeat)
-    assert vocab == sk[0].vocabulary_
+    assert vocab == sk_vocab
     assert np.array_equal(model.feature_count_, counts)
     print(f"CountVectorizer+MultinomialNB  sklearn {t_skm:7.2f} s {mb / t_skm:7.1f} MB/s | "
           f"count_by_class {t_cbc:7.2f} s {mb / t_cbc:7.1f} MB/s | x{t_skm / t_cbc:.1f}"
