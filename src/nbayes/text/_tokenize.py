@@ -1232,6 +1232,43 @@ def new_run(counts0, n_classes, expect=0):
 
 
 @nb.njit(cache=True, nogil=True)
+def _fill_block(addrs, layout, hi, nolow, tlow, tid, cur, bw0, bw1, bkey, bh, bsrc, bdoc,
+                bwidth, blow):
+    """Tokenize documents from ``cur = [document, position]`` (up to ``hi``) into the key
+    buffers until they are full or the documents end; ``cur`` moves on. Returns the
+    number of buffered tokens (0: done). ``bwidth``/``blow`` get each token's character
+    width and whether it was read through the lowercasing table ``tlow``."""
+    B = bw0.shape[0]
+    nb_ = 0
+    while cur[0] < hi and nb_ < B:
+        d = cur[0]
+        kind, n, data = _str_info(addrs[d], layout)
+        low = 0 if nolow[d] else 1
+        t = tlow if low else tid
+        first = nb_
+        pos = cur[1]
+        if n > 0:
+            if kind == 1:
+                pos, nb_ = _scan_latin1(_ptr8(data), n, pos, data, t, d, bw0, bw1, bkey, bh,
+                                        bsrc, bdoc, nb_)
+            elif kind == 2:
+                pos, nb_ = _scan_into(_ptr16(data), n, pos, data, 2, t, d, bw0, bw1, bkey,
+                                      bh, bsrc, bdoc, nb_)
+            else:
+                pos, nb_ = _scan_into(_ptr32(data), n, pos, data, 4, t, d, bw0, bw1, bkey,
+                                      bh, bsrc, bdoc, nb_)
+            for b in range(first, nb_):
+                bwidth[b] = kind
+                blow[b] = low
+        if pos >= n:
+            cur[0] = d + 1
+            cur[1] = 0
+        else:
+            cur[1] = pos
+    return nb_
+
+
+@nb.njit(cache=True, nogil=True)
 def reserve_run(run, expect):
     """``run`` with room for ``expect`` terms (one re-insertion now instead of several
     doublings later); unchanged if it has room already."""
@@ -1273,58 +1310,35 @@ def count_run(addrs, layout, lo, hi, y, n_classes, tlow, tid, nolow, binary, run
     bwidth = np.empty(B, dtype=np.int64)
     blow = np.empty(B, dtype=np.uint8)
     bid = np.empty(B, dtype=np.int64)
-    nb_ = 0
-    for d in range(lo, hi + 1):
-        kind = 1
-        n = 0
-        data = 0
-        if d < hi:
-            kind, n, data = _str_info(addrs[d], layout)
-        low = 0 if (d < hi and nolow[d]) else 1
-        t = tlow if low else tid
-        pos = 0
-        while True:
-            first = nb_
-            if n > 0:
-                if kind == 1:
-                    pos, nb_ = _scan_latin1(_ptr8(data), n, pos, data, t, d, bw0, bw1, bkey,
-                                          bh, bsrc, bdoc, nb_)
-                elif kind == 2:
-                    pos, nb_ = _scan_into(_ptr16(data), n, pos, data, 2, t, d, bw0, bw1, bkey,
-                                          bh, bsrc, bdoc, nb_)
-                else:
-                    pos, nb_ = _scan_into(_ptr32(data), n, pos, data, 4, t, d, bw0, bw1, bkey,
-                                          bh, bsrc, bdoc, nb_)
-                for b in range(first, nb_):
-                    bwidth[b] = kind
-                    blow[b] = low
-            if nb_ == B or (d == hi and nb_ > 0):
-                need_terms = state[0] + nb_
-                if need_terms > cap:
-                    new_cap = cap
-                    while new_cap < need_terms:
-                        new_cap *= 2
-                    tstart = _grow1(tstart, new_cap, 0)
-                    tlen = _grow1(tlen, new_cap, 0)
-                    counts = _grow1(counts, new_cap * n_classes, 0)
-                    cap = new_cap
-                if 2 * need_terms > n_slots:
-                    while 2 * need_terms > n_slots:
-                        n_slots *= 2
-                    tab = _retable(tab, n_slots, pool, tstart)
-                need_pool = state[1]
-                for b in range(nb_):
-                    need_pool += (bkey[b] >> np.uint64(32)) & np.uint64(0x7FFFFFFF)
-                if need_pool > pool.shape[0]:
-                    size = pool.shape[0]
-                    while size < need_pool:
-                        size *= 2
-                    pool = _grow1(pool, size, 0)
-                _probe_block(nb_, bw0, bw1, bkey, bh, bsrc, bdoc, bwidth, blow, bid, tlow, tid,
-                             tab, pool, tstart, tlen, counts, y, n_classes, binary, state)
-                nb_ = 0
-            if pos >= n:
-                break
+    cur = np.array([lo, 0], dtype=np.int64)
+    while True:
+        nb_ = _fill_block(addrs, layout, hi, nolow, tlow, tid, cur, bw0, bw1, bkey, bh, bsrc,
+                          bdoc, bwidth, blow)
+        if nb_ == 0:
+            break
+        need_terms = state[0] + nb_
+        if need_terms > cap:
+            new_cap = cap
+            while new_cap < need_terms:
+                new_cap *= 2
+            tstart = _grow1(tstart, new_cap, 0)
+            tlen = _grow1(tlen, new_cap, 0)
+            counts = _grow1(counts, new_cap * n_classes, 0)
+            cap = new_cap
+        if 2 * need_terms > n_slots:
+            while 2 * need_terms > n_slots:
+                n_slots *= 2
+            tab = _retable(tab, n_slots, pool, tstart)
+        need_pool = state[1]
+        for b in range(nb_):
+            need_pool += (bkey[b] >> np.uint64(32)) & np.uint64(0x7FFFFFFF)
+        if need_pool > pool.shape[0]:
+            size = pool.shape[0]
+            while size < need_pool:
+                size *= 2
+            pool = _grow1(pool, size, 0)
+        _probe_block(nb_, bw0, bw1, bkey, bh, bsrc, bdoc, bwidth, blow, bid, tlow, tid,
+                     tab, pool, tstart, tlen, counts, y, n_classes, binary, state)
     return tab, pool, tstart, tlen, counts, state
 
 
@@ -2208,59 +2222,36 @@ def hash_run(addrs, layout, y, tlow, tid, nolow, binary, n_features, fc, aux, st
     smask = np.uint64(stab.shape[0] // 4 - 1)
     has_stop = spool.shape[0] > 0
     total = 0
-    nb_ = 0
-    for d in range(n_docs + 1):
-        kind = 1
-        n = 0
-        data = 0
-        if d < n_docs:
-            kind, n, data = _str_info(addrs[d], layout)
-        low = 0 if (d < n_docs and nolow[d]) else 1
-        t = tlow if low else tid
-        pos = 0
-        while True:
-            first = nb_
-            if n > 0:
-                if kind == 1:
-                    pos, nb_ = _scan_latin1(_ptr8(data), n, pos, data, t, d, bw0, bw1, bkey,
-                                            bh, bsrc, bdoc, nb_)
-                elif kind == 2:
-                    pos, nb_ = _scan_into(_ptr16(data), n, pos, data, 2, t, d, bw0, bw1, bkey,
-                                          bh, bsrc, bdoc, nb_)
-                else:
-                    pos, nb_ = _scan_into(_ptr32(data), n, pos, data, 4, t, d, bw0, bw1, bkey,
-                                          bh, bsrc, bdoc, nb_)
-                for b in range(first, nb_):
-                    bwidth[b] = kind
-                    blow[b] = low
-            if nb_ == B or (d == n_docs and nb_ > 0):
-                for b in range(nb_):
-                    tb = tlow if blow[b] else tid
-                    if has_stop and _lookup(stab, smask, bw0[b], bw1[b], bkey[b], bh[b], spool,
-                                            bsrc[b], bwidth[b], tb) >= 0:
-                        bcol[b] = -1
-                        continue
-                    s = _murmur_token(bw0[b], bw1[b], bkey[b], bsrc[b], bwidth[b], tb)
-                    bcol[b] = _hash_column(s, n_features)
-                for b in range(nb_):
-                    if b + _AHEAD < nb_ and bcol[b + _AHEAD] >= 0:
-                        ca = bcol[b + _AHEAD]
-                        _prefetch(abase + 8 * ca)
-                        _prefetch(fbase + 8 * (y[bdoc[b + _AHEAD]] * stride + ca))
-                    col = bcol[b]
-                    if col < 0:
-                        continue
-                    d1 = np.uint64(bdoc[b] + 1) << np.uint64(32)
-                    a = aux[col]
-                    if (a & ~_LO32) != d1:
-                        aux[col] = d1 | ((a & _LO32) + np.uint64(1))
-                    elif binary:
-                        continue
-                    fc[y[bdoc[b]], col] += 1.0
-                    total += 1
-                nb_ = 0
-            if pos >= n:
-                break
+    cur = np.array([0, 0], dtype=np.int64)
+    while True:
+        nb_ = _fill_block(addrs, layout, n_docs, nolow, tlow, tid, cur, bw0, bw1, bkey, bh,
+                          bsrc, bdoc, bwidth, blow)
+        if nb_ == 0:
+            break
+        for b in range(nb_):
+            tb = tlow if blow[b] else tid
+            if has_stop and _lookup(stab, smask, bw0[b], bw1[b], bkey[b], bh[b], spool,
+                                    bsrc[b], bwidth[b], tb) >= 0:
+                bcol[b] = -1
+                continue
+            s = _murmur_token(bw0[b], bw1[b], bkey[b], bsrc[b], bwidth[b], tb)
+            bcol[b] = _hash_column(s, n_features)
+        for b in range(nb_):
+            if b + _AHEAD < nb_ and bcol[b + _AHEAD] >= 0:
+                ca = bcol[b + _AHEAD]
+                _prefetch(abase + 8 * ca)
+                _prefetch(fbase + 8 * (y[bdoc[b + _AHEAD]] * stride + ca))
+            col = bcol[b]
+            if col < 0:
+                continue
+            d1 = np.uint64(bdoc[b] + 1) << np.uint64(32)
+            a = aux[col]
+            if (a & ~_LO32) != d1:
+                aux[col] = d1 | ((a & _LO32) + np.uint64(1))
+            elif binary:
+                continue
+            fc[y[bdoc[b]], col] += 1.0
+            total += 1
     return total
 
 
