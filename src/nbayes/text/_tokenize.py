@@ -1914,6 +1914,42 @@ def _low_bit(x):
     return _DEBRUIJN_POS[((x ^ (x - np.uint64(1))) * _DEBRUIJN) >> np.uint64(58)]
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _mark(c, v, cnt, bits, summary):
+    """Add ``v`` to column ``c`` of the row being built (two-level bitmap ``bits`` /
+    ``summary`` of its columns, values in ``cnt``); 1 if ``c`` is new in the row."""
+    w = c >> 6
+    bit = np.uint64(1) << np.uint64(c & 63)
+    if bits[w] & bit:
+        cnt[c] += v
+        return 0
+    bits[w] |= bit
+    summary[w >> 6] |= np.uint64(1) << np.uint64(w & 63)
+    cnt[c] = v
+    return 1
+
+
+@nb.njit(cache=True, nogil=True)
+def _flush_row(cnt, bits, summary, indices, values, k):
+    """Write the row's columns in increasing order (and their values) from ``indices[k]``,
+    clearing the bitmap for the next row: no per-row sort."""
+    one = np.uint64(1)
+    for si in range(summary.shape[0]):
+        sw = summary[si]
+        while sw:
+            w = si * 64 + _low_bit(sw)
+            sw &= sw - one
+            x = bits[w]
+            bits[w] = 0
+            while x:
+                c = w * 64 + _low_bit(x)
+                x &= x - one
+                indices[k] = c
+                values[k] = cnt[c]
+                k += 1
+        summary[si] = 0
+
+
 @nb.njit(cache=True, nogil=True)
 def transform_run(addrs, layout, lo, hi, tlow, tid, nolow, tab, pool, n_cols, track=False):
     """CSR pieces ``(indptr, indices, counts, first)`` of documents ``lo..hi-1`` over the
@@ -1938,7 +1974,6 @@ def transform_run(addrs, layout, lo, hi, tlow, tid, nolow, tab, pool, n_cols, tr
     cnt = np.zeros(max(n_cols, 1), dtype=np.int64)
     bits = np.zeros((max(n_cols, 1) + 63) // 64, dtype=np.uint64)
     summary = np.zeros((bits.shape[0] + 63) // 64, dtype=np.uint64)
-    one = np.uint64(1)
     indptr = np.zeros(hi - lo + 1, dtype=np.int64)
     indices = np.empty(1024, dtype=np.int64)
     values = np.empty(1024, dtype=np.int64)
@@ -1961,36 +1996,14 @@ def transform_run(addrs, layout, lo, hi, tlow, tid, nolow, tab, pool, n_cols, tr
                     seen[c] = 1
                     first[n_first] = c
                     n_first += 1
-                w = c >> 6
-                bit = one << np.uint64(c & 63)
-                if bits[w] & bit:
-                    cnt[c] += 1
-                else:
-                    bits[w] |= bit
-                    summary[w >> 6] |= one << np.uint64(w & 63)
-                    cnt[c] = 1
-                    n_row += 1
+                n_row += _mark(c, 1, cnt, bits, summary)
             if pos >= n:
                 break
         if nnz + n_row > indices.shape[0]:
             size = 2 * (nnz + n_row)
             indices = _grow1(indices, size, 0)
             values = _grow1(values, size, 0)
-        k = nnz
-        for si in range(summary.shape[0]):
-            sw = summary[si]
-            while sw:
-                w = si * 64 + _low_bit(sw)
-                sw &= sw - one
-                x = bits[w]
-                bits[w] = 0
-                while x:
-                    c = w * 64 + _low_bit(x)
-                    x &= x - one
-                    indices[k] = c
-                    values[k] = cnt[c]
-                    k += 1
-            summary[si] = 0
+        _flush_row(cnt, bits, summary, indices, values, nnz)
         nnz += n_row
         indptr[d - lo + 1] = nnz
     return indptr, indices[:nnz], values[:nnz], first[:n_first]
@@ -2307,7 +2320,6 @@ def hash_transform_run(addrs, layout, lo, hi, tlow, tid, nolow, n_features, alte
     cnt = np.zeros(max(n_features, 1), dtype=np.int64)
     bits = np.zeros((max(n_features, 1) + 63) // 64, dtype=np.uint64)
     summary = np.zeros((bits.shape[0] + 63) // 64, dtype=np.uint64)
-    one = np.uint64(1)
     indptr = np.zeros(hi - lo + 1, dtype=np.int64)
     indices = np.empty(1024, dtype=np.int64)
     values = np.empty(1024, dtype=np.int64)
@@ -2327,36 +2339,14 @@ def hash_transform_run(addrs, layout, lo, hi, tlow, tid, nolow, n_features, alte
                 s = _murmur_token(bw0[b], bw1[b], bkey[b], bsrc[b], kind, t)
                 c = _hash_column(s, n_features)
                 v = -1 if (alternate and s < 0) else 1
-                w = c >> 6
-                bit = one << np.uint64(c & 63)
-                if bits[w] & bit:
-                    cnt[c] += v
-                else:
-                    bits[w] |= bit
-                    summary[w >> 6] |= one << np.uint64(w & 63)
-                    cnt[c] = v
-                    n_row += 1
+                n_row += _mark(c, v, cnt, bits, summary)
             if pos >= n:
                 break
         if nnz + n_row > indices.shape[0]:
             size = 2 * (nnz + n_row)
             indices = _grow1(indices, size, 0)
             values = _grow1(values, size, 0)
-        k = nnz
-        for si in range(summary.shape[0]):
-            sw = summary[si]
-            while sw:
-                w = si * 64 + _low_bit(sw)
-                sw &= sw - one
-                x = bits[w]
-                bits[w] = 0
-                while x:
-                    c = w * 64 + _low_bit(x)
-                    x &= x - one
-                    indices[k] = c
-                    values[k] = cnt[c]
-                    k += 1
-            summary[si] = 0
+        _flush_row(cnt, bits, summary, indices, values, nnz)
         nnz += n_row
         indptr[d - lo + 1] = nnz
     return indptr, indices[:nnz], values[:nnz]
