@@ -118,9 +118,9 @@ def test_mark_ratings_tokens(text: str, tokens: list[str]) -> None:
     assert TOKEN.findall(mark_ratings(text).lower()) == tokens
 
 
-def test_sentiment_recipe_is_mark_ratings() -> None:
-    text = "Not funny.<br />1/10"
-    assert sentiment_preprocess(text) == mark_ratings(text)
+def test_sentiment_recipe_is_ratings_then_short_negation() -> None:
+    text = "Not funny.<br />1/10, not a good film at all"
+    assert sentiment_preprocess(text) == mark_negation(mark_ratings(text), scope=3)
 
 
 def test_preprocess_all() -> None:
