@@ -193,6 +193,8 @@ def main() -> None:
 
     t0 = time.perf_counter()
     TextClassifier().fit(["warm up é ĀĀ", "x yy"], [0, 1]).predict_proba(["warm up"])
+    few, few_y = read(NEWS / "20news_bydate_test.csv")[:2]
+    TextClassifier().fit(few[:60], few_y[:60]).predict_proba(few[:60])  # threaded paths
     print(f"warm-up (numba cache load or compile, tables): {time.perf_counter() - t0:.2f} s")
 
     train = read(NEWS / "20news_bydate_train.csv")
