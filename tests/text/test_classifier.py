@@ -304,3 +304,28 @@ def test_fit_files_prune_first_equals_fit(tmp_path: Path, kw: dict) -> None:
     # only the kept terms' statistics are held
     assert pruned._stats.n_columns == len(whole.vocabulary_)
     np.testing.assert_allclose(pruned.predict_log_proba(docs), whole.predict_log_proba(docs))
+
+
+@pytest.mark.parametrize(
+    "model, binary, ref",
+    [("multinomial", False, MultinomialNB), ("multinomial", True, MultinomialNB),
+     ("complement", False, ComplementNB), ("bernoulli", True, BernoulliNB)],
+)
+def test_hashed_model_equals_sklearn_on_the_seen_buckets(model, binary, ref) -> None:
+    """Hashing = scikit-learn's HashingVectorizer + NB over the buckets seen in training
+    (fit through the compiled kernel, scored on the columns the documents use)."""
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    n = 2**10  # collisions and cancellations included
+    clf = TextClassifier(model=model, binary=binary, hashing=True, n_features=n).fit(SMS, SMS_Y)
+    streamed = TextClassifier(model=model, binary=binary, hashing=True, n_features=n)
+    streamed.fit_chunks([(SMS[:70], SMS_Y[:70]), (SMS[70:], SMS_Y[70:])])
+    hv = HashingVectorizer(n_features=n, alternate_sign=False, norm=None, binary=binary)
+    X = hv.transform(SMS)
+    seen = np.flatnonzero(np.asarray((X > 0).sum(axis=0)).ravel())
+    kw = {"binarize": None} if ref is BernoulliNB else {}
+    nb = ref(**kw).fit(X[:, seen], SMS_Y)
+    want = nb.predict_joint_log_proba(hv.transform(RT)[:, seen])
+    np.testing.assert_allclose(clf.predict_joint_log_proba(RT), want, rtol=1e-10, atol=1e-9)
+    np.testing.assert_allclose(streamed.predict_joint_log_proba(RT), want, rtol=1e-10, atol=1e-9)
+    np.testing.assert_array_equal(clf.feature_count_, nb.feature_count_)
