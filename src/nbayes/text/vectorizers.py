@@ -36,6 +36,7 @@ from sklearn.preprocessing import normalize
 from sklearn.utils import murmurhash3_32
 from sklearn.utils._sparse import _align_api_if_sparse
 
+from nbayes.text import _hashing
 from nbayes.text import _tokenize as _tk
 
 __all__ = [
@@ -525,7 +526,7 @@ def hashing_transform(
     stop = _stop_set(stop_words)
     pieces = None
     if ngram == (1, 1):
-        pieces = _tk.direct_hash_transform(docs, bool(lowercase), int(n_features),
+        pieces = _hashing.direct_hash_transform(docs, bool(lowercase), int(n_features),
                                            bool(alternate_sign), stop)  # fmt: skip
     if pieces is not None:
         indptr, cols, sums = pieces
@@ -613,7 +614,7 @@ def hash_into(
             f"rows must hold one row of sums (0..{len(sums) - 1}) per document; got shape "
             f"{rows.shape}."
         )
-    return _tk.direct_hash(
+    return _hashing.direct_hash(
         docs, rows, bool(lowercase), bool(binary), int(n_features), sums, doc_freq,
         _stop_set(stop_words),
     )  # fmt: skip
