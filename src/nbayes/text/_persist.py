@@ -36,7 +36,7 @@ def _dump(model: TextClassifier, writer: ArrayWriter) -> dict[str, Any]:
         },
         "classes": persist.encode_labels(stats.counts.classes),
         "n_docs": int(stats.n_docs),
-        "vocabulary": None if model._vocab is None else list(model._vocab),
+        "vocabulary": model._terms(),
     }
 
 
@@ -79,7 +79,7 @@ def _load(d: dict[str, Any], reader: ArrayReader) -> TextClassifier:
             f"a term occurs in {int(df.max())} documents but the model has seen {n_docs}"
         )
     stats = TextStats(CountStats(classes, class_count, fc), df, tf, n_docs)
-    vocabulary = None if model.hashing else {t: i for i, t in enumerate(terms)}
+    vocabulary = None if model.hashing else list(terms)
     model._set(stats, vocabulary)
     try:
         with warnings.catch_warnings():

@@ -33,6 +33,7 @@ from ._tokenize import FrozenVocabulary
 from .recipes import resolve as resolve_recipe
 from .vectorizers import (
     count_by_class,
+    count_terms,
     hash_by_class,
     hash_into,
     hashing_transform,
@@ -200,6 +201,28 @@ class _Accumulator:
         # the batches of fit_chunks are unweighted: term frequency = column total
         tf = self.fc[:, :w].sum(axis=0) if self.tf_from_fc else self.tf[:w]
         return TextStats(counts, self.df[:w], tf, self.n_docs)
+
+
+def _text_stats(
+    classes: np.ndarray,
+    codes: np.ndarray,
+    sw: np.ndarray | None,
+    sums: Any,
+    df: np.ndarray,
+    n_docs: int,
+    term_freq: Any = None,
+) -> TextStats:
+    """TextStats of one batch: class counts (weighted by ``sw``) and the per-class sums;
+    the term frequency defaults to the column totals (unweighted counts)."""
+    class_count = np.bincount(codes, weights=sw, minlength=len(classes)).astype(np.float64)
+    if term_freq is None:
+        term_freq = sums.sum(axis=0)
+    return TextStats(
+        counts=CountStats(classes, class_count, sums),
+        doc_freq=np.asarray(df, dtype=np.int64),
+        term_freq=np.asarray(term_freq, dtype=np.float64),
+        n_docs=n_docs,
+    )
 
 
 def _check_labels(y: np.ndarray) -> None:
@@ -513,15 +536,22 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
                 sums = CountStats.from_batch(X, y, sw).feature_count
                 df = np.bincount(X.indices, minlength=len(vocabulary)).astype(np.int64)
                 term_freq = np.asarray(X.sum(axis=0), dtype=np.float64).reshape(-1)
-        class_count = np.bincount(codes, weights=None if sw is None else sw, minlength=n).astype(
-            np.float64
-        )
-        return TextStats(
-            counts=CountStats(classes, class_count, sums),
-            doc_freq=np.asarray(df, dtype=np.int64),
-            term_freq=np.asarray(term_freq, dtype=np.float64),
-            n_docs=len(docs),
-        )
+        return _text_stats(classes, codes, sw, sums, df, len(docs), term_freq)
+
+    def _count_fresh(self, docs: list[str], y: np.ndarray) -> tuple[TextStats, list[str]] | None:
+        """A fit's statistics and its sorted terms, without building the term dict (the
+        unigram compiled path); None when that path cannot take the batch."""
+        if self._ngram() != (1, 1):
+            return None
+        classes, codes = class_codes(y)
+        got = count_terms(
+            docs, codes, len(classes), lowercase=self.lowercase, binary=self._clip,
+            stop_words=self.stop_words,
+        )  # fmt: skip
+        if got is None:
+            return None
+        terms, sums, df = got
+        return _text_stats(classes, codes, None, sums, df, len(docs)), terms
 
     def _batch(
         self,
@@ -548,19 +578,61 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         _check_labels(y)
         return docs, y
 
-    def _set(self, stats: TextStats, vocabulary: dict[str, int] | None) -> Self:
+    def _set(self, stats: TextStats, vocabulary: dict[str, int] | list[str] | None) -> Self:
+        """Install statistics and their vocabulary: a dict term -> column, or the terms
+        in column order (the dict is then built only if something needs it)."""
         self._stats = stats
-        self._vocab = vocabulary
+        if isinstance(vocabulary, list):
+            self._vocab_dict: dict[str, int] | None = None
+            self._vocab_terms: list[str] | None = vocabulary
+        else:
+            self._vocab = vocabulary
         self.__dict__.pop("_cache", None)
         self.__dict__.pop("_selection_cache", None)
         return self
+
+    @property
+    def _vocab(self) -> dict[str, int] | None:
+        """Term -> column of every term the statistics hold (None when hashing); made
+        from the term list on first use (a fit that only predicts never needs it)."""
+        vocab = self.__dict__.get("_vocab_dict")
+        terms = self.__dict__.get("_vocab_terms")
+        if vocab is None and terms is not None:
+            vocab = dict(zip(terms, range(len(terms)), strict=True))
+            self._vocab_dict = vocab
+        return vocab
+
+    @_vocab.setter
+    def _vocab(self, vocabulary: dict[str, int] | None) -> None:
+        self._vocab_dict = vocabulary
+        self._vocab_terms = None
+
+    def _terms(self) -> list[str] | None:
+        """The terms in column order (None when hashing)."""
+        terms = self.__dict__.get("_vocab_terms")
+        if terms is not None:
+            return list(terms)
+        vocab = self.__dict__.get("_vocab_dict")
+        return None if vocab is None else list(vocab)
 
     # -------------------------------------------------------------- training
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Learn from raw documents ``X`` (an iterable of str) and their labels ``y``."""
         self._check_params()
+        docs, y = self._checked(X, y)
+        fresh = None
+        if not self.hashing and sample_weight is None:
+            fresh = self._count_fresh(docs, y)
+        if fresh is not None:
+            stats, terms = fresh
+            if not terms:
+                raise ValueError(
+                    "empty vocabulary; perhaps the documents only contain stop words "
+                    "(no token of two or more word characters was found)."
+                )
+            return self._set(stats, terms)
         vocabulary: dict[str, int] = {}
-        stats = self._batch(X, y, sample_weight, vocabulary)
+        stats = self._count(docs, y, sample_weight, vocabulary)
         if not (stats.doc_freq > 0).any():
             raise ValueError(
                 "empty vocabulary; perhaps the documents only contain stop words "
@@ -784,7 +856,7 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         cache = self.__dict__.get("_selection_cache")
         if cache is not None and cache[0] is stats and cache[1] == key:
             return cache[2]
-        terms = None if self._vocab is None else list(self._vocab)
+        terms = self._terms()
         kept = _sklearn_like_selection(
             terms, stats.doc_freq, stats.term_freq, stats.n_docs, self.min_df,
             self.max_df, self.max_features,

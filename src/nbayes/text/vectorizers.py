@@ -343,6 +343,40 @@ def count_by_class(
     return vocabulary, counts, df
 
 
+def count_terms(
+    docs: Sequence[str],
+    y_codes: np.ndarray,
+    n_classes: int,
+    *,
+    lowercase: bool = True,
+    binary: bool = False,
+    stop_words: str | Iterable[str] | None = None,
+) -> tuple[list[str], np.ndarray, np.ndarray] | None:
+    """Sorted unigram terms, per-class counts (float64) and document frequencies through
+    the compiled path, without building a term dict; None when that path cannot read
+    the documents (use :func:`count_by_class`). ``y_codes`` must be valid class codes."""
+    docs = _as_str_list(docs)
+    y = np.asarray(y_codes).astype(np.int64, copy=False)
+    direct = _tk.direct_count(docs, y, int(n_classes), bool(lowercase), bool(binary),
+                              dtype=np.float64)  # fmt: skip
+    if direct is None:
+        return None
+    return _without_stop_words(direct, _stop_set(stop_words))
+
+
+def _without_stop_words(
+    direct: _tk.DirectCounts, stop: frozenset[Any] | None
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The sorted terms, counts and document frequencies of ``direct`` minus stop words."""
+    terms, counts, df = direct.terms, direct.counts, direct.df
+    if stop:
+        keep = np.fromiter((t not in stop for t in terms), dtype=bool, count=len(terms))
+        if not keep.all():
+            terms = [t for t, k in zip(terms, keep.tolist(), strict=True) if k]
+            counts, df = counts[:, keep], df[keep]
+    return terms, counts, df
+
+
 def _place_direct(
     direct: _tk.DirectCounts,
     stop: frozenset[Any] | None,
@@ -350,21 +384,10 @@ def _place_direct(
     fixed_vocabulary: bool,
 ) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
     """``count_by_class``'s result from sorted unigram statistics."""
-    terms = direct.terms
-    keep = None
-    if stop:
-        keep = np.fromiter((t not in stop for t in terms), dtype=bool, count=len(terms))
-        if keep.all():
-            keep = None
-        else:
-            terms = [t for t, k in zip(terms, keep.tolist(), strict=True) if k]
+    terms, counts, df = _without_stop_words(direct, stop)
     fresh = None
     if vocabulary is None or (not vocabulary and not fixed_vocabulary):
         fresh = dict(zip(terms, range(len(terms)), strict=True))
-    counts, df = direct.counts, direct.df
-    if keep is not None:
-        counts = counts[:, keep]
-        df = df[keep]
     if fresh is not None:
         if vocabulary is None:
             return fresh, counts, df
