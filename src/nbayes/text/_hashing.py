@@ -26,14 +26,14 @@ from ._tokenize import (
     _LO32,
     _addresses,
     _chunks,
+    _end_row,
     _fill_block,
-    _flush_row,
-    _grow1,
     _join_rows,
     _lookup,
     _map,
     _mark,
     _prefetch,
+    _row_bitmap,
     _scan_str,
     _special_docs,
     _src_cp,
@@ -225,15 +225,11 @@ def direct_hash(
     interning a single term: memory is that of the arrays given (plus one word per
     column). False (nothing added) when the zero-copy reader cannot read the documents
     (or the stop words)."""
-    hold = tuple(docs)
-    prep = _addresses(hold, lowercase)
+    hold = tuple(docs)  # the strings stay alive while the kernel reads them
+    prep = _prepare(hold, lowercase, stop)
     if prep is None:
         return False
-    layout, addrs, _, nolow, keep = prep
-    table = _stop_table(stop, layout)
-    if table is None:
-        return False
-    stab, spool = table
+    layout, addrs, _, nolow, stab, spool, keep = prep
     aux = np.zeros(int(n_features), dtype=np.uint64)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     hash_run(addrs, layout, rows, char_table(lowercase), char_table(False), nolow,
@@ -259,9 +255,7 @@ def hash_transform_run(addrs, layout, lo, hi, tlow, tid, nolow, n_features, alte
     bdoc = np.empty(B, dtype=np.int64)
     smask = np.uint64(stab.shape[0] // 4 - 1)
     has_stop = spool.shape[0] > 0
-    cnt = np.zeros(max(n_features, 1), dtype=np.int64)
-    bits = np.zeros((max(n_features, 1) + 63) // 64, dtype=np.uint64)
-    summary = np.zeros((bits.shape[0] + 63) // 64, dtype=np.uint64)
+    cnt, bits, summary = _row_bitmap(n_features)
     indptr = np.zeros(hi - lo + 1, dtype=np.int64)
     indices = np.empty(1024, dtype=np.int64)
     values = np.empty(1024, dtype=np.int64)
@@ -284,14 +278,22 @@ def hash_transform_run(addrs, layout, lo, hi, tlow, tid, nolow, n_features, alte
                 n_row += _mark(c, v, cnt, bits, summary)
             if pos >= n:
                 break
-        if nnz + n_row > indices.shape[0]:
-            size = 2 * (nnz + n_row)
-            indices = _grow1(indices, size, 0)
-            values = _grow1(values, size, 0)
-        _flush_row(cnt, bits, summary, indices, values, nnz)
-        nnz += n_row
+        indices, values, nnz = _end_row(cnt, bits, summary, indices, values, nnz, n_row)
         indptr[d - lo + 1] = nnz
     return indptr, indices[:nnz], values[:nnz]
+
+
+def _prepare(hold: tuple[str, ...], lowercase: bool, stop: frozenset[Any] | None) -> Any:
+    """``(layout, addrs, lengths, nolow, stab, spool, keep)`` for the zero-copy reader
+    and the stop-word table, or None when either cannot be read."""
+    prep = _addresses(hold, lowercase)
+    if prep is None:
+        return None
+    layout, addrs, lengths, nolow, keep = prep
+    table = _stop_table(stop, layout)
+    if table is None:
+        return None
+    return (layout, addrs, lengths, nolow, *table, keep)
 
 
 def _stop_table(stop: frozenset[Any] | None, layout: np.ndarray) -> Any:
@@ -318,15 +320,11 @@ def direct_hash_transform(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """FeatureHasher's CSR pieces of the unigrams of ``docs`` (summed signs, sorted
     indices) with the zero-copy reader, in threads; None if it cannot be used."""
-    hold = tuple(docs)
-    prep = _addresses(hold, lowercase)
+    hold = tuple(docs)  # the strings stay alive while the kernels read them
+    prep = _prepare(hold, lowercase, stop)
     if prep is None:
         return None
-    layout, addrs, lengths, nolow, keep = prep
-    table = _stop_table(stop, layout)
-    if table is None:
-        return None
-    stab, spool = table
+    layout, addrs, lengths, nolow, stab, spool, keep = prep
     tid = char_table(False)
     tlow = char_table(lowercase)
 

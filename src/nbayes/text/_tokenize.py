@@ -1354,20 +1354,37 @@ def run_df(tab, n_terms):
 
 
 @nb.njit(cache=True, nogil=True)
-def sort_terms(pool, tstart, tlen):
-    """Term ids in code point order (Python's ``str`` order), by MSD passes over packed
-    prefixes: 8 code points per 64-bit key below U+0100, 4 below U+10000, else 3."""
-    n = tstart.shape[0]
+def _prefix_width(pool):
+    """Code points per 64-bit order-preserving key and bits per code point: 8 x 8 when
+    every code point of ``pool`` is below U+0100, 4 x 16 below U+10000, else 3 x 21."""
     maxcp = 0
     for i in range(pool.shape[0]):
         if pool[i] > maxcp:
             maxcp = pool[i]
     if maxcp < 256:
-        per, bits = 8, 8
-    elif maxcp < 65536:
-        per, bits = 4, 16
-    else:
-        per, bits = 3, 21
+        return 8, 8
+    if maxcp < 65536:
+        return 4, 16
+    return 3, 21
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _prefix(pool, start, length, depth, per, bits):
+    """The key of code points ``depth .. depth + per - 1`` of a term (0-padded)."""
+    k = np.uint64(0)
+    for r in range(per):
+        k <<= np.uint64(bits)
+        if depth + r < length:
+            k |= np.uint64(pool[start + depth + r])
+    return k
+
+
+@nb.njit(cache=True, nogil=True)
+def sort_terms(pool, tstart, tlen):
+    """Term ids in code point order (Python's ``str`` order), by MSD passes over packed
+    prefixes: 8 code points per 64-bit key below U+0100, 4 below U+10000, else 3."""
+    n = tstart.shape[0]
+    per, bits = _prefix_width(pool)
     order = np.arange(n, dtype=np.int64)
     keys = np.empty(n, dtype=np.uint64)
     stack = [(np.int64(0), np.int64(n), np.int64(0))]
@@ -1375,14 +1392,7 @@ def sort_terms(pool, tstart, tlen):
         lo, hi, depth = stack.pop()
         for q in range(lo, hi):
             t = order[q]
-            L = tlen[t]
-            p = tstart[t]
-            k = np.uint64(0)
-            for r in range(per):
-                k <<= np.uint64(bits)
-                if depth + r < L:
-                    k |= np.uint64(pool[p + depth + r])
-            keys[q] = k
+            keys[q] = _prefix(pool, tstart[t], tlen[t], depth, per, bits)
         sub = np.argsort(keys[lo:hi], kind="mergesort")
         order[lo:hi] = order[lo:hi][sub]
         keys[lo:hi] = keys[lo:hi][sub]
@@ -1421,26 +1431,10 @@ def _before(pool, tstart, tlen, keys, a, b):
 def prefix_keys(pool, tstart, tlen):
     """Order-preserving 64-bit prefixes of every term: 8 code points when all are below
     U+0100, 4 below U+10000, else 3 (ties are broken by :func:`_cmp_terms`)."""
-    maxcp = 0
-    for i in range(pool.shape[0]):
-        if pool[i] > maxcp:
-            maxcp = pool[i]
-    if maxcp < 256:
-        per, bits = 8, 8
-    elif maxcp < 65536:
-        per, bits = 4, 16
-    else:
-        per, bits = 3, 21
+    per, bits = _prefix_width(pool)
     keys = np.empty(tstart.shape[0], dtype=np.uint64)
     for t in range(tstart.shape[0]):
-        v = np.uint64(0)
-        p = tstart[t]
-        L = tlen[t]
-        for r in range(per):
-            v <<= np.uint64(bits)
-            if r < L:
-                v |= np.uint64(pool[p + r])
-        keys[t] = v
+        keys[t] = _prefix(pool, tstart[t], tlen[t], 0, per, bits)
     return keys
 
 
@@ -1930,6 +1924,27 @@ def _mark(c, v, cnt, bits, summary):
 
 
 @nb.njit(cache=True, nogil=True)
+def _row_bitmap(n_cols):
+    """Empty ``(cnt, bits, summary)`` for building rows over ``n_cols`` columns."""
+    cnt = np.zeros(max(n_cols, 1), dtype=np.int64)
+    bits = np.zeros((max(n_cols, 1) + 63) // 64, dtype=np.uint64)
+    summary = np.zeros((bits.shape[0] + 63) // 64, dtype=np.uint64)
+    return cnt, bits, summary
+
+
+@nb.njit(cache=True, nogil=True)
+def _end_row(cnt, bits, summary, indices, values, nnz, n_row):
+    """Append the row being built (``n_row`` columns) at ``nnz``, growing ``indices`` /
+    ``values`` as needed; returns them and the new ``nnz``."""
+    if nnz + n_row > indices.shape[0]:
+        size = 2 * (nnz + n_row)
+        indices = _grow1(indices, size, 0)
+        values = _grow1(values, size, 0)
+    _flush_row(cnt, bits, summary, indices, values, nnz)
+    return indices, values, nnz + n_row
+
+
+@nb.njit(cache=True, nogil=True)
 def _flush_row(cnt, bits, summary, indices, values, k):
     """Write the row's columns in increasing order (and their values) from ``indices[k]``,
     clearing the bitmap for the next row: no per-row sort."""
@@ -1971,9 +1986,7 @@ def transform_run(addrs, layout, lo, hi, tlow, tid, nolow, tab, pool, n_cols, tr
     bdoc = np.empty(B, dtype=np.int64)
     mask = np.uint64(tab.shape[0] // 4 - 1)
     base = tab.ctypes.data
-    cnt = np.zeros(max(n_cols, 1), dtype=np.int64)
-    bits = np.zeros((max(n_cols, 1) + 63) // 64, dtype=np.uint64)
-    summary = np.zeros((bits.shape[0] + 63) // 64, dtype=np.uint64)
+    cnt, bits, summary = _row_bitmap(n_cols)
     indptr = np.zeros(hi - lo + 1, dtype=np.int64)
     indices = np.empty(1024, dtype=np.int64)
     values = np.empty(1024, dtype=np.int64)
@@ -1999,12 +2012,7 @@ def transform_run(addrs, layout, lo, hi, tlow, tid, nolow, tab, pool, n_cols, tr
                 n_row += _mark(c, 1, cnt, bits, summary)
             if pos >= n:
                 break
-        if nnz + n_row > indices.shape[0]:
-            size = 2 * (nnz + n_row)
-            indices = _grow1(indices, size, 0)
-            values = _grow1(values, size, 0)
-        _flush_row(cnt, bits, summary, indices, values, nnz)
-        nnz += n_row
+        indices, values, nnz = _end_row(cnt, bits, summary, indices, values, nnz, n_row)
         indptr[d - lo + 1] = nnz
     return indptr, indices[:nnz], values[:nnz], first[:n_first]
 

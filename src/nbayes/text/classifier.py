@@ -225,6 +225,15 @@ def _text_stats(
     )
 
 
+def _require_terms(stats: TextStats) -> None:
+    """A model needs at least one term (or bucket) seen in some document."""
+    if not (stats.doc_freq > 0).any():
+        raise ValueError(
+            "empty vocabulary; perhaps the documents only contain stop words "
+            "(no token of two or more word characters was found)."
+        )
+
+
 def _check_labels(y: np.ndarray) -> None:
     """Labels must be present (no NaN/None) and discrete, as for the core estimators."""
     if y.ndim == 1 and y.dtype.kind in "US":
@@ -623,21 +632,13 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         fresh = None
         if not self.hashing and sample_weight is None:
             fresh = self._count_fresh(docs, y)
+        vocabulary: dict[str, int] | list[str]
         if fresh is not None:
-            stats, terms = fresh
-            if not terms:
-                raise ValueError(
-                    "empty vocabulary; perhaps the documents only contain stop words "
-                    "(no token of two or more word characters was found)."
-                )
-            return self._set(stats, terms)
-        vocabulary: dict[str, int] = {}
-        stats = self._count(docs, y, sample_weight, vocabulary)
-        if not (stats.doc_freq > 0).any():
-            raise ValueError(
-                "empty vocabulary; perhaps the documents only contain stop words "
-                "(no token of two or more word characters was found)."
-            )
+            stats, vocabulary = fresh
+        else:
+            vocabulary = {}
+            stats = self._count(docs, y, sample_weight, vocabulary)
+        _require_terms(stats)
         return self._set(stats, None if self.hashing else vocabulary)
 
     def partial_fit(self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None) -> Self:
@@ -818,11 +819,7 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         stats = total.stats()
         if stats is None:
             raise _NoDocuments("No documents: nothing to learn from.")
-        if not (stats.doc_freq > 0).any():
-            raise ValueError(
-                "empty vocabulary; perhaps the documents only contain stop words "
-                "(no token of two or more word characters was found)."
-            )
+        _require_terms(stats)
         return self._set(stats, None if self.hashing else vocabulary)
 
     # ------------------------------------------------------------ derivation

@@ -698,6 +698,11 @@ def hash_by_class(
 # --------------------------------------------------------------------------------------
 
 
+def _empty_vocabulary() -> ValueError:
+    """scikit-learn's error (and message) for a fit that finds no term."""
+    return ValueError("empty vocabulary; perhaps the documents only contain stop words")
+
+
 def _fast_settings(est: Any) -> tuple[int, int] | None:
     """The ngram range if ``est``'s settings are those of the compiled path, else None."""
     if (
@@ -766,9 +771,7 @@ class CountVectorizer(_sk_text.CountVectorizer):
         else:
             col, n_cols = an.seen()
             if n_cols == 0:
-                raise ValueError(
-                    "empty vocabulary; perhaps the documents only contain stop words"
-                )
+                raise _empty_vocabulary()
             ids = np.flatnonzero(col >= 0)
             ids = ids[np.argsort(col[ids])]  # in order of first appearance
             rank = np.empty(len(col), dtype=np.int64)
@@ -795,13 +798,9 @@ class CountVectorizer(_sk_text.CountVectorizer):
             counted = _tk.direct_count(docs, zeros, 1, bool(self.lowercase), False)
             if counted is None:
                 return None
-            terms = counted.terms
-            if stop:
-                terms = [t for t in terms if t not in stop]
+            terms = _without_stop_words(counted, stop)[0]
             if not terms:
-                raise ValueError(
-                    "empty vocabulary; perhaps the documents only contain stop words"
-                )
+                raise _empty_vocabulary()
             vocabulary = dict(zip(terms, range(len(terms)), strict=True))
         first: list[np.ndarray] | None = None if fixed_vocab else []
         pieces = _tk.direct_transform(
