@@ -641,12 +641,17 @@ def test_feature_order_does_not_matter(name, data):
     model = make(name, **params).fit(X, y)
     shuffled = make(name, **pparams).fit(X[:, perm], y)
     Q = query_rows(kind, X, 8, model)
-    assert_allclose(
-        shuffled.predict_joint_log_proba(Q[:, perm]), model.predict_joint_log_proba(Q),
-        rtol=1e-10, atol=1e-9,
-    )  # fmt: skip
+    jll_shuffled = shuffled.predict_joint_log_proba(Q[:, perm])
+    jll_model = model.predict_joint_log_proba(Q)
+    assert_allclose(jll_shuffled, jll_model, rtol=1e-10, atol=1e-9)
+    # A posterior moves by at most twice the largest change of a log-likelihood: with
+    # log-likelihoods of 1e10 (near-zero variances) the last bits of a sum differ with
+    # memory alignment, so the tolerance follows the log-likelihoods'.
+    with np.errstate(invalid="ignore"):  # -inf - -inf: equal, no slack needed
+        moved = np.abs(jll_shuffled - jll_model)
+    slack = 2 * float(np.max(moved[np.isfinite(moved)], initial=0.0))
     assert_allclose(shuffled.predict_proba(Q[:, perm]), model.predict_proba(Q),
-                    rtol=1e-9, atol=1e-12)  # fmt: skip
+                    rtol=1e-9, atol=1e-12 + slack)  # fmt: skip
     jll = model.predict_joint_log_proba(Q)
     if jll.shape[1] > 1:
         top2 = np.sort(jll, axis=1)[:, -2:]

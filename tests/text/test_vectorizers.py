@@ -577,3 +577,24 @@ def test_csr_dot_equals_scipy_bit_for_bit(n, m, k, density, n_threads, seed) -> 
     np.testing.assert_array_equal(csr_dot(X, W, n_threads=n_threads), X @ W)
     with pytest.raises(ValueError, match="columns"):
         csr_dot(X, W[:-1] if m > 1 else np.zeros((2, k)))
+
+
+@pytest.mark.parametrize("alphabet", ["ab_z09", "abé\xff", "aĀŐ€b", "a\U0001f600\U0010fffbz"])
+def test_sort_terms_is_python_str_order(alphabet: str) -> None:
+    """The radix passes over packed prefixes order terms as Python orders str, including
+    long shared prefixes (several passes), every key width and runs past the radix cut-off."""
+    rng = np.random.default_rng(len(alphabet))
+    chars = list(alphabet)
+    words = {"".join(rng.choice(chars, size=int(rng.integers(1, 30)))) for _ in range(3000)}
+    words |= {"a" * k for k in range(1, 40)} | {"ab" * k + "z" for k in range(1, 25)}
+    words |= {"prefix" * 3 + w for w in list(words)[:200]}
+    terms = list(words)
+    rng.shuffle(terms)
+    pool = np.array([ord(c) for t in terms for c in t], dtype=np.uint32)
+    tlen = np.array([len(t) for t in terms], dtype=np.int64)
+    tstart = np.concatenate([[0], np.cumsum(tlen)[:-1]]).astype(np.int64)
+    order, first, per = _tk.sort_terms(pool, tstart, tlen)
+    assert [terms[i] for i in order] == sorted(terms)
+    np.testing.assert_array_equal(first, _tk.prefix_keys(pool, tstart, tlen))
+    top = max(map(ord, alphabet))
+    assert per == (8 if top < 0x100 else 4 if top < 0x10000 else 3)

@@ -41,6 +41,8 @@ from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
+from .._memory import huge_empty, huge_full
+
 __all__ = [
     "FrozenVocabulary",
     "DirectCounts",
@@ -59,6 +61,9 @@ __all__ = [
 ]
 
 _MAX_CP = 0x110000
+_U64 = np.zeros(0, dtype=np.uint64)  # dtype exemplars for huge_empty / huge_full
+_U32 = np.zeros(0, dtype=np.uint32)
+_I64 = np.zeros(0, dtype=np.int64)
 _WORD_TABLE: np.ndarray | None = None
 
 
@@ -650,7 +655,7 @@ def ngram_order(state: InternState, first: np.ndarray, second: np.ndarray,
     tstart = state.tstart[:n]
     tlen = state.tlen[:n].astype(np.int64)
     rank = np.empty(n, dtype=np.int64)
-    rank[sort_terms(state.pool, tstart, tlen)] = np.arange(n, dtype=np.int64)
+    rank[sort_terms(state.pool, tstart, tlen)[0]] = np.arange(n, dtype=np.int64)
     pair = ids >= n
     k1 = np.where(pair, 0, ids)
     k1[pair] = first[ids[pair] - n]
@@ -1195,7 +1200,7 @@ def _probe_block(nb_, bw0, bw1, bkey, bh, bsrc, bdoc, bwidth, blow, bid, tlow, t
 
 @nb.njit(cache=True, nogil=True)
 def _retable(tab, n_slots, pool, tstart):
-    new = np.zeros(4 * n_slots, dtype=np.uint64)
+    new = huge_full(4 * n_slots, 0, tab)
     mask = np.uint64(n_slots - 1)
     for s in range(tab.shape[0] // 4):
         m = tab[4 * s + 2]
@@ -1213,8 +1218,9 @@ def _retable(tab, n_slots, pool, tstart):
 
 @nb.njit(cache=True, nogil=True)
 def _grow1(a, size, fill):
-    out = np.full(size, fill, dtype=a.dtype)
+    out = huge_empty(size, a)
     out[: a.shape[0]] = a
+    out[a.shape[0]:] = fill
     return out
 
 
@@ -1226,8 +1232,8 @@ def new_run(counts0, n_classes, expect=0):
     cap = 1024
     while cap < expect:
         cap *= 2
-    return (np.zeros(4 * 2 * cap, dtype=np.uint64), np.empty(8 * cap, dtype=np.uint32),
-            np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
+    return (huge_full(4 * 2 * cap, 0, _U64), huge_empty(8 * cap, _U32),
+            huge_empty(cap, _I64), huge_empty(cap, _I64),
             _grow1(counts0, cap * n_classes, 0), np.zeros(2, dtype=np.int64))
 
 
@@ -1380,22 +1386,70 @@ def _prefix(pool, start, length, depth, per, bits):
 
 
 @nb.njit(cache=True, nogil=True)
+def _radix_sort(keys, order, lo, hi):
+    """Sort ``keys[lo:hi]`` (uint64) in place, stably, permuting ``order[lo:hi]`` alike:
+    least significant byte first, skipping the bytes all keys share (a few passes of
+    sequential reads instead of a comparison sort's n log n)."""
+    n = hi - lo
+    hist = np.zeros((8, 256), dtype=np.int64)
+    for i in range(lo, hi):
+        v = keys[i]
+        for d in range(8):
+            hist[d, np.int64((v >> np.uint64(8 * d)) & np.uint64(255))] += 1
+    k0 = keys[lo:hi]
+    o0 = order[lo:hi]
+    k1 = np.empty(n, dtype=np.uint64)
+    o1 = np.empty(n, dtype=np.int64)
+    pos = np.empty(256, dtype=np.int64)
+    flips = 0
+    for d in range(8):
+        if hist[d, np.int64((k0[0] >> np.uint64(8 * d)) & np.uint64(255))] == n:
+            continue  # every key has this byte
+        s = 0
+        for b in range(256):
+            pos[b] = s
+            s += hist[d, b]
+        for i in range(n):
+            v = k0[i]
+            b = np.int64((v >> np.uint64(8 * d)) & np.uint64(255))
+            j = pos[b]
+            pos[b] = j + 1
+            k1[j] = v
+            o1[j] = o0[i]
+        k0, k1 = k1, k0
+        o0, o1 = o1, o0
+        flips += 1
+    if flips % 2 == 1:  # the result is in the scratch arrays
+        keys[lo:hi] = k0
+        order[lo:hi] = o0
+
+
+@nb.njit(cache=True, nogil=True)
 def sort_terms(pool, tstart, tlen):
     """Term ids in code point order (Python's ``str`` order), by MSD passes over packed
-    prefixes: 8 code points per 64-bit key below U+0100, 4 below U+10000, else 3."""
+    prefixes: 8 code points per 64-bit key below U+0100, 4 below U+10000, else 3.
+
+    Returns ``(order, first, per)``: ``first`` = every term's first key (by id, as
+    :func:`prefix_keys` gives them) and ``per`` = code points per key."""
     n = tstart.shape[0]
     per, bits = _prefix_width(pool)
     order = np.arange(n, dtype=np.int64)
     keys = np.empty(n, dtype=np.uint64)
+    first = np.empty(0, dtype=np.uint64)
     stack = [(np.int64(0), np.int64(n), np.int64(0))]
     while len(stack) > 0:
         lo, hi, depth = stack.pop()
         for q in range(lo, hi):
             t = order[q]
             keys[q] = _prefix(pool, tstart[t], tlen[t], depth, per, bits)
-        sub = np.argsort(keys[lo:hi], kind="mergesort")
-        order[lo:hi] = order[lo:hi][sub]
-        keys[lo:hi] = keys[lo:hi][sub]
+        if depth == 0:
+            first = keys.copy()
+        if hi - lo > 64:
+            _radix_sort(keys, order, lo, hi)
+        else:
+            sub = np.argsort(keys[lo:hi], kind="mergesort")
+            order[lo:hi] = order[lo:hi][sub]
+            keys[lo:hi] = keys[lo:hi][sub]
         q = lo
         while q < hi:
             r = q + 1
@@ -1404,7 +1458,7 @@ def sort_terms(pool, tstart, tlen):
             if r - q > 1:
                 stack.append((np.int64(q), np.int64(r), depth + per))
             q = r
-    return order
+    return order, first, per
 
 
 @nb.njit(cache=True, nogil=True)
@@ -1487,7 +1541,7 @@ def merge_piece(pool, tstart, tlen, keys, order, starts, ends):
         for q in range(total):
             total += tlen[one[q, 0]]
         return one, total
-    sel = np.full((total, k), -1, dtype=np.int64)
+    sel = huge_full(total * k, -1, _I64).reshape((total, k))
     n = 0
     chars = 0
     if k == 2:
@@ -1547,7 +1601,14 @@ def fill_blob(pool, tstart, tlen, sel, blob, o, sep):
     """Write the code points of ``sel``'s terms, each followed by ``sep``, from
     ``blob[o]``."""
     k = sel.shape[1]
-    for j in range(sel.shape[0]):
+    n = sel.shape[0]
+    pbase = pool.ctypes.data
+    for j in range(n):
+        if j + _AHEAD < n:
+            r = 0
+            while sel[j + _AHEAD, r] < 0 and r < k - 1:
+                r += 1
+            _prefetch(pbase + pool.itemsize * tstart[sel[j + _AHEAD, r]])
         r = 0
         while sel[j, r] < 0 and r < k - 1:
             r += 1
@@ -1565,14 +1626,20 @@ def fill_counts(counts, df, sel, n_classes, out, out_df, col0):
     """Columns ``col0 ..`` of the dense ``(n_classes, n_union)`` counts ``out`` and of
     ``out_df`` from the id-major run ``counts`` and ``df`` of ``sel``'s terms."""
     n, k = sel.shape
+    cbase = counts.ctypes.data
+    row = counts.itemsize * n_classes
     for j in range(n):
+        if j + _AHEAD < n:  # the rows come in term order, i.e. at random: fetch ahead
+            for r in range(k):
+                if sel[j + _AHEAD, r] >= 0:
+                    _prefetch(cbase + row * sel[j + _AHEAD, r])
         for r in range(k):
             t = sel[j, r]
             if t < 0:
                 continue
             out_df[col0 + j] += df[t]
             for c in range(n_classes):
-                out[c, col0 + j] += counts[t * n_classes + c]
+                out[col0 + j, c] += counts[t * n_classes + c]
 
 
 # --------------------------------------------------------------------------------------
@@ -1738,8 +1805,8 @@ def direct_count(
         tab, pool, tstart, tlen, counts, state = st
         n = int(state[0])
         pool, tstart, tlen = pool[: state[1]], tstart[:n], tlen[:n]
-        return pool, tstart, tlen, counts[: n * C], run_df(tab, n), sort_terms(pool, tstart,
-                                                                                tlen)
+        return pool, tstart, tlen, counts[: n * C], run_df(tab, n), *sort_terms(pool, tstart,
+                                                                                 tlen)
 
     runs = _map(worker, list(range(max(1, n_workers))))
     del keep
@@ -1767,7 +1834,7 @@ def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
     """
     C = n_classes
     if len(runs) == 1:
-        pool, tstart, tlen, counts, df, order = runs[0]
+        pool, tstart, tlen, counts, df, order, keys, _ = runs[0]
         bounds = np.array([0, len(order)], dtype=np.int64)
     else:
         pool_off = np.cumsum([0] + [len(r[0]) for r in runs[:-1]])
@@ -1779,7 +1846,10 @@ def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
         df = np.concatenate([r[4] for r in runs])
         order = np.concatenate([r[5] + o for r, o in zip(runs, id_off, strict=True)])
         bounds = np.cumsum([0] + [len(r[1]) for r in runs]).astype(np.int64)
-    keys = prefix_keys(pool, tstart, tlen)
+        if len({r[7] for r in runs}) == 1:  # the sorts' keys are comparable
+            keys = np.concatenate([r[6] for r in runs])
+        else:
+            keys = prefix_keys(pool, tstart, tlen)
     n_pieces = 1 if len(runs) == 1 else 2 * len(runs)
     cuts = split_sorted(pool, tstart, tlen, keys, order, bounds, n_pieces)
     pieces = _map(
@@ -1791,17 +1861,18 @@ def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
     blob = np.empty(at[-1], dtype=np.uint32)
     _map(lambda i: fill_blob(pool, tstart, tlen, pieces[i][0], blob, at[i], 10),
          list(range(n_pieces)))
-    out = np.zeros((C, col0[-1]), dtype=like.dtype)
+    out = np.zeros((col0[-1], C), dtype=like.dtype)
     out_df = np.zeros(col0[-1], dtype=np.int64)
 
     def fill(i: int) -> None:
         fill_counts(counts, df, pieces[i][0], C, out, out_df, col0[i])
 
     if n_pieces > 1 and _POOL is not None:  # count matrix in parallel with the strings
-        pending: Any = _Pending([_POOL.submit(fill, i) for i in range(n_pieces)], (out, out_df))
+        pending: Any = _Pending([_POOL.submit(fill, i) for i in range(n_pieces)],
+                                (out.T, out_df))
     else:
         fill(0)
-        pending = (out, out_df)
+        pending = (out.T, out_df)
     return DirectCounts(_decode_terms(blob[:-1]), pending)
 
 
