@@ -598,3 +598,49 @@ def test_sort_terms_is_python_str_order(alphabet: str) -> None:
     np.testing.assert_array_equal(first, _tk.prefix_keys(pool, tstart, tlen))
     top = max(map(ord, alphabet))
     assert per == (8 if top < 0x100 else 4 if top < 0x10000 else 3)
+
+
+def test_terms_decode_only_when_read_and_pickle_as_a_list() -> None:
+    import pickle
+
+    docs, y = _mixed_corpus(300)
+    got = _tk.direct_count(docs, y, 3, True, False, n_threads=2)
+    assert got is not None
+    terms = got.terms
+    assert isinstance(terms, _tk.Terms)
+    n = len(terms)
+    assert terms._strings is None  # len() needs no strings
+    ref_vocab, _, _ = _reference_class_sums(docs, y, 3)
+    assert n == len(ref_vocab)
+    assert terms == sorted(ref_vocab) and terms == tuple(sorted(ref_vocab))
+    assert terms[0] == min(ref_vocab) and list(terms) == sorted(ref_vocab)
+    assert pickle.loads(pickle.dumps(terms)) == sorted(ref_vocab)
+    assert type(pickle.loads(pickle.dumps(terms))) is list
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(docs=docs_strategy, data=st.data())
+def test_term_columns_score_like_their_dict(docs: list[str], data: st.DataObject) -> None:
+    """The lookup built from code points finds exactly the columns the dict gives."""
+    y = np.arange(len(docs)) % 2
+    got = _tk.direct_count(docs, y, 2, True, False, n_threads=1)
+    assert got is not None
+    terms = got.terms
+    every = data.draw(st.booleans())
+    kept = None
+    if not every and len(terms):
+        kept = np.asarray(sorted(data.draw(st.sets(st.integers(0, len(terms) - 1), min_size=1))))
+    cols = _tk.TermColumns(terms, kept)
+    names = list(terms) if kept is None else [terms[j] for j in kept.tolist()]
+    plain = dict(zip(names, range(len(names)), strict=True))
+    assert cols == plain and len(cols) == len(plain)
+    queries = docs + [" ".join(names[::-1]), "".join(names)]
+    assert_same_csr(transform_counts(queries, cols), transform_counts(queries, plain))
+    assert_same_csr(
+        transform_counts(queries, cols, stop_words=list(names[:1])),
+        transform_counts(queries, plain, stop_words=list(names[:1])),
+    )
+    import pickle
+
+    back = pickle.loads(pickle.dumps(cols))
+    assert type(back) is _tk.FrozenVocabulary and back == plain

@@ -29,7 +29,7 @@ import itertools
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -45,6 +45,8 @@ from .._memory import huge_empty, huge_full
 
 __all__ = [
     "FrozenVocabulary",
+    "Terms",
+    "TermColumns",
     "DirectCounts",
     "direct_count",
     "word_table",
@@ -1670,7 +1672,7 @@ class DirectCounts:
 
     __slots__ = ("terms", "_pending", "_result")
 
-    def __init__(self, terms: list[str], pending: Any) -> None:
+    def __init__(self, terms: Terms, pending: Any) -> None:
         self.terms = terms
         self._pending = pending
         self._result: tuple[np.ndarray, np.ndarray] | None = None
@@ -1700,6 +1702,53 @@ def _decode_terms(blob: np.ndarray) -> list[str]:
     else:
         text = blob.tobytes().decode("utf-32-le", "surrogatepass")
     return text.split("\n")
+
+
+class Terms(Sequence[str]):
+    """A sorted vocabulary kept as code points, decoded to ``str`` on first use.
+
+    ``blob`` holds the terms joined by ``"\n"`` (uint32 code points). Making 130k Python
+    strings costs ~5-10 ms and ~2,500 page faults; a fit that is then used to predict
+    never needs them (:class:`TermColumns` builds the compiled lookup from ``blob``).
+    Compares equal to a list or tuple of the same strings.
+    """
+
+    __slots__ = ("blob", "_n", "_strings")
+
+    def __init__(self, blob: np.ndarray, n: int) -> None:
+        self.blob = blob
+        self._n = int(n)
+        self._strings: list[str] | None = None
+
+    def strings(self) -> list[str]:
+        """The terms as a list of str (decoded once)."""
+        if self._strings is None:
+            self._strings = _decode_terms(self.blob) if self._n else []
+        return self._strings
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.strings()[i]
+
+    def __iter__(self) -> Any:
+        return iter(self.strings())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Terms):
+            return self.strings() == other.strings()
+        if isinstance(other, list | tuple):
+            return self.strings() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Terms({self._n} terms)"
+
+    def __reduce__(self) -> Any:
+        return (list, (self.strings(),))
 
 
 def _addresses(docs: tuple[str, ...], lowercase: bool) -> tuple[Any, ...] | None:
@@ -1858,11 +1907,11 @@ def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
     )
     col0 = np.cumsum([0] + [p[0].shape[0] for p in pieces]).tolist()
     at = np.cumsum([0] + [p[1] for p in pieces]).tolist()
-    blob = np.empty(at[-1], dtype=np.uint32)
+    blob = huge_empty(at[-1], _U32)
     _map(lambda i: fill_blob(pool, tstart, tlen, pieces[i][0], blob, at[i], 10),
          list(range(n_pieces)))
-    out = np.zeros((col0[-1], C), dtype=like.dtype)
-    out_df = np.zeros(col0[-1], dtype=np.int64)
+    out = huge_full(col0[-1] * C, 0, like).reshape((col0[-1], C))
+    out_df = huge_full(col0[-1], 0, _I64)
 
     def fill(i: int) -> None:
         fill_counts(counts, df, pieces[i][0], C, out, out_df, col0[i])
@@ -1873,7 +1922,7 @@ def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
     else:
         fill(0)
         pending = (out.T, out_df)
-    return DirectCounts(_decode_terms(blob[:-1]), pending)
+    return DirectCounts(Terms(blob[:-1], col0[-1]), pending)
 
 
 # --------------------------------------------------------------------------------------
@@ -2108,14 +2157,129 @@ class FrozenVocabulary(dict[str, int]):
         return (FrozenVocabulary, (dict(self),))
 
 
+class TermColumns(Mapping[str, int]):
+    """Read-only term -> column mapping over sorted :class:`Terms`: column ``j`` is term
+    ``kept[j]`` (every term, in order, when ``kept`` is None).
+
+    Batch scoring looks terms up in a compiled table built straight from the code
+    points; the ``str`` keys and the dict are made only when something asks for them.
+    Pickles as a :class:`FrozenVocabulary`.
+    """
+
+    __slots__ = ("terms", "kept", "_dict", "_table")
+
+    def __init__(self, terms: Terms, kept: np.ndarray | None = None) -> None:
+        self.terms = terms
+        self.kept = kept
+        self._dict: FrozenVocabulary | None = None
+        self._table: Any = None
+
+    def mapping(self) -> FrozenVocabulary:
+        """The mapping as a (read-only) dict, made once."""
+        if self._dict is None:
+            names = self.terms.strings()
+            if self.kept is not None:
+                names = [names[j] for j in self.kept.tolist()]
+            self._dict = FrozenVocabulary(zip(names, range(len(names)), strict=True))
+        return self._dict
+
+    def __getitem__(self, term: str) -> int:
+        return self.mapping()[term]
+
+    def get(self, term: str, default: Any = None) -> Any:
+        return self.mapping().get(term, default)
+
+    def __contains__(self, term: object) -> bool:
+        return term in self.mapping()
+
+    def __iter__(self) -> Any:
+        return iter(self.mapping())
+
+    def __len__(self) -> int:
+        return len(self.terms) if self.kept is None else len(self.kept)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mapping):
+            return self.mapping() == (other.mapping() if isinstance(other, TermColumns)
+                                      else other)  # fmt: skip
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> Any:
+        return (FrozenVocabulary, (dict(self.mapping()),))
+
+    def table(self) -> Any:
+        """The compiled lookup table (built from the code points once)."""
+        if self._table is None:
+            cols = np.arange(len(self.terms), dtype=np.int64)
+            if self.kept is not None:
+                cols = np.full(len(self.terms), -1, dtype=np.int64)
+                cols[self.kept] = np.arange(len(self.kept), dtype=np.int64)
+            self._table = build_lookup_blob(self.terms.blob, cols, char_table(False))
+        return self._table
+
+
+@nb.njit(cache=True, nogil=True)
+def build_lookup_blob(blob, cols, tid):
+    """The lookup table of :func:`build_lookup` for the terms of a ``"\n"``-joined
+    code point ``blob`` (each term one token): term ``i`` maps to column ``cols[i]``,
+    left out when -1."""
+    n = cols.shape[0]
+    n_slots = 16
+    while n_slots < 2 * n:
+        n_slots *= 2
+    tab = huge_full(4 * n_slots, 0, _U64)
+    pool = np.empty(blob.shape[0], dtype=np.uint32)
+    used = 0
+    mask = np.uint64(n_slots - 1)
+    B = 1024
+    bw0 = np.empty(B, dtype=np.uint64)
+    bw1 = np.empty(B, dtype=np.uint64)
+    bkey = np.empty(B, dtype=np.uint64)
+    bh = np.empty(B, dtype=np.uint64)
+    bsrc = np.empty(B, dtype=np.int64)
+    bdoc = np.empty(B, dtype=np.int64)
+    data = blob.ctypes.data
+    p = _ptr32(data)
+    N = blob.shape[0]
+    pos = 0
+    term = 0
+    while pos < N and term < n:
+        pos, nb_ = _scan_into(p, N, pos, data, 4, tid, 0, bw0, bw1, bkey, bh, bsrc, bdoc, 0)
+        for b in range(nb_):
+            c = cols[term]
+            term += 1
+            if c < 0:
+                continue
+            L = np.int64((bkey[b] >> np.uint64(32)) & np.uint64(0x7FFFFFFF))
+            for k in range(L):
+                pool[used + k] = _src_cp(bsrc[b], 4, tid, k)
+            j = np.int64(bh[b] & mask)
+            while tab[4 * j + 2] != 0:
+                j = np.int64((np.uint64(j) + np.uint64(1)) & mask)
+            tab[4 * j] = bw0[b]
+            tab[4 * j + 1] = bw1[b]
+            tab[4 * j + 2] = bkey[b] | np.uint64(c + 1)
+            tab[4 * j + 3] = (np.uint64(used) << np.uint64(32)) | np.uint64(L)
+            used += L
+    return tab, pool[:used]
+
+
 def _vocab_lookup(vocabulary: Any, stop: frozenset[Any] | None, layout: np.ndarray) -> Any:
     """The compiled lookup table of ``vocabulary`` (cached while the mapping is unchanged:
     identity, and for a plain dict equality with a snapshot, are checked on every call)."""
-    frozen = type(vocabulary) is FrozenVocabulary
+    if type(vocabulary) is TermColumns and not stop:
+        return vocabulary.table()
+    frozen = type(vocabulary) in (FrozenVocabulary, TermColumns)
     for entry in _LOOKUPS:
         if entry[0] is vocabulary and entry[1] == stop and (frozen or entry[2] == vocabulary):
             return entry[3]
-    snapshot = vocabulary if frozen else dict(vocabulary)
+    snapshot: Any
+    if type(vocabulary) is TermColumns:
+        snapshot = vocabulary.mapping()
+    else:
+        snapshot = vocabulary if frozen else dict(vocabulary)
     terms = list(snapshot)
     cols = np.fromiter(snapshot.values(), dtype=np.int64, count=len(terms))
     ok = [type(t) is str and not (stop and t in stop) for t in terms]  # no tuples: no GC

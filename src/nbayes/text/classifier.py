@@ -29,7 +29,7 @@ from .._validation import check_sample_weight
 from ..explain import Explanation
 from ..naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
 from ._scoring import csr_dot
-from ._tokenize import FrozenVocabulary
+from ._tokenize import FrozenVocabulary, TermColumns, Terms
 from .recipes import resolve as resolve_recipe
 from .vectorizers import (
     count_by_class,
@@ -547,7 +547,9 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
                 term_freq = np.asarray(X.sum(axis=0), dtype=np.float64).reshape(-1)
         return _text_stats(classes, codes, sw, sums, df, len(docs), term_freq)
 
-    def _count_fresh(self, docs: list[str], y: np.ndarray) -> tuple[TextStats, list[str]] | None:
+    def _count_fresh(
+        self, docs: list[str], y: np.ndarray
+    ) -> tuple[TextStats, Sequence[str]] | None:
         """A fit's statistics and its sorted terms, without building the term dict (the
         unigram compiled path); None when that path cannot take the batch."""
         if self._ngram() != (1, 1):
@@ -587,15 +589,17 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         _check_labels(y)
         return docs, y
 
-    def _set(self, stats: TextStats, vocabulary: dict[str, int] | list[str] | None) -> Self:
+    def _set(
+        self, stats: TextStats, vocabulary: dict[str, int] | Sequence[str] | None
+    ) -> Self:
         """Install statistics and their vocabulary: a dict term -> column, or the terms
         in column order (the dict is then built only if something needs it)."""
         self._stats = stats
-        if isinstance(vocabulary, list):
-            self._vocab_dict: dict[str, int] | None = None
-            self._vocab_terms: list[str] | None = vocabulary
-        else:
+        if vocabulary is None or isinstance(vocabulary, dict):
             self._vocab = vocabulary
+        else:  # the terms in column order (a list, or a fit's Terms)
+            self._vocab_dict: dict[str, int] | None = None
+            self._vocab_terms: Sequence[str] | None = vocabulary
         self.__dict__.pop("_cache", None)
         self.__dict__.pop("_selection_cache", None)
         return self
@@ -632,7 +636,7 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         fresh = None
         if not self.hashing and sample_weight is None:
             fresh = self._count_fresh(docs, y)
-        vocabulary: dict[str, int] | list[str]
+        vocabulary: dict[str, int] | Sequence[str]
         if fresh is not None:
             stats, vocabulary = fresh
         else:
@@ -853,7 +857,9 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         cache = self.__dict__.get("_selection_cache")
         if cache is not None and cache[0] is stats and cache[1] == key:
             return cache[2]
-        terms = self._terms()
+        raw = self.__dict__.get("_vocab_terms")
+        # a fit's sorted Terms: column order is term order, no str needed to select
+        terms = None if isinstance(raw, Terms) else self._terms()
         kept = _sklearn_like_selection(
             terms, stats.doc_freq, stats.term_freq, stats.n_docs, self.min_df,
             self.max_df, self.max_features,
@@ -866,7 +872,11 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
             "kept": kept,
             "inner_stats": CountStats(c.classes, c.class_count, fc),
         }
-        if terms is not None:
+        if isinstance(raw, Terms):
+            every = len(kept) == len(raw) and not (np.diff(kept) != 1).any()
+            out["names"] = raw if every else [raw[j] for j in kept.tolist()]
+            out["vocabulary"] = TermColumns(raw, None if every else kept)
+        elif terms is not None:
             names = [terms[j] for j in kept]
             out["names"] = names
             out["vocabulary"] = FrozenVocabulary(zip(names, range(len(names)), strict=True))
@@ -961,8 +971,11 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     def _one_jll(self, doc: str, derived: dict[str, Any]) -> np.ndarray:
         W, bias = derived["linear"]
+        vocabulary = derived["vocabulary"]
+        if isinstance(vocabulary, TermColumns):  # plain dict lookups: no extra call
+            vocabulary = vocabulary.mapping()
         cols, counts = _transform_one(
-            doc, derived["vocabulary"], lowercase=self.lowercase, binary=self._clip,
+            doc, vocabulary, lowercase=self.lowercase, binary=self._clip,
             ngram_range=self._ngram(), stop_words=derived["stop_set"],
         )  # fmt: skip
         if len(cols) == 0:
@@ -1033,7 +1046,10 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         """Term -> column of the kept vocabulary, sorted by term (as CountVectorizer's)."""
         if self.hashing:
             raise AttributeError("A hashing TextClassifier has no vocabulary_.")
-        return dict(self._derived()["vocabulary"])
+        vocabulary = self._derived()["vocabulary"]
+        if isinstance(vocabulary, TermColumns):
+            vocabulary = vocabulary.mapping()
+        return dict(vocabulary)
 
     def get_feature_names_out(self) -> np.ndarray:
         return np.asarray(list(self._derived()["names"]), dtype=object)

@@ -351,10 +351,11 @@ def count_terms(
     lowercase: bool = True,
     binary: bool = False,
     stop_words: str | Iterable[str] | None = None,
-) -> tuple[list[str], np.ndarray, np.ndarray] | None:
+) -> tuple[Sequence[str], np.ndarray, np.ndarray] | None:
     """Sorted unigram terms, per-class counts (float64) and document frequencies through
     the compiled path, without building a term dict; None when that path cannot read
-    the documents (use :func:`count_by_class`). ``y_codes`` must be valid class codes."""
+    the documents (use :func:`count_by_class`). ``y_codes`` must be valid class codes.
+    The terms are a list, or :class:`~nbayes.text._tokenize.Terms` (decoded when read)."""
     docs = _as_str_list(docs)
     y = np.asarray(y_codes).astype(np.int64, copy=False)
     direct = _tk.direct_count(docs, y, int(n_classes), bool(lowercase), bool(binary),
@@ -366,9 +367,10 @@ def count_terms(
 
 def _without_stop_words(
     direct: _tk.DirectCounts, stop: frozenset[Any] | None
-) -> tuple[list[str], np.ndarray, np.ndarray]:
+) -> tuple[Sequence[str], np.ndarray, np.ndarray]:
     """The sorted terms, counts and document frequencies of ``direct`` minus stop words."""
-    terms, counts, df = direct.terms, direct.counts, direct.df
+    terms: Sequence[str] = direct.terms
+    counts, df = direct.counts, direct.df
     if stop:
         keep = np.fromiter((t not in stop for t in terms), dtype=bool, count=len(terms))
         if not keep.all():
