@@ -593,9 +593,11 @@ def test_sort_terms_is_python_str_order(alphabet: str) -> None:
     pool = np.array([ord(c) for t in terms for c in t], dtype=np.uint32)
     tlen = np.array([len(t) for t in terms], dtype=np.int64)
     tstart = np.concatenate([[0], np.cumsum(tlen)[:-1]]).astype(np.int64)
-    order, first, per = _tk.sort_terms(pool, tstart, tlen)
+    order, first, per, skeys, slen = _tk.sort_terms(pool, tstart, tlen)
     assert [terms[i] for i in order] == sorted(terms)
     np.testing.assert_array_equal(first, _tk.prefix_keys(pool, tstart, tlen))
+    np.testing.assert_array_equal(skeys, first[order])
+    np.testing.assert_array_equal(slen, tlen[order])
     top = max(map(ord, alphabet))
     assert per == (8 if top < 0x100 else 4 if top < 0x10000 else 3)
 
@@ -644,3 +646,24 @@ def test_term_columns_score_like_their_dict(docs: list[str], data: st.DataObject
 
     back = pickle.loads(pickle.dumps(cols))
     assert type(back) is _tk.FrozenVocabulary and back == plain
+
+
+@pytest.mark.parametrize("alphabet", ["abcé_", "abĀ", "a\U0001f600b"])
+def test_direct_count_merge_of_long_shared_prefixes(alphabet: str) -> None:
+    """Workers' vocabularies that share many terms longer than one packed key (equal
+    first keys: compared in full) and many short ones (equal keys: equal terms)."""
+    rng = np.random.default_rng(3)
+    stems = ["".join(rng.choice(list(alphabet), size=int(rng.integers(2, 12)))) for _ in range(300)]
+    words = [s + "".join(rng.choice(list(alphabet), size=int(rng.integers(0, 6)))) for s in stems]
+    words += stems
+    docs = [" ".join(rng.choice(words, size=60)) for _ in range(400)]
+    y = np.arange(len(docs)) % 3
+    ref = _tk.direct_count(docs, y, 3, True, False, n_threads=1)
+    assert ref is not None
+    ref_vocab, ref_counts, ref_df = _reference_class_sums(docs, y, 3)
+    assert ref.terms == sorted(ref_vocab)
+    for n_threads in (2, 3, 5):
+        got = _tk.direct_count(docs, y, 3, True, False, n_threads=n_threads)
+        assert got is not None and got.terms == ref.terms
+        np.testing.assert_array_equal(got.counts, ref_counts)
+        np.testing.assert_array_equal(got.df, ref_df)

@@ -1431,13 +1431,16 @@ def sort_terms(pool, tstart, tlen):
     """Term ids in code point order (Python's ``str`` order), by MSD passes over packed
     prefixes: 8 code points per 64-bit key below U+0100, 4 below U+10000, else 3.
 
-    Returns ``(order, first, per)``: ``first`` = every term's first key (by id, as
-    :func:`prefix_keys` gives them) and ``per`` = code points per key."""
+    Returns ``(order, first, per, skeys, slen)``: ``first`` = every term's first key
+    (by id, as :func:`prefix_keys` gives them), ``per`` = code points per key, and
+    ``skeys``/``slen`` = the first keys and lengths in sorted order (a merge reads them
+    front to back instead of at random)."""
     n = tstart.shape[0]
     per, bits = _prefix_width(pool)
     order = np.arange(n, dtype=np.int64)
     keys = np.empty(n, dtype=np.uint64)
     first = np.empty(0, dtype=np.uint64)
+    skeys = np.empty(0, dtype=np.uint64)
     stack = [(np.int64(0), np.int64(n), np.int64(0))]
     while len(stack) > 0:
         lo, hi, depth = stack.pop()
@@ -1452,6 +1455,8 @@ def sort_terms(pool, tstart, tlen):
             sub = np.argsort(keys[lo:hi], kind="mergesort")
             order[lo:hi] = order[lo:hi][sub]
             keys[lo:hi] = keys[lo:hi][sub]
+        if depth == 0:
+            skeys = keys.copy()
         q = lo
         while q < hi:
             r = q + 1
@@ -1460,7 +1465,10 @@ def sort_terms(pool, tstart, tlen):
             if r - q > 1:
                 stack.append((np.int64(q), np.int64(r), depth + per))
             q = r
-    return order, first, per
+    slen = np.empty(n, dtype=np.int64)
+    for q in range(n):
+        slen[q] = tlen[order[q]]
+    return order, first, per, skeys, slen
 
 
 @nb.njit(cache=True, nogil=True)
@@ -1530,10 +1538,14 @@ def split_sorted(pool, tstart, tlen, keys, order, bounds, n_pieces):
 
 
 @nb.njit(cache=True, nogil=True)
-def merge_piece(pool, tstart, tlen, keys, order, starts, ends):
+def merge_piece(pool, tstart, tlen, keys, order, starts, ends, pkeys, plen, low):
     """Union of the sorted runs ``order[starts[r]:ends[r]]``: ``sel[j, r]`` = id of the
     ``j``-th term of the union in run ``r``, or -1; and the union's code points + 1 per
-    term (the length of its part of the term blob)."""
+    term (the length of its part of the term blob).
+
+    ``pkeys``/``plen``: first keys and lengths by position (as ``order``), so two runs
+    merge reading them in sequence; equal keys whose last code point slot (``low`` bits)
+    is 0 hold whole terms, so only longer terms are compared in ``pool``."""
     k = starts.shape[0]
     total = 0
     for r in range(k):
@@ -1549,29 +1561,34 @@ def merge_piece(pool, tstart, tlen, keys, order, starts, ends):
     if k == 2:
         i, ie, j, je = starts[0], ends[0], starts[1], ends[1]
         while i < ie and j < je:
-            a = order[i]
-            b = order[j]
-            c = _before(pool, tstart, tlen, keys, a, b)
+            ka = pkeys[i]
+            kb = pkeys[j]
+            if ka != kb:
+                c = -1 if ka < kb else 1
+            elif ka & low == 0:
+                c = 0
+            else:
+                a = order[i]
+                b = order[j]
+                c = _cmp_terms(pool, tstart[a], tlen[a], tstart[b], tlen[b])
             if c <= 0:
-                sel[n, 0] = a
-                chars += tlen[a] + 1
+                sel[n, 0] = order[i]
+                chars += plen[i] + 1
                 i += 1
             if c >= 0:
-                sel[n, 1] = b
+                sel[n, 1] = order[j]
                 if c > 0:
-                    chars += tlen[b] + 1
+                    chars += plen[j] + 1
                 j += 1
             n += 1
         while i < ie:
-            a = order[i]
-            sel[n, 0] = a
-            chars += tlen[a] + 1
+            sel[n, 0] = order[i]
+            chars += plen[i] + 1
             i += 1
             n += 1
         while j < je:
-            b = order[j]
-            sel[n, 1] = b
-            chars += tlen[b] + 1
+            sel[n, 1] = order[j]
+            chars += plen[j] + 1
             j += 1
             n += 1
         return sel[:n], chars
@@ -1883,7 +1900,7 @@ def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
     """
     C = n_classes
     if len(runs) == 1:
-        pool, tstart, tlen, counts, df, order, keys, _ = runs[0]
+        pool, tstart, tlen, counts, df, order, keys, per, pkeys, plen = runs[0]
         bounds = np.array([0, len(order)], dtype=np.int64)
     else:
         pool_off = np.cumsum([0] + [len(r[0]) for r in runs[:-1]])
@@ -1895,14 +1912,21 @@ def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
         df = np.concatenate([r[4] for r in runs])
         order = np.concatenate([r[5] + o for r, o in zip(runs, id_off, strict=True)])
         bounds = np.cumsum([0] + [len(r[1]) for r in runs]).astype(np.int64)
+        plen = np.concatenate([r[9] for r in runs])
+        per = runs[0][7]
         if len({r[7] for r in runs}) == 1:  # the sorts' keys are comparable
             keys = np.concatenate([r[6] for r in runs])
+            pkeys = np.concatenate([r[8] for r in runs])
         else:
             keys = prefix_keys(pool, tstart, tlen)
+            pkeys = keys[order]
+            per = min(r[7] for r in runs)
+    low = np.uint64((1 << {8: 8, 4: 16, 3: 21}[int(per)]) - 1)
     n_pieces = 1 if len(runs) == 1 else 2 * len(runs)
     cuts = split_sorted(pool, tstart, tlen, keys, order, bounds, n_pieces)
     pieces = _map(
-        lambda i: merge_piece(pool, tstart, tlen, keys, order, cuts[i], cuts[i + 1]),
+        lambda i: merge_piece(pool, tstart, tlen, keys, order, cuts[i], cuts[i + 1], pkeys,
+                              plen, low),  # fmt: skip
         list(range(n_pieces)),
     )
     col0 = np.cumsum([0] + [p[0].shape[0] for p in pieces]).tolist()
@@ -1910,8 +1934,9 @@ def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
     blob = huge_empty(at[-1], _U32)
     _map(lambda i: fill_blob(pool, tstart, tlen, pieces[i][0], blob, at[i], 10),
          list(range(n_pieces)))
-    out = huge_full(col0[-1] * C, 0, like).reshape((col0[-1], C))
-    out_df = huge_full(col0[-1], 0, _I64)
+    # numpy's zeros: pages zeroed by the kernel as the fill threads touch them
+    out = np.zeros((col0[-1], C), dtype=like.dtype)
+    out_df = np.zeros(col0[-1], dtype=np.int64)
 
     def fill(i: int) -> None:
         fill_counts(counts, df, pieces[i][0], C, out, out_df, col0[i])
