@@ -329,3 +329,30 @@ def test_hashed_model_equals_sklearn_on_the_seen_buckets(model, binary, ref) -> 
     np.testing.assert_allclose(clf.predict_joint_log_proba(RT), want, rtol=1e-10, atol=1e-9)
     np.testing.assert_allclose(streamed.predict_joint_log_proba(RT), want, rtol=1e-10, atol=1e-9)
     np.testing.assert_array_equal(clf.feature_count_, nb.feature_count_)
+
+
+_ONE_DOC_TEXT = st.text(
+    alphabet="abcAB é\u00c9\u0130\u03a3\u03c3\u0100z中文😀 .,'\n", min_size=0, max_size=40
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    train=st.lists(_ONE_DOC_TEXT, min_size=2, max_size=12),
+    queries=st.lists(_ONE_DOC_TEXT, min_size=1, max_size=5),
+    lowercase=st.booleans(),
+    binary=st.booleans(),
+)
+def test_one_document_path_equals_the_batch_path(train, queries, lowercase, binary) -> None:
+    """predict on one document (compiled lookup of the fit's code points, or the dict
+    for documents the zero-copy reader cannot take) scores as the batch path does."""
+    train = [*train, "seed words here", "other seed words"]
+    y = np.arange(len(train)) % 2
+    clf = TextClassifier(lowercase=lowercase, binary=binary).fit(train, y)
+    from nbayes.text._tokenize import TermColumns
+
+    assert isinstance(clf._derived()["vocabulary"], TermColumns)  # the compiled path
+    for q in [*queries, *train[:3]]:
+        one = clf.predict_joint_log_proba([q])[0]
+        batch = clf.predict_joint_log_proba([q, q])[0]
+        np.testing.assert_allclose(one, batch, rtol=1e-12, atol=1e-12)

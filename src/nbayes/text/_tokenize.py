@@ -2234,6 +2234,18 @@ class TermColumns(Mapping[str, int]):
     def __reduce__(self) -> Any:
         return (FrozenVocabulary, (dict(self.mapping()),))
 
+    def count_one(self, doc: str, lowercase: bool) -> tuple[np.ndarray, np.ndarray] | None:
+        """``transform_one(doc, self, lowercase=...)`` (unigrams, no stop words) through
+        the compiled table, so one document needs neither the ``str`` keys nor the dict;
+        None when the zero-copy reader cannot take ``doc``."""
+        layout = direct_layout()
+        t = char_table(lowercase)
+        if layout is None or t.shape[0] != _MAX_CP or type(doc) is not str:
+            return None
+        tab, pool = self.table()
+        ok, cols, counts = _count_one(id(doc), layout, t, lowercase, tab, pool)
+        return (cols, counts) if ok else None
+
     def table(self) -> Any:
         """The compiled lookup table (built from the code points once)."""
         if self._table is None:
@@ -2243,6 +2255,53 @@ class TermColumns(Mapping[str, int]):
                 cols[self.kept] = np.arange(len(self.kept), dtype=np.int64)
             self._table = build_lookup_blob(self.terms.blob, cols, char_table(False))
         return self._table
+
+
+@nb.njit(cache=True, nogil=True)
+def _count_one(addr, layout, t, lowercase, tab, pool):
+    """Known columns (sorted) and their counts in the str at ``addr``; ``ok`` False when
+    the zero-copy reader cannot take it (not compact, or U+0130/U+03A3 to lowercase)."""
+    kind, n, data = _str_info(addr, layout)
+    none = np.empty(0, dtype=np.int64)
+    if kind == 0:
+        return False, none, none
+    if lowercase and kind != 1:
+        for i in range(n):
+            c = _ptr16(data)[i] if kind == 2 else _ptr32(data)[i]
+            if c == 0x130 or c == 0x3A3:
+                return False, none, none
+    B = 64
+    bw0 = np.empty(B, dtype=np.uint64)
+    bw1 = np.empty(B, dtype=np.uint64)
+    bkey = np.empty(B, dtype=np.uint64)
+    bh = np.empty(B, dtype=np.uint64)
+    bsrc = np.empty(B, dtype=np.int64)
+    bdoc = np.empty(B, dtype=np.int64)
+    mask = np.uint64(tab.shape[0] // 4 - 1)
+    cols = np.empty(32, dtype=np.int64)
+    m = 0
+    pos = 0
+    while pos < n:
+        pos, nb_, kind, n = _scan_str(addr, layout, t, pos, 0, bw0, bw1, bkey, bh, bsrc, bdoc, 0)
+        for b in range(nb_):
+            c = _lookup(tab, mask, bw0[b], bw1[b], bkey[b], bh[b], pool, bsrc[b], kind, t)
+            if c >= 0:
+                if m == cols.shape[0]:
+                    cols = _grow1(cols, 2 * m, 0)
+                cols[m] = c
+                m += 1
+    cols = np.sort(cols[:m])
+    uniq = np.empty(m, dtype=np.int64)
+    counts = np.empty(m, dtype=np.int64)
+    k = 0
+    for i in range(m):
+        if k > 0 and uniq[k - 1] == cols[i]:
+            counts[k - 1] += 1
+        else:
+            uniq[k] = cols[i]
+            counts[k] = 1
+            k += 1
+    return True, uniq[:k], counts[:k]
 
 
 @nb.njit(cache=True, nogil=True)

@@ -972,12 +972,20 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
     def _one_jll(self, doc: str, derived: dict[str, Any]) -> np.ndarray:
         W, bias = derived["linear"]
         vocabulary = derived["vocabulary"]
-        if isinstance(vocabulary, TermColumns):  # plain dict lookups: no extra call
-            vocabulary = vocabulary.mapping()
-        cols, counts = _transform_one(
-            doc, vocabulary, lowercase=self.lowercase, binary=self._clip,
-            ngram_range=self._ngram(), stop_words=derived["stop_set"],
-        )  # fmt: skip
+        got = None
+        if isinstance(vocabulary, TermColumns):
+            if self._ngram() == (1, 1) and not derived["stop_set"]:
+                got = vocabulary.count_one(doc, bool(self.lowercase))  # no str keys, no dict
+            if got is None:
+                vocabulary = vocabulary.mapping()  # plain dict lookups: no extra call
+            elif self._clip:
+                got = (got[0], np.ones_like(got[1]))
+        if got is None:
+            got = _transform_one(
+                doc, vocabulary, lowercase=self.lowercase, binary=self._clip,
+                ngram_range=self._ngram(), stop_words=derived["stop_set"],
+            )  # fmt: skip
+        cols, counts = got
         if len(cols) == 0:
             return np.asarray(bias, dtype=np.float64).copy()
         return np.asarray(counts @ W[cols] + bias, dtype=np.float64)
