@@ -39,6 +39,7 @@ from ._tokenize import (
     _src_cp,
     build_lookup,
     char_table,
+    key_buffers,
 )
 
 __all__ = ["direct_hash", "direct_hash_transform"]
@@ -161,12 +162,7 @@ def hash_run(addrs, layout, y, tlow, tid, nolow, binary, n_features, fc, aux, st
     miss otherwise). Returns the number of tokens counted.
     """
     B = _BLOCK
-    bw0 = np.empty(B, dtype=np.uint64)
-    bw1 = np.empty(B, dtype=np.uint64)
-    bkey = np.empty(B, dtype=np.uint64)
-    bh = np.empty(B, dtype=np.uint64)
-    bsrc = np.empty(B, dtype=np.int64)
-    bdoc = np.empty(B, dtype=np.int64)
+    bw0, bw1, bkey, bh, bsrc, bdoc = key_buffers(B)
     bwidth = np.empty(B, dtype=np.int64)
     blow = np.empty(B, dtype=np.uint8)
     bcol = np.empty(B, dtype=np.int64)
@@ -247,12 +243,7 @@ def hash_transform_run(addrs, layout, lo, hi, tlow, tid, nolow, n_features, alte
     ``|h| % n_features``, sums are kept even when they cancel to 0, and the indices of
     a row are sorted (the two-level bitmap of :func:`transform_run`)."""
     B = _BLOCK
-    bw0 = np.empty(B, dtype=np.uint64)
-    bw1 = np.empty(B, dtype=np.uint64)
-    bkey = np.empty(B, dtype=np.uint64)
-    bh = np.empty(B, dtype=np.uint64)
-    bsrc = np.empty(B, dtype=np.int64)
-    bdoc = np.empty(B, dtype=np.int64)
+    bw0, bw1, bkey, bh, bsrc, bdoc = key_buffers(B)
     smask = np.uint64(stab.shape[0] // 4 - 1)
     has_stop = spool.shape[0] > 0
     cnt, bits, summary = _row_bitmap(n_features)

@@ -881,6 +881,15 @@ def _mix2(a, b):
 
 
 @nb.njit(cache=True, nogil=True)
+def key_buffers(B):
+    """The six per-token buffers the scanners fill (see :func:`_scan_into`): ``w0``,
+    ``w1``, ``key``, ``hash``, source address and document, room for ``B`` tokens."""
+    return (np.empty(B, dtype=np.uint64), np.empty(B, dtype=np.uint64),
+            np.empty(B, dtype=np.uint64), np.empty(B, dtype=np.uint64),
+            np.empty(B, dtype=np.int64), np.empty(B, dtype=np.int64))
+
+
+@nb.njit(cache=True, nogil=True)
 def _scan_into(p, n, pos, data, width, t, d, bw0, bw1, bkey, bh, bsrc, bdoc, nb_):
     """Tokenize ``p[pos:n]`` into the key buffer from slot ``nb_``.
 
@@ -1309,12 +1318,7 @@ def count_run(addrs, layout, lo, hi, y, n_classes, tlow, tid, nolow, binary, run
     cap = tstart.shape[0]
     n_slots = tab.shape[0] // 4
     B = _BLOCK
-    bw0 = np.empty(B, dtype=np.uint64)
-    bw1 = np.empty(B, dtype=np.uint64)
-    bkey = np.empty(B, dtype=np.uint64)
-    bh = np.empty(B, dtype=np.uint64)
-    bsrc = np.empty(B, dtype=np.int64)
-    bdoc = np.empty(B, dtype=np.int64)
+    bw0, bw1, bkey, bh, bsrc, bdoc = key_buffers(B)
     bwidth = np.empty(B, dtype=np.int64)
     blow = np.empty(B, dtype=np.uint8)
     bid = np.empty(B, dtype=np.int64)
@@ -1972,6 +1976,23 @@ def _scan_str(addr, layout, t, pos, d, bw0, bw1, bkey, bh, bsrc, bdoc, nb_):
     return pos, nb_, kind, n
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _insert_term(tab, mask, pool, used, bw0, bw1, bkey, bh, bsrc, b, width, t, col):
+    """Put buffered token ``b`` (a term not in ``tab`` yet) in the lookup table with
+    column ``col``, its code points at ``pool[used:]``; returns the new ``used``."""
+    L = np.int64((bkey[b] >> np.uint64(32)) & np.uint64(0x7FFFFFFF))
+    for k in range(L):
+        pool[used + k] = _src_cp(bsrc[b], width, t, k)
+    j = np.int64(bh[b] & mask)
+    while tab[4 * j + 2] != 0:
+        j = np.int64((np.uint64(j) + np.uint64(1)) & mask)
+    tab[4 * j] = bw0[b]
+    tab[4 * j + 1] = bw1[b]
+    tab[4 * j + 2] = bkey[b] | np.uint64(col + 1)
+    tab[4 * j + 3] = (np.uint64(used) << np.uint64(32)) | np.uint64(L)
+    return used + L
+
+
 @nb.njit(cache=True, nogil=True)
 def build_lookup(addrs, layout, cols, tid):
     """Exact lookup table of the strings at ``addrs`` (a vocabulary): key ``i`` maps to
@@ -1989,12 +2010,7 @@ def build_lookup(addrs, layout, cols, tid):
     pool = np.empty(total, dtype=np.uint32)
     used = 0
     mask = np.uint64(n_slots - 1)
-    bw0 = np.empty(2, dtype=np.uint64)
-    bw1 = np.empty(2, dtype=np.uint64)
-    bkey = np.empty(2, dtype=np.uint64)
-    bh = np.empty(2, dtype=np.uint64)
-    bsrc = np.empty(2, dtype=np.int64)
-    bdoc = np.empty(2, dtype=np.int64)
+    bw0, bw1, bkey, bh, bsrc, bdoc = key_buffers(2)
     for i in range(n):
         pos, got, kind, L = _scan_str(addrs[i], layout, tid, 0, i, bw0, bw1, bkey, bh, bsrc,
                                       bdoc, 0)
@@ -2002,16 +2018,8 @@ def build_lookup(addrs, layout, cols, tid):
             continue
         if np.int64((bkey[0] >> np.uint64(32)) & np.uint64(0x7FFFFFFF)) != L:
             continue  # surrounded by non-word characters: not a token
-        for k in range(L):
-            pool[used + k] = _src_cp(bsrc[0], kind, tid, k)
-        j = np.int64(bh[0] & mask)
-        while tab[4 * j + 2] != 0:
-            j = np.int64((np.uint64(j) + np.uint64(1)) & mask)
-        tab[4 * j] = bw0[0]
-        tab[4 * j + 1] = bw1[0]
-        tab[4 * j + 2] = bkey[0] | np.uint64(cols[i] + 1)
-        tab[4 * j + 3] = (np.uint64(used) << np.uint64(32)) | np.uint64(L)
-        used += L
+        used = _insert_term(tab, mask, pool, used, bw0, bw1, bkey, bh, bsrc, 0, kind, tid,
+                            cols[i])  # fmt: skip
     return tab, pool[:used]
 
 
@@ -2123,12 +2131,7 @@ def transform_run(addrs, layout, lo, hi, tlow, tid, nolow, tab, pool, n_cols, tr
     first = np.empty(max(n_cols, 1) if track else 0, dtype=np.int64)
     n_first = 0
     B = _BLOCK
-    bw0 = np.empty(B, dtype=np.uint64)
-    bw1 = np.empty(B, dtype=np.uint64)
-    bkey = np.empty(B, dtype=np.uint64)
-    bh = np.empty(B, dtype=np.uint64)
-    bsrc = np.empty(B, dtype=np.int64)
-    bdoc = np.empty(B, dtype=np.int64)
+    bw0, bw1, bkey, bh, bsrc, bdoc = key_buffers(B)
     mask = np.uint64(tab.shape[0] // 4 - 1)
     base = tab.ctypes.data
     cnt, bits, summary = _row_bitmap(n_cols)
@@ -2271,12 +2274,7 @@ def _count_one(addr, layout, t, lowercase, tab, pool):
             if c == 0x130 or c == 0x3A3:
                 return False, none, none
     B = 64
-    bw0 = np.empty(B, dtype=np.uint64)
-    bw1 = np.empty(B, dtype=np.uint64)
-    bkey = np.empty(B, dtype=np.uint64)
-    bh = np.empty(B, dtype=np.uint64)
-    bsrc = np.empty(B, dtype=np.int64)
-    bdoc = np.empty(B, dtype=np.int64)
+    bw0, bw1, bkey, bh, bsrc, bdoc = key_buffers(B)
     mask = np.uint64(tab.shape[0] // 4 - 1)
     cols = np.empty(32, dtype=np.int64)
     m = 0
@@ -2318,12 +2316,7 @@ def build_lookup_blob(blob, cols, tid):
     used = 0
     mask = np.uint64(n_slots - 1)
     B = 1024
-    bw0 = np.empty(B, dtype=np.uint64)
-    bw1 = np.empty(B, dtype=np.uint64)
-    bkey = np.empty(B, dtype=np.uint64)
-    bh = np.empty(B, dtype=np.uint64)
-    bsrc = np.empty(B, dtype=np.int64)
-    bdoc = np.empty(B, dtype=np.int64)
+    bw0, bw1, bkey, bh, bsrc, bdoc = key_buffers(B)
     data = blob.ctypes.data
     p = _ptr32(data)
     N = blob.shape[0]
@@ -2336,17 +2329,7 @@ def build_lookup_blob(blob, cols, tid):
             term += 1
             if c < 0:
                 continue
-            L = np.int64((bkey[b] >> np.uint64(32)) & np.uint64(0x7FFFFFFF))
-            for k in range(L):
-                pool[used + k] = _src_cp(bsrc[b], 4, tid, k)
-            j = np.int64(bh[b] & mask)
-            while tab[4 * j + 2] != 0:
-                j = np.int64((np.uint64(j) + np.uint64(1)) & mask)
-            tab[4 * j] = bw0[b]
-            tab[4 * j + 1] = bw1[b]
-            tab[4 * j + 2] = bkey[b] | np.uint64(c + 1)
-            tab[4 * j + 3] = (np.uint64(used) << np.uint64(32)) | np.uint64(L)
-            used += L
+            used = _insert_term(tab, mask, pool, used, bw0, bw1, bkey, bh, bsrc, b, 4, tid, c)
     return tab, pool[:used]
 
 
