@@ -3,15 +3,13 @@
 
 A kernel that allocates a table of several MB and then touches every page of it pays
 one page fault per 4 KiB: ~1.5 us each on the virtual machines we measured, i.e. ~15 ms
-for 40 MB, most of a 20 Newsgroups fit in a fresh process. Asking the kernel for
-huge pages (``madvise(MADV_HUGEPAGE)``, as numpy does for its own arrays of 4 MB or
-more) makes that 2 MiB per fault: 40 MB then cost 4 ms. A first 20 Newsgroups fit in a
-fresh process took 17k faults. Random probes of a hash table
-that spans a few huge pages also miss the TLB less.
+for 40 MB (a first 20 Newsgroups fit in a fresh process made 17k faults). Asking the
+kernel for huge pages (``madvise(MADV_HUGEPAGE)``, as numpy does for its own arrays of
+4 MB or more) makes that 2 MiB per fault: 40 MB then cost 4 ms.
 
-:func:`huge_empty` is :func:`numpy.empty` plus that advice; call it only on memory that
-has not been touched yet (the advice applies to pages faulted afterwards). Elsewhere
-than Linux the advice is compiled to nothing.
+:func:`huge_empty` is :func:`numpy.empty` for such arrays: from :data:`HUGE_MIN_BYTES` on,
+the array starts on a 2 MiB boundary of a slightly longer buffer and its pages are advised
+before anything touches them. Elsewhere than Linux the advice is compiled to nothing.
 """
 
 from __future__ import annotations
@@ -49,19 +47,6 @@ def _advise_huge(typingctx, addr, length):  # pragma: no cover - compiled
         return context.get_dummy_value()
 
     return sig, codegen
-
-
-@nb.njit(cache=True, nogil=True)
-def advise(a):
-    """Advise huge pages for the whole 2 MiB pages inside ``a``'s buffer (if it is at
-    least :data:`HUGE_MIN_BYTES`); returns ``a``. The contents are unchanged."""
-    nbytes = a.size * a.itemsize
-    if nbytes >= HUGE_MIN_BYTES:
-        lo = (a.ctypes.data + _HUGE_PAGE - 1) & ~(_HUGE_PAGE - 1)
-        hi = (a.ctypes.data + nbytes) & ~(_HUGE_PAGE - 1)
-        if hi > lo:
-            _advise_huge(lo, hi - lo)
-    return a
 
 
 @nb.njit(cache=True, nogil=True)

@@ -1624,14 +1624,7 @@ def fill_blob(pool, tstart, tlen, sel, blob, o, sep):
     """Write the code points of ``sel``'s terms, each followed by ``sep``, from
     ``blob[o]``."""
     k = sel.shape[1]
-    n = sel.shape[0]
-    pbase = pool.ctypes.data
-    for j in range(n):
-        if j + _AHEAD < n:
-            r = 0
-            while sel[j + _AHEAD, r] < 0 and r < k - 1:
-                r += 1
-            _prefetch(pbase + pool.itemsize * tstart[sel[j + _AHEAD, r]])
+    for j in range(sel.shape[0]):
         r = 0
         while sel[j, r] < 0 and r < k - 1:
             r += 1
@@ -1649,13 +1642,7 @@ def fill_counts(counts, df, sel, n_classes, out, out_df, col0):
     """Columns ``col0 ..`` of the dense ``(n_classes, n_union)`` counts ``out`` and of
     ``out_df`` from the id-major run ``counts`` and ``df`` of ``sel``'s terms."""
     n, k = sel.shape
-    cbase = counts.ctypes.data
-    row = counts.itemsize * n_classes
     for j in range(n):
-        if j + _AHEAD < n:  # the rows come in term order, i.e. at random: fetch ahead
-            for r in range(k):
-                if sel[j + _AHEAD, r] >= 0:
-                    _prefetch(cbase + row * sel[j + _AHEAD, r])
         for r in range(k):
             t = sel[j, r]
             if t < 0:

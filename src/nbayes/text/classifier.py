@@ -866,14 +866,14 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         )  # fmt: skip
         c = stats.counts
         fc = c.feature_count
-        if len(kept) != fc.shape[1] or (np.diff(kept) != 1).any():  # all, in order: no copy
+        every = len(kept) == fc.shape[1] and not (np.diff(kept) != 1).any()  # all, in order
+        if not every:  # else no copy
             fc = fc[:, kept]
         out: dict[str, Any] = {
             "kept": kept,
             "inner_stats": CountStats(c.classes, c.class_count, fc),
         }
         if isinstance(raw, Terms):
-            every = len(kept) == len(raw) and not (np.diff(kept) != 1).any()
             out["names"] = raw if every else [raw[j] for j in kept.tolist()]
             out["vocabulary"] = TermColumns(raw, None if every else kept)
         elif terms is not None:
