@@ -356,3 +356,28 @@ def test_one_document_path_equals_the_batch_path(train, queries, lowercase, bina
         one = clf.predict_joint_log_proba([q])[0]
         batch = clf.predict_joint_log_proba([q, q])[0]
         np.testing.assert_allclose(one, batch, rtol=1e-12, atol=1e-12)
+
+
+def test_compiled_fit_saves_and_loads_with_its_code_point_vocabulary(tmp_path: Path) -> None:
+    """A unigram fit keeps its terms as code points and its counts F-ordered; the model
+    file, pickle and every reader of the vocabulary see the same model."""
+    import pickle
+
+    from nbayes.io.persist import load, save
+    from nbayes.text._tokenize import Terms
+
+    docs = SMS[:300] + ["Ölfeld ÉCOLE naïve ĀŐ €uro 😀 emoji"]
+    y = [*SMS_Y[:300], "ham"]
+    clf = TextClassifier().fit(docs, y)
+    assert isinstance(clf.__dict__["_vocab_terms"], Terms)
+    assert clf.feature_count_.flags.f_contiguous
+    ref = make_pipeline(CountVectorizer(), MultinomialNB()).fit(docs, y)
+    np.testing.assert_array_equal(clf.feature_count_, ref[-1].feature_count_)
+    queries = SMS[300:340] + ["naïve école", ""]
+    want = clf.predict_proba(queries)
+    np.testing.assert_allclose(want, ref.predict_proba(queries), rtol=1e-9, atol=1e-12)
+    save(clf, tmp_path / "text.nbayes")
+    for other in (load(tmp_path / "text.nbayes"), pickle.loads(pickle.dumps(clf))):
+        np.testing.assert_array_equal(other.predict_proba(queries), want)
+        assert other.vocabulary_ == ref[0].vocabulary_
+        assert list(other.get_feature_names_out()) == list(ref[0].get_feature_names_out())
