@@ -41,8 +41,6 @@ from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
-from .._memory import huge_empty, huge_full
-
 __all__ = [
     "FrozenVocabulary",
     "Terms",
@@ -63,9 +61,6 @@ __all__ = [
 ]
 
 _MAX_CP = 0x110000
-_U64 = np.zeros(0, dtype=np.uint64)  # dtype exemplars for huge_empty / huge_full
-_U32 = np.zeros(0, dtype=np.uint32)
-_I64 = np.zeros(0, dtype=np.int64)
 _WORD_TABLE: np.ndarray | None = None
 
 
@@ -1211,7 +1206,7 @@ def _probe_block(nb_, bw0, bw1, bkey, bh, bsrc, bdoc, bwidth, blow, bid, tlow, t
 
 @nb.njit(cache=True, nogil=True)
 def _retable(tab, n_slots, pool, tstart):
-    new = huge_full(4 * n_slots, 0, tab)
+    new = np.zeros(4 * n_slots, dtype=np.uint64)
     mask = np.uint64(n_slots - 1)
     for s in range(tab.shape[0] // 4):
         m = tab[4 * s + 2]
@@ -1229,9 +1224,8 @@ def _retable(tab, n_slots, pool, tstart):
 
 @nb.njit(cache=True, nogil=True)
 def _grow1(a, size, fill):
-    out = huge_empty(size, a)
+    out = np.full(size, fill, dtype=a.dtype)
     out[: a.shape[0]] = a
-    out[a.shape[0]:] = fill
     return out
 
 
@@ -1243,8 +1237,8 @@ def new_run(counts0, n_classes, expect=0):
     cap = 1024
     while cap < expect:
         cap *= 2
-    return (huge_full(4 * 2 * cap, 0, _U64), huge_empty(8 * cap, _U32),
-            huge_empty(cap, _I64), huge_empty(cap, _I64),
+    return (np.zeros(4 * 2 * cap, dtype=np.uint64), np.empty(8 * cap, dtype=np.uint32),
+            np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
             _grow1(counts0, cap * n_classes, 0), np.zeros(2, dtype=np.int64))
 
 
@@ -1559,7 +1553,7 @@ def merge_piece(pool, tstart, tlen, keys, order, starts, ends, pkeys, plen, low)
         for q in range(total):
             total += tlen[one[q, 0]]
         return one, total
-    sel = huge_full(total * k, -1, _I64).reshape((total, k))
+    sel = np.full((total, k), -1, dtype=np.int64)
     n = 0
     chars = 0
     if k == 2:
@@ -1922,7 +1916,7 @@ def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
     )
     col0 = np.cumsum([0] + [p[0].shape[0] for p in pieces]).tolist()
     at = np.cumsum([0] + [p[1] for p in pieces]).tolist()
-    blob = huge_empty(at[-1], _U32)
+    blob = np.empty(at[-1], dtype=np.uint32)
     _map(lambda i: fill_blob(pool, tstart, tlen, pieces[i][0], blob, at[i], 10),
          list(range(n_pieces)))
     # numpy's zeros: pages zeroed by the kernel as the fill threads touch them
@@ -2298,7 +2292,7 @@ def build_lookup_blob(blob, cols, tid):
     n_slots = 16
     while n_slots < 2 * n:
         n_slots *= 2
-    tab = huge_full(4 * n_slots, 0, _U64)
+    tab = np.zeros(4 * n_slots, dtype=np.uint64)
     pool = np.empty(blob.shape[0], dtype=np.uint32)
     used = 0
     mask = np.uint64(n_slots - 1)
