@@ -2293,6 +2293,7 @@ def build_lookup_blob(blob, cols, tid):
     while n_slots < 2 * n:
         n_slots *= 2
     tab = np.zeros(4 * n_slots, dtype=np.uint64)
+    base = tab.ctypes.data
     pool = np.empty(blob.shape[0], dtype=np.uint32)
     used = 0
     mask = np.uint64(n_slots - 1)
@@ -2306,6 +2307,8 @@ def build_lookup_blob(blob, cols, tid):
     while pos < N and term < n:
         pos, nb_ = _scan_into(p, N, pos, data, 4, tid, 0, bw0, bw1, bkey, bh, bsrc, bdoc, 0)
         for b in range(nb_):
+            if b + _AHEAD < nb_:  # the slots are random: fetch ahead
+                _prefetch(base + 32 * np.int64(bh[b + _AHEAD] & mask))
             c = cols[term]
             term += 1
             if c < 0:
