@@ -884,6 +884,34 @@ def key_buffers(B):
             np.empty(B, dtype=np.int64), np.empty(B, dtype=np.int64))
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _short_key(w0, w1, k):
+    """(hash, key) of a token of ``k`` <= 16 code points below U+0100 packed in ``w0, w1``."""
+    return _mix2(w0 ^ (w1 * np.uint64(0xC2B2AE3D27D4EB4F)), np.uint64(k)), \
+        np.uint64(k) << np.uint64(32)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _long_key(p, t, s, i):
+    """(hash, key) of any other token ``p[s:i]`` (code points through ``t``): FNV-1a."""
+    h = np.uint64(0xCBF29CE484222325)
+    for j in range(s, i):
+        h = (h ^ np.uint64(t[p[j]] & _CP)) * np.uint64(0x100000001B3)
+    k = np.uint64(i - s)
+    return _mix2(h, k), (k | np.uint64(1 << 31)) << np.uint64(32)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _put_token(bw0, bw1, bkey, bh, bsrc, bdoc, b, w0, w1, key, h, src, d):
+    """Store one token in slot ``b`` of the key buffers (see :func:`key_buffers`)."""
+    bw0[b] = w0
+    bw1[b] = w1
+    bkey[b] = key
+    bh[b] = h
+    bsrc[b] = src
+    bdoc[b] = d
+
+
 @nb.njit(cache=True, nogil=True)
 def _scan_into(p, n, pos, data, width, t, d, bw0, bw1, bkey, bh, bsrc, bdoc, nb_):
     """Tokenize ``p[pos:n]`` into the key buffer from slot ``nb_``.
@@ -921,20 +949,10 @@ def _scan_into(p, n, pos, data, width, t, d, bw0, bw1, bkey, bh, bsrc, bdoc, nb_
         if k < 2:
             continue
         if big >= 256 or k > 16:
-            h = np.uint64(0xCBF29CE484222325)
-            for j in range(s, i):
-                h = (h ^ np.uint64(t[p[j]] & _CP)) * np.uint64(0x100000001B3)
-            h = _mix2(h, np.uint64(k))
-            key = (np.uint64(k) | np.uint64(1 << 31)) << np.uint64(32)
+            h, key = _long_key(p, t, s, i)
         else:
-            h = _mix2(w0 ^ (w1 * np.uint64(0xC2B2AE3D27D4EB4F)), np.uint64(k))
-            key = np.uint64(k) << np.uint64(32)
-        bw0[nb_] = w0
-        bw1[nb_] = w1
-        bkey[nb_] = key
-        bh[nb_] = h
-        bsrc[nb_] = data + s * width
-        bdoc[nb_] = d
+            h, key = _short_key(w0, w1, k)
+        _put_token(bw0, bw1, bkey, bh, bsrc, bdoc, nb_, w0, w1, key, h, data + s * width, d)
         nb_ += 1
         if nb_ == cap:
             return i, nb_
@@ -1028,11 +1046,7 @@ def _scan_latin1(p, n, pos, data, t, d, bw0, bw1, bkey, bh, bsrc, bdoc, nb_):
         if k < 2:
             continue
         if k > 16:
-            h = np.uint64(0xCBF29CE484222325)
-            for j in range(s, i):
-                h = (h ^ np.uint64(t[p[j]] & _CP)) * np.uint64(0x100000001B3)
-            h = _mix2(h, np.uint64(k))
-            key = (np.uint64(k) | np.uint64(1 << 31)) << np.uint64(32)
+            h, key = _long_key(p, t, s, i)
             w0 = np.uint64(0)
             w1 = np.uint64(0)
             for j in range(8):
@@ -1066,14 +1080,8 @@ def _scan_latin1(p, n, pos, data, t, d, bw0, bw1, bkey, bh, bsrc, bdoc, nb_):
                     w0 |= np.uint64(t[p[s + j]] & _CP) << np.uint64(8 * j)
                 for j in range(8, k):
                     w1 |= np.uint64(t[p[s + j]] & _CP) << np.uint64(8 * (j - 8))
-            h = _mix2(w0 ^ (w1 * np.uint64(0xC2B2AE3D27D4EB4F)), np.uint64(k))
-            key = np.uint64(k) << np.uint64(32)
-        bw0[nb_] = w0
-        bw1[nb_] = w1
-        bkey[nb_] = key
-        bh[nb_] = h
-        bsrc[nb_] = data + s
-        bdoc[nb_] = d
+            h, key = _short_key(w0, w1, k)
+        _put_token(bw0, bw1, bkey, bh, bsrc, bdoc, nb_, w0, w1, key, h, data + s, d)
         nb_ += 1
         if nb_ == cap:
             return i, nb_
@@ -1115,7 +1123,7 @@ def _key_hash(w0, w1, key, pool, p):
     """Hash of a stored key (equal to the one :func:`_scan_into` computes)."""
     L = np.int64((key >> np.uint64(32)) & np.uint64(0x7FFFFFFF))
     if key < np.uint64(1 << 63):
-        return _mix2(w0 ^ (w1 * np.uint64(0xC2B2AE3D27D4EB4F)), np.uint64(L))
+        return _short_key(w0, w1, L)[0]
     h = np.uint64(0xCBF29CE484222325)
     for j in range(L):
         h = (h ^ np.uint64(pool[p + j])) * np.uint64(0x100000001B3)
@@ -1310,7 +1318,6 @@ def count_run(addrs, layout, lo, hi, y, n_classes, tlow, tid, nolow, binary, run
     """
     tab, pool, tstart, tlen, counts, state = run
     cap = tstart.shape[0]
-    n_slots = tab.shape[0] // 4
     B = _BLOCK
     bw0, bw1, bkey, bh, bsrc, bdoc = key_buffers(B)
     bwidth = np.empty(B, dtype=np.int64)
@@ -1323,18 +1330,10 @@ def count_run(addrs, layout, lo, hi, y, n_classes, tlow, tid, nolow, binary, run
         if nb_ == 0:
             break
         need_terms = state[0] + nb_
-        if need_terms > cap:
-            new_cap = cap
-            while new_cap < need_terms:
-                new_cap *= 2
-            tstart = _grow1(tstart, new_cap, 0)
-            tlen = _grow1(tlen, new_cap, 0)
-            counts = _grow1(counts, new_cap * n_classes, 0)
-            cap = new_cap
-        if 2 * need_terms > n_slots:
-            while 2 * need_terms > n_slots:
-                n_slots *= 2
-            tab = _retable(tab, n_slots, pool, tstart)
+        if need_terms > cap:  # reserve_run keeps 2 table slots per term of room
+            tab, pool, tstart, tlen, counts, state = reserve_run(
+                (tab, pool, tstart, tlen, counts, state), need_terms)
+            cap = tstart.shape[0]
         need_pool = state[1]
         for b in range(nb_):
             need_pool += (bkey[b] >> np.uint64(32)) & np.uint64(0x7FFFFFFF)
