@@ -1,0 +1,198 @@
+// Shared definitions of the nbayes text kernels: integer types, the per-token key
+// buffer, hashing mixers, prefetch, and cooperative interruption.
+//
+// The kernel headers are plain C++ (no Python.h): module.cpp binds them to Python, and
+// a fuzz or sanitizer harness can call them directly.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+namespace nbk {
+
+using u8 = std::uint8_t;
+using u16 = std::uint16_t;
+using u32 = std::uint32_t;
+using u64 = std::uint64_t;
+using i8 = std::int8_t;
+using i32 = std::int32_t;
+using i64 = std::int64_t;
+
+// A character-table entry: the (lowercased) code point | WORD if it is a word character.
+constexpr u32 WORD = 1u << 31;
+constexpr u32 CPM = 0x1FFFFF;
+constexpr i64 MAX_CP = 0x110000;
+constexpr i64 BLOCK = 4096;  // tokens scanned before they are probed ("blocked")
+constexpr i64 AHEAD = 32;    // prefetch distance in tokens
+constexpr u64 LO32 = 0xFFFFFFFFull;
+constexpr u64 KEY_LONG = 1ull << 63;        // key flag: compare code points in the pool
+constexpr u64 MAX_TOKEN = 0x7FFFFFFFull;    // lengths are kept in 31 bits
+
+// Raised by a kernel that stops because the caller asked it to (Ctrl-C).
+struct Interrupted {};
+
+// A token longer than MAX_TOKEN code points cannot be stored.
+struct TokenTooLong {};
+
+// Set by the binding when the user interrupts; every kernel polls it once per block.
+inline std::atomic<bool> g_cancel{false};
+
+// Polled by long-running kernels: the shared cancel flag on every tick, and ``check``
+// (the binding's signal check, main thread only) every 64 ticks. A kernel ticks about
+// every 10-100 microseconds of work.
+struct Poll {
+    int (*check)() = nullptr;
+    unsigned n = 0;
+    inline void tick() {
+        if (g_cancel.load(std::memory_order_relaxed)) throw Interrupted{};
+        if (check != nullptr && (++n & 63u) == 0 && check() != 0) throw Interrupted{};
+    }
+};
+
+// The poll of the kernel running on this thread (set by the binding around each call).
+inline thread_local Poll* tl_poll = nullptr;
+
+inline void tick() {
+    if (tl_poll != nullptr) tl_poll->tick();
+}
+
+// tick() once every 2**16 calls: for loops whose steps take nanoseconds.
+inline void tick_every(i64 i) {
+    if ((i & 0xFFFF) == 0) tick();
+}
+
+inline void prefetch(const void* p) { __builtin_prefetch(p, 0, 3); }
+
+inline int low_bit(u64 x) { return __builtin_ctzll(x); }
+
+inline u64 load64(const void* p) {
+    u64 v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+
+inline u64 mix(u64 h) {
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    return h;
+}
+
+inline u64 mix2(u64 a, u64 b) {
+    u64 h = a * 0x9E3779B97F4A7C15ull + b;
+    h ^= h >> 32;
+    h *= 0xD6E8FEB86659FD93ull;
+    h ^= h >> 32;
+    h *= 0xD6E8FEB86659FD93ull;
+    h ^= h >> 32;
+    return h;
+}
+
+inline i64 key_len(u64 key) { return static_cast<i64>((key >> 32) & MAX_TOKEN); }
+
+// One scanned token. ``key`` = (long flag << 31 | length) << 32; a token of at most 16
+// code points below U+0100 is packed exactly into ``w0, w1`` (its key *is* the token);
+// any other is compared code point by code point from ``src`` (its first code unit,
+// ``width`` bytes each) read through the character table (``low``: the lowering one).
+struct Tok {
+    u64 w0, w1, key, h;
+    const void* src;
+    i64 doc;
+    i32 width;
+    i32 low;
+};
+
+// A fixed-capacity buffer of scanned tokens.
+struct KeyBuf {
+    std::vector<Tok> t;
+    i64 cap;
+    explicit KeyBuf(i64 capacity) : t(static_cast<std::size_t>(capacity)), cap(capacity) {}
+};
+
+// A string's code units, as CPython stores them (1, 2 or 4 bytes each).
+struct StrView {
+    const void* data;
+    i64 n;
+    i32 kind;
+};
+
+// Documents to read: views of str objects the binding keeps alive, and per document
+// whether it was lowercased by Python already (``nolow``: read with the identity table).
+struct DocSet {
+    std::vector<StrView> views;
+    std::vector<u8> nolow;
+};
+
+// The code point at ``k`` of a token (through table ``t``).
+inline u32 src_cp(const void* src, i32 width, const u32* t, i64 k) {
+    if (width == 1) return t[static_cast<const u8*>(src)[k]] & CPM;
+    if (width == 2) return t[static_cast<const u16*>(src)[k]] & CPM;
+    return t[static_cast<const u32*>(src)[k]] & CPM;
+}
+
+// A zero-filled buffer of trivially copyable T from calloc: the pages of a large table
+// are zeroed by the kernel when first touched (spread over the work, not paid up front,
+// and never for slots a table does not reach). Growing keeps the contents.
+template <class T>
+struct ZBuf {
+    T* p = nullptr;
+    std::size_t n = 0;
+
+    ZBuf() = default;
+    explicit ZBuf(std::size_t count) { alloc(count); }
+    ZBuf(const ZBuf&) = delete;
+    ZBuf& operator=(const ZBuf&) = delete;
+    ZBuf(ZBuf&& o) noexcept : p(o.p), n(o.n) {
+        o.p = nullptr;
+        o.n = 0;
+    }
+    ZBuf& operator=(ZBuf&& o) noexcept {
+        if (this != &o) {
+            std::free(p);
+            p = o.p;
+            n = o.n;
+            o.p = nullptr;
+            o.n = 0;
+        }
+        return *this;
+    }
+    ~ZBuf() { std::free(p); }
+
+    // Fresh zeros (the old contents are dropped).
+    void alloc(std::size_t count) {
+        T* q = static_cast<T*>(std::calloc(count > 0 ? count : 1, sizeof(T)));
+        if (q == nullptr) throw std::bad_alloc();
+        std::free(p);
+        p = q;
+        n = count;
+    }
+    // Room for count elements, keeping the first n (the rest zero).
+    void grow(std::size_t count) {
+        if (count <= n) return;
+        T* q = static_cast<T*>(std::calloc(count, sizeof(T)));
+        if (q == nullptr) throw std::bad_alloc();
+        if (n > 0) std::memcpy(q, p, n * sizeof(T));
+        std::free(p);
+        p = q;
+        n = count;
+    }
+    // Hand the memory over (to a numpy array that frees it with std::free).
+    T* release() {
+        T* q = p;
+        p = nullptr;
+        n = 0;
+        return q;
+    }
+    std::size_t size() const { return n; }
+    T* data() { return p; }
+    const T* data() const { return p; }
+    T& operator[](std::size_t i) { return p[i]; }
+    const T& operator[](std::size_t i) const { return p[i]; }
+};
+
+}  // namespace nbk

@@ -1,0 +1,237 @@
+// Scanning: documents -> tokens in a key buffer.
+//
+// A token is a maximal run of two or more word characters (scikit-learn's
+// ``(?u)\b\w\w+\b``); which code points are word characters, and what each lowercases
+// to, comes from a character table built from Python's own ``re`` and ``str.lower``
+// (see nbayes/text/_tokenize.py: char_table), so the scanner agrees with them by
+// construction.
+#pragma once
+
+#include "common.hpp"
+
+namespace nbk {
+
+// (hash, key) of a token of k <= 16 code points below U+0100 packed in w0, w1.
+inline void short_key(u64 w0, u64 w1, i64 k, u64& h, u64& key) {
+    h = mix2(w0 ^ (w1 * 0xC2B2AE3D27D4EB4Full), static_cast<u64>(k));
+    key = static_cast<u64>(k) << 32;
+}
+
+// (hash, key) of any other token p[s:i] (code points through t): FNV-1a.
+template <class T>
+inline void long_key(const T* p, const u32* t, i64 s, i64 i, u64& h, u64& key) {
+    u64 x = 0xCBF29CE484222325ull;
+    for (i64 j = s; j < i; ++j) x = (x ^ static_cast<u64>(t[p[j]] & CPM)) * 0x100000001B3ull;
+    const u64 k = static_cast<u64>(i - s);
+    if (k > MAX_TOKEN) throw TokenTooLong{};
+    h = mix2(x, k);
+    key = (k | (1ull << 31)) << 32;
+}
+
+inline void put_token(KeyBuf& kb, i64 b, u64 w0, u64 w1, u64 key, u64 h, const void* src,
+                      i64 d) {
+    Tok& t = kb.t[static_cast<std::size_t>(b)];
+    t.w0 = w0;
+    t.w1 = w1;
+    t.key = key;
+    t.h = h;
+    t.src = src;
+    t.doc = d;
+}
+
+// Tokenize p[pos:n] into the key buffer from slot nb. Returns the position reached
+// (< n when the buffer filled up first). Any code unit width (2- and 4-byte strings, and
+// the uint32 term blobs).
+template <class T>
+inline i64 scan_into(const T* p, i64 n, i64 pos, const u32* t, i64 d, KeyBuf& kb, i64& nb) {
+    const i64 cap = kb.cap;
+    i64 i = pos;
+    while (i < n) {
+        u32 e = t[p[i]];
+        if (e < WORD) {
+            ++i;
+            continue;
+        }
+        const i64 s = i;
+        u64 w0 = 0, w1 = 0;
+        u32 big = 0;
+        i64 k = 0;
+        while (true) {
+            const u32 c = e & CPM;
+            big |= c;
+            if (k < 8)
+                w0 |= static_cast<u64>(c) << (8 * k);
+            else if (k < 16)
+                w1 |= static_cast<u64>(c) << (8 * (k - 8));
+            ++k;
+            ++i;
+            if (i >= n) break;
+            e = t[p[i]];
+            if (e < WORD) break;
+        }
+        if (k < 2) continue;
+        u64 h, key;
+        if (big >= 256 || k > 16)
+            long_key(p, t, s, i, h, key);
+        else
+            short_key(w0, w1, k, h, key);
+        put_token(kb, nb, w0, w1, key, h, p + s, d);
+        ++nb;
+        if (nb == cap) return i;
+    }
+    return i;
+}
+
+constexpr u64 HI8 = 0x8080808080808080ull;
+constexpr u64 ONES = 0x0101010101010101ull;
+
+// High bit of every byte of x (all bytes < 0x80) that lies in [lo, hi].
+inline u64 between(u64 x, u64 lo, u64 hi) {
+    const u64 ge = x + ONES * (0x80 - lo);
+    const u64 le = ONES * (0x80 + hi) - x;
+    return ge & le & HI8;
+}
+
+// High bit of every byte of the 8 bytes v (at p) that is a word character.
+inline u64 word_bits(u64 v, const u8* p, const u32* t) {
+    if (v & HI8) {
+        u64 m = 0;
+        for (int j = 0; j < 8; ++j)
+            if (t[p[j]] >= WORD) m |= 0x80ull << (8 * j);
+        return m;
+    }
+    const u64 x = v | (ONES * 0x20);
+    return between(x, 0x61, 0x7A) | between(v, 0x30, 0x39) | between(v, 0x5F, 0x5F);
+}
+
+// ASCII bytes v with A-Z lowered.
+inline u64 lower8(u64 v) { return v | (between(v, 0x41, 0x5A) >> 2); }
+
+// scan_into for 1-byte strings (code points < U+0100), 8 bytes at a time: word
+// characters are found 8 at a time (bit tricks on a 64-bit word, exact for ASCII; a block
+// with a byte >= 0x80 asks the table), and tokens of at most 16 ASCII characters are
+// packed straight from two 64-bit loads. Loads never reach past the string's end.
+inline i64 scan_latin1(const u8* p, i64 n, i64 pos, const u32* t, i64 d, KeyBuf& kb,
+                       i64& nb) {
+    const i64 cap = kb.cap;
+    const bool low = (t[0x41] & CPM) == 0x61;
+    i64 i = pos;
+    while (i < n) {
+        i64 s;
+        if (i + 8 <= n) {
+            const u64 m = word_bits(load64(p + i), p + i, t);
+            if (m == 0) {
+                i += 8;
+                continue;
+            }
+            const int b = low_bit(m);
+            s = i + (b >> 3);
+            const u64 rest = (~m) & HI8 & ~((2ull << b) - 1);
+            if (rest != 0) {
+                i = i + (low_bit(rest) >> 3);
+            } else {
+                i += 8;
+                while (true) {
+                    if (i + 8 <= n) {
+                        const u64 m2 = (~word_bits(load64(p + i), p + i, t)) & HI8;
+                        if (m2 == 0) {
+                            i += 8;
+                            continue;
+                        }
+                        i += low_bit(m2) >> 3;
+                        break;
+                    }
+                    while (i < n && t[p[i]] >= WORD) ++i;
+                    break;
+                }
+            }
+        } else {
+            if (t[p[i]] < WORD) {
+                ++i;
+                continue;
+            }
+            s = i;
+            while (i < n && t[p[i]] >= WORD) ++i;
+        }
+        const i64 k = i - s;
+        if (k < 2) continue;
+        u64 h, key, w0 = 0, w1 = 0;
+        if (k > 16) {
+            long_key(p, t, s, i, h, key);
+            for (int j = 0; j < 8; ++j) {
+                w0 |= static_cast<u64>(t[p[s + j]] & CPM) << (8 * j);
+                w1 |= static_cast<u64>(t[p[s + 8 + j]] & CPM) << (8 * j);
+            }
+        } else {
+            bool slow = true;
+            if (s + 16 <= n) {
+                u64 v0 = load64(p + s);
+                u64 v1 = load64(p + s + 8);
+                if (((v0 | v1) & HI8) == 0) {
+                    slow = false;
+                    if (low) {
+                        v0 = lower8(v0);
+                        v1 = lower8(v1);
+                    }
+                    if (k < 8) {
+                        w0 = v0 & ((1ull << (8 * k)) - 1);
+                    } else {
+                        w0 = v0;
+                        w1 = k < 16 ? (v1 & ((1ull << (8 * (k - 8))) - 1)) : v1;
+                    }
+                }
+            }
+            if (slow) {
+                const i64 a = k < 8 ? k : 8;
+                for (i64 j = 0; j < a; ++j) w0 |= static_cast<u64>(t[p[s + j]] & CPM) << (8 * j);
+                for (i64 j = 8; j < k; ++j)
+                    w1 |= static_cast<u64>(t[p[s + j]] & CPM) << (8 * (j - 8));
+            }
+            short_key(w0, w1, k, h, key);
+        }
+        put_token(kb, nb, w0, w1, key, h, p + s, d);
+        ++nb;
+        if (nb == cap) return i;
+    }
+    return i;
+}
+
+// Scan one string from pos into the buffer from slot nb; returns the position reached.
+inline i64 scan_view(const StrView& v, const u32* t, i64 pos, i64 d, KeyBuf& kb, i64& nb) {
+    if (v.n == 0) return 0;
+    if (v.kind == 1) return scan_latin1(static_cast<const u8*>(v.data), v.n, pos, t, d, kb, nb);
+    if (v.kind == 2) return scan_into(static_cast<const u16*>(v.data), v.n, pos, t, d, kb, nb);
+    return scan_into(static_cast<const u32*>(v.data), v.n, pos, t, d, kb, nb);
+}
+
+// Tokenize documents from cur = {document, position} (up to hi) into the key buffer
+// until it is full or the documents end; cur moves on. Returns the number of buffered
+// tokens (0: done); each gets its width and whether it was read through tlow.
+inline i64 fill_block(const DocSet& ds, i64 hi, const u32* tlow, const u32* tid, i64 cur[2],
+                      KeyBuf& kb) {
+    i64 nb = 0;
+    while (cur[0] < hi && nb < kb.cap) {
+        const i64 d = cur[0];
+        const StrView& v = ds.views[static_cast<std::size_t>(d)];
+        const i32 low = ds.nolow[static_cast<std::size_t>(d)] ? 0 : 1;
+        const u32* t = low ? tlow : tid;
+        const i64 first = nb;
+        i64 pos = cur[1];
+        if (v.n > 0) {
+            pos = scan_view(v, t, pos, d, kb, nb);
+            for (i64 b = first; b < nb; ++b) {
+                kb.t[static_cast<std::size_t>(b)].width = v.kind;
+                kb.t[static_cast<std::size_t>(b)].low = low;
+            }
+        }
+        if (pos >= v.n) {
+            cur[0] = d + 1;
+            cur[1] = 0;
+        } else {
+            cur[1] = pos;
+        }
+    }
+    return nb;
+}
+
+}  // namespace nbk
