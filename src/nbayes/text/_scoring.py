@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba as nb
 import numpy as np
+
+import nbayes._native as _native
 
 from ._tokenize import _chunks, _map
 
@@ -26,17 +27,6 @@ __all__ = ["csr_dot"]
 
 #: Below this many stored entries one thread is faster than two.
 PARALLEL_MIN_NNZ = 1 << 17
-
-
-@nb.njit(cache=True, nogil=True)
-def _rows_dot(indptr, indices, data, W, out, lo, hi):
-    k = W.shape[1]
-    for i in range(lo, hi):
-        for jj in range(indptr[i], indptr[i + 1]):
-            j = indices[jj]
-            a = data[jj]
-            for c in range(k):
-                out[i, c] += a * W[j, c]
 
 
 def csr_dot(X: Any, W: np.ndarray, n_threads: int | None = None) -> np.ndarray:
@@ -49,9 +39,9 @@ def csr_dot(X: Any, W: np.ndarray, n_threads: int | None = None) -> np.ndarray:
     if n == 0:
         return out
     indptr = np.asarray(X.indptr, dtype=np.int64)
-    indices, data = X.indices, np.asarray(X.data, dtype=np.float64)
+    indices, data = X.indices, np.ascontiguousarray(X.data, dtype=np.float64)
     if n_threads is None and X.nnz < PARALLEL_MIN_NNZ:
         n_threads = 1
     spans = _chunks(np.diff(indptr), n_threads)
-    _map(lambda s: _rows_dot(indptr, indices, data, W, out, s[0], s[1]), spans)
+    _map(lambda s: _native.rows_dot(indptr, indices, data, W, out, s[0], s[1]), spans)
     return out
