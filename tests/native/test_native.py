@@ -1,0 +1,207 @@
+"""The compiled kernels (nbayes._native): Python's character classes, hostile text, bad
+arguments, and interruption. Exactness against scikit-learn is in tests/text/."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from nbayes import _native
+from nbayes.text import _tokenize as _tk
+from nbayes.text import count_by_class, hash_into, hashing_transform, transform_counts
+
+TOKEN = re.compile(r"(?u)\b\w\w+\b")
+
+
+def reference_counts(docs: list[str], lowercase: bool = True) -> Counter[str]:
+    out: Counter[str] = Counter()
+    for d in docs:
+        out.update(TOKEN.findall(d.lower() if lowercase else d))
+    return out
+
+
+def test_word_table_is_re_word_class() -> None:
+    """sre's \\w for every code point, surrogates included."""
+    every = _tk._every_code_point()
+    want = np.zeros(_tk._MAX_CP, dtype=np.uint8)
+    for m in re.finditer(r"\w+", every):
+        want[m.start() : m.end()] = 1
+    np.testing.assert_array_equal(_tk.word_table(), want)
+
+
+def test_char_table_is_str_lower() -> None:
+    t = _tk.char_table(True)
+    cps = (t & 0x1FFFFF).astype(np.int64)
+    every = _tk._every_code_point()
+    sample = list(range(0, _tk._MAX_CP, 7)) + [0x130, 0x3A3, 0x3C2, 0x1E9E, 0x2126]
+    for cp in sample:
+        if cp in (0x130, 0x3A3):
+            assert cps[cp] == cp  # lowercased by Python itself
+        else:
+            assert chr(cps[cp]) == every[cp].lower()
+
+
+# Any code point: lone surrogates, NUL, noncharacters, private use, astral planes.
+hostile_char = st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=())
+hostile_doc = st.one_of(
+    st.text(alphabet=hostile_char, max_size=50),
+    st.text(alphabet=st.sampled_from(list("aZ_9 \x00\ud800\udfff\u0130\u03a3ς\U0010ffff")),
+            max_size=50),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(docs=st.lists(hostile_doc, min_size=1, max_size=6), lowercase=st.booleans(),
+       n_threads=st.integers(1, 3))
+def test_hostile_text_counts_exactly(docs: list[str], lowercase: bool, n_threads: int) -> None:
+    y = np.zeros(len(docs), dtype=np.int64)
+    got = _tk.direct_count(docs, y, 1, lowercase, False, n_threads=n_threads)
+    assert got is not None
+    want = reference_counts(docs, lowercase)
+    assert list(got.terms) == sorted(want)
+    np.testing.assert_array_equal(got.counts[0], [want[t] for t in sorted(want)])
+    vocab = {t: i for i, t in enumerate(sorted(want))}
+    X = transform_counts(docs, vocab, lowercase=lowercase)
+    for i, d in enumerate(docs):
+        row = Counter(TOKEN.findall(d.lower() if lowercase else d))
+        assert dict(zip(X[i].indices.tolist(), X[i].data.tolist(), strict=True)) == {
+            vocab[t]: c for t, c in row.items()
+        }
+
+
+@settings(max_examples=60, deadline=None)
+@given(docs=st.lists(hostile_doc, min_size=1, max_size=5))
+def test_hostile_text_hashing_does_not_fail(docs: list[str]) -> None:
+    sums = np.zeros((1, 64))
+    df = np.zeros(64, dtype=np.int64)
+    assert hash_into(docs, np.zeros(len(docs), dtype=np.int64), sums, df, n_features=64)
+    assert sums.sum() == sum(reference_counts(docs).values())
+    assert hashing_transform(docs, n_features=64).shape == (len(docs), 64)
+
+
+def test_long_documents_and_tokens() -> None:
+    word = "x" * 1_000_003
+    docs = [word + " ab " + word.upper(), "ab " * 100_000, "\u0101" * 70_000 + " \U0001f600ab"]
+    got = count_by_class(docs, np.array([0, 1, 0]), 2)
+    want = reference_counts(docs)
+    assert list(got[0]) == sorted(want)
+    assert got[1].sum() == sum(want.values())
+
+
+def test_str_subclasses_are_read() -> None:
+    class S(str):
+        pass
+
+    docs = [S("Alpha beta"), S("beta GAMMA beta")]
+    got = _tk.direct_count(docs, np.array([0, 1]), 2, True, False)
+    assert got is not None and list(got.terms) == ["alpha", "beta", "gamma"]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: _native.doc_set([1, "a"], True),
+        lambda: _native.doc_set(None, True),
+        lambda: _native.run_count(None, None, 0, 1, [0], [0], [0], False),
+        lambda: _native.run_count(_native.run_new(2, True), _native.doc_set(["a b"], True)[0],
+                                  0, 2, np.zeros(2, np.int64), _tk.char_table(True),
+                                  _tk.char_table(False), False),
+        lambda: _native.run_count(_native.run_new(2, True), _native.doc_set(["a b"], True)[0],
+                                  0, 1, np.array([5]), _tk.char_table(True),
+                                  _tk.char_table(False), False),
+        lambda: _native.run_count(_native.run_new(2, True), _native.doc_set(["a b"], True)[0],
+                                  0, 1, np.array([0]), np.zeros(10, np.uint32),
+                                  _tk.char_table(False), False),
+        lambda: _native.run_new(0, True),
+        lambda: _native.sort_terms(np.zeros(3, np.uint32), np.array([2]), np.array([5])),
+        lambda: _native.sort_terms(np.zeros(3, np.uint32), np.array([-1]), np.array([1])),
+        lambda: _native.build_lookup_blob(np.array([0x110000], np.uint32), np.array([0]),
+                                          _tk.char_table(False)),
+        lambda: _native.transform_run(_native.doc_set(["ab"], True)[0], 0, 1,
+                                      _tk.char_table(True), _tk.char_table(False),
+                                      _native.build_lookup_blob(np.array([97, 98], np.uint32),
+                                                                np.array([3]),
+                                                                _tk.char_table(False)), 2),
+        lambda: _native.pair_ids(np.array([0, 1], np.int32), np.array([0, 5])),
+        lambda: _native.first_occurrence(np.array([7], np.int32), np.array([0, 1]),
+                                         np.zeros(0, np.int32), np.zeros(2, np.int64), 2, 0,
+                                         True, False),
+        lambda: _native.rows_dot(np.array([0, 1]), np.array([9]), np.array([1.0]),
+                                 np.ones((2, 2)), np.zeros((1, 2)), 0, 1),
+        lambda: _native.fill_blob(np.zeros(2, np.uint32), np.array([0]), np.array([2]),
+                                  np.array([[0]]), np.zeros(1, np.uint32), 0, 10),
+        lambda: _native.hash_run(_native.doc_set(["ab"], True)[0], np.array([3]),
+                                 _tk.char_table(True), _tk.char_table(False), False, 4,
+                                 np.zeros((1, 4)), np.zeros(4, np.uint64), None),
+        lambda: _native.intern_run(np.zeros(4, np.uint8), np.array([[0, 9]]), _tk.word_table(),
+                                   np.full(4, -1, np.int32), np.zeros(2, np.uint64),
+                                   np.zeros(2, np.int64), np.zeros(2, np.int32),
+                                   np.zeros(2, np.uint8), np.zeros(8, np.uint32),
+                                   np.zeros(2, np.int64), np.zeros(4, np.int32),
+                                   np.zeros(2, np.int64), np.zeros(3, np.int64)),
+    ],
+)
+def test_bad_arguments_raise_not_crash(call) -> None:
+    with pytest.raises((TypeError, ValueError)):
+        call()
+
+
+def test_result_arrays_own_their_memory() -> None:
+    ds, lengths = _native.doc_set(["alpha beta", "beta"], True)
+    run = _native.run_new(1, True)
+    _native.run_count(run, ds, 0, 2, np.zeros(2, np.int64), _tk.char_table(True),
+                      _tk.char_table(False), False)
+    pool, tstart, tlen, counts, df, order, *_ = _native.run_finish(run)
+    del run, ds
+    assert lengths.tolist() == [10, 4]
+    assert counts.tolist() == [1, 2] and df.tolist() == [1, 2]
+    assert "".join(map(chr, pool)) == "alphabeta" and order.tolist() == [0, 1]
+
+
+INTERRUPT = textwrap.dedent(
+    """
+    import sys, time
+    import numpy as np
+    from nbayes.text import _tokenize as tk
+    docs = [" ".join(f"w{i}x{j}" for j in range(2000)) for i in range(4000)] * 25
+    y = np.zeros(len(docs), dtype=np.int64)
+    tk.direct_count(docs[:50], y[:50], 1, True, False, n_threads=1)  # warm
+    print("ready", flush=True)
+    t0 = time.perf_counter()
+    try:
+        while True:
+            tk.direct_count(docs, y, 1, True, False, n_threads=int(sys.argv[1]))
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    """
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_ctrl_c_interrupts_within_half_a_second(n_threads: int) -> None:
+    with subprocess.Popen(
+        [sys.executable, "-c", INTERRUPT, str(n_threads)], stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    ) as proc:  # fmt: skip
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(1.5)  # in the middle of a long count
+        t0 = time.perf_counter()
+        proc.send_signal(signal.SIGINT)
+        line = proc.stdout.readline().strip()
+        elapsed = time.perf_counter() - t0
+        proc.wait(timeout=30)
+    assert line == "interrupted"
+    assert elapsed < 0.5, f"took {elapsed:.2f} s to stop"
