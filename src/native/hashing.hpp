@@ -165,32 +165,17 @@ inline i64 hash_run(const DocSet& ds, const i64* y, const u32* tlow, const u32* 
 inline Csr hash_transform_run(const DocSet& ds, i64 lo, i64 hi, const u32* tlow,
                               const u32* tid, i64 n_features, bool alternate,
                               const Lookup* stop) {
-    Csr out;
-    KeyBuf kb(BLOCK);
-    RowBits row(n_features);
-    out.indptr.assign(static_cast<std::size_t>(hi - lo + 1), 0);
-    for (i64 d = lo; d < hi; ++d) {
-        tick();
-        const StrView& v = ds.views[static_cast<std::size_t>(d)];
-        const u32* t = ds.nolow[static_cast<std::size_t>(d)] ? tid : tlow;
-        i64 pos = 0, n_row = 0;
-        while (true) {
-            i64 nb = 0;
-            pos = scan_view(v, t, pos, d, kb, nb);
-            for (i64 b = 0; b < nb; ++b) {
-                const Tok& k = kb.t[static_cast<std::size_t>(b)];
-                if (stop != nullptr && stop->find(k, v.kind, t) >= 0) continue;
-                const i64 s = murmur_token(k, v.kind, t);
-                const i64 c = hash_column(s, n_features);
-                n_row += row.mark(c, (alternate && s < 0) ? -1 : 1);
-            }
-            if (pos >= v.n) break;
-            tick();
+    return doc_rows(ds, lo, hi, tlow, tid, n_features,
+                    [&](const KeyBuf& kb, i64 nb, i32 width, const u32* t, RowBits& row) {
+        i64 added = 0;
+        for (i64 b = 0; b < nb; ++b) {
+            const Tok& k = kb.t[static_cast<std::size_t>(b)];
+            if (stop != nullptr && stop->find(k, width, t) >= 0) continue;
+            const i64 s = murmur_token(k, width, t);
+            added += row.mark(hash_column(s, n_features), (alternate && s < 0) ? -1 : 1);
         }
-        row.flush(out.indices, out.values, n_row);
-        out.indptr[static_cast<std::size_t>(d - lo + 1)] = static_cast<i64>(out.indices.size());
-    }
-    return out;
+        return added;
+    });
 }
 
 }  // namespace nbk

@@ -164,12 +164,13 @@ struct Csr {
     std::vector<i64> indptr, indices, values, first;
 };
 
-// CSR rows of documents lo..hi-1 over the fixed vocabulary lk (indices sorted within each
-// row); with track, ``first`` lists the columns in the order their first token appears.
-inline Csr transform_run(const DocSet& ds, i64 lo, i64 hi, const u32* tlow, const u32* tid,
-                         const Lookup& lk, i64 n_cols, bool track) {
+// CSR rows of documents lo..hi-1: each block of a document's tokens is handed to
+// on_block(kb, nb, width, table, row), which marks the row's columns and returns how many
+// are new; a row's columns are read back in order from the bitmap (no per-row sort).
+template <class F>
+inline Csr doc_rows(const DocSet& ds, i64 lo, i64 hi, const u32* tlow, const u32* tid,
+                    i64 n_cols, F&& on_block) {
     Csr out;
-    std::vector<u8> seen(static_cast<std::size_t>(track ? std::max<i64>(n_cols, 1) : 0), 0);
     KeyBuf kb(BLOCK);
     RowBits row(n_cols);
     out.indptr.assign(static_cast<std::size_t>(hi - lo + 1), 0);
@@ -183,22 +184,38 @@ inline Csr transform_run(const DocSet& ds, i64 lo, i64 hi, const u32* tlow, cons
         while (true) {
             i64 nb = 0;
             pos = scan_view(v, t, pos, d, kb, nb);
-            for (i64 b = 0; b < nb; ++b) {
-                if (b + AHEAD < nb) prefetch(lk.slot_of(kb.t[static_cast<std::size_t>(b + AHEAD)]));
-                const i64 c = lk.find(kb.t[static_cast<std::size_t>(b)], v.kind, t);
-                if (c < 0) continue;
-                if (track && seen[static_cast<std::size_t>(c)] == 0) {
-                    seen[static_cast<std::size_t>(c)] = 1;
-                    out.first.push_back(c);
-                }
-                n_row += row.mark(c, 1);
-            }
+            n_row += on_block(kb, nb, v.kind, t, row);
             if (pos >= v.n) break;
             tick();
         }
         row.flush(out.indices, out.values, n_row);
         out.indptr[static_cast<std::size_t>(d - lo + 1)] = static_cast<i64>(out.indices.size());
     }
+    return out;
+}
+
+// CSR rows of documents lo..hi-1 over the fixed vocabulary lk (indices sorted within each
+// row); with track, ``first`` lists the columns in the order their first token appears.
+inline Csr transform_run(const DocSet& ds, i64 lo, i64 hi, const u32* tlow, const u32* tid,
+                         const Lookup& lk, i64 n_cols, bool track) {
+    std::vector<u8> seen(static_cast<std::size_t>(track ? std::max<i64>(n_cols, 1) : 0), 0);
+    std::vector<i64> first;
+    Csr out = doc_rows(ds, lo, hi, tlow, tid, n_cols,
+                       [&](const KeyBuf& kb, i64 nb, i32 width, const u32* t, RowBits& row) {
+        i64 added = 0;
+        for (i64 b = 0; b < nb; ++b) {
+            if (b + AHEAD < nb) prefetch(lk.slot_of(kb.t[static_cast<std::size_t>(b + AHEAD)]));
+            const i64 c = lk.find(kb.t[static_cast<std::size_t>(b)], width, t);
+            if (c < 0) continue;
+            if (track && seen[static_cast<std::size_t>(c)] == 0) {
+                seen[static_cast<std::size_t>(c)] = 1;
+                first.push_back(c);
+            }
+            added += row.mark(c, 1);
+        }
+        return added;
+    });
+    out.first = std::move(first);
     return out;
 }
 
