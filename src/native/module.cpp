@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "common.hpp"
+#include "count.hpp"
 #include "hashing.hpp"
 #include "intern.hpp"
 #include "lookup.hpp"
