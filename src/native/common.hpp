@@ -181,6 +181,12 @@ struct ZBuf {
         p = q;
         n = count;
     }
+    // A copy with room for count elements (the rest zero); this buffer is unchanged.
+    ZBuf grown(std::size_t count) const {
+        ZBuf out(count > n ? count : n);
+        if (n > 0) std::memcpy(out.p, p, n * sizeof(T));
+        return out;
+    }
     // Hand the memory over (to a numpy array that frees it with std::free).
     T* release() {
         T* q = p;

@@ -197,7 +197,12 @@ static PyObject* to_np(std::vector<T>&& v, i64 rows = -1, i64 cols = 0) {
         dims[0] = static_cast<npy_intp>(v.size());
     }
     if (v.empty()) return PyArray_ZEROS(nd, dims, NpT<T>::v, 0);
-    if (v.capacity() > 2 * v.size() + 1024) v.shrink_to_fit();
+    if (v.capacity() > 2 * v.size() + 1024) {
+        try {
+            v.shrink_to_fit();
+        } catch (const std::bad_alloc&) {  // keep the larger buffer
+        }
+    }
     auto* h = new (std::nothrow) std::vector<T>(std::move(v));
     if (h == nullptr) return PyErr_NoMemory();
     PyObject* arr = PyArray_SimpleNewFromData(nd, dims, NpT<T>::v, h->data());
@@ -593,7 +598,8 @@ static PyObject* py_split_sorted(PyObject*, PyObject* args) {
     const i64 n = A.tstart.n;
     if (keys.n != n) return PyErr_Format(PyExc_ValueError, "keys must have one entry per term");
     if (n_pieces < 1 || n_pieces > 1 << 20) return PyErr_Format(PyExc_ValueError, "n_pieces out of range");
-    if (bounds.n < 2 || !check_ptr(bounds.p, bounds.n, order.n, "bounds") ||
+    if (bounds.n < 2) return PyErr_Format(PyExc_ValueError, "bounds needs at least 2 entries");
+    if (!check_ptr(bounds.p, bounds.n, order.n, "bounds") ||
         !check_range(order.p, order.n, 0, n, "order"))
         return nullptr;
     std::vector<i64> cuts;
@@ -722,9 +728,9 @@ static PyObject* py_build_lookup(PyObject*, PyObject* args) {
     if (cols.n != static_cast<i64>(ds->views.size()))
         return PyErr_Format(PyExc_ValueError, "cols must have one entry per term");
     if (!check_range(cols.p, cols.n, -1, 0xFFFFFFFELL, "cols")) return nullptr;
-    Lookup lk(0);
-    if (!nogil([&] { lk = build_lookup(*ds, cols.p, tid.p); })) return nullptr;
-    return box_lookup(std::move(lk));
+    std::unique_ptr<Lookup> lk;
+    if (!nogil([&] { lk = std::make_unique<Lookup>(build_lookup(*ds, cols.p, tid.p)); })) return nullptr;
+    return box_lookup(std::move(*lk));
 }
 
 static PyObject* py_build_lookup_blob(PyObject*, PyObject* args) {
@@ -737,10 +743,10 @@ static PyObject* py_build_lookup_blob(PyObject*, PyObject* args) {
     for (i64 i = 0; i < blob.n; ++i)
         if (blob.p[i] >= MAX_CP) return PyErr_Format(PyExc_ValueError, "blob holds a value above U+10FFFF");
     if (!check_range(cols.p, cols.n, -1, 0xFFFFFFFELL, "cols")) return nullptr;
-    Lookup lk(0);
-    if (!nogil([&] { lk = build_lookup_blob(blob.p, blob.n, cols.p, cols.n, tid.p); }))
+    std::unique_ptr<Lookup> lk;
+    if (!nogil([&] { lk = std::make_unique<Lookup>(build_lookup_blob(blob.p, blob.n, cols.p, cols.n, tid.p)); }))
         return nullptr;
-    return box_lookup(std::move(lk));
+    return box_lookup(std::move(*lk));
 }
 
 static PyObject* py_lookup_size(PyObject*, PyObject* arg) {
@@ -935,11 +941,18 @@ static PyObject* py_intern_run(PyObject*, PyObject* args) {
     if (n_terms < 0 || n_terms > cap || used < 0 || used > pool.n || pos.p[0] < 0 ||
         pos.p[0] > n_docs || pos.p[2] < 0 || pos.p[2] > tok.n || pos.p[1] < 0 || pos.p[1] > nbuf)
         return PyErr_Format(PyExc_ValueError, "intern_run: counters out of range");
-    for (i64 j = 0; j < slots.n; ++j)
+    i64 filled = 0;
+    for (i64 j = 0; j < slots.n; ++j) {
         if (slots.p[j] < -1 || slots.p[j] >= n_terms)
             return PyErr_Format(PyExc_ValueError, "intern_run: slot %lld out of range", static_cast<long long>(j));
+        filled += slots.p[j] >= 0;
+    }
+    // one slot per term and at least half the slots free: every probe reaches an empty slot
+    if (filled != n_terms || 2 * n_terms > slots.n)
+        return PyErr_Format(PyExc_ValueError, "intern_run: the slot table does not hold the %lld terms",
+                            static_cast<long long>(n_terms));
     for (i64 t = 0; t < n_terms; ++t)
-        if (tstart.p[t] < 0 || tlen.p[t] < 0 || tstart.p[t] + tlen.p[t] > used)
+        if (tstart.p[t] < 0 || tlen.p[t] < 0 || tlen.p[t] > used || tstart.p[t] > used - tlen.p[t])
             return PyErr_Format(PyExc_ValueError, "intern_run: term %lld outside the pool", static_cast<long long>(t));
     InternArrays A{slots.p, slots.n, thash.p, tstart.p, tlen.p, is_stop.p, cap, pool.p, pool.n, counters.p};
     int status = 0;
@@ -1050,8 +1063,10 @@ static PyObject* py_stream_class_sums(PyObject*, PyObject* args) {
     if (!col.get(ocol, "col") || !y.get(oy, "y") || !S.get(a, b, c, d, n_uni, col.n, use_uni, use_pair) ||
         !check_range(col.p, col.n, -1, n_cols, "col"))
         return nullptr;
-    if (y.n < S.S.n_docs || n_classes < 1 || !check_range(y.p, S.S.n_docs, 0, n_classes, "y"))
-        return nullptr;
+    if (y.n < S.S.n_docs) return PyErr_Format(PyExc_ValueError, "y has fewer labels than documents");
+    if (n_classes < 1 || n_cols < 0 || n_cols > (1LL << 40) || n_classes > (1LL << 31))
+        return PyErr_Format(PyExc_ValueError, "n_classes or n_cols out of range");
+    if (!check_range(y.p, S.S.n_docs, 0, n_classes, "y")) return nullptr;
     npy_intp dims[2] = {static_cast<npy_intp>(n_classes), static_cast<npy_intp>(n_cols)};
     PyObject* out = PyArray_ZEROS(2, dims, as_float ? NPY_FLOAT64 : NPY_INT64, 0);
     if (out == nullptr) return nullptr;
@@ -1087,12 +1102,18 @@ static PyObject* py_class_sums(PyObject*, PyObject* args) {
     if (!indptr.get(oip, "indptr") || !indices.get(oind, "indices") || !values.get(oval, "values") ||
         !y.get(oy, "y"))
         return nullptr;
+    if (n_classes < 1 || n_cols < 0 || n_cols > (1LL << 40) || n_classes > (1LL << 31) ||
+        n_classes * n_cols > (1LL << 40))
+        return PyErr_Format(PyExc_ValueError, "n_classes or n_cols out of range");
+    if (y.n < indptr.n - 1) return PyErr_Format(PyExc_ValueError, "y has fewer labels than rows");
     if (!check_ptr(indptr.p, indptr.n, std::min(indices.n, values.n), "indptr") ||
-        !check_range(indices.p, indices.n, 0, n_cols, "indices") || y.n < indptr.n - 1 ||
-        n_classes < 1 || !check_range(y.p, indptr.n - 1, 0, n_classes, "y"))
+        !check_range(indices.p, indices.n, 0, n_cols, "indices") ||
+        !check_range(y.p, indptr.n - 1, 0, n_classes, "y"))
         return nullptr;
-    std::vector<i64> out(static_cast<std::size_t>(n_classes * n_cols), 0), df(static_cast<std::size_t>(n_cols), 0);
+    std::vector<i64> out, df;
     if (!nogil([&] {
+            out.assign(static_cast<std::size_t>(n_classes * n_cols), 0);
+            df.assign(static_cast<std::size_t>(n_cols), 0);
             class_sums(indptr.p, indptr.n - 1, indices.p, values.p, y.p, n_cols, binary != 0, out.data(), df.data());
         }))
         return nullptr;
@@ -1131,8 +1152,9 @@ static PyObject* py_order_rows(PyObject*, PyObject* args) {
     if (!indptr.get(oip, "indptr") || !indices.get(oind, "indices") || !values.get(oval, "values") ||
         !key.get(okey, "key"))
         return nullptr;
-    if (lo < 0 || lo > hi || hi > indptr.n - 1 ||
-        !check_ptr(indptr.p, indptr.n, std::min(indices.n, values.n), "indptr") ||
+    if (lo < 0 || lo > hi || hi > indptr.n - 1)
+        return PyErr_Format(PyExc_ValueError, "rows %lld..%lld out of range", lo, hi);
+    if (!check_ptr(indptr.p, indptr.n, std::min(indices.n, values.n), "indptr") ||
         !check_range(indices.p, indices.n, 0, key.n, "indices"))
         return nullptr;
     if (!nogil([&] { order_rows(indptr.p, indices.p, values.p, key.p, lo, hi); })) return nullptr;

@@ -52,7 +52,9 @@ struct Run {
 
     i64 capacity() const { return static_cast<i64>(tstart.size()); }
 
-    void retable(i64 n_slots) {
+    // The slots re-inserted into a table of n_slots (allocated first: on bad_alloc the
+    // run is unchanged).
+    ZBuf<Slot> rehashed(i64 n_slots) const {
         ZBuf<Slot> fresh(static_cast<std::size_t>(n_slots));
         const u64 mask = static_cast<u64>(n_slots - 1);
         for (std::size_t q = 0; q < tab.size(); ++q) {
@@ -64,22 +66,35 @@ struct Run {
             while (fresh[j].meta != 0) j = (j + 1) & mask;
             fresh[j] = s;
         }
-        tab = std::move(fresh);
+        return fresh;
     }
 
     // Room for ``expect`` terms (one re-insertion now instead of several doublings).
+    // Every new buffer is made before any is swapped in: a bad_alloc (or an interrupt)
+    // leaves the run as it was.
     void reserve(i64 expect) {
         const i64 cap = capacity();
         if (expect <= cap) return;
         i64 new_cap = cap;
         while (new_cap < expect) new_cap *= 2;
-        tstart.grow(static_cast<std::size_t>(new_cap));
-        tlen.grow(static_cast<std::size_t>(new_cap));
+        const auto nc = static_cast<std::size_t>(new_cap);
+        ZBuf<i64> ns = tstart.grown(nc), nl = tlen.grown(nc);
+        ZBuf<i32> n32;
+        ZBuf<i64> n64;
         if (small)
-            c32.grow(static_cast<std::size_t>(new_cap * n_classes));
+            n32 = c32.grown(nc * static_cast<std::size_t>(n_classes));
         else
-            c64.grow(static_cast<std::size_t>(new_cap * n_classes));
-        if (2 * new_cap > static_cast<i64>(tab.size())) retable(2 * new_cap);
+            n64 = c64.grown(nc * static_cast<std::size_t>(n_classes));
+        ZBuf<Slot> ntab;
+        const bool more_slots = 2 * new_cap > static_cast<i64>(tab.size());
+        if (more_slots) ntab = rehashed(2 * new_cap);
+        tstart = std::move(ns);
+        tlen = std::move(nl);
+        if (small)
+            c32 = std::move(n32);
+        else
+            c64 = std::move(n64);
+        if (more_slots) tab = std::move(ntab);
     }
 };
 
