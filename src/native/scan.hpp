@@ -9,6 +9,10 @@
 
 #include "common.hpp"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace nbk {
 
 // (hash, key) of a token of k <= 16 code points below U+0100 packed in w0, w1.
@@ -107,52 +111,75 @@ inline u64 word_bits(u64 v, const u8* p, const u32* t) {
 // ASCII bytes v with A-Z lowered.
 inline u64 lower8(u64 v) { return v | (between(v, 0x41, 0x5A) >> 2); }
 
-// scan_into for 1-byte strings (code points < U+0100), 8 bytes at a time: word
-// characters are found 8 at a time (bit tricks on a 64-bit word, exact for ASCII; a block
-// with a byte >= 0x80 asks the table), and tokens of at most 16 ASCII characters are
-// packed straight from two 64-bit loads. Loads never reach past the string's end.
+// Bit j of the result: p[j] (j < len <= 64) is a word character. Blocks of 16 ASCII
+// bytes are classified with SSE2 (x86-64's baseline) or 8 at a time with bit tricks; a
+// block holding a byte >= 0x80 asks the table.
+inline u64 word_mask(const u8* p, i64 len, const u32* t) {
+    u64 m = 0;
+    i64 j = 0;
+#if defined(__SSE2__)
+    for (; j + 16 <= len; j += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + j));
+        u32 w;
+        if (_mm_movemask_epi8(v) == 0) {
+            const __m128i low = _mm_or_si128(v, _mm_set1_epi8(0x20));
+            const __m128i alpha = _mm_and_si128(_mm_cmpgt_epi8(low, _mm_set1_epi8('a' - 1)),
+                                                _mm_cmplt_epi8(low, _mm_set1_epi8('z' + 1)));
+            const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+                                                _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+            const __m128i under = _mm_cmpeq_epi8(v, _mm_set1_epi8('_'));
+            w = static_cast<u32>(_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(alpha, digit), under)));
+        } else {
+            w = 0;
+            for (int q = 0; q < 16; ++q)
+                if (t[p[j + q]] >= WORD) w |= 1u << q;
+        }
+        m |= static_cast<u64>(w) << j;
+    }
+#endif
+    for (; j + 8 <= len; j += 8) {
+        const u64 b = word_bits(load64(p + j), p + j, t);  // high bit of each word byte
+        // gather the 8 high bits into 8 consecutive bits
+        m |= (((b >> 7) * 0x0102040810204080ull) >> 56) << j;
+    }
+    for (; j < len; ++j)
+        if (t[p[j]] >= WORD) m |= 1ull << j;
+    return m;
+}
+
+// scan_into for 1-byte strings (code points < U+0100): token boundaries come from
+// 64-character word masks (bit scans instead of a test per character), and tokens of at
+// most 16 ASCII characters are packed straight from two 64-bit loads. Loads never reach
+// past the string's end.
 inline i64 scan_latin1(const u8* p, i64 n, i64 pos, const u32* t, i64 d, KeyBuf& kb,
                        i64& nb) {
     const i64 cap = kb.cap;
     const bool low = (t[0x41] & CPM) == 0x61;
     i64 i = pos;
+    i64 base = -1;  // the window [base, base + 64) whose mask is m
+    u64 m = 0;
+    auto window = [&](i64 at) {
+        base = at;
+        m = word_mask(p + at, n - at < 64 ? n - at : 64, t);
+    };
     while (i < n) {
-        i64 s;
-        if (i + 8 <= n) {
-            const u64 m = word_bits(load64(p + i), p + i, t);
-            if (m == 0) {
-                i += 8;
-                continue;
-            }
-            const int b = low_bit(m);
-            s = i + (b >> 3);
-            const u64 rest = (~m) & HI8 & ~((2ull << b) - 1);
-            if (rest != 0) {
-                i = i + (low_bit(rest) >> 3);
-            } else {
-                i += 8;
-                while (true) {
-                    if (i + 8 <= n) {
-                        const u64 m2 = (~word_bits(load64(p + i), p + i, t)) & HI8;
-                        if (m2 == 0) {
-                            i += 8;
-                            continue;
-                        }
-                        i += low_bit(m2) >> 3;
-                        break;
-                    }
-                    while (i < n && t[p[i]] >= WORD) ++i;
-                    break;
-                }
-            }
-        } else {
-            if (t[p[i]] < WORD) {
-                ++i;
-                continue;
-            }
-            s = i;
-            while (i < n && t[p[i]] >= WORD) ++i;
+        // -- the next token start at or after i
+        if (base < 0 || i >= base + 64) window(i);
+        u64 from = m & (~0ull << (i - base));
+        while (from == 0) {
+            if (base + 64 >= n) return n;
+            window(base + 64);
+            from = m;
         }
+        const i64 s = base + low_bit(from);
+        // -- its end: the first non-word character after s
+        u64 rest = ~m & (s - base == 63 ? 0 : (~0ull << (s - base + 1)));
+        while (rest == 0 && base + 64 < n) {
+            window(base + 64);
+            rest = ~m;
+        }
+        i = rest == 0 ? n : base + low_bit(rest);
+        if (i > n) i = n;
         const i64 k = i - s;
         if (k < 2) continue;
         u64 h, key, w0 = 0, w1 = 0;
