@@ -8,8 +8,9 @@ from numbers import Real
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import NDArray
+
+from .._stats import issparse
 
 FloatArray = NDArray[np.float64]
 
@@ -84,7 +85,7 @@ def log_dot(X: Any, W: FloatArray) -> FloatArray:
 
 def row_values(X: Any) -> np.ndarray:
     """One row of X as a dense 1-D float array."""
-    if sp.issparse(X):
+    if issparse(X):
         return np.asarray(X.toarray(), dtype=np.float64).reshape(-1)
     return np.asarray(X, dtype=np.float64).reshape(-1)
 
