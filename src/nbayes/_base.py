@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _params
 from ._families import Family
-from ._families._common import exact_prior, row_values
+from ._families._common import exact_prior_of, row_values
 from ._posterior import PosteriorMixin, log_normalize
 from ._stats import CountStats, readonly
 from ._validation import (
@@ -332,41 +332,20 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         -------
         nbayes.Explanation
         """
-        from .explain import Explanation
+        from .explain import explain_row
 
         check_is_fitted(self)
         row = self._one_row(x)
         X = self._check_X(row)
         values = self._row_values(X)
-        d = self._derived()
-        jll = self._joint_log_likelihood(X)[0]
-        log_post, undecidable = log_normalize(jll[None, :])
-        prior_factors = factors = None
-        if exact:
-            params = self._derivation_values()
-            factors = self._family.exact_factors(self._stats, params, values)
-            prior_factors = self._exact_prior(params)
-        return Explanation(
-            classes=self.classes_,
-            feature_names=self._feature_names() if feature_names is None else list(feature_names),
-            values=values,
-            log_prior=np.asarray(d["class_log_prior"], dtype=np.float64),
-            terms=self._family.feature_terms(d, values),
-            joint_log_likelihood=jll,
-            log_posterior=log_post[0],
-            prior_factors=prior_factors,
-            factors=factors,
-        )
+        names = self._feature_names() if feature_names is None else list(feature_names)
+        return explain_row(
+            self._family, self._derived(), self._stats, self._derivation_values(), X, values,
+            names, exact,
+        )  # fmt: skip
 
     def _exact_prior(self, params: dict[str, Any]) -> Any:
-        if not self._stats.is_integral():
-            raise ValueError(
-                "exact=True needs whole-number counts, but this model was fitted with "
-                "fractional sample weights. Use exact=False."
-            )
-        return exact_prior(
-            self._stats.class_count, params.get("fit_prior", True), params.get("class_prior")
-        )
+        return exact_prior_of(self._stats, params)
 
     def _one_row(self, x: Any) -> Any:
         if hasattr(x, "iloc") or hasattr(x, "shape") and len(getattr(x, "shape", ())) == 2:

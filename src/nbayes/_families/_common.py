@@ -95,6 +95,17 @@ def as_fraction(value: float) -> Fraction:
     return Fraction(repr(float(value)))
 
 
+def exact_prior_of(stats: Any, params: dict[str, Any]) -> list[Factor]:
+    """The exact prior factors of a model with statistics ``stats`` (integer counts
+    needed) and derivation hyperparameters ``params``."""
+    if not stats.is_integral():
+        raise ValueError(
+            "exact=True needs whole-number counts, but this model was fitted with "
+            "fractional sample weights. Use exact=False."
+        )
+    return exact_prior(stats.class_count, params.get("fit_prior", True), params.get("class_prior"))
+
+
 def exact_prior(class_count: FloatArray, fit_prior: bool, class_prior: Any) -> list[Factor]:
     n = len(class_count)
     if class_prior is not None:
