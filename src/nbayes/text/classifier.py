@@ -21,16 +21,16 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _params as P
-from .._base import BaseNB, PosteriorMixin, log_normalize
+from .._base import BaseNB, PosteriorMixin
 from .._stats import CountStats, class_codes, union_classes
 from .._validation import check_sample_weight
 from ..explain import Explanation
 from ..naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
+from ..scoring import CountRows, TextScorer
 from . import _analyzer
 from . import _model as M
 from ._model import TextStats
 from ._model import sklearn_like_selection as _sklearn_like_selection
-from ._scoring import csr_dot
 from ._tokenize import FrozenVocabulary, TermColumns, Terms
 from .recipes import resolve as resolve_recipe
 from .vectorizers import (
@@ -41,7 +41,6 @@ from .vectorizers import (
     hashing_transform,
     transform_counts,
 )
-from .vectorizers import transform_one as _transform_one
 
 __all__ = ["TextClassifier"]
 
@@ -661,15 +660,19 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         inner.n_features_in_ = len(derived["kept"])
         inner._set_stats(derived["inner_stats"])
         d = inner._derived()
-        derived.update(
-            inner=inner,
-            d=d,
-            # the one-document fast path (a C x V copy) only serves vocabulary models
-            linear=None if self.hashing else _linear_form(self.model, d),
-            stop_set=self._stop_set(),
-        )
+        derived.update(inner=inner, d=d, stop_set=self._stop_set())
+        # prediction and explanations: the numpy-only scorer of these log-probabilities
+        # (its weights are laid out on first use)
+        params = {name: getattr(self, name) for name in _PARAM_NAMES}
+        derived["scorer"] = TextScorer(params, derived, d)
         self._cache = (self._stats, key, derived)
         return derived
+
+    def _scorer(self) -> TextScorer:
+        """What prediction needs, derived from the statistics (cached with the derivation:
+        new statistics or hyperparameters make a new one)."""
+        scorer: TextScorer = self._derived()["scorer"]
+        return scorer
 
     def _selection(self) -> dict[str, Any]:
         """The kept vocabulary (min_df, max_df, max_features), cached apart from smoothing:
@@ -700,27 +703,17 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
             return ComplementNB(norm=self.norm, **common)
         return MultinomialNB(**common)
 
-    def _matrix(self, docs: list[str]) -> sp.csr_matrix:
-        """Documents as counts over the kept columns (unknown words dropped)."""
-        derived = self._derived()
-        kw = dict(lowercase=self.lowercase, ngram_range=self._ngram(), stop_words=self.stop_words)
-        if self.hashing:
-            X = hashing_transform(
-                docs, n_features=self.n_features, alternate_sign=False, norm=None,
-                binary=self._clip, **kw,
-            )  # fmt: skip
-            lut = derived["lut"]
-            new_cols = lut[X.indices]
-            keep = new_cols >= 0
-            # the kept buckets are in increasing order: rows stay sorted, no COO round trip
-            indptr = np.concatenate([[0], np.cumsum(keep)])[X.indptr]
-            return sp.csr_matrix(
-                (X.data[keep], new_cols[keep], indptr), shape=(X.shape[0], len(derived["kept"]))
-            )
-        return sp.csr_matrix(transform_counts(docs, derived["vocabulary"], binary=self._clip, **kw))
-
     def analyze(self, text: str) -> list[str]:
         """The terms of one document in order (words, n-grams), as the model counts them."""
+        if self.stop_words is None or (
+            isinstance(self.stop_words, str) and self.stop_words == "english"
+        ):
+            return _analyzer.terms(
+                self._docs([text])[0], lowercase=bool(self.lowercase),
+                ngram_range=self._ngram(), stop_words=self._stop_set(),
+            )  # fmt: skip
+        # a list of stop words: scikit-learn's analyzer, for its warning when the list is
+        # inconsistent with the preprocessing
         from sklearn.feature_extraction.text import CountVectorizer
 
         return list(
@@ -732,67 +725,32 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------ prediction
     def transform(self, X: Any) -> sp.csr_matrix:
         """The documents as the count matrix the model scores (kept terms only)."""
-        return self._matrix(self._docs(X))
+        docs = self._docs(X)
+        rows = self._scorer().count(docs)
+        return sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=rows.shape)
 
     def predict_joint_log_proba(self, X: Any) -> np.ndarray:
         """log P(y) + log P(document | y) per document and class."""
         docs = self._docs(X)
-        derived = self._derived()
-        linear = derived["linear"]
-        if len(docs) == 1 and not self.hashing and linear is not None:
-            return self._one_jll(docs[0], derived)[None, :]
-        X = self._scored_matrix(X, docs)
-        if linear is not None:  # finite weights: one threaded product, no copy of W
-            W, bias = linear
-            return csr_dot(X, W) + bias
-        if self.hashing:  # the weights of the buckets these documents use, only
-            present = np.zeros(X.shape[1], dtype=bool)
-            present[X.indices] = True
-            cols = np.flatnonzero(present)
-            sub = _linear_form(self.model, derived["d"], cols)
-            if sub is not None:
-                pos = (np.cumsum(present) - 1)[X.indices]
-                Xs = sp.csr_matrix((X.data, pos, X.indptr), (X.shape[0], len(cols)))
-                return csr_dot(Xs, sub[0]) + sub[1]
-        return derived["inner"]._family.joint_log_likelihood(derived["d"], X)
+        scorer = self._scorer()
+        if self.__dict__.get("_transform_memo") is None:
+            return scorer.score_documents(docs)
+        return scorer.score_documents(docs, lambda docs: self._scored_rows(X, docs))
 
-    def _scored_matrix(self, X: Any, docs: list[str]) -> sp.csr_matrix:
+    def _scored_rows(self, X: Any, docs: list[str]) -> CountRows:
         # Model selection scores the same held-out documents under many smoothing settings:
         # tokenize them once per kept vocabulary (see _TextCounter).
-        memo = self.__dict__.get("_transform_memo")
-        if memo is None:
-            return self._matrix(docs)
+        memo = self.__dict__["_transform_memo"]
         kept = self._derived()["kept"]
-        for given, for_kept, matrix in memo:
+        for given, for_kept, rows in memo:
             if given is X and for_kept is kept:
-                return matrix
-        matrix = self._matrix(docs)
-        memo[:] = [*memo[-1:], (X, kept, matrix)]
-        return matrix
-
-    def _one_jll(self, doc: str, derived: dict[str, Any]) -> np.ndarray:
-        W, bias = derived["linear"]
-        vocabulary = derived["vocabulary"]
-        got = None
-        if isinstance(vocabulary, TermColumns):
-            if self._ngram() == (1, 1) and not derived["stop_set"]:
-                got = vocabulary.count_one(doc, bool(self.lowercase))  # no str keys, no dict
-            if got is None:
-                vocabulary = vocabulary.mapping()  # plain dict lookups: no extra call
-            elif self._clip:
-                got = (got[0], np.ones_like(got[1]))
-        if got is None:
-            got = _transform_one(
-                doc, vocabulary, lowercase=self.lowercase, binary=self._clip,
-                ngram_range=self._ngram(), stop_words=derived["stop_set"],
-            )  # fmt: skip
-        cols, counts = got
-        if len(cols) == 0:
-            return np.asarray(bias, dtype=np.float64).copy()
-        return np.asarray(counts @ W[cols] + bias, dtype=np.float64)
+                return rows
+        rows = self._scorer().count(docs)
+        memo[:] = [*memo[-1:], (X, kept, rows)]
+        return rows
 
     def _class_log_prior(self) -> np.ndarray:
-        return np.asarray(self._derived()["d"]["class_log_prior"], dtype=np.float64)
+        return self._scorer()._class_log_prior()
 
     # ------------------------------------------------------- beyond sklearn
     def explain(self, text: str, exact: bool = False) -> Explanation:
@@ -801,17 +759,8 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         Only the words of the document that the model knows appear; for Bernoulli models
         the absent words count too.
         """
-        if not isinstance(text, str):
-            raise ValueError(f"explain() takes one document (a str); got {type(text).__name__}.")
-        derived = self._derived()
-        inner = derived["inner"]
-        x = self._matrix(self._docs([text]))
-        names = derived["names"]
-        if self.model == "bernoulli" or exact:
-            return inner.explain(x.toarray()[0], exact=exact, feature_names=names)
-        cols = x.indices
-        sub = _SubsetModel(inner, cols)
-        return sub.explain(x, names)
+        _analyzer.check_one_text(text)
+        return self._scorer().explain(text, exact=exact)
 
     def most_informative_features(self, n: int = 10) -> list[tuple[str, Any, float]]:
         """Words ranked by how strongly they separate the classes: (word, class, score)."""
@@ -948,54 +897,6 @@ class _TextCounter:
         model._check_params()
         model._derived()
         return model
-
-
-class _SubsetModel:
-    """Explain a multinomial/complement document over the columns it uses only."""
-
-    def __init__(self, inner: BaseNB, cols: np.ndarray) -> None:
-        self.inner = inner
-        self.cols = cols
-
-    def explain(self, x: sp.csr_matrix, names: list[str]) -> Explanation:
-        inner = self.inner
-        d = inner._derived()
-        values = np.asarray(x[:, self.cols].toarray()[0], dtype=np.float64)
-        flp = d["feature_log_prob"][:, self.cols]
-        with np.errstate(invalid="ignore"):
-            terms = np.where(values > 0, values * flp, 0.0)
-        jll = inner._family.joint_log_likelihood(d, x)[0]
-        log_post, _ = log_normalize(jll[None, :])
-        return Explanation(
-            classes=inner.classes_,
-            feature_names=[names[j] for j in self.cols],
-            values=values,
-            log_prior=np.asarray(d["class_log_prior"], dtype=np.float64),
-            terms=terms,
-            joint_log_likelihood=jll,
-            log_posterior=log_post[0],
-        )
-
-
-def _linear_form(
-    model: str, d: dict[str, Any], cols: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """(W, bias) with jll = counts @ W[cols] + bias, when the model is linear and finite;
-    with ``cols``, W holds those columns only (documents using no other column)."""
-    flp = d["feature_log_prob"]
-    if cols is not None:
-        flp = flp[:, cols]
-    prior = np.asarray(d["class_log_prior"], dtype=np.float64)
-    if model == "bernoulli":
-        neg = d["neg_log_prob"]
-        if not (np.isfinite(flp).all() and np.isfinite(neg).all()):
-            return None
-        neg_cols = neg if cols is None else neg[:, cols]
-        return np.ascontiguousarray((flp - neg_cols).T), prior + neg.sum(axis=1)
-    if model == "complement":
-        bias = prior if len(prior) == 1 else np.zeros_like(prior)
-        return np.ascontiguousarray(flp.T), bias
-    return np.ascontiguousarray(flp.T), prior
 
 
 def _scatter_columns(stats: TextStats, cols: np.ndarray, n_columns: int) -> TextStats:
