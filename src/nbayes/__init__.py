@@ -7,7 +7,9 @@ generate data (``sample``) and explain themselves (``explain``, exactly with fra
 
 from __future__ import annotations
 
-from .evaluation import EvaluationReport, evaluate
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from .exceptions import (
     DecodingWarning,
     InvalidParameterError,
@@ -15,29 +17,57 @@ from .exceptions import (
     NBayesWarning,
     UndecidableWarning,
 )
-from .explain import Explanation
-from .io.persist import load, save
-from .kernel import KernelNB
-from .mixed import MixedNB
-from .naive_bayes import (
-    BernoulliNB,
-    CategoricalNB,
-    ComplementNB,
-    GaussianNB,
-    MultinomialNB,
-    PoissonNB,
-)
+
+if TYPE_CHECKING:
+    from .evaluation import EvaluationReport, evaluate
+    from .explain import Explanation
+    from .io.persist import load, save
+    from .kernel import KernelNB
+    from .mixed import MixedNB
+    from .naive_bayes import (
+        BernoulliNB,
+        CategoricalNB,
+        ComplementNB,
+        GaussianNB,
+        MultinomialNB,
+        PoissonNB,
+    )
+    from .text.classifier import TextClassifier
 
 __version__ = "0.1.0"
 
+# The estimators pull in scikit-learn and scipy (and the text layer its compiled kernels):
+# each name is imported on first use, so `import nbayes` alone, the command line and the
+# lean prediction path (nbayes.scoring) load none of them.
+_LAZY = {
+    "BernoulliNB": ".naive_bayes",
+    "CategoricalNB": ".naive_bayes",
+    "ComplementNB": ".naive_bayes",
+    "GaussianNB": ".naive_bayes",
+    "MultinomialNB": ".naive_bayes",
+    "PoissonNB": ".naive_bayes",
+    "KernelNB": ".kernel",
+    "MixedNB": ".mixed",
+    "TextClassifier": ".text.classifier",
+    "EvaluationReport": ".evaluation",
+    "evaluate": ".evaluation",
+    "Explanation": ".explain",
+    "load": ".io.persist",
+    "save": ".io.persist",
+}
 
-def __getattr__(name: str) -> object:
-    # The text layer loads compiled kernels: import it on first use only.
-    if name == "TextClassifier":
-        from .text.classifier import TextClassifier
 
-        return TextClassifier
-    raise AttributeError(f"module 'nbayes' has no attribute {name!r}")
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'nbayes' has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value  # later look-ups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
 
 __all__ = [

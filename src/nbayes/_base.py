@@ -17,7 +17,6 @@ and changing ``alpha`` after fitting re-derives without a pass over the data.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any, ClassVar, Self
 
 import numpy as np
@@ -27,7 +26,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _params
 from ._families import Family
-from ._families._common import exact_prior, row_values
+from ._families._common import exact_prior_of, row_values
+from ._posterior import PosteriorMixin, log_normalize
 from ._stats import CountStats, readonly
 from ._validation import (
     FeatureNames,
@@ -36,11 +36,8 @@ from ._validation import (
     check_sample_weight,
     feature_names,
 )
-from .exceptions import UndecidableWarning
 
 __all__ = ["BaseNB", "PosteriorMixin", "log_normalize"]
-
-_MAX_ROWS_LISTED = 10
 
 
 def _freeze(value: Any) -> Any:
@@ -49,123 +46,6 @@ def _freeze(value: Any) -> Any:
         return value
     arr = np.asarray(value)
     return (arr.dtype.str, arr.shape, arr.tobytes())
-
-
-def log_normalize(jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row-normalise joint log-likelihoods: log P(y | x), and the mask of undecidable rows.
-
-    A row where every class has zero likelihood (all -inf) has no posterior: NaN. A row
-    where some classes have infinite evidence (+inf) shares the probability among them.
-    """
-    top = jll.max(axis=1) if jll.shape[1] else np.zeros(jll.shape[0])
-    if np.isfinite(top).all():
-        # The common case (no NaN, no infinite row maximum): one pass, as logsumexp.
-        shifted = jll - top[:, None]
-        shifted -= np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-        return shifted, np.zeros(jll.shape[0], dtype=bool)
-    with np.errstate(invalid="ignore", over="ignore"):
-        has_nan = np.isnan(jll).any(axis=1)
-        top = np.max(np.where(np.isnan(jll), -np.inf, jll), axis=1)
-        undecidable = has_nan | (top == -np.inf)
-        out = np.full(jll.shape, np.nan)
-        ok = ~undecidable & np.isfinite(top)
-        if ok.any():
-            shifted = jll[ok] - top[ok, None]
-            out[ok] = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-        infinite = ~undecidable & (top == np.inf)
-        if infinite.any():
-            winners = jll[infinite] == np.inf
-            out[infinite] = np.where(winners, -np.log(winners.sum(axis=1, keepdims=True)), -np.inf)
-    return out, undecidable
-
-
-def _warn_undecidable(rows: np.ndarray) -> None:
-    listed = ", ".join(str(int(r)) for r in rows[:_MAX_ROWS_LISTED])
-    more = f" and {len(rows) - _MAX_ROWS_LISTED} more" if len(rows) > _MAX_ROWS_LISTED else ""
-    warnings.warn(
-        f"Every class has zero probability for row(s) {listed}{more}: the classifier cannot "
-        "decide. Their probabilities are NaN and predict() returns the class with the highest "
-        "prior. Use smoothing (alpha > 0) to avoid this.",
-        UndecidableWarning,
-        stacklevel=3,
-    )
-
-
-class PosteriorMixin:
-    """Posterior, decision and top-N from ``predict_joint_log_proba`` and the class prior.
-
-    Shared by every nbayes classifier: the normalisation handles rows that no class can
-    explain (NaN and an :class:`~nbayes.UndecidableWarning`, the prior decides).
-    """
-
-    @property
-    def classes_(self) -> np.ndarray:
-        raise NotImplementedError
-
-    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
-        raise NotImplementedError
-
-    def _class_log_prior(self) -> np.ndarray:
-        raise NotImplementedError
-
-    def sample_classes(self, n_samples: Any, rng: np.random.Generator) -> np.ndarray:
-        """Class indices drawn from the prior P(y)."""
-        if not isinstance(n_samples, int | np.integer) or n_samples < 0:
-            raise ValueError(f"n_samples must be a non-negative integer; got {n_samples!r}.")
-        prior = np.exp(self._class_log_prior())
-        if not np.isfinite(prior).all() or prior.sum() <= 0:
-            raise ValueError("The class prior is undefined: cannot sample from this model.")
-        return rng.choice(len(prior), size=int(n_samples), p=prior / prior.sum())
-
-    def predict_log_proba(self, X: Any) -> np.ndarray:
-        """Log of the posterior P(y | x) per row and class (NaN for undecidable rows)."""
-        log_proba, undecidable = log_normalize(self.predict_joint_log_proba(X))
-        if undecidable.any():
-            _warn_undecidable(np.flatnonzero(undecidable))
-        return log_proba
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Posterior probability P(y | x) per row and class; rows sum to 1.
-
-        A row for which every class has zero likelihood (possible only without smoothing)
-        gets NaN and an :class:`~nbayes.UndecidableWarning`.
-        """
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X: Any) -> np.ndarray:
-        """The most probable class of each row.
-
-        Where every class has zero likelihood (unsmoothed models), the class with the
-        highest prior is returned and an :class:`~nbayes.UndecidableWarning` is issued.
-        """
-        jll = self.predict_joint_log_proba(X)
-        if np.isfinite(jll).all():  # the common case: argmax needs no normalisation
-            return self.classes_[np.argmax(jll, axis=1)]
-        log_proba, undecidable = log_normalize(jll)
-        best = np.argmax(np.where(np.isnan(log_proba), -np.inf, log_proba), axis=1)
-        if undecidable.any():
-            rows = np.flatnonzero(undecidable)
-            best[rows] = int(np.argmax(self._class_log_prior()))
-            _warn_undecidable(rows)
-        return self.classes_[best]
-
-    def predict_top(self, X: Any, n: int = 3) -> tuple[np.ndarray, np.ndarray]:
-        """The ``n`` most probable classes of each row, best first, with their probabilities.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples, n)
-        probabilities : ndarray of shape (n_samples, n)
-        """
-        if not isinstance(n, int | np.integer) or n < 1:
-            raise ValueError(f"n must be a positive integer; got {n!r}.")
-        proba = self.predict_proba(X)
-        n = min(int(n), proba.shape[1])
-        prior_rank = np.argsort(-self._class_log_prior(), kind="stable")
-        order = np.argsort(-np.where(np.isnan(proba), -1.0, proba), axis=1, kind="stable")
-        order[np.isnan(proba).any(axis=1)] = prior_rank
-        top = order[:, :n]
-        return self.classes_[top], np.take_along_axis(proba, top, axis=1)
 
 
 class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
@@ -452,41 +332,20 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         -------
         nbayes.Explanation
         """
-        from .explain import Explanation
+        from .explain import explain_row
 
         check_is_fitted(self)
         row = self._one_row(x)
         X = self._check_X(row)
         values = self._row_values(X)
-        d = self._derived()
-        jll = self._joint_log_likelihood(X)[0]
-        log_post, undecidable = log_normalize(jll[None, :])
-        prior_factors = factors = None
-        if exact:
-            params = self._derivation_values()
-            factors = self._family.exact_factors(self._stats, params, values)
-            prior_factors = self._exact_prior(params)
-        return Explanation(
-            classes=self.classes_,
-            feature_names=self._feature_names() if feature_names is None else list(feature_names),
-            values=values,
-            log_prior=np.asarray(d["class_log_prior"], dtype=np.float64),
-            terms=self._family.feature_terms(d, values),
-            joint_log_likelihood=jll,
-            log_posterior=log_post[0],
-            prior_factors=prior_factors,
-            factors=factors,
-        )
+        names = self._feature_names() if feature_names is None else list(feature_names)
+        return explain_row(
+            self._family, self._derived(), self._stats, self._derivation_values(), X, values,
+            names, exact,
+        )  # fmt: skip
 
     def _exact_prior(self, params: dict[str, Any]) -> Any:
-        if not self._stats.is_integral():
-            raise ValueError(
-                "exact=True needs whole-number counts, but this model was fitted with "
-                "fractional sample weights. Use exact=False."
-            )
-        return exact_prior(
-            self._stats.class_count, params.get("fit_prior", True), params.get("class_prior")
-        )
+        return exact_prior_of(self._stats, params)
 
     def _one_row(self, x: Any) -> Any:
         if hasattr(x, "iloc") or hasattr(x, "shape") and len(getattr(x, "shape", ())) == 2:

@@ -52,8 +52,9 @@ def non_negative_int(low: int = 0) -> Rule:
     )
 
 
-def validate(estimator: Any, rules: dict[str, list[Rule]]) -> None:
-    """Raise InvalidParameterError for the first parameter no rule accepts."""
+def validate(estimator: Any, rules: dict[str, list[Rule]], who: str | None = None) -> None:
+    """Raise InvalidParameterError for the first parameter no rule accepts (``who`` names
+    the estimator in the message; default: the type of ``estimator``)."""
     for name, accepted in rules.items():
         value = getattr(estimator, name)
         if any(rule.test(value) for rule in accepted):
@@ -61,6 +62,6 @@ def validate(estimator: Any, rules: dict[str, list[Rule]]) -> None:
         texts = [r.text for r in accepted]
         expected = texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " or " + texts[-1]
         raise InvalidParameterError(
-            f"The {name!r} parameter of {type(estimator).__name__} must be {expected}. "
+            f"The {name!r} parameter of {who or type(estimator).__name__} must be {expected}. "
             f"Got {value!r} instead."
         )

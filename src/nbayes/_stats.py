@@ -18,12 +18,12 @@ sum of squared deviations ``M2``, never ``E[x^2] - mean^2``, which cancels catas
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Self
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import NDArray
 
 __all__ = ["CategoryStats", "CountStats", "MomentStats", "union_classes"]
@@ -108,6 +108,13 @@ def class_codes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return classes, codes.reshape(-1)
 
 
+def issparse(X: Any) -> bool:
+    """``scipy.sparse.issparse(X)`` without importing scipy: a sparse matrix exists only
+    once scipy.sparse is loaded (the lean prediction path never loads it)."""
+    sp = sys.modules.get("scipy.sparse")
+    return sp is not None and bool(sp.issparse(X))
+
+
 def _class_sums(X: Any, codes: np.ndarray, weights: np.ndarray, n_classes: int) -> FloatArray:
     """Weighted per-class column sums, ``Y^T X``, without building Y.
 
@@ -115,7 +122,7 @@ def _class_sums(X: Any, codes: np.ndarray, weights: np.ndarray, n_classes: int) 
     sparse product ``Y^T X`` (see benchmarks/bench_core.py).
     """
     n_features = X.shape[1]
-    if sp.issparse(X):
+    if issparse(X):
         X = X.tocsr()
         row_nnz = np.diff(X.indptr)
         # flat index class * n_features + column of every non-zero, in one repeat + add

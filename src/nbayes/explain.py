@@ -16,9 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from ._families._common import Factor
+from ._families._common import Factor, exact_prior_of
+from ._posterior import log_normalize
 
-__all__ = ["Explanation", "format_fraction"]
+__all__ = ["Explanation", "explain_row", "format_fraction"]
 
 
 def _decimal_digits(q: Fraction) -> int | None:
@@ -230,3 +231,38 @@ class Explanation:
                     f"against {cls}: " + ", ".join(f"{n} ({v:+.3g})" for n, v in ev["against"])
                 )
         return "\n".join(lines)
+
+
+def explain_row(
+    family: Any,
+    d: dict[str, Any],
+    stats: Any,
+    params: dict[str, Any],
+    X: Any,
+    values: np.ndarray,
+    feature_names: list[str],
+    exact: bool,
+) -> Explanation:
+    """The :class:`Explanation` of one row as the likelihood ``family`` scores it.
+
+    ``X`` is the row as the model takes it (one row, validated), ``values`` the same as a
+    dense 1-D float array; ``d`` is the family's derivation from ``stats`` with the
+    hyperparameters ``params`` (which ``exact=True`` also derives fractions from).
+    """
+    jll = family.joint_log_likelihood(d, X)[0]
+    log_post, _ = log_normalize(jll[None, :])
+    prior_factors = factors = None
+    if exact:
+        factors = family.exact_factors(stats, params, values)
+        prior_factors = exact_prior_of(stats, params)
+    return Explanation(
+        classes=stats.classes,
+        feature_names=feature_names,
+        values=values,
+        log_prior=np.asarray(d["class_log_prior"], dtype=np.float64),
+        terms=family.feature_terms(d, values),
+        joint_log_likelihood=jll,
+        log_posterior=log_post[0],
+        prior_factors=prior_factors,
+        factors=factors,
+    )

@@ -8,8 +8,9 @@ from numbers import Real
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import NDArray
+
+from .._stats import issparse
 
 FloatArray = NDArray[np.float64]
 
@@ -84,7 +85,7 @@ def log_dot(X: Any, W: FloatArray) -> FloatArray:
 
 def row_values(X: Any) -> np.ndarray:
     """One row of X as a dense 1-D float array."""
-    if sp.issparse(X):
+    if issparse(X):
         return np.asarray(X.toarray(), dtype=np.float64).reshape(-1)
     return np.asarray(X, dtype=np.float64).reshape(-1)
 
@@ -92,6 +93,17 @@ def row_values(X: Any) -> np.ndarray:
 def as_fraction(value: float) -> Fraction:
     """The rational a person means by a float hyperparameter (0.1 -> 1/10)."""
     return Fraction(repr(float(value)))
+
+
+def exact_prior_of(stats: Any, params: dict[str, Any]) -> list[Factor]:
+    """The exact prior factors of a model with statistics ``stats`` (integer counts
+    needed) and derivation hyperparameters ``params``."""
+    if not stats.is_integral():
+        raise ValueError(
+            "exact=True needs whole-number counts, but this model was fitted with "
+            "fractional sample weights. Use exact=False."
+        )
+    return exact_prior(stats.class_count, params.get("fit_prior", True), params.get("class_prior"))
 
 
 def exact_prior(class_count: FloatArray, fit_prior: bool, class_prior: Any) -> list[Factor]:

@@ -18,27 +18,35 @@ import sys
 import traceback
 import warnings
 from collections.abc import Sequence
+from importlib import import_module
 from typing import Any
 
-from nbayes.cli import demo, explain, forget, info, plot, predict, sample, train, tune, update
-from nbayes.cli import eval as eval_command
 from nbayes.cli._common import UI, CLIError
 
 __all__ = ["build_parser", "main"]
 
-COMMANDS = (
-    demo,
-    train,
-    predict,
-    eval_command,
-    explain,
-    info,
-    update,
-    forget,
-    sample,
-    tune,
-    plot,
-)
+#: the commands, in the order ``nbayes -h`` lists them, with that listing's summary; each
+#: is the module ``nbayes.cli.<name>``, imported only when the command runs (or shows its
+#: help), so ``nbayes predict`` loads no other command's dependencies
+_SUMMARIES = {
+    "demo": "train, evaluate and explain a spam filter on bundled data",
+    "train": "learn a model from labelled data and save it",
+    "predict": "classify documents or rows (CSV or JSON lines on stdout)",
+    "eval": "evaluate a model on labelled data",
+    "explain": "show each word's evidence for and against the prediction",
+    "info": "describe a model file",
+    "update": "learn more labelled data into a model (in place)",
+    "forget": "unlearn labelled data from a model (in place)",
+    "sample": "generate examples from a model",
+    "tune": "cross-validate settings (alpha, n-grams, ...) and report the best",
+    "plot": "draw a column's distribution per class, or a confusion matrix (PNG, SVG, PDF)",
+}
+COMMANDS = tuple(_SUMMARIES)
+
+
+def command_module(name: str) -> Any:
+    """The module of the command ``name`` (imported now)."""
+    return import_module(f"nbayes.cli.{name}")
 
 
 def _version() -> str:
@@ -47,8 +55,12 @@ def _version() -> str:
     return str(__version__)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``nbayes`` with every sub-command."""
+def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser of ``nbayes`` with every sub-command.
+
+    With ``commands``, only those commands get their full parser (their modules are
+    imported); the others are listed, with their summary, but take no arguments.
+    """
     parser = argparse.ArgumentParser(
         prog="nbayes",
         description=(
@@ -69,9 +81,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"nbayes {_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMANDS:
-        module.add_parser(subparsers)
+    full = COMMANDS if commands is None else tuple(commands)
+    for name, summary in _SUMMARIES.items():
+        if name in full:
+            command_module(name).add_parser(subparsers)
+        else:
+            subparsers.add_parser(name, help=summary)
     return parser
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` runs: its first word that is not an option (the top-level
+    options take no value), if it names one."""
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg if arg in _SUMMARIES else None
+    return None
 
 
 def _one_line(exc: BaseException) -> str:
@@ -89,9 +114,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         0 on success, 1 on an error, 2 on bad arguments.
     """
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = _command_of(argv)
+    parser = build_parser(() if command is None else (command,))
     try:
-        args = parser.parse_args(None if argv is None else list(argv))
+        args = parser.parse_args(argv)
     except SystemExit as exc:  # -h/--version (0) or bad arguments (2)
         return int(exc.code) if isinstance(exc.code, int) else 2
     if args.command is None:

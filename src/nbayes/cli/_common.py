@@ -22,6 +22,7 @@ __all__ = [
     "coerce_labels",
     "command_parser",
     "is_text_model",
+    "load_for_prediction",
     "load_model",
     "read_labelled_texts",
     "read_texts_only",
@@ -201,6 +202,22 @@ def load_model(path: str) -> Any:
     return load(path)
 
 
+def load_for_prediction(path: str) -> Any:
+    """A model file ready to predict: for a TextClassifier its scorer
+    (:func:`nbayes.scoring.load_scorer`: numpy only, no estimator, no scikit-learn), for
+    any other model the estimator (:func:`load_model`). Both predict and explain alike."""
+    from nbayes.exceptions import ModelFileError
+    from nbayes.scoring import load_scorer
+
+    if not os.path.exists(path):
+        raise CLIError(f"No model file {path!r}: train one first with `nbayes train`.")
+    try:
+        scorer = load_scorer(path)
+    except ModelFileError:
+        scorer = None  # the full load reports the problem in its own words
+    return load_model(path) if scorer is None else scorer
+
+
 def save_model(model: Any, path: str) -> None:
     from nbayes.io.persist import save
 
@@ -211,9 +228,14 @@ def save_model(model: Any, path: str) -> None:
 
 
 def is_text_model(model: Any) -> bool:
-    from nbayes.text import TextClassifier
+    """A TextClassifier, or the scorer of one."""
+    from nbayes.scoring import TextScorer
 
-    return isinstance(model, TextClassifier)
+    if isinstance(model, TextScorer):
+        return True
+    # a TextClassifier exists only once its module is loaded: no import needed to tell
+    classifier = sys.modules.get("nbayes.text.classifier")
+    return classifier is not None and isinstance(model, classifier.TextClassifier)
 
 
 # --------------------------------------------------------------------------------- data

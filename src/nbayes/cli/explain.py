@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from nbayes.cli._common import UI, CLIError, add_data_options, command_parser, is_text_model
-from nbayes.cli._common import load_model as _load_model
+from nbayes.cli._common import load_for_prediction as _load_model
 
 __all__ = ["add_parser", "explain_text", "run"]
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from nbayes.cli._common import UI, CLIError, add_data_options, command_parser, is_text_model
-from nbayes.cli._common import load_model as _load_model
+from nbayes.cli._common import load_for_prediction as _load_model
 from nbayes.cli._data import unlabelled_inputs
 
 __all__ = ["add_parser", "run"]

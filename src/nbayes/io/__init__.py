@@ -11,6 +11,23 @@ TextChunk
 
 from __future__ import annotations
 
-from nbayes.io.readers import SUPPORTED_FORMATS, TextChunk, read_texts
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nbayes.io.readers import SUPPORTED_FORMATS, TextChunk, read_texts
 
 __all__ = ["SUPPORTED_FORMATS", "TextChunk", "read_texts"]
+
+
+def __getattr__(name: str) -> Any:
+    # the readers are imported on first use: loading a model (nbayes.io.persist) needs none
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module("nbayes.io.readers"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -35,9 +35,10 @@ a known type, unique and sorted, every array has the expected dtype and a shape 
 with the metadata, counts are finite and non-negative, no array is left unused. Any failure
 is a :class:`~nbayes.exceptions.ModelFileError` naming the file and what is wrong.
 
-Other model types plug in with :func:`register` (TextClassifier in
-:mod:`nbayes.text._persist`, KernelNB and MixedNB in :mod:`nbayes._persist_extra`, imported
-on first use through ``_LAZY_MODULES``): a ``dump`` function writes JSON and arrays through an
+Model types plug in with :func:`register` (the core estimators when
+:mod:`nbayes.naive_bayes` is imported, TextClassifier in :mod:`nbayes.text._persist`,
+KernelNB and MixedNB in :mod:`nbayes._persist_extra`, each imported on first use through
+``_LAZY_MODULES``): a ``dump`` function writes JSON and arrays through an
 :class:`ArrayWriter`, a ``load`` function reads them back through an :class:`ArrayReader`
 (which checks dtypes and shapes). Nested estimators are stored with :func:`encode` /
 :func:`decode` under a prefix.
@@ -94,10 +95,18 @@ SCHEMA_VERSION: int = 1
 _TOP_KEYS = frozenset({"nbayes_version", "schema_version", "model_type", "model"})
 _MAX_SHOWN = 60
 
-# Serialisers defined outside this module register themselves when their module is
-# imported; this fixed table says which module to import for such a model type (never a
-# name taken from the file).
+# Serialisers register when the module defining them (or their estimators) is imported;
+# this fixed table says which module to import for a model type (never a name taken from
+# the file). The core estimators register from nbayes.naive_bayes, so reading a model file
+# imports scikit-learn only when the model is built.
 _LAZY_MODULES: dict[str, str] = {
+    **{
+        name: "nbayes.naive_bayes"
+        for name in (
+            "BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MultinomialNB",
+            "PoissonNB",
+        )
+    },  # fmt: skip
     "TextClassifier": "nbayes.text._persist",
     "KernelNB": "nbayes._persist_extra",
     "MixedNB": "nbayes._persist_extra",
@@ -858,6 +867,7 @@ def _core_load(cls: type, d: dict[str, Any], reader: ArrayReader) -> Any:
 
 
 def _register_core() -> None:
+    """Register the core estimators (called by :mod:`nbayes.naive_bayes` once they exist)."""
     from nbayes.naive_bayes import (
         BernoulliNB,
         CategoricalNB,
@@ -869,6 +879,3 @@ def _register_core() -> None:
 
     for cls in (BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB, PoissonNB):
         register(cls.__name__, cls, _core_dump, _core_load_for(cls))
-
-
-_register_core()

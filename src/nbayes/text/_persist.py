@@ -13,13 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from nbayes._stats import CountStats
 from nbayes.exceptions import ModelFileError
 from nbayes.io import persist
 from nbayes.io.persist import ArrayReader, ArrayWriter
-from nbayes.text.classifier import TextClassifier, TextStats
-
-_KEYS = ("hyperparameters", "classes", "n_docs", "vocabulary")
+from nbayes.text._model import read_text_model
+from nbayes.text.classifier import TextClassifier
 
 
 def _dump(model: TextClassifier, writer: ArrayWriter) -> dict[str, Any]:
@@ -41,45 +39,10 @@ def _dump(model: TextClassifier, writer: ArrayWriter) -> dict[str, Any]:
 
 
 def _load(d: dict[str, Any], reader: ArrayReader) -> TextClassifier:
-    where = "metadata['model']"
-    persist.expect_dict(d, where, _KEYS)
-    hp = persist.expect_dict(d["hyperparameters"], f"{where}['hyperparameters']")
-    persist.expect_dict(hp, f"{where}['hyperparameters']", set(TextClassifier().get_params()))
-    params = {
-        k: persist.decode_param(v, f"{where}['hyperparameters'][{k!r}]") for k, v in hp.items()
-    }
-    if isinstance(params.get("ngram_range"), list):
-        params["ngram_range"] = tuple(params["ngram_range"])
+    # the checks of the JSON and the arrays are shared with nbayes.scoring.load_scorer
+    params, stats, terms = read_text_model(d, reader)
     model = TextClassifier(**params)
-    try:
-        model._check_params()
-    except (ValueError, TypeError) as exc:
-        raise ModelFileError(f"invalid hyperparameters: {exc}") from None
-    classes = persist.decode_labels(d["classes"], f"{where}['classes']")
-    if len(classes) < 1:
-        raise ModelFileError(f"{where}['classes'] is empty; a fitted model has a class")
-    n_docs = persist.expect_int(d["n_docs"], f"{where}['n_docs']", 1)
-    vocab = d["vocabulary"]
-    if model.hashing:
-        if vocab is not None:
-            raise ModelFileError(f"{where}['vocabulary'] should be null for a hashing model")
-        n_cols = int(model.n_features)
-    else:
-        terms = persist.expect_str_list(vocab, f"{where}['vocabulary']")
-        if len(set(terms)) != len(terms):
-            raise ModelFileError(f"{where}['vocabulary'] holds duplicate terms")
-        n_cols = len(terms)
-    C = len(classes)
-    class_count = reader.get("class_count", shape=(C,), non_negative=True)
-    fc = reader.get("feature_count", shape=(C, n_cols), non_negative=True)
-    df = reader.get("doc_freq", np.int64, shape=(n_cols,), non_negative=True)
-    tf = reader.get("term_freq", shape=(n_cols,), non_negative=True)
-    if df.size and int(df.max()) > n_docs:
-        raise ModelFileError(
-            f"a term occurs in {int(df.max())} documents but the model has seen {n_docs}"
-        )
-    stats = TextStats(CountStats(classes, class_count, fc), df, tf, n_docs)
-    vocabulary = None if model.hashing else list(terms)
+    vocabulary = None if terms is None else list(terms)
     model._set(stats, vocabulary)
     try:
         with warnings.catch_warnings():

@@ -11,24 +11,26 @@ vocabulary pruning of a vectorizer (``min_df``, ``max_df``, ``max_features``) is
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
-from numbers import Integral, Real
+from dataclasses import replace
 from typing import Any, Self
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _params as P
-from .._base import BaseNB, PosteriorMixin, log_normalize
+from .._base import BaseNB, PosteriorMixin
 from .._stats import CountStats, class_codes, union_classes
 from .._validation import check_sample_weight
 from ..explain import Explanation
 from ..naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
-from ._scoring import csr_dot
+from ..scoring import CountRows, TextScorer
+from . import _analyzer
+from . import _model as M
+from ._model import TextStats
+from ._model import sklearn_like_selection as _sklearn_like_selection
 from ._tokenize import FrozenVocabulary, TermColumns, Terms
 from .recipes import resolve as resolve_recipe
 from .vectorizers import (
@@ -39,74 +41,8 @@ from .vectorizers import (
     hashing_transform,
     transform_counts,
 )
-from .vectorizers import transform_one as _transform_one
 
 __all__ = ["TextClassifier"]
-
-_MODELS = {"multinomial": MultinomialNB, "bernoulli": BernoulliNB, "complement": ComplementNB}
-
-
-@dataclass(frozen=True, eq=False)
-class TextStats:
-    """Statistics of a text model over its columns (terms or hash buckets).
-
-    ``counts`` holds per-class term counts (clipped to 1 per document for binary and
-    Bernoulli models); ``n_docs``, ``doc_freq`` and ``term_freq`` are unweighted corpus
-    totals that the vocabulary pruning (min_df, max_df, max_features) is derived from.
-    Columns are terms in order of first appearance, or hash buckets.
-    """
-
-    counts: CountStats
-    doc_freq: np.ndarray
-    term_freq: np.ndarray
-    n_docs: int
-
-    @property
-    def n_columns(self) -> int:
-        return int(self.doc_freq.shape[0])
-
-    def widen(self, n_columns: int) -> TextStats:
-        """The same statistics over more columns (zeros for the new ones)."""
-        extra = n_columns - self.n_columns
-        if extra <= 0:
-            return self
-        c = self.counts
-        fc = np.hstack([c.feature_count, np.zeros((fc_rows(c), extra))])
-        return replace(
-            self,
-            counts=replace(c, feature_count=fc),
-            doc_freq=np.concatenate([self.doc_freq, np.zeros(extra, dtype=np.int64)]),
-            term_freq=np.concatenate([self.term_freq, np.zeros(extra)]),
-        )
-
-    def merge(self, other: TextStats) -> TextStats:
-        n = max(self.n_columns, other.n_columns)
-        a, b = self.widen(n), other.widen(n)
-        return replace(
-            a,
-            counts=a.counts.merge(b.counts),
-            doc_freq=a.doc_freq + b.doc_freq,
-            term_freq=a.term_freq + b.term_freq,
-            n_docs=a.n_docs + b.n_docs,
-        )
-
-    def subtract(self, other: TextStats) -> TextStats:
-        b = other.widen(self.n_columns)
-        doc_freq = self.doc_freq - b.doc_freq
-        term_freq = self.term_freq - b.term_freq
-        too_much = (doc_freq < 0).any() or b.n_docs > self.n_docs
-        if too_much or (term_freq < -1e-9 * np.maximum(self.term_freq, 1)).any():
-            raise ValueError(
-                "Cannot unlearn these documents: some of their words were never learned "
-                "(or not that often). Nothing was changed."
-            )
-        return replace(
-            self,
-            counts=self.counts.subtract(b.counts),
-            doc_freq=doc_freq,
-            term_freq=np.maximum(term_freq, 0.0),
-            n_docs=self.n_docs - b.n_docs,
-        )
 
 
 class _NoDocuments(ValueError):
@@ -248,48 +184,6 @@ def _check_labels(y: np.ndarray) -> None:
     check_classification_targets(y)
 
 
-def fc_rows(c: CountStats) -> int:
-    return int(c.feature_count.shape[0])
-
-
-def _sklearn_like_selection(
-    terms: Sequence[str] | None,
-    doc_freq: np.ndarray,
-    term_freq: np.ndarray,
-    n_docs: int,
-    min_df: Any,
-    max_df: Any,
-    max_features: int | None,
-) -> np.ndarray:
-    """Columns a CountVectorizer with these settings would keep, in its (sorted) order."""
-    seen = np.flatnonzero(doc_freq > 0)
-    if terms is not None:
-        order = sorted(seen.tolist(), key=terms.__getitem__)
-        cols = np.asarray(order, dtype=np.int64)
-    else:
-        cols = seen
-    max_doc = float(max_df if isinstance(max_df, Integral) else max_df * n_docs)
-    min_doc = float(min_df if isinstance(min_df, Integral) else min_df * n_docs)
-    if max_doc < min_doc:
-        raise ValueError("max_df corresponds to < documents than min_df")
-    df = doc_freq[cols]
-    mask = np.ones(len(cols), dtype=bool)
-    if max_doc < n_docs:
-        mask &= df <= max_doc
-    if min_doc > 1:
-        mask &= df >= min_doc
-    if max_features is not None and mask.sum() > max_features:
-        tfs = term_freq[cols]
-        mask_inds = (-tfs[mask]).argsort()[:max_features]
-        new_mask = np.zeros(len(cols), dtype=bool)
-        new_mask[np.where(mask)[0][mask_inds]] = True
-        mask = new_mask
-    kept = cols[mask]
-    if len(kept) == 0 and len(cols) > 0:
-        raise ValueError("After pruning, no terms remain. Try a lower min_df or a higher max_df.")
-    return kept
-
-
 class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
     """Naive Bayes text classifier on raw strings: multinomial, Bernoulli or complement.
 
@@ -351,18 +245,7 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
     Decision: spam
     """
 
-    _param_rules: dict[str, list[P.Rule]] = {
-        "alpha": [P.non_negative_real],
-        "binary": [P.boolean],
-        "lowercase": [P.boolean],
-        "hashing": [P.boolean],
-        "n_features": [P.non_negative_int(1)],
-        "fit_prior": [P.boolean],
-        "class_prior": [P.array_like, P.none],
-        "force_alpha": [P.boolean],
-        "norm": [P.boolean],
-        "max_features": [P.none, P.non_negative_int(1)],
-    }
+    _param_rules: dict[str, list[P.Rule]] = M.PARAM_RULES
 
     def __init__(
         self,
@@ -403,51 +286,13 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------ validation
     def _check_params(self) -> None:
-        P.validate(self, self._param_rules)
-        resolve_recipe(self.preprocess)
-        if self.model not in _MODELS:
-            raise ValueError(
-                f"The 'model' parameter of TextClassifier must be one of "
-                f"{sorted(_MODELS)}. Got {self.model!r} instead."
-            )
-        lo, hi = self._ngram()
-        if not 1 <= lo <= hi:
-            raise ValueError(
-                f"Invalid value for ngram_range={self.ngram_range!r}: lower boundary larger "
-                "than the upper boundary, or below 1."
-            )
-        for name in ("min_df", "max_df"):
-            v = getattr(self, name)
-            ok = (isinstance(v, Integral) and not isinstance(v, bool) and int(v) >= 0) or (
-                isinstance(v, Real) and not isinstance(v, Integral) and 0.0 <= float(v) <= 1.0
-            )
-            if not ok:
-                raise ValueError(
-                    f"The {name!r} parameter of TextClassifier must be an int >= 0 or a "
-                    f"float in [0.0, 1.0]. Got {v!r} instead."
-                )
-        if self.stop_words is not None and self.stop_words != "english":
-            if isinstance(self.stop_words, str) or not isinstance(self.stop_words, Iterable):
-                raise ValueError(
-                    "stop_words must be 'english', a list of words or None; got "
-                    f"{self.stop_words!r}."
-                )
+        M.check_params(self)
 
     def _ngram(self) -> tuple[int, int]:
-        try:
-            lo, hi = self.ngram_range
-            return int(lo), int(hi)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(
-                f"ngram_range must be a tuple (min_n, max_n); got {self.ngram_range!r}."
-            ) from exc
+        return M.ngram_of(self.ngram_range)
 
     def _stop_set(self) -> frozenset[str] | None:
-        if self.stop_words is None:
-            return None
-        if self.stop_words == "english":
-            return frozenset(ENGLISH_STOP_WORDS)
-        return frozenset(self.stop_words)
+        return M.stop_set(self.stop_words)
 
     @property
     def _clip(self) -> bool:
@@ -455,35 +300,11 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     def _docs(self, X: Any) -> list[str]:
         """Validated documents, after the ``preprocess`` step."""
-        docs = self._raw_docs(X)
-        step = resolve_recipe(self.preprocess)
-        return docs if step is None else [step(d) for d in docs]
+        return _analyzer.documents(X, resolve_recipe(self.preprocess))
 
     @staticmethod
     def _raw_docs(X: Any) -> list[str]:
-        if isinstance(X, str | bytes):
-            raise ValueError(
-                "Iterable over raw text documents expected, string object received. "
-                "Wrap a single document in a list: [text]."
-            )
-        try:
-            docs = list(X)
-        except TypeError:
-            raise ValueError(
-                f"Iterable over raw text documents expected, {type(X).__name__} received. "
-                "Pass a list (or other iterable) of str."
-            ) from None
-        if set(map(type, docs)) <= {str}:
-            return docs
-        bad = [i for i, d in enumerate(docs) if not isinstance(d, str)]
-        if bad:
-            i = bad[0]
-            raise ValueError(
-                f"Document {i} is a {type(docs[i]).__name__}, not a str ({len(bad)} such "
-                "documents). Decode bytes first (e.g. nbayes.io.read_texts) and replace "
-                "missing texts with ''."
-            )
-        return docs
+        return _analyzer.raw_documents(X)
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "_stats")
@@ -839,15 +660,19 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         inner.n_features_in_ = len(derived["kept"])
         inner._set_stats(derived["inner_stats"])
         d = inner._derived()
-        derived.update(
-            inner=inner,
-            d=d,
-            # the one-document fast path (a C x V copy) only serves vocabulary models
-            linear=None if self.hashing else _linear_form(self.model, d),
-            stop_set=self._stop_set(),
-        )
+        derived.update(inner=inner, d=d, stop_set=self._stop_set())
+        # prediction and explanations: the numpy-only scorer of these log-probabilities
+        # (its weights are laid out on first use)
+        params = {name: getattr(self, name) for name in _PARAM_NAMES}
+        derived["scorer"] = TextScorer(params, derived, d)
         self._cache = (self._stats, key, derived)
         return derived
+
+    def _scorer(self) -> TextScorer:
+        """What prediction needs, derived from the statistics (cached with the derivation:
+        new statistics or hyperparameters make a new one)."""
+        scorer: TextScorer = self._derived()["scorer"]
+        return scorer
 
     def _selection(self) -> dict[str, Any]:
         """The kept vocabulary (min_df, max_df, max_features), cached apart from smoothing:
@@ -858,33 +683,12 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         if cache is not None and cache[0] is stats and cache[1] == key:
             return cache[2]
         raw = self.__dict__.get("_vocab_terms")
-        # a fit's sorted Terms: column order is term order, no str needed to select
-        terms = None if isinstance(raw, Terms) else self._terms()
-        kept = _sklearn_like_selection(
-            terms, stats.doc_freq, stats.term_freq, stats.n_docs, self.min_df,
-            self.max_df, self.max_features,
+        terms = raw if isinstance(raw, Terms) else self._terms()
+        out = M.select_columns(
+            stats, terms, min_df=self.min_df, max_df=self.max_df,
+            max_features=self.max_features, n_features=self.n_features,
+            mapping=FrozenVocabulary,
         )  # fmt: skip
-        c = stats.counts
-        fc = c.feature_count
-        every = len(kept) == fc.shape[1] and not (np.diff(kept) != 1).any()  # all, in order
-        if not every:  # else no copy
-            fc = fc[:, kept]
-        out: dict[str, Any] = {
-            "kept": kept,
-            "inner_stats": CountStats(c.classes, c.class_count, fc),
-        }
-        if isinstance(raw, Terms):
-            out["names"] = raw if every else [raw[j] for j in kept.tolist()]
-            out["vocabulary"] = TermColumns(raw, None if every else kept)
-        elif terms is not None:
-            names = [terms[j] for j in kept]
-            out["names"] = names
-            out["vocabulary"] = FrozenVocabulary(zip(names, range(len(names)), strict=True))
-        else:
-            lut = np.full(self.n_features, -1, dtype=np.int64)
-            lut[kept] = np.arange(len(kept))
-            out["lut"] = lut
-            out["names"] = _BucketNames(kept)
         self._selection_cache = (stats, key, out)
         return out
 
@@ -899,27 +703,17 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
             return ComplementNB(norm=self.norm, **common)
         return MultinomialNB(**common)
 
-    def _matrix(self, docs: list[str]) -> sp.csr_matrix:
-        """Documents as counts over the kept columns (unknown words dropped)."""
-        derived = self._derived()
-        kw = dict(lowercase=self.lowercase, ngram_range=self._ngram(), stop_words=self.stop_words)
-        if self.hashing:
-            X = hashing_transform(
-                docs, n_features=self.n_features, alternate_sign=False, norm=None,
-                binary=self._clip, **kw,
-            )  # fmt: skip
-            lut = derived["lut"]
-            new_cols = lut[X.indices]
-            keep = new_cols >= 0
-            # the kept buckets are in increasing order: rows stay sorted, no COO round trip
-            indptr = np.concatenate([[0], np.cumsum(keep)])[X.indptr]
-            return sp.csr_matrix(
-                (X.data[keep], new_cols[keep], indptr), shape=(X.shape[0], len(derived["kept"]))
-            )
-        return sp.csr_matrix(transform_counts(docs, derived["vocabulary"], binary=self._clip, **kw))
-
     def analyze(self, text: str) -> list[str]:
         """The terms of one document in order (words, n-grams), as the model counts them."""
+        if self.stop_words is None or (
+            isinstance(self.stop_words, str) and self.stop_words == "english"
+        ):
+            return _analyzer.terms(
+                self._docs([text])[0], lowercase=bool(self.lowercase),
+                ngram_range=self._ngram(), stop_words=self._stop_set(),
+            )  # fmt: skip
+        # a list of stop words: scikit-learn's analyzer, for its warning when the list is
+        # inconsistent with the preprocessing
         from sklearn.feature_extraction.text import CountVectorizer
 
         return list(
@@ -931,67 +725,32 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------ prediction
     def transform(self, X: Any) -> sp.csr_matrix:
         """The documents as the count matrix the model scores (kept terms only)."""
-        return self._matrix(self._docs(X))
+        docs = self._docs(X)
+        rows = self._scorer().count(docs)
+        return sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=rows.shape)
 
     def predict_joint_log_proba(self, X: Any) -> np.ndarray:
         """log P(y) + log P(document | y) per document and class."""
         docs = self._docs(X)
-        derived = self._derived()
-        linear = derived["linear"]
-        if len(docs) == 1 and not self.hashing and linear is not None:
-            return self._one_jll(docs[0], derived)[None, :]
-        X = self._scored_matrix(X, docs)
-        if linear is not None:  # finite weights: one threaded product, no copy of W
-            W, bias = linear
-            return csr_dot(X, W) + bias
-        if self.hashing:  # the weights of the buckets these documents use, only
-            present = np.zeros(X.shape[1], dtype=bool)
-            present[X.indices] = True
-            cols = np.flatnonzero(present)
-            sub = _linear_form(self.model, derived["d"], cols)
-            if sub is not None:
-                pos = (np.cumsum(present) - 1)[X.indices]
-                Xs = sp.csr_matrix((X.data, pos, X.indptr), (X.shape[0], len(cols)))
-                return csr_dot(Xs, sub[0]) + sub[1]
-        return derived["inner"]._family.joint_log_likelihood(derived["d"], X)
+        scorer = self._scorer()
+        if self.__dict__.get("_transform_memo") is None:
+            return scorer.score_documents(docs)
+        return scorer.score_documents(docs, lambda docs: self._scored_rows(X, docs))
 
-    def _scored_matrix(self, X: Any, docs: list[str]) -> sp.csr_matrix:
+    def _scored_rows(self, X: Any, docs: list[str]) -> CountRows:
         # Model selection scores the same held-out documents under many smoothing settings:
         # tokenize them once per kept vocabulary (see _TextCounter).
-        memo = self.__dict__.get("_transform_memo")
-        if memo is None:
-            return self._matrix(docs)
+        memo = self.__dict__["_transform_memo"]
         kept = self._derived()["kept"]
-        for given, for_kept, matrix in memo:
+        for given, for_kept, rows in memo:
             if given is X and for_kept is kept:
-                return matrix
-        matrix = self._matrix(docs)
-        memo[:] = [*memo[-1:], (X, kept, matrix)]
-        return matrix
-
-    def _one_jll(self, doc: str, derived: dict[str, Any]) -> np.ndarray:
-        W, bias = derived["linear"]
-        vocabulary = derived["vocabulary"]
-        got = None
-        if isinstance(vocabulary, TermColumns):
-            if self._ngram() == (1, 1) and not derived["stop_set"]:
-                got = vocabulary.count_one(doc, bool(self.lowercase))  # no str keys, no dict
-            if got is None:
-                vocabulary = vocabulary.mapping()  # plain dict lookups: no extra call
-            elif self._clip:
-                got = (got[0], np.ones_like(got[1]))
-        if got is None:
-            got = _transform_one(
-                doc, vocabulary, lowercase=self.lowercase, binary=self._clip,
-                ngram_range=self._ngram(), stop_words=derived["stop_set"],
-            )  # fmt: skip
-        cols, counts = got
-        if len(cols) == 0:
-            return np.asarray(bias, dtype=np.float64).copy()
-        return np.asarray(counts @ W[cols] + bias, dtype=np.float64)
+                return rows
+        rows = self._scorer().count(docs)
+        memo[:] = [*memo[-1:], (X, kept, rows)]
+        return rows
 
     def _class_log_prior(self) -> np.ndarray:
-        return np.asarray(self._derived()["d"]["class_log_prior"], dtype=np.float64)
+        return self._scorer()._class_log_prior()
 
     # ------------------------------------------------------- beyond sklearn
     def explain(self, text: str, exact: bool = False) -> Explanation:
@@ -1000,17 +759,8 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         Only the words of the document that the model knows appear; for Bernoulli models
         the absent words count too.
         """
-        if not isinstance(text, str):
-            raise ValueError(f"explain() takes one document (a str); got {type(text).__name__}.")
-        derived = self._derived()
-        inner = derived["inner"]
-        x = self._matrix(self._docs([text]))
-        names = derived["names"]
-        if self.model == "bernoulli" or exact:
-            return inner.explain(x.toarray()[0], exact=exact, feature_names=names)
-        cols = x.indices
-        sub = _SubsetModel(inner, cols)
-        return sub.explain(x, names)
+        _analyzer.check_one_text(text)
+        return self._scorer().explain(text, exact=exact)
 
     def most_informative_features(self, n: int = 10) -> list[tuple[str, Any, float]]:
         """Words ranked by how strongly they separate the classes: (word, class, score)."""
@@ -1147,70 +897,6 @@ class _TextCounter:
         model._check_params()
         model._derived()
         return model
-
-
-class _SubsetModel:
-    """Explain a multinomial/complement document over the columns it uses only."""
-
-    def __init__(self, inner: BaseNB, cols: np.ndarray) -> None:
-        self.inner = inner
-        self.cols = cols
-
-    def explain(self, x: sp.csr_matrix, names: list[str]) -> Explanation:
-        inner = self.inner
-        d = inner._derived()
-        values = np.asarray(x[:, self.cols].toarray()[0], dtype=np.float64)
-        flp = d["feature_log_prob"][:, self.cols]
-        with np.errstate(invalid="ignore"):
-            terms = np.where(values > 0, values * flp, 0.0)
-        jll = inner._family.joint_log_likelihood(d, x)[0]
-        log_post, _ = log_normalize(jll[None, :])
-        return Explanation(
-            classes=inner.classes_,
-            feature_names=[names[j] for j in self.cols],
-            values=values,
-            log_prior=np.asarray(d["class_log_prior"], dtype=np.float64),
-            terms=terms,
-            joint_log_likelihood=jll,
-            log_posterior=log_post[0],
-        )
-
-
-class _BucketNames(Sequence[str]):
-    """``"bucket j"`` for the kept hashed columns, made on access (a hashed model keeps
-    up to 2**20 columns: a list of their names would be ~70 MB)."""
-
-    def __init__(self, kept: np.ndarray) -> None:
-        self._kept = kept
-
-    def __len__(self) -> int:
-        return len(self._kept)
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [f"bucket {j}" for j in self._kept[i].tolist()]
-        return f"bucket {int(self._kept[i])}"
-
-
-def _linear_form(
-    model: str, d: dict[str, Any], cols: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """(W, bias) with jll = counts @ W[cols] + bias, when the model is linear and finite;
-    with ``cols``, W holds those columns only (documents using no other column)."""
-    flp = d["feature_log_prob"]
-    if cols is not None:
-        flp = flp[:, cols]
-    prior = np.asarray(d["class_log_prior"], dtype=np.float64)
-    if model == "bernoulli":
-        neg = d["neg_log_prob"]
-        if not (np.isfinite(flp).all() and np.isfinite(neg).all()):
-            return None
-        neg_cols = neg if cols is None else neg[:, cols]
-        return np.ascontiguousarray((flp - neg_cols).T), prior + neg.sum(axis=1)
-    if model == "complement":
-        bias = prior if len(prior) == 1 else np.zeros_like(prior)
-        return np.ascontiguousarray(flp.T), bias
-    return np.ascontiguousarray(flp.T), prior
 
 
 def _scatter_columns(stats: TextStats, cols: np.ndarray, n_columns: int) -> TextStats:

@@ -25,7 +25,6 @@ array([2, 1, 1, 1])
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -38,6 +37,8 @@ from sklearn.utils._sparse import _align_api_if_sparse
 
 from nbayes.text import _hashing
 from nbayes.text import _tokenize as _tk
+from nbayes.text._analyzer import DEFAULT_TOKEN_PATTERN, transform_one
+from nbayes.text._counting import _FAST_NGRAMS, _Analysis, _check_ngram, count_rows
 
 __all__ = [
     "CountVectorizer",
@@ -50,10 +51,7 @@ __all__ = [
     "hash_into",
 ]
 
-DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 _FAST_PATTERNS = (DEFAULT_TOKEN_PATTERN, r"\b\w\w+\b")
-_FAST_NGRAMS = ((1, 1), (1, 2), (2, 2))
-_TOKEN_RE = re.compile(DEFAULT_TOKEN_PATTERN)
 
 
 # --------------------------------------------------------------------------------------
@@ -75,19 +73,6 @@ def _stop_set(stop_words: Any) -> frozenset[Any] | None:
     return frozenset(stop_words)
 
 
-def _check_ngram(ngram_range: Any) -> tuple[int, int]:
-    try:
-        lo, hi = (int(v) for v in ngram_range)
-    except (TypeError, ValueError):
-        lo, hi = -1, -1
-    if (lo, hi) not in _FAST_NGRAMS:
-        raise ValueError(
-            f"ngram_range={ngram_range!r} is not supported by the fast kernels; use one "
-            f"of {list(_FAST_NGRAMS)} or nbayes.text.CountVectorizer for other ranges."
-        )
-    return lo, hi
-
-
 def _as_str_list(docs: Iterable[Any], what: str = "docs") -> list[str]:
     if isinstance(docs, str):
         raise ValueError(
@@ -104,113 +89,6 @@ def _as_str_list(docs: Iterable[Any], what: str = "docs") -> list[str]:
                 "first (e.g. d.decode('utf-8')) or use CountVectorizer(input=...)."
             )
     return out
-
-
-class _Analysis:
-    """Token-id streams for a corpus under the default word analyzer."""
-
-    __slots__ = ("state", "tok", "ptr", "ptok", "pptr", "first", "second", "lo", "hi")
-
-    def __init__(
-        self,
-        docs: list[str],
-        lowercase: bool,
-        stop: frozenset[Any] | None,
-        ngram_range: tuple[int, int],
-    ) -> None:
-        self.state = _tk.InternState()
-        if stop:
-            self.state.seed_stop(stop)
-        _, buf, spans = _tk.encode_corpus(docs, bool(lowercase))
-        self.tok, self.ptr = self.state.scan(buf, spans)
-        self.lo, self.hi = ngram_range
-        if self.hi >= 2:
-            self.ptok, self.pptr, self.first, self.second = _tk.pair_ids(self.tok, self.ptr)
-        else:
-            self.ptok = np.empty(0, dtype=np.int32)
-            self.pptr = np.zeros(len(docs) + 1, dtype=np.int64)
-            self.first = self.second = np.empty(0, dtype=np.int32)
-
-    @property
-    def n_uni(self) -> int:
-        return self.state.n_terms
-
-    @property
-    def n_pair(self) -> int:
-        return int(self.first.shape[0])
-
-    @property
-    def use_uni(self) -> bool:
-        return self.lo == 1
-
-    @property
-    def use_pair(self) -> bool:
-        return self.hi == 2
-
-    def term(self, i: int, terms: list[str]) -> str:
-        n = self.n_uni
-        if i < n:
-            return terms[i]
-        p = i - n
-        return terms[self.first[p]] + " " + terms[self.second[p]]
-
-    def seen(self) -> tuple[np.ndarray, int]:
-        """First-occurrence column of every id (-1 for ids not in the analyzer output)."""
-        return _tk.first_occurrence(
-            self.tok, self.ptr, self.ptok, self.pptr, self.n_uni, self.n_pair,
-            self.use_uni, self.use_pair,
-        )
-
-    def term_list(self, ids: np.ndarray) -> list[str]:
-        terms = self.state.terms()
-        n = self.n_uni
-        out: list[str] = []
-        first = self.first.tolist()
-        second = self.second.tolist()
-        for i in ids.tolist():
-            if i < n:
-                out.append(terms[i])
-            else:
-                p = i - n
-                out.append(terms[first[p]] + " " + terms[second[p]])
-        return out
-
-    def sorted_ids(self, ids: np.ndarray) -> np.ndarray:
-        """``ids`` in the order of their term strings (compiled; no strings made)."""
-        return _tk.ngram_order(self.state, self.first, self.second, ids)
-
-    def term_strings(self, ids: np.ndarray) -> list[str]:
-        """The term strings of ``ids``, decoded from one buffer."""
-        st = self.state
-        n = st.n_terms
-        blob = _tk.ngram_blob(
-            st.pool, st.tstart[:n], st.tlen[:n], n, self.first, self.second,
-            np.ascontiguousarray(ids, dtype=np.int64),
-        )  # fmt: skip
-        return _tk._decode_terms(blob) if len(ids) else []
-
-    def rows(self, col: np.ndarray, n_cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return _tk.build_rows(
-            self.tok, self.ptr, self.ptok, self.pptr, self.n_uni, self.use_uni,
-            self.use_pair, col, n_cols,
-        )
-
-    def fixed_columns(self, vocabulary: Mapping[str, int]) -> np.ndarray:
-        """Map every id to ``vocabulary[term]`` or -1."""
-        n = self.n_uni
-        col = np.full(n + self.n_pair, -1, dtype=np.int64)
-        if self.use_uni:
-            get = vocabulary.get
-            terms = self.state.terms()
-            col[:n] = [get(t, -1) for t in terms]
-        if self.use_pair and self.n_pair and any(" " in t for t in vocabulary):
-            terms = self.state.terms()
-            get = vocabulary.get
-            col[n:] = [
-                get(terms[a] + " " + terms[b], -1)
-                for a, b in zip(self.first.tolist(), self.second.tolist(), strict=True)
-            ]
-        return col
 
 
 def _csr_pieces_to_sklearn(
@@ -443,72 +321,11 @@ def transform_counts(
     stop = _stop_set(stop_words)
     ngram = _check_ngram(ngram_range)
     n_cols = len(vocabulary)
-    pieces = None
-    if ngram == (1, 1):
-        pieces = _tk.direct_transform(docs, vocabulary, bool(lowercase), stop)
-    if pieces is None:
-        an = _Analysis(docs, lowercase, stop, ngram)
-        pieces = an.rows(an.fixed_columns(vocabulary), n_cols)
-    indptr, indices, values = pieces
+    indptr, indices, values = count_rows(docs, vocabulary, bool(lowercase), ngram, stop)
     X = _csr_pieces_to_sklearn(indptr, indices, values, n_cols, dtype)
     if binary:
         X.data.fill(1)
     return X
-
-
-def transform_one(
-    doc: str,
-    vocabulary: Mapping[str, int],
-    *,
-    lowercase: bool = True,
-    binary: bool = False,
-    ngram_range: tuple[int, int] = (1, 1),
-    stop_words: frozenset[str] | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Low-latency counts of one document: ``(columns, counts)``, columns sorted.
-
-    Pure Python (``re`` + dict lookups, no compiled kernel, no scipy object), so a short
-    document costs a few microseconds. Equal to the non-zeros of row 0 of
-    ``CountVectorizer(vocabulary=vocabulary, ...).transform([doc])``.
-
-    Parameters
-    ----------
-    doc : str
-    vocabulary : mapping str -> int
-    lowercase, binary, ngram_range
-        As in :class:`CountVectorizer` (any ``(min_n, max_n)``).
-    stop_words : frozenset of str or None
-        Already-resolved stop set (e.g. ``sklearn.feature_extraction.text.
-        ENGLISH_STOP_WORDS``); resolving ``'english'`` per call would cost time.
-
-    Returns
-    -------
-    columns : ndarray of int64, sorted
-    counts : ndarray of int64
-    """
-    if lowercase:
-        doc = doc.lower()
-    tokens = _TOKEN_RE.findall(doc)
-    if stop_words:
-        tokens = [t for t in tokens if t not in stop_words]
-    lo, hi = ngram_range
-    if hi != 1:
-        feats = list(tokens) if lo == 1 else []
-        n = len(tokens)
-        for k in range(max(lo, 2), min(hi, n) + 1):
-            feats.extend(" ".join(tokens[i : i + k]) for i in range(n - k + 1))
-        tokens = feats
-    get = vocabulary.get
-    counter: dict[int, int] = {}
-    for t in tokens:
-        j = get(t)
-        if j is not None:
-            counter[j] = counter.get(j, 0) + 1
-    cols = sorted(counter)
-    columns = np.array(cols, dtype=np.int64)
-    if binary:
-        return columns, np.ones(len(cols), dtype=np.int64)
-    return columns, np.array([counter[c] for c in cols], dtype=np.int64)
 
 
 def _murmur_index_sign(terms: list[str], n_features: int) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,510 @@
+"""Prediction without scikit-learn: a text model reduced to what scoring needs.
+
+A :class:`TextScorer` holds what predicting and explaining with a
+:class:`~nbayes.text.TextClassifier` needs and nothing more: the classes, the class
+log-prior and the feature log-probabilities derived from the statistics (with the
+estimators' own family code), the linear weights laid out one row per term, the
+vocabulary lookup and the analyzer settings (lowercase, stop words, n-grams, binary
+counts, hashing, the ``preprocess`` recipe). It imports numpy, the standard library and
+numpy-only nbayes modules, never scikit-learn, scipy or pandas, so a process that only
+predicts starts in a fraction of the time:
+
+* :func:`load_scorer` builds one from a model file without constructing the estimator
+  (``nbayes predict`` and ``nbayes explain`` use it);
+* a fitted TextClassifier scores through one (built on first use from its statistics,
+  cached with its derivation: changing the statistics, ``alpha`` or any other
+  hyperparameter makes a new one), so the two cannot disagree.
+
+A single document of a vocabulary model is counted in pure Python (``re`` and dict
+look-ups); a batch, and hashed text, go through the compiled kernels of
+:mod:`nbayes.text._tokenize` and :mod:`nbayes.text._hashing` (imported then), the product
+with the weights through :func:`nbayes.text._scoring.csr_dot`. One setting is served by
+other code: hashed word n-grams (and hashed text the compiled reader cannot take) are
+hashed by :func:`nbayes.text.hashing_transform`, with scikit-learn's MurmurHash, so that
+path imports scikit-learn. Everything a model file can hold is served; what only an
+in-memory TextClassifier can have (a ``preprocess`` function, a list of stop words) is
+served by its own scorer, except :meth:`TextClassifier.analyze` with a list of stop
+words, which keeps scikit-learn's analyzer for its consistency warning.
+
+Examples
+--------
+>>> import os, tempfile
+>>> from nbayes import TextClassifier, save
+>>> clf = TextClassifier().fit(["free money now", "free prize", "lunch at noon",
+...                             "see you at lunch"], ["spam", "spam", "ham", "ham"])
+>>> path = os.path.join(tempfile.mkdtemp(), "spam.nbayes")
+>>> save(clf, path)
+>>> scorer = load_scorer(path)
+>>> scorer.predict(["free lunch money"])
+array(['spam'], dtype='<U4')
+>>> bool((scorer.predict_proba(["free lunch"]) == clf.predict_proba(["free lunch"])).all())
+True
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ._families import BernoulliFamily, ComplementFamily, Family, MultinomialFamily
+from ._posterior import PosteriorMixin, log_normalize
+from ._stats import CountStats
+from .explain import Explanation, explain_row
+from .text import _analyzer
+from .text import _model as M
+from .text.recipes import resolve as resolve_recipe
+
+__all__ = ["CountRows", "TextScorer", "load_scorer", "linear_form"]
+
+#: the likelihood family of each TextClassifier ``model`` (families are stateless)
+FAMILIES: dict[str, Family] = {
+    "multinomial": MultinomialFamily(),
+    "bernoulli": BernoulliFamily(),
+    "complement": ComplementFamily(),
+}
+
+
+def _index_dtype(*sizes: int) -> Any:
+    """The index dtype scipy gives a CSR matrix: int32 unless a size needs int64."""
+    return np.int32 if max(sizes, default=0) <= np.iinfo(np.int32).max else np.int64
+
+
+class CountRows:
+    """Documents as counts over a model's columns: CSR pieces (numpy arrays, no scipy).
+
+    ``indices`` are sorted within each row, as in the scipy matrix
+    :meth:`TextClassifier.transform` returns (``scipy.sparse.csr_matrix((data, indices,
+    indptr), shape)``). ``X @ W`` for a dense ``W`` of shape ``(n_columns, k)`` is the
+    compiled :func:`~nbayes.text._scoring.csr_dot`, equal to scipy's product bit for bit,
+    so the likelihood families score these rows as they score scipy matrices.
+    """
+
+    __slots__ = ("indptr", "indices", "data", "shape")
+
+    def __init__(
+        self, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, shape: tuple[int, int]
+    ) -> None:
+        self.indptr = indptr
+        self.indices = indices
+        self.data = data
+        self.shape = (int(shape[0]), int(shape[1]))
+
+    @property
+    def nnz(self) -> int:
+        return int(self.indptr[-1]) if len(self.indptr) else 0
+
+    def __matmul__(self, W: Any) -> np.ndarray:
+        from .text._scoring import csr_dot
+
+        return csr_dot(self, np.asarray(W))
+
+    def toarray(self) -> np.ndarray:
+        """The rows as a dense array."""
+        out = np.zeros(self.shape, dtype=self.data.dtype)
+        rows = np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
+        out[rows, self.indices] = self.data
+        return out
+
+
+def _sorted_rows(
+    indptr: np.ndarray, indices: np.ndarray, values: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``indices`` and ``values`` with every row's entries in column order (scipy's
+    ``sort_indices``; the columns of a row are distinct)."""
+    if len(indices) < 2:
+        return indices, values
+    starts = np.zeros(len(indices), dtype=bool)
+    starts[indptr[1:-1][indptr[1:-1] < len(indices)]] = True
+    if ((np.diff(indices) > 0) | starts[1:]).all():
+        return indices, values
+    rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+    order = np.lexsort((indices, rows))
+    return indices[order], values[order]
+
+
+def linear_form(
+    model: str, d: dict[str, Any], cols: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """(W, bias) with jll = counts @ W[cols] + bias, when the model is linear and finite;
+    with ``cols``, W holds those columns only (documents using no other column).
+
+    ``W`` has one C-contiguous row per column (term), so a document's terms are a
+    gather of rows.
+    """
+    flp = d["feature_log_prob"]
+    if cols is not None:
+        flp = flp[:, cols]
+    prior = np.asarray(d["class_log_prior"], dtype=np.float64)
+    if model == "bernoulli":
+        neg = d["neg_log_prob"]
+        if not (np.isfinite(flp).all() and np.isfinite(neg).all()):
+            return None
+        neg_cols = neg if cols is None else neg[:, cols]
+        return np.ascontiguousarray((flp - neg_cols).T), prior + neg.sum(axis=1)
+    if model == "complement":
+        bias = prior if len(prior) == 1 else np.zeros_like(prior)
+        return np.ascontiguousarray(flp.T), bias
+    return np.ascontiguousarray(flp.T), prior
+
+
+class TextScorer(PosteriorMixin):
+    """What predicting with a text model needs, derived from its statistics.
+
+    Build one with :func:`load_scorer` (from a model file) or :meth:`from_statistics`;
+    a fitted :class:`~nbayes.text.TextClassifier` makes its own (and predicts through it).
+
+    Parameters
+    ----------
+    params : mapping
+        The TextClassifier hyperparameters (``get_params()``).
+    selection : mapping
+        The kept columns and their lookup (:func:`nbayes.text._model.select_columns`).
+    d : dict
+        The family's derivation from ``selection["inner_stats"]`` (log-probabilities).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_log_prior_ : ndarray of shape (n_classes,)
+    feature_log_prob_ : ndarray of shape (n_classes, n_columns)
+        Log-probabilities (complement: weights) of the kept columns.
+    feature_names : sequence of str
+        The term (or ``"bucket j"``) of every kept column.
+    model : str
+        ``"multinomial"``, ``"bernoulli"`` or ``"complement"``.
+    """
+
+    def __init__(
+        self, params: Mapping[str, Any], selection: Mapping[str, Any], d: dict[str, Any]
+    ) -> None:
+        self.model: str = params["model"]
+        self.family = FAMILIES[self.model]
+        self.d = d
+        self.stats: CountStats = selection["inner_stats"]
+        self.derivation = M.derivation_values(params)
+        self.feature_names: Sequence[str] = selection["names"]
+        # the analyzer
+        self.lowercase = bool(params["lowercase"])
+        self.ngram_range = M.ngram_of(params["ngram_range"])
+        self.stop_words = M.stop_set(params["stop_words"])
+        self.binary = bool(params["binary"] or self.model == "bernoulli")
+        self.hashing = bool(params["hashing"])
+        self.n_features = int(params["n_features"])
+        self.preprocess: Callable[[str], str] | None = resolve_recipe(params["preprocess"])
+        self._vocabulary: Any = selection.get("vocabulary")
+        self._lut: np.ndarray | None = selection.get("lut")
+        self._n_columns = len(selection["kept"])
+        self._linear: tuple[np.ndarray, np.ndarray] | None = None
+        self._linear_made = False
+        self._pending: list[warnings.WarningMessage] = []
+
+    @classmethod
+    def from_statistics(
+        cls, stats: M.TextStats, terms: Sequence[str] | None, params: Mapping[str, Any]
+    ) -> TextScorer:
+        """The scorer of a TextClassifier with hyperparameters ``params`` whose statistics
+        are ``stats`` over the columns ``terms`` (None when hashing): the vocabulary
+        selection and the family's derivation, as the estimator makes them."""
+        M.check_params(_Params(params))
+        selection = M.select_columns(
+            stats, None if params["hashing"] else terms, min_df=params["min_df"],
+            max_df=params["max_df"], max_features=params["max_features"],
+            n_features=int(params["n_features"]),
+        )  # fmt: skip
+        family = FAMILIES[params["model"]]
+        d = family.derive(selection["inner_stats"], M.derivation_values(params))
+        return cls(params, selection, d)
+
+    # ---------------------------------------------------------------- attributes
+    @property
+    def classes_(self) -> np.ndarray:
+        return self.stats.classes
+
+    @property
+    def class_log_prior_(self) -> np.ndarray:
+        return self._class_log_prior()
+
+    @property
+    def feature_log_prob_(self) -> np.ndarray:
+        return np.asarray(self.d["feature_log_prob"])
+
+    @property
+    def n_columns(self) -> int:
+        """Number of kept columns (terms or hash buckets)."""
+        return self._n_columns
+
+    @property
+    def linear(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(W, bias)`` with ``jll = counts @ W + bias`` (W of shape (n_columns,
+        n_classes), a row per term), made on first use; None for hashing models (whose
+        weights are gathered for the buckets a batch uses) and Bernoulli models with
+        infinite log-probabilities."""
+        if not self._linear_made:
+            self._linear = None if self.hashing else linear_form(self.model, self.d)
+            self._linear_made = True
+        return self._linear
+
+    def _class_log_prior(self) -> np.ndarray:
+        self._show_pending()
+        return np.asarray(self.d["class_log_prior"], dtype=np.float64)
+
+    def _show_pending(self) -> None:
+        """The warnings of a derivation made while loading, shown on first use (as the
+        estimator shows them when it derives)."""
+        if self._pending:
+            pending, self._pending = self._pending, []
+            for w in pending:
+                warnings.warn(w.message, stacklevel=3)
+
+    # ------------------------------------------------------------------ counting
+    def documents(self, X: Any) -> list[str]:
+        """Validated documents, after the ``preprocess`` step."""
+        return _analyzer.documents(X, self.preprocess)
+
+    def analyze(self, text: str) -> list[str]:
+        """The terms of one document in order (words, n-grams), as the model counts them."""
+        doc = self.documents([text])[0]
+        return _analyzer.terms(
+            doc, lowercase=self.lowercase, ngram_range=self.ngram_range,
+            stop_words=self.stop_words,
+        )  # fmt: skip
+
+    def _kernel_vocabulary(self) -> Any:
+        """The vocabulary for the compiled lookup: a read-only mapping, so the table built
+        for it is reused on identity (a plain dict is made read-only once)."""
+        if type(self._vocabulary) is dict:
+            from .text._tokenize import FrozenVocabulary
+
+            self._vocabulary = FrozenVocabulary(self._vocabulary)
+        return self._vocabulary
+
+    def count(self, docs: list[str]) -> CountRows:
+        """The (already validated) documents as counts over the kept columns."""
+        if self.hashing:
+            return self._hashed(docs)
+        from .text._counting import _check_ngram, count_rows
+
+        ngram = _check_ngram(self.ngram_range)
+        vocabulary = self._kernel_vocabulary()
+        indptr, indices, values = count_rows(
+            docs, vocabulary, self.lowercase, ngram, self.stop_words
+        )
+        n_cols = len(vocabulary)
+        idx = _index_dtype(int(indptr[-1]) if len(indptr) else 0, n_cols)
+        indices, values = _sorted_rows(indptr, indices, values)
+        # the dtypes of TextClassifier.transform: int64 counts, scipy's index dtype
+        data = values.astype(np.intc, copy=False).astype(np.int64)
+        if self.binary:
+            data = np.ones_like(data)
+        return CountRows(
+            indptr.astype(idx, copy=False), indices.astype(idx, copy=False), data,
+            (len(indptr) - 1, n_cols),
+        )  # fmt: skip
+
+    def _hashed(self, docs: list[str]) -> CountRows:
+        pieces = None
+        if self.ngram_range == (1, 1) and docs:
+            from .text import _hashing
+
+            pieces = _hashing.direct_hash_transform(
+                docs, self.lowercase, self.n_features, False, self.stop_words
+            )
+        if pieces is not None:
+            indptr, indices, sums = pieces
+            data = sums.astype(np.float64)
+        else:  # word n-grams (or text the compiled reader cannot take): scikit-learn's hash
+            from .text.vectorizers import hashing_transform
+
+            X = hashing_transform(
+                docs, n_features=self.n_features, alternate_sign=False, norm=None,
+                lowercase=self.lowercase, ngram_range=self.ngram_range,
+                stop_words=self.stop_words,
+            )  # fmt: skip
+            indptr, indices, data = X.indptr, X.indices, X.data
+        if self.binary:
+            data = np.ones_like(data)
+        assert self._lut is not None
+        new_cols = self._lut[indices]
+        keep = new_cols >= 0
+        # the kept buckets are in increasing order: rows stay sorted
+        indptr = np.concatenate([[0], np.cumsum(keep)])[indptr]
+        idx = _index_dtype(int(indptr[-1]) if len(indptr) else 0, self._n_columns)
+        return CountRows(
+            indptr.astype(idx), new_cols[keep].astype(idx), data[keep],
+            (len(indptr) - 1, self._n_columns),
+        )  # fmt: skip
+
+    # ------------------------------------------------------------------- scoring
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """log P(y) + log P(document | y) per document and class."""
+        return self.score_documents(self.documents(X))
+
+    joint_log_likelihood = predict_joint_log_proba
+
+    def score_documents(
+        self, docs: list[str], count: Callable[[list[str]], CountRows] | None = None
+    ) -> np.ndarray:
+        """Joint log-likelihoods of validated documents; ``count`` (default
+        :meth:`count`) turns a batch into rows (the estimator's memo of held-out folds)."""
+        self._show_pending()
+        linear = self.linear
+        if len(docs) == 1 and linear is not None:
+            return self._one(docs[0], linear)[None, :]
+        return self.score_rows((count or self.count)(docs))
+
+    def score_rows(self, X: CountRows) -> np.ndarray:
+        """Joint log-likelihoods of documents already counted (:meth:`count`)."""
+        linear = self.linear
+        if linear is not None:  # finite weights: one threaded product, no copy of W
+            from .text._scoring import csr_dot
+
+            W, bias = linear
+            return csr_dot(X, W) + bias
+        if self.hashing:  # the weights of the buckets these documents use, only
+            present = np.zeros(X.shape[1], dtype=bool)
+            present[X.indices] = True
+            cols = np.flatnonzero(present)
+            sub = linear_form(self.model, self.d, cols)
+            if sub is not None:
+                from .text._scoring import csr_dot
+
+                pos = (np.cumsum(present) - 1)[X.indices]
+                idx = _index_dtype(X.nnz, len(cols))
+                Xs = CountRows(X.indptr, pos.astype(idx), X.data, (X.shape[0], len(cols)))
+                return csr_dot(Xs, sub[0]) + sub[1]
+        return self.family.joint_log_likelihood(self.d, X)
+
+    def count_one(self, doc: str) -> tuple[np.ndarray, np.ndarray]:
+        """One (validated) document of a vocabulary model: its known columns (sorted)
+        and their counts, in pure Python, or through the compiled table of a fit's terms
+        (unigrams without stop words)."""
+        vocabulary = self._vocabulary
+        got = None
+        count_one = getattr(vocabulary, "count_one", None)  # a fit's TermColumns
+        if count_one is not None:
+            if self.ngram_range == (1, 1) and not self.stop_words:
+                got = count_one(doc, self.lowercase)  # no str keys, no dict
+            if got is None:
+                vocabulary = vocabulary.mapping()  # plain dict lookups: no extra call
+            elif self.binary:
+                got = (got[0], np.ones_like(got[1]))
+        if got is None:
+            got = _analyzer.transform_one(
+                doc, vocabulary, lowercase=self.lowercase, binary=self.binary,
+                ngram_range=self.ngram_range, stop_words=self.stop_words,
+            )  # fmt: skip
+        return got
+
+    def _one(self, doc: str, linear: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """The joint log-likelihood of one document: the rows of W of its terms."""
+        W, bias = linear
+        cols, counts = self.count_one(doc)
+        if len(cols) == 0:
+            return np.asarray(bias, dtype=np.float64).copy()
+        return np.asarray(counts @ W[cols] + bias, dtype=np.float64)
+
+    # ---------------------------------------------------------------- explaining
+    def explain(self, text: str, exact: bool = False) -> Explanation:
+        """Every word's evidence per class for one document (exact fractions optional).
+
+        Only the words of the document that the model knows appear; for Bernoulli models
+        the absent words count too.
+        """
+        _analyzer.check_one_text(text)
+        self._show_pending()
+        (doc,) = self.documents([text])
+        if self.hashing:
+            x = self.count([doc])
+        else:
+            cols, counts = self.count_one(doc)
+            idx = _index_dtype(len(cols), self._n_columns)
+            x = CountRows(
+                np.array([0, len(cols)], dtype=idx), cols.astype(idx),
+                counts.astype(np.int64), (1, self._n_columns),
+            )  # fmt: skip
+        names = self.feature_names
+        if self.model == "bernoulli" or exact:
+            values = np.zeros(x.shape[1], dtype=np.float64)
+            values[x.indices] = x.data
+            return explain_row(
+                self.family, self.d, self.stats, self.derivation, values[None, :], values,
+                list(names), exact,
+            )  # fmt: skip
+        # multinomial / complement: the columns the document uses only
+        cols = np.asarray(x.indices, dtype=np.int64)
+        values = np.asarray(x.data, dtype=np.float64)
+        flp = self.d["feature_log_prob"][:, cols]
+        with np.errstate(invalid="ignore"):
+            terms = np.where(values > 0, values * flp, 0.0)
+        jll = self.family.joint_log_likelihood(self.d, x)[0]
+        log_post, _ = log_normalize(jll[None, :])
+        return Explanation(
+            classes=self.classes_,
+            feature_names=[names[j] for j in cols],
+            values=values,
+            log_prior=np.asarray(self.d["class_log_prior"], dtype=np.float64),
+            terms=terms,
+            joint_log_likelihood=jll,
+            log_posterior=log_post[0],
+        )
+
+
+class _Params:
+    """TextClassifier's hyperparameters as attributes (for :func:`check_params`)."""
+
+    def __init__(self, params: Mapping[str, Any]) -> None:
+        self.__dict__.update(params)
+
+
+def load_scorer(
+    path: str | os.PathLike[str], *, max_bytes: int | None = None
+) -> TextScorer | None:
+    """The :class:`TextScorer` of the TextClassifier saved at ``path``, built from its
+    statistics without constructing the estimator (nor importing scikit-learn).
+
+    Returns None when the file holds another model type (load it with
+    :func:`nbayes.load`). A file that :func:`nbayes.load` rejects is rejected the same
+    way.
+
+    Raises
+    ------
+    ModelFileError
+        If the file is not a valid model file.
+    """
+    from .exceptions import ModelFileError
+    from .io import persist
+
+    metadata, arrays = persist.read_metadata(path, max_bytes=max_bytes)
+    if metadata["model_type"] != "TextClassifier":
+        return None
+    reader = persist.ArrayReader(arrays)
+    where = os.fspath(path)
+    try:
+        model = persist.expect_dict(metadata["model"], "metadata['model']")
+        params, stats, terms = M.read_text_model(model, reader)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                scorer = TextScorer.from_statistics(stats, terms, params)
+            except (ValueError, TypeError) as exc:
+                raise ModelFileError(
+                    f"the hyperparameters do not fit the statistics: {exc}"
+                ) from None
+        unused = reader.unused()
+        if unused:
+            raise ModelFileError(f"it holds arrays no model reads: {persist._show(unused)}")
+    except ModelFileError as exc:
+        raise ModelFileError(f"Cannot load the model file {where!r}: {exc}") from None
+    except Exception as exc:  # as nbayes.load: a hostile file only raises ModelFileError
+        if not persist._WRAP_UNEXPECTED:
+            raise
+        raise ModelFileError(
+            f"Cannot load the model file {where!r}: its content is inconsistent "
+            f"({type(exc).__name__}: {exc})"
+        ) from exc
+    scorer._pending = list(caught)
+    return scorer

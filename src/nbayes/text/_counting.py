@@ -1,0 +1,159 @@
+"""Counting documents over a fixed vocabulary through the compiled kernels (no scipy).
+
+:func:`count_rows` gives the rows of ``CountVectorizer(vocabulary=...).transform(docs)``
+as CSR pieces (numpy arrays); :func:`nbayes.text.transform_counts` wraps them in a scipy
+matrix and :class:`nbayes.scoring.TextScorer` scores them as they are. Word n-grams go
+through :class:`_Analysis`, the token-id streams that the vectorizers share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from nbayes.text import _tokenize as _tk
+
+__all__ = ["count_rows"]
+
+_FAST_NGRAMS = ((1, 1), (1, 2), (2, 2))
+
+
+def _check_ngram(ngram_range: Any) -> tuple[int, int]:
+    try:
+        lo, hi = (int(v) for v in ngram_range)
+    except (TypeError, ValueError):
+        lo, hi = -1, -1
+    if (lo, hi) not in _FAST_NGRAMS:
+        raise ValueError(
+            f"ngram_range={ngram_range!r} is not supported by the fast kernels; use one "
+            f"of {list(_FAST_NGRAMS)} or nbayes.text.CountVectorizer for other ranges."
+        )
+    return lo, hi
+
+
+class _Analysis:
+    """Token-id streams for a corpus under the default word analyzer."""
+
+    __slots__ = ("state", "tok", "ptr", "ptok", "pptr", "first", "second", "lo", "hi")
+
+    def __init__(
+        self,
+        docs: list[str],
+        lowercase: bool,
+        stop: frozenset[Any] | None,
+        ngram_range: tuple[int, int],
+    ) -> None:
+        self.state = _tk.InternState()
+        if stop:
+            self.state.seed_stop(stop)
+        _, buf, spans = _tk.encode_corpus(docs, bool(lowercase))
+        self.tok, self.ptr = self.state.scan(buf, spans)
+        self.lo, self.hi = ngram_range
+        if self.hi >= 2:
+            self.ptok, self.pptr, self.first, self.second = _tk.pair_ids(self.tok, self.ptr)
+        else:
+            self.ptok = np.empty(0, dtype=np.int32)
+            self.pptr = np.zeros(len(docs) + 1, dtype=np.int64)
+            self.first = self.second = np.empty(0, dtype=np.int32)
+
+    @property
+    def n_uni(self) -> int:
+        return self.state.n_terms
+
+    @property
+    def n_pair(self) -> int:
+        return int(self.first.shape[0])
+
+    @property
+    def use_uni(self) -> bool:
+        return self.lo == 1
+
+    @property
+    def use_pair(self) -> bool:
+        return self.hi == 2
+
+    def term(self, i: int, terms: list[str]) -> str:
+        n = self.n_uni
+        if i < n:
+            return terms[i]
+        p = i - n
+        return terms[self.first[p]] + " " + terms[self.second[p]]
+
+    def seen(self) -> tuple[np.ndarray, int]:
+        """First-occurrence column of every id (-1 for ids not in the analyzer output)."""
+        return _tk.first_occurrence(
+            self.tok, self.ptr, self.ptok, self.pptr, self.n_uni, self.n_pair,
+            self.use_uni, self.use_pair,
+        )
+
+    def term_list(self, ids: np.ndarray) -> list[str]:
+        terms = self.state.terms()
+        n = self.n_uni
+        out: list[str] = []
+        first = self.first.tolist()
+        second = self.second.tolist()
+        for i in ids.tolist():
+            if i < n:
+                out.append(terms[i])
+            else:
+                p = i - n
+                out.append(terms[first[p]] + " " + terms[second[p]])
+        return out
+
+    def sorted_ids(self, ids: np.ndarray) -> np.ndarray:
+        """``ids`` in the order of their term strings (compiled; no strings made)."""
+        return _tk.ngram_order(self.state, self.first, self.second, ids)
+
+    def term_strings(self, ids: np.ndarray) -> list[str]:
+        """The term strings of ``ids``, decoded from one buffer."""
+        st = self.state
+        n = st.n_terms
+        blob = _tk.ngram_blob(
+            st.pool, st.tstart[:n], st.tlen[:n], n, self.first, self.second,
+            np.ascontiguousarray(ids, dtype=np.int64),
+        )  # fmt: skip
+        return _tk._decode_terms(blob) if len(ids) else []
+
+    def rows(self, col: np.ndarray, n_cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return _tk.build_rows(
+            self.tok, self.ptr, self.ptok, self.pptr, self.n_uni, self.use_uni,
+            self.use_pair, col, n_cols,
+        )
+
+    def fixed_columns(self, vocabulary: Mapping[str, int]) -> np.ndarray:
+        """Map every id to ``vocabulary[term]`` or -1."""
+        n = self.n_uni
+        col = np.full(n + self.n_pair, -1, dtype=np.int64)
+        if self.use_uni:
+            get = vocabulary.get
+            terms = self.state.terms()
+            col[:n] = [get(t, -1) for t in terms]
+        if self.use_pair and self.n_pair and any(" " in t for t in vocabulary):
+            terms = self.state.terms()
+            get = vocabulary.get
+            col[n:] = [
+                get(terms[a] + " " + terms[b], -1)
+                for a, b in zip(self.first.tolist(), self.second.tolist(), strict=True)
+            ]
+        return col
+
+
+def count_rows(
+    docs: list[str],
+    vocabulary: Mapping[str, int],
+    lowercase: bool,
+    ngram: tuple[int, int],
+    stop: frozenset[Any] | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR pieces ``(indptr, indices, values)`` of the counts of ``docs`` over
+    ``vocabulary`` (columns ``0..len-1``; unknown terms ignored). ``ngram`` is one of the
+    kernels' ranges (:func:`_check_ngram`); the indices of a row may come unsorted."""
+    pieces = None
+    if ngram == (1, 1):
+        pieces = _tk.direct_transform(docs, vocabulary, lowercase, stop)
+    if pieces is None:
+        an = _Analysis(docs, lowercase, stop, ngram)
+        pieces = an.rows(an.fixed_columns(vocabulary), len(vocabulary))
+    return pieces

@@ -1,0 +1,368 @@
+"""The numpy-only half of a text model: statistics, settings, vocabulary, model file.
+
+:class:`~nbayes.text.TextClassifier` (scikit-learn's estimator API and training) and
+:class:`nbayes.scoring.TextScorer` (prediction only, without scikit-learn or scipy) share
+what is here, so a model read by the lean path is validated and derived exactly as the
+estimator validates and derives it: the hyperparameter checks, the vocabulary selection
+(``min_df``, ``max_df``, ``max_features``) and the reading of the model-file JSON.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from numbers import Integral, Real
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from .. import _params as P
+from .._stats import CountStats
+from ..exceptions import ModelFileError
+from ..io import persist
+from ..io.persist import ArrayReader
+from ._stop_words import ENGLISH_STOP_WORDS
+from .recipes import resolve as resolve_recipe
+
+__all__ = [
+    "BucketNames",
+    "DERIVATION_PARAMS",
+    "MODELS",
+    "PARAM_NAMES",
+    "PARAM_RULES",
+    "TextStats",
+    "check_params",
+    "derivation_values",
+    "ngram_of",
+    "read_text_model",
+    "select_columns",
+    "sklearn_like_selection",
+    "stop_set",
+]
+
+#: the ``model`` choices of a TextClassifier
+MODELS = ("multinomial", "bernoulli", "complement")
+
+#: TextClassifier's hyperparameters (``get_params`` order; the tests check they agree)
+PARAM_NAMES = (
+    "alpha", "binary", "class_prior", "fit_prior", "force_alpha", "hashing", "lowercase",
+    "max_df", "max_features", "min_df", "model", "n_features", "ngram_range", "norm",
+    "preprocess", "stop_words",
+)  # fmt: skip
+
+#: the hyperparameters the likelihood family derives the log-probabilities with (each
+#: family reads those it knows: ``norm`` is complement's only)
+DERIVATION_PARAMS = ("alpha", "force_alpha", "fit_prior", "class_prior", "norm")
+
+PARAM_RULES: dict[str, list[P.Rule]] = {
+    "alpha": [P.non_negative_real],
+    "binary": [P.boolean],
+    "lowercase": [P.boolean],
+    "hashing": [P.boolean],
+    "n_features": [P.non_negative_int(1)],
+    "fit_prior": [P.boolean],
+    "class_prior": [P.array_like, P.none],
+    "force_alpha": [P.boolean],
+    "norm": [P.boolean],
+    "max_features": [P.none, P.non_negative_int(1)],
+}
+
+
+@dataclass(frozen=True, eq=False)
+class TextStats:
+    """Statistics of a text model over its columns (terms or hash buckets).
+
+    ``counts`` holds per-class term counts (clipped to 1 per document for binary and
+    Bernoulli models); ``n_docs``, ``doc_freq`` and ``term_freq`` are unweighted corpus
+    totals that the vocabulary pruning (min_df, max_df, max_features) is derived from.
+    Columns are terms in order of first appearance, or hash buckets.
+    """
+
+    counts: CountStats
+    doc_freq: np.ndarray
+    term_freq: np.ndarray
+    n_docs: int
+
+    @property
+    def n_columns(self) -> int:
+        return int(self.doc_freq.shape[0])
+
+    def widen(self, n_columns: int) -> TextStats:
+        """The same statistics over more columns (zeros for the new ones)."""
+        extra = n_columns - self.n_columns
+        if extra <= 0:
+            return self
+        c = self.counts
+        fc = np.hstack([c.feature_count, np.zeros((fc_rows(c), extra))])
+        return replace(
+            self,
+            counts=replace(c, feature_count=fc),
+            doc_freq=np.concatenate([self.doc_freq, np.zeros(extra, dtype=np.int64)]),
+            term_freq=np.concatenate([self.term_freq, np.zeros(extra)]),
+        )
+
+    def merge(self, other: TextStats) -> TextStats:
+        n = max(self.n_columns, other.n_columns)
+        a, b = self.widen(n), other.widen(n)
+        return replace(
+            a,
+            counts=a.counts.merge(b.counts),
+            doc_freq=a.doc_freq + b.doc_freq,
+            term_freq=a.term_freq + b.term_freq,
+            n_docs=a.n_docs + b.n_docs,
+        )
+
+    def subtract(self, other: TextStats) -> TextStats:
+        b = other.widen(self.n_columns)
+        doc_freq = self.doc_freq - b.doc_freq
+        term_freq = self.term_freq - b.term_freq
+        too_much = (doc_freq < 0).any() or b.n_docs > self.n_docs
+        if too_much or (term_freq < -1e-9 * np.maximum(self.term_freq, 1)).any():
+            raise ValueError(
+                "Cannot unlearn these documents: some of their words were never learned "
+                "(or not that often). Nothing was changed."
+            )
+        return replace(
+            self,
+            counts=self.counts.subtract(b.counts),
+            doc_freq=doc_freq,
+            term_freq=np.maximum(term_freq, 0.0),
+            n_docs=self.n_docs - b.n_docs,
+        )
+
+
+def fc_rows(c: CountStats) -> int:
+    return int(c.feature_count.shape[0])
+
+
+def sklearn_like_selection(
+    terms: Sequence[str] | None,
+    doc_freq: np.ndarray,
+    term_freq: np.ndarray,
+    n_docs: int,
+    min_df: Any,
+    max_df: Any,
+    max_features: int | None,
+) -> np.ndarray:
+    """Columns a CountVectorizer with these settings would keep, in its (sorted) order."""
+    seen = np.flatnonzero(doc_freq > 0)
+    if terms is not None:
+        order = sorted(seen.tolist(), key=terms.__getitem__)
+        cols = np.asarray(order, dtype=np.int64)
+    else:
+        cols = seen
+    max_doc = float(max_df if isinstance(max_df, Integral) else max_df * n_docs)
+    min_doc = float(min_df if isinstance(min_df, Integral) else min_df * n_docs)
+    if max_doc < min_doc:
+        raise ValueError("max_df corresponds to < documents than min_df")
+    df = doc_freq[cols]
+    mask = np.ones(len(cols), dtype=bool)
+    if max_doc < n_docs:
+        mask &= df <= max_doc
+    if min_doc > 1:
+        mask &= df >= min_doc
+    if max_features is not None and mask.sum() > max_features:
+        tfs = term_freq[cols]
+        mask_inds = (-tfs[mask]).argsort()[:max_features]
+        new_mask = np.zeros(len(cols), dtype=bool)
+        new_mask[np.where(mask)[0][mask_inds]] = True
+        mask = new_mask
+    kept = cols[mask]
+    if len(kept) == 0 and len(cols) > 0:
+        raise ValueError("After pruning, no terms remain. Try a lower min_df or a higher max_df.")
+    return kept
+
+
+class BucketNames(Sequence[str]):
+    """``"bucket j"`` for the kept hashed columns, made on access (a hashed model keeps
+    up to 2**20 columns: a list of their names would be ~70 MB)."""
+
+    def __init__(self, kept: np.ndarray) -> None:
+        self._kept = kept
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [f"bucket {j}" for j in self._kept[i].tolist()]
+        return f"bucket {int(self._kept[i])}"
+
+
+# ------------------------------------------------------------------------------ settings
+
+
+def ngram_of(ngram_range: Any) -> tuple[int, int]:
+    """``ngram_range`` as a pair of ints (ValueError if it is not a pair)."""
+    try:
+        lo, hi = ngram_range
+        return int(lo), int(hi)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"ngram_range must be a tuple (min_n, max_n); got {ngram_range!r}."
+        ) from exc
+
+
+def stop_set(stop_words: Any) -> frozenset[str] | None:
+    """The stop words as a set: None, scikit-learn's English list, or the words given."""
+    if stop_words is None:
+        return None
+    if stop_words == "english":
+        return frozenset(ENGLISH_STOP_WORDS)
+    return frozenset(stop_words)
+
+
+def check_params(est: Any, who: str = "TextClassifier") -> None:
+    """Validate the hyperparameters of ``est`` (any object with TextClassifier's
+    hyperparameters as attributes): InvalidParameterError or ValueError otherwise."""
+    P.validate(est, PARAM_RULES, who)
+    resolve_recipe(est.preprocess)
+    if est.model not in MODELS:
+        raise ValueError(
+            f"The 'model' parameter of TextClassifier must be one of "
+            f"{sorted(MODELS)}. Got {est.model!r} instead."
+        )
+    lo, hi = ngram_of(est.ngram_range)
+    if not 1 <= lo <= hi:
+        raise ValueError(
+            f"Invalid value for ngram_range={est.ngram_range!r}: lower boundary larger "
+            "than the upper boundary, or below 1."
+        )
+    for name in ("min_df", "max_df"):
+        v = getattr(est, name)
+        ok = (isinstance(v, Integral) and not isinstance(v, bool) and int(v) >= 0) or (
+            isinstance(v, Real) and not isinstance(v, Integral) and 0.0 <= float(v) <= 1.0
+        )
+        if not ok:
+            raise ValueError(
+                f"The {name!r} parameter of TextClassifier must be an int >= 0 or a "
+                f"float in [0.0, 1.0]. Got {v!r} instead."
+            )
+    if est.stop_words is not None and est.stop_words != "english":
+        if isinstance(est.stop_words, str) or not isinstance(est.stop_words, Iterable):
+            raise ValueError(
+                "stop_words must be 'english', a list of words or None; got "
+                f"{est.stop_words!r}."
+            )
+
+
+def derivation_values(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The hyperparameters a family's ``derive`` reads, from TextClassifier's."""
+    return {name: params[name] for name in DERIVATION_PARAMS}
+
+
+# ---------------------------------------------------------------------------- selection
+
+
+def _is_terms(terms: Any) -> bool:
+    """Whether ``terms`` are a fit's sorted :class:`~nbayes.text._tokenize.Terms` (only
+    then is the kernel module loaded: a list of terms never needs it)."""
+    tk = sys.modules.get("nbayes.text._tokenize")
+    return tk is not None and isinstance(terms, tk.Terms)
+
+
+def select_columns(
+    stats: TextStats,
+    terms: Sequence[str] | None,
+    *,
+    min_df: Any,
+    max_df: Any,
+    max_features: int | None,
+    n_features: int,
+    mapping: Any = dict,
+) -> dict[str, Any]:
+    """The columns a model keeps (``min_df``, ``max_df``, ``max_features``) and how
+    documents find them.
+
+    ``terms`` are the terms of the statistics' columns in order (a fit's sorted
+    ``Terms``, or a list), or None for a hashing model. Returns ``kept`` (the kept
+    columns of the statistics, in the order of the model's columns), ``inner_stats``
+    (the statistics of the kept columns), ``names`` (the kept terms, or ``"bucket j"``)
+    and either ``vocabulary`` (term -> model column: ``TermColumns`` over ``Terms``, else
+    ``mapping`` of the pairs) or ``lut`` (bucket -> model column, -1 if not kept).
+    """
+    fit_terms = _is_terms(terms)
+    # a fit's sorted Terms: column order is term order, no str needed to select
+    kept = sklearn_like_selection(
+        None if fit_terms else terms, stats.doc_freq, stats.term_freq, stats.n_docs,
+        min_df, max_df, max_features,
+    )  # fmt: skip
+    c = stats.counts
+    fc = c.feature_count
+    every = len(kept) == fc.shape[1] and not (np.diff(kept) != 1).any()  # all, in order
+    if not every:  # else no copy
+        fc = fc[:, kept]
+    out: dict[str, Any] = {
+        "kept": kept,
+        "inner_stats": CountStats(c.classes, c.class_count, fc),
+    }
+    if fit_terms:
+        from ._tokenize import TermColumns
+
+        assert terms is not None
+        out["names"] = terms if every else [terms[j] for j in kept.tolist()]
+        out["vocabulary"] = TermColumns(terms, None if every else kept)  # type: ignore[arg-type]
+    elif terms is not None:
+        names = [terms[j] for j in kept]
+        out["names"] = names
+        out["vocabulary"] = mapping(zip(names, range(len(names)), strict=True))
+    else:
+        lut = np.full(n_features, -1, dtype=np.int64)
+        lut[kept] = np.arange(len(kept))
+        out["lut"] = lut
+        out["names"] = BucketNames(kept)
+    return out
+
+
+# --------------------------------------------------------------------------- model file
+
+_KEYS = ("hyperparameters", "classes", "n_docs", "vocabulary")
+
+
+def read_text_model(
+    d: dict[str, Any], reader: ArrayReader
+) -> tuple[dict[str, Any], TextStats, list[str] | None]:
+    """The hyperparameters, statistics and terms (None when hashing) of the JSON ``d``
+    of a saved TextClassifier, every claim checked (ModelFileError otherwise); the
+    derivation from them is left to the caller."""
+    where = "metadata['model']"
+    persist.expect_dict(d, where, _KEYS)
+    hp = persist.expect_dict(d["hyperparameters"], f"{where}['hyperparameters']")
+    persist.expect_dict(hp, f"{where}['hyperparameters']", set(PARAM_NAMES))
+    params = {
+        k: persist.decode_param(v, f"{where}['hyperparameters'][{k!r}]") for k, v in hp.items()
+    }
+    if isinstance(params.get("ngram_range"), list):
+        params["ngram_range"] = tuple(params["ngram_range"])
+    try:
+        check_params(SimpleNamespace(**params))
+    except (ValueError, TypeError) as exc:
+        raise ModelFileError(f"invalid hyperparameters: {exc}") from None
+    classes = persist.decode_labels(d["classes"], f"{where}['classes']")
+    if len(classes) < 1:
+        raise ModelFileError(f"{where}['classes'] is empty; a fitted model has a class")
+    n_docs = persist.expect_int(d["n_docs"], f"{where}['n_docs']", 1)
+    vocab = d["vocabulary"]
+    terms: list[str] | None = None
+    if params["hashing"]:
+        if vocab is not None:
+            raise ModelFileError(f"{where}['vocabulary'] should be null for a hashing model")
+        n_cols = int(params["n_features"])
+    else:
+        terms = persist.expect_str_list(vocab, f"{where}['vocabulary']")
+        if len(set(terms)) != len(terms):
+            raise ModelFileError(f"{where}['vocabulary'] holds duplicate terms")
+        n_cols = len(terms)
+    C = len(classes)
+    class_count = reader.get("class_count", shape=(C,), non_negative=True)
+    fc = reader.get("feature_count", shape=(C, n_cols), non_negative=True)
+    df = reader.get("doc_freq", np.int64, shape=(n_cols,), non_negative=True)
+    tf = reader.get("term_freq", shape=(n_cols,), non_negative=True)
+    if df.size and int(df.max()) > n_docs:
+        raise ModelFileError(
+            f"a term occurs in {int(df.max())} documents but the model has seen {n_docs}"
+        )
+    stats = TextStats(CountStats(classes, class_count, fc), df, tf, n_docs)
+    return params, stats, terms
