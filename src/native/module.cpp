@@ -1209,6 +1209,66 @@ static PyObject* py_word_table(PyObject*, PyObject*) {
     return to_np(std::move(t));
 }
 
+PyDoc_STRVAR(char_table_doc,
+             "char_table(lowercase) -> uint32 array of 0x110000 (empty if it cannot be built)\n\n"
+             "t[cp] = (lowercased) code point | 1 << 31 if that is a word character. The\n"
+             "lowercase is str.lower of every code point but U+0130 (two characters) and\n"
+             "U+03A3 (context-dependent), which map to themselves: documents holding them\n"
+             "are lowercased by Python first. Empty when str.lower maps another code point\n"
+             "to several (a Unicode version this table cannot follow).");
+
+static inline u32 word_flag(u32 c) {
+    return (Py_UNICODE_ISALNUM(static_cast<Py_UCS4>(c)) || c == '_') ? WORD : 0u;
+}
+
+static PyObject* py_char_table(PyObject*, PyObject* arg) {
+    const int lowercase = PyObject_IsTrue(arg);
+    if (lowercase < 0) return nullptr;
+    std::vector<u32> t;
+    try {
+        t.resize(static_cast<std::size_t>(MAX_CP));
+    } catch (const std::bad_alloc&) {
+        return PyErr_NoMemory();
+    }
+    if (!lowercase) {
+        for (i64 c = 0; c < MAX_CP; ++c) t[static_cast<std::size_t>(c)] = static_cast<u32>(c) | word_flag(static_cast<u32>(c));
+        return to_np(std::move(t));
+    }
+    // str.lower of the code points, 64 Ki at a time (little memory beside the table;
+    // no lowercase mapping depends on context but final sigma, U+03A3, which maps to
+    // itself here), U+0130 left out
+    constexpr i64 STEP = 1 << 16;
+    for (i64 lo = 0; lo < MAX_CP; lo += STEP) {
+        const i64 hi = lo + STEP < MAX_CP ? lo + STEP : MAX_CP;
+        const i64 n = hi - lo - ((lo <= 0x130 && 0x130 < hi) ? 1 : 0);
+        PyObject* chunk = PyUnicode_New(n, 0x10FFFF);
+        if (chunk == nullptr) return nullptr;
+        Py_UCS4* w = PyUnicode_4BYTE_DATA(chunk);
+        i64 o = 0;
+        for (i64 c = lo; c < hi; ++c)
+            if (c != 0x130) w[o++] = static_cast<Py_UCS4>(c);
+        PyObject* low = PyObject_CallMethod(chunk, "lower", nullptr);
+        Py_DECREF(chunk);
+        if (low == nullptr) return nullptr;
+        if (PyUnicode_GET_LENGTH(low) != n) {  // another one-to-many lowercase mapping
+            Py_DECREF(low);
+            t.clear();
+            return to_np(std::move(t));
+        }
+        const int kind = PyUnicode_KIND(low);
+        const void* data = PyUnicode_DATA(low);
+        o = 0;
+        for (i64 c = lo; c < hi; ++c) {
+            u32 l = static_cast<u32>(c);
+            if (c != 0x130) l = static_cast<u32>(PyUnicode_READ(kind, data, o++));
+            if (c == 0x3A3) l = 0x3A3;
+            t[static_cast<std::size_t>(c)] = l | word_flag(l);
+        }
+        Py_DECREF(low);
+    }
+    return to_np(std::move(t));
+}
+
 static PyObject* py_cancel(PyObject*, PyObject*) {
     g_cancel.store(true);
     Py_RETURN_NONE;
@@ -1267,6 +1327,7 @@ static PyMethodDef methods[] = {
     {"order_rows", py_order_rows, METH_VARARGS, "order_rows(indptr, indices, values, key, lo, hi)"},
     {"rows_dot", py_rows_dot, METH_VARARGS, "rows_dot(indptr, indices, data, W, out, lo, hi)"},
     {"word_table", py_word_table, METH_NOARGS, word_table_doc},
+    {"char_table", py_char_table, METH_O, char_table_doc},
     {"cancel", py_cancel, METH_NOARGS, "Ask every running kernel to stop (KeyboardInterrupt)."},
     {"reset_cancel", py_reset_cancel, METH_NOARGS, "Clear the cancel flag."},
     {nullptr, nullptr, 0, nullptr},

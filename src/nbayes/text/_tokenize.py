@@ -93,11 +93,6 @@ def word_table() -> np.ndarray:
     return _WORD_TABLE
 
 
-def _every_code_point() -> str:
-    """A str of every code point, U+0000 to U+10FFFF, in order."""
-    return np.arange(_MAX_CP, dtype=np.uint32).tobytes().decode("utf-32-le", "surrogatepass")
-
-
 _TABLES: dict[bool, np.ndarray] = {}
 
 
@@ -106,23 +101,14 @@ def char_table(lowercase: bool) -> np.ndarray:
 
     With ``lowercase``, the code point is ``chr(cp).lower()`` and the word flag is that of
     the lowercased character (scikit-learn tokenizes ``doc.lower()``); U+0130 and U+03A3
-    map to themselves: documents containing them are lowercased by Python first.
+    map to themselves: documents containing them are lowercased by Python first. Built
+    by the extension from ``str.lower`` of every code point in one call (empty when this
+    Python's Unicode maps another code point to several: the callers then fall back to
+    ``str.lower``).
     """
-    if lowercase in _TABLES:
-        return _TABLES[lowercase]
-    cps = np.arange(_MAX_CP, dtype=np.uint32)
-    if lowercase:
-        every = _every_code_point()
-        low = every[:0x130].lower() + "\u0130" + every[0x131:].lower()
-        if len(low) != _MAX_CP:  # pragma: no cover - another Unicode version
-            # More one-to-many lowercase mappings than U+0130: the zero-copy path does
-            # not lowercase (callers fall back to str.lower).
-            _TABLES[lowercase] = np.zeros(0, dtype=np.uint32)
-            return _TABLES[lowercase]
-        cps = np.frombuffer(low.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).copy()
-        cps[0x3A3] = 0x3A3
-    table = cps | (word_table()[cps].astype(np.uint32) << np.uint32(31))
-    _TABLES[lowercase] = table
+    table = _TABLES.get(lowercase)
+    if table is None:
+        table = _TABLES[lowercase] = _native.char_table(bool(lowercase))
     return table
 
 
