@@ -194,20 +194,29 @@ INTERRUPT = textwrap.dedent(
 )
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("n_threads", [1, 2])
-def test_ctrl_c_interrupts_within_half_a_second(n_threads: int) -> None:
+def _time_to_interrupt(n_threads: int, after: float) -> float:
+    """Seconds from SIGINT to the KeyboardInterrupt, ``after`` s into a long count."""
     with subprocess.Popen(
         [sys.executable, "-c", INTERRUPT, str(n_threads)], stdout=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     ) as proc:  # fmt: skip
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == "ready"
-        time.sleep(1.5)  # in the middle of a long count
+        time.sleep(after)
         t0 = time.perf_counter()
         proc.send_signal(signal.SIGINT)
         line = proc.stdout.readline().strip()
         elapsed = time.perf_counter() - t0
         proc.wait(timeout=30)
     assert line == "interrupted"
-    assert elapsed < 0.5, f"took {elapsed:.2f} s to stop"
+    return elapsed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_ctrl_c_interrupts_within_half_a_second(n_threads: int) -> None:
+    """Median of three interrupts at different points of the work (a loaded CI machine
+    can stall one process for a moment); none may take more than 2 s."""
+    times = sorted(_time_to_interrupt(n_threads, after) for after in (0.7, 1.5, 2.5))
+    assert times[1] < 0.5, f"took {times} s to stop"
+    assert times[-1] < 2.0, f"took {times} s to stop"
