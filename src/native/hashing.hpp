@@ -165,8 +165,7 @@ inline i64 hash_run(const DocSet& ds, const i64* y, const u32* tlow, const u32* 
 inline Csr hash_transform_run(const DocSet& ds, i64 lo, i64 hi, const u32* tlow,
                               const u32* tid, i64 n_features, bool alternate,
                               const Lookup* stop) {
-    return doc_rows(ds, lo, hi, tlow, tid, n_features,
-                    [&](const KeyBuf& kb, i64 nb, i32 width, const u32* t, RowBits& row) {
+    auto on_block = [&](const KeyBuf& kb, i64 nb, i32 width, const u32* t, auto& row) {
         i64 added = 0;
         for (i64 b = 0; b < nb; ++b) {
             const Tok& k = kb.t[static_cast<std::size_t>(b)];
@@ -175,7 +174,10 @@ inline Csr hash_transform_run(const DocSet& ds, i64 lo, i64 hi, const u32* tlow,
             added += row.mark(hash_column(s, n_features), (alternate && s < 0) ? -1 : 1);
         }
         return added;
-    });
+    };
+    return n_features > DENSE_ROW_MAX
+               ? doc_rows<RowPairs>(ds, lo, hi, tlow, tid, n_features, on_block)
+               : doc_rows<RowBits>(ds, lo, hi, tlow, tid, n_features, on_block);
 }
 
 }  // namespace nbk

@@ -160,19 +160,49 @@ struct RowBits {
     }
 };
 
+// The row being built, for very wide rows (hashing into millions of buckets): the
+// (column, value) pairs, sorted and summed when the row ends; memory follows the row.
+struct RowPairs {
+    std::vector<std::pair<i64, i64>> e;
+    explicit RowPairs(i64) {}
+    inline i64 mark(i64 c, i64 v) {
+        e.emplace_back(c, v);
+        return 0;
+    }
+    void flush(std::vector<i64>& indices, std::vector<i64>& values, i64) {
+        std::sort(e.begin(), e.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        const std::size_t start = indices.size();
+        for (const auto& cv : e) {
+            if (indices.size() > start && indices.back() == cv.first) {
+                values.back() += cv.second;  // sums are kept even when they cancel to 0
+            } else {
+                indices.push_back(cv.first);
+                values.push_back(cv.second);
+            }
+        }
+        e.clear();
+    }
+};
+
+// Rows wider than this are built as sorted pairs instead of a dense bitmap (whose memory
+// and per-row scan grow with the number of columns).
+constexpr i64 DENSE_ROW_MAX = i64{1} << 22;
+
 struct Csr {
     std::vector<i64> indptr, indices, values, first;
 };
 
 // CSR rows of documents lo..hi-1: each block of a document's tokens is handed to
 // on_block(kb, nb, width, table, row), which marks the row's columns and returns how many
-// are new; a row's columns are read back in order from the bitmap (no per-row sort).
-template <class F>
+// are new; a row's columns are read back in order from the bitmap (no per-row sort), or
+// for very wide rows sorted from their pairs.
+template <class Row, class F>
 inline Csr doc_rows(const DocSet& ds, i64 lo, i64 hi, const u32* tlow, const u32* tid,
                     i64 n_cols, F&& on_block) {
     Csr out;
     KeyBuf kb(BLOCK);
-    RowBits row(n_cols);
+    Row row(n_cols);
     out.indptr.assign(static_cast<std::size_t>(hi - lo + 1), 0);
     out.indices.reserve(1024);
     out.values.reserve(1024);
@@ -198,10 +228,9 @@ inline Csr doc_rows(const DocSet& ds, i64 lo, i64 hi, const u32* tlow, const u32
 // row); with track, ``first`` lists the columns in the order their first token appears.
 inline Csr transform_run(const DocSet& ds, i64 lo, i64 hi, const u32* tlow, const u32* tid,
                          const Lookup& lk, i64 n_cols, bool track) {
-    std::vector<u8> seen(static_cast<std::size_t>(track ? std::max<i64>(n_cols, 1) : 0), 0);
+    ZBuf<u8> seen(static_cast<std::size_t>(track ? std::max<i64>(n_cols, 1) : 0));
     std::vector<i64> first;
-    Csr out = doc_rows(ds, lo, hi, tlow, tid, n_cols,
-                       [&](const KeyBuf& kb, i64 nb, i32 width, const u32* t, RowBits& row) {
+    auto on_block = [&](const KeyBuf& kb, i64 nb, i32 width, const u32* t, auto& row) {
         i64 added = 0;
         for (i64 b = 0; b < nb; ++b) {
             if (b + AHEAD < nb) prefetch(lk.slot_of(kb.t[static_cast<std::size_t>(b + AHEAD)]));
@@ -214,7 +243,10 @@ inline Csr transform_run(const DocSet& ds, i64 lo, i64 hi, const u32* tlow, cons
             added += row.mark(c, 1);
         }
         return added;
-    });
+    };
+    Csr out = n_cols > DENSE_ROW_MAX
+                  ? doc_rows<RowPairs>(ds, lo, hi, tlow, tid, n_cols, on_block)
+                  : doc_rows<RowBits>(ds, lo, hi, tlow, tid, n_cols, on_block);
     out.first = std::move(first);
     return out;
 }

@@ -694,7 +694,7 @@ static PyObject* py_fill_counts(PyObject*, PyObject* args) {
     if (C_ < 1 || PyArray_DIM(out, 1) != C_ || static_cast<i64>(PyArray_SIZE(counts)) < n_terms * C_)
         return PyErr_Format(PyExc_ValueError, "fill_counts: shapes do not match n_classes");
     const i64 n = sel.dim(0);
-    if (col0 < 0 || col0 + n > PyArray_DIM(out, 0) || col0 + n > out_df.n)
+    if (col0 < 0 || col0 > PyArray_DIM(out, 0) - n || col0 > out_df.n - n)
         return PyErr_Format(PyExc_ValueError, "fill_counts: rows out of range");
     for (i64 i = 0; i < sel.n; ++i)
         if (sel.p[i] >= n_terms) return PyErr_Format(PyExc_ValueError, "sel names an unknown term");
@@ -789,7 +789,7 @@ static PyObject* py_transform_run(PyObject*, PyObject* args) {
     if (ds == nullptr || lk == nullptr || !doc_span(ds, lo, hi)) return nullptr;
     In<u32> tlow, tid;
     if (!get_table(otlow, tlow, "tlow") || !get_table(otid, tid, "tid")) return nullptr;
-    if (n_cols < 0 || lk->max_col >= n_cols)
+    if (n_cols < 0 || n_cols > (1LL << 40) || lk->max_col >= n_cols)
         return PyErr_Format(PyExc_ValueError, "the lookup table has column %lld, n_cols is %lld",
                             static_cast<long long>(lk->max_col), n_cols);
     Csr c;

@@ -519,9 +519,23 @@ def known_bug(name: str, args: list) -> str | None:
             if isinstance(ctr, np.ndarray) and ctr.size >= 1 and isinstance(sl, np.ndarray):
                 if ctr.dtype.kind in "iu" and sl.size and int(ctr.flat[0]) * 2 > sl.size:
                     return "F4 intern_run with a full slot table never returns"
+        if name == "fill_counts" and len(args) == 7:
+            v = args[6]
+            if isinstance(v, int) and not isinstance(v, bool) and v > 2**62:
+                return "F8 fill_counts col0 + n overflows"
+        size_arg = F7_SIZES.get(name)
+        if size_arg is not None and len(args) > size_arg:
+            v = args[size_arg]
+            if isinstance(v, int) and not isinstance(v, bool) and v > 2**30:
+                return "F7 a dense buffer of that many words (ASan aborts in operator new)"
     except Exception:  # noqa: BLE001 - a guard must never hide the call itself
         return None
     return None
+
+
+# Size arguments the bindings allocate dense buffers for, unchecked (F7): argument index.
+F7_SIZES = {"transform_run": 6, "hash_transform_run": 5, "build_rows": 8,
+            "stream_class_sums": 8, "first_occurrence": 5}
 
 
 # Bindings with an error path that returns NULL without setting an exception (F5).

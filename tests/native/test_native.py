@@ -220,3 +220,24 @@ def test_ctrl_c_interrupts_within_half_a_second(n_threads: int) -> None:
     times = sorted(_time_to_interrupt(n_threads, after) for after in (0.7, 1.5, 2.5))
     assert times[1] < 0.5, f"took {times} s to stop"
     assert times[-1] < 2.0, f"took {times} s to stop"
+
+
+def test_very_wide_hashed_rows_match_sklearn() -> None:
+    """2**31 - 1 buckets: rows are built from sorted pairs (memory follows the row, not
+    n_features), sums that cancel to 0 are kept, as FeatureHasher keeps them."""
+    import resource
+    import warnings
+
+    from sklearn.feature_extraction.text import HashingVectorizer as SkHash
+
+    docs = ["ab cd ab", "Ωmega ωmega x1 x1 x1", "", "the the quick brown fox " * 50]
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for alternate in (True, False):
+        got = hashing_transform(docs, n_features=2**31 - 1, alternate_sign=alternate, norm=None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = SkHash(n_features=2**31 - 1, alternate_sign=alternate, norm=None).transform(docs)
+        np.testing.assert_array_equal(got.indptr, want.indptr)
+        np.testing.assert_array_equal(got.indices, want.indices)
+        np.testing.assert_array_equal(got.data, want.data)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200_000  # KiB
