@@ -381,3 +381,24 @@ def test_compiled_fit_saves_and_loads_with_its_code_point_vocabulary(tmp_path: P
         np.testing.assert_array_equal(other.predict_proba(queries), want)
         assert other.vocabulary_ == ref[0].vocabulary_
         assert list(other.get_feature_names_out()) == list(ref[0].get_feature_names_out())
+
+
+def test_derivation_cache_sees_every_hyperparameter_change() -> None:
+    """Prediction reuses the derivation while the statistics and hyperparameters are the
+    same; a new value (assigned or set_params) or a list changed in place re-derives."""
+    docs = ["free money now", "money money win", "lunch at noon", "see you at lunch"]
+    y = ["spam", "spam", "ham", "ham"]
+    clf = TextClassifier().fit(docs, y)
+    first = clf._scorer()
+    assert clf._scorer() is first
+    p1 = clf.predict_proba(["free lunch"])
+    clf.alpha = 0.01
+    assert clf._scorer() is not first
+    assert not np.allclose(clf.predict_proba(["free lunch"]), p1)
+    clf.set_params(alpha=1.0)
+    np.testing.assert_allclose(clf.predict_proba(["free lunch"]), p1)
+    listed = TextClassifier(stop_words=["at"]).fit(docs, y)
+    before = listed._scorer()
+    assert listed._scorer() is before  # a list: compared by its repr, still the same
+    listed.stop_words.append("lunch")
+    assert listed._scorer() is not before

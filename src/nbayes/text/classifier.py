@@ -649,9 +649,15 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------ derivation
     def _derived(self) -> dict[str, Any]:
+        cache = self.__dict__.get("_cache")
+        if cache is not None and cache[0] is self.__dict__.get("_stats") and cache[3] is not None:
+            # the common case of prediction: the same statistics and hyperparameters that
+            # are all immutable values (a mutable one, e.g. a stop-word list changed in
+            # place, is compared by its repr below)
+            if tuple(map(self.__dict__.get, _PARAM_NAMES)) == cache[3]:
+                return cache[2]
         check_is_fitted(self)
         key = tuple(repr(getattr(self, name)) for name in _PARAM_NAMES)
-        cache = self.__dict__.get("_cache")
         if cache is not None and cache[0] is self._stats and cache[1] == key:
             return cache[2]
         self._check_params()
@@ -665,7 +671,8 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         # (its weights are laid out on first use)
         params = {name: getattr(self, name) for name in _PARAM_NAMES}
         derived["scorer"] = TextScorer(params, derived, d)
-        self._cache = (self._stats, key, derived)
+        values = tuple(params.values())
+        self._cache = (self._stats, key, derived, values if _immutable(values) else None)
         return derived
 
     def _scorer(self) -> TextScorer:
@@ -934,3 +941,13 @@ def _drop_unused_terms(
 
 
 _PARAM_NAMES = tuple(TextClassifier._get_param_names())
+_SCALARS = (bool, int, float, str, bytes, type(None))
+
+
+def _immutable(values: tuple[Any, ...]) -> bool:
+    """Whether hyperparameter values can be compared by ``==`` to detect any change: plain
+    scalars, or tuples of them (a list or an array may change in place)."""
+    return all(
+        type(v) in _SCALARS or (type(v) is tuple and all(type(x) in _SCALARS for x in v))
+        for v in values
+    )
