@@ -264,17 +264,8 @@ static bool check_terms(const In<i64>& tstart, const In<i64>& tlen, i64 pool_n) 
     return true;
 }
 
-static bool check_range(const i64* v, i64 n, i64 lo, i64 hi, const char* name) {
-    for (i64 i = 0; i < n; ++i)
-        if (v[i] < lo || v[i] >= hi)
-            return fail(PyExc_ValueError, "%s[%lld] = %lld is out of range [%lld, %lld)", name,
-                        static_cast<long long>(i), static_cast<long long>(v[i]),
-                        static_cast<long long>(lo), static_cast<long long>(hi));
-    return true;
-}
-
 template <class I>
-static bool check_range_t(const I* v, i64 n, i64 lo, i64 hi, const char* name) {
+static bool check_range(const I* v, i64 n, i64 lo, i64 hi, const char* name) {
     for (i64 i = 0; i < n; ++i)
         if (static_cast<i64>(v[i]) < lo || static_cast<i64>(v[i]) >= hi)
             return fail(PyExc_ValueError, "%s[%lld] = %lld is out of range [%lld, %lld)", name,
@@ -1002,12 +993,12 @@ struct StreamArgs {
         if (n_uni < 0 || n_ids < n_uni) return fail(PyExc_ValueError, "n_uni out of range");
         const i64 n_docs = ptr.n - 1;
         if (use_uni && (!check_ptr(ptr.p, ptr.n, tok.n, "ptr") ||
-                        !check_range_t(tok.p + ptr.p[0], ptr.p[ptr.n - 1] - ptr.p[0], 0, n_uni, "tok")))
+                        !check_range(tok.p + ptr.p[0], ptr.p[ptr.n - 1] - ptr.p[0], 0, n_uni, "tok")))
             return false;
         if (use_pair) {
             if (pptr.n != ptr.n) return fail(PyExc_ValueError, "ptr and pptr differ in length");
             if (!check_ptr(pptr.p, pptr.n, ptok.n, "pptr") ||
-                !check_range_t(ptok.p + pptr.p[0], pptr.p[pptr.n - 1] - pptr.p[0], 0, n_ids - n_uni, "ptok"))
+                !check_range(ptok.p + pptr.p[0], pptr.p[pptr.n - 1] - pptr.p[0], 0, n_ids - n_uni, "ptok"))
                 return false;
         }
         if (n_docs < 0) return fail(PyExc_ValueError, "ptr is empty");
@@ -1132,8 +1123,8 @@ static PyObject* py_ngram_blob(PyObject*, PyObject* args) {
     if (n_uni != A.tstart.n || first.n != second.n)
         return PyErr_Format(PyExc_ValueError, "ngram_blob: inconsistent lengths");
     if (!check_range(ids.p, ids.n, 0, n_uni + first.n, "ids") ||
-        !check_range_t(first.p, first.n, 0, n_uni, "first") ||
-        !check_range_t(second.p, second.n, 0, n_uni, "second"))
+        !check_range(first.p, first.n, 0, n_uni, "first") ||
+        !check_range(second.p, second.n, 0, n_uni, "second"))
         return nullptr;
     std::vector<u32> blob;
     if (!nogil([&] {
@@ -1170,7 +1161,7 @@ static bool rows_dot_typed(const In<i64>& indptr, PyObject* oind, const In<doubl
     if (!ind.get(oind, "indices")) return false;
     const i64 m = W.dim(0), k = W.dim(1);
     if (!check_ptr(indptr.p, indptr.n, std::min(ind.n, data.n), "indptr") ||
-        !check_range_t(ind.p + indptr.p[lo], indptr.p[hi] - indptr.p[lo], 0, m, "indices"))
+        !check_range(ind.p + indptr.p[lo], indptr.p[hi] - indptr.p[lo], 0, m, "indices"))
         return false;
     if (out.dim(0) < hi || out.dim(1) != k) return fail(PyExc_ValueError, "out has the wrong shape");
     return nogil([&] { rows_dot(indptr.p, ind.p, data.p, W.p, k, out.p, lo, hi); });
@@ -1202,10 +1193,13 @@ PyDoc_STRVAR(word_table_doc,
              "word_table() -> uint8 array of 0x110000: 1 where re's \\w matches (str patterns).\n\n"
              "sre's definition: Py_UNICODE_ISALNUM(ch) or ch == '_'.");
 
+static inline u32 word_flag(u32 c) {
+    return (Py_UNICODE_ISALNUM(static_cast<Py_UCS4>(c)) || c == '_') ? WORD : 0u;
+}
+
 static PyObject* py_word_table(PyObject*, PyObject*) {
     std::vector<u8> t(static_cast<std::size_t>(MAX_CP));
-    for (i64 c = 0; c < MAX_CP; ++c)
-        t[static_cast<std::size_t>(c)] = (Py_UNICODE_ISALNUM(static_cast<Py_UCS4>(c)) || c == '_') ? 1 : 0;
+    for (i64 c = 0; c < MAX_CP; ++c) t[static_cast<std::size_t>(c)] = word_flag(static_cast<u32>(c)) ? 1 : 0;
     return to_np(std::move(t));
 }
 
@@ -1216,10 +1210,6 @@ PyDoc_STRVAR(char_table_doc,
              "U+03A3 (context-dependent), which map to themselves: documents holding them\n"
              "are lowercased by Python first. Empty when str.lower maps another code point\n"
              "to several (a Unicode version this table cannot follow).");
-
-static inline u32 word_flag(u32 c) {
-    return (Py_UNICODE_ISALNUM(static_cast<Py_UCS4>(c)) || c == '_') ? WORD : 0u;
-}
 
 static PyObject* py_char_table(PyObject*, PyObject* arg) {
     const int lowercase = PyObject_IsTrue(arg);
