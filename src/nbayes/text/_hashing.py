@@ -20,7 +20,7 @@ import numpy as np
 
 import nbayes._native as _native
 
-from ._tokenize import _chunks, _docs, _join_rows, _map, char_table
+from ._tokenize import _chunks, _docs, _join_rows, _map, build_lookup, char_table
 
 __all__ = ["direct_hash", "direct_hash_transform"]
 
@@ -33,13 +33,8 @@ def _stop_table(stop: frozenset[Any] | None) -> Any:
     words = [w for w in (stop or ()) if isinstance(w, str)]
     if not words:
         return None
-    table = _native.build_lookup(*_stop_docs(words))
+    table = build_lookup(words, np.arange(len(words), dtype=np.int64))
     return table if _native.lookup_size(table)[0] else None
-
-
-def _stop_docs(words: list[str]) -> tuple[Any, np.ndarray, np.ndarray]:
-    ds, _ = _native.doc_set(words, False)
-    return ds, np.arange(len(words), dtype=np.int64), char_table(False)
 
 
 def direct_hash(
