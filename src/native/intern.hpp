@@ -256,20 +256,6 @@ inline void stream_class_sums(const Streams& S, const i64* col, i64 n_cols, cons
     }
 }
 
-// Per-class column sums of CSR rows (int64) and document frequencies.
-template <class I, class V>
-inline void class_sums(const i64* indptr, i64 n_rows, const I* indices, const V* values,
-                       const i64* y, i64 n_cols, bool binary, i64* out, i64* df) {
-    for (i64 d = 0; d < n_rows; ++d) {
-        i64* row = out + y[d] * n_cols;
-        for (i64 k = indptr[d]; k < indptr[d + 1]; ++k) {
-            const i64 j = static_cast<i64>(indices[k]);
-            ++df[j];
-            row[j] += binary ? 1 : static_cast<i64>(values[k]);
-        }
-    }
-}
-
 // Code points of the terms ids (< n_uni: a word; else the word pair first/second of
 // id - n_uni joined by a space), "\n"-separated.
 inline std::vector<u32> ngram_blob(const u32* pool, const i64* tstart, const i64* tlen,

@@ -435,12 +435,6 @@ static PyObject* py_doc_set(PyObject*, PyObject* args) {
     return Py_BuildValue("(NN)", cap, lens);
 }
 
-static PyObject* py_doc_count(PyObject*, PyObject* arg) {
-    const DocSet* ds = get_docs(arg);
-    if (ds == nullptr) return nullptr;
-    return PyLong_FromSsize_t(static_cast<Py_ssize_t>(ds->views.size()));
-}
-
 // -- counting runs ---------------------------------------------------------------------
 
 static PyObject* py_run_new(PyObject*, PyObject* args) {
@@ -1083,34 +1077,6 @@ static PyObject* py_stream_class_sums(PyObject*, PyObject* args) {
     return Py_BuildValue("(NN)", out, df);
 }
 
-static PyObject* py_class_sums(PyObject*, PyObject* args) {
-    PyObject *oip, *oind, *oval, *oy;
-    long long n_classes, n_cols;
-    int binary;
-    if (!PyArg_ParseTuple(args, "OOOOLLp", &oip, &oind, &oval, &oy, &n_classes, &n_cols, &binary))
-        return nullptr;
-    In<i64> indptr, indices, values, y;
-    if (!indptr.get(oip, "indptr") || !indices.get(oind, "indices") || !values.get(oval, "values") ||
-        !y.get(oy, "y"))
-        return nullptr;
-    if (n_classes < 1 || n_cols < 0 || n_cols > (1LL << 40) || n_classes > (1LL << 31) ||
-        n_classes * n_cols > (1LL << 40))
-        return PyErr_Format(PyExc_ValueError, "n_classes or n_cols out of range");
-    if (y.n < indptr.n - 1) return PyErr_Format(PyExc_ValueError, "y has fewer labels than rows");
-    if (!check_ptr(indptr.p, indptr.n, std::min(indices.n, values.n), "indptr") ||
-        !check_range(indices.p, indices.n, 0, n_cols, "indices") ||
-        !check_range(y.p, indptr.n - 1, 0, n_classes, "y"))
-        return nullptr;
-    std::vector<i64> out, df;
-    if (!nogil([&] {
-            out.assign(static_cast<std::size_t>(n_classes * n_cols), 0);
-            df.assign(static_cast<std::size_t>(n_cols), 0);
-            class_sums(indptr.p, indptr.n - 1, indices.p, values.p, y.p, n_cols, binary != 0, out.data(), df.data());
-        }))
-        return nullptr;
-    return Py_BuildValue("(NN)", to_np(std::move(out), n_classes, n_cols), to_np(std::move(df)));
-}
-
 static PyObject* py_ngram_blob(PyObject*, PyObject* args) {
     PyObject *op, *os, *ol, *of, *osec, *oids;
     long long n_uni;
@@ -1271,7 +1237,6 @@ static PyObject* py_reset_cancel(PyObject*, PyObject*) {
 
 static PyMethodDef methods[] = {
     {"doc_set", py_doc_set, METH_VARARGS, doc_set_doc},
-    {"doc_count", py_doc_count, METH_O, "Number of documents of a DocSet."},
     {"run_new", py_run_new, METH_VARARGS, "run_new(n_classes, small, expect=0) -> Run"},
     {"run_count", py_run_count, METH_VARARGS,
      "run_count(run, docs, lo, hi, y, tlow, tid, binary): intern and count documents lo..hi-1."},
@@ -1310,8 +1275,6 @@ static PyMethodDef methods[] = {
      "build_rows(tok, ptr, ptok, pptr, n_uni, use_uni, use_pair, col, n_cols) -> (indptr, indices, values)"},
     {"stream_class_sums", py_stream_class_sums, METH_VARARGS,
      "stream_class_sums(tok, ptr, ptok, pptr, n_uni, use_uni, use_pair, col, n_cols, y, n_classes, binary, as_float) -> (sums, df)"},
-    {"class_sums", py_class_sums, METH_VARARGS,
-     "class_sums(indptr, indices, values, y, n_classes, n_cols, binary) -> (sums, df)"},
     {"ngram_blob", py_ngram_blob, METH_VARARGS,
      "ngram_blob(pool, tstart, tlen, n_uni, first, second, ids) -> code points"},
     {"order_rows", py_order_rows, METH_VARARGS, "order_rows(indptr, indices, values, key, lo, hi)"},

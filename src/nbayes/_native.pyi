@@ -11,7 +11,6 @@ Lookup = NewType("Lookup", object)
 _A = np.ndarray[Any, Any]
 
 def doc_set(docs: Sequence[str], lowercase: bool, /) -> tuple[DocSet, _A]: ...
-def doc_count(docs: DocSet, /) -> int: ...
 def run_new(n_classes: int, small: bool, expect: int = ..., /) -> Run: ...
 def run_count(
     run: Run, docs: DocSet, lo: int, hi: int, y: _A, tlow: _A, tid: _A, binary: bool, /
@@ -65,9 +64,6 @@ def build_rows(
 def stream_class_sums(
     tok: _A, ptr: _A, ptok: _A, pptr: _A, n_uni: int, use_uni: bool, use_pair: bool,
     col: _A, n_cols: int, y: _A, n_classes: int, binary: bool, as_float: bool, /,
-) -> tuple[_A, _A]: ...
-def class_sums(
-    indptr: _A, indices: _A, values: _A, y: _A, n_classes: int, n_cols: int, binary: bool, /
 ) -> tuple[_A, _A]: ...
 def ngram_blob(
     pool: _A, tstart: _A, tlen: _A, n_uni: int, first: _A, second: _A, ids: _A, /

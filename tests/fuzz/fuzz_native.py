@@ -448,7 +448,6 @@ def baselines(docs: list[str], src: Src):
     k_tok = np.zeros(max(16, len(buf)), dtype=np.int32)
     calls = {
         "doc_set": (N.doc_set, [docs, low]),
-        "doc_count": (N.doc_count, [ds]),
         "run_new": (N.run_new, [C, True, 0]),
         "run_count": (N.run_count, [N.run_new(C, src.bool()), ds, 0, n, y, tlow, tid, src.bool()]),
         "run_reserve": (N.run_reserve, [N.run_new(C, True), src.choice([0, 10, 5000])]),
@@ -483,8 +482,6 @@ def baselines(docs: list[str], src: Src):
         "build_rows": (N.build_rows, [tok, ptr, ptok, pptr, nu, True, True, col, ncols]),
         "stream_class_sums": (N.stream_class_sums, [tok, ptr, ptok, pptr, nu, True, True, col,
                                                     ncols, y, C, src.bool(), src.bool()]),
-        "class_sums": (N.class_sums, [ip, ind, val.astype(np.int64), y, C, max(ncols, 1),
-                                      src.bool()]),
         "ngram_blob": (N.ngram_blob, [st.pool, st.tstart[:nu].copy(),
                                       st.tlen[:nu].astype(np.int64), nu, f1, f2,
                                       np.arange(nu + len(f1), dtype=np.int64)]),
@@ -501,11 +498,6 @@ def baselines(docs: list[str], src: Src):
 def known_bug(name: str, args: list) -> str | None:
     """Arguments that trigger an already reported finding (tests/fuzz/repro_findings.py)."""
     try:
-        if name == "class_sums" and len(args) == 7:
-            nc, ncols = args[4], args[5]
-            if isinstance(nc, int) and isinstance(ncols, int) and not isinstance(nc, bool):
-                if ncols < 0 or nc < 0 or nc * ncols >= 2**26 or ncols >= 2**26:
-                    return "F1/F2 class_sums size overflow / uncaught exception"
         if name == "intern_run" and len(args) == 13:
             ts, tl, sl, ctr = args[5], args[6], args[3], args[9]
             if isinstance(ts, np.ndarray) and ts.dtype.kind in "iu" and ts.size:
@@ -600,11 +592,12 @@ def one_input(data: bytes) -> None:
 
 def setup_fast_paths() -> None:
     """Force the compiled path where a heuristic would pick scikit-learn's for tiny input."""
-    from nbayes.text import _tokenize as tk
     from nbayes.text import vectorizers
 
     vectorizers._small = lambda docs: False
-    tk.ZERO_COPY = True
+    from nbayes.text import _chars
+
+    _chars.ZERO_COPY = True
 
 
 def instrument_nbayes(atheris) -> int:

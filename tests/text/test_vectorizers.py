@@ -281,6 +281,7 @@ def test_errors_are_advice() -> None:
 # zero-copy kernels: every string width, long keys, threads, growth, lookup cache
 # --------------------------------------------------------------------------------------
 
+from nbayes.text import _chars  # noqa: E402
 from nbayes.text import _tokenize as _tk  # noqa: E402
 
 MIXED = [
@@ -367,7 +368,7 @@ def test_copying_path_when_zero_copy_unavailable(monkeypatch: pytest.MonkeyPatch
     want = count_by_class(docs, y, 3)
     vocab = SkCount().fit(docs).vocabulary_
     want_x = transform_counts(docs, vocab)
-    monkeypatch.setattr(_tk, "ZERO_COPY", False)
+    monkeypatch.setattr(_chars, "ZERO_COPY", False)
     assert _tk.direct_count(docs, y, 3, True, False) is None
     got = count_by_class(docs, y, 3)
     assert got[0] == want[0]

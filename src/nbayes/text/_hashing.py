@@ -20,7 +20,9 @@ import numpy as np
 
 import nbayes._native as _native
 
-from ._tokenize import _chunks, _docs, _join_rows, _map, build_lookup, char_table
+from ._chars import char_table, zero_copy_docs
+from ._lookup import build_lookup
+from ._threads import _chunks, _join_rows, _map
 
 __all__ = ["direct_hash", "direct_hash_transform"]
 
@@ -51,7 +53,7 @@ def direct_hash(
     of ``docs`` into row ``rows[i]`` of ``fc`` and into ``df``, in place, without
     interning a single term: memory is that of the arrays given (plus one word per
     column). False (nothing added) when the zero-copy reader cannot be used."""
-    prep = _docs(docs, lowercase)
+    prep = zero_copy_docs(docs, lowercase)
     if prep is None:
         return False
     ds, _ = prep
@@ -74,7 +76,7 @@ def direct_hash_transform(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """FeatureHasher's CSR pieces of the unigrams of ``docs`` (summed signs, sorted
     indices) with the zero-copy reader, in threads; None if it cannot be used."""
-    prep = _docs(docs, lowercase)
+    prep = zero_copy_docs(docs, lowercase)
     if prep is None:
         return None
     ds, lengths = prep
