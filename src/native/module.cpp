@@ -649,50 +649,83 @@ static PyObject* py_fill_blob(PyObject*, PyObject* args) {
 }
 
 template <class C, class O>
-static bool fill_counts_typed(PyArrayObject* counts, const In<i64>& df, const In<i64>& sel,
-                              i64 C_, PyArrayObject* out, i64* out_df, i64 col0) {
+static bool fill_counts_typed(const std::vector<PyArrayObject*>& counts,
+                              const std::vector<const i64*>& df, const std::vector<i64>& off,
+                              const In<i64>& sel, i64 C_, PyArrayObject* out, i64* out_df, i64 col0) {
     const i64 n = sel.dim(0), k = sel.dim(1);
-    const C* cp = static_cast<const C*>(PyArray_DATA(counts));
+    std::vector<const C*> cp;
+    for (PyArrayObject* a : counts) cp.push_back(static_cast<const C*>(PyArray_DATA(a)));
     O* op = static_cast<O*>(PyArray_DATA(out));
-    return nogil([&] { fill_counts(cp, df.p, sel.p, n, k, C_, op, out_df, col0); });
+    return nogil([&] { fill_counts(cp.data(), df.data(), off.data(), sel.p, n, k, C_, op, out_df, col0); });
 }
 
+// fill_counts(counts_per_run, df_per_run, sel, n_classes, out, out_df, col0): sel's ids are
+// global (run r's ids follow those of runs 0..r-1), column r of sel names run r's terms.
 static PyObject* py_fill_counts(PyObject*, PyObject* args) {
     PyObject *oc, *odf, *osel, *oout, *ood;
     long long C_, col0;
     if (!PyArg_ParseTuple(args, "OOOLOOL", &oc, &odf, &osel, &C_, &oout, &ood, &col0)) return nullptr;
-    In<i64> df, sel;
+    In<i64> sel;
     Out<i64> out_df;
-    if (!df.get(odf, "df") || !sel.get(osel, "sel", 2) || !out_df.get(ood, "out_df")) return nullptr;
-    if (!PyArray_Check(oc) || !PyArray_Check(oout))
-        return PyErr_Format(PyExc_TypeError, "counts and out must be numpy arrays");
-    auto* counts = reinterpret_cast<PyArrayObject*>(oc);
+    if (!sel.get(osel, "sel", 2) || !out_df.get(ood, "out_df")) return nullptr;
+    if (!PyTuple_Check(oc) || !PyTuple_Check(odf))
+        return PyErr_Format(PyExc_TypeError, "counts and df must be tuples of arrays, one per run");
+    const i64 k = sel.dim(1);
+    if (PyTuple_GET_SIZE(oc) != k || PyTuple_GET_SIZE(odf) != k)
+        return PyErr_Format(PyExc_ValueError, "fill_counts: one counts and one df array per column of sel");
+    if (!PyArray_Check(oout)) return PyErr_Format(PyExc_TypeError, "out must be a numpy array");
     auto* out = reinterpret_cast<PyArrayObject*>(oout);
-    const int ct = PyArray_TYPE(counts), ot = PyArray_TYPE(out);
-    const bool c32 = PyArray_EquivTypenums(ct, NPY_INT32), c64 = PyArray_EquivTypenums(ct, NPY_INT64);
+    const int ot = PyArray_TYPE(out);
     const bool oi = PyArray_EquivTypenums(ot, NPY_INT64), of = PyArray_EquivTypenums(ot, NPY_FLOAT64);
-    if (!(c32 || c64) || !PyArray_IS_C_CONTIGUOUS(counts) || PyArray_NDIM(counts) != 1)
-        return PyErr_Format(PyExc_ValueError, "counts must be a C-contiguous int32 or int64 vector");
     if (!(oi || of) || !PyArray_ISCARRAY(out) || PyArray_NDIM(out) != 2)
         return PyErr_Format(PyExc_ValueError, "out must be a writeable C-contiguous int64 or float64 matrix");
-    const i64 n_terms = df.n;
-    if (C_ < 1 || PyArray_DIM(out, 1) != C_ || static_cast<i64>(PyArray_SIZE(counts)) < n_terms * C_)
+    if (C_ < 1 || PyArray_DIM(out, 1) != C_)
         return PyErr_Format(PyExc_ValueError, "fill_counts: shapes do not match n_classes");
+    std::vector<PyArrayObject*> counts;
+    std::vector<In<i64>> dfs(static_cast<std::size_t>(k));
+    std::vector<const i64*> dfp;
+    std::vector<i64> off, size;
+    int ct = -1;
+    i64 total = 0;
+    for (i64 r = 0; r < k; ++r) {
+        PyObject* c = PyTuple_GET_ITEM(oc, r);
+        if (!PyArray_Check(c)) return PyErr_Format(PyExc_TypeError, "counts must be numpy arrays");
+        auto* ca = reinterpret_cast<PyArrayObject*>(c);
+        const int t = PyArray_TYPE(ca);
+        const bool ok_t = PyArray_EquivTypenums(t, NPY_INT32) || PyArray_EquivTypenums(t, NPY_INT64);
+        if (!ok_t || !PyArray_IS_C_CONTIGUOUS(ca) || PyArray_NDIM(ca) != 1 ||
+            (ct != -1 && !PyArray_EquivTypenums(t, ct)))
+            return PyErr_Format(PyExc_ValueError, "counts must be C-contiguous int32 or int64 vectors of one dtype");
+        ct = t;
+        auto& d = dfs[static_cast<std::size_t>(r)];
+        if (!d.get(PyTuple_GET_ITEM(odf, r), "df")) return nullptr;
+        if (static_cast<i64>(PyArray_SIZE(ca)) / C_ < d.n)
+            return PyErr_Format(PyExc_ValueError, "fill_counts: counts of run %lld shorter than n_terms * n_classes",
+                                static_cast<long long>(r));
+        counts.push_back(ca);
+        dfp.push_back(d.p);
+        off.push_back(total);
+        size.push_back(d.n);
+        total += d.n;
+    }
     const i64 n = sel.dim(0);
     if (col0 < 0 || col0 > PyArray_DIM(out, 0) - n || col0 > out_df.n - n)
         return PyErr_Format(PyExc_ValueError, "fill_counts: rows out of range");
-    for (i64 i = 0; i < sel.n; ++i)
-        if (sel.p[i] >= n_terms) return PyErr_Format(PyExc_ValueError, "sel names an unknown term");
+    for (i64 i = 0; i < sel.n; ++i) {
+        const i64 r = i % k, g = sel.p[i];
+        if (g >= 0 && (g < off[static_cast<std::size_t>(r)] ||
+                       g - off[static_cast<std::size_t>(r)] >= size[static_cast<std::size_t>(r)]))
+            return PyErr_Format(PyExc_ValueError, "sel names an unknown term");
+    }
+    const bool c32 = PyArray_EquivTypenums(ct, NPY_INT32);
     bool ok;
-    if (c32 && oi) ok = fill_counts_typed<i32, i64>(counts, df, sel, C_, out, out_df.p, col0);
-    else if (c32) ok = fill_counts_typed<i32, double>(counts, df, sel, C_, out, out_df.p, col0);
-    else if (oi) ok = fill_counts_typed<i64, i64>(counts, df, sel, C_, out, out_df.p, col0);
-    else ok = fill_counts_typed<i64, double>(counts, df, sel, C_, out, out_df.p, col0);
+    if (c32 && oi) ok = fill_counts_typed<i32, i64>(counts, dfp, off, sel, C_, out, out_df.p, col0);
+    else if (c32) ok = fill_counts_typed<i32, double>(counts, dfp, off, sel, C_, out, out_df.p, col0);
+    else if (oi) ok = fill_counts_typed<i64, i64>(counts, dfp, off, sel, C_, out, out_df.p, col0);
+    else ok = fill_counts_typed<i64, double>(counts, dfp, off, sel, C_, out, out_df.p, col0);
     if (!ok) return nullptr;
     Py_RETURN_NONE;
 }
-
-// -- lookup tables ---------------------------------------------------------------------
 
 static PyObject* box_lookup(Lookup&& lk) {
     Lookup* p = new (std::nothrow) Lookup(std::move(lk));

@@ -459,7 +459,7 @@ def baselines(docs: list[str], src: Src):
         "merge_piece": (N.merge_piece, [pool, tstart, tlen, first, order, cuts[0], cuts[2],
                                         skeys, slen, 255]),
         "fill_blob": (N.fill_blob, [pool, tstart, tlen, sel, blob.copy(), 0, 10]),
-        "fill_counts": (N.fill_counts, [counts, df, sel, C, out, out_df, 0]),
+        "fill_counts": (N.fill_counts, [(counts,), (df,), sel, C, out, out_df, 0]),
         "build_lookup": (N.build_lookup, [ds, np.arange(n, dtype=np.int64), tid]),
         "build_lookup_blob": (N.build_lookup_blob, [blob, cols, tid]),
         "lookup_size": (N.lookup_size, [lk]),

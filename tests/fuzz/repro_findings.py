@@ -141,7 +141,7 @@ def f8():
     """
     import numpy as np, nbayes._native as N
     out, out_df = np.zeros((1, 1), np.int64), np.zeros(1, np.int64)
-    N.fill_counts(np.zeros(2, np.int32), np.zeros(2, np.int64), np.array([[0]], np.int64), 1,
+    N.fill_counts((np.zeros(2, np.int32),), (np.zeros(2, np.int64),), np.array([[0]], np.int64), 1,
                   out, out_df, 2**63 - 1)
     """
 

@@ -176,7 +176,7 @@ def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
     """
     C = n_classes
     if len(runs) == 1:
-        pool, tstart, tlen, counts, df, order, keys, per, pkeys, plen = runs[0]
+        pool, tstart, tlen, _, _, order, keys, per, pkeys, plen = runs[0]
         bounds = np.array([0, len(order)], dtype=np.int64)
     else:
         pool_off = np.cumsum([0] + [len(r[0]) for r in runs[:-1]])
@@ -184,8 +184,6 @@ def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
         pool = np.concatenate([r[0] for r in runs])
         tstart = np.concatenate([r[1] + o for r, o in zip(runs, pool_off, strict=True)])
         tlen = np.concatenate([r[2] for r in runs])
-        counts = np.concatenate([r[3] for r in runs])
-        df = np.concatenate([r[4] for r in runs])
         order = np.concatenate([r[5] + o for r, o in zip(runs, id_off, strict=True)])
         bounds = np.cumsum([0] + [len(r[1]) for r in runs]).astype(np.int64)
         plen = np.concatenate([r[9] for r in runs])
@@ -213,6 +211,9 @@ def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
     # numpy's zeros: pages zeroed by the kernel as the fill threads touch them
     out = np.zeros((col0[-1], C), dtype=like.dtype)
     out_df = np.zeros(col0[-1], dtype=np.int64)
+
+    counts = tuple(r[3] for r in runs)  # read in place, run by run (no concatenated copy)
+    df = tuple(r[4] for r in runs)
 
     def fill(i: int) -> None:
         _native.fill_counts(counts, df, pieces[i][0], C, out, out_df, col0[i])
