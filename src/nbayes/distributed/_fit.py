@@ -15,7 +15,7 @@ from __future__ import annotations
 import pickle
 import uuid
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import Any
 
@@ -35,7 +35,7 @@ from ._inputs import (
     to_part,
 )
 
-__all__ = ["fit", "fit_source", "reduce_depth"]
+__all__ = ["fit", "fit_source", "merge_levels", "reduce_depth"]
 
 
 # ------------------------------------------------------------------ shipping
@@ -140,6 +140,9 @@ def _span(first: int, last: int) -> str:
     return str(first) if first == last else f"{first}-{last}"
 
 
+_Merge = Callable[[list[tuple[int, int]], list[Any], int, int], Any]
+
+
 def reduce_depth(n_partitions: int, split_every: int) -> int:
     """Levels of the merge tree over ``n_partitions`` with ``split_every`` inputs per merge.
 
@@ -192,22 +195,33 @@ def _graph(
         fit_task(what, estimator, cols, classes, i, raw, dask_key_name=f"nbayes-fit-{token}-{i}")
         for i, raw in enumerate(raws)
     ]
-    spans = [(i, i) for i in range(len(raws))]
     merge = dask.delayed(_merge_task, pure=False)
+
+    def merge_group(spans: Any, pieces: Any, depth: int, k: int) -> Any:
+        return merge(spans, pieces, dask_key_name=f"nbayes-merge-{token}-{depth}-{k}")
+
+    levels = [level, *merge_levels(level, split_every, merge_group)]
+    return levels[-1][0]
+
+
+def merge_levels(pieces: list[Any], split_every: int, merge: _Merge) -> Iterator[list[Any]]:
+    """The levels of the merge tree over ``pieces`` (one per partition), bottom up.
+
+    Every ``split_every`` consecutive pieces become ``merge(spans, pieces, depth, k)``:
+    ``spans`` the partitions (first, last) each piece covers, ``depth`` the level (1 for
+    the first merges) and ``k`` the group's number in it. The last level has one piece.
+    """
+    spans = [(i, i) for i in range(len(pieces))]
     depth = 0
-    while len(level) > 1:
+    while len(pieces) > 1:
         depth += 1
-        groups = range(0, len(level), split_every)
-        level = [
-            merge(
-                spans[j : j + split_every],
-                level[j : j + split_every],
-                dask_key_name=f"nbayes-merge-{token}-{depth}-{j // split_every}",
-            )
+        groups = range(0, len(pieces), split_every)
+        pieces = [
+            merge(spans[j : j + split_every], pieces[j : j + split_every], depth, j // split_every)
             for j in groups
         ]
         spans = [(spans[j][0], spans[min(j + split_every, len(spans)) - 1][1]) for j in groups]
-    return level[0]
+        yield pieces
 
 
 # ----------------------------------------------------------------- public API
