@@ -325,7 +325,7 @@ def test_clear_errors() -> None:
         nbd.fit(MultinomialNB(), ddf, label_col="y")
     with pytest.raises(TypeError, match="dask DataFrame"):
         nbd.fit(MultinomialNB(), df)
-    with pytest.raises(TypeError, match="needs partial_fit and merge"):
+    with pytest.raises(TypeError, match="needs fit, partial_fit and merge"):
         nbd.fit(object(), ddf, label_col="label")
     with pytest.raises(ValueError, match="pass text_col"):
         nbd.fit(TextClassifier(), _split(_texts(0, 10), [5]), label_col="label", scheduler="sync")

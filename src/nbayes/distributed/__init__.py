@@ -2,15 +2,16 @@
 
 A model is its sufficient statistics, so a distributed fit is a map and a reduce:
 
-* **map**: every partition is learned by a clone of the estimator (``partial_fit``), on a
-  worker, with the estimator's own validation and counting code;
+* **map**: every partition is learned by a clone of the estimator (``fit``, or
+  ``partial_fit`` where the partition is only part of a model), on a worker, with the
+  estimator's own validation and counting code;
 * **reduce**: the estimator's own ``merge``, in partition order, as a tree of
   ``split_every``-way merges (depth ``ceil(log_split_every(n_partitions))``).
 
-Only models cross the network (pickled, compressed when large), never the rows. Any
-estimator with ``partial_fit`` and ``merge`` works: the six drop-ins, KernelNB, MixedNB,
-TextClassifier. Vocabularies are united in partition order, so a TextClassifier equals a
-single pass over the data.
+Between tasks only models travel (pickled, compressed when large). Any estimator with
+``fit``, ``partial_fit`` and ``merge`` works: the six drop-ins, KernelNB, MixedNB,
+TextClassifier. A TextClassifier's merge unites the vocabularies in partition order: the
+model holds the counts of a single fit, term by term.
 
 Dask is imported on first use (``pip install 'nbayes[dask]'``)::
 

@@ -7,7 +7,7 @@
   ``split_every``-way merges (depth ``ceil(log_split_every(n_partitions))``).
 
 A model is its sufficient statistics, so the merged model equals the fit of all the data on
-one machine. What travels between workers is the pickled partition models (see ``_ship``).
+one machine. What travels between workers is the pickled partition models (see :class:`_Shipped`).
 """
 
 from __future__ import annotations
@@ -250,7 +250,7 @@ def fit(
     ----------
     estimator : nbayes estimator
         Any nbayes estimator (the drop-ins, KernelNB, MixedNB, TextClassifier), or any
-        other with ``partial_fit`` and ``merge``; it is not changed.
+        other with ``fit``, ``partial_fit`` and ``merge``; it is not changed.
     data : dask DataFrame, dask Bag or tuple (X, y) of dask Arrays
         A DataFrame holds the labels in ``label_col`` and the documents in ``text_col``
         (an estimator of documents such as TextClassifier) or the features in its other

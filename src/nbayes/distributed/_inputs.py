@@ -1,11 +1,11 @@
 """What an estimator learns from and predicts on, taken from one partition of a dask collection.
 
-Any estimator with ``partial_fit`` and ``merge`` can be fitted on a cluster; what it takes is
-read from its scikit-learn tags, not from its type: an estimator whose input is not a 2-D
-array (``input_tags.two_d_array`` False, e.g. :class:`nbayes.TextClassifier`) learns from
-documents, one per row (a DataFrame's ``text_col``, a Bag's first items); every other one
-learns from a table (a DataFrame's other columns, a Bag's first items as rows, an Array's
-rows).
+Any estimator with ``fit``, ``partial_fit`` and ``merge`` can be fitted on a cluster; what
+it takes is read from its scikit-learn tags, not from its type: an estimator whose input is
+not a 2-D array (``input_tags.two_d_array`` False, e.g. :class:`nbayes.TextClassifier`)
+learns from documents, one per row (a DataFrame's ``text_col``, a Bag's first items); every
+other one learns from a table (a DataFrame's other columns, a Bag's first items as rows, an
+Array's rows).
 """
 
 from __future__ import annotations
@@ -119,12 +119,14 @@ def takes_documents(estimator: Any) -> bool:
 
 def check_estimator(estimator: Any) -> None:
     """TypeError unless ``estimator`` can be fitted by parts and its parts merged."""
-    missing = [m for m in ("partial_fit", "merge") if not callable(getattr(estimator, m, None))]
+    methods = ("fit", "partial_fit", "merge")
+    missing = [m for m in methods if not callable(getattr(estimator, m, None))]
     if missing:
+        needs = " and ".join([", ".join(missing[:-1]), missing[-1]] if missing[:-1] else missing)
         raise TypeError(
             f"nbayes.distributed cannot fit a {type(estimator).__name__}: it fits one model "
-            f"per partition and merges them, so the estimator needs {' and '.join(missing)} "
-            "(every nbayes estimator has both)."
+            f"per partition and merges them, so the estimator needs {needs} (every nbayes "
+            "estimator has them)."
         )
 
 
