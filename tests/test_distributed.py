@@ -97,7 +97,7 @@ def _assert_same_stats(a: Any, b: Any) -> None:
 
 
 def _by_term(model: Any) -> Any:
-    """A text model's statistics with its columns in term order (None when hashing).
+    """A text model's statistics with its columns in term order (as they are when hashing).
 
     A single fit numbers the terms in sorted order, ``merge`` appends each partition's new
     terms: the same statistics per term, in another column order.
@@ -202,6 +202,15 @@ def test_text_bag_of_pairs_and_pruning() -> None:
     dist = nbd.fit(TextClassifier(**params), bag, scheduler="sync")
     _assert_same_model(single, dist, df["text"].tolist())
     assert dist.vocabulary_ == single.vocabulary_
+
+
+def test_one_partition_is_the_single_fit_column_for_column() -> None:
+    df = _texts(17, 50)
+    single = TextClassifier().fit(df["text"].tolist(), df["label"].to_numpy())
+    dist = nbd.fit(TextClassifier(), dd.from_pandas(df, npartitions=1), text_col="text",
+                   label_col="label", scheduler="sync")  # fmt: skip
+    assert list(dist._vocab.items()) == list(single._vocab.items())
+    _assert_same_stats(single._stats, dist._stats)
 
 
 def test_text_partition_without_a_term() -> None:
