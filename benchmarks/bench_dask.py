@@ -35,13 +35,18 @@ DEFAULT_DATA = HERE / "_data" / "zipf_100mb.csv"
 
 
 def _same(a: Any, b: Any) -> bool:
+    """The same text model, term by term (a merge appends each partition's new terms after
+    the earlier ones, a single fit sorts them: the columns may come in another order)."""
+    if set(a._vocab) != set(b._vocab):
+        return False
+    terms = sorted(a._vocab)
+    ca, cb = [a._vocab[t] for t in terms], [b._vocab[t] for t in terms]
     sa, sb = a._stats, b._stats
     return bool(
-        a._vocab == b._vocab
-        and np.array_equal(sa.counts.feature_count, sb.counts.feature_count)
+        np.array_equal(sa.counts.feature_count[:, ca], sb.counts.feature_count[:, cb])
         and np.array_equal(sa.counts.class_count, sb.counts.class_count)
-        and np.array_equal(sa.doc_freq, sb.doc_freq)
-        and np.array_equal(sa.term_freq, sb.term_freq)
+        and np.array_equal(sa.doc_freq[ca], sb.doc_freq[cb])
+        and np.array_equal(sa.term_freq[ca], sb.term_freq[cb])
         and sa.n_docs == sb.n_docs
     )
 
@@ -67,6 +72,7 @@ def cluster_runs(path: Path, partitions: list[int], split_every: int, ref: Any) 
     from distributed import Client, LocalCluster
 
     from nbayes import distributed as nbd
+    from nbayes.distributed._fit import reduce_depth
     from nbayes.text.classifier import TextClassifier
 
     size = path.stat().st_size
@@ -96,7 +102,7 @@ def cluster_runs(path: Path, partitions: list[int], split_every: int, ref: Any) 
         rows.append((ddf.npartitions, best))
         print(
             f"  partitions {ddf.npartitions:4d}"
-            f"  depth {nbd.reduce_depth(ddf.npartitions, split_every)}"
+            f"  depth {reduce_depth(ddf.npartitions, split_every)}"
             f"  fit {best:6.2f} s  {size / 1e6 / best:6.1f} MB/s  (identical: yes)"
         )
     if len(rows) >= 2:
@@ -117,15 +123,13 @@ def simulated(path: Path, n_parts: int, split_every: int, ref: Any) -> None:
     """Map and reduce as on a cluster, in-process, measuring every shipped result."""
     import pandas as pd
 
-    from nbayes import distributed as nbd
-    from nbayes.distributed._dask import _combine_task, _map_task
+    from nbayes.distributed._fit import _fit_task, _merge_task, merge_levels, reduce_depth
     from nbayes.text.classifier import TextClassifier
 
     df = pd.read_csv(path)
     est = TextClassifier()
-    adapter = nbd.get_adapter(est)
     bounds = np.linspace(0, len(df), n_parts + 1).astype(int)
-    spec = {"text_col": "text", "label_col": "label"}
+    cols = {"text_col": "text", "label_col": "label"}
     t0 = time.perf_counter()
     level: list[Any] = []
     map_bytes = []
@@ -134,26 +138,27 @@ def simulated(path: Path, n_parts: int, split_every: int, ref: Any) -> None:
     dense_bytes = []
     for i in range(n_parts):
         part = df.iloc[bounds[i] : bounds[i + 1]]
-        partial = _map_task("frame", adapter, est, spec, i, part)
-        level.append(partial)
-        map_bytes.append(len(pickle.dumps(partial, protocol=5)))
+        shipped = _fit_task("frame", est, cols, None, i, part)
+        level.append(shipped)
+        map_bytes.append(len(pickle.dumps(shipped, protocol=5)))
         raw_bytes.append(int(part["text"].str.len().sum()))
-        n_terms.append(len(partial.terms))
-        c = partial.stats
-        dense_bytes.append(len(c.classes) * c.counts.shape[1] * 8)
+        model = shipped.model()
+        n_terms.append(len(model._vocab))
+        dense_bytes.append(len(model.classes_) * len(model._vocab) * 8)
     t_map = time.perf_counter() - t0
+
+    def merge(spans: Any, pieces: Any, *_: int) -> Any:
+        return _merge_task(spans, pieces)
+
     depth = 0
     level_bytes = []
     t1 = time.perf_counter()
-    while len(level) > 1:
+    top = level
+    for top in merge_levels(level, split_every, merge):
         depth += 1
-        level = [
-            _combine_task(adapter, level[j : j + split_every])
-            for j in range(0, len(level), split_every)
-        ]
-        level_bytes.append([len(pickle.dumps(p, protocol=5)) for p in level])
+        level_bytes.append([len(pickle.dumps(p, protocol=5)) for p in top])
     t_reduce = time.perf_counter() - t1
-    model = adapter.finish(est, level[0])
+    model = top[0].model()
     assert _same(model, ref), "simulated model differs from the single-process one"
     mb = np.array(map_bytes)
     print(
@@ -162,7 +167,7 @@ def simulated(path: Path, n_parts: int, split_every: int, ref: Any) -> None:
     )
     print(
         f"  map: {t_map:.2f} s in one process; reduce: {t_reduce:.2f} s; depth {depth}"
-        f" (formula {nbd.reduce_depth(n_parts, split_every)})"
+        f" (formula {reduce_depth(n_parts, split_every)})"
     )
     print(
         f"  statistics per partition: median {np.median(mb) / 1e3:.0f} kB "

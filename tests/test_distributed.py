@@ -26,6 +26,7 @@ from nbayes import (  # noqa: E402
     CategoricalNB,
     ComplementNB,
     GaussianNB,
+    KernelNB,
     MultinomialNB,
     PoissonNB,
 )
@@ -42,14 +43,16 @@ pytestmark = [
 ]
 
 RTOL = 1e-12
-ESTIMATORS = [MultinomialNB, BernoulliNB, ComplementNB, PoissonNB, CategoricalNB, GaussianNB]
+ESTIMATORS = [
+    MultinomialNB, BernoulliNB, ComplementNB, PoissonNB, CategoricalNB, GaussianNB, KernelNB,
+]  # fmt: skip
 WORDS = ["free", "win", "money", "lunch", "today", "meeting", "offer", "hello", "zz", "report"]
 
 
 # ------------------------------------------------------------------ helpers
 def _table(seed: int, n: int, estimator: type) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    if estimator is GaussianNB:
+    if estimator in (GaussianNB, KernelNB):
         X = rng.normal(5.0, 3.0, size=(n, 4))
     elif estimator is CategoricalNB:
         X = rng.integers(0, 4, size=(n, 4))
@@ -93,15 +96,42 @@ def _assert_same_stats(a: Any, b: Any) -> None:
         assert a == b
 
 
+def _by_term(model: Any) -> Any:
+    """A text model's statistics with its columns in term order (as they are when hashing).
+
+    A single fit numbers the terms in sorted order, ``merge`` appends each partition's new
+    terms: the same statistics per term, in another column order.
+    """
+    from dataclasses import replace
+
+    if getattr(model, "_vocab", None) is None:
+        return model._stats
+    order = [model._vocab[t] for t in sorted(model._vocab)]
+    s = model._stats
+    counts = replace(s.counts, feature_count=s.counts.feature_count[:, order])
+    return replace(s, counts=counts, doc_freq=s.doc_freq[order], term_freq=s.term_freq[order])
+
+
 def _assert_same_model(single: Any, dist: Any, X: Any) -> None:
-    _assert_same_stats(single._stats, dist._stats)
-    assert getattr(single, "_vocab", None) == getattr(dist, "_vocab", None)
+    assert type(dist) is type(single)
+    assert dist.get_params() == single.get_params()
+    if isinstance(single, TextClassifier):
+        _assert_same_stats(_by_term(single), _by_term(dist))
+        assert set(single._vocab or ()) == set(dist._vocab or ())
+        if not single.hashing:
+            assert dist.vocabulary_ == single.vocabulary_
+        np.testing.assert_array_equal(dist.get_feature_names_out(), single.get_feature_names_out())
+        np.testing.assert_allclose(dist.feature_count_, single.feature_count_, rtol=RTOL)
+    else:
+        _assert_same_stats(single._stats, dist._stats)
     if hasattr(single, "n_features_in_"):
         assert dist.n_features_in_ == single.n_features_in_
     np.testing.assert_array_equal(dist.classes_, single.classes_)
+    np.testing.assert_allclose(dist.class_count_, single.class_count_, rtol=RTOL)
     np.testing.assert_allclose(
         dist.predict_joint_log_proba(X), single.predict_joint_log_proba(X), rtol=RTOL
     )
+    np.testing.assert_array_equal(dist.predict(X), single.predict(X))
 
 
 cuts_strategy = st.integers(min_value=20, max_value=80).flatmap(
@@ -172,6 +202,24 @@ def test_text_bag_of_pairs_and_pruning() -> None:
     dist = nbd.fit(TextClassifier(**params), bag, scheduler="sync")
     _assert_same_model(single, dist, df["text"].tolist())
     assert dist.vocabulary_ == single.vocabulary_
+
+
+def test_one_partition_is_the_single_fit_column_for_column() -> None:
+    df = _texts(17, 50)
+    single = TextClassifier().fit(df["text"].tolist(), df["label"].to_numpy())
+    dist = nbd.fit(TextClassifier(), dd.from_pandas(df, npartitions=1), text_col="text",
+                   label_col="label", scheduler="sync")  # fmt: skip
+    assert list(dist._vocab.items()) == list(single._vocab.items())
+    _assert_same_stats(single._stats, dist._stats)
+
+
+def test_text_partition_without_a_term() -> None:
+    df = _texts(16, 40)
+    df.loc[:9, "text"] = ["a", "", "I", "x y", "", "a b", "", "", "z", "."]  # no token
+    single = TextClassifier().fit(df["text"].tolist(), df["label"].to_numpy())
+    dist = nbd.fit(TextClassifier(), _split(df, [10, 25]), text_col="text", label_col="label",
+                   scheduler="sync")  # fmt: skip
+    _assert_same_model(single, dist, df["text"].tolist())
 
 
 def test_string_categories_and_empty_partitions() -> None:
@@ -286,53 +334,99 @@ def test_clear_errors() -> None:
         nbd.fit(MultinomialNB(), ddf, label_col="y")
     with pytest.raises(TypeError, match="dask DataFrame"):
         nbd.fit(MultinomialNB(), df)
-    with pytest.raises(TypeError, match="no adapter"):
+    with pytest.raises(TypeError, match="needs fit, partial_fit and merge"):
         nbd.fit(object(), ddf, label_col="label")
+    with pytest.raises(ValueError, match="pass text_col"):
+        nbd.fit(TextClassifier(), _split(_texts(0, 10), [5]), label_col="label", scheduler="sync")
     with pytest.raises(ValueError, match="split_every"):
         nbd.fit(MultinomialNB(), ddf, label_col="label", split_every=1)
 
 
 def test_missing_dask_message(monkeypatch: pytest.MonkeyPatch) -> None:
-    from nbayes.distributed import _dask
+    from nbayes.distributed import _inputs
 
     monkeypatch.setitem(sys.modules, "dask", None)
     with pytest.raises(ImportError, match=r"requires dask: pip install 'nbayes\[dask\]'"):
-        _dask._require_dask()
+        _inputs.require_dask()
 
 
-# ---------------------------------------------------------------- registry
-def test_registry_plugs_in_a_new_estimator() -> None:
-    class Doubling(nbd.TableAdapter):
-        def map(self, estimator: Any, part: nbd.Part) -> nbd.Partial:
-            return super().map(estimator, nbd.Part(part.partition, part.X, part.y))
+def test_bad_hyperparameters_are_no_bad_rows() -> None:
+    from nbayes.exceptions import InvalidParameterError
 
+    ddf = _split(_table(0, 20, MultinomialNB), [10])
+    with pytest.raises(InvalidParameterError, match="'alpha' parameter") as info:
+        nbd.fit(MultinomialNB(alpha=-1.0), ddf, label_col="label", scheduler="sync")
+    assert not isinstance(info.value, nbd.PartitionError)
+
+
+# ----------------------------------------------------- the public surface
+def test_public_names_are_what_users_call() -> None:
+    public = {n for n in dir(nbd) if not n.startswith("_")} - {"annotations"}  # __future__
+    assert public == set(nbd.__all__) == {
+        "PartitionError", "fit", "fit_source", "predict", "predict_log_proba",
+        "predict_proba", "read",
+    }  # fmt: skip
+    for name in nbd.__all__:
+        assert getattr(nbd, name).__doc__, f"nbayes.distributed.{name} has no docstring"
+
+
+def test_any_estimator_with_partial_fit_and_merge() -> None:
     class MyNB(MultinomialNB):
         pass
 
-    nbd.register(MyNB, Doubling)
-    try:
-        assert isinstance(nbd.get_adapter(MyNB()), Doubling)
-        assert type(nbd.get_adapter(MultinomialNB())) is nbd.TableAdapter
-        df = _table(0, 30, MultinomialNB)
-        dist = nbd.fit(MyNB(), dd.from_pandas(df, npartitions=3), label_col="label",
-                       scheduler="sync")  # fmt: skip
-        assert isinstance(dist, MyNB)
-    finally:
-        from nbayes.distributed import _adapters
+    df = _table(0, 30, MultinomialNB)
+    X = df.drop(columns="label")
+    dist = nbd.fit(MyNB(), _split(df, [10, 20]), label_col="label", scheduler="sync")
+    assert type(dist) is MyNB
+    _assert_same_model(MyNB().fit(X, df["label"]), dist, X)
+    from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB  # no merge
 
-        _adapters._REGISTRY.pop(MyNB)
+    with pytest.raises(TypeError, match=r"cannot fit a MultinomialNB.*needs merge"):
+        nbd.fit(SkMultinomialNB(), _split(df, [10]), label_col="label", scheduler="sync")
 
 
-def test_packing_is_exact_and_compact() -> None:
-    rng = np.random.default_rng(0)
-    sparse = np.zeros((20, 5000))
-    sparse[rng.integers(0, 20, 300), rng.integers(0, 5000, 300)] = 3.0
-    packed = nbd.PackedArray.pack(sparse)
-    assert packed.nbytes < sparse.nbytes / 50
-    np.testing.assert_array_equal(packed.unpack(), sparse)
-    frac = rng.random((3, 4))
-    np.testing.assert_array_equal(nbd.PackedArray.pack(frac).unpack(), frac)
-    assert nbd.reduce_depth(256, 8) == 3
+def test_bag_of_rows_and_class_prior_with_classes() -> None:
+    df = _table(12, 60, MultinomialNB)
+    X, y = df.drop(columns="label"), df["label"].to_numpy()
+    y[:20] = "x"  # the first partition holds one class of three
+    params = dict(class_prior=[0.2, 0.3, 0.5])
+    single = MultinomialNB(**params).fit(X.to_numpy(), y)
+    bag = db.from_sequence(list(zip(X.to_numpy().tolist(), y, strict=True)), partition_size=20)
+    with pytest.raises(ValueError, match="priors"):  # the partition alone has 1 class
+        nbd.fit(MultinomialNB(**params), bag, scheduler="sync")
+    dist = nbd.fit(MultinomialNB(**params), bag, classes=["x", "y", "z"], scheduler="sync")
+    _assert_same_model(single, dist, X.to_numpy())
+    got = nbd.predict(dist, db.from_sequence(X.to_numpy().tolist(), npartitions=2))
+    assert got.compute(scheduler="sync") == single.predict(X.to_numpy()).tolist()
+
+
+def test_models_travel_compressed_and_exact() -> None:
+    from nbayes.distributed._fit import _Shipped
+
+    df = _texts(13, 300)
+    big = TextClassifier(hashing=True).fit(df["text"].tolist(), df["label"].to_numpy())
+    shipped = _Shipped(big)
+    wire = cloudpickle.dumps(shipped)
+    assert shipped.compressed and len(wire) < len(cloudpickle.dumps(big)) / 20
+    back = cloudpickle.loads(wire).model()
+    _assert_same_model(big, back, df["text"].tolist())
+    small = MultinomialNB().fit(_table(0, 20, MultinomialNB).drop(columns="label"), ["a"] * 20)
+    assert not _Shipped(small).compressed
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="TextClassifier.merge compares hyperparameters by repr: two copies of one lambda "
+    "(each worker unpickles its own) look different, so the partition models do not merge",
+)
+def test_text_preprocess_lambda_survives_the_trip() -> None:
+    df = _texts(14, 40)
+    df["text"] = df["text"].str.upper()
+    params = dict(preprocess=lambda d: d.lower())
+    single = TextClassifier(**params).fit(df["text"].tolist(), df["label"].to_numpy())
+    dist = nbd.fit(TextClassifier(**params), _split(df, [20]), text_col="text",
+                   label_col="label", scheduler="sync")  # fmt: skip
+    assert dist.vocabulary_ == single.vocabulary_
 
 
 # --------------------------------------------------------------- reading
@@ -365,7 +459,7 @@ def client() -> Any:
 
     cluster = LocalCluster(
         n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
-        host="127.0.0.1",
+        host="127.0.0.1", scheduler_kwargs={"dashboard_address": ":0"},  # any free port
     )  # fmt: skip
     client = Client(cluster)
     # Import nbayes (and load its compiled text kernels) on the workers once, up front.
@@ -382,6 +476,17 @@ def test_cluster_fit_equals_single_fit(client: Any) -> None:
     dist = nbd.fit(GaussianNB(), dd.from_pandas(df, npartitions=6), label_col="label",
                    scheduler=client)  # fmt: skip
     _assert_same_model(GaussianNB().fit(X, df["label"]), dist, X)
+    from nbayes import MixedNB
+
+    mixed = _mixed_table(15, 200)
+    families = MixedNB().fit(mixed.drop(columns="label"), mixed["label"]).families_
+    dist = nbd.fit(MixedNB(columns=families), dd.from_pandas(mixed, npartitions=4),
+                   label_col="label", scheduler=client)  # fmt: skip
+    X = mixed.drop(columns="label")
+    single_mixed = MixedNB(columns=families).fit(X, mixed["label"].to_numpy())
+    np.testing.assert_allclose(
+        dist.predict_joint_log_proba(X), single_mixed.predict_joint_log_proba(X), rtol=1e-10
+    )
     texts = _texts(8, 300)
     dist = nbd.fit(TextClassifier(), dd.from_pandas(texts, npartitions=5), text_col="text",
                    label_col="label", scheduler=client)  # fmt: skip
@@ -476,14 +581,25 @@ def test_mixed_fit_equals_single_fit(case: tuple[int, list[int], int]) -> None:
     )
 
 
-def test_mixed_families_are_inferred_once_for_every_partition() -> None:
+def test_mixed_partitions_must_infer_the_same_families() -> None:
     from nbayes import MixedNB
 
     df = _mixed_table(3, 120)
     # a column whose values in one partition look categorical and in another poisson
-    df["visits"] = np.where(np.arange(120) < 60, df["visits"] % 3, df["visits"] * 7)
-    parts = _split(df, [60])
-    dist = nbd.fit(MixedNB(), parts, label_col="label", scheduler="sync")
-    first = MixedNB().fit(df.iloc[:60].drop(columns="label"), df["label"][:60].to_numpy())
-    assert dist.families_ == first.families_
-    assert dist.class_count_.sum() == 120
+    rows = np.arange(120)
+    df["visits"] = np.where(rows < 60, df["visits"] % 3, df["visits"] + rows % 20)
+    parts = _split(df, [30, 60, 90])
+    with pytest.raises(ValueError, match=r"partitions 0-1 and 2-3 do not merge.*columns="):
+        nbd.fit(MixedNB(), parts, label_col="label", split_every=2, scheduler="sync")
+    # The fix the message names: the families of a sample, for every partition.
+    sample = df.iloc[:60]
+    families = MixedNB().fit(sample.drop(columns="label"), sample["label"]).families_
+    assert families["visits"] == "categorical"
+    dist = nbd.fit(MixedNB(columns=families), parts, label_col="label", scheduler="sync")
+    X = df.drop(columns="label")
+    single = MixedNB(columns=families).fit(X, df["label"].to_numpy())
+    assert dist.families_ == families
+    np.testing.assert_array_equal(dist.class_count_, single.class_count_)
+    np.testing.assert_allclose(
+        dist.predict_joint_log_proba(X), single.predict_joint_log_proba(X), rtol=1e-10
+    )

@@ -2,15 +2,16 @@
 
 A model is its sufficient statistics, so a distributed fit is a map and a reduce:
 
-* **map**: every partition's statistics, computed on a worker by the estimator's own
-  validation and counting code (``_batch`` on a clone, as ``fit`` does);
-* **reduce**: ``merge``, as a tree of ``split_every``-way merges (depth
-  ``ceil(log_split_every(n_partitions))``).
+* **map**: every partition is learned by a clone of the estimator (``fit``, or
+  ``partial_fit`` where the partition is only part of a model), on a worker, with the
+  estimator's own validation and counting code;
+* **reduce**: the estimator's own ``merge``, in partition order, as a tree of
+  ``split_every``-way merges (depth ``ceil(log_split_every(n_partitions))``).
 
-Only statistics cross the network: per class, counts (or moments) over the partition's
-features; for a TextClassifier, the partition's own vocabulary (its terms) and per-class
-counts over it, packed (sparse when smaller, int32 for whole counts). Vocabularies are
-united in partition order, so the model equals a single pass over the data.
+Between tasks only models travel (pickled, compressed when large). Any estimator with
+``fit``, ``partial_fit`` and ``merge`` works: the six drop-ins, KernelNB, MixedNB,
+TextClassifier. A TextClassifier's merge unites the vocabularies in partition order: the
+model holds the counts of a single fit, term by term.
 
 Dask is imported on first use (``pip install 'nbayes[dask]'``)::
 
@@ -21,49 +22,21 @@ Dask is imported on first use (``pip install 'nbayes[dask]'``)::
     ddf = distributed.read("data/*.parquet")
     clf = distributed.fit(MultinomialNB(), ddf, label_col="label")
     labels = distributed.predict(clf, ddf.drop(columns="label")).compute()
-
-Estimators other than the built-in ones plug in with :func:`register` (an object
-following the :class:`Adapter` protocol).
 """
 
 from __future__ import annotations
 
-from ._adapters import (
-    Adapter,
-    PackedArray,
-    Part,
-    Partial,
-    PartitionError,
-    TableAdapter,
-    TextAdapter,
-    get_adapter,
-    register,
-)
-from ._dask import (
-    fit,
-    fit_source,
-    predict,
-    predict_log_proba,
-    predict_proba,
-    read,
-    reduce_depth,
-)
+from ._fit import fit, fit_source
+from ._inputs import PartitionError
+from ._predict import predict, predict_log_proba, predict_proba
+from ._read import read
 
 __all__ = [
-    "Adapter",
-    "PackedArray",
-    "Part",
-    "Partial",
     "PartitionError",
-    "TableAdapter",
-    "TextAdapter",
     "fit",
     "fit_source",
-    "get_adapter",
     "predict",
     "predict_log_proba",
     "predict_proba",
     "read",
-    "reduce_depth",
-    "register",
 ]

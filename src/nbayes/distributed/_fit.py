@@ -1,0 +1,361 @@
+"""A fit on a dask collection: one model per partition, merged as a tree.
+
+* **map** (on a worker, per partition): ``clone(estimator).fit(X, y)`` (``partial_fit``
+  for a partition that is only part of a model), the estimator's own validation and
+  counting, as on one machine;
+* **reduce**: the estimator's own ``merge``, in partition order, as a tree of
+  ``split_every``-way merges (depth ``ceil(log_split_every(n_partitions))``).
+
+A model is its sufficient statistics, so the merged model equals the fit of all the data on
+one machine. What travels between workers is the pickled partition models (see :class:`_Shipped`).
+"""
+
+from __future__ import annotations
+
+import pickle
+import uuid
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import InvalidParameterError
+from ._inputs import (
+    Part,
+    PartitionError,
+    aligned_arrays,
+    check_columns,
+    check_estimator,
+    first_bad_row,
+    kind,
+    require_dask,
+    takes_documents,
+    to_part,
+)
+
+__all__ = ["fit", "fit_source", "merge_levels", "reduce_depth"]
+
+
+# ------------------------------------------------------------------ shipping
+# A partition model holds dense per-class tables that are mostly zeros (a text model's
+# counts over its partition's vocabulary; a hashing model's 2**20 buckets per class), and
+# dask.distributed sends pickles uncompressed unless the cluster is configured to compress
+# (distributed.comm.compression, off by default). Compressed, they shrink 5-100x for a few
+# milliseconds per megabyte; small models (tables of a few features) are sent as they are.
+_COMPRESS_ABOVE = 1 << 16
+
+
+class _Shipped:
+    """A model as it travels between tasks: its pickle, zlib-compressed when large."""
+
+    __slots__ = ("blob", "compressed")
+
+    def __init__(self, model: Any) -> None:
+        import cloudpickle
+
+        blob = cloudpickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)
+        self.compressed = len(blob) > _COMPRESS_ABOVE
+        self.blob = zlib.compress(blob, 1) if self.compressed else blob
+
+    def __getstate__(self) -> tuple[bytes, bool]:
+        return self.blob, self.compressed
+
+    def __setstate__(self, state: tuple[bytes, bool]) -> None:
+        self.blob, self.compressed = state
+
+    def model(self) -> Any:
+        return pickle.loads(zlib.decompress(self.blob) if self.compressed else self.blob)
+
+
+# ------------------------------------------------------------------ the tasks
+def _learn(estimator: Any, classes: Any, part: Part) -> Any:
+    """The model of one partition: a clone of ``estimator`` fitted on it alone.
+
+    ``fit`` where it can (the single-machine fit itself: one partition gives that very
+    model), else ``partial_fit``: with ``classes`` given (every partition then knows every
+    class), and for a partition that ``fit`` refuses as a whole model but that can be a
+    part of one (e.g. text without a single term). A bad row fails both.
+    """
+    from sklearn.base import clone
+
+    if classes is None:
+        try:
+            return clone(estimator).fit(part.X, part.y)
+        except InvalidParameterError:
+            raise
+        except (ValueError, TypeError):
+            classes = np.unique(part.y)
+    return clone(estimator).partial_fit(part.X, part.y, classes=classes)
+
+
+def _fit_task(
+    kind: str, estimator: Any, cols: dict[str, Any], classes: Any, i: int, raw: Any
+) -> _Shipped | None:
+    """Map step: the model of partition ``i`` (None if it has no rows), or a
+    :class:`PartitionError` naming its first bad row."""
+    part = to_part(kind, estimator, cols, i, raw)
+    if part is None:
+        return None
+    learn = partial(_learn, estimator, classes)
+    try:
+        return _Shipped(learn(part))
+    except InvalidParameterError:
+        raise  # the settings, not the data
+    except (ValueError, TypeError) as exc:
+        row = first_bad_row(learn, part)
+        label = None if row is None or part.labels is None else part.labels[row]
+        raise PartitionError(i, row, label, str(exc)) from exc
+
+
+def _merge_task(
+    spans: Sequence[tuple[int, int]], pieces: Sequence[_Shipped | None]
+) -> _Shipped | None:
+    """Reduce step: the models of consecutive runs of partitions, merged in order.
+
+    ``spans`` gives the partitions (first, last) each piece covers, to name them if two
+    models refuse to merge (e.g. partitions from which a MixedNB inferred other families).
+    """
+    present = [(s, p) for s, p in zip(spans, pieces, strict=True) if p is not None]
+    if not present:
+        return None
+    if len(present) == 1:
+        return present[0][1]
+    (first, last), piece = present[0]
+    model = piece.model()
+    for (lo, hi), other in present[1:]:
+        try:
+            model = model.merge(other.model())
+        except ValueError as exc:
+            raise ValueError(
+                f"The models of partitions {_span(first, last)} and {_span(lo, hi)} do not "
+                f"merge: {exc}"
+            ) from exc
+        last = hi
+    return _Shipped(model)
+
+
+def _span(first: int, last: int) -> str:
+    return str(first) if first == last else f"{first}-{last}"
+
+
+_Merge = Callable[[list[tuple[int, int]], list[Any], int, int], Any]
+
+
+def reduce_depth(n_partitions: int, split_every: int) -> int:
+    """Levels of the merge tree over ``n_partitions`` with ``split_every`` inputs per merge.
+
+    >>> reduce_depth(256, 8), reduce_depth(2, 8), reduce_depth(1, 8)
+    (3, 1, 0)
+    """
+    depth, n = 0, n_partitions
+    while n > 1:
+        n = -(-n // split_every)
+        depth += 1
+    return depth
+
+
+def _graph(
+    estimator: Any,
+    data: Any,
+    text_col: str | None,
+    label_col: str | None,
+    classes: Any,
+    split_every: int,
+) -> Any:
+    """The delayed merge tree of the whole fit."""
+    dask = require_dask()
+    if not isinstance(split_every, int) or split_every < 2:
+        raise ValueError(f"split_every must be an integer >= 2; got {split_every!r}.")
+    check_estimator(estimator)
+    what = kind(data)
+    cols: dict[str, Any] = {"text_col": text_col, "label_col": label_col}
+    if what == "array":
+        raise TypeError("Pass the labels too: fit(estimator, (X, y)) with two dask Arrays.")
+    if what == "frame":
+        if label_col is None:
+            raise ValueError("Fitting on a dask DataFrame needs label_col (the label column).")
+        check_columns(data, text_col, label_col)
+        raws = list(data.to_delayed())
+    elif what == "bag":
+        raws = list(data.to_delayed())
+    else:
+        X, y = aligned_arrays(*data)
+        xs, ys = X.to_delayed().ravel(), y.to_delayed().ravel()
+        raws = [dask.delayed(tuple)([a, b]) for a, b in zip(xs, ys, strict=True)]
+        cols["offsets"] = np.concatenate([[0], np.cumsum(X.chunks[0])]).astype(int).tolist()
+    if not raws:
+        raise ValueError("The collection has no partitions: nothing to learn from.")
+    if classes is not None:
+        classes = np.unique(np.asarray(classes))
+    token = uuid.uuid4().hex[:12]
+    fit_task = dask.delayed(_fit_task, pure=False)
+    level = [
+        fit_task(what, estimator, cols, classes, i, raw, dask_key_name=f"nbayes-fit-{token}-{i}")
+        for i, raw in enumerate(raws)
+    ]
+    merge = dask.delayed(_merge_task, pure=False)
+
+    def merge_group(spans: Any, pieces: Any, depth: int, k: int) -> Any:
+        return merge(spans, pieces, dask_key_name=f"nbayes-merge-{token}-{depth}-{k}")
+
+    levels = [level, *merge_levels(level, split_every, merge_group)]
+    return levels[-1][0]
+
+
+def merge_levels(pieces: list[Any], split_every: int, merge: _Merge) -> Iterator[list[Any]]:
+    """The levels of the merge tree over ``pieces`` (one per partition), bottom up.
+
+    Every ``split_every`` consecutive pieces become ``merge(spans, pieces, depth, k)``:
+    ``spans`` the partitions (first, last) each piece covers, ``depth`` the level (1 for
+    the first merges) and ``k`` the group's number in it. The last level has one piece.
+    """
+    spans = [(i, i) for i in range(len(pieces))]
+    depth = 0
+    while len(pieces) > 1:
+        depth += 1
+        groups = range(0, len(pieces), split_every)
+        pieces = [
+            merge(spans[j : j + split_every], pieces[j : j + split_every], depth, j // split_every)
+            for j in groups
+        ]
+        spans = [(spans[j][0], spans[min(j + split_every, len(spans)) - 1][1]) for j in groups]
+        yield pieces
+
+
+# ----------------------------------------------------------------- public API
+def fit(
+    estimator: Any,
+    data: Any,
+    *,
+    text_col: str | None = None,
+    label_col: str | None = None,
+    classes: Any = None,
+    split_every: int = 8,
+    scheduler: Any = None,
+    retries: int = 0,
+) -> Any:
+    """Fit ``estimator`` on a dask collection: a model per partition, merged as a tree.
+
+    Every partition is learned by a clone of ``estimator`` (``fit``, or ``partial_fit``
+    where the partition is only part of a model) and the partition models are combined
+    with the estimator's ``merge``, in partition order. The result equals
+    ``estimator.fit`` on all the data on one machine (up to rounding in the last bits for
+    Gaussian moments and fractional counts), whatever the partitioning: the same
+    statistics, vocabulary and predictions (a TextClassifier's columns may come in
+    another order: each partition's new terms after the earlier ones).
+
+    Parameters
+    ----------
+    estimator : nbayes estimator
+        Any nbayes estimator (the drop-ins, KernelNB, MixedNB, TextClassifier), or any
+        other with ``fit``, ``partial_fit`` and ``merge``; it is not changed.
+    data : dask DataFrame, dask Bag or tuple (X, y) of dask Arrays
+        A DataFrame holds the labels in ``label_col`` and the documents in ``text_col``
+        (an estimator of documents such as TextClassifier) or the features in its other
+        columns. A Bag holds ``(x, label)`` pairs (``x`` a document or a sequence of
+        feature values).
+    text_col, label_col : str, default=None
+        Columns of a DataFrame.
+    classes : array-like, default=None
+        Every class of the data, as for ``partial_fit``. Only needed when a partition may
+        lack a class and the estimator's settings count the classes (``class_prior``,
+        ``priors``); by default each partition knows the classes it holds.
+    split_every : int, default=8
+        Models merged per reduce task: the merge tree has depth
+        ``ceil(log(n_partitions) / log(split_every))``.
+    scheduler : str or dask scheduler, default=None
+        As for ``dask.compute`` (None: the active distributed Client, else dask's default).
+    retries : int, default=0
+        Times a failing task is re-run (dask.distributed). Tasks lost with a dead worker
+        are re-run by the scheduler anyway.
+
+    Returns
+    -------
+    estimator
+        A fitted clone of ``estimator``.
+
+    Raises
+    ------
+    PartitionError
+        A partition holds bad rows: the message names the partition and the first bad row.
+    ValueError
+        Two partition models do not merge: the message names the partitions. A MixedNB
+        infers each column's family per partition; if partitions disagree, fix the
+        families up front, e.g. ``MixedNB(columns=MixedNB().fit(sample, y).families_)``.
+    """
+    dask = require_dask()
+    total = _graph(estimator, data, text_col, label_col, classes, split_every)
+    (result,) = dask.compute(total, scheduler=scheduler, retries=retries)
+    if result is None:
+        raise ValueError("Every partition is empty: nothing to learn from.")
+    return result.model()
+
+
+def fit_source(
+    estimator: Any,
+    source: str | Sequence[str],
+    text_col: str | None = "text",
+    label_col: str = "label",
+    *,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    split_every: int = 8,
+    retries: int = 0,
+    **read_kw: Any,
+) -> Any:
+    """Read files with :func:`read` and :func:`fit` on them: the entry point of the CLI.
+
+    Parameters
+    ----------
+    estimator : nbayes estimator
+    source : str or list of str
+        Files, globs or URLs (CSV/TSV, JSON lines, Parquet).
+    text_col : str or None, default="text"
+        Column of the documents (an estimator of documents, such as TextClassifier);
+        ignored by other estimators, which take every column but ``label_col`` as features.
+    label_col : str, default="label"
+    scheduler : str, default=None
+        A dask.distributed scheduler address (``tcp://host:8786``) to connect to, or a
+        local dask scheduler name ("sync", "threads", "processes").
+    workers : int, default=None
+        Start a ``LocalCluster`` of this many single-threaded worker processes for the
+        fit and close it afterwards (ignored if ``scheduler`` is an address).
+    split_every, retries
+        As in :func:`fit`.
+    **read_kw
+        Passed to :func:`read` (``blocksize=``, ``format=`` ...).
+
+    Returns
+    -------
+    estimator
+        The fitted clone.
+    """
+    from ._read import read
+
+    require_dask()
+    data = read(source, **read_kw)
+    kw = dict(
+        text_col=text_col if takes_documents(estimator) else None, label_col=label_col,
+        split_every=split_every, retries=retries,
+    )  # fmt: skip
+    if scheduler is not None and "://" in scheduler:
+        from distributed import Client
+
+        with Client(scheduler) as client:
+            return fit(estimator, data, scheduler=client, **kw)  # type: ignore[arg-type]
+    if workers is not None:
+        from distributed import Client, LocalCluster
+
+        with (
+            LocalCluster(
+                n_workers=int(workers), threads_per_worker=1, processes=True,
+                dashboard_address=None,
+                # no dashboard; its HTTP server on any free port, not on a busy 8787
+                scheduler_kwargs={"dashboard_address": ":0"},
+            ) as cluster,
+            Client(cluster) as client,
+        ):  # fmt: skip
+            return fit(estimator, data, scheduler=client, **kw)  # type: ignore[arg-type]
+    return fit(estimator, data, scheduler=scheduler, **kw)  # type: ignore[arg-type]
