@@ -103,6 +103,16 @@ def test_top_level_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and out.startswith("nbayes ")
 
 
+def test_the_version_is_the_installed_metadata(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    import nbayes
+
+    assert nbayes.__version__ == version("nbayes")  # pyproject.toml is the one source
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out == f"nbayes {version('nbayes')}\n"
+
+
 @pytest.mark.parametrize(
     "argv",
     [
