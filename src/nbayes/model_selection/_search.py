@@ -62,8 +62,7 @@ class NBSearchCV(BaseSearchCV):
     >>> import numpy as np
     >>> from nbayes import MultinomialNB
     >>> from nbayes.model_selection import NBSearchCV
-    >>> rng = np.random.default_rng(0)
-    >>> y = np.repeat([0, 1], 20)
+    >>> rng, y = np.random.default_rng(0), np.repeat([0, 1], 20)
     >>> X = rng.poisson(np.where(y[:, None] == 0, [3, 1, 1], [1, 1, 3]))
     >>> search = NBSearchCV(MultinomialNB(), {"alpha": [0.1, 1.0, 10.0]}, cv=4,
     ...                     scoring="neg_log_loss").fit(X, y)
@@ -96,12 +95,8 @@ class NBSearchCV(BaseSearchCV):
         error_score: Any = np.nan,
         return_train_score: bool = False,
     ) -> None:
-        self.estimator = estimator
-        self.param_grid = param_grid
-        self.scoring = scoring
-        self.refit = refit
-        self.cv = cv
-        self.error_score = error_score
+        self.estimator, self.param_grid, self.scoring = estimator, param_grid, scoring
+        self.refit, self.cv, self.error_score = refit, cv, error_score
         self.return_train_score = return_train_score
 
     # BaseSearchCV reads these; the search runs in one process, in order.
