@@ -16,8 +16,10 @@ Where they are used:
 * :func:`score`, :func:`insert_error_scores`, :func:`normalize_score_results`,
   :func:`warn_or_raise_about_fit_failures` (scoring and its error policy, as in
   ``sklearn.model_selection._validation``);
-* :func:`safe_indexing` (rows of lists, arrays, sparse matrices, pandas and polars frames)
-  and :func:`check_method_params` (per-row parameters sliced with the rows).
+* :func:`safe_indexing` (rows of lists, arrays, sparse matrices, pandas and polars frames;
+  ``sklearn.utils._safe_indexing`` is in ``sklearn.utils.__all__`` and scikit-learn's API
+  reference despite its underscore) and :func:`check_method_params` (per-row parameters
+  sliced with the rows).
 
 ``tests/test_model_selection.py::test_the_private_scikit_learn_api_is_where_we_expect_it``
 fails, naming the missing piece, when a scikit-learn release moves or renames any of them.
