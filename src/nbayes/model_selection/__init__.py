@@ -50,6 +50,17 @@ An estimator that defines ``_cv_counter()`` returns an object with:
 
 Every :class:`nbayes._base.BaseNB` estimator gets the default counter (statistics from its
 ``_batch_stats`` on rows validated once by ``_check_X_y``).
+
+Modules
+-------
+``_counting``
+    The protocol, its implementation for BaseNB, and each split's training statistics.
+``_cross_validate``
+    The engine that scores every setting on every split, and :func:`cross_validate`.
+``_search``
+    :class:`NBSearchCV`.
+``_sklearn_private``
+    The private scikit-learn API the two need (there is no public equivalent), isolated.
 """
 
 from __future__ import annotations
