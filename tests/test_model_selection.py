@@ -471,3 +471,48 @@ def test_estimator_is_left_alone() -> None:
     assert "_check_X" not in vars(est)
     with pytest.raises(ValueError, match="pass the labels as y"):
         cross_validate(est, X, None)
+
+
+# ------------------------------------------------------------- private scikit-learn API
+def test_the_private_scikit_learn_api_is_where_we_expect_it() -> None:
+    """NBSearchCV subclasses scikit-learn's private BaseSearchCV and scores through its
+    private helpers, all imported in nbayes.model_selection._sklearn_private. A release
+    that moves or renames one fails here, naming it, rather than somewhere deep in a fit."""
+    import inspect
+
+    import sklearn
+
+    from nbayes.model_selection import _sklearn_private as private
+
+    missing = [
+        name for name in private.SEARCH_METHODS if not hasattr(private.BaseSearchCV, name)
+    ]
+    assert not missing, f"scikit-learn {sklearn.__version__}'s BaseSearchCV lacks {missing}"
+    assert issubclass(NBSearchCV, private.BaseSearchCV)
+    # the arguments nbayes passes, in the order it passes them
+    calls = {
+        "score": ["estimator", "X_test", "y_test", "scorer", "score_params", "error_score"],
+        "check_method_params": ["X", "params", "indices"],
+        "safe_indexing": ["X", "indices"],
+        "insert_error_scores": ["results", "error_score"],
+        "warn_or_raise_about_fit_failures": ["results", "error_score"],
+        "normalize_score_results": ["scores"],
+    }
+    for name, expected in calls.items():
+        params = list(inspect.signature(getattr(private, name)).parameters)
+        assert params[: len(expected)] == expected, (
+            f"scikit-learn {sklearn.__version__} changed the signature of the private "
+            f"{name}: {params}; adapt nbayes/model_selection/_sklearn_private.py"
+        )
+    # the module is the only one in nbayes that reaches into scikit-learn's privates
+    import pathlib
+    import re
+
+    root = pathlib.Path(nbayes.__file__).parent
+    private_import = re.compile(r"from sklearn[\w.]* import .*\b_[a-z]|sklearn\.[\w.]*\._")
+    offenders = [
+        str(path.relative_to(root))
+        for path in root.joinpath("model_selection").glob("*.py")
+        if path.name != "_sklearn_private.py" and private_import.search(path.read_text())
+    ]
+    assert not offenders, offenders

@@ -34,7 +34,18 @@ if TYPE_CHECKING:
     )
     from .text.classifier import TextClassifier
 
-__version__ = "0.1.0"
+    __version__: str
+
+
+def _version() -> str:
+    """The installed distribution's version: pyproject.toml is its one source."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("nbayes")
+    except PackageNotFoundError:  # pragma: no cover - a source tree that was never installed
+        return "0+unknown"
+
 
 # The estimators pull in scikit-learn and scipy (and the text layer its compiled kernels):
 # each name is imported on first use, so `import nbayes` alone, the command line and the
@@ -59,9 +70,12 @@ _LAZY = {
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
-    if module is None:
+    if name == "__version__":  # read from the installed metadata on first use
+        value: Any = _version()
+    elif module is None:
         raise AttributeError(f"module 'nbayes' has no attribute {name!r}")
-    value = getattr(import_module(module, __name__), name)
+    else:
+        value = getattr(import_module(module, __name__), name)
     globals()[name] = value  # later look-ups skip __getattr__
     return value
 

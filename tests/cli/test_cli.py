@@ -103,6 +103,16 @@ def test_top_level_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and out.startswith("nbayes ")
 
 
+def test_the_version_is_the_installed_metadata(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    import nbayes
+
+    assert nbayes.__version__ == version("nbayes")  # pyproject.toml is the one source
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out == f"nbayes {version('nbayes')}\n"
+
+
 @pytest.mark.parametrize(
     "argv",
     [
@@ -488,3 +498,65 @@ def test_console_script(text_model: Path) -> None:
     assert proc.stdout.splitlines()[1] == "0,spam"
     proc = subprocess.run([exe, "eval", "-h"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "Example:" in proc.stdout
+
+
+# ------------------------------------------------------------------ how commands are made
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_module_declares_itself(command: str) -> None:
+    """A command is its module: the docstring is its help, add_arguments and run."""
+    from nbayes.cli import command_module
+
+    module = command_module(command)
+    doc = module.__doc__ or ""
+    assert doc.startswith(f"``nbayes {command}``")
+    assert "\nExample:\n" in doc and f"  nbayes {command}" in doc.split("\nExample:\n")[1]
+    assert callable(module.add_arguments) and callable(module.run)
+    assert not hasattr(module, "add_parser")
+
+
+def test_the_cli_reads_no_private_model_state() -> None:
+    """Only nbayes.cli._pending_api reaches into a model's private state (each read
+    waits for a public accessor); every other module uses the public API."""
+    import re
+
+    import nbayes.cli
+
+    root = Path(nbayes.cli.__file__).parent
+    private = re.compile(r"\b(?!self\b|cli\b)(\w+)\._[a-z]\w*")
+    private_import = re.compile(r"from nbayes\.(?!cli\b)[\w.]* import _|nbayes\.(?!cli\.)\w+\._")
+    found = []
+    for path in sorted(root.glob("*.py")):
+        if path.name == "_pending_api.py":
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#")[0]
+            if private.search(code) or private_import.search(code):
+                found.append(f"{path.name}:{n}: {line.strip()}")
+    assert not found, found
+
+
+def test_hyperparameter_errors_are_the_estimators_worded_with_the_flag() -> None:
+    from nbayes import KernelNB, MultinomialNB
+    from nbayes.cli._common import flag_error
+
+    X, y = np.array([[1.0, 2.0], [3.0, 4.0]]), [0, 1]
+
+    def error(model: Any) -> Exception:
+        with pytest.raises(ValueError) as info:
+            model.fit(X, y)
+        return info.value
+
+    alpha = error(MultinomialNB(alpha=-1.0))
+    assert str(flag_error(alpha, ["--alpha"])) == "--alpha must be a number >= 0; got -1.0."
+    assert flag_error(alpha, ["--bandwidth"]) is None  # not a flag this command has
+    points = error(KernelNB(max_points=1))
+    assert str(flag_error(points, ["--max-points"])) == (
+        "--max-points must be a whole number >= 2; got 1."
+    )
+    width = error(KernelNB(bandwidth="wide"))
+    assert str(flag_error(width, ["--bandwidth"])) == (
+        "--bandwidth must be 'scott', 'silverman' or a number > 0; got 'wide'."
+    )
+    assert flag_error(ValueError("X has 3 columns"), ["--alpha"]) is None

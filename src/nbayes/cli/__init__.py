@@ -21,13 +21,14 @@ from collections.abc import Sequence
 from importlib import import_module
 from typing import Any
 
-from nbayes.cli._common import UI, CLIError
+from nbayes.cli._common import UI, CLIError, command_parser
 
 __all__ = ["build_parser", "main"]
 
 #: the commands, in the order ``nbayes -h`` lists them, with that listing's summary; each
-#: is the module ``nbayes.cli.<name>``, imported only when the command runs (or shows its
-#: help), so ``nbayes predict`` loads no other command's dependencies
+#: is the module ``nbayes.cli.<name>`` (its docstring, ``add_arguments`` and ``run``: see
+#: :func:`nbayes.cli._common.command_parser`), imported only when the command runs (or
+#: shows its help), so ``nbayes predict`` loads no other command's dependencies
 _SUMMARIES = {
     "demo": "train, evaluate and explain a spam filter on bundled data",
     "train": "learn a model from labelled data and save it",
@@ -84,7 +85,7 @@ def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentPars
     full = COMMANDS if commands is None else tuple(commands)
     for name, summary in _SUMMARIES.items():
         if name in full:
-            command_module(name).add_parser(subparsers)
+            command_parser(subparsers, name, summary, command_module(name))
         else:
             subparsers.add_parser(name, help=summary)
     return parser

@@ -6,10 +6,12 @@ Nothing here computes anything about a model: commands call the library for that
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
+import re
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
@@ -19,13 +21,19 @@ __all__ = [
     "CLIError",
     "UI",
     "add_data_options",
+    "add_inputs",
+    "add_model_options",
     "coerce_labels",
+    "column_names",
     "command_parser",
+    "flag_error",
+    "flag_errors",
     "is_text_model",
     "load_for_prediction",
     "load_model",
     "read_labelled_texts",
     "read_texts_only",
+    "refuse_set_flags",
     "save_model",
 ]
 
@@ -148,22 +156,47 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     pass
 
 
-def command_parser(
-    subparsers: Any, name: str, summary: str, description: str, examples: Sequence[str]
-) -> argparse.ArgumentParser:
-    """A sub-command parser with ``-q``/``-v`` and an ``Example:`` section in its help."""
-    epilog = "Example:\n" + "\n".join(f"  {e}" for e in examples)
+def command_parser(subparsers: Any, name: str, summary: str, module: Any) -> None:
+    """Add the sub-command ``name``, declared by its module ``nbayes.cli.<name>``.
+
+    A command module declares itself in three parts and nothing else:
+
+    * its docstring is its ``-h``: a title line (for readers of the code), then the
+      description, then an ``Example:`` section of indented command lines;
+    * ``add_arguments(parser)`` adds its own arguments (the shared ones through
+      :func:`add_inputs` and :func:`add_data_options`);
+    * ``run(args, ui) -> int`` runs it.
+
+    Every command gets ``-q``/``-v`` here.
+    """
+    _, _, body = inspect.cleandoc(module.__doc__ or "").partition("\n\n")
+    description, _, examples = body.partition("\nExample:\n")
     parser: argparse.ArgumentParser = subparsers.add_parser(
         name,
         help=summary,
-        description=description,
-        epilog=epilog,
+        description=description.strip(),
+        epilog="Example:\n" + examples.rstrip(),
         formatter_class=_HelpFormatter,
     )
     group = parser.add_mutually_exclusive_group()
     group.add_argument("-q", "--quiet", action="store_true", help="print only results and errors")
     group.add_argument("-v", "--verbose", action="store_true", help="print details and timings")
-    return parser
+    module.add_arguments(parser)
+    parser.set_defaults(run=module.run)
+
+
+def add_inputs(
+    parser: argparse.ArgumentParser,
+    model: str | None = "model file",
+    data: str | None = None,
+    nargs: str = "+",
+) -> None:
+    """The positional ``MODEL`` (a model file) and ``DATA`` (files, folders or patterns)
+    with these help texts; None leaves one out."""
+    if model is not None:
+        parser.add_argument("model", metavar="MODEL", help=model)
+    if data is not None:
+        parser.add_argument("data", nargs=nargs, metavar="DATA", help=data)
 
 
 def add_model_options(parser: argparse.ArgumentParser, models: Sequence[str]) -> None:
@@ -188,6 +221,71 @@ def add_data_options(parser: argparse.ArgumentParser, labels: bool = True) -> No
             "--label-col", default="label", metavar="NAME", help="column holding the labels"
         )
     parser.add_argument("--encoding", default="utf-8", help="text encoding of the files")
+
+
+def refuse_set_flags(args: argparse.Namespace, flags: Iterable[str], why: str) -> None:
+    """Raise ``"<flag> <why>"`` for the first of ``flags`` that ``args`` has set (a flag
+    that does not apply to what the command was asked to do)."""
+    for flag in flags:
+        value = getattr(args, flag.lstrip("-").replace("-", "_"))
+        if value is not None and value is not False:
+            raise CLIError(f"{flag} {why}")
+
+
+# -------------------------------------------------------------- hyperparameter errors
+
+#: the flag that sets an estimator parameter, where it is not ``--`` + its name with dashes
+_FLAG_OF = {"ngram_range": "--ngrams"}
+
+_PARAMETER_ERROR = re.compile(
+    r"The '(?P<name>\w+)' parameter of \w+ must be (?P<rule>.+?)\. Got (?P<got>.+) instead\.$",
+    re.DOTALL,
+)
+
+#: the estimators' wording of a rule -> the command line's (no arrays, no None there)
+_RULE_WORDS = (
+    (re.compile(r"a float in the range \[([^,]+), inf\)"), lambda m: f"a number >= {_num(m)}"),
+    (re.compile(r"a float in the range \(([^,]+), inf\)"), lambda m: f"a number > {_num(m)}"),
+    (re.compile(r"an int in the range \[([^,]+), inf\)"), lambda m: f"a whole number >= {_num(m)}"),
+    (re.compile(r"^None or |,? or None$| or an array-like"), lambda m: ""),
+)
+
+
+def _num(match: re.Match[str]) -> str:
+    return f"{float(match.group(1)):g}"
+
+
+def flag_error(exc: BaseException, flags: Iterable[str]) -> CLIError | None:
+    """An estimator's invalid-parameter error in the words of the command line.
+
+    The estimators validate their hyperparameters (the command line does not check them
+    again); when one of ``flags`` (``"--alpha"``, ...) set the parameter the error names,
+    this is the error naming the flag, e.g. ``--alpha must be a number >= 0; got -1.0.``
+    None when the error is about no such parameter.
+    """
+    match = _PARAMETER_ERROR.match(" ".join(str(exc).split()))
+    if match is None:
+        return None
+    name = match["name"]
+    flag = _FLAG_OF.get(name, "--" + name.replace("_", "-"))
+    if flag not in set(flags):
+        return None
+    rule = match["rule"]
+    for pattern, words in _RULE_WORDS:
+        rule = pattern.sub(words, rule)
+    return CLIError(f"{flag} must be {rule}; got {match['got']}.")
+
+
+@contextmanager
+def flag_errors(flags: Iterable[str]) -> Iterator[None]:
+    """Report an estimator's invalid-parameter error as :func:`flag_error` words it."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        error = flag_error(exc, flags)
+        if error is None:
+            raise
+        raise error from None
 
 
 # --------------------------------------------------------------------------- model files
@@ -225,6 +323,18 @@ def save_model(model: Any, path: str) -> None:
     if not os.path.isdir(directory):
         raise CLIError(f"Cannot write {path!r}: the folder {directory!r} does not exist.")
     save(model, path)
+
+
+def column_names(model: Any) -> list[str]:
+    """The names of a table model's columns, in order: those it was fitted with
+    (``families_`` of a MixedNB, ``feature_names_in_``), else ``x0, x1, ...``."""
+    families = getattr(model, "families_", None)
+    if families is not None:
+        return [str(name) for name in families]
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        return [str(name) for name in names]
+    return [f"x{j}" for j in range(model.n_features_in_)]
 
 
 def is_text_model(model: Any) -> bool:

@@ -8,13 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from nbayes.cli._common import (
-    UI,
-    coerce_labels,
-    is_text_model,
-    read_labelled_texts,
-    read_texts_only,
-)
+from nbayes.cli._common import UI, coerce_labels, is_text_model, read_labelled_texts
 
 __all__ = ["feature_kind", "labelled_inputs", "unlabelled_inputs"]
 
@@ -48,6 +42,8 @@ def labelled_inputs(
 def unlabelled_inputs(ui: UI, model: Any, sources: Sequence[str], args: argparse.Namespace) -> Any:
     """``X`` for ``model`` from ``sources`` (a label column, if present, is ignored)."""
     if is_text_model(model):
+        from nbayes.cli._common import read_texts_only
+
         return read_texts_only(ui, sources, args.text_col, args.encoding)
     from nbayes.cli._tables import read_table, table_features
 

@@ -159,8 +159,10 @@ def _as_fitted(X: Any, model: Any) -> Any:
     Where a cast fails (e.g. missing values in an integer column) the column stays as
     read: the model parses it by its family and names the column if a value is wrong.
     """
-    dtypes = getattr(model, "_dtypes", None) if model is not None else None
-    if dtypes is None or getattr(model, "_source", None) != "pandas":
+    from nbayes.cli._pending_api import fitted_dtypes
+
+    dtypes = None if model is None else fitted_dtypes(model)
+    if dtypes is None:
         return X
     X = X.copy()
     for name, dt in zip(X.columns, dtypes, strict=True):

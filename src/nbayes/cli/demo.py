@@ -1,39 +1,37 @@
-"""``nbayes demo``: a spam filter on the bundled SMS Spam Collection, evaluated and explained."""
+"""``nbayes demo``: a spam filter on the bundled SMS Spam Collection, evaluated and explained.
+
+Train a multinomial Naive Bayes spam filter on 80% of the bundled SMS Spam
+Collection (5,574 messages; Almeida, Gómez Hidalgo & Yamakami, DocEng 2011),
+evaluate it on the other 20% (a fixed random split), and explain two held-out
+messages word by word.
+
+Example:
+  nbayes demo
+  nbayes demo --seed 1 -o spam.nbayes   # also save the model
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 import numpy as np
 
-from nbayes.cli._common import UI, CLIError, command_parser, save_model
+from nbayes.cli._common import UI, CLIError, save_model
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 
-def add_parser(subparsers: Any) -> None:
-    p = command_parser(
-        subparsers,
-        "demo",
-        "train, evaluate and explain a spam filter on bundled data",
-        "Train a multinomial Naive Bayes spam filter on 80% of the bundled SMS Spam\n"
-        "Collection (5,574 messages; Almeida, Gómez Hidalgo & Yamakami, DocEng 2011),\n"
-        "evaluate it on the other 20% (a fixed random split), and explain two held-out\n"
-        "messages word by word.",
-        ["nbayes demo", "nbayes demo --seed 1 -o spam.nbayes   # also save the model"],
-    )
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the train/test split")
     p.add_argument("--test-size", type=float, default=0.2, help="held-out fraction (default 0.2)")
     p.add_argument("-o", "--output", metavar="MODEL", help="also save the trained model here")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:
     from sklearn.model_selection import train_test_split
 
-    from nbayes.cli.explain import _Paint, explain_text
+    from nbayes.cli.explain import Paint, explain_text
     from nbayes.data import SMS_SPAM_CITATION, load_sms_spam
     from nbayes.evaluation import evaluate
     from nbayes.text import TextClassifier
@@ -57,7 +55,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     ui.print(f"Vocabulary: {len(model.get_feature_names_out()):,} words.")
     ui.print("")
     ui.print(str(evaluate(model, test_x, test_y)))
-    paint = _Paint(ui.color(args.color))
+    paint = Paint(ui.color(args.color))
     # The first held-out message of each class that the model gets right.
     test_arr = np.asarray(test_y)
     correct = model.predict(test_x) == test_arr

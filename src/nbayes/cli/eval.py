@@ -1,35 +1,29 @@
-"""``nbayes eval``: accuracy, per-class precision/recall/F1, confusion matrix, log loss."""
+"""``nbayes eval``: accuracy, per-class precision/recall/F1, confusion matrix, log loss.
+
+Evaluate MODEL on labelled DATA: accuracy, precision, recall and F1 per class,
+the confusion matrix and the log loss (nbayes.evaluate). --json prints the same
+figures as one JSON object.
+
+Example:
+  nbayes eval spam.nbayes test.csv
+  nbayes eval spam.nbayes test.csv --json | jq .accuracy
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
-from nbayes.cli._common import UI, add_data_options, command_parser, load_model
+from nbayes.cli._common import UI, add_data_options, add_inputs, load_model
 from nbayes.cli._data import labelled_inputs
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 
-def add_parser(subparsers: Any) -> None:
-    p = command_parser(
-        subparsers,
-        "eval",
-        "evaluate a model on labelled data",
-        "Evaluate MODEL on labelled DATA: accuracy, precision, recall and F1 per class,\n"
-        "the confusion matrix and the log loss (nbayes.evaluate). --json prints the same\n"
-        "figures as one JSON object.",
-        [
-            "nbayes eval spam.nbayes test.csv",
-            "nbayes eval spam.nbayes test.csv --json | jq .accuracy",
-        ],
-    )
-    p.add_argument("model", metavar="MODEL", help="model file")
-    p.add_argument("data", nargs="+", metavar="DATA", help="labelled data files")
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_inputs(p, data="labelled data files")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     add_data_options(p)
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:

@@ -1,45 +1,43 @@
-"""``nbayes explain``: why a model classifies a document as it does, word by word."""
+"""``nbayes explain``: why a model classifies a document as it does, word by word.
+
+Explain how MODEL classifies TEXT: the prediction, then every word of the text with
+its evidence (log-likelihood ratio: > 0 for the predicted class, < 0 against it),
+coloured on a terminal. --exact prints the derivation with exact fractions (or
+says the classifier cannot decide). For a table model, TEXT is a data file and
+--row picks the row.
+
+Example:
+  nbayes explain spam.nbayes "WIN a FREE prize, call now"
+  nbayes explain seeds.nbayes "free money" --exact
+  nbayes explain iris.nbayes flowers.csv --row 3
+"""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from nbayes.cli._common import UI, CLIError, add_data_options, command_parser, is_text_model
+from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, is_text_model
 from nbayes.cli._common import load_for_prediction as _load_model
 
-__all__ = ["add_parser", "explain_text", "run"]
+__all__ = ["Paint", "add_arguments", "explain_text", "run"]
 
 _GREEN, _RED, _DIM, _BOLD, _RESET = "\033[32m", "\033[31m", "\033[2m", "\033[1m", "\033[0m"
 
 
-def add_parser(subparsers: Any) -> None:
-    p = command_parser(
-        subparsers,
-        "explain",
-        "show each word's evidence for and against the prediction",
-        "Explain how MODEL classifies TEXT: the prediction, then every word of the text with\n"
-        "its evidence (log-likelihood ratio: > 0 for the predicted class, < 0 against it),\n"
-        "coloured on a terminal. --exact prints the derivation with exact fractions (or\n"
-        "says the classifier cannot decide). For a table model, TEXT is a data file and\n"
-        "--row picks the row.",
-        [
-            'nbayes explain spam.nbayes "WIN a FREE prize, call now"',
-            'nbayes explain seeds.nbayes "free money" --exact',
-            "nbayes explain iris.nbayes flowers.csv --row 3",
-        ],
-    )
-    p.add_argument("model", metavar="MODEL", help="model file")
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_inputs(p)
     p.add_argument("text", metavar="TEXT", help="the document (text models) or a data file")
     p.add_argument("--exact", action="store_true", help="derive with exact fractions")
     p.add_argument("--row", type=int, default=0, help="table models: row of the data file")
     p.add_argument("--top", type=int, default=5, metavar="K", help="strongest words listed")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     add_data_options(p, labels=True)
-    p.set_defaults(run=run)
 
 
-class _Paint:
+class Paint:
+    """Colours text with an ANSI code when ``on`` (a terminal, or ``--color always``)."""
+
     def __init__(self, on: bool) -> None:
         self.on = on
 
@@ -53,7 +51,9 @@ def _evidence(exp: Any, cls: Any, n_features: int) -> dict[str, float]:
     return {name: value for name, value in ev["for"] + ev["against"]}
 
 
-def explain_text(ui: UI, model: Any, text: str, exact: bool, paint: _Paint, top: int = 5) -> None:
+def explain_text(
+    ui: UI, model: Any, text: str, exact: bool, paint: Paint, top: int = 5
+) -> None:
     """Print the word-by-word explanation of one document (used by ``demo`` too)."""
     exp = model.explain(text, exact=exact)
     classes = exp.classes.tolist()
@@ -114,7 +114,7 @@ def _print_exact(ui: UI, exp: Any, terms: set[str] | None) -> None:
 
 def run(args: argparse.Namespace, ui: UI) -> int:
     model = _load_model(args.model)
-    paint = _Paint(ui.color(args.color))
+    paint = Paint(ui.color(args.color))
     if is_text_model(model):
         explain_text(ui, model, args.text, args.exact, paint, args.top)
         return 0

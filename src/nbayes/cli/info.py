@@ -1,4 +1,13 @@
-"""``nbayes info``: what a model file holds."""
+"""``nbayes info``: what a model file holds.
+
+Describe MODEL: its type and hyperparameters, classes and their counts, the
+number of features (vocabulary size), the parameter count of the naive model and
+of the full joint model over the same features, and the most informative
+features per class.
+
+Example:
+  nbayes info spam.nbayes --top 5
+"""
 
 from __future__ import annotations
 
@@ -7,25 +16,15 @@ import math
 import os
 from typing import Any
 
-from nbayes.cli._common import UI, command_parser, is_text_model, load_model
+from nbayes.cli._common import UI, add_inputs, column_names, is_text_model, load_model
+from nbayes.cli._pending_api import mixed_columns
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 
-def add_parser(subparsers: Any) -> None:
-    p = command_parser(
-        subparsers,
-        "info",
-        "describe a model file",
-        "Describe MODEL: its type and hyperparameters, classes and their counts, the\n"
-        "number of features (vocabulary size), the parameter count of the naive model and\n"
-        "of the full joint model over the same features, and the most informative\n"
-        "features per class.",
-        ["nbayes info spam.nbayes --top 5"],
-    )
-    p.add_argument("model", metavar="MODEL", help="model file")
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_inputs(p)
     p.add_argument("--top", type=int, default=10, metavar="K", help="features listed per class")
-    p.set_defaults(run=run)
 
 
 def _count(n: float) -> str:
@@ -39,26 +38,18 @@ def _count(n: float) -> str:
 
 def _mixed_columns(ui: UI, model: Any) -> None:
     """Per column of a MixedNB: its family, why, and what it holds."""
-    stats = model._stats
-    reasons = getattr(model, "_reasons", ["?"] * stats.n_features)
-    ui.print(f"columns: {stats.n_features} (family, why)")
-    width = max(len(str(n)) for n in stats.names)
-    for name, fam, col, why in zip(
-        stats.names, stats.families, stats.columns, reasons, strict=True
-    ):
-        extra = ""
-        if fam == "categorical":
-            extra = f"; {len(col.categories[0]):,} categories"
-        elif fam == "text":
-            extra = f"; {len(col.vocabulary):,} terms"
-        elif fam == "kde":
-            extra = f"; {len(col.values[0]):,} points"
-        ui.print(f"  {str(name):<{width}}  {fam:<11}  {why}{extra}")
+    columns = mixed_columns(model)
+    ui.print(f"columns: {len(columns)} (family, why)")
+    width = max(len(name) for name, *_ in columns)
+    what = {"categorical": "categories", "text": "terms", "kde": "points"}
+    for name, fam, why, size in columns:
+        extra = "" if size is None else f"; {size:,} {what[fam]}"
+        ui.print(f"  {name:<{width}}  {fam:<11}  {why}{extra}")
 
 
 def _kernel_points(ui: UI, model: Any) -> None:
     """Stored points (or bins) per feature of a KernelNB."""
-    names = model._feature_names()
+    names = column_names(model)
     binned = [
         f"{n} (bin width {w:g})" for n, w in zip(names, model.bin_width_.tolist(), strict=True) if w
     ]

@@ -1,4 +1,16 @@
-"""``nbayes plot``: draw a column's class-conditional distributions, or a confusion matrix."""
+"""``nbayes plot``: draw a column's class-conditional distributions, or a confusion matrix.
+
+Draw, for a table model (MixedNB, KernelNB, GaussianNB, PoissonNB, BernoulliNB,
+CategoricalNB), P(column | class) for every class: density curves for numeric
+columns, bars for discrete ones (nbayes.plot.marginals). With --confusion DATA,
+draw the confusion matrix of MODEL on the labelled DATA instead (any model).
+The format follows the extension of -o (.png, .svg, .pdf). Needs matplotlib:
+pip install 'nbayes[plot]'.
+
+Example:
+  nbayes plot people.nbayes --column age -o age.png
+  nbayes plot spam.nbayes --confusion test.csv -o confusion.png --normalize
+"""
 
 from __future__ import annotations
 
@@ -6,28 +18,21 @@ import argparse
 import os
 from typing import Any
 
-from nbayes.cli._common import UI, CLIError, add_data_options, command_parser, load_model
+from nbayes.cli._common import (
+    UI,
+    CLIError,
+    add_data_options,
+    add_inputs,
+    column_names,
+    is_text_model,
+    load_model,
+)
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 
-def add_parser(subparsers: Any) -> None:
-    p = command_parser(
-        subparsers,
-        "plot",
-        "draw a column's distribution per class, or a confusion matrix (PNG, SVG, PDF)",
-        "Draw, for a table model (MixedNB, KernelNB, GaussianNB, PoissonNB, BernoulliNB,\n"
-        "CategoricalNB), P(column | class) for every class: density curves for numeric\n"
-        "columns, bars for discrete ones (nbayes.plot.marginals). With --confusion DATA,\n"
-        "draw the confusion matrix of MODEL on the labelled DATA instead (any model).\n"
-        "The format follows the extension of -o (.png, .svg, .pdf). Needs matplotlib:\n"
-        "pip install 'nbayes[plot]'.",
-        [
-            "nbayes plot people.nbayes --column age -o age.png",
-            "nbayes plot spam.nbayes --confusion test.csv -o confusion.png --normalize",
-        ],
-    )
-    p.add_argument("model", metavar="MODEL", help="model file")
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_inputs(p)
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--column", metavar="NAME", help="the column (feature) to draw")
     what.add_argument(
@@ -39,19 +44,17 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("--dpi", type=int, default=100, help="resolution of raster images (100)")
     add_data_options(p)
-    p.set_defaults(run=run)
 
 
 def _marginals(model: Any, column: str) -> Any:
-    from nbayes.cli._common import is_text_model
     from nbayes.plot import marginals
 
-    if is_text_model(model) or not hasattr(model, "_derived"):
+    if is_text_model(model):
         raise CLIError(
             f"--column draws a column of a table model; this is a {type(model).__name__}. "
             "Use --confusion DATA for a text model."
         )
-    names = model._feature_names()
+    names = column_names(model)
     target: Any = column
     if column not in names and column.isdigit() and int(column) < len(names):
         target = int(column)
@@ -84,10 +87,9 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     if not os.path.isdir(directory):
         raise CLIError(f"Cannot write {args.output!r}: the folder {directory!r} does not exist.")
     model = load_model(args.model)
-    from nbayes.plot import _pyplot
-
-    plt = _pyplot()
     ax = _marginals(model, args.column) if args.column is not None else _confusion(ui, model, args)
+    import matplotlib.pyplot as plt  # nbayes.plot has imported it, with a file backend
+
     fig = ax.figure
     try:
         fig.tight_layout()

@@ -1,4 +1,13 @@
-"""``nbayes predict``: classify documents or table rows; CSV or JSON lines on stdout."""
+"""``nbayes predict``: classify documents or table rows; CSV or JSON lines on stdout.
+
+Classify the documents (or table rows) of DATA, or the texts given with --text.
+Prints one line per input: its row number and the predicted class; --proba adds
+the probability of every class, --top N the N most probable classes.
+
+Example:
+  nbayes predict spam.nbayes --text "WIN a FREE prize now" --proba
+  nbayes predict spam.nbayes inbox.csv --top 2 --format jsonl > predictions.jsonl
+"""
 
 from __future__ import annotations
 
@@ -9,28 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from nbayes.cli._common import UI, CLIError, add_data_options, command_parser, is_text_model
+from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, is_text_model
 from nbayes.cli._common import load_for_prediction as _load_model
 from nbayes.cli._data import unlabelled_inputs
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 
-def add_parser(subparsers: Any) -> None:
-    p = command_parser(
-        subparsers,
-        "predict",
-        "classify documents or rows (CSV or JSON lines on stdout)",
-        "Classify the documents (or table rows) of DATA, or the texts given with --text.\n"
-        "Prints one line per input: its row number and the predicted class; --proba adds\n"
-        "the probability of every class, --top N the N most probable classes.",
-        [
-            'nbayes predict spam.nbayes --text "WIN a FREE prize now" --proba',
-            "nbayes predict spam.nbayes inbox.csv --top 2 --format jsonl > predictions.jsonl",
-        ],
-    )
-    p.add_argument("model", metavar="MODEL", help="model file")
-    p.add_argument("data", nargs="*", metavar="DATA", help="data files (or use --text)")
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_inputs(p, data="data files (or use --text)", nargs="*")
     p.add_argument(
         "--text", action="append", metavar="TEXT", help="a document to classify (repeatable)"
     )
@@ -38,7 +34,6 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--top", type=int, metavar="N", help="print the N most probable classes")
     p.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="output format")
     add_data_options(p)
-    p.set_defaults(run=run)
 
 
 def _plain(value: Any) -> Any:

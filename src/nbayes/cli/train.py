@@ -1,4 +1,24 @@
-"""``nbayes train``: learn a model from labelled documents or a table, save it to a file."""
+"""``nbayes train``: learn a model from labelled documents or a table, save it to a file.
+
+Learn a model from labelled data and save it to MODEL (one safe file).
+
+Text models (multinomial, bernoulli, complement; the default) read documents from
+CSV/TSV, JSON lines or Parquet files with a text and a label column, or from a
+folder per class (root/<label>/<file>). The other models (gaussian, categorical,
+poisson, kernel, mixed) read a table: one label column, every other column a
+feature. --model mixed (MixedNB) gives each column a family from its type
+(numbers, categories, booleans, counts, text); --columns overrides it.
+--workers N or --dask-scheduler ADDRESS trains on Dask (pip install 'nbayes[dask]')
+with the same result as one process.
+
+Example:
+  nbayes train reviews.csv -o reviews.nbayes --ngrams 1-2 --alpha 0.5
+  nbayes train emails/ -o spam.nbayes            # emails/spam/*, emails/ham/*
+  nbayes train iris.csv -o iris.nbayes --model gaussian --label-col species
+  nbayes train t.csv -o t.nbayes --label-col y --model mixed --columns age=kde,city=categorical
+  nbayes train 'big/*.csv' -o big.nbayes --workers 4
+  nbayes train 'big/*.parquet' -o big.nbayes --dask-scheduler tcp://10.0.0.5:8786
+"""
 
 from __future__ import annotations
 
@@ -11,13 +31,14 @@ from nbayes.cli._common import (
     CLIError,
     add_data_options,
     add_model_options,
-    command_parser,
+    flag_errors,
     read_labelled_texts,
+    refuse_set_flags,
     save_model,
 )
 
 __all__ = [
-    "add_parser",
+    "add_arguments",
     "make_estimator",
     "parse_bandwidth",
     "parse_columns",
@@ -37,31 +58,11 @@ MODELS = (
 )
 TEXT_DEFAULT = ("multinomial", "bernoulli", "complement")
 
+#: the flags that set an estimator's hyperparameters: the estimator validates them
+HYPERPARAMETER_FLAGS = ("--alpha", "--bandwidth", "--max-points", "--ngrams")
 
-def add_parser(subparsers: Any) -> None:
-    p = command_parser(
-        subparsers,
-        "train",
-        "learn a model from labelled data and save it",
-        "Learn a model from labelled data and save it to MODEL (one safe file).\n\n"
-        "Text models (multinomial, bernoulli, complement; the default) read documents from\n"
-        "CSV/TSV, JSON lines or Parquet files with a text and a label column, or from a\n"
-        "folder per class (root/<label>/<file>). The other models (gaussian, categorical,\n"
-        "poisson, kernel, mixed) read a table: one label column, every other column a\n"
-        "feature. --model mixed (MixedNB) gives each column a family from its type\n"
-        "(numbers, categories, booleans, counts, text); --columns overrides it.\n"
-        "--workers N or --dask-scheduler ADDRESS trains on Dask (pip install 'nbayes[dask]')\n"
-        "with the same result as one process.",
-        [
-            "nbayes train reviews.csv -o reviews.nbayes --ngrams 1-2 --alpha 0.5",
-            "nbayes train emails/ -o spam.nbayes            # emails/spam/*, emails/ham/*",
-            "nbayes train iris.csv -o iris.nbayes --model gaussian --label-col species",
-            "nbayes train table.csv -o table.nbayes --label-col y --model mixed "
-            "--columns age=kde,city=categorical",
-            "nbayes train 'big/*.csv' -o big.nbayes --workers 4",
-            "nbayes train 'big/*.parquet' -o big.nbayes --dask-scheduler tcp://10.0.0.5:8786",
-        ],
-    )
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", nargs="+", metavar="DATA", help="files, folders or glob patterns")
     p.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write")
     add_model_options(p, MODELS)
@@ -105,7 +106,6 @@ def add_parser(subparsers: Any) -> None:
         metavar="N",
         help="train on a local Dask cluster of N worker processes",
     )
-    p.set_defaults(run=run)
 
 
 def parse_ngrams(text: str) -> tuple[int, int]:
@@ -146,16 +146,12 @@ def parse_columns(text: str) -> dict[str, str]:
 
 
 def parse_bandwidth(text: str) -> str | float:
-    """``"scott"``, ``"silverman"`` or a positive number."""
-    if text in ("scott", "silverman"):
-        return text
+    """``"0.5"`` -> ``0.5``; a rule name (``"scott"``, ``"silverman"``) as it is. The
+    estimator validates the value."""
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
-        value = -1.0
-    if not (value > 0 and value < float("inf")):
-        raise CLIError(f"--bandwidth must be scott, silverman or a positive number; got {text!r}.")
-    return value
+        return text
 
 
 def make_estimator(
@@ -166,7 +162,11 @@ def make_estimator(
     bandwidth: str | None = None,
     max_points: int | None = None,
 ) -> Any:
-    """The unfitted nbayes estimator for a ``--model`` name (table models)."""
+    """The unfitted nbayes estimator for a ``--model`` name (table models).
+
+    The flags are checked here only for whether they apply to the model; their values
+    are the estimator's to validate (when it is fitted: see :func:`flag_errors`).
+    """
     from nbayes import naive_bayes as nb
 
     if columns is not None and name != "mixed":
@@ -175,16 +175,12 @@ def make_estimator(
         raise CLIError("--bandwidth applies to --model kernel and --model mixed only.")
     if max_points is not None and name != "kernel":
         raise CLIError("--max-points applies to --model kernel only.")
-    if alpha is not None and alpha < 0:
-        raise CLIError(f"--alpha must be >= 0 (0 is the unsmoothed estimate); got {alpha}.")
     bw = "scott" if bandwidth is None else parse_bandwidth(bandwidth)
     if name == "kernel":
         from nbayes.kernel import KernelNB
 
         if alpha is not None:
             raise CLIError("--alpha does not apply to --model kernel (it has no counts).")
-        if max_points is not None and max_points < 2:
-            raise CLIError(f"--max-points must be at least 2; got {max_points}.")
         return KernelNB(bandwidth=bw, max_points=max_points)
     if name == "mixed":
         from nbayes.mixed import MixedNB
@@ -200,8 +196,6 @@ def make_estimator(
         "gaussian": nb.GaussianNB,
         "categorical": nb.CategoricalNB,
     }
-    if alpha is not None and alpha < 0:
-        raise CLIError(f"--alpha must be >= 0 (0 is the unsmoothed estimate); got {alpha}.")
     if name == "gaussian":
         if alpha is not None:
             raise CLIError("--alpha does not apply to --model gaussian (it has no counts).")
@@ -218,13 +212,11 @@ def _describe(model: Any) -> str:
 
 
 def _check_text_only_options(args: argparse.Namespace) -> None:
-    for flag, value in (
-        ("--columns", args.columns),
-        ("--bandwidth", args.bandwidth),
-        ("--max-points", args.max_points),
-    ):
-        if value is not None:
-            raise CLIError(f"{flag} applies to table models (kernel, mixed), not to documents.")
+    refuse_set_flags(
+        args,
+        ("--columns", "--bandwidth", "--max-points"),
+        "applies to table models (kernel, mixed), not to documents.",
+    )
 
 
 def _table_estimator(args: argparse.Namespace) -> Any:
@@ -290,7 +282,7 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
         raise
     if text:
         n_terms = len(model.get_feature_names_out())
-        what = f"{int(model._stats.n_docs):,} documents, {n_terms:,} terms"
+        what = f"{int(model.class_count_.sum()):,} documents, {n_terms:,} terms"
     else:
         what = f"{float(model.class_count_.sum()):g} rows, {model.n_features_in_} features"
     return model, what
@@ -305,17 +297,26 @@ def _any_file(pattern: str) -> bool:
 
 def run(args: argparse.Namespace, ui: UI) -> int:
     text = args.input == "text" or (args.input == "auto" and args.model in TEXT_DEFAULT)
-    if args.alpha is not None and not args.alpha >= 0:
-        raise CLIError(f"--alpha must be a number >= 0; got {args.alpha}.")
     if text and args.model not in TEXT_DEFAULT:
         raise CLIError(
             f"--model {args.model} does not learn from documents: use one of "
             f"{', '.join(TEXT_DEFAULT)}, or --input table for a table."
         )
+    with flag_errors(HYPERPARAMETER_FLAGS):
+        model, what = _train(args, ui, text)
+    save_model(model, args.output)
+    name = f"TextClassifier({model.model})" if text else type(model).__name__
+    ui.note(f"Trained {name} on {what}: {_describe(model)}.")
+    ui.note(f"Saved to {args.output}")
+    return 0
+
+
+def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
+    """The fitted model, and what it was trained on (for the closing note)."""
     model: Any
     if args.dask_scheduler is not None or args.workers is not None:
-        model, what = _train_on_dask(args, ui, text)
-    elif text:
+        return _train_on_dask(args, ui, text)
+    if text:
         _check_text_only_options(args)
         from nbayes.cli._text import make_text_model
 
@@ -348,11 +349,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         if kind == "mixed":
             families = ", ".join(f"{k}: {v}" for k, v in model.families_.items())
             ui.note(f"Column families: {families}")
-    save_model(model, args.output)
-    name = f"TextClassifier({model.model})" if text else type(model).__name__
-    ui.note(f"Trained {name} on {what}: {_describe(model)}.")
-    ui.note(f"Saved to {args.output}")
-    return 0
+    return model, what
 
 
 def _chunks(

@@ -1,4 +1,19 @@
-"""``nbayes tune``: cross-validate a grid of settings by count subtraction; print the best."""
+"""``nbayes tune``: cross-validate a grid of settings by count subtraction; print the best.
+
+Score every combination of the given settings by stratified k-fold cross-validation
+(shuffled, random_state=0) with nbayes.model_selection.NBSearchCV: one counting
+pass per fold, then each fold's model is the total minus the fold, and alpha is
+re-derived from the same counts. Prints a table (setting, mean score, standard
+deviation over the folds, rank) and the best setting; --save trains it on all the
+data. Text data gives a TextClassifier; tables (--model gaussian, categorical,
+poisson, kernel, mixed or --input table) the estimator itself.
+
+Example:
+  nbayes tune reviews.csv --folds 10 --alpha 0.01,0.1,0.5,1
+  nbayes tune sms.csv --alpha 0.1,1 --ngrams 1-1,1-2 --min-df 1,2 --save best.nbayes
+  nbayes tune iris.csv --model gaussian --label-col species --var-smoothing 1e-9,1e-3
+  nbayes tune table.csv --model mixed --label-col y --alpha 0.5,1 --json
+"""
 
 from __future__ import annotations
 
@@ -9,42 +24,19 @@ from typing import Any
 
 import numpy as np
 
-from nbayes.cli._common import (
-    UI,
-    CLIError,
-    add_data_options,
-    add_model_options,
-    command_parser,
-    read_labelled_texts,
-    save_model,
-)
+from nbayes.cli import _common as common
+from nbayes.cli import train
+from nbayes.cli._common import UI, CLIError, add_data_options, add_model_options, flag_errors
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
+
+#: the flags that give settings of an estimator's hyperparameters: the estimator validates
+GRID_FLAGS = ("--alpha", "--ngrams", "--min-df", "--var-smoothing", "--bandwidth")
 
 
-def add_parser(subparsers: Any) -> None:
-    from nbayes.cli.train import MODELS
-
-    p = command_parser(
-        subparsers,
-        "tune",
-        "cross-validate settings (alpha, n-grams, ...) and report the best",
-        "Score every combination of the given settings by stratified k-fold cross-validation\n"
-        "(shuffled, random_state=0) with nbayes.model_selection.NBSearchCV: one counting\n"
-        "pass per fold, then each fold's model is the total minus the fold, and alpha is\n"
-        "re-derived from the same counts. Prints a table (setting, mean score, standard\n"
-        "deviation over the folds, rank) and the best setting; --save trains it on all the\n"
-        "data. Text data gives a TextClassifier; tables (--model gaussian, categorical,\n"
-        "poisson, kernel, mixed or --input table) the estimator itself.",
-        [
-            "nbayes tune reviews.csv --folds 10 --alpha 0.01,0.1,0.5,1",
-            "nbayes tune sms.csv --alpha 0.1,1 --ngrams 1-1,1-2 --min-df 1,2 --save best.nbayes",
-            "nbayes tune iris.csv --model gaussian --label-col species --var-smoothing 1e-9,1e-3",
-            "nbayes tune table.csv --model mixed --label-col y --alpha 0.5,1 --json",
-        ],
-    )
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", nargs="+", metavar="DATA", help="labelled data files")
-    add_model_options(p, MODELS)
+    add_model_options(p, train.MODELS)
     add_data_options(p)
     p.add_argument("--folds", type=int, default=5, metavar="K", help="number of folds (5)")
     p.add_argument("--alpha", metavar="A,B,...", help="smoothing values to try, e.g. 0.1,1")
@@ -68,19 +60,15 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--save", metavar="MODEL", help="train the best setting and save it here")
-    p.set_defaults(run=run)
 
 
 # ------------------------------------------------------------------------------- parsing
-def _floats(text: str, flag: str, low: float = 0.0, strict: bool = False) -> list[float]:
+def _floats(text: str, flag: str) -> list[float]:
+    """Comma-separated numbers, each once (the estimator validates their values)."""
     try:
         values = [float(v) for v in text.split(",")]
     except ValueError:
         raise CLIError(f"{flag} takes comma-separated numbers, e.g. 0.1,1; got {text!r}.") from None
-    bad = [v for v in values if not math.isfinite(v) or v < low or (strict and v == low)]
-    if bad:
-        relation = ">" if strict else ">="
-        raise CLIError(f"{flag} values must be finite and {relation} {low:g}; got {bad[0]:g}.")
     return list(dict.fromkeys(values))
 
 
@@ -106,9 +94,7 @@ def _min_df(text: str) -> list[int | float]:
 
 
 def _bandwidths(text: str) -> list[str | float]:
-    from nbayes.cli.train import parse_bandwidth
-
-    return list(dict.fromkeys(parse_bandwidth(v.strip()) for v in text.split(",")))
+    return list(dict.fromkeys(train.parse_bandwidth(v.strip()) for v in text.split(",")))
 
 
 def _grid(args: argparse.Namespace, text: bool) -> dict[str, list[Any]]:
@@ -119,27 +105,21 @@ def _grid(args: argparse.Namespace, text: bool) -> dict[str, list[Any]]:
         if not text and model in no_alpha:
             raise CLIError(f"--alpha does not apply to --model {model} (it has no counts).")
         grid["alpha"] = _floats(args.alpha, "--alpha")
-    text_flags = (("--ngrams", args.ngrams), ("--min-df", args.min_df))
     if text:
-        from nbayes.cli.train import parse_ngrams
-
         if args.ngrams is not None:
             grid["ngram_range"] = list(
-                dict.fromkeys(parse_ngrams(v.strip()) for v in args.ngrams.split(","))
+                dict.fromkeys(train.parse_ngrams(v.strip()) for v in args.ngrams.split(","))
             )
         if args.min_df is not None:
             grid["min_df"] = _min_df(args.min_df)
-        for flag, value in (
-            ("--var-smoothing", args.var_smoothing),
-            ("--bandwidth", args.bandwidth),
-            ("--columns", args.columns),
-        ):
-            if value is not None:
-                raise CLIError(f"{flag} applies to table models, not to documents.")
+        common.refuse_set_flags(
+            args,
+            ("--var-smoothing", "--bandwidth", "--columns"),
+            "applies to table models, not to documents.",
+        )
     else:
-        for flag, value in (*text_flags, ("--binary", args.binary or None)):
-            if value is not None:
-                raise CLIError(f"{flag} applies to text models only.")
+        text_only = ("--ngrams", "--min-df", "--binary")
+        common.refuse_set_flags(args, text_only, "applies to text models only.")
         if args.var_smoothing is not None:
             if model not in ("gaussian", "mixed"):
                 raise CLIError("--var-smoothing applies to --model gaussian and mixed only.")
@@ -171,26 +151,10 @@ def _plain(v: Any) -> Any:
 
 
 # ----------------------------------------------------------------------------------- run
-def _search(ui: UI, estimator: Any) -> Any:
-    """NBSearchCV (count subtraction); scikit-learn's GridSearchCV for a MixedNB, whose
-    validated tables nbayes.model_selection cannot slice by rows yet (same scores, one fit
-    per fold and setting)."""
-    from nbayes.model_selection import NBSearchCV
-
-    if type(estimator).__name__ == "MixedNB":
-        from nbayes.mixed import _Table
-
-        if not hasattr(_Table, "__getitem__"):
-            from sklearn.model_selection import GridSearchCV
-
-            ui.detail("MixedNB: one fit per fold and setting (scikit-learn's GridSearchCV).")
-            return GridSearchCV
-    return NBSearchCV
-
-
 def _inputs(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, Any, Any]:
     """The unfitted estimator, X and y."""
     if text:
+        from nbayes.cli._common import read_labelled_texts
         from nbayes.text import TextClassifier
 
         texts, labels = read_labelled_texts(
@@ -199,9 +163,8 @@ def _inputs(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, Any, Any
         return TextClassifier(model=args.model, binary=args.binary), texts, np.asarray(labels)
     from nbayes.cli._data import feature_kind
     from nbayes.cli._tables import read_table, split_labels, table_features
-    from nbayes.cli.train import make_estimator
 
-    estimator = make_estimator(args.model, None, columns=args.columns)
+    estimator = train.make_estimator(args.model, None, columns=args.columns)
     kind = feature_kind(estimator)
     table = read_table(ui, args.data, typed=kind == "mixed")
     _, labels = split_labels(table, args.label_col)
@@ -212,13 +175,14 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     from sklearn.metrics import get_scorer, get_scorer_names
     from sklearn.model_selection import StratifiedKFold
 
-    from nbayes.cli.train import TEXT_DEFAULT
+    from nbayes.cli._common import save_model
+    from nbayes.model_selection import NBSearchCV
 
-    text = args.input == "text" or (args.input == "auto" and args.model in TEXT_DEFAULT)
-    if text and args.model not in TEXT_DEFAULT:
+    text = args.input == "text" or (args.input == "auto" and args.model in train.TEXT_DEFAULT)
+    if text and args.model not in train.TEXT_DEFAULT:
         raise CLIError(
             f"--model {args.model} does not learn from documents: use one of "
-            f"{', '.join(TEXT_DEFAULT)}, or --input table for a table."
+            f"{', '.join(train.TEXT_DEFAULT)}, or --input table for a table."
         )
     if args.folds < 2:
         raise CLIError(f"--folds must be at least 2; got {args.folds}.")
@@ -239,12 +203,12 @@ def run(args: argparse.Namespace, ui: UI) -> int:
             "smallest class: every fold needs an example of every class. Use fewer folds."
         )
     cv = StratifiedKFold(n_splits=args.folds, shuffle=True, random_state=0)
-    search = _search(ui, estimator)(
+    search = NBSearchCV(
         estimator, grid, cv=cv, scoring=args.scoring, refit=args.save is not None,
         error_score="raise",
     )  # fmt: skip
     n_settings = int(np.prod([len(v) for v in grid.values()])) if grid else 1
-    with ui.progress("Cross-validating", "settings") as bar:
+    with ui.progress("Cross-validating", "settings") as bar, flag_errors(GRID_FLAGS):
         search.fit(X, y)
         bar.advance(n_settings)
     res = search.cv_results_

@@ -1,30 +1,27 @@
-"""``nbayes update``: learn more labelled data into an existing model file, in place."""
+"""``nbayes update``: learn more labelled data into an existing model file, in place.
+
+Add labelled data to MODEL: the result equals training on all of it (new classes
+may appear). The file is replaced atomically: a crash never leaves it broken.
+Text models keep the vocabulary of their training data; new words are ignored.
+
+Example:
+  nbayes update spam.nbayes new_messages.csv
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from nbayes.cli._common import UI, add_data_options, command_parser, load_model, save_model
+from nbayes.cli._common import UI, add_data_options, add_inputs, load_model, save_model
 from nbayes.cli._data import labelled_inputs
 
-__all__ = ["add_parser", "apply", "run"]
+__all__ = ["add_arguments", "apply", "run"]
 
 
-def add_parser(subparsers: Any) -> None:
-    p = command_parser(
-        subparsers,
-        "update",
-        "learn more labelled data into a model (in place)",
-        "Add labelled data to MODEL: the result equals training on all of it (new classes\n"
-        "may appear). The file is replaced atomically: a crash never leaves it broken.\n"
-        "Text models keep the vocabulary of their training data; new words are ignored.",
-        ["nbayes update spam.nbayes new_messages.csv"],
-    )
-    p.add_argument("model", metavar="MODEL", help="model file (updated in place)")
-    p.add_argument("data", nargs="+", metavar="DATA", help="labelled data files")
+def add_arguments(p: argparse.ArgumentParser, data: str = "labelled data files") -> None:
+    """The arguments of ``update`` (and, with its help for DATA, of ``forget``)."""
+    add_inputs(p, model="model file (updated in place)", data=data)
     add_data_options(p)
-    p.set_defaults(run=run)
 
 
 def apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
