@@ -7,8 +7,8 @@ An estimator of one table of features (the core estimators and KernelNB) starts 
     {"hyperparameters": {...}, "classes": {...}, "n_features_in": 3,
      "feature_names_in": null or [...], ...}
 
-and its arrays with ``class_count``; :func:`dump_header` writes them and
-:func:`load_header` reads them back, checked, into a :class:`Header` whose model is
+and its arrays with ``class_count``; :func:`dump_start` writes them and
+:func:`load_start` reads them back, checked, into a :class:`Header` whose model is
 constructed from the hyperparameters and validated by the estimator's own
 ``_check_params``. Once the statistics are read, :func:`finish` sets them and runs the
 estimator's derivation checks.
@@ -87,16 +87,20 @@ def check_derivation(derive: Callable[[], object]) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def dump_header(model: Any, stats: Any, writer: ArrayWriter) -> dict[str, Any]:
-    """The four header keys of ``model`` (fitted) and its ``class_count`` array."""
+def dump_start(model: Any, writer: ArrayWriter) -> tuple[dict[str, Any], Any]:
+    """The four header keys of ``model`` (ValueError unless fitted) with its
+    ``class_count`` array written, and its statistics (``model._stats``) to write next."""
+    check_fitted(model)
+    stats = model._stats
     names = getattr(model, "feature_names_in_", None)
     writer.put("class_count", stats.class_count)
-    return {
+    out = {
         "hyperparameters": encode_params(model.get_params(deep=False)),
         "classes": encode_labels(stats.classes),
         "n_features_in": int(model.n_features_in_),
         "feature_names_in": None if names is None else [str(n) for n in names],
     }
+    return out, stats
 
 
 @dataclass
@@ -114,9 +118,13 @@ class Header:
         return reader.get("class_count", shape=(len(self.classes),), non_negative=True)
 
 
-def load_header(cls: type, d: dict[str, Any], keys: tuple[str, ...]) -> Header:
-    """Check that ``d`` has exactly ``keys`` and read the header keys among them."""
-    expect_dict(d, WHERE, keys)
+def load_start(
+    cls: type, d: dict[str, Any], kind: str, stats_keys: tuple[str, ...] | None = None
+) -> tuple[Header, dict[str, Any]]:
+    """The checked header of ``d`` (the four header keys and ``"stats"``, exactly), the
+    model built from its hyperparameters, and its ``"stats"`` object, checked to be of
+    ``kind`` (and to have exactly ``stats_keys``, when given, before that)."""
+    expect_dict(d, WHERE, (*HEADER_KEYS, "stats"))
     params = decode_hyperparameters(cls, d["hyperparameters"])
     model = cls(**params)
     check_params(model)
@@ -127,17 +135,12 @@ def load_header(cls: type, d: dict[str, Any], keys: tuple[str, ...]) -> Header:
         names = expect_str_list(names, f"{WHERE}['feature_names_in']", n_features)
         if len(set(names)) != len(names):
             raise ModelFileError(f"{WHERE}['feature_names_in'] holds duplicate names")
-    return Header(model, params, classes, n_features, names)
-
-
-def check_stats_kind(d: dict[str, Any], kind: str, cls: type) -> dict[str, Any]:
-    """The ``"stats"`` object of ``d``, checked to be of ``kind``."""
-    st = expect_dict(d["stats"], f"{WHERE}['stats']")
+    st = expect_dict(d["stats"], f"{WHERE}['stats']", stats_keys)
     if st.get("kind") != kind:
         raise ModelFileError(
             f"{WHERE}['stats']['kind'] is {_show(st.get('kind'))}; a {cls.__name__} has {kind!r}"
         )
-    return st
+    return Header(model, params, classes, n_features, names), st
 
 
 def finish(header: Header, stats: Any, derive: Callable[[], object] | None = None) -> Any:

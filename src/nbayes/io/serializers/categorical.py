@@ -23,25 +23,14 @@ from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._codecs import decode_categories, encode_categories
 from nbayes.io._json import expect_bool, expect_dict, expect_list
 from nbayes.io._registry import Serializer
-from nbayes.io.serializers._estimator import (
-    HEADER_KEYS,
-    WHERE,
-    Header,
-    check_fitted,
-    check_stats_kind,
-    dump_header,
-    finish,
-    load_header,
-)
+from nbayes.io.serializers._estimator import WHERE, Header, dump_start, finish, load_start
 from nbayes.naive_bayes import CategoricalNB
 
 _STATS = f"{WHERE}['stats']"
 
 
 def dump(model: CategoricalNB, writer: ArrayWriter) -> dict[str, Any]:
-    check_fitted(model)
-    stats: CategoryStats = model._stats
-    out = dump_header(model, stats, writer)
+    out, stats = dump_start(model, writer)
     categories = None
     if not stats.integer_coded:
         categories = [encode_categories(c, j) for j, c in enumerate(stats.categories)]
@@ -58,8 +47,7 @@ def dump(model: CategoricalNB, writer: ArrayWriter) -> dict[str, Any]:
 
 
 def load(d: dict[str, Any], reader: ArrayReader) -> CategoricalNB:
-    header = load_header(CategoricalNB, d, (*HEADER_KEYS, "stats"))
-    st = check_stats_kind(d, "categories", CategoricalNB)
+    header, st = load_start(CategoricalNB, d, "categories")
     class_count = header.class_count(reader)
     expect_dict(st, _STATS, ("kind", "integer_coded", "categories"))
     coded = expect_bool(st["integer_coded"], f"{_STATS}['integer_coded']")

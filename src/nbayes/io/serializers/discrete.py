@@ -15,30 +15,19 @@ from nbayes._stats import CountStats
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._json import expect_dict
 from nbayes.io._registry import Serializer
-from nbayes.io.serializers._estimator import (
-    HEADER_KEYS,
-    WHERE,
-    check_fitted,
-    check_stats_kind,
-    dump_header,
-    finish,
-    load_header,
-)
+from nbayes.io.serializers._estimator import WHERE, dump_start, finish, load_start
 from nbayes.naive_bayes import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 
 
 def dump(model: Any, writer: ArrayWriter) -> dict[str, Any]:
-    check_fitted(model)
-    stats = model._stats
-    out = dump_header(model, stats, writer)
+    out, stats = dump_start(model, writer)
     out["stats"] = {"kind": "counts"}
     writer.put("feature_count", stats.feature_count)
     return out
 
 
 def load(cls: type, d: dict[str, Any], reader: ArrayReader) -> Any:
-    header = load_header(cls, d, (*HEADER_KEYS, "stats"))
-    st = check_stats_kind(d, "counts", cls)
+    header, st = load_start(cls, d, "counts")
     class_count = header.class_count(reader)
     expect_dict(st, f"{WHERE}['stats']", ("kind",))
     shape = (len(header.classes), header.n_features)

@@ -17,15 +17,7 @@ from nbayes._stats import MomentStats
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._json import expect_dict
 from nbayes.io._registry import Serializer
-from nbayes.io.serializers._estimator import (
-    HEADER_KEYS,
-    WHERE,
-    check_fitted,
-    check_stats_kind,
-    dump_header,
-    finish,
-    load_header,
-)
+from nbayes.io.serializers._estimator import WHERE, dump_start, finish, load_start
 from nbayes.naive_bayes import GaussianNB
 
 
@@ -50,17 +42,14 @@ def load_moments(
 
 
 def dump(model: GaussianNB, writer: ArrayWriter) -> dict[str, Any]:
-    check_fitted(model)
-    stats = model._stats
-    out = dump_header(model, stats, writer)
+    out, stats = dump_start(model, writer)
     out["stats"] = {"kind": "moments"}
     dump_moments(stats, writer)
     return out
 
 
 def load(d: dict[str, Any], reader: ArrayReader) -> GaussianNB:
-    header = load_header(GaussianNB, d, (*HEADER_KEYS, "stats"))
-    st = check_stats_kind(d, "moments", GaussianNB)
+    header, st = load_start(GaussianNB, d, "moments")
     class_count = header.class_count(reader)
     expect_dict(st, f"{WHERE}['stats']", ("kind",))
     stats = load_moments(reader, header.classes, class_count, header.n_features)

@@ -23,17 +23,9 @@ import numpy as np
 from nbayes._kernel_stats import PointStats
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader, ArrayWriter
-from nbayes.io._json import expect_dict, expect_int
+from nbayes.io._json import expect_int
 from nbayes.io._registry import Serializer
-from nbayes.io.serializers._estimator import (
-    HEADER_KEYS,
-    WHERE,
-    check_fitted,
-    check_stats_kind,
-    dump_header,
-    finish,
-    load_header,
-)
+from nbayes.io.serializers._estimator import WHERE, dump_start, finish, load_start
 from nbayes.kernel import KernelNB
 
 # relative slack for sums of float weights compared after subtractions
@@ -132,18 +124,14 @@ def _check_points(
 
 
 def dump(model: KernelNB, writer: ArrayWriter) -> dict[str, Any]:
-    check_fitted(model)
-    stats: PointStats = model._stats
-    out = dump_header(model, stats, writer)
+    out, stats = dump_start(model, writer)
     dump_points(stats, writer)
     out["stats"] = {"kind": "points", "max_points": stats.max_points}
     return out
 
 
 def load(d: dict[str, Any], reader: ArrayReader) -> KernelNB:
-    header = load_header(KernelNB, d, (*HEADER_KEYS, "stats"))
-    expect_dict(d["stats"], f"{WHERE}['stats']", ("kind", "max_points"))
-    st = check_stats_kind(d, "points", KernelNB)
+    header, st = load_start(KernelNB, d, "points", ("kind", "max_points"))
     max_points = st["max_points"]
     if max_points is not None:
         max_points = expect_int(max_points, f"{WHERE}['stats']['max_points']", 2)
