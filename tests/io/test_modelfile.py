@@ -25,14 +25,15 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from nbayes.exceptions import ModelFileError
-from nbayes.io._modelfile import reading, writing
 from nbayes.io._modelfile import (
     FORMAT_NAME,
     FORMAT_VERSION,
     MAGIC,
     MAX_JSON_DEPTH,
     read_model_file,
+    reading,
     write_model_file,
+    writing,
 )
 
 ALLOWED = [

@@ -1,4 +1,5 @@
-"""Tests of nbayes.io.persist: exact round trips, validation on load, fuzzed model files."""
+"""Tests of saving and loading (nbayes.io.persist, its registry and the serializers of the
+core estimators): exact round trips, validation on load, fuzzed model files."""
 
 from __future__ import annotations
 
