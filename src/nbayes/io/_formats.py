@@ -38,6 +38,8 @@ codecs.register_error(_ERRORS, _mark_invalid)
 
 @dataclass(frozen=True)
 class Options:
+    """The settings of one :func:`~nbayes.io.read_texts` call (checked there)."""
+
     text_col: str
     label_col: str | None
     chunk_size: int

@@ -36,6 +36,8 @@ def _has_glob(s: str) -> bool:
 def resolve(
     source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], fmt: str | None
 ) -> Iterator[Unit]:
+    """The units of work ``source`` names, in order (FileNotFoundError, ValueError or
+    TypeError, raised when iterated, for a source that names nothing readable)."""
     if isinstance(source, (str, os.PathLike)):
         items: Sequence[str | os.PathLike[str]] = [source]
     elif isinstance(source, Sequence) and not isinstance(source, (bytes, bytearray)):
