@@ -25,14 +25,15 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from nbayes.exceptions import ModelFileError
-from nbayes.io import _modelfile
 from nbayes.io._modelfile import (
     FORMAT_NAME,
     FORMAT_VERSION,
     MAGIC,
     MAX_JSON_DEPTH,
     read_model_file,
+    reading,
     write_model_file,
+    writing,
 )
 
 ALLOWED = [
@@ -62,7 +63,7 @@ HYPOTHESIS = settings(
 
 def load_bytes(data: bytes, max_bytes: int | None = None) -> tuple[dict, dict]:
     """Load a model file from memory, through the same code as ``read_model_file``."""
-    return _modelfile._read_stream(io.BytesIO(data), len(data), "<memory>", max_bytes)
+    return reading._read_stream(io.BytesIO(data), len(data), "<memory>", max_bytes)
 
 
 def dump_bytes(tmp_path: Path, metadata: dict, arrays: dict) -> bytes:
@@ -483,7 +484,7 @@ def test_failure_in_the_middle_of_writing_keeps_the_old_file(
     path = tmp_path / "m.nbayes"
     write_model_file(path, {"old": True}, {"a": np.ones(3)})
     before = path.read_bytes()
-    original = _modelfile._write_body
+    original = writing._write_body
     seen_temp: list[str] = []
 
     def write_half_then_fail(f: Any, *args: Any) -> None:
@@ -492,7 +493,7 @@ def test_failure_in_the_middle_of_writing_keeps_the_old_file(
         seen_temp.extend(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp"))
         raise Boom("disk on fire")
 
-    monkeypatch.setattr(_modelfile, "_write_body", write_half_then_fail)
+    monkeypatch.setattr(writing, "_write_body", write_half_then_fail)
     with pytest.raises(Boom):
         write_model_file(path, {"new": True}, {"a": np.zeros(1000)})
     assert len(seen_temp) == 1 and seen_temp[0].startswith(".m.nbayes.")  # it was there
@@ -513,12 +514,12 @@ def test_failure_of_a_system_call_keeps_the_old_file(
         raise error("simulated failure")
 
     if step == "fsync":
-        monkeypatch.setattr(_modelfile.os, "fsync", fail)
+        monkeypatch.setattr(writing.os, "fsync", fail)
     elif step == "replace":
-        monkeypatch.setattr(_modelfile.os, "replace", fail)
+        monkeypatch.setattr(writing.os, "replace", fail)
     else:
         error = KeyboardInterrupt
-        monkeypatch.setattr(_modelfile.hashlib, "sha256", fail)
+        monkeypatch.setattr(writing.hashlib, "sha256", fail)
     with pytest.raises(error):
         write_model_file(path, {"new": True}, {"a": np.zeros(3)})
     monkeypatch.undo()
@@ -530,7 +531,7 @@ def test_new_file_failure_leaves_nothing(tmp_path: Path, monkeypatch: pytest.Mon
     def fail(*args: Any) -> None:
         raise OSError("no space left on device")
 
-    monkeypatch.setattr(_modelfile.os, "fsync", fail)
+    monkeypatch.setattr(writing.os, "fsync", fail)
     with pytest.raises(OSError, match="no space"):
         write_model_file(tmp_path / "new.nbayes", {}, {"a": np.zeros(3)})
     assert list(tmp_path.iterdir()) == []
@@ -727,7 +728,7 @@ def test_os_error_while_reading(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     def fail(*args: Any, **kwargs: Any) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(_modelfile, "open", fail, raising=False)
+    monkeypatch.setattr(reading, "open", fail, raising=False)
     with pytest.raises(ModelFileError, match="cannot read .*m.nbayes.*Permission denied") as info:
         read_model_file(path)
     assert isinstance(info.value.__cause__, PermissionError)

@@ -11,7 +11,6 @@ TextChunk
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -24,7 +23,9 @@ def __getattr__(name: str) -> Any:
     # the readers are imported on first use: loading a model (nbayes.io.persist) needs none
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module("nbayes.io.readers"), name)
+    from nbayes.io import readers
+
+    value = getattr(readers, name)
     globals()[name] = value
     return value
 

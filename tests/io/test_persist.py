@@ -1,4 +1,5 @@
-"""Tests of nbayes.io.persist: exact round trips, validation on load, fuzzed model files."""
+"""Tests of saving and loading (nbayes.io.persist, its registry and the serializers of the
+core estimators): exact round trips, validation on load, fuzzed model files."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nbayes.exceptions import ModelFileError
-from nbayes.io import persist
+from nbayes.io import _registry, persist
 from nbayes.io._modelfile import MAGIC, read_model_file, write_model_file
 from nbayes.io.persist import SCHEMA_VERSION, load, save
 from nbayes.naive_bayes import (
@@ -297,7 +298,7 @@ def test_register_a_new_model_type(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         return Pair(persist.decode(d["first"], reader.sub("first")),
                     persist.decode(d["second"], reader.sub("second")))  # fmt: skip
 
-    monkeypatch.setattr(persist, "_REGISTRY", dict(persist._REGISTRY))
+    monkeypatch.setattr(_registry, "_REGISTRY", dict(_registry._REGISTRY))
     persist.register("Pair", Pair, dump, load_pair)
     pair = Pair(CASES[0][1], CASES[6][1])
     path = tmp_path / "pair.nbayes"

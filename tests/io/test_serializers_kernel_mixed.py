@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from nbayes.exceptions import ModelFileError
-from nbayes.io import persist
+from nbayes.io import _registry, persist
 from nbayes.io._modelfile import read_model_file, write_model_file
 from nbayes.io.persist import load, save
 from nbayes.kernel import KernelNB
@@ -212,7 +212,11 @@ def test_loaded_model_updates_unlearns_and_merges(
 def test_registered_lazily() -> None:
     types = persist.registered_types()
     assert "KernelNB" in types and "MixedNB" in types
-    assert persist._LAZY_MODULES["MixedNB"] == "nbayes._persist_extra"
+    # listed in the one table of model kinds, imported on first use
+    from nbayes.io.serializers import mixed
+
+    assert _registry.BUILTIN["MixedNB"]() == mixed.SERIALIZERS
+    assert [s.cls for s in mixed.SERIALIZERS] == [MixedNB]
 
 
 def test_mixed_layout(tmp_path: Path) -> None:

@@ -1,0 +1,433 @@
+"""Reading a model file: every claim of the header checked against the real file size
+before anything is allocated, the arrays copied into fresh numpy arrays, the digest
+compared; every failure a :class:`~nbayes.exceptions.ModelFileError` saying what is wrong."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import reprlib
+import stat
+from typing import Any, BinaryIO, NoReturn
+
+import numpy as np
+
+from nbayes.exceptions import ModelFileError
+from nbayes.io._modelfile.layout import (
+    ALIGN,
+    DIGEST_SIZE,
+    DTYPES,
+    ENTRY_KEYS,
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    HEADER_KEYS,
+    MAGIC,
+    MAX_JSON_DEPTH,
+    MAX_NDIM,
+    PREFIX,
+    PREFIX_SIZE,
+    align,
+)
+
+__all__ = ["read_model_file"]
+
+
+def _describe_start(head: bytes) -> str:
+    """A short human description of a file that is not an nbayes model file."""
+    shown = repr(head[:16]) + ("..." if len(head) > 16 else "")
+    known = [
+        (b"\x80", "a Python pickle, which nbayes never loads"),
+        (b"PK\x03\x04", "a zip archive"),
+        (b"\x93NUMPY", "a numpy .npy file"),
+        (b"\x1f\x8b", "gzip-compressed; decompress it first"),
+        (b"\x89HDF", "an HDF5 file"),
+        (b"{", "JSON text"),
+    ]
+    for prefix, what in known:
+        if head.startswith(prefix):
+            return f"it starts with {shown} (looks like {what})"
+    return f"it starts with {shown}"
+
+
+class _ShortRepr(reprlib.Repr):
+    """``repr`` of untrusted values for error messages: short, and safe for huge ints."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxstring = self.maxother = self.maxlong = 60
+        self.maxlevel = 3
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 128:
+            return f"{'-' if x < 0 else ''}<{x.bit_length()}-bit integer>"
+        return super().repr_int(x, level)
+
+
+_short = _ShortRepr().repr
+
+
+def _pairs_to_dict(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:  # pragma: no branch
+            if key in seen:
+                raise ValueError(f"duplicate key {_short(key)} in a JSON object")
+            seen.add(key)
+    return result
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:40]!r} overflows to infinity")
+    return value
+
+
+def _parse_constant(text: str) -> NoReturn:
+    raise ValueError(f"{text} is not plain JSON")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_metadata_depth(value: Any, depth: int) -> bool:
+    """Whether a JSON value found ``depth`` containers deep keeps within ``MAX_JSON_DEPTH``."""
+    if isinstance(value, dict | list):
+        if depth >= MAX_JSON_DEPTH:
+            return False
+        items = value.values() if isinstance(value, dict) else value
+        return all(_check_metadata_depth(item, depth + 1) for item in items)
+    return True
+
+
+class _Reader:
+    """Reads a model file from a binary stream, validating every claim it makes."""
+
+    def __init__(self, f: BinaryIO, size: int, name: str) -> None:
+        self.f = f
+        self.size = size
+        self.name = name
+        self.hasher = hashlib.sha256()
+        self.pos = 0
+        self.diagnose = False  # on failure, check the digest to tell damage from bad writers
+
+    def fail(self, message: str) -> NoReturn:
+        if self.diagnose:
+            self.diagnose = False
+            if self.digest_matches() is False:
+                message = (
+                    "file is corrupted (SHA-256 checksum mismatch: it was damaged or modified "
+                    f"after it was written); the first problem found: {message}"
+                )
+        raise ModelFileError(f"{self.name}: {message}")
+
+    def digest_matches(self) -> bool | None:
+        """Stream the whole file through SHA-256 (1 MiB at a time); None if impossible."""
+        if self.size < PREFIX_SIZE + DIGEST_SIZE:
+            return False
+        try:
+            self.f.seek(0)
+            hasher = hashlib.sha256()
+            remaining = self.size - DIGEST_SIZE
+            while remaining > 0:
+                chunk = self.f.read(min(remaining, 1 << 20))
+                if not chunk:
+                    return False
+                hasher.update(chunk)
+                remaining -= len(chunk)
+            return self.f.read(DIGEST_SIZE) == hasher.digest()
+        except (OSError, ValueError):  # pragma: no cover - unseekable or closed stream
+            return None
+
+    def truncated(self, what: str) -> NoReturn:
+        self.fail(
+            f"file is truncated: it ends at byte {self.pos} in the middle of the {what} "
+            "(an interrupted copy or download?)"
+        )
+
+    def read_exact(self, n: int, what: str) -> bytes:
+        """Read exactly ``n`` bytes (``n`` was already checked against the file size)."""
+        data = self.f.read(n)
+        self.pos += len(data)
+        if len(data) != n:
+            self.truncated(what)
+        self.hasher.update(data)
+        return data
+
+    def read_into(self, buf: np.ndarray, what: str) -> None:
+        """Fill the 1-d uint8 array ``buf`` from the stream."""
+        view = buf.data
+        filled = 0
+        while filled < len(view):
+            got = self.f.readinto(view[filled:])  # type: ignore[attr-defined]
+            if not got:
+                self.pos += filled
+                self.truncated(what)
+            filled += got
+        self.pos += filled
+        self.hasher.update(view)
+
+    def read(self, max_bytes: int | None) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        size = self.size
+        if max_bytes is not None and size > max_bytes:
+            self.fail(f"file is {size} bytes, more than max_bytes={max_bytes}; not loading it")
+        if size == 0:
+            self.fail("file is empty (0 bytes): not an nbayes model file")
+        head = self.f.read(PREFIX_SIZE)
+        magic = head[: len(MAGIC)]
+        if magic != MAGIC[: len(magic)]:
+            self.fail(f"not an nbayes model file: {_describe_start(head)}")
+        if len(head) < PREFIX_SIZE:
+            self.pos = len(head)
+            self.truncated("fixed-size prefix")
+        self.pos = PREFIX_SIZE
+        self.hasher.update(head)
+        _, version, header_len = PREFIX.unpack(head)
+        if version > FORMAT_VERSION:
+            self.fail(
+                f"this file needs nbayes model-file format version {version}; this nbayes "
+                f"reads up to version {FORMAT_VERSION}: upgrade nbayes (if no newer nbayes "
+                "wrote this file, it is corrupted)"
+            )
+        if version < 1:
+            self.fail(f"file is corrupted: invalid format version {version}")
+        self.diagnose = True
+        room = size - PREFIX_SIZE - DIGEST_SIZE
+        if header_len > room:
+            self.fail(
+                f"file is truncated or corrupted: the header claims {header_len} bytes but "
+                f"the {size}-byte file has room for at most {max(room, 0)}"
+            )
+        if (PREFIX_SIZE + header_len) % ALIGN:
+            self.fail(
+                f"file is corrupted: header length {header_len} does not end the header "
+                f"on a multiple of {ALIGN} bytes"
+            )
+        raw = self.read_exact(header_len, "JSON header")
+        header = self.parse_header(raw)
+        metadata, entries, data_nbytes = self.check_header(header, version)
+
+        expected = PREFIX_SIZE + header_len + data_nbytes + DIGEST_SIZE
+        if expected > size:
+            self.fail(
+                f"file is truncated: the header describes {_short(expected)} bytes but the file "
+                f"has only {size}"
+            )
+        if expected < size:
+            self.fail(
+                f"file is corrupted: {size - expected} unexpected bytes after the end of the "
+                f"model data ({expected} bytes)"
+            )
+
+        arrays: dict[str, np.ndarray] = {}
+        end = 0
+        for name, dtype_name, shape, offset, nbytes in entries:
+            label = _short(name)
+            self.skip_padding(offset - end)
+            try:
+                array = np.empty(shape, dtype=DTYPES[dtype_name])
+            except (ValueError, OverflowError) as exc:  # zero-size array with an absurd shape
+                self.fail(f"array {label} has an unusable shape {_short(list(shape))}: {exc}")
+            flat = array.reshape(-1).view(np.uint8)
+            if nbytes:
+                self.read_into(flat, f"data of array {label}")
+            if dtype_name == "bool" and nbytes and int(flat.max()) > 1:
+                self.fail(f"file is corrupted: bool array {label} holds bytes other than 0/1")
+            if not array.dtype.isnative:  # pragma: no cover - big-endian hosts only
+                array = array.astype(array.dtype.newbyteorder("="))
+            arrays[name] = array
+            end = offset + nbytes
+        self.skip_padding(data_nbytes - end)
+
+        digest = self.hasher.digest()
+        stored = self.f.read(DIGEST_SIZE)
+        self.pos += len(stored)
+        if len(stored) != DIGEST_SIZE:
+            self.truncated("SHA-256 checksum")
+        if self.f.read(1):
+            self.fail("file is corrupted: it grew while being read, or has trailing bytes")
+        if stored != digest:
+            self.fail(
+                "file is corrupted: SHA-256 checksum mismatch (the content was modified or "
+                "damaged after it was written)"
+            )
+        return metadata, arrays
+
+    def skip_padding(self, n: int) -> None:
+        if n and any(self.read_exact(n, "padding in the data section")):
+            self.fail("file is corrupted: non-zero padding bytes in the data section")
+
+    def parse_header(self, raw: bytes) -> Any:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.fail(f"file is corrupted: the header is not valid UTF-8 ({exc.reason})")
+        try:
+            return json.loads(
+                text,
+                object_pairs_hook=_pairs_to_dict,
+                parse_float=_parse_float,
+                parse_constant=_parse_constant,
+            )
+        except RecursionError:
+            self.fail("file is corrupted or hostile: the JSON header is nested too deeply")
+        except ValueError as exc:  # JSONDecodeError, huge ints, our hooks
+            self.fail(f"file is corrupted: the header is not valid plain JSON ({exc})")
+
+    def check_header(
+        self, header: Any, version: int
+    ) -> tuple[dict[str, Any], list[tuple[str, str, tuple[int, ...], int, int]], int]:
+        """Validate the header schema; return ``(metadata, entries, data_nbytes)``."""
+        bad = "file is corrupted: invalid header: "
+        if not isinstance(header, dict):
+            self.fail(bad + f"expected a JSON object, got {type(header).__name__}")
+        keys = set(header)
+        if keys != HEADER_KEYS:
+            missing = sorted(HEADER_KEYS - keys)
+            extra = sorted(keys - HEADER_KEYS)
+            self.fail(bad + f"missing keys {missing}, unexpected keys {extra}")
+        if header["format"] != FORMAT_NAME:
+            self.fail(bad + f'"format" is {_short(header["format"])}, expected {FORMAT_NAME!r}')
+        if not _is_int(header["format_version"]) or header["format_version"] != version:
+            self.fail(
+                bad + f'"format_version" is {_short(header["format_version"])} but the file '
+                f"prefix says {version}"
+            )
+        data_nbytes = header["data_nbytes"]
+        if not _is_int(data_nbytes) or data_nbytes < 0:
+            self.fail(
+                bad + f'"data_nbytes" must be a non-negative integer, not {_short(data_nbytes)}'
+            )
+        metadata = header["metadata"]
+        if not isinstance(metadata, dict):
+            self.fail(bad + f'"metadata" must be a JSON object, not {type(metadata).__name__}')
+        if not _check_metadata_depth(metadata, 0):
+            self.fail(bad + f'"metadata" is nested deeper than {MAX_JSON_DEPTH} levels')
+        table = header["arrays"]
+        if not isinstance(table, list):
+            self.fail(bad + f'"arrays" must be a JSON array, not {type(table).__name__}')
+
+        entries = []
+        names: set[str] = set()
+        end = 0
+        for i, entry in enumerate(table):
+            where = f'"arrays"[{i}]'
+            if not isinstance(entry, dict) or set(entry) != ENTRY_KEYS:
+                self.fail(
+                    bad + f"{where} must be an object with exactly the keys {sorted(ENTRY_KEYS)}"
+                )
+            name = entry["name"]
+            if not isinstance(name, str):
+                self.fail(bad + f"{where}: the name must be a string, not {_short(name)}")
+            where = f"array {_short(name)}"
+            if name in names:
+                self.fail(bad + f"two arrays are named {_short(name)}")
+            names.add(name)
+            dtype_name = entry["dtype"]
+            if not isinstance(dtype_name, str) or dtype_name not in DTYPES:
+                self.fail(
+                    bad + f"{where} has dtype {_short(dtype_name)}; allowed: {', '.join(DTYPES)}"
+                )
+            shape = entry["shape"]
+            if (
+                not isinstance(shape, list)
+                or len(shape) > MAX_NDIM
+                or not all(_is_int(n) and n >= 0 for n in shape)
+            ):
+                self.fail(
+                    bad + f"{where}: the shape must be a list of at most {MAX_NDIM} "
+                    f"non-negative integers, not {_short(shape)}"
+                )
+            offset, nbytes = entry["offset"], entry["nbytes"]
+            if not _is_int(offset) or not _is_int(nbytes) or offset < 0 or nbytes < 0:
+                self.fail(bad + f"{where}: offset and nbytes must be non-negative integers")
+            expected_nbytes = math.prod(shape) * DTYPES[dtype_name].itemsize
+            if nbytes != expected_nbytes:
+                self.fail(
+                    bad + f"{where}: nbytes is {_short(nbytes)} but shape {_short(shape)} of "
+                    f"{dtype_name} needs {_short(expected_nbytes)}"
+                )
+            if offset != align(end):
+                self.fail(
+                    bad
+                    + f"{where}: offset {_short(offset)} should be {align(end)} (arrays must be "
+                    f"stored in order, {ALIGN}-byte aligned, without overlap or gaps)"
+                )
+            end = offset + nbytes
+            if end > data_nbytes:
+                self.fail(
+                    bad + f"{where} ends at {_short(end)}, past the data section "
+                    f"({_short(data_nbytes)})"
+                )
+            entries.append((name, dtype_name, tuple(shape), offset, nbytes))
+        if data_nbytes != align(end):
+            self.fail(
+                bad + f'"data_nbytes" is {_short(data_nbytes)}, expected {_short(align(end))}'
+            )
+        return metadata, entries, data_nbytes
+
+
+def _read_stream(
+    f: BinaryIO, size: int, name: str, max_bytes: int | None = None
+) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """Read a model file of ``size`` bytes from the start of the binary stream ``f``."""
+    return _Reader(f, size, name).read(max_bytes)
+
+
+def read_model_file(
+    path: str | os.PathLike[str], *, max_bytes: int | None = None
+) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """Read a model file written by :func:`write_model_file`.
+
+    Every field is validated before it is used, and no allocation exceeds what the
+    real file size can justify, so truncated, corrupted and hostile files raise
+    :class:`~nbayes.exceptions.ModelFileError` rather than anything else.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The model file.
+    max_bytes : int, optional
+        Refuse files larger than this many bytes (before reading anything). The
+        memory a load needs is proportional to the file size; use this to bound it
+        for untrusted files.
+
+    Returns
+    -------
+    metadata : dict
+        The metadata JSON object.
+    arrays : dict[str, numpy.ndarray]
+        The arrays, in their stored order: fresh, writeable, C-contiguous,
+        native-byte-order arrays with the stored dtype and shape.
+
+    Raises
+    ------
+    ModelFileError
+        If the file does not exist, is a directory or not a regular file, cannot be
+        read, is larger than ``max_bytes``, is not an nbayes model file, is of a
+        newer format version, or is truncated, corrupted or malformed. For errors of
+        the operating system the original ``OSError`` is the ``__cause__``.
+    """
+    if max_bytes is not None and (not _is_int(max_bytes) or max_bytes < 0):
+        raise ValueError(f"max_bytes must be None or a non-negative int, got {max_bytes!r}")
+    source = os.fspath(path)
+    if not isinstance(source, str):
+        raise TypeError(f"path must be a str or os.PathLike[str], got {path!r}")
+    name = f"model file {source!r}"
+    try:
+        st = os.stat(source)
+        if stat.S_ISDIR(st.st_mode):
+            raise ModelFileError(f"{name} is a directory, not a model file")
+        if not stat.S_ISREG(st.st_mode):
+            raise ModelFileError(f"{name} is not a regular file")
+        with open(source, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            return _read_stream(f, size, name, max_bytes)
+    except FileNotFoundError as exc:
+        raise ModelFileError(f"{name} does not exist") from exc
+    except OSError as exc:
+        raise ModelFileError(f"cannot read {name}: {exc.strerror or exc}") from exc

@@ -1,0 +1,259 @@
+"""Writing a model file: plain-JSON metadata and arrays, laid out canonically, written to a
+temporary file next to the target and renamed over it once complete and synced."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import os
+import secrets
+from collections.abc import Mapping
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from nbayes.io._modelfile.layout import (
+    ALIGN,
+    DTYPE_NAMES,
+    DTYPES,
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    MAGIC,
+    MAX_JSON_DEPTH,
+    MAX_NDIM,
+    PREFIX,
+    PREFIX_SIZE,
+    align,
+)
+
+__all__ = ["write_model_file"]
+
+
+def _normalize_json(value: Any, where: str, depth: int) -> Any:
+    """Return a plain-JSON copy of ``value`` or raise ``TypeError``/``ValueError``."""
+    if value is None or value is True or value is False:
+        return value
+    if isinstance(value, str):
+        return value if type(value) is str else str.__str__(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(
+                f"{where} is {value!r}: model-file metadata must be plain JSON, which has "
+                "no NaN or infinity; store non-finite values in an array instead"
+            )
+        return float.__float__(value)
+    if depth >= MAX_JSON_DEPTH:
+        raise ValueError(f"{where}: metadata is nested deeper than {MAX_JSON_DEPTH} levels")
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(
+                    f"{where} has the key {key!r} of type {type(key).__name__}: "
+                    "metadata object keys must be str"
+                )
+            out[str(key)] = _normalize_json(item, f"{where}[{key!r}]", depth + 1)
+        return out
+    if isinstance(value, list | tuple):
+        return [_normalize_json(item, f"{where}[{i}]", depth + 1) for i, item in enumerate(value)]
+    hint = ""
+    if isinstance(value, np.generic | np.ndarray):
+        hint = "; convert numpy values with .item() or .tolist()"
+    raise TypeError(
+        f"{where} is of type {type(value).__module__}.{type(value).__qualname__}, which is not "
+        f"plain JSON (dict with str keys, list, tuple, str, int, finite float, bool, None){hint}"
+    )
+
+
+def _prepare_arrays(arrays: Mapping[str, np.ndarray]) -> list[tuple[str, str, np.ndarray]]:
+    """Validate ``arrays``; return ``(name, dtype name, C-contiguous little-endian array)``."""
+    if not isinstance(arrays, Mapping):
+        raise TypeError(f"arrays must be a mapping of str to numpy arrays, not {type(arrays)}")
+    prepared = []
+    for name, array in arrays.items():
+        if not isinstance(name, str):
+            raise TypeError(f"array names must be str, got {name!r}")
+        if not isinstance(array, np.ndarray) or isinstance(array, np.ma.MaskedArray):
+            raise TypeError(
+                f"arrays[{name!r}] must be a numpy.ndarray (not a masked array), "
+                f"got {type(array).__module__}.{type(array).__qualname__}"
+            )
+        dt = array.dtype
+        dtype_name = None
+        if dt.fields is None and dt.subdtype is None:
+            dtype_name = DTYPE_NAMES.get((dt.kind, dt.itemsize))
+        if dtype_name is None:
+            raise TypeError(
+                f"arrays[{name!r}] has dtype {dt!r}, which a model file cannot store; "
+                f"allowed: {', '.join(DTYPES)} (keep strings in the JSON metadata)"
+            )
+        if array.ndim > MAX_NDIM:
+            raise ValueError(f"arrays[{name!r}] has {array.ndim} dimensions; at most 32")
+        # C-contiguous little-endian; copies only when needed, keeps 0-d arrays 0-d
+        data = np.asarray(array, dtype=DTYPES[dtype_name], order="C")
+        prepared.append((name, dtype_name, data))
+    return prepared
+
+
+def _build_header(metadata: Any, prepared: list[tuple[str, str, np.ndarray]]) -> tuple[bytes, int]:
+    """Return the padded header bytes and the data-section length."""
+    entries = []
+    end = 0
+    for name, dtype_name, data in prepared:
+        offset = align(end)
+        entries.append(
+            {
+                "name": name,
+                "dtype": dtype_name,
+                "shape": [int(n) for n in data.shape],
+                "offset": offset,
+                "nbytes": int(data.nbytes),
+            }
+        )
+        end = offset + int(data.nbytes)
+    data_nbytes = align(end)
+    header = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "data_nbytes": data_nbytes,
+        "arrays": entries,
+        "metadata": metadata,
+    }
+    text = json.dumps(header, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    try:
+        raw = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            "metadata or an array name contains a string that is not valid Unicode "
+            f"(a lone surrogate?): {exc}"
+        ) from None
+    raw += b" " * ((-(PREFIX_SIZE + len(raw))) % ALIGN)
+    return raw, data_nbytes
+
+
+def _write_body(
+    f: BinaryIO, header: bytes, prepared: list[tuple[str, str, np.ndarray]], data_nbytes: int
+) -> None:
+    """Write the whole file (prefix, header, data, digest) to ``f``."""
+    hasher = hashlib.sha256()
+
+    def put(chunk: bytes | memoryview) -> None:
+        hasher.update(chunk)
+        f.write(chunk)
+
+    put(PREFIX.pack(MAGIC, FORMAT_VERSION, len(header)))
+    put(header)
+    end = 0
+    for _name, _dtype_name, data in prepared:
+        offset = align(end)
+        if offset > end:
+            put(bytes(offset - end))
+        if data.nbytes:
+            put(data.reshape(-1).view(np.uint8).data)
+        end = offset + data.nbytes
+    if data_nbytes > end:
+        put(bytes(data_nbytes - end))
+    f.write(hasher.digest())
+
+
+def _create_temp(directory: str, basename: str) -> tuple[int, str]:
+    """Create a new, empty temporary file next to the target; return ``(fd, path)``."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0)
+    while True:
+        tmp = os.path.join(directory, f".{basename[:100]}.{secrets.token_hex(8)}.tmp")
+        try:
+            # mode 0o666 filtered by the umask, like a file created with open(path, "wb")
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:  # pragma: no cover - 64 random bits collided
+            continue
+
+
+def _fsync_directory(directory: str) -> None:
+    """Make a rename in ``directory`` durable where the OS supports it (POSIX)."""
+    if os.name != "posix":  # pragma: no cover
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:  # pragma: no cover
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover - some file systems cannot fsync a directory
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_model_file(
+    path: str | os.PathLike[str],
+    metadata: Mapping[str, Any],
+    arrays: Mapping[str, np.ndarray],
+) -> None:
+    """Atomically write a model file holding ``metadata`` and ``arrays``.
+
+    The file is first written to a new temporary file in the same directory,
+    flushed and ``fsync``-ed, then renamed over ``path`` with :func:`os.replace`
+    (and the directory is ``fsync``-ed where supported). If anything fails, the
+    temporary file is removed and an existing file at ``path`` is left untouched.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Destination file. Its directory must exist. If ``path`` is a symbolic link,
+        the link itself is replaced by the new file.
+    metadata : Mapping[str, Any]
+        Plain-JSON object: str keys; values ``dict``/``list``/``tuple``/``str``/
+        ``int``/finite ``float``/``bool``/``None``, nested at most
+        :data:`MAX_JSON_DEPTH` levels. Tuples are written as JSON arrays and so read
+        back as lists; ``float`` and ``int`` subclasses are read back as ``float``
+        and ``int``.
+    arrays : Mapping[str, numpy.ndarray]
+        Named arrays of dtype bool, int8/16/32/64, uint8/16/32/64, float32 or
+        float64 (any byte order, any memory layout, any number of dimensions up to
+        32, empty and 0-d included). Their order is preserved.
+
+    Raises
+    ------
+    TypeError
+        If ``metadata`` is not plain JSON, or an array is not a numpy array or has
+        an unsupported dtype (object, str, complex, float16, datetime, structured...).
+    ValueError
+        If ``metadata`` holds NaN or infinity, is nested too deeply or holds a
+        string that is not valid Unicode.
+    OSError
+        If the file cannot be written (the old file, if any, is then untouched).
+    """
+    target = os.fspath(path)
+    if not isinstance(target, str):
+        raise TypeError(f"path must be a str or os.PathLike[str], got {path!r}")
+    if not isinstance(metadata, Mapping):
+        raise TypeError(f"metadata must be a dict, not {type(metadata).__name__}")
+    plain_metadata = _normalize_json(metadata, "metadata", 0)
+    prepared = _prepare_arrays(arrays)
+    header, data_nbytes = _build_header(plain_metadata, prepared)
+    if os.path.isdir(target):
+        raise IsADirectoryError(f"cannot write a model file to {target!r}: it is a directory")
+
+    directory = os.path.dirname(os.path.abspath(target))
+    fd, tmp = _create_temp(directory, os.path.basename(target))
+    try:
+        try:
+            f = os.fdopen(fd, "wb")
+        except BaseException:
+            os.close(fd)
+            raise
+        with f:
+            _write_body(f, header, prepared, data_nbytes)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_directory(directory)

@@ -1,0 +1,204 @@
+"""Which (de)serialiser writes and reads each model type: the one table of model kinds.
+
+:data:`BUILTIN` lists every model type nbayes itself saves, each with the function that
+imports its serialiser module (under :mod:`nbayes.io.serializers`) by a plain ``from ...
+import`` statement. A module is imported when a file of its type is first read or a model
+of its type first saved, never before: the serialisers import their estimators, and so
+scikit-learn, which reading a file's metadata or scoring a text model
+(:func:`nbayes.scoring.load_scorer`) must not.
+
+:func:`register` adds a serialiser for another model type (or replaces one);
+:func:`encode` and :func:`decode` write and read a model through whichever serialiser
+handles it, also for an estimator nested inside another (under a prefix of its arrays).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from nbayes.io._arrays import ArrayReader, ArrayWriter
+from nbayes.io._json import _fail, _show, expect_dict, expect_str
+
+__all__ = [
+    "BUILTIN",
+    "Serializer",
+    "decode",
+    "encode",
+    "register",
+    "registered_types",
+]
+
+DumpFn = Callable[[Any, ArrayWriter], dict[str, Any]]
+LoadFn = Callable[[dict[str, Any], ArrayReader], Any]
+
+
+@dataclass(frozen=True)
+class Serializer:
+    """How one model type is written to and read from a model file.
+
+    Attributes
+    ----------
+    model_type : str
+        The name stored in the file (``metadata["model_type"]``).
+    cls : type
+        The class of the models it handles (exact type, not subclasses).
+    dump : callable ``(model, writer) -> dict``
+        Returns the model's JSON and puts its arrays into the :class:`ArrayWriter`.
+    load : callable ``(json, reader) -> model``
+        Rebuilds the model; raises :class:`~nbayes.exceptions.ModelFileError` for anything
+        invalid (the helpers ``expect_*``, :func:`decode_labels`, :meth:`ArrayReader.get`
+        do).
+    """
+
+    model_type: str
+    cls: type
+    dump: DumpFn
+    load: LoadFn
+
+
+# --------------------------------------------------------------------------------------
+# the model kinds of nbayes
+# --------------------------------------------------------------------------------------
+
+
+def _discrete() -> tuple[Serializer, ...]:
+    from nbayes.io.serializers import discrete
+
+    return discrete.SERIALIZERS
+
+
+def _gaussian() -> tuple[Serializer, ...]:
+    from nbayes.io.serializers import gaussian
+
+    return gaussian.SERIALIZERS
+
+
+def _categorical() -> tuple[Serializer, ...]:
+    from nbayes.io.serializers import categorical
+
+    return categorical.SERIALIZERS
+
+
+def _kernel() -> tuple[Serializer, ...]:
+    from nbayes.io.serializers import kernel
+
+    return kernel.SERIALIZERS
+
+
+def _mixed() -> tuple[Serializer, ...]:
+    from nbayes.io.serializers import mixed
+
+    return mixed.SERIALIZERS
+
+
+def _text() -> tuple[Serializer, ...]:
+    from nbayes.io.serializers import text
+
+    return text.SERIALIZERS
+
+
+BUILTIN: dict[str, Callable[[], tuple[Serializer, ...]]] = {
+    "BernoulliNB": _discrete,
+    "ComplementNB": _discrete,
+    "MultinomialNB": _discrete,
+    "PoissonNB": _discrete,
+    "GaussianNB": _gaussian,
+    "CategoricalNB": _categorical,
+    "KernelNB": _kernel,
+    "MixedNB": _mixed,
+    "TextClassifier": _text,
+}
+"""Model type stored in a file -> the function importing the serialisers of its module."""
+
+
+# --------------------------------------------------------------------------------------
+# the registry
+# --------------------------------------------------------------------------------------
+
+_REGISTRY: dict[str, Serializer] = {}
+
+
+def register(model_type: str, cls: type, dump: DumpFn, load: LoadFn) -> None:
+    """Register the (de)serialiser of a model type (replacing one of the same name).
+
+    Parameters
+    ----------
+    model_type : str
+        Name stored in model files. For the file to load in a fresh process, the module
+        that calls :func:`register` must be imported by then (nbayes's own model types
+        are listed in :data:`BUILTIN` and need no call).
+    cls : type
+    dump, load : callable
+        See :class:`Serializer`.
+    """
+    for existing in list(_REGISTRY.values()):
+        if existing.cls is cls and existing.model_type != model_type:
+            del _REGISTRY[existing.model_type]
+    _REGISTRY[model_type] = Serializer(model_type, cls, dump, load)
+
+
+def registered_types() -> list[str]:
+    """The model types :func:`load` knows (nbayes's own, imported or not, included).
+
+    >>> "GaussianNB" in registered_types()
+    True
+    """
+    return sorted(set(_REGISTRY) | set(BUILTIN))
+
+
+def _import_builtin(model_type: str) -> None:
+    """Register the serialisers of the module of a built-in type (those not registered
+    already: a serialiser registered by hand for the same name stays)."""
+    for ser in BUILTIN[model_type]():
+        _REGISTRY.setdefault(ser.model_type, ser)
+
+
+def _serializer_for_type(model_type: str) -> Serializer:
+    if model_type not in _REGISTRY and model_type in BUILTIN:
+        _import_builtin(model_type)
+    if model_type not in _REGISTRY:
+        raise _fail(
+            f"the model type {_show(model_type)} is unknown to this nbayes (it knows "
+            f"{', '.join(registered_types())}); it may need a newer nbayes"
+        )
+    return _REGISTRY[model_type]
+
+
+def _registered_for(model: Any) -> Serializer | None:
+    for ser in _REGISTRY.values():
+        if type(model) is ser.cls:
+            return ser
+    return None
+
+
+def _serializer_for_model(model: Any) -> Serializer:
+    ser = _registered_for(model)
+    if ser is None and type(model).__name__ in BUILTIN:
+        _import_builtin(type(model).__name__)
+        ser = _registered_for(model)
+    if ser is None:
+        raise TypeError(
+            f"Cannot save a {type(model).__module__}.{type(model).__qualname__}: nbayes.save "
+            f"handles {', '.join(registered_types())}. Register a serialiser with "
+            "nbayes.io.persist.register for other model types."
+        )
+    return ser
+
+
+def encode(model: Any, writer: ArrayWriter) -> dict[str, Any]:
+    """``{"model_type": ..., "model": ...}`` for ``model``, its arrays put into ``writer``.
+
+    Use it to store a nested estimator: ``encode(inner, writer.sub("estimator"))``.
+    """
+    ser = _serializer_for_model(model)
+    return {"model_type": ser.model_type, "model": ser.dump(model, writer)}
+
+
+def decode(value: Any, reader: ArrayReader, where: str = "metadata") -> Any:
+    """Inverse of :func:`encode`: rebuild a (nested) model."""
+    d = expect_dict(value, where, ("model_type", "model"))
+    model_type = expect_str(d["model_type"], f"{where}['model_type']")
+    ser = _serializer_for_type(model_type)
+    return ser.load(expect_dict(d["model"], f"{where}['model']"), reader)

@@ -1,0 +1,356 @@
+"""Model-file (de)serialiser of :class:`~nbayes.MixedNB`: one family of statistics per
+column, the column dtypes of the input (for ``sample``) and why each family was chosen.
+
+**MixedNB** (``"model"``)::
+
+    {"hyperparameters": {..., "columns": null | {"type": "dict", "items": [[name, family]]}
+                                       | {"type": "list" | "tuple", "values": [family, ...]}},
+     "classes": {...},
+     "input": {"source": "pandas" | "polars" | "numpy",
+               "dtypes": [dtype, ...],          # per column, for sample()
+               "reasons": [str, ...],           # why each family (summary())
+               "feature_names": bool},          # feature_names_in_ is set
+     "columns": [{"name": "age", "family": "gaussian", ...}, ...]}
+
+A dtype is ``{"lib": "numpy" | "pandas" | "polars", "name": ...}``, plus ``"categories"``
+(and ``"ordered"``) for pandas categoricals and polars enums. The arrays are the class
+counts of the prior (``class_count``) and, under ``columns/<j>/``, each column's
+statistics: ``class_count`` (rows where the column is present, per class) and
+
+* gaussian: ``mean``, ``m2``, ``n_rows``, ``row_mean``, ``row_m2``;
+* kde: ``values`` and ``weights`` (the stored points);
+* poisson, bernoulli: ``feature_count``;
+* categorical: ``category_count`` (the category labels are in the JSON);
+* text: ``feature_count`` over the vocabulary (its sorted words are in the JSON).
+
+Loading checks everything (types, shapes, signs, sortedness, the invariants ``fit``
+guarantees) and raises :class:`~nbayes.exceptions.ModelFileError` for any problem.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from nbayes._stats import CategoryStats, CountStats
+from nbayes.exceptions import ModelFileError
+from nbayes.io._arrays import ArrayReader, ArrayWriter
+from nbayes.io._codecs import decode_categories, encode_categories, encode_labels, encode_params
+from nbayes.io._json import (
+    expect_bool,
+    expect_dict,
+    expect_list,
+    expect_str,
+    expect_str_list,
+)
+from nbayes.io._registry import Serializer
+from nbayes.io.serializers._estimator import (
+    WHERE,
+    check_derivation,
+    check_fitted,
+    check_params,
+    decode_classes,
+    decode_hyperparameters,
+)
+from nbayes.io.serializers.gaussian import dump_moments, load_moments
+from nbayes.io.serializers.kernel import dump_points, load_points, not_above
+from nbayes.mixed import FAMILIES, MixedNB, MixedStats, TextStats
+
+_MIXED_KEYS = ("hyperparameters", "classes", "input", "columns")
+_INPUT_KEYS = ("source", "dtypes", "reasons", "feature_names")
+_SOURCES = ("pandas", "polars", "numpy")
+
+_NUMPY_DTYPES = frozenset(
+    ["bool", "object", "float32", "float64"]
+    + [f"{s}int{b}" for s in ("", "u") for b in (8, 16, 32, 64)]
+)
+_PANDAS_DTYPES = _NUMPY_DTYPES | frozenset(
+    ["str", "string", "boolean", "Float32", "Float64"]
+    + [f"{s}Int{b}" for s in ("", "U") for b in (8, 16, 32, 64)]
+)
+_POLARS_DTYPES = frozenset(
+    ["Boolean", "Float32", "Float64", "String", "Categorical"]
+    + [f"{s}Int{b}" for s in ("", "U") for b in (8, 16, 32, 64)]
+)
+
+
+def _encode_columns_param(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        items = []
+        for k, v in value.items():
+            if not isinstance(k, str) or not isinstance(v, str):
+                raise ValueError(
+                    f"Cannot save columns={value!r}: a model file stores column names and "
+                    "families as strings."
+                )
+            items.append([k, v])
+        return {"type": "dict", "items": items}
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return {"type": type(value).__name__, "values": list(value)}
+    raise ValueError(
+        f"Cannot save columns={value!r}: use a dict of column name -> family or a list of families."
+    )
+
+
+def _decode_columns_param(value: Any, where: str) -> Any:
+    if value is None:
+        return None
+    d = expect_dict(value, where)
+    tag = d.get("type")
+    if tag == "dict":
+        expect_dict(d, where, ("type", "items"))
+        out: dict[str, str] = {}
+        for i, item in enumerate(expect_list(d["items"], f"{where}['items']")):
+            k, v = expect_str_list(item, f"{where}['items'][{i}]", 2)
+            if k in out:
+                raise ModelFileError(f"{where} names the column {k!r} twice")
+            out[k] = v
+        families: list[str] = list(out.values())
+        result: Any = out
+    elif tag in ("list", "tuple"):
+        expect_dict(d, where, ("type", "values"))
+        families = expect_str_list(d["values"], f"{where}['values']")
+        result = list(families) if tag == "list" else tuple(families)
+    else:
+        raise ModelFileError(f"{where}['type'] is {tag!r}; expected 'dict', 'list' or 'tuple'")
+    bad = [f for f in families if f not in FAMILIES]
+    if bad:
+        raise ModelFileError(
+            f"{where} holds the unknown family {bad[0]!r}; families: {list(FAMILIES)}"
+        )
+    return result
+
+
+def _encode_dtype(dt: Any, source: str) -> dict[str, Any]:
+    if source == "numpy":
+        name = np.dtype(dt).name
+        if name not in _NUMPY_DTYPES:
+            raise ValueError(f"Cannot save a MixedNB fitted on a numpy array of dtype {name}.")
+        return {"lib": "numpy", "name": name}
+    if source == "pandas":
+        import pandas as pd
+
+        if isinstance(dt, pd.CategoricalDtype):
+            cats = encode_categories(np.asarray(dt.categories, dtype=object), 0)
+            return {
+                "lib": "pandas",
+                "name": "category",
+                "categories": cats,
+                "ordered": bool(dt.ordered),
+            }
+        name = str(dt)
+        if name not in _PANDAS_DTYPES:
+            raise ValueError(f"Cannot save a MixedNB fitted on a pandas column of dtype {name}.")
+        return {"lib": "pandas", "name": name}
+    import polars as pl
+
+    name = type(dt).__name__
+    if isinstance(dt, pl.Enum):
+        return {"lib": "polars", "name": "Enum", "categories": [str(c) for c in dt.categories]}
+    if name not in _POLARS_DTYPES:
+        raise ValueError(f"Cannot save a MixedNB fitted on a polars column of dtype {dt}.")
+    return {"lib": "polars", "name": name}
+
+
+def _decode_dtype(value: Any, source: str, where: str) -> Any:
+    d = expect_dict(value, where)
+    lib, name = d.get("lib"), d.get("name")
+    if not isinstance(name, str):
+        raise ModelFileError(f"{where}['name'] should be a string, got {name!r}")
+    if lib != source:
+        raise ModelFileError(f"{where}['lib'] is {lib!r}; the model was fitted on {source} input")
+    if source == "numpy":
+        expect_dict(d, where, ("lib", "name"))
+        if name not in _NUMPY_DTYPES:
+            raise ModelFileError(
+                f"{where}['name'] is {name!r}, not a numpy dtype a model file stores"
+            )
+        return np.dtype(name)
+    if source == "pandas":
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - pandas is a test dependency
+            raise ModelFileError(
+                "the model was fitted on a pandas DataFrame: install pandas"
+            ) from None
+        if name == "category":
+            expect_dict(d, where, ("lib", "name", "categories", "ordered"))
+            cats = expect_list(d["categories"], f"{where}['categories']")
+            labels = decode_categories(cats, f"{where}['categories']", sort=False)
+            ordered = expect_bool(d["ordered"], f"{where}['ordered']")
+            return pd.CategoricalDtype(list(labels), ordered=ordered)
+        expect_dict(d, where, ("lib", "name"))
+        if name not in _PANDAS_DTYPES:
+            raise ModelFileError(
+                f"{where}['name'] is {name!r}, not a pandas dtype a model file stores"
+            )
+        return pd.api.types.pandas_dtype(name)
+    try:
+        import polars as pl
+    except ImportError:
+        raise ModelFileError("the model was fitted on a polars DataFrame: install polars") from None
+    if name == "Enum":
+        expect_dict(d, where, ("lib", "name", "categories"))
+        cats = expect_str_list(d["categories"], f"{where}['categories']")
+        if len(set(cats)) != len(cats):
+            raise ModelFileError(f"{where}['categories'] holds duplicates")
+        return pl.Enum(cats)
+    expect_dict(d, where, ("lib", "name"))
+    if name not in _POLARS_DTYPES:
+        raise ModelFileError(f"{where}['name'] is {name!r}, not a polars dtype a model file stores")
+    return getattr(pl, str(name))()
+
+
+def _dump_column(family: str, col: Any, writer: ArrayWriter) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    writer.put("class_count", col.class_count)
+    if family == "gaussian":
+        dump_moments(col, writer)
+    elif family == "kde":
+        if col.max_points is not None or np.any(col.widths > 0):
+            raise ValueError("Cannot save a binned kde column of a MixedNB.")
+        dump_points(col, writer, exact_only=True)
+    elif family in ("poisson", "bernoulli"):
+        writer.put("feature_count", col.feature_count)
+    elif family == "categorical":
+        out["categories"] = encode_categories(col.categories[0], 0)
+        writer.put("category_count", col.category_count[0])
+    else:
+        out["vocabulary"] = [str(w) for w in col.vocabulary]
+        writer.put("feature_count", col.counts.feature_count)
+    return out
+
+
+def _load_column(
+    family: str, extra: dict[str, Any], reader: ArrayReader, head: CountStats, where: str
+) -> Any:
+    classes, C = head.classes, len(head.classes)
+    cc = reader.get("class_count", shape=(C,), non_negative=True)
+    not_above(cc, head.class_count, f"{where}: the observed count", "the class count")
+    if family == "gaussian":
+        expect_dict(extra, where, ("name", "family"))
+        return load_moments(reader, classes, cc, 1)
+    if family == "kde":
+        expect_dict(extra, where, ("name", "family"))
+        return load_points(reader, classes, cc, 1, None, binned=False)
+    if family in ("poisson", "bernoulli"):
+        expect_dict(extra, where, ("name", "family"))
+        fc = reader.get("feature_count", shape=(C, 1), non_negative=True)
+        if family == "bernoulli":
+            not_above(fc[:, 0], cc, f"{where}: the count of true values", "the observed count")
+        return CountStats(classes, cc, fc)
+    if family == "categorical":
+        expect_dict(extra, where, ("name", "family", "categories"))
+        cats = decode_categories(extra["categories"], f"{where}['categories']")
+        counts = reader.get("category_count", shape=(C, len(cats)), non_negative=True)
+        return CategoryStats(classes, cc, (counts,), (cats,), False)
+    expect_dict(extra, where, ("name", "family", "vocabulary"))
+    words = expect_str_list(extra["vocabulary"], f"{where}['vocabulary']")
+    if any(not a < b for a, b in zip(words, words[1:], strict=False)):
+        raise ModelFileError(f"{where}['vocabulary'] should be unique and sorted")
+    vocab = np.empty(len(words), dtype=object)
+    vocab[:] = words
+    fc = reader.get("feature_count", shape=(C, len(words)), non_negative=True)
+    return TextStats(vocab, CountStats(classes, cc, fc))
+
+
+def dump(model: MixedNB, writer: ArrayWriter) -> dict[str, Any]:
+    check_fitted(model)
+    stats: MixedStats = model._stats
+    params = model.get_params(deep=False)
+    hp = encode_params({k: v for k, v in params.items() if k != "columns"})
+    hp["columns"] = _encode_columns_param(params["columns"])
+    source = getattr(model, "_source", "numpy")
+    dtypes = getattr(model, "_dtypes", None)
+    if dtypes is None or len(dtypes) != stats.n_features:
+        raise ValueError("This MixedNB lacks the column dtypes of its input: fit it again.")
+    reasons = getattr(model, "_reasons", ["?"] * stats.n_features)
+    writer.put("class_count", stats.head.class_count)
+    columns = []
+    cw = writer.sub("columns")
+    for j, (name, fam, col) in enumerate(
+        zip(stats.names, stats.families, stats.columns, strict=True)
+    ):
+        entry = {"name": str(name), "family": fam}
+        entry.update(_dump_column(fam, col, cw.sub(str(j))))
+        columns.append(entry)
+    return {
+        "hyperparameters": hp,
+        "classes": encode_labels(stats.classes),
+        "input": {
+            "source": source,
+            "dtypes": [_encode_dtype(dt, source) for dt in dtypes],
+            "reasons": [str(r) for r in reasons],
+            "feature_names": hasattr(model, "feature_names_in_"),
+        },
+        "columns": columns,
+    }
+
+
+def load(d: dict[str, Any], reader: ArrayReader) -> MixedNB:
+    expect_dict(d, WHERE, _MIXED_KEYS)
+    where_hp = f"{WHERE}['hyperparameters']"
+    params = decode_hyperparameters(MixedNB, d["hyperparameters"], skip=("columns",))
+    params["columns"] = _decode_columns_param(
+        d["hyperparameters"]["columns"], f"{where_hp}['columns']"
+    )
+    model = MixedNB(**params)
+    check_params(model)
+    classes = decode_classes(d["classes"])
+    cols = expect_list(d["columns"], f"{WHERE}['columns']")
+    n = len(cols)
+    if n < 1:
+        raise ModelFileError(f"{WHERE}['columns'] is empty; a MixedNB has at least one column")
+    inp = expect_dict(d["input"], f"{WHERE}['input']", _INPUT_KEYS)
+    source = inp["source"]
+    if source not in _SOURCES:
+        raise ModelFileError(
+            f"{WHERE}['input']['source'] is {source!r}; expected one of {_SOURCES}"
+        )
+    dtypes = [
+        _decode_dtype(v, source, f"{WHERE}['input']['dtypes'][{j}]")
+        for j, v in enumerate(expect_list(inp["dtypes"], f"{WHERE}['input']['dtypes']", n))
+    ]
+    reasons = expect_str_list(inp["reasons"], f"{WHERE}['input']['reasons']", n)
+    has_names = expect_bool(inp["feature_names"], f"{WHERE}['input']['feature_names']")
+    if has_names != (source != "numpy"):
+        raise ModelFileError(f"{WHERE}['input']['feature_names'] does not fit the {source} input")
+
+    head = CountStats(
+        classes,
+        reader.get("class_count", shape=(len(classes),), non_negative=True),
+        np.zeros((len(classes), 0)),
+    )
+    names, families, columns = [], [], []
+    cr = reader.sub("columns")
+    for j, entry in enumerate(cols):
+        where = f"{WHERE}['columns'][{j}]"
+        entry = expect_dict(entry, where)
+        name = expect_str(entry.get("name"), f"{where}['name']")
+        family = entry.get("family")
+        if family not in FAMILIES:
+            raise ModelFileError(
+                f"{where}['family'] is {family!r}; expected one of {list(FAMILIES)}"
+            )
+        names.append(name)
+        families.append(str(family))
+        columns.append(_load_column(str(family), entry, cr.sub(str(j)), head, where))
+    if len(set(names)) != len(names):
+        raise ModelFileError(f"{WHERE}['columns'] holds duplicate column names")
+    stats = MixedStats(head, tuple(names), tuple(families), tuple(columns))
+    model.n_features_in_ = n
+    if has_names:
+        model.feature_names_in_ = np.asarray(names, dtype=object)
+    model._source = source
+    model._dtypes = dtypes
+    model._reasons = reasons
+    model._pending = (list(names), list(families))
+    model._set_stats(stats)
+    check_derivation(model._check_derivation)
+    return model._set_stats(stats)
+
+
+SERIALIZERS = (Serializer("MixedNB", MixedNB, dump, load),)

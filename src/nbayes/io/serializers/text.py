@@ -1,0 +1,58 @@
+"""Model-file (de)serialiser of :class:`~nbayes.text.TextClassifier`.
+
+``"model"`` is::
+
+    {"hyperparameters": {...},            # the TextClassifier's own
+     "classes": {...},
+     "n_docs": 1200,                      # documents seen
+     "vocabulary": ["free", "lunch", ...]}  # terms in column order; null when hashing
+
+with the arrays ``class_count`` (documents per class), ``feature_count`` (n_classes,
+n_columns: term counts per class), ``doc_freq`` (int64: documents per term) and
+``term_freq`` (occurrences per term). A loaded model can be updated (its vocabulary stays
+open), unlearned and merged.
+
+The JSON and the arrays are read and checked by :func:`nbayes.text._model.read_text_model`,
+the same function the lean prediction path (:func:`nbayes.scoring.load_scorer`) reads a
+text model with, so both accept and refuse exactly the same files.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from nbayes.io._arrays import ArrayReader, ArrayWriter
+from nbayes.io._codecs import encode_labels, encode_params
+from nbayes.io._registry import Serializer
+from nbayes.io.serializers._estimator import check_derivation, check_fitted
+from nbayes.text._model import read_text_model
+from nbayes.text.classifier import TextClassifier
+
+
+def dump(model: TextClassifier, writer: ArrayWriter) -> dict[str, Any]:
+    check_fitted(model)
+    stats = model._stats
+    writer.put("class_count", stats.counts.class_count)
+    writer.put("feature_count", stats.counts.feature_count)
+    writer.put("doc_freq", stats.doc_freq, np.int64)
+    writer.put("term_freq", stats.term_freq)
+    return {
+        "hyperparameters": encode_params(model.get_params(deep=False)),
+        "classes": encode_labels(stats.counts.classes),
+        "n_docs": int(stats.n_docs),
+        "vocabulary": model._terms(),
+    }
+
+
+def load(d: dict[str, Any], reader: ArrayReader) -> TextClassifier:
+    params, stats, terms = read_text_model(d, reader)
+    model = TextClassifier(**params)
+    vocabulary = None if terms is None else list(terms)
+    model._set(stats, vocabulary)
+    check_derivation(model._derived)
+    return model._set(stats, vocabulary)
+
+
+SERIALIZERS = (Serializer("TextClassifier", TextClassifier, dump, load),)

@@ -1,0 +1,56 @@
+"""Model files written by an earlier nbayes (tests/data/models, one or more per kind of
+model) keep loading, to the same model: the container format and every serializer's
+layout stay as they are."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nbayes.io._modelfile import read_model_file
+from nbayes.io.persist import load, save
+from nbayes.scoring import load_scorer
+
+MODELS = Path(__file__).parents[1] / "data" / "models"
+FILES = sorted(MODELS.glob("*.nbayes"))
+# the documents the text models were trained on (their predictions are stored beside them)
+DOCS = ["free money now", "free prize", "lunch at noon", "see you at lunch", "money at noon"] * 3
+
+
+def test_every_kind_of_model_is_stored() -> None:
+    from nbayes.io._registry import BUILTIN
+
+    kinds = {read_model_file(path)[0]["model_type"] for path in FILES}
+    assert kinds == set(BUILTIN)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_a_stored_file_loads_and_saves_back_the_same(tmp_path: Path, path: Path) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. alpha=0 of a stored model
+        model = load(path)
+    again = tmp_path / "again.nbayes"
+    save(model, again)
+    old_metadata, old_arrays = read_model_file(path)
+    new_metadata, new_arrays = read_model_file(again)
+    assert old_metadata.pop("nbayes_version") == "0.1.0"
+    new_metadata.pop("nbayes_version")
+    assert new_metadata == old_metadata
+    assert list(new_arrays) == list(old_arrays)
+    for name, old in old_arrays.items():
+        new = new_arrays[name]
+        assert (new.dtype, new.shape) == (old.dtype, old.shape), name
+        assert new.tobytes() == old.tobytes(), name
+
+
+@pytest.mark.parametrize("name", ["text-vocab", "text-hash", "text-bigram"])
+def test_the_stored_text_models_predict_as_they_did(name: str) -> None:
+    want = np.load(MODELS / f"{name}.expected.npy")
+    model = load(MODELS / f"{name}.nbayes")
+    np.testing.assert_allclose(model.predict_joint_log_proba(DOCS), want, rtol=1e-12)
+    scorer = load_scorer(MODELS / f"{name}.nbayes")
+    assert scorer is not None
+    np.testing.assert_allclose(scorer.predict_proba(DOCS), model.predict_proba(DOCS), rtol=1e-12)
