@@ -453,4 +453,3 @@ def _same(a: Any, b: Any) -> bool:
         return bool(np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object)))
     except (TypeError, ValueError):
         return False
-

@@ -91,9 +91,7 @@ def log_range(
     return spread, weights.argmax(axis=0)
 
 
-def _among(
-    rank: Any, weights: FloatArray, among: np.ndarray
-) -> tuple[FloatArray, np.ndarray]:
+def _among(rank: Any, weights: FloatArray, among: np.ndarray) -> tuple[FloatArray, np.ndarray]:
     """``rank`` over the classes of ``among`` only, its classes mapped back to all of them."""
     kept = np.flatnonzero(among)
     if len(kept) == 0:
