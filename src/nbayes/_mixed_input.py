@@ -1,9 +1,9 @@
 """Reading the tables of MixedNB: columns of any container, their families, their values.
 
 :func:`infer_family` gives a column its default family (the rules are in :mod:`nbayes.mixed`);
-:func:`read_columns` and :func:`parse` turn a pandas or polars DataFrame or a 2-D array into
+:func:`_columns_of` and :func:`_parse` turn a pandas or polars DataFrame or a 2-D array into
 a :class:`_Table`: per column, its values in the form its family takes, and where values are
-missing. Every error names the column.
+missing; :func:`_check_labels` checks y. Every error names the column.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ Every column gets a likelihood family and its own statistics object, built only 
 rows where that column is present (so each column has its own class counts); one
 :class:`~nbayes._stats.CountStats` with no features holds the class counts of the prior
 (:class:`MixedStats`). Each column is scored, sampled and ranked by its family
-(:mod:`nbayes._mixed_columns`); fit, update, unlearn, merge, explain and sample are the
-template's (:class:`nbayes._base.BaseNB`).
+(:mod:`nbayes._mixed_columns`); fit, partial_fit, update, unlearn, explain and sample are
+the template's (:class:`nbayes._base.BaseNB`); ``merge`` keeps checks of its own.
 
 The parts: :mod:`nbayes._mixed_input` reads tables and infers families,
 :mod:`nbayes._mixed_stats` and :mod:`nbayes._mixed_text` hold the statistics,
@@ -99,7 +99,9 @@ class MixedNB(BaseNB):
         columns in order).
     alpha : float, default=1.0
         Smoothing of categorical, bernoulli and text columns (pseudo-counts), and the
-        Gamma(alpha, 1) prior of poisson rates.
+        shape of the Gamma(alpha, beta) prior of poisson rates, whose rate ``beta`` is
+        PoissonNB's default 1 (``nbayes._mixed_columns.POISSON_BETA``; MixedNB has no
+        ``beta`` of its own).
     var_smoothing : float, default=1e-9
         As in GaussianNB: this fraction of the largest variance of a gaussian column (over
         every row seen, derived from the statistics, so independent of the batches) is
@@ -266,7 +268,13 @@ class MixedNB(BaseNB):
         return MixedStats(head, tuple(table.names), tuple(table.families), tuple(cols))
 
     def merge(self, other: MixedNB) -> MixedNB:
-        """The model of the union of both models' data (neither model is changed)."""
+        """The model of the union of both models' data (neither model is changed).
+
+        Not the template's: hyperparameters are compared by value (``columns`` may be a dict,
+        which the template would compare by identity, so two equal specs from two files or
+        processes would not merge), the statistics check the columns and families, and the
+        input's dtypes are carried over for :meth:`sample`.
+        """
         if not isinstance(other, MixedNB):
             raise ValueError(
                 f"Cannot merge a MixedNB with a {type(other).__name__}: only models of the "
