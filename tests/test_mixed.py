@@ -260,6 +260,17 @@ def test_polars_sample_keeps_dtypes() -> None:
 
 
 def test_merge_checks_hyperparameters_and_columns() -> None:
+    # equal columns specs merge, whether or not they are the same object
+    a = MixedNB(columns=dict(FAMILIES)).fit(DF.iloc[:60], Y[:60])
+    b = MixedNB(columns=dict(FAMILIES)).fit(DF.iloc[60:], Y[60:])
+    merged = a + b
+    assert merged.columns == a.columns and b.columns is not a.columns
+    proba_close(merged, MixedNB(columns=FAMILIES).fit(DF, Y), DF)
+    pd.testing.assert_frame_equal(
+        merged.sample(5, random_state=0)[0].dtypes.to_frame(), DF.dtypes.to_frame()
+    )
+    with pytest.raises(ValueError, match="columns="):
+        a + MixedNB(columns={**FAMILIES, "income": "gaussian"}).fit(DF, Y)
     a = MixedNB().fit(DF, Y)
     with pytest.raises(ValueError, match="alpha"):
         a + MixedNB(alpha=0.5).fit(DF, Y)

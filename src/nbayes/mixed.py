@@ -40,11 +40,11 @@ smoothed zero count ``alpha / (n + alpha·K)``.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
 from . import _params as P
@@ -270,32 +270,22 @@ class MixedNB(BaseNB):
     def merge(self, other: MixedNB) -> MixedNB:
         """The model of the union of both models' data (neither model is changed).
 
-        Not the template's: hyperparameters are compared by value (``columns`` may be a dict,
-        which the template would compare by identity, so two equal specs from two files or
-        processes would not merge), the statistics check the columns and families, and the
-        input's dtypes are carried over for :meth:`sample`.
+        The template's, after two checks of its own: the statistics compare the columns
+        and families (a clearer error than a count of features), and ``columns`` specs equal
+        by value count as equal (the template compares a dict by identity, so two equal
+        specs from two files or processes would not merge). The input's dtypes are carried
+        over for :meth:`sample`.
         """
-        if not isinstance(other, MixedNB):
-            raise ValueError(
-                f"Cannot merge a MixedNB with a {type(other).__name__}: only models of the "
-                "same type combine."
-            )
-        check_is_fitted(self)
-        check_is_fitted(other)
-        mine, theirs = self.get_params(deep=False), other.get_params(deep=False)
-        differ = [k for k in mine if not _same(mine[k], theirs[k])]
-        if differ:
-            shown = ", ".join(f"{k}={mine[k]!r} vs {theirs[k]!r}" for k in differ)
-            raise ValueError(
-                f"Cannot merge models with different hyperparameters ({shown}): set them "
-                "equal first (set_params)."
-            )
-        stats = self._stats.merge(other._stats)
-        merged = clone(self)
-        for attr in ("n_features_in_", "feature_names_in_", "_source", "_dtypes", "_reasons"):
+        if isinstance(other, MixedNB) and hasattr(self, "_stats") and hasattr(other, "_stats"):
+            self._stats._check(other._stats)
+            if _same(self.columns, other.columns):
+                other = copy.copy(other)
+                other.columns = self.columns
+        merged = super().merge(other)
+        for attr in ("_source", "_dtypes", "_reasons"):
             if hasattr(self, attr):
                 setattr(merged, attr, getattr(self, attr))
-        return merged._set_stats(stats)
+        return merged
 
     # ---------------------------------------------------------------- results
     @property
