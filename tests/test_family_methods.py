@@ -162,3 +162,10 @@ def test_mixed_columns_are_their_families() -> None:
         k.predict_joint_log_proba(REALS[:, 1:2]) - k._derived()["class_log_prior"],
         rtol=1e-12,
     )
+
+
+def test_every_mixed_family_has_a_family_object() -> None:
+    from nbayes._mixed_columns import FAMILY_OF
+    from nbayes.mixed import FAMILIES
+
+    assert set(FAMILY_OF) == set(FAMILIES)
