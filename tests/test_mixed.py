@@ -71,6 +71,21 @@ def test_inference_rules() -> None:
     assert infer_family(pd.Series([True, None], dtype="boolean"))[0] == "bernoulli"
 
 
+def test_reasons_sizes_and_dtypes() -> None:
+    clf = MixedNB(columns={"income": "kde"}).fit(DF, Y)
+    assert clf.family_reasons_["income"] == "given in columns="
+    assert clf.family_reasons_["age"] == "float values"
+    sizes = clf.column_sizes_
+    assert sizes["city"] == 3 and sizes["age"] is None and sizes["visits"] is None
+    assert sizes["income"] == DF["income"].nunique()
+    assert sizes["review"] == len(clf._stats.columns[6].vocabulary) > 0
+    assert clf.dtypes_ == list(DF.dtypes)
+    numpy = MixedNB().fit(DF.to_numpy(), Y)  # an object array: ints inferred as ints
+    assert numpy.dtypes_ is None
+    inferred = MixedNB().fit(DF, Y).families_.values()
+    assert numpy.families_ == {f"x{j}": f for j, f in enumerate(inferred)}
+
+
 def test_columns_override_and_numpy_spec() -> None:
     clf = MixedNB(columns={"income": "kde"}).fit(DF, Y)
     assert clf.families_ == FAMILIES

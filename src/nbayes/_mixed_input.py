@@ -196,7 +196,8 @@ def infer_family(column: Any, name: str = "x") -> tuple[str, str]:
         return "gaussian", "float values"
     if kind == "int":
         vals = col.floats()
-        assert vals is not None
+        if vals is None:  # an object column holding ints
+            vals = np.array([np.nan if v is None else float(v) for v in col.objects()])
         vals = vals[~np.isnan(vals)]
         if vals.size and vals.min() < 0:
             return "gaussian", "integers with negative values"

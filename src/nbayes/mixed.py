@@ -118,6 +118,12 @@ class MixedNB(BaseNB):
     classes_, class_count_, n_features_in_, feature_names_in_
     families_ : dict
         Column name -> family.
+    family_reasons_ : dict
+        Column name -> why it got its family.
+    column_sizes_ : dict
+        Column name -> categories, words or stored points (None for other families).
+    dtypes_ : list or None
+        The pandas dtypes of the columns (None unless fitted on a pandas DataFrame).
     epsilon_ : float
         Variance added to gaussian columns.
 
@@ -295,6 +301,40 @@ class MixedNB(BaseNB):
         return dict(zip(self._stats.names, self._stats.families, strict=True))
 
     @property
+    def family_reasons_(self) -> dict[str, str]:
+        """Column name -> why it got its family (from its values, or "given in columns=")."""
+        check_is_fitted(self)
+        reasons = getattr(self, "_reasons", ["?"] * self._stats.n_features)
+        return dict(zip(self._stats.names, reasons, strict=True))
+
+    @property
+    def column_sizes_(self) -> dict[str, int | None]:
+        """Column name -> the size of its table: its categories (categorical), words (text)
+        or stored points (kde); None for the other families."""
+        check_is_fitted(self)
+        s = self._stats
+        sizes: dict[str, int | None] = {}
+        for name, family, col in zip(s.names, s.families, s.columns, strict=True):
+            if family == "categorical":
+                sizes[name] = len(col.categories[0])
+            elif family == "text":
+                sizes[name] = len(col.vocabulary)
+            elif family == "kde":
+                sizes[name] = len(col.values[0])
+            else:
+                sizes[name] = None
+        return sizes
+
+    @property
+    def dtypes_(self) -> list[Any] | None:
+        """The pandas dtypes of the columns, in column order, if fitted on a pandas
+        DataFrame; else None."""
+        check_is_fitted(self)
+        if getattr(self, "_source", None) != "pandas" or not hasattr(self, "_dtypes"):
+            return None
+        return list(self._dtypes)
+
+    @property
     def epsilon_(self) -> float:
         """Variance added to every gaussian column's variances."""
         return float(self._derived()["epsilon"])
@@ -318,7 +358,7 @@ class MixedNB(BaseNB):
         """
         check_is_fitted(self)
         s = self._stats
-        reasons = getattr(self, "_reasons", ["?"] * s.n_features)
+        reasons = self.family_reasons_.values()
         counts = ", ".join(f"{c:g}" for c in s.class_count)
         rows = [("column", "family", "observed per class", "why")]
         for name, fam, col, why in zip(s.names, s.families, s.columns, reasons, strict=True):
