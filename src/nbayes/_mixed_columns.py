@@ -37,8 +37,8 @@ from ._families.kde import KernelFamily
 from ._families.multinomial import MultinomialFamily
 from ._families.poisson import PoissonFamily
 from ._kernel_stats import PointStats
-from ._mixed_input import _is_missing, _Table
 from ._mixed_stats import MixedStats, pooled
+from ._mixed_table import _is_missing, _Table
 from ._mixed_text import TextStats
 from ._stats import CategoryStats, CountStats, MomentStats
 

@@ -8,7 +8,7 @@ rows where that column is present (so each column has its own class counts); one
 (:mod:`nbayes._mixed_columns`); fit, partial_fit, update, unlearn, explain and sample are
 the template's (:class:`nbayes._base.BaseNB`); ``merge`` keeps checks of its own.
 
-The parts: :mod:`nbayes._mixed_input` reads tables and infers families,
+The parts: :mod:`nbayes._mixed_table` reads tables, infers families and builds sampled ones,
 :mod:`nbayes._mixed_stats` and :mod:`nbayes._mixed_text` hold the statistics,
 :mod:`nbayes._mixed_columns` the per-column families; this module is the estimator.
 
@@ -50,7 +50,8 @@ from sklearn.utils.validation import check_is_fitted
 from . import _params as P
 from ._base import BaseNB
 from ._mixed_columns import MixedFamily, column_stats, empty_column
-from ._mixed_input import (
+from ._mixed_stats import MixedStats
+from ._mixed_table import (
     FAMILIES,
     MAX_CODES,
     MAX_COUNT,
@@ -60,10 +61,10 @@ from ._mixed_input import (
     _NamedRow,
     _parse,
     _Table,
+    frame,
     infer_family,
 )
-from ._mixed_input import TEXT_MIN_WORDS as TEXT_MIN_WORDS
-from ._mixed_stats import MixedStats
+from ._mixed_table import TEXT_MIN_WORDS as TEXT_MIN_WORDS
 from ._mixed_text import TextStats
 from ._stats import CountStats
 from .kernel import bandwidth_rule
@@ -424,37 +425,7 @@ class MixedNB(BaseNB):
         y : ndarray of shape (n_samples,)
         """
         data, y = super().sample(n_samples, random_state)
-        return self._frame(data), y
-
-    def _frame(self, data: dict[str, np.ndarray]) -> Any:
-        src = getattr(self, "_source", "numpy")
-        dtypes = getattr(self, "_dtypes", [None] * len(data))
-        if src == "pandas":
-            import pandas as pd
-
-            cols = {}
-            for (name, vals), dt in zip(data.items(), dtypes, strict=True):
-                cols[name] = _pandas_cast(pd, vals, dt)
-            return pd.DataFrame(cols)
-        if src == "polars":
-            import polars as pl
-
-            series = []
-            for (name, vals), dt in zip(data.items(), dtypes, strict=True):
-                if dt.is_integer():
-                    vals = np.rint(vals.astype(np.float64)).astype(np.int64)
-                series.append(pl.Series(name, list(vals)).cast(dt))
-            return pl.DataFrame(series)
-        out = np.empty((len(next(iter(data.values()), [])), len(data)), dtype=object)
-        for j, (vals, dt) in enumerate(zip(data.values(), dtypes, strict=True)):
-            if dt is not None and dt.kind in "iu":
-                vals = np.rint(vals.astype(np.float64)).astype(dt)
-            elif dt is not None and dt.kind == "b":
-                vals = vals.astype(bool)
-            out[:, j] = vals
-        if all(dt is not None and dt.kind in "biuf" for dt in dtypes):
-            return out.astype(np.result_type(*dtypes))
-        return out
+        return frame(data, getattr(self, "_source", "numpy"), getattr(self, "_dtypes", None)), y
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -463,23 +434,6 @@ class MixedNB(BaseNB):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
-
-
-def _pandas_cast(pd: Any, vals: np.ndarray, dt: Any) -> Any:
-    s = pd.Series(vals)
-    if isinstance(dt, pd.CategoricalDtype):
-        known = set(dt.categories)
-        if all(v in known for v in vals):
-            return s.astype(dt)
-        return s.astype("category")
-    if pd.api.types.is_integer_dtype(dt):
-        return pd.Series(np.rint(vals.astype(np.float64))).astype(dt)
-    if pd.api.types.is_bool_dtype(dt):
-        return s.astype(bool).astype(dt)
-    try:
-        return s.astype(dt)
-    except (TypeError, ValueError):
-        return s
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -1,9 +1,10 @@
-"""Reading the tables of MixedNB: columns of any container, their families, their values.
+"""The tables of MixedNB: columns of any container, their families, their values.
 
 :func:`infer_family` gives a column its default family (the rules are in :mod:`nbayes.mixed`);
 :func:`_columns_of` and :func:`_parse` turn a pandas or polars DataFrame or a 2-D array into
 a :class:`_Table`: per column, its values in the form its family takes, and where values are
-missing; :func:`_check_labels` checks y. Every error names the column.
+missing; :func:`_check_labels` checks y. Every error names the column. :func:`frame` builds
+a table like the input from sampled columns.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ __all__ = [
     "MAX_CODES",
     "MAX_COUNT",
     "TEXT_MIN_WORDS",
+    "frame",
     "infer_family",
 ]
 
@@ -404,3 +406,52 @@ def _check_labels(y: Any, n_rows: int) -> np.ndarray:
         if kinds <= {str, np.str_}:
             y = y.astype(str)
     return y
+
+
+def frame(data: dict[str, np.ndarray], src: str, dtypes: Sequence[Any] | None) -> Any:
+    """Columns of values (drawn by ``sample``) as a table like the input: a pandas or
+    polars DataFrame with the input's dtypes (``src``), else a 2-D array."""
+    dtypes = [None] * len(data) if dtypes is None else dtypes
+    if src == "pandas":
+        import pandas as pd
+
+        cols = {}
+        for (name, vals), dt in zip(data.items(), dtypes, strict=True):
+            cols[name] = _pandas_cast(pd, vals, dt)
+        return pd.DataFrame(cols)
+    if src == "polars":
+        import polars as pl
+
+        series = []
+        for (name, vals), dt in zip(data.items(), dtypes, strict=True):
+            if dt.is_integer():
+                vals = np.rint(vals.astype(np.float64)).astype(np.int64)
+            series.append(pl.Series(name, list(vals)).cast(dt))
+        return pl.DataFrame(series)
+    out = np.empty((len(next(iter(data.values()), [])), len(data)), dtype=object)
+    for j, (vals, dt) in enumerate(zip(data.values(), dtypes, strict=True)):
+        if dt is not None and dt.kind in "iu":
+            vals = np.rint(vals.astype(np.float64)).astype(dt)
+        elif dt is not None and dt.kind == "b":
+            vals = vals.astype(bool)
+        out[:, j] = vals
+    if all(dt is not None and dt.kind in "biuf" for dt in dtypes):
+        return out.astype(np.result_type(*dtypes))
+    return out
+
+
+def _pandas_cast(pd: Any, vals: np.ndarray, dt: Any) -> Any:
+    s = pd.Series(vals)
+    if isinstance(dt, pd.CategoricalDtype):
+        known = set(dt.categories)
+        if all(v in known for v in vals):
+            return s.astype(dt)
+        return s.astype("category")
+    if pd.api.types.is_integer_dtype(dt):
+        return pd.Series(np.rint(vals.astype(np.float64))).astype(dt)
+    if pd.api.types.is_bool_dtype(dt):
+        return s.astype(bool).astype(dt)
+    try:
+        return s.astype(dt)
+    except (TypeError, ValueError):
+        return s
