@@ -71,6 +71,21 @@ def test_inference_rules() -> None:
     assert infer_family(pd.Series([True, None], dtype="boolean"))[0] == "bernoulli"
 
 
+def test_reasons_sizes_and_dtypes() -> None:
+    clf = MixedNB(columns={"income": "kde"}).fit(DF, Y)
+    assert clf.family_reasons_["income"] == "given in columns="
+    assert clf.family_reasons_["age"] == "float values"
+    sizes = clf.column_sizes_
+    assert sizes["city"] == 3 and sizes["age"] is None and sizes["visits"] is None
+    assert sizes["income"] == DF["income"].nunique()
+    assert sizes["review"] == len(clf._stats.columns[6].vocabulary) > 0
+    assert clf.dtypes_ == list(DF.dtypes)
+    numpy = MixedNB().fit(DF.to_numpy(), Y)  # an object array: ints inferred as ints
+    assert numpy.dtypes_ is None
+    inferred = MixedNB().fit(DF, Y).families_.values()
+    assert numpy.families_ == {f"x{j}": f for j, f in enumerate(inferred)}
+
+
 def test_columns_override_and_numpy_spec() -> None:
     clf = MixedNB(columns={"income": "kde"}).fit(DF, Y)
     assert clf.families_ == FAMILIES
@@ -260,6 +275,17 @@ def test_polars_sample_keeps_dtypes() -> None:
 
 
 def test_merge_checks_hyperparameters_and_columns() -> None:
+    # equal columns specs merge, whether or not they are the same object
+    a = MixedNB(columns=dict(FAMILIES)).fit(DF.iloc[:60], Y[:60])
+    b = MixedNB(columns=dict(FAMILIES)).fit(DF.iloc[60:], Y[60:])
+    merged = a + b
+    assert merged.columns == a.columns and b.columns is not a.columns
+    proba_close(merged, MixedNB(columns=FAMILIES).fit(DF, Y), DF)
+    pd.testing.assert_frame_equal(
+        merged.sample(5, random_state=0)[0].dtypes.to_frame(), DF.dtypes.to_frame()
+    )
+    with pytest.raises(ValueError, match="columns="):
+        a + MixedNB(columns={**FAMILIES, "income": "gaussian"}).fit(DF, Y)
     a = MixedNB().fit(DF, Y)
     with pytest.raises(ValueError, match="alpha"):
         a + MixedNB(alpha=0.5).fit(DF, Y)

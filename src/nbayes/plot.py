@@ -43,11 +43,23 @@ def _column_index(model: Any, column: Any) -> int:
     return names.index(str(column))
 
 
-def _family_of(model: Any, j: int) -> str:
-    fams = getattr(model._stats, "families", None)
-    if fams is not None:
-        return str(fams[j])
-    return str(model._family.name)
+def _column_model(model: Any, j: int) -> tuple[Any, Any, Any, int, Any]:
+    """The family that scores column j, its derivation and statistics, the column's index
+    among that family's features, and the names of the column's own features (a MixedNB
+    text column's vocabulary; else None)."""
+    family, d = model._family, model._derived()
+    if hasattr(family, "column"):  # MixedNB: one family per column
+        col = family.column(d, j)
+        return col.family, col.derived, col.stats, 0, col.vocabulary
+    return family, d, model._stats, j, None
+
+
+def _log_density(family: Any, d: Any, n_features: int, k: int, values: Any) -> np.ndarray:
+    """log P(x_k = v | y) for each of ``values``, shape (n_classes, len(values)), through the
+    family's per-feature log-density (the other features, NaN, are not looked at)."""
+    X = np.full((len(values), n_features), np.nan)
+    X[:, k] = values
+    return np.asarray(family.feature_log_density(d, X)[:, :, k].T)
 
 
 def marginals(model: Any, column: Any, ax: Any = None, n_grid: int = 200) -> Any:
@@ -80,38 +92,20 @@ def marginals(model: Any, column: Any, ax: Any = None, n_grid: int = 200) -> Any
     """
     plt = _pyplot()
     j = _column_index(model, column)
-    fam = _family_of(model, j)
+    family, d, stats, k, words = _column_model(model, j)
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3.5))
     classes = model.classes_
-    d = model._derived()
-    dcol = d["columns"][j] if "columns" in d else d
     name = model._feature_names()[j]
-    if fam in ("gaussian", "kde"):
-        if fam == "gaussian":
-            theta = dcol["theta"] if "columns" in d else dcol["theta"][:, j]
-            var = dcol["var"] if "columns" in d else dcol["var"][:, j]
-            lo = float(np.min(theta - 4 * np.sqrt(var)))
-            hi = float(np.max(theta + 4 * np.sqrt(var)))
-        else:
-            from ._families.kde import kde_log_density
-
-            jj = 0 if "columns" in d else j
-            pts = dcol["points"][jj]
-            h = float(np.max(dcol["bandwidth"][:, jj]))
-            lo, hi = float(pts.min() - 3 * h), float(pts.max() + 3 * h)
+    if family.name in ("gaussian", "kde"):
+        lo, hi = family.value_range(d, k)
         grid = np.linspace(lo, hi, n_grid)
+        dens = np.exp(_log_density(family, d, stats.n_features, k, grid))
         for c, label in enumerate(classes):
-            if fam == "gaussian":
-                dens = np.exp(-0.5 * (grid - theta[c]) ** 2 / var[c]) / np.sqrt(2 * np.pi * var[c])
-            else:
-                X = np.full((n_grid, len(dcol["points"])), np.nan)
-                X[:, jj] = grid
-                dens = np.exp(kde_log_density(dcol, X)[:, c, jj])
-            ax.plot(grid, dens, label=str(label))
+            ax.plot(grid, dens[c], label=str(label))
         ax.set_ylabel("density")
     else:
-        values, probs = _discrete(model, d, dcol, fam, j)
+        values, probs = _discrete(model, family, d, stats, k, words)
         width = 0.8 / len(classes)
         pos = np.arange(len(values))
         for c, label in enumerate(classes):
@@ -124,25 +118,28 @@ def marginals(model: Any, column: Any, ax: Any = None, n_grid: int = 200) -> Any
     return ax
 
 
-def _discrete(model: Any, d: Any, dcol: Any, fam: str, j: int) -> tuple[list[Any], np.ndarray]:
-    mixed = "columns" in d
+def _discrete(
+    model: Any, family: Any, d: Any, stats: Any, k: int, words: Any
+) -> tuple[list[Any], np.ndarray]:
+    """The values to draw bars for and their probabilities per class, shape (n_classes,
+    n_values)."""
+    fam = family.name
     if fam == "categorical":
-        flp = dcol["feature_log_prob"][0 if mixed else j]
-        cats = (dcol["stats"] if mixed else model._stats).categories[0 if mixed else j]
-        return list(cats), np.exp(flp)
+        cats = stats.categories[k]
+        X = np.empty((len(cats), stats.n_features), dtype=object)
+        for i, other in enumerate(stats.categories):  # other features: any valid value
+            X[:, i] = other[0] if len(other) else (0 if stats.integer_coded else None)
+        X[:, k] = cats
+        return list(cats), np.exp(family.feature_log_density(d, X)[:, :, k].T)
     if fam == "bernoulli":
-        flp = dcol["flp"] if mixed else dcol["feature_log_prob"][:, j]
-        p = np.exp(flp)
-        return [False, True], np.column_stack([1 - p, p])
+        return [False, True], np.exp(_log_density(family, d, stats.n_features, k, [0.0, 1.0]))
     if fam == "poisson":
-        from scipy.stats import poisson
-
-        rate = dcol["rate"] if mixed else dcol["rate"][:, j]
-        ks = np.arange(int(poisson.ppf(0.995, rate.max())) + 1)
-        return list(ks), poisson.pmf(ks[None, :], rate[:, None])
-    if fam in ("text", "multinomial"):
-        flp = dcol["flp"] if mixed else dcol["feature_log_prob"]
-        vocab = dcol["vocabulary"] if mixed else np.asarray(model._feature_names())
+        ks = np.arange(int(family.value_range(d, k)[1]) + 1)
+        return list(ks), np.exp(_log_density(family, d, stats.n_features, k, ks))
+    if fam == "multinomial":
+        # one occurrence of each word: its term is log P(w | y)
+        flp = family.feature_terms(d, np.ones(stats.n_features))
+        vocab = words if words is not None else np.asarray(model._feature_names())
         top = np.argsort(-flp.max(axis=0))[:20]
         return list(vocab[top]), np.exp(flp[:, top])
     raise ValueError(f"marginals() cannot draw a {fam} column.")

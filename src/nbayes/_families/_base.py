@@ -30,9 +30,22 @@ class Family:
         """log P(y) + log P(x | y) for every row and class, shape (n_samples, n_classes)."""
         raise NotImplementedError
 
+    def feature_log_density(self, d: Derived, X: Any) -> FloatArray:
+        """Each feature's term of log P(x | y) for every row and class, shape (n_samples,
+        n_classes, n_features): log P(x_j | y), times the count for multinomial features.
+
+        X is dense. This is the per-feature likelihood every other per-feature view (an
+        explanation's terms, a plotted density, a column of a mixed model) is read from.
+        """
+        raise NotImplementedError
+
+    def log_likelihood(self, d: Derived, X: Any) -> FloatArray:
+        """log P(x | y) without the prior, per row and class: the sum of the features' terms."""
+        return self.feature_log_density(d, X).sum(axis=2)
+
     def feature_terms(self, d: Derived, x: np.ndarray) -> FloatArray:
         """Each feature's term of log P(x | y) for one row, shape (n_classes, n_features)."""
-        raise NotImplementedError
+        return self.feature_log_density(d, np.asarray(x).reshape(1, -1))[0]
 
     def exact_factors(self, stats: Any, p: dict[str, Any], x: np.ndarray) -> list[list[Factor]]:
         """Per class, the likelihood factors P(x_j | y) as unreduced fractions."""
@@ -49,19 +62,39 @@ class Family:
     def n_parameters(self, stats: Any, full_joint: bool, doc_length: int | None) -> float:
         raise NotImplementedError
 
-    def separation(self, d: Derived) -> tuple[FloatArray, np.ndarray]:
-        """Per feature: how strongly it separates the classes, and the class it points to."""
+    def separation(
+        self, d: Derived, among: np.ndarray | None = None
+    ) -> tuple[FloatArray, np.ndarray]:
+        """Per feature: how strongly it separates the classes, and the class it points to.
+
+        ``among`` (a boolean mask over the classes) compares only those classes; the class
+        returned is still an index into all of them.
+        """
         raise NotImplementedError
 
 
-def log_range(weights: FloatArray) -> tuple[FloatArray, np.ndarray]:
+def log_range(
+    weights: FloatArray, among: np.ndarray | None = None
+) -> tuple[FloatArray, np.ndarray]:
     """Spread across classes of a per-class log-parameter, and the class where it is largest.
 
     This is the log of the largest likelihood ratio between two classes (NLTK's
     "most informative features" ratio). Features that are impossible in some class
-    (weight -inf) rank first: they rule that class out.
+    (weight -inf) rank first: they rule that class out. ``among`` restricts the comparison
+    to some classes (see :meth:`Family.separation`).
     """
+    if among is not None:
+        return _among(log_range, weights, among)
     with np.errstate(invalid="ignore"):
         spread = weights.max(axis=0) - weights.min(axis=0)
     spread = np.where(np.isnan(spread), 0.0, spread)
     return spread, weights.argmax(axis=0)
+
+
+def _among(rank: Any, weights: FloatArray, among: np.ndarray) -> tuple[FloatArray, np.ndarray]:
+    """``rank`` over the classes of ``among`` only, its classes mapped back to all of them."""
+    kept = np.flatnonzero(among)
+    if len(kept) == 0:
+        return np.zeros(weights.shape[1]), np.zeros(weights.shape[1], dtype=int)
+    score, best = rank(weights[kept])
+    return score, kept[best]

@@ -52,8 +52,10 @@ class BernoulliFamily(Family):
         jll = np.where(n_absent_bad > 0, -np.inf, jll)
         return jll + d["class_log_prior"]
 
-    def feature_terms(self, d: Derived, x: np.ndarray) -> FloatArray:
-        return np.asarray(np.where(x > 0, d["feature_log_prob"], d["neg_log_prob"]), dtype=float)
+    def feature_log_density(self, d: Derived, X: Any) -> FloatArray:
+        present = np.asarray(X, dtype=np.float64)[:, None, :] > 0
+        terms = np.where(present, d["feature_log_prob"], d["neg_log_prob"])
+        return np.asarray(terms, dtype=np.float64)
 
     def exact_factors(
         self, stats: CountStats, p: dict[str, Any], x: np.ndarray
@@ -82,5 +84,7 @@ class BernoulliFamily(Family):
             return C * (2**d - 1) + C - 1
         return C * d + C - 1
 
-    def separation(self, d: Derived) -> tuple[FloatArray, np.ndarray]:
-        return log_range(d["feature_log_prob"])
+    def separation(
+        self, d: Derived, among: np.ndarray | None = None
+    ) -> tuple[FloatArray, np.ndarray]:
+        return log_range(d["feature_log_prob"], among)

@@ -66,9 +66,13 @@ class CategoricalFamily(Family):
             jll += ext[:, idx[:, j]].T
         return jll + d["class_log_prior"]
 
-    def feature_terms(self, d: Derived, x: np.ndarray) -> FloatArray:
-        idx = category_index(d["stats"], x.reshape(1, -1))[0]
-        return np.stack([ext[:, k] for ext, k in zip(d["extended"], idx, strict=True)], axis=1)
+    def feature_log_density(self, d: Derived, X: Any) -> FloatArray:
+        X = np.asarray(X)
+        idx = category_index(d["stats"], X)
+        out = np.empty((X.shape[0], len(d["class_log_prior"]), len(d["extended"])))
+        for j, ext in enumerate(d["extended"]):
+            out[:, :, j] = ext[:, idx[:, j]].T
+        return out
 
     def exact_factors(
         self, stats: CategoryStats, p: dict[str, Any], x: np.ndarray
@@ -113,7 +117,18 @@ class CategoricalFamily(Family):
             return C * (math.prod(levels) - 1) + C - 1
         return C * sum(k - 1 for k in levels) + C - 1
 
-    def separation(self, d: Derived) -> tuple[FloatArray, np.ndarray]:
+    def separation(
+        self, d: Derived, among: np.ndarray | None = None
+    ) -> tuple[FloatArray, np.ndarray]:
+        if among is not None:
+            kept = np.flatnonzero(among)
+            if len(kept) == 0:
+                n = len(d["feature_log_prob"])
+                return np.zeros(n), np.zeros(n, dtype=int)
+            part, picked = self.separation(
+                {"feature_log_prob": [f[kept] for f in d["feature_log_prob"]]}
+            )
+            return part, kept[picked]
         scores, best = [], []
         for flp in d["feature_log_prob"]:
             if flp.shape[1] == 0:

@@ -9,7 +9,7 @@ import numpy as np
 from .._stats import CountStats
 from ._base import Derived, Family, log_range
 from ._common import FloatArray, check_alpha, class_log_prior, log, log_dot
-from .multinomial import MultinomialFamily, smoothed_log_prob
+from .multinomial import MultinomialFamily, count_terms, smoothed_log_prob
 
 
 class ComplementFamily(Family):
@@ -40,9 +40,8 @@ class ComplementFamily(Family):
             jll += d["class_log_prior"]
         return jll
 
-    def feature_terms(self, d: Derived, x: np.ndarray) -> FloatArray:
-        with np.errstate(invalid="ignore"):
-            return np.where(x > 0, x * d["feature_log_prob"], 0.0)
+    def feature_log_density(self, d: Derived, X: Any) -> FloatArray:
+        return count_terms(np.asarray(X, dtype=np.float64), d["feature_log_prob"])
 
     def sample(
         self, d: Derived, stats: CountStats, codes: np.ndarray, rng: np.random.Generator
@@ -54,5 +53,7 @@ class ComplementFamily(Family):
     def n_parameters(self, stats: CountStats, full_joint: bool, doc_length: int | None) -> float:
         return MultinomialFamily().n_parameters(stats, full_joint, doc_length)
 
-    def separation(self, d: Derived) -> tuple[FloatArray, np.ndarray]:
-        return log_range(d["multinomial_log_prob"])
+    def separation(
+        self, d: Derived, among: np.ndarray | None = None
+    ) -> tuple[FloatArray, np.ndarray]:
+        return log_range(d["multinomial_log_prob"], among)

@@ -25,7 +25,19 @@ def check_priors(priors: Any, n_classes: int) -> FloatArray:
     return p
 
 
+def largest_variance(stats: MomentStats) -> float:
+    """The largest variance of a feature over all rows seen (0 before any row)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        row_var = stats.row_m2 / stats.n_rows if stats.n_rows > 0 else stats.row_m2 * 0.0
+    return float(row_var.max(initial=0.0))
+
+
 class GaussianFamily(Family):
+    """Derivation hyperparameters: ``var_smoothing`` and ``priors`` (as GaussianNB), or
+    instead of ``var_smoothing`` the variance to add itself as ``epsilon``; optionally
+    ``min_variance``, a floor under every variance (MixedNB keeps constant columns densities
+    with it)."""
+
     name = "gaussian"
 
     def derive(self, stats: MomentStats, p: dict[str, Any]) -> Derived:
@@ -33,11 +45,15 @@ class GaussianFamily(Family):
             var = np.where(
                 stats.class_count[:, None] > 0, stats.m2 / stats.class_count[:, None], 0.0
             )
-            row_var = stats.row_m2 / stats.n_rows if stats.n_rows > 0 else stats.row_m2 * 0.0
         # If the ratio of data variance between dimensions is too small, it will cause
         # numerical errors: add a small fraction of the largest variance to every variance.
-        epsilon = float(p["var_smoothing"]) * float(row_var.max(initial=0.0))
+        if "epsilon" in p:
+            epsilon = float(p["epsilon"])
+        else:
+            epsilon = float(p["var_smoothing"]) * largest_variance(stats)
         var = var + epsilon
+        if "min_variance" in p:
+            var = np.maximum(var, p["min_variance"])
         seen = stats.class_count > 0
         if p["priors"] is not None:
             prior = check_priors(p["priors"], len(stats.classes))
@@ -80,14 +96,21 @@ class GaussianFamily(Family):
         miss = (X[:, point] != theta[point]).any(axis=1)
         return np.where(miss, -np.inf, np.inf)
 
-    def feature_terms(self, d: Derived, x: np.ndarray) -> FloatArray:
+    def feature_log_density(self, d: Derived, X: Any) -> FloatArray:
+        x = np.asarray(X, dtype=np.float64)[:, None, :]
         seen = d["seen"][:, None]
         var = d["var"]
         point = var <= 0
         safe = np.where(point | ~seen, 1.0, var)
         terms = -0.5 * np.log(2.0 * np.pi * safe) - 0.5 * (x - d["theta"]) ** 2 / safe
         terms = np.where(point, np.where(x == d["theta"], np.inf, -np.inf), terms)
-        return np.where(seen, terms, -np.inf)
+        return np.asarray(np.where(seen, terms, -np.inf), dtype=np.float64)
+
+    def value_range(self, d: Derived, j: int) -> tuple[float, float]:
+        """An interval holding nearly all of feature j in every class (4 standard deviations
+        either side of the means)."""
+        theta, sd = d["theta"][:, j], np.sqrt(d["var"][:, j])
+        return float(np.min(theta - 4 * sd)), float(np.max(theta + 4 * sd))
 
     def sample(
         self, d: Derived, stats: MomentStats, codes: np.ndarray, rng: np.random.Generator
@@ -101,13 +124,16 @@ class GaussianFamily(Family):
             return C * (d + d * (d + 1) // 2) + C - 1
         return 2 * C * d + C - 1
 
-    def separation(self, d: Derived) -> tuple[FloatArray, np.ndarray]:
+    def separation(
+        self, d: Derived, among: np.ndarray | None = None
+    ) -> tuple[FloatArray, np.ndarray]:
         """Largest standardised gap between two class means; the class with the larger mean."""
-        theta, var = d["theta"][d["seen"]], d["var"][d["seen"]]
+        seen = d["seen"] if among is None else d["seen"] & among
+        theta, var = d["theta"][seen], d["var"][seen]
         if len(theta) < 2:
             return np.zeros(theta.shape[1]), np.zeros(theta.shape[1], dtype=int)
         gaps = np.abs(theta[:, None, :] - theta[None, :, :])
         scale = np.sqrt((var[:, None, :] + var[None, :, :]) / 2)
         score = (gaps / scale).max(axis=(0, 1))
-        best = np.flatnonzero(d["seen"])[theta.argmax(axis=0)]
+        best = np.flatnonzero(seen)[theta.argmax(axis=0)]
         return score, best

@@ -142,10 +142,15 @@ class KernelFamily(Family):
         jll[:, ~d["seen"]] = -np.inf
         return jll
 
-    def feature_terms(self, d: Derived, x: np.ndarray) -> FloatArray:
-        terms = kde_log_density(d, np.asarray(x, dtype=np.float64).reshape(1, -1))[0]
-        terms[~d["seen"]] = -np.inf
+    def feature_log_density(self, d: Derived, X: Any) -> FloatArray:
+        terms = kde_log_density(d, X)
+        terms[:, ~d["seen"]] = -np.inf
         return terms
+
+    def value_range(self, d: Derived, j: int) -> tuple[float, float]:
+        """The stored points of feature j, 3 bandwidths either side."""
+        pts, h = d["points"][j], float(np.max(d["bandwidth"][:, j]))
+        return float(pts.min() - 3 * h), float(pts.max() + 3 * h)
 
     def sample(
         self, d: Derived, stats: PointStats, codes: np.ndarray, rng: np.random.Generator
@@ -158,9 +163,11 @@ class KernelFamily(Family):
         C = len(stats.classes)
         return C * sum(len(v) for v in stats.values) + C - 1
 
-    def separation(self, d: Derived) -> tuple[FloatArray, np.ndarray]:
+    def separation(
+        self, d: Derived, among: np.ndarray | None = None
+    ) -> tuple[FloatArray, np.ndarray]:
         """Largest gap between two class means, in units of their pooled spread."""
-        return kde_separation(d, d["seen"])
+        return kde_separation(d, d["seen"] if among is None else d["seen"] & among)
 
 
 def sample_kde(d: Derived, codes: np.ndarray, rng: np.random.Generator) -> FloatArray:

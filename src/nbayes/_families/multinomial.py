@@ -37,12 +37,14 @@ class MultinomialFamily(Family):
         }
 
     def joint_log_likelihood(self, d: Derived, X: Any) -> FloatArray:
-        return log_dot(X, d["feature_log_prob"]) + d["class_log_prior"]
+        return self.log_likelihood(d, X) + d["class_log_prior"]
 
-    def feature_terms(self, d: Derived, x: np.ndarray) -> FloatArray:
-        flp = d["feature_log_prob"]
-        with np.errstate(invalid="ignore"):
-            return np.where(x > 0, x * flp, 0.0)
+    def log_likelihood(self, d: Derived, X: Any) -> FloatArray:
+        """``X @ log P(w | y)``, sparse or dense X (no per-feature array is built)."""
+        return log_dot(X, d["feature_log_prob"])
+
+    def feature_log_density(self, d: Derived, X: Any) -> FloatArray:
+        return count_terms(np.asarray(X, dtype=np.float64), d["feature_log_prob"])
 
     def exact_factors(
         self, stats: CountStats, p: dict[str, Any], x: np.ndarray
@@ -68,10 +70,7 @@ class MultinomialFamily(Family):
         # Document lengths: Poisson with the mean length of the class's training documents.
         prob = np.exp(d["feature_log_prob"])
         X = np.zeros((len(codes), stats.n_features))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            mean_len = np.where(
-                stats.class_count > 0, stats.feature_count.sum(axis=1) / stats.class_count, 0.0
-            )
+        mean_len = mean_length(stats)
         for c in np.unique(codes):
             rows = np.flatnonzero(codes == c)
             lengths = rng.poisson(mean_len[c], size=len(rows))
@@ -83,16 +82,51 @@ class MultinomialFamily(Family):
             X[rows] = [rng.multinomial(n, pc) for n in lengths]
         return X
 
+    def sample_sequences(
+        self, d: Derived, stats: CountStats, codes: np.ndarray, rng: np.random.Generator
+    ) -> list[np.ndarray]:
+        """Documents as sequences of feature (word) indices drawn from P(w | y), row by row:
+        a Poisson length with the class's mean document length, then the words one by one."""
+        prob = np.exp(d["feature_log_prob"])
+        mean_len = mean_length(stats)
+        V = stats.n_features
+        out = []
+        for c in codes:
+            length = rng.poisson(mean_len[c]) if V else 0
+            words: Any = rng.choice(V, size=length, p=prob[c] / prob[c].sum()) if length else []
+            out.append(np.asarray(words, dtype=np.int64))
+        return out
+
     def n_parameters(self, stats: CountStats, full_joint: bool, doc_length: int | None) -> float:
         C, V = len(stats.classes), stats.n_features
         if not full_joint:
-            return C * (V - 1) + C - 1
+            return C * max(V - 1, 0) + C - 1
         if doc_length is None:
             return math.inf
         return C * (math.comb(doc_length + V - 1, doc_length) - 1) + C - 1
 
-    def separation(self, d: Derived) -> tuple[FloatArray, np.ndarray]:
-        return log_range(d["feature_log_prob"])
+    def separation(
+        self, d: Derived, among: np.ndarray | None = None
+    ) -> tuple[FloatArray, np.ndarray]:
+        return log_range(d["feature_log_prob"], among)
+
+
+def count_terms(X: FloatArray, W: FloatArray) -> FloatArray:
+    """``x_j · W_yj`` per row, class and feature, 0 where ``x_j = 0`` (also for W = -inf)."""
+    x = X[:, None, :]
+    with np.errstate(invalid="ignore"):
+        return np.asarray(np.where(x > 0, x * W, 0.0), dtype=np.float64)
+
+
+def mean_length(stats: CountStats) -> FloatArray:
+    """Mean number of counts (words) in a class's rows (documents); 0 for an empty class."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(
+            np.where(
+                stats.class_count > 0, stats.feature_count.sum(axis=1) / stats.class_count, 0.0
+            ),
+            dtype=np.float64,
+        )
 
 
 def exact_alpha(alpha: Any, n_features: int) -> list[Any]:

@@ -2,7 +2,8 @@
 
 The rate of feature j in class y is the posterior mean under a Gamma(alpha, beta) prior
 (shape alpha, rate beta): lambda_jy = (sum of x_j over class y + alpha) / (n_y + beta).
-alpha = beta = 0 is the maximum-likelihood rate.
+alpha = beta = 0 is the maximum-likelihood rate. Derivation hyperparameters: ``alpha``,
+``beta``, ``fit_prior`` and ``class_prior``.
 """
 
 from __future__ import annotations
@@ -49,10 +50,17 @@ class PoissonFamily(Family):
         jll[:, d["undefined_class"]] = -np.inf
         return jll + d["class_log_prior"]
 
-    def feature_terms(self, d: Derived, x: np.ndarray) -> FloatArray:
+    def feature_log_density(self, d: Derived, X: Any) -> FloatArray:
+        x = np.asarray(X, dtype=np.float64)[:, None, :]
         with np.errstate(invalid="ignore"):
             xlogr = np.where(x > 0, x * d["log_rate"], 0.0)
-        return xlogr - d["rate"] - gammaln(x + 1)
+        return np.asarray(xlogr - d["rate"] - gammaln(x + 1), dtype=np.float64)
+
+    def value_range(self, d: Derived, j: int) -> tuple[float, float]:
+        """Counts from 0 to the 99.5% quantile of the largest rate of feature j."""
+        from scipy.stats import poisson
+
+        return 0.0, float(poisson.ppf(0.995, d["rate"][:, j].max()))
 
     def sample(
         self, d: Derived, stats: CountStats, codes: np.ndarray, rng: np.random.Generator
@@ -65,5 +73,7 @@ class PoissonFamily(Family):
             return math.inf  # counts are unbounded: a full table over them never ends
         return C * d + C - 1
 
-    def separation(self, d: Derived) -> tuple[FloatArray, np.ndarray]:
-        return log_range(d["log_rate"])
+    def separation(
+        self, d: Derived, among: np.ndarray | None = None
+    ) -> tuple[FloatArray, np.ndarray]:
+        return log_range(d["log_rate"], among)

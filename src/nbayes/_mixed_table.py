@@ -1,0 +1,457 @@
+"""The tables of MixedNB: columns of any container, their families, their values.
+
+:func:`infer_family` gives a column its default family (the rules are in :mod:`nbayes.mixed`);
+:func:`_columns_of` and :func:`_parse` turn a pandas or polars DataFrame or a 2-D array into
+a :class:`_Table`: per column, its values in the form its family takes, and where values are
+missing; :func:`_check_labels` checks y. Every error names the column. :func:`frame` builds
+a table like the input from sampled columns.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+
+__all__ = [
+    "FAMILIES",
+    "MAX_CODES",
+    "MAX_COUNT",
+    "TEXT_MIN_WORDS",
+    "frame",
+    "infer_family",
+]
+
+FAMILIES = ("gaussian", "kde", "poisson", "categorical", "bernoulli", "text")
+#: non-negative int columns with at most this many distinct values are categorical
+MAX_CODES = 10
+#: non-negative int columns with more values, all at most this, are Poisson counts
+MAX_COUNT = 100
+#: string columns whose median value has at least this many words are text
+TEXT_MIN_WORDS = 3
+_NUMERIC = ("gaussian", "kde", "poisson")
+
+
+def _module(X: Any) -> str:
+    return type(X).__module__.split(".")[0]
+
+
+@dataclass
+class _Column:
+    """One input column, whatever the container."""
+
+    name: str
+    raw: Any  # pandas Series, polars Series or 1-D numpy array
+    source: str  # "pandas", "polars" or "numpy"
+
+    def kind(self) -> str:
+        """bool, int, float, category, string (all str) or object (to inspect)."""
+        if self.source == "pandas":
+            import pandas as pd
+
+            dt = self.raw.dtype
+            if isinstance(dt, pd.CategoricalDtype):
+                return "category"
+            if pd.api.types.is_bool_dtype(dt):
+                return "bool"
+            if pd.api.types.is_integer_dtype(dt):
+                return "int"
+            if pd.api.types.is_float_dtype(dt):
+                return "float"
+            if pd.api.types.is_string_dtype(dt) or dt is np.dtype(object):
+                return "object"
+            return f"unsupported ({dt})"
+        if self.source == "polars":
+            import polars as pl
+
+            dt = self.raw.dtype
+            if dt == pl.Boolean:
+                return "bool"
+            if dt.is_integer():
+                return "int"
+            if dt.is_float():
+                return "float"
+            if dt in (pl.Categorical, pl.Enum) or isinstance(dt, pl.Categorical | pl.Enum):
+                return "category"
+            if dt in (pl.String, pl.Object):
+                return "object"
+            return f"unsupported ({dt})"
+        k = self.raw.dtype.kind
+        return {
+            "b": "bool",
+            "i": "int",
+            "u": "int",
+            "f": "float",
+            "U": "object",
+            "O": "object",
+        }.get(k, f"unsupported ({self.raw.dtype})")
+
+    def missing(self) -> np.ndarray:
+        if self.source == "pandas":
+            return np.asarray(self.raw.isna().to_numpy(), dtype=bool)
+        if self.source == "polars":
+            m = self.raw.is_null()
+            if self.raw.dtype.is_float():
+                m = m | self.raw.is_nan().fill_null(True)
+            return np.asarray(m.to_numpy(), dtype=bool)
+        arr = self.raw
+        if arr.dtype.kind == "f":
+            return np.isnan(arr)
+        if arr.dtype.kind == "O":
+            return np.array([_is_missing(v) for v in arr], dtype=bool)
+        return np.zeros(len(arr), dtype=bool)
+
+    def objects(self) -> np.ndarray:
+        """The values as an object array (missing ones as None)."""
+        if self.source == "pandas":
+            out = self.raw.to_numpy(dtype=object)
+        elif self.source == "polars":
+            out = np.array(self.raw.to_list() + [None], dtype=object)[:-1]
+        else:
+            out = np.asarray(self.raw, dtype=object)
+        out = out.copy()
+        out[self.missing()] = None
+        return out
+
+    def floats(self) -> np.ndarray | None:
+        """The values as float64 with NaN for missing, or None if not numeric."""
+        kind = self.kind()
+        if kind not in ("bool", "int", "float"):
+            return None
+        if self.source == "pandas":
+            return np.asarray(self.raw.to_numpy(dtype=np.float64, na_value=np.nan))
+        if self.source == "polars":
+            import polars as pl
+
+            return np.asarray(self.raw.cast(pl.Float64).fill_null(np.nan).to_numpy())
+        return np.asarray(self.raw, dtype=np.float64)
+
+    def dtype(self) -> Any:
+        return self.raw.dtype
+
+
+def _is_missing(v: Any) -> bool:
+    if v is None:
+        return True
+    if isinstance(v, float | np.floating):
+        return bool(np.isnan(v))
+    return type(v).__name__ in ("NAType", "NaTType")
+
+
+def _value_types(values: np.ndarray, name: str) -> str:
+    """The one type of the (non-missing) values of an object column: str, bool, int, float."""
+    kinds: dict[str, tuple[int, Any]] = {}
+    for i, v in enumerate(values):
+        if v is None:
+            continue
+        if isinstance(v, str | np.str_):
+            k = "str"
+        elif isinstance(v, bool | np.bool_):
+            k = "bool"
+        elif isinstance(v, int | np.integer):
+            k = "int"
+        elif isinstance(v, float | np.floating):
+            k = "float"
+        else:
+            raise TypeError(
+                f"Column {name!r} holds a {type(v).__name__} ({v!r} at row {i}): values must "
+                "be numbers, booleans or strings. Convert the column first."
+            )
+        kinds.setdefault(k, (i, v))
+    if {"int", "float"} <= kinds.keys():
+        kinds.pop("int")
+    if len(kinds) > 1:
+        shown = ", ".join(f"{k} ({v!r} at row {i})" for k, (i, v) in kinds.items())
+        raise ValueError(
+            f"Column {name!r} mixes value types: {shown}. Use one type per column (e.g. "
+            f"df[{name!r}].astype(str)), and None or NaN for missing values."
+        )
+    return next(iter(kinds), "empty")
+
+
+def infer_family(column: Any, name: str = "x") -> tuple[str, str]:
+    """The family MixedNB gives a column by default, and why (see the module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> infer_family(np.array([0.5, 1.5]))
+    ('gaussian', 'float values')
+    >>> infer_family(np.array([1, 2, 3, 1]))
+    ('categorical', 'non-negative integers with 3 distinct values (<= 10): codes')
+    >>> infer_family(np.array(["a long enough review", "so short", "three words here"]))[0]
+    'text'
+    """
+    col = column if isinstance(column, _Column) else _as_column(column, name)
+    kind = col.kind()
+    if kind == "object":
+        kind = {"str": "string", "empty": "string"}.get(
+            _value_types(col.objects(), col.name), _value_types(col.objects(), col.name)
+        )
+    if kind == "bool":
+        return "bernoulli", "boolean values"
+    if kind == "float":
+        return "gaussian", "float values"
+    if kind == "int":
+        vals = col.floats()
+        if vals is None:  # an object column holding ints
+            vals = np.array([np.nan if v is None else float(v) for v in col.objects()])
+        vals = vals[~np.isnan(vals)]
+        if vals.size and vals.min() < 0:
+            return "gaussian", "integers with negative values"
+        distinct = len(np.unique(vals))
+        if distinct <= MAX_CODES:
+            return (
+                "categorical",
+                f"non-negative integers with {distinct} distinct values (<= {MAX_CODES}): codes",
+            )
+        if vals.size == 0 or vals.max() <= MAX_COUNT:
+            return "poisson", f"non-negative integers up to {MAX_COUNT}: counts"
+        return "gaussian", f"integers above {MAX_COUNT}"
+    if kind == "category":
+        return "categorical", "category dtype"
+    if kind == "string":
+        obj = col.objects()
+        words = [len(str(v).split()) for v in obj if v is not None]
+        median = float(np.median(words)) if words else 0.0
+        if median >= TEXT_MIN_WORDS:
+            return "text", f"strings of {median:g} words (median >= {TEXT_MIN_WORDS}): text"
+        return "categorical", f"short strings (median {median:g} words)"
+    raise TypeError(
+        f"Column {col.name!r} has an unsupported type {kind}: convert it to numbers, "
+        "booleans or strings, or drop it."
+    )
+
+
+def _as_column(arr: Any, name: str) -> _Column:
+    src = _module(arr)
+    if src in ("pandas", "polars"):
+        return _Column(name, arr, src)
+    a = np.asarray(arr)
+    if a.dtype.kind == "U":
+        a = a.astype(object)
+    return _Column(name, a, "numpy")
+
+
+def _columns_of(X: Any, names: Sequence[str] | None) -> tuple[list[_Column], str]:
+    """The columns of X (by name for data frames, by position otherwise)."""
+    src = _module(X)
+    if src == "pandas" and hasattr(X, "columns"):
+        cols = [_Column(str(c), X[c], "pandas") for c in X.columns]
+    elif src == "polars" and hasattr(X, "columns"):
+        cols = [_Column(str(c), X[c], "polars") for c in X.columns]
+    else:
+        src = "numpy"
+        arr = np.asarray(X, dtype=object) if not hasattr(X, "dtype") else np.asarray(X)
+        if arr.ndim != 2:
+            raise ValueError(
+                f"Expected a 2-D table (data frame or array); got an array of shape {arr.shape}."
+            )
+        if arr.dtype.kind == "U":
+            arr = arr.astype(object)
+        n = arr.shape[1]
+        given = list(names) if names is not None else [f"x{j}" for j in range(n)]
+        if len(given) != n:
+            raise ValueError(
+                f"X has {n} columns but the model knows {len(given)} ({given}): pass the "
+                "same columns as in fit."
+            )
+        return [_Column(given[j], arr[:, j], "numpy") for j in range(n)], src
+    if names is not None:
+        have = {c.name: c for c in cols}
+        missing = [n for n in names if n not in have]
+        if missing:
+            raise ValueError(
+                f"X lacks the column(s) {missing} the model was fitted on; it has "
+                f"{list(have)}. Pass every fitted column (use None/NaN for unknown values)."
+            )
+        cols = [have[n] for n in names]
+    return cols, src
+
+
+@dataclass
+class _Table:
+    """The parsed input: per column, its values in the form its family uses."""
+
+    names: list[str]
+    families: list[str]
+    values: list[np.ndarray]  # float64 (NaN = missing) or object (None = missing)
+    missing: list[np.ndarray]
+    n_rows: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n_rows, len(self.names))
+
+    def __getitem__(self, rows: Any) -> _Table:
+        """The same columns restricted to ``rows`` (cross-validation counts folds of a
+        table validated once)."""
+        index = np.arange(self.n_rows)[rows]
+        return _Table(
+            self.names,
+            self.families,
+            [v[index] for v in self.values],
+            [m[index] for m in self.missing],
+            len(index),
+        )
+
+
+def _parse(col: _Column, family: str) -> tuple[np.ndarray, np.ndarray]:
+    """Values of one column for ``family``, with clear errors naming the column."""
+    name = col.name
+    missing = col.missing()
+    if family in _NUMERIC or family == "bernoulli":
+        vals = col.floats()
+        if vals is None:
+            obj = col.objects()
+            kind = _value_types(obj, name)
+            if kind == "str":
+                i = int(np.flatnonzero(~missing)[0])
+                raise ValueError(
+                    f"Column {name!r} is a {family} column but holds strings such as "
+                    f"{obj[i]!r} (row {i}): give it numbers, or columns={{{name!r}: "
+                    "'categorical'}}."
+                )
+            vals = np.array([np.nan if v is None else float(v) for v in obj], dtype=np.float64)
+        vals = vals.astype(np.float64, copy=True)
+        vals[missing] = np.nan
+        bad = np.isinf(vals)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"Column {name!r} contains infinity ({float(vals[i])!r} at row {i}): clip it, "
+                "or set it to NaN to mark the value as missing."
+            )
+        if family == "poisson" and np.any(vals[~missing] < 0):
+            i = int(np.flatnonzero(vals < 0)[0])
+            raise ValueError(
+                f"Column {name!r} is a poisson (count) column but holds the negative value "
+                f"{float(vals[i])!r} at row {i}: use columns={{{name!r}: 'gaussian'}} instead."
+            )
+        if family == "bernoulli":
+            ok = np.isnan(vals) | (vals == 0) | (vals == 1)
+            if not ok.all():
+                i = int(np.flatnonzero(~ok)[0])
+                raise ValueError(
+                    f"Column {name!r} is a bernoulli column but holds {float(vals[i])!r} at row "
+                    f"{i}: only True/False (or 1/0) are allowed."
+                )
+        return vals, missing
+    obj = col.objects()
+    kind = _value_types(obj, name)
+    if family == "text":
+        if kind not in ("str", "empty"):
+            i = int(np.flatnonzero(~missing)[0])
+            raise ValueError(
+                f"Column {name!r} is a text column but holds a {type(obj[i]).__name__} "
+                f"({obj[i]!r} at row {i}): text columns take strings (None for missing)."
+            )
+        return obj, missing
+    if kind == "float":
+        obj = np.array([None if v is None else float(v) for v in obj], dtype=object)
+        if any(v is not None and not np.isfinite(v) for v in obj):
+            i = next(i for i, v in enumerate(obj) if v is not None and not np.isfinite(v))
+            raise ValueError(
+                f"Column {name!r} contains infinity ({obj[i]!r} at row {i}): not a category."
+            )
+    elif kind == "int":
+        obj = np.array([None if v is None else int(v) for v in obj], dtype=object)
+    elif kind == "bool":
+        obj = np.array([None if v is None else bool(v) for v in obj], dtype=object)
+    elif kind == "str":
+        obj = np.array([None if v is None else str(v) for v in obj], dtype=object)
+    return obj, missing
+
+
+@dataclass
+class _NamedRow:
+    """A row given as a dict: an object array whose columns follow the model's names."""
+
+    row: np.ndarray
+    names: list[str]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self.row
+
+
+def _check_labels(y: Any, n_rows: int) -> np.ndarray:
+    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected; it was flattened.",
+            stacklevel=4,
+        )
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"y should be a 1d array; got an array of shape {y.shape} instead.")
+    if len(y) != n_rows:
+        raise ValueError(f"X has {n_rows} rows but y has {len(y)} labels: pass one per row.")
+    missing = np.array([_is_missing(v) for v in y], dtype=bool) if y.dtype.kind in "fO" else None
+    if missing is not None and missing.any():
+        rows = np.flatnonzero(missing)
+        raise ValueError(
+            f"The label column y has missing values (NaN/None) at row(s) "
+            f"{rows[:5].tolist()}{' ...' if len(rows) > 5 else ''}: every training row needs a "
+            "label. Drop the unlabelled rows first (e.g. df[df[label].notna()])."
+        )
+    if y.dtype.kind == "O":
+        _value_types(y, "y")
+    check_classification_targets(y)
+    if y.dtype.kind == "O":
+        kinds = {type(v) for v in y}
+        if kinds <= {str, np.str_}:
+            y = y.astype(str)
+    return y
+
+
+def frame(data: dict[str, np.ndarray], src: str, dtypes: Sequence[Any] | None) -> Any:
+    """Columns of values (drawn by ``sample``) as a table like the input: a pandas or
+    polars DataFrame with the input's dtypes (``src``), else a 2-D array."""
+    dtypes = [None] * len(data) if dtypes is None else dtypes
+    if src == "pandas":
+        import pandas as pd
+
+        cols = {}
+        for (name, vals), dt in zip(data.items(), dtypes, strict=True):
+            cols[name] = _pandas_cast(pd, vals, dt)
+        return pd.DataFrame(cols)
+    if src == "polars":
+        import polars as pl
+
+        series = []
+        for (name, vals), dt in zip(data.items(), dtypes, strict=True):
+            if dt.is_integer():
+                vals = np.rint(vals.astype(np.float64)).astype(np.int64)
+            series.append(pl.Series(name, list(vals)).cast(dt))
+        return pl.DataFrame(series)
+    out = np.empty((len(next(iter(data.values()), [])), len(data)), dtype=object)
+    for j, (vals, dt) in enumerate(zip(data.values(), dtypes, strict=True)):
+        if dt is not None and dt.kind in "iu":
+            vals = np.rint(vals.astype(np.float64)).astype(dt)
+        elif dt is not None and dt.kind == "b":
+            vals = vals.astype(bool)
+        out[:, j] = vals
+    if all(dt is not None and dt.kind in "biuf" for dt in dtypes):
+        return out.astype(np.result_type(*dtypes))
+    return out
+
+
+def _pandas_cast(pd: Any, vals: np.ndarray, dt: Any) -> Any:
+    s = pd.Series(vals)
+    if isinstance(dt, pd.CategoricalDtype):
+        known = set(dt.categories)
+        if all(v in known for v in vals):
+            return s.astype(dt)
+        return s.astype("category")
+    if pd.api.types.is_integer_dtype(dt):
+        return pd.Series(np.rint(vals.astype(np.float64))).astype(dt)
+    if pd.api.types.is_bool_dtype(dt):
+        return s.astype(bool).astype(dt)
+    try:
+        return s.astype(dt)
+    except (TypeError, ValueError):
+        return s
