@@ -159,9 +159,7 @@ def _as_fitted(X: Any, model: Any) -> Any:
     Where a cast fails (e.g. missing values in an integer column) the column stays as
     read: the model parses it by its family and names the column if a value is wrong.
     """
-    from nbayes.cli._pending_api import fitted_dtypes
-
-    dtypes = None if model is None else fitted_dtypes(model)
+    dtypes = getattr(model, "dtypes_", None)  # MixedNB: None unless fitted on pandas
     if dtypes is None:
         return X
     X = X.copy()

@@ -17,7 +17,6 @@ import os
 from typing import Any
 
 from nbayes.cli._common import UI, add_inputs, column_names, is_text_model, load_model
-from nbayes.cli._pending_api import mixed_columns
 
 __all__ = ["add_arguments", "run"]
 
@@ -38,11 +37,12 @@ def _count(n: float) -> str:
 
 def _mixed_columns(ui: UI, model: Any) -> None:
     """Per column of a MixedNB: its family, why, and what it holds."""
-    columns = mixed_columns(model)
-    ui.print(f"columns: {len(columns)} (family, why)")
-    width = max(len(name) for name, *_ in columns)
+    families, reasons, sizes = model.families_, model.family_reasons_, model.column_sizes_
+    ui.print(f"columns: {len(families)} (family, why)")
+    width = max(len(str(name)) for name in families)
     what = {"categorical": "categories", "text": "terms", "kde": "points"}
-    for name, fam, why, size in columns:
+    for name, fam in families.items():
+        why, size = reasons[name], sizes[name]
         extra = "" if size is None else f"; {size:,} {what[fam]}"
         ui.print(f"  {name:<{width}}  {fam:<11}  {why}{extra}")
 
