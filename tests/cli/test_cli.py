@@ -18,32 +18,13 @@ import pytest
 from nbayes.cli import COMMANDS, main
 from nbayes.io.persist import load
 
-SPAM = [
-    "WIN a FREE prize now, call to claim your cash",
-    "Free entry: win money, txt WIN to 80086",
-    "URGENT! You have won a cash prize, call now",
-    "Claim your free ringtone, reply WIN",
-]
-HAM = [
-    "Are we still meeting for lunch today?",
-    "I'll call you when I get home",
-    "Can you pick up some milk on the way home",
-    "See you at the meeting tomorrow",
-    "Lunch was great, thanks for today",
-]
-
-
-def write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> Path:
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
-    return path
+from .conftest import assert_error, run, write_csv
 
 
 @pytest.fixture
-def texts_csv(tmp_path: Path) -> Path:
-    rows = [[t, "spam"] for t in SPAM] + [[t, "ham"] for t in HAM]
+def texts_csv(tmp_path: Path, spam_ham: tuple[list[str], list[str]]) -> Path:
+    spam, ham = spam_ham
+    rows = [[t, "spam"] for t in spam] + [[t, "ham"] for t in ham]
     return write_csv(tmp_path / "sms.csv", ["text", "label"], rows)
 
 
@@ -63,19 +44,6 @@ def iris_csv(tmp_path: Path) -> Path:
             a, b = rng.normal(centre, 0.5, size=2)
             rows.append([f"{a:.3f}", f"{b:.3f}", label])
     return write_csv(tmp_path / "iris.csv", ["petal_length", "petal_width", "species"], rows)
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: Any) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def assert_error(code: int, err: str, fragment: str) -> None:
-    assert code == 1
-    assert err.startswith("Error: ") and fragment in err, err
-    assert "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1, err
 
 
 # ------------------------------------------------------------------------------- help
@@ -298,9 +266,11 @@ def test_sample_text(capsys: pytest.CaptureFixture[str], text_model: Path) -> No
     assert [set(json.loads(line)) for line in out.splitlines()] == [{"label", "text"}] * 2
 
 
-def test_folder_per_class(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_folder_per_class(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, spam_ham: tuple[list[str], list[str]]
+) -> None:
     root = tmp_path / "mail"
-    for label, docs in (("spam", SPAM), ("ham", HAM)):
+    for label, docs in zip(("spam", "ham"), spam_ham, strict=True):
         (root / label).mkdir(parents=True)
         for i, doc in enumerate(docs):
             (root / label / f"{i}.txt").write_text(doc, encoding="utf-8")

@@ -21,19 +21,6 @@ from nbayes.scoring import TextScorer
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
-SPAM = [
-    "WIN a FREE prize now, call to claim your cash",
-    "Free entry: win money, txt WIN to 80086",
-    "URGENT! You have won a cash prize, call now",
-    "Claim your free ringtone, reply WIN",
-]
-HAM = [
-    "Are we still meeting for lunch today?",
-    "I'll call you when I get home",
-    "Can you pick up some milk on the way home",
-    "See you at the meeting tomorrow",
-    "Lunch was great, thanks for today",
-]
 MODELS: dict[str, dict[str, Any]] = {
     "multinomial": {},
     "bernoulli_bigrams": {"model": "bernoulli", "ngram_range": (1, 2)},
@@ -46,7 +33,10 @@ TEXTS = ["WIN a free prize", "see you at lunch", "", "not good, call me 7/10"]
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def models(
+    tmp_path_factory: pytest.TempPathFactory, spam_ham: tuple[list[str], list[str]]
+) -> dict[str, Path]:
+    SPAM, HAM = spam_ham
     out = tmp_path_factory.mktemp("models")
     paths = {}
     for name, kw in MODELS.items():

@@ -13,7 +13,7 @@ import pytest
 from nbayes.cli import main
 from nbayes.io.persist import load
 
-from .test_cli import HAM, SPAM, assert_error, run, write_csv
+from .conftest import HAM, SPAM, assert_error, run, write_csv
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
