@@ -369,7 +369,7 @@ def test_compiled_fit_saves_and_loads_with_its_code_point_vocabulary(tmp_path: P
     docs = SMS[:300] + ["Ölfeld ÉCOLE naïve ĀŐ €uro 😀 emoji"]
     y = [*SMS_Y[:300], "ham"]
     clf = TextClassifier().fit(docs, y)
-    assert isinstance(clf.__dict__["_vocab_terms"], Terms)
+    assert isinstance(clf._stats.vocabulary.terms, Terms)
     assert clf.feature_count_.flags.f_contiguous
     ref = make_pipeline(CountVectorizer(), MultinomialNB()).fit(docs, y)
     np.testing.assert_array_equal(clf.feature_count_, ref[-1].feature_count_)

@@ -14,10 +14,11 @@ from typing import Any
 import numpy as np
 
 from nbayes.text import _tokenize as _tk
+from nbayes.text._routes import FAST_NGRAMS
 
 __all__ = ["count_rows"]
 
-_FAST_NGRAMS = ((1, 1), (1, 2), (2, 2))
+_FAST_NGRAMS = FAST_NGRAMS
 
 
 def _check_ngram(ngram_range: Any) -> tuple[int, int]:
