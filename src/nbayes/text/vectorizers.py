@@ -25,7 +25,6 @@ from nbayes.text._analyzer import transform_one
 from nbayes.text._class_counts import (
     _without_stop_words,
     count_by_class,
-    count_terms,
     csr_pieces_to_sklearn,
     stop_set,
     transform_counts,
@@ -37,7 +36,6 @@ __all__ = [
     "CountVectorizer",
     "HashingVectorizer",
     "count_by_class",
-    "count_terms",
     "transform_counts",
     "transform_one",
     "hashing_transform",
