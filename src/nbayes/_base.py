@@ -183,7 +183,8 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training vectors.
+            Training vectors (for :class:`~nbayes.TextClassifier`: an iterable of str
+            documents; for :class:`~nbayes.MixedNB`: a table).
         y : array-like of shape (n_samples,)
             Target values.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -249,17 +250,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
     def update(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Learn more examples; unlike :meth:`partial_fit`, new classes may appear any time.
 
-        On an unfitted model this is :meth:`fit`.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self : object
+        On an unfitted model this is :meth:`fit`. Parameters as for :meth:`fit`.
         """
         if not self.__sklearn_is_fitted__():
             return self.fit(X, y, sample_weight=sample_weight)
@@ -272,17 +263,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         The result equals a model fitted without these examples. A class whose last
         example is removed disappears from ``classes_``. Removing what the model never saw
         (an unknown class, a count that would become negative) raises ValueError and
-        leaves the model unchanged.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self : object
+        leaves the model unchanged. Parameters as for :meth:`fit`.
         """
         check_is_fitted(self)
         batch = self._batch(X, y, sample_weight, reset=False)

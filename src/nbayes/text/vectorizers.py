@@ -49,6 +49,12 @@ def _empty_vocabulary() -> ValueError:
     return ValueError("empty vocabulary; perhaps the documents only contain stop words")
 
 
+# Both classes override scikit-learn's own internal steps of its vectorizers
+# (``_count_vocab``, ``_sort_features``, ``_limit_features``, and ``transform``): that is
+# where the counting happens, and overriding them keeps every public behaviour (parameter
+# validation, ``fit``/``transform`` semantics, attributes, warnings) scikit-learn's own. The
+# private names are used here only; the parity tests (tests/text/test_vectorizers.py) hold
+# every route to scikit-learn's output, so a change upstream fails there first.
 class CountVectorizer(_sk_text.CountVectorizer):
     """scikit-learn's ``CountVectorizer`` with an exact compiled fast path.
 
@@ -165,7 +171,7 @@ class CountVectorizer(_sk_text.CountVectorizer):
     ) -> Any:
         if high is None and low is None and limit is None:
             return super()._limit_features(X, vocabulary, high, low, limit)
-        dfs = _sk_text._document_frequency(X)
+        dfs = np.bincount(X.indices, minlength=X.shape[1])  # X is CSR: documents per term
         mask = np.ones(len(dfs), dtype=bool)
         if high is not None:
             mask &= dfs <= high
