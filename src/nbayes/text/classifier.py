@@ -275,6 +275,16 @@ class TextClassifier(BaseNB):
         vocabulary = self._stats.vocabulary
         return None if vocabulary is None else list(vocabulary.terms)
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # pickles of earlier releases kept the vocabulary beside the statistics
+        terms = state.pop("_vocab_terms", None)
+        index = state.pop("_vocab_dict", None)
+        super().__setstate__(state)
+        stats = self.__dict__.get("_stats")
+        if stats is not None and stats.vocabulary is None and not self.hashing:
+            if terms is not None or index is not None:
+                self.__dict__["_stats"] = replace(stats, vocabulary=Vocabulary(terms, index))
+
     # -------------------------------------------------------------- training
     def fit_chunks(self, chunks: Iterable[tuple[Sequence[str], Any]]) -> Self:
         """Train from ``(documents, labels)`` chunks: equal to :meth:`fit` on all of them.
