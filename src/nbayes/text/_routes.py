@@ -32,13 +32,15 @@ route                     counts with                              taken when / 
                                                                    ``strip_accents``, another
                                                                    ``token_pattern``, another
                                                                    ``ngram_range``, a document
-                                                                   not a ``str``, a tiny batch
+                                                                   not a ``str``; for
+                                                                   CountVectorizer a tiny batch
                                                                    (<= 8 documents, < 4000
                                                                    characters: no kernel setup
-                                                                   pays off), or for hashing a
-                                                                   non-float ``dtype``, an
-                                                                   unknown ``norm``, a bad
-                                                                   ``n_features``
+                                                                   pays off); for
+                                                                   HashingVectorizer no
+                                                                   document, a non-float
+                                                                   ``dtype``, another ``norm``,
+                                                                   a bad ``n_features``
 ------------------------  ---------------------------------------  --------------------------
 ``FIT_TERMS``             ``vectorizers.count_terms``: sorted      TextClassifier ``fit``,
                           unigram terms and class sums, no term    unweighted, not hashing,
