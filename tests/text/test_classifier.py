@@ -414,7 +414,7 @@ def test_pickles_of_the_vocabulary_beside_the_statistics_still_load() -> None:
         clf = TextClassifier(**kw).fit(docs, y)
         state = dict(clf.__getstate__())
         vocabulary = clf._stats.vocabulary
-        state["_stats"] = replace(clf._stats, vocabulary=None)
+        state["_stats"] = replace(clf._stats)  # the statistics of earlier releases: unnamed
         state["_vocab_terms"], state["_vocab_dict"] = vocabulary.terms, None
         old = TextClassifier.__new__(TextClassifier)
         old.__setstate__(state)

@@ -64,7 +64,7 @@ class TextCounter:
         if self.model.hashing:
             return stats.widen(self.model.n_features)
         stats = stats.widen(len(self._vocab))
-        stats = replace(stats, vocabulary=Vocabulary(index=dict(self._vocab)))
+        stats = stats.with_vocabulary(Vocabulary(index=dict(self._vocab)))
         return stats.without_unused_terms()
 
     def use(self, finished: Any, params: Any) -> Any:

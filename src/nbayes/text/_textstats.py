@@ -121,15 +121,29 @@ class TextStats:
     ``counts`` holds per-class term counts (clipped to 1 per document for binary and
     Bernoulli models); ``n_docs``, ``doc_freq`` and ``term_freq`` are unweighted corpus
     totals that the vocabulary pruning (min_df, max_df, max_features) is derived from.
-    ``vocabulary`` names the columns (None for hash buckets, and for the statistics of
-    cross-validation folds, which share one column layout).
+    :attr:`vocabulary` names the columns (None for hash buckets, and for the statistics of
+    cross-validation folds, which share one column layout). It is not a dataclass field:
+    ``dataclasses.replace`` makes statistics without column names (a copy whose columns
+    may be laid out anew must not keep stale ones); :meth:`with_vocabulary` names them.
     """
 
     counts: CountStats
     doc_freq: np.ndarray
     term_freq: np.ndarray
     n_docs: int
-    vocabulary: Vocabulary | None = None
+
+    @property
+    def vocabulary(self) -> Vocabulary | None:
+        """The term of every column, or None (hash buckets, or columns left unnamed)."""
+        vocabulary: Vocabulary | None = self.__dict__.get("_vocabulary")
+        return vocabulary
+
+    def with_vocabulary(self, vocabulary: Vocabulary | None) -> TextStats:
+        """These statistics with their columns named by ``vocabulary``."""
+        out = TextStats(self.counts, self.doc_freq, self.term_freq, self.n_docs)
+        if vocabulary is not None:
+            object.__setattr__(out, "_vocabulary", vocabulary)
+        return out
 
     @property
     def classes(self) -> np.ndarray:
@@ -150,12 +164,12 @@ class TextStats:
             return self
         c = self.counts
         fc = np.hstack([c.feature_count, np.zeros((int(c.feature_count.shape[0]), extra))])
-        return replace(
-            self,
-            counts=replace(c, feature_count=fc),
-            doc_freq=np.concatenate([self.doc_freq, np.zeros(extra, dtype=np.int64)]),
-            term_freq=np.concatenate([self.term_freq, np.zeros(extra)]),
-        )
+        return TextStats(
+            replace(c, feature_count=fc),
+            np.concatenate([self.doc_freq, np.zeros(extra, dtype=np.int64)]),
+            np.concatenate([self.term_freq, np.zeros(extra)]),
+            self.n_docs,
+        ).with_vocabulary(self.vocabulary)
 
     def scattered(self, cols: np.ndarray, n_columns: int) -> TextStats:
         """These statistics laid out over another column layout: column j to ``cols[j]``."""
@@ -189,8 +203,7 @@ class TextStats:
             a.doc_freq + b.doc_freq,
             a.term_freq + b.term_freq,
             a.n_docs + b.n_docs,
-            vocabulary,
-        )
+        ).with_vocabulary(vocabulary)
 
     def subtract(self, other: TextStats) -> TextStats:
         """These statistics without ``other``'s documents (ValueError, and nothing
@@ -219,13 +232,12 @@ class TextStats:
                 "Cannot unlearn these documents: some of their words were never learned "
                 "(or not that often). Nothing was changed."
             )
-        return replace(
-            self,
-            counts=self.counts.subtract(b.counts),
-            doc_freq=doc_freq,
-            term_freq=np.maximum(term_freq, 0.0),
-            n_docs=self.n_docs - b.n_docs,
-        )
+        return TextStats(
+            self.counts.subtract(b.counts),
+            doc_freq,
+            np.maximum(term_freq, 0.0),
+            self.n_docs - b.n_docs,
+        ).with_vocabulary(va)
 
     def without_unused_terms(self) -> TextStats:
         """Forget the terms no document uses any more (a fit without them never saw
@@ -243,5 +255,4 @@ class TextStats:
             self.doc_freq[keep],
             self.term_freq[keep],
             self.n_docs,
-            Vocabulary(index={terms[j]: i for i, j in enumerate(keep.tolist())}),
-        )
+        ).with_vocabulary(Vocabulary(index={terms[j]: i for i, j in enumerate(keep.tolist())}))

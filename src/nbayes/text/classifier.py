@@ -18,7 +18,6 @@ streams of chunks :mod:`nbayes.text._streaming`, cross-validation :mod:`nbayes.t
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import replace
 from typing import Any, ClassVar, Self
 
 import numpy as np
@@ -194,19 +193,19 @@ class TextClassifier(BaseNB):
             fresh = None if sample_weight is not None else _batch.count_fresh(self, docs, y)
             if fresh is not None:
                 stats, terms = fresh
-                return replace(stats, vocabulary=Vocabulary(terms=terms))
+                return stats.with_vocabulary(Vocabulary(terms=terms))
             index: dict[str, int] = {}
             stats = _batch.count(self, docs, y, sample_weight, index)
-            return replace(stats, vocabulary=Vocabulary(index=index))
+            return stats.with_vocabulary(Vocabulary(index=index))
         assert self._stats.vocabulary is not None
         vocabulary, index = Vocabulary.extending(self._stats.vocabulary)
         stats = _batch.count(self, docs, y, sample_weight, index)
-        return replace(stats, vocabulary=vocabulary)
+        return stats.with_vocabulary(vocabulary)
 
     def _empty_stats(self, classes: np.ndarray, n_features: int) -> TextStats:
         vocabulary = None if self.hashing else Vocabulary(index={})
         empty = CountStats.empty(classes, 0)
-        return TextStats(empty, np.zeros(0, np.int64), np.zeros(0), 0, vocabulary)
+        return TextStats(empty, np.zeros(0, np.int64), np.zeros(0), 0).with_vocabulary(vocabulary)
 
     def _n_columns(self) -> int:
         return 0  # the columns grow with the vocabulary
@@ -262,7 +261,7 @@ class TextClassifier(BaseNB):
     def _set(self, stats: TextStats, vocabulary: Any) -> Self:
         """Install statistics and the terms of their columns: a dict term -> column, or
         the terms in column order (None when hashing)."""
-        return self._set_stats(replace(stats, vocabulary=Vocabulary.of(vocabulary)))
+        return self._set_stats(stats.with_vocabulary(Vocabulary.of(vocabulary)))
 
     @property
     def _vocab(self) -> dict[str, int] | None:
@@ -283,7 +282,7 @@ class TextClassifier(BaseNB):
         stats = self.__dict__.get("_stats")
         if stats is not None and stats.vocabulary is None and not self.hashing:
             if terms is not None or index is not None:
-                self.__dict__["_stats"] = replace(stats, vocabulary=Vocabulary(terms, index))
+                self.__dict__["_stats"] = stats.with_vocabulary(Vocabulary(terms, index))
 
     # -------------------------------------------------------------- training
     def fit_chunks(self, chunks: Iterable[tuple[Sequence[str], Any]]) -> Self:
