@@ -90,6 +90,14 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
     ``_joint_log_likelihood(X)``, ``_class_log_prior()``  scoring checked input
     ``_one_row(x)``, ``_explain_one(row, exact, feature_names)``  what ``explain`` reads
     ``_feature_names()``, ``_row_values(X)``, ``_sample_noun``  names in results, messages
+    ``_derived()``             the cached derivation [``_family.derive(stats, params)``]
+
+    ``fit``, ``partial_fit``, ``update``, ``unlearn``, ``merge``, ``predict_joint_log_proba``
+    and ``explain`` are implemented here only: a model that needs more (a docstring of its
+    own, a conversion of the result) adds its work and hands on with ``super()``. The
+    models on the template: :mod:`nbayes.naive_bayes` (the six scikit-learn drop-ins),
+    :class:`~nbayes.kernel.KernelNB`, :class:`~nbayes.MixedNB` and
+    :class:`~nbayes.text.TextClassifier` (documents in, a growing vocabulary).
     """
 
     _family: ClassVar[Family]
