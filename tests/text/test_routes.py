@@ -73,3 +73,16 @@ def test_every_classifier_route_counts_the_same() -> None:
         for other in (weighted, streamed):
             np.testing.assert_allclose(other.feature_count_, plain.feature_count_)
             np.testing.assert_allclose(other.predict_proba(docs), plain.predict_proba(docs))
+
+
+def test_one_document_routes_follow_the_table() -> None:
+    assert routes.one_document((1, 1), None) == routes.ONE_COMPILED
+    assert routes.one_document((1, 2), None) == routes.ONE_PYTHON
+    assert routes.one_document((1, 1), frozenset({"the"})) == routes.ONE_PYTHON
+    # the scorer of a compiled fit scores one document through the compiled table
+    clf = TextClassifier().fit(DOCS, ["a", "b"] * 5)
+    scorer = clf._scorer()
+    assert scorer._one_route == routes.ONE_COMPILED
+    cols, counts = scorer.count_one("the cat and the dog")
+    assert [scorer.feature_names[j] for j in cols] == ["cat", "dog", "the"]
+    assert counts.tolist() == [1, 1, 2]

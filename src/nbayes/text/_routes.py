@@ -6,7 +6,9 @@ deciding itself. Two questions, two functions:
 
 * :func:`tokens`: how the documents become terms;
 * :func:`batch`: how a TextClassifier's batch becomes per-class sums (it always tokenizes
-  with the default word analyzer: its ``preprocess`` step runs before).
+  with the default word analyzer: its ``preprocess`` step runs before);
+* :func:`one_document`: how :class:`nbayes.scoring.TextScorer` counts a single document
+  (batches: :func:`tokens`, through ``_counting.count_rows`` or the hashing kernels).
 
 ========================  =======================================  ==========================
 route                     counts with                              taken when / falls back
@@ -61,6 +63,15 @@ route                     counts with                              taken when / 
 ``HASHED_INTO``           ``hash_into`` straight into the          hashing, ``fit_chunks``,
                           running totals (no per-batch table)      unigrams; kernel declines:
                                                                    ``HASHED_SPARSE``
+------------------------  ---------------------------------------  --------------------------
+``ONE_COMPILED``          the compiled table of a fit's terms      one document scored or
+                          (``TermColumns.count_one``): no str      explained, a vocabulary
+                          keys, no dict                            from a compiled fit,
+                                                                   unigrams, no stop words;
+                                                                   it declines (None): the
+                                                                   dict and ``ONE_PYTHON``
+``ONE_PYTHON``            ``_analyzer.transform_one``, pure        one document otherwise
+                          Python (the lean path)
 ========================  =======================================  ==========================
 
 Every route gives the same numbers (the parity tests hold each to scikit-learn's); they
@@ -85,9 +96,12 @@ __all__ = [
     "SKLEARN",
     "TOKEN_STREAMS",
     "WEIGHTED_ROWS",
+    "ONE_COMPILED",
+    "ONE_PYTHON",
     "ZERO_COPY",
     "batch",
     "hashing_vectorizer",
+    "one_document",
     "tokens",
     "vectorizer",
 ]
@@ -102,6 +116,8 @@ HASHED_SUMS = "hashed-sums"
 HASHED_WEIGHTED = "hashed-weighted"
 HASHED_SPARSE = "hashed-sparse"
 HASHED_INTO = "hashed-into"
+ONE_COMPILED = "one-compiled"
+ONE_PYTHON = "one-python"
 
 #: the word n-gram ranges the compiled kernels count
 FAST_NGRAMS = ((1, 1), (1, 2), (2, 2))
@@ -189,3 +205,9 @@ def batch(
     if fresh and ngram == (1, 1):
         return FIT_TERMS
     return CLASS_SUMS
+
+
+def one_document(ngram: tuple[int, int], stop_words: Any) -> str:
+    """The route of one document of a vocabulary model (``ONE_COMPILED`` applies only
+    where the vocabulary is a fit's compiled terms, which the scorer knows)."""
+    return ONE_COMPILED if ngram == (1, 1) and not stop_words else ONE_PYTHON
