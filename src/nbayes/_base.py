@@ -12,8 +12,11 @@ Everything else (log-probabilities, priors, variances) is derived from the stati
 first use and cached until the statistics or a derivation hyperparameter (alpha, priors,
 ...) change, so a stream of ``partial_fit`` calls pays for one derivation, not one per batch,
 and changing ``alpha`` after fitting re-derives without a pass over the data.
-"""
 
+:class:`BaseNB` holds the only implementation of ``fit``, ``partial_fit``, ``update``,
+``unlearn``, ``merge``, ``predict*`` and ``explain``; a model supplies the hooks listed in
+its docstring (an override may add work, then hand on to the template with ``super()``).
+"""
 from __future__ import annotations
 
 import math
@@ -49,7 +52,53 @@ def _freeze(value: Any) -> Any:
 
 
 class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
-    """Template for nbayes estimators; subclasses name a family and their hyperparameters."""
+    """Template for nbayes estimators; subclasses name a family and their hyperparameters.
+
+    A model supplies hooks; the template does the rest. Required:
+
+    ``_family``
+        The likelihood family (:class:`nbayes._families.Family`): derives log-probabilities
+        from the statistics and scores, explains, samples and counts parameters with them.
+    ``_empty_stats(classes, n_features)`` and ``_batch_stats(X, y, sample_weight)``
+        The statistics: no data, and one validated batch. The statistics type has
+        ``classes``, ``class_count``, ``merge(other)`` (the statistics of both data) and
+        ``subtract(other)`` (its exact inverse, raising ValueError for data never seen).
+        Defaults: :class:`~nbayes._stats.CountStats` (per-class feature sums).
+    ``_derivation_params``, ``_param_rules``, ``_accept_sparse``, ``_counts_only``
+        Hyperparameters the family derives with (a change re-derives, no refit), their
+        validation rules, and what input the default validation accepts.
+
+    Optional (defaults in brackets):
+
+    ``_check_params()``        validate hyperparameters [``_param_rules``]
+    ``_check_X(X)``            validate input for prediction [validate_data, finite,
+                               counts if ``_counts_only``, then ``_transform_X``]
+    ``_check_X_y(X, y, reset)``  the same for training, with the labels
+    ``_transform_X(X)``        last step of both (e.g. binarize) [none]
+    ``_batch(X, y, sample_weight, reset)``  input to batch statistics [check, then
+                               ``_batch_stats``]
+    ``_fit_stats(batch)``      the statistics ``fit`` keeps [empty + batch]
+    ``_after_subtract(stats)``  bring ``unlearn``'s result to the form ``fit`` gives [same]
+    ``_set_stats(stats)``      install statistics (drop the caches derived from the old)
+    ``_n_columns()``           the width of ``partial_fit``'s empty start [``n_features_in_``]
+    ``_check_derivation()``    derive at fit time to surface bad derivation parameters
+    ``_same_param(a, b)``      hyperparameter equality for ``merge`` [equal values]
+    ``_check_merge_inputs(other)``  both models read the same input [features, names]
+    ``_fitted_inputs``         attributes a merged model copies [n_features_in_, names]
+    ``_family_view()``         the derivation and statistics the family reads [``_derived()``,
+                               ``_stats``]
+    ``_joint_log_likelihood(X)``, ``_class_log_prior()``  scoring checked input
+    ``_one_row(x)``, ``_explain_one(row, exact, feature_names)``  what ``explain`` reads
+    ``_feature_names()``, ``_row_values(X)``, ``_sample_noun``  names in results, messages
+    ``_derived()``             the cached derivation [``_family.derive(stats, params)``]
+
+    ``fit``, ``partial_fit``, ``update``, ``unlearn``, ``merge``, ``predict_joint_log_proba``
+    and ``explain`` are implemented here only: a model that needs more (a docstring of its
+    own, a conversion of the result) adds its work and hands on with ``super()``. The
+    models on the template: :mod:`nbayes.naive_bayes` (the six scikit-learn drop-ins),
+    :class:`~nbayes.kernel.KernelNB`, :class:`~nbayes.MixedNB` and
+    :class:`~nbayes.text.TextClassifier` (documents in, a growing vocabulary).
+    """
 
     _family: ClassVar[Family]
     #: hyperparameters that only change the derivation from the statistics
@@ -58,6 +107,10 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
     _accept_sparse: ClassVar[str | bool] = "csr"
     #: values must be counts (non-negative)
     _counts_only: ClassVar[bool] = False
+    #: fitted attributes describing the input, copied by ``merge``
+    _fitted_inputs: ClassVar[tuple[str, ...]] = ("n_features_in_", "feature_names_in_")
+    #: what one training row is called in messages
+    _sample_noun: ClassVar[str] = "example"
 
     # ------------------------------------------------------------------ hooks
     def _empty_stats(self, classes: np.ndarray, n_features: int) -> Any:
@@ -65,6 +118,11 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     def _batch_stats(self, X: Any, y: np.ndarray, sample_weight: np.ndarray) -> Any:
         return CountStats.from_batch(X, y, sample_weight)
+
+    def _fit_stats(self, batch: Any) -> Any:
+        """Hook: the statistics ``fit`` keeps from its one batch (a fit equals a
+        ``partial_fit`` from nothing)."""
+        return self._empty_stats(batch.classes, self._n_columns()).merge(batch)
 
     def _after_subtract(self, stats: Any) -> Any:
         """Hook: bring statistics left by ``unlearn`` to the form ``fit`` would give."""
@@ -76,6 +134,18 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     def _check_params(self) -> None:
         _params.validate(self, self._param_rules)
+
+    def _n_columns(self) -> int:
+        """Hook: the number of features of empty statistics (``partial_fit``'s start)."""
+        return int(self.n_features_in_)
+
+    def _same_param(self, a: Any, b: Any) -> bool:
+        """Hook: whether two values of a hyperparameter are equal (for ``merge``)."""
+        return bool(_freeze(a) == _freeze(b))
+
+    def _family_view(self) -> tuple[dict[str, Any], Any]:
+        """Hook: what the family reads, its derivation and the statistics behind it."""
+        return self._derived(), self._stats
 
     # ------------------------------------------------------------ validation
     def _validate_X_values(self, X: Any) -> Any:
@@ -105,6 +175,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     # -------------------------------------------------------------- training
     def _set_stats(self, stats: Any) -> Self:
+        """Hook: install statistics, dropping what was derived from the old ones."""
         self._stats = stats
         self.__dict__.pop("_cache", None)
         return self
@@ -120,7 +191,8 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training vectors.
+            Training vectors (for :class:`~nbayes.TextClassifier`: an iterable of str
+            documents; for :class:`~nbayes.MixedNB`: a table).
         y : array-like of shape (n_samples,)
             Target values.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -131,9 +203,9 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         self : object
         """
         self._check_params()
+        self.__dict__.pop("_stats", None)  # a refit starts from nothing (no old settings)
         batch = self._batch(X, y, sample_weight, reset=True)
-        stats = self._empty_stats(batch.classes, self.n_features_in_).merge(batch)
-        self._set_stats(stats)
+        self._set_stats(self._fit_stats(batch))
         self._check_derivation()
         return self
 
@@ -169,7 +241,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
                 )
         batch = self._batch(X, y, sample_weight, reset=first)
         if first:
-            base = self._empty_stats(np.unique(np.asarray(classes)), self.n_features_in_)
+            base = self._empty_stats(np.unique(np.asarray(classes)), self._n_columns())
         else:
             base = self._stats
         unknown = batch.classes[~np.isin(batch.classes, base.classes)]
@@ -186,17 +258,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
     def update(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Learn more examples; unlike :meth:`partial_fit`, new classes may appear any time.
 
-        On an unfitted model this is :meth:`fit`.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self : object
+        On an unfitted model this is :meth:`fit`. Parameters as for :meth:`fit`.
         """
         if not self.__sklearn_is_fitted__():
             return self.fit(X, y, sample_weight=sample_weight)
@@ -209,25 +271,15 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         The result equals a model fitted without these examples. A class whose last
         example is removed disappears from ``classes_``. Removing what the model never saw
         (an unknown class, a count that would become negative) raises ValueError and
-        leaves the model unchanged.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self : object
+        leaves the model unchanged. Parameters as for :meth:`fit`.
         """
         check_is_fitted(self)
         batch = self._batch(X, y, sample_weight, reset=False)
         stats = self._after_subtract(self._stats.subtract(batch))
         if len(stats.classes) == 0:
             raise ValueError(
-                "Cannot unlearn every example: the model would have no class left. "
-                "Nothing was changed."
+                f"Cannot unlearn every {self._sample_noun}: the model would have no class "
+                "left. Nothing was changed."
             )
         return self._set_stats(stats)
 
@@ -237,6 +289,14 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         Both must be fitted, of the same type and hyperparameters, over the same features.
         Their classes are united.
         """
+        self._check_mergeable(other)
+        merged = clone(self)
+        for name in self._fitted_inputs:
+            if hasattr(self, name):
+                setattr(merged, name, getattr(self, name))
+        return merged._set_stats(self._stats.merge(other._stats))
+
+    def _check_mergeable(self, other: Any) -> None:
         if type(other) is not type(self):
             raise ValueError(
                 f"Cannot merge a {type(self).__name__} with a {type(other).__name__}: "
@@ -245,13 +305,17 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         check_is_fitted(other)
         mine, theirs = self.get_params(deep=False), other.get_params(deep=False)
-        differ = [k for k in mine if _freeze(mine[k]) != _freeze(theirs[k])]
+        differ = [k for k in mine if not self._same_param(mine[k], theirs[k])]
         if differ:
             shown = ", ".join(f"{k}={mine[k]!r} vs {theirs[k]!r}" for k in differ)
             raise ValueError(
                 f"Cannot merge models with different hyperparameters ({shown}): set them "
                 "equal first (set_params)."
             )
+        self._check_merge_inputs(other)
+
+    def _check_merge_inputs(self, other: Any) -> None:
+        """Hook: both models read the same input (here: the same features, by name)."""
         if self.n_features_in_ != other.n_features_in_:
             raise ValueError(
                 f"Cannot merge a model of {self.n_features_in_} features with one of "
@@ -267,11 +331,6 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
                 f"{None if names_a is None else list(names_a)} vs "
                 f"{None if names_b is None else list(names_b)}."
             )
-        merged = clone(self)
-        merged.n_features_in_ = self.n_features_in_
-        if names_a is not None:
-            merged.feature_names_in_ = names_a
-        return merged._set_stats(self._stats.merge(other._stats))
 
     def __add__(self, other: Self) -> Self:
         return self.merge(other)
@@ -307,7 +366,8 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
 
         Columns follow ``classes_``.
         """
-        check_is_fitted(self)
+        if "_stats" not in self.__dict__:
+            check_is_fitted(self)
         return self._joint_log_likelihood(self._check_X(X))
 
     # ------------------------------------------------------- beyond sklearn
@@ -332,10 +392,13 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         -------
         nbayes.Explanation
         """
+        check_is_fitted(self)
+        return self._explain_one(self._one_row(x), exact, feature_names)
+
+    def _explain_one(self, row: Any, exact: bool, feature_names: Any) -> Any:
+        """Hook: the explanation of one row (as ``_one_row`` gives it)."""
         from .explain import explain_row
 
-        check_is_fitted(self)
-        row = self._one_row(x)
         X = self._check_X(row)
         values = self._row_values(X)
         names = self._feature_names() if feature_names is None else list(feature_names)
@@ -375,7 +438,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         """
         rng = np.random.default_rng(random_state)
         codes = self.sample_classes(n_samples, rng)
-        X = self._family.sample(self._derived(), self._stats, codes, rng)
+        X = self._family.sample(*self._family_view(), codes, rng)
         return X, self.classes_[codes]
 
     def n_parameters(self, full_joint: bool = False, doc_length: int | None = None) -> float:
@@ -389,7 +452,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         unbounded length, unless ``doc_length`` is given) the answer is ``math.inf``.
         """
         check_is_fitted(self)
-        n = self._family.n_parameters(self._stats, full_joint, doc_length)
+        n = self._family.n_parameters(self._family_view()[1], full_joint, doc_length)
         return n if math.isinf(n) else int(n)
 
     def most_informative_features(self, n: int = 10) -> list[tuple[str, Any, float]]:
@@ -399,7 +462,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         likelihood ratio between two classes (for Gaussian features, the largest
         standardised gap between class means) and ``class`` the class the feature points to.
         """
-        scores, best = self._family.separation(self._derived())
+        scores, best = self._family.separation(self._family_view()[0])
         order = np.argsort(-scores, kind="stable")[: max(int(n), 0)]
         names = self._feature_names()
         return [(names[j], self.classes_[best[j]], float(scores[j])) for j in order]

@@ -101,6 +101,8 @@ class KernelNB(BaseNB):
         self.max_points = max_points
         self.priors = priors
 
+    # ``fit`` drops the statistics first, so a refit takes today's ``max_points``; the
+    # batches of ``update`` and ``partial_fit`` keep the grid of the statistics they join.
     def _empty_stats(self, classes: np.ndarray, n_features: int) -> Any:
         if hasattr(self, "_stats"):
             return PointStats.empty(classes, n_features, self._stats.max_points)
@@ -109,23 +111,6 @@ class KernelNB(BaseNB):
     def _batch_stats(self, X: Any, y: np.ndarray, sample_weight: np.ndarray) -> Any:
         max_points = self._stats.max_points if hasattr(self, "_stats") else self.max_points
         return PointStats.from_batch(X, y, sample_weight, max_points)
-
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> KernelNB:
-        """Fit the model to X, y: store the points of this data and nothing else.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-            Frequency weights: a weight of 2 counts a row twice.
-
-        Returns
-        -------
-        self : object
-        """
-        self.__dict__.pop("_stats", None)
-        return super().fit(X, y, sample_weight=sample_weight)
 
     @property
     def bandwidth_(self) -> np.ndarray:

@@ -23,7 +23,8 @@ from ._families import (
     MultinomialFamily,
     PoissonFamily,
 )
-from ._stats import CategoryStats, MomentStats, readonly
+from ._moment_stats import MomentStats
+from ._stats import CategoryStats, readonly
 from ._validation import FeatureNames, check_finite
 from .io import persist as _persist
 

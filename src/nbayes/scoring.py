@@ -56,6 +56,7 @@ from ._stats import CountStats
 from .explain import Explanation, explain_row
 from .text import _analyzer
 from .text import _model as M
+from .text import _routes as routes
 from .text.recipes import resolve as resolve_recipe
 
 __all__ = ["CountRows", "TextScorer", "load_scorer", "linear_form"]
@@ -197,6 +198,7 @@ class TextScorer(PosteriorMixin):
         self.preprocess: Callable[[str], str] | None = resolve_recipe(params["preprocess"])
         self._vocabulary: Any = selection.get("vocabulary")
         self._lut: np.ndarray | None = selection.get("lut")
+        self._one_route = routes.one_document(self.ngram_range, self.stop_words)
         self._n_columns = len(selection["kept"])
         self._linear: tuple[np.ndarray, np.ndarray] | None = None
         self._linear_made = False
@@ -307,7 +309,7 @@ class TextScorer(PosteriorMixin):
 
     def _hashed(self, docs: list[str]) -> CountRows:
         pieces = None
-        if self.ngram_range == (1, 1) and docs:
+        if docs and routes.tokens(self.ngram_range) == routes.ZERO_COPY:
             from .text import _hashing
 
             pieces = _hashing.direct_hash_transform(
@@ -386,7 +388,7 @@ class TextScorer(PosteriorMixin):
         got = None
         count_one = getattr(vocabulary, "count_one", None)  # a fit's TermColumns
         if count_one is not None:
-            if self.ngram_range == (1, 1) and not self.stop_words:
+            if self._one_route == routes.ONE_COMPILED:
                 got = count_one(doc, self.lowercase)  # no str keys, no dict
             if got is None:
                 vocabulary = vocabulary.mapping()  # plain dict lookups: no extra call

@@ -369,7 +369,7 @@ def test_compiled_fit_saves_and_loads_with_its_code_point_vocabulary(tmp_path: P
     docs = SMS[:300] + ["Ölfeld ÉCOLE naïve ĀŐ €uro 😀 emoji"]
     y = [*SMS_Y[:300], "ham"]
     clf = TextClassifier().fit(docs, y)
-    assert isinstance(clf.__dict__["_vocab_terms"], Terms)
+    assert isinstance(clf._stats.vocabulary.terms, Terms)
     assert clf.feature_count_.flags.f_contiguous
     ref = make_pipeline(CountVectorizer(), MultinomialNB()).fit(docs, y)
     np.testing.assert_array_equal(clf.feature_count_, ref[-1].feature_count_)
@@ -402,3 +402,24 @@ def test_derivation_cache_sees_every_hyperparameter_change() -> None:
     assert listed._scorer() is before  # a list: compared by its repr, still the same
     listed.stop_words.append("lunch")
     assert listed._scorer() is not before
+
+
+def test_pickles_of_the_vocabulary_beside_the_statistics_still_load() -> None:
+    """Earlier releases pickled the vocabulary as ``_vocab_terms``/``_vocab_dict`` next to
+    statistics without one; such a pickle predicts, updates and unlearns as before."""
+    from dataclasses import replace
+
+    docs, y = SMS[:200], SMS_Y[:200]
+    for kw in ({}, {"ngram_range": (1, 2)}):
+        clf = TextClassifier(**kw).fit(docs, y)
+        state = dict(clf.__getstate__())
+        vocabulary = clf._stats.vocabulary
+        state["_stats"] = replace(clf._stats)  # the statistics of earlier releases: unnamed
+        state["_vocab_terms"], state["_vocab_dict"] = vocabulary.terms, None
+        old = TextClassifier.__new__(TextClassifier)
+        old.__setstate__(state)
+        test = SMS[200:240]
+        np.testing.assert_array_equal(old.predict_proba(test), clf.predict_proba(test))
+        old.update(SMS[200:220], SMS_Y[200:220]).unlearn(SMS[200:220], SMS_Y[200:220])
+        np.testing.assert_allclose(old.predict_proba(test), clf.predict_proba(test))
+        assert old.vocabulary_ == clf.vocabulary_

@@ -20,12 +20,10 @@ from nbayes.text import (
     CountVectorizer,
     HashingVectorizer,
     count_by_class,
-    hash_by_class,
     hash_into,
     hashing_transform,
-    transform_counts,
-    transform_one,
 )
+from nbayes.text.vectorizers import hash_by_class, transform_counts, transform_one
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

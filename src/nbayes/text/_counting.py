@@ -14,10 +14,11 @@ from typing import Any
 import numpy as np
 
 from nbayes.text import _tokenize as _tk
+from nbayes.text._routes import FAST_NGRAMS, ZERO_COPY, tokens
 
 __all__ = ["count_rows"]
 
-_FAST_NGRAMS = ((1, 1), (1, 2), (2, 2))
+_FAST_NGRAMS = FAST_NGRAMS
 
 
 def _check_ngram(ngram_range: Any) -> tuple[int, int]:
@@ -151,7 +152,7 @@ def count_rows(
     ``vocabulary`` (columns ``0..len-1``; unknown terms ignored). ``ngram`` is one of the
     kernels' ranges (:func:`_check_ngram`); the indices of a row may come unsorted."""
     pieces = None
-    if ngram == (1, 1):
+    if tokens(ngram) == ZERO_COPY:  # declined (None): token streams
         pieces = _tk.direct_transform(docs, vocabulary, lowercase, stop)
     if pieces is None:
         an = _Analysis(docs, lowercase, stop, ngram)

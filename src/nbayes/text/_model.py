@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from types import SimpleNamespace
 from typing import Any
@@ -24,6 +23,7 @@ from ..exceptions import ModelFileError
 from ..io import persist
 from ..io.persist import ArrayReader
 from ._stop_words import ENGLISH_STOP_WORDS
+from ._textstats import TextStats, Vocabulary
 from .recipes import resolve as resolve_recipe
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "PARAM_NAMES",
     "PARAM_RULES",
     "TextStats",
+    "Vocabulary",
     "check_params",
     "derivation_values",
     "ngram_of",
@@ -68,73 +69,6 @@ PARAM_RULES: dict[str, list[P.Rule]] = {
     "norm": [P.boolean],
     "max_features": [P.none, P.non_negative_int(1)],
 }
-
-
-@dataclass(frozen=True, eq=False)
-class TextStats:
-    """Statistics of a text model over its columns (terms or hash buckets).
-
-    ``counts`` holds per-class term counts (clipped to 1 per document for binary and
-    Bernoulli models); ``n_docs``, ``doc_freq`` and ``term_freq`` are unweighted corpus
-    totals that the vocabulary pruning (min_df, max_df, max_features) is derived from.
-    Columns are terms in order of first appearance, or hash buckets.
-    """
-
-    counts: CountStats
-    doc_freq: np.ndarray
-    term_freq: np.ndarray
-    n_docs: int
-
-    @property
-    def n_columns(self) -> int:
-        return int(self.doc_freq.shape[0])
-
-    def widen(self, n_columns: int) -> TextStats:
-        """The same statistics over more columns (zeros for the new ones)."""
-        extra = n_columns - self.n_columns
-        if extra <= 0:
-            return self
-        c = self.counts
-        fc = np.hstack([c.feature_count, np.zeros((fc_rows(c), extra))])
-        return replace(
-            self,
-            counts=replace(c, feature_count=fc),
-            doc_freq=np.concatenate([self.doc_freq, np.zeros(extra, dtype=np.int64)]),
-            term_freq=np.concatenate([self.term_freq, np.zeros(extra)]),
-        )
-
-    def merge(self, other: TextStats) -> TextStats:
-        n = max(self.n_columns, other.n_columns)
-        a, b = self.widen(n), other.widen(n)
-        return replace(
-            a,
-            counts=a.counts.merge(b.counts),
-            doc_freq=a.doc_freq + b.doc_freq,
-            term_freq=a.term_freq + b.term_freq,
-            n_docs=a.n_docs + b.n_docs,
-        )
-
-    def subtract(self, other: TextStats) -> TextStats:
-        b = other.widen(self.n_columns)
-        doc_freq = self.doc_freq - b.doc_freq
-        term_freq = self.term_freq - b.term_freq
-        too_much = (doc_freq < 0).any() or b.n_docs > self.n_docs
-        if too_much or (term_freq < -1e-9 * np.maximum(self.term_freq, 1)).any():
-            raise ValueError(
-                "Cannot unlearn these documents: some of their words were never learned "
-                "(or not that often). Nothing was changed."
-            )
-        return replace(
-            self,
-            counts=self.counts.subtract(b.counts),
-            doc_freq=doc_freq,
-            term_freq=np.maximum(term_freq, 0.0),
-            n_docs=self.n_docs - b.n_docs,
-        )
-
-
-def fc_rows(c: CountStats) -> int:
-    return int(c.feature_count.shape[0])
 
 
 def sklearn_like_selection(

@@ -1,190 +1,46 @@
 """TextClassifier: Naive Bayes on raw strings, trained straight from text to class counts.
 
-The statistics of a text model are, per class, the count of every term seen (an open
-vocabulary, or hashed buckets), plus corpus-level document and term frequencies. The
-vocabulary pruning of a vectorizer (``min_df``, ``max_df``, ``max_features``) is a
-*derivation* from those statistics, like the smoothing: so ``update`` with new words,
-``unlearn``, ``merge`` and pruning all stay exact, and the result equals a scikit-learn
-``Pipeline(CountVectorizer(...), MultinomialNB(...))`` fitted on all the data at once.
+The statistics of a text model (:class:`~nbayes.text._textstats.TextStats`) are, per class,
+the count of every term seen (an open vocabulary, or hashed buckets), plus corpus-level
+document and term frequencies. The vocabulary pruning of a vectorizer (``min_df``,
+``max_df``, ``max_features``) is a *derivation* from those statistics, like the smoothing:
+so ``update`` with new words, ``unlearn``, ``merge`` and pruning all stay exact, and the
+result equals a scikit-learn ``Pipeline(CountVectorizer(...), MultinomialNB(...))`` fitted
+on all the data at once.
+
+The estimator is a :class:`~nbayes._base.BaseNB`: training, merging, prediction and
+explanations are the template's; this module supplies the text hooks (documents as input,
+their statistics, the family of ``model=``, the derivation through a vocabulary selection).
+Counting a batch is :mod:`nbayes.text._batch` (by the routes of :mod:`nbayes.text._routes`),
+streams of chunks :mod:`nbayes.text._streaming`, cross-validation :mod:`nbayes.text._cv`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import replace
-from typing import Any, Self
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, ClassVar, Self
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _params as P
-from .._base import BaseNB, PosteriorMixin
-from .._stats import CountStats, class_codes, union_classes
-from .._validation import check_sample_weight
+from .._base import BaseNB
+from .._families import Family
+from .._stats import CountStats, readonly
 from ..explain import Explanation
-from ..naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
-from ..scoring import CountRows, TextScorer
-from . import _analyzer
+from ..scoring import FAMILIES, CountRows, TextScorer
+from . import _analyzer, _batch, _streaming
 from . import _model as M
-from ._model import TextStats
-from ._model import sklearn_like_selection as _sklearn_like_selection
-from ._tokenize import FrozenVocabulary, TermColumns, Terms
+from ._cv import TextCounter
+from ._textstats import TextStats, Vocabulary
+from ._tokenize import FrozenVocabulary, TermColumns
 from .recipes import resolve as resolve_recipe
-from .vectorizers import (
-    count_by_class,
-    count_terms,
-    hash_by_class,
-    hash_into,
-    hashing_transform,
-    transform_counts,
-)
 
-__all__ = ["TextClassifier"]
+__all__ = ["TextClassifier", "TextStats"]
 
 
-class _NoDocuments(ValueError):
-    """fit_chunks was given no documents."""
-
-
-class _Accumulator:
-    """Sums TextStats of successive batches in place (capacity doubling for new terms), so
-    streaming a large file does not copy the statistics once per chunk."""
-
-    def __init__(self) -> None:
-        self.classes: np.ndarray | None = None
-        self.class_count = np.zeros(0)
-        self.fc = np.zeros((0, 0))
-        self.df = np.zeros(0, dtype=np.int64)
-        self.tf = np.zeros(0)
-        self.width = 0
-        self.n_docs = 0
-        self.tf_from_fc = False
-
-    def _grow_columns(self, width: int) -> None:
-        capacity = self.fc.shape[1]
-        if width <= capacity:
-            return
-        new = max(width, 2 * capacity)
-        fc = np.zeros((self.fc.shape[0], new))
-        fc[:, :capacity] = self.fc
-        df = np.zeros(new, dtype=np.int64)
-        df[:capacity] = self.df
-        tf = np.zeros(new)
-        tf[:capacity] = self.tf
-        self.fc, self.df, self.tf = fc, df, tf
-
-    def _grow_classes(self, batch_classes: np.ndarray) -> np.ndarray:
-        if self.classes is None:
-            self.classes = batch_classes
-            self.class_count = np.zeros(len(batch_classes))
-            self.fc = np.zeros((len(batch_classes), self.fc.shape[1]))
-            return np.arange(len(batch_classes))
-        classes = union_classes(self.classes, batch_classes)
-        if len(classes) != len(self.classes):
-            pos = np.searchsorted(classes, self.classes)
-            fc = np.zeros((len(classes), self.fc.shape[1]))
-            fc[pos] = self.fc
-            cc = np.zeros(len(classes))
-            cc[pos] = self.class_count
-            self.classes, self.fc, self.class_count = classes, fc, cc
-        return np.searchsorted(self.classes, batch_classes)
-
-    def add(self, batch: TextStats) -> None:
-        rows = self._grow_classes(batch.counts.classes)
-        width = batch.n_columns
-        self._grow_columns(width)
-        fc = batch.counts.feature_count
-        if sp.issparse(fc):  # hashed batches: add the non-zeros, never a dense C x 2^20
-            coo = sp.coo_matrix(fc)
-            coo.sum_duplicates()
-            self.fc[rows[coo.row], coo.col] += coo.data
-        else:
-            self.fc[rows, :width] += fc
-        self.class_count[rows] += batch.counts.class_count
-        self.df[:width] += batch.doc_freq
-        self.tf[:width] += batch.term_freq
-        self.width = max(self.width, width)
-        self.n_docs += batch.n_docs
-
-    def add_hashed(self, docs: list[str], y: np.ndarray, model: TextClassifier) -> bool:
-        """Add the hashed counts of a batch straight into the totals (no per-batch table,
-        no term list); False, having added nothing, if the compiled kernel cannot."""
-        classes, codes = class_codes(y)
-        width = int(model.n_features)
-        if model._ngram() != (1, 1):
-            return False
-        rows = self._grow_classes(classes)
-        self._grow_columns(width)
-        if not hash_into(
-            docs, rows[codes], self.fc, self.df, n_features=width,
-            binary=model._clip, lowercase=model.lowercase, stop_words=model._stop_set(),
-        ):  # fmt: skip
-            return False
-        self.tf_from_fc = True  # unweighted: the column totals, summed once in stats()
-        self.class_count[rows] += np.bincount(codes, minlength=len(classes))
-        self.width = max(self.width, width)
-        self.n_docs += len(docs)
-        return True
-
-    def stats(self) -> TextStats | None:
-        if self.classes is None:
-            return None
-        w = self.width
-        counts = CountStats(self.classes, self.class_count, self.fc[:, :w])
-        # the batches of fit_chunks are unweighted: term frequency = column total
-        tf = self.fc[:, :w].sum(axis=0) if self.tf_from_fc else self.tf[:w]
-        return TextStats(counts, self.df[:w], tf, self.n_docs)
-
-
-def _text_stats(
-    classes: np.ndarray,
-    codes: np.ndarray,
-    sw: np.ndarray | None,
-    sums: Any,
-    df: np.ndarray,
-    n_docs: int,
-    term_freq: Any = None,
-) -> TextStats:
-    """TextStats of one batch: class counts (weighted by ``sw``) and the per-class sums;
-    the term frequency defaults to the column totals (unweighted counts)."""
-    class_count = np.bincount(codes, weights=sw, minlength=len(classes)).astype(np.float64)
-    if term_freq is None:
-        term_freq = sums.sum(axis=0)
-    return TextStats(
-        counts=CountStats(classes, class_count, sums),
-        doc_freq=np.asarray(df, dtype=np.int64),
-        term_freq=np.asarray(term_freq, dtype=np.float64),
-        n_docs=n_docs,
-    )
-
-
-def _require_terms(stats: TextStats) -> None:
-    """A model needs at least one term (or bucket) seen in some document."""
-    if not (stats.doc_freq > 0).any():
-        raise ValueError(
-            "empty vocabulary; perhaps the documents only contain stop words "
-            "(no token of two or more word characters was found)."
-        )
-
-
-def _check_labels(y: np.ndarray) -> None:
-    """Labels must be present (no NaN/None) and discrete, as for the core estimators."""
-    if y.ndim == 1 and y.dtype.kind in "US":
-        return  # strings: always present, always discrete classes
-    missing = np.array([v is None or (isinstance(v, float) and v != v) for v in y.tolist()])
-    if missing.any():
-        rows = np.flatnonzero(missing)[:5].tolist()
-        raise ValueError(
-            f"The labels contain NaN or None for document(s) {rows}: every document needs a "
-            "label. Drop the unlabelled documents first."
-        )
-    check_classification_targets(y)
-
-
-class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
+class TextClassifier(BaseNB):
     """Naive Bayes text classifier on raw strings: multinomial, Bernoulli or complement.
 
     Equal to scikit-learn's ``Pipeline(CountVectorizer(...), MultinomialNB(...))`` (or
@@ -245,7 +101,10 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
     Decision: spam
     """
 
-    _param_rules: dict[str, list[P.Rule]] = M.PARAM_RULES
+    _param_rules: ClassVar[dict[str, list[P.Rule]]] = M.PARAM_RULES
+    _accept_sparse = False
+    _fitted_inputs = ()
+    _sample_noun = "document"
 
     def __init__(
         self,
@@ -284,7 +143,12 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         self.force_alpha = force_alpha
         self.norm = norm
 
-    # ------------------------------------------------------------ validation
+    # ---------------------------------------------------------------- settings
+    @property
+    def _family(self) -> Family:  # type: ignore[override]
+        """The likelihood family of ``model``."""
+        return FAMILIES[self.model]
+
     def _check_params(self) -> None:
         M.check_params(self)
 
@@ -306,248 +170,129 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
     def _raw_docs(X: Any) -> list[str]:
         return _analyzer.raw_documents(X)
 
-    def __sklearn_is_fitted__(self) -> bool:
-        return hasattr(self, "_stats")
+    # ------------------------------------------------------- template hooks
+    def _check_X(self, X: Any) -> Any:
+        if "_transform_memo" in self.__dict__:
+            self._memo_given = X  # model selection: the held-out documents, by identity
+        return self._docs(X)
 
-    # -------------------------------------------------------------- counting
-    def _count(
-        self,
-        docs: list[str],
-        y: np.ndarray,
-        sample_weight: Any,
-        vocabulary: dict[str, int],
-        lean: bool = False,
-        fixed: bool = False,
-    ) -> TextStats:
-        """Statistics of one batch; extends ``vocabulary`` in place with its new terms
-        (``fixed``: counts only the terms of ``vocabulary``, ignoring the others).
+    def _check_X_y(self, X: Any, y: Any, reset: bool) -> tuple[Any, np.ndarray]:
+        return _batch.checked(self._docs(X), y)
 
-        ``lean`` (hashing, unweighted, for :class:`_Accumulator` only): the per-class sums
-        stay a sparse matrix instead of a dense ``n_classes x n_features`` table.
-        """
-        classes, codes = class_codes(y)
-        n = len(classes)
-        kw = dict(lowercase=self.lowercase, ngram_range=self._ngram(), stop_words=self.stop_words)
-        sw = None if sample_weight is None else check_sample_weight(sample_weight, len(docs))
-        if self.hashing and lean and sw is None:
-            X = sp.csr_matrix(
-                hashing_transform(
-                    docs, n_features=self.n_features, alternate_sign=False, norm=None,
-                    binary=self._clip, **kw,
-                )
-            )  # fmt: skip
-            Y = sp.csr_matrix(
-                (np.ones(len(codes)), (codes, np.arange(len(codes)))), (n, len(codes))
-            )
-            sums = Y @ X  # sparse: the accumulator adds its non-zeros
-            df = np.bincount(X.indices, minlength=self.n_features).astype(np.int64)
-            term_freq = np.asarray(X.sum(axis=0), dtype=np.float64).reshape(-1)
-        elif self.hashing:
-            sums, df = hash_by_class(
-                docs, codes, n, n_features=self.n_features, binary=self._clip, **kw
-            )
-            term_freq = sums.sum(axis=0)
-            if sw is not None:
-                X = hashing_transform(
-                    docs, n_features=self.n_features, alternate_sign=False, norm=None,
-                    binary=self._clip, **kw,
-                )  # fmt: skip
-                sums = CountStats.from_batch(X, y, sw).feature_count
-        else:
-            if sw is None:
-                vocabulary, sums, df = count_by_class(
-                    docs, codes, n, binary=self._clip, vocabulary=vocabulary,
-                    fixed_vocabulary=fixed, dtype=np.float64, **kw,
-                )  # fmt: skip
-                term_freq = sums.sum(axis=0)
-            else:
-                count_by_class(docs, codes, n, vocabulary=vocabulary, **kw)  # extend vocab
-                X = transform_counts(docs, vocabulary, binary=self._clip, **kw)
-                sums = CountStats.from_batch(X, y, sw).feature_count
-                df = np.bincount(X.indices, minlength=len(vocabulary)).astype(np.int64)
-                term_freq = np.asarray(X.sum(axis=0), dtype=np.float64).reshape(-1)
-        return _text_stats(classes, codes, sw, sums, df, len(docs), term_freq)
+    def _batch(self, X: Any, y: Any, sample_weight: Any, reset: Any) -> TextStats:
+        """Statistics of one batch over the model's vocabulary, extended by the new
+        terms (``reset``: a fresh vocabulary). A dict for ``reset`` counts into that
+        vocabulary in place and gives statistics without one (the form
+        ``nbayes.distributed`` reduces)."""
+        docs, y = self._check_X_y(X, y, reset=reset is True)
+        if isinstance(reset, dict):
+            return _batch.count(self, docs, y, sample_weight, reset)
+        if self.hashing:
+            return _batch.count(self, docs, y, sample_weight, {})
+        if reset or not self.__sklearn_is_fitted__():
+            fresh = None if sample_weight is not None else _batch.count_fresh(self, docs, y)
+            if fresh is not None:
+                stats, terms = fresh
+                return stats.with_vocabulary(Vocabulary(terms=terms))
+            index: dict[str, int] = {}
+            stats = _batch.count(self, docs, y, sample_weight, index)
+            return stats.with_vocabulary(Vocabulary(index=index))
+        assert self._stats.vocabulary is not None
+        vocabulary, index = Vocabulary.extending(self._stats.vocabulary)
+        stats = _batch.count(self, docs, y, sample_weight, index)
+        return stats.with_vocabulary(vocabulary)
 
-    def _count_fresh(
-        self, docs: list[str], y: np.ndarray
-    ) -> tuple[TextStats, Sequence[str]] | None:
-        """A fit's statistics and its sorted terms, without building the term dict (the
-        unigram compiled path); None when that path cannot take the batch."""
-        if self._ngram() != (1, 1):
-            return None
-        classes, codes = class_codes(y)
-        got = count_terms(
-            docs, codes, len(classes), lowercase=self.lowercase, binary=self._clip,
-            stop_words=self.stop_words,
-        )  # fmt: skip
-        if got is None:
-            return None
-        terms, sums, df = got
-        return _text_stats(classes, codes, None, sums, df, len(docs)), terms
+    def _empty_stats(self, classes: np.ndarray, n_features: int) -> TextStats:
+        vocabulary = None if self.hashing else Vocabulary(index={})
+        empty = CountStats.empty(classes, 0)
+        return TextStats(empty, np.zeros(0, np.int64), np.zeros(0), 0).with_vocabulary(vocabulary)
 
-    def _batch(
-        self,
-        X: Any,
-        y: Any,
-        sample_weight: Any,
-        vocabulary: dict[str, int],
-        lean: bool = False,
-    ) -> TextStats:
-        docs, y = self._checked(X, y)
-        return self._count(docs, y, sample_weight, vocabulary, lean=lean)
+    def _n_columns(self) -> int:
+        return 0  # the columns grow with the vocabulary
 
-    def _checked(self, X: Any, y: Any) -> tuple[list[str], np.ndarray]:
-        """Documents (after ``preprocess``) and labels of one training batch, validated."""
-        docs = self._docs(X)
-        y = np.asarray(y)
-        if y.ndim != 1 or len(y) != len(docs):
-            raise ValueError(
-                f"Found {len(docs)} documents but {y.shape[0] if y.ndim else 0} labels: "
-                "pass one label per document."
-            )
-        if len(docs) == 0:
-            raise ValueError("Found 0 documents: pass at least one document to learn from.")
-        _check_labels(y)
-        return docs, y
+    def _fit_stats(self, batch: TextStats) -> TextStats:
+        _batch.require_terms(batch)
+        return batch
 
-    def _set(
-        self, stats: TextStats, vocabulary: dict[str, int] | Sequence[str] | None
-    ) -> Self:
-        """Install statistics and their vocabulary: a dict term -> column, or the terms
-        in column order (the dict is then built only if something needs it)."""
-        self._stats = stats
-        if vocabulary is None or isinstance(vocabulary, dict):
-            self._vocab = vocabulary
-        else:  # the terms in column order (a list, or a fit's Terms)
-            self._vocab_dict: dict[str, int] | None = None
-            self._vocab_terms: Sequence[str] | None = vocabulary
-        self.__dict__.pop("_cache", None)
+    def _after_subtract(self, stats: TextStats) -> TextStats:
+        return stats.without_unused_terms()
+
+    def _check_derivation(self) -> None:
+        """Derived on first use, not at fit: pruning and smoothing are often changed
+        after a fit, and a large vocabulary's log-probabilities take time."""
+
+    def _same_param(self, a: Any, b: Any) -> bool:
+        return repr(a) == repr(b)
+
+    def _check_merge_inputs(self, other: Any) -> None:
+        """Any two vocabularies merge: they are united."""
+
+    def _set_stats(self, stats: Any) -> Self:
         self.__dict__.pop("_selection_cache", None)
-        return self
+        return super()._set_stats(stats)
+
+    def _family_view(self) -> tuple[dict[str, Any], Any]:
+        derived = self._derived()
+        return derived["d"], derived["inner_stats"]
+
+    def _feature_names(self) -> Any:
+        return self._derived()["names"]
+
+    def _joint_log_likelihood(self, docs: Any) -> np.ndarray:
+        scorer = self._scorer()
+        if "_transform_memo" not in self.__dict__:
+            return scorer.score_documents(docs)
+        X = self.__dict__.pop("_memo_given", None)
+        return scorer.score_documents(docs, lambda docs: self._scored_rows(X, docs))
+
+    def _class_log_prior(self) -> np.ndarray:
+        return self._scorer()._class_log_prior()
+
+    def _one_row(self, x: Any) -> Any:
+        _analyzer.check_one_text(x)
+        return x
+
+    def _explain_one(self, row: Any, exact: bool, feature_names: Any) -> Any:
+        if feature_names is not None:
+            raise ValueError("A TextClassifier names its features by their terms.")
+        return self._scorer().explain(row, exact=exact)
+
+    # ------------------------------------------------------------ statistics
+    def _set(self, stats: TextStats, vocabulary: Any) -> Self:
+        """Install statistics and the terms of their columns: a dict term -> column, or
+        the terms in column order (None when hashing)."""
+        return self._set_stats(stats.with_vocabulary(Vocabulary.of(vocabulary)))
 
     @property
     def _vocab(self) -> dict[str, int] | None:
-        """Term -> column of every term the statistics hold (None when hashing); made
-        from the term list on first use (a fit that only predicts never needs it)."""
-        vocab = self.__dict__.get("_vocab_dict")
-        terms = self.__dict__.get("_vocab_terms")
-        if vocab is None and terms is not None:
-            vocab = dict(zip(terms, range(len(terms)), strict=True))
-            self._vocab_dict = vocab
-        return vocab
-
-    @_vocab.setter
-    def _vocab(self, vocabulary: dict[str, int] | None) -> None:
-        self._vocab_dict = vocabulary
-        self._vocab_terms = None
+        """Term -> column of every term the statistics hold (None when hashing)."""
+        vocabulary = self._stats.vocabulary
+        return None if vocabulary is None else vocabulary.index
 
     def _terms(self) -> list[str] | None:
         """The terms in column order (None when hashing)."""
-        terms = self.__dict__.get("_vocab_terms")
-        if terms is not None:
-            return list(terms)
-        vocab = self.__dict__.get("_vocab_dict")
-        return None if vocab is None else list(vocab)
+        vocabulary = self._stats.vocabulary
+        return None if vocabulary is None else list(vocabulary.terms)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # pickles of earlier releases kept the vocabulary beside the statistics
+        terms = state.pop("_vocab_terms", None)
+        index = state.pop("_vocab_dict", None)
+        super().__setstate__(state)
+        stats = self.__dict__.get("_stats")
+        if stats is not None and stats.vocabulary is None and not self.hashing:
+            if terms is not None or index is not None:
+                self.__dict__["_stats"] = stats.with_vocabulary(Vocabulary(terms, index))
 
     # -------------------------------------------------------------- training
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
-        """Learn from raw documents ``X`` (an iterable of str) and their labels ``y``."""
-        self._check_params()
-        docs, y = self._checked(X, y)
-        fresh = None
-        if not self.hashing and sample_weight is None:
-            fresh = self._count_fresh(docs, y)
-        vocabulary: dict[str, int] | Sequence[str]
-        if fresh is not None:
-            stats, vocabulary = fresh
-        else:
-            vocabulary = {}
-            stats = self._count(docs, y, sample_weight, vocabulary)
-        _require_terms(stats)
-        return self._set(stats, None if self.hashing else vocabulary)
+    def fit_chunks(self, chunks: Iterable[tuple[Sequence[str], Any]]) -> Self:
+        """Train from ``(documents, labels)`` chunks: equal to :meth:`fit` on all of them.
 
-    def partial_fit(self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None) -> Self:
-        """Incremental fit (scikit-learn semantics: ``classes`` on the first call)."""
-        if not self.__sklearn_is_fitted__():
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit.")
-            self._check_params()
-            empty = CountStats.empty(np.unique(np.asarray(classes)), 0)
-            self._set(
-                TextStats(empty, np.zeros(0, np.int64), np.zeros(0), 0),
-                None if self.hashing else {},
-            )
-        known = self._stats.counts.classes
-        labels = np.unique(np.asarray(y))
-        unknown = labels[~np.isin(labels, known)]
-        if unknown.size:
-            raise ValueError(
-                f"The target label(s) {unknown} in y do not exist in the initial classes {known}"
-            )
-        return self.update(X, y, sample_weight=sample_weight)
-
-    def update(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
-        """Learn more documents; new classes and new words may appear at any time."""
-        if not self.__sklearn_is_fitted__():
-            return self.fit(X, y, sample_weight=sample_weight)
-        union_classes(self._stats.counts.classes, np.unique(np.asarray(y)))  # type check
-        vocabulary = None if self._vocab is None else dict(self._vocab)
-        batch = self._batch(X, y, sample_weight, vocabulary if vocabulary is not None else {})
-        return self._set(self._stats.merge(batch), vocabulary)
-
-    def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
-        """Remove documents the model learned: equal to a model fitted without them.
-
-        Words that no remaining document uses leave the vocabulary. Removing documents
-        the model never saw raises ValueError and leaves the model unchanged.
+        The statistics of each chunk are added in place, so only one chunk of documents is
+        held at a time.
         """
-        check_is_fitted(self)
-        vocabulary = None if self._vocab is None else dict(self._vocab)
-        batch = self._batch(X, y, sample_weight, vocabulary if vocabulary is not None else {})
-        if vocabulary is not None and len(vocabulary) > len(self._vocab or {}):
-            new = [t for t in vocabulary if t not in (self._vocab or {})][:5]
-            raise ValueError(
-                f"Cannot unlearn these documents: they contain words the model never "
-                f"learned ({', '.join(map(repr, new))}). Nothing was changed."
-            )
-        stats = self._stats.subtract(batch)
-        if len(stats.counts.classes) == 0:
-            raise ValueError(
-                "Cannot unlearn every document: the model would have no class left. "
-                "Nothing was changed."
-            )
-        if vocabulary is not None:
-            stats, vocabulary = _drop_unused_terms(stats, vocabulary)
-        return self._set(stats, vocabulary)
-
-    def merge(self, other: TextClassifier) -> TextClassifier:
-        """The model of both models' documents (same settings; vocabularies united)."""
-        if not isinstance(other, TextClassifier):
-            raise ValueError(f"Cannot merge a TextClassifier with a {type(other).__name__}.")
-        check_is_fitted(self)
-        check_is_fitted(other)
-        mine, theirs = self.get_params(), other.get_params()
-        differ = [k for k in mine if repr(mine[k]) != repr(theirs[k])]
-        if differ:
-            shown = ", ".join(f"{k}={mine[k]!r} vs {theirs[k]!r}" for k in differ)
-            raise ValueError(
-                f"Cannot merge models with different hyperparameters ({shown}): set them "
-                "equal first (set_params)."
-            )
-        merged = TextClassifier(**mine)
-        if self._vocab is None:
-            return merged._set(self._stats.merge(other._stats), None)
-        vocabulary = dict(self._vocab)
-        assert other._vocab is not None
-        for term in other._vocab:
-            if term not in vocabulary:
-                vocabulary[term] = len(vocabulary)
-        cols = np.fromiter((vocabulary[t] for t in other._vocab), np.int64, len(other._vocab))
-        theirs_stats = _scatter_columns(other._stats, cols, len(vocabulary))
-        return merged._set(self._stats.merge(theirs_stats), vocabulary)
-
-    def __add__(self, other: TextClassifier) -> TextClassifier:
-        return self.merge(other)
+        fitted: Self = _streaming.fit_chunks(self, chunks)
+        return fitted
 
     def fit_files(
         self,
@@ -583,69 +328,10 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
 
         try:
             if prune_first and not self.hashing:
-                return self._fit_pruned_first(chunks)
+                return _streaming.fit_pruned_first(self, chunks)
             return self.fit_chunks(chunks())
-        except _NoDocuments:
+        except _streaming.NoDocuments:
             raise ValueError(f"No documents found in {source!r}: nothing to learn from.") from None
-
-    def _fit_pruned_first(self, chunks: Callable[[], Iterable[tuple[Any, Any]]]) -> Self:
-        """Two passes: frequencies to choose the vocabulary, then per-class counts."""
-        self._check_params()
-        kw = dict(lowercase=self.lowercase, ngram_range=self._ngram(), stop_words=self.stop_words)
-        everything: dict[str, int] = {}
-        df_total = _Accumulator()
-        for texts, labels in chunks():
-            docs = self._docs(texts)
-            if len(docs) != len(labels):
-                raise ValueError(f"Found {len(docs)} documents but {len(labels)} labels.")
-            _, tf, df = count_by_class(
-                docs, np.zeros(len(docs), dtype=np.int64), 1, binary=self._clip,
-                vocabulary=everything, dtype=np.float64, **kw,
-            )  # fmt: skip
-            one = CountStats(np.array([0]), np.array([float(len(docs))]), tf)
-            df_total.add(TextStats(one, df, tf[0], len(docs)))
-        freq = df_total.stats()
-        if freq is None:
-            raise _NoDocuments("No documents: nothing to learn from.")
-        kept = _sklearn_like_selection(
-            list(everything), freq.doc_freq, freq.term_freq, freq.n_docs, self.min_df,
-            self.max_df, self.max_features,
-        )  # fmt: skip
-        terms = list(everything)
-        vocabulary = {terms[j]: i for i, j in enumerate(kept)}
-        del everything, terms, freq, df_total
-        total = _Accumulator()
-        for texts, labels in chunks():
-            docs, y = self._docs(texts), np.asarray(labels)
-            _check_labels(y)
-            total.add(self._count(docs, y, None, vocabulary, fixed=True))
-        stats = total.stats()
-        if stats is None:
-            raise _NoDocuments("No documents: nothing to learn from.")
-        return self._set(stats, vocabulary)
-
-    def fit_chunks(self, chunks: Iterable[tuple[Sequence[str], Any]]) -> Self:
-        """Train from ``(documents, labels)`` chunks: equal to :meth:`fit` on all of them.
-
-        The statistics of each chunk are added in place, so only one chunk of documents is
-        held at a time.
-        """
-        self._check_params()
-        vocabulary: dict[str, int] = {}
-        total = _Accumulator()
-        for texts, labels in chunks:
-            if self.hashing:
-                docs, y = self._checked(texts, np.asarray(labels))
-                if total.add_hashed(docs, y, self):
-                    continue
-                total.add(self._count(docs, y, None, vocabulary, lean=True))
-            else:
-                total.add(self._batch(texts, np.asarray(labels), None, vocabulary, lean=True))
-        stats = total.stats()
-        if stats is None:
-            raise _NoDocuments("No documents: nothing to learn from.")
-        _require_terms(stats)
-        return self._set(stats, None if self.hashing else vocabulary)
 
     # ------------------------------------------------------------ derivation
     def _derived(self) -> dict[str, Any]:
@@ -662,17 +348,15 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
             return cache[2]
         self._check_params()
         derived: dict[str, Any] = dict(self._selection())
-        inner = self._inner()
-        inner.n_features_in_ = len(derived["kept"])
-        inner._set_stats(derived["inner_stats"])
-        d = inner._derived()
-        derived.update(inner=inner, d=d, stop_set=self._stop_set())
+        params = {name: getattr(self, name) for name in _PARAM_NAMES}
+        d = self._family.derive(derived["inner_stats"], M.derivation_values(params))
+        derived.update(d=d, stop_set=self._stop_set())
         # prediction and explanations: the numpy-only scorer of these log-probabilities
         # (its weights are laid out on first use)
-        params = {name: getattr(self, name) for name in _PARAM_NAMES}
         derived["scorer"] = TextScorer(params, derived, d)
         values = tuple(params.values())
-        self._cache = (self._stats, key, derived, values if _immutable(values) else None)
+        unchanged = values if _immutable(values) else None
+        self.__dict__["_cache"] = (self._stats, key, derived, unchanged)
         return derived
 
     def _scorer(self) -> TextScorer:
@@ -689,8 +373,8 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         cache = self.__dict__.get("_selection_cache")
         if cache is not None and cache[0] is stats and cache[1] == key:
             return cache[2]
-        raw = self.__dict__.get("_vocab_terms")
-        terms = raw if isinstance(raw, Terms) else self._terms()
+        vocabulary = stats.vocabulary
+        terms = None if vocabulary is None else vocabulary.terms
         out = M.select_columns(
             stats, terms, min_df=self.min_df, max_df=self.max_df,
             max_features=self.max_features, n_features=self.n_features,
@@ -698,17 +382,6 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         )  # fmt: skip
         self._selection_cache = (stats, key, out)
         return out
-
-    def _inner(self) -> BaseNB:
-        common = dict(
-            alpha=self.alpha, force_alpha=self.force_alpha, fit_prior=self.fit_prior,
-            class_prior=self.class_prior,
-        )  # fmt: skip
-        if self.model == "bernoulli":
-            return BernoulliNB(binarize=None, **common)
-        if self.model == "complement":
-            return ComplementNB(norm=self.norm, **common)
-        return MultinomialNB(**common)
 
     def analyze(self, text: str) -> list[str]:
         """The terms of one document in order (words, n-grams), as the model counts them."""
@@ -736,17 +409,9 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         rows = self._scorer().count(docs)
         return sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=rows.shape)
 
-    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
-        """log P(y) + log P(document | y) per document and class."""
-        docs = self._docs(X)
-        scorer = self._scorer()
-        if self.__dict__.get("_transform_memo") is None:
-            return scorer.score_documents(docs)
-        return scorer.score_documents(docs, lambda docs: self._scored_rows(X, docs))
-
     def _scored_rows(self, X: Any, docs: list[str]) -> CountRows:
         # Model selection scores the same held-out documents under many smoothing settings:
-        # tokenize them once per kept vocabulary (see _TextCounter).
+        # tokenize them once per kept vocabulary (see nbayes.text._cv).
         memo = self.__dict__["_transform_memo"]
         kept = self._derived()["kept"]
         for given, for_kept, rows in memo:
@@ -756,46 +421,29 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         memo[:] = [*memo[-1:], (X, kept, rows)]
         return rows
 
-    def _class_log_prior(self) -> np.ndarray:
-        return self._scorer()._class_log_prior()
-
     # ------------------------------------------------------- beyond sklearn
-    def explain(self, text: str, exact: bool = False) -> Explanation:
+    def explain(self, text: str, exact: bool = False) -> Explanation:  # type: ignore[override]
         """Every word's evidence per class for one document (exact fractions optional).
 
         Only the words of the document that the model knows appear; for Bernoulli models
         the absent words count too.
         """
-        _analyzer.check_one_text(text)
-        return self._scorer().explain(text, exact=exact)
-
-    def most_informative_features(self, n: int = 10) -> list[tuple[str, Any, float]]:
-        """Words ranked by how strongly they separate the classes: (word, class, score)."""
-        derived = self._derived()
-        inner = derived["inner"]
-        scores, best = inner._family.separation(derived["d"])
-        order = np.argsort(-scores, kind="stable")[: max(int(n), 0)]
-        names = derived["names"]
-        return [(names[j], self.classes_[best[j]], float(scores[j])) for j in order]
+        explanation: Explanation = super().explain(text, exact)
+        return explanation
 
     def sample(
         self, n_samples: int = 1, random_state: Any = None
     ) -> tuple[list[list[str]], np.ndarray]:
         """Documents generated by the model, as word lists (in random order), and labels."""
-        derived = self._derived()
-        X, y = derived["inner"].sample(n_samples, random_state=random_state)
+        X, y = super().sample(n_samples, random_state=random_state)
         rng = np.random.default_rng(random_state)
-        names = derived["names"]
+        names = self._feature_names()
         docs = []
         for row in np.asarray(X, dtype=np.int64):
             words = [names[j] for j in np.flatnonzero(row) for _ in range(row[j])]
             rng.shuffle(words)
             docs.append(words)
         return docs, y
-
-    def n_parameters(self, full_joint: bool = False, doc_length: int | None = None) -> float:
-        """Free parameters over the kept vocabulary (see ``BaseNB.n_parameters``)."""
-        return self._derived()["inner"].n_parameters(full_joint, doc_length)
 
     # ------------------------------------------------------ fitted attributes
     @property
@@ -821,15 +469,16 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     @property
     def feature_count_(self) -> np.ndarray:
-        return self._derived()["inner"].feature_count_
+        """Per-class counts of the kept terms, shape (n_classes, n_kept)."""
+        return readonly(self._derived()["inner_stats"].feature_count)
 
     @property
     def feature_log_prob_(self) -> np.ndarray:
-        return self._derived()["inner"].feature_log_prob_
+        return readonly(self._derived()["d"]["feature_log_prob"])
 
     @property
     def class_log_prior_(self) -> np.ndarray:
-        return self._derived()["inner"].class_log_prior_
+        return readonly(self._derived()["d"]["class_log_prior"])
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -837,107 +486,9 @@ class TextClassifier(PosteriorMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.two_d_array = False
         return tags
 
-    def _cv_counter(self) -> _TextCounter:
+    def _cv_counter(self) -> TextCounter:
         """The counting protocol of :mod:`nbayes.model_selection` for text."""
-        return _TextCounter(self)
-
-
-class _TextCounter:
-    """Cross-validation by count subtraction for :class:`TextClassifier`.
-
-    Every fold is tokenized and counted once over one shared vocabulary; a split's training
-    statistics (``total - fold``) then keep only the words its training documents have, so
-    its vocabulary and its document frequencies (for ``min_df``/``max_df``) are those a
-    ``Pipeline(CountVectorizer, ...)`` refitted on the training rows would have.
-    """
-
-    derivation_params = (
-        "alpha", "force_alpha", "fit_prior", "class_prior", "norm", "min_df", "max_df",
-        "max_features",
-    )  # fmt: skip
-
-    def __init__(self, estimator: TextClassifier) -> None:
-        self.model = TextClassifier(**estimator.get_params())
-        self.model._transform_memo = []
-        self._vocab: dict[str, int] = {}
-        self._docs: list[str] = []
-        self._y = np.zeros(0)
-        self._sw: np.ndarray | None = None
-
-    def prepare(self, X: Any, y: Any, sample_weight: Any) -> np.ndarray:
-        model = self.model
-        model._check_params()
-        self._docs = model._docs(X)
-        y = np.asarray(y)
-        if y.ndim != 1 or len(y) != len(self._docs):
-            raise ValueError(
-                f"Found {len(self._docs)} documents but {len(y)} labels: pass one label per "
-                "document."
-            )
-        _check_labels(y)
-        self._y = y
-        self._sw = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
-        return y
-
-    def count(self, rows: np.ndarray) -> TextStats:
-        docs = [self._docs[i] for i in rows]
-        sw = None if self._sw is None else self._sw[rows]
-        vocabulary = self._vocab if not self.model.hashing else {}
-        return self.model._count(docs, self._y[rows], sw, vocabulary)
-
-    def finish(self, stats: TextStats, classes: np.ndarray) -> Any:
-        from ..model_selection import _conform_classes
-
-        stats = replace(stats, counts=_conform_classes(stats.counts, classes))
-        if self.model.hashing:
-            return stats.widen(self.model.n_features), None
-        stats = stats.widen(len(self._vocab))
-        return _drop_unused_terms(stats, dict(self._vocab))
-
-    def use(self, finished: Any, params: Any) -> TextClassifier:
-        stats, vocabulary = finished
-        model = self.model
-        if getattr(model, "_stats", None) is not stats:
-            model._set(stats, vocabulary)
-        if params:
-            model.set_params(**params)
-        model._check_params()
-        model._derived()
-        return model
-
-
-def _scatter_columns(stats: TextStats, cols: np.ndarray, n_columns: int) -> TextStats:
-    """Statistics laid out over another model's columns: column j goes to ``cols[j]``."""
-    c = stats.counts
-    fc = np.zeros((c.feature_count.shape[0], n_columns))
-    fc[:, cols] = c.feature_count
-    df = np.zeros(n_columns, dtype=np.int64)
-    df[cols] = stats.doc_freq
-    tf = np.zeros(n_columns)
-    tf[cols] = stats.term_freq
-    return TextStats(replace(c, feature_count=fc), df, tf, stats.n_docs)
-
-
-def _drop_unused_terms(
-    stats: TextStats, vocabulary: dict[str, int]
-) -> tuple[TextStats, dict[str, int]]:
-    """Forget terms no remaining document uses (a fit without them never saw them)."""
-    used = stats.doc_freq > 0
-    if used.all():
-        return stats, vocabulary
-    keep = np.flatnonzero(used)
-    terms = list(vocabulary)
-    new_vocab = {terms[j]: i for i, j in enumerate(keep)}
-    c = stats.counts
-    return (
-        TextStats(
-            replace(c, feature_count=c.feature_count[:, keep]),
-            stats.doc_freq[keep],
-            stats.term_freq[keep],
-            stats.n_docs,
-        ),
-        new_vocab,
-    )
+        return TextCounter(self)
 
 
 _PARAM_NAMES = tuple(TextClassifier._get_param_names())

@@ -1,0 +1,315 @@
+"""Per-class term counts and document x term rows over a vocabulary, without scikit-learn's
+Python loops: the kernel-level counting behind :class:`~nbayes.text.CountVectorizer` and
+:class:`~nbayes.text.TextClassifier`.
+
+:func:`count_by_class` gives ``Y^T X`` without building the document x term matrix ``X``;
+:func:`transform_counts` gives ``X`` over a fixed vocabulary; :func:`count_terms` is a
+fit's unigram count that builds no term dict. The route (compiled zero-copy counting or
+token streams) is :mod:`nbayes.text._routes`' choice.
+
+Examples
+--------
+>>> import numpy as np
+>>> from nbayes.text import count_by_class
+>>> vocab, counts, df = count_by_class(["a cat sat", "the cat", "dog dog"],
+...                                    np.array([0, 0, 1]), 2)
+>>> vocab
+{'cat': 0, 'dog': 1, 'sat': 2, 'the': 3}
+>>> counts
+array([[2, 0, 1, 1],
+       [0, 2, 0, 0]])
+>>> df
+array([2, 1, 1, 1])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn import get_config
+from sklearn.feature_extraction import text as _sk_text
+
+from nbayes.text import _routes as routes
+from nbayes.text import _tokenize as _tk
+from nbayes.text._counting import _Analysis, _check_ngram, count_rows
+
+__all__ = ["count_by_class", "count_terms", "transform_counts"]
+
+
+def as_configured(X: Any) -> Any:
+    """A sparse ``X`` in the interface scikit-learn is configured to return
+    (``sklearn.get_config()["sparse_interface"]``: "sparray" or "spmatrix"), as its own
+    vectorizers return it. The public-API equivalent of scikit-learn's private
+    ``sklearn.utils._sparse._align_api_if_sparse``."""
+    if not sp.issparse(X):
+        return X
+    if get_config().get("sparse_interface", "spmatrix") == "sparray":
+        return getattr(sp, X.format + "_array")(X) if sp.isspmatrix(X) else X
+    return X if sp.isspmatrix(X) else getattr(sp, X.format + "_matrix")(X)
+
+
+def stop_set(stop_words: Any) -> frozenset[Any] | None:
+    """scikit-learn's ``_check_stop_list`` with an advice-style error message."""
+    if stop_words is None:
+        return None
+    if isinstance(stop_words, str):
+        if stop_words == "english":
+            return _sk_text.ENGLISH_STOP_WORDS
+        raise ValueError(
+            f"stop_words={stop_words!r} is not a built-in stop list; use 'english', "
+            "a collection of words, or None."
+        )
+    return frozenset(stop_words)
+
+
+def as_str_list(docs: Iterable[Any], what: str = "docs") -> list[str]:
+    if isinstance(docs, str):
+        raise ValueError(
+            f"{what} must be a sequence of documents, got a single string; wrap it in a "
+            "list: [doc]."
+        )
+    out = docs if isinstance(docs, list) else list(docs)
+    if not out or set(map(type, out)) == {str}:
+        return out
+    for i, d in enumerate(out):
+        if type(d) is not str:
+            raise TypeError(
+                f"{what}[{i}] is of type {type(d).__name__}, expected str; decode bytes "
+                "first (e.g. d.decode('utf-8')) or use CountVectorizer(input=...)."
+            )
+    return out
+
+
+def csr_pieces_to_sklearn(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    values: np.ndarray,
+    n_cols: int,
+    dtype: Any,
+    sort: bool = True,
+) -> Any:
+    """Build the CSR exactly as scikit-learn's ``_count_vocab`` does (``sort=False``:
+    the rows are already in the order wanted)."""
+    idx_dtype = np.int64 if indptr[-1] > np.iinfo(np.int32).max else np.int32
+    X = sp.csr_array(
+        (
+            values.astype(np.intc, copy=False),
+            indices.astype(idx_dtype, copy=False),
+            indptr.astype(idx_dtype, copy=False),
+        ),
+        shape=(len(indptr) - 1, n_cols),
+        dtype=dtype,
+    )
+    if sort:
+        X.sort_indices()
+    return as_configured(X)
+
+
+def count_by_class(
+    docs: Sequence[str],
+    y_codes: np.ndarray,
+    n_classes: int,
+    *,
+    lowercase: bool = True,
+    binary: bool = False,
+    ngram_range: tuple[int, int] = (1, 1),
+    vocabulary: dict[str, int] | None = None,
+    fixed_vocabulary: bool = False,
+    stop_words: str | Iterable[str] | None = None,
+    dtype: Any = np.int64,
+) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+    """Per-class term counts ``Y^T X`` without building the document x term matrix.
+
+    ``X`` is what ``CountVectorizer(lowercase=..., binary=..., ngram_range=...,
+    stop_words=...)`` produces (default token pattern, word analyzer).
+
+    Parameters
+    ----------
+    docs : sequence of str
+        Raw documents.
+    y_codes : array-like of int, shape (n_docs,)
+        Class index of each document, in ``[0, n_classes)``.
+    n_classes : int
+        Number of classes (rows of ``counts``).
+    lowercase, binary, ngram_range, stop_words
+        As in :class:`CountVectorizer`; ``ngram_range`` in ``(1, 1)``, ``(1, 2)``,
+        ``(2, 2)``. ``binary=True`` clips each document's counts to 1 before summing.
+    vocabulary : dict or None
+        ``None``: the vocabulary is learnt and returned sorted by term (equal to
+        ``CountVectorizer(...).fit(docs).vocabulary_`` without df/max_features pruning).
+        A dict ``{term: column}`` with columns ``0..len-1``: with
+        ``fixed_vocabulary=False`` (open vocabulary) it is **extended in place** with
+        the unseen terms, appended in sorted order; with ``fixed_vocabulary=True``
+        unknown terms are ignored.
+    fixed_vocabulary : bool
+        See ``vocabulary``.
+    dtype : {np.int64, np.float64}, default=np.int64
+        Of ``counts``; ``np.float64`` saves a conversion when the counts feed a model.
+
+    Returns
+    -------
+    vocabulary : dict[str, int]
+        Term -> column (the same object as the ``vocabulary`` argument when given).
+    counts : ndarray of shape (n_classes, len(vocabulary)), ``dtype``
+        ``counts[c, j]`` = sum over documents of class ``c`` of the count of term ``j``.
+    doc_freq : ndarray of shape (len(vocabulary),), int64
+        Number of documents containing each term (over all classes).
+    """
+    docs = as_str_list(docs)
+    y = np.asarray(y_codes)
+    if y.shape != (len(docs),) or (y.size and y.dtype.kind not in "iu"):
+        raise ValueError(
+            f"y_codes must be an integer array of shape ({len(docs)},), got shape "
+            f"{y.shape} and dtype {y.dtype}; encode labels first (np.unique(..., "
+            "return_inverse=True))."
+        )
+    if y.size and (y.min() < 0 or y.max() >= n_classes):
+        raise ValueError(
+            f"y_codes must lie in [0, {n_classes}), got values in [{y.min()}, {y.max()}]; "
+            "pass the right n_classes or re-encode the labels."
+        )
+    y = y.astype(np.int64, copy=False)
+    if np.dtype(dtype) not in (np.dtype(np.int64), np.dtype(np.float64)):
+        raise ValueError(f"dtype must be np.int64 or np.float64, got {np.dtype(dtype)}.")
+    ngram = _check_ngram(ngram_range)
+    stop = stop_set(stop_words)
+    if routes.tokens(ngram) == routes.ZERO_COPY:  # declined (None): token streams
+        direct = _tk.direct_count(
+            docs, y, int(n_classes), bool(lowercase), bool(binary), dtype=dtype
+        )
+        if direct is not None:
+            return _place_direct(direct, stop, vocabulary, fixed_vocabulary)
+    an = _Analysis(docs, lowercase, stop, ngram)
+    if vocabulary is not None and fixed_vocabulary:
+        col = an.fixed_columns(vocabulary)
+        n_cols = len(vocabulary)
+    else:
+        seen, _ = an.seen()
+        if vocabulary is None:
+            vocabulary = {}
+            col = np.full(seen.shape[0], -1, dtype=np.int64)
+            new_ids = np.flatnonzero(seen >= 0)
+        else:
+            col = an.fixed_columns(vocabulary)
+            new_ids = np.flatnonzero((seen >= 0) & (col < 0))
+        ordered = an.sorted_ids(new_ids)
+        base = len(vocabulary)
+        terms = an.term_strings(ordered)
+        vocabulary.update(zip(terms, range(base, base + len(ordered)), strict=True))
+        col[ordered] = np.arange(base, base + len(ordered), dtype=np.int64)
+        n_cols = len(vocabulary)
+    counts, df = _tk.stream_class_sums(
+        an.tok, an.ptr, an.ptok, an.pptr, an.n_uni, an.use_uni, an.use_pair, col, n_cols,
+        y, int(n_classes), bool(binary), dtype,
+    )
+    return vocabulary, counts, df
+
+
+def count_terms(
+    docs: Sequence[str],
+    y_codes: np.ndarray,
+    n_classes: int,
+    *,
+    lowercase: bool = True,
+    binary: bool = False,
+    stop_words: str | Iterable[str] | None = None,
+) -> tuple[Sequence[str], np.ndarray, np.ndarray] | None:
+    """Sorted unigram terms, per-class counts (float64) and document frequencies through
+    the compiled path, without building a term dict; None when that path cannot read
+    the documents (use :func:`count_by_class`). ``y_codes`` must be valid class codes.
+    The terms are a list, or :class:`~nbayes.text._tokenize.Terms` (decoded when read)."""
+    docs = as_str_list(docs)
+    y = np.asarray(y_codes).astype(np.int64, copy=False)
+    direct = _tk.direct_count(docs, y, int(n_classes), bool(lowercase), bool(binary),
+                              dtype=np.float64)  # fmt: skip
+    if direct is None:
+        return None
+    return _without_stop_words(direct, stop_set(stop_words))
+
+
+def _without_stop_words(
+    direct: _tk.DirectCounts, stop: frozenset[Any] | None
+) -> tuple[Sequence[str], np.ndarray, np.ndarray]:
+    """The sorted terms, counts and document frequencies of ``direct`` minus stop words."""
+    terms: Sequence[str] = direct.terms
+    counts, df = direct.counts, direct.df
+    if stop:
+        keep = np.fromiter((t not in stop for t in terms), dtype=bool, count=len(terms))
+        if not keep.all():
+            terms = [t for t, k in zip(terms, keep.tolist(), strict=True) if k]
+            counts, df = counts[:, keep], df[keep]
+    return terms, counts, df
+
+
+def _place_direct(
+    direct: _tk.DirectCounts,
+    stop: frozenset[Any] | None,
+    vocabulary: dict[str, int] | None,
+    fixed_vocabulary: bool,
+) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+    """``count_by_class``'s result from sorted unigram statistics."""
+    terms, counts, df = _without_stop_words(direct, stop)
+    fresh = None
+    if vocabulary is None or (not vocabulary and not fixed_vocabulary):
+        fresh = dict(zip(terms, range(len(terms)), strict=True))
+    if fresh is not None:
+        if vocabulary is None:
+            return fresh, counts, df
+        vocabulary.update(fresh)
+        return vocabulary, counts, df
+    assert vocabulary is not None
+    get = vocabulary.get
+    col = np.fromiter((get(t, -1) for t in terms), dtype=np.int64, count=len(terms))
+    if not fixed_vocabulary:
+        new = np.flatnonzero(col < 0)
+        base = len(vocabulary)
+        col[new] = np.arange(base, base + len(new), dtype=np.int64)
+        vocabulary.update(zip([terms[i] for i in new.tolist()], col[new].tolist(), strict=True))
+    n_cols = len(vocabulary)
+    known = col >= 0
+    out = np.zeros((counts.shape[0], n_cols), dtype=counts.dtype)
+    out[:, col[known]] = counts[:, known]
+    out_df = np.zeros(n_cols, dtype=np.int64)
+    out_df[col[known]] = df[known]
+    return vocabulary, out, out_df
+
+
+def transform_counts(
+    docs: Sequence[str],
+    vocabulary: Mapping[str, int],
+    *,
+    lowercase: bool = True,
+    binary: bool = False,
+    ngram_range: tuple[int, int] = (1, 1),
+    stop_words: str | Iterable[str] | None = None,
+    dtype: Any = np.int64,
+) -> sp.csr_matrix:
+    """Document x term counts over a fixed vocabulary (unknown terms are ignored).
+
+    Equal (values, sorted indices, dtype) to ``CountVectorizer(vocabulary=vocabulary,
+    ...).transform(docs)``.
+
+    Parameters
+    ----------
+    docs : sequence of str
+    vocabulary : mapping str -> int
+        Columns must be ``0..len(vocabulary)-1``.
+    lowercase, binary, ngram_range, stop_words, dtype
+        As in :class:`CountVectorizer`.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n_docs, len(vocabulary))
+    """
+    docs = as_str_list(docs)
+    stop = stop_set(stop_words)
+    ngram = _check_ngram(ngram_range)
+    n_cols = len(vocabulary)
+    indptr, indices, values = count_rows(docs, vocabulary, bool(lowercase), ngram, stop)
+    X = csr_pieces_to_sklearn(indptr, indices, values, n_cols, dtype)
+    if binary:
+        X.data.fill(1)
+    return X

@@ -1,0 +1,213 @@
+"""Which code counts a batch of documents, and why: the one place that decides.
+
+Every counter of :mod:`nbayes.text` (the vectorizers, the kernel-level functions and
+:class:`~nbayes.text.TextClassifier`) asks this module which route to take instead of
+deciding itself. Two questions, two functions:
+
+* :func:`tokens`: how the documents become terms;
+* :func:`batch`: how a TextClassifier's batch becomes per-class sums (it always tokenizes
+  with the default word analyzer: its ``preprocess`` step runs before);
+* :func:`one_document`: how :class:`nbayes.scoring.TextScorer` counts a single document
+  (batches: :func:`tokens`, through ``_counting.count_rows`` or the hashing kernels).
+
+========================  =======================================  ==========================
+route                     counts with                              taken when / falls back
+========================  =======================================  ==========================
+``ZERO_COPY``             ``_tokenize.direct_count``,              unigrams, the default word
+                          ``direct_transform``; hashed:            analyzer, every document
+                          ``_hashing.direct_hash``,                an exact ``str``. The
+                          ``direct_hash_transform`` (the strings   kernel answers None (False
+                          read in place, in threads)               for ``direct_hash``) when
+                                                                   its zero-copy reader cannot
+                                                                   be used (this Python's str
+                                                                   layout): then
+                                                                   ``TOKEN_STREAMS``
+``TOKEN_STREAMS``         ``_counting._Analysis`` (compiled        word n-grams (1, 2) or
+                          token ids and pairs); hashed:            (2, 2) with the default
+                          ``vectorizers._hash_analysis``           analyzer, or the fallback
+``SKLEARN``               scikit-learn's own analyzer              a vectorizer whose settings
+                                                                   the kernels do not have:
+                                                                   ``input`` not 'content',
+                                                                   ``analyzer`` not 'word',
+                                                                   a ``preprocessor`` or
+                                                                   ``tokenizer``,
+                                                                   ``strip_accents``, another
+                                                                   ``token_pattern``, another
+                                                                   ``ngram_range``, a document
+                                                                   not a ``str``; for
+                                                                   CountVectorizer a tiny batch
+                                                                   (<= 8 documents, < 4000
+                                                                   characters: no kernel setup
+                                                                   pays off); for
+                                                                   HashingVectorizer no
+                                                                   document, a non-float
+                                                                   ``dtype``, another ``norm``,
+                                                                   a bad ``n_features``
+------------------------  ---------------------------------------  --------------------------
+``FIT_TERMS``             ``vectorizers.count_terms``: sorted      TextClassifier ``fit``,
+                          unigram terms and class sums, no term    unweighted, not hashing,
+                          dict built                               unigrams; kernel declines:
+                                                                   ``CLASS_SUMS``
+``CLASS_SUMS``            ``count_by_class`` over the vocabulary   unweighted batch, terms
+``WEIGHTED_ROWS``         ``count_by_class`` (new terms), then     ``sample_weight`` given,
+                          ``transform_counts`` rows weighted       terms
+                          into class sums
+``HASHED_SUMS``           ``hash_by_class`` (``direct_hash``, or   hashing, unweighted, a
+                          ``hashing_transform`` for n-grams)       dense table
+``HASHED_WEIGHTED``       ``hash_by_class`` (document              hashing, ``sample_weight``
+                          frequencies), then                       given
+                          ``hashing_transform`` rows weighted
+``HASHED_SPARSE``         ``hashing_transform`` rows summed as     hashing, ``fit_chunks``'s
+                          a sparse matrix (the accumulator adds    batches (unweighted), when
+                          the non-zeros)                           ``HASHED_INTO`` cannot
+``HASHED_INTO``           ``hash_into`` straight into the          hashing, ``fit_chunks``,
+                          running totals (no per-batch table)      unigrams; kernel declines:
+                                                                   ``HASHED_SPARSE``
+------------------------  ---------------------------------------  --------------------------
+``ONE_COMPILED``          the compiled table of a fit's terms      one document scored or
+                          (``TermColumns.count_one``): no str      explained, a vocabulary
+                          keys, no dict                            from a compiled fit,
+                                                                   unigrams, no stop words;
+                                                                   it declines (None): the
+                                                                   dict and ``ONE_PYTHON``
+``ONE_PYTHON``            ``_analyzer.transform_one``, pure        one document otherwise
+                          Python (the lean path)
+========================  =======================================  ==========================
+
+Every route gives the same numbers (the parity tests hold each to scikit-learn's); they
+differ in speed and memory only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ._analyzer import DEFAULT_TOKEN_PATTERN
+
+__all__ = [
+    "CLASS_SUMS",
+    "FAST_NGRAMS",
+    "FIT_TERMS",
+    "HASHED_INTO",
+    "HASHED_SPARSE",
+    "HASHED_SUMS",
+    "HASHED_WEIGHTED",
+    "SKLEARN",
+    "TOKEN_STREAMS",
+    "WEIGHTED_ROWS",
+    "ONE_COMPILED",
+    "ONE_PYTHON",
+    "ZERO_COPY",
+    "batch",
+    "hashing_vectorizer",
+    "one_document",
+    "tokens",
+    "vectorizer",
+]
+
+ZERO_COPY = "zero-copy"
+TOKEN_STREAMS = "token-streams"
+SKLEARN = "sklearn"
+FIT_TERMS = "fit-terms"
+CLASS_SUMS = "class-sums"
+WEIGHTED_ROWS = "weighted-rows"
+HASHED_SUMS = "hashed-sums"
+HASHED_WEIGHTED = "hashed-weighted"
+HASHED_SPARSE = "hashed-sparse"
+HASHED_INTO = "hashed-into"
+ONE_COMPILED = "one-compiled"
+ONE_PYTHON = "one-python"
+
+#: the word n-gram ranges the compiled kernels count
+FAST_NGRAMS = ((1, 1), (1, 2), (2, 2))
+#: the token patterns of the default word analyzer (scikit-learn's, with and without (?u))
+FAST_PATTERNS = (DEFAULT_TOKEN_PATTERN, r"\b\w\w+\b")
+
+
+def tokens(ngram: tuple[int, int]) -> str:
+    """The tokenizing route of the default word analyzer for ``ngram`` (a range of
+    :data:`FAST_NGRAMS`): ``ZERO_COPY`` for unigrams, else ``TOKEN_STREAMS``."""
+    return ZERO_COPY if ngram == (1, 1) else TOKEN_STREAMS
+
+
+def all_str(docs: Sequence[Any]) -> bool:
+    """Whether every document is an exact ``str`` (what the kernels read)."""
+    return all(type(d) is str for d in docs)
+
+
+def _small(docs: Sequence[str]) -> bool:
+    """Tiny batches are faster through scikit-learn's pure-Python path (no kernel setup)."""
+    return len(docs) <= 8 and sum(map(len, docs)) < 4000
+
+
+def fast_ngram(est: Any) -> tuple[int, int] | None:
+    """The ngram range if a vectorizer's analyzer settings are the kernels', else None."""
+    if (
+        est.input != "content"
+        or est.analyzer != "word"
+        or est.preprocessor is not None
+        or est.tokenizer is not None
+        or est.strip_accents
+        or est.token_pattern not in FAST_PATTERNS
+    ):
+        return None
+    try:
+        ngram = (int(est.ngram_range[0]), int(est.ngram_range[1]))
+    except (TypeError, ValueError, IndexError):
+        return None
+    return ngram if ngram in FAST_NGRAMS else None
+
+
+def vectorizer(est: Any, docs: list[Any]) -> tuple[str, tuple[int, int]]:
+    """The route of ``CountVectorizer._count_vocab``: (route, ngram range)."""
+    ngram = fast_ngram(est)
+    if ngram is None or not all_str(docs) or _small(docs):
+        return SKLEARN, (1, 1)
+    return tokens(ngram), ngram
+
+
+def hashing_vectorizer(est: Any, docs: list[Any]) -> tuple[str, tuple[int, int]]:
+    """The route of ``HashingVectorizer.transform``: (route, ngram range)."""
+    import numpy as np
+
+    ngram = fast_ngram(est)
+    nf = est.n_features
+    if (
+        ngram is None
+        or not docs
+        or not all_str(docs)
+        or isinstance(nf, bool)
+        or not isinstance(nf, int | np.integer)
+        or nf < 1
+        or np.dtype(est.dtype).kind != "f"
+        or est.norm not in (None, "l1", "l2", "max")
+    ):
+        return SKLEARN, (1, 1)
+    return tokens(ngram), ngram
+
+
+def batch(
+    *, hashing: bool, weighted: bool, ngram: tuple[int, int], fresh: bool = False,
+    stream: bool = False,
+) -> str:  # fmt: skip
+    """The route of one TextClassifier batch.
+
+    ``fresh``: a fit (no vocabulary to extend); ``stream``: a batch of ``fit_chunks``,
+    added into running totals (unweighted).
+    """
+    if hashing:
+        if stream:
+            return HASHED_INTO if ngram == (1, 1) else HASHED_SPARSE
+        return HASHED_WEIGHTED if weighted else HASHED_SUMS
+    if weighted:
+        return WEIGHTED_ROWS
+    if fresh and ngram == (1, 1):
+        return FIT_TERMS
+    return CLASS_SUMS
+
+
+def one_document(ngram: tuple[int, int], stop_words: Any) -> str:
+    """The route of one document of a vocabulary model (``ONE_COMPILED`` applies only
+    where the vocabulary is a fit's compiled terms, which the scorer knows)."""
+    return ONE_COMPILED if ngram == (1, 1) and not stop_words else ONE_PYTHON

@@ -1,0 +1,175 @@
+"""Training from a stream of document chunks: statistics summed in place.
+
+:func:`fit_chunks` and :func:`fit_pruned_first` are the bodies of
+:meth:`TextClassifier.fit_chunks` and ``fit_files(prune_first=True)``: one chunk of
+documents is held at a time, its statistics added into an :class:`Accumulator` (columns
+grow by doubling), so a large file is not copied once per chunk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._stats import CountStats, class_codes, union_classes
+from . import _batch
+from . import _routes as routes
+from ._class_counts import count_by_class
+from ._hash_counts import hash_into
+from ._model import sklearn_like_selection
+from ._textstats import TextStats
+
+__all__ = ["Accumulator", "NoDocuments", "fit_chunks", "fit_pruned_first"]
+
+
+class NoDocuments(ValueError):
+    """fit_chunks was given no documents."""
+
+
+class Accumulator:
+    """Sums TextStats of successive batches in place (capacity doubling for new terms), so
+    streaming a large file does not copy the statistics once per chunk."""
+
+    def __init__(self) -> None:
+        self.classes: np.ndarray | None = None
+        self.class_count = np.zeros(0)
+        self.fc = np.zeros((0, 0))
+        self.df = np.zeros(0, dtype=np.int64)
+        self.tf = np.zeros(0)
+        self.width = 0
+        self.n_docs = 0
+        self.tf_from_fc = False
+
+    def _grow_columns(self, width: int) -> None:
+        capacity = self.fc.shape[1]
+        if width <= capacity:
+            return
+        new = max(width, 2 * capacity)
+        fc = np.zeros((self.fc.shape[0], new))
+        fc[:, :capacity] = self.fc
+        df = np.zeros(new, dtype=np.int64)
+        df[:capacity] = self.df
+        tf = np.zeros(new)
+        tf[:capacity] = self.tf
+        self.fc, self.df, self.tf = fc, df, tf
+
+    def _grow_classes(self, batch_classes: np.ndarray) -> np.ndarray:
+        if self.classes is None:
+            self.classes = batch_classes
+            self.class_count = np.zeros(len(batch_classes))
+            self.fc = np.zeros((len(batch_classes), self.fc.shape[1]))
+            return np.arange(len(batch_classes))
+        classes = union_classes(self.classes, batch_classes)
+        if len(classes) != len(self.classes):
+            pos = np.searchsorted(classes, self.classes)
+            fc = np.zeros((len(classes), self.fc.shape[1]))
+            fc[pos] = self.fc
+            cc = np.zeros(len(classes))
+            cc[pos] = self.class_count
+            self.classes, self.fc, self.class_count = classes, fc, cc
+        return np.searchsorted(self.classes, batch_classes)
+
+    def add(self, batch: TextStats) -> None:
+        rows = self._grow_classes(batch.counts.classes)
+        width = batch.n_columns
+        self._grow_columns(width)
+        fc = batch.counts.feature_count
+        if sp.issparse(fc):  # hashed batches: add the non-zeros, never a dense C x 2^20
+            coo = sp.coo_matrix(fc)
+            coo.sum_duplicates()
+            self.fc[rows[coo.row], coo.col] += coo.data
+        else:
+            self.fc[rows, :width] += fc
+        self.class_count[rows] += batch.counts.class_count
+        self.df[:width] += batch.doc_freq
+        self.tf[:width] += batch.term_freq
+        self.width = max(self.width, width)
+        self.n_docs += batch.n_docs
+
+    def add_hashed(self, docs: list[str], y: np.ndarray, model: Any) -> bool:
+        """Add the hashed counts of a batch straight into the totals (no per-batch table,
+        no term list: the ``HASHED_INTO`` route); False, having added nothing, if that
+        route does not take the batch."""
+        classes, codes = class_codes(y)
+        width = int(model.n_features)
+        route = routes.batch(hashing=True, weighted=False, ngram=model._ngram(), stream=True)
+        if route != routes.HASHED_INTO:
+            return False
+        rows = self._grow_classes(classes)
+        self._grow_columns(width)
+        if not hash_into(
+            docs, rows[codes], self.fc, self.df, n_features=width,
+            binary=model._clip, lowercase=model.lowercase, stop_words=model._stop_set(),
+        ):  # fmt: skip
+            return False
+        self.tf_from_fc = True  # unweighted: the column totals, summed once in stats()
+        self.class_count[rows] += np.bincount(codes, minlength=len(classes))
+        self.width = max(self.width, width)
+        self.n_docs += len(docs)
+        return True
+
+    def stats(self) -> TextStats | None:
+        if self.classes is None:
+            return None
+        w = self.width
+        counts = CountStats(self.classes, self.class_count, self.fc[:, :w])
+        # the batches of fit_chunks are unweighted: term frequency = column total
+        tf = self.fc[:, :w].sum(axis=0) if self.tf_from_fc else self.tf[:w]
+        return TextStats(counts, self.df[:w], tf, self.n_docs)
+
+
+def fit_chunks(model: Any, chunks: Iterable[tuple[Sequence[str], Any]]) -> Any:
+    """``model.fit_chunks(chunks)``: the statistics of every chunk, added in place."""
+    model._check_params()
+    vocabulary: dict[str, int] = {}
+    total = Accumulator()
+    for texts, labels in chunks:
+        docs, y = _batch.checked(model._docs(texts), labels)
+        if model.hashing and total.add_hashed(docs, y, model):
+            continue
+        total.add(_batch.count(model, docs, y, None, vocabulary, stream=True))
+    stats = total.stats()
+    if stats is None:
+        raise NoDocuments("No documents: nothing to learn from.")
+    _batch.require_terms(stats)
+    return model._set(stats, None if model.hashing else vocabulary)
+
+
+def fit_pruned_first(model: Any, chunks: Callable[[], Iterable[tuple[Any, Any]]]) -> Any:
+    """Two passes: frequencies to choose the vocabulary, then per-class counts."""
+    model._check_params()
+    kw = dict(lowercase=model.lowercase, ngram_range=model._ngram(), stop_words=model.stop_words)
+    everything: dict[str, int] = {}
+    df_total = Accumulator()
+    for texts, labels in chunks():
+        docs = model._docs(texts)
+        if len(docs) != len(labels):
+            raise ValueError(f"Found {len(docs)} documents but {len(labels)} labels.")
+        _, tf, df = count_by_class(
+            docs, np.zeros(len(docs), dtype=np.int64), 1, binary=model._clip,
+            vocabulary=everything, dtype=np.float64, **kw,
+        )  # fmt: skip
+        one = CountStats(np.array([0]), np.array([float(len(docs))]), tf)
+        df_total.add(TextStats(one, df, tf[0], len(docs)))
+    freq = df_total.stats()
+    if freq is None:
+        raise NoDocuments("No documents: nothing to learn from.")
+    kept = sklearn_like_selection(
+        list(everything), freq.doc_freq, freq.term_freq, freq.n_docs, model.min_df,
+        model.max_df, model.max_features,
+    )  # fmt: skip
+    terms = list(everything)
+    vocabulary = {terms[j]: i for i, j in enumerate(kept)}
+    del everything, terms, freq, df_total
+    total = Accumulator()
+    for texts, labels in chunks():
+        docs, y = model._docs(texts), np.asarray(labels)
+        _batch.check_labels(y)
+        total.add(_batch.count(model, docs, y, None, vocabulary, fixed=True))
+    stats = total.stats()
+    if stats is None:
+        raise NoDocuments("No documents: nothing to learn from.")
+    return model._set(stats, vocabulary)

@@ -1,0 +1,258 @@
+"""The statistics of a text model: per-class term counts over a growing vocabulary.
+
+:class:`TextStats` is to :class:`~nbayes.text.TextClassifier` what
+:class:`~nbayes._stats.CountStats` is to the core estimators: what ``fit`` makes of a batch,
+``merge`` adds and ``subtract`` removes, exactly. Its columns are terms (a
+:class:`Vocabulary`) or hash buckets (no vocabulary), and uniting the vocabularies is part
+of the merge: a batch counted over a model's terms (``Vocabulary.extending``) lines up with
+them without a look-up, any other pair of models is laid out over the union of their terms.
+
+numpy only: the lean prediction path (:mod:`nbayes.scoring`) reads these statistics from
+a model file without scikit-learn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from .._stats import CountStats
+
+__all__ = ["TextStats", "Vocabulary"]
+
+
+class Vocabulary:
+    """The term of every column of a text model, in column order, and term -> column.
+
+    Kept in the form the counting gave (a fit's sorted terms, possibly the compiled
+    :class:`~nbayes.text._tokenize.Terms` decoded when read, or a dict); the other form is
+    made on first use. Never changed once made: a batch that finds new terms counts into
+    a copy (:meth:`extending`), whose ``base`` says which vocabulary its first columns are.
+    """
+
+    __slots__ = ("_terms", "_index", "base")
+
+    def __init__(
+        self,
+        terms: Sequence[str] | None = None,
+        index: dict[str, int] | None = None,
+        base: Vocabulary | None = None,
+    ) -> None:
+        self._terms = terms
+        self._index = index
+        self.base = base
+
+    @classmethod
+    def of(cls, vocabulary: Mapping[str, int] | Sequence[str] | None) -> Vocabulary | None:
+        """A dict term -> column, or the terms in column order (None: hash buckets)."""
+        if vocabulary is None or isinstance(vocabulary, Vocabulary):
+            return vocabulary
+        if isinstance(vocabulary, dict):
+            return cls(index=vocabulary)
+        return cls(terms=vocabulary)  # type: ignore[arg-type]
+
+    @classmethod
+    def extending(cls, base: Vocabulary) -> tuple[Vocabulary, dict[str, int]]:
+        """A new vocabulary whose first columns are those of ``base``, and its dict, to
+        be extended in place by the counting of a batch."""
+        index = dict(base.index)
+        return cls(index=index, base=base), index
+
+    def __len__(self) -> int:
+        return len(self._index) if self._index is not None else len(self._terms or ())
+
+    @property
+    def terms(self) -> Sequence[str]:
+        """The terms in column order (a fit's ``Terms`` as they are)."""
+        if self._terms is None:
+            self._terms = list(self._index or ())
+        return self._terms
+
+    @property
+    def index(self) -> dict[str, int]:
+        """Term -> column, made from the terms on first use (a fit that only predicts
+        never needs it)."""
+        if self._index is None:
+            terms = self._terms or ()
+            self._index = dict(zip(terms, range(len(terms)), strict=True))
+        return self._index
+
+    def detached(self) -> Vocabulary:
+        """The same terms, forgetting ``base`` (so a model does not keep the chain of
+        the vocabularies it grew from)."""
+        if self.base is None:
+            return self
+        return Vocabulary(self._terms, self._index)
+
+    def united(self, other: Vocabulary) -> tuple[dict[str, int], np.ndarray]:
+        """These terms then ``other``'s new ones, and the column of each of ``other``'s."""
+        united = dict(self.index)
+        for term in other.terms:
+            if term not in united:
+                united[term] = len(united)
+        theirs = other.terms
+        return united, np.fromiter((united[t] for t in theirs), np.int64, len(theirs))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Vocabulary):
+            return NotImplemented
+        return self is other or list(self.terms) == list(other.terms)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Vocabulary({len(self)} terms)"
+
+    def __getstate__(self) -> tuple[Any, Any]:
+        return (self._terms, self._index if self._terms is None else None)
+
+    def __setstate__(self, state: tuple[Any, Any]) -> None:
+        self._terms, self._index = state
+        self.base = None
+
+
+@dataclass(frozen=True, eq=False)
+class TextStats:
+    """Statistics of a text model over its columns (terms or hash buckets).
+
+    ``counts`` holds per-class term counts (clipped to 1 per document for binary and
+    Bernoulli models); ``n_docs``, ``doc_freq`` and ``term_freq`` are unweighted corpus
+    totals that the vocabulary pruning (min_df, max_df, max_features) is derived from.
+    :attr:`vocabulary` names the columns (None for hash buckets, and for the statistics of
+    cross-validation folds, which share one column layout). It is not a dataclass field:
+    ``dataclasses.replace`` makes statistics without column names (a copy whose columns
+    may be laid out anew must not keep stale ones); :meth:`with_vocabulary` names them.
+    """
+
+    counts: CountStats
+    doc_freq: np.ndarray
+    term_freq: np.ndarray
+    n_docs: int
+
+    @property
+    def vocabulary(self) -> Vocabulary | None:
+        """The term of every column, or None (hash buckets, or columns left unnamed)."""
+        vocabulary: Vocabulary | None = self.__dict__.get("_vocabulary")
+        return vocabulary
+
+    def with_vocabulary(self, vocabulary: Vocabulary | None) -> TextStats:
+        """These statistics with their columns named by ``vocabulary``."""
+        out = TextStats(self.counts, self.doc_freq, self.term_freq, self.n_docs)
+        if vocabulary is not None:
+            object.__setattr__(out, "_vocabulary", vocabulary)
+        return out
+
+    @property
+    def classes(self) -> np.ndarray:
+        return self.counts.classes
+
+    @property
+    def class_count(self) -> np.ndarray:
+        return self.counts.class_count
+
+    @property
+    def n_columns(self) -> int:
+        return int(self.doc_freq.shape[0])
+
+    def widen(self, n_columns: int) -> TextStats:
+        """The same statistics over more columns (zeros for the new ones)."""
+        extra = n_columns - self.n_columns
+        if extra <= 0:
+            return self
+        c = self.counts
+        fc = np.hstack([c.feature_count, np.zeros((int(c.feature_count.shape[0]), extra))])
+        return TextStats(
+            replace(c, feature_count=fc),
+            np.concatenate([self.doc_freq, np.zeros(extra, dtype=np.int64)]),
+            np.concatenate([self.term_freq, np.zeros(extra)]),
+            self.n_docs,
+        ).with_vocabulary(self.vocabulary)
+
+    def scattered(self, cols: np.ndarray, n_columns: int) -> TextStats:
+        """These statistics laid out over another column layout: column j to ``cols[j]``."""
+        c = self.counts
+        fc = np.zeros((c.feature_count.shape[0], n_columns))
+        fc[:, cols] = c.feature_count
+        df = np.zeros(n_columns, dtype=np.int64)
+        df[cols] = self.doc_freq
+        tf = np.zeros(n_columns)
+        tf[cols] = self.term_freq
+        return TextStats(replace(c, feature_count=fc), df, tf, self.n_docs)
+
+    def merge(self, other: TextStats) -> TextStats:
+        """The statistics of both batches, over the union of their vocabularies."""
+        a, b = self, other
+        va, vb = a.vocabulary, b.vocabulary
+        vocabulary = va if vb is None else vb if va is None else None
+        if va is not None and vb is not None:
+            if vb is va or vb.base is va or len(va) == 0:  # b's columns extend a's
+                vocabulary = vb.detached()
+            elif va.base is vb or len(vb) == 0:
+                vocabulary = va.detached()
+            else:
+                united, cols = va.united(vb)
+                b = b.scattered(cols, len(united))
+                vocabulary = Vocabulary(index=united)
+        n = max(a.n_columns, b.n_columns)
+        a, b = a.widen(n), b.widen(n)
+        return TextStats(
+            a.counts.merge(b.counts),
+            a.doc_freq + b.doc_freq,
+            a.term_freq + b.term_freq,
+            a.n_docs + b.n_docs,
+        ).with_vocabulary(vocabulary)
+
+    def subtract(self, other: TextStats) -> TextStats:
+        """These statistics without ``other``'s documents (ValueError, and nothing
+        changed, if they hold a word, or a count, these statistics never had)."""
+        va, vb = self.vocabulary, other.vocabulary
+        if va is not None and vb is not None and vb is not va:
+            if vb.base is va:
+                new = list(vb.terms[len(va) : len(va) + 5]) if len(vb) > len(va) else []
+            else:
+                get = va.index.get
+                cols = np.fromiter((get(t, -1) for t in vb.terms), np.int64, len(vb))
+                new = [t for t, c in zip(vb.terms, cols.tolist(), strict=True) if c < 0][:5]
+                if not new:
+                    other = other.scattered(cols, len(va))
+            if new:
+                raise ValueError(
+                    f"Cannot unlearn these documents: they contain words the model never "
+                    f"learned ({', '.join(map(repr, new))}). Nothing was changed."
+                )
+        b = other.widen(self.n_columns)
+        doc_freq = self.doc_freq - b.doc_freq
+        term_freq = self.term_freq - b.term_freq
+        too_much = (doc_freq < 0).any() or b.n_docs > self.n_docs
+        if too_much or (term_freq < -1e-9 * np.maximum(self.term_freq, 1)).any():
+            raise ValueError(
+                "Cannot unlearn these documents: some of their words were never learned "
+                "(or not that often). Nothing was changed."
+            )
+        return TextStats(
+            self.counts.subtract(b.counts),
+            doc_freq,
+            np.maximum(term_freq, 0.0),
+            self.n_docs - b.n_docs,
+        ).with_vocabulary(va)
+
+    def without_unused_terms(self) -> TextStats:
+        """Forget the terms no document uses any more (a fit without them never saw
+        them); hash buckets stay."""
+        if self.vocabulary is None:
+            return self
+        used = self.doc_freq > 0
+        if used.all():
+            return self
+        keep = np.flatnonzero(used)
+        terms = self.vocabulary.terms
+        c = self.counts
+        return TextStats(
+            replace(c, feature_count=c.feature_count[:, keep]),
+            self.doc_freq[keep],
+            self.term_freq[keep],
+            self.n_docs,
+        ).with_vocabulary(Vocabulary(index={terms[j]: i for i, j in enumerate(keep.tolist())}))
