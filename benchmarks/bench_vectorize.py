@@ -29,7 +29,8 @@ from sklearn.feature_extraction.text import CountVectorizer as SkCount
 from sklearn.feature_extraction.text import HashingVectorizer as SkHash
 from sklearn.naive_bayes import MultinomialNB
 
-from nbayes.text import CountVectorizer, HashingVectorizer, count_by_class, transform_one
+from nbayes.text import CountVectorizer, HashingVectorizer, count_by_class
+from nbayes.text.vectorizers import transform_one
 
 HERE = Path(__file__).resolve().parent
 NEWS = Path("/work/shared/data/20newsgroups_bydate/20news_bydate_train.csv")

@@ -40,7 +40,6 @@ smoothed zero count ``alpha / (n + alpha·K)``.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -249,8 +248,6 @@ class MixedNB(BaseNB):
         return self._read(X, reset=False)
 
     def _check_X_y(self, X: Any, y: Any, reset: bool) -> tuple[Any, np.ndarray]:
-        if reset:  # a new fit: forget the columns of the last one
-            self.__dict__.pop("_stats", None)
         table = self._read(X, reset=reset)
         y = _check_labels(y, table.n_rows)
         return table, y
@@ -274,25 +271,17 @@ class MixedNB(BaseNB):
             cols.append(stats.reindex(head.classes))
         return MixedStats(head, tuple(table.names), tuple(table.families), tuple(cols))
 
-    def merge(self, other: MixedNB) -> MixedNB:
-        """The model of the union of both models' data (neither model is changed).
+    # merge is the template's, with three settings: ``columns`` specs equal by value count
+    # as equal (two equal dicts from two files or processes), the statistics compare the
+    # columns and families (a clearer error than a count of features), and a merged model
+    # keeps the input's source, dtypes and family reasons (for sample and info).
+    _fitted_inputs = ("n_features_in_", "feature_names_in_", "_source", "_dtypes", "_reasons")
 
-        The template's, after two checks of its own: the statistics compare the columns
-        and families (a clearer error than a count of features), and ``columns`` specs equal
-        by value count as equal (the template compares a dict by identity, so two equal
-        specs from two files or processes would not merge). The input's dtypes are carried
-        over for :meth:`sample`.
-        """
-        if isinstance(other, MixedNB) and hasattr(self, "_stats") and hasattr(other, "_stats"):
-            self._stats._check(other._stats)
-            if _same(self.columns, other.columns):
-                other = copy.copy(other)
-                other.columns = self.columns
-        merged = super().merge(other)
-        for attr in ("_source", "_dtypes", "_reasons"):
-            if hasattr(self, attr):
-                setattr(merged, attr, getattr(self, attr))
-        return merged
+    def _same_param(self, a: Any, b: Any) -> bool:
+        return _same(a, b)
+
+    def _check_merge_inputs(self, other: Any) -> None:
+        self._stats._check(other._stats)
 
     # ---------------------------------------------------------------- results
     @property

@@ -26,7 +26,6 @@ from ._families import (
 from ._moment_stats import MomentStats
 from ._stats import CategoryStats, readonly
 from ._validation import FeatureNames, check_finite
-from .io import persist as _persist
 
 __all__ = [
     "BernoulliNB",
@@ -569,7 +568,3 @@ class GaussianNB(BaseNB):
     def class_prior_(self) -> np.ndarray:
         """Probability of each class."""
         return readonly(self._derived()["class_prior"])
-
-
-# their model-file serialisers (nbayes.io.persist loads them through this module)
-_persist._register_core()

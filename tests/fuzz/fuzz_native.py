@@ -592,10 +592,9 @@ def one_input(data: bytes) -> None:
 
 def setup_fast_paths() -> None:
     """Force the compiled path where a heuristic would pick scikit-learn's for tiny input."""
-    from nbayes.text import vectorizers
+    from nbayes.text import _chars, _routes
 
-    vectorizers._small = lambda docs: False
-    from nbayes.text import _chars
+    _routes._small = lambda docs: False
 
     _chars.ZERO_COPY = True
 

@@ -26,17 +26,11 @@ import numpy as np
 
 def workload() -> None:
     from nbayes import _native as N
-    from nbayes.text import (
-        CountVectorizer,
-        TextClassifier,
-        hash_into,
-        hashing_transform,
-        transform_counts,  # fmt: skip
-        vectorizers,
-    )
+    from nbayes.text import CountVectorizer, TextClassifier, _routes, hash_into, hashing_transform
     from nbayes.text import _tokenize as tk
+    from nbayes.text.vectorizers import transform_counts
 
-    vectorizers._small = lambda docs: False
+    _routes._small = lambda docs: False
     docs = ["Alpha beta \u0130stanbul \u03a3\u03a3 gamma", "beta \x00\ud800 \U00010400\U00010428 x",
             "delta " * 5000, "\u00e0\u00c0 \u00df\u00df alpha_1 " * 50, ""] * 3
     y = np.arange(len(docs)) % 2

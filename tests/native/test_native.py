@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from nbayes import _native
 from nbayes.text import _tokenize as _tk
-from nbayes.text import count_by_class, hash_into, hashing_transform, transform_counts
+from nbayes.text import count_by_class, hash_into, hashing_transform
+from nbayes.text.vectorizers import transform_counts
 
 TOKEN = re.compile(r"(?u)\b\w\w+\b")
 

@@ -220,12 +220,3 @@ def load(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> Any:
             f"({type(exc).__name__}: {exc})"
         ) from exc
     return model
-
-
-def _register_core() -> None:
-    """Nothing to do: the core estimators' serialisers are listed in
-    :data:`nbayes.io._registry.BUILTIN` and imported when first needed.
-
-    Kept because :mod:`nbayes.naive_bayes` calls it when imported (it registered them
-    before the registry listed them); remove it with that call.
-    """

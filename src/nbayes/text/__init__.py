@@ -36,11 +36,6 @@ __all__ = [
 # numpy-only modules of this package (the lean prediction path) can load without them.
 _LAZY = {name: "nbayes.text.vectorizers" for name in __all__}
 _LAZY["TextClassifier"] = "nbayes.text.classifier"
-# Not public (documented in nbayes.text.vectorizers), still found here for code written
-# when they were: tests/native, tests/fuzz and benchmarks import them from nbayes.text.
-_LAZY.update(dict.fromkeys(("hash_by_class", "transform_counts", "transform_one"),
-                           "nbayes.text.vectorizers"))  # fmt: skip
-
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
