@@ -414,11 +414,6 @@ def test_models_travel_compressed_and_exact() -> None:
     assert not _Shipped(small).compressed
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="TextClassifier.merge compares hyperparameters by repr: two copies of one lambda "
-    "(each worker unpickles its own) look different, so the partition models do not merge",
-)
 def test_text_preprocess_lambda_survives_the_trip() -> None:
     df = _texts(14, 40)
     df["text"] = df["text"].str.upper()

@@ -140,8 +140,9 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         return int(self.n_features_in_)
 
     def _same_param(self, a: Any, b: Any) -> bool:
-        """Hook: whether two values of a hyperparameter are equal (for ``merge``)."""
-        return bool(_freeze(a) == _freeze(b))
+        """Hook: whether two values of a hyperparameter are equal (for ``merge``): by value,
+        as :func:`nbayes._params.same_value` says."""
+        return _params.same_value(a, b)
 
     def _family_view(self) -> tuple[dict[str, Any], Any]:
         """Hook: what the family reads, its derivation and the statistics behind it."""

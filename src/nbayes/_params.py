@@ -17,6 +17,7 @@ __all__ = [
     "non_negative_int",
     "non_negative_real",
     "none",
+    "same_value",
     "validate",
 ]
 
@@ -65,3 +66,53 @@ def validate(estimator: Any, rules: dict[str, list[Rule]], who: str | None = Non
             f"The {name!r} parameter of {who or type(estimator).__name__} must be {expected}. "
             f"Got {value!r} instead."
         )
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two values of a hyperparameter are equal by value (what ``merge`` asks).
+
+    Sequences compare element by element whatever their type (a list equals a tuple or an
+    array of the same values), sets as sets, mappings key by key; functions by what they
+    compute: the same qualified name, code, defaults and closure (so the copies of one
+    lambda that two processes unpickle are equal). Numbers compare by value (``1 == 1.0``),
+    but a bool is not a number and a string is not a sequence of characters.
+    """
+    if a is b:
+        return True
+    if callable(a) or callable(b):
+        return callable(a) and callable(b) and _same_function(a, b)
+    if isinstance(a, str | bytes) or isinstance(b, str | bytes) or a is None or b is None:
+        return type(a) is type(b) and bool(a == b)
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, Real) and isinstance(b, Real):
+        return bool(a == b)
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (
+            isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys()
+            and all(same_value(a[k], b[k]) for k in a)
+        )  # fmt: skip
+    if isinstance(a, set | frozenset) or isinstance(b, set | frozenset):
+        return isinstance(a, set | frozenset) and isinstance(b, set | frozenset) and a == b
+    try:
+        x, y = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
+    except (TypeError, ValueError):
+        return bool(a == b)
+    if x.shape != y.shape:
+        return False
+    if x.ndim == 0:
+        return bool(x.item() == y.item())
+    pairs = zip(x.ravel().tolist(), y.ravel().tolist(), strict=True)
+    return all(same_value(u, v) for u, v in pairs)
+
+
+def _same_function(f: Any, g: Any) -> bool:
+    f, g = getattr(f, "__func__", f), getattr(g, "__func__", g)  # bound methods: the function
+    cf, cg = getattr(f, "__code__", None), getattr(g, "__code__", None)
+    if cf is None or cg is None:  # builtins, partials, callable objects: their own ==
+        return bool(f == g)
+    if (f.__module__, f.__qualname__) != (g.__module__, g.__qualname__) or cf != cg:
+        return False
+    cells_f = [c.cell_contents for c in f.__closure__ or ()]
+    cells_g = [c.cell_contents for c in g.__closure__ or ()]
+    return same_value(f.__defaults__, g.__defaults__) and same_value(cells_f, cells_g)

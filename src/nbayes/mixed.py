@@ -271,14 +271,10 @@ class MixedNB(BaseNB):
             cols.append(stats.reindex(head.classes))
         return MixedStats(head, tuple(table.names), tuple(table.families), tuple(cols))
 
-    # merge is the template's, with three settings: ``columns`` specs equal by value count
-    # as equal (two equal dicts from two files or processes), the statistics compare the
-    # columns and families (a clearer error than a count of features), and a merged model
-    # keeps the input's source, dtypes and family reasons (for sample and info).
+    # merge is the template's, with two settings: the statistics compare the columns and
+    # families (a clearer error than a count of features), and a merged model keeps the
+    # input's source, dtypes and family reasons (for sample and info).
     _fitted_inputs = ("n_features_in_", "feature_names_in_", "_source", "_dtypes", "_reasons")
-
-    def _same_param(self, a: Any, b: Any) -> bool:
-        return _same(a, b)
 
     def _check_merge_inputs(self, other: Any) -> None:
         self._stats._check(other._stats)
@@ -423,14 +419,3 @@ class MixedNB(BaseNB):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return dict(a) == dict(b)
-    if a is None or b is None or isinstance(a, str | bool | int | float):
-        return bool(a == b) if type(a) is type(b) else a is b
-    try:
-        return bool(np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object)))
-    except (TypeError, ValueError):
-        return False
