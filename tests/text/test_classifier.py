@@ -423,3 +423,17 @@ def test_pickles_of_the_vocabulary_beside_the_statistics_still_load() -> None:
         old.update(SMS[200:220], SMS_Y[200:220]).unlearn(SMS[200:220], SMS_Y[200:220])
         np.testing.assert_allclose(old.predict_proba(test), clf.predict_proba(test))
         assert old.vocabulary_ == clf.vocabulary_
+
+
+@pytest.mark.parametrize("kw", [{}, {"model": "bernoulli"}, {"ngram_range": (1, 2)}])
+def test_merging_two_fits_lays_out_columns_as_one_fit(kw: dict) -> None:
+    """fit(A).merge(fit(B)) is fit(A + B), column for column (sorted vocabularies unite in
+    sorted order), so a cluster's partition models reduce to the single machine's."""
+    a_docs, a_y = ["free prize now", "lunch at noon", "win cash"], ["s", "h", "s"]
+    b_docs, b_y = ["zebra lunch", "a free zebra", "cash now please"], ["h", "s", "s"]
+    merged = TextClassifier(**kw).fit(a_docs, a_y).merge(TextClassifier(**kw).fit(b_docs, b_y))
+    whole = TextClassifier(**kw).fit(a_docs + b_docs, a_y + b_y)
+    assert merged.vocabulary_ == whole.vocabulary_
+    assert list(merged.get_feature_names_out()) == list(whole.get_feature_names_out())
+    np.testing.assert_array_equal(merged.feature_count_, whole.feature_count_)
+    np.testing.assert_array_equal(merged.predict_proba(b_docs), whole.predict_proba(b_docs))

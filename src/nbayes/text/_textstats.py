@@ -13,6 +13,8 @@ a model file without scikit-learn.
 
 from __future__ import annotations
 
+import itertools
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -87,14 +89,28 @@ class Vocabulary:
             return self
         return Vocabulary(self._terms, self._index)
 
-    def united(self, other: Vocabulary) -> tuple[dict[str, int], np.ndarray]:
-        """These terms then ``other``'s new ones, and the column of each of ``other``'s."""
-        united = dict(self.index)
-        for term in other.terms:
-            if term not in united:
-                united[term] = len(united)
-        theirs = other.terms
-        return united, np.fromiter((united[t] for t in theirs), np.int64, len(theirs))
+    def united(self, other: Vocabulary) -> tuple[Vocabulary, np.ndarray | None, np.ndarray]:
+        """The union of both vocabularies, and the column of each of these terms (None:
+        they keep theirs) and of each of ``other``'s.
+
+        Two sorted vocabularies (what fits give) unite in sorted order, so merging the
+        models of two batches lays the columns out as one fit of both does; otherwise
+        these terms come first and ``other``'s new ones follow.
+        """
+        mine, theirs = self.terms, other.terms
+        if _is_sorted(mine) and _is_sorted(theirs):
+            terms = sorted(set(mine).union(theirs))
+            index = dict(zip(terms, range(len(terms)), strict=True))
+            ours = np.fromiter((index[t] for t in mine), np.int64, len(mine))
+            vocabulary = Vocabulary(terms, index)
+        else:
+            index = dict(self.index)
+            for term in theirs:
+                if term not in index:
+                    index[term] = len(index)
+            ours, vocabulary = None, Vocabulary(index=index)
+        cols = np.fromiter((index[t] for t in theirs), np.int64, len(theirs))
+        return vocabulary, ours, cols
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Vocabulary):
@@ -193,9 +209,10 @@ class TextStats:
             elif va.base is vb or len(vb) == 0:
                 vocabulary = va.detached()
             else:
-                united, cols = va.united(vb)
-                b = b.scattered(cols, len(united))
-                vocabulary = Vocabulary(index=united)
+                vocabulary, ours, cols = va.united(vb)
+                if ours is not None:
+                    a = a.scattered(ours, len(vocabulary))
+                b = b.scattered(cols, len(vocabulary))
         n = max(a.n_columns, b.n_columns)
         a, b = a.widen(n), b.widen(n)
         return TextStats(
@@ -256,3 +273,8 @@ class TextStats:
             self.term_freq[keep],
             self.n_docs,
         ).with_vocabulary(Vocabulary(index={terms[j]: i for i, j in enumerate(keep.tolist())}))
+
+
+def _is_sorted(terms: Sequence[str]) -> bool:
+    """Whether the terms are in strictly increasing ``str`` order."""
+    return all(map(operator.lt, terms, itertools.islice(terms, 1, None)))
