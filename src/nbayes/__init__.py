@@ -21,7 +21,7 @@ from .exceptions import (
 if TYPE_CHECKING:
     from .evaluation import EvaluationReport, evaluate
     from .explain import Explanation
-    from .io.persist import load, save
+    from .io.persist import load, load_scorer, save
     from .kernel import KernelNB
     from .mixed import MixedNB
     from .naive_bayes import (
@@ -64,6 +64,7 @@ _LAZY = {
     "evaluate": ".evaluation",
     "Explanation": ".explain",
     "load": ".io.persist",
+    "load_scorer": ".io.persist",
     "save": ".io.persist",
 }
 
@@ -93,6 +94,7 @@ __all__ = [
     "Explanation",
     "evaluate",
     "load",
+    "load_scorer",
     "save",
     "GaussianNB",
     "InvalidParameterError",

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["CategoryStats", "CountStats", "union_classes"]  # MomentStats: _moment_stats
+# MomentStats: nbayes._moment_stats
+__all__ = ["CategoryStats", "CountStats", "conform_classes", "union_classes"]
 
 FloatArray = NDArray[np.float64]
 
@@ -452,3 +453,21 @@ def __getattr__(name: str) -> Any:
 
         return getattr(_moment_stats, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def conform_classes(stats: Any, classes: np.ndarray) -> Any:
+    """The statistics over exactly ``classes`` (the labels of the training rows).
+
+    ``subtract`` already drops the classes whose count falls to zero; this also drops
+    rounding leftovers of fractional weights, and restores classes that the training rows
+    hold with weight 0 only (``fit`` keeps those, with zero counts).
+    """
+    if len(stats.classes) == len(classes) and np.array_equal(stats.classes, classes):
+        return stats
+    extra = ~np.isin(stats.classes, classes)
+    if extra.any():
+        zeroed = replace(stats, class_count=np.where(extra, 0.0, stats.class_count))
+        stats = zeroed.drop_emptied(stats.classes[extra])
+    if len(stats.classes) != len(classes):
+        stats = stats.reindex(classes)
+    return stats

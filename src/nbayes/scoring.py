@@ -9,8 +9,8 @@ counts, hashing, the ``preprocess`` recipe). It imports numpy, the standard libr
 numpy-only nbayes modules, never scikit-learn, scipy or pandas, so a process that only
 predicts starts in a fraction of the time:
 
-* :func:`load_scorer` builds one from a model file without constructing the estimator
-  (``nbayes predict`` and ``nbayes explain`` use it);
+* :func:`nbayes.load_scorer` (in :mod:`nbayes.io.persist`) builds one from a model file
+  without constructing the estimator (``nbayes predict`` and ``nbayes explain`` use it);
 * a fitted TextClassifier scores through one (built on first use from its statistics,
   cached with its derivation: changing the statistics, ``alpha`` or any other
   hyperparameter makes a new one), so the two cannot disagree.
@@ -29,7 +29,7 @@ words, which keeps scikit-learn's analyzer for its consistency warning.
 Examples
 --------
 >>> import os, tempfile
->>> from nbayes import TextClassifier, save
+>>> from nbayes import TextClassifier, load_scorer, save
 >>> clf = TextClassifier().fit(["free money now", "free prize", "lunch at noon",
 ...                             "see you at lunch"], ["spam", "spam", "ham", "ham"])
 >>> path = os.path.join(tempfile.mkdtemp(), "spam.nbayes")
@@ -43,7 +43,6 @@ True
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -59,7 +58,7 @@ from .text import _model as M
 from .text import _routes as routes
 from .text.recipes import resolve as resolve_recipe
 
-__all__ = ["CountRows", "TextScorer", "load_scorer", "linear_form"]
+__all__ = ["CountRows", "TextScorer", "linear_form"]
 
 #: the likelihood family of each TextClassifier ``model`` (families are stateless)
 FAMILIES: dict[str, Family] = {
@@ -155,7 +154,7 @@ def linear_form(
 class TextScorer(PosteriorMixin):
     """What predicting with a text model needs, derived from its statistics.
 
-    Build one with :func:`load_scorer` (from a model file) or :meth:`from_statistics`;
+    Build one with :func:`nbayes.load_scorer` (from a model file) or :meth:`from_statistics`;
     a fitted :class:`~nbayes.text.TextClassifier` makes its own (and predicts through it).
 
     Parameters
@@ -460,53 +459,3 @@ class _Params:
 
     def __init__(self, params: Mapping[str, Any]) -> None:
         self.__dict__.update(params)
-
-
-def load_scorer(
-    path: str | os.PathLike[str], *, max_bytes: int | None = None
-) -> TextScorer | None:
-    """The :class:`TextScorer` of the TextClassifier saved at ``path``, built from its
-    statistics without constructing the estimator (nor importing scikit-learn).
-
-    Returns None when the file holds another model type (load it with
-    :func:`nbayes.load`). A file that :func:`nbayes.load` rejects is rejected the same
-    way.
-
-    Raises
-    ------
-    ModelFileError
-        If the file is not a valid model file.
-    """
-    from .exceptions import ModelFileError
-    from .io import persist
-
-    metadata, arrays = persist.read_metadata(path, max_bytes=max_bytes)
-    if metadata["model_type"] != "TextClassifier":
-        return None
-    reader = persist.ArrayReader(arrays)
-    where = os.fspath(path)
-    try:
-        model = persist.expect_dict(metadata["model"], "metadata['model']")
-        params, stats, terms = M.read_text_model(model, reader)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                scorer = TextScorer.from_statistics(stats, terms, params)
-            except (ValueError, TypeError) as exc:
-                raise ModelFileError(
-                    f"the hyperparameters do not fit the statistics: {exc}"
-                ) from None
-        unused = reader.unused()
-        if unused:
-            raise ModelFileError(f"it holds arrays no model reads: {persist._show(unused)}")
-    except ModelFileError as exc:
-        raise ModelFileError(f"Cannot load the model file {where!r}: {exc}") from None
-    except Exception as exc:  # as nbayes.load: a hostile file only raises ModelFileError
-        if not persist._WRAP_UNEXPECTED:
-            raise
-        raise ModelFileError(
-            f"Cannot load the model file {where!r}: its content is inconsistent "
-            f"({type(exc).__name__}: {exc})"
-        ) from exc
-    scorer._pending = list(caught)
-    return scorer

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from nbayes import load_scorer
 from nbayes.io._modelfile import read_model_file
 from nbayes.io.persist import load, save
-from nbayes.scoring import load_scorer
 
 MODELS = Path(__file__).parents[1] / "data" / "models"
 FILES = sorted(MODELS.glob("*.nbayes"))

@@ -302,10 +302,10 @@ def load_model(path: str) -> Any:
 
 def load_for_prediction(path: str) -> Any:
     """A model file ready to predict: for a TextClassifier its scorer
-    (:func:`nbayes.scoring.load_scorer`: numpy only, no estimator, no scikit-learn), for
+    (:func:`nbayes.load_scorer`: numpy only, no estimator, no scikit-learn), for
     any other model the estimator (:func:`load_model`). Both predict and explain alike."""
     from nbayes.exceptions import ModelFileError
-    from nbayes.scoring import load_scorer
+    from nbayes.io.persist import load_scorer
 
     if not os.path.exists(path):
         raise CLIError(f"No model file {path!r}: train one first with `nbayes train`.")

@@ -5,7 +5,7 @@ imports its serialiser module (under :mod:`nbayes.io.serializers`) by a plain ``
 import`` statement. A module is imported when a file of its type is first read or a model
 of its type first saved, never before: the serialisers import their estimators, and so
 scikit-learn, which reading a file's metadata or scoring a text model
-(:func:`nbayes.scoring.load_scorer`) must not.
+(:func:`nbayes.load_scorer`) must not.
 
 :func:`register` adds a serialiser for another model type (or replaces one);
 :func:`encode` and :func:`decode` write and read a model through whichever serialiser

@@ -51,7 +51,8 @@ array([1., 2.])
 from __future__ import annotations
 
 import os
-from typing import Any
+import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -77,6 +78,9 @@ from nbayes.io._json import (
 from nbayes.io._modelfile import read_model_file, write_model_file
 from nbayes.io._registry import Serializer, decode, encode, register, registered_types
 
+if TYPE_CHECKING:
+    from nbayes.scoring import TextScorer
+
 __all__ = [
     "SCHEMA_VERSION",
     "ArrayReader",
@@ -97,6 +101,7 @@ __all__ = [
     "expect_str",
     "expect_str_list",
     "load",
+    "load_scorer",
     "read_metadata",
     "register",
     "registered_types",
@@ -220,3 +225,53 @@ def load(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> Any:
             f"({type(exc).__name__}: {exc})"
         ) from exc
     return model
+
+
+def load_scorer(
+    path: str | os.PathLike[str], *, max_bytes: int | None = None
+) -> TextScorer | None:
+    """The :class:`TextScorer` of the TextClassifier saved at ``path``, built from its
+    statistics without constructing the estimator (nor importing scikit-learn).
+
+    Returns None when the file holds another model type (load it with
+    :func:`nbayes.load`). A file that :func:`nbayes.load` rejects is rejected the same
+    way.
+
+    Raises
+    ------
+    ModelFileError
+        If the file is not a valid model file.
+    """
+    from nbayes.io._text_model import read_text_model
+    from nbayes.scoring import TextScorer
+
+    metadata, arrays = read_metadata(path, max_bytes=max_bytes)
+    if metadata["model_type"] != "TextClassifier":
+        return None
+    reader = ArrayReader(arrays)
+    where = os.fspath(path)
+    try:
+        model = expect_dict(metadata["model"], "metadata['model']")
+        params, stats, terms = read_text_model(model, reader)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                scorer = TextScorer.from_statistics(stats, terms, params)
+            except (ValueError, TypeError) as exc:
+                raise ModelFileError(
+                    f"the hyperparameters do not fit the statistics: {exc}"
+                ) from None
+        unused = reader.unused()
+        if unused:
+            raise ModelFileError(f"it holds arrays no model reads: {_show(unused)}")
+    except ModelFileError as exc:
+        raise ModelFileError(f"Cannot load the model file {where!r}: {exc}") from None
+    except Exception as exc:  # as nbayes.load: a hostile file only raises ModelFileError
+        if not _WRAP_UNEXPECTED:
+            raise
+        raise ModelFileError(
+            f"Cannot load the model file {where!r}: its content is inconsistent "
+            f"({type(exc).__name__}: {exc})"
+        ) from exc
+    scorer._pending = list(caught)
+    return scorer

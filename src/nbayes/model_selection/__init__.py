@@ -66,7 +66,6 @@ Modules
 from __future__ import annotations
 
 from ._counting import Counter as Counter
-from ._counting import _conform_classes as _conform_classes  # used by nbayes.text.classifier
 from ._counting import _counter_for as _counter_for
 from ._counting import _NBCounter as _NBCounter
 from ._counting import _TrainingStatistics as _TrainingStatistics

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -18,6 +17,7 @@ import scipy.sparse as sp
 
 from .. import _params
 from .._base import BaseNB
+from .._stats import conform_classes
 from .._validation import check_sample_weight
 
 __all__ = ["Counter"]
@@ -76,7 +76,7 @@ class _NBCounter:
         return self.model._batch_stats(self._X[rows], self._y[rows], self._sw[rows])
 
     def finish(self, stats: Any, classes: np.ndarray) -> Any:
-        return _conform_classes(self.model._after_subtract(stats), classes)
+        return conform_classes(self.model._after_subtract(stats), classes)
 
     def use(self, stats: Any, params: Mapping[str, Any]) -> Any:
         model = self.model
@@ -125,24 +125,6 @@ def _counter_for(estimator: Any) -> Counter:
 
 
 # ------------------------------------------------------------------ training statistics
-def _conform_classes(stats: Any, classes: np.ndarray) -> Any:
-    """The statistics over exactly ``classes`` (the labels of the training rows).
-
-    ``subtract`` already drops the classes whose count falls to zero; this also drops
-    rounding leftovers of fractional weights, and restores classes that the training rows
-    hold with weight 0 only (``fit`` keeps those, with zero counts).
-    """
-    if len(stats.classes) == len(classes) and np.array_equal(stats.classes, classes):
-        return stats
-    extra = ~np.isin(stats.classes, classes)
-    if extra.any():
-        zeroed = replace(stats, class_count=np.where(extra, 0.0, stats.class_count))
-        stats = zeroed.drop_emptied(stats.classes[extra])
-    if len(stats.classes) != len(classes):
-        stats = stats.reindex(classes)
-    return stats
-
-
 class _TrainingStatistics:
     """The training statistics of every split, from as few counting passes as possible."""
 

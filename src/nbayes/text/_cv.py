@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._stats import conform_classes
 from .._validation import check_sample_weight
 from . import _batch
 from ._textstats import TextStats, Vocabulary
@@ -58,9 +59,8 @@ class TextCounter:
         return _batch.count(self.model, docs, self._y[rows], sw, vocabulary)
 
     def finish(self, stats: TextStats, classes: np.ndarray) -> Any:
-        from ..model_selection import _conform_classes
 
-        stats = replace(stats, counts=_conform_classes(stats.counts, classes))
+        stats = replace(stats, counts=conform_classes(stats.counts, classes))
         if self.model.hashing:
             return stats.widen(self.model.n_features)
         stats = stats.widen(len(self._vocab))

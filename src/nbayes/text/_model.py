@@ -4,7 +4,8 @@
 :class:`nbayes.scoring.TextScorer` (prediction only, without scikit-learn or scipy) share
 what is here, so a model read by the lean path is validated and derived exactly as the
 estimator validates and derives it: the hyperparameter checks, the vocabulary selection
-(``min_df``, ``max_df``, ``max_features``) and the reading of the model-file JSON.
+(``min_df``, ``max_df``, ``max_features``) (the model file's reader is
+:mod:`nbayes.io._text_model`).
 """
 
 from __future__ import annotations
@@ -12,16 +13,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from .. import _params as P
 from .._stats import CountStats
-from ..exceptions import ModelFileError
-from ..io import persist
-from ..io.persist import ArrayReader
 from ._stop_words import ENGLISH_STOP_WORDS
 from ._textstats import TextStats, Vocabulary
 from .recipes import resolve as resolve_recipe
@@ -37,7 +34,6 @@ __all__ = [
     "check_params",
     "derivation_values",
     "ngram_of",
-    "read_text_model",
     "select_columns",
     "sklearn_like_selection",
     "stop_set",
@@ -248,55 +244,3 @@ def select_columns(
         out["lut"] = lut
         out["names"] = BucketNames(kept)
     return out
-
-
-# --------------------------------------------------------------------------- model file
-
-_KEYS = ("hyperparameters", "classes", "n_docs", "vocabulary")
-
-
-def read_text_model(
-    d: dict[str, Any], reader: ArrayReader
-) -> tuple[dict[str, Any], TextStats, list[str] | None]:
-    """The hyperparameters, statistics and terms (None when hashing) of the JSON ``d``
-    of a saved TextClassifier, every claim checked (ModelFileError otherwise); the
-    derivation from them is left to the caller."""
-    where = "metadata['model']"
-    persist.expect_dict(d, where, _KEYS)
-    hp = persist.expect_dict(d["hyperparameters"], f"{where}['hyperparameters']")
-    persist.expect_dict(hp, f"{where}['hyperparameters']", set(PARAM_NAMES))
-    params = {
-        k: persist.decode_param(v, f"{where}['hyperparameters'][{k!r}]") for k, v in hp.items()
-    }
-    if isinstance(params.get("ngram_range"), list):
-        params["ngram_range"] = tuple(params["ngram_range"])
-    try:
-        check_params(SimpleNamespace(**params))
-    except (ValueError, TypeError) as exc:
-        raise ModelFileError(f"invalid hyperparameters: {exc}") from None
-    classes = persist.decode_labels(d["classes"], f"{where}['classes']")
-    if len(classes) < 1:
-        raise ModelFileError(f"{where}['classes'] is empty; a fitted model has a class")
-    n_docs = persist.expect_int(d["n_docs"], f"{where}['n_docs']", 1)
-    vocab = d["vocabulary"]
-    terms: list[str] | None = None
-    if params["hashing"]:
-        if vocab is not None:
-            raise ModelFileError(f"{where}['vocabulary'] should be null for a hashing model")
-        n_cols = int(params["n_features"])
-    else:
-        terms = persist.expect_str_list(vocab, f"{where}['vocabulary']")
-        if len(set(terms)) != len(terms):
-            raise ModelFileError(f"{where}['vocabulary'] holds duplicate terms")
-        n_cols = len(terms)
-    C = len(classes)
-    class_count = reader.get("class_count", shape=(C,), non_negative=True)
-    fc = reader.get("feature_count", shape=(C, n_cols), non_negative=True)
-    df = reader.get("doc_freq", np.int64, shape=(n_cols,), non_negative=True)
-    tf = reader.get("term_freq", shape=(n_cols,), non_negative=True)
-    if df.size and int(df.max()) > n_docs:
-        raise ModelFileError(
-            f"a term occurs in {int(df.max())} documents but the model has seen {n_docs}"
-        )
-    stats = TextStats(CountStats(classes, class_count, fc), df, tf, n_docs)
-    return params, stats, terms

@@ -12,8 +12,8 @@ n_columns: term counts per class), ``doc_freq`` (int64: documents per term) and
 ``term_freq`` (occurrences per term). A loaded model can be updated (its vocabulary stays
 open), unlearned and merged.
 
-The JSON and the arrays are read and checked by :func:`nbayes.text._model.read_text_model`,
-the same function the lean prediction path (:func:`nbayes.scoring.load_scorer`) reads a
+The JSON and the arrays are read and checked by :func:`nbayes.io._text_model.read_text_model`,
+the same function the lean prediction path (:func:`nbayes.load_scorer`) reads a
 text model with, so both accept and refuse exactly the same files.
 """
 
@@ -26,8 +26,8 @@ import numpy as np
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._codecs import encode_labels, encode_params
 from nbayes.io._registry import Serializer
+from nbayes.io._text_model import read_text_model
 from nbayes.io.serializers._estimator import check_derivation, check_fitted
-from nbayes.text._model import read_text_model
 from nbayes.text.classifier import TextClassifier
 
 

@@ -1,0 +1,70 @@
+"""Reading a saved TextClassifier's JSON and arrays, every claim checked: numpy only, so the
+estimator's serializer (:mod:`nbayes.io.serializers.text`) and the lean prediction path
+(:func:`nbayes.io.persist.load_scorer`) read a model file the same way.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from nbayes._stats import CountStats
+from nbayes.exceptions import ModelFileError
+from nbayes.io._arrays import ArrayReader
+from nbayes.io._codecs import decode_labels, decode_param
+from nbayes.io._json import expect_dict, expect_int, expect_str_list
+from nbayes.text._model import PARAM_NAMES, check_params
+from nbayes.text._textstats import TextStats
+
+__all__ = ["read_text_model"]
+
+_KEYS = ("hyperparameters", "classes", "n_docs", "vocabulary")
+
+
+def read_text_model(
+    d: dict[str, Any], reader: ArrayReader
+) -> tuple[dict[str, Any], TextStats, list[str] | None]:
+    """The hyperparameters, statistics and terms (None when hashing) of the JSON ``d``
+    of a saved TextClassifier, every claim checked (ModelFileError otherwise); the
+    derivation from them is left to the caller."""
+    where = "metadata['model']"
+    expect_dict(d, where, _KEYS)
+    hp = expect_dict(d["hyperparameters"], f"{where}['hyperparameters']")
+    expect_dict(hp, f"{where}['hyperparameters']", set(PARAM_NAMES))
+    params = {
+        k: decode_param(v, f"{where}['hyperparameters'][{k!r}]") for k, v in hp.items()
+    }
+    if isinstance(params.get("ngram_range"), list):
+        params["ngram_range"] = tuple(params["ngram_range"])
+    try:
+        check_params(SimpleNamespace(**params))
+    except (ValueError, TypeError) as exc:
+        raise ModelFileError(f"invalid hyperparameters: {exc}") from None
+    classes = decode_labels(d["classes"], f"{where}['classes']")
+    if len(classes) < 1:
+        raise ModelFileError(f"{where}['classes'] is empty; a fitted model has a class")
+    n_docs = expect_int(d["n_docs"], f"{where}['n_docs']", 1)
+    vocab = d["vocabulary"]
+    terms: list[str] | None = None
+    if params["hashing"]:
+        if vocab is not None:
+            raise ModelFileError(f"{where}['vocabulary'] should be null for a hashing model")
+        n_cols = int(params["n_features"])
+    else:
+        terms = expect_str_list(vocab, f"{where}['vocabulary']")
+        if len(set(terms)) != len(terms):
+            raise ModelFileError(f"{where}['vocabulary'] holds duplicate terms")
+        n_cols = len(terms)
+    C = len(classes)
+    class_count = reader.get("class_count", shape=(C,), non_negative=True)
+    fc = reader.get("feature_count", shape=(C, n_cols), non_negative=True)
+    df = reader.get("doc_freq", np.int64, shape=(n_cols,), non_negative=True)
+    tf = reader.get("term_freq", shape=(n_cols,), non_negative=True)
+    if df.size and int(df.max()) > n_docs:
+        raise ModelFileError(
+            f"a term occurs in {int(df.max())} documents but the model has seen {n_docs}"
+        )
+    stats = TextStats(CountStats(classes, class_count, fc), df, tf, n_docs)
+    return params, stats, terms
