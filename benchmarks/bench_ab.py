@@ -51,7 +51,7 @@ from _machine import machine
 HERE = Path(__file__).resolve().parent
 NEWS = Path("/work/shared/data/20newsgroups_bydate")
 
-WORKER = r'''
+WORKER = r"""
 import csv, hashlib, json, re, statistics, sys, time
 t0 = time.perf_counter()
 import nbayes
@@ -129,17 +129,22 @@ res["numba_loaded"] = "numba" in sys.modules
 res["vmhwm_mib"] = next(int(ln.split()[1]) for ln in open("/proc/self/status")
                         if ln.startswith("VmHWM:")) / 1024
 print(json.dumps(res))
-'''
+"""
 
 WORKLOADS = {
     # name: (label, task, train, test, unit)
     "fit20ng": ("20NG fit (list of str)", "fit", "news_train", None, "s"),
     "fitzipf": ("Zipf {mb:g} MB fit (list of str)", "fit", "zipf", None, "s"),
-    "proba20ng": ("20NG batch predict_proba (test set)", "proba", "news_train", "news_test",
-                  "s"),
-    "one20ng": ("20NG predict([doc]) ~30 tokens, median of {calls}", "one", "news_train",
-                "news_test", "us"),
+    "proba20ng": ("20NG batch predict_proba (test set)", "proba", "news_train", "news_test", "s"),
+    "one20ng": (
+        "20NG predict([doc]) ~30 tokens, median of {calls}",
+        "one",
+        "news_train",
+        "news_test",
+        "us",
+    ),
 }
+
 
 def zipf_path(mb: float, python: str) -> Path:
     """The corpus of bench_text.py (benchmarks/_data/zipf_<mb>mb.csv), made if missing."""
@@ -148,8 +153,10 @@ def zipf_path(mb: float, python: str) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
         print(f"generating {path} ...", flush=True)
-        subprocess.run([python, str(HERE / "make_zipf_corpus.py"), "--size-mb", str(mb),
-                        "--out", str(tmp)], check=True)
+        subprocess.run(
+            [python, str(HERE / "make_zipf_corpus.py"), "--size-mb", str(mb), "--out", str(tmp)],
+            check=True,
+        )
         os.replace(tmp, path)
     return path
 
@@ -171,8 +178,8 @@ def same_check(a: dict, b: dict) -> bool:
         vb = b[k]
         if k == "colsum":
             if len(va) != len(vb) or not all(
-                math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-9) for x, y in zip(va, vb,
-                                                                                strict=True)):
+                math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-9) for x, y in zip(va, vb, strict=True)
+            ):
                 return False
         elif va != vb:
             return False
@@ -194,8 +201,12 @@ def main() -> None:
     ap.add_argument("--skip-zipf", action="store_true", help="leave out fitzipf")
     ap.add_argument("--zipf-mb", type=float, default=100.0)
     ap.add_argument("--calls", type=int, default=2000, help="predict([doc]) calls (median)")
-    ap.add_argument("--threads", type=int, default=None,
-                    help="set NBAYES_NUM_THREADS in the workers (default: unset)")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="set NBAYES_NUM_THREADS in the workers (default: unset)",
+    )
     ap.add_argument("--json", type=Path, default=None, help="also write every sample here")
     ap.add_argument("--print-worker", action="store_true", help="print WORKER and exit")
     args = ap.parse_args()
@@ -212,8 +223,10 @@ def main() -> None:
         print("(PYTHONPATH removed from the workers' environment)")
     if args.threads is not None:
         env["NBAYES_NUM_THREADS"] = str(args.threads)
-    paths = {"news_train": NEWS / "20news_bydate_train.csv",
-             "news_test": NEWS / "20news_bydate_test.csv"}
+    paths = {
+        "news_train": NEWS / "20news_bydate_train.csv",
+        "news_test": NEWS / "20news_bydate_test.csv",
+    }
     if "fitzipf" in args.workloads:
         paths["zipf"] = zipf_path(args.zipf_mb, args.a)
 
@@ -221,12 +234,23 @@ def main() -> None:
     sides = {"A": args.a, "B": args.b}
     for side, py in sides.items():
         info = subprocess.run(
-            [py, "-c", "import sys, nbayes, numpy; print(nbayes.__version__, nbayes.__file__, "
-                       "'Python', sys.version.split()[0], 'numpy', numpy.__version__)"],
-            capture_output=True, text=True, env=env, check=True).stdout.strip()
+            [
+                py,
+                "-c",
+                "import sys, nbayes, numpy; print(nbayes.__version__, nbayes.__file__, "
+                "'Python', sys.version.split()[0], 'numpy', numpy.__version__)",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        ).stdout.strip()
         print(f"{side} = {py}: nbayes {info}")
-    print(f"NBAYES_NUM_THREADS={env.get('NBAYES_NUM_THREADS', '(unset)')}; {args.rounds} "
-          f"rounds, A then B per workload in each round", flush=True)
+    print(
+        f"NBAYES_NUM_THREADS={env.get('NBAYES_NUM_THREADS', '(unset)')}; {args.rounds} "
+        f"rounds, A then B per workload in each round",
+        flush=True,
+    )
 
     samples: dict[str, dict[str, list[dict]]] = {w: {"A": [], "B": []} for w in args.workloads}
     cwd = tempfile.mkdtemp(prefix="nbayes-ab-")
@@ -243,22 +267,26 @@ def main() -> None:
             line = "; ".join(
                 f"{w} A {fmt(samples[w]['A'][-1]['value'], WORKLOADS[w][4])} "
                 f"B {fmt(samples[w]['B'][-1]['value'], WORKLOADS[w][4])}"
-                for w in args.workloads)
-            print(f"round {rnd}/{args.rounds}: {line}  (load {os.getloadavg()[0]:.2f})",
-                  flush=True)
+                for w in args.workloads
+            )
+            print(f"round {rnd}/{args.rounds}: {line}  (load {os.getloadavg()[0]:.2f})", flush=True)
     finally:
         os.rmdir(cwd)
 
     print(f"\n{machine()}")
     print(f"A = {args.a}\nB = {args.b}")
-    print(f"medians of {args.rounds} fresh processes per side (interleaved A, B); each figure "
-          f"is the second call of its process,\nthe first call (compile / cache load / first "
-          f"touch) is the 'first' column; B/A < 1: B faster; goal: B/A <= 1;\npaired = median "
-          f"of the per-round B/A; same = A and B computed the same counts / probabilities / "
-          f"labels; import = import nbayes; nbayes.TextClassifier")
-    head = (f"{'workload':<46} {'A':>10} {'B':>10} {'B/A':>6} {'paired':>7} {'goal':>8} "
-            f"{'met':<4} {'A first':>10} {'B first':>10} {'A import':>9} {'B import':>9} "
-            f"{'same':<5} command")
+    print(
+        f"medians of {args.rounds} fresh processes per side (interleaved A, B); each figure "
+        f"is the second call of its process,\nthe first call (compile / cache load / first "
+        f"touch) is the 'first' column; B/A < 1: B faster; goal: B/A <= 1;\npaired = median "
+        f"of the per-round B/A; same = A and B computed the same counts / probabilities / "
+        f"labels; import = import nbayes; nbayes.TextClassifier"
+    )
+    head = (
+        f"{'workload':<46} {'A':>10} {'B':>10} {'B/A':>6} {'paired':>7} {'goal':>8} "
+        f"{'met':<4} {'A first':>10} {'B first':>10} {'A import':>9} {'B import':>9} "
+        f"{'same':<5} command"
+    )
     print(head)
     print("-" * (len(head) + 40))
     goals = []
@@ -268,8 +296,7 @@ def main() -> None:
         a, b = samples[w]["A"], samples[w]["B"]
         ma = statistics.median(r["value"] for r in a)
         mb = statistics.median(r["value"] for r in b)
-        paired = statistics.median(rb["value"] / ra["value"] for ra, rb in zip(a, b,
-                                                                                strict=True))
+        paired = statistics.median(rb["value"] / ra["value"] for ra, rb in zip(a, b, strict=True))
         met = "yes" if mb <= ma else "NO"
         goals.append((label, mb / ma, met))
         same = all(same_check(a[0]["check"], r["check"]) for r in a + b)
@@ -277,12 +304,17 @@ def main() -> None:
         fb = statistics.median(r["first_s"] for r in b)
         ia = statistics.median(r["import_s"] for r in a)
         ib = statistics.median(r["import_s"] for r in b)
-        opt = f"{{\"train\": \"{paths[train].name}\"" + (
-            f", \"test\": \"{paths[test].name}\"" if test else "") + "}"
-        cmd = f"$PY -c \"$WORKER\" {task} {shlex.quote(opt)}"
-        print(f"{label:<46} {fmt(ma, unit):>10} {fmt(mb, unit):>10} {mb / ma:6.2f} "
-              f"{paired:7.2f} {'B <= A':>8} {met:<4} {fmt(fa, 's'):>10} {fmt(fb, 's'):>10} "
-              f"{fmt(ia, 's'):>9} {fmt(ib, 's'):>9} {'yes' if same else 'NO':<5} {cmd}")
+        opt = (
+            f'{{"train": "{paths[train].name}"'
+            + (f', "test": "{paths[test].name}"' if test else "")
+            + "}"
+        )
+        cmd = f'$PY -c "$WORKER" {task} {shlex.quote(opt)}'
+        print(
+            f"{label:<46} {fmt(ma, unit):>10} {fmt(mb, unit):>10} {mb / ma:6.2f} "
+            f"{paired:7.2f} {'B <= A':>8} {met:<4} {fmt(fa, 's'):>10} {fmt(fb, 's'):>10} "
+            f"{fmt(ia, 's'):>9} {fmt(ib, 's'):>9} {'yes' if same else 'NO':<5} {cmd}"
+        )
     print("\nranges (min-max over the rounds) and other figures:")
     for w in args.workloads:
         unit = WORKLOADS[w][4]
@@ -295,18 +327,25 @@ def main() -> None:
                 extra += f", CPU of the call {statistics.median(r['cpu_s'] for r in rs):.3f} s"
             if "fit_s" in rs[0]:
                 extra += f", its fit {statistics.median(r['fit_s'] for r in rs):.3f} s"
-            print(f"  {w:<10} {side}: {fmt(min(vals), unit)} - {fmt(max(vals), unit)}; first "
-                  f"call {fmt(min(firsts), 's')} - {fmt(max(firsts), 's')}{extra}; peak RSS "
-                  f"{statistics.median(r['vmhwm_mib'] for r in rs):.0f} MiB; numba loaded: "
-                  f"{rs[0]['numba_loaded']}")
-    print("\n$PY = the side's python; $WORKER = this script's WORKER (--print-worker); data "
-          f"files in {NEWS}" + (f" and {paths['zipf'].parent}" if "zipf" in paths else ""))
+            print(
+                f"  {w:<10} {side}: {fmt(min(vals), unit)} - {fmt(max(vals), unit)}; first "
+                f"call {fmt(min(firsts), 's')} - {fmt(max(firsts), 's')}{extra}; peak RSS "
+                f"{statistics.median(r['vmhwm_mib'] for r in rs):.0f} MiB; numba loaded: "
+                f"{rs[0]['numba_loaded']}"
+            )
+    print(
+        "\n$PY = the side's python; $WORKER = this script's WORKER (--print-worker); data "
+        f"files in {NEWS}" + (f" and {paths['zipf'].parent}" if "zipf" in paths else "")
+    )
     print("goals (B at least as fast as A):")
     for label, ratio, met in goals:
         print(f"  [{'met' if met == 'yes' else 'NOT met'}] {label}: B/A = {ratio:.2f}")
     if args.json:
-        args.json.write_text(json.dumps({"a": args.a, "b": args.b, "machine": machine(),
-                                         "samples": samples}, indent=1))
+        args.json.write_text(
+            json.dumps(
+                {"a": args.a, "b": args.b, "machine": machine(), "samples": samples}, indent=1
+            )
+        )
 
 
 if __name__ == "__main__":

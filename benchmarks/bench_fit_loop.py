@@ -61,8 +61,10 @@ def main() -> None:
         model = nbayes.TextClassifier().fit(docs, labels)
         wall = time.perf_counter() - t0
         r1 = resource.getrusage(resource.RUSAGE_SELF)
-        print(f"fit {i}: wall {wall:.3f} s  user {r1.ru_utime - r0.ru_utime:.3f} s  "
-              f"sys {r1.ru_stime - r0.ru_stime:.3f} s  faults {r1.ru_minflt - r0.ru_minflt}")
+        print(
+            f"fit {i}: wall {wall:.3f} s  user {r1.ru_utime - r0.ru_utime:.3f} s  "
+            f"sys {r1.ru_stime - r0.ru_stime:.3f} s  faults {r1.ru_minflt - r0.ru_minflt}"
+        )
         del model
     codes = np.unique(labels, return_inverse=True)[1]
     n_classes = int(codes.max()) + 1
@@ -72,8 +74,10 @@ def main() -> None:
         c0 = time.process_time()
         _ = tk.direct_count(docs, codes, n_classes, True, False, n_threads=args.threads).counts
         cpu.append(time.process_time() - c0)
-    print(f"direct_count on {args.threads or 'default'} thread(s): CPU min "
-          f"{min(cpu) * 1000:.1f} ms, median {statistics.median(cpu) * 1000:.1f} ms")
+    print(
+        f"direct_count on {args.threads or 'default'} thread(s): CPU min "
+        f"{min(cpu) * 1000:.1f} ms, median {statistics.median(cpu) * 1000:.1f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -107,8 +107,9 @@ class Runs:
         return statistics.median(self.cpus)
 
 
-def interleaved(fn_nb: Callable[[], Any], fn_sk: Callable[[], Any], repeat: int
-                ) -> tuple[Runs, Runs]:
+def interleaved(
+    fn_nb: Callable[[], Any], fn_sk: Callable[[], Any], repeat: int
+) -> tuple[Runs, Runs]:
     """``repeat`` runs of each, interleaved: nbayes, sklearn, nbayes, sklearn, ..."""
     nb, sk = Runs(), Runs()
     for _ in range(repeat):
@@ -182,8 +183,11 @@ def bench(
 ) -> None:
     docs, labels, t_read = train
     mb = mbytes(docs)
-    print(f"\n== {name}: {len(docs)} training documents, {mb:.1f} MB; {len(test)} test "
-          f"documents, {mbytes(test):.1f} MB ==", flush=True)
+    print(
+        f"\n== {name}: {len(docs)} training documents, {mb:.1f} MB; {len(test)} test "
+        f"documents, {mbytes(test):.1f} MB ==",
+        flush=True,
+    )
 
     def sk_fit() -> Pipeline:
         return make_pipeline(CountVectorizer(), MultinomialNB()).fit(docs, labels)
@@ -203,20 +207,65 @@ def bench(
     assert np.array_equal(clf.feature_count_, mnb.feature_count_), "class counts differ"
     assert np.array_equal(clf.class_count_, mnb.class_count_)
     print(f"fit: identical vocabulary ({len(vec.vocabulary_)} terms) and feature_count_")
-    ROWS.append(Row(name, "fit from list of str", sk.median, nb.median, mb, fit_goal,
-                    sk.best, nb.best, sk.cpu, nb.cpu))
+    ROWS.append(
+        Row(
+            name,
+            "fit from list of str",
+            sk.median,
+            nb.median,
+            mb,
+            fit_goal,
+            sk.best,
+            nb.best,
+            sk.cpu,
+            nb.cpu,
+        )
+    )
     ROWS.append(Row(name, "  first of those runs", sk.first, nb.first, mb, "-"))
-    ROWS.append(Row(name, "  fit + first predict([doc])", sk.median + first_sk,
-                    nb.median + first_nb, mb, "-", sk.best + first_sk, nb.best + first_nb))
+    ROWS.append(
+        Row(
+            name,
+            "  fit + first predict([doc])",
+            sk.median + first_sk,
+            nb.median + first_nb,
+            mb,
+            "-",
+            sk.best + first_sk,
+            nb.best + first_nb,
+        )
+    )
     nb1 = one_thread(nb_fit, repeat)
-    ROWS.append(Row(name, "  same, nbayes on 1 thread", sk.median, nb1.median, mb, "-",
-                    sk.best, nb1.best, sk.cpu, nb1.cpu))
-    ROWS.append(Row(name, "read_texts + fit (end to end)", t_read + sk.median,
-                    t_read + nb.median, mb, "-", t_read + sk.best, t_read + nb.best))
+    ROWS.append(
+        Row(
+            name,
+            "  same, nbayes on 1 thread",
+            sk.median,
+            nb1.median,
+            mb,
+            "-",
+            sk.best,
+            nb1.best,
+            sk.cpu,
+            nb1.cpu,
+        )
+    )
+    ROWS.append(
+        Row(
+            name,
+            "read_texts + fit (end to end)",
+            t_read + sk.median,
+            t_read + nb.median,
+            mb,
+            "-",
+            t_read + sk.best,
+            t_read + nb.best,
+        )
+    )
 
     clf.predict_proba(test[:2])  # derive the model once (as sklearn's fit does)
-    nbp, skp = interleaved(lambda: clf.predict_proba(test), lambda: pipe.predict_proba(test),
-                           repeat)
+    nbp, skp = interleaved(
+        lambda: clf.predict_proba(test), lambda: pipe.predict_proba(test), repeat
+    )
     nbp1 = one_thread(lambda: clf.predict_proba(test), repeat)
     p_nb, p_sk = nbp.out, skp.out
     same = np.array_equal(clf.classes_[p_nb.argmax(1)], pipe.classes_[p_sk.argmax(1)])
@@ -224,10 +273,34 @@ def bench(
     assert same and diff < 1e-9, f"predictions differ (max |dP| {diff:.3g})"
     print(f"predict_proba: identical predictions, max |P_nbayes - P_sklearn| = {diff:.2g}")
     mb_test = mbytes(test)
-    ROWS.append(Row(name, "batch predict_proba", skp.median, nbp.median, mb_test, ">= 10x",
-                    skp.best, nbp.best, skp.cpu, nbp.cpu))
-    ROWS.append(Row(name, "  same, nbayes on 1 thread", skp.median, nbp1.median, mb_test, "-",
-                    skp.best, nbp1.best, skp.cpu, nbp1.cpu))
+    ROWS.append(
+        Row(
+            name,
+            "batch predict_proba",
+            skp.median,
+            nbp.median,
+            mb_test,
+            ">= 10x",
+            skp.best,
+            nbp.best,
+            skp.cpu,
+            nbp.cpu,
+        )
+    )
+    ROWS.append(
+        Row(
+            name,
+            "  same, nbayes on 1 thread",
+            skp.median,
+            nbp1.median,
+            mb_test,
+            "-",
+            skp.best,
+            nbp1.best,
+            skp.cpu,
+            nbp1.cpu,
+        )
+    )
 
     short = [d for d in test if 25 <= len(TOKEN.findall(d.lower())) <= 35][:50]
     short = short or test[:50]
@@ -235,8 +308,7 @@ def bench(
         assert clf.predict([d])[0] == pipe.predict([d])[0]
     us_nb = median_us(lambda d: clf.predict([d]), short, n_calls)
     us_sk = median_us(lambda d: pipe.predict([d]), short, n_calls)
-    ROWS.append(Row(name, f"predict([doc]) median of {n_calls} (us)", us_sk, us_nb, 0.0,
-                    ">= 150x"))
+    ROWS.append(Row(name, f"predict([doc]) median of {n_calls} (us)", us_sk, us_nb, 0.0, ">= 150x"))
 
 
 def main() -> None:
@@ -248,8 +320,10 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=2000)
     args = ap.parse_args()
     print(machine())
-    print(f"nbayes {nbayes.__version__} imported from {Path(nbayes.__file__).parent} "
-          f"(Python {sys.executable})")
+    print(
+        f"nbayes {nbayes.__version__} imported from {Path(nbayes.__file__).parent} "
+        f"(Python {sys.executable})"
+    )
 
     t0 = time.perf_counter()
     TextClassifier().fit(["warm up é ĀĀ", "x yy"], [0, 1]).predict_proba(["warm up"])
@@ -267,29 +341,49 @@ def main() -> None:
         if not path.exists():
             tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
             subprocess.run(
-                [sys.executable, str(HERE / "make_zipf_corpus.py"), "--size-mb",
-                 str(args.zipf_mb), "--out", str(tmp)],
+                [
+                    sys.executable,
+                    str(HERE / "make_zipf_corpus.py"),
+                    "--size-mb",
+                    str(args.zipf_mb),
+                    "--out",
+                    str(tmp),
+                ],
                 check=True,
             )
             os.replace(tmp, path)
         train = read(path)
-        bench(f"Zipf {args.zipf_mb:g} MB", train, train[0][: args.zipf_test], args.repeat,
-              args.calls, ">= 30x")
+        bench(
+            f"Zipf {args.zipf_mb:g} MB",
+            train,
+            train[0][: args.zipf_test],
+            args.repeat,
+            args.calls,
+            ">= 30x",
+        )
 
     n = args.repeat
     print(f"\n{machine()}")
-    print(f"load average after each timed run: min {min(LOADS):.2f}, median "
-          f"{statistics.median(LOADS):.2f}, max {max(LOADS):.2f}")
-    print(f"(load average > nproc means other processes shared the cores during the run; the\n"
-          f" goals are wall-time ratios sklearn / nbayes, checked on the median of {n} runs,\n"
-          f" interleaved nbayes, sklearn, ... (1-thread rows: {n} nbayes runs after them); best\n"
-          f" = the best of the same runs; MB/s of the medians; CPU s = median process CPU time\n"
-          f" of the runs, all threads; (us) rows: median of {args.calls} calls, no best)")
-    head1 = (f"{'':<13} {'':<34} {f'-- median of {n} --':^20} {'':>16} {'':>7} {'':>8}       "
-             f"{f'-- best of {n} --':^27}")
-    head = (f"{'corpus':<13} {'measure':<34} {'sklearn':>10} {'nbayes':>10} {'sk MB/s':>7} "
-            f"{'nb MB/s':>8} {'ratio':>7} {'goal':>8} met  {'sklearn':>9} {'nbayes':>9} "
-            f"{'ratio':>7}  {'CPU s sk / nb':>15} {'CPU ratio':>9}")
+    print(
+        f"load average after each timed run: min {min(LOADS):.2f}, median "
+        f"{statistics.median(LOADS):.2f}, max {max(LOADS):.2f}"
+    )
+    print(
+        f"(load average > nproc means other processes shared the cores during the run; the\n"
+        f" goals are wall-time ratios sklearn / nbayes, checked on the median of {n} runs,\n"
+        f" interleaved nbayes, sklearn, ... (1-thread rows: {n} nbayes runs after them); best\n"
+        f" = the best of the same runs; MB/s of the medians; CPU s = median process CPU time\n"
+        f" of the runs, all threads; (us) rows: median of {args.calls} calls, no best)"
+    )
+    head1 = (
+        f"{'':<13} {'':<34} {f'-- median of {n} --':^20} {'':>16} {'':>7} {'':>8}       "
+        f"{f'-- best of {n} --':^27}"
+    )
+    head = (
+        f"{'corpus':<13} {'measure':<34} {'sklearn':>10} {'nbayes':>10} {'sk MB/s':>7} "
+        f"{'nb MB/s':>8} {'ratio':>7} {'goal':>8} met  {'sklearn':>9} {'nbayes':>9} "
+        f"{'ratio':>7}  {'CPU s sk / nb':>15} {'CPU ratio':>9}"
+    )
     print(head1)
     print(head)
     print("-" * len(head))
@@ -306,12 +400,12 @@ def main() -> None:
         if np.isnan(r.best_nb):
             best_cols = f"{'':>9} {'':>9} {'':>7}"
         else:
-            best_cols = (f"{r.best_sk:8.3f}s {r.best_nb:8.3f}s "
-                         f"{r.best_sk / r.best_nb:6.1f}x")
-        cpu = ("" if np.isnan(r.c_nb)
-               else f"{r.c_sk:7.2f} / {r.c_nb:5.2f} {r.c_sk / r.c_nb:8.1f}x")
-        print(f"{r.corpus:<13} {r.what:<34} {r.t_sk:9.3f}{unit} {r.t_nb:9.3f}{unit} "
-              f"{sk_rate} {nb_rate} {ratio:6.1f}x {r.goal:>8} {met:<4} {best_cols}  {cpu}")
+            best_cols = f"{r.best_sk:8.3f}s {r.best_nb:8.3f}s {r.best_sk / r.best_nb:6.1f}x"
+        cpu = "" if np.isnan(r.c_nb) else f"{r.c_sk:7.2f} / {r.c_nb:5.2f} {r.c_sk / r.c_nb:8.1f}x"
+        print(
+            f"{r.corpus:<13} {r.what:<34} {r.t_sk:9.3f}{unit} {r.t_nb:9.3f}{unit} "
+            f"{sk_rate} {nb_rate} {ratio:6.1f}x {r.goal:>8} {met:<4} {best_cols}  {cpu}"
+        )
     print("\ngoals (on the medians):")
     for what, ratio, goal, met in goals:
         print(f"  [{'met' if met == 'yes' else 'NOT met'}] {what}: {ratio:.1f}x (goal {goal})")

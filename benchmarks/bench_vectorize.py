@@ -69,9 +69,11 @@ def bench_corpus(name: str, docs: list[str], labels: list[str], repeat: int) -> 
     assert sk[0].vocabulary_ == nb[0].vocabulary_
     assert list(sk[0].vocabulary_) == list(nb[0].vocabulary_)  # dict order too
     same_csr(sk[1], nb[1])
-    print(f"CountVectorizer.fit_transform  sklearn {t_sk:7.2f} s {mb / t_sk:7.1f} MB/s | "
-          f"nbayes {t_nb:7.2f} s {mb / t_nb:7.1f} MB/s | x{t_sk / t_nb:.1f}   "
-          f"({len(nb[0].vocabulary_)} terms, identical)")
+    print(
+        f"CountVectorizer.fit_transform  sklearn {t_sk:7.2f} s {mb / t_sk:7.1f} MB/s | "
+        f"nbayes {t_nb:7.2f} s {mb / t_nb:7.1f} MB/s | x{t_sk / t_nb:.1f}   "
+        f"({len(nb[0].vocabulary_)} terms, identical)"
+    )
     sk_vocab = sk[0].vocabulary_
     del sk, nb
 
@@ -84,9 +86,11 @@ def bench_corpus(name: str, docs: list[str], labels: list[str], repeat: int) -> 
     assert sk2[0].vocabulary_ == nb2[0].vocabulary_
     assert list(sk2[0].vocabulary_) == list(nb2[0].vocabulary_)
     same_csr(sk2[1], nb2[1])
-    print(f"  same, ngram_range=(1, 2)     sklearn {t_sk2:7.2f} s {mb / t_sk2:7.1f} MB/s | "
-          f"nbayes {t_nb2:7.2f} s {mb / t_nb2:7.1f} MB/s | x{t_sk2 / t_nb2:.1f}   "
-          f"({len(nb2[0].vocabulary_)} terms, identical)")
+    print(
+        f"  same, ngram_range=(1, 2)     sklearn {t_sk2:7.2f} s {mb / t_sk2:7.1f} MB/s | "
+        f"nbayes {t_nb2:7.2f} s {mb / t_nb2:7.1f} MB/s | x{t_sk2 / t_nb2:.1f}   "
+        f"({len(nb2[0].vocabulary_)} terms, identical)"
+    )
     del sk2, nb2
 
     def sk_nb() -> MultinomialNB:
@@ -96,15 +100,19 @@ def bench_corpus(name: str, docs: list[str], labels: list[str], repeat: int) -> 
     t_cbc, (vocab, counts, _) = timed(lambda: count_by_class(docs, y, len(classes)), repeat)
     assert vocab == sk_vocab
     assert np.array_equal(model.feature_count_, counts)
-    print(f"CountVectorizer+MultinomialNB  sklearn {t_skm:7.2f} s {mb / t_skm:7.1f} MB/s | "
-          f"count_by_class {t_cbc:7.2f} s {mb / t_cbc:7.1f} MB/s | x{t_skm / t_cbc:.1f}"
-          "   (feature_count_ identical)")
+    print(
+        f"CountVectorizer+MultinomialNB  sklearn {t_skm:7.2f} s {mb / t_skm:7.1f} MB/s | "
+        f"count_by_class {t_cbc:7.2f} s {mb / t_cbc:7.1f} MB/s | x{t_skm / t_cbc:.1f}"
+        "   (feature_count_ identical)"
+    )
 
     t_skh, xh = timed(lambda: SkHash().transform(docs), repeat)
     t_nbh, xn = timed(lambda: HashingVectorizer().transform(docs), repeat)
     same_csr(xh, xn)
-    print(f"HashingVectorizer.transform    sklearn {t_skh:7.2f} s {mb / t_skh:7.1f} MB/s | "
-          f"nbayes {t_nbh:7.2f} s {mb / t_nbh:7.1f} MB/s | x{t_skh / t_nbh:.1f}   (identical)")
+    print(
+        f"HashingVectorizer.transform    sklearn {t_skh:7.2f} s {mb / t_skh:7.1f} MB/s | "
+        f"nbayes {t_nbh:7.2f} s {mb / t_nbh:7.1f} MB/s | x{t_skh / t_nbh:.1f}   (identical)"
+    )
 
 
 def bench_latency(docs: list[str], n_calls: int = 2000) -> None:
@@ -156,8 +164,14 @@ def main() -> None:
         path = HERE / "_data" / f"zipf_{args.zipf_mb:g}mb.csv"
         if not path.exists():
             subprocess.run(
-                [sys.executable, str(HERE / "make_zipf_corpus.py"), "--size-mb",
-                 str(args.zipf_mb), "--out", str(path)],
+                [
+                    sys.executable,
+                    str(HERE / "make_zipf_corpus.py"),
+                    "--size-mb",
+                    str(args.zipf_mb),
+                    "--out",
+                    str(path),
+                ],
                 check=True,
             )
         docs, labels = read_csv(path)

@@ -484,9 +484,7 @@ def test_the_private_scikit_learn_api_is_where_we_expect_it() -> None:
 
     from nbayes.model_selection import _sklearn_private as private
 
-    missing = [
-        name for name in private.SEARCH_METHODS if not hasattr(private.BaseSearchCV, name)
-    ]
+    missing = [name for name in private.SEARCH_METHODS if not hasattr(private.BaseSearchCV, name)]
     assert not missing, f"scikit-learn {sklearn.__version__}'s BaseSearchCV lacks {missing}"
     assert issubclass(NBSearchCV, private.BaseSearchCV)
     # the arguments nbayes passes, in the order it passes them

@@ -17,6 +17,7 @@ and changing ``alpha`` after fitting re-derives without a pass over the data.
 ``unlearn``, ``merge``, ``predict*`` and ``explain``; a model supplies the hooks listed in
 its docstring (an override may add work, then hand on to the template with ``super()``).
 """
+
 from __future__ import annotations
 
 import math

@@ -156,4 +156,3 @@ class MomentStats(PerClassStats):
             n_rows=float(n_rows), row_mean=row_mean, row_m2=row_m2,
         )  # fmt: skip
         return out.drop_emptied(other.classes)
-

@@ -159,9 +159,7 @@ def test_train_other_text_models(
     capsys: pytest.CaptureFixture[str], texts_csv: Path, tmp_path: Path, estimator: str
 ) -> None:
     out_path = tmp_path / f"{estimator}.nbayes"
-    code, _, err = run(
-        capsys, "train", texts_csv, "-o", out_path, "--model", estimator, "--binary"
-    )
+    code, _, err = run(capsys, "train", texts_csv, "-o", out_path, "--model", estimator, "--binary")
     assert code == 0, err
     code, out, _ = run(capsys, "predict", out_path, "--text", "win free cash now")
     assert code == 0 and out.splitlines()[1] == "0,spam"

@@ -45,8 +45,16 @@ ALPHABET = list(
     "\u0130\u0131\u03a3\u03c3\u03c2\u1e9e\u212a\u2126\u01c5\u01c4\u0345\u0300\u0301"
     "\u0660\u0669\u3000\u4e00\u00bd\u2160\u0101\u0178\u1f88\uff21\ufb03\ufffe\uffff"
     "\ud800\udbff\udc00\udfff"
-) + ["\U00010400", "\U00010428", "\U0001d400", "\U0001f600", "\U0010ffff", "\U000e0001",
-     "\U0001e900", "\U00020000"]
+) + [
+    "\U00010400",
+    "\U00010428",
+    "\U0001d400",
+    "\U0001f600",
+    "\U0010ffff",
+    "\U000e0001",
+    "\U0001e900",
+    "\U00020000",
+]
 SEPARATORS = [" ", "\x00", "\ud800", "\n", "-", "\u3000", "\U0001f600", "\udfff", "  "]
 WORDCHARS = {
     "ascii": "abcXYZ019_",
@@ -179,8 +187,24 @@ def t_direct_transform(src: Src) -> None:
     seen = sorted({t for d in docs for t in toks(d, lowercase)})
     keys = [t for t in seen if src.int(0, 3) != 0]
     for _ in range(src.int(0, 4)):  # strings no token can equal, and near misses
-        keys.append(src.choice(["", "a", "a b", "AB", "x\x00y", "\ud800", "ab\n", " ab",
-                                "\u0130x", "ΣΣ", "\U0010ffff\U0010ffff", "xx"]))
+        keys.append(
+            src.choice(
+                [
+                    "",
+                    "a",
+                    "a b",
+                    "AB",
+                    "x\x00y",
+                    "\ud800",
+                    "ab\n",
+                    " ab",
+                    "\u0130x",
+                    "ΣΣ",
+                    "\U0010ffff\U0010ffff",
+                    "xx",
+                ]
+            )
+        )
         if seen:
             keys.append(src.choice(seen).upper())
     keys = list(dict.fromkeys(keys))
@@ -343,8 +367,8 @@ ALLOWED = (TypeError, ValueError, OverflowError, MemoryError)
 # 2**31..2**60 makes several bindings allocate (and zero) that many words: an ASan
 # out-of-memory abort, and in a normal build the OOM killer (finding F7). INDEXES are
 # for the elements of index arrays, which the bindings check against lengths.
-SIZES = [-2**63, -2**31, -1, 0, 1, 2, 3, 5, 17, 255, 4096, 2**20, 2**62, 2**63 - 1]
-INDEXES = [-2**63, -2**62, -2**31, -1, 0, 1, 2, 3, 2**31 - 1, 2**31, 2**32, 2**62, 2**63 - 1]
+SIZES = [-(2**63), -(2**31), -1, 0, 1, 2, 3, 5, 17, 255, 4096, 2**20, 2**62, 2**63 - 1]
+INDEXES = [-(2**63), -(2**62), -(2**31), -1, 0, 1, 2, 3, 2**31 - 1, 2**31, 2**32, 2**62, 2**63 - 1]
 
 
 def mutate_array(a: np.ndarray, src: Src, others: list) -> object:
@@ -399,7 +423,7 @@ def mutate(v: object, src: Src, others: list, caps: list) -> object:
     if isinstance(v, bool):
         return src.choice([not v, 2, None, "x"])
     if isinstance(v, int):  # no 2**31..2**60: see SIZES (and F7)
-        return src.choice(SIZES + [2**64, -2**64 - 1, 1.5, None])
+        return src.choice(SIZES + [2**64, -(2**64) - 1, 1.5, None])
     if isinstance(v, str):
         return src.choice([make_doc(src), b"ab", None, 3])
     if type(v).__name__ == "PyCapsule":
@@ -456,8 +480,10 @@ def baselines(docs: list[str], src: Src):
         "sort_terms": (N.sort_terms, [pool, tstart, tlen]),
         "prefix_keys": (N.prefix_keys, [pool, tstart, tlen]),
         "split_sorted": (N.split_sorted, [pool, tstart, tlen, first, order, bounds, 3]),
-        "merge_piece": (N.merge_piece, [pool, tstart, tlen, first, order, cuts[0], cuts[2],
-                                        skeys, slen, 255]),
+        "merge_piece": (
+            N.merge_piece,
+            [pool, tstart, tlen, first, order, cuts[0], cuts[2], skeys, slen, 255],
+        ),
         "fill_blob": (N.fill_blob, [pool, tstart, tlen, sel, blob.copy(), 0, 10]),
         "fill_counts": (N.fill_counts, [(counts,), (df,), sel, C, out, out_df, 0]),
         "build_lookup": (N.build_lookup, [ds, np.arange(n, dtype=np.int64), tid]),
@@ -465,31 +491,77 @@ def baselines(docs: list[str], src: Src):
         "lookup_size": (N.lookup_size, [lk]),
         "transform_run": (N.transform_run, [ds, 0, n, tlow, tid, lk, max(nt, 1), src.bool()]),
         "count_one": (N.count_one, [str(docs[0]), tlow, low, lk]),
-        "hash_run": (N.hash_run, [ds, y, tlow, tid, False, 64, np.zeros((C, 64)),
-                                  np.zeros(64, np.uint64), src.choice([None, lk2])]),
-        "hash_transform_run": (N.hash_transform_run, [ds, 0, n, tlow, tid, 64, src.bool(),
-                                                      src.choice([None, lk2])]),
-        "intern_run": (N.intern_run, [buf, spans, tk.word_table(), slots,
-                                      np.zeros(32, np.uint64), np.zeros(32, np.int64),
-                                      np.zeros(32, np.int32), np.zeros(32, np.uint8),
-                                      np.zeros(256, np.uint32), np.zeros(2, np.int64), k_tok,
-                                      np.zeros(len(spans) + 1, np.int64),
-                                      np.zeros(3, np.int64)]),
+        "hash_run": (
+            N.hash_run,
+            [
+                ds,
+                y,
+                tlow,
+                tid,
+                False,
+                64,
+                np.zeros((C, 64)),
+                np.zeros(64, np.uint64),
+                src.choice([None, lk2]),
+            ],
+        ),
+        "hash_transform_run": (
+            N.hash_transform_run,
+            [ds, 0, n, tlow, tid, 64, src.bool(), src.choice([None, lk2])],
+        ),
+        "intern_run": (
+            N.intern_run,
+            [
+                buf,
+                spans,
+                tk.word_table(),
+                slots,
+                np.zeros(32, np.uint64),
+                np.zeros(32, np.int64),
+                np.zeros(32, np.int32),
+                np.zeros(32, np.uint8),
+                np.zeros(256, np.uint32),
+                np.zeros(2, np.int64),
+                k_tok,
+                np.zeros(len(spans) + 1, np.int64),
+                np.zeros(3, np.int64),
+            ],
+        ),
         "rehash": (N.rehash, [np.full(64, -1, np.int32), st.thash, min(nu, 32)]),
         "pair_ids": (N.pair_ids, [tok, ptr]),
-        "first_occurrence": (N.first_occurrence, [tok, ptr, ptok, pptr, nu, len(f1), True,
-                                                  src.bool()]),
+        "first_occurrence": (
+            N.first_occurrence,
+            [tok, ptr, ptok, pptr, nu, len(f1), True, src.bool()],
+        ),
         "build_rows": (N.build_rows, [tok, ptr, ptok, pptr, nu, True, True, col, ncols]),
-        "stream_class_sums": (N.stream_class_sums, [tok, ptr, ptok, pptr, nu, True, True, col,
-                                                    ncols, y, C, src.bool(), src.bool()]),
-        "ngram_blob": (N.ngram_blob, [st.pool, st.tstart[:nu].copy(),
-                                      st.tlen[:nu].astype(np.int64), nu, f1, f2,
-                                      np.arange(nu + len(f1), dtype=np.int64)]),
-        "order_rows": (N.order_rows, [ip, ind.copy(), val.astype(np.int64),
-                                      np.arange(max(ncols, 1), dtype=np.int64)[::-1].copy(),
-                                      0, n]),
-        "rows_dot": (N.rows_dot, [ip, ind, val.astype(np.float64), W,
-                                  np.zeros((n, 2)), 0, n]),
+        "stream_class_sums": (
+            N.stream_class_sums,
+            [tok, ptr, ptok, pptr, nu, True, True, col, ncols, y, C, src.bool(), src.bool()],
+        ),
+        "ngram_blob": (
+            N.ngram_blob,
+            [
+                st.pool,
+                st.tstart[:nu].copy(),
+                st.tlen[:nu].astype(np.int64),
+                nu,
+                f1,
+                f2,
+                np.arange(nu + len(f1), dtype=np.int64),
+            ],
+        ),
+        "order_rows": (
+            N.order_rows,
+            [
+                ip,
+                ind.copy(),
+                val.astype(np.int64),
+                np.arange(max(ncols, 1), dtype=np.int64)[::-1].copy(),
+                0,
+                n,
+            ],
+        ),
+        "rows_dot": (N.rows_dot, [ip, ind, val.astype(np.float64), W, np.zeros((n, 2)), 0, n]),
         "word_table": (N.word_table, []),
     }
     return calls, caps
@@ -526,8 +598,13 @@ def known_bug(name: str, args: list) -> str | None:
 
 
 # Size arguments the bindings allocate dense buffers for, unchecked (F7): argument index.
-F7_SIZES = {"transform_run": 6, "hash_transform_run": 5, "build_rows": 8,
-            "stream_class_sums": 8, "first_occurrence": 5}
+F7_SIZES = {
+    "transform_run": 6,
+    "hash_transform_run": 5,
+    "build_rows": 8,
+    "stream_class_sums": 8,
+    "first_occurrence": 5,
+}
 
 
 # Bindings with an error path that returns NULL without setting an exception (F5).
@@ -575,8 +652,16 @@ def t_raw(src: Src, data: bytes = b"") -> None:
         N.reset_cancel()
 
 
-TARGETS = [t_direct_count, t_direct_transform, t_hashing, t_classifier, t_count_vectorizer,
-           t_raw, t_raw, t_direct_count]
+TARGETS = [
+    t_direct_count,
+    t_direct_transform,
+    t_hashing,
+    t_classifier,
+    t_count_vectorizer,
+    t_raw,
+    t_raw,
+    t_direct_count,
+]
 COUNTS = Counter()
 
 
@@ -644,8 +729,13 @@ def main() -> None:
     global GUARDS
     ap = argparse.ArgumentParser(add_help=False)
     ap.add_argument("--no-guards", action="store_true")
-    ap.add_argument("--random", type=int, default=None, metavar="N",
-                    help="no atheris: N random inputs (0: until --seconds)")
+    ap.add_argument(
+        "--random",
+        type=int,
+        default=None,
+        metavar="N",
+        help="no atheris: N random inputs (0: until --seconds)",
+    )
     ap.add_argument("--seconds", type=float, default=0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-len", type=int, default=4096)

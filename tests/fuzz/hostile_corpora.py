@@ -79,13 +79,17 @@ def case_big_doc() -> None:
     assert len(chunk) == 1000 and chunk.endswith(" ")
     reps = int(100_000 * SCALE)
     base = Counter(TOKEN.findall(chunk.lower()))
-    for label, ch in (("ascii 100 MB", chunk), ("2-byte 200 MB", chunk.replace("e", "\u0113")
-                                                                     .replace("Q", "\u0100"))):
+    for label, ch in (
+        ("ascii 100 MB", chunk),
+        ("2-byte 200 MB", chunk.replace("e", "\u0113").replace("Q", "\u0100")),
+    ):
         base = Counter(TOKEN.findall(ch.lower()))
         with step(f"{label}: build"):
             doc = ch * reps
-        print(f"  {label}: {len(doc):,} characters, {sum(base.values()) * reps:,} tokens, "
-              f"{len(base)} distinct")
+        print(
+            f"  {label}: {len(doc):,} characters, {sum(base.values()) * reps:,} tokens, "
+            f"{len(base)} distinct"
+        )
         with step(f"{label}: direct_count"):
             got = direct_count([doc], [0], 1)
         assert list(got.terms) == sorted(base)
@@ -115,8 +119,7 @@ def case_distinct_1e7() -> None:
     with step("build 1,000 documents"):
         docs = [" ".join(f"w{i}" for i in range(d, min(d + per, n))) for d in range(0, n, per)]
     y = np.arange(len(docs)) % 2
-    print(f"  {n:,} distinct tokens, {len(docs):,} documents, "
-          f"{sum(map(len, docs)):,} characters")
+    print(f"  {n:,} distinct tokens, {len(docs):,} documents, {sum(map(len, docs)):,} characters")
     with step("reference: sorted terms"):
         want = sorted(f"w{i}" for i in range(n))
     for threads in (1, 2):

@@ -31,8 +31,13 @@ def workload() -> None:
     from nbayes.text.vectorizers import transform_counts
 
     _routes._small = lambda docs: False
-    docs = ["Alpha beta \u0130stanbul \u03a3\u03a3 gamma", "beta \x00\ud800 \U00010400\U00010428 x",
-            "delta " * 5000, "\u00e0\u00c0 \u00df\u00df alpha_1 " * 50, ""] * 3
+    docs = [
+        "Alpha beta \u0130stanbul \u03a3\u03a3 gamma",
+        "beta \x00\ud800 \U00010400\U00010428 x",
+        "delta " * 5000,
+        "\u00e0\u00c0 \u00df\u00df alpha_1 " * 50,
+        "",
+    ] * 3
     y = np.arange(len(docs)) % 2
     for threads in (1, 2, 3):
         got = tk.direct_count(docs, y, 2, True, False, n_threads=threads)
@@ -55,12 +60,19 @@ def workload() -> None:
     ds, _ = N.doc_set(docs, True)
     bad = [
         lambda: N.doc_set([1, "a"], True),
-        lambda: N.run_count(N.run_new(2, True), ds, 0, 99, y, tk.char_table(True),
-                            tk.char_table(False), False),  # fmt: skip
+        lambda: N.run_count(
+            N.run_new(2, True), ds, 0, 99, y, tk.char_table(True), tk.char_table(False), False
+        ),  # fmt: skip
         lambda: N.run_new(2**31, True),  # MemoryError
-        lambda: N.transform_run(ds, 0, 1, tk.char_table(True), tk.char_table(False),
-                                N.build_lookup_blob(np.array([97, 98], np.uint32),
-                                                    np.array([3]), tk.char_table(False)), 2),
+        lambda: N.transform_run(
+            ds,
+            0,
+            1,
+            tk.char_table(True),
+            tk.char_table(False),
+            N.build_lookup_blob(np.array([97, 98], np.uint32), np.array([3]), tk.char_table(False)),
+            2,
+        ),
         lambda: N.pair_ids(np.array([0, 1], np.int32), np.array([0, 5])),
     ]
     for call in bad:

@@ -41,9 +41,12 @@ def case(name: str, what: str, must_succeed: bool = False):
     return deco
 
 
-@case("F3", "intern_run: the check 'tstart[t] + tlen[t] > used' (module.cpp:942) overflows "
-            "for tstart near 2**63, so a term outside the pool passes and the kernel reads "
-            "pool[tstart + k] (intern.hpp:73): SEGV")
+@case(
+    "F3",
+    "intern_run: the check 'tstart[t] + tlen[t] > used' (module.cpp:942) overflows "
+    "for tstart near 2**63, so a term outside the pool passes and the kernel reads "
+    "pool[tstart + k] (intern.hpp:73): SEGV",
+)
 def f3():
     """
     import numpy as np, nbayes._native as N
@@ -64,10 +67,13 @@ def f3():
     """
 
 
-@case("F4", "intern_run: a slot table without an empty (-1) slot is accepted (module.cpp:"
-            "939-941 check the range only); the probe loop (intern.hpp:68-86) then never "
-            "ends, with the GIL released and no poll inside: the call hangs, Ctrl-C does "
-            "not stop it")
+@case(
+    "F4",
+    "intern_run: a slot table without an empty (-1) slot is accepted (module.cpp:"
+    "939-941 check the range only); the probe loop (intern.hpp:68-86) then never "
+    "ends, with the GIL released and no poll inside: the call hangs, Ctrl-C does "
+    "not stop it",
+)
 def f4():
     """
     import numpy as np, nbayes._native as N
@@ -81,10 +87,14 @@ def f4():
     """
 
 
-@case("F5", "four error paths return NULL without setting an exception -> SystemError: "
-            "split_sorted bounds.n < 2 (module.cpp:596), stream_class_sums y too short or "
-            "n_classes < 1 (1053), "
-            "order_rows lo/hi out of range (1134)", must_succeed=True)
+@case(
+    "F5",
+    "four error paths return NULL without setting an exception -> SystemError: "
+    "split_sorted bounds.n < 2 (module.cpp:596), stream_class_sums y too short or "
+    "n_classes < 1 (1053), "
+    "order_rows lo/hi out of range (1134)",
+    must_succeed=True,
+)
 def f5():
     """
     import numpy as np, nbayes._native as N
@@ -112,11 +122,15 @@ def f5():
     """
 
 
-@case("F6", "run_reserve: Run::reserve (table.hpp:71-83) grows tstart/tlen before the "
-            "counts and the slot table; a bad_alloc in between (MemoryError) leaves "
-            "capacity() larger than the counts buffer, and the next run_count writes past it "
-            "(table.hpp:149, heap-buffer-overflow; with more terms the probe loop at "
-            "table.hpp:102 would never end: the slot table was not grown)", must_succeed=True)
+@case(
+    "F6",
+    "run_reserve: Run::reserve (table.hpp:71-83) grows tstart/tlen before the "
+    "counts and the slot table; a bad_alloc in between (MemoryError) leaves "
+    "capacity() larger than the counts buffer, and the next run_count writes past it "
+    "(table.hpp:149, heap-buffer-overflow; with more terms the probe loop at "
+    "table.hpp:102 would never end: the slot table was not grown)",
+    must_succeed=True,
+)
 def f6():
     """
     import numpy as np, nbayes._native as N
@@ -132,11 +146,14 @@ def f6():
     """
 
 
-@case("F8", "fill_counts: the check 'col0 + n > PyArray_DIM(out, 0) || col0 + n > out_df.n' "
-            "(module.cpp:697) overflows for col0 near 2**63, so the kernel writes "
-            "out_df[col0 + j] and out[(col0 + j) * n_classes] (sort_merge.hpp:325-327) 8 bytes "
-            "before the arrays: heap-buffer-overflow under ASan; in a normal build silent heap "
-            "corruption (found as 'munmap_chunk(): invalid pointer' aborts later)")
+@case(
+    "F8",
+    "fill_counts: the check 'col0 + n > PyArray_DIM(out, 0) || col0 + n > out_df.n' "
+    "(module.cpp:697) overflows for col0 near 2**63, so the kernel writes "
+    "out_df[col0 + j] and out[(col0 + j) * n_classes] (sort_merge.hpp:325-327) 8 bytes "
+    "before the arrays: heap-buffer-overflow under ASan; in a normal build silent heap "
+    "corruption (found as 'munmap_chunk(): invalid pointer' aborts later)",
+)
 def f8():
     """
     import numpy as np, nbayes._native as N
@@ -146,13 +163,16 @@ def f8():
     """
 
 
-@case("F7", "public API: hashing_transform / HashingVectorizer allocate dense per-call "
-            "buffers of n_features words (RowBits in lookup.hpp:116-124, built by doc_rows for "
-            "every span): n_features=2**31-1, valid and cheap in scikit-learn, needs ~17 GB per "
-            "thread (MemoryError under this 8 GB address-space limit; OOM-killed without one). "
-            "The raw bindings transform_run (n_cols), hash_transform_run (n_features <= 2**40), "
-            "build_rows/stream_class_sums (n_cols) take such sizes unchecked too",
-      must_succeed=True)
+@case(
+    "F7",
+    "public API: hashing_transform / HashingVectorizer allocate dense per-call "
+    "buffers of n_features words (RowBits in lookup.hpp:116-124, built by doc_rows for "
+    "every span): n_features=2**31-1, valid and cheap in scikit-learn, needs ~17 GB per "
+    "thread (MemoryError under this 8 GB address-space limit; OOM-killed without one). "
+    "The raw bindings transform_run (n_cols), hash_transform_run (n_features <= 2**40), "
+    "build_rows/stream_class_sums (n_cols) take such sizes unchecked too",
+    must_succeed=True,
+)
 def f7():
     """
     import resource

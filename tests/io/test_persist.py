@@ -574,9 +574,7 @@ def try_load(tmp_path: Path, data: bytes) -> Any:
         return None
 
 
-def fuzz_resealed(
-    tmp_path: Path, files: list[bytes], rounds: int, seed: int
-) -> tuple[int, int]:
+def fuzz_resealed(tmp_path: Path, files: list[bytes], rounds: int, seed: int) -> tuple[int, int]:
     """Mutate each file's metadata and/or arrays, re-seal it with a valid checksum and load
     it: only ModelFileError may escape. Returns (cases, how many loaded)."""
     rng = random.Random(seed)

@@ -63,14 +63,18 @@ def test_char_table_is_str_lower() -> None:
 hostile_char = st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=())
 hostile_doc = st.one_of(
     st.text(alphabet=hostile_char, max_size=50),
-    st.text(alphabet=st.sampled_from(list("aZ_9 \x00\ud800\udfff\u0130\u03a3ς\U0010ffff")),
-            max_size=50),
+    st.text(
+        alphabet=st.sampled_from(list("aZ_9 \x00\ud800\udfff\u0130\u03a3ς\U0010ffff")), max_size=50
+    ),
 )
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(docs=st.lists(hostile_doc, min_size=1, max_size=6), lowercase=st.booleans(),
-       n_threads=st.integers(1, 3))
+@given(
+    docs=st.lists(hostile_doc, min_size=1, max_size=6),
+    lowercase=st.booleans(),
+    n_threads=st.integers(1, 3),
+)
 def test_hostile_text_counts_exactly(docs: list[str], lowercase: bool, n_threads: int) -> None:
     y = np.zeros(len(docs), dtype=np.int64)
     got = _tk.direct_count(docs, y, 1, lowercase, False, n_threads=n_threads)
@@ -121,42 +125,108 @@ def test_str_subclasses_are_read() -> None:
         lambda: _native.doc_set([1, "a"], True),
         lambda: _native.doc_set(None, True),
         lambda: _native.run_count(None, None, 0, 1, [0], [0], [0], False),
-        lambda: _native.run_count(_native.run_new(2, True), _native.doc_set(["a b"], True)[0],
-                                  0, 2, np.zeros(2, np.int64), _tk.char_table(True),
-                                  _tk.char_table(False), False),
-        lambda: _native.run_count(_native.run_new(2, True), _native.doc_set(["a b"], True)[0],
-                                  0, 1, np.array([5]), _tk.char_table(True),
-                                  _tk.char_table(False), False),
-        lambda: _native.run_count(_native.run_new(2, True), _native.doc_set(["a b"], True)[0],
-                                  0, 1, np.array([0]), np.zeros(10, np.uint32),
-                                  _tk.char_table(False), False),
+        lambda: _native.run_count(
+            _native.run_new(2, True),
+            _native.doc_set(["a b"], True)[0],
+            0,
+            2,
+            np.zeros(2, np.int64),
+            _tk.char_table(True),
+            _tk.char_table(False),
+            False,
+        ),
+        lambda: _native.run_count(
+            _native.run_new(2, True),
+            _native.doc_set(["a b"], True)[0],
+            0,
+            1,
+            np.array([5]),
+            _tk.char_table(True),
+            _tk.char_table(False),
+            False,
+        ),
+        lambda: _native.run_count(
+            _native.run_new(2, True),
+            _native.doc_set(["a b"], True)[0],
+            0,
+            1,
+            np.array([0]),
+            np.zeros(10, np.uint32),
+            _tk.char_table(False),
+            False,
+        ),
         lambda: _native.run_new(0, True),
         lambda: _native.sort_terms(np.zeros(3, np.uint32), np.array([2]), np.array([5])),
         lambda: _native.sort_terms(np.zeros(3, np.uint32), np.array([-1]), np.array([1])),
-        lambda: _native.build_lookup_blob(np.array([0x110000], np.uint32), np.array([0]),
-                                          _tk.char_table(False)),
-        lambda: _native.transform_run(_native.doc_set(["ab"], True)[0], 0, 1,
-                                      _tk.char_table(True), _tk.char_table(False),
-                                      _native.build_lookup_blob(np.array([97, 98], np.uint32),
-                                                                np.array([3]),
-                                                                _tk.char_table(False)), 2),
+        lambda: _native.build_lookup_blob(
+            np.array([0x110000], np.uint32), np.array([0]), _tk.char_table(False)
+        ),
+        lambda: _native.transform_run(
+            _native.doc_set(["ab"], True)[0],
+            0,
+            1,
+            _tk.char_table(True),
+            _tk.char_table(False),
+            _native.build_lookup_blob(
+                np.array([97, 98], np.uint32), np.array([3]), _tk.char_table(False)
+            ),
+            2,
+        ),
         lambda: _native.pair_ids(np.array([0, 1], np.int32), np.array([0, 5])),
-        lambda: _native.first_occurrence(np.array([7], np.int32), np.array([0, 1]),
-                                         np.zeros(0, np.int32), np.zeros(2, np.int64), 2, 0,
-                                         True, False),
-        lambda: _native.rows_dot(np.array([0, 1]), np.array([9]), np.array([1.0]),
-                                 np.ones((2, 2)), np.zeros((1, 2)), 0, 1),
-        lambda: _native.fill_blob(np.zeros(2, np.uint32), np.array([0]), np.array([2]),
-                                  np.array([[0]]), np.zeros(1, np.uint32), 0, 10),
-        lambda: _native.hash_run(_native.doc_set(["ab"], True)[0], np.array([3]),
-                                 _tk.char_table(True), _tk.char_table(False), False, 4,
-                                 np.zeros((1, 4)), np.zeros(4, np.uint64), None),
-        lambda: _native.intern_run(np.zeros(4, np.uint8), np.array([[0, 9]]), _tk.word_table(),
-                                   np.full(4, -1, np.int32), np.zeros(2, np.uint64),
-                                   np.zeros(2, np.int64), np.zeros(2, np.int32),
-                                   np.zeros(2, np.uint8), np.zeros(8, np.uint32),
-                                   np.zeros(2, np.int64), np.zeros(4, np.int32),
-                                   np.zeros(2, np.int64), np.zeros(3, np.int64)),
+        lambda: _native.first_occurrence(
+            np.array([7], np.int32),
+            np.array([0, 1]),
+            np.zeros(0, np.int32),
+            np.zeros(2, np.int64),
+            2,
+            0,
+            True,
+            False,
+        ),
+        lambda: _native.rows_dot(
+            np.array([0, 1]),
+            np.array([9]),
+            np.array([1.0]),
+            np.ones((2, 2)),
+            np.zeros((1, 2)),
+            0,
+            1,
+        ),
+        lambda: _native.fill_blob(
+            np.zeros(2, np.uint32),
+            np.array([0]),
+            np.array([2]),
+            np.array([[0]]),
+            np.zeros(1, np.uint32),
+            0,
+            10,
+        ),
+        lambda: _native.hash_run(
+            _native.doc_set(["ab"], True)[0],
+            np.array([3]),
+            _tk.char_table(True),
+            _tk.char_table(False),
+            False,
+            4,
+            np.zeros((1, 4)),
+            np.zeros(4, np.uint64),
+            None,
+        ),
+        lambda: _native.intern_run(
+            np.zeros(4, np.uint8),
+            np.array([[0, 9]]),
+            _tk.word_table(),
+            np.full(4, -1, np.int32),
+            np.zeros(2, np.uint64),
+            np.zeros(2, np.int64),
+            np.zeros(2, np.int32),
+            np.zeros(2, np.uint8),
+            np.zeros(8, np.uint32),
+            np.zeros(2, np.int64),
+            np.zeros(4, np.int32),
+            np.zeros(2, np.int64),
+            np.zeros(3, np.int64),
+        ),
     ],
 )
 def test_bad_arguments_raise_not_crash(call) -> None:
@@ -167,8 +237,9 @@ def test_bad_arguments_raise_not_crash(call) -> None:
 def test_result_arrays_own_their_memory() -> None:
     ds, lengths = _native.doc_set(["alpha beta", "beta"], True)
     run = _native.run_new(1, True)
-    _native.run_count(run, ds, 0, 2, np.zeros(2, np.int64), _tk.char_table(True),
-                      _tk.char_table(False), False)
+    _native.run_count(
+        run, ds, 0, 2, np.zeros(2, np.int64), _tk.char_table(True), _tk.char_table(False), False
+    )
     pool, tstart, tlen, counts, df, order, *_ = _native.run_finish(run)
     del run, ds
     assert lengths.tolist() == [10, 4]

@@ -308,8 +308,12 @@ def test_fit_files_prune_first_equals_fit(tmp_path: Path, kw: dict) -> None:
 
 @pytest.mark.parametrize(
     "model, binary, ref",
-    [("multinomial", False, MultinomialNB), ("multinomial", True, MultinomialNB),
-     ("complement", False, ComplementNB), ("bernoulli", True, BernoulliNB)],
+    [
+        ("multinomial", False, MultinomialNB),
+        ("multinomial", True, MultinomialNB),
+        ("complement", False, ComplementNB),
+        ("bernoulli", True, BernoulliNB),
+    ],
 )
 def test_hashed_model_equals_sklearn_on_the_seen_buckets(model, binary, ref) -> None:
     """Hashing = scikit-learn's HashingVectorizer + NB over the buckets seen in training

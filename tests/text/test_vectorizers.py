@@ -340,9 +340,11 @@ def test_direct_count_threads_random_unicode(docs: list[str], n_threads: int, bi
     y = np.arange(len(docs)) % 2
     got = _tk.direct_count(docs, y, 2, True, binary, n_threads=n_threads)
     assert got is not None
-    ref_vocab, ref_counts, ref_df = _reference_class_sums(docs, y, 2, binary=binary) if any(
-        _tk._SINGLE.search(d.lower()) for d in docs
-    ) else ({}, np.zeros((2, 0), dtype=np.int64), np.zeros(0, dtype=np.int64))
+    ref_vocab, ref_counts, ref_df = (
+        _reference_class_sums(docs, y, 2, binary=binary)
+        if any(_tk._SINGLE.search(d.lower()) for d in docs)
+        else ({}, np.zeros((2, 0), dtype=np.int64), np.zeros(0, dtype=np.int64))
+    )
     assert got.terms == sorted(ref_vocab)
     np.testing.assert_array_equal(got.counts, ref_counts)
     np.testing.assert_array_equal(got.df, ref_df)
@@ -540,9 +542,11 @@ def test_frozen_vocabulary_is_read_only_and_pickles() -> None:
 @settings(max_examples=80, deadline=None)
 @given(
     docs=st.lists(
-        st.lists(st.sampled_from(["ab", "abc", "a", "b", "é", "Σ", "中", " ", "_", "0"]),
-                 max_size=20).map("".join),
-        min_size=1, max_size=6,
+        st.lists(
+            st.sampled_from(["ab", "abc", "a", "b", "é", "Σ", "中", " ", "_", "0"]), max_size=20
+        ).map("".join),
+        min_size=1,
+        max_size=6,
     ),
     ngram=st.sampled_from([(1, 2), (2, 2)]),
 )
@@ -561,8 +565,11 @@ def test_ngram_vocabulary_order_matches_sklearn(docs: list[str], ngram) -> None:
 
 @settings(max_examples=30, deadline=None)
 @given(
-    n=st.integers(0, 40), m=st.integers(1, 30), k=st.integers(1, 5),
-    density=st.floats(0.0, 1.0), n_threads=st.sampled_from([None, 1, 2, 3]),
+    n=st.integers(0, 40),
+    m=st.integers(1, 30),
+    k=st.integers(1, 5),
+    density=st.floats(0.0, 1.0),
+    n_threads=st.sampled_from([None, 1, 2, 3]),
     seed=st.integers(0, 2**16),
 )
 def test_csr_dot_equals_scipy_bit_for_bit(n, m, k, density, n_threads, seed) -> None:

@@ -51,9 +51,7 @@ def _evidence(exp: Any, cls: Any, n_features: int) -> dict[str, float]:
     return {name: value for name, value in ev["for"] + ev["against"]}
 
 
-def explain_text(
-    ui: UI, model: Any, text: str, exact: bool, paint: Paint, top: int = 5
-) -> None:
+def explain_text(ui: UI, model: Any, text: str, exact: bool, paint: Paint, top: int = 5) -> None:
     """Print the word-by-word explanation of one document (used by ``demo`` too)."""
     exp = model.explain(text, exact=exact)
     classes = exp.classes.tolist()

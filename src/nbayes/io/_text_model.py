@@ -33,9 +33,7 @@ def read_text_model(
     expect_dict(d, where, _KEYS)
     hp = expect_dict(d["hyperparameters"], f"{where}['hyperparameters']")
     expect_dict(hp, f"{where}['hyperparameters']", set(PARAM_NAMES))
-    params = {
-        k: decode_param(v, f"{where}['hyperparameters'][{k!r}]") for k, v in hp.items()
-    }
+    params = {k: decode_param(v, f"{where}['hyperparameters'][{k!r}]") for k, v in hp.items()}
     if isinstance(params.get("ngram_range"), list):
         params["ngram_range"] = tuple(params["ngram_range"])
     try:

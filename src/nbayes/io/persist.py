@@ -227,9 +227,7 @@ def load(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> Any:
     return model
 
 
-def load_scorer(
-    path: str | os.PathLike[str], *, max_bytes: int | None = None
-) -> TextScorer | None:
+def load_scorer(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> TextScorer | None:
     """The :class:`TextScorer` of the TextClassifier saved at ``path``, built from its
     statistics without constructing the estimator (nor importing scikit-learn).
 

@@ -195,4 +195,3 @@ class _TrainingStatistics:
             return self.counter.count(train)
         left = self.class_rows - np.bincount(self.codes[removed], minlength=len(self.classes))
         return self.counter.finish(self.total().subtract(held_out), self.classes[left > 0])
-

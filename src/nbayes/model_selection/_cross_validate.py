@@ -317,4 +317,3 @@ def cross_validate(
         if return_train_score:
             ret[f"train_{name}"] = np.asarray(train[name], dtype=np.float64).reshape(shape)
     return ret
-

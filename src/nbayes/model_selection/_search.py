@@ -165,4 +165,3 @@ class NBSearchCV(BaseSearchCV):
         self.scorer_ = getattr(scorers, "_scorers", scorers)
         self.cv_results_ = results
         return self
-

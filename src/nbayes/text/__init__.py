@@ -37,6 +37,7 @@ __all__ = [
 _LAZY = {name: "nbayes.text.vectorizers" for name in __all__}
 _LAZY["TextClassifier"] = "nbayes.text.classifier"
 
+
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:

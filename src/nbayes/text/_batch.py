@@ -109,8 +109,9 @@ def count(
     term_freq = None
     if route in (routes.HASHED_SPARSE, routes.HASHED_INTO):
         X = sp.csr_matrix(
-            hashing_transform(docs, n_features=n_features, alternate_sign=False, norm=None,
-                              binary=binary, **kw)  # fmt: skip
+            hashing_transform(
+                docs, n_features=n_features, alternate_sign=False, norm=None, binary=binary, **kw
+            )  # fmt: skip
         )
         Y = sp.csr_matrix((np.ones(len(codes)), (codes, np.arange(len(codes)))), (n, len(codes)))
         sums = Y @ X  # sparse: the accumulator adds its non-zeros

@@ -60,7 +60,6 @@ def char_table(lowercase: bool) -> np.ndarray:
     return table
 
 
-
 def zero_copy_docs(docs: Sequence[str], lowercase: bool) -> tuple[Any, np.ndarray] | None:
     """``(DocSet, lengths)`` for the zero-copy kernels (the DocSet keeps the strings
     alive), or None when the zero-copy path cannot be used."""

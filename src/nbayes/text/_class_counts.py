@@ -202,8 +202,19 @@ def count_by_class(
         col[ordered] = np.arange(base, base + len(ordered), dtype=np.int64)
         n_cols = len(vocabulary)
     counts, df = _tk.stream_class_sums(
-        an.tok, an.ptr, an.ptok, an.pptr, an.n_uni, an.use_uni, an.use_pair, col, n_cols,
-        y, int(n_classes), bool(binary), dtype,
+        an.tok,
+        an.ptr,
+        an.ptok,
+        an.pptr,
+        an.n_uni,
+        an.use_uni,
+        an.use_pair,
+        col,
+        n_cols,
+        y,
+        int(n_classes),
+        bool(binary),
+        dtype,
     )
     return vocabulary, counts, df
 

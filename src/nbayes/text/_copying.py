@@ -70,7 +70,6 @@ def encode_corpus(docs: list[str], lowercase: bool) -> tuple[str, np.ndarray, np
     return text, buf, spans
 
 
-
 def _grown(a: np.ndarray, n: int, new_size: int, fill: int | None = None) -> np.ndarray:
     out = np.empty(new_size, dtype=a.dtype) if fill is None else np.full(new_size, fill, a.dtype)
     out[:n] = a[:n]
@@ -111,8 +110,19 @@ class InternState:
         spans = np.ascontiguousarray(spans, dtype=np.int64)
         while True:
             status = _native.intern_run(
-                buf, spans, table, self.slots, self.thash, self.tstart, self.tlen,
-                self.is_stop, self.pool, self.counters, tok, ptr, pos,
+                buf,
+                spans,
+                table,
+                self.slots,
+                self.thash,
+                self.tstart,
+                self.tlen,
+                self.is_stop,
+                self.pool,
+                self.counters,
+                tok,
+                ptr,
+                pos,
             )
             if status == 0:
                 break
@@ -279,8 +289,9 @@ def prefix_keys(pool: np.ndarray, tstart: np.ndarray, tlen: np.ndarray) -> np.nd
     return _native.prefix_keys(pool, tstart, tlen)
 
 
-def ngram_order(state: InternState, first: np.ndarray, second: np.ndarray,
-                ids: np.ndarray) -> np.ndarray:
+def ngram_order(
+    state: InternState, first: np.ndarray, second: np.ndarray, ids: np.ndarray
+) -> np.ndarray:
     """``ids`` (words and word pairs, as :func:`ngram_blob`) in the order of their
     strings. A pair "a b" sorts as the key (rank(a), rank(b)) and a word as (rank(w), -1):
     the space sorts below every word character, so a word that is a prefix of another

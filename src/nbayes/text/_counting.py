@@ -85,8 +85,14 @@ class _Analysis:
     def seen(self) -> tuple[np.ndarray, int]:
         """First-occurrence column of every id (-1 for ids not in the analyzer output)."""
         return _tk.first_occurrence(
-            self.tok, self.ptr, self.ptok, self.pptr, self.n_uni, self.n_pair,
-            self.use_uni, self.use_pair,
+            self.tok,
+            self.ptr,
+            self.ptok,
+            self.pptr,
+            self.n_uni,
+            self.n_pair,
+            self.use_uni,
+            self.use_pair,
         )
 
     def term_list(self, ids: np.ndarray) -> list[str]:
@@ -119,8 +125,15 @@ class _Analysis:
 
     def rows(self, col: np.ndarray, n_cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return _tk.build_rows(
-            self.tok, self.ptr, self.ptok, self.pptr, self.n_uni, self.use_uni,
-            self.use_pair, col, n_cols,
+            self.tok,
+            self.ptr,
+            self.ptok,
+            self.pptr,
+            self.n_uni,
+            self.use_uni,
+            self.use_pair,
+            col,
+            n_cols,
         )
 
     def fixed_columns(self, vocabulary: Mapping[str, int]) -> np.ndarray:

@@ -202,15 +202,18 @@ def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
     n_pieces = 1 if len(runs) == 1 else 2 * len(runs)
     cuts = _native.split_sorted(pool, tstart, tlen, keys, order, bounds, n_pieces)
     pieces = _map(
-        lambda i: _native.merge_piece(pool, tstart, tlen, keys, order, cuts[i], cuts[i + 1],
-                                      pkeys, plen, low),  # fmt: skip
+        lambda i: _native.merge_piece(
+            pool, tstart, tlen, keys, order, cuts[i], cuts[i + 1], pkeys, plen, low
+        ),  # fmt: skip
         list(range(n_pieces)),
     )
     col0 = np.cumsum([0] + [p[0].shape[0] for p in pieces]).tolist()
     at = np.cumsum([0] + [p[1] for p in pieces]).tolist()
     blob = np.empty(at[-1], dtype=np.uint32)
-    _map(lambda i: _native.fill_blob(pool, tstart, tlen, pieces[i][0], blob, at[i], 10),
-         list(range(n_pieces)))
+    _map(
+        lambda i: _native.fill_blob(pool, tstart, tlen, pieces[i][0], blob, at[i], 10),
+        list(range(n_pieces)),
+    )
     # numpy's zeros: pages zeroed by the kernel as the fill threads touch them
     out = np.zeros((col0[-1], C), dtype=like.dtype)
     out_df = np.zeros(col0[-1], dtype=np.int64)
@@ -222,8 +225,7 @@ def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
         _native.fill_counts(counts, df, pieces[i][0], C, out, out_df, col0[i])
 
     if n_pieces > 1:  # count matrix in parallel with the strings
-        pending: Any = _Pending([_pool().submit(fill, i) for i in range(n_pieces)],
-                                (out.T, out_df))
+        pending: Any = _Pending([_pool().submit(fill, i) for i in range(n_pieces)], (out.T, out_df))
     else:
         fill(0)
         pending = (out.T, out_df)

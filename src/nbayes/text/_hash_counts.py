@@ -23,9 +23,7 @@ __all__ = ["hash_by_class", "hash_into", "hashing_transform"]
 
 def _murmur_index_sign(terms: list[str], n_features: int) -> tuple[np.ndarray, np.ndarray]:
     """scikit-learn's FeatureHasher mapping term -> (column, sign), seed 0."""
-    h = np.fromiter(
-        (murmurhash3_32(t, seed=0) for t in terms), dtype=np.int64, count=len(terms)
-    )
+    h = np.fromiter((murmurhash3_32(t, seed=0) for t in terms), dtype=np.int64, count=len(terms))
     idx = np.abs(h) % n_features
     idx[h == -(2**31)] = (2**31 - 1 - (n_features - 1)) % n_features
     sign = np.where(h >= 0, 1, -1)
@@ -192,14 +190,18 @@ def hash_by_class(
         ):  # fmt: skip
             return sums, df
     X = hashing_transform(
-        docs, n_features=n_features, alternate_sign=alternate_sign, norm=norm,
-        binary=binary, lowercase=lowercase, ngram_range=ngram_range, stop_words=stop_words,
+        docs,
+        n_features=n_features,
+        alternate_sign=alternate_sign,
+        norm=norm,
+        binary=binary,
+        lowercase=lowercase,
+        ngram_range=ngram_range,
+        stop_words=stop_words,
     )
     if y.shape != (X.shape[0],):
         raise ValueError(f"y_codes must have shape ({X.shape[0]},), got {y.shape}.")
-    Y = sp.csr_array(
-        (np.ones(len(y)), y, np.arange(len(y) + 1)), shape=(len(y), int(n_classes))
-    )
+    Y = sp.csr_array((np.ones(len(y)), y, np.arange(len(y) + 1)), shape=(len(y), int(n_classes)))
     sums = np.asarray((Y.T @ sp.csr_array(X)).toarray(), dtype=np.float64)
     df = np.bincount(X.indices, minlength=int(n_features)).astype(np.int64)
     return sums, df

@@ -90,6 +90,7 @@ class TermColumns(Mapping[str, int]):
 
     def __reduce__(self) -> Any:
         return (FrozenVocabulary, (dict(self.mapping()),))
+
     def count_one(self, doc: str, lowercase: bool) -> tuple[np.ndarray, np.ndarray] | None:
         """``transform_one(doc, self, lowercase=...)`` (unigrams, no stop words) through
         the compiled table, so one document needs neither the ``str`` keys nor the dict;
@@ -187,9 +188,12 @@ def direct_transform(
     return _join_rows([p[:3] for p in parts])
 
 
-def order_rows(indptr: np.ndarray, indices: np.ndarray, values: np.ndarray,
-               key: np.ndarray) -> None:
+def order_rows(
+    indptr: np.ndarray, indices: np.ndarray, values: np.ndarray, key: np.ndarray
+) -> None:
     """Sort every CSR row by ``key[column]`` (unique keys), in place, in threads."""
     key = np.ascontiguousarray(key, dtype=np.int64)
-    _map(lambda s: _native.order_rows(indptr, indices, values, key, s[0], s[1]),
-         _chunks(np.diff(indptr), None))
+    _map(
+        lambda s: _native.order_rows(indptr, indices, values, key, s[0], s[1]),
+        _chunks(np.diff(indptr), None),
+    )

@@ -173,8 +173,7 @@ def check_params(est: Any, who: str = "TextClassifier") -> None:
     if est.stop_words is not None and est.stop_words != "english":
         if isinstance(est.stop_words, str) or not isinstance(est.stop_words, Iterable):
             raise ValueError(
-                "stop_words must be 'english', a list of words or None; got "
-                f"{est.stop_words!r}."
+                f"stop_words must be 'english', a list of words or None; got {est.stop_words!r}."
             )
 
 

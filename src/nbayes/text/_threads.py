@@ -33,9 +33,7 @@ def default_threads() -> int:
     return max(1, cores)
 
 
-def _chunks(
-    lengths: np.ndarray, n_threads: int | None, pieces: int = 1
-) -> list[tuple[int, int]]:
+def _chunks(lengths: np.ndarray, n_threads: int | None, pieces: int = 1) -> list[tuple[int, int]]:
     """Document spans of about equal text: ``pieces`` per thread (a single span when one
     thread is used)."""
     n = lengths.shape[0]

@@ -221,7 +221,6 @@ class TextClassifier(BaseNB):
         """Derived on first use, not at fit: pruning and smoothing are often changed
         after a fit, and a large vocabulary's log-probabilities take time."""
 
-
     def _check_merge_inputs(self, other: Any) -> None:
         """Any two vocabularies merge: they are united."""
 

@@ -126,9 +126,7 @@ class CountVectorizer(_sk_text.CountVectorizer):
                 raise _empty_vocabulary()
             vocabulary = dict(zip(terms, range(len(terms)), strict=True))
         first: list[np.ndarray] | None = None if fixed_vocab else []
-        pieces = _tk.direct_transform(
-            docs, vocabulary, bool(self.lowercase), stop, first=first
-        )
+        pieces = _tk.direct_transform(docs, vocabulary, bool(self.lowercase), stop, first=first)
         if pieces is None:
             return None
         indptr, indices, values = pieces
@@ -222,9 +220,7 @@ class HashingVectorizer(_sk_text.HashingVectorizer):
 
     def transform(self, X: Iterable[Any]) -> Any:
         if isinstance(X, str):
-            raise ValueError(
-                "Iterable over raw text documents expected, string object received."
-            )
+            raise ValueError("Iterable over raw text documents expected, string object received.")
         docs = X if isinstance(X, list) else list(X)
         route, ngram = routes.hashing_vectorizer(self, docs)
         if route == routes.SKLEARN:
@@ -233,9 +229,15 @@ class HashingVectorizer(_sk_text.HashingVectorizer):
         self.build_analyzer()  # validation and stop-word consistency warning, as sklearn
         try:
             return hashing_transform(
-                docs, n_features=int(self.n_features), alternate_sign=bool(self.alternate_sign),
-                norm=self.norm, binary=bool(self.binary), lowercase=self.lowercase,
-                ngram_range=ngram, stop_words=self.get_stop_words(), dtype=self.dtype,
+                docs,
+                n_features=int(self.n_features),
+                alternate_sign=bool(self.alternate_sign),
+                norm=self.norm,
+                binary=bool(self.binary),
+                lowercase=self.lowercase,
+                ngram_range=ngram,
+                stop_words=self.get_stop_words(),
+                dtype=self.dtype,
             )
         except UnicodeEncodeError:  # lone surrogates: let scikit-learn decide
             return super().transform(docs)
