@@ -190,15 +190,9 @@ def hash_by_class(
         ):  # fmt: skip
             return sums, df
     X = hashing_transform(
-        docs,
-        n_features=n_features,
-        alternate_sign=alternate_sign,
-        norm=norm,
-        binary=binary,
-        lowercase=lowercase,
-        ngram_range=ngram_range,
-        stop_words=stop_words,
-    )
+        docs, n_features=n_features, alternate_sign=alternate_sign, norm=norm, binary=binary,
+        lowercase=lowercase, ngram_range=ngram_range, stop_words=stop_words,
+    )  # fmt: skip
     if y.shape != (X.shape[0],):
         raise ValueError(f"y_codes must have shape ({X.shape[0]},), got {y.shape}.")
     Y = sp.csr_array((np.ones(len(y)), y, np.arange(len(y) + 1)), shape=(len(y), int(n_classes)))
