@@ -13,6 +13,10 @@
 #include <stdexcept>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace nbk {
 
 using u8 = std::uint8_t;
@@ -135,6 +139,22 @@ inline u32 src_cp(const void* src, i32 width, const u32* t, i64 k) {
     return t[static_cast<const u32*>(src)[k]] & CPM;
 }
 
+// Large buffers ask Linux for transparent huge pages (as numpy does for its arrays of 4 MiB
+// and more): a table of tens of MiB is then first touched in 2 MiB faults instead of
+// thousands of 4 KiB ones (the second fit of a process paid ~2x the page faults without).
+inline void advise_huge(void* p, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    constexpr std::uintptr_t HUGE = std::uintptr_t{1} << 21;
+    if (bytes < 2 * HUGE) return;
+    const auto b = reinterpret_cast<std::uintptr_t>(p);
+    const std::uintptr_t lo = (b + HUGE - 1) & ~(HUGE - 1), hi = (b + bytes) & ~(HUGE - 1);
+    if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);  // advice only
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 // A zero-filled buffer of trivially copyable T from calloc: the pages of a large table
 // are zeroed by the kernel when first touched (spread over the work, not paid up front,
 // and never for slots a table does not reach). Growing keeps the contents.
@@ -167,6 +187,7 @@ struct ZBuf {
     void alloc(std::size_t count) {
         T* q = static_cast<T*>(std::calloc(count > 0 ? count : 1, sizeof(T)));
         if (q == nullptr) throw std::bad_alloc();
+        advise_huge(q, count * sizeof(T));
         std::free(p);
         p = q;
         n = count;
@@ -176,6 +197,7 @@ struct ZBuf {
         if (count <= n) return;
         T* q = static_cast<T*>(std::calloc(count, sizeof(T)));
         if (q == nullptr) throw std::bad_alloc();
+        advise_huge(q, count * sizeof(T));
         if (n > 0) std::memcpy(q, p, n * sizeof(T));
         std::free(p);
         p = q;
