@@ -441,3 +441,20 @@ def test_merging_two_fits_lays_out_columns_as_one_fit(kw: dict) -> None:
     assert list(merged.get_feature_names_out()) == list(whole.get_feature_names_out())
     np.testing.assert_array_equal(merged.feature_count_, whole.feature_count_)
     np.testing.assert_array_equal(merged.predict_proba(b_docs), whole.predict_proba(b_docs))
+
+
+def test_pickle_keeps_a_sparse_count_table_compact_and_exact() -> None:
+    import pickle
+
+    docs = [f"word{i} common" for i in range(3000)]
+    y = [f"class{i % 20}" for i in range(3000)]
+    clf = TextClassifier().fit(docs, y)
+    blob = pickle.dumps(clf)
+    dense = clf.feature_count_.nbytes
+    assert len(blob) < dense / 4, (len(blob), dense)
+    back = pickle.loads(blob)
+    np.testing.assert_array_equal(back.feature_count_, clf.feature_count_)
+    assert back.feature_count_.flags.c_contiguous or back.feature_count_.flags.f_contiguous
+    np.testing.assert_array_equal(back.predict_proba(docs[:50]), clf.predict_proba(docs[:50]))
+    back.update(["word1 new"], ["class1"])  # still a live model
+    assert back.feature_count_.shape[1] == clf.feature_count_.shape[1] + 1
