@@ -18,17 +18,10 @@ from sklearn.pipeline import make_pipeline
 
 from nbayes import TextClassifier, UndecidableWarning
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+from .conftest import load_slice
 
-
-def load(name: str) -> tuple[list[str], np.ndarray]:
-    with open(DATA / name, encoding="utf-8", newline="") as f:
-        rows = list(csv.reader(line for line in f if not line.startswith("#")))
-    return [r[0] for r in rows[1:]], np.array([r[1] for r in rows[1:]])
-
-
-SMS, SMS_Y = load("sms_slice.csv")
-RT, RT_Y = load("rt_slice.csv")
+SMS, SMS_Y = load_slice("sms_slice.csv")
+RT, RT_Y = load_slice("rt_slice.csv")
 
 SETTINGS = [
     ("multinomial", MultinomialNB, {}),

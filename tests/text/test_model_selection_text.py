@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-from pathlib import Path
-
 import numpy as np
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer
@@ -15,16 +12,9 @@ from sklearn.pipeline import make_pipeline
 from nbayes import TextClassifier
 from nbayes.model_selection import NBSearchCV, cross_validate
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+from .conftest import load_slice
 
-
-def load(name: str) -> tuple[list[str], np.ndarray]:
-    with open(DATA / name, encoding="utf-8", newline="") as f:
-        rows = list(csv.reader(line for line in f if not line.startswith("#")))
-    return [r[0] for r in rows[1:]], np.array([r[1] for r in rows[1:]])
-
-
-DOCS, Y = load("rt_slice.csv")
+DOCS, Y = load_slice("rt_slice.csv")
 SK = {"multinomial": MultinomialNB, "bernoulli": BernoulliNB, "complement": ComplementNB}
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import warnings
 from pathlib import Path
 from typing import Any
@@ -17,16 +16,9 @@ from nbayes.scoring import TextScorer
 from nbayes.text import _model
 from nbayes.text._stop_words import ENGLISH_STOP_WORDS as OUR_STOP_WORDS
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+from .conftest import load_slice
 
-
-def _load(name: str) -> tuple[list[str], np.ndarray]:
-    with open(DATA / name, encoding="utf-8", newline="") as f:
-        rows = list(csv.reader(line for line in f if not line.startswith("#")))
-    return [r[0] for r in rows[1:]], np.array([r[1] for r in rows[1:]])
-
-
-SMS, SMS_Y = _load("sms_slice.csv")
+SMS, SMS_Y = load_slice("sms_slice.csv")
 TRAIN, TRAIN_Y = SMS[:200], SMS_Y[:200]
 EXTRA = ["", "zzz qqq", "FREE FREE free WIN win", "İstanbul ΣΑΣ straße", "not good at all, 7/10"]
 TEST = SMS[200:] + EXTRA
