@@ -47,11 +47,13 @@ def _column_model(model: Any, j: int) -> tuple[Any, Any, Any, int, Any]:
     """The family that scores column j, its derivation and statistics, the column's index
     among that family's features, and the names of the column's own features (a MixedNB
     text column's vocabulary; else None)."""
-    family, d = model._family, model._derived()
+    # the template's hooks: the model's family, and the derivation and statistics it reads
+    family = model._family
+    d, stats = model._family_view()
     if hasattr(family, "column"):  # MixedNB: one family per column
         col = family.column(d, j)
         return col.family, col.derived, col.stats, 0, col.vocabulary
-    return family, d, model._stats, j, None
+    return family, d, stats, j, None
 
 
 def _log_density(family: Any, d: Any, n_features: int, k: int, values: Any) -> np.ndarray:
