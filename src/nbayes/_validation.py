@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 __all__ = [
+    "check_category_labels",
     "check_finite",
     "check_non_negative",
     "check_sample_weight",
@@ -141,3 +142,37 @@ def check_sample_weight(sample_weight: Any, n_samples: int) -> NDArray[np.float6
             "there is nothing to learn."
         )
     return sw
+
+
+def check_category_labels(X: np.ndarray, who: str, names: Sequence[str]) -> np.ndarray:
+    """Check an object array of category labels: no missing values, one orderable type."""
+    for j in range(X.shape[1]):
+        column = X[:, j]
+        kinds = set()
+        for v in column:
+            if v is None or (isinstance(v, float | np.floating) and v != v):
+                raise ValueError(
+                    f"Input X contains NaN or None in column {names[j]!r}. {who} does not "
+                    "accept missing values: impute them or use a category such as 'missing'."
+                )
+            if isinstance(v, str | np.str_):
+                kinds.add("str")
+            elif isinstance(v, int | float | np.number) and not isinstance(v, bool):
+                if isinstance(v, float | np.floating) and not np.isfinite(v):
+                    raise ValueError(
+                        f"Input X contains infinity in column {names[j]!r}: not a category."
+                    )
+                kinds.add("number")
+            elif isinstance(v, bool | np.bool_):
+                kinds.add("bool")
+            else:
+                raise TypeError(
+                    f"Column {names[j]!r} of the input to {who} holds a "
+                    f"{type(v).__name__}: a category argument must be a string or a number."
+                )
+        if len(kinds) > 1:
+            raise ValueError(
+                f"Column {names[j]!r} mixes category types {sorted(kinds)}: use one type per "
+                "column (e.g. convert every value to str)."
+            )
+    return X

@@ -6,7 +6,6 @@ training, prediction and everything beyond scikit-learn live in :class:`nbayes._
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -25,7 +24,7 @@ from ._families import (
 )
 from ._moment_stats import MomentStats
 from ._stats import CategoryStats, readonly
-from ._validation import FeatureNames, check_finite
+from ._validation import FeatureNames, check_category_labels, check_finite
 
 __all__ = [
     "BernoulliNB",
@@ -417,7 +416,7 @@ class CategoricalNB(_DiscreteNB):
                     "pass labels as strings to use other values."
                 )
         if not coded:
-            X = _as_labels(np.asarray(X, dtype=object), who, names)
+            X = check_category_labels(np.asarray(X, dtype=object), who, names)
         if not reset and coded != self._stats.integer_coded:
             raise ValueError(
                 f"{who} was fitted on integer category codes but got labels (strings or "
@@ -461,40 +460,6 @@ class CategoricalNB(_DiscreteNB):
         tags.input_tags.sparse = False
         tags.input_tags.positive_only = True
         return tags
-
-
-def _as_labels(X: np.ndarray, who: str, names: Sequence[str]) -> np.ndarray:
-    """Check an object array of category labels: no missing values, one orderable type."""
-    for j in range(X.shape[1]):
-        column = X[:, j]
-        kinds = set()
-        for v in column:
-            if v is None or (isinstance(v, float | np.floating) and v != v):
-                raise ValueError(
-                    f"Input X contains NaN or None in column {names[j]!r}. {who} does not "
-                    "accept missing values: impute them or use a category such as 'missing'."
-                )
-            if isinstance(v, str | np.str_):
-                kinds.add("str")
-            elif isinstance(v, int | float | np.number) and not isinstance(v, bool):
-                if isinstance(v, float | np.floating) and not np.isfinite(v):
-                    raise ValueError(
-                        f"Input X contains infinity in column {names[j]!r}: not a category."
-                    )
-                kinds.add("number")
-            elif isinstance(v, bool | np.bool_):
-                kinds.add("bool")
-            else:
-                raise TypeError(
-                    f"Column {names[j]!r} of the input to {who} holds a "
-                    f"{type(v).__name__}: a category argument must be a string or a number."
-                )
-        if len(kinds) > 1:
-            raise ValueError(
-                f"Column {names[j]!r} mixes category types {sorted(kinds)}: use one type per "
-                "column (e.g. convert every value to str)."
-            )
-    return X
 
 
 class GaussianNB(BaseNB):
