@@ -525,3 +525,40 @@ def test_hyperparameter_errors_are_the_estimators_worded_with_the_flag() -> None
         "--bandwidth must be 'scott', 'silverman' or a number > 0; got 'wide'."
     )
     assert flag_error(ValueError("X has 3 columns"), ["--alpha"]) is None
+
+
+def test_closed_stdout_is_one_clear_error(text_model: Path) -> None:
+    """`nbayes info MODEL >&-`: a write error in one line, exit 1, not "a bug in nbayes"."""
+    code = (
+        "import sys; sys.stdout.close(); sys.stdout = None; "
+        "from nbayes.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    for argv in (["info", str(text_model)], ["predict", str(text_model), "--text", "free"]):
+        proc = subprocess.run(
+            [sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120
+        )
+        assert proc.returncode == 1, proc.stderr
+        assert proc.stderr.startswith("Error: standard output is closed"), proc.stderr
+        assert "bug" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    # a command that writes nothing to stdout still works
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "info", str(text_model), "-q"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 1 or proc.stderr == "", proc.stderr
+
+
+@pytest.mark.parametrize(
+    "argv, flag",
+    [
+        (["info", "{model}", "--top", "-3"], "--top"),
+        (["explain", "{model}", "free", "--top", "-1"], "--top"),
+        (["predict", "{model}", "--text", "free", "--top", "0"], "--top"),
+        (["sample", "{model}", "-n", "-2"], "-n"),
+    ],
+)
+def test_counts_must_be_in_range(
+    capsys: pytest.CaptureFixture[str], text_model: Path, argv: list[str], flag: str
+) -> None:
+    code, _, err = run(capsys, *[a.format(model=text_model) for a in argv])
+    assert_error(code, err, flag)

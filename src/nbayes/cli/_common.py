@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 import numpy as np
 
@@ -76,6 +76,30 @@ class _Progress:
             self.ui.err.flush()
 
 
+class _Closed:
+    """Stands for a standard stream the shell closed (``>&-``): writing to it is an
+    OSError (one line, exit 1, as other tools say "write error"), not a crash."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def write(self, text: str) -> int:
+        if not text:
+            return 0
+        raise OSError(f"{self.name} is closed: nothing can be written to it (redirect it to a file "
+                      "or to /dev/null instead of closing it)")  # fmt: skip
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _stream(stream: TextIO | None, name: str) -> TextIO:
+    return stream if stream is not None else cast(TextIO, _Closed(name))
+
+
 class UI:
     """Where a command writes: results on stdout, messages on stderr.
 
@@ -96,8 +120,8 @@ class UI:
     ) -> None:
         self.quiet = quiet
         self.verbose = verbose and not quiet
-        self.out = sys.stdout if out is None else out
-        self.err = sys.stderr if err is None else err
+        self.out: TextIO = _stream(sys.stdout, "standard output") if out is None else out
+        self.err: TextIO = _stream(sys.stderr, "standard error") if err is None else err
 
     @property
     def interactive(self) -> bool:

@@ -111,6 +111,8 @@ def _print_exact(ui: UI, exp: Any, terms: set[str] | None) -> None:
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:
+    if args.top < 0:
+        raise CLIError(f"--top must be >= 0; got {args.top}.")
     model = _load_model(args.model)
     paint = Paint(ui.color(args.color))
     if is_text_model(model):

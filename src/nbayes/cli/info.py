@@ -16,7 +16,7 @@ import math
 import os
 from typing import Any
 
-from nbayes.cli._common import UI, add_inputs, column_names, is_text_model, load_model
+from nbayes.cli._common import UI, CLIError, add_inputs, column_names, is_text_model, load_model
 
 __all__ = ["add_arguments", "run"]
 
@@ -63,6 +63,8 @@ def _kernel_points(ui: UI, model: Any) -> None:
 def run(args: argparse.Namespace, ui: UI) -> int:
     from nbayes.io.persist import read_metadata
 
+    if args.top < 0:
+        raise CLIError(f"--top must be >= 0; got {args.top}.")
     model = load_model(args.model)
     metadata, _ = read_metadata(args.model)
     text = is_text_model(model)

@@ -17,7 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from nbayes.cli._common import UI, CLIError, add_inputs, column_names, is_text_model, load_model
+from nbayes.cli._common import (
+    UI,
+    CLIError,
+    add_inputs,
+    column_names,
+    is_text_model,
+    load_model,
+)
 
 __all__ = ["add_arguments", "run"]
 

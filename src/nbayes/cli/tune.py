@@ -26,7 +26,13 @@ import numpy as np
 
 from nbayes.cli import _common as common
 from nbayes.cli import train
-from nbayes.cli._common import UI, CLIError, add_data_options, add_model_options, flag_errors
+from nbayes.cli._common import (
+    UI,
+    CLIError,
+    add_data_options,
+    add_model_options,
+    flag_errors,
+)
 
 __all__ = ["add_arguments", "run"]
 
