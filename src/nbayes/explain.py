@@ -10,6 +10,7 @@ the derivation as fractions, the way the course notes write it::
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -35,13 +36,77 @@ def _decimal_digits(q: Fraction) -> int | None:
     return max(twos, fives) if den == 1 else None
 
 
+#: Fractions whose numerator or denominator has more decimal digits are shown in scientific
+#: form (a long document's exact joint probability has thousands of digits; Python refuses to
+#: print integers of more than 4,300 digits).
+MAX_DIGITS = 60
+#: A derivation longer than this many factors shows the first and last ones.
+MAX_FACTORS = 12
+
+
+def _digits(n: int) -> int:
+    """Decimal digits of ``n`` (within one), without converting it to a string."""
+    return int(abs(n).bit_length() * 0.30103) + 1
+
+
+def _scientific(q: Fraction) -> str:
+    """``q`` in scientific form, from logarithms (exact to the digits shown, any size)."""
+    if q == 0:
+        return "0"
+    exponent10 = math.log10(abs(q.numerator)) - math.log10(q.denominator)
+    e = math.floor(exponent10)
+    m = 10 ** (exponent10 - e)
+    if round(m, 3) >= 10:
+        m, e = m / 10, e + 1
+    sign = "-" if q < 0 else ""
+    if -4 <= e <= 4:
+        return f"{sign}{m * 10.0**e:.4g}"
+    return f"{sign}{m:.3f}e{e:+d}"
+
+
+def _short(q: Fraction) -> bool:
+    return _digits(q.numerator) <= MAX_DIGITS and _digits(q.denominator) <= MAX_DIGITS
+
+
+def _with_value(q: Fraction) -> str:
+    """``3/32 = 0.09375``, ``1/3 ≈ 0.333``, ``2``; a long fraction in scientific form."""
+    if not _short(q) or q.denominator == 1:
+        return show_fraction(q)
+    return f"{q} {format_fraction(q)}"
+
+
+def show_fraction(q: Fraction) -> str:
+    """``q`` as ``num/den`` when both are short, else its value in scientific form with the
+    sizes of the exact fraction (which is too long to print)."""
+    if _short(q):
+        return str(q)
+    num, den = _digits(q.numerator), _digits(q.denominator)
+    return f"{_scientific(q)} (exactly a fraction of {num:,} / {den:,} digits)"
+
+
 def format_fraction(q: Fraction) -> str:
-    """``= 0.03125`` when the decimal is short and exact, else ``≈ 0.00878`` (3 digits)."""
+    """``= 0.03125`` when the decimal is short and exact, else ``≈ 0.00878`` (3 digits);
+    values beyond the range of a float in scientific form (``≈ 1.234e-5012``)."""
+    if not _short(q):
+        return f"≈ {_scientific(q)}"
     digits = _decimal_digits(q)
     if digits is not None and digits <= 6:
         text = f"{float(q):.{digits}f}" if digits else str(q.numerator)
         return f"= {text}"
-    return f"≈ {float(q):.3g}"
+    value = float(q)
+    if value == 0 and q != 0:
+        return f"≈ {_scientific(q)}"
+    return f"≈ {value:.3g}"
+
+
+def _product(factors: list[Any]) -> str:
+    """The factors (each shown as a person derives it: ``3/7``) joined by " · ", folded in
+    the middle when there are many."""
+    shown = [str(f) for f in factors]
+    if len(shown) > MAX_FACTORS:
+        hidden = len(shown) - (MAX_FACTORS - 2)
+        shown = [*shown[: MAX_FACTORS - 4], f"… ({hidden:,} more factors) …", *shown[-2:]]
+    return " · ".join(shown)
 
 
 def _relative(terms: np.ndarray) -> np.ndarray:
@@ -186,8 +251,8 @@ class Explanation:
         for cls, prior, row, joint in zip(
             self.classes.tolist(), self.prior_factors, self.factors, self._exact_joint, strict=True
         ):
-            product = " · ".join(str(f) for f in [prior, *row])
-            value = str(joint) if joint.denominator == 1 else f"{joint} {format_fraction(joint)}"
+            product = _product([prior, *row])
+            value = _with_value(joint)
             lines.append(f"P({cls}) · P(x | {cls}) = {product} = {value}")
         post = self.posterior
         if post is None:
@@ -197,7 +262,7 @@ class Explanation:
             )
             return "\n".join(lines)
         for cls, p in post.items():
-            shown = str(p) if p.denominator == 1 else f"{p} {format_fraction(p)}"
+            shown = _with_value(p)
             lines.append(f"P({cls} | x) = {shown}")
         lines.append(f"Decision: {self.prediction}")
         return "\n".join(lines)

@@ -451,3 +451,23 @@ def test_pickle_keeps_a_sparse_count_table_compact_and_exact() -> None:
     np.testing.assert_array_equal(back.predict_proba(docs[:50]), clf.predict_proba(docs[:50]))
     back.update(["word1 new"], ["class1"])  # still a live model
     assert back.feature_count_.shape[1] == clf.feature_count_.shape[1] + 1
+
+
+def test_exact_explain_of_a_long_document() -> None:
+    """exact=True at any length: long fractions in scientific form, the factors folded."""
+    from fractions import Fraction
+
+    docs, y = load_slice("sms_slice.csv")
+    clf = TextClassifier().fit(docs, y)
+    long_doc = " ".join(docs[:150])  # > 1,000 tokens: joint probabilities of thousands of digits
+    assert len(long_doc.split()) > 1000
+    e = clf.explain(long_doc, exact=True)
+    text = e.derivation()
+    assert "more factors" in text and "exactly a fraction of" in text
+    assert f"Decision: {clf.predict([long_doc])[0]}" in text
+    post = e.posterior
+    assert sum(post.values(), Fraction(0)) == 1
+    best = max(post, key=post.get)
+    assert best == clf.predict([long_doc])[0]
+    assert str(e)  # printing the explanation never raises
+    assert all(len(line) < 2000 for line in text.splitlines())
