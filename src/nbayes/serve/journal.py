@@ -1,0 +1,306 @@
+"""The write-ahead journal of a served model: what makes an acknowledged update durable.
+
+The journal ``MODEL.journal`` sits beside the model file. It is a sequence of records,
+each framed as ``length (4 bytes) · CRC-32 (4 bytes) · JSON``; the first names the model
+file the others apply to (``{"op": "base", "sha256": ...}``, the digest of its bytes),
+the others are ``update`` / ``forget`` requests (``{"op": "update", "texts": [...],
+"labels": [...]}``) and ``fold`` markers. An update is acknowledged only after its record
+is written and ``fdatasync``-ed; a record cut short by a crash was never acknowledged, and
+recovery cuts it off.
+
+Folding writes the model with every record applied and starts an empty journal, in an
+order that survives ``kill -9`` between any two steps (see :meth:`Journal.fold`):
+
+1. the new model is saved to ``MODEL.folding`` (:func:`nbayes.save`: written, fsync-ed);
+2. a ``fold`` record with the digest of ``MODEL.folding`` is appended and fsync-ed;
+3. ``MODEL.folding`` is renamed over ``MODEL`` (and the directory fsync-ed);
+4. a new journal whose base is that digest replaces ``MODEL.journal``.
+
+:func:`recover` reads the journal at start: when its base is the model's digest every
+update record is replayed (a fold that stopped before step 3 changed nothing); when a
+``fold`` record has the model's digest, the fold reached step 3 and only the records after
+it are replayed; otherwise the journal belongs to another model file and the server
+refuses to start rather than guess.
+
+Several worker processes share one journal: each appends under an exclusive ``flock`` of
+``MODEL.journal.lock`` after catching up with the records the others appended
+(:meth:`Journal.catch_up`, which also follows the journal across a fold), so every worker
+applies the same records in the same order.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import struct
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["Journal", "JournalError", "file_digest", "recover"]
+
+_FRAME = struct.Struct("<II")
+#: a record larger than this is corruption, not a request (bodies are limited far below)
+_MAX_RECORD = 1 << 31
+
+
+class JournalError(RuntimeError):
+    """The journal does not fit the model file, or cannot be read."""
+
+
+def file_digest(path: str) -> str:
+    """SHA-256 of a file's bytes, in hex."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _frame(record: dict[str, Any]) -> bytes:
+    payload = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode()
+    return _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
+
+
+def _parse(data: bytes, start: int = 0) -> tuple[list[dict[str, Any]], int]:
+    """The complete, intact records of ``data[start:]`` and where they end."""
+    records: list[dict[str, Any]] = []
+    pos = start
+    while pos + _FRAME.size <= len(data):
+        length, crc = _FRAME.unpack_from(data, pos)
+        end = pos + _FRAME.size + length
+        if length > _MAX_RECORD or end > len(data):
+            break
+        payload = data[pos + _FRAME.size : end]
+        if zlib.crc32(payload) != crc:
+            break
+        try:
+            record = json.loads(payload)
+        except ValueError:
+            break
+        if not isinstance(record, dict):
+            break
+        records.append(record)
+        pos = end
+    return records, pos
+
+
+def _fsync_dir(directory: str) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover - some file systems cannot fsync a directory
+        pass
+    finally:
+        os.close(fd)
+
+
+def _write_new(path: str, records: list[dict[str, Any]]) -> None:
+    """Write a complete journal atomically: a temporary file, fsync, rename, fsync dir."""
+    tmp = path + ".new"
+    with open(tmp, "wb") as f:
+        f.write(b"".join(_frame(r) for r in records))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(os.path.dirname(os.path.abspath(path)))
+
+
+def recover(model_path: str, journal_path: str | None = None) -> tuple[str, int]:
+    """Make the journal of ``model_path`` fit the model file, before anything loads it.
+
+    Cuts off a record torn by a crash, finishes a fold interrupted after the model was
+    replaced (the journal then holds only the records written after that fold), removes
+    the leftovers of an unfinished fold, and creates an empty journal if there is none.
+    Call it with the model's lock held and no worker running.
+
+    Returns
+    -------
+    (digest, n_records)
+        The model file's SHA-256 and the number of update records to replay.
+
+    Raises
+    ------
+    JournalError
+        If the journal belongs to another model file (its updates would be lost or
+        applied twice): the message says what to do.
+    """
+    journal_path = journal_path or model_path + ".journal"
+    for leftover in (model_path + ".folding", journal_path + ".new"):
+        if os.path.exists(leftover):
+            os.remove(leftover)
+    digest = file_digest(model_path)
+    if not os.path.exists(journal_path):
+        _write_new(journal_path, [{"op": "base", "sha256": digest}])
+        return digest, 0
+    with open(journal_path, "rb") as f:
+        data = f.read()
+    records, end = _parse(data)
+    if not records or records[0].get("op") != "base":
+        raise JournalError(
+            f"The journal {journal_path!r} is damaged (no base record). Move it away to start "
+            f"from {model_path!r} as it is; the updates it may hold are then lost."
+        )
+    updates = [r for r in records[1:] if r.get("op") in ("update", "forget")]
+    if records[0].get("sha256") == digest:
+        if end < len(data):  # a record torn by a crash: never acknowledged
+            with open(journal_path, "r+b") as f:
+                f.truncate(end)
+                f.flush()
+                os.fsync(f.fileno())
+        return digest, len(updates)
+    folds = [i for i, r in enumerate(records) if r.get("op") == "fold"]
+    done = [i for i in folds if records[i].get("sha256") == digest]
+    if not done:
+        raise JournalError(
+            f"The journal {journal_path!r} does not belong to {model_path!r}: the model file "
+            f"changed while no server held it (it has {len(updates)} update(s) the model may "
+            "lack). Restore the model file the journal was written for, or move the journal "
+            "away to serve the model as it is."
+        )
+    rest = [r for r in records[done[-1] + 1 :] if r.get("op") in ("update", "forget")]
+    _write_new(journal_path, [{"op": "base", "sha256": digest}, *rest])
+    return digest, len(rest)
+
+
+class Journal:
+    """One process's handle on the journal: catch up, append durably, fold.
+
+    Parameters
+    ----------
+    model_path : str
+    digest : str
+        The model file's digest (from :func:`recover`): the journal's base must be it.
+    """
+
+    def __init__(self, model_path: str, digest: str) -> None:
+        self.model_path = model_path
+        self.path = model_path + ".journal"
+        self._lock_fd = os.open(
+            self.path + ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644
+        )
+        self._fd = -1
+        self._open(digest)
+        self.pending = 0  # update records since the last fold
+
+    def _open(self, digest: str) -> None:
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+        data = _read_all(fd)
+        records, end = _parse(data)
+        if not records or records[0] != {"op": "base", "sha256": digest}:
+            os.close(fd)
+            raise JournalError(f"The journal {self.path!r} does not belong to this model file.")
+        if self._fd >= 0:
+            os.close(self._fd)
+        self._fd = fd
+        self._inode = os.fstat(fd).st_ino
+        self._offset = _FRAME.size + _FRAME.unpack_from(data, 0)[0]  # after the base
+        self._fold_seen: str | None = None
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        if self._lock_fd >= 0:
+            os.close(self._lock_fd)
+            self._lock_fd = -1
+
+    # ------------------------------------------------------------------ reading
+    def catch_up(self) -> list[dict[str, Any]]:
+        """The update records appended since the last call (by this or another process),
+        following the journal across folds; fold markers are skipped."""
+        out: list[dict[str, Any]] = []
+        while True:
+            size = os.fstat(self._fd).st_size
+            if size > self._offset:
+                data = os.pread(self._fd, size - self._offset, self._offset)
+                records, end = _parse(data)
+                self._offset += end
+                for r in records:
+                    if r.get("op") == "fold":
+                        self._fold_seen = r.get("sha256")
+                    elif r.get("op") in ("update", "forget"):
+                        out.append(r)
+                        self.pending += 1
+            try:
+                inode = os.stat(self.path).st_ino
+            except FileNotFoundError:  # between the renames of a fold: nothing new yet
+                return out
+            if inode == self._inode:
+                return out
+            # another process folded: the rest of the old journal is read, go on in the new
+            if os.fstat(self._fd).st_size > self._offset:
+                continue
+            digest = self._fold_seen
+            if digest is None:
+                raise JournalError(f"The journal {self.path!r} was replaced without a fold.")
+            self._open(digest)
+            self.pending = 0
+
+    def needs_catch_up(self) -> bool:
+        """Whether another process appended or folded since the last :meth:`catch_up`
+        (two ``stat`` calls: cheap enough before every request)."""
+        if os.fstat(self._fd).st_size > self._offset:
+            return True
+        try:
+            return os.stat(self.path).st_ino != self._inode
+        except FileNotFoundError:
+            return False
+
+    # ------------------------------------------------------------------ writing
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the write lock (other workers wait) for a catch-up, an append, a fold."""
+        fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Write one record and ``fdatasync`` it (inside :meth:`writing`, caught up).
+
+        If the write fails the journal is cut back to where it was and the error is
+        raised: nothing of the record stays.
+        """
+        frame = _frame(record)
+        before = os.fstat(self._fd).st_size
+        try:
+            written = os.write(self._fd, frame)
+            if written != len(frame):
+                raise OSError(f"short write to {self.path!r} ({written} of {len(frame)} bytes)")
+            os.fdatasync(self._fd)
+        except OSError:
+            try:
+                os.ftruncate(self._fd, before)
+            except OSError:
+                pass
+            raise
+        self._offset = before + len(frame)
+        if record.get("op") in ("update", "forget"):
+            self.pending += 1
+
+    def fold(self, save: Any) -> str:
+        """Fold the journal into the model file (inside :meth:`writing`, caught up).
+
+        ``save(path)`` writes the current model (every record applied) to ``path``.
+        Returns the new model file's digest.
+        """
+        folding = self.model_path + ".folding"
+        save(folding)
+        digest = file_digest(folding)
+        self.append({"op": "fold", "sha256": digest})
+        os.replace(folding, self.model_path)
+        _fsync_dir(os.path.dirname(os.path.abspath(self.model_path)))
+        _write_new(self.path, [{"op": "base", "sha256": digest}])
+        self._open(digest)
+        self.pending = 0
+        return digest
+
+
+def _read_all(fd: int) -> bytes:
+    size = os.fstat(fd).st_size
+    return os.pread(fd, size, 0) if size else b""
