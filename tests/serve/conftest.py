@@ -105,6 +105,18 @@ class Server:
             return response.status, json.loads(payload) if "json" in kind else payload.decode()
         raise AssertionError("unreachable")
 
+    def client(self) -> Server:
+        """Another client of this server, with its own keep-alive connection."""
+        other = object.__new__(Server)
+        other.__dict__.update(self.__dict__)
+        other._conn = None
+        return other
+
+    def disconnect(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
     def get(self, path: str) -> tuple[int, Any]:
         return self.request("GET", path)
 

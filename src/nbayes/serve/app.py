@@ -193,6 +193,8 @@ def create_app(
                     state.fold()
 
         task = asyncio.get_running_loop().create_task(housekeeping())
+        if token is not None or not writes_need_token:  # this server may take updates
+            state.preload()
         if on_ready is not None:
             on_ready()
         try:

@@ -15,6 +15,7 @@ rebuilt from the files, so memory never holds an update the disk lacks.
 from __future__ import annotations
 
 import os
+import threading
 import time
 import warnings
 from typing import Any
@@ -53,6 +54,8 @@ class ModelState:
         self.updates = 0
         self.folds = 0
         self._dirty_since: float | None = None
+        self._loader: threading.Thread | None = None
+        self._loaded: Any = None
         self._load()
 
     # ----------------------------------------------------------------- loading
@@ -78,9 +81,32 @@ class ModelState:
             self._dirty_since = time.monotonic()
 
     def _load_estimator(self) -> Any:
+        if self._loader is not None:  # loading in the background: wait for it
+            self._loader.join()
+            self._loader = None
+            loaded, self._loaded = self._loaded, None
+            if not isinstance(loaded, BaseException):
+                return loaded
         from nbayes import load
 
         return load(self.path)
+
+    def preload(self) -> None:
+        """Load the estimator of a text model in a thread, while the scorer serves, so
+        that the first update does not wait for it (nor for scikit-learn's import)."""
+        if self.estimator is not None or self._loader is not None:
+            return
+
+        def load() -> None:
+            from nbayes import load
+
+            try:
+                self._loaded = load(self.path)
+            except BaseException as exc:  # the first update loads again, and reports it
+                self._loaded = exc
+
+        self._loader = threading.Thread(target=load, name="nbayes-preload", daemon=True)
+        self._loader.start()
 
     @property
     def model(self) -> Any:
