@@ -46,7 +46,7 @@ def test_every_worker_sees_every_update(text_model: str, start: Any) -> None:
     model = nbayes.load(text_model)
     probe = ["blorp offer", "glimmer lunch", "see you at noon"]
     for i in range(4):  # enough to fold (every 3 updates) while the other worker reads
-        for pid, client in clients.items():
+        for client in list(clients.values()):
             doc = ["blorp offer now"] if i % 2 else ["glimmer lunch today"]
             status, _ = client.post("/update", {"texts": doc, "labels": ["spam"]})
             assert status == 200
