@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import hmac
 import json
+import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -109,8 +110,9 @@ def create_app(
         return handle
 
     async def health(request: Request) -> tuple[Response, int]:
-        return _json({"status": "ok", "model": state.info()["file"], "classes": len(
-            state.classes), "updates": state.updates, "journal_pending": state.journal.pending
+        return _json({
+            "status": "ok", "model": os.path.basename(state.path), "classes": len(state.classes),
+            "updates": state.updates, "journal_pending": state.journal.pending,
         }), 0  # fmt: skip
 
     async def info(request: Request) -> tuple[Response, int]:
@@ -168,9 +170,8 @@ def create_app(
             body = await _body(request, max_body)
             check_fields(body, ("texts", "rows", "labels"))
             n = state.write(op, body)
-            counts = state.info()["classes"]
             return _json({"status": "ok", "learned" if op == "update" else "forgot": n,
-                          "classes": counts}), n  # fmt: skip
+                          "classes": state.class_counts()}), n  # fmt: skip
 
         return write
 

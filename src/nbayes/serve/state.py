@@ -240,20 +240,27 @@ class ModelState:
             self.journal.close()
 
     # ---------------------------------------------------------------- summary
+    def class_counts(self) -> list[dict[str, Any]]:
+        """``[{"label": class, "count": n}, ...]`` of the model as it is now."""
+        if self.estimator is None:
+            counts = self.scorer.stats.class_count
+        else:
+            counts = self.estimator.class_count_
+        return [
+            {"label": _plain(c), "count": float(n)}
+            for c, n in zip(self.classes.tolist(), np.asarray(counts).tolist(), strict=True)
+        ]
+
     def info(self) -> dict[str, Any]:
         """The model's summary for ``/info``."""
-        model = self.model
-        classes = [_plain(c) for c in self.classes.tolist()]
         out: dict[str, Any] = {"file": os.path.basename(self.path)}
         if self.estimator is None:  # the scorer of a text model
-            counts = self.scorer.stats.class_count
             out["kind"] = "text"
             out["model_type"] = "TextClassifier"
             out["model"] = self.scorer.model
             out["hyperparameters"] = _file_hyperparameters(self.path)
             out["vocabulary_size"] = int(self.scorer.n_columns)
         else:
-            counts = self.estimator.class_count_
             params = self.estimator.get_params(deep=False)
             out["kind"] = "text" if self.text else "table"
             out["model_type"] = type(self.estimator).__name__
@@ -261,15 +268,11 @@ class ModelState:
                 out["model"] = params.get("model")
                 out["vocabulary_size"] = len(self.estimator.get_feature_names_out())
             out["hyperparameters"] = {k: _jsonable(v) for k, v in sorted(params.items())}
-        out["classes"] = [
-            {"label": c, "count": float(n)} for c, n in zip(classes, np.asarray(counts).tolist(),
-                                                              strict=True)
-        ]  # fmt: skip
+        out["classes"] = self.class_counts()
         if self.table is not None:
             out["columns"] = self.table.describe()
         out["updates_since_start"] = self.updates
         out["journal_pending"] = self.journal.pending
-        del model
         return out
 
 
