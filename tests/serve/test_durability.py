@@ -144,6 +144,17 @@ def test_a_journal_of_another_model_is_refused(text_model: str, start: Any, tmp_
     assert "does not belong to" in again.stderr and "1 update" in again.stderr
 
 
+def test_an_empty_journal_follows_a_replaced_model(text_model: str, start: Any) -> None:
+    server = start(text_model)
+    assert server.terminate() == 0  # leaves an empty journal of this model file
+    model = nbayes.load(text_model)
+    model.update(["retrained offline"], ["spam"])
+    nbayes.save(model, text_model)
+    again = start(text_model)  # nothing to lose: it starts, on the new file
+    _, info = again.get("/info")
+    assert info["classes"][1]["count"] == model.class_count_[1]
+
+
 # --------------------------------------------------------------- the journal itself
 def _write_model(path: str, n: int) -> None:
     X = np.arange(12, dtype=float).reshape(4, 3) + n

@@ -19,8 +19,9 @@ order that survives ``kill -9`` between any two steps (see :meth:`Journal.fold`)
 :func:`recover` reads the journal at start: when its base is the model's digest every
 update record is replayed (a fold that stopped before step 3 changed nothing); when a
 ``fold`` record has the model's digest, the fold reached step 3 and only the records after
-it are replayed; otherwise the journal belongs to another model file and the server
-refuses to start rather than guess.
+it are replayed; otherwise the model file was replaced while no server held it: a journal
+without updates is started anew, one with updates makes the server refuse to start rather
+than lose or double them.
 
 Several worker processes share one journal: each appends under an exclusive ``flock`` of
 ``MODEL.journal.lock`` after catching up with the records the others appended
@@ -154,6 +155,9 @@ def recover(model_path: str, journal_path: str | None = None) -> tuple[str, int]
         return digest, len(updates)
     folds = [i for i, r in enumerate(records) if r.get("op") == "fold"]
     done = [i for i in folds if records[i].get("sha256") == digest]
+    if not done and not updates:  # nothing to lose: the journal of a replaced model file
+        _write_new(journal_path, [{"op": "base", "sha256": digest}])
+        return digest, 0
     if not done:
         raise JournalError(
             f"The journal {journal_path!r} does not belong to {model_path!r}: the model file "
