@@ -9,16 +9,17 @@ A TextClassifier is trained on the bundled SMS Spam Collection and served by
 (b) batch ``POST /predict`` of ``--batch`` (1,000) messages per request, 2 connections.
     Goal: >= 50,000 documents/s.
 (c) durable one-message ``POST /update`` (journaled and fdatasync-ed before the answer):
-    a bounded Python client, one keep-alive connection, ``--updates`` (300) requests in
+    a bounded Python client, one keep-alive connection, ``--updates`` (200) requests in
     sequence, each timed. Goal: <= 5 ms median.
 
-The server's CPU time per phase (user + system, from /proc) is reported beside the figures,
+Each is measured against a server of 1 worker, then of 2 (``--workers 1,2``). The server's
+CPU time per phase (user + system, from /proc) is reported beside the figures,
 and the load average before and after: on a machine shared with other work the figures
 say what this machine gave at that time.
 
 Usage::
 
-    python benchmarks/bench_serve.py                 # ~15 s
+    python benchmarks/bench_serve.py                 # ~20 s: --workers 1, then 2
     python benchmarks/bench_serve.py --seconds 10 --workers 2 --json serve.json
 """
 
@@ -161,40 +162,13 @@ def updates(port: int, n: int, texts: list[str]) -> dict[str, Any]:
     }
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seconds", type=float, default=6.0, help="wrk duration of (a)")
-    ap.add_argument("--batch-seconds", type=float, default=4.0, help="wrk duration of (b)")
-    ap.add_argument("--connections", type=int, default=8)
-    ap.add_argument("--batch", type=int, default=1000, help="documents per batch request")
-    ap.add_argument("--updates", type=int, default=300)
-    ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--json", help="write the figures to this file")
-    args = ap.parse_args()
-    if shutil.which("wrk") is None:
-        raise SystemExit("wrk is not installed (Debian: apt-get install wrk)")
-
-    import nbayes
-    from nbayes.data import load_sms_spam
-
-    texts, labels = load_sms_spam()
-    tmp = Path(tempfile.mkdtemp(prefix="bench-serve-"))
-    model = str(tmp / "sms.nbayes")
-    nbayes.save(nbayes.TextClassifier().fit(texts, labels), model)
-    one = tmp / "one.lua"
-    one.write_text(_lua([json.dumps({"texts": [t]}) for t in texts[:200]], "/predict"))
-    batch = tmp / "batch.lua"
-    bodies = [json.dumps({"texts": texts[k : k + args.batch]}) for k in (0, 1500, 3000)]
-    batch.write_text(_lua(bodies, "/predict"))
-
-    load_before = os.getloadavg()
-    print(machine(f"nbayes {nbayes.__version__}", f"workers {args.workers}"))
-    proc, port = start_server(model, args.workers)
+def measure(model: str, workers: int, args: argparse.Namespace, one: Path, batch: Path,
+            texts: list[str]) -> dict[str, Any]:  # fmt: skip
+    """The three phases against one server of ``workers`` workers."""
+    proc, port = start_server(model, workers)
     url = f"http://127.0.0.1:{port}/predict"
-    results: dict[str, Any] = {"machine": machine(), "workers": args.workers}
     try:
-        # warm-up: first requests derive and allocate
-        wrk(url, str(one), 2, 1)
+        wrk(url, str(one), 2, 1)  # warm-up: first requests derive and allocate
         pids = server_pids(proc.pid)
         c0 = cpu_seconds(pids)
         a = wrk(url, str(one), args.connections, args.seconds)
@@ -208,28 +182,73 @@ def main() -> None:
     finally:
         proc.terminate()
         code = proc.wait(60)
-    load_after = os.getloadavg()
-    shutil.rmtree(tmp, ignore_errors=True)
-    results.update(one_document=a, batch=b, update=u, exit_status=code,
-                   load_before=load_before, load_after=load_after)  # fmt: skip
+    for part in (a, b):
+        part.pop("raw", None)
+    return {"workers": workers, "one_document": a, "batch": b, "update": u, "exit_status": code}
+
+
+def report(r: dict[str, Any], args: argparse.Namespace) -> None:
+    a, b, u = r["one_document"], r["batch"], r["update"]
     ok_a = a["requests_per_s"] >= 2000 and (a["p99_ms"] or 1e9) <= 10
-    print(f"(a) one-document /predict, {args.connections} connections, {args.seconds:g} s: "
-          f"{a['requests_per_s']:,.0f} req/s, p50 {a['p50_ms']:.2f} ms, p99 {a['p99_ms']:.2f} ms, "
-          f"server CPU {a['server_cpu_us_per_request']:.0f} us/request, non-2xx {a['non_2xx']} "
-          f"[goal >= 2,000 req/s, p99 <= 10 ms: {'met' if ok_a else 'NOT met'}]")  # fmt: skip
-    print(f"(b) batch /predict of {args.batch}, 2 connections, {args.batch_seconds:g} s: "
+    print(f"--workers {r['workers']} (server exit status {r['exit_status']})")
+    print(f"  (a) one-document /predict, {args.connections} connections, {args.seconds:g} s: "
+          f"{a['requests_per_s']:,.0f} req/s, p50 {a['p50_ms']:.2f} ms, p90 {a['p90_ms']:.2f} ms, "
+          f"p99 {a['p99_ms']:.2f} ms, server CPU {a['server_cpu_us_per_request']:.0f} us/request, "
+          f"non-2xx {a['non_2xx']} [goal >= 2,000 req/s, p99 <= 10 ms: "
+          f"{'met' if ok_a else 'NOT met'}]")  # fmt: skip
+    print(f"  (b) batch /predict of {args.batch}, 2 connections, {args.batch_seconds:g} s: "
           f"{b['documents_per_s']:,.0f} documents/s ({b['requests_per_s']:.1f} req/s, p50 "
           f"{b['p50_ms']:.1f} ms), server CPU {b['server_cpu_us_per_document']:.2f} us/document "
           f"[goal >= 50,000: {'met' if b['documents_per_s'] >= 50000 else 'NOT met'}]")  # fmt: skip
-    print(f"(c) durable one-message /update x {u['n']}: median {u['median_ms']:.2f} ms, "
+    print(f"  (c) durable one-message /update x {u['n']}: median {u['median_ms']:.2f} ms, "
           f"p90 {u['p90_ms']:.2f} ms, p99 {u['p99_ms']:.2f} ms, max {u['max_ms']:.2f} ms "
           f"[goal <= 5 ms median: {'met' if u['median_ms'] <= 5 else 'NOT met'}]")  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=5.0, help="wrk duration of (a)")
+    ap.add_argument("--batch-seconds", type=float, default=3.0, help="wrk duration of (b)")
+    ap.add_argument("--connections", type=int, default=8)
+    ap.add_argument("--batch", type=int, default=1000, help="documents per batch request")
+    ap.add_argument("--updates", type=int, default=200)
+    ap.add_argument("--workers", default="1,2", help="worker counts to measure (default 1,2)")
+    ap.add_argument("--json", help="write the figures to this file")
+    args = ap.parse_args()
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is not installed (Debian: apt-get install wrk)")
+
+    import nbayes
+    from nbayes.data import load_sms_spam
+
+    texts, labels = load_sms_spam()
+    tmp = Path(tempfile.mkdtemp(prefix="bench-serve-"))
+    model = str(tmp / "sms.nbayes")
+    fitted = nbayes.TextClassifier().fit(texts, labels)
+    one = tmp / "one.lua"
+    one.write_text(_lua([json.dumps({"texts": [t]}) for t in texts[:200]], "/predict"))
+    batch = tmp / "batch.lua"
+    bodies = [json.dumps({"texts": texts[k : k + args.batch]}) for k in (0, 1500, 3000)]
+    batch.write_text(_lua(bodies, "/predict"))
+
+    load_before = os.getloadavg()
+    print(machine(f"nbayes {nbayes.__version__}"))
+    results: dict[str, Any] = {"machine": machine(), "runs": []}
+    try:
+        for workers in (int(w) for w in args.workers.split(",")):
+            nbayes.save(fitted, model)  # each server starts from the same model
+            for leftover in tmp.glob("sms.nbayes.*"):
+                leftover.unlink()
+            r = measure(model, workers, args, one, batch, texts)
+            results["runs"].append(r)
+            report(r, args)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    load_after = os.getloadavg()
+    results.update(load_before=load_before, load_after=load_after)
     print(f"load average before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
-          f"after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}; "
-          f"server exit status {code}")  # fmt: skip
+          f"after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")  # fmt: skip
     if args.json:
-        for part in (a, b):
-            part.pop("raw", None)
         Path(args.json).write_text(json.dumps(results, indent=2))
 
 

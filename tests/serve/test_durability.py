@@ -3,6 +3,7 @@ is never corrupt; the journal's recovery at every step of a fold; SIGTERM; the l
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import threading
@@ -100,17 +101,22 @@ def test_kill_9_during_a_stream_of_updates(text_model: str, start: Any, seed: in
 def test_sigterm_finishes_requests_in_flight(text_model: str, start: Any, sms: Any) -> None:
     server = start(text_model)
     assert server.post("/update", {"texts": ["before the end"], "labels": ["ham"]})[0] == 200
-    docs = sms[0] * 6  # a batch that takes a while
+    docs = sms[0] * 6  # a batch that takes a while to read and score
+    sent = threading.Event()
     result: dict[str, Any] = {}
 
     def big() -> None:
-        other = server.client()
-        result["answer"] = other.post("/predict", {"texts": docs})
-        other.disconnect()
+        conn = server.connection()
+        conn.request("POST", "/predict", body=json.dumps({"texts": docs}),
+                     headers={"content-type": "application/json"})  # fmt: skip
+        sent.set()  # the whole request is with the server: it is in flight
+        response = conn.getresponse()
+        result["answer"] = response.status, json.loads(response.read())
+        conn.close()
 
     thread = threading.Thread(target=big)
     thread.start()
-    time.sleep(0.3)  # the request is being read or scored
+    assert sent.wait(60)
     assert server.terminate() == 0
     thread.join(60)
     status, body = result["answer"]
