@@ -233,3 +233,26 @@ def test_catch_up_follows_another_process_across_a_fold(tmp_path: Any) -> None:
     assert not reader.needs_catch_up() and reader.pending == 1
     writer.close()
     reader.close()
+
+
+def test_a_worker_two_folds_behind_rebuilds_from_the_files(text_model: str) -> None:
+    """Two states of one model (two workers, in one process here): one writes and folds
+    twice while the other is idle; the other then reloads the model file and replays the
+    journal (the journal in between is gone), and serves what the first serves."""
+    from nbayes.serve.state import ModelState
+
+    digest, _ = J.recover(text_model)
+    a = ModelState(text_model, digest, fold_every=2)
+    b = ModelState(text_model, digest, fold_every=2)
+    a.preload()
+    b.preload()  # a preload of the old file must not come back after the rebuild
+    for k in range(5):
+        a.write("update", {"texts": [f"folded away {k}"], "labels": ["spam"]})
+    assert a.folds == 2
+    assert b.journal.needs_catch_up()
+    b.refresh()
+    probe = ["folded away", "lunch"]
+    assert (b.model.predict_proba(probe) == a.model.predict_proba(probe)).all()
+    assert b.journal.pending == a.journal.pending == 1
+    a.close()
+    b.close()

@@ -36,7 +36,10 @@ def _clients_per_worker(server: Any, n: int = 2) -> dict[str, Any]:
             break
     for c in spare:
         c.disconnect()
-    assert len(seen) == n, "the connections all reached one worker"
+    if len(seen) < n:
+        for c in seen.values():
+            c.disconnect()
+        raise AssertionError("the connections all reached one worker")
     return seen
 
 
@@ -85,3 +88,41 @@ def test_the_lock_holds_while_any_worker_runs(text_model: str, start: Any) -> No
         for c, n in zip(base.classes_.tolist(), base.class_count_.tolist(), strict=True)
     ]
     assert "kept" in base.vocabulary_  # the orphaned workers folded the journal as they stopped
+
+
+def test_a_killed_worker_is_started_again_and_catches_up(text_model: str, start: Any) -> None:
+    import os
+    import signal
+
+    server = start(text_model, "--workers", "2", "--fold-every", "2")
+    clients = _clients_per_worker(server)
+    model = nbayes.load(text_model)
+    for k in range(5):  # folds on the way
+        doc = [f"before the crash {k}"]
+        assert server.post("/update", {"texts": doc, "labels": ["ham"]})[0] == 200
+        model.update(doc, ["ham"])
+    victim = next(iter(clients))
+    for client in clients.values():
+        client.disconnect()
+    server.disconnect()
+    os.kill(int(victim), signal.SIGKILL)  # a worker of the server this test started
+    deadline = time.monotonic() + 30
+    while "starting another" not in server.stderr:
+        assert time.monotonic() < deadline, server.stderr
+        time.sleep(0.1)
+    for _ in range(60):  # the new worker loads the model and replays the journal first
+        try:
+            clients = _clients_per_worker(server)
+            break
+        except AssertionError:
+            time.sleep(0.5)
+    assert victim not in clients and len(clients) == 2
+    probe = ["before the crash", "lunch"]
+    for client in clients.values():
+        _, body = client.post("/predict", {"texts": probe})
+        assert [list(p["probabilities"].values()) for p in body["predictions"]] == (
+            model.predict_proba(probe).tolist()
+        )
+        client.disconnect()
+    assert server.terminate() == 0
+    assert nbayes.load(text_model).class_count_.tolist() == model.class_count_.tolist()

@@ -41,7 +41,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["Journal", "JournalError", "file_digest", "recover"]
+__all__ = ["Journal", "JournalBehind", "JournalError", "file_digest", "locked", "recover"]
 
 _FRAME = struct.Struct("<II")
 #: a record larger than this is corruption, not a request (bodies are limited far below)
@@ -50,6 +50,12 @@ _MAX_RECORD = 1 << 31
 
 class JournalError(RuntimeError):
     """The journal does not fit the model file, or cannot be read."""
+
+
+class JournalBehind(JournalError):
+    """Other processes folded more than once since this one last read the journal: the
+    updates of the journals in between are in the model file only; reload it
+    (:meth:`Journal.reopen` under :meth:`Journal.writing`)."""
 
 
 def file_digest(path: str) -> str:
@@ -110,13 +116,27 @@ def _write_new(path: str, records: list[dict[str, Any]]) -> None:
     _fsync_dir(os.path.dirname(os.path.abspath(path)))
 
 
+@contextmanager
+def locked(model_path: str) -> Iterator[None]:
+    """Hold the journal's write lock (``MODEL.journal.lock``) outside a :class:`Journal`:
+    no other process appends or folds meanwhile. Not reentrant: do not call
+    :meth:`Journal.writing` inside it."""
+    fd = os.open(model_path + ".journal.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
 def recover(model_path: str, journal_path: str | None = None) -> tuple[str, int]:
     """Make the journal of ``model_path`` fit the model file, before anything loads it.
 
     Cuts off a record torn by a crash, finishes a fold interrupted after the model was
     replaced (the journal then holds only the records written after that fold), removes
     the leftovers of an unfinished fold, and creates an empty journal if there is none.
-    Call it with the model's lock held and no worker running.
+    Call it with the model's lock held, and the journal's (:func:`locked`) if workers may
+    be running: then it also finishes what a worker killed in a fold left.
 
     Returns
     -------
@@ -190,12 +210,14 @@ class Journal:
         self._open(digest)
         self.pending = 0  # update records since the last fold
 
-    def _open(self, digest: str) -> None:
+    def _open(self, digest: str, behind: bool = False) -> None:
         fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
         data = _read_all(fd)
         records, end = _parse(data)
         if not records or records[0] != {"op": "base", "sha256": digest}:
             os.close(fd)
+            if behind:
+                raise JournalBehind(f"The journal {self.path!r} was folded more than once.")
             raise JournalError(f"The journal {self.path!r} does not belong to this model file.")
         if self._fd >= 0:
             os.close(self._fd)
@@ -203,6 +225,13 @@ class Journal:
         self._inode = os.fstat(fd).st_ino
         self._offset = _FRAME.size + _FRAME.unpack_from(data, 0)[0]  # after the base
         self._fold_seen: str | None = None
+
+    def reopen(self, digest: str) -> None:
+        """Start over on the journal of the model file whose digest is ``digest`` (read
+        inside :meth:`writing`, so that no fold comes between); :meth:`catch_up` then
+        gives every update record of it."""
+        self._open(digest)
+        self.pending = 0
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -240,8 +269,8 @@ class Journal:
                 continue
             digest = self._fold_seen
             if digest is None:
-                raise JournalError(f"The journal {self.path!r} was replaced without a fold.")
-            self._open(digest)
+                raise JournalBehind(f"The journal {self.path!r} was replaced without a fold.")
+            self._open(digest, behind=True)
             self.pending = 0
 
     def needs_catch_up(self) -> bool:

@@ -22,11 +22,10 @@ import os
 import signal
 import socket
 import sys
-import time
 from typing import Any
 
 from nbayes.io._lock import FileLock, LockedError
-from nbayes.serve.journal import JournalError, recover
+from nbayes.serve.journal import JournalError, locked, recover
 
 __all__ = ["is_loopback", "serve"]
 
@@ -79,7 +78,7 @@ def serve(
         _say(str(exc))
         return 1
     try:
-        digest, n = recover(model)
+        _, n = recover(model)
     except JournalError as exc:
         _say(str(exc))
         return 1
@@ -101,13 +100,13 @@ def serve(
     shown = f"[{host.strip('[]')}]" if ":" in host else host
     url = f"http://{shown}:{bound}"
     if workers <= 1:
-        return _run_worker(model, digest, sock, url, options, parent=None)
-    return _supervise(model, digest, sock, url, options, workers)
+        return _run_worker(model, sock, url, options, parent=None)
+    return _supervise(model, sock, url, options, workers)
 
 
 def _run_worker(
-    model: str, digest: str, sock: socket.socket, url: str, options: dict[str, Any],
-    parent: int | None,
+    model: str, sock: socket.socket, url: str, options: dict[str, Any], parent: int | None,
+    ready_fd: int | None = None,
 ) -> int:  # fmt: skip
     import uvicorn
 
@@ -115,7 +114,12 @@ def _run_worker(
     from nbayes.serve.state import ModelState
 
     try:
-        state = ModelState(model, digest, options["fold_every"], options["fold_seconds"])
+        # under the journal's lock no other worker appends or folds: the digest and the
+        # journal stay each other's while this worker loads and replays (a worker started
+        # again after a crash may find a fold it left half done: recover finishes it)
+        with locked(model):
+            digest, _ = recover(model)
+            state = ModelState(model, digest, options["fold_every"], options["fold_seconds"])
     except Exception as exc:  # the model file or the journal: say it in one line
         _say(f"cannot serve {model!r}: {exc}")
         return 2
@@ -130,6 +134,9 @@ def _run_worker(
     def ready() -> None:
         if parent is None:
             _say(f"serving {os.path.basename(model)} on {url} (pid {os.getpid()})")
+        if ready_fd is not None:  # tell the supervisor this worker started
+            os.write(ready_fd, b"r")
+            os.close(ready_fd)
 
     app = create_app(
         state, token=options["token"], writes_need_token=options["needs_token"],
@@ -151,23 +158,37 @@ def _run_worker(
 
 
 def _supervise(
-    model: str, digest: str, sock: socket.socket, url: str, options: dict[str, Any], n: int
+    model: str, sock: socket.socket, url: str, options: dict[str, Any], n: int
 ) -> int:
     me = os.getpid()
-    children: dict[int, float] = {}
+    children: dict[int, int] = {}  # pid -> the read end of its "started" pipe
     stopping = False
 
     def start() -> None:
+        r, w = os.pipe()
         pid = os.fork()
         if pid == 0:  # the worker
+            os.close(r)
+            for other in children.values():
+                os.close(other)
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             code = 1
             try:
-                code = _run_worker(model, digest, sock, url, options, parent=me)
+                code = _run_worker(model, sock, url, options, parent=me, ready_fd=w)
             finally:
                 os._exit(code)
-        children[pid] = time.monotonic()
+        os.close(w)
+        os.set_blocking(r, False)
+        children[pid] = r
+
+    def started(r: int) -> bool:
+        try:
+            return os.read(r, 1) == b"r"
+        except BlockingIOError:
+            return False
+        finally:
+            os.close(r)
 
     def stop(signum: int, frame: Any) -> None:
         nonlocal stopping
@@ -191,12 +212,13 @@ def _supervise(
             break
         except InterruptedError:
             continue
-        started = children.pop(pid, time.monotonic())
+        r = children.pop(pid, None)
         code = os.waitstatus_to_exitcode(code)
+        ran = r is not None and started(r)
         if stopping:
             status = status or (code if code > 0 else 0)
             continue
-        if time.monotonic() - started < 5.0:  # it could not start: neither will the others
+        if not ran:  # it could not start: neither will the others
             _say(f"worker {pid} exited at start (status {code}); stopping.")
             stop(signal.SIGTERM, None)
             status = code if code > 0 else 1

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from nbayes.serve.inputs import ApiError, TableSpec, labels_of, texts_of
-from nbayes.serve.journal import Journal
+from nbayes.serve.journal import Journal, JournalBehind, file_digest
 
 __all__ = ["ModelState"]
 
@@ -62,6 +62,9 @@ class ModelState:
     def _load(self) -> None:
         from nbayes.scoring import load_scorer
 
+        if self._loader is not None:  # a preload of what the file was: not of what it is
+            self._loader.join()
+            self._loader = self._loaded = None
         self.estimator = None
         self.scorer = load_scorer(self.path)
         if self.scorer is None:
@@ -121,11 +124,30 @@ class ModelState:
     def refresh(self) -> None:
         """Apply the updates other workers journaled since the last request."""
         if self.journal.needs_catch_up():
-            self._catch_up()
+            try:
+                self._catch_up()
+            except JournalBehind:
+                with self.journal.writing():
+                    self._rebuild()
 
     def _catch_up(self) -> None:
+        """Apply the journal's new records (inside :meth:`Journal.writing`, or not)."""
         for record in self.journal.catch_up():
             self._apply(record)
+
+    def _catch_up_locked(self) -> None:
+        """:meth:`_catch_up` inside :meth:`Journal.writing`: when other workers folded
+        more than once meanwhile, the model is rebuilt from the files."""
+        try:
+            self._catch_up()
+        except JournalBehind:
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        """Load the model file and replay its journal again (inside
+        :meth:`Journal.writing`: the file and the journal are each other's)."""
+        self.journal.reopen(file_digest(self.path))
+        self._load()
 
     # ---------------------------------------------------------------- writing
     def inputs(self, body: dict[str, Any]) -> tuple[Any, str, Any]:
@@ -149,7 +171,7 @@ class ModelState:
         """Learn (``op="update"``) or unlearn (``"forget"``) the examples of ``body``,
         durably. Returns the number of examples."""
         with self.journal.writing():
-            self._catch_up()  # every record before this one, in order
+            self._catch_up_locked()  # every record before this one, in order
             _, field, plain = self.inputs(body)
             record = {"op": op, field: plain, "labels": body.get("labels")}
             n = self._apply(record)
@@ -158,7 +180,7 @@ class ModelState:
             try:
                 self.journal.append(record)
             except OSError as exc:
-                self._reload()  # memory must not hold what the disk lacks
+                self._rebuild()  # memory must not hold what the disk lacks
                 raise ApiError(
                     503, f"The update could not be written to the journal ({exc}); it was "
                     "not applied.",
@@ -195,13 +217,6 @@ class ModelState:
         self.updates += 1
         return n
 
-    def _reload(self) -> None:
-        from nbayes.serve.journal import file_digest
-
-        self.journal.close()
-        self.journal = Journal(self.path, file_digest(self.path))
-        self._load()
-
     # ---------------------------------------------------------------- folding
     def fold_due(self) -> bool:
         return self._dirty_since is not None and (
@@ -211,7 +226,7 @@ class ModelState:
     def fold(self) -> bool:
         """Fold the journal into the model file if it holds any update (atomic)."""
         with self.journal.writing():
-            self._catch_up()
+            self._catch_up_locked()
             if self.journal.pending == 0:
                 self._dirty_since = None
                 return False
