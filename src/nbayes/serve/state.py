@@ -56,6 +56,7 @@ class ModelState:
         self._dirty_since: float | None = None
         self._loader: threading.Thread | None = None
         self._loaded: Any = None
+        self._file_params: dict[str, Any] | None = None
         self._load()
 
     # ----------------------------------------------------------------- loading
@@ -273,7 +274,9 @@ class ModelState:
             out["kind"] = "text"
             out["model_type"] = "TextClassifier"
             out["model"] = self.scorer.model
-            out["hyperparameters"] = _file_hyperparameters(self.path)
+            if self._file_params is None:  # read once: updates do not change them
+                self._file_params = _file_hyperparameters(self.path)
+            out["hyperparameters"] = self._file_params
             out["vocabulary_size"] = int(self.scorer.n_columns)
         else:
             params = self.estimator.get_params(deep=False)
