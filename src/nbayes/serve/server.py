@@ -74,13 +74,13 @@ def serve(
     lock = FileLock(model + ".lock", f"nbayes serve {model}")
     try:
         lock.acquire()
-    except LockedError as exc:
+        _, n = recover(model)
+    except (LockedError, JournalError) as exc:
         _say(str(exc))
         return 1
-    try:
-        _, n = recover(model)
-    except JournalError as exc:
-        _say(str(exc))
+    except OSError as exc:  # e.g. a folder the server may not write to
+        _say(f"cannot use the files beside {model!r} ({exc}); the server writes its journal "
+             "and lock there.")  # fmt: skip
         return 1
     if n:
         _say(f"replaying {n:,} journaled update(s) of {os.path.basename(model)}.journal")
