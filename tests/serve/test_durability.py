@@ -256,3 +256,54 @@ def test_a_worker_two_folds_behind_rebuilds_from_the_files(text_model: str) -> N
     assert b.journal.pending == a.journal.pending == 1
     a.close()
     b.close()
+
+
+def test_a_record_torn_by_a_killed_worker_is_cut_by_the_next_writer(tmp_path: Any) -> None:
+    """Workers share the journal: one killed while writing leaves part of a record; the
+    next writer cuts it off, so the records after it are not lost behind it."""
+    model = str(tmp_path / "m.nbayes")
+    _write_model(model, 0)
+    digest, _ = J.recover(model)
+    a, b = J.Journal(model, digest), J.Journal(model, digest)
+    with a.writing():
+        a.append({"op": "update", "rows": [[1, 1, 1]], "labels": [0]})
+    with open(model + ".journal", "ab") as f:  # worker c, killed in the middle of a write
+        f.write(J._frame({"op": "update", "rows": [[9, 9, 9]], "labels": [1]})[:-4])
+    assert [r["rows"] for r in b.catch_up()] == [[[1, 1, 1]]]  # the torn bytes wait
+    with b.writing():
+        b.catch_up()
+        b.append({"op": "update", "rows": [[2, 2, 2]], "labels": [1]})
+    assert [r["rows"] for r in a.catch_up()] == [[[2, 2, 2]]]
+    a.close()
+    b.close()
+    assert J.recover(model) == (digest, 2)
+
+
+def test_a_worker_killed_after_replacing_the_model_in_a_fold(tmp_path: Any) -> None:
+    """Worker a replaces the model file in a fold and is killed before it starts the new
+    journal; worker b goes on appending; worker c, started again, reads from a's fold
+    record (not twice what b applied), and b follows c's next fold."""
+    model = str(tmp_path / "m.nbayes")
+    _write_model(model, 0)
+    digest, _ = J.recover(model)
+    a, b = J.Journal(model, digest), J.Journal(model, digest)
+    with a.writing():
+        a.append({"op": "update", "rows": [[1, 1, 1]], "labels": [0]})
+        _write_model(model + ".folding", 1)
+        new = J.file_digest(model + ".folding")
+        a.append({"op": "fold", "sha256": new})
+        os.replace(model + ".folding", model)
+    a.close()  # killed here
+    with b.writing():
+        assert len(b.catch_up()) == 1
+        b.append({"op": "update", "rows": [[2, 2, 2]], "labels": [1]})
+    with J.locked(model):
+        assert J.recover(model) == (new, 1)
+        c = J.Journal(model, new)
+        assert [r["rows"] for r in c.catch_up()] == [[[2, 2, 2]]]
+    with c.writing():
+        c.fold(lambda path: _write_model(path, 2))
+        c.append({"op": "update", "rows": [[3, 3, 3]], "labels": [0]})
+    assert [r["rows"] for r in b.catch_up()] == [[[3, 3, 3]]]
+    b.close()
+    c.close()

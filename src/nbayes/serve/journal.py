@@ -72,9 +72,10 @@ def _frame(record: dict[str, Any]) -> bytes:
     return _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
 
 
-def _parse(data: bytes, start: int = 0) -> tuple[list[dict[str, Any]], int]:
-    """The complete, intact records of ``data[start:]`` and where they end."""
+def _parse(data: bytes, start: int = 0) -> tuple[list[dict[str, Any]], list[int]]:
+    """The complete, intact records of ``data[start:]``, and where each one ends."""
     records: list[dict[str, Any]] = []
+    ends: list[int] = []
     pos = start
     while pos + _FRAME.size <= len(data):
         length, crc = _FRAME.unpack_from(data, pos)
@@ -91,8 +92,25 @@ def _parse(data: bytes, start: int = 0) -> tuple[list[dict[str, Any]], int]:
         if not isinstance(record, dict):
             break
         records.append(record)
+        ends.append(end)
         pos = end
-    return records, pos
+    return records, ends
+
+
+def _is_update(record: dict[str, Any]) -> bool:
+    return record.get("op") in ("update", "forget")
+
+
+def _start_of(records: list[dict[str, Any]], digest: str) -> int | None:
+    """The index of the record after which the journal's updates apply to the model file
+    of ``digest``: its base, or the last fold that wrote that file; None if neither."""
+    for i in range(len(records) - 1, -1, -1):
+        r = records[i]
+        if r.get("op") in ("base", "fold") and r.get("sha256") == digest:
+            if r.get("op") == "base" and i != 0:
+                continue
+            return i
+    return None
 
 
 def _fsync_dir(directory: str) -> None:
@@ -132,9 +150,11 @@ def locked(model_path: str) -> Iterator[None]:
 def recover(model_path: str, journal_path: str | None = None) -> tuple[str, int]:
     """Make the journal of ``model_path`` fit the model file, before anything loads it.
 
-    Cuts off a record torn by a crash, finishes a fold interrupted after the model was
-    replaced (the journal then holds only the records written after that fold), removes
-    the leftovers of an unfinished fold, and creates an empty journal if there is none.
+    Cuts off a record torn by a crash, removes the leftovers of an unfinished fold,
+    creates an empty journal if there is none (or starts one for a model file replaced
+    while the journal held no update), and counts the updates to replay: those after
+    the base record, or after the fold record of a fold that replaced the model file but
+    was stopped before it started the new journal (:class:`Journal` reads from there).
     Call it with the model's lock held, and the journal's (:func:`locked`) if workers may
     be running: then it also finishes what a worker killed in a fold left.
 
@@ -159,35 +179,30 @@ def recover(model_path: str, journal_path: str | None = None) -> tuple[str, int]
         return digest, 0
     with open(journal_path, "rb") as f:
         data = f.read()
-    records, end = _parse(data)
+    records, ends = _parse(data)
     if not records or records[0].get("op") != "base":
         raise JournalError(
             f"The journal {journal_path!r} is damaged (no base record). Move it away to start "
             f"from {model_path!r} as it is; the updates it may hold are then lost."
         )
-    updates = [r for r in records[1:] if r.get("op") in ("update", "forget")]
-    if records[0].get("sha256") == digest:
-        if end < len(data):  # a record torn by a crash: never acknowledged
-            with open(journal_path, "r+b") as f:
-                f.truncate(end)
-                f.flush()
-                os.fsync(f.fileno())
-        return digest, len(updates)
-    folds = [i for i, r in enumerate(records) if r.get("op") == "fold"]
-    done = [i for i in folds if records[i].get("sha256") == digest]
-    if not done and not updates:  # nothing to lose: the journal of a replaced model file
-        _write_new(journal_path, [{"op": "base", "sha256": digest}])
-        return digest, 0
-    if not done:
+    start = _start_of(records, digest)
+    if start is None:
+        updates = sum(map(_is_update, records))
+        if not updates:  # nothing to lose: the journal of a replaced model file
+            _write_new(journal_path, [{"op": "base", "sha256": digest}])
+            return digest, 0
         raise JournalError(
             f"The journal {journal_path!r} does not belong to {model_path!r}: the model file "
-            f"changed while no server held it (it has {len(updates)} update(s) the model may "
+            f"changed while no server held it (it has {updates} update(s) the model may "
             "lack). Restore the model file the journal was written for, or move the journal "
             "away to serve the model as it is."
         )
-    rest = [r for r in records[done[-1] + 1 :] if r.get("op") in ("update", "forget")]
-    _write_new(journal_path, [{"op": "base", "sha256": digest}, *rest])
-    return digest, len(rest)
+    if ends[-1] < len(data):  # a record torn by a crash: never acknowledged
+        with open(journal_path, "r+b") as f:
+            f.truncate(ends[-1])
+            f.flush()
+            os.fsync(f.fileno())
+    return digest, sum(map(_is_update, records[start + 1 :]))
 
 
 class Journal:
@@ -211,10 +226,12 @@ class Journal:
         self.pending = 0  # update records since the last fold
 
     def _open(self, digest: str, behind: bool = False) -> None:
+        """Read the journal from where its updates apply to the model file of ``digest``
+        (its base, or the fold record of a fold that stopped before replacing it)."""
         fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
-        data = _read_all(fd)
-        records, end = _parse(data)
-        if not records or records[0] != {"op": "base", "sha256": digest}:
+        records, ends = _parse(_read_all(fd))
+        start = _start_of(records, digest)
+        if start is None:
             os.close(fd)
             if behind:
                 raise JournalBehind(f"The journal {self.path!r} was folded more than once.")
@@ -223,7 +240,7 @@ class Journal:
             os.close(self._fd)
         self._fd = fd
         self._inode = os.fstat(fd).st_ino
-        self._offset = _FRAME.size + _FRAME.unpack_from(data, 0)[0]  # after the base
+        self._offset = ends[start]
         self._fold_seen: str | None = None
 
     def reopen(self, digest: str) -> None:
@@ -244,18 +261,20 @@ class Journal:
     # ------------------------------------------------------------------ reading
     def catch_up(self) -> list[dict[str, Any]]:
         """The update records appended since the last call (by this or another process),
-        following the journal across folds; fold markers are skipped."""
+        following the journal across folds; fold markers are skipped. Bytes after the
+        last complete record (a record being written, or torn by a writer's crash) wait."""
         out: list[dict[str, Any]] = []
         while True:
             size = os.fstat(self._fd).st_size
             if size > self._offset:
                 data = os.pread(self._fd, size - self._offset, self._offset)
-                records, end = _parse(data)
-                self._offset += end
+                records, ends = _parse(data)
+                if ends:
+                    self._offset += ends[-1]
                 for r in records:
                     if r.get("op") == "fold":
                         self._fold_seen = r.get("sha256")
-                    elif r.get("op") in ("update", "forget"):
+                    elif _is_update(r):
                         out.append(r)
                         self.pending += 1
             try:
@@ -264,9 +283,10 @@ class Journal:
                 return out
             if inode == self._inode:
                 return out
-            # another process folded: the rest of the old journal is read, go on in the new
-            if os.fstat(self._fd).st_size > self._offset:
-                continue
+            # another process folded (it holds the write lock while it does, so the old
+            # journal is complete): go on in the new one
+            if os.fstat(self._fd).st_size > size:
+                continue  # written to since: read that first
             digest = self._fold_seen
             if digest is None:
                 raise JournalBehind(f"The journal {self.path!r} was replaced without a fold.")
@@ -300,7 +320,12 @@ class Journal:
         raised: nothing of the record stays.
         """
         frame = _frame(record)
-        before = os.fstat(self._fd).st_size
+        if os.fstat(self._fd).st_size > self._offset:
+            # caught up under the lock, so these bytes are a record a writer was killed
+            # writing (never acknowledged): cut it off, or every later record would be
+            # lost behind it
+            os.ftruncate(self._fd, self._offset)
+        before = self._offset
         try:
             written = os.write(self._fd, frame)
             if written != len(frame):
