@@ -113,6 +113,9 @@ def test_update_and_forget(server: Any, text_model: str) -> None:
     model.update(["meeting agenda"], ["work"])
     _, info = server.get("/info")
     assert [c["label"] for c in info["classes"]] == ["ham", "spam", "work"]
+    _, metrics = server.get("/metrics")
+    assert any(line.startswith("nbayes_journal_pending{") and line.endswith(" 2.0")
+               for line in metrics.splitlines())  # two updates journaled, not yet folded
     status, body = server.post("/forget", {"texts": new, "labels": ["spam", "spam"]})
     assert status == 200 and body["forgot"] == 2
     model.unlearn(new, ["spam", "spam"])
