@@ -279,3 +279,37 @@ def test_writes_without_token_beyond_loopback_are_401(text_model: str) -> None:
         server.should_exit = True
         thread.join(30)
         sock.close()
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"model": "bernoulli"}, {"model": "complement"}, {"hashing": True, "n_features": 4096},
+     {"ngram_range": (1, 2), "binary": True}, {"alpha": 0.0}],
+    ids=["bernoulli", "complement", "hashing", "bigrams", "alpha0"],
+)  # fmt: skip
+def test_other_text_models(params: dict, sms: Any, tmp_path: Any, start: Any) -> None:
+    import warnings
+
+    texts, labels = sms
+    path = str(tmp_path / "m.nbayes")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = nbayes.TextClassifier(**params).fit(texts[:1500], labels[:1500])
+    nbayes.save(model, path)
+    model = nbayes.load(path)  # what is served (a Bernoulli fit and its file differ ~1e-12)
+    server = start(path)
+    docs = DOCS + texts[1500:1600]
+    status, body = server.post("/predict", {"texts": docs})
+    assert status == 200
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # alpha=0: undecidable rows
+        expected = model.predict(docs).tolist(), model.predict_proba(docs)
+    assert [p["label"] for p in body["predictions"]] == expected[0]
+    got = np.array([[np.nan if p["probabilities"][c] is None else p["probabilities"][c]
+                     for c in model.classes_] for p in body["predictions"]])  # fmt: skip
+    np.testing.assert_array_equal(got, expected[1])  # NaN where undecidable, floats equal
+    status, body = server.post("/explain", {"text": DOCS[0], "exact": True})
+    if params.get("model") == "complement":  # no rational derivation: the library says so
+        assert status == 422 and "exact" in body["error"]
+    else:
+        assert status == 200 and body["exact"]["derivation"]
