@@ -67,9 +67,20 @@ def _float(v: float) -> float | None:
 def explanation(model: Any, x: Any, exact: bool, text: str | None) -> dict[str, Any]:
     """The evidence of every feature of one document (or row), per class; ``exact`` adds
     the derivation with exact fractions."""
+    derivation = ""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         exp = model.explain(x, exact=exact)
+        if exact:
+            try:
+                derivation = exp.derivation()
+            except ValueError as exc:  # Python refuses to print integers of > 4,300 digits
+                if "integer string conversion" not in str(exc):
+                    raise
+                raise ValueError(
+                    "the exact derivation has numbers too long to write out (the fractions of "
+                    "every word of a large vocabulary multiply up); ask without \"exact\""
+                ) from None
     classes = [_plain(c) for c in exp.classes.tolist()]
     keys = [str(c) for c in classes]
     post = exp.posterior
@@ -115,11 +126,11 @@ def explanation(model: Any, x: Any, exact: bool, text: str | None) -> dict[str, 
     if text is not None:
         out["tokens"] = tokens
     if exact:
-        out["exact"] = _exact(exp, keys, seen)
+        out["exact"] = _exact(exp, keys, seen, derivation)
     return out
 
 
-def _exact(exp: Any, keys: list[str], seen: set[str] | None) -> dict[str, Any]:
+def _exact(exp: Any, keys: list[str], seen: set[str] | None, derivation: str) -> dict[str, Any]:
     """The textbook derivation: the fractions of every factor, the joint and posterior."""
     factors: dict[str, list[dict[str, Any]]] = {}
     if exp.factors is not None:
@@ -137,7 +148,7 @@ def _exact(exp: Any, keys: list[str], seen: set[str] | None) -> dict[str, Any]:
     )  # fmt: skip
     post = exp.posterior
     return {
-        "derivation": exp.derivation(),
+        "derivation": derivation,
         "prior": prior,
         "factors": factors,
         "joint": {str(c): str(v) for c, v in exp.joint.items()},
