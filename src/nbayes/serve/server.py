@@ -5,7 +5,8 @@ refuses to start), recovers the journal, binds the socket, and runs uvicorn on i
 
 * one worker (the default): in this process. SIGTERM (or Ctrl-C) stops taking
   connections, finishes the requests in flight, folds the journal and returns 0.
-* ``workers > 1``: this process forks the workers after taking the lock, so they share
+* ``workers > 1``: this process forks the workers after taking the lock (and says it
+  serves once every one of them does), so they share
   it (the lock holds until the last of them exits, even if this one is killed) and the
   listening socket (the kernel spreads connections over them). Each worker loads the
   model and replays the journal; writes are serialized through the journal's write lock
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import select
 import signal
 import socket
 import sys
@@ -161,7 +163,8 @@ def _supervise(
     model: str, sock: socket.socket, url: str, options: dict[str, Any], n: int
 ) -> int:
     me = os.getpid()
-    children: dict[int, int] = {}  # pid -> the read end of its "started" pipe
+    children: dict[int, int] = {}  # pid -> the read end of its "started" pipe (-1: read)
+    ready: set[int] = set()
     stopping = False
 
     def start() -> None:
@@ -170,7 +173,8 @@ def _supervise(
         if pid == 0:  # the worker
             os.close(r)
             for other in children.values():
-                os.close(other)
+                if other >= 0:
+                    os.close(other)
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             code = 1
@@ -179,16 +183,7 @@ def _supervise(
             finally:
                 os._exit(code)
         os.close(w)
-        os.set_blocking(r, False)
         children[pid] = r
-
-    def started(r: int) -> bool:
-        try:
-            return os.read(r, 1) == b"r"
-        except BlockingIOError:
-            return False
-        finally:
-            os.close(r)
 
     def stop(signum: int, frame: Any) -> None:
         nonlocal stopping
@@ -203,26 +198,42 @@ def _supervise(
     signal.signal(signal.SIGINT, stop)
     for _ in range(n):
         start()
-    _say(f"serving {os.path.basename(model)} on {url} with {n} workers (pid {me})")
+    announced = False
     status = 0
     while children:
-        try:
-            pid, code = os.wait()
-        except ChildProcessError:
-            break
-        except InterruptedError:
+        pipes = {r: pid for pid, r in children.items() if r >= 0}
+        if pipes:  # a worker writes "r" once it serves; end of file: it died first
+            readable, _, _ = select.select(list(pipes), [], [], 0.2)
+            for r in readable:
+                pid = pipes[r]
+                if os.read(r, 1) == b"r":
+                    ready.add(pid)
+                os.close(r)
+                children[pid] = -1
+            if not announced and len(ready) >= n:
+                _say(f"serving {os.path.basename(model)} on {url} with {n} workers (pid {me})")
+                announced = True
+            pid, code = os.waitpid(-1, os.WNOHANG)
+        else:
+            try:
+                pid, code = os.wait()
+            except ChildProcessError:
+                break
+        if pid == 0:
             continue
-        r = children.pop(pid, None)
+        r = children.pop(pid, -1)
+        if r >= 0:
+            os.close(r)
         code = os.waitstatus_to_exitcode(code)
-        ran = r is not None and started(r)
         if stopping:
             status = status or (code if code > 0 else 0)
             continue
-        if not ran:  # it could not start: neither will the others
+        if pid not in ready:  # it could not start: neither will the others
             _say(f"worker {pid} exited at start (status {code}); stopping.")
             stop(signal.SIGTERM, None)
             status = code if code > 0 else 1
             continue
+        ready.discard(pid)
         _say(f"worker {pid} exited (status {code}); starting another.")
         start()
     sock.close()
