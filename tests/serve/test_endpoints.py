@@ -56,9 +56,9 @@ def test_predict_equals_the_library(server: Any, text_model: str, sms: Any) -> N
         status, body = server.post("/predict", {"texts": [doc]})
         (pred,) = body["predictions"]
         assert pred["label"] == model.predict([doc])[0]
-        assert [pred["probabilities"][c] for c in model.classes_] == model.predict_proba(
-            [doc]
-        )[0].tolist()
+        assert [pred["probabilities"][c] for c in model.classes_] == model.predict_proba([doc])[
+            0
+        ].tolist()
 
 
 def test_predict_top(server: Any, text_model: str) -> None:
@@ -114,8 +114,10 @@ def test_update_and_forget(server: Any, text_model: str) -> None:
     _, info = server.get("/info")
     assert [c["label"] for c in info["classes"]] == ["ham", "spam", "work"]
     _, metrics = server.get("/metrics")
-    assert any(line.startswith("nbayes_journal_pending{") and line.endswith(" 2.0")
-               for line in metrics.splitlines())  # two updates journaled, not yet folded
+    assert any(
+        line.startswith("nbayes_journal_pending{") and line.endswith(" 2.0")
+        for line in metrics.splitlines()
+    )  # two updates journaled, not yet folded
     status, body = server.post("/forget", {"texts": new, "labels": ["spam", "spam"]})
     assert status == 200 and body["forgot"] == 2
     model.unlearn(new, ["spam", "spam"])

@@ -128,9 +128,7 @@ def test_the_page_explains_a_pasted_text(
     assert not errors
 
 
-def test_the_page_of_a_table_model_is_a_form(
-    tmp_path: Path, start: Any, browser: Any
-) -> None:
+def test_the_page_of_a_table_model_is_a_form(tmp_path: Path, start: Any, browser: Any) -> None:
     rng = np.random.default_rng(0)
     y = rng.choice(["setosa", "versicolor"], 60).tolist()
     shift = np.array([1.5 if c == "setosa" else 0.0 for c in y])

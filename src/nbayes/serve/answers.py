@@ -79,7 +79,7 @@ def explanation(model: Any, x: Any, exact: bool, text: str | None) -> dict[str, 
                     raise
                 raise ValueError(
                     "the exact derivation has numbers too long to write out (the fractions of "
-                    "every word of a large vocabulary multiply up); ask without \"exact\""
+                    'every word of a large vocabulary multiply up); ask without "exact"'
                 ) from None
     classes = [_plain(c) for c in exp.classes.tolist()]
     keys = [str(c) for c in classes]

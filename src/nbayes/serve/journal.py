@@ -218,9 +218,7 @@ class Journal:
     def __init__(self, model_path: str, digest: str) -> None:
         self.model_path = model_path
         self.path = model_path + ".journal"
-        self._lock_fd = os.open(
-            self.path + ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644
-        )
+        self._lock_fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         self._fd = -1
         self._open(digest)
         self.pending = 0  # update records since the last fold

@@ -159,9 +159,7 @@ def _run_worker(
     return 0 if server.started else 2
 
 
-def _supervise(
-    model: str, sock: socket.socket, url: str, options: dict[str, Any], n: int
-) -> int:
+def _supervise(model: str, sock: socket.socket, url: str, options: dict[str, Any], n: int) -> int:
     me = os.getpid()
     children: dict[int, int] = {}  # pid -> the read end of its "started" pipe (-1: read)
     ready: set[int] = set()

@@ -156,7 +156,7 @@ class ModelState:
         the JSON-able value to journal."""
         if self.text:
             if "rows" in body:
-                raise ApiError(422, "rows: this is a text model: send \"texts\"", "rows")
+                raise ApiError(422, 'rows: this is a text model: send "texts"', "rows")
             texts = texts_of(body, "texts")
             return texts, "texts", texts
         if "texts" in body:
