@@ -1,6 +1,6 @@
 """The served model: scoring, online learning through the journal, folding.
 
-A text model is served by its lean scorer (:func:`nbayes.scoring.load_scorer`: numpy
+A text model is served by its lean scorer (:func:`nbayes.load_scorer`: numpy
 only) until the first update; the estimator (:func:`nbayes.load`) is loaded for the first
 update or forget (or at start, to replay the journal) and serves from then on (it scores
 through its own scorer of the new statistics). A table model is served by its estimator.
@@ -61,7 +61,7 @@ class ModelState:
 
     # ----------------------------------------------------------------- loading
     def _load(self) -> None:
-        from nbayes.scoring import load_scorer
+        from nbayes import load_scorer
 
         if self._loader is not None:  # a preload of what the file was: not of what it is
             self._loader.join()
