@@ -1,0 +1,101 @@
+"""``nbayes serve``: a model as an HTTP service, with online learning and a page.
+
+``nbayes serve MODEL [--host 127.0.0.1] [--port 8000] [--token TOKEN] [--workers N]``
+(or ``python -m nbayes.serve MODEL ...``) serves a model file on Starlette and uvicorn
+(``pip install 'nbayes[serve]'``):
+
+* ``GET /health``, ``GET /info`` (kind, classes and counts, vocabulary, hyperparameters);
+* ``POST /predict`` ``{"texts": [...]}`` or ``{"rows": [{column: value}, ...]}``, optional
+  ``"top": n`` -> ``{"predictions": [{"label": ..., "probabilities": {...}}, ...]}``;
+* ``POST /explain`` ``{"text": ...}`` or ``{"row": {...}}``, optional ``"exact": true``;
+* ``POST /update`` and ``POST /forget`` ``{"texts" | "rows": [...], "labels": [...]}``:
+  acknowledged once journaled and fsync-ed beside the model (``MODEL.journal``), folded
+  into the model file atomically from time to time and at shutdown;
+* ``GET /`` a page to try the model, ``GET /metrics`` (Prometheus text).
+
+See docs/serve.md. The CLI wires the subcommand with :func:`add_arguments` and
+:func:`run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+__all__ = ["add_arguments", "main", "run"]
+
+
+def _size(text: str) -> int:
+    units = {"k": 1024, "m": 1024**2, "g": 1024**3}
+    t = text.strip().lower().removesuffix("b")
+    factor = units.get(t[-1:], 1)
+    if t[-1:] in units:
+        t = t[:-1]
+    try:
+        value = int(float(t) * factor)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 10M, 512k)") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"the size must be positive: {text!r}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``nbayes serve`` (the CLI's subcommand and ``python -m``)."""
+    parser.add_argument("model", metavar="MODEL", help="model file (updated in place)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1)")  # fmt: skip
+    parser.add_argument("--port", type=int, default=8000,
+                        help="port to listen on; 0 picks a free one (default 8000)")  # fmt: skip
+    parser.add_argument(
+        "--token", default=os.environ.get("NBAYES_SERVE_TOKEN"),
+        help="/update and /forget need 'Authorization: Bearer TOKEN' (default: the "
+        "NBAYES_SERVE_TOKEN environment variable; beyond loopback writes need one)",
+    )  # fmt: skip
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="worker processes (default 1; see docs/serve.md)")  # fmt: skip
+    parser.add_argument(
+        "--max-body", type=_size, default=10 * 1024 * 1024, metavar="SIZE",
+        help="largest request body (default 10M); larger ones get 413",
+    )  # fmt: skip
+    parser.add_argument(
+        "--fold-every", type=int, default=1000, metavar="N",
+        help="fold the journal into the model file after N updates (default 1000)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--fold-seconds", type=float, default=60.0, metavar="S",
+        help="... or S seconds after the first unfolded update (default 60)",
+    )  # fmt: skip
+    parser.add_argument("--log-level", default="warning",
+                        choices=("critical", "error", "warning", "info", "debug"))  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until SIGTERM or Ctrl-C; the exit status (0 after a clean shutdown)."""
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        import sys
+
+        print("nbayes serve needs Starlette and uvicorn: pip install 'nbayes[serve]'",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    from nbayes.serve.server import serve
+
+    if args.workers < 1:
+        raise SystemExit(f"--workers must be at least 1; got {args.workers}")
+    return serve(
+        args.model, host=args.host, port=args.port, token=args.token, workers=args.workers,
+        max_body=args.max_body, fold_every=args.fold_every, fold_seconds=args.fold_seconds,
+        log_level=args.log_level,
+    )  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m nbayes.serve MODEL ...``"""
+    parser = argparse.ArgumentParser(
+        prog="nbayes serve", description="Serve a model over HTTP (docs/serve.md)."
+    )
+    add_arguments(parser)
+    return run(parser.parse_args(argv))

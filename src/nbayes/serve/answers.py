@@ -1,0 +1,156 @@
+"""Predictions and explanations as JSON: what ``/predict`` and ``/explain`` answer.
+
+Probabilities are the library's own floats (``predict_proba``; JSON keeps every digit),
+labels its ``predict``; a row no class can explain (``alpha=0``) has null probabilities.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+__all__ = ["explanation", "predictions"]
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _num(p: float) -> float | None:
+    return None if p != p else p
+
+
+def predictions(model: Any, X: Any, top: int | None) -> list[dict[str, Any]]:
+    """One ``{"label", "probabilities"}`` per input; with ``top`` the ``top`` most probable
+    classes only, most probable first (the library's ``predict_top``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # undecidable rows: null probabilities say it
+        labels = model.predict(X).tolist()
+        if top is not None:
+            top_labels, top_proba = model.predict_top(X, n=top)
+            return [
+                {"label": label, "probabilities": {
+                    str(c): _num(p) for c, p in zip(ls, ps, strict=True)}}
+                for label, ls, ps in zip(labels, top_labels.tolist(), top_proba.tolist(),
+                                         strict=True)
+            ]  # fmt: skip
+        proba = model.predict_proba(X).tolist()
+    classes = [str(c) for c in model.classes_.tolist()]
+    return [
+        {"label": label, "probabilities": {c: _num(p) for c, p in zip(classes, row, strict=True)}}
+        for label, row in zip(labels, proba, strict=True)
+    ]
+
+
+def _relative(terms: np.ndarray) -> np.ndarray:
+    """Each feature's term for a class minus its mean over the other classes (the
+    evidence :meth:`nbayes.Explanation.top` ranks by)."""
+    k = terms.shape[0]
+    if k < 2:
+        return np.where(np.isnan(terms), 0.0, terms)
+    with np.errstate(invalid="ignore"):
+        rel = terms - (terms.sum(axis=0, keepdims=True) - terms) / (k - 1)
+    return np.where(np.isnan(rel), 0.0, rel)
+
+
+def _float(v: float) -> float | None:
+    v = float(v)
+    if v != v:
+        return None
+    if v in (float("inf"), float("-inf")):
+        return None
+    return v
+
+
+def explanation(model: Any, x: Any, exact: bool, text: str | None) -> dict[str, Any]:
+    """The evidence of every feature of one document (or row), per class; ``exact`` adds
+    the derivation with exact fractions."""
+    derivation = ""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exp = model.explain(x, exact=exact)
+        if exact:
+            try:
+                derivation = exp.derivation()
+            except ValueError as exc:  # Python refuses to print integers of > 4,300 digits
+                if "integer string conversion" not in str(exc):
+                    raise
+                raise ValueError(
+                    "the exact derivation has numbers too long to write out (the fractions of "
+                    'every word of a large vocabulary multiply up); ask without "exact"'
+                ) from None
+    classes = [_plain(c) for c in exp.classes.tolist()]
+    keys = [str(c) for c in classes]
+    post = exp.posterior
+    rel = _relative(np.asarray(exp.terms, dtype=np.float64))
+    terms = np.asarray(exp.terms, dtype=np.float64)
+    values = exp.values_as_float()
+    seen: set[str] | None = None
+    order: list[int] = list(range(len(exp.feature_names)))
+    tokens: list[dict[str, Any]] = []
+    if text is not None:  # the document's terms in order, known or not
+        index = {name: j for j, name in enumerate(exp.feature_names)}
+        seen = set()
+        for term in model.analyze(text):
+            if term in seen:
+                continue
+            seen.add(term)
+            j = index.get(term)
+            tokens.append({"token": term, "known": j is not None} if j is None else {
+                "token": term, "known": True,
+                "evidence": {k: _float(rel[i, j]) for i, k in enumerate(keys)},
+            })  # fmt: skip
+        order = [j for j, name in enumerate(exp.feature_names) if name in seen]
+    features = [
+        {
+            "feature": exp.feature_names[j],
+            "value": _float(values[j]) if values[j] == values[j] else _plain(exp.values[j]),
+            "log_terms": {k: _float(terms[i, j]) for i, k in enumerate(keys)},
+            "evidence": {k: _float(rel[i, j]) for i, k in enumerate(keys)},
+        }
+        for j in order
+    ]
+    out: dict[str, Any] = {
+        "label": _plain(exp.prediction),
+        "undecidable": bool(exp.undecidable),
+        "probabilities": None if post is None else {
+            str(c): float(p) for c, p in post.items()},
+        "log_prior": {k: _float(v) for k, v in zip(keys, exp.log_prior.tolist(), strict=True)},
+        "joint_log_likelihood": {
+            k: _float(v) for k, v in zip(keys, exp.joint_log_likelihood.tolist(), strict=True)
+        },
+        "features": features,
+    }  # fmt: skip
+    if text is not None:
+        out["tokens"] = tokens
+    if exact:
+        out["exact"] = _exact(exp, keys, seen, derivation)
+    return out
+
+
+def _exact(exp: Any, keys: list[str], seen: set[str] | None, derivation: str) -> dict[str, Any]:
+    """The textbook derivation: the fractions of every factor, the joint and posterior."""
+    factors: dict[str, list[dict[str, Any]]] = {}
+    if exp.factors is not None:
+        for key, row in zip(keys, exp.factors, strict=True):
+            parts = []
+            for f in row:
+                name = exp.feature_names[f.feature] if f.feature is not None else None
+                if seen is not None and name not in seen:
+                    continue
+                parts.append({"feature": name, "fraction": str(f), "value": float(f.value)})
+            factors[key] = parts
+    prior = (
+        {k: str(f) for k, f in zip(keys, exp.prior_factors, strict=True)}
+        if exp.prior_factors is not None else None
+    )  # fmt: skip
+    post = exp.posterior
+    return {
+        "derivation": derivation,
+        "prior": prior,
+        "factors": factors,
+        "joint": {str(c): str(v) for c, v in exp.joint.items()},
+        "posterior": None if post is None else {str(c): str(p) for c, p in post.items()},
+    }

@@ -1,0 +1,362 @@
+"""The write-ahead journal of a served model: what makes an acknowledged update durable.
+
+The journal ``MODEL.journal`` sits beside the model file. It is a sequence of records,
+each framed as ``length (4 bytes) · CRC-32 (4 bytes) · JSON``; the first names the model
+file the others apply to (``{"op": "base", "sha256": ...}``, the digest of its bytes),
+the others are ``update`` / ``forget`` requests (``{"op": "update", "texts": [...],
+"labels": [...]}``) and ``fold`` markers. An update is acknowledged only after its record
+is written and ``fdatasync``-ed; a record cut short by a crash was never acknowledged, and
+recovery cuts it off.
+
+Folding writes the model with every record applied and starts an empty journal, in an
+order that survives ``kill -9`` between any two steps (see :meth:`Journal.fold`):
+
+1. the new model is saved to ``MODEL.folding`` (:func:`nbayes.save`: written, fsync-ed);
+2. a ``fold`` record with the digest of ``MODEL.folding`` is appended and fsync-ed;
+3. ``MODEL.folding`` is renamed over ``MODEL`` (and the directory fsync-ed);
+4. a new journal whose base is that digest replaces ``MODEL.journal``.
+
+:func:`recover` reads the journal at start: when its base is the model's digest every
+update record is replayed (a fold that stopped before step 3 changed nothing); when a
+``fold`` record has the model's digest, the fold reached step 3 and only the records after
+it are replayed; otherwise the model file was replaced while no server held it: a journal
+without updates is started anew, one with updates makes the server refuse to start rather
+than lose or double them.
+
+Several worker processes share one journal: each appends under an exclusive ``flock`` of
+``MODEL.journal.lock`` after catching up with the records the others appended
+(:meth:`Journal.catch_up`, which also follows the journal across a fold), so every worker
+applies the same records in the same order.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import struct
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["Journal", "JournalBehind", "JournalError", "file_digest", "locked", "recover"]
+
+_FRAME = struct.Struct("<II")
+#: a record larger than this is corruption, not a request (bodies are limited far below)
+_MAX_RECORD = 1 << 31
+
+
+class JournalError(RuntimeError):
+    """The journal does not fit the model file, or cannot be read."""
+
+
+class JournalBehind(JournalError):
+    """Other processes folded more than once since this one last read the journal: the
+    updates of the journals in between are in the model file only; reload it
+    (:meth:`Journal.reopen` under :meth:`Journal.writing`)."""
+
+
+def file_digest(path: str) -> str:
+    """SHA-256 of a file's bytes, in hex."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _frame(record: dict[str, Any]) -> bytes:
+    payload = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode()
+    return _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
+
+
+def _parse(data: bytes, start: int = 0) -> tuple[list[dict[str, Any]], list[int]]:
+    """The complete, intact records of ``data[start:]``, and where each one ends."""
+    records: list[dict[str, Any]] = []
+    ends: list[int] = []
+    pos = start
+    while pos + _FRAME.size <= len(data):
+        length, crc = _FRAME.unpack_from(data, pos)
+        end = pos + _FRAME.size + length
+        if length > _MAX_RECORD or end > len(data):
+            break
+        payload = data[pos + _FRAME.size : end]
+        if zlib.crc32(payload) != crc:
+            break
+        try:
+            record = json.loads(payload)
+        except ValueError:
+            break
+        if not isinstance(record, dict):
+            break
+        records.append(record)
+        ends.append(end)
+        pos = end
+    return records, ends
+
+
+def _is_update(record: dict[str, Any]) -> bool:
+    return record.get("op") in ("update", "forget")
+
+
+def _start_of(records: list[dict[str, Any]], digest: str) -> int | None:
+    """The index of the record after which the journal's updates apply to the model file
+    of ``digest``: its base, or the last fold that wrote that file; None if neither."""
+    for i in range(len(records) - 1, -1, -1):
+        r = records[i]
+        if r.get("op") in ("base", "fold") and r.get("sha256") == digest:
+            if r.get("op") == "base" and i != 0:
+                continue
+            return i
+    return None
+
+
+def _fsync_dir(directory: str) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover - some file systems cannot fsync a directory
+        pass
+    finally:
+        os.close(fd)
+
+
+def _write_new(path: str, records: list[dict[str, Any]]) -> None:
+    """Write a complete journal atomically: a temporary file, fsync, rename, fsync dir."""
+    tmp = path + ".new"
+    with open(tmp, "wb") as f:
+        f.write(b"".join(_frame(r) for r in records))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(os.path.dirname(os.path.abspath(path)))
+
+
+@contextmanager
+def locked(model_path: str) -> Iterator[None]:
+    """Hold the journal's write lock (``MODEL.journal.lock``) outside a :class:`Journal`:
+    no other process appends or folds meanwhile. Not reentrant: do not call
+    :meth:`Journal.writing` inside it."""
+    fd = os.open(model_path + ".journal.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def recover(model_path: str, journal_path: str | None = None) -> tuple[str, int]:
+    """Make the journal of ``model_path`` fit the model file, before anything loads it.
+
+    Cuts off a record torn by a crash, removes the leftovers of an unfinished fold,
+    creates an empty journal if there is none (or starts one for a model file replaced
+    while the journal held no update), and counts the updates to replay: those after
+    the base record, or after the fold record of a fold that replaced the model file but
+    was stopped before it started the new journal (:class:`Journal` reads from there).
+    Call it with the model's lock held, and the journal's (:func:`locked`) if workers may
+    be running: then it also finishes what a worker killed in a fold left.
+
+    Returns
+    -------
+    (digest, n_records)
+        The model file's SHA-256 and the number of update records to replay.
+
+    Raises
+    ------
+    JournalError
+        If the journal belongs to another model file (its updates would be lost or
+        applied twice): the message says what to do.
+    """
+    journal_path = journal_path or model_path + ".journal"
+    for leftover in (model_path + ".folding", journal_path + ".new"):
+        if os.path.exists(leftover):
+            os.remove(leftover)
+    digest = file_digest(model_path)
+    if not os.path.exists(journal_path):
+        _write_new(journal_path, [{"op": "base", "sha256": digest}])
+        return digest, 0
+    with open(journal_path, "rb") as f:
+        data = f.read()
+    records, ends = _parse(data)
+    if not records or records[0].get("op") != "base":
+        raise JournalError(
+            f"The journal {journal_path!r} is damaged (no base record). Move it away to start "
+            f"from {model_path!r} as it is; the updates it may hold are then lost."
+        )
+    start = _start_of(records, digest)
+    if start is None:
+        updates = sum(map(_is_update, records))
+        if not updates:  # nothing to lose: the journal of a replaced model file
+            _write_new(journal_path, [{"op": "base", "sha256": digest}])
+            return digest, 0
+        raise JournalError(
+            f"The journal {journal_path!r} does not belong to {model_path!r}: the model file "
+            f"changed while no server held it (it has {updates} update(s) the model may "
+            "lack). Restore the model file the journal was written for, or move the journal "
+            "away to serve the model as it is."
+        )
+    if ends[-1] < len(data):  # a record torn by a crash: never acknowledged
+        with open(journal_path, "r+b") as f:
+            f.truncate(ends[-1])
+            f.flush()
+            os.fsync(f.fileno())
+    return digest, sum(map(_is_update, records[start + 1 :]))
+
+
+class Journal:
+    """One process's handle on the journal: catch up, append durably, fold.
+
+    Parameters
+    ----------
+    model_path : str
+    digest : str
+        The model file's digest (from :func:`recover`): the journal's base must be it.
+    """
+
+    def __init__(self, model_path: str, digest: str) -> None:
+        self.model_path = model_path
+        self.path = model_path + ".journal"
+        self._lock_fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        self._fd = -1
+        self._open(digest)
+        self.pending = 0  # update records since the last fold
+
+    def _open(self, digest: str, behind: bool = False) -> None:
+        """Read the journal from where its updates apply to the model file of ``digest``
+        (its base, or the fold record of a fold that stopped before replacing it)."""
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+        records, ends = _parse(_read_all(fd))
+        start = _start_of(records, digest)
+        if start is None:
+            os.close(fd)
+            if behind:
+                raise JournalBehind(f"The journal {self.path!r} was folded more than once.")
+            raise JournalError(f"The journal {self.path!r} does not belong to this model file.")
+        if self._fd >= 0:
+            os.close(self._fd)
+        self._fd = fd
+        self._inode = os.fstat(fd).st_ino
+        self._offset = ends[start]
+        self._fold_seen: str | None = None
+
+    def reopen(self, digest: str) -> None:
+        """Start over on the journal of the model file whose digest is ``digest`` (read
+        inside :meth:`writing`, so that no fold comes between); :meth:`catch_up` then
+        gives every update record of it."""
+        self._open(digest)
+        self.pending = 0
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        if self._lock_fd >= 0:
+            os.close(self._lock_fd)
+            self._lock_fd = -1
+
+    # ------------------------------------------------------------------ reading
+    def catch_up(self) -> list[dict[str, Any]]:
+        """The update records appended since the last call (by this or another process),
+        following the journal across folds; fold markers are skipped. Bytes after the
+        last complete record (a record being written, or torn by a writer's crash) wait."""
+        out: list[dict[str, Any]] = []
+        while True:
+            size = os.fstat(self._fd).st_size
+            if size > self._offset:
+                data = os.pread(self._fd, size - self._offset, self._offset)
+                records, ends = _parse(data)
+                if ends:
+                    self._offset += ends[-1]
+                for r in records:
+                    if r.get("op") == "fold":
+                        self._fold_seen = r.get("sha256")
+                    elif _is_update(r):
+                        out.append(r)
+                        self.pending += 1
+            try:
+                inode = os.stat(self.path).st_ino
+            except FileNotFoundError:  # between the renames of a fold: nothing new yet
+                return out
+            if inode == self._inode:
+                return out
+            # another process folded (it holds the write lock while it does, so the old
+            # journal is complete): go on in the new one
+            if os.fstat(self._fd).st_size > size:
+                continue  # written to since: read that first
+            digest = self._fold_seen
+            if digest is None:
+                raise JournalBehind(f"The journal {self.path!r} was replaced without a fold.")
+            self._open(digest, behind=True)
+            self.pending = 0
+
+    def needs_catch_up(self) -> bool:
+        """Whether another process appended or folded since the last :meth:`catch_up`
+        (two ``stat`` calls: cheap enough before every request)."""
+        if os.fstat(self._fd).st_size > self._offset:
+            return True
+        try:
+            return os.stat(self.path).st_ino != self._inode
+        except FileNotFoundError:
+            return False
+
+    # ------------------------------------------------------------------ writing
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the write lock (other workers wait) for a catch-up, an append, a fold."""
+        fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Write one record and ``fdatasync`` it (inside :meth:`writing`, caught up).
+
+        If the write fails the journal is cut back to where it was and the error is
+        raised: nothing of the record stays.
+        """
+        frame = _frame(record)
+        if os.fstat(self._fd).st_size > self._offset:
+            # caught up under the lock, so these bytes are a record a writer was killed
+            # writing (never acknowledged): cut it off, or every later record would be
+            # lost behind it
+            os.ftruncate(self._fd, self._offset)
+        before = self._offset
+        try:
+            written = os.write(self._fd, frame)
+            if written != len(frame):
+                raise OSError(f"short write to {self.path!r} ({written} of {len(frame)} bytes)")
+            os.fdatasync(self._fd)
+        except OSError:
+            try:
+                os.ftruncate(self._fd, before)
+            except OSError:
+                pass
+            raise
+        self._offset = before + len(frame)
+        if record.get("op") in ("update", "forget"):
+            self.pending += 1
+
+    def fold(self, save: Any) -> str:
+        """Fold the journal into the model file (inside :meth:`writing`, caught up).
+
+        ``save(path)`` writes the current model (every record applied) to ``path``.
+        Returns the new model file's digest.
+        """
+        folding = self.model_path + ".folding"
+        save(folding)
+        digest = file_digest(folding)
+        self.append({"op": "fold", "sha256": digest})
+        os.replace(folding, self.model_path)
+        _fsync_dir(os.path.dirname(os.path.abspath(self.model_path)))
+        _write_new(self.path, [{"op": "base", "sha256": digest}])
+        self._open(digest)
+        self.pending = 0
+        return digest
+
+
+def _read_all(fd: int) -> bytes:
+    size = os.fstat(fd).st_size
+    return os.pread(fd, size, 0) if size else b""

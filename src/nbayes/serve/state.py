@@ -1,0 +1,326 @@
+"""The served model: scoring, online learning through the journal, folding.
+
+A text model is served by its lean scorer (:func:`nbayes.load_scorer`: numpy
+only) until the first update; the estimator (:func:`nbayes.load`) is loaded for the first
+update or forget (or at start, to replay the journal) and serves from then on (it scores
+through its own scorer of the new statistics). A table model is served by its estimator.
+
+Every request runs on the event loop's thread, one at a time, so a request never sees
+a model half updated. An update is applied in memory first (that is where a bad request
+is refused: labels of the wrong type, documents never learned), then journaled and
+fsync-ed, and only then acknowledged. If the journal cannot be written the model is
+rebuilt from the files, so memory never holds an update the disk lacks.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+
+from nbayes.serve.inputs import ApiError, TableSpec, labels_of, texts_of
+from nbayes.serve.journal import Journal, JournalBehind, file_digest
+
+__all__ = ["ModelState"]
+
+
+class ModelState:
+    """A model file served, with its journal.
+
+    Parameters
+    ----------
+    path : str
+        The model file (its journal already :func:`~nbayes.serve.journal.recover`-ed).
+    digest : str
+        The model file's digest (from ``recover``).
+    fold_every : int
+        Fold the journal into the model file after this many updates ...
+    fold_seconds : float
+        ... or when the oldest unfolded update is this old.
+    """
+
+    def __init__(self, path: str, digest: str, fold_every: int = 1000,
+                 fold_seconds: float = 60.0) -> None:  # fmt: skip
+        self.path = path
+        self.fold_every = max(int(fold_every), 1)
+        self.fold_seconds = float(fold_seconds)
+        self.journal = Journal(path, digest)
+        self.estimator: Any = None
+        self.scorer: Any = None
+        self.updates = 0
+        self.folds = 0
+        self._dirty_since: float | None = None
+        self._loader: threading.Thread | None = None
+        self._loaded: Any = None
+        self._file_params: dict[str, Any] | None = None
+        self._load()
+
+    # ----------------------------------------------------------------- loading
+    def _load(self) -> None:
+        from nbayes import load_scorer
+
+        if self._loader is not None:  # a preload of what the file was: not of what it is
+            self._loader.join()
+            self._loader = self._loaded = None
+        self.estimator = None
+        self.scorer = load_scorer(self.path)
+        if self.scorer is None:
+            self.estimator = self._load_estimator()
+        self.text = self.scorer is not None or _is_text(self.estimator)
+        self.table = None if self.text else TableSpec(self.estimator)
+        records = self.journal.catch_up()
+        for i, record in enumerate(records):
+            try:
+                self._apply(record)
+            except (ApiError, ValueError, TypeError) as exc:
+                raise RuntimeError(
+                    f"Update {i + 1} of the journal {self.journal.path!r} no longer applies "
+                    f"to the model ({exc}); move the journal away to serve the model as it is."
+                ) from exc
+        if records:
+            self._dirty_since = time.monotonic()
+
+    def _load_estimator(self) -> Any:
+        if self._loader is not None:  # loading in the background: wait for it
+            self._loader.join()
+            self._loader = None
+            loaded, self._loaded = self._loaded, None
+            if not isinstance(loaded, BaseException):
+                return loaded
+        from nbayes import load
+
+        return load(self.path)
+
+    def preload(self) -> None:
+        """Load the estimator of a text model in a thread, while the scorer serves, so
+        that the first update does not wait for it (nor for scikit-learn's import)."""
+        if self.estimator is not None or self._loader is not None:
+            return
+
+        def load() -> None:
+            from nbayes import load
+
+            try:
+                self._loaded = load(self.path)
+            except BaseException as exc:  # the first update loads again, and reports it
+                self._loaded = exc
+
+        self._loader = threading.Thread(target=load, name="nbayes-preload", daemon=True)
+        self._loader.start()
+
+    @property
+    def model(self) -> Any:
+        """What predicts and explains: the estimator once loaded, else the scorer."""
+        return self.estimator if self.estimator is not None else self.scorer
+
+    @property
+    def classes(self) -> np.ndarray:
+        return np.asarray(self.model.classes_)
+
+    # ---------------------------------------------------------------- reading
+    def refresh(self) -> None:
+        """Apply the updates other workers journaled since the last request."""
+        if self.journal.needs_catch_up():
+            try:
+                self._catch_up()
+            except JournalBehind:
+                with self.journal.writing():
+                    self._rebuild()
+
+    def _catch_up(self) -> None:
+        """Apply the journal's new records (inside :meth:`Journal.writing`, or not)."""
+        for record in self.journal.catch_up():
+            self._apply(record)
+
+    def _catch_up_locked(self) -> None:
+        """:meth:`_catch_up` inside :meth:`Journal.writing`: when other workers folded
+        more than once meanwhile, the model is rebuilt from the files."""
+        try:
+            self._catch_up()
+        except JournalBehind:
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        """Load the model file and replay its journal again (inside
+        :meth:`Journal.writing`: the file and the journal are each other's)."""
+        self.journal.reopen(file_digest(self.path))
+        self._load()
+
+    # ---------------------------------------------------------------- writing
+    def inputs(self, body: dict[str, Any]) -> tuple[Any, str, Any]:
+        """``(X, field, plain)`` of a request: the model's input, the field it came in and
+        the JSON-able value to journal."""
+        if self.text:
+            if "rows" in body:
+                raise ApiError(422, 'rows: this is a text model: send "texts"', "rows")
+            texts = texts_of(body, "texts")
+            return texts, "texts", texts
+        if "texts" in body:
+            raise ApiError(
+                422, f"texts: this is a table model ({type(self.estimator).__name__}): send "
+                "\"rows\"", "texts",
+            )  # fmt: skip
+        assert self.table is not None
+        X = self.table.rows(body, "rows")
+        return X, "rows", body["rows"]
+
+    def write(self, op: str, body: dict[str, Any]) -> int:
+        """Learn (``op="update"``) or unlearn (``"forget"``) the examples of ``body``,
+        durably. Returns the number of examples."""
+        with self.journal.writing():
+            self._catch_up_locked()  # every record before this one, in order
+            _, field, plain = self.inputs(body)
+            record = {"op": op, field: plain, "labels": body.get("labels")}
+            n = self._apply(record)
+            if n == 0:
+                return 0
+            try:
+                self.journal.append(record)
+            except OSError as exc:
+                self._rebuild()  # memory must not hold what the disk lacks
+                raise ApiError(
+                    503, f"The update could not be written to the journal ({exc}); it was "
+                    "not applied.",
+                ) from None  # fmt: skip
+            if self._dirty_since is None:
+                self._dirty_since = time.monotonic()
+            if self.journal.pending >= self.fold_every:
+                self._fold()
+        return n
+
+    def _apply(self, record: dict[str, Any]) -> int:
+        """Apply a journal record (or a request in its form) to the estimator."""
+        if self.estimator is None:
+            self.estimator = self._load_estimator()
+        field = "texts" if self.text else "rows"
+        if self.text:
+            X: Any = texts_of(record, "texts")
+        else:
+            assert self.table is not None
+            X = self.table.rows(record, "rows")
+        n = len(X)
+        y = labels_of(record, n, self.classes)
+        if n == 0:
+            return 0
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if record["op"] == "forget":
+                    self.estimator.unlearn(X, y)
+                else:
+                    self.estimator.update(X, y)
+        except (ValueError, TypeError) as exc:
+            raise ApiError(422, f"{field}: {exc}", field) from None
+        self.updates += 1
+        return n
+
+    # ---------------------------------------------------------------- folding
+    def fold_due(self) -> bool:
+        return self._dirty_since is not None and (
+            time.monotonic() - self._dirty_since >= self.fold_seconds
+        )
+
+    def fold(self) -> bool:
+        """Fold the journal into the model file if it holds any update (atomic)."""
+        with self.journal.writing():
+            self._catch_up_locked()
+            if self.journal.pending == 0:
+                self._dirty_since = None
+                return False
+            self._fold()
+            return True
+
+    def _fold(self) -> None:
+        from nbayes import save
+
+        estimator = self.estimator
+
+        def _save(path: str) -> None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                save(estimator, path)
+
+        self.journal.fold(_save)
+        self.folds += 1
+        self._dirty_since = None
+
+    def close(self) -> None:
+        """Fold what is journaled and let go of the files."""
+        try:
+            self.fold()
+        finally:
+            self.journal.close()
+
+    # ---------------------------------------------------------------- summary
+    def class_counts(self) -> list[dict[str, Any]]:
+        """``[{"label": class, "count": n}, ...]`` of the model as it is now."""
+        if self.estimator is None:
+            counts = self.scorer.stats.class_count
+        else:
+            counts = self.estimator.class_count_
+        return [
+            {"label": _plain(c), "count": float(n)}
+            for c, n in zip(self.classes.tolist(), np.asarray(counts).tolist(), strict=True)
+        ]
+
+    def info(self) -> dict[str, Any]:
+        """The model's summary for ``/info``."""
+        out: dict[str, Any] = {"file": os.path.basename(self.path)}
+        if self.estimator is None:  # the scorer of a text model
+            out["kind"] = "text"
+            out["model_type"] = "TextClassifier"
+            out["model"] = self.scorer.model
+            if self._file_params is None:  # read once: updates do not change them
+                self._file_params = _file_hyperparameters(self.path)
+            out["hyperparameters"] = self._file_params
+            out["vocabulary_size"] = int(self.scorer.n_columns)
+        else:
+            params = self.estimator.get_params(deep=False)
+            out["kind"] = "text" if self.text else "table"
+            out["model_type"] = type(self.estimator).__name__
+            if self.text:
+                out["model"] = params.get("model")
+                out["vocabulary_size"] = len(self.estimator.get_feature_names_out())
+            out["hyperparameters"] = {k: _jsonable(v) for k, v in sorted(params.items())}
+        out["classes"] = self.class_counts()
+        if self.table is not None:
+            out["columns"] = self.table.describe()
+        out["updates_since_start"] = self.updates
+        out["journal_pending"] = self.journal.pending
+        return out
+
+
+def _is_text(model: Any) -> bool:
+    from nbayes import TextClassifier
+
+    return isinstance(model, TextClassifier)
+
+
+def _file_hyperparameters(path: str) -> dict[str, Any]:
+    from nbayes.io.persist import decode_param, read_metadata
+
+    metadata, _ = read_metadata(path)
+    params = metadata["model"].get("hyperparameters", {})
+    return {k: _jsonable(decode_param(v, k)) for k, v in sorted(params.items())}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return [_jsonable(v) for v in value.tolist()]
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, float) and value != value:
+        return None
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return repr(value)
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value

@@ -1,0 +1,59 @@
+"""``nbayes.serve.add_arguments`` / ``run``: the contract the CLI's subcommand wires."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+import pytest
+
+from nbayes.serve import add_arguments, run
+
+
+def _parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="nbayes")
+    sub = parser.add_subparsers(dest="command")
+    add_arguments(sub.add_parser("serve"))
+    return parser.parse_args(["serve", *argv])
+
+
+def test_defaults_and_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NBAYES_SERVE_TOKEN", raising=False)
+    args = _parse("spam.nbayes")
+    assert (args.model, args.host, args.port, args.token, args.workers) == (
+        "spam.nbayes", "127.0.0.1", 8000, None, 1,
+    )  # fmt: skip
+    assert args.max_body == 10 * 1024 * 1024
+    args = _parse("m", "--host", "::1", "--port", "0", "--token", "t", "--workers", "3",
+                  "--max-body", "512k", "--fold-every", "5", "--fold-seconds", "0.5")  # fmt: skip
+    assert (args.host, args.port, args.token, args.workers, args.max_body) == (
+        "::1", 0, "t", 3, 512 * 1024,
+    )  # fmt: skip
+    assert (args.fold_every, args.fold_seconds) == (5, 0.5)
+    assert _parse("m", "--max-body", "2000").max_body == 2000
+
+
+def test_the_token_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NBAYES_SERVE_TOKEN", "from-env")
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert parser.parse_args(["m"]).token == "from-env"
+
+
+def test_bad_sizes_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    for bad in ("lots", "0", "-5k"):
+        with pytest.raises(SystemExit):
+            _parse("m", "--max-body", bad)
+    assert "not a size" in capsys.readouterr().err
+
+
+def test_a_missing_model_file(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(_parse(f"{tmp_path}/none.nbayes", "--port", "0")) == 2
+    assert "no model file" in capsys.readouterr().err
+
+
+def test_python_dash_m_help() -> None:
+    out = subprocess.run([sys.executable, "-m", "nbayes.serve", "--help"], capture_output=True,
+                         text=True, check=True).stdout  # fmt: skip
+    assert "--workers" in out and "--token" in out and "MODEL" in out

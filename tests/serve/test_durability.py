@@ -1,0 +1,309 @@
+"""Durability: an acknowledged update survives kill -9 at any moment, and the model file
+is never corrupt; the journal's recovery at every step of a fold; SIGTERM; the lock."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import threading
+import time
+from typing import Any
+
+import numpy as np
+import pytest
+
+import nbayes
+from nbayes.serve import journal as J
+
+
+def _count(info: dict[str, Any], label: str) -> float:
+    return next(c["count"] for c in info["classes"] if c["label"] == label)
+
+
+def test_acknowledged_updates_survive_kill_9(text_model: str, start: Any) -> None:
+    server = start(text_model)
+    base = nbayes.load(text_model)
+    docs = [f"durable message number {i} with word w{i}" for i in range(5)]
+    for doc in docs:
+        assert server.post("/update", {"texts": [doc], "labels": ["spam"]})[0] == 200
+    server.kill()
+    nbayes.load(text_model)  # the file itself is intact (nothing folded yet)
+    again = start(text_model)
+    assert "replaying 5 journaled update(s)" in again.stderr
+    base.update(docs, ["spam"] * 5)
+    probe = ["word w3 message", "lunch at noon"]
+    status, body = again.post("/predict", {"texts": probe})
+    assert [list(p["probabilities"].values()) for p in body["predictions"]] == (
+        base.predict_proba(probe).tolist()
+    )
+    assert again.terminate() == 0
+    # folded at shutdown: the model file alone now has them, the journal is empty
+    assert nbayes.load(text_model).class_count_.tolist() == base.class_count_.tolist()
+    digest, n = J.recover(text_model)
+    assert n == 0 and digest == J.file_digest(text_model)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_kill_9_during_a_stream_of_updates(text_model: str, start: Any, seed: int) -> None:
+    """Updates stream in from two clients (with folds every 7 updates, so kill -9 lands in
+    folds too); the process is killed at a random moment. Every acknowledged update is
+    in the restarted model, at most the unacknowledged ones in flight besides, and the
+    model file always loads."""
+    rng = random.Random(seed)
+    server = start(text_model, "--fold-every", "7")
+    start_spam = nbayes.load(text_model).class_count_[1]
+    acked = [0, 0]
+    sent = [0, 0]
+    stop = threading.Event()
+
+    clients = [server, server.client()]
+    errors: list[Any] = []
+
+    def client(k: int) -> None:
+        while not stop.is_set():
+            sent[k] += 1
+            body = {"texts": [f"stream {k} {sent[k]}"], "labels": ["spam"]}
+            try:
+                status, answer = clients[k].post("/update", body)
+            except OSError:  # killed
+                return
+            if status != 200:
+                errors.append(answer)
+                return
+            acked[k] += 1
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in (0, 1)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 30
+    while sum(acked) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(rng.uniform(0.0, 1.5))
+    server.proc.kill()
+    stop.set()
+    for t in threads:
+        t.join(30)
+    clients[1].disconnect()
+    server.wait_exit()
+    nbayes.load(text_model)  # never corrupt, whatever the moment
+    again = start(text_model)
+    _, info = again.get("/info")
+    learned = _count(info, "spam") - start_spam
+    assert not errors
+    assert sum(acked) > 5
+    assert sum(acked) <= learned <= sum(sent), (acked, sent, learned)
+    assert again.terminate() == 0
+    assert nbayes.load(text_model).class_count_[1] - start_spam == learned
+
+
+def test_sigterm_finishes_requests_in_flight(text_model: str, start: Any, sms: Any) -> None:
+    server = start(text_model)
+    assert server.post("/update", {"texts": ["before the end"], "labels": ["ham"]})[0] == 200
+    docs = sms[0] * 6  # a batch that takes a while to read and score
+    sent = threading.Event()
+    result: dict[str, Any] = {}
+
+    def big() -> None:
+        conn = server.connection()
+        conn.request("POST", "/predict", body=json.dumps({"texts": docs}),
+                     headers={"content-type": "application/json"})  # fmt: skip
+        sent.set()  # the whole request is with the server: it is in flight
+        response = conn.getresponse()
+        result["answer"] = response.status, json.loads(response.read())
+        conn.close()
+
+    thread = threading.Thread(target=big)
+    thread.start()
+    assert sent.wait(60)
+    assert server.terminate() == 0
+    thread.join(60)
+    status, body = result["answer"]
+    assert status == 200 and len(body["predictions"]) == len(docs)
+    model = nbayes.load(text_model)  # the journal was folded into the file
+    assert J.recover(text_model)[1] == 0
+    assert "before" in model.vocabulary_ and "end" in model.vocabulary_
+
+
+def test_a_second_server_refuses_to_start(text_model: str, start: Any) -> None:
+    first = start(text_model)
+    second = start(text_model, wait=False)
+    assert second.wait_exit() == 1
+    assert "locked by another process" in second.stderr
+    assert str(first.proc.pid) in second.stderr
+    assert first.get("/health")[0] == 200
+    first.kill()  # the lock goes with the process, however it dies
+    third = start(text_model)
+    assert third.get("/health")[0] == 200
+
+
+def test_a_journal_of_another_model_is_refused(text_model: str, start: Any, tmp_path: Any) -> None:
+    server = start(text_model)
+    server.post("/update", {"texts": ["kept in the journal"], "labels": ["ham"]})
+    server.kill()
+    model = nbayes.load(text_model)
+    model.update(["changed behind the server's back"], ["spam"])
+    nbayes.save(model, text_model)
+    again = start(text_model, wait=False)
+    assert again.wait_exit() == 1
+    assert "does not belong to" in again.stderr and "1 update" in again.stderr
+
+
+def test_an_empty_journal_follows_a_replaced_model(text_model: str, start: Any) -> None:
+    server = start(text_model)
+    assert server.terminate() == 0  # leaves an empty journal of this model file
+    model = nbayes.load(text_model)
+    model.update(["retrained offline"], ["spam"])
+    nbayes.save(model, text_model)
+    again = start(text_model)  # nothing to lose: it starts, on the new file
+    _, info = again.get("/info")
+    assert info["classes"][1]["count"] == model.class_count_[1]
+
+
+# --------------------------------------------------------------- the journal itself
+def _write_model(path: str, n: int) -> None:
+    X = np.arange(12, dtype=float).reshape(4, 3) + n
+    nbayes.save(nbayes.MultinomialNB().fit(X, [0, 1, 0, 1]), path)
+
+
+def test_recover_cuts_a_torn_record(tmp_path: Any) -> None:
+    model = str(tmp_path / "m.nbayes")
+    _write_model(model, 0)
+    digest, n = J.recover(model)
+    j = J.Journal(model, digest)
+    with j.writing():
+        j.append({"op": "update", "rows": [[1, 2, 3]], "labels": [0]})
+    j.close()
+    size = os.path.getsize(model + ".journal")
+    with open(model + ".journal", "ab") as f:  # a record a crash cut short
+        f.write(J._frame({"op": "update", "rows": [[4, 5, 6]], "labels": [1]})[:-3])
+    assert J.recover(model) == (digest, 1)
+    assert os.path.getsize(model + ".journal") == size
+    j = J.Journal(model, digest)
+    assert [r["rows"] for r in j.catch_up()] == [[[1, 2, 3]]]
+    j.close()
+
+
+@pytest.mark.parametrize("stop_after", ["save", "fold record", "replace", "done"])
+def test_a_fold_stopped_at_any_step_recovers(tmp_path: Any, stop_after: str) -> None:
+    """Replays the fold of :meth:`Journal.fold` step by step, as if killed after each."""
+    model = str(tmp_path / "m.nbayes")
+    _write_model(model, 0)
+    digest, _ = J.recover(model)
+    j = J.Journal(model, digest)
+    with j.writing():
+        j.append({"op": "update", "rows": [[1, 2, 3]], "labels": [0]})
+    folding = model + ".folding"
+    _write_model(folding, 1)  # step 1: the folded model beside
+    if stop_after != "save":
+        new = J.file_digest(folding)
+        j.append({"op": "fold", "sha256": new})  # step 2
+        if stop_after != "fold record":
+            os.replace(folding, model)  # step 3
+            if stop_after == "done":
+                J._write_new(model + ".journal", [{"op": "base", "sha256": new}])  # step 4
+    j.close()
+    digest, n = J.recover(model)
+    assert not os.path.exists(folding)
+    if stop_after in ("save", "fold record"):  # the model is the old one: replay
+        assert n == 1
+    else:  # the model has the update: nothing to replay
+        assert n == 0
+    assert digest == J.file_digest(model)
+    j = J.Journal(model, digest)
+    assert len(j.catch_up()) == n
+    j.close()
+
+
+def test_catch_up_follows_another_process_across_a_fold(tmp_path: Any) -> None:
+    model = str(tmp_path / "m.nbayes")
+    _write_model(model, 0)
+    digest, _ = J.recover(model)
+    writer, reader = J.Journal(model, digest), J.Journal(model, digest)
+    with writer.writing():
+        writer.append({"op": "update", "rows": [[1, 1, 1]], "labels": [0]})
+    assert reader.needs_catch_up() and len(reader.catch_up()) == 1
+    with writer.writing():
+        writer.append({"op": "update", "rows": [[2, 2, 2]], "labels": [1]})
+        writer.fold(lambda path: _write_model(path, 5))
+        writer.append({"op": "update", "rows": [[3, 3, 3]], "labels": [0]})
+    assert reader.needs_catch_up()
+    assert [r["rows"] for r in reader.catch_up()] == [[[2, 2, 2]], [[3, 3, 3]]]
+    assert not reader.needs_catch_up() and reader.pending == 1
+    writer.close()
+    reader.close()
+
+
+def test_a_worker_two_folds_behind_rebuilds_from_the_files(text_model: str) -> None:
+    """Two states of one model (two workers, in one process here): one writes and folds
+    twice while the other is idle; the other then reloads the model file and replays the
+    journal (the journal in between is gone), and serves what the first serves."""
+    from nbayes.serve.state import ModelState
+
+    digest, _ = J.recover(text_model)
+    a = ModelState(text_model, digest, fold_every=2)
+    b = ModelState(text_model, digest, fold_every=2)
+    a.preload()
+    b.preload()  # a preload of the old file must not come back after the rebuild
+    for k in range(5):
+        a.write("update", {"texts": [f"folded away {k}"], "labels": ["spam"]})
+    assert a.folds == 2
+    assert b.journal.needs_catch_up()
+    b.refresh()
+    probe = ["folded away", "lunch"]
+    assert (b.model.predict_proba(probe) == a.model.predict_proba(probe)).all()
+    assert b.journal.pending == a.journal.pending == 1
+    a.close()
+    b.close()
+
+
+def test_a_record_torn_by_a_killed_worker_is_cut_by_the_next_writer(tmp_path: Any) -> None:
+    """Workers share the journal: one killed while writing leaves part of a record; the
+    next writer cuts it off, so the records after it are not lost behind it."""
+    model = str(tmp_path / "m.nbayes")
+    _write_model(model, 0)
+    digest, _ = J.recover(model)
+    a, b = J.Journal(model, digest), J.Journal(model, digest)
+    with a.writing():
+        a.append({"op": "update", "rows": [[1, 1, 1]], "labels": [0]})
+    with open(model + ".journal", "ab") as f:  # worker c, killed in the middle of a write
+        f.write(J._frame({"op": "update", "rows": [[9, 9, 9]], "labels": [1]})[:-4])
+    assert [r["rows"] for r in b.catch_up()] == [[[1, 1, 1]]]  # the torn bytes wait
+    with b.writing():
+        b.catch_up()
+        b.append({"op": "update", "rows": [[2, 2, 2]], "labels": [1]})
+    assert [r["rows"] for r in a.catch_up()] == [[[2, 2, 2]]]
+    a.close()
+    b.close()
+    assert J.recover(model) == (digest, 2)
+
+
+def test_a_worker_killed_after_replacing_the_model_in_a_fold(tmp_path: Any) -> None:
+    """Worker a replaces the model file in a fold and is killed before it starts the new
+    journal; worker b goes on appending; worker c, started again, reads from a's fold
+    record (not twice what b applied), and b follows c's next fold."""
+    model = str(tmp_path / "m.nbayes")
+    _write_model(model, 0)
+    digest, _ = J.recover(model)
+    a, b = J.Journal(model, digest), J.Journal(model, digest)
+    with a.writing():
+        a.append({"op": "update", "rows": [[1, 1, 1]], "labels": [0]})
+        _write_model(model + ".folding", 1)
+        new = J.file_digest(model + ".folding")
+        a.append({"op": "fold", "sha256": new})
+        os.replace(model + ".folding", model)
+    a.close()  # killed here
+    with b.writing():
+        assert len(b.catch_up()) == 1
+        b.append({"op": "update", "rows": [[2, 2, 2]], "labels": [1]})
+    with J.locked(model):
+        assert J.recover(model) == (new, 1)
+        c = J.Journal(model, new)
+        assert [r["rows"] for r in c.catch_up()] == [[[2, 2, 2]]]
+    with c.writing():
+        c.fold(lambda path: _write_model(path, 2))
+        c.append({"op": "update", "rows": [[3, 3, 3]], "labels": [0]})
+    assert [r["rows"] for r in b.catch_up()] == [[[3, 3, 3]]]
+    b.close()
+    c.close()

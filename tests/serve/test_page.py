@@ -1,0 +1,151 @@
+"""The page at ``GET /`` in a real browser: Debian's chromium, headless, driven by
+Playwright for Python (never ``playwright install``: the browser is the system's).
+
+Set NBAYES_SCREENSHOTS=DIR to keep the screenshots (default: the test's tmp_path).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import nbayes
+
+CHROMIUM = os.environ.get("NBAYES_CHROMIUM", "/usr/bin/chromium")
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]  # fmt: skip
+
+if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+    pytest.skip(
+        f"no chromium at {CHROMIUM} (Debian: apt-get install chromium)", allow_module_level=True
+    )
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright for Python is not installed (pip install playwright)"
+)
+
+SPAM = "WINNER!! You have won a FREE prize of 1000 cash. Call 09061701461 now to claim, zyxwv"
+
+
+@pytest.fixture
+def browser() -> Any:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def _shots(tmp_path: Path) -> Path:
+    where = Path(os.environ.get("NBAYES_SCREENSHOTS", tmp_path))
+    where.mkdir(parents=True, exist_ok=True)
+    return where
+
+
+def test_the_page_explains_a_pasted_text(
+    text_model: str, start: Any, browser: Any, tmp_path: Path
+) -> None:
+    server = start(text_model)
+    model = nbayes.load(text_model)
+    page = browser.new_page(viewport={"width": 1200, "height": 860})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"http://127.0.0.1:{server.port}/")
+    sync_api.expect(page.locator("#meta")).to_contain_text("spam.nbayes")
+    sync_api.expect(page.locator("#meta")).to_contain_text("TextClassifier")
+    # paste: the text arrives through a paste event's clipboard data
+    page.locator("#text").focus()
+    page.evaluate(
+        """text => {
+            const area = document.getElementById("text");
+            const data = new DataTransfer();
+            data.setData("text/plain", text);
+            const ev = new ClipboardEvent("paste", {clipboardData: data, bubbles: true});
+            if (area.dispatchEvent(ev)) {  // not cancelled: insert as the browser would
+                area.value = text;
+                area.dispatchEvent(new Event("input", {bubbles: true}));
+            }
+        }""",
+        SPAM,
+    )
+    page.locator("#classify").click()
+    label = page.locator("#label")
+    sync_api.expect(label).to_have_text(model.predict([SPAM])[0])
+    assert label.inner_text() == "spam"
+    # the top classes with their probabilities
+    bars = page.locator(".bar")
+    assert bars.count() == 2
+    p_spam = model.predict_proba([SPAM])[0][1]
+    assert bars.nth(0).get_attribute("data-cls") == "spam"
+    assert bars.nth(0).locator(".p").inner_text() == (
+        "> 99.99%" if 0.9999 < p_spam < 1 else f"{100 * p_spam:.2f}%"
+    )
+    p_ham = model.predict_proba([SPAM])[0][0]
+    assert bars.nth(1).locator(".p").inner_text() == f"{p_ham:.1e}".replace("e-0", "e-")
+    assert "probability" in page.locator("#label-p").inner_text()
+    # the words coloured by their evidence: for (green), against (red), unknown (grey)
+    exp = model.explain(SPAM)
+    for_spam = dict(exp.top(50)["spam"]["for"])
+    words = page.locator("#words .w")
+    assert words.count() >= 10
+    prize = page.locator("#words .w", has_text="prize").first
+    assert "for" in prize.get_attribute("class")
+    assert float(prize.get_attribute("data-evidence")) == pytest.approx(for_spam["prize"])
+    assert "rgba(22, 128, 61" in prize.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert "unknown" in page.locator("#words .w", has_text="zyxwv").get_attribute("class")
+    against = page.locator("#words .w.against")
+    assert against.count() >= 1
+    assert "rgba(196, 43, 28" in against.first.evaluate("e => getComputedStyle(e).backgroundColor")
+    # the exact derivation on request
+    sync_api.expect(page.locator("#derivation")).to_be_hidden()
+    page.locator("#derive").click()
+    derivation = page.locator("#derivation-text")
+    sync_api.expect(derivation).to_contain_text("P(spam) · P(x | spam) =")
+    assert derivation.inner_text().strip() == model.explain(SPAM, exact=True).derivation()
+    page.wait_for_timeout(500)  # the page's own re-classification after typing has passed
+    sync_api.expect(derivation).to_be_visible()
+    page.screenshot(path=str(_shots(tmp_path) / "page-text.png"), full_page=True)
+    # a dropped text file is read and classified
+    page.evaluate(
+        """() => {
+            const data = new DataTransfer();
+            data.items.add(new File(["see you at lunch tomorrow at noon"], "note.txt",
+                                    {type: "text/plain"}));
+            document.getElementById("text").dispatchEvent(
+                new DragEvent("drop", {dataTransfer: data, bubbles: true, cancelable: true}));
+        }"""
+    )
+    sync_api.expect(label).to_have_text(model.predict(["see you at lunch tomorrow at noon"])[0])
+    assert page.locator("#text").input_value() == "see you at lunch tomorrow at noon"
+    assert not errors
+
+
+def test_the_page_of_a_table_model_is_a_form(tmp_path: Path, start: Any, browser: Any) -> None:
+    rng = np.random.default_rng(0)
+    y = rng.choice(["setosa", "versicolor"], 60).tolist()
+    shift = np.array([1.5 if c == "setosa" else 0.0 for c in y])
+    X = pd.DataFrame({"length": rng.normal(5, 1, 60) + shift, "width": rng.normal(3, 0.5, 60)})
+    path = str(tmp_path / "iris.nbayes")
+    model = nbayes.GaussianNB().fit(X, y)
+    nbayes.save(model, path)
+    server = start(path)
+    page = browser.new_page(viewport={"width": 1200, "height": 760})
+    page.goto(f"http://127.0.0.1:{server.port}/")
+    sync_api.expect(page.locator("#col-length")).to_be_visible()
+    sync_api.expect(page.locator("#text")).to_be_hidden()
+    page.locator("#col-length").fill("7.1")
+    page.locator("#col-width").fill("2.9")
+    page.locator("#classify").click()
+    row = pd.DataFrame([[7.1, 2.9]], columns=["length", "width"])
+    sync_api.expect(page.locator("#label")).to_have_text(model.predict(row)[0])
+    cells = page.locator("#columns tbody tr")
+    assert cells.count() == 2 and cells.nth(0).locator("td").nth(0).inner_text() == "length"
+    page.screenshot(path=str(_shots(tmp_path) / "page-table.png"), full_page=True)
