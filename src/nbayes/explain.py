@@ -20,7 +20,7 @@ import numpy as np
 from ._families._common import Factor, exact_prior_of
 from ._posterior import log_normalize
 
-__all__ = ["Explanation", "explain_row", "format_fraction"]
+__all__ = ["Explanation", "explain_row", "format_fraction", "show_fraction"]
 
 
 def _decimal_digits(q: Fraction) -> int | None:
@@ -64,8 +64,8 @@ def _scientific(q: Fraction) -> str:
     return f"{sign}{m:.3f}e{e:+d}"
 
 
-def _short(q: Fraction) -> bool:
-    return _digits(q.numerator) <= MAX_DIGITS and _digits(q.denominator) <= MAX_DIGITS
+def _short(q: Fraction, max_digits: int = MAX_DIGITS) -> bool:
+    return _digits(q.numerator) <= max_digits and _digits(q.denominator) <= max_digits
 
 
 def _with_value(q: Fraction) -> str:
@@ -75,10 +75,11 @@ def _with_value(q: Fraction) -> str:
     return f"{q} {format_fraction(q)}"
 
 
-def show_fraction(q: Fraction) -> str:
-    """``q`` as ``num/den`` when both are short, else its value in scientific form with the
-    sizes of the exact fraction (which is too long to print)."""
-    if _short(q):
+def show_fraction(q: Fraction, max_digits: int = MAX_DIGITS) -> str:
+    """``q`` as ``num/den`` when neither has more than ``max_digits`` digits, else its value
+    in scientific form with the sizes of the exact fraction (too long to print: Python
+    refuses integers of more than 4,300 digits)."""
+    if _short(q, max_digits):
         return str(q)
     num, den = _digits(q.numerator), _digits(q.denominator)
     return f"{_scientific(q)} (exactly a fraction of {num:,} / {den:,} digits)"

@@ -313,7 +313,8 @@ def test_other_text_models(params: dict, sms: Any, tmp_path: Any, start: Any) ->
     status, body = server.post("/explain", {"text": DOCS[0], "exact": True})
     if params.get("model") == "complement":  # no rational derivation: the library says so
         assert status == 422 and "exact" in body["error"]
-    elif params.get("model") == "bernoulli":  # every absent word a factor: too long to print
-        assert status == 422 and "too long" in body["error"]
+    elif params.get("model") == "bernoulli":  # every absent word a factor: folded, scientific
+        assert status == 200 and "more factors" in body["exact"]["derivation"]
+        assert all("digits" in v for v in body["exact"]["joint"].values())
     else:
         assert status == 200 and body["exact"]["derivation"]

@@ -41,6 +41,7 @@ _SUMMARIES = {
     "sample": "generate examples from a model",
     "tune": "cross-validate settings (alpha, n-grams, ...) and report the best",
     "plot": "draw a column's distribution per class, or a confusion matrix (PNG, SVG, PDF)",
+    "serve": "serve a model over HTTP: predict, explain, update, forget, and a page",
 }
 COMMANDS = tuple(_SUMMARIES)
 

@@ -11,6 +11,11 @@ from typing import Any
 
 import numpy as np
 
+from nbayes.explain import show_fraction
+
+#: exact fractions in JSON as "num/den" up to this many digits (Python prints 4,300 at most)
+_EXACT_DIGITS = 4000
+
 __all__ = ["explanation", "predictions"]
 
 
@@ -71,16 +76,8 @@ def explanation(model: Any, x: Any, exact: bool, text: str | None) -> dict[str, 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         exp = model.explain(x, exact=exact)
-        if exact:
-            try:
-                derivation = exp.derivation()
-            except ValueError as exc:  # Python refuses to print integers of > 4,300 digits
-                if "integer string conversion" not in str(exc):
-                    raise
-                raise ValueError(
-                    "the exact derivation has numbers too long to write out (the fractions of "
-                    'every word of a large vocabulary multiply up); ask without "exact"'
-                ) from None
+        if exact:  # long fractions come in scientific form, with their exact sizes
+            derivation = exp.derivation()
     classes = [_plain(c) for c in exp.classes.tolist()]
     keys = [str(c) for c in classes]
     post = exp.posterior
@@ -151,6 +148,8 @@ def _exact(exp: Any, keys: list[str], seen: set[str] | None, derivation: str) ->
         "derivation": derivation,
         "prior": prior,
         "factors": factors,
-        "joint": {str(c): str(v) for c, v in exp.joint.items()},
-        "posterior": None if post is None else {str(c): str(p) for c, p in post.items()},
+        "joint": {str(c): show_fraction(v, _EXACT_DIGITS) for c, v in exp.joint.items()},
+        "posterior": None
+        if post is None
+        else {str(c): show_fraction(p, _EXACT_DIGITS) for c, p in post.items()},
     }
