@@ -41,6 +41,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from nbayes.io._modelfile.writing import fsync_directory
+
 __all__ = ["Journal", "JournalBehind", "JournalError", "file_digest", "locked", "recover"]
 
 _FRAME = struct.Struct("<II")
@@ -113,16 +115,6 @@ def _start_of(records: list[dict[str, Any]], digest: str) -> int | None:
     return None
 
 
-def _fsync_dir(directory: str) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover - some file systems cannot fsync a directory
-        pass
-    finally:
-        os.close(fd)
-
-
 def _write_new(path: str, records: list[dict[str, Any]]) -> None:
     """Write a complete journal atomically: a temporary file, fsync, rename, fsync dir."""
     tmp = path + ".new"
@@ -131,7 +123,7 @@ def _write_new(path: str, records: list[dict[str, Any]]) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
-    _fsync_dir(os.path.dirname(os.path.abspath(path)))
+    fsync_directory(os.path.dirname(os.path.abspath(path)))
 
 
 @contextmanager
@@ -350,7 +342,7 @@ class Journal:
         digest = file_digest(folding)
         self.append({"op": "fold", "sha256": digest})
         os.replace(folding, self.model_path)
-        _fsync_dir(os.path.dirname(os.path.abspath(self.model_path)))
+        fsync_directory(os.path.dirname(os.path.abspath(self.model_path)))
         _write_new(self.path, [{"op": "base", "sha256": digest}])
         self._open(digest)
         self.pending = 0

@@ -173,7 +173,7 @@ def _create_temp(directory: str, basename: str) -> tuple[int, str]:
             continue
 
 
-def _fsync_directory(directory: str) -> None:
+def fsync_directory(directory: str) -> None:
     """Make a rename in ``directory`` durable where the OS supports it (POSIX)."""
     if os.name != "posix":  # pragma: no cover
         return
@@ -256,4 +256,4 @@ def write_model_file(
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_directory(directory)
+    fsync_directory(directory)
