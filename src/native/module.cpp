@@ -651,23 +651,30 @@ static PyObject* py_fill_blob(PyObject*, PyObject* args) {
 template <class C, class O>
 static bool fill_counts_typed(const std::vector<PyArrayObject*>& counts,
                               const std::vector<const i64*>& df, const std::vector<i64>& off,
-                              const In<i64>& sel, i64 C_, PyArrayObject* out, i64* out_df, i64 col0) {
+                              const In<i64>& sel, i64 C_, PyArrayObject* out, i64* out_df,
+                              double* out_tf, i64 col0) {
     const i64 n = sel.dim(0), k = sel.dim(1);
     std::vector<const C*> cp;
     for (PyArrayObject* a : counts) cp.push_back(static_cast<const C*>(PyArray_DATA(a)));
     O* op = static_cast<O*>(PyArray_DATA(out));
-    return nogil([&] { fill_counts(cp.data(), df.data(), off.data(), sel.p, n, k, C_, op, out_df, col0); });
+    return nogil([&] {
+        fill_counts(cp.data(), df.data(), off.data(), sel.p, n, k, C_, op, out_df, out_tf, col0);
+    });
 }
 
-// fill_counts(counts_per_run, df_per_run, sel, n_classes, out, out_df, col0): sel's ids are
-// global (run r's ids follow those of runs 0..r-1), column r of sel names run r's terms.
+// fill_counts(counts_per_run, df_per_run, sel, n_classes, out, out_df, col0[, out_tf]): sel's
+// ids are global (run r's ids follow those of runs 0..r-1), column r of sel names run r's
+// terms; out_tf (float64, optional) receives each row's total.
 static PyObject* py_fill_counts(PyObject*, PyObject* args) {
-    PyObject *oc, *odf, *osel, *oout, *ood;
+    PyObject *oc, *odf, *osel, *oout, *ood, *otf = Py_None;
     long long C_, col0;
-    if (!PyArg_ParseTuple(args, "OOOLOOL", &oc, &odf, &osel, &C_, &oout, &ood, &col0)) return nullptr;
+    if (!PyArg_ParseTuple(args, "OOOLOOL|O", &oc, &odf, &osel, &C_, &oout, &ood, &col0, &otf))
+        return nullptr;
     In<i64> sel;
     Out<i64> out_df;
+    Out<double> out_tf;
     if (!sel.get(osel, "sel", 2) || !out_df.get(ood, "out_df")) return nullptr;
+    if (otf != Py_None && !out_tf.get(otf, "out_tf")) return nullptr;
     if (!PyTuple_Check(oc) || !PyTuple_Check(odf))
         return PyErr_Format(PyExc_TypeError, "counts and df must be tuples of arrays, one per run");
     const i64 k = sel.dim(1);
@@ -709,8 +716,10 @@ static PyObject* py_fill_counts(PyObject*, PyObject* args) {
         total += d.n;
     }
     const i64 n = sel.dim(0);
-    if (col0 < 0 || col0 > PyArray_DIM(out, 0) - n || col0 > out_df.n - n)
+    if (col0 < 0 || col0 > PyArray_DIM(out, 0) - n || col0 > out_df.n - n ||
+        (otf != Py_None && col0 > out_tf.n - n))
         return PyErr_Format(PyExc_ValueError, "fill_counts: rows out of range");
+    double* tf = otf == Py_None ? nullptr : out_tf.p;
     for (i64 i = 0; i < sel.n; ++i) {
         const i64 r = i % k, g = sel.p[i];
         if (g >= 0 && (g < off[static_cast<std::size_t>(r)] ||
@@ -719,10 +728,10 @@ static PyObject* py_fill_counts(PyObject*, PyObject* args) {
     }
     const bool c32 = PyArray_EquivTypenums(ct, NPY_INT32);
     bool ok;
-    if (c32 && oi) ok = fill_counts_typed<i32, i64>(counts, dfp, off, sel, C_, out, out_df.p, col0);
-    else if (c32) ok = fill_counts_typed<i32, double>(counts, dfp, off, sel, C_, out, out_df.p, col0);
-    else if (oi) ok = fill_counts_typed<i64, i64>(counts, dfp, off, sel, C_, out, out_df.p, col0);
-    else ok = fill_counts_typed<i64, double>(counts, dfp, off, sel, C_, out, out_df.p, col0);
+    if (c32 && oi) ok = fill_counts_typed<i32, i64>(counts, dfp, off, sel, C_, out, out_df.p, tf, col0);
+    else if (c32) ok = fill_counts_typed<i32, double>(counts, dfp, off, sel, C_, out, out_df.p, tf, col0);
+    else if (oi) ok = fill_counts_typed<i64, i64>(counts, dfp, off, sel, C_, out, out_df.p, tf, col0);
+    else ok = fill_counts_typed<i64, double>(counts, dfp, off, sel, C_, out, out_df.p, tf, col0);
     if (!ok) return nullptr;
     Py_RETURN_NONE;
 }

@@ -312,24 +312,30 @@ inline void fill_blob(const Terms& T, const i64* sel, i64 n, i64 k, u32* blob, i
     }
 }
 
-// Rows col0.. of the dense (n_union, n_classes) counts ``out`` and of out_df from the
-// id-major counts and df of each run r (counts[r], df[r]; its ids start at off[r]), for
-// sel's terms. The runs' arrays are read where they are: no concatenated copy.
+// Rows col0.. of the dense (n_union, n_classes) counts ``out``, of out_df and (when not
+// null) of out_tf (each term's total over the classes, summed while its row is in cache)
+// from the id-major counts and df of each run r (counts[r], df[r]; its ids start at
+// off[r]), for sel's terms. The runs' arrays are read where they are: no concatenated copy.
 template <class C, class O>
 inline void fill_counts(const C* const* counts, const i64* const* df, const i64* off,
                         const i64* sel, i64 n, i64 k, i64 n_classes, O* out, i64* out_df,
-                        i64 col0) {
+                        double* out_tf, i64 col0) {
     for (i64 j = 0; j < n; ++j) {
         tick_every(j);
         O* row = out + (col0 + j) * n_classes;
+        i64 total = 0;
         for (i64 r = 0; r < k; ++r) {
             const i64 g = sel[j * k + r];
             if (g < 0) continue;
             const i64 t = g - off[r];
             out_df[col0 + j] += df[r][t];
             const C* src = counts[r] + t * n_classes;
-            for (i64 c = 0; c < n_classes; ++c) row[c] += static_cast<O>(src[c]);
+            for (i64 c = 0; c < n_classes; ++c) {
+                row[c] += static_cast<O>(src[c]);
+                total += static_cast<i64>(src[c]);
+            }
         }
+        if (out_tf != nullptr) out_tf[col0 + j] = static_cast<double>(total);
     }
 }
 

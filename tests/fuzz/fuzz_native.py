@@ -485,7 +485,10 @@ def baselines(docs: list[str], src: Src):
             [pool, tstart, tlen, first, order, cuts[0], cuts[2], skeys, slen, 255],
         ),
         "fill_blob": (N.fill_blob, [pool, tstart, tlen, sel, blob.copy(), 0, 10]),
-        "fill_counts": (N.fill_counts, [(counts,), (df,), sel, C, out, out_df, 0]),
+        "fill_counts": (
+            N.fill_counts,
+            [(counts,), (df,), sel, C, out, out_df, 0, np.zeros(len(sel))],
+        ),
         "build_lookup": (N.build_lookup, [ds, np.arange(n, dtype=np.int64), tid]),
         "build_lookup_blob": (N.build_lookup_blob, [blob, cols, tid]),
         "lookup_size": (N.lookup_size, [lk]),
@@ -583,7 +586,7 @@ def known_bug(name: str, args: list) -> str | None:
             if isinstance(ctr, np.ndarray) and ctr.size >= 1 and isinstance(sl, np.ndarray):
                 if ctr.dtype.kind in "iu" and sl.size and int(ctr.flat[0]) * 2 > sl.size:
                     return "F4 intern_run with a full slot table never returns"
-        if name == "fill_counts" and len(args) == 7:
+        if name == "fill_counts" and len(args) >= 7:
             v = args[6]
             if isinstance(v, int) and not isinstance(v, bool) and v > 2**62:
                 return "F8 fill_counts col0 + n overflows"

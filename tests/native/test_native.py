@@ -313,3 +313,17 @@ def test_very_wide_hashed_rows_match_sklearn() -> None:
         np.testing.assert_array_equal(got.indices, want.indices)
         np.testing.assert_array_equal(got.data, want.data)
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200_000  # KiB
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_direct_count_term_totals_are_the_column_sums(n_threads: int) -> None:
+    """DirectCounts.tf (summed by the merge kernel while it fills the counts) equals the
+    counts' column totals, with one worker's table or several merged."""
+    rng = np.random.default_rng(3)
+    words = ["alpha", "beta", "gamma", "delta", "\u00e9t\u00e9", "\u03c3\u03bf\u03c6", "x1"]
+    docs = [" ".join(rng.choice(words, size=rng.integers(0, 30))) for _ in range(3000)]
+    y = rng.integers(0, 4, size=len(docs))
+    for binary in (False, True):
+        got = _tk.direct_count(docs, y, 4, True, binary, n_threads=n_threads, dtype=np.float64)
+        assert got is not None
+        np.testing.assert_array_equal(got.tf, got.counts.sum(axis=0))

@@ -154,5 +154,5 @@ def count_fresh(
                       binary=model._clip, stop_words=model.stop_words)  # fmt: skip
     if got is None:
         return None
-    terms, sums, df = got
-    return text_stats(classes, codes, None, sums, df, len(docs)), terms
+    terms, sums, df, tf = got
+    return text_stats(classes, codes, None, sums, df, len(docs), tf), terms

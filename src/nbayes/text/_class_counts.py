@@ -227,8 +227,9 @@ def count_terms(
     lowercase: bool = True,
     binary: bool = False,
     stop_words: str | Iterable[str] | None = None,
-) -> tuple[Sequence[str], np.ndarray, np.ndarray] | None:
-    """Sorted unigram terms, per-class counts (float64) and document frequencies through
+) -> tuple[Sequence[str], np.ndarray, np.ndarray, np.ndarray | None] | None:
+    """Sorted unigram terms, per-class counts (float64), document frequencies and term
+    totals (None: compute them from the counts) through
     the compiled path, without building a term dict; None when that path cannot read
     the documents (use :func:`count_by_class`). ``y_codes`` must be valid class codes.
     The terms are a list, or :class:`~nbayes.text._tokenize.Terms` (decoded when read)."""
@@ -238,7 +239,10 @@ def count_terms(
                               dtype=np.float64)  # fmt: skip
     if direct is None:
         return None
-    return _without_stop_words(direct, stop_set(stop_words))
+    terms, counts, df = _without_stop_words(direct, stop_set(stop_words))
+    # each term's total, summed by the kernel (None when stop words took columns out)
+    tf = direct.tf if len(terms) == len(direct.terms) else None
+    return terms, counts, df, tf
 
 
 def _without_stop_words(

@@ -20,7 +20,8 @@ __all__ = ["DirectCounts", "Terms", "direct_count"]
 
 class DirectCounts:
     """Exact unigram statistics of a corpus: ``terms`` sorted (Python ``str`` order),
-    ``counts`` of shape ``(n_classes, len(terms))`` int64 and ``df`` (documents per term).
+    ``counts`` of shape ``(n_classes, len(terms))`` int64, ``df`` (documents per term) and
+    ``tf`` (each term's total count over the classes, float64).
 
     ``counts`` and ``df`` may still be computed by a worker thread while the caller
     builds its vocabulary from ``terms``; reading them waits for the result.
@@ -31,9 +32,9 @@ class DirectCounts:
     def __init__(self, terms: Terms, pending: Any) -> None:
         self.terms = terms
         self._pending = pending
-        self._result: tuple[np.ndarray, np.ndarray] | None = None
+        self._result: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    def _get(self) -> tuple[np.ndarray, np.ndarray]:
+    def _get(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._result is None:
             p = self._pending
             self._result = p.result() if hasattr(p, "result") else p
@@ -47,6 +48,10 @@ class DirectCounts:
     @property
     def df(self) -> np.ndarray:
         return self._get()[1]
+
+    @property
+    def tf(self) -> np.ndarray:
+        return self._get()[2]
 
 
 def _decode_terms(blob: np.ndarray) -> list[str]:
@@ -217,16 +222,18 @@ def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
     # numpy's zeros: pages zeroed by the kernel as the fill threads touch them
     out = np.zeros((col0[-1], C), dtype=like.dtype)
     out_df = np.zeros(col0[-1], dtype=np.int64)
+    out_tf = np.empty(col0[-1], dtype=np.float64)  # every row written by fill_counts
 
     counts = tuple(r[3] for r in runs)  # read in place, run by run (no concatenated copy)
     df = tuple(r[4] for r in runs)
 
     def fill(i: int) -> None:
-        _native.fill_counts(counts, df, pieces[i][0], C, out, out_df, col0[i])
+        _native.fill_counts(counts, df, pieces[i][0], C, out, out_df, col0[i], out_tf)
 
     if n_pieces > 1:  # count matrix in parallel with the strings
-        pending: Any = _Pending([_pool().submit(fill, i) for i in range(n_pieces)], (out.T, out_df))
+        result = (out.T, out_df, out_tf)
+        pending: Any = _Pending([_pool().submit(fill, i) for i in range(n_pieces)], result)
     else:
         fill(0)
-        pending = (out.T, out_df)
+        pending = (out.T, out_df, out_tf)
     return DirectCounts(Terms(blob[:-1], col0[-1]), pending)
