@@ -565,3 +565,37 @@ def test_counts_must_be_in_range(
 ) -> None:
     code, _, err = run(capsys, *[a.format(model=text_model) for a in argv])
     assert_error(code, err, flag)
+
+
+def test_concurrent_updates_take_turns_and_none_is_lost(tmp_path: Path, text_model: Path) -> None:
+    """Two `nbayes update` processes on one model, ten rounds each: every update lands."""
+    before = load(text_model).class_count_.sum()
+    new = write_csv(tmp_path / "one.csv", ["text", "label"], [["free cash prize now", "spam"]])
+    loop = (
+        "import sys; from nbayes.cli import main\n"
+        "for _ in range(10):\n"
+        "    assert main(['update', sys.argv[1], sys.argv[2], '-q']) == 0\n"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", loop, str(text_model), str(new)]) for _ in range(2)
+    ]
+    assert [p.wait(timeout=300) for p in procs] == [0, 0]
+    assert load(text_model).class_count_.sum() == before + 20
+
+
+def test_update_of_a_model_locked_by_a_server_fails_clearly(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, text_model: Path,
+    texts_csv: Path,
+) -> None:  # fmt: skip
+    from nbayes.cli import update
+    from nbayes.io._lock import FileLock
+
+    monkeypatch.setattr(update, "LOCK_TIMEOUT", 0.2)
+    before = text_model.read_bytes()
+    with FileLock(f"{text_model}.lock", "serving spam.nbayes"):
+        code, _, err = run(capsys, "update", text_model, texts_csv)
+    assert_error(code, err, "is locked by another process")
+    assert "serving spam.nbayes" in err and "waited 0.2 s" in err
+    assert text_model.read_bytes() == before  # untouched
+    code, _, _ = run(capsys, "update", text_model, texts_csv, "-q")  # free again
+    assert code == 0

@@ -1,8 +1,9 @@
 """``nbayes update``: learn more labelled data into an existing model file, in place.
 
 Add labelled data to MODEL: the result equals training on all of it (new classes
-may appear). The file is replaced atomically: a crash never leaves it broken.
-Text models keep the vocabulary of their training data; new words are ignored.
+may appear). The file is replaced atomically: a crash never leaves it broken. Two
+updates (or forgets) of one model take turns, and none is lost; a model that
+`nbayes serve` is serving is refused (send the data to its /update instead).
 
 Example:
   nbayes update spam.nbayes new_messages.csv
@@ -11,8 +12,10 @@ Example:
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-from nbayes.cli._common import UI, add_data_options, add_inputs, load_model, save_model
+from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, load_model, save_model
 from nbayes.cli._data import labelled_inputs
 
 __all__ = ["add_arguments", "apply", "run"]
@@ -25,7 +28,36 @@ def add_arguments(p: argparse.ArgumentParser, data: str = "labelled data files")
 
 
 def apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
-    """Shared by ``update`` and ``forget``: load, learn or unlearn, save atomically."""
+    """Shared by ``update`` and ``forget``: load, learn or unlearn, save atomically, holding
+    the model's lock throughout (another ``update``/``forget`` waits; a running ``nbayes
+    serve``, which holds it while it serves, makes this fail clearly)."""
+    with _model_lock(args.model, "nbayes forget" if forget else "nbayes update"):
+        return _apply(args, ui, forget)
+
+
+#: How long update/forget wait for another writer of the same model.
+LOCK_TIMEOUT = 60.0
+
+
+@contextmanager
+def _model_lock(path: str, owner: str) -> Iterator[None]:
+    try:
+        from nbayes.io._lock import FileLock, LockedError
+    except ImportError:  # pragma: no cover - no fcntl (Windows): no advisory lock
+        yield
+        return
+    lock = FileLock(f"{path}.lock", owner)
+    try:
+        lock.acquire(timeout=LOCK_TIMEOUT)
+    except LockedError as exc:
+        raise CLIError(str(exc)) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
     model = load_model(args.model)
     X, y = labelled_inputs(ui, model, args.data, args)
     with ui.progress("Unlearning" if forget else "Learning", "examples") as bar:

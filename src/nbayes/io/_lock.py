@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from typing import Any
 
 __all__ = ["FileLock", "LockedError"]
@@ -56,19 +57,29 @@ class FileLock:
     def locked(self) -> bool:
         return self._fd is not None
 
-    def acquire(self) -> FileLock:
-        """Take the lock, or raise :class:`LockedError` at once if another process has it."""
+    def acquire(self, timeout: float = 0.0) -> FileLock:
+        """Take the lock, waiting up to ``timeout`` seconds (polling every 50 ms) while
+        another process has it; then raise :class:`LockedError`, naming the holder."""
         if self._fd is not None:
             return self
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        deadline = time.monotonic() + max(0.0, timeout)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise
+                    time.sleep(0.05)
         except BlockingIOError:
             holder = _read_holder(fd)
             os.close(fd)
+            waited = f" (waited {timeout:g} s)" if timeout > 0 else ""
             raise LockedError(
-                f"{self.path!r} is locked by another process{holder}: only one may use the "
-                "model at a time. Stop it first (or use the one that is running)."
+                f"{self.path!r} is locked by another process{holder}{waited}: only one may "
+                "change the model at a time. Stop it first (or use the one that is running)."
             ) from None
         except BaseException:
             os.close(fd)
