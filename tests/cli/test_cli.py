@@ -588,7 +588,7 @@ def test_update_of_a_model_locked_by_a_server_fails_clearly(
     texts_csv: Path,
 ) -> None:  # fmt: skip
     from nbayes.cli import update
-    from nbayes.io._lock import FileLock
+    from nbayes.io.lock import FileLock
 
     monkeypatch.setattr(update, "LOCK_TIMEOUT", 0.2)
     before = text_model.read_bytes()

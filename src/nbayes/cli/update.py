@@ -42,7 +42,7 @@ LOCK_TIMEOUT = 60.0
 @contextmanager
 def _model_lock(path: str, owner: str) -> Iterator[None]:
     try:
-        from nbayes.io._lock import FileLock, LockedError
+        from nbayes.io.lock import FileLock, LockedError
     except ImportError:  # pragma: no cover - no fcntl (Windows): no advisory lock
         yield
         return

@@ -26,7 +26,7 @@ import socket
 import sys
 from typing import Any
 
-from nbayes.io._lock import FileLock, LockedError
+from nbayes.io.lock import FileLock, LockedError
 from nbayes.serve.journal import JournalError, locked, recover
 
 __all__ = ["is_loopback", "serve"]
