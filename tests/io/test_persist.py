@@ -615,3 +615,25 @@ def test_fuzz_truncations_and_bit_flips(tmp_path: Path) -> None:
         else:
             mutant[rng.randrange(len(mutant))] ^= 1 << rng.randrange(8)
         assert try_load(tmp_path, bytes(mutant)) is None
+
+
+def test_a_save_removes_the_temporaries_of_dead_saves(tmp_path) -> None:
+    """kill -9 during a save leaves a hidden .tmp as large as the model: the next save of
+    that model removes it (and only stale ones: a save in progress writes a young file)."""
+    import os
+    import time
+
+    from nbayes import MultinomialNB, save
+
+    path = tmp_path / "spam.nbayes"
+    stale = tmp_path / ".spam.nbayes.0123456789abcdef.tmp"
+    young = tmp_path / ".spam.nbayes.fedcba9876543210.tmp"
+    other = tmp_path / ".ham.nbayes.0123456789abcdef.tmp"
+    for f in (stale, young, other):
+        f.write_bytes(b"x" * 1000)
+    old = time.time() - 3600
+    os.utime(stale, (old, old))
+    os.utime(other, (old, old))
+    save(MultinomialNB().fit([[1, 0], [0, 1]], [0, 1]), path)
+    assert not stale.exists()
+    assert young.exists() and other.exists()  # in progress / another model's

@@ -3,6 +3,7 @@ is never corrupt; the journal's recovery at every step of a fold; SIGTERM; the l
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import random
@@ -67,7 +68,7 @@ def test_kill_9_during_a_stream_of_updates(text_model: str, start: Any, seed: in
             body = {"texts": [f"stream {k} {sent[k]}"], "labels": ["spam"]}
             try:
                 status, answer = clients[k].post("/update", body)
-            except OSError:  # killed
+            except (OSError, http.client.HTTPException):  # killed (mid-answer: IncompleteRead)
                 return
             if status != 200:
                 errors.append(answer)

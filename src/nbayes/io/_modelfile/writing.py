@@ -9,6 +9,7 @@ import json
 import math
 import os
 import secrets
+import time
 from collections.abc import Mapping
 from typing import Any, BinaryIO
 
@@ -173,6 +174,38 @@ def _create_temp(directory: str, basename: str) -> tuple[int, str]:
             continue
 
 
+#: A temporary file untouched for this long is a save that died (kill -9, power loss): a
+#: save in progress writes its file continuously, so it is always younger.
+STALE_SECONDS = 600.0
+
+
+def remove_stale_temporaries(directory: str, basename: str) -> list[str]:
+    """Delete the temporary files that dead saves of ``basename`` left in ``directory``
+    (named as :func:`_create_temp` names them, untouched for :data:`STALE_SECONDS`); return
+    their paths. A save killed half-way leaves one as large as the model."""
+    prefix = f".{basename[:100]}."
+    removed: list[str] = []
+    now = time.time()
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return removed
+    for name in names:
+        middle = name[len(prefix) : -len(".tmp")]
+        if not (name.startswith(prefix) and name.endswith(".tmp") and len(middle) == 16):
+            continue
+        if any(c not in "0123456789abcdef" for c in middle):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            if now - os.lstat(path).st_mtime > STALE_SECONDS:
+                os.unlink(path)
+                removed.append(path)
+        except OSError:  # gone already, or not ours to remove
+            continue
+    return removed
+
+
 def fsync_directory(directory: str) -> None:
     """Make a rename in ``directory`` durable where the OS supports it (POSIX)."""
     if os.name != "posix":  # pragma: no cover
@@ -240,6 +273,7 @@ def write_model_file(
         raise IsADirectoryError(f"cannot write a model file to {target!r}: it is a directory")
 
     directory = os.path.dirname(os.path.abspath(target))
+    remove_stale_temporaries(directory, os.path.basename(target))
     fd, tmp = _create_temp(directory, os.path.basename(target))
     try:
         try:
