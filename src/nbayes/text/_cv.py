@@ -59,7 +59,6 @@ class TextCounter:
         return _batch.count(self.model, docs, self._y[rows], sw, vocabulary)
 
     def finish(self, stats: TextStats, classes: np.ndarray) -> Any:
-
         stats = replace(stats, counts=conform_classes(stats.counts, classes))
         if self.model.hashing:
             return stats.widen(self.model.n_features)

@@ -109,10 +109,11 @@ class Vocabulary:
             vocabulary = Vocabulary(ordered[first].tolist())
             return vocabulary, col[: len(mine)], col[len(mine) :]
         index = dict(self.index)
-        for term in theirs.tolist():
+        their_terms = theirs.tolist()
+        for term in their_terms:
             if term not in index:
                 index[term] = len(index)
-        cols = np.fromiter((index[t] for t in theirs.tolist()), np.int64, len(theirs))
+        cols = np.fromiter((index[t] for t in their_terms), np.int64, len(their_terms))
         return Vocabulary(index=index), None, cols
 
     def __eq__(self, other: object) -> bool:

@@ -34,10 +34,10 @@ on Ctrl-C (worker threads are told through :func:`nbayes._native.cancel`).
 from __future__ import annotations
 
 # The pieces, one module each; this module is their one entry point for the callers.
-from nbayes.text import _chars
-from nbayes.text._chars import _MAX_CP, char_table, word_table, zero_copy_docs
+from nbayes.text._chars import _MAX_CP as _MAX_CP  # the tests read these private names here
+from nbayes.text._chars import char_table, word_table, zero_copy_docs
+from nbayes.text._copying import _SINGLE as _SINGLE
 from nbayes.text._copying import (
-    _SINGLE,
     InternState,
     build_rows,
     encode_corpus,
@@ -50,7 +50,8 @@ from nbayes.text._copying import (
     sort_terms,
     stream_class_sums,
 )
-from nbayes.text._direct import DirectCounts, Terms, _decode_terms, _union, direct_count
+from nbayes.text._direct import DirectCounts, Terms, direct_count
+from nbayes.text._direct import _decode_terms as _decode_terms
 from nbayes.text._lookup import (
     FrozenVocabulary,
     TermColumns,
@@ -58,7 +59,7 @@ from nbayes.text._lookup import (
     direct_transform,
     order_rows,
 )
-from nbayes.text._threads import PARALLEL_MIN_CHARS, _chunks, _join, _map, default_threads
+from nbayes.text._threads import PARALLEL_MIN_CHARS, default_threads
 
 __all__ = [
     "PARALLEL_MIN_CHARS",
@@ -86,5 +87,3 @@ __all__ = [
     "word_table",
     "zero_copy_docs",
 ]
-
-_private = (_chars, _MAX_CP, _SINGLE, _decode_terms, _union, _chunks, _join, _map)
