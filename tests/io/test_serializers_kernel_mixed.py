@@ -36,6 +36,9 @@ RNG = np.random.default_rng(1)
 N = 60
 Y = RNG.choice(["ham", "spam", "eggs"], size=N)
 X_NUM = RNG.normal(size=(N, 3)) * [1.0, 10.0, 0.1] + (Y == "spam")[:, None]
+# zero-inflated columns: KernelNB's point masses at 0 (and at 1.5 in the last column)
+X_ZERO = np.where(RNG.random((N, 3)) < [[0.6, 0.3, 0.5]], 0.0, np.round(np.abs(X_NUM), 2))
+X_ZERO[::7, 2] = 1.5
 WORDS = ["free", "money", "now", "lunch", "today", "call", "home", "prize", "meeting"]
 
 
@@ -103,6 +106,15 @@ def models() -> list[tuple[str, Any, Any]]:
             MixedNB().fit(df, (Y == "spam").astype(int)).unlearn(df[:10], (Y[:10] == "spam")),
             df,
         ),
+    ]
+    cases += [  # after the mixed cases, which other tests find by position
+        ("kernel-point-masses", KernelNB().fit(X_ZERO, Y), X_ZERO),
+        (
+            "kernel-point-masses-unlearned",
+            KernelNB(point_mass=0.1, bandwidth="scott").fit(X_ZERO, Y).unlearn(X_ZERO[:9], Y[:9]),
+            X_ZERO,
+        ),
+        ("kernel-no-point-masses", KernelNB(point_mass=None).fit(X_ZERO, Y), X_ZERO),
     ]
     try:
         import polars as pl
@@ -207,6 +219,35 @@ def test_loaded_model_updates_unlearns_and_merges(
     b.unlearn(X_batch, y_batch)
     assert_same_model(a, b, X)
     assert_same_model(a.merge(model), roundtrip(b, tmp_path).merge(model), X)
+
+
+def test_point_mass_is_written_only_when_set(tmp_path: Path) -> None:
+    path = tmp_path / "m.nbayes"
+    for point_mass in (None, 0.05, 0.0):
+        save(KernelNB(point_mass=point_mass).fit(X_ZERO, Y), path)
+        hp = read_model_file(path)[0]["model"]["hyperparameters"]
+        assert ("point_mass" in hp) is (point_mass is not None)
+        assert load(path).point_mass == point_mass
+        assert (0.0 in load(path).point_masses_[0]) is (point_mass is not None)
+
+
+STORED = Path(__file__).parents[1] / "data" / "models"
+
+
+@pytest.mark.parametrize("name", ["kernel-binned-weights", "kernel-zero-inflated"])
+def test_kernel_files_written_before_point_masses_predict_as_they_did(name: str) -> None:
+    """Written by the KernelNB before point masses (Scott's rule, no masses), with the
+    joint log-likelihoods it gave on the stored rows: a file without ``point_mass`` loads
+    as ``point_mass=None``, the estimate it was saved with."""
+    model = load(STORED / f"{name}.nbayes")
+    assert model.point_mass is None
+    X = np.load(STORED / f"{name}.X.npy")
+    want = np.load(STORED / f"{name}.expected.npy")
+    np.testing.assert_allclose(model.predict_joint_log_proba(X), want, rtol=1e-12)
+    if name == "kernel-zero-inflated":  # today's defaults would read it otherwise
+        today = KernelNB(bandwidth=model.bandwidth)._set_stats(model._stats)
+        today.n_features_in_ = model.n_features_in_
+        assert not np.allclose(today.predict_joint_log_proba(X), want)
 
 
 def test_registered_lazily() -> None:

@@ -8,6 +8,11 @@ values), ``values`` (every feature's sorted distinct values, side by side), ``we
 (n_classes, total values) and ``widths`` (per feature: 0.0, or the power-of-two bin width
 of the binned estimate).
 
+The hyperparameter ``point_mass`` is written only when it is set: a file without it (every
+file written before point masses existed, and a model with ``point_mass=None``) loads with
+``point_mass=None``, the plain kernel density it was saved with, so such a file loads to
+the same predictions and saves back byte for byte.
+
 Loading checks what ``fit`` guarantees: values unique and sorted, every point weighed by
 some class, no class weighing more than its count, bins on their power-of-two grid, at
 most ``max_points`` points per feature.
@@ -125,12 +130,17 @@ def _check_points(
 
 def dump(model: KernelNB, writer: ArrayWriter) -> dict[str, Any]:
     out, stats = dump_start(model, writer)
+    if model.point_mass is None:
+        del out["hyperparameters"]["point_mass"]
     dump_points(stats, writer)
     out["stats"] = {"kind": "points", "max_points": stats.max_points}
     return out
 
 
 def load(d: dict[str, Any], reader: ArrayReader) -> KernelNB:
+    hp = d.get("hyperparameters") if isinstance(d, dict) else None
+    if isinstance(hp, dict) and "point_mass" not in hp:
+        d = {**d, "hyperparameters": {**hp, "point_mass": None}}  # written before point masses
     header, st = load_start(KernelNB, d, "points", ("kind", "max_points"))
     max_points = st["max_points"]
     if max_points is not None:
