@@ -117,7 +117,7 @@ class KernelNB(BaseNB):
     Notes
     -----
     On UCI Spambase (57 columns, most of them mostly zeros; 10-fold CV) the defaults score
-    0.8985, against 0.7757 for the plain Scott-rule estimate and 0.8219 for GaussianNB
+    0.8985, against 0.7757 for the plain Scott-rule estimate and 0.8211 for GaussianNB
     (``benchmarks/bench_kernel.py``).
 
     Examples
