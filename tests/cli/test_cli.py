@@ -522,7 +522,7 @@ def test_hyperparameter_errors_are_the_estimators_worded_with_the_flag() -> None
     )
     width = error(KernelNB(bandwidth="wide"))
     assert str(flag_error(width, ["--bandwidth"])) == (
-        "--bandwidth must be 'scott', 'silverman' or a number > 0; got 'wide'."
+        "--bandwidth must be 'robust', 'scott', 'silverman' or a number > 0; got 'wide'."
     )
     assert flag_error(ValueError("X has 3 columns"), ["--alpha"]) is None
 

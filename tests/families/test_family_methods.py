@@ -156,7 +156,7 @@ def test_mixed_columns_are_their_families() -> None:
     )
     kinds = [type(mixed._family.column(mixed._derived(), j).family).__name__ for j in range(3)]
     assert kinds == ["GaussianFamily", "KernelFamily", "CategoricalFamily"]
-    k = KernelNB().fit(REALS[:, 1:2], Y)
+    k = KernelNB(bandwidth="scott", point_mass=None).fit(REALS[:, 1:2], Y)  # MixedNB's kde
     np.testing.assert_allclose(
         mixed._family.column(mixed._derived(), 1).log_likelihood(REALS[:, 1], np.zeros(90, bool)),
         k.predict_joint_log_proba(REALS[:, 1:2]) - k._derived()["class_log_prior"],
