@@ -114,4 +114,29 @@ def test_the_compact_pickle_restores_the_counts_exactly(weights: str | None) -> 
     blob = pickle.dumps(model)
     back = pickle.loads(blob)
     np.testing.assert_array_equal(back._stats.counts.feature_count, fc)
-    assert back._stats.counts.feature_count.dtype == fc.dtype
+    got = back._stats.counts.feature_count
+    assert got.dtype == fc.dtype
+    assert got.flags.f_contiguous == fc.flags.f_contiguous  # the layout too
+    for name in ("doc_freq", "term_freq"):
+        a, b = getattr(model._stats, name), getattr(back._stats, name)
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
+
+
+def test_a_c_ordered_table_packs_too() -> None:
+    docs, y = _corpus(n=300, n_words=8000, n_classes=6)
+    model = TextClassifier().fit(docs, y)
+    stats = model._stats
+    c_ordered = np.ascontiguousarray(stats.counts.feature_count)
+    from dataclasses import replace
+
+    other = type(stats)(
+        replace(stats.counts, feature_count=c_ordered),
+        stats.doc_freq,
+        stats.term_freq,
+        stats.n_docs,
+    )
+    assert other.__getstate__()["_packed_counts"][4] == "gaps"
+    back = pickle.loads(pickle.dumps(other))
+    np.testing.assert_array_equal(back.counts.feature_count, c_ordered)
+    assert back.counts.feature_count.flags.c_contiguous

@@ -163,37 +163,51 @@ class TextStats:
 
     # Pickles (Dask ships partition models, users pickle models) keep a mostly-zero count
     # table as its non-zero cells: a partition's vocabulary spread over 20 classes is
-    # ~90 % zeros. Unpickling restores the dense table exactly.
+    # ~90 % zeros. The gaps between non-zero cells and whole counts (and the corpus
+    # totals) travel as the smallest unsigned integers that hold them: fewer bytes to send
+    # and to compress. Unpickling restores every array exactly, dtype and layout included.
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         fc = self.counts.feature_count
         if isinstance(fc, np.ndarray) and fc.ndim == 2 and fc.size >= 4096:
-            flat = fc.ravel()
+            # a Fortran-ordered table (what the compiled counting fills) is read as its
+            # transpose: no copy either way
+            layout = "gapsT" if fc.flags.f_contiguous and not fc.flags.c_contiguous else "gaps"
+            flat = (fc.T if layout == "gapsT" else fc).ravel()
             where = np.flatnonzero(flat)
             if 3 * len(where) < flat.size:
-                # the gaps between non-zero cells and whole counts fit small integers:
-                # fewer bytes to send and to compress (both cast back exactly)
-                gaps = np.diff(where, prepend=0)
-                values = flat[where]
                 state["counts"] = replace(self.counts, feature_count=np.empty((0, 0)))
                 state["_packed_counts"] = (
                     fc.shape,
                     fc.dtype.str,
-                    _smallest(gaps),
-                    _smallest(values),
-                    "gaps",
+                    _smallest(np.diff(where, prepend=0)),
+                    _smallest(flat[where]),
+                    layout,
                 )
+        narrowed = {}
+        for name in ("doc_freq", "term_freq"):
+            small = _smallest(state[name])
+            if small is not state[name]:
+                narrowed[name] = state[name].dtype.str
+                state[name] = small
+        if narrowed:
+            state["_narrowed"] = narrowed
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, dtype in state.pop("_narrowed", {}).items():
+            state[name] = state[name].astype(np.dtype(dtype))
         packed = state.pop("_packed_counts", None)
         if packed is not None:
             shape, dtype, idx, values = packed[:4]
-            if packed[4:] == ("gaps",):
+            layout = packed[4] if len(packed) > 4 else "cells"  # "cells": pickles of 0.x
+            if layout != "cells":
                 idx = np.cumsum(idx, dtype=np.int64)
-            fc = np.zeros(shape, dtype=np.dtype(dtype))
+            fc = np.zeros(shape[::-1] if layout == "gapsT" else shape, dtype=np.dtype(dtype))
             fc.ravel()[idx] = values
-            state["counts"] = replace(state["counts"], feature_count=fc)
+            state["counts"] = replace(
+                state["counts"], feature_count=fc.T if layout == "gapsT" else fc
+            )
         self.__dict__.update(state)
 
     def with_vocabulary(self, vocabulary: Vocabulary | None) -> TextStats:
