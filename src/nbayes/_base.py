@@ -63,7 +63,8 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
     ``_empty_stats(classes, n_features)`` and ``_batch_stats(X, y, sample_weight)``
         The statistics: no data, and one validated batch. The statistics type has
         ``classes``, ``class_count``, ``merge(other)`` (the statistics of both data) and
-        ``subtract(other)`` (its exact inverse, raising ValueError for data never seen).
+        ``subtract(other)`` (its exact inverse, raising ValueError for data never seen);
+        a type with ``merges_many = True`` takes several at once, ``merge(b, c, ...)``.
         Defaults: :class:`~nbayes._stats.CountStats` (per-class feature sums).
     ``_derivation_params``, ``_param_rules``, ``_accept_sparse``, ``_counts_only``
         Hyperparameters the family derives with (a change re-derives, no refit), their
