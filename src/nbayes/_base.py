@@ -63,7 +63,8 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
     ``_empty_stats(classes, n_features)`` and ``_batch_stats(X, y, sample_weight)``
         The statistics: no data, and one validated batch. The statistics type has
         ``classes``, ``class_count``, ``merge(other)`` (the statistics of both data) and
-        ``subtract(other)`` (its exact inverse, raising ValueError for data never seen).
+        ``subtract(other)`` (its exact inverse, raising ValueError for data never seen);
+        a type with ``merges_many = True`` takes several at once, ``merge(b, c, ...)``.
         Defaults: :class:`~nbayes._stats.CountStats` (per-class feature sums).
     ``_derivation_params``, ``_param_rules``, ``_accept_sparse``, ``_counts_only``
         Hyperparameters the family derives with (a change re-derives, no refit), their
@@ -285,18 +286,28 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
             )
         return self._set_stats(stats)
 
-    def merge(self, other: Self) -> Self:
+    def merge(self, other: Self, *more: Self) -> Self:
         """The model of the union of both models' data (neither model is changed).
 
         Both must be fitted, of the same type and hyperparameters, over the same features.
-        Their classes are united.
+        Their classes are united. ``a.merge(b, c, ...)`` merges several models at once
+        (equal to ``a.merge(b).merge(c)``; text models unite all their vocabularies in
+        one pass).
         """
-        self._check_mergeable(other)
+        others = (other, *more)
+        for each in others:
+            self._check_mergeable(each)
         merged = clone(self)
         for name in self._fitted_inputs:
             if hasattr(self, name):
                 setattr(merged, name, getattr(self, name))
-        return merged._set_stats(self._stats.merge(other._stats))
+        stats = self._stats
+        if more and getattr(stats, "merges_many", False):
+            stats = stats.merge(*(each._stats for each in others))
+        else:
+            for each in others:
+                stats = stats.merge(each._stats)
+        return merged._set_stats(stats)
 
     def _check_mergeable(self, other: Any) -> None:
         if type(other) is not type(self):

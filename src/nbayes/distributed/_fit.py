@@ -122,11 +122,18 @@ def _merge_task(
         return None
     if len(present) == 1:
         return present[0][1]
-    (first, last), piece = present[0]
-    model = piece.model()
-    for (lo, hi), other in present[1:]:
+    models = [piece.model() for _, piece in present]
+    try:
+        # all at once: a text model unites every vocabulary in one pass
+        return _Shipped(models[0].merge(*models[1:]))
+    except ValueError:
+        pass
+    # name the first pair that refuses
+    (first, last), _ = present[0]
+    model = models[0]
+    for ((lo, hi), _), other in zip(present[1:], models[1:], strict=True):
         try:
-            model = model.merge(other.model())
+            model = model.merge(other)
         except ValueError as exc:
             raise ValueError(
                 f"The models of partitions {_span(first, last)} and {_span(lo, hi)} do not "

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .._stats import CountStats
+from .._stats import CountStats, union_classes
 
 __all__ = ["TextStats", "Vocabulary"]
 
@@ -152,6 +152,9 @@ class TextStats:
     term_freq: np.ndarray
     n_docs: int
 
+    #: ``merge`` takes several statistics at once (the template's ``merge`` uses it)
+    merges_many = True
+
     @property
     def vocabulary(self) -> Vocabulary | None:
         """The term of every column, or None (hash buckets, or columns left unnamed)."""
@@ -160,26 +163,51 @@ class TextStats:
 
     # Pickles (Dask ships partition models, users pickle models) keep a mostly-zero count
     # table as its non-zero cells: a partition's vocabulary spread over 20 classes is
-    # ~90 % zeros. Unpickling restores the dense table exactly.
+    # ~90 % zeros. The gaps between non-zero cells and whole counts (and the corpus
+    # totals) travel as the smallest unsigned integers that hold them: fewer bytes to send
+    # and to compress. Unpickling restores every array exactly, dtype and layout included.
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         fc = self.counts.feature_count
         if isinstance(fc, np.ndarray) and fc.ndim == 2 and fc.size >= 4096:
-            flat = fc.ravel()
+            # a Fortran-ordered table (what the compiled counting fills) is read as its
+            # transpose: no copy either way
+            layout = "gapsT" if fc.flags.f_contiguous and not fc.flags.c_contiguous else "gaps"
+            flat = (fc.T if layout == "gapsT" else fc).ravel()
             where = np.flatnonzero(flat)
             if 3 * len(where) < flat.size:
-                idx = where.astype(np.int32 if flat.size < 2**31 else np.int64)
                 state["counts"] = replace(self.counts, feature_count=np.empty((0, 0)))
-                state["_packed_counts"] = (fc.shape, fc.dtype.str, idx, flat[where])
+                state["_packed_counts"] = (
+                    fc.shape,
+                    fc.dtype.str,
+                    _smallest(np.diff(where, prepend=0)),
+                    _smallest(flat[where]),
+                    layout,
+                )
+        narrowed = {}
+        for name in ("doc_freq", "term_freq"):
+            small = _smallest(state[name])
+            if small is not state[name]:
+                narrowed[name] = state[name].dtype.str
+                state[name] = small
+        if narrowed:
+            state["_narrowed"] = narrowed
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, dtype in state.pop("_narrowed", {}).items():
+            state[name] = state[name].astype(np.dtype(dtype))
         packed = state.pop("_packed_counts", None)
         if packed is not None:
-            shape, dtype, idx, values = packed
-            fc = np.zeros(shape, dtype=np.dtype(dtype))
+            shape, dtype, idx, values = packed[:4]
+            layout = packed[4] if len(packed) > 4 else "cells"  # "cells": pickles of 0.x
+            if layout != "cells":
+                idx = np.cumsum(idx, dtype=np.int64)
+            fc = np.zeros(shape[::-1] if layout == "gapsT" else shape, dtype=np.dtype(dtype))
             fc.ravel()[idx] = values
-            state["counts"] = replace(state["counts"], feature_count=fc)
+            state["counts"] = replace(
+                state["counts"], feature_count=fc.T if layout == "gapsT" else fc
+            )
         self.__dict__.update(state)
 
     def with_vocabulary(self, vocabulary: Vocabulary | None) -> TextStats:
@@ -226,8 +254,23 @@ class TextStats:
         tf[cols] = self.term_freq
         return TextStats(replace(c, feature_count=fc), df, tf, self.n_docs)
 
-    def merge(self, other: TextStats) -> TextStats:
-        """The statistics of both batches, over the union of their vocabularies."""
+    def merge(self, other: TextStats, *more: TextStats) -> TextStats:
+        """The statistics of all these batches, over the union of their vocabularies.
+
+        ``a.merge(b, c)`` equals ``a.merge(b).merge(c)``; several statistics over sorted
+        vocabularies (what fits give, what a tree of merges gives) unite in one pass: one
+        sort of all their terms, one table filled from each (the reduce step of a
+        distributed fit merges several partitions' models at a time).
+        """
+        if more:
+            parts = (self, other, *more)
+            united = _united_sorted(parts)
+            if united is not None:
+                return united
+            out = self
+            for part in parts[1:]:
+                out = out.merge(part)
+            return out
         a, b = self, other
         va, vb = a.vocabulary, b.vocabulary
         vocabulary = va if vb is None else vb if va is None else None
@@ -301,6 +344,71 @@ class TextStats:
             self.term_freq[keep],
             self.n_docs,
         ).with_vocabulary(Vocabulary(index={terms[j]: i for i, j in enumerate(keep.tolist())}))
+
+
+def _united_sorted(parts: Sequence[TextStats]) -> TextStats | None:
+    """The merge of statistics over sorted vocabularies, in one pass (None: some
+    vocabulary is missing or unsorted; they merge pair by pair)."""
+    vocabularies = [p.vocabulary for p in parts]
+    if any(v is None for v in vocabularies):
+        return None
+    runs = [_objects(v.terms) for v in vocabularies]  # type: ignore[union-attr]
+    if not all(_is_sorted(run) for run in runs):
+        return None
+    # one stable sort of the sorted runs (timsort merges them): each term's rank among
+    # the distinct terms is its column, so the layout is a single fit's
+    both = np.concatenate(runs)
+    order = np.argsort(both, kind="stable")
+    ordered = both[order]
+    first = np.ones(len(ordered), dtype=bool)
+    first[1:] = ordered[1:] != ordered[:-1]
+    col = np.empty(len(both), dtype=np.int64)
+    col[order] = np.cumsum(first) - 1
+    n_columns = int(first.sum())
+    classes = parts[0].classes
+    for p in parts[1:]:
+        classes = union_classes(classes, p.classes)
+    fc = np.zeros((len(classes), n_columns))
+    class_count = np.zeros(len(classes))
+    doc_freq = np.zeros(n_columns, dtype=np.int64)
+    term_freq = np.zeros(n_columns)
+    start = 0
+    for p, run in zip(parts, runs, strict=True):
+        cols = col[start : start + len(run)]
+        start += len(run)
+        rows = np.searchsorted(classes, p.classes)
+        table = p.counts.feature_count
+        # the non-zero cells only (most of a partition's table is zeros); each lands on
+        # its own cell, so a fancy-indexed += adds every one
+        nz = np.flatnonzero(table)
+        r, c = np.divmod(nz, max(len(run), 1))
+        fc.ravel()[rows[r] * n_columns + cols[c]] += table.ravel()[nz]
+        class_count[rows] += p.class_count
+        doc_freq[cols] += p.doc_freq
+        term_freq[cols] += p.term_freq
+    counts = replace(parts[0].counts, classes=classes, class_count=class_count, feature_count=fc)
+    n_docs = sum(p.n_docs for p in parts)
+    return TextStats(counts, doc_freq, term_freq, n_docs).with_vocabulary(
+        Vocabulary(ordered[first].tolist())
+    )
+
+
+def _smallest(values: np.ndarray) -> np.ndarray:
+    """Non-negative whole numbers in the smallest unsigned type that holds them exactly
+    (anything else as it is)."""
+    if len(values) == 0:
+        return values
+    top = values.max()
+    if (
+        values.min() < 0
+        or top >= 2**32
+        or (values.dtype.kind == "f" and not np.array_equal(values, np.floor(values)))
+    ):
+        return values
+    for kind in (np.uint8, np.uint16, np.uint32):
+        if top <= np.iinfo(kind).max:
+            return values.astype(kind)
+    return values  # pragma: no cover (top < 2**32 above)
 
 
 def _objects(terms: Sequence[str]) -> np.ndarray:

@@ -1,0 +1,142 @@
+"""TextStats: several statistics merged at once, and the compact pickle of count tables."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from nbayes import GaussianNB, TextClassifier
+
+
+def _corpus(n: int = 480, n_words: int = 400, n_classes: int = 3) -> tuple[list[str], np.ndarray]:
+    rng = np.random.default_rng(0)
+    words = [f"w{i:04d}" for i in range(n_words)]
+    docs = [" ".join(rng.choice(words, 9)) for _ in range(n)]
+    y = rng.choice(list("abcdefgh"[:n_classes]), n)
+    y[:60] = "a"  # the first part holds one class only: classes are united too
+    return docs, y
+
+
+def _same(a: TextClassifier, b: TextClassifier) -> None:
+    sa, sb = a._stats, b._stats
+    assert list(sa.vocabulary.terms) == list(sb.vocabulary.terms)
+    np.testing.assert_array_equal(sa.classes, sb.classes)
+    np.testing.assert_array_equal(sa.counts.feature_count, sb.counts.feature_count)
+    np.testing.assert_array_equal(sa.class_count, sb.class_count)
+    np.testing.assert_array_equal(sa.doc_freq, sb.doc_freq)
+    np.testing.assert_array_equal(sa.term_freq, sb.term_freq)
+    assert sa.n_docs == sb.n_docs
+
+
+@pytest.mark.parametrize("model", ["multinomial", "bernoulli", "complement"])
+def test_merging_many_at_once_is_merging_in_turn_is_one_fit(model: str) -> None:
+    docs, y = _corpus()
+    parts = [
+        TextClassifier(model=model).fit(docs[i : i + 60], y[i : i + 60])
+        for i in range(0, len(docs), 60)
+    ]
+    at_once = parts[0].merge(*parts[1:])
+    in_turn = parts[0]
+    for part in parts[1:]:
+        in_turn = in_turn.merge(part)
+    whole = TextClassifier(model=model).fit(docs, y)
+    _same(at_once, whole)
+    _same(in_turn, whole)
+    # (a fitted Bernoulli model's fused first derivation may differ in the last bits)
+    np.testing.assert_allclose(
+        at_once.predict_proba(docs[:50]), whole.predict_proba(docs[:50]), rtol=1e-12
+    )
+
+
+def test_merging_many_with_an_updated_model_falls_back_to_pairs() -> None:
+    """An update appends its new terms after the old ones (the vocabulary is no longer
+    sorted): the merge of several then goes pair by pair, with the same result."""
+    docs, y = _corpus()
+    first = TextClassifier().fit(docs[:100], y[:100]).update(["zzz aaa new"], ["b"])
+    others = [TextClassifier().fit(docs[i : i + 100], y[i : i + 100]) for i in (100, 200)]
+    at_once = first.merge(*others)
+    in_turn = first.merge(others[0]).merge(others[1])
+    _same(at_once, in_turn)
+
+
+def test_merging_many_hashing_models() -> None:
+    docs, y = _corpus()
+    parts = [
+        TextClassifier(n_features=2**10).fit(docs[i : i + 160], y[i : i + 160])
+        for i in (0, 160, 320)
+    ]
+    whole = TextClassifier(n_features=2**10).fit(docs, y)
+    merged = parts[0].merge(*parts[1:])
+    np.testing.assert_array_equal(
+        merged._stats.counts.feature_count, whole._stats.counts.feature_count
+    )
+
+
+def test_merging_many_refuses_a_mismatch_and_changes_nothing() -> None:
+    docs, y = _corpus()
+    a = TextClassifier().fit(docs[:100], y[:100])
+    b = TextClassifier().fit(docs[100:200], y[100:200])
+    c = TextClassifier(alpha=0.5).fit(docs[200:300], y[200:300])
+    before = a._stats.counts.feature_count.copy()
+    with pytest.raises(ValueError, match="different hyperparameters"):
+        a.merge(b, c)
+    np.testing.assert_array_equal(a._stats.counts.feature_count, before)
+
+
+def test_merging_many_core_models() -> None:
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(90, 3)), rng.integers(0, 2, 90)
+    parts = [GaussianNB().fit(X[i : i + 30], y[i : i + 30]) for i in (0, 30, 60)]
+    at_once = parts[0].merge(*parts[1:])
+    in_turn = parts[0].merge(parts[1]).merge(parts[2])
+    np.testing.assert_array_equal(at_once.theta_, in_turn.theta_)
+    np.testing.assert_array_equal(at_once.var_, in_turn.var_)
+
+
+@pytest.mark.parametrize("weights", [None, "fractional", "large"])
+def test_the_compact_pickle_restores_the_counts_exactly(weights: str | None) -> None:
+    docs, y = _corpus(n=300, n_words=8000, n_classes=6)
+    sw = None
+    if weights == "fractional":
+        sw = np.linspace(0.1, 3.3, len(docs))
+    elif weights == "large":
+        sw = np.full(len(docs), 70_000.0)  # whole counts beyond 16 bits
+    model = TextClassifier().fit(docs, y, sample_weight=sw)
+    fc = model._stats.counts.feature_count
+    assert fc.size >= 4096 and 3 * np.count_nonzero(fc) < fc.size  # it is packed
+    packed = model._stats.__getstate__()["_packed_counts"]
+    gaps, values = packed[2], packed[3]
+    assert gaps.dtype == np.uint8  # the gaps between non-zero cells are small
+    expect = {None: np.uint8, "large": np.uint32, "fractional": np.float64}[weights]
+    assert values.dtype == expect  # whole counts travel as small integers
+    blob = pickle.dumps(model)
+    back = pickle.loads(blob)
+    np.testing.assert_array_equal(back._stats.counts.feature_count, fc)
+    got = back._stats.counts.feature_count
+    assert got.dtype == fc.dtype
+    assert got.flags.f_contiguous == fc.flags.f_contiguous  # the layout too
+    for name in ("doc_freq", "term_freq"):
+        a, b = getattr(model._stats, name), getattr(back._stats, name)
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
+
+
+def test_a_c_ordered_table_packs_too() -> None:
+    docs, y = _corpus(n=300, n_words=8000, n_classes=6)
+    model = TextClassifier().fit(docs, y)
+    stats = model._stats
+    c_ordered = np.ascontiguousarray(stats.counts.feature_count)
+    from dataclasses import replace
+
+    other = type(stats)(
+        replace(stats.counts, feature_count=c_ordered),
+        stats.doc_freq,
+        stats.term_freq,
+        stats.n_docs,
+    )
+    assert other.__getstate__()["_packed_counts"][4] == "gaps"
+    back = pickle.loads(pickle.dumps(other))
+    np.testing.assert_array_equal(back.counts.feature_count, c_ordered)
+    assert back.counts.feature_count.flags.c_contiguous
