@@ -301,3 +301,12 @@ def test_plots_read_the_public_likelihood_only() -> None:
         source = inspect.getsource(module)
         assert "._family" not in source and "_feature_names(" not in source
     assert marginals(m, "x1").get_title() == "P(x1 | class)"
+
+
+def test_marginals_text_fits() -> None:
+    name = "capital_run_length_average_of_the_whole_message"
+    X = pd.DataFrame({name: [1.0, 2.0, 30.0, 45.0]})
+    ax = marginals(GaussianNB().fit(X, ["ham", "ham", "spam", "spam"]), name)
+    ax.figure.canvas.draw()
+    assert ax.get_title().split() == f"P({name} | class)".split()
+    assert_inside(ax.figure, [ax.title, ax.xaxis.label, ax.yaxis.label])

@@ -72,7 +72,7 @@ def marginals(model: Any, column: Any, ax: Any = None, n_grid: int = 200) -> Any
     j = _column_index(model, column)
     family, d, stats, k, words = _column_model(model, j)
     if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3.5))
+        _, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
     classes = model.classes_
     name = feature_names(model)[j]
     if family.name in ("gaussian", "kde"):
@@ -91,7 +91,7 @@ def marginals(model: Any, column: Any, ax: Any = None, n_grid: int = 200) -> Any
         ax.set_xticks(pos + 0.4 - width / 2, [short(v) for v in values], rotation=45, ha="right")
         ax.set_ylabel("probability")
     ax.set_xlabel(name)
-    set_title(ax, f"P({short(name)} | class)")
+    set_title(ax, f"P({name} | class)")
     ax.legend(title="class")
     return ax
 
