@@ -496,3 +496,17 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = self._accept_sparse is not False
         tags.input_tags.positive_only = self._counts_only
         return tags
+
+    # ------------------------------------------------------ public views
+    def likelihood(self) -> tuple[Family, dict[str, Any], Any]:
+        """The fitted likelihood: ``(family, derived, stats)``.
+
+        ``family`` is the model's :class:`~nbayes._families.Family`; ``derived`` (its
+        log-probabilities, moments, ...) and ``stats`` (the statistics they come from) are
+        what the family's public methods take: ``family.feature_log_density(derived, X)``
+        (each feature's term of log P(x | y)), ``family.feature_terms(derived, x)``,
+        ``family.value_range(derived, j)``, ``family.separation(derived)``. Read them, do not
+        change them. This is what :mod:`nbayes.plot` draws with.
+        """
+        check_is_fitted(self)
+        return (self._family, *self._family_view())

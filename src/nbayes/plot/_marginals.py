@@ -1,9 +1,5 @@
-"""Plots for people who would rather look (matplotlib, the optional extra ``[plot]``).
-
-* :func:`marginals` draws each class's conditional distribution of one column (density
-  curves for gaussian and kde columns, bars for the discrete ones);
-* :func:`confusion_matrix` draws a confusion matrix with counts.
-"""
+"""P(column | class) for every class of a fitted table model: density curves for gaussian
+and kde columns, bars for the discrete ones."""
 
 from __future__ import annotations
 
@@ -11,29 +7,11 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["confusion_matrix", "marginals"]
-
-
-def _pyplot() -> Any:
-    try:
-        import matplotlib
-
-        if matplotlib.get_backend().lower() not in (
-            "agg",
-            "module://matplotlib_inline.backend_inline",
-        ):
-            matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "nbayes.plot needs matplotlib, which is not installed: "
-            "pip install 'nbayes[plot]' (or pip install matplotlib)."
-        ) from exc
-    return plt
+from ._common import feature_names, likelihood, pyplot, set_title, short
 
 
 def _column_index(model: Any, column: Any) -> int:
-    names = model._feature_names()
+    names = feature_names(model)
     if isinstance(column, int | np.integer) and not isinstance(column, bool):
         if not 0 <= int(column) < len(names):
             raise ValueError(f"column {column} is out of range: the model has {len(names)}.")
@@ -47,9 +25,7 @@ def _column_model(model: Any, j: int) -> tuple[Any, Any, Any, int, Any]:
     """The family that scores column j, its derivation and statistics, the column's index
     among that family's features, and the names of the column's own features (a MixedNB
     text column's vocabulary; else None)."""
-    # the template's hooks: the model's family, and the derivation and statistics it reads
-    family = model._family
-    d, stats = model._family_view()
+    family, d, stats = likelihood(model, "marginals()")
     if hasattr(family, "column"):  # MixedNB: one family per column
         col = family.column(d, j)
         return col.family, col.derived, col.stats, 0, col.vocabulary
@@ -92,13 +68,13 @@ def marginals(model: Any, column: Any, ax: Any = None, n_grid: int = 200) -> Any
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['a', 'b']
     """
-    plt = _pyplot()
+    plt = pyplot()
     j = _column_index(model, column)
     family, d, stats, k, words = _column_model(model, j)
     if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3.5))
+        _, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
     classes = model.classes_
-    name = model._feature_names()[j]
+    name = feature_names(model)[j]
     if family.name in ("gaussian", "kde"):
         lo, hi = family.value_range(d, k)
         grid = np.linspace(lo, hi, n_grid)
@@ -112,10 +88,10 @@ def marginals(model: Any, column: Any, ax: Any = None, n_grid: int = 200) -> Any
         pos = np.arange(len(values))
         for c, label in enumerate(classes):
             ax.bar(pos + c * width, probs[c], width=width, label=str(label))
-        ax.set_xticks(pos + 0.4 - width / 2, [str(v) for v in values], rotation=45, ha="right")
+        ax.set_xticks(pos + 0.4 - width / 2, [short(v) for v in values], rotation=45, ha="right")
         ax.set_ylabel("probability")
     ax.set_xlabel(name)
-    ax.set_title(f"P({name} | class)")
+    set_title(ax, f"P({name} | class)")
     ax.legend(title="class")
     return ax
 
@@ -141,40 +117,7 @@ def _discrete(
     if fam == "multinomial":
         # one occurrence of each word: its term is log P(w | y)
         flp = family.feature_terms(d, np.ones(stats.n_features))
-        vocab = words if words is not None else np.asarray(model._feature_names())
+        vocab = words if words is not None else np.asarray(feature_names(model))
         top = np.argsort(-flp.max(axis=0))[:20]
         return list(vocab[top]), np.exp(flp[:, top])
     raise ValueError(f"marginals() cannot draw a {fam} column.")
-
-
-def confusion_matrix(
-    y_true: Any, y_pred: Any, labels: Any = None, ax: Any = None, normalize: bool = False
-) -> Any:
-    """Draw the confusion matrix of ``y_true`` against ``y_pred`` (rows: true classes).
-
-    Examples
-    --------
-    >>> import pytest; _ = pytest.importorskip("matplotlib")
-    >>> from nbayes.plot import confusion_matrix
-    >>> ax = confusion_matrix(["a", "b", "b"], ["a", "b", "a"])
-    >>> ax.get_xlabel()
-    'predicted'
-    """
-    from sklearn.metrics import confusion_matrix as _cm
-
-    plt = _pyplot()
-    labels = np.unique(np.r_[np.asarray(y_true), np.asarray(y_pred)]) if labels is None else labels
-    cm = _cm(y_true, y_pred, labels=labels).astype(float)
-    if normalize:
-        cm = cm / np.maximum(cm.sum(axis=1, keepdims=True), 1)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(4, 4))
-    ax.imshow(cm, cmap="Blues")
-    for (i, k), v in np.ndenumerate(cm):
-        ax.text(k, i, f"{v:.2f}" if normalize else f"{int(v)}", ha="center", va="center")
-    ticks = np.arange(len(labels))
-    ax.set_xticks(ticks, [str(v) for v in labels])
-    ax.set_yticks(ticks, [str(v) for v in labels])
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("true")
-    return ax
