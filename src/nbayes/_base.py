@@ -93,6 +93,8 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
     ``_one_row(x)``, ``_explain_one(row, exact, feature_names)``  what ``explain`` reads
     ``_feature_names()``, ``_row_values(X)``, ``_sample_noun``  names in results, messages
     ``_derived()``             the cached derivation [``_family.derive(stats, params)``]
+    ``likelihood()``           public: the family, its derivation and statistics, for plots
+                               and other readers [``_family``, ``_family_view()``]
 
     ``fit``, ``partial_fit``, ``update``, ``unlearn``, ``merge``, ``predict_joint_log_proba``
     and ``explain`` are implemented here only: a model that needs more (a docstring of its
