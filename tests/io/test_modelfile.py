@@ -409,7 +409,9 @@ BAD_ARRAYS = [
     pytest.param({"x": np.ma.masked_array([1, 2], mask=[0, 1])}, TypeError, id="masked"),
     pytest.param({1: np.zeros(2)}, TypeError, id="int-name"),
     pytest.param([("x", np.zeros(2))], TypeError, id="not-a-mapping"),
-    pytest.param({"ok": np.zeros(3), "\ud800": np.zeros(2)}, ValueError, id="surrogate-name"),
+    pytest.param(
+        {"ok": np.zeros(3), "\ud83d\ude00": np.zeros(2)}, ValueError, id="split-pair-name"
+    ),
 ]
 
 
@@ -437,7 +439,7 @@ BAD_METADATA = [
     pytest.param({"x": {1, 2}}, TypeError, "set", id="set"),
     pytest.param({"x": b"bytes"}, TypeError, "bytes", id="bytes"),
     pytest.param({"x": Unserialisable()}, TypeError, "Unserialisable", id="object"),
-    pytest.param({"x": "\udc80"}, ValueError, "Unicode", id="surrogate"),
+    pytest.param({"x": "a\ud83d\ude00"}, ValueError, "surrogate pair", id="split-pair"),
     pytest.param([("x", 1)], TypeError, "dict", id="not-a-dict"),
 ]
 

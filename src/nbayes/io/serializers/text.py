@@ -27,13 +27,17 @@ from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._codecs import encode_labels, encode_params
 from nbayes.io._registry import Serializer
 from nbayes.io._text_model import read_text_model
-from nbayes.io.serializers._estimator import check_derivation, check_fitted
+from nbayes.io._invariants import check_ngram_range
+from nbayes.io.serializers._estimator import check_derivation, check_fitted, check_saved_prior
+from nbayes.text import _model as M
 from nbayes.text.classifier import TextClassifier
 
 
 def dump(model: TextClassifier, writer: ArrayWriter) -> dict[str, Any]:
     check_fitted(model)
     stats = model._stats
+    check_ngram_range(M.ngram_of(model.ngram_range), ValueError)
+    check_saved_prior(model, len(stats.counts.classes))
     writer.put("class_count", stats.counts.class_count)
     writer.put("feature_count", stats.counts.feature_count)
     writer.put("doc_freq", stats.doc_freq, np.int64)
