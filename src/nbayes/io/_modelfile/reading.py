@@ -208,7 +208,9 @@ class _Reader:
                 f"on a multiple of {ALIGN} bytes"
             )
         raw = self.read_exact(header_len, "JSON header")
+        self.check_header_cost(raw)
         header = self.parse_header(raw)
+        del raw
         metadata, entries, data_nbytes = self.check_header(header, version)
 
         expected = PREFIX_SIZE + header_len + data_nbytes + DIGEST_SIZE
@@ -260,6 +262,18 @@ class _Reader:
     def skip_padding(self, n: int) -> None:
         if n and any(self.read_exact(n, "padding in the data section")):
             self.fail("file is corrupted: non-zero padding bytes in the data section")
+
+    def check_header_cost(self, raw: bytes) -> None:
+        """Refuse a header whose parsed JSON would take more memory than the file can
+        justify (before parsing it): see :func:`header_cost`."""
+        cost = header_cost(raw)
+        budget = HEADER_COST_PER_BYTE * self.size + HEADER_COST_SLACK
+        if cost > budget:
+            self.fail(
+                f"file is corrupted or hostile: its JSON header would take about {cost} bytes "
+                f"of memory to read, more than {HEADER_COST_PER_BYTE}x the file size "
+                f"({self.size} bytes) allows; nbayes never writes such a header"
+            )
 
     def parse_header(self, raw: bytes) -> Any:
         try:
@@ -369,6 +383,36 @@ class _Reader:
                 bad + f'"data_nbytes" is {_short(data_nbytes)}, expected {_short(align(end))}'
             )
         return metadata, entries, data_nbytes
+
+
+#: The memory the parsed header may take, per byte of the file (plus a slack for small
+#: files): a vocabulary of short terms, the densest header nbayes writes, takes about 60
+#: bytes per term in Python against at least 30 bytes per term in the file (its name and
+#: three counts); ten thousand empty objects ``{},`` would take 24 times their 3 bytes.
+HEADER_COST_PER_BYTE = 2
+HEADER_COST_SLACK = 1 << 20
+
+
+def header_cost(raw: bytes) -> int:
+    """An upper estimate of the bytes of Python objects ``json.loads(raw)`` makes, found
+    without parsing, by counting tokens 256 KiB at a time (numpy): 64 per object or array,
+    40 per further item (its pointer or dictionary slot and its number object), 50 per
+    string plus its length (CPython 3.11+ on 64 bits)."""
+    # escaped backslashes and quotes removed, every '"' opens or closes a string
+    text = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    quotes = containers = items = inside_bytes = 0
+    state = np.uint8(0)
+    for start in range(0, len(text), 1 << 18):
+        a = np.frombuffer(text, np.uint8, min(1 << 18, len(text) - start), start)
+        q = a == 0x22
+        inside = np.bitwise_xor.accumulate(q.view(np.uint8)) ^ state
+        state = inside[-1]
+        outside = ~(inside.view(bool) | q)
+        quotes += int(np.count_nonzero(q))
+        inside_bytes += len(a) - int(np.count_nonzero(outside))
+        containers += int(np.count_nonzero(((a == 0x7B) | (a == 0x5B)) & outside))
+        items += int(np.count_nonzero(((a == 0x2C) | (a == 0x3A)) & outside))
+    return 64 * containers + 40 * (items + containers) + 50 * (quotes // 2) + inside_bytes
 
 
 def _read_stream(
