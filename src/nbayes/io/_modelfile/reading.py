@@ -395,15 +395,15 @@ HEADER_COST_SLACK = 1 << 20
 
 def header_cost(raw: bytes) -> int:
     """An upper estimate of the bytes of Python objects ``json.loads(raw)`` makes, found
-    without parsing, by counting tokens 256 KiB at a time (numpy): 64 per object or array,
+    without parsing, by counting tokens 64 KiB at a time (numpy): 64 per object or array,
     40 per further item (its pointer or dictionary slot and its number object), 50 per
     string plus its length (CPython 3.11+ on 64 bits)."""
     # escaped backslashes and quotes removed, every '"' opens or closes a string
     text = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
     quotes = containers = items = inside_bytes = 0
     state = np.uint8(0)
-    for start in range(0, len(text), 1 << 18):
-        a = np.frombuffer(text, np.uint8, min(1 << 18, len(text) - start), start)
+    for start in range(0, len(text), 1 << 16):
+        a = np.frombuffer(text, np.uint8, min(1 << 16, len(text) - start), start)
         q = a == 0x22
         inside = np.bitwise_xor.accumulate(q.view(np.uint8)) ^ state
         state = inside[-1]
