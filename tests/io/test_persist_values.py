@@ -101,9 +101,10 @@ def test_text_labels_with_a_lone_surrogate(tmp_path: Path) -> None:
     clf = TextClassifier().fit(DOCS, y)
     back = _round_trip(clf, tmp_path)
     assert back.classes_.tolist() == ["ham", "spam\udc80"]
-    assert nbayes.load_scorer(tmp_path / "m.nbayes").predict(DOCS).tolist() == clf.predict(
-        DOCS
-    ).tolist()
+    assert (
+        nbayes.load_scorer(tmp_path / "m.nbayes").predict(DOCS).tolist()
+        == clf.predict(DOCS).tolist()
+    )
 
 
 def test_nat_and_split_surrogate_pairs_are_refused_at_save(tmp_path: Path) -> None:

@@ -2,10 +2,10 @@
 
 A serialiser writes its statistics through an :class:`ArrayWriter` and reads them back
 through an :class:`ArrayReader`, which checks each array's dtype, shape and values
-(finite; non-negative counts of a bounded total) before handing it out and remembers which arrays were read, so
-that a file holding an array no model reads is refused. Both nest: ``sub("columns")``
-gives a writer or reader whose names start with ``"columns/"`` (for nested estimators
-and per-column statistics).
+(finite; counts non-negative, of a bounded total) before handing it out and remembers
+which arrays were read, so that a file holding an array no model reads is refused. Both
+nest: ``sub("columns")`` gives a writer or reader whose names start with ``"columns/"``
+(for nested estimators and per-column statistics).
 """
 
 from __future__ import annotations

@@ -45,7 +45,9 @@ _FLOAT_DTYPES = ("float32", "float64")
 _LABEL_FLOATS = ("float16", *_FLOAT_DTYPES)
 _LABEL_DTYPES = ("str", "object", "bool", *_INT_DTYPES, *_LABEL_FLOATS)
 # datetime64[D], timedelta64[25s], ...: the labels are stored as their int64 values
-_TIME_TAG = re.compile(r"(datetime64|timedelta64)\[([1-9][0-9]{0,8})?(Y|M|W|D|h|m|s|ms|us|ns|ps|fs|as)\]\Z")
+_TIME_TAG = re.compile(
+    r"(datetime64|timedelta64)\[([1-9][0-9]{0,8})?(Y|M|W|D|h|m|s|ms|us|ns|ps|fs|as)\]\Z"
+)
 _NAT = np.iinfo(np.int64).min
 
 

@@ -76,7 +76,11 @@ def encode_function(name: str, fn: Callable[..., Any]) -> dict[str, Any]:
             f"Cannot save the hyperparameter {name}={_show(fn)}: it is {what}, which has "
             f"no import reference. {advice}"
         )
-    if not _DOTTED.match(module) or not _DOTTED.match(qualname) or _lookup(module, qualname) is not fn:
+    if (
+        not _DOTTED.match(module)
+        or not _DOTTED.match(qualname)
+        or _lookup(module, qualname) is not fn
+    ):
         raise ValueError(
             f"Cannot save the hyperparameter {name}={_show(fn)}: {module}.{qualname} does not "
             f"name it (a bound method or a replaced function?). {advice}"
@@ -86,7 +90,7 @@ def encode_function(name: str, fn: Callable[..., Any]) -> dict[str, Any]:
 
 def _recipe(module: str, qualname: str) -> Callable[..., Any] | None:
     """A recipe of nbayes.text.recipes (``RECIPES``): the only functions a file may name
-without the caller passing them."""
+    without the caller passing them."""
     if module != _RECIPES:
         return None
     from nbayes.text import recipes
@@ -137,8 +141,7 @@ def check_functions(functions: Any) -> Mapping[str, Callable[..., Any]] | None:
     for key, fn in functions.items():
         if not isinstance(key, str) or not callable(fn):
             raise TypeError(
-                "functions must map 'module.qualname' strings to functions; got "
-                f"{key!r}: {fn!r}"
+                f"functions must map 'module.qualname' strings to functions; got {key!r}: {fn!r}"
             )
     return functions
 

@@ -29,8 +29,8 @@ import numpy as np
 
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader, ArrayWriter
-from nbayes.io._invariants import check_class_prior
 from nbayes.io._codecs import decode_labels, decode_param, encode_labels, encode_params
+from nbayes.io._invariants import check_class_prior
 from nbayes.io._json import _show, expect_dict, expect_int, expect_str_list
 
 WHERE = "metadata['model']"

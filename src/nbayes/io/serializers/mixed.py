@@ -37,6 +37,7 @@ from nbayes._stats import CategoryStats, CountStats
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._codecs import decode_categories, encode_categories, encode_labels, encode_params
+from nbayes.io._invariants import check_class_prior
 from nbayes.io._json import (
     expect_bool,
     expect_dict,
@@ -44,7 +45,6 @@ from nbayes.io._json import (
     expect_str,
     expect_str_list,
 )
-from nbayes.io._invariants import check_class_prior
 from nbayes.io._registry import Serializer
 from nbayes.io.serializers._estimator import (
     WHERE,

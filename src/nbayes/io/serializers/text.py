@@ -25,9 +25,9 @@ import numpy as np
 
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._codecs import encode_labels, encode_params
+from nbayes.io._invariants import check_ngram_range
 from nbayes.io._registry import Serializer
 from nbayes.io._text_model import read_text_model
-from nbayes.io._invariants import check_ngram_range
 from nbayes.io.serializers._estimator import check_derivation, check_fitted, check_saved_prior
 from nbayes.text import _model as M
 from nbayes.text.classifier import TextClassifier
