@@ -22,8 +22,13 @@ per kind of model under :mod:`nbayes.io.serializers` (listed, by model type, in
 Loading checks everything before building the model: the model type is registered, the
 hyperparameters are the estimator's own and valid (its ``_check_params``), the classes are of
 a known type, unique and sorted, every array has the expected dtype and a shape consistent
-with the metadata, counts are finite and non-negative, no array is left unused. Any failure
-is a :class:`~nbayes.exceptions.ModelFileError` naming the file and what is wrong.
+with the metadata, counts are finite and non-negative, the statistics keep the invariants
+every fit keeps (:mod:`nbayes.io._invariants`), no array is left unused. Any failure is a
+:class:`~nbayes.exceptions.ModelFileError` naming the file and what is wrong.
+
+A hyperparameter that is a function is stored as its import reference and taken, at load,
+from ``functions={"module.qualname": function}`` (:mod:`nbayes.io._functions`); the user's
+guide to all of this is ``docs/persistence.md``.
 
 This module is also what a serialiser of another model type is written with:
 :func:`register` plugs it in; its ``dump`` function writes JSON and arrays through an
