@@ -7,10 +7,14 @@ before it): the memory the load itself needed, without the interpreter and the i
 
 Files measured:
 
-* ``text-bigram``: a TextClassifier with ``ngram_range=(1, 2)`` fitted on the 20 Newsgroups
-  training set (``/work/shared/data/20newsgroups_bydate``, or ``--data``): a legitimate,
-  large model (its vocabulary is a large JSON header, its counts a large data section);
+* ``text-unigram``: a TextClassifier fitted on the 20 Newsgroups training set
+  (``/work/shared/data/20newsgroups_bydate``, or ``--data``): 20 classes, 130 k terms;
+* ``text-unigram-2``: the same documents with two labels (even/odd row): the header (the
+  vocabulary) is then a quarter of the file, the densest legitimate case;
+* ``text-bigram``: ``ngram_range=(1, 2)``: a large legitimate model (its vocabulary is a
+  large JSON header, its counts a large data section);
 * ``text-bigram-hashing``: the same with ``hashing=True`` (no vocabulary, all arrays);
+* ``multinomial``: a MultinomialNB of 20 classes x 200,000 features (arrays only);
 * ``hostile-dicts``, ``hostile-lists``, ``hostile-ints``, ``hostile-strings``: a small valid
   MultinomialNB whose metadata carries ~4 MB of dense JSON (10^6 empty objects, empty
   lists, one-digit integers or empty strings) with a valid checksum, as a hostile writer
@@ -51,12 +55,25 @@ def _texts(path: Path) -> tuple[list[str], list[str]]:
     return [r[0] for r in rows], [r[1] for r in rows]
 
 
-def make_text(path: Path, data: Path, hashing: bool) -> None:
+def make_text(path: Path, data: Path, name: str) -> None:
     import nbayes
 
     X, y = _texts(data)
-    clf = nbayes.TextClassifier(ngram_range=(1, 2), hashing=hashing).fit(X, y)
-    nbayes.save(clf, path)
+    if name == "text-unigram-2":
+        y = [str(i % 2) for i in range(len(y))]
+    ngrams = (1, 2) if "bigram" in name else (1, 1)
+    clf = nbayes.TextClassifier(ngram_range=ngrams, hashing=name.endswith("hashing"))
+    nbayes.save(clf.fit(X, y), path)
+
+
+def make_multinomial(path: Path) -> None:
+    import numpy as np
+
+    import nbayes
+
+    rng = np.random.default_rng(0)
+    X = rng.poisson(0.05, size=(400, 200_000)).astype(np.float64)
+    nbayes.save(nbayes.MultinomialNB().fit(X, np.arange(400) % 20), path)
 
 
 def make_hostile(path: Path, item: str, n: int = 1_000_000) -> None:
@@ -123,7 +140,10 @@ def main() -> None:
     if args.child:
         child(*args.child)
         return
-    names = ["text-bigram", "text-bigram-hashing", *HOSTILE]
+    names = [
+        "text-unigram", "text-unigram-2", "text-bigram", "text-bigram-hashing", "multinomial",
+        *HOSTILE,
+    ]  # fmt: skip
     if args.only:
         names = [n for n in names if n in args.only]
     with tempfile.TemporaryDirectory() as tmp:
@@ -134,8 +154,11 @@ def main() -> None:
             if name in HOSTILE:
                 make_hostile(path, HOSTILE[name])
                 model_type = "MultinomialNB"
+            elif name == "multinomial":
+                make_multinomial(path)
+                model_type = "MultinomialNB"
             else:
-                make_text(path, args.data, hashing=name.endswith("hashing"))
+                make_text(path, args.data, name)
                 model_type = "TextClassifier"
             r = measure(path, model_type)
             if args.json:

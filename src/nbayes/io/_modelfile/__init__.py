@@ -67,8 +67,9 @@ bounded nesting), the header schema and every type in it, the dtype whitelist, t
 ``prod(shape) * itemsize == nbytes``, the canonical offsets, that the total size is
 exactly ``P + H + N + 32`` (before any array is allocated), the zero padding, that
 bool bytes are 0 or 1, and finally the digest; the header's cost in memory once parsed is
-estimated from its tokens before it is parsed and bounded by twice the file size (plus
-1 MiB). So no allocation exceeds a small multiple of the real file size; ``max_bytes`` bounds that size. Every failure is a
+estimated from its tokens before it is parsed and bounded by three times the file size
+(plus 1 MiB). So no allocation exceeds a small multiple of the real file size;
+``max_bytes`` bounds that size. Every failure is a
 :class:`~nbayes.exceptions.ModelFileError`; when the digest does not match either,
 the message says the file was damaged (checksum mismatch) rather than badly written.
 

@@ -265,7 +265,7 @@ class _Reader:
 
     def check_header_cost(self, raw: bytes) -> None:
         """Refuse a header whose parsed JSON would take more memory than the file can
-        justify (before parsing it): see :func:`header_cost`."""
+        justify (before parsing it): see :func:`header_cost`, :data:`HEADER_COST_PER_BYTE`."""
         cost = header_cost(raw)
         budget = HEADER_COST_PER_BYTE * self.size + HEADER_COST_SLACK
         if cost > budget:
@@ -386,33 +386,44 @@ class _Reader:
 
 
 #: The memory the parsed header may take, per byte of the file (plus a slack for small
-#: files): a vocabulary of short terms, the densest header nbayes writes, takes about 60
-#: bytes per term in Python against at least 30 bytes per term in the file (its name and
-#: three counts); ten thousand empty objects ``{},`` would take 24 times their 3 bytes.
-HEADER_COST_PER_BYTE = 2
+#: files). The densest header nbayes writes, the vocabulary of a text model, takes about
+#: 60 bytes per short term in Python against at least 30 bytes per term in the file (its
+#: JSON and three counts); a hostile header of empty objects ``{},`` would take 25 times
+#: its 3 bytes, and is refused before it is parsed.
+HEADER_COST_PER_BYTE = 3
 HEADER_COST_SLACK = 1 << 20
+_CHUNK = 1 << 16
 
 
 def header_cost(raw: bytes) -> int:
     """An upper estimate of the bytes of Python objects ``json.loads(raw)`` makes, found
-    without parsing, by counting tokens 64 KiB at a time (numpy): 64 per object or array,
-    40 per further item (its pointer or dictionary slot and its number object), 50 per
-    string plus its length (CPython 3.11+ on 64 bits)."""
+    without parsing, by counting tokens 64 KiB at a time (numpy). CPython 3.11+ on 64
+    bits: an object or array takes 64 bytes, a list item 10 (its pointer), an object
+    member 40 (its slot), a number 32 (plus its digits), a string 49 plus its length (76
+    if it is not ASCII)."""
     # escaped backslashes and quotes removed, every '"' opens or closes a string
-    text = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
-    quotes = containers = items = inside_bytes = 0
+    text = raw.replace(b"\\\\", b"").replace(b'\\"', b"") if b"\\" in raw else raw
+    quotes = containers = commas = colons = inside = high = 0
     state = np.uint8(0)
-    for start in range(0, len(text), 1 << 16):
-        a = np.frombuffer(text, np.uint8, min(1 << 16, len(text) - start), start)
+    for start in range(0, len(text), _CHUNK):
+        a = np.frombuffer(text, np.uint8, min(_CHUNK, len(text) - start), start)
         q = a == 0x22
-        inside = np.bitwise_xor.accumulate(q.view(np.uint8)) ^ state
-        state = inside[-1]
-        outside = ~(inside.view(bool) | q)
+        parity = np.bitwise_xor.accumulate(q.view(np.uint8)) ^ state
+        state = parity[-1]
+        outside = ~(parity.view(bool) | q)
         quotes += int(np.count_nonzero(q))
-        inside_bytes += len(a) - int(np.count_nonzero(outside))
+        inside += len(a) - int(np.count_nonzero(outside))
+        high += int(np.count_nonzero(a >= 0x80))
         containers += int(np.count_nonzero(((a == 0x7B) | (a == 0x5B)) & outside))
-        items += int(np.count_nonzero(((a == 0x2C) | (a == 0x3A)) & outside))
-    return 64 * containers + 40 * (items + containers) + 50 * (quotes // 2) + inside_bytes
+        commas += int(np.count_nonzero((a == 0x2C) & outside))
+        colons += int(np.count_nonzero((a == 0x3A) & outside))
+    strings = quotes // 2
+    scalars = max(0, commas + colons + 1 - strings)
+    outside_bytes = len(text) - inside
+    return (
+        64 * containers + 10 * commas + 40 * colons + 32 * scalars + outside_bytes
+        + 49 * strings + 27 * min(strings, high) + inside
+    )  # fmt: skip
 
 
 def _read_stream(
