@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import nbayes
-from nbayes import GaussianNB, MixedNB, MultinomialNB, TextClassifier
+from nbayes import BernoulliNB, CategoricalNB, GaussianNB, MixedNB, MultinomialNB, TextClassifier
 from nbayes.exceptions import ModelFileError
 from nbayes.io._modelfile import read_model_file, write_model_file
 from nbayes.io._modelfile.reading import header_cost
@@ -78,6 +78,21 @@ def _mixed() -> MixedNB:
     return MixedNB().fit(X, Y)
 
 
+def _bernoulli() -> BernoulliNB:
+    return BernoulliNB().fit(X, Y)
+
+
+def _categorical() -> CategoricalNB:
+    return CategoricalNB().fit(X.astype(int), Y)
+
+
+def _scaled(name: str, factor: float) -> Callable[[dict[str, Any], dict[str, np.ndarray]], None]:
+    def change(metadata: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+        arrays[name] = arrays[name] * factor
+
+    return change
+
+
 HUGE = [[1e308, 1e308, 1.0], [1.0, 1.0, 1.0]]
 
 FORGED = [
@@ -103,6 +118,8 @@ FORGED = [
     ("text counts of 1e308", _text, _array("term_freq", np.full(8, 1e308)), "add up"),
     ("mixed zero prior", _mixed, _hp("class_prior", _prior([0.0, 0.0])), "class_prior"),
     ("mixed gaussian n_rows", _mixed, _array("columns/0/n_rows", 0.0), "n_rows"),
+    ("bernoulli present > rows", _bernoulli, _scaled("feature_count", 3.0), "exceeds"),
+    ("categorical counts > rows", _categorical, _scaled("category_count", 2.0), "exceeds"),
 ]
 
 
@@ -120,7 +137,7 @@ def test_forged_statistics_are_refused(
 
 
 def test_the_untouched_files_load(tmp_path: Path) -> None:
-    for make in (_mnb, _gnb, _text, _mixed):
+    for make in (_mnb, _gnb, _text, _mixed, _bernoulli, _categorical):
         path = _forged(tmp_path, make(), lambda m, a: None)
         nbayes.load(path)
 

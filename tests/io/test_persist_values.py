@@ -107,6 +107,14 @@ def test_text_labels_with_a_lone_surrogate(tmp_path: Path) -> None:
     )
 
 
+def test_lone_surrogates_in_categories(tmp_path: Path) -> None:
+    X = np.array([["x\udfff", "a"], ["y", "b\ud800"], ["x\udfff", "a"], ["y", "a"]], dtype=object)
+    clf = nbayes.CategoricalNB().fit(X, [0, 1, 0, 1])
+    back = _round_trip(clf, tmp_path)
+    assert [c.tolist() for c in back.categories_] == [c.tolist() for c in clf.categories_]
+    np.testing.assert_array_equal(back.predict_proba(X), clf.predict_proba(X))
+
+
 def test_nat_and_split_surrogate_pairs_are_refused_at_save(tmp_path: Path) -> None:
     clf = MultinomialNB().fit(X2, LABELS["datetime64[D]"])
     clf._stats.classes[0] = np.datetime64("NaT")

@@ -31,6 +31,7 @@ __all__ = [
     "check_moments",
     "check_ngram_range",
     "check_rows",
+    "not_above",
 ]
 
 MAX_COUNT: float = 1e150
@@ -59,6 +60,15 @@ def check_counts(arr: np.ndarray, name: str, max_total: float = MAX_COUNT) -> np
             "ever reaches: the statistics would overflow (a hostile or corrupted file)"
         )
     return arr
+
+
+def not_above(part: np.ndarray, total: np.ndarray, what: str, of: str) -> None:
+    """``part <= total`` per class, up to the rounding of float weights after
+    subtractions (relative 1e-9); else ModelFileError."""
+    with np.errstate(all="ignore"):
+        above = bool(np.any(part > total + 1e-9 * np.maximum(np.abs(total), 1.0)))
+    if above:
+        raise ModelFileError(f"{what} exceeds {of} for some class")
 
 
 def check_moments(mean: np.ndarray, m2: np.ndarray, name: str) -> None:
