@@ -426,7 +426,7 @@ INVALID = [
             value={"type": "list", "dtype": "float64", "values": [1.0]},
         ),
         None,
-        "do not fit",
+        "1 priors",
     ),  # fmt: skip
 ]
 

@@ -2,10 +2,10 @@
 
 A serialiser writes its statistics through an :class:`ArrayWriter` and reads them back
 through an :class:`ArrayReader`, which checks each array's dtype, shape and values
-(finite, non-negative) before handing it out and remembers which arrays were read, so
-that a file holding an array no model reads is refused. Both nest: ``sub("columns")``
-gives a writer or reader whose names start with ``"columns/"`` (for nested estimators
-and per-column statistics).
+(finite; counts non-negative, of a bounded total) before handing it out and remembers
+which arrays were read, so that a file holding an array no model reads is refused. Both
+nest: ``sub("columns")`` gives a writer or reader whose names start with ``"columns/"``
+(for nested estimators and per-column statistics).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from nbayes.io._invariants import MAX_COUNT, check_counts
 from nbayes.io._json import _fail
 
 __all__ = ["ArrayReader", "ArrayWriter"]
@@ -73,10 +74,14 @@ class ArrayReader:
         *,
         finite: bool = True,
         non_negative: bool = False,
+        max_total: float | None = MAX_COUNT,
     ) -> np.ndarray:
         """The array ``prefix + name``, checked; ModelFileError if missing or wrong.
 
-        ``shape`` entries that are ``None`` accept any length.
+        ``shape`` entries that are ``None`` accept any length. A ``non_negative`` float
+        array is a count array: its values add up to at most ``max_total`` (None: no
+        bound, for sums of squares, which :func:`~nbayes.io._invariants.check_moments`
+        bounds).
         """
         key = self.prefix + name
         if key not in self.arrays:
@@ -99,6 +104,8 @@ class ArrayReader:
                     f"the array {key!r} holds negative values (down to {float(arr.min())!r}); "
                     "counts cannot be negative"
                 )
+            if non_negative and max_total is not None:
+                check_counts(arr, key, max_total)
         elif non_negative and arr.size and np.any(arr < 0):
             raise _fail(f"the array {key!r} holds negative values")
         self.used.add(key)

@@ -5,20 +5,25 @@ dtype, hyperparameters that may be arrays, lists or tuples, and category labels 
 type per feature. Each pair here writes such a value with a type tag and reads it back
 exactly, checking on the way back that the file's claim is one ``save`` can write:
 
-* labels (the classes): ``{"dtype": tag, "values": [...]}``, unique and sorted;
-* hyperparameters: scalars as they are, arrays as
-  ``{"type": "ndarray" | "list" | "tuple", "dtype": ..., "values": [...]}``;
+* labels (the classes): ``{"dtype": tag, "values": [...]}``, unique and sorted; the
+  values of ``datetime64[unit]`` and ``timedelta64[unit]`` labels are their int64 ticks;
+* hyperparameters: scalars as they are, arrays, sequences and sets as
+  ``{"type": "ndarray" | "list" | "tuple" | "set" | "frozenset", "dtype": ..., "values":
+  [...]}`` (``dtype`` a numeric one, ``"bool"`` or ``"str"``; a set's values sorted), a
+  function as its import reference (:mod:`nbayes.io._functions`);
 * category labels of one feature: all strings, all booleans or all finite numbers.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from nbayes.io._functions import decode_function, encode_function
 from nbayes.io._json import _fail, _is_number, _show, expect_dict, expect_list, expect_str_list
 
 __all__ = [
@@ -37,19 +42,30 @@ __all__ = [
 
 _INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 _FLOAT_DTYPES = ("float32", "float64")
-_LABEL_DTYPES = ("str", "object", "bool", *_INT_DTYPES, *_FLOAT_DTYPES)
+_LABEL_FLOATS = ("float16", *_FLOAT_DTYPES)
+_LABEL_DTYPES = ("str", "object", "bool", *_INT_DTYPES, *_LABEL_FLOATS)
+# datetime64[D], timedelta64[25s], ...: the labels are stored as their int64 values
+_TIME_TAG = re.compile(
+    r"(datetime64|timedelta64)\[([1-9][0-9]{0,8})?(Y|M|W|D|h|m|s|ms|us|ns|ps|fs|as)\]\Z"
+)
+_NAT = np.iinfo(np.int64).min
 
 
 def encode_labels(labels: np.ndarray, what: str = "classes") -> dict[str, Any]:
     """JSON for a 1-D label array: ``{"dtype": tag, "values": [...]}`` (exact round trip)."""
     arr = np.asarray(labels)
-    values = arr.tolist()
     kind = arr.dtype.kind
+    if kind in "Mm":
+        ticks = arr.view(np.int64)
+        if arr.dtype.name.endswith("]") and not np.any(ticks == _NAT):
+            return {"dtype": arr.dtype.name, "values": ticks.tolist()}
+        raise ValueError(f"Cannot save {what} {_show(arr.tolist())}: NaT (not a time) labels.")
+    values = arr.tolist()
     if kind == "U":
         return {"dtype": "str", "values": values}
     if kind == "b":
         return {"dtype": "bool", "values": values}
-    if kind in "iu" or (kind == "f" and arr.dtype.name in _FLOAT_DTYPES):
+    if kind in "iu" or (kind == "f" and arr.dtype.name in _LABEL_FLOATS):
         if kind == "f" and not np.isfinite(arr).all():
             raise ValueError(f"Cannot save {what} {values!r}: NaN or infinite labels.")
         return {"dtype": arr.dtype.name, "values": values}
@@ -60,7 +76,8 @@ def encode_labels(labels: np.ndarray, what: str = "classes") -> dict[str, Any]:
             return {"dtype": "object", "values": values}
     raise ValueError(
         f"Cannot save {what} of dtype {arr.dtype} ({_show(values)}): a model file stores "
-        "labels that are strings, integers, floats or booleans. Convert them (e.g. to str)."
+        "labels that are strings, integers, floats, booleans, datetime64 or timedelta64. "
+        "Convert them (e.g. to str)."
     )
 
 
@@ -68,6 +85,8 @@ def decode_labels(value: Any, where: str) -> np.ndarray:
     """Inverse of :func:`encode_labels`; checks the values are unique and sorted."""
     d = expect_dict(value, where, ("dtype", "values"))
     tag = d["dtype"]
+    if isinstance(tag, str) and _TIME_TAG.match(tag):
+        return _sorted_labels(_decode_times(tag, d["values"], where), d["values"], where)
     if tag not in _LABEL_DTYPES:
         raise _fail(f"{where}['dtype'] is {_show(tag)}; expected one of {list(_LABEL_DTYPES)}")
     values = expect_list(d["values"], f"{where}['values']")
@@ -104,6 +123,17 @@ def decode_labels(value: Any, where: str) -> np.ndarray:
         arr = np.array(values, dtype=tag)
         if not np.isfinite(arr).all() or arr.tolist() != [float(v) for v in values]:
             raise _fail(f"{where} holds values that {tag} cannot represent exactly")
+    return _sorted_labels(arr, values, where)
+
+
+def _decode_times(tag: str, values: Any, where: str) -> np.ndarray:
+    items = expect_list(values, f"{where}['values']")
+    if not all(isinstance(v, int) and not isinstance(v, bool) and _NAT < v < 2**63 for v in items):
+        raise _fail(f"{where} (dtype {tag}) should hold int64 ticks other than NaT")
+    return np.array(items, dtype=np.int64).view(tag)
+
+
+def _sorted_labels(arr: np.ndarray, values: list[Any], where: str) -> np.ndarray:
     if len(arr) > 1 and not bool(np.all(arr[1:] > arr[:-1])):
         raise _fail(f"{where} should be unique and sorted, got {_show(values)}")
     return arr
@@ -113,12 +143,14 @@ def decode_labels(value: Any, where: str) -> np.ndarray:
 # hyperparameters
 # --------------------------------------------------------------------------------------
 
-_ARRAY_TAGS = ("ndarray", "list", "tuple")
+_ARRAY_TAGS = ("ndarray", "list", "tuple", "set", "frozenset")
+_TAG_TYPES: dict[str, type] = {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}
 _ARRAY_DTYPES = ("bool", *_INT_DTYPES, *_FLOAT_DTYPES)
 
 
 def encode_param(name: str, value: Any) -> Any:
-    """JSON for one hyperparameter value (scalars as is, arrays as tagged lists)."""
+    """JSON for one hyperparameter value (scalars as is, arrays, sequences and sets as
+    tagged lists, a function as its import reference)."""
     if value is None or isinstance(value, bool | str):
         return value
     if isinstance(value, np.bool_):
@@ -132,37 +164,60 @@ def encode_param(name: str, value: Any) -> Any:
                 "numbers only. Set a finite value (set_params) and save again."
             )
         return float(value)
-    if isinstance(value, np.ndarray | list | tuple):
-        tag = "ndarray" if isinstance(value, np.ndarray) else type(value).__name__
-        arr = np.asarray(value)
-        if arr.ndim > 1 or arr.dtype.name not in _ARRAY_DTYPES:
-            raise ValueError(
-                f"Cannot save the hyperparameter {name}={_show(value)}: a model file stores "
-                "scalars and 1-D arrays of booleans or numbers."
-            )
-        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-            raise ValueError(f"Cannot save the hyperparameter {name}: it holds NaN or infinity.")
-        return {"type": tag, "dtype": arr.dtype.name, "values": arr.tolist()}
+    if isinstance(value, np.ndarray | list | tuple | set | frozenset):
+        return _encode_sequence(name, value)
+    if callable(value):
+        return encode_function(name, value)
     raise ValueError(
         f"Cannot save the hyperparameter {name}={_show(value)} of type "
-        f"{type(value).__name__}: a model file stores None, booleans, numbers, strings and "
-        "1-D arrays."
+        f"{type(value).__name__}: a model file stores None, booleans, numbers, strings, "
+        "1-D arrays, lists, tuples and sets of them, and named functions."
     )
 
 
+def _encode_sequence(name: str, value: Any) -> dict[str, Any]:
+    tag = "ndarray" if isinstance(value, np.ndarray) else type(value).__name__
+    if tag not in _ARRAY_TAGS:  # a subclass of list, tuple, set
+        tag = next(t for t in _ARRAY_TAGS[1:] if isinstance(value, _TAG_TYPES[t]))
+    try:
+        items = sorted(value) if isinstance(value, set | frozenset) else value
+        arr = np.asarray(items)
+    except (TypeError, ValueError):
+        arr = np.asarray([], dtype=object)  # unsortable or ragged: refused below
+    text = arr.dtype.kind == "U" and all(isinstance(v, str) for v in items)
+    if arr.ndim > 1 or arr.dtype.name not in _ARRAY_DTYPES and not text:
+        raise ValueError(
+            f"Cannot save the hyperparameter {name}={_show(value)}: a model file stores "
+            "1-D arrays, lists, tuples and sets of booleans, numbers or strings (one type)."
+        )
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ValueError(f"Cannot save the hyperparameter {name}: it holds NaN or infinity.")
+    values = list(items) if text and tag != "ndarray" else arr.tolist()
+    return {"type": tag, "dtype": "str" if text else arr.dtype.name, "values": values}
+
+
 def decode_param(value: Any, where: str) -> Any:
-    """Inverse of :func:`encode_param`."""
+    """Inverse of :func:`encode_param` (a function is taken from those passed to
+    :func:`nbayes.load`, see :mod:`nbayes.io._functions`)."""
     if value is None or isinstance(value, bool | int | float | str):
         return value
+    if isinstance(value, dict) and value.get("type") == "function":
+        return decode_function(value, where)
     d = expect_dict(value, where, ("type", "dtype", "values"))
     tag, dtype, values = d["type"], d["dtype"], d["values"]
     if tag not in _ARRAY_TAGS:
-        raise _fail(f"{where}['type'] is {_show(tag)}; expected one of {list(_ARRAY_TAGS)}")
-    if dtype not in _ARRAY_DTYPES:
-        raise _fail(f"{where}['dtype'] is {_show(dtype)}; expected one of {list(_ARRAY_DTYPES)}")
+        raise _fail(
+            f"{where}['type'] is {_show(tag)}; expected one of {[*_ARRAY_TAGS, 'function']}"
+        )
+    if dtype not in _ARRAY_DTYPES and dtype != "str":
+        raise _fail(
+            f"{where}['dtype'] is {_show(dtype)}; expected one of {[*_ARRAY_DTYPES, 'str']}"
+        )
     scalar = not isinstance(values, list)
     items = [values] if scalar else values
-    if dtype == "bool":
+    if dtype == "str":
+        ok = all(isinstance(v, str) for v in items)
+    elif dtype == "bool":
         ok = all(isinstance(v, bool) for v in items)
     elif dtype in _INT_DTYPES:
         info = np.iinfo(np.dtype(dtype))
@@ -175,9 +230,17 @@ def decode_param(value: Any, where: str) -> Any:
         ok = all(_is_number(v) and abs(v) <= top for v in items)
     if not ok or (scalar and tag != "ndarray"):
         raise _fail(f"{where} holds values that are not of dtype {dtype}: {_show(values)}")
+    if tag in ("set", "frozenset"):
+        if any(not a < b for a, b in zip(items, items[1:], strict=False)):
+            raise _fail(f"{where} (a {tag}) should list its values once each, sorted")
+        return _TAG_TYPES[tag](items)
+    if dtype == "str" and tag != "ndarray":
+        return tuple(items) if tag == "tuple" else list(items)
     arr = np.array(values, dtype=dtype)
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         raise _fail(f"{where} holds values that overflow {dtype}")
+    if dtype == "str" and arr.tolist() != values:
+        raise _fail(f"{where} holds strings that end in NUL characters")
     if tag == "ndarray":
         return arr
     out = arr.tolist()

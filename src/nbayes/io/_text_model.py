@@ -14,6 +14,7 @@ from nbayes._stats import CountStats
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader
 from nbayes.io._codecs import decode_labels, decode_param
+from nbayes.io._invariants import MAX_ROWS, check_class_prior, check_ngram_range, check_rows
 from nbayes.io._json import expect_dict, expect_int, expect_str_list
 from nbayes.text._model import PARAM_NAMES, check_params
 from nbayes.text._textstats import TextStats
@@ -40,10 +41,12 @@ def read_text_model(
         check_params(SimpleNamespace(**params))
     except (ValueError, TypeError) as exc:
         raise ModelFileError(f"invalid hyperparameters: {exc}") from None
+    check_ngram_range(params["ngram_range"])
     classes = decode_labels(d["classes"], f"{where}['classes']")
     if len(classes) < 1:
         raise ModelFileError(f"{where}['classes'] is empty; a fitted model has a class")
-    n_docs = expect_int(d["n_docs"], f"{where}['n_docs']", 1)
+    check_class_prior(params["class_prior"], len(classes))
+    n_docs = expect_int(d["n_docs"], f"{where}['n_docs']", 1, MAX_ROWS)
     vocab = d["vocabulary"]
     terms: list[str] | None = None
     if params["hashing"]:
@@ -64,5 +67,6 @@ def read_text_model(
         raise ModelFileError(
             f"a term occurs in {int(df.max())} documents but the model has seen {n_docs}"
         )
+    check_rows(n_docs, class_count, f"{where}['n_docs']")
     stats = TextStats(CountStats(classes, class_count, fc), df, tf, n_docs)
     return params, stats, terms

@@ -22,8 +22,13 @@ per kind of model under :mod:`nbayes.io.serializers` (listed, by model type, in
 Loading checks everything before building the model: the model type is registered, the
 hyperparameters are the estimator's own and valid (its ``_check_params``), the classes are of
 a known type, unique and sorted, every array has the expected dtype and a shape consistent
-with the metadata, counts are finite and non-negative, no array is left unused. Any failure
-is a :class:`~nbayes.exceptions.ModelFileError` naming the file and what is wrong.
+with the metadata, counts are finite and non-negative, the statistics keep the invariants
+every fit keeps (:mod:`nbayes.io._invariants`), no array is left unused. Any failure is a
+:class:`~nbayes.exceptions.ModelFileError` naming the file and what is wrong.
+
+A hyperparameter that is a function is stored as its import reference and taken, at load,
+from ``functions={"module.qualname": function}`` (:mod:`nbayes.io._functions`); the user's
+guide to all of this is ``docs/persistence.md``.
 
 This module is also what a serialiser of another model type is written with:
 :func:`register` plugs it in; its ``dump`` function writes JSON and arrays through an
@@ -52,6 +57,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -66,6 +72,7 @@ from nbayes.io._codecs import (
     encode_labels,
     encode_param,
 )
+from nbayes.io._functions import check_functions, functions_given
 from nbayes.io._json import (
     _show,
     expect_bool,
@@ -187,7 +194,12 @@ def _check_top(metadata: dict[str, Any]) -> None:
 _WRAP_UNEXPECTED = True
 
 
-def load(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> Any:
+def load(
+    path: str | os.PathLike[str],
+    *,
+    max_bytes: int | None = None,
+    functions: Mapping[str, Callable[..., Any]] | None = None,
+) -> Any:
     """Read a model written by :func:`save`.
 
     Parameters
@@ -195,6 +207,12 @@ def load(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> Any:
     path : str or os.PathLike
     max_bytes : int, optional
         Refuse files larger than this (a guard against unexpectedly large inputs).
+    functions : dict, optional
+        The functions the model's hyperparameters name, by ``"module.qualname"``: a model
+        saved with ``TextClassifier(preprocess=clean)`` (``clean`` defined in
+        ``mymodule``) loads with ``functions={"mymodule.clean": clean}``. A model file
+        stores a function's name, never its code, and nothing it names is imported
+        (except nbayes's own recipes of :mod:`nbayes.text.recipes`).
 
     Returns
     -------
@@ -206,12 +224,20 @@ def load(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> Any:
     ModelFileError
         For every problem: missing, truncated, corrupted or hand-edited file, unknown model
         type, invalid hyperparameters, inconsistent shapes, negative or non-finite counts,
-        or a file of a newer format or schema version (the message says which version).
+        or a file of a newer format or schema version (the message says which version);
+        also when a hyperparameter is a function not given in ``functions`` (the message
+        says how to pass it).
+    TypeError
+        If ``functions`` is not a dict of strings to callables.
     """
+    given = check_functions(functions)
     metadata, arrays = read_metadata(path, max_bytes=max_bytes)
     reader = ArrayReader(arrays)
     try:
-        model = decode({"model_type": metadata["model_type"], "model": metadata["model"]}, reader)
+        with functions_given(given):
+            model = decode(
+                {"model_type": metadata["model_type"], "model": metadata["model"]}, reader
+            )
         unused = reader.unused()
         if unused:
             raise ModelFileError(f"it holds arrays no model reads: {_show(unused)}")
@@ -227,13 +253,18 @@ def load(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> Any:
     return model
 
 
-def load_scorer(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> TextScorer | None:
+def load_scorer(
+    path: str | os.PathLike[str],
+    *,
+    max_bytes: int | None = None,
+    functions: Mapping[str, Callable[..., Any]] | None = None,
+) -> TextScorer | None:
     """The :class:`TextScorer` of the TextClassifier saved at ``path``, built from its
     statistics without constructing the estimator (nor importing scikit-learn).
 
     Returns None when the file holds another model type (load it with
     :func:`nbayes.load`). A file that :func:`nbayes.load` rejects is rejected the same
-    way.
+    way; ``max_bytes`` and ``functions`` are those of :func:`nbayes.load`.
 
     Raises
     ------
@@ -243,6 +274,7 @@ def load_scorer(path: str | os.PathLike[str], *, max_bytes: int | None = None) -
     from nbayes.io._text_model import read_text_model
     from nbayes.scoring import TextScorer
 
+    given = check_functions(functions)
     metadata, arrays = read_metadata(path, max_bytes=max_bytes)
     if metadata["model_type"] != "TextClassifier":
         return None
@@ -250,7 +282,8 @@ def load_scorer(path: str | os.PathLike[str], *, max_bytes: int | None = None) -
     where = os.fspath(path)
     try:
         model = expect_dict(metadata["model"], "metadata['model']")
-        params, stats, terms = read_text_model(model, reader)
+        with functions_given(given):
+            params, stats, terms = read_text_model(model, reader)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:

@@ -55,7 +55,8 @@ key means a new format version):
 ``"metadata"``
     The caller's JSON object. It must be plain JSON: objects with string keys,
     arrays, strings, integers, finite floats, ``true``/``false``/``null``, nested at
-    most :data:`MAX_JSON_DEPTH` levels. ``NaN`` and ``Infinity`` are *not* allowed
+    most :data:`MAX_JSON_DEPTH` levels (a lone surrogate in a string is written as a
+    ``\\uXXXX`` escape). ``NaN`` and ``Infinity`` are *not* allowed
     (standard JSON has no spelling for them; keep non-finite values in arrays,
     where they are raw IEEE-754 bytes). Duplicate object keys are rejected.
 
@@ -65,8 +66,10 @@ such before anything else is parsed), the header length against the file size
 bounded nesting), the header schema and every type in it, the dtype whitelist, that
 ``prod(shape) * itemsize == nbytes``, the canonical offsets, that the total size is
 exactly ``P + H + N + 32`` (before any array is allocated), the zero padding, that
-bool bytes are 0 or 1, and finally the digest. So no allocation exceeds a small
-multiple of the real file size; ``max_bytes`` bounds that size. Every failure is a
+bool bytes are 0 or 1, and finally the digest; the header's cost in memory once parsed is
+estimated from its tokens before it is parsed and bounded by three times the file size
+(plus 1 MiB). So no allocation exceeds a small multiple of the real file size;
+``max_bytes`` bounds that size. Every failure is a
 :class:`~nbayes.exceptions.ModelFileError`; when the digest does not match either,
 the message says the file was damaged (checksum mismatch) rather than badly written.
 

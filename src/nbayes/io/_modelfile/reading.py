@@ -208,7 +208,9 @@ class _Reader:
                 f"on a multiple of {ALIGN} bytes"
             )
         raw = self.read_exact(header_len, "JSON header")
+        self.check_header_cost(raw)
         header = self.parse_header(raw)
+        del raw
         metadata, entries, data_nbytes = self.check_header(header, version)
 
         expected = PREFIX_SIZE + header_len + data_nbytes + DIGEST_SIZE
@@ -260,6 +262,18 @@ class _Reader:
     def skip_padding(self, n: int) -> None:
         if n and any(self.read_exact(n, "padding in the data section")):
             self.fail("file is corrupted: non-zero padding bytes in the data section")
+
+    def check_header_cost(self, raw: bytes) -> None:
+        """Refuse a header whose parsed JSON would take more memory than the file can
+        justify (before parsing it): see :func:`header_cost`, :data:`HEADER_COST_PER_BYTE`."""
+        cost = header_cost(raw)
+        budget = HEADER_COST_PER_BYTE * self.size + HEADER_COST_SLACK
+        if cost > budget:
+            self.fail(
+                f"file is corrupted or hostile: its JSON header would take about {cost} bytes "
+                f"of memory to read, more than {HEADER_COST_PER_BYTE}x the file size "
+                f"({self.size} bytes) allows; nbayes never writes such a header"
+            )
 
     def parse_header(self, raw: bytes) -> Any:
         try:
@@ -369,6 +383,47 @@ class _Reader:
                 bad + f'"data_nbytes" is {_short(data_nbytes)}, expected {_short(align(end))}'
             )
         return metadata, entries, data_nbytes
+
+
+#: The memory the parsed header may take, per byte of the file (plus a slack for small
+#: files). The densest header nbayes writes, the vocabulary of a text model, takes about
+#: 60 bytes per short term in Python against at least 30 bytes per term in the file (its
+#: JSON and three counts); a hostile header of empty objects ``{},`` would take 25 times
+#: its 3 bytes, and is refused before it is parsed.
+HEADER_COST_PER_BYTE = 3
+HEADER_COST_SLACK = 1 << 20
+_CHUNK = 1 << 16
+
+
+def header_cost(raw: bytes) -> int:
+    """An upper estimate of the bytes of Python objects ``json.loads(raw)`` makes, found
+    without parsing, by counting tokens 64 KiB at a time (numpy). CPython 3.11+ on 64
+    bits: an object or array takes 64 bytes, a list item 10 (its pointer), an object
+    member 40 (its slot), a number 32 (plus its digits), a string 49 plus its length (76
+    if it is not ASCII)."""
+    # escaped backslashes and quotes removed, every '"' opens or closes a string
+    text = raw.replace(b"\\\\", b"").replace(b'\\"', b"") if b"\\" in raw else raw
+    quotes = containers = commas = colons = inside = high = 0
+    state = np.uint8(0)
+    for start in range(0, len(text), _CHUNK):
+        a = np.frombuffer(text, np.uint8, min(_CHUNK, len(text) - start), start)
+        q = a == 0x22
+        parity = np.bitwise_xor.accumulate(q.view(np.uint8)) ^ state
+        state = parity[-1]
+        outside = ~(parity.view(bool) | q)
+        quotes += int(np.count_nonzero(q))
+        inside += len(a) - int(np.count_nonzero(outside))
+        high += int(np.count_nonzero(a >= 0x80))
+        containers += int(np.count_nonzero(((a == 0x7B) | (a == 0x5B)) & outside))
+        commas += int(np.count_nonzero((a == 0x2C) & outside))
+        colons += int(np.count_nonzero((a == 0x3A) & outside))
+    strings = quotes // 2
+    scalars = max(0, commas + colons + 1 - strings)
+    outside_bytes = len(text) - inside
+    return (
+        64 * containers + 10 * commas + 40 * colons + 32 * scalars + outside_bytes
+        + 49 * strings + 27 * min(strings, high) + inside
+    )  # fmt: skip
 
 
 def _read_stream(

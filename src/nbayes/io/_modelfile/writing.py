@@ -8,6 +8,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import secrets
 import time
 from collections.abc import Mapping
@@ -100,6 +101,29 @@ def _prepare_arrays(arrays: Mapping[str, np.ndarray]) -> list[tuple[str, str, np
     return prepared
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+
+
+def _escape_surrogates(text: str) -> str:
+    """``text`` (JSON) with its lone surrogates written as ``\\uXXXX`` escapes, which UTF-8
+    cannot encode but JSON reads back exactly (a label such as ``"a\\ud800"``).
+
+    Two surrogate code points in a row, high then low, would be read back as the one
+    character they pair into: such a string cannot be stored exactly (ValueError).
+    """
+    pair = _PAIR.search(text)
+    if pair:
+        raise ValueError(
+            "metadata or an array name holds the surrogate code points "
+            f"{pair.group()!r} in a row, which a model file would read back as the single "
+            f"character {pair.group().encode('utf-16', 'surrogatepass').decode('utf-16')!r}; "
+            "a string with lone surrogates is stored, a split surrogate pair is not: "
+            "repair the string (e.g. s.encode('utf-16', 'surrogatepass').decode('utf-16'))"
+        )
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def _build_header(metadata: Any, prepared: list[tuple[str, str, np.ndarray]]) -> tuple[bytes, int]:
     """Return the padded header bytes and the data-section length."""
     entries = []
@@ -127,11 +151,8 @@ def _build_header(metadata: Any, prepared: list[tuple[str, str, np.ndarray]]) ->
     text = json.dumps(header, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     try:
         raw = text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValueError(
-            "metadata or an array name contains a string that is not valid Unicode "
-            f"(a lone surrogate?): {exc}"
-        ) from None
+    except UnicodeEncodeError:
+        raw = _escape_surrogates(text).encode("utf-8")
     raw += b" " * ((-(PREFIX_SIZE + len(raw))) % ALIGN)
     return raw, data_nbytes
 

@@ -30,6 +30,7 @@ import numpy as np
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._codecs import decode_labels, decode_param, encode_labels, encode_params
+from nbayes.io._invariants import check_class_prior
 from nbayes.io._json import _show, expect_dict, expect_int, expect_str_list
 
 WHERE = "metadata['model']"
@@ -50,6 +51,19 @@ def decode_hyperparameters(cls: type, value: Any, skip: tuple[str, ...] = ()) ->
     where = f"{WHERE}['hyperparameters']"
     hp = expect_dict(value, where, set(cls().get_params(deep=False)))
     return {k: decode_param(v, f"{where}[{k!r}]") for k, v in hp.items() if k not in skip}
+
+
+def check_saved_prior(model: Any, n_classes: int) -> None:
+    """ValueError unless the ``class_prior`` of the model to save (if it has one) is a
+    distribution over its classes (a model file holding another does not load)."""
+    prior = model.get_params(deep=False).get("class_prior")
+    try:
+        check_class_prior(prior, n_classes, ValueError)
+    except ValueError as exc:
+        raise ValueError(
+            f"Cannot save this {type(model).__name__}: {exc}. Set a valid class_prior "
+            "(set_params) and save again."
+        ) from None
 
 
 def check_params(model: Any) -> None:
@@ -92,6 +106,7 @@ def dump_start(model: Any, writer: ArrayWriter) -> tuple[dict[str, Any], Any]:
     ``class_count`` array written, and its statistics (``model._stats``) to write next."""
     check_fitted(model)
     stats = model._stats
+    check_saved_prior(model, len(stats.classes))
     names = getattr(model, "feature_names_in_", None)
     writer.put("class_count", stats.class_count)
     out = {
@@ -129,6 +144,7 @@ def load_start(
     model = cls(**params)
     check_params(model)
     classes = decode_classes(d["classes"])
+    check_class_prior(params.get("class_prior"), len(classes))
     n_features = expect_int(d["n_features_in"], f"{WHERE}['n_features_in']", 1)
     names = d["feature_names_in"]
     if names is not None:

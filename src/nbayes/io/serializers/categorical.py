@@ -8,7 +8,8 @@
 
 The arrays are ``class_count`` (n_classes,), ``n_categories`` (int64, per feature) and
 ``category_count`` (n_classes, sum of n_categories): every feature's
-``(n_classes, n_categories_j)`` block side by side.
+``(n_classes, n_categories_j)`` block side by side; a block's counts add up, per class, to
+at most the class count (every row falls in one category of each feature).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from nbayes._stats import CategoryStats
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._codecs import decode_categories, encode_categories
+from nbayes.io._invariants import not_above
 from nbayes.io._json import expect_bool, expect_dict, expect_list
 from nbayes.io._registry import Serializer
 from nbayes.io.serializers._estimator import WHERE, Header, dump_start, finish, load_start
@@ -65,6 +67,9 @@ def load(d: dict[str, Any], reader: ArrayReader) -> CategoricalNB:
     blocks = tuple(
         np.ascontiguousarray(cc[:, bounds[j] : bounds[j + 1]]) for j in range(n_features)
     )
+    for j, block in enumerate(blocks):  # every row of a class falls in one category
+        not_above(block.sum(axis=1), class_count, f"the category counts of feature {j}",
+                  "the class count")  # fmt: skip
     if coded:
         _check_min_categories(header, sizes)
     stats = CategoryStats(header.classes, class_count, blocks, tuple(cats), coded)

@@ -3,7 +3,9 @@
 
 ``"model"`` is the header of :mod:`nbayes.io.serializers._estimator` and
 ``"stats": {"kind": "counts"}``; the arrays are ``class_count`` (n_classes,) and
-``feature_count`` (n_classes, n_features), both finite and non-negative.
+``feature_count`` (n_classes, n_features), both finite and non-negative (of a bounded
+total); a BernoulliNB that binarizes counts a feature present in at most every row of its
+class.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 
 from nbayes._stats import CountStats
 from nbayes.io._arrays import ArrayReader, ArrayWriter
+from nbayes.io._invariants import not_above
 from nbayes.io._json import expect_dict
 from nbayes.io._registry import Serializer
 from nbayes.io.serializers._estimator import WHERE, dump_start, finish, load_start
@@ -32,6 +35,10 @@ def load(cls: type, d: dict[str, Any], reader: ArrayReader) -> Any:
     expect_dict(st, f"{WHERE}['stats']", ("kind",))
     shape = (len(header.classes), header.n_features)
     feature_count = reader.get("feature_count", shape=shape, non_negative=True)
+    if cls is BernoulliNB and header.params["binarize"] is not None:
+        # binarized rows: a feature is present in at most every row of its class
+        not_above(feature_count.max(axis=1, initial=0.0), class_count,
+                  "the count of a present feature", "the class count")  # fmt: skip
     return finish(header, CountStats(header.classes, class_count, feature_count))
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from nbayes._stats import MomentStats
 from nbayes.io._arrays import ArrayReader, ArrayWriter
+from nbayes.io._invariants import check_moments, check_rows
 from nbayes.io._json import expect_dict
 from nbayes.io._registry import Serializer
 from nbayes.io.serializers._estimator import WHERE, dump_start, finish, load_start
@@ -34,10 +35,13 @@ def load_moments(
     """Inverse of :func:`dump_moments`, every array checked."""
     shape = (len(classes), n_features)
     mean = reader.get("mean", shape=shape)
-    m2 = reader.get("m2", shape=shape, non_negative=True)
+    m2 = reader.get("m2", shape=shape, non_negative=True, max_total=None)
     n_rows = reader.get("n_rows", shape=(), non_negative=True)
     row_mean = reader.get("row_mean", shape=(n_features,))
-    row_m2 = reader.get("row_m2", shape=(n_features,), non_negative=True)
+    row_m2 = reader.get("row_m2", shape=(n_features,), non_negative=True, max_total=None)
+    check_moments(mean, m2, "mean")
+    check_moments(row_mean, row_m2, "row_mean")
+    check_rows(float(n_rows), class_count, "the number of rows 'n_rows'")
     return MomentStats(classes, class_count, mean, m2, float(n_rows), row_mean, row_m2)
 
 

@@ -37,6 +37,7 @@ from nbayes._stats import CategoryStats, CountStats
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._codecs import decode_categories, encode_categories, encode_labels, encode_params
+from nbayes.io._invariants import check_class_prior
 from nbayes.io._json import (
     expect_bool,
     expect_dict,
@@ -50,6 +51,7 @@ from nbayes.io.serializers._estimator import (
     check_derivation,
     check_fitted,
     check_params,
+    check_saved_prior,
     decode_classes,
     decode_hyperparameters,
 )
@@ -260,6 +262,7 @@ def _load_column(
 def dump(model: MixedNB, writer: ArrayWriter) -> dict[str, Any]:
     check_fitted(model)
     stats: MixedStats = model._stats
+    check_saved_prior(model, len(stats.classes))
     params = model.get_params(deep=False)
     hp = encode_params({k: v for k, v in params.items() if k != "columns"})
     hp["columns"] = _encode_columns_param(params["columns"])
@@ -300,6 +303,7 @@ def load(d: dict[str, Any], reader: ArrayReader) -> MixedNB:
     model = MixedNB(**params)
     check_params(model)
     classes = decode_classes(d["classes"])
+    check_class_prior(params.get("class_prior"), len(classes))
     cols = expect_list(d["columns"], f"{WHERE}['columns']")
     n = len(cols)
     if n < 1:
