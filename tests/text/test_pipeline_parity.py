@@ -23,6 +23,7 @@ from nbayes.text import _routes as routes
 from nbayes.text.vectorizers import transform_counts
 
 from .conftest import load_slice
+from .test_vectorizers import docs_strategy
 
 RT, RT_Y = load_slice("rt_slice.csv")
 SMS, SMS_Y = load_slice("sms_slice.csv")
@@ -294,3 +295,26 @@ def test_float16_hashing_raises_sklearns_value_error(norm, ngram_range) -> None:
         hashing_transform(SMS, dtype=np.float16, norm=norm)
     X = HashingVectorizer(dtype=np.float32, norm=norm).transform(SMS)
     assert X.dtype == np.float32
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    docs=docs_strategy,
+    ngram_range=st.sampled_from(NGRAMS),
+    lowercase=st.booleans(),
+)
+def test_tricky_characters_any_range_on_the_compiled_route(docs, ngram_range, lowercase) -> None:
+    docs = docs * 9  # past the tiny-batch threshold: the compiled route
+    kw = {"ngram_range": ngram_range, "lowercase": lowercase}
+    assert routes.vectorizer(CountVectorizer(**kw), docs)[0] == routes.COMPOSED_NGRAMS
+    try:
+        ref = SkCount(**kw).fit(docs)
+    except ValueError:  # empty vocabulary: the same error
+        with pytest.raises(ValueError, match="empty vocabulary"):
+            CountVectorizer(**kw).fit(docs)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # upper-case terms with lowercase=False: both warn
+        ours = CountVectorizer(**kw).fit(docs)
+    assert list(ours.vocabulary_.items()) == list(ref.vocabulary_.items())
+    assert (ours.transform(docs) != ref.transform(docs)).nnz == 0
