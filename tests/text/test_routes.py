@@ -17,7 +17,10 @@ DOCS = ["the cat sat on the mat " * 100, "a dog barked " * 100] * 5
         ({}, routes.ZERO_COPY),
         ({"ngram_range": (1, 2)}, routes.TOKEN_STREAMS),
         ({"ngram_range": (2, 2)}, routes.TOKEN_STREAMS),
-        ({"ngram_range": (1, 3)}, routes.SKLEARN),
+        ({"ngram_range": (1, 3)}, routes.COMPOSED_NGRAMS),
+        ({"ngram_range": (2, 3)}, routes.COMPOSED_NGRAMS),
+        ({"ngram_range": (3, 5)}, routes.COMPOSED_NGRAMS),
+        ({"ngram_range": (2, 1)}, routes.SKLEARN),  # invalid: scikit-learn's own error
         ({"analyzer": "char"}, routes.SKLEARN),
         ({"input": "filename"}, routes.SKLEARN),
         ({"preprocessor": str.upper}, routes.SKLEARN),

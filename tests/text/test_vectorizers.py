@@ -268,7 +268,7 @@ def test_errors_are_advice() -> None:
     with pytest.raises(ValueError, match="in \\[0, 2\\)"):
         count_by_class(["a b", "cc dd"], np.array([0, 2]), 2)
     with pytest.raises(ValueError, match="ngram_range"):
-        count_by_class(["aa bb"], np.array([0]), 1, ngram_range=(1, 3))
+        count_by_class(["aa bb"], np.array([0]), 1, ngram_range=(3, 2))
     with pytest.raises(TypeError, match="decode"):
         count_by_class([b"aa bb"], np.array([0]), 1)  # type: ignore[list-item]
     with pytest.raises(ValueError, match="single string"):

@@ -19,6 +19,7 @@ __all__ = [
     "DEFAULT_TOKEN_PATTERN",
     "check_one_text",
     "documents",
+    "exact_str",
     "raw_documents",
     "terms",
     "transform_one",
@@ -124,7 +125,14 @@ def raw_documents(X: Any) -> list[str]:
             "documents). Decode bytes first (e.g. nbayes.io.read_texts) and replace "
             "missing texts with ''."
         )
-    return docs
+    # str subclasses (numpy's str_ of a '<U' array, ...): the same text as exact str,
+    # which is what the compiled kernels read
+    return [exact_str(d) for d in docs]
+
+
+def exact_str(text: str) -> str:
+    """``text`` as an exact ``str`` (a str subclass's characters, e.g. ``numpy.str_``)."""
+    return text if type(text) is str else str.__str__(text)
 
 
 def documents(X: Any, preprocess: Callable[[str], str] | None) -> list[str]:
@@ -133,7 +141,8 @@ def documents(X: Any, preprocess: Callable[[str], str] | None) -> list[str]:
     return docs if preprocess is None else [preprocess(d) for d in docs]
 
 
-def check_one_text(text: Any) -> None:
-    """``explain`` takes one document."""
+def check_one_text(text: Any) -> str:
+    """``explain`` takes one document: it, as an exact str."""
     if not isinstance(text, str):
         raise ValueError(f"explain() takes one document (a str); got {type(text).__name__}.")
+    return exact_str(text)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
 
 from .._stats import CountStats, class_codes
 from .._validation import check_sample_weight
@@ -22,7 +23,10 @@ from ._class_counts import count_by_class, count_terms, transform_counts
 from ._hash_counts import hash_by_class, hashing_transform
 from ._textstats import TextStats
 
-__all__ = ["check_labels", "checked", "count", "count_fresh", "require_terms", "text_stats"]
+__all__ = [
+    "check_labels", "checked", "count", "count_fresh", "raw_frequencies", "require_terms",
+    "text_stats",
+]  # fmt: skip
 
 
 def text_stats(
@@ -45,6 +49,14 @@ def text_stats(
         term_freq=np.asarray(term_freq, dtype=np.float64),
         n_docs=n_docs,
     )
+
+
+def raw_frequencies(model: Any) -> bool:
+    """Whether a model's term frequencies (what ``max_features`` ranks by) must be counted
+    apart from its class sums: a Bernoulli model counts presence, but the Pipeline it
+    equals (``CountVectorizer(binary=False)`` + ``BernoulliNB``) ranks terms by their raw
+    counts. Hashed buckets have no Pipeline to follow: they rank by what they sum."""
+    return model.model == "bernoulli" and not model.binary and not model.hashing
 
 
 def require_terms(stats: TextStats) -> None:
@@ -74,6 +86,8 @@ def checked(docs: list[str], y: Any) -> tuple[list[str], np.ndarray]:
     """Documents (already through ``preprocess``) and labels of one training batch,
     validated."""
     y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = column_or_1d(y, warn=True)  # scikit-learn's DataConversionWarning, then 1-D
     if y.ndim != 1 or len(y) != len(docs):
         raise ValueError(
             f"Found {len(docs)} documents but {y.shape[0] if y.ndim else 0} labels: "
@@ -130,13 +144,21 @@ def count(
             docs, codes, n, binary=binary, vocabulary=vocabulary, fixed_vocabulary=fixed,
             dtype=np.float64, **kw,
         )  # fmt: skip
+        if raw_frequencies(model):  # the raw totals, over the columns just laid out
+            zeros = np.zeros(len(docs), dtype=np.int64)
+            raw = count_by_class(docs, zeros, 1, vocabulary=vocabulary, fixed_vocabulary=True,
+                                 dtype=np.float64, **kw)[1]  # fmt: skip
+            term_freq = raw[0]
     else:  # WEIGHTED_ROWS
         assert sw is not None
         count_by_class(docs, codes, n, vocabulary=vocabulary, **kw)  # extend vocab
-        X = transform_counts(docs, vocabulary, binary=binary, **kw)
+        X = transform_counts(docs, vocabulary, binary=model.binary, **kw)
+        # the term frequencies are unweighted, as a vectorizer's (raw for Bernoulli)
+        term_freq = np.asarray(X.sum(axis=0), dtype=np.float64).reshape(-1)
+        if binary and not model.binary:
+            X.data.fill(1)
         sums = CountStats.from_batch(X, y, sw).feature_count
         df = np.bincount(X.indices, minlength=len(vocabulary)).astype(np.int64)
-        term_freq = np.asarray(X.sum(axis=0), dtype=np.float64).reshape(-1)
     return text_stats(classes, codes, sw, sums, df, len(docs), term_freq)
 
 
@@ -155,4 +177,10 @@ def count_fresh(
     if got is None:
         return None
     terms, sums, df, tf = got
+    if raw_frequencies(model):  # the raw totals of the same sorted terms
+        raw = count_terms(docs, np.zeros(len(docs), dtype=np.int64), 1,
+                          lowercase=model.lowercase, stop_words=model.stop_words)  # fmt: skip
+        if raw is None or len(raw[0]) != len(terms):
+            return None
+        tf = raw[1][0]
     return text_stats(classes, codes, None, sums, df, len(docs), tf), terms

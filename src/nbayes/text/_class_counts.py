@@ -34,6 +34,7 @@ from sklearn.feature_extraction import text as _sk_text
 
 from nbayes.text import _routes as routes
 from nbayes.text import _tokenize as _tk
+from nbayes.text._analyzer import exact_str
 from nbayes.text._counting import _Analysis, _check_ngram, count_rows
 
 __all__ = ["count_by_class", "count_terms", "transform_counts"]
@@ -75,12 +76,12 @@ def as_str_list(docs: Iterable[Any], what: str = "docs") -> list[str]:
     if not out or set(map(type, out)) == {str}:
         return out
     for i, d in enumerate(out):
-        if type(d) is not str:
+        if not isinstance(d, str):
             raise TypeError(
                 f"{what}[{i}] is of type {type(d).__name__}, expected str; decode bytes "
                 "first (e.g. d.decode('utf-8')) or use CountVectorizer(input=...)."
             )
-    return out
+    return [exact_str(d) for d in out]  # str subclasses (numpy.str_): what kernels read
 
 
 def csr_pieces_to_sklearn(
@@ -135,8 +136,8 @@ def count_by_class(
     n_classes : int
         Number of classes (rows of ``counts``).
     lowercase, binary, ngram_range, stop_words
-        As in :class:`CountVectorizer`; ``ngram_range`` in ``(1, 1)``, ``(1, 2)``,
-        ``(2, 2)``. ``binary=True`` clips each document's counts to 1 before summing.
+        As in :class:`CountVectorizer` (any word n-gram range ``1 <= min_n <= max_n``).
+        ``binary=True`` clips each document's counts to 1 before summing.
     vocabulary : dict or None
         ``None``: the vocabulary is learnt and returned sorted by term (equal to
         ``CountVectorizer(...).fit(docs).vocabulary_`` without df/max_features pruning).

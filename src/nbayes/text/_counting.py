@@ -14,30 +14,38 @@ from typing import Any
 import numpy as np
 
 from nbayes.text import _tokenize as _tk
-from nbayes.text._routes import FAST_NGRAMS, ZERO_COPY, tokens
+from nbayes.text._ngrams import ComposedNgrams
+from nbayes.text._routes import COMPOSED_NGRAMS, ZERO_COPY, tokens
 
 __all__ = ["count_rows"]
 
-_FAST_NGRAMS = FAST_NGRAMS
-
 
 def _check_ngram(ngram_range: Any) -> tuple[int, int]:
+    """``ngram_range`` as ints ``(min_n, max_n)`` with ``1 <= min_n <= max_n`` (any such
+    range is counted: :func:`nbayes.text._routes.tokens` says by which route)."""
     try:
         lo, hi = (int(v) for v in ngram_range)
     except (TypeError, ValueError):
         lo, hi = -1, -1
-    if (lo, hi) not in _FAST_NGRAMS:
+    if not 1 <= lo <= hi:
         raise ValueError(
-            f"ngram_range={ngram_range!r} is not supported by the fast kernels; use one "
-            f"of {list(_FAST_NGRAMS)} or nbayes.text.CountVectorizer for other ranges."
+            f"Invalid value for ngram_range={ngram_range!r}: lower boundary larger than "
+            "the upper boundary, or below 1. Pass (min_n, max_n) with 1 <= min_n <= max_n."
         )
     return lo, hi
 
 
 class _Analysis:
-    """Token-id streams for a corpus under the default word analyzer."""
+    """Token-id streams for a corpus under the default word analyzer.
 
-    __slots__ = ("state", "tok", "ptr", "ptok", "pptr", "first", "second", "lo", "hi")
+    Unigrams and word pairs are the kernels' own streams; any other n-gram range
+    (``COMPOSED_NGRAMS``) is one stream of composed term ids
+    (:class:`~nbayes.text._ngrams.ComposedNgrams`) that the kernels count as unigrams.
+    """
+
+    __slots__ = (
+        "state", "tok", "ptr", "ptok", "pptr", "first", "second", "lo", "hi", "composed",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -52,6 +60,13 @@ class _Analysis:
         _, buf, spans = _tk.encode_corpus(docs, bool(lowercase))
         self.tok, self.ptr = self.state.scan(buf, spans)
         self.lo, self.hi = ngram_range
+        self.composed: ComposedNgrams | None = None
+        if tokens(ngram_range) == COMPOSED_NGRAMS:
+            self.composed = ComposedNgrams(
+                self.tok, self.ptr, self.state.n_terms, self.lo, self.hi, self.state.terms
+            )
+            self.tok, self.ptr = self.composed.stream, self.composed.ptr
+            self.lo = self.hi = 1  # the composed ids are counted as the kernels count words
         if self.hi >= 2:
             self.ptok, self.pptr, self.first, self.second = _tk.pair_ids(self.tok, self.ptr)
         else:
@@ -61,7 +76,7 @@ class _Analysis:
 
     @property
     def n_uni(self) -> int:
-        return self.state.n_terms
+        return self.state.n_terms if self.composed is None else self.composed.n_ids
 
     @property
     def n_pair(self) -> int:
@@ -74,13 +89,6 @@ class _Analysis:
     @property
     def use_pair(self) -> bool:
         return self.hi == 2
-
-    def term(self, i: int, terms: list[str]) -> str:
-        n = self.n_uni
-        if i < n:
-            return terms[i]
-        p = i - n
-        return terms[self.first[p]] + " " + terms[self.second[p]]
 
     def seen(self) -> tuple[np.ndarray, int]:
         """First-occurrence column of every id (-1 for ids not in the analyzer output)."""
@@ -96,6 +104,8 @@ class _Analysis:
         )
 
     def term_list(self, ids: np.ndarray) -> list[str]:
+        if self.composed is not None:
+            return self.composed.term_strings(ids)
         terms = self.state.terms()
         n = self.n_uni
         out: list[str] = []
@@ -111,10 +121,14 @@ class _Analysis:
 
     def sorted_ids(self, ids: np.ndarray) -> np.ndarray:
         """``ids`` in the order of their term strings (compiled; no strings made)."""
+        if self.composed is not None:
+            return self.composed.sorted_ids(ids)
         return _tk.ngram_order(self.state, self.first, self.second, ids)
 
     def term_strings(self, ids: np.ndarray) -> list[str]:
         """The term strings of ``ids``, decoded from one buffer."""
+        if self.composed is not None:
+            return self.composed.term_strings(ids)
         st = self.state
         n = st.n_terms
         blob = _tk.ngram_blob(
@@ -138,6 +152,8 @@ class _Analysis:
 
     def fixed_columns(self, vocabulary: Mapping[str, int]) -> np.ndarray:
         """Map every id to ``vocabulary[term]`` or -1."""
+        if self.composed is not None:
+            return self.composed.columns(vocabulary)
         n = self.n_uni
         col = np.full(n + self.n_pair, -1, dtype=np.int64)
         if self.use_uni:
@@ -162,8 +178,8 @@ def count_rows(
     stop: frozenset[Any] | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """CSR pieces ``(indptr, indices, values)`` of the counts of ``docs`` over
-    ``vocabulary`` (columns ``0..len-1``; unknown terms ignored). ``ngram`` is one of the
-    kernels' ranges (:func:`_check_ngram`); the indices of a row may come unsorted."""
+    ``vocabulary`` (columns ``0..len-1``; unknown terms ignored). ``ngram`` is any valid
+    range (:func:`_check_ngram`); the indices of a row may come unsorted."""
     pieces = None
     if tokens(ngram) == ZERO_COPY:  # declined (None): token streams
         pieces = _tk.direct_transform(docs, vocabulary, lowercase, stop)

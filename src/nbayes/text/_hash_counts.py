@@ -55,6 +55,11 @@ def hashing_transform(
     docs = as_str_list(docs)
     if len(docs) == 0:
         raise ValueError("Cannot vectorize empty sequence; pass at least one document.")
+    if np.dtype(dtype) not in (np.float32, np.float64):
+        raise ValueError(
+            f"dtype={np.dtype(dtype)} is not supported: scipy.sparse does not support "
+            "float16, and hashed values are floats. Pass dtype=np.float32 or np.float64."
+        )
     ngram = _check_ngram(ngram_range)
     stop = stop_set(stop_words)
     pieces = None

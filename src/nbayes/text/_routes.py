@@ -25,6 +25,12 @@ route                     counts with                              taken when / 
 ``TOKEN_STREAMS``         ``_counting._Analysis`` (compiled        word n-grams (1, 2) or
                           token ids and pairs); hashed:            (2, 2) with the default
                           ``vectorizers._hash_analysis``           analyzer, or the fallback
+``COMPOSED_NGRAMS``       ``_counting._Analysis`` over             any other word n-gram
+                          ``_ngrams.ComposedNgrams``: compiled     range ((1, 3), (2, 3),
+                          token ids, longer n-grams composed in    (3, 5), ...) with the
+                          numpy (``np.unique`` per n), counted     default analyzer
+                          by the unigram kernels; strings made
+                          only for the vocabulary
 ``SKLEARN``               scikit-learn's own analyzer              a vectorizer whose settings
                                                                    the kernels do not have:
                                                                    ``input`` not 'content',
@@ -32,16 +38,21 @@ route                     counts with                              taken when / 
                                                                    a ``preprocessor`` or
                                                                    ``tokenizer``,
                                                                    ``strip_accents``, another
-                                                                   ``token_pattern``, another
-                                                                   ``ngram_range``, a document
+                                                                   ``token_pattern``, an
+                                                                   invalid ``ngram_range``
+                                                                   (scikit-learn's error), a
+                                                                   document
                                                                    not a ``str``; for
                                                                    CountVectorizer a tiny batch
                                                                    (<= 8 documents, < 4000
                                                                    characters: no kernel setup
                                                                    pays off); for
                                                                    HashingVectorizer no
-                                                                   document, a non-float
-                                                                   ``dtype``, another ``norm``,
+                                                                   document, a ``dtype`` not
+                                                                   float32/float64 (float16:
+                                                                   scipy's ValueError, as
+                                                                   scikit-learn's), another
+                                                                   ``norm``,
                                                                    a bad ``n_features``
 ------------------------  ---------------------------------------  --------------------------
 ``FIT_TERMS``             ``vectorizers.count_terms``: sorted      TextClassifier ``fit``,
@@ -87,6 +98,7 @@ from ._analyzer import DEFAULT_TOKEN_PATTERN
 
 __all__ = [
     "CLASS_SUMS",
+    "COMPOSED_NGRAMS",
     "FAST_NGRAMS",
     "FIT_TERMS",
     "HASHED_INTO",
@@ -108,6 +120,7 @@ __all__ = [
 
 ZERO_COPY = "zero-copy"
 TOKEN_STREAMS = "token-streams"
+COMPOSED_NGRAMS = "composed-ngrams"
 SKLEARN = "sklearn"
 FIT_TERMS = "fit-terms"
 CLASS_SUMS = "class-sums"
@@ -119,16 +132,20 @@ HASHED_INTO = "hashed-into"
 ONE_COMPILED = "one-compiled"
 ONE_PYTHON = "one-python"
 
-#: the word n-gram ranges the compiled kernels count
+#: the word n-gram ranges the compiled kernels count as they are (any other valid range:
+#: ``COMPOSED_NGRAMS``)
 FAST_NGRAMS = ((1, 1), (1, 2), (2, 2))
 #: the token patterns of the default word analyzer (scikit-learn's, with and without (?u))
 FAST_PATTERNS = (DEFAULT_TOKEN_PATTERN, r"\b\w\w+\b")
 
 
 def tokens(ngram: tuple[int, int]) -> str:
-    """The tokenizing route of the default word analyzer for ``ngram`` (a range of
-    :data:`FAST_NGRAMS`): ``ZERO_COPY`` for unigrams, else ``TOKEN_STREAMS``."""
-    return ZERO_COPY if ngram == (1, 1) else TOKEN_STREAMS
+    """The tokenizing route of the default word analyzer for a valid ``ngram`` range:
+    ``ZERO_COPY`` for unigrams, ``TOKEN_STREAMS`` for the other :data:`FAST_NGRAMS`,
+    else ``COMPOSED_NGRAMS``."""
+    if ngram == (1, 1):
+        return ZERO_COPY
+    return TOKEN_STREAMS if tuple(ngram) in FAST_NGRAMS else COMPOSED_NGRAMS
 
 
 def all_str(docs: Sequence[Any]) -> bool:
@@ -142,7 +159,8 @@ def _small(docs: Sequence[str]) -> bool:
 
 
 def fast_ngram(est: Any) -> tuple[int, int] | None:
-    """The ngram range if a vectorizer's analyzer settings are the kernels', else None."""
+    """The ngram range if a vectorizer's analyzer settings are the kernels' (any valid
+    word n-gram range), else None."""
     if (
         est.input != "content"
         or est.analyzer != "word"
@@ -156,7 +174,7 @@ def fast_ngram(est: Any) -> tuple[int, int] | None:
         ngram = (int(est.ngram_range[0]), int(est.ngram_range[1]))
     except (TypeError, ValueError, IndexError):
         return None
-    return ngram if ngram in FAST_NGRAMS else None
+    return ngram if 1 <= ngram[0] <= ngram[1] else None
 
 
 def vectorizer(est: Any, docs: list[Any]) -> tuple[str, tuple[int, int]]:
@@ -180,7 +198,7 @@ def hashing_vectorizer(est: Any, docs: list[Any]) -> tuple[str, tuple[int, int]]
         or isinstance(nf, bool)
         or not isinstance(nf, int | np.integer)
         or nf < 1
-        or np.dtype(est.dtype).kind != "f"
+        or np.dtype(est.dtype) not in (np.float32, np.float64)
         or est.norm not in (None, "l1", "l2", "max")
     ):
         return SKLEARN, (1, 1)

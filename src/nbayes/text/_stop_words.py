@@ -1,4 +1,5 @@
-"""scikit-learn's English stop-word list (``stop_words="english"``), without importing it.
+"""scikit-learn's English stop-word list (``stop_words="english"``), without importing it,
+and scikit-learn's warning for a stop-word list inconsistent with the preprocessing.
 
 The same 318 words as ``sklearn.feature_extraction.text.ENGLISH_STOP_WORDS`` (the tests
 check they are equal), so the lean prediction path resolves ``"english"`` without loading
@@ -8,7 +9,15 @@ scikit-learn. scikit-learn took the list from the Glasgow Information Retrieval 
 
 from __future__ import annotations
 
-__all__ = ["ENGLISH_STOP_WORDS"]
+import re
+import warnings
+from typing import Any
+
+__all__ = ["ENGLISH_STOP_WORDS", "warn_if_inconsistent"]
+
+from ._analyzer import DEFAULT_TOKEN_PATTERN
+
+_TOKEN_RE = re.compile(DEFAULT_TOKEN_PATTERN)
 
 ENGLISH_STOP_WORDS: frozenset[str] = frozenset(
     {
@@ -48,3 +57,29 @@ ENGLISH_STOP_WORDS: frozenset[str] = frozenset(
         "would", "yet", "you", "your", "yours", "yourself", "yourselves",
     }
 )  # fmt: skip
+
+
+def warn_if_inconsistent(stop_words: Any, lowercase: bool) -> None:
+    """scikit-learn's warning when a stop-word list is inconsistent with the
+    preprocessing: a stop word that lowercasing and tokenizing turns into tokens not in
+    the list (``"Don't"`` gives ``"don"``, which is then not dropped). No warning for
+    ``None`` or ``"english"``, as in scikit-learn."""
+    if stop_words is None or isinstance(stop_words, str):
+        return
+    try:
+        stop = frozenset(stop_words)
+        inconsistent = {
+            token
+            for w in stop
+            for token in _TOKEN_RE.findall(w.lower() if lowercase else w)
+            if token not in stop
+        }
+    except Exception:  # words that are not str: scikit-learn gives up silently too
+        return
+    if inconsistent:
+        warnings.warn(
+            "Your stop_words may be inconsistent with your preprocessing. Tokenizing the "
+            f"stop words generated tokens {sorted(inconsistent)!r} not in stop_words.",
+            UserWarning,
+            stacklevel=3,
+        )

@@ -20,6 +20,7 @@ from . import _routes as routes
 from ._class_counts import count_by_class
 from ._hash_counts import hash_into
 from ._model import sklearn_like_selection
+from ._stop_words import warn_if_inconsistent
 from ._textstats import TextStats
 
 __all__ = ["Accumulator", "NoDocuments", "fit_chunks", "fit_pruned_first"]
@@ -124,6 +125,7 @@ class Accumulator:
 def fit_chunks(model: Any, chunks: Iterable[tuple[Sequence[str], Any]]) -> Any:
     """``model.fit_chunks(chunks)``: the statistics of every chunk, added in place."""
     model._check_params()
+    warn_if_inconsistent(model.stop_words, model.lowercase)
     vocabulary: dict[str, int] = {}
     total = Accumulator()
     for texts, labels in chunks:
@@ -141,6 +143,7 @@ def fit_chunks(model: Any, chunks: Iterable[tuple[Sequence[str], Any]]) -> Any:
 def fit_pruned_first(model: Any, chunks: Callable[[], Iterable[tuple[Any, Any]]]) -> Any:
     """Two passes: frequencies to choose the vocabulary, then per-class counts."""
     model._check_params()
+    warn_if_inconsistent(model.stop_words, model.lowercase)
     kw = dict(lowercase=model.lowercase, ngram_range=model._ngram(), stop_words=model.stop_words)
     everything: dict[str, int] = {}
     df_total = Accumulator()
@@ -149,7 +152,7 @@ def fit_pruned_first(model: Any, chunks: Callable[[], Iterable[tuple[Any, Any]]]
         if len(docs) != len(labels):
             raise ValueError(f"Found {len(docs)} documents but {len(labels)} labels.")
         _, tf, df = count_by_class(
-            docs, np.zeros(len(docs), dtype=np.int64), 1, binary=model._clip,
+            docs, np.zeros(len(docs), dtype=np.int64), 1, binary=bool(model.binary),
             vocabulary=everything, dtype=np.float64, **kw,
         )  # fmt: skip
         one = CountStats(np.array([0]), np.array([float(len(docs))]), tf)

@@ -17,7 +17,6 @@ streams of chunks :mod:`nbayes.text._streaming`, cross-validation :mod:`nbayes.t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, ClassVar, Self
 
 import numpy as np
@@ -25,14 +24,15 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _params as P
-from .._base import BaseNB
 from .._families import Family
 from .._stats import CountStats, readonly
 from ..explain import Explanation
 from ..scoring import FAMILIES, CountRows, TextScorer
-from . import _analyzer, _batch, _streaming
+from . import _analyzer, _batch
 from . import _model as M
 from ._cv import TextCounter
+from ._learning import TextLearning
+from ._stop_words import warn_if_inconsistent
 from ._textstats import TextStats, Vocabulary
 from ._tokenize import FrozenVocabulary, TermColumns
 from .recipes import resolve as resolve_recipe
@@ -40,7 +40,7 @@ from .recipes import resolve as resolve_recipe
 __all__ = ["TextClassifier", "TextStats"]
 
 
-class TextClassifier(BaseNB):
+class TextClassifier(TextLearning):
     """Naive Bayes text classifier on raw strings: multinomial, Bernoulli or complement.
 
     Equal to scikit-learn's ``Pipeline(CountVectorizer(...), MultinomialNB(...))`` (or
@@ -61,6 +61,8 @@ class TextClassifier(BaseNB):
         Clip each document's counts to 1 ("binary" or "binarized" multinomial NB).
         Bernoulli models always use presence.
     ngram_range : tuple (min_n, max_n), default=(1, 1)
+        Any word n-gram range (``(1, 3)`` for the trigram models); all are counted from
+        the compiled tokenizer (:mod:`nbayes.text._routes`).
     lowercase : bool, default=True
     preprocess : str, callable or None, default=None
         A ``str -> str`` step run on every document before tokenizing (unlike
@@ -75,7 +77,8 @@ class TextClassifier(BaseNB):
     min_df, max_df : float or int, default=1, 1.0
         Vocabulary pruning by document frequency, as in ``CountVectorizer``.
     max_features : int or None, default=None
-        Keep the most frequent terms only.
+        Keep the most frequent terms only: ranked by their counts, as ``CountVectorizer``
+        ranks them (for ``model="bernoulli"`` too, by raw counts unless ``binary``).
     hashing : bool, default=False
         Hash terms into ``n_features`` buckets (bounded memory, no vocabulary). Smoothing
         is spread over the buckets seen in training only.
@@ -185,6 +188,8 @@ class TextClassifier(BaseNB):
         vocabulary in place and gives statistics without one (the form
         ``nbayes.distributed`` reduces)."""
         docs, y = self._check_X_y(X, y, reset=reset is True)
+        if reset is True:  # a fit, or a first partial_fit: the Pipeline's fit would warn
+            warn_if_inconsistent(self.stop_words, self.lowercase)
         if isinstance(reset, dict):
             return _batch.count(self, docs, y, sample_weight, reset)
         if self.hashing:
@@ -246,8 +251,7 @@ class TextClassifier(BaseNB):
         return self._scorer()._class_log_prior()
 
     def _one_row(self, x: Any) -> Any:
-        _analyzer.check_one_text(x)
-        return x
+        return _analyzer.check_one_text(x)
 
     def _explain_one(self, row: Any, exact: bool, feature_names: Any) -> Any:
         if feature_names is not None:
@@ -271,6 +275,14 @@ class TextClassifier(BaseNB):
         vocabulary = self._stats.vocabulary
         return None if vocabulary is None else list(vocabulary.terms)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # what is derived from the statistics (kept vocabulary, log-probabilities) is made
+        # again on first use: a pickle holds the statistics only
+        state: dict[str, Any] = dict(super().__getstate__())
+        state.pop("_cache", None)
+        state.pop("_selection_cache", None)
+        return state
+
     def __setstate__(self, state: dict[str, Any]) -> None:
         # pickles of earlier releases kept the vocabulary beside the statistics
         terms = state.pop("_vocab_terms", None)
@@ -280,55 +292,6 @@ class TextClassifier(BaseNB):
         if stats is not None and stats.vocabulary is None and not self.hashing:
             if terms is not None or index is not None:
                 self.__dict__["_stats"] = stats.with_vocabulary(Vocabulary(terms, index))
-
-    # -------------------------------------------------------------- training
-    def fit_chunks(self, chunks: Iterable[tuple[Sequence[str], Any]]) -> Self:
-        """Train from ``(documents, labels)`` chunks: equal to :meth:`fit` on all of them.
-
-        The statistics of each chunk are added in place, so only one chunk of documents is
-        held at a time.
-        """
-        fitted: Self = _streaming.fit_chunks(self, chunks)
-        return fitted
-
-    def fit_files(
-        self,
-        source: Any,
-        text_col: str = "text",
-        label_col: str = "label",
-        chunk_size: int = 10_000,
-        prune_first: bool = False,
-        **read_kw: Any,
-    ) -> Self:
-        """Train from files chunk by chunk (any source ``nbayes.io.read_texts`` reads).
-
-        The result equals :meth:`fit` on all the documents. Memory stays bounded by one
-        chunk plus the statistics, which are accumulated in place (with hashing, a
-        fixed ``n_classes x n_features`` table; otherwise one column per distinct term).
-
-        Parameters
-        ----------
-        prune_first : bool, default=False
-            Read the source twice: first only each term's document and corpus frequency, to
-            choose the vocabulary ``min_df``/``max_df``/``max_features`` keep; then the
-            per-class counts of those terms only. The per-class statistics then grow with
-            ``max_features`` instead of with every distinct term of the corpus (the first
-            pass still holds one dictionary entry per term). Predictions equal :meth:`fit`;
-            the model keeps statistics of the kept terms only, so a later :meth:`update`
-            prunes among those.
-        """
-        from ..io import read_texts
-
-        def chunks() -> Iterator[tuple[list[str], Any]]:
-            for c in read_texts(source, text_col, label_col, chunk_size=chunk_size, **read_kw):
-                yield c.texts, c.labels
-
-        try:
-            if prune_first and not self.hashing:
-                return _streaming.fit_pruned_first(self, chunks)
-            return self.fit_chunks(chunks())
-        except _streaming.NoDocuments:
-            raise ValueError(f"No documents found in {source!r}: nothing to learn from.") from None
 
     # ------------------------------------------------------------ derivation
     def _derived(self) -> dict[str, Any]:

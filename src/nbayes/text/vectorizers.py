@@ -31,6 +31,7 @@ from nbayes.text._class_counts import (
 )
 from nbayes.text._counting import _Analysis
 from nbayes.text._hash_counts import hash_by_class, hash_into, hashing_transform
+from nbayes.text._transactions import all_or_nothing
 
 __all__ = [
     "CountVectorizer",
@@ -61,9 +62,10 @@ class CountVectorizer(_sk_text.CountVectorizer):
     Same parameters, defaults, attributes and results as
     :class:`sklearn.feature_extraction.text.CountVectorizer`. When the settings are
     the default word analyzer (``token_pattern`` default, no custom ``preprocessor`` /
-    ``tokenizer``, no ``strip_accents``, ``input='content'``, ``ngram_range`` in
-    ``(1, 1)``, ``(1, 2)``, ``(2, 2)``) and all documents are ``str``, counting runs in
-    a compiled kernel; otherwise scikit-learn's implementation is used.
+    ``tokenizer``, no ``strip_accents``, ``input='content'``, any word
+    ``ngram_range``) and all documents are ``str``, counting runs in compiled kernels
+    (n-grams longer than pairs composed from the compiled token ids, see
+    :mod:`nbayes.text._ngrams`); otherwise scikit-learn's implementation is used.
 
     Examples
     --------
@@ -75,6 +77,17 @@ class CountVectorizer(_sk_text.CountVectorizer):
     >>> cv.get_feature_names_out().tolist()
     ['again', 'hello', 'world']
     """
+
+    def fit_transform(self, raw_documents: Iterable[Any], y: Any = None) -> Any:
+        # all-or-nothing (nbayes.text._transactions): a failing refit keeps the fitted
+        # vocabulary and leaves no scratch attribute behind
+        with all_or_nothing(self):
+            try:
+                return super().fit_transform(raw_documents, y)
+            finally:
+                self.__dict__.pop("_nb_sorted_vocabulary", None)
+
+    fit_transform.__doc__ = _sk_text.CountVectorizer.fit_transform.__doc__
 
     def _count_vocab(self, raw_documents: Iterable[Any], fixed_vocab: bool) -> Any:
         docs = raw_documents if isinstance(raw_documents, list) else list(raw_documents)
@@ -190,7 +203,7 @@ class CountVectorizer(_sk_text.CountVectorizer):
         old = np.fromiter(vocabulary.values(), dtype=np.int64, count=len(terms))
         keep = mask[old]
         kept_terms = [t for t, k in zip(terms, keep.tolist(), strict=True) if k]
-        new_vals = list(new_indices[old[keep]])  # numpy integers, as scikit-learn stores
+        new_vals = new_indices[old[keep]].tolist()  # Python ints, as scikit-learn stores
         vocabulary.clear()
         vocabulary.update(zip(kept_terms, new_vals, strict=True))
         kept_indices = np.where(mask)[0]

@@ -1,0 +1,90 @@
+"""The learning calls of :class:`~nbayes.text.TextClassifier`, each all-or-nothing.
+
+``fit``, ``partial_fit``, ``update``, ``unlearn`` and ``merge`` are the template's
+(:class:`nbayes._base.BaseNB`) run inside :func:`~nbayes.text._transactions.all_or_nothing`;
+``fit`` (and the fits from chunks and files, equal to it) also derive the kept vocabulary
+before they return, so that a pruning that keeps no term fails at fit, as the Pipeline's
+``CountVectorizer`` does, and not later at predict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Self
+
+from .._base import BaseNB
+from . import _streaming
+from ._transactions import all_or_nothing, transactional
+
+__all__ = ["TextLearning"]
+
+
+class TextLearning(BaseNB):
+    """The learning calls of a text model (mixed into TextClassifier before its hooks)."""
+
+    _selection: Any  # TextClassifier's kept vocabulary (min_df, max_df, max_features)
+
+    # Every learning call is all-or-nothing (nbayes.text._transactions): a failure leaves
+    # the model as it was.
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
+        with all_or_nothing(self):
+            super().fit(X, y, sample_weight=sample_weight)
+            self._selection()  # a pruning that keeps no term fails here, as the Pipeline's
+        return self
+
+    fit.__doc__ = BaseNB.fit.__doc__
+    partial_fit = transactional(BaseNB.partial_fit)
+    update = transactional(BaseNB.update)
+    unlearn = transactional(BaseNB.unlearn)
+    merge = transactional(BaseNB.merge)
+
+    def fit_chunks(self, chunks: Iterable[tuple[Sequence[str], Any]]) -> Self:
+        """Train from ``(documents, labels)`` chunks: equal to :meth:`fit` on all of them.
+
+        The statistics of each chunk are added in place, so only one chunk of documents is
+        held at a time.
+        """
+        with all_or_nothing(self):
+            fitted: Self = _streaming.fit_chunks(self, chunks)
+            fitted._selection()
+        return fitted
+
+    def fit_files(
+        self,
+        source: Any,
+        text_col: str = "text",
+        label_col: str = "label",
+        chunk_size: int = 10_000,
+        prune_first: bool = False,
+        **read_kw: Any,
+    ) -> Self:
+        """Train from files chunk by chunk (any source ``nbayes.io.read_texts`` reads).
+
+        The result equals :meth:`fit` on all the documents. Memory stays bounded by one
+        chunk plus the statistics, which are accumulated in place (with hashing, a
+        fixed ``n_classes x n_features`` table; otherwise one column per distinct term).
+
+        Parameters
+        ----------
+        prune_first : bool, default=False
+            Read the source twice: first only each term's document and corpus frequency, to
+            choose the vocabulary ``min_df``/``max_df``/``max_features`` keep; then the
+            per-class counts of those terms only. The per-class statistics then grow with
+            ``max_features`` instead of with every distinct term of the corpus (the first
+            pass still holds one dictionary entry per term). Predictions equal :meth:`fit`;
+            the model keeps statistics of the kept terms only, so a later :meth:`update`
+            prunes among those.
+        """
+        from ..io import read_texts
+
+        def chunks() -> Iterator[tuple[list[str], Any]]:
+            for c in read_texts(source, text_col, label_col, chunk_size=chunk_size, **read_kw):
+                yield c.texts, c.labels
+
+        try:
+            if prune_first and not self.hashing:
+                with all_or_nothing(self):
+                    return _streaming.fit_pruned_first(self, chunks)
+            return self.fit_chunks(chunks())
+        except _streaming.NoDocuments:
+            raise ValueError(f"No documents found in {source!r}: nothing to learn from.") from None
