@@ -162,7 +162,7 @@ def test_text_soft_counts_equal_fractional_sample_weights(
     docs, y = sms
     classes = np.unique(y)
     W = _soft_weights(len(docs), len(classes))
-    counts = _TextCounts(TextClassifier(), docs, classes, np.arange(0), np.arange(0))
+    counts = _TextCounts(TextClassifier(), docs, classes)
     soft = counts.fit(W)
     repeated = TextClassifier().fit(
         docs * len(classes), np.repeat(classes, len(docs)), sample_weight=W.T.ravel()
@@ -184,8 +184,8 @@ def test_matrix_soft_counts_equal_fractional_sample_weights(estimator) -> None:
     X, y = _count_data()
     W = _soft_weights(len(X), 3)
     classes = np.arange(3)
-    fast = _MatrixCounts(estimator, X, classes, np.arange(0), np.arange(0)).fit(W)
-    rows = _RowCounts(estimator, X, classes, np.arange(0), np.arange(0)).fit(W)
+    fast = _MatrixCounts(estimator, X, classes).fit(W)
+    rows = _RowCounts(estimator, X, classes).fit(W)
     np.testing.assert_allclose(fast.feature_count_, rows.feature_count_, rtol=1e-12)
     np.testing.assert_allclose(fast.class_count_, rows.class_count_, rtol=1e-12)
 

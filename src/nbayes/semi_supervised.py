@@ -264,7 +264,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         unlabeled_rows = np.flatnonzero(unlabeled)
         unlabeled_sw = self.unlabeled_weight * sw[unlabeled_rows]
 
-        counts = self._counts_for(estimator)(estimator, X, classes, labeled_rows, codes)
+        counts = self._counts_for(estimator)(estimator, X, classes)
         model = counts.fit(weights)
         jll = counts.joint_log_likelihood(model)
         score = _objective(model, jll, weights, labeled_rows, codes, unlabeled_rows, unlabeled_sw)
@@ -404,10 +404,7 @@ class _Counts:
     the same as ``fit`` on the rows repeated per class with these sample weights.
     """
 
-    def __init__(
-        self, estimator: BaseNB, X: Any, classes: np.ndarray, labeled_rows: np.ndarray,
-        codes: np.ndarray,
-    ) -> None:  # fmt: skip
+    def __init__(self, estimator: BaseNB, X: Any, classes: np.ndarray) -> None:
         self.estimator = estimator
         self.classes = classes
 
@@ -435,9 +432,8 @@ class _TextCounts(_Counts):
     with the model's family, as the model's own scorer does.
     """
 
-    def __init__(self, estimator: Any, X: Any, classes: np.ndarray, labeled_rows: np.ndarray,
-                 codes: np.ndarray) -> None:  # fmt: skip
-        super().__init__(estimator, X, classes, labeled_rows, codes)
+    def __init__(self, estimator: Any, X: Any, classes: np.ndarray) -> None:
+        super().__init__(estimator, X, classes)
         X = X if isinstance(X, str) else list(X)  # a str: the estimator says what is wrong
         counter = clone(estimator).set_params(min_df=1, max_df=1.0, max_features=None)
         any_labels = np.zeros(len(X), dtype=np.int64)  # the corpus statistics need none
@@ -470,9 +466,8 @@ class _MatrixCounts(_Counts):
     """A model whose statistics are per-class feature sums (CountStats): the input is
     validated (and transformed, e.g. binarized) once, the M-step is ``W^T X``."""
 
-    def __init__(self, estimator: BaseNB, X: Any, classes: np.ndarray, labeled_rows: np.ndarray,
-                 codes: np.ndarray) -> None:  # fmt: skip
-        super().__init__(estimator, X, classes, labeled_rows, codes)
+    def __init__(self, estimator: BaseNB, X: Any, classes: np.ndarray) -> None:
+        super().__init__(estimator, X, classes)
         self.template = clone(estimator)
         self.template._check_params()
         y_any = np.zeros(X.shape[0] if hasattr(X, "shape") else len(X), dtype=np.int64)
@@ -496,9 +491,8 @@ class _RowCounts(_Counts):
     """Any other nbayes model: its own ``fit`` on every row repeated once per class it has a
     non-zero weight for, the weights as ``sample_weight``."""
 
-    def __init__(self, estimator: BaseNB, X: Any, classes: np.ndarray, labeled_rows: np.ndarray,
-                 codes: np.ndarray) -> None:  # fmt: skip
-        super().__init__(estimator, X, classes, labeled_rows, codes)
+    def __init__(self, estimator: BaseNB, X: Any, classes: np.ndarray) -> None:
+        super().__init__(estimator, X, classes)
         self.X = X
 
     def fit(self, weights: np.ndarray) -> Any:
