@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import nbayes
 from nbayes import (
@@ -61,7 +62,7 @@ def test_unlabelled_rows_are_minus_one_or_none() -> None:
         False, True, True, False,
     ]  # fmt: skip
     assert unlabeled_mask(np.array(["a", "-1"])).tolist() == [False, False]
-    msg = "The labels contain NaN for row(s) [1]: mark an unlabelled row with -1"
+    msg = "Input y contains NaN (row(s) [1]): mark an unlabelled row with -1"
     with pytest.raises(ValueError, match=re.escape(msg)):
         unlabeled_mask(np.array([1.0, np.nan]))
     with pytest.raises(ValueError, match=re.escape(msg)):
@@ -329,3 +330,24 @@ def test_scikit_learn_compatibility(sms: tuple[list[str], np.ndarray]) -> None:
     np.testing.assert_array_equal(restored.predict(docs), fitted.predict(docs))
     assert 0.5 < fitted.score(docs, y) <= 1.0
     assert SemiSupervisedNB().__sklearn_tags__().input_tags.string
+
+
+def _expected_failed_checks(estimator):
+    return {
+        "check_classifiers_classes": (
+            "-1 marks an unlabelled row (as in sklearn.semi_supervised), so -1 is no class"
+        ),
+        "check_non_transformer_estimators_n_iter": (
+            "n_iter_ counts EM iterations: 0 when every row is labelled"
+        ),
+    }
+
+
+@parametrize_with_checks(
+    [SemiSupervisedNB(MultinomialNB()), SemiSupervisedNB(GaussianNB())],
+    expected_failed_checks=_expected_failed_checks,
+    xfail_strict=True,
+)
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.SkipTestWarning")
+def test_sklearn_compatible_estimator(estimator, check) -> None:
+    check(estimator)

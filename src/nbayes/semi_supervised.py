@@ -36,8 +36,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.utils import _safe_indexing
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils import _safe_indexing, check_consistent_length
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from . import _params as P
 from ._base import BaseNB
@@ -68,6 +69,10 @@ def unlabeled_mask(y: Any) -> np.ndarray:
         mask = np.isnan(y)
         if mask.any():
             _refuse_nan(np.flatnonzero(mask))
+        if np.isinf(y).any():
+            raise ValueError(
+                f"Input y contains infinity or a value too large for dtype({y.dtype.name!r})."
+            )
         return np.asarray(y == -1)
     if kind == "O":
         values = y.tolist()
@@ -80,13 +85,22 @@ def unlabeled_mask(y: Any) -> np.ndarray:
     return np.zeros(len(y), dtype=bool)  # strings, booleans: every row is labelled
 
 
+def _indexable(X: Any) -> Any:
+    """X in a form whose rows can be taken (an object with ``__array__`` becomes an array)."""
+    if sp.issparse(X):
+        return X.tocsr()  # COO and DIA matrices have no rows to take
+    if hasattr(X, "iloc") or isinstance(X, list | np.ndarray):
+        return X
+    return np.asarray(X)
+
+
 def _is_number(v: Any) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, bool | np.bool_)
 
 
 def _refuse_nan(rows: np.ndarray) -> None:
     raise ValueError(
-        f"The labels contain NaN for row(s) {rows[:5].tolist()}: mark an unlabelled row with "
+        f"Input y contains NaN (row(s) {rows[:5].tolist()}): mark an unlabelled row with "
         "-1 (numeric labels) or None (object labels), as scikit-learn's semi_supervised "
         "module does."
     )
@@ -248,7 +262,15 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         P.validate(self, self._param_rules)
         estimator = self._base_estimator()
-        y = np.asarray(y)
+        if y is None:
+            raise ValueError(
+                "SemiSupervisedNB requires y to be passed, but the target y is None: give "
+                "every row a label, -1 or None for the unlabelled ones."
+            )
+        y = column_or_1d(y, warn=True)
+        if not isinstance(estimator, TextClassifier):
+            X = _indexable(X)
+            check_consistent_length(X, y, sample_weight)
         unlabeled = unlabeled_mask(y)
         n = len(y)
         if unlabeled.all():
@@ -256,6 +278,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"Every one of the {n} labels is -1 or None (unlabelled): EM starts from a "
                 "model of the labelled rows; label at least one row of every class."
             )
+        check_classification_targets(y[~unlabeled])
         classes, codes = class_codes(y[~unlabeled])
         sw = check_sample_weight(sample_weight, n)
         weights = np.zeros((n, len(classes)))
@@ -339,6 +362,18 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """The classes of the labelled rows (sorted)."""
         check_is_fitted(self)
         return np.asarray(self.estimator_.classes_)
+
+    @property
+    def n_features_in_(self) -> int:
+        """Number of features of the fitted model (models of a table or a matrix)."""
+        check_is_fitted(self)
+        return int(self.estimator_.n_features_in_)
+
+    @property
+    def feature_names_in_(self) -> np.ndarray:
+        """The column names of the training table, when it had them."""
+        check_is_fitted(self)
+        return np.asarray(self.estimator_.feature_names_in_)
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "estimator_")
