@@ -351,3 +351,27 @@ def _expected_failed_checks(estimator):
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.SkipTestWarning")
 def test_sklearn_compatible_estimator(estimator, check) -> None:
     check(estimator)
+
+
+def test_the_objective_is_nigams_log_likelihood() -> None:
+    """log prior (alpha * sum log theta) + labelled complete + weighted unlabelled marginal
+    log-likelihood, computed here from the fitted model's own parameters."""
+    from scipy.special import logsumexp
+
+    X, y = _count_data(2)
+    hidden = y.copy()
+    hidden[15:] = -1
+    sw = np.random.default_rng(3).uniform(0.5, 2.0, len(y))
+    semi = SemiSupervisedNB(MultinomialNB(alpha=0.7), unlabeled_weight=0.4, max_iter=3, tol=0)
+    semi.fit(X, hidden, sample_weight=sw)
+    model = semi.estimator_
+    jll = model.predict_joint_log_proba(X)
+    expected = (
+        0.7 * model.feature_log_prob_.sum()
+        + np.dot(sw[:15], jll[np.arange(15), y[:15]])
+        + 0.4 * np.dot(sw[15:], logsumexp(jll[15:], axis=1))
+    )
+    assert semi.log_likelihood_[-1] == pytest.approx(expected, rel=1e-12)
+    per_feature = SemiSupervisedNB(MultinomialNB(alpha=np.linspace(0.5, 2.0, 12)), tol=0)
+    ll = per_feature.fit(X, hidden).log_likelihood_
+    assert (np.diff(ll) >= -1e-9 * np.abs(ll[1:])).all(), ll

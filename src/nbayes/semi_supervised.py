@@ -155,7 +155,8 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         The objective after each M-step: the model of the labelled rows first, then every
         EM iteration (log prior of the parameters + labelled complete log-likelihood +
         weighted unlabelled marginal log-likelihood, up to terms that do not depend on the
-        parameters, such as the multinomial coefficient of a document).
+        parameters, such as the multinomial coefficient of a document). After
+        ``termination_condition_ == "decreased"`` the last entry is the discarded iteration's.
     n_iter_ : int
         EM iterations run.
     termination_condition_ : {"converged", "max_iter", "decreased", "no_unlabeled"}
@@ -415,19 +416,15 @@ def _log_prior(model: BaseNB) -> float:
         return 0.0
     d = model._family_view()[0]
     alpha = np.asarray(d["alpha"], dtype=np.float64)
-    if isinstance(family, CategoricalFamily):
-        logs = [np.where(a > 0, a * f, 0.0) for f, a in _per_feature(d["feature_log_prob"], alpha)]
-        return float(sum(x.sum() for x in logs))
+    if isinstance(family, CategoricalFamily):  # one alpha for every feature
+        return float(alpha * sum(f.sum() for f in d["feature_log_prob"])) if alpha > 0 else 0.0
     flp = np.asarray(d["feature_log_prob"])
     if isinstance(family, BernoulliFamily):
         flp = flp + np.asarray(d["neg_log_prob"])
-    alpha = np.broadcast_to(alpha, flp.shape)
-    return float(np.where(alpha > 0, alpha * flp, 0.0).sum())
-
-
-def _per_feature(flps: list[np.ndarray], alpha: np.ndarray) -> list[tuple[np.ndarray, Any]]:
-    alphas = np.broadcast_to(alpha, (len(flps),)) if alpha.ndim else [alpha] * len(flps)
-    return list(zip(flps, alphas, strict=True))
+    if alpha.ndim == 0:
+        return float(alpha * flp.sum()) if alpha > 0 else 0.0
+    smoothed = alpha > 0  # an unsmoothed feature (alpha 0) may have log 0 = -inf: no prior
+    return float((flp[:, smoothed] * alpha[smoothed]).sum())
 
 
 # ------------------------------------------------------------ soft counts
@@ -450,11 +447,19 @@ class _Counts:
         raise NotImplementedError
 
 
-def _weighted_sums(X: Any, weights: np.ndarray) -> np.ndarray:
-    """``W^T X`` as a dense (classes x columns) float64 table."""
-    if sp.issparse(X):
-        return np.ascontiguousarray(np.asarray(X.T @ weights, dtype=np.float64).T)
-    return np.asarray(weights.T @ np.asarray(X, dtype=np.float64))
+class _Transposed:
+    """``X^T`` laid out once (CSR rows = columns of X), so that every M-step's ``W^T X`` is
+    one row-major product."""
+
+    def __init__(self, X: Any) -> None:
+        if sp.issparse(X):
+            self.XT: Any = sp.csr_matrix(X.T, dtype=np.float64)
+        else:
+            self.XT = np.ascontiguousarray(np.asarray(X, dtype=np.float64).T)
+
+    def weighted_sums(self, weights: np.ndarray) -> np.ndarray:
+        """``W^T X`` as a dense (classes x columns) float64 table."""
+        return np.ascontiguousarray(np.asarray(self.XT @ weights, dtype=np.float64).T)
 
 
 class _TextCounts(_Counts):
@@ -480,10 +485,11 @@ class _TextCounts(_Counts):
         if len(kept) != n_columns or (np.diff(kept) != 1).any():  # hash buckets: seen ones
             D = sp.csr_matrix((D.data, kept[D.indices], D.indptr), shape=(D.shape[0], n_columns))
         self.D = D.astype(np.float64)
+        self.sums = _Transposed(self.D)
         self._kept: tuple[np.ndarray, Any] | None = None
 
     def fit(self, weights: np.ndarray) -> Any:
-        counts = CountStats(self.classes, weights.sum(axis=0), _weighted_sums(self.D, weights))
+        counts = CountStats(self.classes, weights.sum(axis=0), self.sums.weighted_sums(weights))
         stats = replace(self.corpus, counts=counts).with_vocabulary(self.corpus.vocabulary)
         model = clone(self.estimator)
         model._set_stats(stats)
@@ -507,13 +513,14 @@ class _MatrixCounts(_Counts):
         self.template._check_params()
         y_any = np.zeros(X.shape[0] if hasattr(X, "shape") else len(X), dtype=np.int64)
         self.X, _ = self.template._check_X_y(X, y_any, reset=True)
+        self.sums = _Transposed(self.X)
 
     def fit(self, weights: np.ndarray) -> Any:
         model = clone(self.estimator)
         for name in model._fitted_inputs:
             if hasattr(self.template, name):
                 setattr(model, name, getattr(self.template, name))
-        stats = CountStats(self.classes, weights.sum(axis=0), _weighted_sums(self.X, weights))
+        stats = CountStats(self.classes, weights.sum(axis=0), self.sums.weighted_sums(weights))
         model._set_stats(stats)
         model._check_derivation()
         return model
