@@ -311,7 +311,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                                        unlabeled_rows, unlabeled_sw)  # fmt: skip
                 history.append(new_score)
                 self._say(iteration, new_score)
-                if new_score < score:
+                if new_score < score - 1e-12 * abs(score):  # more than rounding
                     condition = "decreased"
                     break
                 model, jll, gain, score = new_model, new_jll, new_score - score, new_score
