@@ -145,8 +145,12 @@ def main() -> None:
     if not args.no_self_training:
         vectorizer = CountVectorizer(**FEATURES).fit(docs)  # type: ignore[arg-type]
         X, X_test = vectorizer.transform(docs), vectorizer.transform(test)
-    print(f"features {FEATURES}; EM: TextClassifier(alpha={args.alpha}), "
-          f"unlabeled_weight={args.unlabeled_weight}, max_iter={args.max_iter}; "
+    setting = (
+        "alpha and unlabeled_weight chosen by CV from EM_GRID"
+        if args.cv_em
+        else f"TextClassifier(alpha={args.alpha}), unlabeled_weight={args.unlabeled_weight}"
+    )
+    print(f"features {FEATURES}; EM: {setting}, max_iter={args.max_iter}; "
           f"seeds {args.seeds}")  # fmt: skip
     header = ("k/class", "seed", "supervised", "(alpha)", "EM", "iters", "EM fit s",
               "self-train", "ST fit s", "error cut")  # fmt: skip
