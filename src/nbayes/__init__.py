@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         MultinomialNB,
         PoissonNB,
     )
+    from .semi_supervised import SemiSupervisedNB
     from .text.classifier import TextClassifier
 
     __version__: str
@@ -60,6 +61,7 @@ _LAZY = {
     "KernelNB": ".kernel",
     "MixedNB": ".mixed",
     "TextClassifier": ".text.classifier",
+    "SemiSupervisedNB": ".semi_supervised",
     "EvaluationReport": ".evaluation",
     "evaluate": ".evaluation",
     "Explanation": ".explain",
@@ -104,6 +106,7 @@ __all__ = [
     "MultinomialNB",
     "NBayesWarning",
     "PoissonNB",
+    "SemiSupervisedNB",
     "TextClassifier",
     "UndecidableWarning",
     "__version__",

@@ -1,0 +1,377 @@
+"""SemiSupervisedNB: EM over unlabelled rows (Nigam et al. 2000) on any nbayes estimator."""
+
+from __future__ import annotations
+
+import csv
+import pickle
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import nbayes
+from nbayes import (
+    BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
+    GaussianNB,
+    KernelNB,
+    MultinomialNB,
+    SemiSupervisedNB,
+    TextClassifier,
+)
+from nbayes.exceptions import InvalidParameterError
+from nbayes.semi_supervised import _MatrixCounts, _RowCounts, _TextCounts, unlabeled_mask
+
+DATA = Path(__file__).parent / "data"
+
+
+def _read(name: str) -> tuple[list[str], np.ndarray]:
+    with open(DATA / name, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(line for line in f if not line.startswith("#")))[1:]
+    return [r[0] for r in rows], np.array([r[1] for r in rows], dtype=object)
+
+
+@pytest.fixture(scope="module")
+def sms() -> tuple[list[str], np.ndarray]:
+    return _read("sms_slice.csv")
+
+
+def _hide(y: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    hidden = np.full(len(y), None, dtype=object)
+    hidden[keep] = y[keep]
+    return hidden
+
+
+def _some_labelled(y: np.ndarray, per_class: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.sort(np.concatenate([
+        rng.choice(np.flatnonzero(y == c), per_class, replace=False) for c in np.unique(y)
+    ]))  # fmt: skip
+
+
+# ------------------------------------------------------------------ labels
+def test_unlabelled_rows_are_minus_one_or_none() -> None:
+    assert unlabeled_mask(np.array([0, -1, 2])).tolist() == [False, True, False]
+    assert unlabeled_mask(np.array([0.5, -1.0])).tolist() == [False, True]
+    assert unlabeled_mask(np.array(["a", None, -1, "b"], dtype=object)).tolist() == [
+        False, True, True, False,
+    ]  # fmt: skip
+    assert unlabeled_mask(np.array(["a", "-1"])).tolist() == [False, False]
+    msg = "Input y contains NaN (row(s) [1]): mark an unlabelled row with -1"
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        unlabeled_mask(np.array([1.0, np.nan]))
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        unlabeled_mask(np.array(["a", float("nan")], dtype=object))
+
+
+def test_labels_keep_their_type(sms: tuple[list[str], np.ndarray]) -> None:
+    docs, y = sms
+    keep = _some_labelled(y, 5)
+    semi = SemiSupervisedNB(TextClassifier(), max_iter=3).fit(docs, _hide(y, keep))
+    assert set(semi.classes_) == {"ham", "spam"}
+    assert set(semi.predict(docs[:20])) <= {"ham", "spam"}
+    assert semi.transduction_[keep].tolist() == y[keep].tolist()
+    assert None not in semi.transduction_.tolist()
+    codes = np.where(y == "spam", 1, 0)
+    numeric = np.full(len(y), -1)
+    numeric[keep] = codes[keep]
+    semi = SemiSupervisedNB(TextClassifier(), max_iter=3).fit(docs, numeric)
+    assert semi.classes_.tolist() == [0, 1]
+    assert semi.predict(docs[:5]).dtype.kind == "i"
+    assert semi.transduction_.dtype.kind == "i" and -1 not in semi.transduction_
+
+
+# ------------------------------------------------- all labelled = plain fit
+TEXT_MODELS = [
+    TextClassifier(),
+    TextClassifier(model="bernoulli"),
+    TextClassifier(binary=True, alpha=0.1),
+    TextClassifier(model="complement", norm=True),
+    TextClassifier(min_df=2, max_features=300, ngram_range=(1, 2)),
+    TextClassifier(hashing=True, n_features=2**12),
+]
+
+
+@pytest.mark.parametrize("estimator", TEXT_MODELS, ids=repr)
+def test_all_labelled_text_equals_plain_fit(sms: tuple[list[str], np.ndarray], estimator) -> None:
+    docs, y = sms
+    semi = SemiSupervisedNB(estimator).fit(docs, y)
+    plain = clone(estimator).fit(docs, y)
+    assert semi.n_iter_ == 0 and semi.termination_condition_ == "no_unlabeled"
+    assert type(semi.estimator_) is TextClassifier
+    np.testing.assert_allclose(
+        semi.predict_joint_log_proba(docs), plain.predict_joint_log_proba(docs), rtol=1e-12
+    )
+    np.testing.assert_array_equal(semi.predict(docs), plain.predict(docs))
+
+
+def _count_data(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, 90)
+    rates = rng.gamma(1.0, 1.0, (3, 12))
+    return rng.poisson(rates[y]), y
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        MultinomialNB(),
+        BernoulliNB(),
+        ComplementNB(),
+        GaussianNB(),
+        CategoricalNB(),
+        KernelNB(),
+    ],  # fmt: skip
+    ids=repr,
+)
+def test_all_labelled_matrix_equals_plain_fit(estimator) -> None:
+    X, y = _count_data()
+    semi = SemiSupervisedNB(estimator).fit(X, y)
+    plain = clone(estimator).fit(X, y)
+    assert type(semi.estimator_) is type(estimator) and semi.n_iter_ == 0
+    np.testing.assert_allclose(
+        semi.predict_joint_log_proba(X), plain.predict_joint_log_proba(X), rtol=1e-10
+    )
+
+
+def test_no_iteration_is_the_model_of_the_labelled_rows() -> None:
+    X, y = _count_data()
+    hidden = y.copy()
+    hidden[30:] = -1
+    semi = SemiSupervisedNB(MultinomialNB(), max_iter=0).fit(X, hidden)
+    plain = MultinomialNB().fit(X[:30], y[:30])
+    np.testing.assert_allclose(semi.estimator_.feature_count_, plain.feature_count_)
+    assert semi.n_iter_ == 0 and semi.termination_condition_ == "max_iter"
+
+
+# --------------------------------------------- soft counts = sample weights
+def _soft_weights(n: int, n_classes: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.dirichlet(np.ones(n_classes), n) * rng.uniform(0.2, 1.0, (n, 1))
+
+
+def test_text_soft_counts_equal_fractional_sample_weights(
+    sms: tuple[list[str], np.ndarray],
+) -> None:
+    """The product W^T D equals TextClassifier.fit on the documents repeated per class
+    with the soft counts as sample weights (the statistics take fractional weights)."""
+    docs, y = sms
+    classes = np.unique(y)
+    W = _soft_weights(len(docs), len(classes))
+    counts = _TextCounts(TextClassifier(), docs, classes)
+    soft = counts.fit(W)
+    repeated = TextClassifier().fit(
+        docs * len(classes), np.repeat(classes, len(docs)), sample_weight=W.T.ravel()
+    )
+    terms = list(repeated.get_feature_names_out())
+    column = {t: j for j, t in enumerate(soft.get_feature_names_out())}
+    np.testing.assert_allclose(
+        soft.feature_count_[:, [column[t] for t in terms]], repeated.feature_count_, rtol=1e-12
+    )
+    np.testing.assert_allclose(soft.class_count_, repeated.class_count_, rtol=1e-12)
+    # the E-step scores the matrix as the model's own scorer scores the documents
+    np.testing.assert_allclose(
+        counts.joint_log_likelihood(soft), soft.predict_joint_log_proba(docs), rtol=1e-10
+    )
+
+
+@pytest.mark.parametrize("estimator", [MultinomialNB(), BernoulliNB(binarize=1.0)], ids=repr)
+def test_matrix_soft_counts_equal_fractional_sample_weights(estimator) -> None:
+    X, y = _count_data()
+    W = _soft_weights(len(X), 3)
+    classes = np.arange(3)
+    fast = _MatrixCounts(estimator, X, classes).fit(W)
+    rows = _RowCounts(estimator, X, classes).fit(W)
+    np.testing.assert_allclose(fast.feature_count_, rows.feature_count_, rtol=1e-12)
+    np.testing.assert_allclose(fast.class_count_, rows.class_count_, rtol=1e-12)
+
+
+# ------------------------------------------------------------ the iteration
+def test_likelihood_never_falls_text(sms: tuple[list[str], np.ndarray]) -> None:
+    docs, y = sms
+    semi = SemiSupervisedNB(TextClassifier(alpha=0.1), tol=0).fit(
+        docs, _hide(y, _some_labelled(y, 3))
+    )
+    ll = semi.log_likelihood_
+    assert len(ll) == semi.n_iter_ + 1 >= 3
+    assert (np.diff(ll) >= -1e-9 * np.abs(ll[1:])).all(), ll
+    assert semi.termination_condition_ in {"converged", "max_iter"}
+
+
+@pytest.mark.parametrize("estimator", [MultinomialNB(), BernoulliNB(binarize=1.0),
+                                       GaussianNB(), CategoricalNB(min_categories=12)],
+                         ids=repr)  # fmt: skip
+def test_likelihood_never_falls_matrix(estimator) -> None:
+    X, y = _count_data(1)
+    hidden = y.copy()
+    hidden[12:] = -1
+    semi = SemiSupervisedNB(estimator, tol=0, max_iter=30).fit(X, hidden)
+    ll = semi.log_likelihood_
+    assert semi.n_iter_ >= 2
+    assert (np.diff(ll) >= -1e-9 * np.abs(ll[1:])).all(), ll
+
+
+def test_em_learns_from_unlabelled_rows() -> None:
+    """Two Gaussian clusters, one labelled point each: EM finds the clusters."""
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 200)
+    X = rng.normal(size=(400, 2)) + np.where(y[:, None] == 1, 3.0, 0.0)
+    hidden = np.full(400, -1)
+    hidden[[0, 1, 200, 201]] = y[[0, 1, 200, 201]]
+    semi = SemiSupervisedNB(GaussianNB()).fit(X, hidden)
+    supervised = GaussianNB().fit(X[[0, 1, 200, 201]], y[[0, 1, 200, 201]])
+    assert semi.score(X, y) > max(0.9, supervised.score(X, y))
+    assert np.mean(semi.transduction_ == y) > 0.9
+
+
+def test_unlabeled_weight_scales_the_soft_counts(sms: tuple[list[str], np.ndarray]) -> None:
+    docs, y = sms
+    hidden = _hide(y, _some_labelled(y, 5))
+    labelled = np.sum(hidden != None)  # noqa: E711 - elementwise
+    for weight in (1.0, 0.25):
+        semi = SemiSupervisedNB(TextClassifier(), unlabeled_weight=weight, max_iter=2).fit(
+            docs, hidden
+        )
+        total = semi.estimator_.class_count_.sum()
+        assert total == pytest.approx(labelled + weight * (len(docs) - labelled))
+    off = SemiSupervisedNB(TextClassifier(), unlabeled_weight=0).fit(docs, hidden)
+    assert off.n_iter_ == 0 and off.termination_condition_ == "no_unlabeled"
+
+
+def test_sample_weight_zero_drops_a_row() -> None:
+    X, y = _count_data()
+    hidden = y.copy()
+    hidden[20:] = -1
+    sw = np.ones(len(y))
+    sw[60:] = 0
+    weighted = SemiSupervisedNB(MultinomialNB(), tol=0, max_iter=5).fit(X, hidden, sw)
+    dropped = SemiSupervisedNB(MultinomialNB(), tol=0, max_iter=5).fit(X[:60], hidden[:60])
+    np.testing.assert_allclose(
+        weighted.estimator_.feature_count_, dropped.estimator_.feature_count_, rtol=1e-10
+    )
+
+
+# ---------------------------------------------------------------- errors
+@pytest.mark.parametrize(
+    ("params", "msg"),
+    [
+        ({"max_iter": -1}, "The 'max_iter' parameter of SemiSupervisedNB must be an int in the "
+                           "range [0, inf). Got -1 instead."),
+        ({"unlabeled_weight": -0.5}, "The 'unlabeled_weight' parameter of SemiSupervisedNB "
+                                     "must be a float in the range [0.0, inf). Got -0.5"),
+        ({"tol": "small"}, "The 'tol' parameter of SemiSupervisedNB must be a float"),
+    ],
+)  # fmt: skip
+def test_bad_parameters_read_like_advice(params, msg) -> None:
+    X, y = _count_data()
+    with pytest.raises(InvalidParameterError, match=re.escape(msg)):
+        SemiSupervisedNB(MultinomialNB(), **params).fit(X, y)
+
+
+def test_a_scikit_learn_estimator_is_refused_with_the_drop_in_named() -> None:
+    X, y = _count_data()
+    msg = "nbayes.MultinomialNB is its drop-in replacement"
+    with pytest.raises(TypeError, match=re.escape(msg)):
+        SemiSupervisedNB(SkMultinomialNB()).fit(X, y)
+
+
+def test_every_row_unlabelled_is_refused(sms: tuple[list[str], np.ndarray]) -> None:
+    docs, _ = sms
+    msg = f"Every one of the {len(docs)} labels is -1 or None (unlabelled)"
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        SemiSupervisedNB().fit(docs, [None] * len(docs))
+
+
+def test_unfitted_predict_is_refused() -> None:
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        SemiSupervisedNB().predict(["a b"])
+
+
+# ------------------------------------------------- an ordinary nbayes model
+def test_the_model_saves_loads_explains_and_updates(
+    sms: tuple[list[str], np.ndarray], tmp_path: Path
+) -> None:
+    docs, y = sms
+    semi = SemiSupervisedNB(TextClassifier(alpha=0.5)).fit(docs, _hide(y, _some_labelled(y, 5)))
+    path = tmp_path / "semi.nbm"
+    nbayes.save(semi.estimator_, path)
+    loaded = nbayes.load(path)
+    assert type(loaded) is TextClassifier
+    np.testing.assert_array_equal(loaded.predict(docs), semi.predict(docs))
+    np.testing.assert_allclose(loaded.predict_proba(docs), semi.predict_proba(docs), rtol=1e-12)
+    assert str(semi.explain(docs[0])) == str(loaded.explain(docs[0]))
+    assert str(semi.explain(docs[0])).startswith("Prediction: ")
+    new_docs, new_y = ["free prize call now", "see you at lunch"], ["spam", "ham"]
+    updated = loaded.update(new_docs, new_y)
+    again = pickle.loads(pickle.dumps(semi.estimator_)).update(new_docs, new_y)
+    np.testing.assert_allclose(updated.predict_proba(docs), again.predict_proba(docs), rtol=1e-12)
+    assert updated.class_count_.sum() == pytest.approx(semi.estimator_.class_count_.sum() + 2)
+
+
+def test_scikit_learn_compatibility(sms: tuple[list[str], np.ndarray]) -> None:
+    semi = SemiSupervisedNB(TextClassifier(alpha=0.3), max_iter=7, unlabeled_weight=0.5)
+    params = semi.get_params()
+    assert params["estimator__alpha"] == 0.3 and params["max_iter"] == 7
+    copy = clone(semi)
+    assert copy.get_params()["unlabeled_weight"] == 0.5 and copy.estimator is not semi.estimator
+    copy.set_params(estimator__alpha=0.1, tol=1e-3)
+    assert copy.estimator.alpha == 0.1 and semi.estimator.alpha == 0.3
+    docs, y = sms
+    fitted = copy.fit(docs, _hide(y, _some_labelled(y, 5)))
+    assert not hasattr(semi, "estimator_")
+    restored = pickle.loads(pickle.dumps(fitted))
+    np.testing.assert_array_equal(restored.predict(docs), fitted.predict(docs))
+    assert 0.5 < fitted.score(docs, y) <= 1.0
+    assert SemiSupervisedNB().__sklearn_tags__().input_tags.string
+
+
+def _expected_failed_checks(estimator):
+    return {
+        "check_classifiers_classes": (
+            "-1 marks an unlabelled row (as in sklearn.semi_supervised), so -1 is no class"
+        ),
+        "check_non_transformer_estimators_n_iter": (
+            "n_iter_ counts EM iterations: 0 when every row is labelled"
+        ),
+    }
+
+
+@parametrize_with_checks(
+    [SemiSupervisedNB(MultinomialNB()), SemiSupervisedNB(GaussianNB())],
+    expected_failed_checks=_expected_failed_checks,
+    xfail_strict=True,
+)
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.SkipTestWarning")
+def test_sklearn_compatible_estimator(estimator, check) -> None:
+    check(estimator)
+
+
+def test_the_objective_is_nigams_log_likelihood() -> None:
+    """log prior (alpha * sum log theta) + labelled complete + weighted unlabelled marginal
+    log-likelihood, computed here from the fitted model's own parameters."""
+    from scipy.special import logsumexp
+
+    X, y = _count_data(2)
+    hidden = y.copy()
+    hidden[15:] = -1
+    sw = np.random.default_rng(3).uniform(0.5, 2.0, len(y))
+    semi = SemiSupervisedNB(MultinomialNB(alpha=0.7), unlabeled_weight=0.4, max_iter=3, tol=0)
+    semi.fit(X, hidden, sample_weight=sw)
+    model = semi.estimator_
+    jll = model.predict_joint_log_proba(X)
+    expected = (
+        0.7 * model.feature_log_prob_.sum()
+        + np.dot(sw[:15], jll[np.arange(15), y[:15]])
+        + 0.4 * np.dot(sw[15:], logsumexp(jll[15:], axis=1))
+    )
+    assert semi.log_likelihood_[-1] == pytest.approx(expected, rel=1e-12)
+    per_feature = SemiSupervisedNB(MultinomialNB(alpha=np.linspace(0.5, 2.0, 12)), tol=0)
+    ll = per_feature.fit(X, hidden).log_likelihood_
+    assert (np.diff(ll) >= -1e-9 * np.abs(ll[1:])).all(), ll
