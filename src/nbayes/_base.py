@@ -16,12 +16,18 @@ and changing ``alpha`` after fitting re-derives without a pass over the data.
 :class:`BaseNB` holds the only implementation of ``fit``, ``partial_fit``, ``update``,
 ``unlearn``, ``merge``, ``predict*`` and ``explain``; a model supplies the hooks listed in
 its docstring (an override may add work, then hand on to the template with ``super()``).
+
+Every learning call (``fit``, ``partial_fit``, ``update``, ``unlearn``; ``merge`` builds a
+new model) is all-or-nothing (:func:`all_or_nothing`): one that fails, for bad input, a bad
+setting or Ctrl-C, leaves the model exactly as it was, also in a subclass that overrides it.
 """
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Any, ClassVar, Self
+from collections.abc import Callable
+from typing import Any, ClassVar, Self, TypeVar, cast
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -42,6 +48,37 @@ from ._validation import (
 )
 
 __all__ = ["BaseNB", "PosteriorMixin", "log_normalize"]
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+#: the calls that change what a model has learned (``merge`` returns a new model)
+LEARNING_CALLS = ("fit", "partial_fit", "update", "unlearn")
+
+
+def all_or_nothing(method: _Method) -> _Method:
+    """A learning call that fails (bad input, a bad setting, Ctrl-C) leaves the model exactly
+    as it was before the call: fitted with its old statistics, or unfitted.
+
+    The estimator's attributes are a handful of references to immutable statistics and
+    small values; the call works on the instance and, if it raises, the attributes it had
+    on entry are put back (a nested call, e.g. ``update`` on an unfitted model calling
+    ``fit``, restores to its own entry state, and the outer call to its).
+    """
+    if getattr(method, "_all_or_nothing", False):
+        return method
+
+    @functools.wraps(method)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        before = dict(self.__dict__)
+        try:
+            return method(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
+
+    call._all_or_nothing = True  # type: ignore[attr-defined]
+    return cast(_Method, call)
 
 
 def _freeze(value: Any) -> Any:
@@ -112,6 +149,13 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
     _fitted_inputs: ClassVar[tuple[str, ...]] = ("n_features_in_", "feature_names_in_")
     #: what one training row is called in messages
     _sample_noun: ClassVar[str] = "example"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # A model that overrides a learning call keeps the guarantee of the template's.
+        super().__init_subclass__(**kwargs)
+        for name in LEARNING_CALLS:
+            if name in cls.__dict__:
+                setattr(cls, name, all_or_nothing(cls.__dict__[name]))
 
     # ------------------------------------------------------------------ hooks
     def _empty_stats(self, classes: np.ndarray, n_features: int) -> Any:
@@ -187,6 +231,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         sw = check_sample_weight(sample_weight, X.shape[0])
         return self._batch_stats(X, y, sw)
 
+    @all_or_nothing
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Fit the model to X, y: the statistics of this data and nothing else.
 
@@ -211,6 +256,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         self._check_derivation()
         return self
 
+    @all_or_nothing
     def partial_fit(self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None) -> Self:
         """Incremental fit on a batch of samples (scikit-learn semantics).
 
@@ -257,6 +303,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
             self._check_derivation()
         return self
 
+    @all_or_nothing
     def update(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Learn more examples; unlike :meth:`partial_fit`, new classes may appear any time.
 
@@ -267,6 +314,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         batch = self._batch(X, y, sample_weight, reset=False)
         return self._set_stats(self._stats.merge(batch))
 
+    @all_or_nothing
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Remove examples the model has learned: the exact inverse of :meth:`update`.
 
