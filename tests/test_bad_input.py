@@ -243,3 +243,35 @@ def test_not_fitted() -> None:
             Est().predict(X)
         with pytest.raises(NotFittedError):
             Est().unlearn(X, y)
+
+
+# ------------------------------------------- huge values (issue 14, items 7 and 10)
+@pytest.mark.parametrize("Est", [GaussianNB, MultinomialNB, PoissonNB, ComplementNB])
+def test_overflowing_statistics_are_a_clear_error(Est: type) -> None:
+    Xh = X.copy()
+    Xh[[0, 2], 0] = 1e308  # finite, but the sums of class 0 (and squares) are not
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"statistics of .* overflowed.*Rescale the features"):
+            Est().fit(Xh, y)
+    clf = Est().fit(X, y)
+    before = clf.predict_proba(X)
+    with pytest.raises(ValueError, match="overflowed"):
+        clf.partial_fit(Xh, y)
+    np.testing.assert_array_equal(clf.predict_proba(X), before)
+
+
+@pytest.mark.parametrize("code", [1e308, 10**7, 2**20])
+def test_categorical_code_above_the_bound(code: float) -> None:
+    from nbayes._validation import MAX_CATEGORY_CODE
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(
+            ValueError, match=f"above the largest CategoricalNB learns \\({MAX_CATEGORY_CODE}\\)"
+        ):
+            CategoricalNB().fit([[code], [1]], [0, 1])
+        clf = CategoricalNB().fit([[0], [1]], [0, 1])
+        # at predict time a huge code is an unseen category
+        np.testing.assert_allclose(clf.predict_proba([[code]]), [[0.5, 0.5]])
+    assert CategoricalNB().fit([[MAX_CATEGORY_CODE], [1]], [0, 1]).n_categories_[0] == 2**20

@@ -24,6 +24,7 @@ setting or Ctrl-C, leaves the model exactly as it was, also in a subclass that o
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Callable
@@ -71,7 +72,10 @@ def all_or_nothing(method: _Method) -> _Method:
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
         before = dict(self.__dict__)
         try:
-            return method(self, *args, **kwargs)
+            # values near the float range overflow the sums: _set_stats refuses the result
+            # with a clear error, instead of numpy's warnings deep in the arithmetic
+            with np.errstate(over="ignore", invalid="ignore"):
+                return method(self, *args, **kwargs)
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(before)
@@ -87,6 +91,24 @@ def _freeze(value: Any) -> Any:
         return value
     arr = np.asarray(value)
     return (arr.dtype.str, arr.shape, arr.tobytes())
+
+
+def _overflowed(stats: Any) -> str | None:
+    """The name of a statistic that is no longer finite (NaN or infinite), or None."""
+    parts: list[tuple[str, Any]] = [("", stats)]
+    while parts:
+        name, value = parts.pop()
+        if isinstance(value, np.ndarray):
+            if value.dtype.kind == "f" and not np.isfinite(value).all():
+                return name
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                return name
+        elif isinstance(value, tuple):
+            parts.extend((name, v) for v in value)
+        elif dataclasses.is_dataclass(value):
+            parts.extend((f.name, getattr(value, f.name)) for f in dataclasses.fields(value))
+    return None
 
 
 class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
@@ -221,7 +243,20 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     # -------------------------------------------------------------- training
     def _set_stats(self, stats: Any) -> Self:
-        """Hook: install statistics, dropping what was derived from the old ones."""
+        """Hook: install statistics, dropping what was derived from the old ones.
+
+        Statistics that overflowed the float range (finite input as large as 1e308: its
+        sums or squares are infinite) are refused with a ValueError that says so.
+        """
+        bad = _overflowed(stats)
+        if bad is not None:
+            raise ValueError(
+                f"The statistics of {type(self).__name__} overflowed: {bad!r} is no longer "
+                "finite because the training values are too large for float64 arithmetic "
+                "(sums and squares of values near 1e308 exceed its range, about 1.8e308). "
+                "Rescale the features (e.g. divide them by a power of ten, or "
+                "sklearn.preprocessing.StandardScaler/MaxAbsScaler). Nothing was changed."
+            )
         self._stats = stats
         self.__dict__.pop("_cache", None)
         return self

@@ -10,7 +10,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.preprocessing import binarize as _binarize
-from sklearn.utils.validation import validate_data
 
 from . import _params as P
 from ._base import BaseNB
@@ -24,7 +23,7 @@ from ._families import (
 )
 from ._moment_stats import MomentStats
 from ._stats import CategoryStats, readonly
-from ._validation import FeatureNames, check_category_labels, check_finite
+from ._validation import check_categories
 
 __all__ = [
     "BernoulliNB",
@@ -326,6 +325,10 @@ class CategoricalNB(_DiscreteNB):
     min_categories : int or array-like of shape (n_features,), default=None
         Minimum number of categories per feature (integer-coded input).
 
+    Integer codes are counted for every code from 0 to the largest, which must be at most
+    ``nbayes._validation.MAX_CATEGORY_CODE`` (2^20 - 1; larger ones: ValueError at fit, pass
+    such values as strings); a larger code at predict time is an unseen category.
+
     Attributes
     ----------
     category_count_ : list of ndarray of shape (n_classes, n_categories of feature j)
@@ -391,49 +394,16 @@ class CategoricalNB(_DiscreteNB):
             )
         return m
 
-    def _validate_categorical(self, X: Any, reset: bool, y: Any = "no_validation") -> Any:
-        kw: dict[str, Any] = dict(
-            accept_sparse=False, ensure_all_finite=False, dtype=None, reset=reset
-        )
-        if isinstance(y, str) and y == "no_validation":
-            X = validate_data(self, X, **kw)
-        else:
-            X, y = validate_data(self, X, y, **kw)
-        who = type(self).__name__
-        names = FeatureNames(self, X.shape[1])
-        fitted_labelled = not reset and not self._stats.integer_coded
-        coded = X.dtype.kind in "biuf" and not fitted_labelled
-        if coded:
-            check_finite(X, who, names)
-            if X.dtype.kind == "f" and (X != np.floor(X)).any():
-                # Fractional values are no category codes: they are category labels.
-                coded = False
-            elif X.size and X.min() < 0:
-                j = int(np.flatnonzero((X < 0).any(axis=0))[0])
-                raise ValueError(
-                    f"Negative values in data passed to {who} (input X): column {names[j]!r} "
-                    "holds a negative category code. Integer codes must be 0, 1, 2, ...; "
-                    "pass labels as strings to use other values."
-                )
-        if not coded:
-            X = check_category_labels(np.asarray(X, dtype=object), who, names)
-        if not reset and coded != self._stats.integer_coded:
-            raise ValueError(
-                f"{who} was fitted on integer category codes but got labels (strings or "
-                "fractional numbers): encode every batch alike."
-            )
-        self._integer_coded = coded
-        return X if isinstance(y, str) and y == "no_validation" else (X, y)
-
     def _check_X(self, X: Any) -> Any:
-        return self._validate_categorical(X, reset=False)
+        return self._check_categorical(X, reset=False, y="no_validation")
 
     def _check_X_y(self, X: Any, y: Any, reset: bool) -> tuple[Any, np.ndarray]:
-        from sklearn.utils.multiclass import check_classification_targets
+        return self._check_categorical(X, reset=reset, y=y)
 
-        X, y = self._validate_categorical(X, reset=reset, y=y)
-        check_classification_targets(y)
-        return X, np.asarray(y)
+    def _check_categorical(self, X: Any, reset: bool, y: Any) -> Any:
+        fitted = None if reset else self._stats.integer_coded
+        out, self._integer_coded = check_categories(self, X, y, reset, fitted)
+        return out
 
     def _row_values(self, X: Any) -> np.ndarray:
         return np.asarray(X)[0]
