@@ -17,18 +17,14 @@ and changing ``alpha`` after fitting re-derives without a pass over the data.
 ``unlearn``, ``merge``, ``predict*`` and ``explain``; a model supplies the hooks listed in
 its docstring (an override may add work, then hand on to the template with ``super()``).
 
-Every learning call (``fit``, ``partial_fit``, ``update``, ``unlearn``; ``merge`` builds a
-new model) is all-or-nothing (:func:`all_or_nothing`): one that fails, for bad input, a bad
-setting or Ctrl-C, leaves the model exactly as it was, also in a subclass that overrides it.
+A learning call that fails (bad input, a bad setting, Ctrl-C) leaves the model exactly as it
+was, also in a subclass that overrides it (:func:`nbayes._guards.all_or_nothing`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import math
-from collections.abc import Callable
-from typing import Any, ClassVar, Self, TypeVar, cast
+from typing import Any, ClassVar, Self
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -38,6 +34,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _params
 from ._families import Family
 from ._families._common import exact_prior_of, row_values
+from ._guards import LEARNING_CALLS, all_or_nothing, check_finite_stats
 from ._posterior import PosteriorMixin, log_normalize
 from ._stats import CountStats, readonly
 from ._validation import (
@@ -50,40 +47,6 @@ from ._validation import (
 
 __all__ = ["BaseNB", "PosteriorMixin", "log_normalize"]
 
-_Method = TypeVar("_Method", bound=Callable[..., Any])
-
-#: the calls that change what a model has learned (``merge`` returns a new model)
-LEARNING_CALLS = ("fit", "partial_fit", "update", "unlearn")
-
-
-def all_or_nothing(method: _Method) -> _Method:
-    """A learning call that fails (bad input, a bad setting, Ctrl-C) leaves the model exactly
-    as it was before the call: fitted with its old statistics, or unfitted.
-
-    The estimator's attributes are a handful of references to immutable statistics and
-    small values; the call works on the instance and, if it raises, the attributes it had
-    on entry are put back (a nested call, e.g. ``update`` on an unfitted model calling
-    ``fit``, restores to its own entry state, and the outer call to its).
-    """
-    if getattr(method, "_all_or_nothing", False):
-        return method
-
-    @functools.wraps(method)
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        before = dict(self.__dict__)
-        try:
-            # values near the float range overflow the sums: _set_stats refuses the result
-            # with a clear error, instead of numpy's warnings deep in the arithmetic
-            with np.errstate(over="ignore", invalid="ignore"):
-                return method(self, *args, **kwargs)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(before)
-            raise
-
-    call._all_or_nothing = True  # type: ignore[attr-defined]
-    return cast(_Method, call)
-
 
 def _freeze(value: Any) -> Any:
     """A hashable snapshot of a hyperparameter value, for the derivation cache key."""
@@ -91,24 +54,6 @@ def _freeze(value: Any) -> Any:
         return value
     arr = np.asarray(value)
     return (arr.dtype.str, arr.shape, arr.tobytes())
-
-
-def _overflowed(stats: Any) -> str | None:
-    """The name of a statistic that is no longer finite (NaN or infinite), or None."""
-    parts: list[tuple[str, Any]] = [("", stats)]
-    while parts:
-        name, value = parts.pop()
-        if isinstance(value, np.ndarray):
-            if value.dtype.kind == "f" and not np.isfinite(value).all():
-                return name
-        elif isinstance(value, float):
-            if not math.isfinite(value):
-                return name
-        elif isinstance(value, tuple):
-            parts.extend((name, v) for v in value)
-        elif dataclasses.is_dataclass(value):
-            parts.extend((f.name, getattr(value, f.name)) for f in dataclasses.fields(value))
-    return None
 
 
 class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
@@ -243,20 +188,9 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     # -------------------------------------------------------------- training
     def _set_stats(self, stats: Any) -> Self:
-        """Hook: install statistics, dropping what was derived from the old ones.
-
-        Statistics that overflowed the float range (finite input as large as 1e308: its
-        sums or squares are infinite) are refused with a ValueError that says so.
-        """
-        bad = _overflowed(stats)
-        if bad is not None:
-            raise ValueError(
-                f"The statistics of {type(self).__name__} overflowed: {bad!r} is no longer "
-                "finite because the training values are too large for float64 arithmetic "
-                "(sums and squares of values near 1e308 exceed its range, about 1.8e308). "
-                "Rescale the features (e.g. divide them by a power of ten, or "
-                "sklearn.preprocessing.StandardScaler/MaxAbsScaler). Nothing was changed."
-            )
+        """Hook: install statistics (refused if they overflowed), dropping what was
+        derived from the old ones."""
+        check_finite_stats(stats, type(self).__name__)
         self._stats = stats
         self.__dict__.pop("_cache", None)
         return self
@@ -317,10 +251,10 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
             self._check_params()
         elif classes is not None:
             given = np.unique(np.asarray(classes))
-            if not np.array_equal(given, self.classes_):
+            if not np.array_equal(given, self._stats.classes):
                 raise ValueError(
                     f"`classes={given!r}` is not the same as on last call to partial_fit, "
-                    f"was: {self.classes_!r}"
+                    f"was: {self._class_labels()!r}"
                 )
         batch = self._batch(X, y, sample_weight, reset=first)
         if first:
@@ -524,7 +458,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         rng = np.random.default_rng(random_state)
         codes = self.sample_classes(n_samples, rng)
         X = self._family.sample(*self._family_view(), codes, rng)
-        return X, self.classes_[codes]
+        return X, self._class_labels()[codes]
 
     def n_parameters(self, full_joint: bool = False, doc_length: int | None = None) -> float:
         """Free parameters of this model, or of the full joint model over the same features.
@@ -550,12 +484,16 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         scores, best = self._family.separation(self._family_view()[0])
         order = np.argsort(-scores, kind="stable")[: max(int(n), 0)]
         names = self._feature_names()
-        return [(names[j], self.classes_[best[j]], float(scores[j])) for j in order]
+        labels = self._class_labels()
+        return [(names[j], labels[best[j]], float(scores[j])) for j in order]
 
     # ------------------------------------------------------ fitted attributes
     @property
     def classes_(self) -> np.ndarray:
         """Class labels known to the classifier (sorted)."""
+        return readonly(self._stats.classes)
+
+    def _class_labels(self) -> np.ndarray:
         return readonly(self._stats.classes)
 
     @property

@@ -13,6 +13,7 @@ __all__ = [
     "MAX_CATEGORY_CODE",
     "check_categories",
     "check_category_labels",
+    "check_min_categories",
     "check_finite",
     "check_non_negative",
     "check_sample_weight",
@@ -236,3 +237,20 @@ def check_categories(
             "fractional numbers): encode every batch alike."
         )
     return ((X, np.asarray(y)) if training else X), coded
+
+
+def check_min_categories(min_categories: Any, n_features: int) -> NDArray[Any] | None:
+    """CategoricalNB's ``min_categories``: None, or an integer per feature."""
+    if min_categories is None:
+        return None
+    m = np.asarray(min_categories)
+    if not np.issubdtype(m.dtype, np.integer):
+        raise ValueError(f"'min_categories' should have integral type. Got {m.dtype} instead.")
+    if m.ndim == 0:
+        return np.full(n_features, int(m))
+    if m.shape != (n_features,):
+        raise ValueError(
+            f"'min_categories' should have shape ({n_features},) when an array-like is "
+            f"provided. Got {m.shape} instead."
+        )
+    return m

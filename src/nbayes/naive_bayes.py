@@ -12,6 +12,7 @@ import numpy as np
 from sklearn.preprocessing import binarize as _binarize
 
 from . import _params as P
+from ._array_api import ArrayAPIOutputs
 from ._base import BaseNB
 from ._families import (
     BernoulliFamily,
@@ -23,7 +24,7 @@ from ._families import (
 )
 from ._moment_stats import MomentStats
 from ._stats import CategoryStats, readonly
-from ._validation import check_categories
+from ._validation import check_categories, check_min_categories
 
 __all__ = [
     "BernoulliNB",
@@ -380,19 +381,7 @@ class CategoricalNB(_DiscreteNB):
         return stats.with_min_categories(self._min_categories(stats.n_features))
 
     def _min_categories(self, n_features: int) -> np.ndarray | None:
-        if self.min_categories is None:
-            return None
-        m = np.asarray(self.min_categories)
-        if not np.issubdtype(m.dtype, np.integer):
-            raise ValueError(f"'min_categories' should have integral type. Got {m.dtype} instead.")
-        if m.ndim == 0:
-            return np.full(n_features, int(m))
-        if m.shape != (n_features,):
-            raise ValueError(
-                f"'min_categories' should have shape ({n_features},) when an array-like is "
-                f"provided. Got {m.shape} instead."
-            )
-        return m
+        return check_min_categories(self.min_categories, n_features)
 
     def _check_X(self, X: Any) -> Any:
         return self._check_categorical(X, reset=False, y="no_validation")
@@ -432,7 +421,7 @@ class CategoricalNB(_DiscreteNB):
         return tags
 
 
-class GaussianNB(BaseNB):
+class GaussianNB(ArrayAPIOutputs, BaseNB):
     """Gaussian Naive Bayes: per class and feature, a normal density.
 
     Drop-in for :class:`sklearn.naive_bayes.GaussianNB`. The statistics are the weighted
@@ -443,6 +432,10 @@ class GaussianNB(BaseNB):
     of a feature over every row seen so far, unweighted, as scikit-learn computes it in
     ``fit``. It is derived from the statistics, so, unlike scikit-learn's ``partial_fit``
     (which takes it from the latest batch), it does not depend on how the data was split.
+
+    As scikit-learn's, it takes array-API inputs under
+    ``sklearn.config_context(array_api_dispatch=True)`` and answers in their namespace,
+    device and float dtype (float32 input: float32 answers); the statistics are float64.
 
     Parameters
     ----------
@@ -473,6 +466,7 @@ class GaussianNB(BaseNB):
     _accept_sparse = False
     _derivation_params = ("priors", "var_smoothing")
     _param_rules = {"priors": [P.array_like, P.none], "var_smoothing": [P.non_negative_real]}
+    _fitted_inputs = (*BaseNB._fitted_inputs, "_output_space")
 
     def __init__(self, *, priors: Any = None, var_smoothing: float = 1e-9) -> None:
         self.priors = priors
@@ -487,12 +481,12 @@ class GaussianNB(BaseNB):
     @property
     def theta_(self) -> np.ndarray:
         """Mean of each feature per class."""
-        return readonly(self._stats.mean)
+        return self._float_out(readonly(self._stats.mean))
 
     @property
     def var_(self) -> np.ndarray:
         """Variance of each feature per class, plus ``epsilon_``."""
-        return readonly(self._derived()["var"])
+        return self._float_out(readonly(self._derived()["var"]))
 
     @property
     def epsilon_(self) -> float:
@@ -502,4 +496,4 @@ class GaussianNB(BaseNB):
     @property
     def class_prior_(self) -> np.ndarray:
         """Probability of each class."""
-        return readonly(self._derived()["class_prior"])
+        return self._float_out(readonly(self._derived()["class_prior"]))
