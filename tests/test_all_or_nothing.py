@@ -122,3 +122,24 @@ def test_a_failed_fit_keeps_the_old_width_gaussian() -> None:
         model.fit(bad, Y)
     assert model.n_features_in_ == 4
     assert model.predict(X4).shape == (30,)
+
+
+def test_a_failed_fit_keeps_the_classes_partial_fit_compares_to() -> None:
+    # scikit-learn's test_discretenb_provide_prior: the failed fit (3 classes, 2 priors)
+    # changes nothing, and classes listing a class twice are not the model's classes
+    model = MultinomialNB(class_prior=[0.5, 0.5]).fit([[0], [0], [1]], [0, 0, 1])
+    with pytest.raises(ValueError, match="Number of priors must match number of classes"):
+        model.fit([[0], [1], [2]], [0, 1, 2])
+    assert model.classes_.tolist() == [0, 1]
+    with pytest.raises(ValueError, match="is not the same as on last call to partial_fit"):
+        model.partial_fit([[0], [1]], [0, 1], classes=[0, 1, 1])
+    model.partial_fit([[0], [1]], [0, 1], classes=[1, 0])  # any order
+
+
+@pytest.mark.parametrize("Est", ARRAY_MODELS)
+def test_a_failed_merge_changes_neither_model(Est: type) -> None:
+    a, b = Est().fit(X4, Y), Est().fit(np.hstack([X4, X4]), Y)
+    states = _state(a), _state(b)
+    with pytest.raises(ValueError):
+        a.merge(b)
+    assert (_state(a), _state(b)) == states

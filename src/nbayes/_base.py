@@ -250,8 +250,11 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError("classes must be passed on the first call to partial_fit.")
             self._check_params()
         elif classes is not None:
-            given = np.unique(np.asarray(classes))
-            if not np.array_equal(given, self._stats.classes):
+            given = np.asarray(classes)
+            # in any order, but each class once (a failed fit changed nothing to compare to)
+            if len(given) != len(self._stats.classes) or not np.array_equal(
+                np.unique(given), self._stats.classes
+            ):
                 raise ValueError(
                     f"`classes={given!r}` is not the same as on last call to partial_fit, "
                     f"was: {self._class_labels()!r}"
