@@ -34,7 +34,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _params
 from ._families import Family
 from ._families._common import exact_prior_of, row_values
-from ._guards import LEARNING_CALLS, all_or_nothing, check_finite_stats
+from ._guards import (
+    LEARNING_CALLS,
+    all_or_nothing,
+    check_finite_stats,
+    scoring_overflow_checked,
+)
 from ._posterior import PosteriorMixin, log_normalize
 from ._stats import CountStats, readonly
 from ._validation import (
@@ -390,7 +395,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         """
         if "_stats" not in self.__dict__:
             check_is_fitted(self)
-        return self._joint_log_likelihood(self._check_X(X))
+        return scoring_overflow_checked(self._joint_log_likelihood, self._check_X(X), self)
 
     # ------------------------------------------------------- beyond sklearn
     def _feature_names(self) -> list[str]:

@@ -1,5 +1,6 @@
 """What every learning call guarantees: it succeeds or changes nothing, and the statistics
-it leaves are finite (the template, :class:`nbayes._base.BaseNB`, applies both)."""
+it leaves are finite; and scoring that overflows says so (the template,
+:class:`nbayes._base.BaseNB`, applies all three)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,13 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
-__all__ = ["LEARNING_CALLS", "all_or_nothing", "check_finite_stats", "overflowed"]
+__all__ = [
+    "LEARNING_CALLS",
+    "all_or_nothing",
+    "check_finite_stats",
+    "overflowed",
+    "scoring_overflow_checked",
+]
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 
@@ -78,3 +85,17 @@ def check_finite_stats(stats: Any, who: str) -> None:
             "them by a power of ten, or sklearn.preprocessing.StandardScaler/MaxAbsScaler). "
             "Nothing was changed."
         )
+
+
+def scoring_overflow_checked(score: Callable[[Any], np.ndarray], X: Any, model: Any) -> np.ndarray:
+    """``score(X)``, with a ValueError that says so if the arithmetic overflows (finite
+    values near 1e308: no class would have a finite log-likelihood, every posterior NaN)."""
+    try:
+        with np.errstate(over="raise"):
+            return score(X)
+    except FloatingPointError:
+        raise ValueError(
+            f"The log-likelihoods of X under {type(model).__name__} overflowed: its values are "
+            "too large for float64 arithmetic (near 1e308). Rescale the features as the "
+            "training data (e.g. divide them by a power of ten)."
+        ) from None
