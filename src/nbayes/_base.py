@@ -31,21 +31,17 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _params
+from . import _guards, _params
 from ._families import Family
 from ._families._common import exact_prior_of, row_values
-from ._guards import (
-    LEARNING_CALLS,
-    all_or_nothing,
-    check_finite_stats,
-    scoring_overflow_checked,
-)
+from ._guards import all_or_nothing
 from ._posterior import PosteriorMixin, log_normalize
 from ._stats import CountStats, readonly
 from ._validation import (
     FeatureNames,
     check_finite,
     check_non_negative,
+    check_same_classes,
     check_sample_weight,
     feature_names,
 )
@@ -125,7 +121,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # A model that overrides a learning call keeps the guarantee of the template's.
         super().__init_subclass__(**kwargs)
-        for name in LEARNING_CALLS:
+        for name in _guards.LEARNING_CALLS:
             if name in cls.__dict__:
                 setattr(cls, name, all_or_nothing(cls.__dict__[name]))
 
@@ -195,7 +191,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
     def _set_stats(self, stats: Any) -> Self:
         """Hook: install statistics (refused if they overflowed), dropping what was
         derived from the old ones."""
-        check_finite_stats(stats, type(self).__name__)
+        _guards.check_finite_stats(stats, type(self).__name__)
         self._stats = stats
         self.__dict__.pop("_cache", None)
         return self
@@ -255,15 +251,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError("classes must be passed on the first call to partial_fit.")
             self._check_params()
         elif classes is not None:
-            given = np.asarray(classes)
-            # in any order, but each class once (a failed fit changed nothing to compare to)
-            if len(given) != len(self._stats.classes) or not np.array_equal(
-                np.unique(given), self._stats.classes
-            ):
-                raise ValueError(
-                    f"`classes={given!r}` is not the same as on last call to partial_fit, "
-                    f"was: {self._class_labels()!r}"
-                )
+            check_same_classes(classes, self._class_labels())
         batch = self._batch(X, y, sample_weight, reset=first)
         if first:
             base = self._empty_stats(np.unique(np.asarray(classes)), self._n_columns())
@@ -395,7 +383,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         """
         if "_stats" not in self.__dict__:
             check_is_fitted(self)
-        return scoring_overflow_checked(self._joint_log_likelihood, self._check_X(X), self)
+        return _guards.scoring_overflow_checked(self._joint_log_likelihood, self._check_X(X), self)
 
     # ------------------------------------------------------- beyond sklearn
     def _feature_names(self) -> list[str]:

@@ -249,16 +249,12 @@ def _as_column(arr: Any, name: str) -> _Column:
 
 def _check_rows(shape: tuple[int, ...], who: str) -> None:
     """A table to learn from or to predict must have a row and a column (as scikit-learn)."""
-    if shape[0] == 0:
-        raise ValueError(
-            f"Found array with 0 sample(s) (shape={tuple(shape)}) while a minimum of 1 is "
-            f"required by {who}."
-        )
-    if shape[1] == 0:
-        raise ValueError(
-            f"Found array with 0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is "
-            f"required by {who}."
-        )
+    for n, what in ((shape[0], "sample"), (shape[1], "feature")):
+        if n == 0:
+            raise ValueError(
+                f"Found array with 0 {what}(s) (shape={tuple(shape)}) while a minimum of 1 "
+                f"is required by {who}."
+            )
 
 
 def _columns_of(

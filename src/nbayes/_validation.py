@@ -16,6 +16,7 @@ __all__ = [
     "check_min_categories",
     "check_finite",
     "check_non_negative",
+    "check_same_classes",
     "check_sample_weight",
     "FeatureNames",
     "feature_names",
@@ -149,6 +150,16 @@ def check_sample_weight(sample_weight: Any, n_samples: int) -> NDArray[np.float6
             "there is nothing to learn."
         )
     return sw
+
+
+def check_same_classes(classes: Any, known: np.ndarray) -> None:
+    """``partial_fit``'s ``classes`` after the first call: the model's, in any order, each
+    once (a failed fit changed nothing, so this compares to what the model knows)."""
+    given = np.asarray(classes)
+    if len(given) != len(known) or not np.array_equal(np.unique(given), known):
+        raise ValueError(
+            f"`classes={given!r}` is not the same as on last call to partial_fit, was: {known!r}"
+        )
 
 
 def check_category_labels(X: np.ndarray, who: str, names: Sequence[str]) -> np.ndarray:
