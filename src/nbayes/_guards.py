@@ -7,7 +7,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
 import numpy as np
@@ -17,6 +18,7 @@ __all__ = [
     "all_or_nothing",
     "check_finite_stats",
     "overflowed",
+    "restored_on_failure",
     "scoring_overflow_checked",
 ]
 
@@ -40,19 +42,27 @@ def all_or_nothing(method: _Method) -> _Method:
 
     @functools.wraps(method)
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        before = dict(self.__dict__)
-        try:
-            # values near the float range overflow the sums: _set_stats refuses the result
-            # with a clear error, instead of numpy's warnings deep in the arithmetic
-            with np.errstate(over="ignore", invalid="ignore"):
-                return method(self, *args, **kwargs)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(before)
-            raise
+        # values near the float range overflow the sums: _set_stats refuses the result
+        # with a clear error, instead of numpy's warnings deep in the arithmetic
+        with restored_on_failure(self), np.errstate(over="ignore", invalid="ignore"):
+            return method(self, *args, **kwargs)
 
     call._all_or_nothing = True  # type: ignore[attr-defined]
     return cast(_Method, call)
+
+
+@contextmanager
+def restored_on_failure(obj: Any) -> Iterator[None]:
+    """Run a block that changes ``obj``; if it raises (Ctrl-C too), put back every
+    attribute ``obj`` had on entry, and re-raise. What :func:`all_or_nothing` does for
+    a method, for any other learning code (a vectorizer's fit, training from chunks)."""
+    before = dict(obj.__dict__)
+    try:
+        yield
+    except BaseException:
+        obj.__dict__.clear()
+        obj.__dict__.update(before)
+        raise
 
 
 def overflowed(stats: Any) -> str | None:
