@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         MultinomialNB,
         PoissonNB,
     )
+    from .nbsvm import NBSVM
     from .text.classifier import TextClassifier
 
     __version__: str
@@ -60,6 +61,7 @@ _LAZY = {
     "KernelNB": ".kernel",
     "MixedNB": ".mixed",
     "TextClassifier": ".text.classifier",
+    "NBSVM": ".nbsvm",
     "EvaluationReport": ".evaluation",
     "evaluate": ".evaluation",
     "Explanation": ".explain",
@@ -102,6 +104,7 @@ __all__ = [
     "MixedNB",
     "ModelFileError",
     "MultinomialNB",
+    "NBSVM",
     "NBayesWarning",
     "PoissonNB",
     "TextClassifier",
