@@ -141,7 +141,7 @@ def main() -> None:
 
     def report(name: str, setting: str, acc: float, sec: float) -> None:
         rows.append((name, setting, acc, sec))
-        print(f"  {name:<9} {setting:<34} {acc:6.2f}  fit {sec:7.2f} s", flush=True)
+        print(f"  {name:<9} {setting:<34} {acc:7.3f}  fit {sec:7.2f} s", flush=True)
 
     def default(**kw: Any) -> Callable[[], NBSVM]:
         return lambda: NBSVM(random_state=0, **kw)
@@ -181,7 +181,7 @@ def main() -> None:
     for name, setting, acc, sec in rows:
         pub, what = PUBLISHED[name]
         mark = ">=" if acc >= pub else "<"
-        print(f"| {name} | {setting} | {acc:.2f} | {mark} {pub} ({what}) | {sec:.1f} |")
+        print(f"| {name} | {setting} | {acc:.3f} | {mark} {pub} ({what}) | {sec:.1f} |")
 
 
 if __name__ == "__main__":

@@ -22,21 +22,21 @@ after ``fit`` re-derives the weights without refitting (and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar, Self
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from . import _params as P
-from .explain import Explanation
-from .naive_bayes import MultinomialNB
-from .text import _analyzer
-from .text.recipes import resolve as resolve_recipe
-from .text.vectorizers import CountVectorizer
+from .. import _params as P
+from ..explain import Explanation
+from ..naive_bayes import MultinomialNB
+from ..text import _analyzer
+from ..text.recipes import resolve as resolve_recipe
+from ..text.vectorizers import CountVectorizer
 
 __all__ = ["NBSVM"]
 
@@ -423,10 +423,12 @@ class NBSVM(ClassifierMixin, BaseEstimator):
         tags.input_tags.two_d_array = False
         return tags
 
-    def _cv_counter(self) -> _NBSVMCounter:
+    def _cv_counter(self) -> Any:
         """The protocol of :mod:`nbayes.model_selection`: one fit per split and setting of
         the fitting parameters; ``beta`` is re-derived without a refit."""
-        return _NBSVMCounter(self)
+        from ._search import NBSVMCounter
+
+        return NBSVMCounter(self)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -458,65 +460,3 @@ def _proba(scores: np.ndarray) -> np.ndarray:
         return np.hstack([1.0 - p, p])
     total = p.sum(axis=1, keepdims=True)
     return p / np.where(total == 0, 1.0, total)
-
-
-class _Rows:
-    """The training rows of a split: what an NBSVM's "statistics" for model selection are
-    (a linear model is not a sum over rows; the rows are refitted)."""
-
-    def __init__(self, rows: np.ndarray) -> None:
-        self.rows = np.sort(np.asarray(rows, dtype=np.intp))
-
-    def merge(self, other: _Rows) -> _Rows:
-        return _Rows(np.union1d(self.rows, other.rows))
-
-    def subtract(self, other: _Rows) -> _Rows:
-        return _Rows(np.setdiff1d(self.rows, other.rows, assume_unique=True))
-
-
-class _NBSVMCounter:
-    """Model selection of an NBSVM: each split's model is fitted on its training rows
-    once per setting of the fitting parameters; ``beta`` only re-derives the weights."""
-
-    derivation_params = ("beta",)
-
-    def __init__(self, estimator: NBSVM) -> None:
-        self.estimator = clone(estimator)
-        self._docs: list[str] = []
-        self._y = np.zeros(0)
-        self._sw: np.ndarray | None = None
-        self._fitted: tuple[Any, Any, NBSVM] | None = None
-
-    def prepare(self, X: Any, y: Any, sample_weight: Any) -> np.ndarray:
-        self.estimator._check_params()
-        self._docs = _analyzer.raw_documents(X)
-        y = np.asarray(y)
-        if y.ndim != 1 or len(y) != len(self._docs):
-            raise ValueError(
-                f"Found {len(self._docs)} documents but {len(y)} labels: pass one label per "
-                "document."
-            )
-        self._y = y
-        self._sw = None if sample_weight is None else np.asarray(sample_weight, np.float64)
-        return y
-
-    def count(self, rows: np.ndarray) -> _Rows:
-        return _Rows(rows)
-
-    def finish(self, stats: _Rows, classes: np.ndarray) -> _Rows:
-        return stats
-
-    def use(self, stats: _Rows, params: Mapping[str, Any]) -> NBSVM:
-        fitting = {k: v for k, v in params.items() if k not in self.derivation_params}
-        key = repr(sorted(fitting.items()))
-        if self._fitted is None or self._fitted[0] is not stats or self._fitted[1] != key:
-            model = clone(self.estimator).set_params(**fitting)
-            rows = stats.rows
-            sw = None if self._sw is None else self._sw[rows]
-            model.fit([self._docs[i] for i in rows], self._y[rows], sample_weight=sw)
-            self._fitted = (stats, key, model)
-        model = self._fitted[2]
-        if "beta" in params:
-            model.set_params(beta=params["beta"])
-        model._weights()
-        return model
