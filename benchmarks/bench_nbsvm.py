@@ -135,6 +135,7 @@ def main() -> None:
     ap.add_argument("--sets", nargs="+", default=["rt", "imdb", "imdb3", "20ng"])
     ap.add_argument("--seeds", type=int, nargs="+", default=[0], help="RT-s KFold shuffles")
     ap.add_argument("--grid", action="store_true", help="also C, beta and loss variants")
+    ap.add_argument("--only", nargs="+", metavar="SETTING", help="these --grid settings only")
     args = ap.parse_args()
     print(f"python {platform.python_version()}, {platform.machine()}; NBSVM(random_state=0)")
     rows: list[tuple[str, str, float, float]] = []
@@ -160,8 +161,13 @@ def main() -> None:
             ("preprocess=html", {"preprocess": "html"}),
             ("preprocess=punctuation", {"preprocess": "punctuation"}),
             ("max_iter=10000", {"max_iter": 10000}),
+            ("one-letter words, ! and ?", {"token_pattern": r"(?u)\b\w+\b|[!?]"}),
+            ("one-letter words, punctuation", {"token_pattern": r"(?u)\b\w+\b|[^\w\s]"}),
+            ("split at white space", {"token_pattern": r"\S+"}),
             ("ngram_range=(1, 3)", {"ngram_range": (1, 3)}),
         ]
+    if args.only:
+        variants = [(label, kw) for label, kw in variants if label in args.only]
     for label, kw in variants:
         if "rt" in args.sets:
             acc, sec, per_seed = rt(default(**kw), args.seeds)
