@@ -311,7 +311,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     with flag_errors(HYPERPARAMETER_FLAGS):
         model, what = _train(args, ui, text)
     save_model(model, args.output)
-    name = f"TextClassifier({model.model})" if hasattr(model, "model") else type(model).__name__
+    nbsvm = args.model == "nbsvm"
+    name = f"TextClassifier({model.model})" if text and not nbsvm else type(model).__name__
     ui.note(f"Trained {name} on {what}: {_describe(model)}.")
     ui.note(f"Saved to {args.output}")
     return 0
