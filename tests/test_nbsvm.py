@@ -311,6 +311,20 @@ def test_save_load_round_trip(tmp_path, rt3, params):
     np.testing.assert_allclose(loaded.coef_, model.set_params(beta=0.5).coef_)
 
 
+def test_settings_changed_after_fit_take_effect_at_the_next_fit_also_after_a_load(tmp_path, rt):
+    docs, y = rt
+    model = NBSVM(random_state=0).fit(docs, y)
+    before = model.decision_function(docs)
+    model.set_params(preprocess=None, ngram_range=(1, 1), alpha=2.0, C=5.0)
+    np.testing.assert_array_equal(model.decision_function(docs), before)
+    nbayes.save(model, tmp_path / "m.nbayes")
+    loaded = nbayes.load(tmp_path / "m.nbayes")
+    np.testing.assert_array_equal(loaded.decision_function(docs), before)
+    assert loaded.get_params()["ngram_range"] == (1, 1) and loaded.preprocess_ == "sentiment"
+    refitted = loaded.fit(docs, y)
+    assert refitted.preprocess_ is None and refitted.vectorizer_.ngram_range == (1, 1)
+
+
 def test_load_refuses_an_inconsistent_file(tmp_path, rt):
     from nbayes.io import _registry
     from nbayes.io._arrays import ArrayReader, ArrayWriter
@@ -323,6 +337,9 @@ def test_load_refuses_an_inconsistent_file(tmp_path, rt):
     short = dict(writer.store, solver_coef=writer.store["solver_coef"][:, :-1])
     with pytest.raises(ModelFileError, match=re.escape("'solver_coef' has shape")):
         _registry.decode(encoded, ArrayReader(short))
+    encoded["model"]["fitted"]["preprocess"] = "no such recipe"
+    with pytest.raises(ModelFileError, match=re.escape("['fitted'] holds invalid settings")):
+        _registry.decode(encoded, ArrayReader(writer.store))
     encoded["model"]["vocabulary"] = encoded["model"]["vocabulary"][:-1]
     with pytest.raises(ModelFileError, match="features for a vocabulary of"):
         _registry.decode(encoded, ArrayReader(writer.store))

@@ -44,7 +44,7 @@ __all__ = ["NBSVM"]
 LOSSES = ("squared_hinge", "hinge", "logistic")
 
 #: the parameters of the vectorizer (same names as CountVectorizer's)
-_VECTORIZER_PARAMS = (
+VECTORIZER_PARAMS = (
     "ngram_range", "lowercase", "token_pattern", "stop_words", "min_df", "max_df",
     "max_features",
 )  # fmt: skip
@@ -107,6 +107,9 @@ class NBSVM(ClassifierMixin, BaseEstimator):
     ----------
     vectorizer_ : nbayes.text.CountVectorizer
         The fitted binary vectorizer: ``vocabulary_`` names the columns.
+    preprocess_ : str, callable or None
+        The ``preprocess`` step of the fit, which prediction applies too (changing
+        ``preprocess``, like the vectorizer's settings, takes effect at the next fit).
     nb_ : MultinomialNB
         The Naive Bayes model of the binarized features, whose counts give ``r``.
     classes_ : ndarray of shape (n_classes,)
@@ -192,12 +195,14 @@ class NBSVM(ClassifierMixin, BaseEstimator):
         P.validate(self, self._param_rules)
 
     def _make_vectorizer(self) -> CountVectorizer:
-        params = {name: getattr(self, name) for name in _VECTORIZER_PARAMS}
+        params = {name: getattr(self, name) for name in VECTORIZER_PARAMS}
         return CountVectorizer(binary=True, dtype=np.float64, **params)
 
-    def _docs(self, X: Any) -> list[str]:
-        """Validated documents, after the ``preprocess`` step (as a TextClassifier's)."""
-        return _analyzer.documents(X, resolve_recipe(self.preprocess))
+    def _docs(self, X: Any, fitting: bool = False) -> list[str]:
+        """Validated documents, after the ``preprocess`` step (as a TextClassifier's): the
+        one the model was fitted with (``preprocess_``), or ``preprocess`` when fitting."""
+        recipe = self.preprocess if fitting else self.__dict__.get("preprocess_")
+        return _analyzer.documents(X, resolve_recipe(recipe))
 
     def _solver(self) -> Any:
         """A fresh scikit-learn linear model of ``loss`` (binary problems only)."""
@@ -229,7 +234,7 @@ class NBSVM(ClassifierMixin, BaseEstimator):
             Weights both the counts behind ``r`` and the solver's loss.
         """
         self._check_params()
-        docs = self._docs(X)
+        docs = self._docs(X, fitting=True)
         vectorizer = self._make_vectorizer()
         presence = vectorizer.fit_transform(docs)
         nb = MultinomialNB(alpha=float(self.alpha)).fit(presence, y, sample_weight=sample_weight)
@@ -251,8 +256,8 @@ class NBSVM(ClassifierMixin, BaseEstimator):
             solver.fit(scaled, (y == target).astype(np.int64), sample_weight=sw)
             coef[k] = solver.coef_[0]
             intercept[k] = float(np.ravel(solver.intercept_)[0]) if self.fit_intercept else 0.0
-        self.vectorizer_ = vectorizer
-        self.nb_ = nb
+        # the tokenization is fixed at fit, as a vectorizer's: the recipe too
+        self.vectorizer_, self.nb_, self.preprocess_ = vectorizer, nb, self.preprocess
         return self._set_solution(coef, intercept)
 
     def fit_chunks(self, chunks: Iterable[tuple[Sequence[str], Any]]) -> Self:
@@ -271,7 +276,7 @@ class NBSVM(ClassifierMixin, BaseEstimator):
     def _set_solution(self, coef: np.ndarray, intercept: np.ndarray) -> Self:
         """Install the solver's weights (in the scaled space, before interpolation) beside
         ``vectorizer_`` and ``nb_``; the ratios are derived from ``nb_``'s counts."""
-        self.ratio_ = _problem_ratios(self.nb_, float(self.alpha))
+        self.ratio_ = _problem_ratios(self.nb_, float(self.nb_.alpha))
         self.solver_coef_ = coef
         self.solver_intercept_ = intercept
         self.__dict__.pop("_weights_cache", None)
