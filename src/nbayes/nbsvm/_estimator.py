@@ -99,7 +99,9 @@ class NBSVM(ClassifierMixin, BaseEstimator):
         weights' solver part. The paper's recipe has none.
     tol : float, default=1e-4
     max_iter : int, default=1000
-        Of the solver.
+        Of the solver (liblinear's own default limit). With ``C=1`` on long documents
+        (IMDB) the dual solver reaches it and scikit-learn warns (ConvergenceWarning), as
+        in Wang & Manning's runs; a smaller ``C`` converges sooner.
     random_state : int, RandomState instance or None, default=None
         The solver's coordinate order (liblinear shuffles): fix it for reproducible fits.
 
