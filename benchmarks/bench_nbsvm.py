@@ -25,6 +25,7 @@ Usage::
     PYTHONPATH=src python benchmarks/bench_nbsvm.py                 # everything
     PYTHONPATH=src python benchmarks/bench_nbsvm.py --sets rt imdb  # some sets
     PYTHONPATH=src python benchmarks/bench_nbsvm.py --sets rt --grid  # C / beta / loss
+    PYTHONPATH=src python benchmarks/bench_nbsvm.py --sets imdb-steps  # fit time by step
 """
 
 from __future__ import annotations
@@ -114,6 +115,39 @@ def imdb(make: Callable[[], NBSVM]) -> tuple[float, float]:
     return _fit_score(make, train, test)
 
 
+def imdb_steps() -> None:
+    """Where the time of ``NBSVM().fit`` on IMDB goes: its steps, timed one by one."""
+    import warnings
+
+    import scipy.sparse as sp
+
+    from nbayes import MultinomialNB
+    from nbayes.nbsvm._estimator import _problem_ratios
+
+    docs, y = _texts(_read(DATA / "imdb" / "imdb_train.csv.gz"))
+    model = NBSVM(random_state=0)
+    t0 = time.perf_counter()
+    prepared = model._docs(docs, fitting=True)
+    t1 = time.perf_counter()
+    X = model._make_vectorizer().fit_transform(prepared)
+    t2 = time.perf_counter()
+    nb = MultinomialNB(alpha=1.0).fit(X, y)
+    r = _problem_ratios(nb, 1.0)
+    t3 = time.perf_counter()
+    solver = model._solver()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        solver.fit(X @ sp.diags(r[0]), (y == nb.classes_[1]).astype(np.int64))
+    t4 = time.perf_counter()
+    print(
+        f"  IMDB fit steps: {X.shape[1]:,} terms; preprocess {t1 - t0:.1f} s, vectorize "
+        f"{t2 - t1:.1f} s, NB statistics and r {t3 - t2:.1f} s, liblinear {t4 - t3:.1f} s "
+        f"({int(np.max(solver.n_iter_))} iterations, {len(caught)} warning(s)); "
+        f"total {t4 - t0:.1f} s",
+        flush=True,
+    )
+
+
 def _without_header(text: str) -> str:
     """A message without its header: what follows the first blank line."""
     head, sep, body = text.partition("\n\n")
@@ -179,6 +213,8 @@ def main() -> None:
             for name, groups in PAIRS.items():
                 acc, sec, _ = newsgroups(default(**kw), groups, args.seeds)
                 report(name, label, acc, sec)
+    if "imdb-steps" in args.sets:
+        imdb_steps()
     if "imdb3" in args.sets:
         report("IMDB 1-3", "ngram_range=(1, 3)", *imdb(default(ngram_range=(1, 3))))
 
