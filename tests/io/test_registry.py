@@ -25,6 +25,7 @@ ESTIMATORS = (
     "KernelNB",
     "MixedNB",
     "MultinomialNB",
+    "NBSVM",
     "PoissonNB",
     "TextClassifier",
 )

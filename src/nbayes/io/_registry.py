@@ -99,6 +99,12 @@ def _text() -> tuple[Serializer, ...]:
     return text.SERIALIZERS
 
 
+def _nbsvm() -> tuple[Serializer, ...]:
+    from nbayes.io.serializers import nbsvm
+
+    return nbsvm.SERIALIZERS
+
+
 BUILTIN: dict[str, Callable[[], tuple[Serializer, ...]]] = {
     "BernoulliNB": _discrete,
     "ComplementNB": _discrete,
@@ -109,6 +115,7 @@ BUILTIN: dict[str, Callable[[], tuple[Serializer, ...]]] = {
     "KernelNB": _kernel,
     "MixedNB": _mixed,
     "TextClassifier": _text,
+    "NBSVM": _nbsvm,
 }
 """Model type stored in a file -> the function importing the serialisers of its module."""
 
