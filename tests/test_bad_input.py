@@ -492,3 +492,15 @@ def test_categorical_code_above_the_bound(code: float) -> None:
         # at predict time a huge code is an unseen category
         np.testing.assert_allclose(clf.predict_proba([[code]]), [[0.5, 0.5]])
     assert CategoricalNB().fit([[MAX_CATEGORY_CODE], [1]], [0, 1]).n_categories_[0] == 2**20
+
+
+@pytest.mark.parametrize("prior", [[-1.0, 2.0], [0.0, 0.0], [np.nan, 1.0], [np.inf, 1.0]])
+@pytest.mark.parametrize("Est", [MultinomialNB, BernoulliNB, ComplementNB, CategoricalNB])
+def test_a_class_prior_that_gives_nan_posteriors_is_refused_at_fit(Est: type, prior: list) -> None:
+    """scikit-learn fits and predicts NaN; nbayes refuses at fit and keeps the model."""
+    model = Est().fit([[1, 2], [2, 1]], [0, 1])
+    before = model.predict_proba([[1, 1]])
+    with pytest.raises(ValueError, match="class_prior must be non-negative and finite"):
+        model.set_params(class_prior=prior).fit([[1, 2], [2, 1]], [0, 1])
+    model.set_params(class_prior=None)
+    np.testing.assert_array_equal(model.predict_proba([[1, 1]]), before)

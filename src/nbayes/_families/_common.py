@@ -33,6 +33,15 @@ def class_log_prior(class_count: FloatArray, fit_prior: bool, class_prior: Any) 
                 f"Number of priors must match number of classes: got {prior.size} priors "
                 f"for {n_classes} classes."
             )
+        if not np.isfinite(prior).all() or (prior < 0).any() or prior.sum() <= 0:
+            # log of a negative prior is NaN: every posterior would be NaN (scikit-learn
+            # predicts with them; a clear error instead)
+            raise ValueError(
+                f"class_prior must be non-negative and finite, with a positive sum: got "
+                f"{prior.tolist()!r}. Pass the probability of each class (e.g. "
+                f"class_prior=[{', '.join(['0.5'] * min(n_classes, 2))}]), or None to "
+                "learn them from the data."
+            )
         return log(prior)
     if fit_prior:
         total = class_count.sum()
