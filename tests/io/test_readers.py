@@ -206,7 +206,9 @@ def test_field_size_guard(tmp_path: Path) -> None:
     path = tmp_path / "d.csv"
     path.write_text('text,label\n"unbalanced quote,a\n' + "x" * 5000 + "\n", encoding="utf-8")
     before = csv.field_size_limit()
-    with pytest.raises(ValueError, match="max_field_chars=1000.*quote"):
+    with pytest.raises(
+        ValueError, match="line 2: a quote opens there.*1,000 characters.*max_field_chars="
+    ):
         read_all(path, max_field_chars=1000)
     assert csv.field_size_limit() == before
 
@@ -378,7 +380,7 @@ def test_unknown_extension(tmp_path: Path) -> None:
     txt = tmp_path / "data.txt"
     txt.write_text("text,label\na,b\n", encoding="utf-8")
     assert read_all(txt, format="csv") == (["a"], ["b"])
-    assert set(SUPPORTED_FORMATS) == {"csv", "tsv", "jsonl", "parquet"}
+    assert set(SUPPORTED_FORMATS) == {"csv", "tsv", "jsonl", "parquet", "lines", "document"}
 
 
 @pytest.mark.parametrize(

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-import traceback
-import warnings
 from collections.abc import Sequence
 from importlib import import_module
 from typing import Any
 
-from nbayes.cli._common import UI, CLIError, command_parser
+from nbayes.cli._interrupt import Interrupts
+
+# This module imports the standard library only (numpy and the commands are imported by
+# `main`, after it has taken over Ctrl-C): an interrupt during start-up is one line too.
 
 __all__ = ["build_parser", "main"]
 
@@ -57,13 +58,23 @@ def _version() -> str:
     return str(__version__)
 
 
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments are one ``Error: ...`` line naming the flag (exit status 2), as the
+    other errors are; the usage is one ``-h`` away."""
+
+    def error(self, message: str) -> Any:
+        self.exit(2, f"Error: {message} (see `{self.prog} -h`).\n")
+
+
 def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser of ``nbayes`` with every sub-command.
 
     With ``commands``, only those commands get their full parser (their modules are
     imported); the others are listed, with their summary, but take no arguments.
     """
-    parser = argparse.ArgumentParser(
+    from nbayes.cli._common import command_parser
+
+    parser = _Parser(
         prog="nbayes",
         description=(
             "Naive Bayes from sufficient statistics: train, evaluate, explain and update "
@@ -111,12 +122,32 @@ def _one_line(exc: BaseException) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``nbayes`` command line with ``argv`` (default: ``sys.argv[1:]``).
 
+    Ctrl-C stops a command within about a second with one line on stderr and exit status
+    130, leaving every model file as it was; if the new model file was already complete,
+    the line says so and the status is 0 (:mod:`nbayes.cli._interrupt`).
+
     Returns
     -------
     int
-        0 on success, 1 on an error, 2 on bad arguments.
+        0 on success, 1 on an error, 2 on bad arguments, 130 when interrupted.
     """
-    argv = sys.argv[1:] if argv is None else list(argv)
+    program = argv is None  # the process ends when this returns
+    interrupts = Interrupts(sys.stderr)
+    interrupts.install()
+    try:
+        return _main(sys.argv[1:] if argv is None else list(argv), interrupts)
+    except KeyboardInterrupt:
+        return interrupts.report()
+    finally:
+        interrupts.uninstall(program)
+
+
+def _main(argv: list[str], interrupts: Interrupts) -> int:
+    import traceback
+    import warnings
+
+    from nbayes.cli._common import UI, CLIError, use_interrupts
+
     command = _command_of(argv)
     parser = build_parser(() if command is None else (command,))
     try:
@@ -127,6 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     ui = UI(quiet=getattr(args, "quiet", False), verbose=getattr(args, "verbose", False))
+    interrupts.err = ui.err
     seen: set[str] = set()
 
     def show(message: Any, category: Any, *_: Any, **__: Any) -> None:
@@ -135,14 +167,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             seen.add(text)
             ui.warn(text)
 
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), use_interrupts(interrupts):
         warnings.simplefilter("default")
         warnings.showwarning = show
         try:
             return int(args.run(args, ui))
-        except KeyboardInterrupt:
-            ui.err.write("Interrupted.\n")
-            return 130
         except BrokenPipeError:  # e.g. `nbayes predict ... | head`
             return 0
         except (CLIError, ValueError, TypeError, OSError, LookupError, ImportError) as exc:

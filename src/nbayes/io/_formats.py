@@ -1,19 +1,28 @@
 """The rows of each file format :func:`nbayes.io.read_texts` reads: CSV/TSV, JSON lines,
-Parquet and the documents of a class folder, each as ``(text, label)`` pairs, with
-invalid bytes replaced by U+FFFD and counted (:class:`Decoding`)."""
+Parquet, plain text (one document per line, or per file) and the documents of a class
+folder, each as ``(text, label)`` pairs, with invalid bytes replaced by U+FFFD and counted
+(:class:`Decoding`); an open file (standard input) is read as any of the line formats.
+
+Advice in messages names the reader's options as the caller spells them: ``text_col=...``
+for Python, ``--text-col NAME`` where the command line set its flags' names
+(:func:`option_names`)."""
 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
 import gzip
+import io
+import itertools
 import json
 import warnings
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import Any, NoReturn
 
 from nbayes.exceptions import DecodingWarning
 
@@ -34,6 +43,43 @@ def _mark_invalid(exc: UnicodeError) -> tuple[str, int]:
 
 
 codecs.register_error(_ERRORS, _mark_invalid)
+
+
+# ------------------------------------------------------------------- naming the options
+
+#: option -> how the caller spells it (``--text-col NAME``); unset: Python's ``text_col=...``
+_NAMES: ContextVar[Mapping[str, str] | None] = ContextVar("nbayes_reader_names", default=None)
+
+
+@contextlib.contextmanager
+def option_names(names: Mapping[str, str]) -> Iterator[None]:
+    """Within this block, advice names the options as ``names`` spells them: e.g.
+    ``{"text_col": "--text-col NAME", "encoding": "--encoding NAME"}`` for a command line.
+    An option missing from ``names`` is not one the caller has: advice about it is left
+    out. (A context variable: other threads and tasks keep their own spelling.)"""
+    token = _NAMES.set(dict(names))
+    try:
+        yield
+    finally:
+        _NAMES.reset(token)
+
+
+def advice(option: str, example: str | None = None) -> str:
+    """``option`` as the caller spells it: ``encoding='latin-1'`` (Python) or
+    ``--encoding latin-1`` (where :func:`option_names` names the flag ``--encoding NAME``)."""
+    names = _NAMES.get()
+    if names is None:
+        return f"{option}={example!r}" if example is not None else f"{option}=..."
+    spelled = names.get(option)
+    if spelled is None:
+        return ""
+    return spelled if example is None else f"{spelled.split()[0]} {example}"
+
+
+def pass_option(option: str, why: str, example: str | None = None) -> str:
+    """`` Pass text_col=... to choose.`` (empty where the caller has no such option)."""
+    spelled = advice(option, example)
+    return f" Pass {spelled} {why}." if spelled else ""
 
 
 @dataclass(frozen=True)
@@ -71,7 +117,7 @@ class Decoding:
             f"{self.rows} document(s) in {n_src} file(s) contained bytes that are not valid "
             f"{encoding}; they were replaced by U+FFFD. The first is {self.first}."
             + (" (Counted in the part read before the reader was closed.)" if partial else "")
-            + " Pass encoding=... (e.g. encoding='latin-1') if the files use another encoding."
+            + pass_option("encoding", "if the files use another encoding", "latin-1")
         )
         warnings.warn(msg, DecodingWarning, stacklevel=3)
 
@@ -79,13 +125,61 @@ class Decoding:
 # --------------------------------------------------------------------------- opening
 
 
-def _is_gzip(path: Path) -> bool:
+@dataclass
+class Stream:
+    """An open file (standard input) read as one table: its lines as text, the first one
+    already read to tell the format (:func:`open_stream`)."""
+
+    name: str
+    lines: Iterator[str]
+
+
+def open_stream(obj: Any, fmt: str | None, opts: Options) -> tuple[Stream, str]:
+    """The lines of the open file ``obj`` (text, or binary decoded with ``opts.encoding``,
+    invalid bytes marked) and its format: ``fmt``, or else told from the first line (a
+    JSON object: jsonl; a CSV or TSV header holding ``opts.text_col``: csv or tsv; anything
+    else: lines, one document per line)."""
+    name = str(getattr(obj, "name", "<stream>"))
+    name = "<stdin>" if name in ("<stdin>", "0") else name
+    text: Iterable[str]
+    if isinstance(obj, io.TextIOBase):
+        text = obj
+    else:
+        text = io.TextIOWrapper(obj, encoding=_text_encoding(opts.encoding), errors=_ERRORS,
+                                newline="")  # fmt: skip
+    it = iter(text)
+    if fmt is not None:
+        return Stream(name, it), fmt
+    first = next(it, "")
+    lines = itertools.chain([first], it)
+    return Stream(name, lines), _sniff(first, opts)
+
+
+def _sniff(first: str, opts: Options) -> str:
+    line = first.strip("\r\n\ufeff")
+    if line.lstrip().startswith("{"):
+        with contextlib.suppress(ValueError):
+            if isinstance(json.loads(line), dict):
+                return "jsonl"
+    for delimiter, fmt in ((opts.delimiter or ",", "csv"), ("\t", "tsv")):
+        fields = next(csv.reader([line], delimiter=delimiter), [])
+        if opts.text_col in fields:
+            return fmt
+    return "lines"
+
+
+def _is_gzip(path: Path | Stream) -> bool:
+    if isinstance(path, Stream):
+        return False
     with open(path, "rb") as f:
         return f.read(2) == _GZIP_MAGIC
 
 
-def _open_text(path: Path, encoding: str, newline: str | None) -> TextIO:
-    """Open a (possibly gzip-compressed) file as text, marking invalid bytes."""
+def _open_text(path: Path | Stream, encoding: str, newline: str | None) -> Any:
+    """Open a (possibly gzip-compressed) file as text, marking invalid bytes (a stream:
+    its lines, as they are)."""
+    if isinstance(path, Stream):
+        return contextlib.nullcontext(path.lines)
     enc = _text_encoding(encoding)
     if _is_gzip(path):
         return gzip.open(path, "rt", encoding=enc, errors=_ERRORS, newline=newline)
@@ -107,7 +201,7 @@ def _text_encoding(encoding: str) -> str:
     return "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
 
 
-def _gzip_guard(path: Path, exc: BaseException) -> ValueError:
+def _gzip_guard(path: Path | Stream, exc: BaseException) -> ValueError:
     return ValueError(f"{str(path)!r} is not a valid gzip file or is truncated: {exc}")
 
 
@@ -115,38 +209,63 @@ def _columns_text(names: Sequence[str]) -> str:
     return ", ".join(repr(n) for n in names) if names else "(none)"
 
 
-def _missing_column(which: str, name: str, path: Path, names: Sequence[str], what: str) -> NoReturn:
+def _name(path: Path | Stream) -> str:
+    return path.name
+
+
+def _missing_column(
+    which: str, name: str, path: Path | Stream, names: Sequence[str], what: str
+) -> NoReturn:
     raise ValueError(
-        f"Column {name!r} not found in {path.name}; the {what} are: {_columns_text(names)}. "
-        f"Pass {which}=... to choose."
+        f"Column {name!r} not found in {_name(path)}; the {what} are: {_columns_text(names)}."
+        + pass_option(which, "to choose")
     )
 
 
 # --------------------------------------------------------------------------- CSV / TSV
 
 
-def csv_rows(path: Path, fmt: str, opts: Options, decoding: Decoding) -> Iterator[tuple[str, Any]]:
+def csv_rows(
+    path: Path | Stream, fmt: str, opts: Options, decoding: Decoding
+) -> Iterator[tuple[str, Any]]:
     delimiter = opts.delimiter or ("\t" if fmt == "tsv" else ",")
     limit = opts.max_field_chars
-    src = str(path)
+    src = _name(path) if isinstance(path, Stream) else str(path)
     with _open_text(path, opts.encoding, newline="") as f:
-        reader = csv.reader(f, delimiter=delimiter, quotechar='"', doublequote=True, strict=False)
+        at_end = False
+
+        def lines() -> Iterator[str]:
+            nonlocal at_end
+            yield from f
+            at_end = True
+
+        reader = csv.reader(lines(), delimiter=delimiter, quotechar='"', doublequote=True,
+                            strict=False)  # fmt: skip
 
         def next_record() -> list[str] | None:
+            start = reader.line_num + 1  # the record's first line
             old = csv.field_size_limit(limit)
             try:
-                return next(reader, None)
+                rec = next(reader, None)
             except csv.Error as e:
                 if "field larger than field limit" in str(e):
-                    raise ValueError(
-                        f"{src}, line {reader.line_num}: a field is longer than "
-                        f"max_field_chars={limit} characters; is a quote unbalanced?"
-                    ) from None
+                    raise _unclosed(path, src, delimiter, start, reader.line_num, opts) from None
                 raise ValueError(f"{src}, line {reader.line_num}: malformed record: {e}") from None
             except (gzip.BadGzipFile, EOFError, zlib.error) as e:
                 raise _gzip_guard(path, e) from None
             finally:
                 csv.field_size_limit(old)
+            # A quote that never closes makes the rest of the file one field (Python's csv
+            # ends it at the end of the file without a word): tell where it opened.
+            if at_end and rec and reader.line_num > start:
+                opened = _open_quote(path, delimiter, start, reader.line_num, opts.encoding)
+                if opened is not None:
+                    raise ValueError(
+                        f"{src}, line {opened}: a quote opens there and never closes (the "
+                        f"rest of the file, {reader.line_num - opened + 1:,} lines, would be "
+                        "one field); close it, or double the quotes inside a quoted field."
+                    )
+            return rec
 
         header = next_record()
         while header == []:  # leading blank lines
@@ -190,21 +309,80 @@ def csv_rows(path: Path, fmt: str, opts: Options, decoding: Decoding) -> Iterato
             row_i += 1
 
 
+def _unclosed(
+    path: Path | Stream, src: str, delimiter: str, start: int, stop: int, opts: Options
+) -> ValueError:
+    """The error of a field longer than ``opts.max_field_chars``: where its quote opened
+    (a quote that never closes, almost always), found by reading the record again."""
+    opened = _open_quote(path, delimiter, start, stop, opts.encoding)
+    first = start if opened is None else opened
+    what = (
+        "the record that starts there is still going"
+        if opened is None
+        else ("a quote opens there and is still open")
+    )
+    return ValueError(
+        f"{src}, line {first}: {what} {opts.max_field_chars:,} characters later "
+        f"({stop - first + 1:,} lines, to line {stop}): is a closing quote missing? (Inside a "
+        "quoted field, double a quote.)"
+        + pass_option("max_field_chars", "to read longer documents")
+    )
+
+
+def _open_quote(
+    path: Path | Stream, delimiter: str, start: int, stop: int, encoding: str
+) -> int | None:
+    """The line where the quote that is still open at line ``stop`` opened, reading the
+    record that starts at line ``start`` again as Python's csv reads it (a quote opens a
+    quoted field only at the start of a field; doubled inside it); None if no quote is
+    open there, or for a stream (it cannot be read again)."""
+    if isinstance(path, Stream):
+        return None
+    opened, inside, field_start = None, False, True
+    with _open_text(path, encoding, newline="") as f:
+        for n, line in enumerate(f, 1):
+            if n < start:
+                continue
+            if n > stop:
+                break
+            if not inside:
+                field_start = True  # a new record
+            p, end = 0, len(line)
+            while p < end:
+                if inside:
+                    q = line.find('"', p)
+                    if q < 0:
+                        break
+                    if line.startswith('"', q + 1):
+                        p = q + 2
+                        continue
+                    inside, field_start, p = False, False, q + 1
+                elif field_start and line.startswith('"', p):
+                    inside, opened, p = True, n, p + 1
+                else:
+                    q = line.find(delimiter, p)
+                    if q < 0:
+                        break
+                    field_start, p = True, q + 1
+    return opened if inside else None
+
+
 # --------------------------------------------------------------------------- JSON lines
 
 _FIRST_KEYS = "keys of the first record"
 
 
-def jsonl_rows(path: Path, opts: Options, decoding: Decoding) -> Iterator[tuple[str, Any]]:
+def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterator[tuple[str, Any]]:
     src = str(path)
     text_col, label_col = opts.text_col, opts.label_col
     loads = json.loads
     row_i = 0
     with _open_text(path, opts.encoding, newline=None) as f:
+        lines = iter(f)
         line_no = 0
         while True:
             try:
-                line = f.readline()
+                line = next(lines, "")
             except (gzip.BadGzipFile, EOFError, zlib.error) as e:
                 raise _gzip_guard(path, e) from None
             if not line:
@@ -307,6 +485,59 @@ def parquet_rows(path: Path, opts: Options, decoding: Decoding) -> Iterator[tupl
                         raise ValueError(f"{src}, row {row_i + j}: missing label (null).")
                 yield text, label
             row_i += len(raw_texts)
+
+
+# --------------------------------------------------------------------------- plain text
+
+
+def _no_labels(path: Path | Stream, what: str) -> ValueError:
+    label = " Pass label_col=None to read it without labels." if _NAMES.get() is None else ""
+    return ValueError(
+        f"{path if isinstance(path, Stream) else str(path)!r} is plain text ({what}): it has "
+        "no labels. Give labelled data as a CSV/TSV/JSON lines file with a label column, or "
+        f"as a folder per class (root/<label>/<file>).{label}"
+    )
+
+
+def line_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterator[tuple[str, Any]]:
+    """One document per line (blank lines skipped), without labels."""
+    if opts.label_col is not None:
+        raise _no_labels(path, "one document per line")
+    src = _name(path) if isinstance(path, Stream) else str(path)
+    with _open_text(path, opts.encoding, newline=None) as f:
+        lines = iter(f)
+        line_no = 0
+        while True:
+            try:
+                line = next(lines, "")
+            except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+                raise _gzip_guard(path, e) from None
+            if not line:
+                return
+            line_no += 1
+            text = line.rstrip("\r\n")
+            if not text.strip():
+                continue
+            if _MARK in text:
+                decoding.record(src, f"line {line_no} of {src}")
+                text = text.replace(_MARK, "\ufffd")
+            yield text, None
+
+
+def document_rows(
+    path: Path | Stream, opts: Options, decoding: Decoding
+) -> Iterator[tuple[str, Any]]:
+    """The whole file as one document, without a label."""
+    if opts.label_col is not None:
+        raise _no_labels(path, "one document")
+    if isinstance(path, Stream):
+        text = "".join(path.lines)
+        if _MARK in text:
+            decoding.record(path.name, path.name)
+            text = text.replace(_MARK, "\ufffd")
+        yield text, None
+        return
+    yield from doc_rows(path.parent, [path], opts, decoding)
 
 
 # --------------------------------------------------------------------------- folders
