@@ -137,16 +137,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _main(sys.argv[1:] if argv is None else list(argv), interrupts)
     except KeyboardInterrupt:
-        return interrupts.report()
+        return interrupts.report(program)
+    except BaseException:
+        # after Ctrl-C, a failure is the interrupt's doing (e.g. an import that C code
+        # turned into an ImportError): report the interrupt, not the failure
+        if interrupts.interrupted:
+            return interrupts.report(program)
+        raise
     finally:
         interrupts.uninstall(program)
 
 
 def _main(argv: list[str], interrupts: Interrupts) -> int:
-    import traceback
     import warnings
 
-    from nbayes.cli._common import UI, CLIError, use_interrupts
+    from nbayes.cli._common import UI, use_interrupts
 
     command = _command_of(argv)
     parser = build_parser(() if command is None else (command,))
@@ -174,16 +179,25 @@ def _main(argv: list[str], interrupts: Interrupts) -> int:
             return int(args.run(args, ui))
         except BrokenPipeError:  # e.g. `nbayes predict ... | head`
             return 0
-        except (CLIError, ValueError, TypeError, OSError, LookupError, ImportError) as exc:
-            if ui.verbose:
-                traceback.print_exc(file=ui.err)
-            ui.err.write(f"Error: {_one_line(exc)}\n")
-            return 1
-        except Exception as exc:  # a bug: still one line, the traceback with -v
-            if ui.verbose:
-                traceback.print_exc(file=ui.err)
-            ui.err.write(
-                f"Error: unexpected {type(exc).__name__}: {_one_line(exc)} (this is a bug in "
-                "nbayes; run again with -v for the traceback and report it)\n"
-            )
-            return 1
+        except Exception as exc:
+            if interrupts.interrupted:  # the interrupt's doing: reported as the interrupt
+                raise KeyboardInterrupt from None
+            return _report(ui, exc)
+
+
+def _report(ui: Any, exc: Exception) -> int:
+    """``exc`` as one ``Error: ...`` line (the traceback with -v); exit status 1."""
+    import traceback
+
+    from nbayes.cli._common import CLIError
+
+    if ui.verbose:
+        traceback.print_exception(exc, file=ui.err)
+    if isinstance(exc, (CLIError, ValueError, TypeError, OSError, LookupError, ImportError)):
+        ui.err.write(f"Error: {_one_line(exc)}\n")
+    else:  # a bug: still one line
+        ui.err.write(
+            f"Error: unexpected {type(exc).__name__}: {_one_line(exc)} (this is a bug in "
+            "nbayes; run again with -v for the traceback and report it)\n"
+        )
+    return 1
