@@ -232,17 +232,12 @@ def csv_rows(
     limit = opts.max_field_chars
     src = _name(path) if isinstance(path, Stream) else str(path)
     with _open_text(path, opts.encoding, newline="") as f:
-        at_end = False
-
-        def lines() -> Iterator[str]:
-            nonlocal at_end
-            yield from f
-            at_end = True
-
-        reader = csv.reader(lines(), delimiter=delimiter, quotechar='"', doublequote=True,
+        reader = csv.reader(f, delimiter=delimiter, quotechar='"', doublequote=True,
                             strict=False)  # fmt: skip
+        line_no = 0  # the last line of the record next_record returned
+        ahead: list[tuple[list[str] | None, int, int]] = []  # a record read ahead
 
-        def next_record() -> list[str] | None:
+        def read_one() -> tuple[list[str] | None, int, int]:
             start = reader.line_num + 1  # the record's first line
             old = csv.field_size_limit(limit)
             try:
@@ -255,16 +250,26 @@ def csv_rows(
                 raise _gzip_guard(path, e) from None
             finally:
                 csv.field_size_limit(old)
-            # A quote that never closes makes the rest of the file one field (Python's csv
-            # ends it at the end of the file without a word): tell where it opened.
-            if at_end and rec and reader.line_num > start:
-                opened = _open_quote(path, delimiter, start, reader.line_num, opts.encoding)
-                if opened is not None:
-                    raise ValueError(
-                        f"{src}, line {opened}: a quote opens there and never closes (the "
-                        f"rest of the file, {reader.line_num - opened + 1:,} lines, would be "
-                        "one field); close it, or double the quotes inside a quoted field."
-                    )
+            return rec, start, reader.line_num
+
+        def next_record() -> list[str] | None:
+            nonlocal line_no
+            rec, start, end = ahead.pop() if ahead else read_one()
+            if rec and end > start:
+                # A quote that never closes makes the rest of the file one field (Python's
+                # csv ends it at the end of the file without a word): a record of several
+                # lines that is the last is read again to tell where a quote opened.
+                following = read_one()
+                if following[0] is None and _may_swallow(rec[-1], path):
+                    opened = _open_quote(path, delimiter, start, end, opts.encoding)
+                    if opened is not None:
+                        raise ValueError(
+                            f"{src}, line {opened}: a quote opens there and never closes (the "
+                            f"rest of the file, {end - opened + 1:,} lines, would be one "
+                            "field); close it, or double the quotes inside a quoted field."
+                        )
+                ahead.append(following)
+            line_no = end
             return rec
 
         header = next_record()
@@ -293,18 +298,18 @@ def csv_rows(
                 continue  # blank line
             if len(rec) != width:
                 raise ValueError(
-                    f"{src}, row {row_i} (line {reader.line_num}): {len(rec)} field(s), but the "
+                    f"{src}, row {row_i} (line {line_no}): {len(rec)} field(s), but the "
                     f"header has {width}; check the quoting and the delimiter ({delimiter!r})."
                 )
             text = rec[ti]
             label: Any = rec[li] if li >= 0 else None
             if _MARK in text or (li >= 0 and _MARK in label):
-                decoding.record(src, f"row {row_i} (line {reader.line_num}) of {src}")
+                decoding.record(src, f"row {row_i} (line {line_no}) of {src}")
                 text = text.replace(_MARK, "\ufffd")
                 if li >= 0:
                     label = label.replace(_MARK, "\ufffd")
             if li >= 0 and label == "":
-                raise ValueError(f"{src}, row {row_i} (line {reader.line_num}): missing label.")
+                raise ValueError(f"{src}, row {row_i} (line {line_no}): missing label.")
             yield text, label
             row_i += 1
 
@@ -329,6 +334,22 @@ def _unclosed(
     )
 
 
+def _may_swallow(last_field: str, path: Path | Stream) -> bool:
+    """Whether the last record of a file may be a quote that never closed: Python's csv
+    then keeps the file's last line break in the field (a closed quoted field ends before
+    it); a file without a final line break may be one too."""
+    if last_field.endswith(("\n", "\r")):
+        return True
+    if isinstance(path, Stream) or _is_gzip(path):
+        return True
+    with open(path, "rb") as f:
+        f.seek(0, 2)
+        if f.tell() == 0:
+            return False
+        f.seek(-1, 2)
+        return f.read(1) not in (b"\n", b"\r")
+
+
 def _open_quote(
     path: Path | Stream, delimiter: str, start: int, stop: int, encoding: str
 ) -> int | None:
@@ -340,11 +361,7 @@ def _open_quote(
         return None
     opened, inside, field_start = None, False, True
     with _open_text(path, encoding, newline="") as f:
-        for n, line in enumerate(f, 1):
-            if n < start:
-                continue
-            if n > stop:
-                break
+        for n, line in enumerate(itertools.islice(f, start - 1, stop), start):
             if not inside:
                 field_start = True  # a new record
             p, end = 0, len(line)
