@@ -63,6 +63,20 @@ def test_predict_reads_a_table_from_standard_input(
     assert [json.loads(line)["prediction"] for line in out.splitlines()] == ["spam", "ham"]
 
 
+def test_a_table_model_reads_standard_input(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rows = [[str(v), str(v + 0.5), "small" if v < 5 else "large"] for v in range(10)]
+    data = write_csv(tmp_path / "t.csv", ["a", "b", "y"], rows)
+    out = tmp_path / "g.nbayes"
+    assert main(["train", str(data), "-o", str(out), "--model", "gaussian", "--label-col",
+                 "y", "-q"]) == 0  # fmt: skip
+    _stdin(monkeypatch, "a,b\n0.5,1\n9,9.5\n")
+    code, out_text, err = run(capsys, "predict", out, "-")
+    assert code == 0, err
+    assert out_text.splitlines() == ["row,prediction", "0,small", "1,large"]
+
+
 def test_plain_text_files_and_folders_are_named_in_predictions(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, model: Path
 ) -> None:
