@@ -16,7 +16,8 @@ from nbayes import TextClassifier, save
 from nbayes.cli import explain as explain_command
 from nbayes.cli import main
 from nbayes.cli import predict as predict_command
-from nbayes.cli._common import load_for_prediction, load_model
+from nbayes.cli._common import load_model
+from nbayes.cli._models import load_for_prediction
 from nbayes.scoring import TextScorer
 
 SRC = Path(__file__).resolve().parents[2] / "src"

@@ -151,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: list[str], interrupts: Interrupts) -> int:
     import warnings
 
-    from nbayes.cli._common import UI, use_interrupts
+    from nbayes.cli._common import UI
 
     command = _command_of(argv)
     parser = build_parser(() if command is None else (command,))
@@ -171,6 +171,8 @@ def _main(argv: list[str], interrupts: Interrupts) -> int:
         if text not in seen:
             seen.add(text)
             ui.warn(text)
+
+    from nbayes.cli._models import use_interrupts
 
     with warnings.catch_warnings(), use_interrupts(interrupts):
         warnings.simplefilter("default")

@@ -16,7 +16,8 @@ import argparse
 
 import numpy as np
 
-from nbayes.cli._common import UI, check_model_output, count_type, fraction_type, save_model
+from nbayes.cli._common import UI, count_type, fraction_type
+from nbayes.cli._models import check_model_output, save_model
 
 __all__ = ["add_arguments", "run"]
 

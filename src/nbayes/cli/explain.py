@@ -21,15 +21,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from nbayes.cli._common import (
-    UI,
-    CLIError,
-    add_data_options,
-    add_inputs,
-    count_type,
-    is_text_model,
-)
-from nbayes.cli._common import load_for_prediction as _load_model
+from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, count_type, is_text_model
+from nbayes.cli._models import load_for_prediction as _load_model
 
 __all__ = ["Paint", "add_arguments", "explain_text", "run"]
 

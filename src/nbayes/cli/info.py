@@ -16,14 +16,7 @@ import math
 import os
 from typing import Any
 
-from nbayes.cli._common import (
-    UI,
-    add_inputs,
-    column_names,
-    count_type,
-    is_text_model,
-    load_model,
-)
+from nbayes.cli._common import UI, add_inputs, column_names, count_type, is_text_model, load_model
 
 __all__ = ["add_arguments", "run"]
 

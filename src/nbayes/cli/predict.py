@@ -25,16 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from nbayes.cli._common import (
-    UI,
-    CLIError,
-    add_data_options,
-    add_inputs,
-    count_type,
-    is_text_model,
-)
-from nbayes.cli._common import load_for_prediction as _load_model
+from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, count_type, is_text_model
 from nbayes.cli._data import unlabelled_inputs
+from nbayes.cli._models import load_for_prediction as _load_model
 
 __all__ = ["add_arguments", "run"]
 

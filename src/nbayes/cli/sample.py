@@ -18,14 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from nbayes.cli._common import (
-    UI,
-    add_inputs,
-    column_names,
-    count_type,
-    is_text_model,
-    load_model,
-)
+from nbayes.cli._common import UI, add_inputs, column_names, count_type, is_text_model, load_model
 
 __all__ = ["add_arguments", "run"]
 

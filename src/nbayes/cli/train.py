@@ -31,14 +31,12 @@ from nbayes.cli._common import (
     CLIError,
     add_data_options,
     add_model_options,
-    check_model_output,
     count_type,
     flag_errors,
     read_labelled_texts,
     refuse_set_flags,
-    save_model,
-    warn_one_class,
 )
+from nbayes.cli._models import check_model_output, save_model, warn_one_class
 
 __all__ = [
     "add_arguments",

@@ -26,13 +26,7 @@ import numpy as np
 
 from nbayes.cli import _common as common
 from nbayes.cli import train
-from nbayes.cli._common import (
-    UI,
-    CLIError,
-    add_data_options,
-    add_model_options,
-    flag_errors,
-)
+from nbayes.cli._common import UI, CLIError, add_data_options, add_model_options, flag_errors
 
 __all__ = ["add_arguments", "run"]
 
@@ -186,7 +180,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     from sklearn.metrics import get_scorer, get_scorer_names
     from sklearn.model_selection import StratifiedKFold
 
-    from nbayes.cli._common import save_model
+    from nbayes.cli._models import check_model_output, save_model
     from nbayes.model_selection import NBSearchCV
 
     text = args.input == "text" or (args.input == "auto" and args.model in train.TEXT_DEFAULT)
@@ -202,7 +196,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         )
     get_scorer(args.scoring)
     if args.save is not None:  # before any work
-        common.check_model_output(args.save, args.data, flag="--save", force=args.force)
+        check_model_output(args.save, args.data, flag="--save", force=args.force)
     grid = _grid(args, text)
     estimator, X, y = _inputs(args, ui, text)
     _, counts = np.unique(y.astype(str), return_counts=True)

@@ -17,17 +17,9 @@ import argparse
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from nbayes.cli._common import (
-    UI,
-    CLIError,
-    add_data_options,
-    add_inputs,
-    check_model_output,
-    load_model,
-    save_model,
-    warn_one_class,
-)
+from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, load_model
 from nbayes.cli._data import labelled_inputs
+from nbayes.cli._models import check_model_output, save_model, warn_one_class
 
 __all__ = ["add_arguments", "apply", "run"]
 

@@ -95,7 +95,7 @@ def _format_of(path: Path, fmt: str | None) -> str:
     if found is None and (suffixes[-1] if suffixes else "") in _DOCUMENT_EXTENSIONS:
         found = "document"
     if found is None:
-        from nbayes.io._formats import pass_option
+        from nbayes.io._opening import pass_option
 
         raise ValueError(
             f"Cannot tell the format of {str(path)!r} from its extension; {_SUPPORTED_TEXT}."

@@ -6,7 +6,8 @@ Parquet (all optionally gzip-compressed, except Parquet) or from a folder per
 class (``root/<label>/<document>``, as 20 Newsgroups and aclImdb ship).
 
 Which files a source names is decided in :mod:`nbayes.io._sources`; the rows of each
-file format are read in :mod:`nbayes.io._formats`.
+file format are read in :mod:`nbayes.io._formats`, from files opened by
+:mod:`nbayes.io._opening`.
 """
 
 from __future__ import annotations
@@ -18,17 +19,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from nbayes.io._formats import (
-    Decoding,
-    Options,
     csv_rows,
     doc_rows,
     document_rows,
     jsonl_rows,
     line_rows,
-    open_stream,
-    option_names,
     parquet_rows,
 )
+from nbayes.io._opening import Decoding, Options, open_stream, option_names
 from nbayes.io._sources import Unit, resolve
 
 __all__ = ["TextChunk", "option_names", "read_texts", "SUPPORTED_FORMATS"]
