@@ -614,6 +614,8 @@ def test_open_files_and_plain_text(tmp_path: Path) -> None:
     assert read_all(table) == (["a", "b"], ["x", "y"])
     jsonl = io.StringIO('{"text": "a", "label": 1}\n')
     assert read_all(jsonl) == (["a"], [1])
+    with pytest.raises(ValueError, match=r"^<stream>, line 2: invalid JSON"):
+        read_all(io.StringIO('{"text": "a", "label": 1}\n{oops\n'))
     doc = tmp_path / "mail.eml"
     doc.write_text("Subject: hi\n\nbody", encoding="utf-8")
     (chunk,) = read_texts(doc, label_col=None)

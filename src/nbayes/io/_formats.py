@@ -214,15 +214,10 @@ def _open_quote(
 
 # --------------------------------------------------------------------------- JSON lines
 
-_FIRST_KEYS = "keys of the first record"
 
-
-def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterator[tuple[str, Any]]:
-    src = str(path)
-    text_col, label_col = opts.text_col, opts.label_col
-    loads = json.loads
-    row_i = 0
-    with _open_text(path, opts.encoding, newline=None) as f:
+def _numbered_lines(path: Path | Stream, encoding: str) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of a (possibly gzip-compressed) text file, from 1."""
+    with _open_text(path, encoding, newline=None) as f:
         lines = iter(f)
         line_no = 0
         while True:
@@ -233,47 +228,58 @@ def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterat
             if not line:
                 return
             line_no += 1
-            if line.isspace():
-                continue
-            bad = _MARK in line
-            if bad:
-                line = line.replace(_MARK, "\ufffd")
-            try:
-                obj = loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{src}, line {line_no}: invalid JSON: {e}") from None
-            if not isinstance(obj, dict):
-                raise ValueError(
-                    f"{src}, line {line_no}: expected a JSON object, got {type(obj).__name__}."
-                )
-            if text_col not in obj:
+            yield line_no, line
+
+
+_FIRST_KEYS = "keys of the first record"
+
+
+def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterator[tuple[str, Any]]:
+    src = _name(path) if isinstance(path, Stream) else str(path)
+    text_col, label_col = opts.text_col, opts.label_col
+    loads = json.loads
+    row_i = 0
+    for line_no, line in _numbered_lines(path, opts.encoding):
+        if line.isspace():
+            continue
+        bad = _MARK in line
+        if bad:
+            line = line.replace(_MARK, "\ufffd")
+        try:
+            obj = loads(line)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{src}, line {line_no}: invalid JSON: {e}") from None
+        if not isinstance(obj, dict):
+            raise ValueError(
+                f"{src}, line {line_no}: expected a JSON object, got {type(obj).__name__}."
+            )
+        if text_col not in obj:
+            if row_i == 0:
+                _missing_column("text_col", text_col, path, list(obj), _FIRST_KEYS)
+            raise ValueError(
+                f"{src}, row {row_i} (line {line_no}): no key {text_col!r} (missing text)."
+            )
+        text = obj[text_col]
+        if not isinstance(text, str):
+            what = "missing text (null)" if text is None else f"got {type(text).__name__}"
+            raise ValueError(
+                f"{src}, row {row_i} (line {line_no}): the text must be a string; {what}."
+            )
+        label = None
+        if label_col is not None:
+            if label_col not in obj:
                 if row_i == 0:
-                    _missing_column("text_col", text_col, path, list(obj), _FIRST_KEYS)
+                    _missing_column("label_col", label_col, path, list(obj), _FIRST_KEYS)
                 raise ValueError(
-                    f"{src}, row {row_i} (line {line_no}): no key {text_col!r} (missing text)."
+                    f"{src}, row {row_i} (line {line_no}): no key {label_col!r} (missing label)."
                 )
-            text = obj[text_col]
-            if not isinstance(text, str):
-                what = "missing text (null)" if text is None else f"got {type(text).__name__}"
-                raise ValueError(
-                    f"{src}, row {row_i} (line {line_no}): the text must be a string; {what}."
-                )
-            label = None
-            if label_col is not None:
-                if label_col not in obj:
-                    if row_i == 0:
-                        _missing_column("label_col", label_col, path, list(obj), _FIRST_KEYS)
-                    raise ValueError(
-                        f"{src}, row {row_i} (line {line_no}): "
-                        f"no key {label_col!r} (missing label)."
-                    )
-                label = obj[label_col]
-                if label is None:
-                    raise ValueError(f"{src}, row {row_i} (line {line_no}): missing label (null).")
-            if bad:
-                decoding.record(src, f"row {row_i} (line {line_no}) of {src}")
-            yield text, label
-            row_i += 1
+            label = obj[label_col]
+            if label is None:
+                raise ValueError(f"{src}, row {row_i} (line {line_no}): missing label (null).")
+        if bad:
+            decoding.record(src, f"row {row_i} (line {line_no}) of {src}")
+        yield text, label
+        row_i += 1
 
 
 # --------------------------------------------------------------------------- Parquet
@@ -349,24 +355,14 @@ def line_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterato
     if opts.label_col is not None:
         raise _no_labels(path, "one document per line")
     src = _name(path) if isinstance(path, Stream) else str(path)
-    with _open_text(path, opts.encoding, newline=None) as f:
-        lines = iter(f)
-        line_no = 0
-        while True:
-            try:
-                line = next(lines, "")
-            except (gzip.BadGzipFile, EOFError, zlib.error) as e:
-                raise _gzip_guard(path, e) from None
-            if not line:
-                return
-            line_no += 1
-            text = line.rstrip("\r\n")
-            if not text.strip():
-                continue
-            if _MARK in text:
-                decoding.record(src, f"line {line_no} of {src}")
-                text = text.replace(_MARK, "\ufffd")
-            yield text, None
+    for line_no, line in _numbered_lines(path, opts.encoding):
+        text = line.rstrip("\r\n")
+        if not text.strip():
+            continue
+        if _MARK in text:
+            decoding.record(src, f"line {line_no} of {src}")
+            text = text.replace(_MARK, "\ufffd")
+        yield text, None
 
 
 def document_rows(
