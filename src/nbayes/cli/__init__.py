@@ -2,7 +2,8 @@
 
 Run ``nbayes -h`` (or ``python -m nbayes -h``) for the commands; every command has ``-h``
 with an example. :func:`main` is the entry point; it returns the exit status: 0 on
-success, 1 on an error (reported as one ``Error: ...`` line), 2 on bad arguments.
+success, 1 on an error (reported as one ``Error: ...`` line), 2 on bad arguments (one
+``Error: ...`` line too), 130 when interrupted (Ctrl-C: one line, no model file changed).
 
 Examples
 --------
