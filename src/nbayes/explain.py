@@ -269,6 +269,11 @@ class Explanation:
         return "\n".join(lines)
 
     def __str__(self) -> str:
+        return self.to_text()
+
+    def to_text(self, top: int = 5) -> str:
+        """The explanation as text: the prediction, the per-class scores, and the ``top``
+        features for and against each class (the exact derivation when exact)."""
         if self.exact:
             return self.derivation()
         lines = []
@@ -289,7 +294,7 @@ class Explanation:
                 f"{cls!s:<{width}}  {self.log_prior[i]:>10.4g}  {loglik:>11.4g}  "
                 f"{self.joint_log_likelihood[i]:>10.4g}  {p}"
             )
-        for cls, ev in self.top(5).items():
+        for cls, ev in self.top(top).items():
             if ev["for"]:
                 lines.append(f"for {cls}: " + ", ".join(f"{n} ({v:+.3g})" for n, v in ev["for"]))
             if ev["against"]:

@@ -52,3 +52,11 @@ def assert_error(code: int, err: str, fragment: str) -> None:
     assert err.startswith("Error: ") and fragment in err, err
     assert "Traceback" not in err
     assert len(err.strip().splitlines()) == 1, err
+
+
+def assert_usage_error(code: int, err: str, fragment: str) -> None:
+    """Bad arguments: one ``Error: ...`` line naming the flag, exit status 2."""
+    assert code == 2, (code, err)
+    assert err.startswith("Error: ") and fragment in err, err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err

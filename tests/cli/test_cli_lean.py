@@ -16,7 +16,8 @@ from nbayes import TextClassifier, save
 from nbayes.cli import explain as explain_command
 from nbayes.cli import main
 from nbayes.cli import predict as predict_command
-from nbayes.cli._common import load_for_prediction, load_model
+from nbayes.cli._common import load_model
+from nbayes.cli._models import load_for_prediction
 from nbayes.scoring import TextScorer
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -172,7 +173,7 @@ def test_the_help_lists_every_command_without_importing_it() -> None:
     proc = _python(code)
     assert proc.returncode == 0, proc.stderr
     *help_lines, modules = proc.stdout.splitlines()
-    assert modules == "['nbayes.cli._common']"
+    assert modules == "['nbayes.cli._common', 'nbayes.cli._interrupt']"
     from nbayes.cli import COMMANDS, build_parser
 
     for command in COMMANDS:

@@ -206,7 +206,9 @@ def test_field_size_guard(tmp_path: Path) -> None:
     path = tmp_path / "d.csv"
     path.write_text('text,label\n"unbalanced quote,a\n' + "x" * 5000 + "\n", encoding="utf-8")
     before = csv.field_size_limit()
-    with pytest.raises(ValueError, match="max_field_chars=1000.*quote"):
+    with pytest.raises(
+        ValueError, match="line 2: a quote opens there.*1,000 characters.*max_field_chars="
+    ):
         read_all(path, max_field_chars=1000)
     assert csv.field_size_limit() == before
 
@@ -378,7 +380,7 @@ def test_unknown_extension(tmp_path: Path) -> None:
     txt = tmp_path / "data.txt"
     txt.write_text("text,label\na,b\n", encoding="utf-8")
     assert read_all(txt, format="csv") == (["a"], ["b"])
-    assert set(SUPPORTED_FORMATS) == {"csv", "tsv", "jsonl", "parquet"}
+    assert set(SUPPORTED_FORMATS) == {"csv", "tsv", "jsonl", "parquet", "lines", "document"}
 
 
 @pytest.mark.parametrize(
@@ -569,3 +571,75 @@ def test_bounded_memory(tmp_path: Path, name: str) -> None:
         tracemalloc.stop()
     assert n == 8000
     assert peak < 2_000_000  # ~100 documents of 1 kB plus buffers, not the whole file
+
+
+# ------------------------------------------------------- issue 14.8, issue 15.9 and 15.10
+
+
+def test_a_quote_that_never_closes_is_named_where_it_opens(tmp_path: Path) -> None:
+    """The error names the line of the opening quote, not one 200,000 lines later, and
+    the reader stops at max_field_chars (default 16 Mi characters, not 256 Mi)."""
+    path = tmp_path / "d.csv"
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write("text,label\nfine,a\n")
+        f.write('"never closed,b\n')
+        f.write("more text here,a\n" * 200_000)
+    with pytest.raises(ValueError, match=r"d\.csv, line 3: a quote opens there and never closes"):
+        read_all(path)
+    with pytest.raises(ValueError, match=r"line 3: a quote opens there and is still open 1,000 "):
+        read_all(path, max_field_chars=1000)
+    from nbayes.io.readers import _DEFAULT_MAX_FIELD_CHARS
+
+    assert _DEFAULT_MAX_FIELD_CHARS <= 16 * 1024 * 1024
+    # a quote opened in the second field of a record, after a multi-line first field
+    other = tmp_path / "e.csv"
+    other.write_text('text,label\n"two\nlines",ok\nx,"open\n' + "y,z\n" * 10, encoding="utf-8")
+    with pytest.raises(ValueError, match=r"line 4: a quote opens there and never closes"):
+        read_all(other)
+    # a long, legitimate multi-line last field is no error
+    fine = tmp_path / "f.csv"
+    fine.write_text(
+        'text,label\n"a ""quoted"" word\n' + "line\n" * 1000 + '",ok\n', encoding="utf-8"
+    )
+    assert read_all(fine)[1] == ["ok"]
+
+
+def test_open_files_and_plain_text(tmp_path: Path) -> None:
+    import io
+
+    lines = io.BytesIO("first doc\n\nsecond caf\xe9\n".encode("latin-1"))
+    chunks = list(read_texts(lines, label_col=None, encoding="latin-1"))
+    assert chunks[0].texts == ["first doc", "second café"] and chunks[0].source == "<stream>"
+    table = io.StringIO("id,text,label\n1,a,x\n2,b,y\n")
+    assert read_all(table) == (["a", "b"], ["x", "y"])
+    jsonl = io.StringIO('{"text": "a", "label": 1}\n')
+    assert read_all(jsonl) == (["a"], [1])
+    with pytest.raises(ValueError, match=r"^<stream>, line 2: invalid JSON"):
+        read_all(io.StringIO('{"text": "a", "label": 1}\n{oops\n'))
+    doc = tmp_path / "mail.eml"
+    doc.write_text("Subject: hi\n\nbody", encoding="utf-8")
+    (chunk,) = read_texts(doc, label_col=None)
+    assert chunk.texts == ["Subject: hi\n\nbody"] and chunk.files == [str(doc)]
+    with pytest.raises(ValueError, match="no labels.*label_col=None"):
+        read_all(doc)
+    (chunk,) = read_texts(doc, label_col=None, format="lines")
+    assert chunk.texts == ["Subject: hi", "body"] and chunk.files is None
+    assert chunk.names() == [f"{doc}:0", f"{doc}:1"]
+
+
+def test_advice_names_the_callers_options(tmp_path: Path) -> None:
+    from nbayes.io.readers import option_names
+
+    path = tmp_path / "d.csv"
+    path.write_text("body,label\na,b\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"Pass text_col=\.\.\. to choose"):
+        read_all(path)
+    with option_names({"text_col": "--text-col NAME"}):
+        with pytest.raises(ValueError, match=r"Pass --text-col NAME to choose\.$") as info:
+            read_all(path)
+    assert "text_col" not in str(info.value)
+    xlsx = tmp_path / "d.xlsx"
+    xlsx.write_bytes(b"x")
+    with option_names({}), pytest.raises(ValueError) as info:
+        read_texts(xlsx)
+    assert "format=" not in str(info.value) and "Pass" not in str(info.value)

@@ -2,7 +2,8 @@
 
 Run ``nbayes -h`` (or ``python -m nbayes -h``) for the commands; every command has ``-h``
 with an example. :func:`main` is the entry point; it returns the exit status: 0 on
-success, 1 on an error (reported as one ``Error: ...`` line), 2 on bad arguments.
+success, 1 on an error (reported as one ``Error: ...`` line), 2 on bad arguments (one
+``Error: ...`` line too), 130 when interrupted (Ctrl-C: one line, no model file changed).
 
 Examples
 --------
@@ -15,13 +16,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-import traceback
-import warnings
 from collections.abc import Sequence
 from importlib import import_module
 from typing import Any
 
-from nbayes.cli._common import UI, CLIError, command_parser
+from nbayes.cli._interrupt import Interrupts
+
+# This module imports the standard library only (numpy and the commands are imported by
+# `main`, after it has taken over Ctrl-C): an interrupt during start-up is one line too.
 
 __all__ = ["build_parser", "main"]
 
@@ -57,13 +59,23 @@ def _version() -> str:
     return str(__version__)
 
 
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments are one ``Error: ...`` line naming the flag (exit status 2), as the
+    other errors are; the usage is one ``-h`` away."""
+
+    def error(self, message: str) -> Any:
+        self.exit(2, f"Error: {message} (see `{self.prog} -h`).\n")
+
+
 def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser of ``nbayes`` with every sub-command.
 
     With ``commands``, only those commands get their full parser (their modules are
     imported); the others are listed, with their summary, but take no arguments.
     """
-    parser = argparse.ArgumentParser(
+    from nbayes.cli._common import command_parser
+
+    parser = _Parser(
         prog="nbayes",
         description=(
             "Naive Bayes from sufficient statistics: train, evaluate, explain and update "
@@ -111,12 +123,37 @@ def _one_line(exc: BaseException) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``nbayes`` command line with ``argv`` (default: ``sys.argv[1:]``).
 
+    Ctrl-C stops a command within about a second with one line on stderr and exit status
+    130, leaving every model file as it was; if the new model file was already complete,
+    the line says so and the status is 0 (:mod:`nbayes.cli._interrupt`).
+
     Returns
     -------
     int
-        0 on success, 1 on an error, 2 on bad arguments.
+        0 on success, 1 on an error, 2 on bad arguments, 130 when interrupted.
     """
-    argv = sys.argv[1:] if argv is None else list(argv)
+    program = argv is None  # the process ends when this returns
+    interrupts = Interrupts(sys.stderr)
+    interrupts.install()
+    try:
+        return _main(sys.argv[1:] if argv is None else list(argv), interrupts)
+    except KeyboardInterrupt:
+        return interrupts.report(program)
+    except BaseException:
+        # after Ctrl-C, a failure is the interrupt's doing (e.g. an import that C code
+        # turned into an ImportError): report the interrupt, not the failure
+        if interrupts.interrupted:
+            return interrupts.report(program)
+        raise
+    finally:
+        interrupts.uninstall(program)
+
+
+def _main(argv: list[str], interrupts: Interrupts) -> int:
+    import warnings
+
+    from nbayes.cli._common import UI
+
     command = _command_of(argv)
     parser = build_parser(() if command is None else (command,))
     try:
@@ -127,6 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     ui = UI(quiet=getattr(args, "quiet", False), verbose=getattr(args, "verbose", False))
+    interrupts.err = ui.err
     seen: set[str] = set()
 
     def show(message: Any, category: Any, *_: Any, **__: Any) -> None:
@@ -135,26 +173,34 @@ def main(argv: Sequence[str] | None = None) -> int:
             seen.add(text)
             ui.warn(text)
 
-    with warnings.catch_warnings():
+    from nbayes.cli._models import use_interrupts
+
+    with warnings.catch_warnings(), use_interrupts(interrupts):
         warnings.simplefilter("default")
         warnings.showwarning = show
         try:
             return int(args.run(args, ui))
-        except KeyboardInterrupt:
-            ui.err.write("Interrupted.\n")
-            return 130
         except BrokenPipeError:  # e.g. `nbayes predict ... | head`
             return 0
-        except (CLIError, ValueError, TypeError, OSError, LookupError, ImportError) as exc:
-            if ui.verbose:
-                traceback.print_exc(file=ui.err)
-            ui.err.write(f"Error: {_one_line(exc)}\n")
-            return 1
-        except Exception as exc:  # a bug: still one line, the traceback with -v
-            if ui.verbose:
-                traceback.print_exc(file=ui.err)
-            ui.err.write(
-                f"Error: unexpected {type(exc).__name__}: {_one_line(exc)} (this is a bug in "
-                "nbayes; run again with -v for the traceback and report it)\n"
-            )
-            return 1
+        except Exception as exc:
+            if interrupts.interrupted:  # the interrupt's doing: reported as the interrupt
+                raise KeyboardInterrupt from None
+            return _report(ui, exc)
+
+
+def _report(ui: Any, exc: Exception) -> int:
+    """``exc`` as one ``Error: ...`` line (the traceback with -v); exit status 1."""
+    import traceback
+
+    from nbayes.cli._common import CLIError
+
+    if ui.verbose:
+        traceback.print_exception(exc, file=ui.err)
+    if isinstance(exc, (CLIError, ValueError, TypeError, OSError, LookupError, ImportError)):
+        ui.err.write(f"Error: {_one_line(exc)}\n")
+    else:  # a bug: still one line
+        ui.err.write(
+            f"Error: unexpected {type(exc).__name__}: {_one_line(exc)} (this is a bug in "
+            "nbayes; run again with -v for the traceback and report it)\n"
+        )
+    return 1

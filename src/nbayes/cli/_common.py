@@ -1,4 +1,5 @@
-"""Shared plumbing of the commands: output, progress, colours, reading data, model files.
+"""Shared plumbing of the commands: output, progress, colours, arguments, reading data
+(model files: :mod:`nbayes.cli._models`).
 
 Nothing here computes anything about a model: commands call the library for that.
 """
@@ -23,18 +24,20 @@ __all__ = [
     "add_data_options",
     "add_inputs",
     "add_model_options",
+    "count_type",
+    "fraction_type",
     "coerce_labels",
     "column_names",
+    "is_text_model",
+    "load_model",
     "command_parser",
+    "Documents",
+    "reader_options",
     "flag_error",
     "flag_errors",
-    "is_text_model",
-    "load_for_prediction",
-    "load_model",
+    "read_documents",
     "read_labelled_texts",
-    "read_texts_only",
     "refuse_set_flags",
-    "save_model",
 ]
 
 
@@ -235,8 +238,22 @@ def add_model_options(parser: argparse.ArgumentParser, models: Sequence[str]) ->
     )
 
 
+#: the formats ``--data-format`` chooses (those of :func:`nbayes.io.read_texts`)
+DATA_FORMATS = ("csv", "tsv", "jsonl", "parquet", "lines", "document")
+
+#: how the readers' advice names their options on the command line
+_READER_FLAGS = {
+    "text_col": "--text-col NAME",
+    "label_col": "--label-col NAME",
+    "encoding": "--encoding NAME",
+    "format": "--data-format FORMAT",
+    "max_field_chars": "--max-field-chars N",
+}
+
+
 def add_data_options(parser: argparse.ArgumentParser, labels: bool = True) -> None:
-    """``--text-col``, ``--label-col`` (and ``--encoding``) for commands that read data."""
+    """``--text-col``, ``--label-col``, ``--encoding``, ``--data-format`` and
+    ``--max-field-chars`` for commands that read data."""
     parser.add_argument(
         "--text-col", default="text", metavar="NAME", help="column holding the documents"
     )
@@ -244,7 +261,54 @@ def add_data_options(parser: argparse.ArgumentParser, labels: bool = True) -> No
         parser.add_argument(
             "--label-col", default="label", metavar="NAME", help="column holding the labels"
         )
-    parser.add_argument("--encoding", default="utf-8", help="text encoding of the files")
+    parser.add_argument(
+        "--encoding", default="utf-8", metavar="NAME", help="text encoding of the files (utf-8)"
+    )
+    parser.add_argument(
+        "--data-format",
+        choices=DATA_FORMATS,
+        metavar="FORMAT",
+        help="read every DATA file as this format instead of telling it from its extension "
+        "(standard input: from its first line): csv, tsv, jsonl, parquet, lines (one "
+        "document per line) or document (one document per file)",
+    )
+    parser.add_argument(
+        "--max-field-chars",
+        type=count_type(1),
+        metavar="N",
+        help="longest CSV field read, in characters (default 16,777,216: a guard against a "
+        "quote that never closes)",
+    )
+
+
+def count_type(minimum: int) -> Any:
+    """An argparse ``type`` for a whole number of at least ``minimum``: anything else is
+    refused with the flag named (exit status 2)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"must be a whole number >= {minimum}; got {text!r}"
+            ) from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be >= {minimum}; got {value}")
+        return value
+
+    parse.__name__ = f"whole number >= {minimum}"
+    return parse
+
+
+def fraction_type(text: str) -> float:
+    """An argparse ``type`` for a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (exclusive); got {text}")
+    return value
 
 
 def refuse_set_flags(args: argparse.Namespace, flags: Iterable[str], why: str) -> None:
@@ -312,7 +376,7 @@ def flag_errors(flags: Iterable[str]) -> Iterator[None]:
         raise error from None
 
 
-# --------------------------------------------------------------------------- model files
+# ------------------------------------------------------------------------- models
 
 
 def load_model(path: str) -> Any:
@@ -322,31 +386,6 @@ def load_model(path: str) -> Any:
     if not os.path.exists(path):
         raise CLIError(f"No model file {path!r}: train one first with `nbayes train`.")
     return load(path)
-
-
-def load_for_prediction(path: str) -> Any:
-    """A model file ready to predict: for a TextClassifier its scorer
-    (:func:`nbayes.load_scorer`: numpy only, no estimator, no scikit-learn), for
-    any other model the estimator (:func:`load_model`). Both predict and explain alike."""
-    from nbayes.exceptions import ModelFileError
-    from nbayes.io.persist import load_scorer
-
-    if not os.path.exists(path):
-        raise CLIError(f"No model file {path!r}: train one first with `nbayes train`.")
-    try:
-        scorer = load_scorer(path)
-    except ModelFileError:
-        scorer = None  # the full load reports the problem in its own words
-    return load_model(path) if scorer is None else scorer
-
-
-def save_model(model: Any, path: str) -> None:
-    from nbayes.io.persist import save
-
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise CLIError(f"Cannot write {path!r}: the folder {directory!r} does not exist.")
-    save(model, path)
 
 
 def column_names(model: Any) -> list[str]:
@@ -378,44 +417,83 @@ def is_text_model(model: Any) -> bool:
 # --------------------------------------------------------------------------------- data
 
 
-def _read(
-    ui: UI, sources: Sequence[str], text_col: str, label_col: str | None, encoding: str
-) -> tuple[list[str], list[Any] | None]:
-    from nbayes.io.readers import read_texts
+class Documents:
+    """Documents read from DATA: their texts, labels (or None) and names.
 
+    ``names`` holds each document's file for documents that are files (a folder, plain
+    text), else None: the rows of one table are named by their row numbers; of several
+    tables, by ``file:row``.
+    """
+
+    def __init__(self, texts: list[str], labels: list[Any] | None, names: list[str] | None):
+        self.texts, self.labels, self.names = texts, labels, names
+
+
+def reader_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The :func:`nbayes.io.read_texts` options the data flags of ``args`` set."""
+    options: dict[str, Any] = {"encoding": getattr(args, "encoding", "utf-8")}
+    if getattr(args, "data_format", None) is not None:
+        options["format"] = args.data_format
+    if getattr(args, "max_field_chars", None) is not None:
+        options["max_field_chars"] = args.max_field_chars
+    return options
+
+
+def read_documents(
+    ui: UI, sources: Sequence[str], args: argparse.Namespace, labels: bool
+) -> Documents:
+    """The documents of ``sources`` (files, folders, patterns; ``-`` is standard input),
+    with their labels (``--label-col``) when ``labels``; the readers' errors name the
+    command line's flags."""
+    from nbayes.io.readers import option_names, read_texts
+
+    encoding = reader_options(args)["encoding"]
+    items: list[Any] = [_stdin(ui) if s == "-" else s for s in sources]
+    label_col = args.label_col if labels else None
     texts: list[str] = []
-    labels: list[Any] = []
+    found: list[Any] = []
+    names: list[str] = []
+    files = False
+    tables: set[str] = set()
     try:
-        chunks = read_texts(list(sources), text_col, label_col, encoding=encoding)
-        with ui.progress("Reading", "documents") as bar:
-            for chunk in chunks:
-                texts.extend(chunk.texts)
-                if chunk.labels is not None:
-                    labels.extend(chunk.labels)
-                bar.advance(len(chunk))
+        with option_names(_READER_FLAGS):
+            chunks = read_texts(items, args.text_col, label_col, **reader_options(args))
+            with ui.progress("Reading", "documents") as bar:
+                for chunk in chunks:
+                    texts.extend(chunk.texts)
+                    if chunk.labels is not None:
+                        found.extend(chunk.labels)
+                    names.extend(chunk.names())
+                    files = files or chunk.files is not None
+                    if chunk.files is None:
+                        tables.add(chunk.source)
+                    bar.advance(len(chunk))
     except FileNotFoundError as exc:
         raise CLIError(str(exc.args[0] if exc.args else exc)) from None
     except LookupError as exc:
-        raise CLIError(f"Unknown encoding {encoding!r} ({exc}).") from None
+        raise CLIError(f"Unknown --encoding {encoding!r} ({exc}).") from None
     if not texts:
         raise CLIError(f"No documents found in {', '.join(map(repr, sources))}.")
-    return texts, (labels if label_col is not None else None)
+    named = files or len(tables) > 1
+    return Documents(texts, found if labels else None, names if named else None)
+
+
+def _stdin(ui: UI) -> Any:
+    stream = sys.stdin
+    if stream is None:
+        raise CLIError("Standard input is closed: give DATA files instead of -.")
+    if _isatty(stream):
+        ui.note("Reading documents from standard input, one per line (end with Ctrl-D) ...")
+    return getattr(stream, "buffer", stream)
 
 
 def read_labelled_texts(
-    ui: UI, sources: Sequence[str], text_col: str, label_col: str, encoding: str = "utf-8"
+    ui: UI, sources: Sequence[str], args: argparse.Namespace
 ) -> tuple[list[str], list[Any]]:
     """Documents and their labels from any source :func:`nbayes.io.read_texts` reads."""
-    texts, labels = _read(ui, sources, text_col, label_col, encoding)
-    assert labels is not None
-    return texts, labels
-
-
-def read_texts_only(
-    ui: UI, sources: Sequence[str], text_col: str, encoding: str = "utf-8"
-) -> list[str]:
-    """Documents without labels (a label column, if any, is ignored)."""
-    return _read(ui, sources, text_col, None, encoding)[0]
+    docs = read_documents(ui, sources, args, labels=True)
+    assert docs.labels is not None
+    return docs.texts, docs.labels
 
 
 def coerce_labels(labels: Sequence[Any], classes: np.ndarray) -> np.ndarray:

@@ -26,9 +26,7 @@ def labelled_inputs(
 ) -> tuple[Any, np.ndarray]:
     """``(X, y)`` for ``model`` from ``sources``; labels in the type of the model's classes."""
     if is_text_model(model):
-        texts, labels = read_labelled_texts(
-            ui, sources, args.text_col, args.label_col, args.encoding
-        )
+        texts, labels = read_labelled_texts(ui, sources, args)
         return texts, coerce_labels(labels, model.classes_)
     from nbayes.cli._tables import read_table, split_labels, table_features
 
@@ -39,14 +37,19 @@ def labelled_inputs(
     return X, coerce_labels(labels, model.classes_)
 
 
-def unlabelled_inputs(ui: UI, model: Any, sources: Sequence[str], args: argparse.Namespace) -> Any:
-    """``X`` for ``model`` from ``sources`` (a label column, if present, is ignored)."""
+def unlabelled_inputs(
+    ui: UI, model: Any, sources: Sequence[str], args: argparse.Namespace
+) -> tuple[Any, list[str] | None]:
+    """``X`` for ``model`` from ``sources`` (a label column, if present, is ignored), and
+    the names of its documents where row numbers do not name them (documents that are
+    files, rows of several tables); else None."""
     if is_text_model(model):
-        from nbayes.cli._common import read_texts_only
+        from nbayes.cli._common import read_documents
 
-        return read_texts_only(ui, sources, args.text_col, args.encoding)
+        docs = read_documents(ui, sources, args, labels=False)
+        return docs.texts, docs.names
     from nbayes.cli._tables import read_table, table_features
 
     kind = feature_kind(model)
     table = read_table(ui, sources, typed=kind == "mixed")
-    return table_features(table, kind, args.label_col, model)
+    return table_features(table, kind, args.label_col, model), None

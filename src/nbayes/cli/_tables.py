@@ -42,6 +42,16 @@ def _pandas() -> Any:
 
 
 def _read_one(pd: Any, path: str, typed: bool = False) -> Any:
+    if path == "-":  # standard input: a CSV table
+        import sys
+
+        stream = getattr(sys.stdin, "buffer", sys.stdin)
+        try:
+            if typed:
+                return pd.read_csv(stream)
+            return pd.read_csv(stream, dtype=str, keep_default_na=False)
+        except (ValueError, OSError, UnicodeDecodeError) as exc:
+            raise CLIError(f"Cannot read a CSV table from standard input: {exc}") from None
     p = Path(path)
     if not p.exists():
         raise CLIError(f"No such file: {path!r}.")

@@ -16,15 +16,21 @@ import argparse
 
 import numpy as np
 
-from nbayes.cli._common import UI, CLIError, save_model
+from nbayes.cli._common import UI, count_type, fraction_type
+from nbayes.cli._models import check_model_output, save_model
 
 __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seed", type=int, default=0, help="seed of the train/test split")
-    p.add_argument("--test-size", type=float, default=0.2, help="held-out fraction (default 0.2)")
+    p.add_argument("--seed", type=count_type(0), default=0, help="seed of the train/test split (0)")
+    p.add_argument(
+        "--test-size", type=fraction_type, default=0.2, help="held-out fraction (default 0.2)"
+    )
     p.add_argument("-o", "--output", metavar="MODEL", help="also save the trained model here")
+    p.add_argument(
+        "--force", action="store_true", help="replace MODEL even if it is not an nbayes model"
+    )
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
 
 
@@ -36,8 +42,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     from nbayes.evaluation import evaluate
     from nbayes.text import TextClassifier
 
-    if not 0 < args.test_size < 1:
-        raise CLIError(f"--test-size must be between 0 and 1; got {args.test_size}.")
+    if args.output:  # before any work
+        check_model_output(args.output, force=args.force)
     with ui.progress("Reading", "messages") as bar:
         texts, labels = load_sms_spam()
         bar.advance(len(texts))
@@ -65,7 +71,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         ui.print(f"Held-out message ({cls}): {test_x[i]!r}")
         explain_text(ui, model, test_x[i], exact=False, paint=paint)
     if args.output:
-        save_model(model, args.output)
+        save_model(model, args.output, force=args.force)
         ui.note(f"Saved the model to {args.output}")
     ui.print("")
     ui.print(f"Data: {SMS_SPAM_CITATION}")

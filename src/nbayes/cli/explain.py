@@ -1,14 +1,18 @@
 """``nbayes explain``: why a model classifies a document as it does, word by word.
 
-Explain how MODEL classifies TEXT: the prediction, then every word of the text with
-its evidence (log-likelihood ratio: > 0 for the predicted class, < 0 against it),
-coloured on a terminal. --exact prints the derivation with exact fractions (or
-says the classifier cannot decide). For a table model, TEXT is a data file and
---row picks the row.
+Explain how MODEL classifies TEXT: the prediction, then the words of the text with
+their evidence (log-likelihood ratio: > 0 for the predicted class, < 0 against it),
+coloured on a terminal, and the --top K strongest for and against it. --top bounds
+the output: the words line lists at most 4K words of the text (then says how many
+more), and --exact (the derivation with exact fractions, or "cannot decide") lists
+the factors of those words only. TEXT that names an existing file or folder, or -
+(standard input), is a data file: --row picks its document (text models) or row
+(table models; TEXT is always a data file for them).
 
 Example:
   nbayes explain spam.nbayes "WIN a FREE prize, call now"
   nbayes explain seeds.nbayes "free money" --exact
+  nbayes explain spam.nbayes inbox.csv --row 3 --top 10
   nbayes explain iris.nbayes flowers.csv --row 3
 """
 
@@ -17,8 +21,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, is_text_model
-from nbayes.cli._common import load_for_prediction as _load_model
+from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, count_type, is_text_model
+from nbayes.cli._models import load_for_prediction as _load_model
 
 __all__ = ["Paint", "add_arguments", "explain_text", "run"]
 
@@ -27,10 +31,19 @@ _GREEN, _RED, _DIM, _BOLD, _RESET = "\033[32m", "\033[31m", "\033[2m", "\033[1m"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_inputs(p)
-    p.add_argument("text", metavar="TEXT", help="the document (text models) or a data file")
+    p.add_argument(
+        "text", metavar="TEXT", help="the document, or a data file (a path, or - for stdin)"
+    )
     p.add_argument("--exact", action="store_true", help="derive with exact fractions")
-    p.add_argument("--row", type=int, default=0, help="table models: row of the data file")
-    p.add_argument("--top", type=int, default=5, metavar="K", help="strongest words listed")
+    p.add_argument(
+        "--row", type=count_type(0), default=0, metavar="N",
+        help="the document or row of the data file (0-based; default 0)",
+    )  # fmt: skip
+    p.add_argument(
+        "--top", type=count_type(0), default=5, metavar="K",
+        help="strongest words listed for and against (default 5; the words line shows at "
+        "most 4K)",
+    )  # fmt: skip
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     add_data_options(p, labels=True)
 
@@ -51,8 +64,39 @@ def _evidence(exp: Any, cls: Any, n_features: int) -> dict[str, float]:
     return {name: value for name, value in ev["for"] + ev["against"]}
 
 
+def _hashed_names(model: Any, terms: list[str]) -> dict[str, str]:
+    """Term -> the name of its hash bucket (``bucket 746281``), for a hashing model, whose
+    features are buckets: a term counted alone gives its bucket; an n-gram's is the one
+    its two (n-1)-grams do not give."""
+    names = getattr(model, "feature_names", None)  # a TextScorer's; a TextClassifier's:
+    if names is None:
+        names = model.get_feature_names_out()
+    words = [t.split(" ") for t in terms]
+    docs = [" ".join(w) for w in words]
+    for w in words:
+        if len(w) > 1:
+            docs += [" ".join(w[:-1]), " ".join(w[1:])]
+    if hasattr(model, "count"):  # a TextScorer
+        counted = model.count(model.documents(docs))
+    else:  # a TextClassifier: the same columns
+        counted = model.transform(docs)
+    cols = {
+        doc: set(counted.indices[counted.indptr[i] : counted.indptr[i + 1]].tolist())
+        for i, doc in enumerate(docs)
+    }
+    out: dict[str, str] = {}
+    for term, w in zip(terms, words, strict=True):
+        own = cols[" ".join(w)]
+        if len(w) > 1:
+            own = own - cols[" ".join(w[:-1])] - cols[" ".join(w[1:])]
+        if len(own) == 1:
+            out[term] = str(names[next(iter(own))])
+    return out
+
+
 def explain_text(ui: UI, model: Any, text: str, exact: bool, paint: Paint, top: int = 5) -> None:
-    """Print the word-by-word explanation of one document (used by ``demo`` too)."""
+    """Print the word-by-word explanation of one document (used by ``demo`` too); at most
+    ``4 * top`` words of the text, and ``top`` for and against the prediction."""
     exp = model.explain(text, exact=exact)
     classes = exp.classes.tolist()
     post = exp.posterior
@@ -63,36 +107,47 @@ def explain_text(ui: UI, model: Any, text: str, exact: bool, paint: Paint, top: 
         focus = exp.prediction
         ui.print(f"Prediction: {paint(str(focus), _BOLD)} (P = {float(post[focus]):.4f})")
     evidence = _evidence(exp, focus, len(exp.feature_names))
+    terms = list(dict.fromkeys(model.analyze(text)))
+    hashed = bool(getattr(model, "hashing", False))
+    feature = _hashed_names(model, terms) if hashed else {t: t for t in terms}
+    known = set(exp.feature_names)
+    limit = 4 * top
     shown: list[str] = []
-    seen: set[str] = set()
-    for term in model.analyze(text):
-        if term in seen:
-            continue
-        seen.add(term)
-        if term in evidence:
-            v = evidence[term]
+    listed: set[str] = set()
+    for term in terms[:limit]:
+        name = feature.get(term)
+        listed.add(term if name is None else name)
+        if name is not None and name in evidence:
+            v = evidence[name]
             shown.append(paint(f"{term} {v:+.2f}", _GREEN if v > 0 else _RED))
-        elif term in exp.feature_names:
+        elif name is not None and name in known:
             shown.append(f"{term} 0")
         else:
             shown.append(paint(f"{term} (unknown)", _DIM))
+    more = len(terms) - len(shown)
+    if more:
+        shown.append(f"... ({more:,} more word{'s' if more > 1 else ''}; --top {top} shows "
+                     f"{limit})")  # fmt: skip
     label = f"evidence for {focus}" if len(classes) > 1 else "terms"
     ui.print(f"Words ({label}): " + ("  ".join(shown) if shown else "(no known words)"))
+    words_of: dict[str, str] = {}
+    for term, name in feature.items():
+        words_of.setdefault(name, term)
     ev = exp.top(top)[focus]
-    if ev["for"]:
-        ui.print(
-            f"  for {focus}: " + ", ".join(paint(f"{n} {v:+.2f}", _GREEN) for n, v in ev["for"])
-        )
-    if ev["against"]:
-        ui.print(
-            f"  against {focus}: "
-            + ", ".join(paint(f"{n} {v:+.2f}", _RED) for n, v in ev["against"])
-        )
+    for side, colour, key in (("for", _GREEN, "for"), ("against", _RED, "against")):
+        if ev[key]:
+            listed.update(n for n, _ in ev[key])
+            items = ", ".join(paint(f"{words_of.get(n, n)} {v:+.2f}", colour) for n, v in ev[key])
+            ui.print(f"  {side} {focus}: {items}")
     if exact:
-        _print_exact(ui, exp, seen)
+        _print_exact(ui, exp, listed, words_of if hashed else None)
 
 
-def _print_exact(ui: UI, exp: Any, terms: set[str] | None) -> None:
+def _print_exact(
+    ui: UI, exp: Any, terms: set[str] | None, rename: dict[str, str] | None = None
+) -> None:
+    """The exact derivation, and the factors of ``terms`` (all when None); ``rename``
+    names features (the words of a hashing model's buckets)."""
     ui.print("Exact derivation:")
     for line in exp.derivation().splitlines():
         ui.print(f"  {line}")
@@ -105,30 +160,47 @@ def _print_exact(ui: UI, exp: Any, terms: set[str] | None) -> None:
             name = exp.feature_names[f.feature] if f.feature is not None else "?"
             if terms is not None and name not in terms:
                 continue
-            parts.append(f"P({name} | {cls}) = {f}")
+            shown = name if rename is None else rename.get(name, name)
+            parts.append(f"P({shown} | {cls}) = {f}")
         if parts:
             ui.print("  " + "; ".join(parts))
 
 
+def _is_data(text: str) -> bool:
+    import os
+
+    return text == "-" or os.path.exists(text)
+
+
 def run(args: argparse.Namespace, ui: UI) -> int:
-    if args.top < 0:
-        raise CLIError(f"--top must be >= 0; got {args.top}.")
     model = _load_model(args.model)
     paint = Paint(ui.color(args.color))
-    if is_text_model(model):
-        explain_text(ui, model, args.text, args.exact, paint, args.top)
-        return 0
     from nbayes.cli._data import unlabelled_inputs
 
-    X = unlabelled_inputs(ui, model, [args.text], args)
+    text_model = is_text_model(model)
+    if text_model and not _is_data(args.text):
+        if args.row:
+            raise CLIError(
+                f"--row applies to a data file, and {args.text!r} is no file: give the path of "
+                "a data file (or - for standard input), or leave --row out to explain the text."
+            )
+        explain_text(ui, model, args.text, args.exact, paint, args.top)
+        return 0
+    X, names = unlabelled_inputs(ui, model, [args.text], args)
     if not 0 <= args.row < len(X):
-        raise CLIError(f"--row {args.row} is out of range: {args.text!r} has {len(X)} rows.")
+        what = "documents" if text_model else "rows"
+        raise CLIError(f"--row {args.row} is out of range: {args.text!r} has {len(X)} {what}.")
+    if text_model:
+        if names is not None:
+            ui.note(f"Explaining {names[args.row]}")
+        explain_text(ui, model, X[args.row], args.exact, paint, args.top)
+        return 0
     row = X.iloc[[args.row]] if hasattr(X, "iloc") else X[args.row]
     exp = model.explain(row, exact=args.exact)
     if args.exact:
         _print_exact(ui, exp, None)
         return 0
-    for line in str(exp).splitlines():
+    for line in exp.to_text(top=args.top).splitlines():
         if line.startswith("for "):
             line = paint(line, _GREEN)
         elif line.startswith("against "):

@@ -16,14 +16,16 @@ import math
 import os
 from typing import Any
 
-from nbayes.cli._common import UI, CLIError, add_inputs, column_names, is_text_model, load_model
+from nbayes.cli._common import UI, add_inputs, column_names, count_type, is_text_model, load_model
 
 __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_inputs(p)
-    p.add_argument("--top", type=int, default=10, metavar="K", help="features listed per class")
+    p.add_argument(
+        "--top", type=count_type(0), default=10, metavar="K", help="features listed per class"
+    )
 
 
 def _count(n: float) -> str:
@@ -63,8 +65,6 @@ def _kernel_points(ui: UI, model: Any) -> None:
 def run(args: argparse.Namespace, ui: UI) -> int:
     from nbayes.io.persist import read_metadata
 
-    if args.top < 0:
-        raise CLIError(f"--top must be >= 0; got {args.top}.")
     model = load_model(args.model)
     metadata, _ = read_metadata(args.model)
     text = is_text_model(model)
@@ -77,7 +77,10 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     else:
         kind = f"text model (TextClassifier, {model.model})" if text else type(est).__name__
     ui.print(f"model: {kind}")
-    params = ", ".join(f"{k}={v!r}" for k, v in sorted(est.get_params(deep=False).items()))
+    settings = est.get_params(deep=False)
+    if text and not settings.get("hashing"):
+        settings.pop("n_features", None)  # the number of hash buckets: hashing only
+    params = ", ".join(f"{k}={v!r}" for k, v in sorted(settings.items()))
     ui.print(f"hyperparameters: {params}")
     if text:
         n_terms = len(model.get_feature_names_out())

@@ -1,12 +1,19 @@
-"""``nbayes predict``: classify documents or table rows; CSV or JSON lines on stdout.
+"""``nbayes predict``: classify documents or table rows; plain lines, CSV or JSON lines.
 
 Classify the documents (or table rows) of DATA, or the texts given with --text.
-Prints one line per input: its row number and the predicted class; --proba adds
-the probability of every class, --top N the N most probable classes.
+DATA are files, folders (a folder per class, or of plain-text files: one document
+each) or glob patterns; - reads standard input (one document per line, or a CSV/JSON
+lines table when its first line is a header naming --text-col or a JSON object).
+For --text the answer is plain: the predicted class and its probability. For DATA
+it is a CSV on stdout (--format jsonl: JSON lines; plain: lines as for --text): the
+row number (the file, for documents that are files) and the predicted class; --proba
+adds the probability of every class, --top N the N most probable classes.
 
 Example:
-  nbayes predict spam.nbayes --text "WIN a FREE prize now" --proba
+  nbayes predict spam.nbayes --text "WIN a FREE prize now"
   nbayes predict spam.nbayes inbox.csv --top 2 --format jsonl > predictions.jsonl
+  nbayes predict spam.nbayes mails/ > predictions.csv      # one row per file
+  cat messages.txt | nbayes predict spam.nbayes -
 """
 
 from __future__ import annotations
@@ -18,21 +25,28 @@ from typing import Any
 
 import numpy as np
 
-from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, is_text_model
-from nbayes.cli._common import load_for_prediction as _load_model
+from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, count_type, is_text_model
 from nbayes.cli._data import unlabelled_inputs
+from nbayes.cli._models import load_for_prediction as _load_model
 
 __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_inputs(p, data="data files (or use --text)", nargs="*")
+    add_inputs(p, data="data files, folders or patterns; - for standard input (or --text)",
+               nargs="*")  # fmt: skip
     p.add_argument(
         "--text", action="append", metavar="TEXT", help="a document to classify (repeatable)"
     )
     p.add_argument("--proba", action="store_true", help="print every class's probability")
-    p.add_argument("--top", type=int, metavar="N", help="print the N most probable classes")
-    p.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="output format")
+    p.add_argument(
+        "--top", type=count_type(1), metavar="N", help="print the N most probable classes"
+    )
+    p.add_argument(
+        "--format",
+        choices=("plain", "csv", "jsonl"),
+        help="output: plain lines (the default for --text), csv (the default for DATA) or jsonl",
+    )
     add_data_options(p)
 
 
@@ -43,9 +57,10 @@ def _plain(value: Any) -> Any:
 def run(args: argparse.Namespace, ui: UI) -> int:
     if bool(args.data) == bool(args.text):
         raise CLIError("Give either DATA files or --text (not both, not neither).")
-    if args.top is not None and args.top < 1:
-        raise CLIError(f"--top must be a positive number; got {args.top}.")
+    if args.data.count("-") > 1:
+        raise CLIError("Standard input (-) can be read once: give - once.")
     model = _load_model(args.model)
+    names: list[str] | None = None
     if args.text:
         if not is_text_model(model):
             raise CLIError(
@@ -54,22 +69,30 @@ def run(args: argparse.Namespace, ui: UI) -> int:
             )
         X: Any = list(args.text)
     else:
-        X = unlabelled_inputs(ui, model, args.data, args)
+        X, names = unlabelled_inputs(ui, model, args.data, args)
+    fmt = args.format or ("plain" if args.text else "csv")
     classes = [_plain(c) for c in model.classes_.tolist()]
     rows: list[dict[str, Any]] = []
+    ids: list[tuple[str, Any]] = [
+        ("row", i) if names is None else ("file", names[i]) for i in range(len(X))
+    ]
     if args.top is not None:
         labels, proba = model.predict_top(X, n=args.top)
-        for i, (ls, ps) in enumerate(zip(labels.tolist(), proba.tolist(), strict=True)):
-            rows.append({"row": i, "top": list(zip(ls, ps, strict=True))})
+        for (key, ident), ls, ps in zip(ids, labels.tolist(), proba.tolist(), strict=True):
+            rows.append({key: ident, "top": list(zip(ls, ps, strict=True))})
     else:
         pred = model.predict(X).tolist()
-        proba_rows = model.predict_proba(X).tolist() if args.proba else None
-        for i, label in enumerate(pred):
-            row: dict[str, Any] = {"row": i, "prediction": label}
+        want = args.proba or fmt == "plain"
+        proba_rows = model.predict_proba(X).tolist() if want else None
+        for i, ((key, ident), label) in enumerate(zip(ids, pred, strict=True)):
+            row: dict[str, Any] = {key: ident, "prediction": label}
             if proba_rows is not None:
                 row["proba"] = dict(zip(classes, proba_rows[i], strict=True))
             rows.append(row)
-    _write(ui, rows, args, classes)
+    if fmt == "plain":
+        _write_plain(ui, rows, args, list(args.text) if args.text else None)
+    else:
+        _write(ui, rows, args, classes, fmt)
     return 0
 
 
@@ -77,8 +100,37 @@ def _num(p: float) -> Any:
     return None if p != p else p
 
 
-def _write(ui: UI, rows: list[dict[str, Any]], args: argparse.Namespace, classes: list) -> None:
-    if args.format == "jsonl":
+def _p(p: float) -> str:
+    return "nan" if p != p else f"{p:.4f}"
+
+
+def _write_plain(
+    ui: UI, rows: list[dict[str, Any]], args: argparse.Namespace, texts: list[str] | None
+) -> None:
+    """``spam (P = 0.9731)`` per input; with several inputs, followed by what it is."""
+    for i, row in enumerate(rows):
+        if "top" in row:
+            answer = ", ".join(f"{c} (P = {_p(p)})" for c, p in row["top"])
+        else:
+            proba = row["proba"]
+            label = row["prediction"]
+            answer = f"{label} (P = {_p(proba[label])})"
+            if args.proba:
+                others = [f"{c} {_p(p)}" for c, p in proba.items() if c != label]
+                answer = f"{label} (P = {_p(proba[label])}; {', '.join(others)})"
+        if len(rows) > 1:
+            if texts is not None:
+                what = texts[i] if len(texts[i]) <= 60 else texts[i][:57] + "..."
+                answer += f"  {what!r}"
+            else:
+                answer += f"  {row['file'] if 'file' in row else 'row ' + str(row['row'])}"
+        ui.print(answer)
+
+
+def _write(
+    ui: UI, rows: list[dict[str, Any]], args: argparse.Namespace, classes: list, fmt: str
+) -> None:
+    if fmt == "jsonl":
         for row in rows:
             out = dict(row)
             if "top" in out:
@@ -88,24 +140,25 @@ def _write(ui: UI, rows: list[dict[str, Any]], args: argparse.Namespace, classes
             ui.print(json.dumps(out, ensure_ascii=False))
         return
     writer = csv.writer(ui.out, lineterminator="\n")
+    key = "file" if rows and "file" in rows[0] else "row"
     if args.top is not None:
         n = len(rows[0]["top"]) if rows else 0
-        header = ["row"]
+        header = [key]
         for k in range(1, n + 1):
             header += [f"class_{k}", f"proba_{k}"]
         writer.writerow(header)
         for row in rows:
-            cells: list[Any] = [row["row"]]
+            cells: list[Any] = [row[key]]
             for c, p in row["top"]:
                 cells += [c, f"{p:.6g}"]
             writer.writerow(cells)
         return
-    header = ["row", "prediction"]
+    header = [key, "prediction"]
     if args.proba:
         header += [f"proba_{c}" for c in classes]
     writer.writerow(header)
     for row in rows:
-        cells = [row["row"], row["prediction"]]
+        cells = [row[key], row["prediction"]]
         if args.proba:
             cells += [f"{p:.6g}" for p in row["proba"].values()]
         writer.writerow(cells)

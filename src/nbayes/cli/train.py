@@ -31,11 +31,12 @@ from nbayes.cli._common import (
     CLIError,
     add_data_options,
     add_model_options,
+    count_type,
     flag_errors,
     read_labelled_texts,
     refuse_set_flags,
-    save_model,
 )
+from nbayes.cli._models import check_model_output, save_model, warn_one_class
 
 __all__ = [
     "add_arguments",
@@ -66,6 +67,12 @@ HYPERPARAMETER_FLAGS = ("--alpha", "--bandwidth", "--max-points", "--ngrams")
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", nargs="+", metavar="DATA", help="files, folders or glob patterns")
     p.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace MODEL even if it exists and is not an nbayes model file (a DATA file "
+        "is never replaced)",
+    )
     add_model_options(p, MODELS)
     add_data_options(p)
     p.add_argument("--alpha", type=float, default=None, help="smoothing (default 1.0)")
@@ -103,7 +110,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     dask.add_argument(
         "--workers",
-        type=int,
+        type=count_type(1),
         metavar="N",
         help="train on a local Dask cluster of N worker processes",
     )
@@ -234,8 +241,6 @@ def _table_estimator(args: argparse.Namespace) -> Any:
 
 def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
     """Fit with :func:`nbayes.distributed.fit_source` on a Dask cluster."""
-    if args.workers is not None and args.workers < 1:
-        raise CLIError(f"--workers must be at least 1; got {args.workers}.")
     try:
         import dask.dataframe  # noqa: F401
         import distributed  # noqa: F401
@@ -308,12 +313,14 @@ def run(args: argparse.Namespace, ui: UI) -> int:
             f"--model {args.model} does not learn from documents: use one of "
             f"{', '.join(TEXT_DEFAULT)}, or --input table for a table."
         )
+    check_model_output(args.output, args.data, force=args.force)  # before any work
     with flag_errors(HYPERPARAMETER_FLAGS):
         model, what = _train(args, ui, text)
-    save_model(model, args.output)
+    save_model(model, args.output, args.data, force=args.force)
     nbsvm = args.model == "nbsvm"
     name = f"TextClassifier({model.model})" if text and not nbsvm else type(model).__name__
     ui.note(f"Trained {name} on {what}: {_describe(model)}.")
+    warn_one_class(ui, model, args.output)
     ui.note(f"Saved to {args.output}")
     return 0
 
@@ -327,9 +334,7 @@ def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
         _check_text_only_options(args)
         from nbayes.cli._text import make_text_model
 
-        texts, labels = read_labelled_texts(
-            ui, args.data, args.text_col, args.label_col, args.encoding
-        )
+        texts, labels = read_labelled_texts(ui, args.data, args)
         model = make_text_model(
             args.model,
             args.alpha,

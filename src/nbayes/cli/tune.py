@@ -26,13 +26,7 @@ import numpy as np
 
 from nbayes.cli import _common as common
 from nbayes.cli import train
-from nbayes.cli._common import (
-    UI,
-    CLIError,
-    add_data_options,
-    add_model_options,
-    flag_errors,
-)
+from nbayes.cli._common import UI, CLIError, add_data_options, add_model_options, flag_errors
 
 __all__ = ["add_arguments", "run"]
 
@@ -44,7 +38,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", nargs="+", metavar="DATA", help="labelled data files")
     add_model_options(p, train.MODELS)
     add_data_options(p)
-    p.add_argument("--folds", type=int, default=5, metavar="K", help="number of folds (5)")
+    p.add_argument(
+        "--folds", type=common.count_type(2), default=5, metavar="K", help="number of folds (5)"
+    )
     p.add_argument("--alpha", metavar="A,B,...", help="smoothing values to try, e.g. 0.1,1")
     p.add_argument("--binary", action="store_true", help="text: count each word once per document")
     p.add_argument(
@@ -66,6 +62,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--save", metavar="MODEL", help="train the best setting and save it here")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="with --save: replace MODEL even if it is not an nbayes model file",
+    )
 
 
 # ------------------------------------------------------------------------------- parsing
@@ -163,9 +164,7 @@ def _inputs(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, Any, Any
         from nbayes.cli._common import read_labelled_texts
         from nbayes.text import TextClassifier
 
-        texts, labels = read_labelled_texts(
-            ui, args.data, args.text_col, args.label_col, args.encoding
-        )
+        texts, labels = read_labelled_texts(ui, args.data, args)
         return TextClassifier(model=args.model, binary=args.binary), texts, np.asarray(labels)
     from nbayes.cli._data import feature_kind
     from nbayes.cli._tables import read_table, split_labels, table_features
@@ -181,7 +180,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     from sklearn.metrics import get_scorer, get_scorer_names
     from sklearn.model_selection import StratifiedKFold
 
-    from nbayes.cli._common import save_model
+    from nbayes.cli._models import check_model_output, save_model
     from nbayes.model_selection import NBSearchCV
 
     text = args.input == "text" or (args.input == "auto" and args.model in train.TEXT_DEFAULT)
@@ -190,14 +189,14 @@ def run(args: argparse.Namespace, ui: UI) -> int:
             f"--model {args.model} does not learn from documents: use one of "
             f"{', '.join(train.TEXT_DEFAULT)}, or --input table for a table."
         )
-    if args.folds < 2:
-        raise CLIError(f"--folds must be at least 2; got {args.folds}.")
     if args.scoring not in get_scorer_names():
         raise CLIError(
             f"Unknown --scoring {args.scoring!r}; e.g. accuracy, balanced_accuracy, f1_macro, "
             "neg_log_loss (any scikit-learn scorer name)."
         )
     get_scorer(args.scoring)
+    if args.save is not None:  # before any work
+        check_model_output(args.save, args.data, flag="--save", force=args.force)
     grid = _grid(args, text)
     estimator, X, y = _inputs(args, ui, text)
     _, counts = np.unique(y.astype(str), return_counts=True)
@@ -230,7 +229,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     ]
     best = int(search.best_index_)
     if args.save is not None:
-        save_model(search.best_estimator_, args.save)
+        save_model(search.best_estimator_, args.save, args.data, flag="--save", force=args.force)
     if args.json:
         ui.print(
             json.dumps(

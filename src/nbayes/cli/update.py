@@ -1,9 +1,11 @@
 """``nbayes update``: learn more labelled data into an existing model file, in place.
 
 Add labelled data to MODEL: the result equals training on all of it (new classes
-may appear). The file is replaced atomically: a crash never leaves it broken. Two
-updates (or forgets) of one model take turns, and none is lost; a model that
-`nbayes serve` is serving is refused (send the data to its /update instead).
+may appear, and a text model learns new words: its vocabulary grows, unless it
+hashes words into a fixed number of buckets). The file is replaced atomically: a
+crash never leaves it broken. Two updates (or forgets) of one model take turns,
+and none is lost; a model that `nbayes serve` is serving is refused (send the data
+to its /update instead).
 
 Example:
   nbayes update spam.nbayes new_messages.csv
@@ -15,8 +17,9 @@ import argparse
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, load_model, save_model
+from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, load_model
 from nbayes.cli._data import labelled_inputs
+from nbayes.cli._models import check_model_output, save_model, warn_one_class
 
 __all__ = ["add_arguments", "apply", "run"]
 
@@ -58,6 +61,7 @@ def _model_lock(path: str, owner: str) -> Iterator[None]:
 
 
 def _apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
+    check_model_output(args.model, args.data, flag="MODEL")
     model = load_model(args.model)
     if not hasattr(model, "unlearn"):
         raise CLIError(
@@ -71,13 +75,14 @@ def _apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
         else:
             model.update(X, y)
         bar.advance(len(y))
-    save_model(model, args.model)
+    save_model(model, args.model, args.data, flag="MODEL")
     verb = "Forgot" if forget else "Learned"
     counts = ", ".join(
         f"{c} {float(n):g}"
         for c, n in zip(model.classes_.tolist(), model.class_count_, strict=True)
     )
     ui.note(f"{verb} {len(y):,} examples; {args.model} now has: {counts}.")
+    warn_one_class(ui, model, args.model)
     return 0
 
 

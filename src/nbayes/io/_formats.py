@@ -1,152 +1,104 @@
 """The rows of each file format :func:`nbayes.io.read_texts` reads: CSV/TSV, JSON lines,
-Parquet and the documents of a class folder, each as ``(text, label)`` pairs, with
-invalid bytes replaced by U+FFFD and counted (:class:`Decoding`)."""
+Parquet, plain text (one document per line, or per file) and the documents of a class
+folder, each as ``(text, label)`` pairs, with invalid bytes replaced by U+FFFD and counted
+(:class:`Decoding`); an open file (standard input) is read as any of the line formats.
+
+Advice in messages names the reader's options as the caller spells them: ``text_col=...``
+for Python, ``--text-col NAME`` where the command line set its flags' names
+(:func:`option_names`)."""
 
 from __future__ import annotations
 
-import codecs
 import csv
 import gzip
+import itertools
 import json
-import warnings
 import zlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import Any, NoReturn
 
-from nbayes.exceptions import DecodingWarning
-
-_GZIP_MAGIC = b"\x1f\x8b"
-
-# A decoding error handler that marks every invalid byte sequence with a lone
-# surrogate.  A strict decoder never produces lone surrogates (they are invalid
-# in UTF-8 and the other standard codecs), so the marker can only come from an
-# error; it is replaced by U+FFFD once the affected row has been counted.
-_MARK = "\udcfd"
-_ERRORS = "nbayes.io.mark"
-
-
-def _mark_invalid(exc: UnicodeError) -> tuple[str, int]:
-    if isinstance(exc, UnicodeDecodeError):
-        return _MARK, exc.end
-    raise exc
-
-
-codecs.register_error(_ERRORS, _mark_invalid)
-
-
-@dataclass(frozen=True)
-class Options:
-    """The settings of one :func:`~nbayes.io.read_texts` call (checked there)."""
-
-    text_col: str
-    label_col: str | None
-    chunk_size: int
-    max_chunk_chars: int | None
-    delimiter: str | None
-    encoding: str
-    max_field_chars: int
-
-
-@dataclass
-class Decoding:
-    """Counts the documents that contained invalid bytes during one call."""
-
-    rows: int = 0
-    sources: set[str] = field(default_factory=set)
-    first: str = ""
-
-    def record(self, source: str, where: str) -> None:
-        self.rows += 1
-        self.sources.add(source)
-        if not self.first:
-            self.first = where
-
-    def warn(self, encoding: str, partial: bool) -> None:
-        if not self.rows:
-            return
-        n_src = len(self.sources)
-        msg = (
-            f"{self.rows} document(s) in {n_src} file(s) contained bytes that are not valid "
-            f"{encoding}; they were replaced by U+FFFD. The first is {self.first}."
-            + (" (Counted in the part read before the reader was closed.)" if partial else "")
-            + " Pass encoding=... (e.g. encoding='latin-1') if the files use another encoding."
-        )
-        warnings.warn(msg, DecodingWarning, stacklevel=3)
-
-
-# --------------------------------------------------------------------------- opening
-
-
-def _is_gzip(path: Path) -> bool:
-    with open(path, "rb") as f:
-        return f.read(2) == _GZIP_MAGIC
-
-
-def _open_text(path: Path, encoding: str, newline: str | None) -> TextIO:
-    """Open a (possibly gzip-compressed) file as text, marking invalid bytes."""
-    enc = _text_encoding(encoding)
-    if _is_gzip(path):
-        return gzip.open(path, "rt", encoding=enc, errors=_ERRORS, newline=newline)
-    return open(path, encoding=enc, errors=_ERRORS, newline=newline)
-
-
-def _read_bytes(path: Path) -> bytes:
-    if _is_gzip(path):
-        try:
-            with gzip.open(path, "rb") as f:
-                return f.read()
-        except (gzip.BadGzipFile, EOFError, zlib.error) as e:
-            raise _gzip_guard(path, e) from None
-    return path.read_bytes()
-
-
-def _text_encoding(encoding: str) -> str:
-    # Strip a UTF-8 byte order mark at the start of a file.
-    return "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
-
-
-def _gzip_guard(path: Path, exc: BaseException) -> ValueError:
-    return ValueError(f"{str(path)!r} is not a valid gzip file or is truncated: {exc}")
+from nbayes.io._opening import (
+    _MARK,
+    Decoding,
+    Options,
+    Stream,
+    _gzip_guard,
+    _is_gzip,
+    _open_text,
+    _read_bytes,
+    _text_encoding,
+    pass_option,
+    python_caller,
+)
 
 
 def _columns_text(names: Sequence[str]) -> str:
     return ", ".join(repr(n) for n in names) if names else "(none)"
 
 
-def _missing_column(which: str, name: str, path: Path, names: Sequence[str], what: str) -> NoReturn:
+def _name(path: Path | Stream) -> str:
+    return path.name
+
+
+def _missing_column(
+    which: str, name: str, path: Path | Stream, names: Sequence[str], what: str
+) -> NoReturn:
     raise ValueError(
-        f"Column {name!r} not found in {path.name}; the {what} are: {_columns_text(names)}. "
-        f"Pass {which}=... to choose."
+        f"Column {name!r} not found in {_name(path)}; the {what} are: {_columns_text(names)}."
+        + pass_option(which, "to choose")
     )
 
 
 # --------------------------------------------------------------------------- CSV / TSV
 
 
-def csv_rows(path: Path, fmt: str, opts: Options, decoding: Decoding) -> Iterator[tuple[str, Any]]:
+def csv_rows(
+    path: Path | Stream, fmt: str, opts: Options, decoding: Decoding
+) -> Iterator[tuple[str, Any]]:
     delimiter = opts.delimiter or ("\t" if fmt == "tsv" else ",")
     limit = opts.max_field_chars
-    src = str(path)
+    src = _name(path) if isinstance(path, Stream) else str(path)
     with _open_text(path, opts.encoding, newline="") as f:
-        reader = csv.reader(f, delimiter=delimiter, quotechar='"', doublequote=True, strict=False)
+        reader = csv.reader(f, delimiter=delimiter, quotechar='"', doublequote=True,
+                            strict=False)  # fmt: skip
+        line_no = 0  # the last line of the record next_record returned
+        ahead: list[tuple[list[str] | None, int, int]] = []  # a record read ahead
 
-        def next_record() -> list[str] | None:
+        def read_one() -> tuple[list[str] | None, int, int]:
+            start = reader.line_num + 1  # the record's first line
             old = csv.field_size_limit(limit)
             try:
-                return next(reader, None)
+                rec = next(reader, None)
             except csv.Error as e:
                 if "field larger than field limit" in str(e):
-                    raise ValueError(
-                        f"{src}, line {reader.line_num}: a field is longer than "
-                        f"max_field_chars={limit} characters; is a quote unbalanced?"
-                    ) from None
+                    raise _unclosed(path, src, delimiter, start, reader.line_num, opts) from None
                 raise ValueError(f"{src}, line {reader.line_num}: malformed record: {e}") from None
             except (gzip.BadGzipFile, EOFError, zlib.error) as e:
                 raise _gzip_guard(path, e) from None
             finally:
                 csv.field_size_limit(old)
+            return rec, start, reader.line_num
+
+        def next_record() -> list[str] | None:
+            nonlocal line_no
+            rec, start, end = ahead.pop() if ahead else read_one()
+            if rec and end > start:
+                # A quote that never closes makes the rest of the file one field (Python's
+                # csv ends it at the end of the file without a word): a record of several
+                # lines that is the last is read again to tell where a quote opened.
+                following = read_one()
+                if following[0] is None and _may_swallow(rec[-1], path):
+                    opened = _open_quote(path, delimiter, start, end, opts.encoding)
+                    if opened is not None:
+                        raise ValueError(
+                            f"{src}, line {opened}: a quote opens there and never closes (the "
+                            f"rest of the file, {end - opened + 1:,} lines, would be one "
+                            "field); close it, or double the quotes inside a quoted field."
+                        )
+                ahead.append(following)
+            line_no = end
+            return rec
 
         header = next_record()
         while header == []:  # leading blank lines
@@ -174,83 +126,160 @@ def csv_rows(path: Path, fmt: str, opts: Options, decoding: Decoding) -> Iterato
                 continue  # blank line
             if len(rec) != width:
                 raise ValueError(
-                    f"{src}, row {row_i} (line {reader.line_num}): {len(rec)} field(s), but the "
+                    f"{src}, row {row_i} (line {line_no}): {len(rec)} field(s), but the "
                     f"header has {width}; check the quoting and the delimiter ({delimiter!r})."
                 )
             text = rec[ti]
             label: Any = rec[li] if li >= 0 else None
             if _MARK in text or (li >= 0 and _MARK in label):
-                decoding.record(src, f"row {row_i} (line {reader.line_num}) of {src}")
+                decoding.record(src, f"row {row_i} (line {line_no}) of {src}")
                 text = text.replace(_MARK, "\ufffd")
                 if li >= 0:
                     label = label.replace(_MARK, "\ufffd")
             if li >= 0 and label == "":
-                raise ValueError(f"{src}, row {row_i} (line {reader.line_num}): missing label.")
+                raise ValueError(f"{src}, row {row_i} (line {line_no}): missing label.")
             yield text, label
             row_i += 1
 
 
+def _unclosed(
+    path: Path | Stream, src: str, delimiter: str, start: int, stop: int, opts: Options
+) -> ValueError:
+    """The error of a field longer than ``opts.max_field_chars``: where its quote opened
+    (a quote that never closes, almost always), found by reading the record again."""
+    opened = _open_quote(path, delimiter, start, stop, opts.encoding)
+    first = start if opened is None else opened
+    what = (
+        "the record that starts there is still going"
+        if opened is None
+        else ("a quote opens there and is still open")
+    )
+    return ValueError(
+        f"{src}, line {first}: {what} {opts.max_field_chars:,} characters later "
+        f"({stop - first + 1:,} lines, to line {stop}): is a closing quote missing? (Inside a "
+        "quoted field, double a quote.)"
+        + pass_option("max_field_chars", "to read longer documents")
+    )
+
+
+def _may_swallow(last_field: str, path: Path | Stream) -> bool:
+    """Whether the last record of a file may be a quote that never closed: Python's csv
+    then keeps the file's last line break in the field (a closed quoted field ends before
+    it); a file without a final line break may be one too."""
+    if last_field.endswith(("\n", "\r")):
+        return True
+    if isinstance(path, Stream) or _is_gzip(path):
+        return True
+    with open(path, "rb") as f:
+        f.seek(0, 2)
+        if f.tell() == 0:
+            return False
+        f.seek(-1, 2)
+        return f.read(1) not in (b"\n", b"\r")
+
+
+def _open_quote(
+    path: Path | Stream, delimiter: str, start: int, stop: int, encoding: str
+) -> int | None:
+    """The line where the quote that is still open at line ``stop`` opened, reading the
+    record that starts at line ``start`` again as Python's csv reads it (a quote opens a
+    quoted field only at the start of a field; doubled inside it); None if no quote is
+    open there, or for a stream (it cannot be read again)."""
+    if isinstance(path, Stream):
+        return None
+    opened, inside, field_start = None, False, True
+    with _open_text(path, encoding, newline="") as f:
+        for n, line in enumerate(itertools.islice(f, start - 1, stop), start):
+            if not inside:
+                field_start = True  # a new record
+            p, end = 0, len(line)
+            while p < end:
+                if inside:
+                    q = line.find('"', p)
+                    if q < 0:
+                        break
+                    if line.startswith('"', q + 1):
+                        p = q + 2
+                        continue
+                    inside, field_start, p = False, False, q + 1
+                elif field_start and line.startswith('"', p):
+                    inside, opened, p = True, n, p + 1
+                else:
+                    q = line.find(delimiter, p)
+                    if q < 0:
+                        break
+                    field_start, p = True, q + 1
+    return opened if inside else None
+
+
 # --------------------------------------------------------------------------- JSON lines
 
-_FIRST_KEYS = "keys of the first record"
 
-
-def jsonl_rows(path: Path, opts: Options, decoding: Decoding) -> Iterator[tuple[str, Any]]:
-    src = str(path)
-    text_col, label_col = opts.text_col, opts.label_col
-    loads = json.loads
-    row_i = 0
-    with _open_text(path, opts.encoding, newline=None) as f:
+def _numbered_lines(path: Path | Stream, encoding: str) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of a (possibly gzip-compressed) text file, from 1."""
+    with _open_text(path, encoding, newline=None) as f:
+        lines = iter(f)
         line_no = 0
         while True:
             try:
-                line = f.readline()
+                line = next(lines, "")
             except (gzip.BadGzipFile, EOFError, zlib.error) as e:
                 raise _gzip_guard(path, e) from None
             if not line:
                 return
             line_no += 1
-            if line.isspace():
-                continue
-            bad = _MARK in line
-            if bad:
-                line = line.replace(_MARK, "\ufffd")
-            try:
-                obj = loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{src}, line {line_no}: invalid JSON: {e}") from None
-            if not isinstance(obj, dict):
-                raise ValueError(
-                    f"{src}, line {line_no}: expected a JSON object, got {type(obj).__name__}."
-                )
-            if text_col not in obj:
+            yield line_no, line
+
+
+_FIRST_KEYS = "keys of the first record"
+
+
+def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterator[tuple[str, Any]]:
+    src = _name(path) if isinstance(path, Stream) else str(path)
+    text_col, label_col = opts.text_col, opts.label_col
+    loads = json.loads
+    row_i = 0
+    for line_no, line in _numbered_lines(path, opts.encoding):
+        if line.isspace():
+            continue
+        bad = _MARK in line
+        if bad:
+            line = line.replace(_MARK, "\ufffd")
+        try:
+            obj = loads(line)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{src}, line {line_no}: invalid JSON: {e}") from None
+        if not isinstance(obj, dict):
+            raise ValueError(
+                f"{src}, line {line_no}: expected a JSON object, got {type(obj).__name__}."
+            )
+        if text_col not in obj:
+            if row_i == 0:
+                _missing_column("text_col", text_col, path, list(obj), _FIRST_KEYS)
+            raise ValueError(
+                f"{src}, row {row_i} (line {line_no}): no key {text_col!r} (missing text)."
+            )
+        text = obj[text_col]
+        if not isinstance(text, str):
+            what = "missing text (null)" if text is None else f"got {type(text).__name__}"
+            raise ValueError(
+                f"{src}, row {row_i} (line {line_no}): the text must be a string; {what}."
+            )
+        label = None
+        if label_col is not None:
+            if label_col not in obj:
                 if row_i == 0:
-                    _missing_column("text_col", text_col, path, list(obj), _FIRST_KEYS)
+                    _missing_column("label_col", label_col, path, list(obj), _FIRST_KEYS)
                 raise ValueError(
-                    f"{src}, row {row_i} (line {line_no}): no key {text_col!r} (missing text)."
+                    f"{src}, row {row_i} (line {line_no}): no key {label_col!r} (missing label)."
                 )
-            text = obj[text_col]
-            if not isinstance(text, str):
-                what = "missing text (null)" if text is None else f"got {type(text).__name__}"
-                raise ValueError(
-                    f"{src}, row {row_i} (line {line_no}): the text must be a string; {what}."
-                )
-            label = None
-            if label_col is not None:
-                if label_col not in obj:
-                    if row_i == 0:
-                        _missing_column("label_col", label_col, path, list(obj), _FIRST_KEYS)
-                    raise ValueError(
-                        f"{src}, row {row_i} (line {line_no}): "
-                        f"no key {label_col!r} (missing label)."
-                    )
-                label = obj[label_col]
-                if label is None:
-                    raise ValueError(f"{src}, row {row_i} (line {line_no}): missing label (null).")
-            if bad:
-                decoding.record(src, f"row {row_i} (line {line_no}) of {src}")
-            yield text, label
-            row_i += 1
+            label = obj[label_col]
+            if label is None:
+                raise ValueError(f"{src}, row {row_i} (line {line_no}): missing label (null).")
+        if bad:
+            decoding.record(src, f"row {row_i} (line {line_no}) of {src}")
+        yield text, label
+        row_i += 1
 
 
 # --------------------------------------------------------------------------- Parquet
@@ -307,6 +336,49 @@ def parquet_rows(path: Path, opts: Options, decoding: Decoding) -> Iterator[tupl
                         raise ValueError(f"{src}, row {row_i + j}: missing label (null).")
                 yield text, label
             row_i += len(raw_texts)
+
+
+# --------------------------------------------------------------------------- plain text
+
+
+def _no_labels(path: Path | Stream, what: str) -> ValueError:
+    label = " Pass label_col=None to read it without labels." if python_caller() else ""
+    return ValueError(
+        f"{path if isinstance(path, Stream) else str(path)!r} is plain text ({what}): it has "
+        "no labels. Give labelled data as a CSV/TSV/JSON lines file with a label column, or "
+        f"as a folder per class (root/<label>/<file>).{label}"
+    )
+
+
+def line_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterator[tuple[str, Any]]:
+    """One document per line (blank lines skipped), without labels."""
+    if opts.label_col is not None:
+        raise _no_labels(path, "one document per line")
+    src = _name(path) if isinstance(path, Stream) else str(path)
+    for line_no, line in _numbered_lines(path, opts.encoding):
+        text = line.rstrip("\r\n")
+        if not text.strip():
+            continue
+        if _MARK in text:
+            decoding.record(src, f"line {line_no} of {src}")
+            text = text.replace(_MARK, "\ufffd")
+        yield text, None
+
+
+def document_rows(
+    path: Path | Stream, opts: Options, decoding: Decoding
+) -> Iterator[tuple[str, Any]]:
+    """The whole file as one document, without a label."""
+    if opts.label_col is not None:
+        raise _no_labels(path, "one document")
+    if isinstance(path, Stream):
+        text = "".join(path.lines)
+        if _MARK in text:
+            decoding.record(path.name, path.name)
+            text = text.replace(_MARK, "\ufffd")
+        yield text, None
+        return
+    yield from doc_rows(path.parent, [path], opts, decoding)
 
 
 # --------------------------------------------------------------------------- folders

@@ -1,6 +1,6 @@
 """Which files a source of :func:`nbayes.io.read_texts` names: a file, a folder of tables,
-a folder per class, a glob pattern or a list of them, resolved to units of work in order;
-the format of a table follows from its extension."""
+a folder per class, a glob pattern, an open file (standard input) or a list of them,
+resolved to units of work in order; the format of a file follows from its extension."""
 
 from __future__ import annotations
 
@@ -18,19 +18,29 @@ _EXTENSIONS = {
     ".parquet": "parquet",
     ".pq": "parquet",
 }
+#: files read as one document each when named directly (inside a class folder every file is
+#: a document, whatever its name)
+_DOCUMENT_EXTENSIONS = frozenset({"", ".txt", ".text", ".eml"})
 _SUPPORTED_TEXT = (
     "supported are .csv, .tsv, .tab, .jsonl, .ndjson, .parquet, .pq, the gzip-compressed "
-    ".csv.gz, .tsv.gz, .jsonl.gz, .ndjson.gz, and a folder per class (root/<label>/<file>)"
+    ".csv.gz, .tsv.gz, .jsonl.gz, .ndjson.gz, plain text (.txt, .text, .eml or no "
+    "extension: one document per file) and a folder per class (root/<label>/<file>)"
 )
 _GLOB_CHARS = frozenset("*?[")
 
 
-# A unit of work: ("table", path, format) or ("docs", folder, [files]).
-Unit = tuple[str, Path, Any]
+# A unit of work: ("table", path, format), ("docs", folder, [files]) or ("stream", file
+# object, format or None).
+Unit = tuple[str, Any, Any]
 
 
 def _has_glob(s: str) -> bool:
     return any(c in _GLOB_CHARS for c in s)
+
+
+def is_stream(obj: Any) -> bool:
+    """An open file object (text or binary) rather than a path."""
+    return hasattr(obj, "read") and not isinstance(obj, (str, os.PathLike))
 
 
 def resolve(
@@ -38,18 +48,21 @@ def resolve(
 ) -> Iterator[Unit]:
     """The units of work ``source`` names, in order (FileNotFoundError, ValueError or
     TypeError, raised when iterated, for a source that names nothing readable)."""
-    if isinstance(source, (str, os.PathLike)):
-        items: Sequence[str | os.PathLike[str]] = [source]
+    if isinstance(source, (str, os.PathLike)) or is_stream(source):
+        items: Sequence[Any] = [source]
     elif isinstance(source, Sequence) and not isinstance(source, (bytes, bytearray)):
         items = source
         if not items:
             raise ValueError("source is an empty list; give at least one path.")
     else:
         raise TypeError(
-            "source must be a path (str or os.PathLike), a glob pattern or a list of paths, "
-            f"got {type(source).__name__}."
+            "source must be a path (str or os.PathLike), a glob pattern, an open file or a "
+            f"list of them, got {type(source).__name__}."
         )
     for item in items:
+        if is_stream(item):
+            yield ("stream", item, fmt)
+            continue
         if not isinstance(item, (str, os.PathLike)):
             raise TypeError(f"Each source must be a str or os.PathLike, got {type(item).__name__}.")
         path = Path(item)
@@ -79,10 +92,14 @@ def _format_of(path: Path, fmt: str | None) -> str:
                 "cannot be read gzip-compressed; decompress the file first."
             )
     found = _EXTENSIONS.get(suffixes[-1]) if suffixes else None
+    if found is None and (suffixes[-1] if suffixes else "") in _DOCUMENT_EXTENSIONS:
+        found = "document"
     if found is None:
+        from nbayes.io._opening import pass_option
+
         raise ValueError(
-            f"Cannot tell the format of {str(path)!r} from its extension; {_SUPPORTED_TEXT}. "
-            "Pass format='csv', 'tsv', 'jsonl' or 'parquet' to choose."
+            f"Cannot tell the format of {str(path)!r} from its extension; {_SUPPORTED_TEXT}."
+            + pass_option("format", "to choose (csv, tsv, jsonl, parquet, lines or document)")
         )
     return found
 

@@ -6,7 +6,8 @@ Parquet (all optionally gzip-compressed, except Parquet) or from a folder per
 class (``root/<label>/<document>``, as 20 Newsgroups and aclImdb ship).
 
 Which files a source names is decided in :mod:`nbayes.io._sources`; the rows of each
-file format are read in :mod:`nbayes.io._formats`.
+file format are read in :mod:`nbayes.io._formats`, from files opened by
+:mod:`nbayes.io._opening`.
 """
 
 from __future__ import annotations
@@ -18,23 +19,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from nbayes.io._formats import (
-    Decoding,
-    Options,
     csv_rows,
     doc_rows,
+    document_rows,
     jsonl_rows,
+    line_rows,
     parquet_rows,
 )
+from nbayes.io._opening import Decoding, Options, open_stream, option_names
 from nbayes.io._sources import Unit, resolve
 
-__all__ = ["TextChunk", "read_texts", "SUPPORTED_FORMATS"]
+__all__ = ["TextChunk", "option_names", "read_texts", "SUPPORTED_FORMATS"]
 
-#: Formats understood by :func:`read_texts` (values of its ``format`` parameter).
-SUPPORTED_FORMATS = ("csv", "tsv", "jsonl", "parquet")
+#: Formats understood by :func:`read_texts` (values of its ``format`` parameter): tables,
+#: plain text with one document per line, and plain text that is one document.
+SUPPORTED_FORMATS = ("csv", "tsv", "jsonl", "parquet", "lines", "document")
 
-#: Default upper bound on the length of one CSV field, in characters.  It
-#: protects against an unbalanced quote swallowing the rest of a huge file.
-_DEFAULT_MAX_FIELD_CHARS = 256 * 1024 * 1024
+#: Default upper bound on the length of one CSV field, in characters (16 Mi: a hundred
+#: times the longest document of 20 Newsgroups). It bounds what a quote that never closes
+#: makes the reader buffer (Python's csv holds a field as 4 bytes per character).
+_DEFAULT_MAX_FIELD_CHARS = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,20 +55,31 @@ class TextChunk:
         ``None`` when read with ``label_col=None``.
     source : str
         The file the documents come from; for a folder per class, the class
-        folder (``root/<label>``).
+        folder (``root/<label>``); ``"<stdin>"`` (or the file object's name) for
+        an open file.
     start_row : int
         0-based index, within ``source``, of the first document of the chunk:
         the data row (header excluded, blank lines not counted) of a table, or
         the position of the file in the sorted listing of a class folder.
+    files : list of str or None
+        For documents that are files (a class folder, a plain-text file): the path
+        of each; None for the rows of a table.
     """
 
     texts: list[str]
     labels: list[Any] | None
     source: str
     start_row: int
+    files: list[str] | None = None
 
     def __len__(self) -> int:
         return len(self.texts)
+
+    def names(self) -> list[str]:
+        """A name for each document: its file, else ``source:row`` (0-based row)."""
+        if self.files is not None:
+            return list(self.files)
+        return [f"{self.source}:{self.start_row + i}" for i in range(len(self.texts))]
 
 
 def read_texts(
@@ -86,12 +101,17 @@ def read_texts(
 
     Parameters
     ----------
-    source : str, os.PathLike or sequence of them
+    source : str, os.PathLike, open file or sequence of them
         A file, a folder, a glob pattern (``"data/*.csv.gz"``, sorted matches;
-        ``**`` recurses) or a list of any of these, read in order.  The format
-        of a file follows from its extension (see ``SUPPORTED_FORMATS``); gzip
-        compression is detected from the magic bytes, and a trailing ``.gz`` is
-        ignored when choosing the format.  A folder that has sub-folders is a
+        ``**`` recurses), an open file (text, or binary decoded with
+        ``encoding``; e.g. ``sys.stdin.buffer``) or a list of any of these, read
+        in order.  The format of a file follows from its extension (see
+        ``SUPPORTED_FORMATS``): a plain-text file (``.txt``, ``.text``, ``.eml``
+        or no extension) is one document; gzip compression is detected from the
+        magic bytes, and a trailing ``.gz`` is ignored when choosing the format.
+        The format of an open file follows from its first line: a JSON object
+        (JSON lines), a CSV or TSV header that names ``text_col``, else one
+        document per line.  A folder that has sub-folders is a
         *folder per class*: every regular file of ``root/<label>/`` (sorted,
         hidden files skipped, no deeper recursion) is one document labelled
         ``<label>``; files directly in ``root`` are ignored (aclImdb keeps
@@ -110,8 +130,13 @@ def read_texts(
     max_chunk_chars : int or None, default None
         Optional budget: a chunk is also closed as soon as its texts total at
         least this many characters (a chunk always holds at least one document).
-    format : {"csv", "tsv", "jsonl", "parquet"} or None
-        Force the format of every file instead of inferring it from extensions.
+    format : {"csv", "tsv", "jsonl", "parquet", "lines", "document"} or None
+        Force the format of every file instead of inferring it: ``"lines"`` reads
+        one document per line (blank lines skipped), ``"document"`` a whole file
+        as one document. These two have no labels (give ``label_col=None``).
+
+        .. versionchanged:: 0.4
+           ``"lines"`` and ``"document"``, and open files as sources.
     delimiter : str or None
         CSV field delimiter; default ``","`` for csv and ``"\\t"`` for tsv.
         Quoting follows RFC 4180 in both (``"`` quotes, doubled inside).
@@ -121,9 +146,10 @@ def read_texts(
         removed.  Invalid bytes never stop reading: they are replaced by U+FFFD
         and one :class:`~nbayes.exceptions.DecodingWarning` per call reports how
         many documents were affected and the first one.
-    max_field_chars : int, default 256 Mi
+    max_field_chars : int, default 16 Mi
         Longest CSV field accepted (a guard against an unbalanced quote reading
-        a whole file into one field).  Python's ``csv.field_size_limit`` is
+        a whole file into one field: the error names the line where the quote
+        opened).  Python's ``csv.field_size_limit`` is
         raised to this value only while a record is being parsed and restored
         right after, so the process-wide setting is left unchanged (another
         thread parsing CSV at the same instant could observe the raised limit).
@@ -209,15 +235,27 @@ def _generate(units: list[Unit], opts: Options) -> Iterator[TextChunk]:
     try:
         for kind, path, extra in units:
             rows: Iterator[tuple[str, Any]]
+            files: list[str] | None = None
+            if kind == "stream":
+                path, extra = open_stream(path, extra, opts)
+                if extra == "parquet":
+                    raise ValueError("A Parquet file cannot be read from a stream; give its path.")
             if kind == "docs":
                 rows = doc_rows(path, extra, opts, decoding)
+                files = [str(p) for p in extra]
             elif extra == "parquet":
                 rows = parquet_rows(path, opts, decoding)
             elif extra == "jsonl":
                 rows = jsonl_rows(path, opts, decoding)
+            elif extra == "lines":
+                rows = line_rows(path, opts, decoding)
+            elif extra == "document":
+                rows = document_rows(path, opts, decoding)
+                files = [str(path)]
             else:
                 rows = csv_rows(path, extra, opts, decoding)
-            yield from _chunks(rows, str(path), opts)
+            name = path.name if kind == "stream" else str(path)
+            yield from _chunks(rows, name, opts, files)
     except GeneratorExit:
         # The consumer stopped early: report what was seen so far.
         decoding.warn(opts.encoding, partial=True)
@@ -226,7 +264,9 @@ def _generate(units: list[Unit], opts: Options) -> Iterator[TextChunk]:
     decoding.warn(opts.encoding, partial=False)
 
 
-def _chunks(rows: Iterable[tuple[str, Any]], source: str, opts: Options) -> Iterator[TextChunk]:
+def _chunks(
+    rows: Iterable[tuple[str, Any]], source: str, opts: Options, files: list[str] | None = None
+) -> Iterator[TextChunk]:
     labelled = opts.label_col is not None
     size, budget = opts.chunk_size, opts.max_chunk_chars
     texts: list[str] = []
@@ -240,8 +280,10 @@ def _chunks(rows: Iterable[tuple[str, Any]], source: str, opts: Options) -> Iter
         if budget is not None:
             chars += len(text)
         if len(texts) >= size or (budget is not None and chars >= budget):
-            yield TextChunk(texts, labels if labelled else None, source, start)
+            names = None if files is None else files[start : start + len(texts)]
+            yield TextChunk(texts, labels if labelled else None, source, start, names)
             start += len(texts)
             texts, labels, chars = [], [], 0
     if texts:
-        yield TextChunk(texts, labels if labelled else None, source, start)
+        names = None if files is None else files[start : start + len(texts)]
+        yield TextChunk(texts, labels if labelled else None, source, start, names)

@@ -1,0 +1,217 @@
+"""Ctrl-C on the command line: stop within a second, print one line, and change no file.
+
+While a command runs, SIGINT raises ``KeyboardInterrupt`` in the main thread (as Python's
+default handler does), which unwinds the command: a model file being written is never
+replaced (``nbayes.save`` writes a temporary file and renames it over the old one only when
+it is complete, and removes the temporary when interrupted). Python runs that handler only
+when the main thread runs Python code, which a long compiled call, or a disk's ``fsync``,
+can delay for seconds; so a watchdog thread learns of the signal at once (through
+``signal.set_wakeup_fd``, written by the C-level handler) and ends the process
+:data:`GRACE` seconds later if the main thread has not finished by then. Once Ctrl-C is
+pending, the main thread can no longer reach the rename (the handler runs first), so what
+the watchdog sees on disk is final; it removes the temporary file of the model being
+written.
+
+Every model file a command writes is registered (:meth:`Interrupts.writing`) with the
+identity of the file it replaces (inode, size, modification time). The closing line, and the
+exit status, follow from what is on disk: "no model file was changed" (exit 130), or, when
+the rename had already happened, the new model is complete (exit 0).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any, TextIO
+
+__all__ = ["GRACE", "Interrupts"]
+
+#: Seconds the main thread has to unwind after Ctrl-C before the watchdog ends the process.
+GRACE = 0.5
+#: Seconds the watchdog then waits for a model file being written to be finished or
+#: abandoned by the main thread, before it ends the process anyway.
+SAVE_WAIT = 0.2
+
+
+def _temporaries(folder: str, name: str) -> set[str]:
+    """The temporary files of saves of the model file ``name`` in ``folder``."""
+    prefix = f".{name[:100]}."
+    try:
+        return {
+            os.path.join(folder, e) for e in os.listdir(folder)
+            if e.startswith(prefix) and e.endswith(".tmp")
+        }  # fmt: skip
+    except OSError:
+        return set()
+
+
+def _identity(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+class Interrupts:
+    """The SIGINT handling of one run of :func:`nbayes.cli.main`.
+
+    Parameters
+    ----------
+    err : text stream
+        Where the closing line goes (stderr).
+    """
+
+    def __init__(self, err: TextIO | None) -> None:
+        self.err = err
+        self._targets: list[tuple[str, tuple[int, int, int, int] | None, set[str]]] = []
+        self._saving = threading.Lock()  # held while a model file is written
+        self._claimed = threading.Lock()  # the closing line is written once
+        self._finished = threading.Event()
+        self._hit = False
+        self._signalled = threading.Event()  # seen by the watchdog
+        self._previous: Any = None
+        self._previous_fd = -1
+        self._wake: tuple[int, int] | None = None
+        self._installed = False
+
+    @property
+    def interrupted(self) -> bool:
+        """Whether Ctrl-C was pressed during this run."""
+        return self._hit or self._signalled.is_set()
+
+    # ------------------------------------------------------------------ handler
+    def install(self) -> None:
+        """Handle SIGINT from now on (only possible in the main thread; elsewhere, e.g.
+        ``main`` called from a worker thread, Python's handling stays)."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        self._previous = signal.signal(signal.SIGINT, self._on_signal)
+        self._installed = True
+        try:
+            r, w = os.pipe()
+            os.set_blocking(w, False)
+            self._previous_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+        except (OSError, ValueError):  # no wakeup fd: the Python handler still works
+            return
+        self._wake = (r, w)
+        threading.Thread(target=self._watch, args=(r,), name="nbayes-ctrl-c", daemon=True).start()
+
+    def uninstall(self, program: bool) -> None:
+        """Stop handling SIGINT: restore the previous handler, or, when the process ends
+        right after (``program``), ignore SIGINT (the command's outcome is decided)."""
+        self._finished.set()
+        if not self._installed:
+            return
+        signal.signal(signal.SIGINT, signal.SIG_IGN if program else self._previous)
+        self._installed = False
+        if self._wake is not None:
+            signal.set_wakeup_fd(self._previous_fd)
+            os.close(self._wake[1])  # the watchdog reads the end of the pipe and stops
+            self._wake = None
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        if self._hit:  # a second Ctrl-C: the watchdog is already counting
+            return
+        self._hit = True
+        raise KeyboardInterrupt
+
+    def _watch(self, fd: int) -> None:
+        try:
+            while True:
+                data = os.read(fd, 64)
+                if not data:
+                    return  # uninstalled
+                if signal.SIGINT in data:
+                    break
+        except OSError:
+            return
+        finally:
+            if not self._signalled.is_set():
+                os.close(fd)
+        self._signalled.set()
+        if self._finished.wait(GRACE):
+            return
+        # a model file being written is then written or abandoned, or still being written:
+        # either way, what is left of its temporary is not the model
+        self._saving.acquire(timeout=SAVE_WAIT)
+        if not self._claimed.acquire(blocking=False):
+            return  # the main thread is reporting it
+        line, status = self.outcome()
+        self._remove_temporaries()
+        try:
+            self._write(line)
+        finally:
+            os._exit(status)
+
+    def _remove_temporaries(self) -> None:
+        """The temporary files ``nbayes.save`` was writing next to the registered model
+        files (``.<name>.<random>.tmp``, created since the registration)."""
+        for path, _, existing in self._targets:
+            folder, name = os.path.split(path)
+            for entry in _temporaries(folder, name) - existing:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry)
+
+    def _write(self, line: str) -> None:
+        try:
+            if self.err is not None:
+                self.err.write(line + "\n")
+                self.err.flush()
+        except (OSError, ValueError):  # stderr closed: the status still tells
+            pass
+
+    # ------------------------------------------------------------------ outcome
+    @contextmanager
+    def writing(self, path: str) -> Iterator[None]:
+        """Around the writing of the model file ``path``: registered with the identity of
+        the file it replaces, so that the outcome can tell whether it was replaced."""
+        with self._saving:
+            full = os.path.abspath(path)
+            folder, name = os.path.split(full)
+            self._targets.append((full, _identity(full), _temporaries(folder, name)))
+            try:
+                yield
+            except BaseException:
+                # an interrupt can land between the creation of the temporary and the
+                # code that removes it on failure: remove what this save left
+                self._remove_temporaries()
+                raise
+
+    def saved(self) -> list[str]:
+        """The registered model files that were replaced (each complete: the rename that
+        replaces one is atomic)."""
+        return [path for path, before, _ in self._targets if _identity(path) != before]
+
+    def outcome(self) -> tuple[str, int]:
+        """The closing line of an interrupted run, and its exit status."""
+        saved = self.saved()
+        if saved:
+            names = ", ".join(os.path.relpath(p) for p in saved)
+            return (
+                f"Interrupted after the model was saved: {names} is complete (the new model).",
+                0,
+            )
+        return "Interrupted: no model file was changed.", 130
+
+    def report(self, program: bool = False) -> int:
+        """Write the closing line from the main thread (unless the watchdog is writing
+        it); the exit status. With ``program`` (the process ends now), end it here: the
+        interpreter's clean-up of a large run (its memory, its threads) takes longer than
+        the second Ctrl-C is allowed."""
+        line, status = self.outcome()
+        if self._claimed.acquire(blocking=False):
+            self._write(line)
+        if program:
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    if stream is not None:
+                        stream.flush()
+            os._exit(status)
+        return status

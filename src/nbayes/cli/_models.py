@@ -1,0 +1,142 @@
+"""Model files on the command line: loading one, the checks before writing one (never over
+the data, never over a file that is not a model), saving, and what kind of model it is.
+
+Nothing here computes anything about a model: commands call the library for that.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from nbayes.cli._common import UI, CLIError, load_model
+
+__all__ = [
+    "check_model_output",
+    "is_model_file",
+    "load_for_prediction",
+    "save_model",
+    "use_interrupts",
+    "warn_one_class",
+]
+
+
+def load_for_prediction(path: str) -> Any:
+    """A model file ready to predict: for a TextClassifier its scorer
+    (:func:`nbayes.load_scorer`: numpy only, no estimator, no scikit-learn), for
+    any other model the estimator (:func:`load_model`). Both predict and explain alike."""
+    from nbayes.exceptions import ModelFileError
+    from nbayes.io.persist import load_scorer
+
+    if not os.path.exists(path):
+        raise CLIError(f"No model file {path!r}: train one first with `nbayes train`.")
+    try:
+        scorer = load_scorer(path)
+    except ModelFileError:
+        scorer = None  # the full load reports the problem in its own words
+    return load_model(path) if scorer is None else scorer
+
+
+#: the first bytes of every nbayes model file (docs/model-format.md)
+_MODEL_MAGIC = b"\x89NBAYES\n"
+
+_INTERRUPTS: Any = None  # the Interrupts of the running command (nbayes.cli.main)
+
+
+@contextmanager
+def use_interrupts(interrupts: Any) -> Iterator[None]:
+    """Within this block :func:`save_model` registers the files it writes with
+    ``interrupts`` (:class:`nbayes.cli._interrupt.Interrupts`)."""
+    global _INTERRUPTS
+    previous, _INTERRUPTS = _INTERRUPTS, interrupts
+    try:
+        yield
+    finally:
+        _INTERRUPTS = previous
+
+
+def is_model_file(path: str) -> bool:
+    """Whether ``path`` starts as an nbayes model file does (its magic bytes)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(_MODEL_MAGIC)) == _MODEL_MAGIC
+    except OSError:
+        return False
+
+
+def _input_paths(inputs: Iterable[str]) -> Iterator[tuple[str, bool]]:
+    """``(path, is_folder)`` for each existing file or folder the DATA arguments name
+    (glob patterns expanded; standard input skipped)."""
+    import glob
+
+    for item in inputs:
+        if item == "-":
+            continue
+        matches = [item] if os.path.exists(item) else sorted(glob.glob(item, recursive=True))
+        for path in matches:
+            yield path, os.path.isdir(path)
+
+
+def check_model_output(
+    path: str, inputs: Iterable[str] = (), *, flag: str = "-o", force: bool = False
+) -> None:
+    """Refuse to write a model to ``path`` over one of the ``inputs`` (a DATA file, or a
+    file in a DATA folder), into a DATA folder (the model would be read as a document
+    next time), over a folder, or over an existing file that is not an nbayes model
+    (unless ``force``). Replacing a model file is fine: the new one replaces it
+    atomically."""
+    target = os.path.realpath(path)
+    if os.path.isdir(target):
+        raise CLIError(f"{flag} {path!r} is a folder: give the path of a model file to write.")
+    for item, folder in _input_paths(inputs):
+        real = os.path.realpath(item)
+        if folder:
+            if target.startswith(real.rstrip(os.sep) + os.sep):
+                raise CLIError(
+                    f"Refusing to write the model {path!r} inside the data folder {item!r} (it "
+                    f"would be read as a document next time): choose a {flag} outside it."
+                )
+        elif real == target or (os.path.exists(path) and os.path.samefile(item, path)):
+            raise CLIError(
+                f"Refusing to write the model over the input data {item!r}: choose another "
+                f"{flag} (the data would be lost)."
+            )
+    if os.path.exists(path) and not force and not is_model_file(path):
+        raise CLIError(
+            f"Refusing to replace {path!r}: it exists and is not an nbayes model file. Choose "
+            f"another {flag}, or pass --force to replace it."
+        )
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise CLIError(f"Cannot write {path!r}: the folder {directory!r} does not exist.")
+
+
+def save_model(
+    model: Any, path: str, inputs: Iterable[str] = (), *, flag: str = "-o", force: bool = False
+) -> None:
+    """Write ``model`` to ``path`` atomically, after :func:`check_model_output` (commands
+    also call that before they start, so that a refusal costs no training)."""
+    from nbayes.io.persist import save
+
+    check_model_output(path, inputs, flag=flag, force=force)
+    if _INTERRUPTS is None:
+        save(model, path)
+        return
+    with _INTERRUPTS.writing(path):
+        save(model, path)
+
+
+def warn_one_class(ui: UI, model: Any, path: str) -> None:
+    """Warn when ``model`` has examples of one class only: it predicts that class for
+    everything (probability 1), which is rarely what was meant."""
+    counts = np.asarray(model.class_count_, dtype=np.float64)
+    present = [c for c, n in zip(model.classes_.tolist(), counts.tolist(), strict=True) if n > 0]
+    if len(present) == 1:
+        ui.warn(
+            f"{path} has examples of one class only ({present[0]!r}): it predicts "
+            f"{present[0]!r} for everything. Give it examples of at least two classes."
+        )

@@ -1,0 +1,207 @@
+"""Opening the files :func:`nbayes.io.read_texts` reads: text with invalid bytes marked
+(and counted, :class:`Decoding`), gzip detected, open files (standard input) with their
+format told from the first line; the reader's options (:class:`Options`) and how advice
+names them (``text_col=...`` for Python, ``--text-col NAME`` where the command line set its
+flags' names: :func:`option_names`)."""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import csv
+import gzip
+import io
+import itertools
+import json
+import warnings
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nbayes.exceptions import DecodingWarning
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+# A decoding error handler that marks every invalid byte sequence with a lone
+# surrogate.  A strict decoder never produces lone surrogates (they are invalid
+# in UTF-8 and the other standard codecs), so the marker can only come from an
+# error; it is replaced by U+FFFD once the affected row has been counted.
+_MARK = "\udcfd"
+_ERRORS = "nbayes.io.mark"
+
+
+def _mark_invalid(exc: UnicodeError) -> tuple[str, int]:
+    if isinstance(exc, UnicodeDecodeError):
+        return _MARK, exc.end
+    raise exc
+
+
+codecs.register_error(_ERRORS, _mark_invalid)
+
+
+# ------------------------------------------------------------------- naming the options
+
+#: option -> how the caller spells it (``--text-col NAME``); unset: Python's ``text_col=...``
+_NAMES: ContextVar[Mapping[str, str] | None] = ContextVar("nbayes_reader_names", default=None)
+
+
+@contextlib.contextmanager
+def option_names(names: Mapping[str, str]) -> Iterator[None]:
+    """Within this block, advice names the options as ``names`` spells them: e.g.
+    ``{"text_col": "--text-col NAME", "encoding": "--encoding NAME"}`` for a command line.
+    An option missing from ``names`` is not one the caller has: advice about it is left
+    out. (A context variable: other threads and tasks keep their own spelling.)"""
+    token = _NAMES.set(dict(names))
+    try:
+        yield
+    finally:
+        _NAMES.reset(token)
+
+
+def python_caller() -> bool:
+    """Whether advice is for a Python caller (no :func:`option_names` in effect)."""
+    return _NAMES.get() is None
+
+
+def advice(option: str, example: str | None = None) -> str:
+    """``option`` as the caller spells it: ``encoding='latin-1'`` (Python) or
+    ``--encoding latin-1`` (where :func:`option_names` names the flag ``--encoding NAME``)."""
+    names = _NAMES.get()
+    if names is None:
+        return f"{option}={example!r}" if example is not None else f"{option}=..."
+    spelled = names.get(option)
+    if spelled is None:
+        return ""
+    return spelled if example is None else f"{spelled.split()[0]} {example}"
+
+
+def pass_option(option: str, why: str, example: str | None = None) -> str:
+    """`` Pass text_col=... to choose.`` (empty where the caller has no such option)."""
+    spelled = advice(option, example)
+    return f" Pass {spelled} {why}." if spelled else ""
+
+
+@dataclass(frozen=True)
+class Options:
+    """The settings of one :func:`~nbayes.io.read_texts` call (checked there)."""
+
+    text_col: str
+    label_col: str | None
+    chunk_size: int
+    max_chunk_chars: int | None
+    delimiter: str | None
+    encoding: str
+    max_field_chars: int
+
+
+@dataclass
+class Decoding:
+    """Counts the documents that contained invalid bytes during one call."""
+
+    rows: int = 0
+    sources: set[str] = field(default_factory=set)
+    first: str = ""
+
+    def record(self, source: str, where: str) -> None:
+        self.rows += 1
+        self.sources.add(source)
+        if not self.first:
+            self.first = where
+
+    def warn(self, encoding: str, partial: bool) -> None:
+        if not self.rows:
+            return
+        n_src = len(self.sources)
+        msg = (
+            f"{self.rows} document(s) in {n_src} file(s) contained bytes that are not valid "
+            f"{encoding}; they were replaced by U+FFFD. The first is {self.first}."
+            + (" (Counted in the part read before the reader was closed.)" if partial else "")
+            + pass_option("encoding", "if the files use another encoding", "latin-1")
+        )
+        warnings.warn(msg, DecodingWarning, stacklevel=3)
+
+
+# --------------------------------------------------------------------------- opening
+
+
+@dataclass
+class Stream:
+    """An open file (standard input) read as one table: its lines as text, the first one
+    already read to tell the format (:func:`open_stream`)."""
+
+    name: str
+    lines: Iterator[str]
+
+
+def open_stream(obj: Any, fmt: str | None, opts: Options) -> tuple[Stream, str]:
+    """The lines of the open file ``obj`` (text, or binary decoded with ``opts.encoding``,
+    invalid bytes marked) and its format: ``fmt``, or else told from the first line (a
+    JSON object: jsonl; a CSV or TSV header holding ``opts.text_col``: csv or tsv; anything
+    else: lines, one document per line)."""
+    name = str(getattr(obj, "name", "<stream>"))
+    name = "<stdin>" if name in ("<stdin>", "0") else name
+    text: Iterable[str]
+    if isinstance(obj, io.TextIOBase):
+        text = obj
+    else:
+        text = io.TextIOWrapper(obj, encoding=_text_encoding(opts.encoding), errors=_ERRORS,
+                                newline="")  # fmt: skip
+    it = iter(text)
+    if fmt is not None:
+        return Stream(name, it), fmt
+    first = next(it, "")
+    lines = itertools.chain([first], it)
+    return Stream(name, lines), _sniff(first, opts)
+
+
+def _sniff(first: str, opts: Options) -> str:
+    line = first.strip("\r\n\ufeff")
+    if line.lstrip().startswith("{"):
+        with contextlib.suppress(ValueError):
+            if isinstance(json.loads(line), dict):
+                return "jsonl"
+    for delimiter, fmt in ((opts.delimiter or ",", "csv"), ("\t", "tsv")):
+        fields = next(csv.reader([line], delimiter=delimiter), [])
+        if opts.text_col in fields:
+            return fmt
+    return "lines"
+
+
+def _is_gzip(path: Path | Stream) -> bool:
+    if isinstance(path, Stream):
+        return False
+    with open(path, "rb") as f:
+        return f.read(2) == _GZIP_MAGIC
+
+
+def _open_text(path: Path | Stream, encoding: str, newline: str | None) -> Any:
+    """Open a (possibly gzip-compressed) file as text, marking invalid bytes (a stream:
+    its lines, as they are)."""
+    if isinstance(path, Stream):
+        return contextlib.nullcontext(path.lines)
+    enc = _text_encoding(encoding)
+    if _is_gzip(path):
+        return gzip.open(path, "rt", encoding=enc, errors=_ERRORS, newline=newline)
+    return open(path, encoding=enc, errors=_ERRORS, newline=newline)
+
+
+def _read_bytes(path: Path) -> bytes:
+    if _is_gzip(path):
+        try:
+            with gzip.open(path, "rb") as f:
+                return f.read()
+        except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+            raise _gzip_guard(path, e) from None
+    return path.read_bytes()
+
+
+def _text_encoding(encoding: str) -> str:
+    # Strip a UTF-8 byte order mark at the start of a file.
+    return "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
+
+
+def _gzip_guard(path: Path | Stream, exc: BaseException) -> ValueError:
+    return ValueError(f"{str(path)!r} is not a valid gzip file or is truncated: {exc}")
