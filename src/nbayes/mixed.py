@@ -106,7 +106,7 @@ class MixedNB(BaseNB):
         As in GaussianNB: this fraction of the largest variance of a gaussian column (over
         every row seen, derived from the statistics, so independent of the batches) is
         added to every gaussian variance.
-    bandwidth : {"scott", "silverman"} or float, default="scott"
+    bandwidth : {"scott", "silverman", "robust"} or float, default="scott"
         Kernel width of "kde" columns (see :class:`nbayes.kernel.KernelNB`).
     fit_prior : bool, default=True
         Learn the class prior (else uniform).

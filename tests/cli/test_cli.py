@@ -599,3 +599,27 @@ def test_update_of_a_model_locked_by_a_server_fails_clearly(
     assert text_model.read_bytes() == before  # untouched
     code, _, _ = run(capsys, "update", text_model, texts_csv, "-q")  # free again
     assert code == 0
+
+
+def test_train_kernel_uses_the_estimators_default_bandwidth(tmp_path) -> None:
+    """No --bandwidth: KernelNB's own default rule (robust), not a rule the CLI picks."""
+    import numpy as np
+
+    import nbayes
+    from nbayes.cli import main
+
+    rng = np.random.default_rng(0)
+    csv = tmp_path / "t.csv"
+    rows = ["a,b,label"] + [
+        f"{x:.3f},{z:.3f},{c}"
+        for x, z, c in zip(
+            rng.normal(size=40), rng.normal(size=40), rng.integers(0, 2, 40), strict=True
+        )
+    ]
+    csv.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "k.nbayes"
+    assert (
+        main(["train", str(csv), "--model", "kernel", "--label-col", "label", "-o", str(out), "-q"])
+        == 0
+    )
+    assert nbayes.load(out).bandwidth == nbayes.KernelNB().bandwidth

@@ -94,7 +94,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--bandwidth",
         metavar="RULE",
-        help="kernel, mixed: kernel width, scott (default), silverman or a number",
+        help="kernel, mixed: kernel width rule, robust (kernel's default), scott (mixed's "
+        "default), silverman, or a number",
     )
     p.add_argument(
         "--max-points",
@@ -183,18 +184,19 @@ def make_estimator(
         raise CLIError("--bandwidth applies to --model kernel and --model mixed only.")
     if max_points is not None and name != "kernel":
         raise CLIError("--max-points applies to --model kernel only.")
-    bw = "scott" if bandwidth is None else parse_bandwidth(bandwidth)
+    # no --bandwidth: the estimator's own default (KernelNB "robust", MixedNB "scott")
+    bw = {} if bandwidth is None else {"bandwidth": parse_bandwidth(bandwidth)}
     if name == "kernel":
         from nbayes.kernel import KernelNB
 
         if alpha is not None:
             raise CLIError("--alpha does not apply to --model kernel (it has no counts).")
-        return KernelNB(bandwidth=bw, max_points=max_points)
+        return KernelNB(max_points=max_points, **bw)
     if name == "mixed":
         from nbayes.mixed import MixedNB
 
         spec = None if columns is None else parse_columns(columns)
-        return MixedNB(spec, alpha=1.0 if alpha is None else alpha, bandwidth=bw)
+        return MixedNB(spec, alpha=1.0 if alpha is None else alpha, **bw)
 
     classes = {
         "multinomial": nb.MultinomialNB,
