@@ -371,7 +371,6 @@ def test_every_numeric_flag_is_checked() -> None:
     plain = [
         (command, action.option_strings)
         for command in COMMANDS
-        if command not in ("serve", "plot")  # declared by nbayes.serve, the plot helper
         for action in sub.choices[command]._actions
         if action.type in (int, float)
         # hyperparameters: the estimator checks them (and the error names the flag)
@@ -395,6 +394,14 @@ def test_every_numeric_flag_is_checked() -> None:
         ["train", "{data}", "-o", "{out}", "--workers", "-1"],
         ["tune", "{data}", "--folds", "-1"],
         ["eval", "{model}", "{data}", "--max-field-chars", "0"],
+        ["serve", "{model}", "--port", "-1"],
+        ["serve", "{model}", "--port", "70000"],
+        ["serve", "{model}", "--workers", "0"],
+        ["serve", "{model}", "--fold-every", "-1"],
+        ["serve", "{model}", "--fold-seconds", "-1"],
+        ["plot", "{model}", "--dpi", "0"],
+        ["plot", "{model}", "--words", "--top", "0"],
+        ["plot", "{model}", "--reliability", "{data}", "--bins", "0"],
     ],
 )
 def test_negative_numbers_are_refused_with_the_flag_named(

@@ -124,8 +124,6 @@ def test_plot_reliability(
         (["--words", "--strategy", "quantile"], "--strategy applies to --reliability only."),
         (["--words", "--class", "spam"], "--class applies to --reliability only."),
         (["--words", "--normalize"], "--normalize applies to --confusion only."),
-        (["--words", "--top", "0"], "--top must be a positive number; got 0."),
-        (["--reliability", "DATA", "--bins", "0"], "--bins must be a positive number; got 0."),
         (["--reliability", "DATA", "--class", "eggs"], "--class 'eggs' is not a class"),
     ],
 )

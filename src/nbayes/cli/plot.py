@@ -34,6 +34,7 @@ from nbayes.cli._common import (
     add_data_options,
     add_inputs,
     column_names,
+    count_type,
     is_text_model,
     load_model,
     refuse_set_flags,
@@ -59,8 +60,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--normalize", action="store_true", help="confusion matrix: fractions of each true class"
     )
-    p.add_argument("--top", type=int, metavar="K", help="--words: words per class (10)")
-    p.add_argument("--bins", type=int, metavar="N", help="--reliability: number of bins (10)")
+    p.add_argument("--top", type=count_type(1), metavar="K",
+                   help="--words: words per class (10)")  # fmt: skip
+    p.add_argument("--bins", type=count_type(1), metavar="N",
+                   help="--reliability: number of bins (10)")  # fmt: skip
     p.add_argument(
         "--strategy",
         choices=("uniform", "quantile"),
@@ -72,7 +75,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="LABEL",
         help="--reliability: the class whose probability is drawn",
     )
-    p.add_argument("--dpi", type=int, default=100, help="resolution of raster images (100)")
+    p.add_argument("--dpi", type=count_type(1), default=100,
+                   help="resolution of raster images (100)")  # fmt: skip
     add_data_options(p)
 
 
@@ -98,8 +102,6 @@ def _words(model: Any, args: argparse.Namespace) -> Any:
     from nbayes.plot import informative_words
 
     top = 10 if args.top is None else args.top
-    if top < 1:
-        raise CLIError(f"--top must be a positive number; got {top}.")
     if getattr(model, "hashing", False) is True:
         raise CLIError(
             "--words needs the words of the model; this model was trained with --hashing and "
@@ -159,8 +161,6 @@ def _reliability(ui: UI, model: Any, args: argparse.Namespace) -> Any:
     from nbayes.plot import reliability
 
     bins = 10 if args.bins is None else args.bins
-    if bins < 1:
-        raise CLIError(f"--bins must be a positive number; got {bins}.")
     classes = [str(c) for c in model.classes_]
     pos_label = None
     if args.pos_label is not None:
@@ -183,8 +183,6 @@ def _reliability(ui: UI, model: Any, args: argparse.Namespace) -> Any:
 
 def _check_flags(args: argparse.Namespace) -> None:
     """Refuse the options of another kind of plot."""
-    if args.dpi < 1:
-        raise CLIError(f"--dpi must be a positive number; got {args.dpi}.")
     if args.confusion is None:
         refuse_set_flags(args, ["--normalize"], "applies to --confusion only.")
     if not args.words:
