@@ -637,3 +637,17 @@ def test_a_save_removes_the_temporaries_of_dead_saves(tmp_path) -> None:
     save(MultinomialNB().fit([[1, 0], [0, 1]], [0, 1]), path)
     assert not stale.exists()
     assert young.exists() and other.exists()  # in progress / another model's
+
+
+def test_is_model_file(tmp_path) -> None:
+    import nbayes
+    from nbayes.io import is_model_file
+
+    model = tmp_path / "m.nbayes"
+    nbayes.save(nbayes.MultinomialNB().fit([[1, 2], [2, 1]], [0, 1]), model)
+    csv = tmp_path / "d.csv"
+    csv.write_text("text,label\nhello,a\n")
+    assert is_model_file(model) and is_model_file(str(model))
+    assert not is_model_file(csv)
+    assert not is_model_file(tmp_path)  # a folder
+    assert not is_model_file(tmp_path / "missing")

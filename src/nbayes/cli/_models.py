@@ -17,7 +17,6 @@ from nbayes.cli._common import UI, CLIError, load_model
 
 __all__ = [
     "check_model_output",
-    "is_model_file",
     "load_for_prediction",
     "save_model",
     "use_interrupts",
@@ -41,9 +40,6 @@ def load_for_prediction(path: str) -> Any:
     return load_model(path) if scorer is None else scorer
 
 
-#: the first bytes of every nbayes model file (docs/model-format.md)
-_MODEL_MAGIC = b"\x89NBAYES\n"
-
 _INTERRUPTS: Any = None  # the Interrupts of the running command (nbayes.cli.main)
 
 
@@ -57,15 +53,6 @@ def use_interrupts(interrupts: Any) -> Iterator[None]:
         yield
     finally:
         _INTERRUPTS = previous
-
-
-def is_model_file(path: str) -> bool:
-    """Whether ``path`` starts as an nbayes model file does (its magic bytes)."""
-    try:
-        with open(path, "rb") as f:
-            return f.read(len(_MODEL_MAGIC)) == _MODEL_MAGIC
-    except OSError:
-        return False
 
 
 def _input_paths(inputs: Iterable[str]) -> Iterator[tuple[str, bool]]:
@@ -105,6 +92,8 @@ def check_model_output(
                 f"Refusing to write the model over the input data {item!r}: choose another "
                 f"{flag} (the data would be lost)."
             )
+    from nbayes.io import is_model_file
+
     if os.path.exists(path) and not force and not is_model_file(path):
         raise CLIError(
             f"Refusing to replace {path!r}: it exists and is not an nbayes model file. Choose "

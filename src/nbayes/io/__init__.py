@@ -7,6 +7,8 @@ read_texts
     variants included) or a folder per class, chunk by chunk.
 TextChunk
     The chunk type yielded by :func:`read_texts`.
+is_model_file
+    Whether a path is an nbayes model file (its first bytes); ``nbayes.load`` reads it.
 """
 
 from __future__ import annotations
@@ -14,18 +16,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from nbayes.io.persist import is_model_file
     from nbayes.io.readers import SUPPORTED_FORMATS, TextChunk, read_texts
 
-__all__ = ["SUPPORTED_FORMATS", "TextChunk", "read_texts"]
+__all__ = ["SUPPORTED_FORMATS", "TextChunk", "is_model_file", "read_texts"]
 
 
 def __getattr__(name: str) -> Any:
     # the readers are imported on first use: loading a model (nbayes.io.persist) needs none
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from nbayes.io import readers
+    if name == "is_model_file":
+        from nbayes.io import persist as module
+    else:
+        from nbayes.io import readers as module
 
-    value = getattr(readers, name)
+    value = getattr(module, name)
     globals()[name] = value
     return value
 

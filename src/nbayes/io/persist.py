@@ -82,7 +82,7 @@ from nbayes.io._json import (
     expect_str,
     expect_str_list,
 )
-from nbayes.io._modelfile import read_model_file, write_model_file
+from nbayes.io._modelfile import MAGIC, read_model_file, write_model_file
 from nbayes.io._registry import Serializer, decode, encode, register, registered_types
 
 if TYPE_CHECKING:
@@ -107,6 +107,7 @@ __all__ = [
     "expect_list",
     "expect_str",
     "expect_str_list",
+    "is_model_file",
     "load",
     "load_scorer",
     "read_metadata",
@@ -155,6 +156,21 @@ def save(model: Any, path: str | os.PathLike[str]) -> None:
         "model": encoded["model"],
     }
     write_model_file(path, metadata, writer.store)
+
+
+def is_model_file(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a file that starts as every nbayes model file does (its magic
+    bytes; the rest is checked by :func:`load`). False for folders, missing or unreadable
+    files and any other file (a CSV, a pickle, ...).
+
+    >>> is_model_file(__file__)
+    False
+    """
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(MAGIC)) == MAGIC
+    except OSError:
+        return False
 
 
 def read_metadata(

@@ -295,8 +295,10 @@ def write_model_file(
 
     directory = os.path.dirname(os.path.abspath(target))
     remove_stale_temporaries(directory, os.path.basename(target))
-    fd, tmp = _create_temp(directory, os.path.basename(target))
+    tmp = None
     try:
+        # inside the try: an interrupt right after the temporary is made removes it too
+        fd, tmp = _create_temp(directory, os.path.basename(target))
         try:
             f = os.fdopen(fd, "wb")
         except BaseException:
@@ -308,7 +310,8 @@ def write_model_file(
             os.fsync(f.fileno())
         os.replace(tmp, target)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         raise
     fsync_directory(directory)
