@@ -185,7 +185,7 @@ def make_estimator(
     if max_points is not None and name != "kernel":
         raise CLIError("--max-points applies to --model kernel only.")
     # no --bandwidth: the estimator's own default (KernelNB "robust", MixedNB "scott")
-    bw = {} if bandwidth is None else {"bandwidth": parse_bandwidth(bandwidth)}
+    bw: dict[str, Any] = {} if bandwidth is None else {"bandwidth": parse_bandwidth(bandwidth)}
     if name == "kernel":
         from nbayes.kernel import KernelNB
 

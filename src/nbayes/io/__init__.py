@@ -26,11 +26,11 @@ def __getattr__(name: str) -> Any:
     # the readers are imported on first use: loading a model (nbayes.io.persist) needs none
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    if name == "is_model_file":
-        from nbayes.io import persist as module
-    else:
-        from nbayes.io import readers as module
+    import importlib
 
+    module = importlib.import_module(
+        "nbayes.io.persist" if name == "is_model_file" else "nbayes.io.readers"
+    )
     value = getattr(module, name)
     globals()[name] = value
     return value

@@ -51,9 +51,9 @@ def load_moments(
     has_low = reader.prefix + "mean_low" in reader.arrays
     low = reader.get("mean_low", shape=shape) if has_low else None
     row_low = reader.get("row_mean_low", shape=(n_features,)) if has_low else None
-    return MomentStats(
-        classes, class_count, mean, m2, float(n_rows), row_mean, row_m2, low, row_low
-    )
+    # (None: zeros, as the dataclass documents)
+    return MomentStats(classes, class_count, mean, m2, float(n_rows), row_mean, row_m2,
+                       low, row_low)  # type: ignore[arg-type]  # fmt: skip
 
 
 def dump(model: GaussianNB, writer: ArrayWriter) -> dict[str, Any]:
