@@ -57,3 +57,16 @@ def test_python_dash_m_help() -> None:
     out = subprocess.run([sys.executable, "-m", "nbayes.serve", "--help"], capture_output=True,
                          text=True, check=True).stdout  # fmt: skip
     assert "--workers" in out and "--token" in out and "MODEL" in out
+
+
+def test_a_model_it_cannot_answer_for(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    """An NBSVM (a linear model on NB features) is refused with advice, not served as a
+    table model."""
+    import nbayes
+
+    path = f"{tmp_path}/svm.nbayes"
+    docs = ["good fun film", "great acting", "dull plot", "bad boring film"] * 3
+    nbayes.save(nbayes.NBSVM().fit(docs, ["pos", "pos", "neg", "neg"] * 3), path)
+    assert run(_parse(path, "--port", "0")) == 2
+    err = capsys.readouterr().err
+    assert "NBSVM model is not a Naive Bayes model" in err and "nbayes predict" in err

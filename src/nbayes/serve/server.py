@@ -124,6 +124,7 @@ def _run_worker(
             state = ModelState(model, digest, options["fold_every"], options["fold_seconds"])
     except Exception as exc:  # the model file or the journal: say it in one line
         _say(f"cannot serve {model!r}: {exc}")
+        sock.close()
         return 2
     server: Any = None
 

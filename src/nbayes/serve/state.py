@@ -70,6 +70,8 @@ class ModelState:
         self.scorer = load_scorer(self.path)
         if self.scorer is None:
             self.estimator = self._load_estimator()
+        if self.scorer is None:
+            _check_servable(self.estimator)
         self.text = self.scorer is not None or _is_text(self.estimator)
         self.table = None if self.text else TableSpec(self.estimator)
         records = self.journal.catch_up()
@@ -292,6 +294,19 @@ class ModelState:
         out["updates_since_start"] = self.updates
         out["journal_pending"] = self.journal.pending
         return out
+
+
+def _check_servable(model: Any) -> None:
+    """Refuse a model the service cannot answer for (its endpoints speak the Naive Bayes
+    models' API: posteriors, explanations by evidence, update and forget)."""
+    from nbayes._base import BaseNB
+
+    if not isinstance(model, BaseNB):
+        raise ValueError(
+            f"a {type(model).__name__} model is not a Naive Bayes model: nbayes serve answers "
+            "for TextClassifier and the table models (posteriors, evidence, update, forget). "
+            "Predict with it through `nbayes predict MODEL` or the Python API."
+        )
 
 
 def _is_text(model: Any) -> bool:
