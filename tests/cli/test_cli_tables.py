@@ -212,6 +212,10 @@ def test_tune_tables(capsys: pytest.CaptureFixture[str], tmp_path: Path, table_c
         (["--min-df", "0"], "--min-df"),
         (["--bandwidth", "scott"], "applies to table models"),
         (["--model", "gaussian", "--alpha", "1"], "does not apply"),
+        (["--c", "1"], "--c applies to --model nbsvm only"),
+        (["--model", "nbsvm", "--c", "-1"], "--c must be a number > 0"),
+        (["--model", "nbsvm", "--beta", "2"], "--beta must be"),
+        (["--model", "nbsvm", "--binary"], "--binary does not apply to --model nbsvm"),
     ],
 )
 def test_tune_errors(
@@ -328,3 +332,17 @@ def test_dask_workers_local_cluster(
         got.predict_joint_log_proba(df.drop(columns=["y"])),
         ref.predict_joint_log_proba(df.drop(columns=["y"])), rtol=1e-12,
     )  # fmt: skip
+
+
+def test_tune_nbsvm_and_save(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, sms_csv: Path
+) -> None:
+    """--model nbsvm tunes NBSVM (C, beta, alpha) by NBSearchCV and saves the best one."""
+    best = tmp_path / "svm.nbayes"
+    code, out, err = run(capsys, "tune", sms_csv, "--model", "nbsvm", "--folds", "3",
+                         "--c", "0.1,1", "--beta", "0.25,1", "--save", best)  # fmt: skip
+    assert code == 0, err
+    assert len(out.splitlines()) == 2 + 4 + 1 and "C=0.1, beta=0.25" in out
+    model = load(best)
+    assert type(model).__name__ == "NBSVM"
+    assert (model.C, model.beta) in {(c, b) for c in (0.1, 1.0) for b in (0.25, 1.0)}

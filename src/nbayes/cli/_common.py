@@ -323,7 +323,7 @@ def refuse_set_flags(args: argparse.Namespace, flags: Iterable[str], why: str) -
 # -------------------------------------------------------------- hyperparameter errors
 
 #: the flag that sets an estimator parameter, where it is not ``--`` + its name with dashes
-_FLAG_OF = {"ngram_range": "--ngrams"}
+_FLAG_OF = {"ngram_range": "--ngrams", "C": "--c"}
 
 _PARAMETER_ERROR = re.compile(
     r"The '(?P<name>\w+)' parameter of \w+ must be (?P<rule>.+?)\. Got (?P<got>.+) instead\.$",

@@ -31,7 +31,7 @@ from nbayes.cli._common import UI, CLIError, add_data_options, add_model_options
 __all__ = ["add_arguments", "run"]
 
 #: the flags that give settings of an estimator's hyperparameters: the estimator validates
-GRID_FLAGS = ("--alpha", "--ngrams", "--min-df", "--var-smoothing", "--bandwidth")
+GRID_FLAGS = ("--alpha", "--ngrams", "--min-df", "--var-smoothing", "--bandwidth", "--c", "--beta")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -47,6 +47,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--ngrams", metavar="MIN-MAX,...", help="text: n-gram ranges to try, e.g. 1-1,1-2"
     )
     p.add_argument("--min-df", metavar="N,...", help="text: minimum document counts to try")
+    p.add_argument("--c", metavar="C,...", help="nbsvm: SVM regularisation values, e.g. 0.1,1")
+    p.add_argument("--beta", metavar="B,...", help="nbsvm: interpolation values, e.g. 0.25,1")
     p.add_argument(
         "--var-smoothing", metavar="V,...", help="gaussian, mixed: variance smoothing to try"
     )
@@ -119,13 +121,22 @@ def _grid(args: argparse.Namespace, text: bool) -> dict[str, list[Any]]:
             )
         if args.min_df is not None:
             grid["min_df"] = _min_df(args.min_df)
+        if model == "nbsvm":
+            if args.binary:
+                raise CLIError("--binary does not apply to --model nbsvm (it always is).")
+            if args.c is not None:
+                grid["C"] = _floats(args.c, "--c")
+            if args.beta is not None:
+                grid["beta"] = _floats(args.beta, "--beta")
+        else:
+            common.refuse_set_flags(args, ("--c", "--beta"), "applies to --model nbsvm only.")
         common.refuse_set_flags(
             args,
             ("--var-smoothing", "--bandwidth", "--columns"),
             "applies to table models, not to documents.",
         )
     else:
-        text_only = ("--ngrams", "--min-df", "--binary")
+        text_only = ("--ngrams", "--min-df", "--binary", "--c", "--beta")
         common.refuse_set_flags(args, text_only, "applies to text models only.")
         if args.var_smoothing is not None:
             if model not in ("gaussian", "mixed"):
@@ -165,6 +176,10 @@ def _inputs(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, Any, Any
         from nbayes.text import TextClassifier
 
         texts, labels = read_labelled_texts(ui, args.data, args)
+        if args.model == "nbsvm":
+            from nbayes.nbsvm import NBSVM
+
+            return NBSVM(), texts, np.asarray(labels)
         return TextClassifier(model=args.model, binary=args.binary), texts, np.asarray(labels)
     from nbayes.cli._data import feature_kind
     from nbayes.cli._tables import read_table, split_labels, table_features
