@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
+
+from nbayes._flags import count_type, seconds_type
 
 __all__ = ["add_arguments", "main", "run"]
 
@@ -41,61 +42,30 @@ def _size(text: str) -> int:
     return value
 
 
-def _whole(minimum: int, maximum: int | None = None) -> Any:
-    """An argparse ``type``: a whole number in [minimum, maximum], else refused with the
-    flag named (exit status 2)."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"must be a whole number >= {minimum}; got {text!r}"
-            ) from None
-        if value < minimum or (maximum is not None and value > maximum):
-            bound = f"between {minimum} and {maximum}" if maximum is not None else f">= {minimum}"
-            raise argparse.ArgumentTypeError(f"must be {bound}; got {value}")
-        return value
-
-    parse.__name__ = f"whole number >= {minimum}"
-    return parse
-
-
-def _seconds(text: str) -> float:
-    """An argparse ``type``: a positive, finite number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds; got {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds; got {text}")
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``nbayes serve`` (the CLI's subcommand and ``python -m``)."""
     parser.add_argument("model", metavar="MODEL", help="model file (updated in place)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1)")  # fmt: skip
-    parser.add_argument("--port", type=_whole(0, 65535), default=8000,
+    parser.add_argument("--port", type=count_type(0, 65535), default=8000,
                         help="port to listen on; 0 picks a free one (default 8000)")  # fmt: skip
     parser.add_argument(
         "--token", default=os.environ.get("NBAYES_SERVE_TOKEN"),
         help="/update and /forget need 'Authorization: Bearer TOKEN' (default: the "
         "NBAYES_SERVE_TOKEN environment variable; beyond loopback writes need one)",
     )  # fmt: skip
-    parser.add_argument("--workers", type=_whole(1), default=1, metavar="N",
+    parser.add_argument("--workers", type=count_type(1), default=1, metavar="N",
                         help="worker processes (default 1; see docs/serve.md)")  # fmt: skip
     parser.add_argument(
         "--max-body", type=_size, default=10 * 1024 * 1024, metavar="SIZE",
         help="largest request body (default 10M); larger ones get 413",
     )  # fmt: skip
     parser.add_argument(
-        "--fold-every", type=_whole(1), default=1000, metavar="N",
+        "--fold-every", type=count_type(1), default=1000, metavar="N",
         help="fold the journal into the model file after N updates (default 1000)",
     )  # fmt: skip
     parser.add_argument(
-        "--fold-seconds", type=_seconds, default=60.0, metavar="S",
+        "--fold-seconds", type=seconds_type, default=60.0, metavar="S",
         help="... or S seconds after the first unfolded update (default 60)",
     )  # fmt: skip
     parser.add_argument("--log-level", default="warning",

@@ -97,17 +97,8 @@ class Vocabulary:
         """
         mine, theirs = _objects(self.terms), _objects(other.terms)
         if _is_sorted(mine) and _is_sorted(theirs):
-            # one stable sort of both runs (a merge of two sorted runs for timsort): each
-            # term's rank among the distinct terms is its column
-            both = np.concatenate([mine, theirs])
-            order = np.argsort(both, kind="stable")
-            ordered = both[order]
-            first = np.ones(len(ordered), dtype=bool)
-            first[1:] = ordered[1:] != ordered[:-1]
-            col = np.empty(len(both), dtype=np.int64)
-            col[order] = np.cumsum(first) - 1
-            vocabulary = Vocabulary(ordered[first].tolist())
-            return vocabulary, col[: len(mine)], col[len(mine) :]
+            terms, col = _sorted_union([mine, theirs])
+            return Vocabulary(terms.tolist()), col[: len(mine)], col[len(mine) :]
         index = dict(self.index)
         their_terms = theirs.tolist()
         for term in their_terms:
@@ -355,16 +346,8 @@ def _united_sorted(parts: Sequence[TextStats]) -> TextStats | None:
     runs = [_objects(v.terms) for v in vocabularies]  # type: ignore[union-attr]
     if not all(_is_sorted(run) for run in runs):
         return None
-    # one stable sort of the sorted runs (timsort merges them): each term's rank among
-    # the distinct terms is its column, so the layout is a single fit's
-    both = np.concatenate(runs)
-    order = np.argsort(both, kind="stable")
-    ordered = both[order]
-    first = np.ones(len(ordered), dtype=bool)
-    first[1:] = ordered[1:] != ordered[:-1]
-    col = np.empty(len(both), dtype=np.int64)
-    col[order] = np.cumsum(first) - 1
-    n_columns = int(first.sum())
+    terms, col = _sorted_union(runs)
+    n_columns = len(terms)
     classes = parts[0].classes
     for p in parts[1:]:
         classes = union_classes(classes, p.classes)
@@ -389,8 +372,22 @@ def _united_sorted(parts: Sequence[TextStats]) -> TextStats | None:
     counts = replace(parts[0].counts, classes=classes, class_count=class_count, feature_count=fc)
     n_docs = sum(p.n_docs for p in parts)
     return TextStats(counts, doc_freq, term_freq, n_docs).with_vocabulary(
-        Vocabulary(ordered[first].tolist())
+        Vocabulary(terms.tolist())
     )
+
+
+def _sorted_union(runs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct terms of sorted runs, sorted, and the column of each run's terms
+    (concatenated): one stable sort (timsort merges the runs), each term's rank among
+    the distinct terms its column, so the layout is a single fit's."""
+    both = np.concatenate(runs)
+    order = np.argsort(both, kind="stable")
+    ordered = both[order]
+    first = np.ones(len(ordered), dtype=bool)
+    first[1:] = ordered[1:] != ordered[:-1]
+    col = np.empty(len(both), dtype=np.int64)
+    col[order] = np.cumsum(first) - 1
+    return ordered[first], col
 
 
 def _smallest(values: np.ndarray) -> np.ndarray:
