@@ -388,7 +388,8 @@ def test_cli_train_predict_explain_info(tmp_path, capsys, rt):
     assert code == 0 and "Trained NBSVM on 300 documents" in err, err
     model = nbayes.load(path)
     assert model.get_params()["ngram_range"] == (1, 2)  # NBSVM's default, not --ngrams'
-    code, out, _ = run(capsys, "predict", path, "--text", docs[0], "--text", docs[-1], "--proba")
+    code, out, _ = run(capsys, "predict", path, "--text", docs[0], "--text", docs[-1], "--proba",
+                       "--format", "csv")  # fmt: skip
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "row,prediction,proba_neg,proba_pos"
