@@ -214,3 +214,11 @@ def test_a_large_vocabulary_header_is_within_the_bound(tmp_path: Path) -> None:
     path = tmp_path / "m.nbayes"
     nbayes.save(clf, path)
     assert len(nbayes.load(path).vocabulary_) == 60_000
+
+
+def test_duplicate_terms_are_refused_sorted_or_not() -> None:
+    from nbayes.io._text_model import _distinct
+
+    assert _distinct(["a", "b", "c"]) and _distinct(["b", "a", "c"]) and _distinct([])
+    assert not _distinct(["a", "b", "b"])  # sorted with a repeat
+    assert not _distinct(["b", "a", "b"])  # unsorted with a repeat
