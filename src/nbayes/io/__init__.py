@@ -26,12 +26,12 @@ def __getattr__(name: str) -> Any:
     # the readers are imported on first use: loading a model (nbayes.io.persist) needs none
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
+    if name == "is_model_file":
+        from nbayes.io.persist import is_model_file as value
+    else:
+        from nbayes.io import readers
 
-    module = importlib.import_module(
-        "nbayes.io.persist" if name == "is_model_file" else "nbayes.io.readers"
-    )
-    value = getattr(module, name)
+        value = getattr(readers, name)
     globals()[name] = value
     return value
 
