@@ -23,7 +23,6 @@ was, also in a subclass that overrides it (:func:`nbayes._guards.all_or_nothing`
 
 from __future__ import annotations
 
-import math
 from typing import Any, ClassVar, Self
 
 import numpy as np
@@ -36,6 +35,7 @@ from ._families import Family
 from ._families._common import exact_prior_of, row_values
 from ._guards import all_or_nothing
 from ._posterior import PosteriorMixin, log_normalize
+from ._reading import ReadingMixin
 from ._stats import CountStats, readonly
 from ._validation import (
     FeatureNames,
@@ -57,7 +57,7 @@ def _freeze(value: Any) -> Any:
     return (arr.dtype.str, arr.shape, arr.tobytes())
 
 
-class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
+class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
     """Template for nbayes estimators; subclasses name a family and their hyperparameters.
 
     A model supplies hooks; the template does the rest. Required:
@@ -451,51 +451,6 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
     def _row_values(self, X: Any) -> np.ndarray:
         return row_values(X)
 
-    def sample(self, n_samples: int = 1, random_state: Any = None) -> tuple[Any, np.ndarray]:
-        """Draw examples from the model's joint distribution P(y) P(x | y).
-
-        Parameters
-        ----------
-        n_samples : int, default=1
-        random_state : int, numpy Generator or None
-
-        Returns
-        -------
-        X : ndarray of shape (n_samples, n_features)
-        y : ndarray of shape (n_samples,)
-        """
-        rng = np.random.default_rng(random_state)
-        codes = self.sample_classes(n_samples, rng)
-        X = self._family.sample(*self._family_view(), codes, rng)
-        return X, self._class_labels()[codes]
-
-    def n_parameters(self, full_joint: bool = False, doc_length: int | None = None) -> float:
-        """Free parameters of this model, or of the full joint model over the same features.
-
-        With C classes and d binary features: Naive Bayes has ``C·d + C - 1`` and the full
-        joint ``C·(2^d - 1) + C - 1``. Categorical features count their levels, multinomial
-        features a distribution over the vocabulary (``C·(V - 1) + C - 1``), Gaussian ones a
-        mean and a variance (full joint: a mean vector and covariance matrix per class).
-        Where the full joint has no finite size (Poisson counts; multinomial documents of
-        unbounded length, unless ``doc_length`` is given) the answer is ``math.inf``.
-        """
-        check_is_fitted(self)
-        n = self._family.n_parameters(self._family_view()[1], full_joint, doc_length)
-        return n if math.isinf(n) else int(n)
-
-    def most_informative_features(self, n: int = 10) -> list[tuple[str, Any, float]]:
-        """Features ranked by how strongly they separate the classes.
-
-        Returns a list of ``(feature, class, score)``: ``score`` is the log of the largest
-        likelihood ratio between two classes (for Gaussian features, the largest
-        standardised gap between class means) and ``class`` the class the feature points to.
-        """
-        scores, best = self._family.separation(self._family_view()[0])
-        order = np.argsort(-scores, kind="stable")[: max(int(n), 0)]
-        names = self._feature_names()
-        labels = self._class_labels()
-        return [(names[j], labels[best[j]], float(scores[j])) for j in order]
-
     # ------------------------------------------------------ fitted attributes
     @property
     def classes_(self) -> np.ndarray:
@@ -515,17 +470,3 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = self._accept_sparse is not False
         tags.input_tags.positive_only = self._counts_only
         return tags
-
-    # ------------------------------------------------------ public views
-    def likelihood(self) -> tuple[Family, dict[str, Any], Any]:
-        """The fitted likelihood: ``(family, derived, stats)``.
-
-        ``family`` is the model's :class:`~nbayes._families.Family`; ``derived`` (its
-        log-probabilities, moments, ...) and ``stats`` (the statistics they come from) are
-        what the family's public methods take: ``family.feature_log_density(derived, X)``
-        (each feature's term of log P(x | y)), ``family.feature_terms(derived, x)``,
-        ``family.value_range(derived, j)``, ``family.separation(derived)``. Read them, do not
-        change them. This is what :mod:`nbayes.plot` draws with.
-        """
-        check_is_fitted(self)
-        return (self._family, *self._family_view())
