@@ -21,7 +21,7 @@ from .exceptions import (
 if TYPE_CHECKING:
     from .evaluation import EvaluationReport, evaluate
     from .explain import Explanation
-    from .io.persist import load, load_scorer, save
+    from .io.persist import is_model_file, load, load_scorer, save
     from .kernel import KernelNB
     from .mixed import MixedNB
     from .naive_bayes import (
@@ -67,6 +67,7 @@ _LAZY = {
     "EvaluationReport": ".evaluation",
     "evaluate": ".evaluation",
     "Explanation": ".explain",
+    "is_model_file": ".io.persist",
     "load": ".io.persist",
     "load_scorer": ".io.persist",
     "save": ".io.persist",
@@ -97,6 +98,7 @@ __all__ = [
     "EvaluationReport",
     "Explanation",
     "evaluate",
+    "is_model_file",
     "load",
     "load_scorer",
     "save",

@@ -641,7 +641,7 @@ def test_a_save_removes_the_temporaries_of_dead_saves(tmp_path) -> None:
 
 def test_is_model_file(tmp_path) -> None:
     import nbayes
-    from nbayes.io import is_model_file
+    from nbayes import is_model_file
 
     model = tmp_path / "m.nbayes"
     nbayes.save(nbayes.MultinomialNB().fit([[1, 2], [2, 1]], [0, 1]), model)

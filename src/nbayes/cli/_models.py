@@ -92,7 +92,7 @@ def check_model_output(
                 f"Refusing to write the model over the input data {item!r}: choose another "
                 f"{flag} (the data would be lost)."
             )
-    from nbayes.io import is_model_file
+    from nbayes.io.persist import is_model_file
 
     if os.path.exists(path) and not force and not is_model_file(path):
         raise CLIError(

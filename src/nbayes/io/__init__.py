@@ -7,8 +7,6 @@ read_texts
     variants included) or a folder per class, chunk by chunk.
 TextChunk
     The chunk type yielded by :func:`read_texts`.
-is_model_file
-    Whether a path is an nbayes model file (its first bytes); ``nbayes.load`` reads it.
 """
 
 from __future__ import annotations
@@ -16,22 +14,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from nbayes.io.persist import is_model_file
     from nbayes.io.readers import SUPPORTED_FORMATS, TextChunk, read_texts
 
-__all__ = ["SUPPORTED_FORMATS", "TextChunk", "is_model_file", "read_texts"]
+__all__ = ["SUPPORTED_FORMATS", "TextChunk", "read_texts"]
 
 
 def __getattr__(name: str) -> Any:
     # the readers are imported on first use: loading a model (nbayes.io.persist) needs none
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    if name == "is_model_file":
-        from nbayes.io.persist import is_model_file as value
-    else:
-        from nbayes.io import readers
+    from nbayes.io import readers
 
-        value = getattr(readers, name)
+    value = getattr(readers, name)
     globals()[name] = value
     return value
 
