@@ -27,6 +27,7 @@ ESTIMATORS = (
     "MultinomialNB",
     "PoissonNB",
     "TextClassifier",
+    "SemiSupervisedNB",  # saved as its estimator_ (tests/test_semi_supervised.py)
 )
 SRC_IO = Path(_registry.__file__).parent
 

@@ -9,6 +9,7 @@ module                    model types
 :mod:`.kernel`            KernelNB (stored points)
 :mod:`.mixed`             MixedNB (one family of statistics per column)
 :mod:`.text`              TextClassifier (term counts and vocabulary)
+:mod:`.semi_supervised`   SemiSupervisedNB (saved as its fitted ``estimator_``)
 ========================  ==================================================================
 
 Each module defines ``dump`` and ``load`` and the tuple ``SERIALIZERS`` of the
