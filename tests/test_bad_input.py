@@ -1,14 +1,45 @@
-"""Bad input gets a clear exception or a documented behaviour, never a crash deep in numpy."""
+"""Bad input gets a clear exception or a documented behaviour, never a crash deep in numpy.
+
+The matrix (issue 14): every estimator x every kind of bad input, one cell each, with the
+behaviour it documents; where scikit-learn has the estimator, its behaviour is the
+reference (``test_bad_input_matrix`` runs scikit-learn's estimator on the same cell) and the
+few deliberate differences are listed in ``DEVIATIONS`` with the reason.
+
+=================  =========================================================================
+cell               behaviour
+=================  =========================================================================
+nan                ValueError naming the column; MixedNB: a missing value (skipped)
+inf                ValueError naming the column
+negative           counts (multinomial, complement, poisson) and category codes: ValueError;
+                   BernoulliNB binarizes, GaussianNB, KernelNB and MixedNB take it
+huge (1e308)       statistics that overflow: ValueError "overflowed"; BernoulliNB binarizes;
+                   CategoricalNB: ValueError, code above MAX_CATEGORY_CODE; at predict: a
+                   log-likelihood that overflows (Gaussian, Poisson, KDE) is a ValueError
+empty, no feature  ValueError "0 sample(s)" / "0 feature(s)" (TextClassifier: "0 documents")
+one row, one class  fits; predicts the one class (finite posteriors everywhere: scikit-learn's
+                   GaussianNB gives NaN on one row)
+bad labels         continuous: ValueError "Unknown label type"; NaN: ValueError; too few:
+                   ValueError; (n, 1): DataConversionWarning, then fits
+bad weights        negative, NaN, wrong length, all zero: ValueError
+wrong width        ValueError "X has 2 features, but ... is expecting 3 features as input"
+1-D X at predict   ValueError "Reshape your data"
+sparse             accepted by the count models (CSR, COO, ...; NaN in it: ValueError);
+                   the others: TypeError "dense data is required"
+complex            ValueError "Complex data not supported"
+=================  =========================================================================
+"""
 
 from __future__ import annotations
 
 import re
 import warnings
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+import sklearn.naive_bayes
 
 from nbayes import (
     BernoulliNB,
@@ -16,8 +47,11 @@ from nbayes import (
     ComplementNB,
     GaussianNB,
     InvalidParameterError,
+    KernelNB,
+    MixedNB,
     MultinomialNB,
     PoissonNB,
+    TextClassifier,
 )
 
 ALL = [BernoulliNB, MultinomialNB, ComplementNB, CategoricalNB, GaussianNB, PoissonNB]
@@ -25,6 +59,189 @@ COUNT_MODELS = [MultinomialNB, ComplementNB, PoissonNB]
 
 X = np.array([[1, 0, 2], [0, 3, 1], [2, 1, 0], [0, 0, 4]], dtype=float)
 y = np.array([0, 1, 0, 1])
+
+# ------------------------------------------------------------------------- the matrix
+XM = np.array(
+    [[1, 0, 2], [0, 3, 1], [2, 1, 0], [0, 0, 4], [1, 2, 1], [3, 0, 0], [0, 1, 2], [2, 2, 2]],
+    dtype=float,
+)
+YM = np.array([0, 1] * 4)
+DOCS = ["free money now", "meeting today", "win money", "lunch today", "free win",
+        "meeting lunch", "money money", "today lunch"]  # fmt: skip
+MATRIX_MODELS = [
+    BernoulliNB, MultinomialNB, ComplementNB, CategoricalNB, GaussianNB, PoissonNB, KernelNB,
+    MixedNB,
+]  # fmt: skip
+COUNTS = (MultinomialNB, ComplementNB, PoissonNB)
+SPARSE_OK = (BernoulliNB, *COUNTS)
+OVERFLOWS = (*COUNTS, GaussianNB, MixedNB)
+
+
+def _with(i: int, j: Any, value: float) -> np.ndarray:
+    out = XM.copy()
+    out[i, j] = value
+    return out
+
+
+#: cell -> what is passed: X, y, sample weights (sw) for fit, and P for predict
+CELLS: dict[str, dict[str, Any]] = {
+    "nan": {"X": _with(2, 1, np.nan)},
+    "inf": {"X": _with(2, 1, np.inf)},
+    "negative": {"X": _with(2, 1, -1.0)},
+    "huge": {"X": _with(slice(0, 4, 2), 0, 1e308)},  # two of class 0: their sum overflows
+    "empty": {"X": XM[:0], "y": YM[:0]},
+    "no_features": {"X": XM[:, :0]},
+    "one_row": {"X": XM[:1], "y": YM[:1]},
+    "one_class": {"y": np.zeros(8, dtype=int)},
+    "continuous_y": {"y": np.linspace(0, 1, 8)},
+    "y_2d": {"y": YM.reshape(-1, 1)},
+    "y_too_short": {"y": YM[:-1]},
+    "nan_label": {"y": np.where(np.arange(8) == 3, np.nan, YM)},
+    "negative_weight": {"sw": np.where(np.arange(8) == 3, -1.0, 1.0)},
+    "nan_weight": {"sw": np.where(np.arange(8) == 3, np.nan, 1.0)},
+    "weight_length": {"sw": np.ones(7)},
+    "zero_weights": {"sw": np.zeros(8)},
+    "huge_at_predict": {"P": np.array([[1e308, 1.0, 1.0]])},
+    "wrong_width": {"P": XM[:, :2]},
+    "one_d": {"P": XM[0]},
+    "sparse_csr": {"X": sp.csr_matrix(XM)},
+    "sparse_coo": {"X": sp.coo_matrix(XM)},
+    "sparse_nan": {"X": sp.csr_matrix(_with(2, 1, np.nan))},
+    "complex": {"X": XM + 1j},
+}
+
+OK = ("ok", None)
+
+
+def expected(Est: type, cell: str) -> tuple[Any, str | None]:
+    """The documented behaviour of a cell: ("ok", warning or None) or (error, message)."""
+    if cell == "nan":
+        return OK if Est is MixedNB else (ValueError, "NaN in column.*'x1'")
+    if cell == "inf":
+        return (ValueError, "infinity")
+    if cell == "negative":
+        if Est in COUNTS or Est is CategoricalNB:
+            return (ValueError, "Negative values in data passed to")
+        return OK
+    if cell == "huge":
+        if Est is CategoricalNB:
+            return (ValueError, "above the largest CategoricalNB learns")
+        return (ValueError, "overflowed") if Est in OVERFLOWS else OK
+    if cell == "huge_at_predict":
+        # binarized; an unseen category; 1e308 x log P(w | c) is still finite
+        if Est in (BernoulliNB, CategoricalNB, MultinomialNB, ComplementNB):
+            return OK
+        return (ValueError, "log-likelihoods of X under .* overflowed")
+    if cell in ("empty", "no_features"):
+        return (ValueError, "0 sample" if cell == "empty" else "0 feature")
+    if cell in ("one_row", "one_class"):
+        return OK
+    if cell == "continuous_y":
+        return (ValueError, "Unknown label type")
+    if cell == "y_2d":
+        return ("ok", "DataConversionWarning")
+    if cell == "y_too_short":
+        return (ValueError, "inconsistent numbers of samples|8 rows but y has 7")
+    if cell == "nan_label":
+        return (ValueError, "NaN")
+    if cell == "negative_weight":
+        return (ValueError, "sample_weight contains negative values")
+    if cell == "nan_weight":
+        return (ValueError, "sample_weight contains NaN")
+    if cell == "weight_length":
+        return (ValueError, re.escape("sample_weight.shape == (7,), expected (8,)"))
+    if cell == "zero_weights":
+        return (ValueError, "at least one non-zero")
+    if cell == "wrong_width":
+        return (ValueError, f"X has 2 features, but {Est.__name__} is expecting 3 features")
+    if cell == "one_d":
+        return (ValueError, "Reshape your data")
+    if cell in ("sparse_csr", "sparse_coo"):
+        return OK if Est in SPARSE_OK else (TypeError, "dense data is required")
+    if cell == "sparse_nan":
+        return (ValueError, "NaN") if Est in SPARSE_OK else (TypeError, "dense data is required")
+    if cell == "complex":
+        return (ValueError, "Complex data not supported")
+    raise AssertionError(cell)
+
+
+#: cells where nbayes differs from scikit-learn on purpose
+DEVIATIONS = {
+    # scikit-learn fits with negative weights (and warns of invalid values at best)
+    "negative_weight": "a negative weight is refused: unlearn() removes examples",
+    # scikit-learn fits to inf/NaN statistics (RuntimeWarning), or says "Negative values"
+    "huge": "statistics that overflow are refused; a huge category code too",
+    # scikit-learn returns NaN or an arbitrary class (RuntimeWarning: overflow)
+    "huge_at_predict": "scoring that overflows is refused with advice",
+}
+#: cells whose fix belongs to another part (reported, not hidden)
+KNOWN: dict[tuple[type, str], str] = {}
+
+
+def _outcome(Est: type, spec: dict[str, Any], *, text: bool = False) -> tuple[Any, Any, str]:
+    """What fit then predict did: ("ok", warning class names) or (error type, message)."""
+    Xc = spec.get("X", DOCS if text else XM)
+    yc, P = spec.get("y", YM), spec.get("P")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            model = Est().fit(Xc, yc, sample_weight=spec.get("sw"))
+            proba = model.predict_proba(Xc if P is None else P)
+            model.predict(Xc if P is None else P)
+        except Exception as exc:  # the outcome under test
+            return type(exc), None, str(exc)
+    if not np.isfinite(proba).all():  # never silent garbage
+        return "NaN posteriors", None, repr(proba)
+    return "ok", {type(w.message).__name__ for w in caught}, ""
+
+
+@pytest.mark.parametrize("cell", list(CELLS))
+@pytest.mark.parametrize("Est", MATRIX_MODELS, ids=lambda E: E.__name__)
+def test_bad_input_matrix(Est: type, cell: str) -> None:
+    if (Est, cell) in KNOWN:
+        pytest.xfail(KNOWN[(Est, cell)])
+    want, detail = expected(Est, cell)
+    got, warned, message = _outcome(Est, CELLS[cell])
+    if want == "ok":
+        assert got == "ok", f"{Est.__name__} on {cell}: {got.__name__}: {message}"
+        assert warned == ({detail} if detail else set()), warned
+    else:
+        assert got is want, f"{Est.__name__} on {cell}: {got} {message}"
+        assert re.search(str(detail), message), message
+    sk_est = getattr(sklearn.naive_bayes, Est.__name__, None)
+    if sk_est is not None and cell not in DEVIATIONS:
+        theirs, their_warnings, their_message = _outcome(sk_est, CELLS[cell])
+        if theirs == "NaN posteriors" and got == "ok":
+            return  # scikit-learn's GaussianNB on one row: NaN; ours are finite
+        assert theirs == got, f"scikit-learn: {theirs} {their_message}"
+        if got == "ok":  # the same warnings, but for scikit-learn's numpy RuntimeWarnings
+            assert warned == their_warnings - {"RuntimeWarning"}
+
+
+TEXT_CELLS = {
+    "empty": ({"X": [], "y": []}, (ValueError, "0 documents")),
+    "one_row": ({"X": DOCS[:1], "y": YM[:1]}, OK),
+    "one_class": ({"y": np.zeros(8, dtype=int)}, OK),
+    "continuous_y": ({"y": np.linspace(0, 1, 8)}, (ValueError, "Unknown label type")),
+    "y_too_short": ({"y": YM[:-1]}, (ValueError, "8 documents but 7 labels")),
+    "nan_label": (CELLS["nan_label"], (ValueError, "NaN")),
+    "negative_weight": (CELLS["negative_weight"], expected(MixedNB, "negative_weight")),
+    "nan_weight": (CELLS["nan_weight"], expected(MixedNB, "nan_weight")),
+    "weight_length": (CELLS["weight_length"], expected(MixedNB, "weight_length")),
+    "zero_weights": (CELLS["zero_weights"], expected(MixedNB, "zero_weights")),
+    "none_document": ({"X": [*DOCS[:7], None]}, (ValueError, "Document 7 is a NoneType")),
+    "not_text": ({"X": np.ones((8, 3))}, (ValueError, "not a str")),
+}
+
+
+@pytest.mark.parametrize("cell", list(TEXT_CELLS))
+def test_bad_input_matrix_text(cell: str) -> None:
+    spec, (want, detail) = TEXT_CELLS[cell]
+    got, warned, message = _outcome(TextClassifier, spec, text=True)
+    if want == "ok":
+        assert got == "ok", message
+    else:
+        assert got is want and re.search(str(detail), message), f"{got}: {message}"
 
 
 @pytest.mark.parametrize("Est", ALL)
@@ -243,3 +460,35 @@ def test_not_fitted() -> None:
             Est().predict(X)
         with pytest.raises(NotFittedError):
             Est().unlearn(X, y)
+
+
+# ------------------------------------------- huge values (issue 14, items 7 and 10)
+@pytest.mark.parametrize("Est", [GaussianNB, MultinomialNB, PoissonNB, ComplementNB])
+def test_overflowing_statistics_are_a_clear_error(Est: type) -> None:
+    Xh = X.copy()
+    Xh[[0, 2], 0] = 1e308  # finite, but the sums of class 0 (and squares) are not
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"statistics of .* overflowed.*Rescale the features"):
+            Est().fit(Xh, y)
+    clf = Est().fit(X, y)
+    before = clf.predict_proba(X)
+    with pytest.raises(ValueError, match="overflowed"):
+        clf.partial_fit(Xh, y)
+    np.testing.assert_array_equal(clf.predict_proba(X), before)
+
+
+@pytest.mark.parametrize("code", [1e308, 10**7, 2**20])
+def test_categorical_code_above_the_bound(code: float) -> None:
+    from nbayes._validation import MAX_CATEGORY_CODE
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(
+            ValueError, match=f"above the largest CategoricalNB learns \\({MAX_CATEGORY_CODE}\\)"
+        ):
+            CategoricalNB().fit([[code], [1]], [0, 1])
+        clf = CategoricalNB().fit([[0], [1]], [0, 1])
+        # at predict time a huge code is an unseen category
+        np.testing.assert_allclose(clf.predict_proba([[code]]), [[0.5, 0.5]])
+    assert CategoricalNB().fit([[MAX_CATEGORY_CODE], [1]], [0, 1]).n_categories_[0] == 2**20

@@ -11,6 +11,7 @@ from nbayes import (
     ComplementNB,
     GaussianNB,
     KernelNB,
+    MixedNB,
     MultinomialNB,
     PoissonNB,
 )
@@ -31,6 +32,7 @@ ESTIMATORS = [
     MultinomialNB(alpha=0.5, fit_prior=False),
     KernelNB(),
     KernelNB(max_points=8),
+    MixedNB(),
 ]
 
 

@@ -292,3 +292,14 @@ def test_refit_takes_todays_max_points() -> None:
     assert clf.n_points_.tolist() == [80, 80] and clf._stats.max_points is None
     clf.update(X[:3] + 0.5, y[:3])  # an update keeps the grid of the model it joins
     assert clf._stats.max_points is None
+
+
+def test_a_bandwidth_that_overflows_is_a_clear_error_and_the_fit_keeps_the_model() -> None:
+    good = KernelNB(bandwidth="scott", point_mass=None).fit(
+        [[1.0], [2.0], [5.0], [6.0]], [0, 0, 1, 1]
+    )
+    before = good.predict_proba([[1.5]])
+    X = np.array([[1e308], [-1e308], [1e308], [-1e308], [5.0], [6.0]])
+    with pytest.raises(ValueError, match="overflowed.*Rescale the features"):
+        good.fit(X, [0, 0, 0, 0, 1, 1])
+    np.testing.assert_array_equal(good.predict_proba([[1.5]]), before)

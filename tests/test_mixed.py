@@ -348,3 +348,51 @@ def test_plots(tmp_path: object) -> None:
     plt.close("all")
     with pytest.raises(ValueError, match="Unknown column 'nope'"):
         marginals(clf, "nope")
+
+
+# ------------------------------------------------ the boundary (issue 15 item 8, issue 14 item 7)
+def test_mixed_boundary_reads_like_scikit_learn() -> None:
+    import scipy.sparse as sp
+    from sklearn.exceptions import DataConversionWarning
+
+    X3 = np.array([[1.0, 2.0, 3.0], [2.0, 1.0, 0.5], [0.5, 0.1, 2.0]])
+    y3 = np.array([0, 1, 0])
+    model = MixedNB().fit(X3, y3)
+    with pytest.raises(ValueError, match="X has 2 features, but MixedNB is expecting 3 features"):
+        model.predict(X3[:, :2])
+    with pytest.raises(ValueError, match="Reshape your data"):
+        model.predict(X3[0])
+    with pytest.raises(TypeError, match="Sparse data was passed.*dense data is required"):
+        MixedNB().fit(sp.csr_matrix(X3), y3)
+    with pytest.raises(ValueError, match="Complex data not supported"):
+        MixedNB().fit(X3 + 1j, y3)
+    with pytest.raises(ValueError, match="Complex data not supported"):
+        MixedNB().fit(np.array([[1 + 2j], [1.0]], dtype=object), [0, 1])
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        MixedNB().fit(X3, y3.reshape(-1, 1))
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0)])
+def test_mixed_refuses_an_empty_table(shape: tuple[int, int]) -> None:
+    word = "0 sample" if shape[0] == 0 else "0 feature"
+    with pytest.raises(ValueError, match=word):
+        MixedNB().fit(np.zeros(shape), np.zeros(shape[0]))
+    with pytest.raises(ValueError, match=word):
+        MixedNB().fit(pd.DataFrame(np.zeros(shape)), np.zeros(shape[0]))
+    model = MixedNB().fit(np.ones((2, 3)), [0, 1])
+    if shape[0] == 0:
+        with pytest.raises(ValueError, match=word):
+            model.predict(np.zeros(shape))
+
+
+def test_mixed_duplicate_column_names_are_a_clear_error() -> None:
+    df = pd.DataFrame([[1.0, 2.0], [3.0, 4.0]], columns=["a", "a"])
+    with pytest.raises(ValueError, match=r"duplicate column names \['a'\]"):
+        MixedNB().fit(df, [0, 1])
+
+
+def test_mixed_integers_beyond_int64() -> None:
+    X = [[1, 2], [2**63, 3]]
+    model = MixedNB().fit(X, [0, 1])
+    assert model.predict(X).tolist() == [0, 1]
+    assert MixedNB().fit(np.array(X), [0, 1]).predict(np.array(X)).tolist() == [0, 1]

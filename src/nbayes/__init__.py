@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         MultinomialNB,
         PoissonNB,
     )
+    from .nbsvm import NBSVM
     from .semi_supervised import SemiSupervisedNB
     from .text.classifier import TextClassifier
 
@@ -61,6 +62,7 @@ _LAZY = {
     "KernelNB": ".kernel",
     "MixedNB": ".mixed",
     "TextClassifier": ".text.classifier",
+    "NBSVM": ".nbsvm",
     "SemiSupervisedNB": ".semi_supervised",
     "EvaluationReport": ".evaluation",
     "evaluate": ".evaluation",
@@ -104,6 +106,7 @@ __all__ = [
     "MixedNB",
     "ModelFileError",
     "MultinomialNB",
+    "NBSVM",
     "NBayesWarning",
     "PoissonNB",
     "SemiSupervisedNB",

@@ -16,6 +16,9 @@ and changing ``alpha`` after fitting re-derives without a pass over the data.
 :class:`BaseNB` holds the only implementation of ``fit``, ``partial_fit``, ``update``,
 ``unlearn``, ``merge``, ``predict*`` and ``explain``; a model supplies the hooks listed in
 its docstring (an override may add work, then hand on to the template with ``super()``).
+
+A learning call that fails (bad input, a bad setting, Ctrl-C) leaves the model exactly as it
+was, also in a subclass that overrides it (:func:`nbayes._guards.all_or_nothing`).
 """
 
 from __future__ import annotations
@@ -28,15 +31,17 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _params
+from . import _guards, _params
 from ._families import Family
 from ._families._common import exact_prior_of, row_values
+from ._guards import all_or_nothing
 from ._posterior import PosteriorMixin, log_normalize
 from ._stats import CountStats, readonly
 from ._validation import (
     FeatureNames,
     check_finite,
     check_non_negative,
+    check_same_classes,
     check_sample_weight,
     feature_names,
 )
@@ -116,6 +121,13 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
     #: what one training row is called in messages
     _sample_noun: ClassVar[str] = "example"
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # A model that overrides a learning call keeps the guarantee of the template's.
+        super().__init_subclass__(**kwargs)
+        for name in _guards.LEARNING_CALLS:
+            if name in cls.__dict__:
+                setattr(cls, name, all_or_nothing(cls.__dict__[name]))
+
     # ------------------------------------------------------------------ hooks
     def _empty_stats(self, classes: np.ndarray, n_features: int) -> Any:
         return CountStats.empty(classes, n_features)
@@ -180,7 +192,9 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     # -------------------------------------------------------------- training
     def _set_stats(self, stats: Any) -> Self:
-        """Hook: install statistics, dropping what was derived from the old ones."""
+        """Hook: install statistics (refused if they overflowed), dropping what was
+        derived from the old ones."""
+        _guards.check_finite_stats(stats, type(self).__name__)
         self._stats = stats
         self.__dict__.pop("_cache", None)
         return self
@@ -190,6 +204,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         sw = check_sample_weight(sample_weight, X.shape[0])
         return self._batch_stats(X, y, sw)
 
+    @all_or_nothing
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Fit the model to X, y: the statistics of this data and nothing else.
 
@@ -214,6 +229,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         self._check_derivation()
         return self
 
+    @all_or_nothing
     def partial_fit(self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None) -> Self:
         """Incremental fit on a batch of samples (scikit-learn semantics).
 
@@ -238,12 +254,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError("classes must be passed on the first call to partial_fit.")
             self._check_params()
         elif classes is not None:
-            given = np.unique(np.asarray(classes))
-            if not np.array_equal(given, self.classes_):
-                raise ValueError(
-                    f"`classes={given!r}` is not the same as on last call to partial_fit, "
-                    f"was: {self.classes_!r}"
-                )
+            check_same_classes(classes, self._class_labels())
         batch = self._batch(X, y, sample_weight, reset=first)
         if first:
             base = self._empty_stats(np.unique(np.asarray(classes)), self._n_columns())
@@ -260,6 +271,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
             self._check_derivation()
         return self
 
+    @all_or_nothing
     def update(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Learn more examples; unlike :meth:`partial_fit`, new classes may appear any time.
 
@@ -270,6 +282,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         batch = self._batch(X, y, sample_weight, reset=False)
         return self._set_stats(self._stats.merge(batch))
 
+    @all_or_nothing
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Remove examples the model has learned: the exact inverse of :meth:`update`.
 
@@ -383,7 +396,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         """
         if "_stats" not in self.__dict__:
             check_is_fitted(self)
-        return self._joint_log_likelihood(self._check_X(X))
+        return _guards.scoring_overflow_checked(self._joint_log_likelihood, self._check_X(X), self)
 
     # ------------------------------------------------------- beyond sklearn
     def _feature_names(self) -> list[str]:
@@ -454,7 +467,7 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         rng = np.random.default_rng(random_state)
         codes = self.sample_classes(n_samples, rng)
         X = self._family.sample(*self._family_view(), codes, rng)
-        return X, self.classes_[codes]
+        return X, self._class_labels()[codes]
 
     def n_parameters(self, full_joint: bool = False, doc_length: int | None = None) -> float:
         """Free parameters of this model, or of the full joint model over the same features.
@@ -480,12 +493,16 @@ class BaseNB(PosteriorMixin, ClassifierMixin, BaseEstimator):
         scores, best = self._family.separation(self._family_view()[0])
         order = np.argsort(-scores, kind="stable")[: max(int(n), 0)]
         names = self._feature_names()
-        return [(names[j], self.classes_[best[j]], float(scores[j])) for j in order]
+        labels = self._class_labels()
+        return [(names[j], labels[best[j]], float(scores[j])) for j in order]
 
     # ------------------------------------------------------ fitted attributes
     @property
     def classes_(self) -> np.ndarray:
         """Class labels known to the classifier (sorted)."""
+        return readonly(self._stats.classes)
+
+    def _class_labels(self) -> np.ndarray:
         return readonly(self._stats.classes)
 
     @property

@@ -50,6 +50,11 @@ class _Column:
 
     def kind(self) -> str:
         """bool, int, float, category, string (all str) or object (to inspect)."""
+        if getattr(self.raw.dtype, "kind", "") == "c":
+            raise ValueError(
+                f"Complex data not supported: column {self.name!r} holds complex numbers. "
+                "Pass their real and imaginary parts (or abs) as two real columns."
+            )
         if self.source == "pandas":
             import pandas as pd
 
@@ -156,6 +161,11 @@ def _value_types(values: np.ndarray, name: str) -> str:
             k = "int"
         elif isinstance(v, float | np.floating):
             k = "float"
+        elif isinstance(v, complex | np.complexfloating):
+            raise ValueError(
+                f"Complex data not supported: column {name!r} holds {v!r} at row {i}. Pass "
+                "the real and imaginary parts (or abs) as two real columns."
+            )
         else:
             raise TypeError(
                 f"Column {name!r} holds a {type(v).__name__} ({v!r} at row {i}): values must "
@@ -237,28 +247,55 @@ def _as_column(arr: Any, name: str) -> _Column:
     return _Column(name, a, "numpy")
 
 
-def _columns_of(X: Any, names: Sequence[str] | None) -> tuple[list[_Column], str]:
+def _check_rows(shape: tuple[int, ...], who: str) -> None:
+    """A table to learn from or to predict must have a row and a column (as scikit-learn)."""
+    for n, what in ((shape[0], "sample"), (shape[1], "feature")):
+        if n == 0:
+            raise ValueError(
+                f"Found array with 0 {what}(s) (shape={tuple(shape)}) while a minimum of 1 "
+                f"is required by {who}."
+            )
+
+
+def _columns_of(
+    X: Any, names: Sequence[str] | None, who: str = "MixedNB"
+) -> tuple[list[_Column], str]:
     """The columns of X (by name for data frames, by position otherwise)."""
     src = _module(X)
-    if src == "pandas" and hasattr(X, "columns"):
-        cols = [_Column(str(c), X[c], "pandas") for c in X.columns]
-    elif src == "polars" and hasattr(X, "columns"):
-        cols = [_Column(str(c), X[c], "polars") for c in X.columns]
+    if src in ("pandas", "polars") and hasattr(X, "columns"):
+        labels = [str(c) for c in X.columns]
+        twice = sorted({c for c in labels if labels.count(c) > 1})
+        if twice:
+            raise ValueError(
+                f"X has duplicate column names {twice}: MixedNB tells columns apart by name. "
+                "Rename them (e.g. df.columns = [...]) or pass df.to_numpy()."
+            )
+        _check_rows(X.shape, who)
+        cols = [_Column(str(c), X[c], src) for c in X.columns]
     else:
         src = "numpy"
+        if _module(X) == "scipy":
+            raise TypeError(
+                f"Sparse data was passed for X, but dense data is required: {who} reads a "
+                "table of columns. Use X.toarray() to convert to a dense numpy array."
+            )
         arr = np.asarray(X, dtype=object) if not hasattr(X, "dtype") else np.asarray(X)
         if arr.ndim != 2:
             raise ValueError(
-                f"Expected a 2-D table (data frame or array); got an array of shape {arr.shape}."
+                f"Expected 2D array, got {arr.ndim}D array instead: a table of shape "
+                f"{arr.shape}. Reshape your data either using array.reshape(-1, 1) if your "
+                "data has a single feature or array.reshape(1, -1) if it contains a single "
+                "sample."
             )
+        _check_rows(arr.shape, who)
         if arr.dtype.kind == "U":
             arr = arr.astype(object)
         n = arr.shape[1]
         given = list(names) if names is not None else [f"x{j}" for j in range(n)]
         if len(given) != n:
             raise ValueError(
-                f"X has {n} columns but the model knows {len(given)} ({given}): pass the "
-                "same columns as in fit."
+                f"X has {n} features, but {who} is expecting {len(given)} features as input "
+                f"(the columns {given} of fit): pass the same columns as in fit."
             )
         return [_Column(given[j], arr[:, j], "numpy") for j in range(n)], src
     if names is not None:
@@ -381,8 +418,12 @@ class _NamedRow:
 def _check_labels(y: Any, n_rows: int) -> np.ndarray:
     y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
     if y.ndim == 2 and y.shape[1] == 1:
+        from sklearn.exceptions import DataConversionWarning
+
         warnings.warn(
-            "A column-vector y was passed when a 1d array was expected; it was flattened.",
+            "A column-vector y was passed when a 1d array was expected. Please change the "
+            "shape of y to (n_samples, ), for example using ravel().",
+            DataConversionWarning,
             stacklevel=4,
         )
         y = y.ravel()

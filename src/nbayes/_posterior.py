@@ -47,7 +47,7 @@ def log_normalize(jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out, undecidable
 
 
-def _warn_undecidable(rows: np.ndarray) -> None:
+def _warn_undecidable(rows: np.ndarray, stacklevel: int = 3) -> None:
     listed = ", ".join(str(int(r)) for r in rows[:_MAX_ROWS_LISTED])
     more = f" and {len(rows) - _MAX_ROWS_LISTED} more" if len(rows) > _MAX_ROWS_LISTED else ""
     warnings.warn(
@@ -55,7 +55,7 @@ def _warn_undecidable(rows: np.ndarray) -> None:
         "decide. Their probabilities are NaN and predict() returns the class with the highest "
         "prior. Use smoothing (alpha > 0) to avoid this.",
         UndecidableWarning,
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
 
 
@@ -85,37 +85,56 @@ class PosteriorMixin:
             raise ValueError("The class prior is undefined: cannot sample from this model.")
         return rng.choice(len(prior), size=int(n_samples), p=prior / prior.sum())
 
-    def predict_log_proba(self, X: Any) -> np.ndarray:
-        """Log of the posterior P(y | x) per row and class (NaN for undecidable rows)."""
-        log_proba, undecidable = log_normalize(self.predict_joint_log_proba(X))
+    # Hooks of the outputs (identity here): a model answering in another array namespace
+    # or float dtype (nbayes._array_api) converts the numpy results at the end.
+    def _joint(self, X: Any) -> np.ndarray:
+        """The joint log-likelihoods as numpy float64, what every decision starts from."""
+        return self.predict_joint_log_proba(X)
+
+    def _float_out(self, arr: np.ndarray) -> Any:
+        return arr
+
+    def _labels_out(self, arr: np.ndarray) -> Any:
+        return arr
+
+    def _class_labels(self) -> np.ndarray:
+        """``classes_`` as numpy, what the decisions index."""
+        return self.classes_
+
+    def _log_proba(self, X: Any) -> np.ndarray:
+        log_proba, undecidable = log_normalize(self._joint(X))
         if undecidable.any():
-            _warn_undecidable(np.flatnonzero(undecidable))
+            _warn_undecidable(np.flatnonzero(undecidable), stacklevel=4)
         return log_proba
 
-    def predict_proba(self, X: Any) -> np.ndarray:
+    def predict_log_proba(self, X: Any) -> Any:
+        """Log of the posterior P(y | x) per row and class (NaN for undecidable rows)."""
+        return self._float_out(self._log_proba(X))
+
+    def predict_proba(self, X: Any) -> Any:
         """Posterior probability P(y | x) per row and class; rows sum to 1.
 
         A row for which every class has zero likelihood (possible only without smoothing)
         gets NaN and an :class:`~nbayes.UndecidableWarning`.
         """
-        return np.exp(self.predict_log_proba(X))
+        return self._float_out(np.exp(self._log_proba(X)))
 
-    def predict(self, X: Any) -> np.ndarray:
+    def predict(self, X: Any) -> Any:
         """The most probable class of each row.
 
         Where every class has zero likelihood (unsmoothed models), the class with the
         highest prior is returned and an :class:`~nbayes.UndecidableWarning` is issued.
         """
-        jll = self.predict_joint_log_proba(X)
+        jll = self._joint(X)
         if np.isfinite(jll).all():  # the common case: argmax needs no normalisation
-            return self.classes_[np.argmax(jll, axis=1)]
+            return self._labels_out(self._class_labels()[np.argmax(jll, axis=1)])
         log_proba, undecidable = log_normalize(jll)
         best = np.argmax(np.where(np.isnan(log_proba), -np.inf, log_proba), axis=1)
         if undecidable.any():
             rows = np.flatnonzero(undecidable)
             best[rows] = int(np.argmax(self._class_log_prior()))
             _warn_undecidable(rows)
-        return self.classes_[best]
+        return self._labels_out(self._class_labels()[best])
 
     def predict_top(self, X: Any, n: int = 3) -> tuple[np.ndarray, np.ndarray]:
         """The ``n`` most probable classes of each row, best first, with their probabilities.
@@ -127,10 +146,10 @@ class PosteriorMixin:
         """
         if not isinstance(n, int | np.integer) or n < 1:
             raise ValueError(f"n must be a positive integer; got {n!r}.")
-        proba = self.predict_proba(X)
+        proba = np.exp(self._log_proba(X))
         n = min(int(n), proba.shape[1])
         prior_rank = np.argsort(-self._class_log_prior(), kind="stable")
         order = np.argsort(-np.where(np.isnan(proba), -1.0, proba), axis=1, kind="stable")
         order[np.isnan(proba).any(axis=1)] = prior_rank
         top = order[:, :n]
-        return self.classes_[top], np.take_along_axis(proba, top, axis=1)
+        return self._class_labels()[top], np.take_along_axis(proba, top, axis=1)

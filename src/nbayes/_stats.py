@@ -439,10 +439,10 @@ def readonly(arr: np.ndarray) -> np.ndarray:
     return _readonly(arr)
 
 
-_MOMENTS = ("MomentStats", "_chan_merge", "_chan_subtract", "_moments")
+_MOMENTS = ("MomentStats", "_chan_merge", "_moments")
 
 if TYPE_CHECKING:
-    from ._moment_stats import MomentStats, _chan_merge, _chan_subtract, _moments  # noqa: F401
+    from ._moment_stats import MomentStats, _chan_merge, _moments  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:

@@ -10,9 +10,13 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 __all__ = [
+    "MAX_CATEGORY_CODE",
+    "check_categories",
     "check_category_labels",
+    "check_min_categories",
     "check_finite",
     "check_non_negative",
+    "check_same_classes",
     "check_sample_weight",
     "FeatureNames",
     "feature_names",
@@ -20,6 +24,10 @@ __all__ = [
 ]
 
 _MAX_LISTED = 5
+
+#: the largest integer category code CategoricalNB learns: it keeps a count for every code
+#: from 0 to the largest (per class), so a code of 10^7 would take gigabytes
+MAX_CATEGORY_CODE = 2**20 - 1
 
 
 def is_sparse(X: Any) -> bool:
@@ -144,6 +152,16 @@ def check_sample_weight(sample_weight: Any, n_samples: int) -> NDArray[np.float6
     return sw
 
 
+def check_same_classes(classes: Any, known: np.ndarray) -> None:
+    """``partial_fit``'s ``classes`` after the first call: the model's, in any order, each
+    once (a failed fit changed nothing, so this compares to what the model knows)."""
+    given = np.asarray(classes)
+    if len(given) != len(known) or not np.array_equal(np.unique(given), known):
+        raise ValueError(
+            f"`classes={given!r}` is not the same as on last call to partial_fit, was: {known!r}"
+        )
+
+
 def check_category_labels(X: np.ndarray, who: str, names: Sequence[str]) -> np.ndarray:
     """Check an object array of category labels: no missing values, one orderable type."""
     for j in range(X.shape[1]):
@@ -176,3 +194,74 @@ def check_category_labels(X: np.ndarray, who: str, names: Sequence[str]) -> np.n
                 "column (e.g. convert every value to str)."
             )
     return X
+
+
+def check_categories(
+    estimator: Any, X: Any, y: Any, reset: bool, fitted_coded: bool | None
+) -> tuple[Any, bool]:
+    """Validate CategoricalNB input: integer codes (0, 1, ... up to
+    :data:`MAX_CATEGORY_CODE`) or labels.
+
+    Returns the checked input (``(X, y)`` in training, X alone for ``y="no_validation"``)
+    and whether it is coded. ``fitted_coded``: how the fitted model was encoded (None
+    before the first fit).
+    """
+    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.validation import validate_data
+
+    kw: dict[str, Any] = dict(accept_sparse=False, ensure_all_finite=False, dtype=None, reset=reset)
+    training = not (isinstance(y, str) and y == "no_validation")
+    if not training:
+        X = validate_data(estimator, X, **kw)
+    else:
+        X, y = validate_data(estimator, X, y, **kw)
+        check_classification_targets(y)
+    who = type(estimator).__name__
+    names = FeatureNames(estimator, X.shape[1])
+    coded = X.dtype.kind in "biuf" and fitted_coded is not False
+    if coded:
+        check_finite(X, who, names)
+        if X.dtype.kind == "f" and (X != np.floor(X)).any():
+            # Fractional values are no category codes: they are category labels.
+            coded = False
+        elif X.size and X.min() < 0:
+            j = int(np.flatnonzero((X < 0).any(axis=0))[0])
+            raise ValueError(
+                f"Negative values in data passed to {who} (input X): column {names[j]!r} "
+                "holds a negative category code. Integer codes must be 0, 1, 2, ...; "
+                "pass labels as strings to use other values."
+            )
+        elif training and X.size and X.max() > MAX_CATEGORY_CODE:
+            j = int(np.flatnonzero((X > MAX_CATEGORY_CODE).any(axis=0))[0])
+            raise ValueError(
+                f"Column {names[j]!r} holds the category code {X[:, j].max().item()!r}, above the "
+                f"largest {who} learns ({MAX_CATEGORY_CODE}): integer codes are counted for "
+                "every code from 0 to the largest. Re-encode the column (e.g. "
+                "sklearn.preprocessing.OrdinalEncoder) or pass its values as strings (labels "
+                "are stored only when seen)."
+            )
+    if not coded:
+        X = check_category_labels(np.asarray(X, dtype=object), who, names)
+    if fitted_coded is not None and coded != fitted_coded:
+        raise ValueError(
+            f"{who} was fitted on integer category codes but got labels (strings or "
+            "fractional numbers): encode every batch alike."
+        )
+    return ((X, np.asarray(y)) if training else X), coded
+
+
+def check_min_categories(min_categories: Any, n_features: int) -> NDArray[Any] | None:
+    """CategoricalNB's ``min_categories``: None, or an integer per feature."""
+    if min_categories is None:
+        return None
+    m = np.asarray(min_categories)
+    if not np.issubdtype(m.dtype, np.integer):
+        raise ValueError(f"'min_categories' should have integral type. Got {m.dtype} instead.")
+    if m.ndim == 0:
+        return np.full(n_features, int(m))
+    if m.shape != (n_features,):
+        raise ValueError(
+            f"'min_categories' should have shape ({n_features},) when an array-like is "
+            f"provided. Got {m.shape} instead."
+        )
+    return m

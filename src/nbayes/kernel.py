@@ -35,7 +35,6 @@ POINT_MASS = 0.05
 point_mass_rule = P.Rule(lambda v: P._is_real(v) and 0 <= v < 1, "a float in the range [0.0, 1.0)")
 
 # what a fit sets; a failed refit puts back what was there
-_FITTED = ("_stats", "_cache", "n_features_in_", "feature_names_in_")
 
 
 class KernelNB(BaseNB):
@@ -175,17 +174,12 @@ class KernelNB(BaseNB):
         -------
         self : object
         """
-        before = {k: self.__dict__[k] for k in _FITTED if k in self.__dict__}
+        # (all or nothing as every learning call: nbayes._guards.all_or_nothing)
         self._refitting = True  # today's max_points, not the grid of the old statistics
         try:
             return super().fit(X, y, sample_weight)
-        except BaseException:
-            for k in _FITTED:
-                self.__dict__.pop(k, None)
-            self.__dict__.update(before)
-            raise
         finally:
-            del self._refitting
+            self.__dict__.pop("_refitting", None)
 
     def _grid(self) -> int | None:
         """The ``max_points`` of new statistics: a refit's own; a batch of ``update`` or

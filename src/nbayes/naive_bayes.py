@@ -10,9 +10,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.preprocessing import binarize as _binarize
-from sklearn.utils.validation import validate_data
 
 from . import _params as P
+from ._array_api import ArrayAPIOutputs
 from ._base import BaseNB
 from ._families import (
     BernoulliFamily,
@@ -24,7 +24,7 @@ from ._families import (
 )
 from ._moment_stats import MomentStats
 from ._stats import CategoryStats, readonly
-from ._validation import FeatureNames, check_category_labels, check_finite
+from ._validation import check_categories, check_min_categories
 
 __all__ = [
     "BernoulliNB",
@@ -326,6 +326,10 @@ class CategoricalNB(_DiscreteNB):
     min_categories : int or array-like of shape (n_features,), default=None
         Minimum number of categories per feature (integer-coded input).
 
+    Integer codes are counted for every code from 0 to the largest, which must be at most
+    ``nbayes._validation.MAX_CATEGORY_CODE`` (2^20 - 1; larger ones: ValueError at fit, pass
+    such values as strings); a larger code at predict time is an unseen category.
+
     Attributes
     ----------
     category_count_ : list of ndarray of shape (n_classes, n_categories of feature j)
@@ -377,63 +381,18 @@ class CategoricalNB(_DiscreteNB):
         return stats.with_min_categories(self._min_categories(stats.n_features))
 
     def _min_categories(self, n_features: int) -> np.ndarray | None:
-        if self.min_categories is None:
-            return None
-        m = np.asarray(self.min_categories)
-        if not np.issubdtype(m.dtype, np.integer):
-            raise ValueError(f"'min_categories' should have integral type. Got {m.dtype} instead.")
-        if m.ndim == 0:
-            return np.full(n_features, int(m))
-        if m.shape != (n_features,):
-            raise ValueError(
-                f"'min_categories' should have shape ({n_features},) when an array-like is "
-                f"provided. Got {m.shape} instead."
-            )
-        return m
-
-    def _validate_categorical(self, X: Any, reset: bool, y: Any = "no_validation") -> Any:
-        kw: dict[str, Any] = dict(
-            accept_sparse=False, ensure_all_finite=False, dtype=None, reset=reset
-        )
-        if isinstance(y, str) and y == "no_validation":
-            X = validate_data(self, X, **kw)
-        else:
-            X, y = validate_data(self, X, y, **kw)
-        who = type(self).__name__
-        names = FeatureNames(self, X.shape[1])
-        fitted_labelled = not reset and not self._stats.integer_coded
-        coded = X.dtype.kind in "biuf" and not fitted_labelled
-        if coded:
-            check_finite(X, who, names)
-            if X.dtype.kind == "f" and (X != np.floor(X)).any():
-                # Fractional values are no category codes: they are category labels.
-                coded = False
-            elif X.size and X.min() < 0:
-                j = int(np.flatnonzero((X < 0).any(axis=0))[0])
-                raise ValueError(
-                    f"Negative values in data passed to {who} (input X): column {names[j]!r} "
-                    "holds a negative category code. Integer codes must be 0, 1, 2, ...; "
-                    "pass labels as strings to use other values."
-                )
-        if not coded:
-            X = check_category_labels(np.asarray(X, dtype=object), who, names)
-        if not reset and coded != self._stats.integer_coded:
-            raise ValueError(
-                f"{who} was fitted on integer category codes but got labels (strings or "
-                "fractional numbers): encode every batch alike."
-            )
-        self._integer_coded = coded
-        return X if isinstance(y, str) and y == "no_validation" else (X, y)
+        return check_min_categories(self.min_categories, n_features)
 
     def _check_X(self, X: Any) -> Any:
-        return self._validate_categorical(X, reset=False)
+        return self._check_categorical(X, reset=False, y="no_validation")
 
     def _check_X_y(self, X: Any, y: Any, reset: bool) -> tuple[Any, np.ndarray]:
-        from sklearn.utils.multiclass import check_classification_targets
+        return self._check_categorical(X, reset=reset, y=y)
 
-        X, y = self._validate_categorical(X, reset=reset, y=y)
-        check_classification_targets(y)
-        return X, np.asarray(y)
+    def _check_categorical(self, X: Any, reset: bool, y: Any) -> Any:
+        fitted = None if reset else self._stats.integer_coded
+        out, self._integer_coded = check_categories(self, X, y, reset, fitted)
+        return out
 
     def _row_values(self, X: Any) -> np.ndarray:
         return np.asarray(X)[0]
@@ -462,7 +421,7 @@ class CategoricalNB(_DiscreteNB):
         return tags
 
 
-class GaussianNB(BaseNB):
+class GaussianNB(ArrayAPIOutputs, BaseNB):
     """Gaussian Naive Bayes: per class and feature, a normal density.
 
     Drop-in for :class:`sklearn.naive_bayes.GaussianNB`. The statistics are the weighted
@@ -473,6 +432,10 @@ class GaussianNB(BaseNB):
     of a feature over every row seen so far, unweighted, as scikit-learn computes it in
     ``fit``. It is derived from the statistics, so, unlike scikit-learn's ``partial_fit``
     (which takes it from the latest batch), it does not depend on how the data was split.
+
+    As scikit-learn's, it takes array-API inputs under
+    ``sklearn.config_context(array_api_dispatch=True)`` and answers in their namespace,
+    device and float dtype (float32 input: float32 answers); the statistics are float64.
 
     Parameters
     ----------
@@ -503,6 +466,7 @@ class GaussianNB(BaseNB):
     _accept_sparse = False
     _derivation_params = ("priors", "var_smoothing")
     _param_rules = {"priors": [P.array_like, P.none], "var_smoothing": [P.non_negative_real]}
+    _fitted_inputs = (*BaseNB._fitted_inputs, "_output_space")
 
     def __init__(self, *, priors: Any = None, var_smoothing: float = 1e-9) -> None:
         self.priors = priors
@@ -517,12 +481,12 @@ class GaussianNB(BaseNB):
     @property
     def theta_(self) -> np.ndarray:
         """Mean of each feature per class."""
-        return readonly(self._stats.mean)
+        return self._float_out(readonly(self._stats.mean))
 
     @property
     def var_(self) -> np.ndarray:
         """Variance of each feature per class, plus ``epsilon_``."""
-        return readonly(self._derived()["var"])
+        return self._float_out(readonly(self._derived()["var"]))
 
     @property
     def epsilon_(self) -> float:
@@ -532,4 +496,4 @@ class GaussianNB(BaseNB):
     @property
     def class_prior_(self) -> np.ndarray:
         """Probability of each class."""
-        return readonly(self._derived()["class_prior"])
+        return self._float_out(readonly(self._derived()["class_prior"]))

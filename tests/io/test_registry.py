@@ -25,6 +25,7 @@ ESTIMATORS = (
     "KernelNB",
     "MixedNB",
     "MultinomialNB",
+    "NBSVM",
     "PoissonNB",
     "TextClassifier",
     "SemiSupervisedNB",  # saved as its estimator_ (tests/test_semi_supervised.py)

@@ -54,3 +54,11 @@ def test_the_stored_text_models_predict_as_they_did(name: str) -> None:
     scorer = load_scorer(MODELS / f"{name}.nbayes")
     assert scorer is not None
     np.testing.assert_allclose(scorer.predict_proba(DOCS), model.predict_proba(DOCS), rtol=1e-12)
+
+
+def test_the_stored_nbsvm_predicts_as_it_did() -> None:
+    # three classes ("spam", "ham", "other" for every fifth document), NBSVM(random_state=0)
+    want = np.load(MODELS / "nbsvm.expected.npy")
+    model = load(MODELS / "nbsvm.nbayes")
+    np.testing.assert_allclose(model.decision_function(DOCS), want, rtol=1e-12)
+    assert load_scorer(MODELS / "nbsvm.nbayes") is None

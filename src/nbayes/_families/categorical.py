@@ -24,8 +24,8 @@ def category_index(stats: CategoryStats, X: np.ndarray) -> np.ndarray:
         col = X[:, j]
         k = len(cats)
         if stats.integer_coded:
-            idx = col.astype(np.int64)
-            idx[(idx < 0) | (idx >= k)] = k
+            # a code beyond the known ones (however large: 1e308 too) is unseen, index k
+            idx = np.where((col < 0) | (col >= k), k, col).astype(np.int64)
         else:
             pos = np.searchsorted(cats, col)
             pos = np.minimum(pos, max(k - 1, 0))

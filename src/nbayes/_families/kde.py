@@ -158,6 +158,13 @@ def derive_kde(
             kstd = np.array([_spread(bandwidth, kp, kw[c]) for c in range(C)])
             sigma = np.where(kstd > 0, kstd, _spread(bandwidth, kp, pooled[kernel]))
             h = bandwidth_factor(bandwidth, n) * sigma
+            if not np.isfinite(h).all():  # squares of values near 1e308 exceed float64
+                raise ValueError(
+                    f"The statistics of KernelNB overflowed: the spread of feature {j} is no "
+                    "longer finite because its values are too large for float64 arithmetic "
+                    "(near 1e308). Rescale the features (e.g. divide them by a power of "
+                    "ten), or pass a numeric bandwidth."
+                )
             h = np.where(h > 0, h, 1.0)
         else:
             h = np.full(C, float(bandwidth))

@@ -46,6 +46,8 @@ class PoissonFamily(Family):
             ).reshape(-1)
         else:
             log_fact = gammaln(np.asarray(X, dtype=np.float64) + 1).sum(axis=1)
+        if not np.isfinite(log_fact).all():  # gammaln sets no floating-point flag
+            raise FloatingPointError("overflow in log(x!) of a count near 1e308")
         jll = log_dot(X, d["log_rate"]) - d["rate"].sum(axis=1) - log_fact[:, None]
         jll[:, d["undefined_class"]] = -np.inf
         return jll + d["class_log_prior"]

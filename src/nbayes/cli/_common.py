@@ -362,13 +362,16 @@ def column_names(model: Any) -> list[str]:
 
 
 def is_text_model(model: Any) -> bool:
-    """A TextClassifier, or the scorer of one."""
+    """A TextClassifier, the scorer of one, or an NBSVM (a model of documents)."""
     from nbayes.scoring import TextScorer
 
     if isinstance(model, TextScorer):
         return True
     # a TextClassifier exists only once its module is loaded: no import needed to tell
     classifier = sys.modules.get("nbayes.text.classifier")
+    nbsvm = sys.modules.get("nbayes.nbsvm")
+    if nbsvm is not None and isinstance(model, nbsvm.NBSVM):
+        return True
     return classifier is not None and isinstance(model, classifier.TextClassifier)
 
 

@@ -71,13 +71,17 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     est = model
     ui.print(f"file: {args.model} ({os.path.getsize(args.model):,} bytes)")
     ui.print(f"written by: nbayes {metadata['nbayes_version']}")
-    kind = f"text model (TextClassifier, {model.model})" if text else type(est).__name__
+    nbsvm = type(model).__name__ == "NBSVM"
+    if nbsvm:
+        kind = f"text model (NBSVM, {model.loss})"
+    else:
+        kind = f"text model (TextClassifier, {model.model})" if text else type(est).__name__
     ui.print(f"model: {kind}")
     params = ", ".join(f"{k}={v!r}" for k, v in sorted(est.get_params(deep=False).items()))
     ui.print(f"hyperparameters: {params}")
     if text:
         n_terms = len(model.get_feature_names_out())
-        what = "hash buckets in use" if model.hashing else "terms"
+        what = "hash buckets in use" if getattr(model, "hashing", False) else "terms"
         ui.print(f"vocabulary: {n_terms:,} {what}")
     elif type(est).__name__ == "MixedNB":
         _mixed_columns(ui, est)
@@ -91,14 +95,19 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     ui.print("classes:")
     for c, n in zip(model.classes_.tolist(), model.class_count_.tolist(), strict=True):
         ui.print(f"  {c}: {n:g}")
-    naive = model.n_parameters()
-    full = model.n_parameters(full_joint=True)
-    ui.print(f"parameters: {_count(naive)} (naive Bayes), {_count(full)} (full joint model)")
+    if nbsvm:
+        n = model.coef_.size + (model.intercept_.size if model.fit_intercept else 0)
+        ui.print(f"parameters: {_count(n)} (linear weights)")
+    else:
+        naive = model.n_parameters()
+        full = model.n_parameters(full_joint=True)
+        ui.print(f"parameters: {_count(naive)} (naive Bayes), {_count(full)} (full joint model)")
     k = max(args.top, 0)
     if k:
         n_features = len(model.get_feature_names_out()) if text else est.n_features_in_
         features = model.most_informative_features(n_features)
-        ui.print(f"most informative features per class (top {k}, log likelihood ratio):")
+        score = "weight" if nbsvm else "log likelihood ratio"
+        ui.print(f"most informative features per class (top {k}, {score}):")
         for cls in model.classes_.tolist():
             best = [(f, s) for f, c, s in features if c == cls][:k]
             if best:

@@ -55,8 +55,9 @@ MODELS = (
     "categorical",
     "kernel",
     "mixed",
+    "nbsvm",
 )
-TEXT_DEFAULT = ("multinomial", "bernoulli", "complement")
+TEXT_DEFAULT = ("multinomial", "bernoulli", "complement", "nbsvm")
 
 #: the flags that set an estimator's hyperparameters: the estimator validates them
 HYPERPARAMETER_FLAGS = ("--alpha", "--bandwidth", "--max-points", "--ngrams")
@@ -70,7 +71,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alpha", type=float, default=None, help="smoothing (default 1.0)")
     p.add_argument("--binary", action="store_true", help="text: count each word once per document")
     p.add_argument(
-        "--ngrams", default="1-1", metavar="MIN-MAX", help="text: word n-grams, e.g. 1-2"
+        "--ngrams", metavar="MIN-MAX", help="text: word n-grams, e.g. 1-2 (default 1-1; nbsvm 1-2)"
     )
     p.add_argument(
         "--hashing",
@@ -220,7 +221,7 @@ def _check_text_only_options(args: argparse.Namespace) -> None:
 
 
 def _table_estimator(args: argparse.Namespace) -> Any:
-    if args.binary or args.ngrams != "1-1" or args.hashing:
+    if args.binary or args.ngrams not in (None, "1-1") or args.hashing:
         raise CLIError("--binary, --ngrams and --hashing apply to text models only.")
     return make_estimator(
         args.model,
@@ -252,11 +253,16 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
         _check_text_only_options(args)
         from nbayes.cli._text import make_text_model
 
+        if args.model == "nbsvm":
+            raise CLIError(
+                "--workers and --dask-scheduler merge one model per partition; an nbsvm's "
+                "linear model is fitted on all documents at once: train it without them."
+            )
         estimator: Any = make_text_model(
             args.model,
             args.alpha,
             binary=args.binary,
-            ngram_range=parse_ngrams(args.ngrams),
+            ngram_range=args.ngrams and parse_ngrams(args.ngrams),
             hashing=args.hashing,
         )
     else:
@@ -305,7 +311,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     with flag_errors(HYPERPARAMETER_FLAGS):
         model, what = _train(args, ui, text)
     save_model(model, args.output)
-    name = f"TextClassifier({model.model})" if text else type(model).__name__
+    nbsvm = args.model == "nbsvm"
+    name = f"TextClassifier({model.model})" if text and not nbsvm else type(model).__name__
     ui.note(f"Trained {name} on {what}: {_describe(model)}.")
     ui.note(f"Saved to {args.output}")
     return 0
@@ -327,7 +334,7 @@ def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
             args.model,
             args.alpha,
             binary=args.binary,
-            ngram_range=parse_ngrams(args.ngrams),
+            ngram_range=args.ngrams and parse_ngrams(args.ngrams),
             hashing=args.hashing,
         )
         with ui.progress("Training", "documents", total=len(texts)) as bar:

@@ -59,6 +59,11 @@ def _model_lock(path: str, owner: str) -> Iterator[None]:
 
 def _apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
     model = load_model(args.model)
+    if not hasattr(model, "unlearn"):
+        raise CLIError(
+            f"{args.model} holds an {type(model).__name__}, whose linear model cannot learn or "
+            "forget documents one batch at a time: retrain it with `nbayes train`."
+        )
     X, y = labelled_inputs(ui, model, args.data, args)
     with ui.progress("Unlearning" if forget else "Learning", "examples") as bar:
         if forget:

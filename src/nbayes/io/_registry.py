@@ -104,6 +104,12 @@ def _text() -> tuple[Serializer, ...]:
     return text.SERIALIZERS
 
 
+def _nbsvm() -> tuple[Serializer, ...]:
+    from nbayes.io.serializers import nbsvm
+
+    return nbsvm.SERIALIZERS
+
+
 def _semi_supervised() -> tuple[Serializer, ...]:
     from nbayes.io.serializers import semi_supervised
 
@@ -120,6 +126,7 @@ BUILTIN: dict[str, Callable[[], tuple[Serializer, ...]]] = {
     "KernelNB": _kernel,
     "MixedNB": _mixed,
     "TextClassifier": _text,
+    "NBSVM": _nbsvm,
     "SemiSupervisedNB": _semi_supervised,  # saved as its estimator_ (an ordinary model file)
 }
 """Model type stored in a file -> the function importing the serialisers of its module."""

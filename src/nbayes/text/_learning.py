@@ -1,8 +1,10 @@
 """The learning calls of :class:`~nbayes.text.TextClassifier`, each all-or-nothing.
 
-``fit``, ``partial_fit``, ``update``, ``unlearn`` and ``merge`` are the template's
-(:class:`nbayes._base.BaseNB`) run inside :func:`~nbayes.text._transactions.all_or_nothing`;
-``fit`` (and the fits from chunks and files, equal to it) also derive the kept vocabulary
+``fit``, ``partial_fit``, ``update`` and ``unlearn`` are the template's
+(:class:`nbayes._base.BaseNB`), all-or-nothing as every model's (an override too:
+:func:`nbayes._guards.all_or_nothing`), and so are the fits from chunks and files
+(:func:`nbayes._guards.restored_on_failure`). ``fit`` (and the fits from chunks and
+files, equal to it) also derive the kept vocabulary
 before they return, so that a pruning that keeps no term fails at fit, as the Pipeline's
 ``CountVectorizer`` does, and not later at predict.
 """
@@ -13,8 +15,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Self
 
 from .._base import BaseNB
+from .._guards import restored_on_failure
 from . import _streaming
-from ._transactions import all_or_nothing, transactional
 
 __all__ = ["TextLearning"]
 
@@ -24,19 +26,14 @@ class TextLearning(BaseNB):
 
     _selection: Any  # TextClassifier's kept vocabulary (min_df, max_df, max_features)
 
-    # Every learning call is all-or-nothing (nbayes.text._transactions): a failure leaves
-    # the model as it was.
+    # (the template makes this override all-or-nothing too: a failure leaves the model as
+    # it was)
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
-        with all_or_nothing(self):
-            super().fit(X, y, sample_weight=sample_weight)
-            self._selection()  # a pruning that keeps no term fails here, as the Pipeline's
+        super().fit(X, y, sample_weight=sample_weight)
+        self._selection()  # a pruning that keeps no term fails here, as the Pipeline's
         return self
 
     fit.__doc__ = BaseNB.fit.__doc__
-    partial_fit = transactional(BaseNB.partial_fit)
-    update = transactional(BaseNB.update)
-    unlearn = transactional(BaseNB.unlearn)
-    merge = transactional(BaseNB.merge)
 
     def fit_chunks(self, chunks: Iterable[tuple[Sequence[str], Any]]) -> Self:
         """Train from ``(documents, labels)`` chunks: equal to :meth:`fit` on all of them.
@@ -44,7 +41,7 @@ class TextLearning(BaseNB):
         The statistics of each chunk are added in place, so only one chunk of documents is
         held at a time.
         """
-        with all_or_nothing(self):
+        with restored_on_failure(self):
             fitted: Self = _streaming.fit_chunks(self, chunks)
             fitted._selection()
         return fitted
@@ -83,7 +80,7 @@ class TextLearning(BaseNB):
 
         try:
             if prune_first and not self.hashing:
-                with all_or_nothing(self):
+                with restored_on_failure(self):
                     return _streaming.fit_pruned_first(self, chunks)
             return self.fit_chunks(chunks())
         except _streaming.NoDocuments:

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from sklearn.feature_extraction import text as _sk_text
 
+from nbayes._guards import restored_on_failure
 from nbayes.text import _routes as routes
 from nbayes.text import _tokenize as _tk
 from nbayes.text._analyzer import transform_one
@@ -31,7 +32,6 @@ from nbayes.text._class_counts import (
 )
 from nbayes.text._counting import _Analysis
 from nbayes.text._hash_counts import hash_by_class, hash_into, hashing_transform
-from nbayes.text._transactions import all_or_nothing
 
 __all__ = [
     "CountVectorizer",
@@ -79,9 +79,9 @@ class CountVectorizer(_sk_text.CountVectorizer):
     """
 
     def fit_transform(self, raw_documents: Iterable[Any], y: Any = None) -> Any:
-        # all-or-nothing (nbayes.text._transactions): a failing refit keeps the fitted
+        # all-or-nothing (nbayes._guards.restored_on_failure): a failing refit keeps the fitted
         # vocabulary and leaves no scratch attribute behind
-        with all_or_nothing(self):
+        with restored_on_failure(self):
             try:
                 return super().fit_transform(raw_documents, y)
             finally:

@@ -9,6 +9,7 @@ module                    model types
 :mod:`.kernel`            KernelNB (stored points)
 :mod:`.mixed`             MixedNB (one family of statistics per column)
 :mod:`.text`              TextClassifier (term counts and vocabulary)
+:mod:`.nbsvm`             NBSVM (its TextClassifier, nested, and the linear solution)
 :mod:`.semi_supervised`   SemiSupervisedNB (saved as its fitted ``estimator_``)
 ========================  ==================================================================
 

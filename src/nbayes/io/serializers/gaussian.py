@@ -24,7 +24,12 @@ from nbayes.naive_bayes import GaussianNB
 
 def dump_moments(stats: MomentStats, writer: ArrayWriter) -> None:
     """The moment arrays of ``stats`` (the class counts are written by the caller)."""
-    for name in ("mean", "m2", "row_mean", "row_m2"):
+    names = ["mean", "m2", "row_mean", "row_m2"]
+    if stats.mean_low.any() or stats.row_mean_low.any():
+        # the low parts of the means (unlearning stays exact after a load); all zero, as
+        # in the files written before them, they are left out
+        names += ["mean_low", "row_mean_low"]
+    for name in names:
         writer.put(name, getattr(stats, name))
     writer.put("n_rows", np.float64(stats.n_rows))
 
@@ -42,7 +47,13 @@ def load_moments(
     check_moments(mean, m2, "mean")
     check_moments(row_mean, row_m2, "row_mean")
     check_rows(float(n_rows), class_count, "the number of rows 'n_rows'")
-    return MomentStats(classes, class_count, mean, m2, float(n_rows), row_mean, row_m2)
+    # the low parts of the means (files written before them: None, zeros)
+    has_low = reader.prefix + "mean_low" in reader.arrays
+    low = reader.get("mean_low", shape=shape) if has_low else None
+    row_low = reader.get("row_mean_low", shape=(n_features,)) if has_low else None
+    return MomentStats(
+        classes, class_count, mean, m2, float(n_rows), row_mean, row_m2, low, row_low
+    )
 
 
 def dump(model: GaussianNB, writer: ArrayWriter) -> dict[str, Any]:

@@ -1,0 +1,108 @@
+"""Model-file (de)serialiser of :class:`~nbayes.NBSVM`.
+
+``"model"`` is::
+
+    {"hyperparameters": {...},                                  # the NBSVM's own
+     "fitted": {"preprocess": "sentiment", "vectorizer": {...}}, # the fit's tokenization
+     "vocabulary": ["a", "a film", ...],                        # the terms, column order
+     "nb": {"model_type": "MultinomialNB", "model": {...}}}     # NB of the binary features
+
+with the arrays of the Naive Bayes model under ``nb/`` (see
+:mod:`nbayes.io.serializers.discrete`) and the solver's solution in the scaled feature space,
+before the interpolation: ``solver_coef`` (n_problems, n_terms) and ``solver_intercept``
+(n_problems,), one problem for two classes, one per class otherwise. The log-count ratios
+and ``coef_`` are derived from these on load, as ``fit`` derives them, so a loaded model
+predicts exactly as the saved one and ``beta`` can still be changed. ``"fitted"`` holds the
+settings the fit tokenized with (``preprocess_`` and the vectorizer's), which prediction
+uses even when the hyperparameters were changed after the fit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from nbayes.exceptions import ModelFileError
+from nbayes.io._arrays import ArrayReader, ArrayWriter
+from nbayes.io._codecs import decode_param, encode_param, encode_params
+from nbayes.io._json import expect_dict, expect_str_list
+from nbayes.io._registry import Serializer, decode, encode
+from nbayes.io.serializers._estimator import (
+    WHERE,
+    check_derivation,
+    check_fitted,
+    check_params,
+    decode_hyperparameters,
+)
+from nbayes.naive_bayes import MultinomialNB
+from nbayes.nbsvm import NBSVM
+from nbayes.nbsvm._estimator import VECTORIZER_PARAMS
+from nbayes.text.recipes import resolve as resolve_recipe
+from nbayes.text.vectorizers import CountVectorizer
+
+
+def dump(model: NBSVM, writer: ArrayWriter) -> dict[str, Any]:
+    check_fitted(model)
+    writer.put("solver_coef", model.solver_coef_)
+    writer.put("solver_intercept", model.solver_intercept_)
+    return {
+        "hyperparameters": encode_params(model.get_params(deep=False)),
+        "fitted": {
+            "preprocess": encode_param("preprocess", model.preprocess_),
+            "vectorizer": encode_params(
+                {k: getattr(model.vectorizer_, k) for k in VECTORIZER_PARAMS}
+            ),
+        },
+        "vocabulary": model.get_feature_names_out().tolist(),
+        "nb": encode(model.nb_, writer.sub("nb")),
+    }
+
+
+def _check_nb(nb: Any, model: NBSVM, n_terms: int) -> MultinomialNB:
+    """The nested model must be the Naive Bayes model of this NBSVM's binary features."""
+    where = f"{WHERE}['nb']"
+    if type(nb) is not MultinomialNB:
+        raise ModelFileError(f"{where} holds a {type(nb).__name__}; an NBSVM's is a MultinomialNB")
+    if not nb.alpha > 0:
+        raise ModelFileError(f"{where} has alpha={nb.alpha!r}; an NBSVM's is > 0")
+    if nb.n_features_in_ != n_terms:
+        raise ModelFileError(
+            f"{where} has {nb.n_features_in_} features for a vocabulary of {n_terms} terms"
+        )
+    if len(nb.classes_) < 2:
+        raise ModelFileError(f"{where} has one class; an NBSVM separates at least 2")
+    return nb
+
+
+def load(d: dict[str, Any], reader: ArrayReader) -> NBSVM:
+    expect_dict(d, WHERE, ("hyperparameters", "fitted", "vocabulary", "nb"))
+    fitted = expect_dict(d["fitted"], f"{WHERE}['fitted']", ("preprocess", "vectorizer"))
+    preprocess = decode_param(fitted["preprocess"], f"{WHERE}['fitted']['preprocess']")
+    where = f"{WHERE}['fitted']['vectorizer']"
+    settings = expect_dict(fitted["vectorizer"], where, VECTORIZER_PARAMS)
+    settings = {k: decode_param(v, f"{where}[{k!r}]") for k, v in settings.items()}
+    model = NBSVM(**decode_hyperparameters(NBSVM, d["hyperparameters"]))
+    check_params(model)
+    terms = expect_str_list(d["vocabulary"], f"{WHERE}['vocabulary']")
+    if not terms or len(set(terms)) != len(terms):
+        raise ModelFileError(f"{WHERE}['vocabulary'] must hold distinct terms, at least one")
+    n_terms = len(terms)
+    nb = _check_nb(decode(d["nb"], reader.sub("nb"), f"{WHERE}['nb']"), model, n_terms)
+    n_problems = 1 if len(nb.classes_) == 2 else len(nb.classes_)
+    coef = reader.get("solver_coef", shape=(n_problems, n_terms))
+    intercept = reader.get("solver_intercept", shape=(n_problems,))
+    vectorizer = CountVectorizer(binary=True, dtype=np.float64, **settings)
+    try:
+        vectorizer.build_analyzer()  # scikit-learn's own checks of the settings
+        resolve_recipe(preprocess)
+    except (ValueError, TypeError) as exc:
+        raise ModelFileError(f"{WHERE}['fitted'] holds invalid settings: {exc}") from None
+    vectorizer.vocabulary_ = dict(zip(terms, range(n_terms), strict=True))
+    model.vectorizer_, model.nb_, model.preprocess_ = vectorizer, nb, preprocess
+    model._set_solution(np.array(coef), np.array(intercept))
+    check_derivation(model._weights)
+    return model._set_solution(np.array(coef), np.array(intercept))
+
+
+SERIALIZERS = (Serializer("NBSVM", NBSVM, dump, load),)

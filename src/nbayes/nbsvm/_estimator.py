@@ -1,0 +1,486 @@
+"""NBSVM: a linear classifier on binarized n-grams scaled by Naive Bayes log-count ratios.
+
+Wang & Manning (2012), "Baselines and Bigrams": each class's log-count ratio
+``r = log((p / |p|_1) / (q / |q|_1))``, with ``p = alpha +`` the number of documents of the
+class that hold each term and ``q`` the same for the other documents, scales the binarized
+features ``x = 1{f > 0}``; a linear model (an L2-loss SVM by default) is fitted on ``r * x``
+and its weights are pulled towards their mean magnitude,
+``w' = (1 - beta) * mean(|w|) + beta * w`` (the "interpolation" that mixes in Naive Bayes).
+
+The features are those of nbayes's :class:`~nbayes.text.CountVectorizer` with
+``binary=True`` (``vectorizer_``: the tokenization and vocabulary pruning of a
+:class:`~nbayes.text.TextClassifier`, counted by the compiled kernels for the n-gram
+ranges they take, by scikit-learn's analyzer for the others such as trigrams), and the
+counts behind ``r`` are the statistics of an nbayes :class:`~nbayes.MultinomialNB`
+(``nb_``) fitted on them: its ``feature_count_`` is, per class, the number of documents
+holding each term. The solvers are scikit-learn's (liblinear).
+
+``beta`` is a derivation parameter, as ``alpha`` is for the Naive Bayes models: changing it
+after ``fit`` re-derives the weights without refitting (and
+:class:`~nbayes.model_selection.NBSearchCV` sweeps it without refitting).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar, Self
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .. import _params as P
+from ..explain import Explanation
+from ..naive_bayes import MultinomialNB
+from ..text import _analyzer
+from ..text.recipes import resolve as resolve_recipe
+from ..text.vectorizers import CountVectorizer
+
+__all__ = ["NBSVM"]
+
+#: the ``loss`` choices: the linear model fitted on the scaled features
+LOSSES = ("squared_hinge", "hinge", "logistic")
+
+#: the parameters of the vectorizer (same names as CountVectorizer's)
+VECTORIZER_PARAMS = (
+    "ngram_range", "lowercase", "token_pattern", "stop_words", "min_df", "max_df",
+    "max_features",
+)  # fmt: skip
+
+_positive_real = P.Rule(
+    lambda v: P._is_real(v) and v > 0 and np.isfinite(v), "a float in the range (0.0, inf)"
+)
+_unit_real = P.Rule(lambda v: P._is_real(v) and 0 <= v <= 1, "a float in the range [0.0, 1.0]")
+
+
+class NBSVM(ClassifierMixin, BaseEstimator):
+    """NBSVM (Wang & Manning 2012) on raw strings: an SVM on Naive Bayes-scaled n-grams.
+
+    The defaults are the paper's recipe: binarized uni+bigram presence features, each
+    scaled by its Naive Bayes log-count ratio (smoothing ``alpha=1``), an L2-regularised
+    L2-loss (squared hinge) linear SVM with ``C=1`` and no bias term (liblinear ``-s 1``,
+    as the authors' code ``trainMNBSVM.m`` runs it), and the interpolation ``beta=0.25``.
+    Documents are tokenized as :class:`~nbayes.text.TextClassifier` tokenizes them
+    (lowercased words of two or more letters or digits, scikit-learn's
+    ``CountVectorizer`` default) after nbayes's named recipe ``preprocess="sentiment"``
+    (scores such as "7/10" kept as one token, the three words after a negation marked
+    ``NOT_``; :func:`nbayes.text.recipes.sentiment_preprocess`), which Wang & Manning did
+    not use: with it the one default recipe reaches their figures on every set measured
+    (``benchmarks/bench_nbsvm.py``; without it IMDB falls 0.18 points short of 91.22).
+    ``preprocess=None`` is their tokenization of the text as it is. With more than two
+    classes, one binary problem per class (one-vs-rest), each with its own ratio ``r``.
+
+    Parameters
+    ----------
+    loss : {"squared_hinge", "hinge", "logistic"}, default="squared_hinge"
+        The linear model: ``LinearSVC(loss=...)``, or ``LogisticRegression`` (liblinear)
+        for ``"logistic"`` (Mesnil et al. 2014's variant, with ``beta=1``).
+    C : float, default=1.0
+        Inverse regularisation strength of the linear model.
+    beta : float in [0, 1], default=0.25
+        Interpolation: 1 keeps the solver's weights, 0 gives every feature the mean
+        weight magnitude (a Naive Bayes-like model on the binarized features).
+    alpha : float, default=1.0
+        Smoothing of the log-count ratio (> 0).
+    preprocess : str, callable or None, default="sentiment"
+        A ``str -> str`` step run on every document before tokenizing, or the name of a
+        recipe of :mod:`nbayes.text.recipes`, as for :class:`~nbayes.text.TextClassifier`
+        (whose default is None).
+    ngram_range, lowercase, stop_words, min_df, max_df, max_features
+        Tokenization and vocabulary, as for :class:`~nbayes.text.TextClassifier` (any
+        ``ngram_range``: ``(1, 3)`` is Mesnil et al.'s trigram setting).
+    token_pattern : str, default=r"(?u)\\b\\w\\w+\\b"
+        As for scikit-learn's ``CountVectorizer``; the default is the one the compiled
+        kernels tokenize (any other runs scikit-learn's analyzer, slower).
+    fit_intercept : bool, default=False
+        Fit a bias term (regularised, as liblinear does); it is scaled by ``beta`` like the
+        weights' solver part. The paper's recipe has none.
+    tol : float, default=1e-4
+    max_iter : int, default=1000
+        Of the solver (liblinear's own default limit). With ``C=1`` on long documents
+        (IMDB) the dual solver reaches it and scikit-learn warns (ConvergenceWarning), as
+        in Wang & Manning's runs; a smaller ``C`` converges sooner.
+    random_state : int, RandomState instance or None, default=None
+        The solver's coordinate order (liblinear shuffles): fix it for reproducible fits.
+
+    Attributes
+    ----------
+    vectorizer_ : nbayes.text.CountVectorizer
+        The fitted binary vectorizer: ``vocabulary_`` names the columns.
+    preprocess_ : str, callable or None
+        The ``preprocess`` step of the fit, which prediction applies too (changing
+        ``preprocess``, like the vectorizer's settings, takes effect at the next fit).
+    nb_ : MultinomialNB
+        The Naive Bayes model of the binarized features, whose counts give ``r``.
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+    ratio_ : ndarray of shape (n_problems, n_terms)
+        The log-count ratio of each binary problem (one for two classes: the second class
+        against the first; one per class otherwise).
+    coef_ : ndarray of shape (n_problems, n_terms)
+        The weight of each term's presence: the interpolated solver weight times ``r``.
+    intercept_ : ndarray of shape (n_problems,)
+
+    References
+    ----------
+    S. Wang and C. D. Manning. Baselines and Bigrams: Simple, Good Sentiment and Topic
+    Classification. ACL 2012.
+
+    Examples
+    --------
+    >>> from nbayes import NBSVM
+    >>> docs = ["a great film", "great fun", "loved it", "a dull film", "dull and boring",
+    ...         "hated it"]
+    >>> y = ["pos", "pos", "pos", "neg", "neg", "neg"]
+    >>> clf = NBSVM(random_state=0).fit(docs, y)
+    >>> clf.predict(["great fun film", "boring and dull"]).tolist()
+    ['pos', 'neg']
+    >>> clf.explain("great but boring").top(2)["pos"]["for"]  # doctest: +ELLIPSIS
+    [('great', 0.5...)]
+    """
+
+    _param_rules: ClassVar[dict[str, list[P.Rule]]] = {
+        "C": [_positive_real],
+        "beta": [_unit_real],
+        "alpha": [_positive_real],
+        "fit_intercept": [P.boolean],
+        "tol": [_positive_real],
+        "max_iter": [P.non_negative_int(1)],
+    }
+
+    def __init__(
+        self,
+        *,
+        loss: str = "squared_hinge",
+        C: float = 1.0,
+        beta: float = 0.25,
+        alpha: float = 1.0,
+        ngram_range: tuple[int, int] = (1, 2),
+        lowercase: bool = True,
+        token_pattern: str | None = r"(?u)\b\w\w+\b",
+        preprocess: Any = "sentiment",
+        stop_words: Any = None,
+        min_df: float | int = 1,
+        max_df: float | int = 1.0,
+        max_features: int | None = None,
+        fit_intercept: bool = False,
+        tol: float = 1e-4,
+        max_iter: int = 1000,
+        random_state: Any = None,
+    ) -> None:
+        self.loss = loss
+        self.C = C
+        self.beta = beta
+        self.alpha = alpha
+        self.ngram_range = ngram_range
+        self.lowercase = lowercase
+        self.token_pattern = token_pattern
+        self.preprocess = preprocess
+        self.stop_words = stop_words
+        self.min_df = min_df
+        self.max_df = max_df
+        self.max_features = max_features
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    # ---------------------------------------------------------------- settings
+    def _check_params(self) -> None:
+        if not isinstance(self.loss, str) or self.loss not in LOSSES:
+            raise P.InvalidParameterError(
+                f"The 'loss' parameter of NBSVM must be a str among {set(LOSSES)}. "
+                f"Got {self.loss!r} instead."
+            )
+        P.validate(self, self._param_rules)
+
+    def _make_vectorizer(self) -> CountVectorizer:
+        params = {name: getattr(self, name) for name in VECTORIZER_PARAMS}
+        return CountVectorizer(binary=True, dtype=np.float64, **params)
+
+    def _docs(self, X: Any, fitting: bool = False) -> list[str]:
+        """Validated documents, after the ``preprocess`` step (as a TextClassifier's): the
+        one the model was fitted with (``preprocess_``), or ``preprocess`` when fitting."""
+        recipe = self.preprocess if fitting else self.__dict__.get("preprocess_")
+        return _analyzer.documents(X, resolve_recipe(recipe))
+
+    def _solver(self) -> Any:
+        """A fresh scikit-learn linear model of ``loss`` (binary problems only)."""
+        common = {
+            "C": float(self.C), "fit_intercept": bool(self.fit_intercept),
+            "tol": float(self.tol), "max_iter": int(self.max_iter),
+            "random_state": self.random_state,
+        }  # fmt: skip
+        if self.loss == "logistic":
+            from sklearn.linear_model import LogisticRegression
+
+            return LogisticRegression(solver="liblinear", **common)
+        from sklearn.svm import LinearSVC
+
+        # the dual problem: liblinear's -s 1 (squared hinge) / -s 3 (hinge), as the paper;
+        # text has more features than documents, where the dual is the fast one
+        return LinearSVC(loss=self.loss, dual=True, **common)
+
+    # -------------------------------------------------------------- training
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
+        """Count the binarized n-grams per class, derive ``r``, fit the linear model(s).
+
+        Parameters
+        ----------
+        X : iterable of str
+            The documents.
+        y : array-like of shape (n_documents,)
+        sample_weight : array-like of shape (n_documents,), default=None
+            Weights both the counts behind ``r`` and the solver's loss.
+        """
+        self._check_params()
+        docs = self._docs(X, fitting=True)
+        vectorizer = self._make_vectorizer()
+        presence = vectorizer.fit_transform(docs)
+        nb = MultinomialNB(alpha=float(self.alpha)).fit(presence, y, sample_weight=sample_weight)
+        classes = nb.classes_
+        if len(classes) < 2:
+            raise ValueError(
+                "NBSVM needs documents of at least 2 classes to separate them, but y holds "
+                f"only one class: {classes[0]!r}."
+            )
+        y = np.asarray(y)
+        ratios = _problem_ratios(nb, float(self.alpha))
+        targets = [classes[1]] if len(classes) == 2 else list(classes)
+        coef = np.empty_like(ratios)
+        intercept = np.zeros(len(targets))
+        sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        for k, target in enumerate(targets):
+            solver = self._solver()
+            scaled = presence @ sp.diags(ratios[k])
+            solver.fit(scaled, (y == target).astype(np.int64), sample_weight=sw)
+            coef[k] = solver.coef_[0]
+            intercept[k] = float(np.ravel(solver.intercept_)[0]) if self.fit_intercept else 0.0
+        # the tokenization is fixed at fit, as a vectorizer's: the recipe too
+        self.vectorizer_, self.nb_, self.preprocess_ = vectorizer, nb, self.preprocess
+        return self._set_solution(coef, intercept)
+
+    def fit_chunks(self, chunks: Iterable[tuple[Sequence[str], Any]]) -> Self:
+        """:meth:`fit` on the documents of all the ``(documents, labels)`` chunks.
+
+        A linear model is fitted on every document at once, so unlike
+        ``TextClassifier.fit_chunks`` this holds all the documents in memory.
+        """
+        docs: list[str] = []
+        labels: list[Any] = []
+        for chunk_docs, chunk_labels in chunks:
+            docs.extend(chunk_docs)
+            labels.extend(np.asarray(chunk_labels).tolist())
+        return self.fit(docs, labels)
+
+    def _set_solution(self, coef: np.ndarray, intercept: np.ndarray) -> Self:
+        """Install the solver's weights (in the scaled space, before interpolation) beside
+        ``vectorizer_`` and ``nb_``; the ratios are derived from ``nb_``'s counts."""
+        self.ratio_ = _problem_ratios(self.nb_, float(self.nb_.alpha))
+        self.solver_coef_ = coef
+        self.solver_intercept_ = intercept
+        self.__dict__.pop("_weights_cache", None)
+        return self
+
+    # ------------------------------------------------------------ derivation
+    def _weights(self) -> tuple[np.ndarray, np.ndarray]:
+        """``coef_`` and ``intercept_`` for the current ``beta`` (cached per value)."""
+        check_is_fitted(self, "solver_coef_")
+        cache = self.__dict__.get("_weights_cache")
+        if cache is not None and cache[0] == self.beta:
+            return cache[1], cache[2]
+        P.validate(self, {"beta": self._param_rules["beta"]})
+        beta = float(self.beta)
+        w = self.solver_coef_
+        # Wang & Manning's w' = (1 - beta) * mean|w| + beta * w, per binary problem
+        mean_magnitude = np.abs(w).mean(axis=1, keepdims=True) if w.shape[1] else 0.0
+        coef = ((1.0 - beta) * mean_magnitude + beta * w) * self.ratio_
+        intercept = beta * self.solver_intercept_
+        coef.setflags(write=False)
+        intercept.setflags(write=False)
+        self.__dict__["_weights_cache"] = (self.beta, coef, intercept)
+        return coef, intercept
+
+    @property
+    def coef_(self) -> np.ndarray:
+        return self._weights()[0]
+
+    @property
+    def intercept_(self) -> np.ndarray:
+        return self._weights()[1]
+
+    @property
+    def classes_(self) -> np.ndarray:
+        check_is_fitted(self, "nb_")
+        return self.nb_.classes_
+
+    @property
+    def class_count_(self) -> np.ndarray:
+        check_is_fitted(self, "nb_")
+        return self.nb_.class_count_
+
+    @property
+    def vocabulary_(self) -> dict[str, int]:
+        """Term -> column of ``coef_`` (sorted by term)."""
+        check_is_fitted(self, "vectorizer_")
+        return dict(self.vectorizer_.vocabulary_)
+
+    def get_feature_names_out(self) -> np.ndarray:
+        check_is_fitted(self, "vectorizer_")
+        names = self.__dict__.get("_names")
+        if names is None or len(names) != len(self.vectorizer_.vocabulary_):
+            names = self.vectorizer_.get_feature_names_out()
+            self.__dict__["_names"] = names
+        return names
+
+    def analyze(self, text: str) -> list[str]:
+        """The terms of one document in order, as the model sees them."""
+        check_is_fitted(self, "vectorizer_")
+        return list(self.vectorizer_.build_analyzer()(self._docs([text])[0]))
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return "solver_coef_" in self.__dict__
+
+    # ------------------------------------------------------------ prediction
+    def _scores(self, X: Any) -> np.ndarray:
+        """Decision values, shape (n_documents, n_problems)."""
+        coef, intercept = self._weights()
+        presence = self.vectorizer_.transform(self._docs(X))
+        return np.asarray(presence @ coef.T) + intercept
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Signed distances to the separating hyperplanes, as scikit-learn's linear
+        classifiers give them: shape (n_documents,) for two classes (> 0: the second
+        class), else (n_documents, n_classes)."""
+        scores = self._scores(X)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, X: Any) -> np.ndarray:
+        scores = self._scores(X)
+        if scores.shape[1] == 1:
+            return self.classes_[(scores[:, 0] > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities: the logistic function of each problem's decision value,
+        normalised over the classes (one-vs-rest), as ``LogisticRegression`` does.
+
+        With ``loss="logistic"`` these are the logistic model's probabilities; with the
+        SVM losses they are a monotone map of the margins, not calibrated: wrap the model
+        in ``sklearn.calibration.CalibratedClassifierCV`` for calibrated ones.
+        """
+        return _proba(self._scores(X))
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict_top(self, X: Any, n: int = 3) -> tuple[np.ndarray, np.ndarray]:
+        """The ``n`` most probable classes of each document, best first, and their
+        probabilities (as the Naive Bayes models' ``predict_top``)."""
+        if not isinstance(n, int | np.integer) or n < 1:
+            raise ValueError(f"n must be a positive integer; got {n!r}.")
+        proba = self.predict_proba(X)
+        best = np.argsort(-proba, axis=1, kind="stable")[:, : min(int(n), proba.shape[1])]
+        return self.classes_[best], np.take_along_axis(proba, best, axis=1)
+
+    # ------------------------------------------------------- beyond sklearn
+    def explain(self, text: str, exact: bool = False) -> Explanation:
+        """Every known term's weight in one document's decision, per class.
+
+        The :class:`~nbayes.Explanation` holds, per class, the intercept (as
+        ``log_prior``), each term's weight (as ``terms``: its ``coef_`` entry, the term
+        being present) and the decision value (as ``joint_log_likelihood``); for two
+        classes the first class's entries are 0 and the second's are the decision's,
+        so :meth:`~nbayes.Explanation.top` lists the terms for and against each class.
+        ``log_posterior`` is the log of :meth:`predict_proba`.
+        """
+        if exact:
+            raise ValueError(
+                "An NBSVM has no exact derivation: its weights come from a numerical solver. "
+                "Call explain(text) without exact=True."
+            )
+        if not isinstance(text, str):
+            raise TypeError(f"explain takes one document (a str); got a {type(text).__name__}.")
+        coef, intercept = self._weights()
+        row = self.vectorizer_.transform(self._docs([text]))
+        cols = np.sort(row.indices)
+        names = self.get_feature_names_out()
+        scores = self._scores([text])[0]
+        terms = coef[:, cols]
+        if coef.shape[0] == 1:  # two classes: the first class is the zero reference
+            terms = np.vstack([np.zeros_like(terms), terms])
+            scores = np.concatenate([[0.0], scores])
+            intercept = np.concatenate([[0.0], intercept])
+        with np.errstate(divide="ignore"):
+            log_posterior = np.log(_proba(self._scores([text]))[0])
+        return Explanation(
+            classes=self.classes_,
+            feature_names=[str(names[j]) for j in cols],
+            values=np.ones(len(cols)),
+            log_prior=np.asarray(intercept, dtype=np.float64),
+            terms=terms,
+            joint_log_likelihood=scores,
+            log_posterior=log_posterior,
+        )
+
+    def most_informative_features(self, n: int = 10) -> list[tuple[str, Any, float]]:
+        """``(term, class, weight)`` of the ``n`` terms with the largest weights: for two
+        classes a term points to the second class when its weight is positive, to the
+        first otherwise (the score is its magnitude); else to its best class."""
+        coef, _ = self._weights()
+        if coef.shape[0] == 1:
+            scores = np.abs(coef[0])
+            best = (coef[0] > 0).astype(np.intp)
+        else:
+            best = np.argmax(coef, axis=0)
+            scores = coef[best, np.arange(coef.shape[1])]
+        order = np.argsort(-scores, kind="stable")[: max(int(n), 0)]
+        names = self.get_feature_names_out()
+        return [(str(names[j]), self.classes_[best[j]], float(scores[j])) for j in order]
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.two_d_array = False
+        return tags
+
+    def _cv_counter(self) -> Any:
+        """The protocol of :mod:`nbayes.model_selection`: one fit per split and setting of
+        the fitting parameters; ``beta`` is re-derived without a refit."""
+        from ._search import NBSVMCounter
+
+        return NBSVMCounter(self)
+
+
+# ----------------------------------------------------------------------------- helpers
+def _log_count_ratios(feature_count: np.ndarray, alpha: float) -> np.ndarray:
+    """Each class's log-count ratio against the other classes, shape (n_classes, n_terms).
+
+    ``feature_count`` holds, per class, the number of documents holding each term (the
+    binarized counts): ``p = alpha + count``, ``q = alpha + the other classes' count``.
+    """
+    counts = np.asarray(feature_count, dtype=np.float64)
+    p = alpha + counts
+    q = alpha + (counts.sum(axis=0, keepdims=True) - counts)
+    log_p = np.log(p) - np.log(p.sum(axis=1, keepdims=True))
+    log_q = np.log(q) - np.log(q.sum(axis=1, keepdims=True))
+    return np.asarray(log_p - log_q)
+
+
+def _problem_ratios(nb: MultinomialNB, alpha: float) -> np.ndarray:
+    """The log-count ratio of each binary problem: the second class against the first for
+    two classes (one row), else each class against the rest."""
+    ratios = _log_count_ratios(nb.feature_count_, alpha)
+    return ratios[1:] if len(nb.classes_) == 2 else ratios
+
+
+def _proba(scores: np.ndarray) -> np.ndarray:
+    """One-vs-rest probabilities from decision values (scikit-learn's ``_predict_proba_lr``)."""
+    p = expit(scores)
+    if p.shape[1] == 1:
+        return np.hstack([1.0 - p, p])
+    total = p.sum(axis=1, keepdims=True)
+    return p / np.where(total == 0, 1.0, total)

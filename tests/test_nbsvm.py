@@ -1,0 +1,415 @@
+"""NBSVM: the recipe against a reference built from scikit-learn, the estimator API, the
+explanations, the model file, model selection and the command line."""
+
+from __future__ import annotations
+
+import pickle
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.exceptions import NotFittedError
+from sklearn.feature_extraction.text import CountVectorizer as SkCountVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
+from sklearn.svm import LinearSVC
+from sklearn.utils.estimator_checks import (
+    check_get_params_invariance,
+    check_no_attributes_set_in_init,
+    check_parameters_default_constructible,
+    check_set_params,
+)
+
+import nbayes
+from nbayes import NBSVM, InvalidParameterError, ModelFileError
+from nbayes.model_selection import NBSearchCV
+from nbayes.text.recipes import sentiment_preprocess
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="module")
+def rt() -> tuple[list[str], np.ndarray]:
+    """300 sentences of RT-s (150 pos, 150 neg)."""
+    import csv
+
+    with open(DATA / "rt_slice.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(line for line in f if not line.startswith("#")))
+    docs = [r[0] for r in rows[1:]]
+    return docs, np.asarray([r[1] for r in rows[1:]])
+
+
+@pytest.fixture(scope="module")
+def rt3(rt: tuple[list[str], np.ndarray]) -> tuple[list[str], np.ndarray]:
+    """The same sentences with every third one relabelled "mid": three classes."""
+    docs, y = rt
+    return docs, np.where(np.arange(len(y)) % 3 == 0, "mid", y)
+
+
+def reference(docs, y, test, *, C=1.0, beta=0.25, ngram_range=(1, 2), loss="squared_hinge"):
+    """Wang & Manning's recipe written out with scikit-learn and numpy (after nbayes's
+    "sentiment" recipe): the decision values of ``test``, shape (n_test, n_problems)."""
+    docs = [sentiment_preprocess(d) for d in docs]
+    test = [sentiment_preprocess(d) for d in test]
+    vec = SkCountVectorizer(binary=True, ngram_range=ngram_range)
+    X = vec.fit_transform(docs).astype(np.float64)
+    T = vec.transform(test).astype(np.float64)
+    classes = np.unique(y)
+    targets = classes[1:] if len(classes) == 2 else classes
+    out = []
+    for c in targets:
+        p = 1.0 + np.asarray(X[y == c].sum(axis=0)).ravel()
+        q = 1.0 + np.asarray(X[y != c].sum(axis=0)).ravel()
+        r = np.log(p / p.sum()) - np.log(q / q.sum())
+        if loss == "logistic":
+            model = LogisticRegression(solver="liblinear", C=C, fit_intercept=False, random_state=0)
+        else:
+            model = LinearSVC(loss=loss, C=C, fit_intercept=False, dual=True, random_state=0)
+        model.fit(X @ sp.diags(r), (y == c).astype(int))
+        w = model.coef_[0]
+        w = (1 - beta) * np.abs(w).mean() + beta * w
+        out.append(T @ (w * r))
+    return np.column_stack(out)
+
+
+# ------------------------------------------------------------------------ the recipe
+@pytest.mark.parametrize("params", [{}, {"C": 0.1, "beta": 0.5}, {"ngram_range": (1, 3)}])
+def test_equals_the_recipe_written_out(rt, params):
+    docs, y = rt
+    train, test = docs[:200], docs[200:]
+    model = NBSVM(random_state=0, **params).fit(train, y[:200])
+    expected = reference(train, y[:200], test, **params)[:, 0]
+    np.testing.assert_allclose(model.decision_function(test), expected, rtol=1e-10, atol=1e-12)
+
+
+def test_multiclass_is_one_vs_rest_with_a_ratio_per_class(rt3):
+    docs, y = rt3
+    model = NBSVM(random_state=0).fit(docs[:200], y[:200])
+    expected = reference(docs[:200], y[:200], docs[200:])
+    np.testing.assert_allclose(model.decision_function(docs[200:]), expected, rtol=1e-10)
+    assert model.ratio_.shape == model.coef_.shape == (3, len(model.vocabulary_))
+    assert model.predict(docs[200:]).tolist() == model.classes_[expected.argmax(1)].tolist()
+
+
+def test_logistic_loss_with_beta_1_is_logistic_regression_on_scaled_features(rt):
+    docs, y = rt
+    model = NBSVM(loss="logistic", beta=1.0, random_state=0).fit(docs[:200], y[:200])
+    expected = reference(docs[:200], y[:200], docs[200:], loss="logistic", beta=1.0)[:, 0]
+    np.testing.assert_allclose(model.decision_function(docs[200:]), expected, rtol=1e-10)
+    p = 1 / (1 + np.exp(-expected))
+    np.testing.assert_allclose(model.predict_proba(docs[200:]), np.column_stack([1 - p, p]))
+
+
+def test_ratio_is_the_log_count_ratio_of_the_nb_statistics(rt):
+    docs, y = rt
+    model = NBSVM().fit(docs, y)
+    counts = model.nb_.feature_count_  # documents of each class holding each term
+    presence = (model.vectorizer_.transform(model._docs(docs)) > 0).astype(float)
+    np.testing.assert_array_equal(counts[1], np.asarray(presence[y == "pos"].sum(0)).ravel())
+    p, q = 1 + counts[1], 1 + counts[0]
+    np.testing.assert_allclose(model.ratio_[0], np.log(p / p.sum() / (q / q.sum())))
+
+
+def test_beta_is_rederived_without_a_refit(rt):
+    docs, y = rt
+    model = NBSVM(random_state=0).fit(docs, y)
+    solver_coef = model.solver_coef_.copy()
+    model.set_params(beta=1.0)
+    np.testing.assert_allclose(model.coef_, solver_coef * model.ratio_)
+    model.set_params(beta=0.0)  # every weight the mean magnitude: the NB direction r
+    w = np.abs(solver_coef).mean()
+    np.testing.assert_allclose(model.coef_, w * model.ratio_)
+    assert model.solver_coef_ is not solver_coef and np.array_equal(model.solver_coef_, solver_coef)
+    fresh = NBSVM(random_state=0, beta=0.0).fit(docs, y)
+    np.testing.assert_allclose(fresh.decision_function(docs), model.decision_function(docs))
+
+
+def test_fit_intercept_scales_the_bias_by_beta(rt):
+    docs, y = rt
+    model = NBSVM(fit_intercept=True, random_state=0).fit(docs, y)
+    assert model.solver_intercept_[0] != 0
+    np.testing.assert_allclose(model.intercept_, 0.25 * model.solver_intercept_)
+
+
+# ----------------------------------------------------------------- the estimator API
+def test_predictions_agree_with_each_other(rt3):
+    docs, y = rt3
+    model = NBSVM(random_state=0).fit(docs, y)
+    proba = model.predict_proba(docs)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert (model.classes_[proba.argmax(1)] == model.predict(docs)).all()
+    np.testing.assert_allclose(model.predict_log_proba(docs), np.log(proba))
+    labels, top = model.predict_top(docs[:5], n=2)
+    assert labels.shape == top.shape == (5, 2)
+    assert (labels[:, 0] == model.predict(docs[:5])).all()
+    assert (top[:, 0] >= top[:, 1]).all()
+    with pytest.raises(ValueError, match=re.escape("n must be a positive integer; got 0.")):
+        model.predict_top(docs, n=0)
+
+
+def test_binary_decision_sign_is_the_second_class(rt):
+    docs, y = rt
+    model = NBSVM(random_state=0).fit(docs, y)
+    d = model.decision_function(docs)
+    assert d.shape == (len(docs),)
+    assert (model.predict(docs) == np.where(d > 0, "pos", "neg")).all()
+    assert model.score(docs, y) > 0.9
+
+
+def test_integer_labels_and_sample_weight(rt):
+    docs, y = rt
+    y01 = (y == "pos").astype(int)
+    model = NBSVM(random_state=0).fit(docs, y01)
+    assert model.predict(docs[:3]).dtype.kind == "i"
+    # a weight of 0 drops the document from the counts and from the solver's loss
+    w = np.ones(len(docs))
+    w[:50] = 0
+    weighted = NBSVM(random_state=0, tol=1e-8, max_iter=100000).fit(docs, y01, sample_weight=w)
+    dropped = NBSVM(random_state=0, tol=1e-8, max_iter=100000).fit(
+        docs[50:] + docs[:50], np.r_[y01[50:], y01[:50]], sample_weight=np.r_[w[50:], w[:50]]
+    )
+    np.testing.assert_allclose(weighted.nb_.feature_count_, dropped.nb_.feature_count_)
+    np.testing.assert_allclose(
+        weighted.decision_function(docs), dropped.decision_function(docs), atol=1e-4
+    )
+
+
+def test_fit_chunks_equals_fit(rt):
+    docs, y = rt
+    chunks = [(docs[i : i + 70], y[i : i + 70]) for i in range(0, len(docs), 70)]
+    a = NBSVM(random_state=0).fit_chunks(chunks)
+    b = NBSVM(random_state=0).fit(docs, y)
+    np.testing.assert_array_equal(a.decision_function(docs), b.decision_function(docs))
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"loss": "l1"}, "The 'loss' parameter of NBSVM must be a str among"),
+        ({"C": 0}, "The 'C' parameter of NBSVM must be a float in the range (0.0, inf). Got 0"),
+        ({"beta": 1.5}, "The 'beta' parameter of NBSVM must be a float in the range [0.0, 1.0]"),
+        ({"alpha": 0.0}, "The 'alpha' parameter of NBSVM must be a float in the range (0.0, inf)"),
+        ({"max_iter": 0}, "The 'max_iter' parameter of NBSVM must be an int in the range [1, inf)"),
+    ],
+)
+def test_bad_parameters_are_refused_at_fit(rt, params, message):
+    docs, y = rt
+    model = NBSVM(**params)  # __init__ stores them unchecked, as scikit-learn's
+    with pytest.raises(InvalidParameterError, match=re.escape(message)):
+        model.fit(docs, y)
+
+
+def test_beta_set_after_fit_is_checked(rt):
+    docs, y = rt
+    model = NBSVM().fit(docs, y).set_params(beta=-1)
+    with pytest.raises(InvalidParameterError, match=re.escape("The 'beta' parameter of NBSVM")):
+        model.predict(docs)
+
+
+def test_one_class_and_bad_documents(rt):
+    docs, y = rt
+    with pytest.raises(ValueError, match=re.escape("at least 2 classes") + ".*'pos'"):
+        NBSVM().fit(docs[:5], ["pos"] * 5)
+    with pytest.raises(ValueError, match="Iterable over raw text documents expected"):
+        NBSVM().fit("one string", ["a"])
+    with pytest.raises(NotFittedError):
+        NBSVM().predict(docs)
+
+
+def test_scikit_learn_checks_that_apply_to_a_string_classifier(rt):
+    # the checks that build numeric arrays (check_estimator's others) cannot feed documents
+    check_parameters_default_constructible("NBSVM", NBSVM())
+    check_no_attributes_set_in_init("NBSVM", NBSVM())
+    check_get_params_invariance("NBSVM", NBSVM())
+    check_set_params("NBSVM", NBSVM())
+    docs, y = rt
+    model = NBSVM(random_state=0)
+    assert model.fit(docs, y) is model
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(again.decision_function(docs), model.decision_function(docs))
+    np.testing.assert_array_equal(  # fit is idempotent with a fixed random_state
+        clone(model).fit(docs, y).decision_function(docs), model.decision_function(docs)
+    )
+    tags = model.__sklearn_tags__()
+    assert tags.input_tags.string and not tags.input_tags.two_d_array
+
+
+def test_works_inside_scikit_learn(rt):
+    docs, y = rt
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    scores = cross_val_score(NBSVM(random_state=0), docs, y, cv=cv)
+    assert scores.shape == (3,) and (scores > 0.5).all()
+    calibrated = CalibratedClassifierCV(NBSVM(random_state=0), cv=3).fit(docs, y)
+    np.testing.assert_allclose(calibrated.predict_proba(docs[:4]).sum(1), 1.0)
+
+
+# ---------------------------------------------------------------------- explanations
+def test_explain_gives_each_known_terms_weight(rt):
+    docs, y = rt
+    model = NBSVM(random_state=0).fit(docs, y)
+    text = docs[0] + " zzzunknownword"
+    exp = model.explain(text)
+    cols = [model.vocabulary_[t] for t in exp.feature_names]
+    assert "zzzunknownword" not in exp.feature_names
+    assert set(exp.feature_names) == set(model.analyze(docs[0]))
+    assert model.analyze("not a good film")[:3] == ["not", "not_a", "not_good"]
+    np.testing.assert_allclose(exp.terms[1], model.coef_[0, cols])
+    np.testing.assert_allclose(exp.terms[0], 0.0)
+    np.testing.assert_allclose(exp.joint_log_likelihood[1], model.decision_function([text])[0])
+    assert exp.prediction == model.predict([text])[0]
+    np.testing.assert_allclose(exp.posterior["pos"], model.predict_proba([text])[0, 1])
+    best = exp.top(1)["pos"]["for"][0]
+    assert best[1] == pytest.approx(model.coef_[0, cols].max())
+    assert "Prediction: " in str(exp)
+    with pytest.raises(ValueError, match=re.escape("An NBSVM has no exact derivation")):
+        model.explain(text, exact=True)
+    with pytest.raises(TypeError, match=re.escape("explain takes one document (a str)")):
+        model.explain([text])
+
+
+def test_explain_multiclass_and_most_informative_features(rt3):
+    docs, y = rt3
+    model = NBSVM(random_state=0).fit(docs, y)
+    exp = model.explain(docs[1])
+    cols = [model.vocabulary_[t] for t in exp.feature_names]
+    np.testing.assert_allclose(exp.terms, model.coef_[:, cols])
+    np.testing.assert_allclose(exp.joint_log_likelihood, model.decision_function(docs[1:2])[0])
+    top = model.most_informative_features(5)
+    assert len(top) == 5
+    term, cls, score = top[0]
+    j = model.vocabulary_[term]
+    assert score == pytest.approx(model.coef_[:, j].max()) == pytest.approx(model.coef_.max())
+    assert cls == model.classes_[model.coef_[:, j].argmax()]
+
+
+# ------------------------------------------------------------------------ model file
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"loss": "logistic", "fit_intercept": True, "beta": 1.0},
+        {"ngram_range": (1, 3), "preprocess": None, "min_df": 2},
+    ],
+)
+def test_save_load_round_trip(tmp_path, rt3, params):
+    docs, y = rt3
+    model = NBSVM(random_state=0, **params).fit(docs, y)
+    path = tmp_path / "m.nbayes"
+    nbayes.save(model, path)
+    loaded = nbayes.load(path)
+    assert type(loaded) is NBSVM
+    assert loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(loaded.decision_function(docs), model.decision_function(docs))
+    np.testing.assert_array_equal(loaded.predict_proba(docs), model.predict_proba(docs))
+    assert loaded.predict(docs).tolist() == model.predict(docs).tolist()
+    assert nbayes.load_scorer(path) is None  # not a TextClassifier: the lean path declines
+    loaded.set_params(beta=0.5)  # the file keeps the solver's weights: beta still applies
+    np.testing.assert_allclose(loaded.coef_, model.set_params(beta=0.5).coef_)
+
+
+def test_settings_changed_after_fit_take_effect_at_the_next_fit_also_after_a_load(tmp_path, rt):
+    docs, y = rt
+    model = NBSVM(random_state=0).fit(docs, y)
+    before = model.decision_function(docs)
+    model.set_params(preprocess=None, ngram_range=(1, 1), alpha=2.0, C=5.0)
+    np.testing.assert_array_equal(model.decision_function(docs), before)
+    nbayes.save(model, tmp_path / "m.nbayes")
+    loaded = nbayes.load(tmp_path / "m.nbayes")
+    np.testing.assert_array_equal(loaded.decision_function(docs), before)
+    assert loaded.get_params()["ngram_range"] == (1, 1) and loaded.preprocess_ == "sentiment"
+    refitted = loaded.fit(docs, y)
+    assert refitted.preprocess_ is None and refitted.vectorizer_.ngram_range == (1, 1)
+
+
+def test_load_refuses_an_inconsistent_file(tmp_path, rt):
+    from nbayes.io import _registry
+    from nbayes.io._arrays import ArrayReader, ArrayWriter
+
+    docs, y = rt
+    model = NBSVM(random_state=0).fit(docs, y)
+    writer = ArrayWriter()
+    encoded = _registry.encode(model, writer)
+    assert type(_registry.decode(encoded, ArrayReader(writer.store))) is NBSVM
+    short = dict(writer.store, solver_coef=writer.store["solver_coef"][:, :-1])
+    with pytest.raises(ModelFileError, match=re.escape("'solver_coef' has shape")):
+        _registry.decode(encoded, ArrayReader(short))
+    encoded["model"]["fitted"]["preprocess"] = "no such recipe"
+    with pytest.raises(ModelFileError, match=re.escape("['fitted'] holds invalid settings")):
+        _registry.decode(encoded, ArrayReader(writer.store))
+    encoded["model"]["vocabulary"] = encoded["model"]["vocabulary"][:-1]
+    with pytest.raises(ModelFileError, match="features for a vocabulary of"):
+        _registry.decode(encoded, ArrayReader(writer.store))
+
+
+# ------------------------------------------------------------------- model selection
+def test_nbsearchcv_equals_gridsearchcv(rt):
+    docs, y = rt
+    grid = {"C": [0.1, 1.0], "beta": [0.25, 1.0]}
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    ours = NBSearchCV(NBSVM(random_state=0), grid, cv=cv).fit(docs, y)
+    theirs = GridSearchCV(NBSVM(random_state=0), grid, cv=cv).fit(docs, y)
+    for k in range(3):
+        np.testing.assert_allclose(
+            ours.cv_results_[f"split{k}_test_score"], theirs.cv_results_[f"split{k}_test_score"]
+        )
+    assert ours.best_params_ == theirs.best_params_
+    np.testing.assert_array_equal(
+        ours.best_estimator_.decision_function(docs), theirs.best_estimator_.decision_function(docs)
+    )
+
+
+def test_nbsearchcv_fits_once_per_split_and_fitting_setting(rt, monkeypatch):
+    docs, y = rt
+    fits = []
+    original = NBSVM.fit
+
+    def counting_fit(self, *args, **kwargs):
+        fits.append(self.C)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(NBSVM, "fit", counting_fit)
+    grid = {"C": [0.1, 1.0], "beta": [0.0, 0.25, 0.5, 1.0]}
+    NBSearchCV(NBSVM(random_state=0), grid, cv=3, refit=False).fit(docs, y)
+    assert len(fits) == 2 * 3  # beta is re-derived, not refitted
+
+
+# ------------------------------------------------------------------- command line
+def test_cli_train_predict_explain_info(tmp_path, capsys, rt):
+    from tests.cli.conftest import assert_error, run, write_csv
+
+    docs, y = rt
+    data = write_csv(tmp_path / "rt.csv", ["text", "label"], list(zip(docs, y, strict=True)))
+    path = tmp_path / "m.nbayes"
+    code, _, err = run(capsys, "train", data, "--model", "nbsvm", "-o", path)
+    assert code == 0 and "Trained NBSVM on 300 documents" in err, err
+    model = nbayes.load(path)
+    assert model.get_params()["ngram_range"] == (1, 2)  # NBSVM's default, not --ngrams'
+    code, out, _ = run(capsys, "predict", path, "--text", docs[0], "--text", docs[-1], "--proba")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "row,prediction,proba_neg,proba_pos"
+    proba = model.predict_proba([docs[0], docs[-1]])
+    assert lines[1].split(",")[1] == model.predict([docs[0]])[0]
+    assert float(lines[1].split(",")[3]) == pytest.approx(proba[0, 1], rel=1e-5)
+    code, out, _ = run(capsys, "explain", path, docs[0], "--color", "never")
+    assert code == 0 and out.startswith(f"Prediction: {model.predict([docs[0]])[0]}")
+    assert "Words (evidence for" in out
+    code, out, _ = run(capsys, "info", path, "--top", "3")
+    assert code == 0 and "model: text model (NBSVM, squared_hinge)" in out
+    assert f"parameters: {model.coef_.size:,} (linear weights)" in out
+    code, out, _ = run(capsys, "eval", path, data)
+    assert code == 0 and "accuracy" in out
+    code, _, err = run(capsys, "update", path, data)
+    assert_error(code, err, "cannot learn or forget documents one batch at a time")
+    code, _, err = run(capsys, "explain", path, docs[0], "--exact")
+    assert_error(code, err, "An NBSVM has no exact derivation")
+    code, _, err = run(capsys, "train", data, "--model", "nbsvm", "--hashing", "-o", path)
+    assert_error(code, err, "--hashing does not apply to --model nbsvm")
+    code, _, err = run(capsys, "train", data, "--model", "nbsvm", "--workers", "1", "-o", path)
+    assert_error(code, err, "train it without them")
+    code, _, _ = run(capsys, "train", data, "--model", "nbsvm", "--ngrams", "1-3", "-o", path)
+    assert code == 0 and nbayes.load(path).ngram_range == (1, 3)
