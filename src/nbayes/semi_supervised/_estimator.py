@@ -64,6 +64,12 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     each iteration gives every unlabelled row to every class ``c`` with weight
     ``unlabeled_weight * P(c | x)`` (E-step) and refits from the labelled counts plus these
     soft counts (M-step), until the log-likelihood (with the smoothing prior) stops rising.
+    By default the weight (and, with the default estimator, TextClassifier's ``alpha``) is
+    chosen by cross-validation on the labelled rows only, and EM is used only if it beats the
+    supervised model there: ``SemiSupervisedNB().fit(docs, labels_with_none)`` is at least the
+    supervised model by that measure. An estimator you pass keeps its own ``alpha``: for text
+    give it a small one (0.01 to 0.03; EM on a large corpus vocabulary wants little
+    smoothing) or leave ``estimator=None``.
 
     Parameters
     ----------
