@@ -253,9 +253,10 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         rows = Rows(weights, labeled_rows, codes, unlabeled_rows, sw[unlabeled_rows])
         counts = counts_for(estimator)(estimator, X, classes)
 
-        weight, params, self.cv_results_ = self._choose(counts, rows, estimator)
+        weight, params, cv_results = self._choose(counts, rows)
         result = run_em(counts, rows, weight, self.max_iter, self.tol, params, self._say)
         self.unlabeled_weight_ = weight
+        self.cv_results_ = cv_results
         self.estimator_ = model = result.model
         self.log_likelihood_ = np.asarray(result.history)
         self.n_iter_ = len(result.history) - 1
@@ -268,7 +269,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _choose(
-        self, counts: Any, rows: Rows, estimator: BaseNB
+        self, counts: Any, rows: Rows
     ) -> tuple[float, dict[str, Any], dict[str, Any] | None]:
         """``unlabeled_weight`` and the estimator's parameters to fit with, and the
         cross-validation's scores (None when nothing was chosen)."""
