@@ -289,6 +289,28 @@ def test_the_cross_validation_hides_each_folds_labels(sms: tuple[list[str], np.n
             assert semi.cv_results_[f"split{k}_test_score"][i] == pytest.approx(right)
 
 
+def test_alphas_searches_the_alpha_of_an_estimator_of_ones_own(
+    sms: tuple[list[str], np.ndarray],
+) -> None:
+    docs, y = sms
+    hidden = _hide(y, _some_labelled(y, 10, 0))
+    own = TextClassifier(stop_words="english")
+    semi = SemiSupervisedNB(own, alphas=[0.01, 0.1]).fit(docs, hidden)
+    params = semi.cv_results_["params"]
+    assert params[:2] == [{"unlabeled_weight": 0.0, "alpha": 0.01},
+                          {"unlabeled_weight": 0.0, "alpha": 0.1}]  # fmt: skip
+    assert len(params) == 2 + 2 * 3 and semi.estimator_.alpha in (0.01, 0.1)
+    assert semi.estimator_.stop_words == "english" and own.alpha == 1.0  # not changed
+    fixed = SemiSupervisedNB(TextClassifier(alpha=0.1), alphas=None).fit(docs, hidden)
+    assert all("alpha" not in p for p in fixed.cv_results_["params"])
+    assert fixed.estimator_.alpha == 0.1
+    X, y_counts = _count_data()
+    with pytest.raises(ValueError, match=re.escape("alphas=[]: give a non-empty list")):
+        SemiSupervisedNB(MultinomialNB(), alphas=[]).fit(X, y_counts)
+    with pytest.raises(ValueError, match="GaussianNB has none: pass alphas=None"):
+        SemiSupervisedNB(GaussianNB(), alphas=[0.1]).fit(X, y_counts)
+
+
 def test_the_supervised_model_when_em_does_not_help() -> None:
     """Unlabelled rows whose clusters cut across the classes: the CV keeps weight 0, the
     model of the labelled rows."""
@@ -347,6 +369,8 @@ def test_sample_weight_zero_drops_a_row() -> None:
         ({"unlabeled_weight": "best"}, "The 'unlabeled_weight' parameter of SemiSupervisedNB "
                                        "must be 'auto' or a float in the range [0.0, inf). Got "
                                        "'best' instead."),
+        ({"alphas": "best"}, "The 'alphas' parameter of SemiSupervisedNB must be 'auto', None "
+                             "or an array-like. Got 'best' instead."),
         ({"cv": 1}, "The 'cv' parameter of SemiSupervisedNB must be an int in the range [2, inf), "
                     "a cross-validation splitter or an iterable of (train, test) splits. Got 1"),
     ],

@@ -21,7 +21,7 @@ from ..text.classifier import TextClassifier
 from ._counts import counts_for
 from ._em import Rows, run_em
 from ._labels import indexable, unlabeled_mask
-from ._selection import WEIGHTS, candidates, cross_validate, n_splits
+from ._selection import ALPHAS, EM_ALPHAS, WEIGHTS, candidates, cross_validate, n_splits
 
 __all__ = ["SemiSupervisedNB"]
 
@@ -44,6 +44,7 @@ _RULES: dict[str, list[P.Rule]] = {
         P.Rule(lambda v: isinstance(v, str) and v == "auto", "'auto'"),
         P.non_negative_real,
     ],
+    "alphas": [P.Rule(_is_auto, "'auto'"), P.none, P.array_like],
     "cv": [
         P.Rule(
             _is_cv,
@@ -95,9 +96,15 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         and alpha 0.01 and 0.03 for each weight above 0. With too few labelled rows to
         cross-validate (one in some class) the weight is 1 and the estimator's alpha is used
         (Nigam et al.'s basic EM).
+    alphas : "auto", array-like or None, default="auto"
+        The estimator's ``alpha`` values the cross-validation tries with each weight.
+        "auto": those above for the default estimator, none (the estimator's own alpha) for
+        an estimator you pass; a list: those values, for any estimator with an ``alpha``
+        (e.g. ``SemiSupervisedNB(TextClassifier(stop_words="english"), alphas=[0.01,
+        0.03])``); None: the estimator's own alpha.
     cv : int or cross-validation splitter, default=3
         The folds of the labelled rows that choose the settings (``unlabeled_weight="auto"``
-        or the default estimator): an int is a ``StratifiedKFold`` of that many folds (fewer
+        or ``alphas``): an int is a ``StratifiedKFold`` of that many folds (fewer
         when a class has fewer labelled rows); or a scikit-learn splitter, or an iterable of
         (train, test) index arrays, both over the labelled rows (in their order).
     tol : float, default=1e-4
@@ -179,6 +186,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         *,
         max_iter: int = 50,
         unlabeled_weight: float | str = "auto",
+        alphas: Any = "auto",
         cv: Any = 3,
         tol: float = 1e-4,
         verbose: bool = False,
@@ -186,6 +194,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.estimator = estimator
         self.max_iter = max_iter
         self.unlabeled_weight = unlabeled_weight
+        self.alphas = alphas
         self.cv = cv
         self.tol = tol
         self.verbose = verbose
@@ -232,6 +241,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "SemiSupervisedNB requires y to be passed, but the target y is None: give "
                 "every row a label, -1 or None for the unlabelled ones."
             )
+        alphas = self._alpha_grid(estimator)
         y = column_or_1d(y, warn=True)
         if not isinstance(estimator, TextClassifier):
             X = indexable(X)
@@ -253,7 +263,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         rows = Rows(weights, labeled_rows, codes, unlabeled_rows, sw[unlabeled_rows])
         counts = counts_for(estimator)(estimator, X, classes)
 
-        weight, params, cv_results = self._choose(counts, rows)
+        weight, params, cv_results = self._choose(counts, rows, alphas)
         result = run_em(counts, rows, weight, self.max_iter, self.tol, params, self._say)
         self.unlabeled_weight_ = weight
         self.cv_results_ = cv_results
@@ -268,13 +278,35 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.transduction_ = transduction
         return self
 
+    def _alpha_grid(self, estimator: BaseNB) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+        """The alphas the CV tries (supervised, with EM), None: the estimator's own."""
+        if isinstance(self.alphas, str):  # "auto": only for the default estimator
+            return (ALPHAS, EM_ALPHAS) if self.estimator is None else None
+        if self.alphas is None:
+            return None
+        values = np.asarray(self.alphas, dtype=np.float64).ravel()
+        if values.size == 0 or not np.isfinite(values).all() or (values < 0).any():
+            raise ValueError(
+                f"alphas={self.alphas!r}: give a non-empty list of finite alpha values >= 0 "
+                "to try by cross-validation, 'auto' or None (the estimator's own alpha)."
+            )
+        if "alpha" not in estimator.get_params(deep=False):
+            raise ValueError(
+                f"alphas={self.alphas!r} needs an estimator with an 'alpha' parameter; "
+                f"{type(estimator).__name__} has none: pass alphas=None."
+            )
+        grid = tuple(float(a) for a in values)
+        return grid, grid
+
     def _choose(
-        self, counts: Any, rows: Rows
+        self,
+        counts: Any,
+        rows: Rows,
+        alphas: tuple[tuple[float, ...], tuple[float, ...]] | None,
     ) -> tuple[float, dict[str, Any], dict[str, Any] | None]:
         """``unlabeled_weight`` and the estimator's parameters to fit with, and the
         cross-validation's scores (None when nothing was chosen)."""
         auto = isinstance(self.unlabeled_weight, str)
-        alphas = self.estimator is None  # the default TextClassifier: its alpha is chosen too
         fixed = 1.0 if auto else float(self.unlabeled_weight)
         if not (auto or alphas) or rows.unlabeled.size == 0:
             return fixed, {}, None

@@ -45,15 +45,18 @@ class Candidate:
     params: dict[str, Any]
 
 
-def candidates(weights: tuple[float, ...], alphas: bool) -> list[Candidate]:
-    """The settings to try (each weight of ``weights``; with ``alphas``, the default
-    TextClassifier, each alpha too), the supervised ones (weight 0) first: they win ties."""
+def candidates(
+    weights: tuple[float, ...], alphas: tuple[tuple[float, ...], tuple[float, ...]] | None
+) -> list[Candidate]:
+    """The settings to try: each weight of ``weights``, with each alpha of ``alphas``
+    (``(supervised alphas, EM alphas)``; None: the estimator's own alpha), the supervised
+    ones (weight 0) first: they win ties."""
     supervised = [w for w in weights if w == 0]
     em = [w for w in weights if w != 0]
-    if not alphas:
+    if alphas is None:
         return [Candidate(w, {}) for w in supervised + em]
-    return [Candidate(w, {"alpha": a}) for w in supervised for a in ALPHAS] + [
-        Candidate(w, {"alpha": a}) for a in EM_ALPHAS for w in em
+    return [Candidate(w, {"alpha": a}) for w in supervised for a in alphas[0]] + [
+        Candidate(w, {"alpha": a}) for a in alphas[1] for w in em
     ]
 
 
