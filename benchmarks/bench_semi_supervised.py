@@ -22,7 +22,9 @@ scikit-learn's English stop words and ``--binary`` clips counts to 1, for every 
 * **EM, defaults** (``--defaults``): ``SemiSupervisedNB()`` as a user calls it (default
   features; TextClassifier's alpha and ``unlabeled_weight`` chosen by its own 3-fold CV on the
   labelled documents only, weight 0 -- the supervised model -- winning ties); the fit time
-  includes that cross-validation;
+  includes that cross-validation. With ``--stop-words``/``--binary``:
+  ``SemiSupervisedNB(TextClassifier(<features>), alphas=<--alphas>)``, the same CV over those
+  alphas (for the supervised candidate too);
 * **self-training**: scikit-learn's ``SelfTrainingClassifier(MultinomialNB())`` (defaults:
   threshold 0.75, max_iter 10) on ``CountVectorizer()`` features of all the training
   documents (the same tokens as TextClassifier), unlabelled rows labelled -1.
@@ -89,7 +91,9 @@ def em(
 ) -> tuple[float, float, SemiSupervisedNB]:  # fmt: skip
     hidden = np.full(len(docs), None, dtype=object)
     hidden[labeled] = y[labeled]
-    if args.defaults:
+    if args.defaults and FEATURES:  # an estimator of one's own: its alpha by CV via alphas=
+        semi = SemiSupervisedNB(TextClassifier(**FEATURES), alphas=list(args.alphas))
+    elif args.defaults:
         semi = SemiSupervisedNB()
     else:
         semi = SemiSupervisedNB(
@@ -142,11 +146,13 @@ def main() -> None:
     parser.add_argument("--stop-words", action="store_true", help="stop_words='english'")
     parser.add_argument("--binary", action="store_true", help="binary=True")
     parser.add_argument("--cv-em", action="store_true", help="EM's alpha, weight by CV")
-    parser.add_argument("--defaults", action="store_true", help="EM = SemiSupervisedNB()")
+    parser.add_argument("--defaults", action="store_true", help="EM = SemiSupervisedNB(); "
+                        "with feature flags SemiSupervisedNB(TextClassifier(...), alphas=...)")
+    parser.add_argument("--alphas", type=float, nargs="+", default=[0.01, 0.03],
+                        help="alphas= of --defaults with feature flags")
     args = parser.parse_args()
-    if args.defaults and (args.stop_words or args.binary or args.cv_em):
-        parser.error("--defaults is SemiSupervisedNB() with the default features: drop "
-                     "--stop-words, --binary and --cv-em")
+    if args.defaults and args.cv_em:
+        parser.error("--defaults and --cv-em are two ways of choosing EM's settings: give one")
     if args.stop_words:
         FEATURES["stop_words"] = "english"
     if args.binary:
@@ -160,6 +166,9 @@ def main() -> None:
     setting = (
         "alpha and unlabeled_weight chosen by CV from EM_GRID"
         if args.cv_em
+        else f"SemiSupervisedNB(TextClassifier(features), alphas={args.alphas}) (alpha and "
+        "weight by its own CV)"
+        if args.defaults and FEATURES
         else "SemiSupervisedNB() (its defaults: alpha and weight by its own CV)"
         if args.defaults
         else f"TextClassifier(alpha={args.alpha}), unlabeled_weight={args.unlabeled_weight}"
