@@ -19,6 +19,12 @@ scikit-learn's English stop words and ``--binary`` clips counts to 1, for every 
   ``EM_GRID`` by 3-fold ``StratifiedKFold(shuffle=True, random_state=seed)`` over the labelled
   documents: each fold's labels are hidden too and the fold is scored (Nigam et al. choose
   lambda by cross-validation in the same way); the chosen setting is then fitted once;
+* **EM, defaults** (``--defaults``): ``SemiSupervisedNB()`` as a user calls it (default
+  features; TextClassifier's alpha and ``unlabeled_weight`` chosen by its own 3-fold CV on the
+  labelled documents only, weight 0 -- the supervised model -- winning ties); the fit time
+  includes that cross-validation. With ``--stop-words``/``--binary``:
+  ``SemiSupervisedNB(TextClassifier(<features>), alphas=<--alphas>)``, the same CV over those
+  alphas (for the supervised candidate too);
 * **self-training**: scikit-learn's ``SelfTrainingClassifier(MultinomialNB())`` (defaults:
   threshold 0.75, max_iter 10) on ``CountVectorizer()`` features of all the training
   documents (the same tokens as TextClassifier), unlabelled rows labelled -1.
@@ -27,6 +33,7 @@ Usage::
 
     PYTHONPATH=src python benchmarks/bench_semi_supervised.py             # goal, k = 20
     PYTHONPATH=src python benchmarks/bench_semi_supervised.py --curve     # k = 5 ... 200
+    PYTHONPATH=src python benchmarks/bench_semi_supervised.py --defaults  # SemiSupervisedNB()
 """
 
 from __future__ import annotations
@@ -84,10 +91,15 @@ def em(
 ) -> tuple[float, float, SemiSupervisedNB]:  # fmt: skip
     hidden = np.full(len(docs), None, dtype=object)
     hidden[labeled] = y[labeled]
-    semi = SemiSupervisedNB(
-        TextClassifier(alpha=args.alpha, **FEATURES), unlabeled_weight=args.unlabeled_weight,
-        max_iter=args.max_iter,
-    )  # fmt: skip
+    if args.defaults and FEATURES:  # an estimator of one's own: its alpha by CV via alphas=
+        semi = SemiSupervisedNB(TextClassifier(**FEATURES), alphas=list(args.alphas))
+    elif args.defaults:
+        semi = SemiSupervisedNB()
+    else:
+        semi = SemiSupervisedNB(
+            TextClassifier(alpha=args.alpha, **FEATURES), unlabeled_weight=args.unlabeled_weight,
+            max_iter=args.max_iter,
+        )  # fmt: skip
     start = time.perf_counter()
     semi.fit(docs, hidden)
     seconds = time.perf_counter() - start
@@ -134,7 +146,13 @@ def main() -> None:
     parser.add_argument("--stop-words", action="store_true", help="stop_words='english'")
     parser.add_argument("--binary", action="store_true", help="binary=True")
     parser.add_argument("--cv-em", action="store_true", help="EM's alpha, weight by CV")
+    parser.add_argument("--defaults", action="store_true", help="EM = SemiSupervisedNB(); "
+                        "with feature flags SemiSupervisedNB(TextClassifier(...), alphas=...)")
+    parser.add_argument("--alphas", type=float, nargs="+", default=[0.01, 0.03],
+                        help="alphas= of --defaults with feature flags")
     args = parser.parse_args()
+    if args.defaults and args.cv_em:
+        parser.error("--defaults and --cv-em are two ways of choosing EM's settings: give one")
     if args.stop_words:
         FEATURES["stop_words"] = "english"
     if args.binary:
@@ -148,6 +166,11 @@ def main() -> None:
     setting = (
         "alpha and unlabeled_weight chosen by CV from EM_GRID"
         if args.cv_em
+        else f"SemiSupervisedNB(TextClassifier(features), alphas={args.alphas}) (alpha and "
+        "weight by its own CV)"
+        if args.defaults and FEATURES
+        else "SemiSupervisedNB() (its defaults: alpha and weight by its own CV)"
+        if args.defaults
         else f"TextClassifier(alpha={args.alpha}), unlabeled_weight={args.unlabeled_weight}"
     )
     print(f"features {FEATURES}; EM: {setting}, max_iter={args.max_iter}; "
@@ -165,6 +188,9 @@ def main() -> None:
                 args.alpha, args.unlabeled_weight = choose_by_cv(docs, y, labeled, seed)
                 print(f"  CV chose alpha={args.alpha}, unlabeled_weight={args.unlabeled_weight}")
             acc, seconds, semi = em(docs, y, labeled, test, y_test, args)
+            if args.defaults:
+                print(f"  SemiSupervisedNB chose alpha={semi.estimator_.alpha}, "
+                      f"unlabeled_weight={semi.unlabeled_weight_}")  # fmt: skip
             st, st_seconds = (np.nan, np.nan)
             if not args.no_self_training:
                 st, st_seconds = self_training(X, y, labeled, X_test, y_test)

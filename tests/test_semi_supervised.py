@@ -25,7 +25,8 @@ from nbayes import (
     TextClassifier,
 )
 from nbayes.exceptions import InvalidParameterError
-from nbayes.semi_supervised import _MatrixCounts, _RowCounts, _TextCounts, unlabeled_mask
+from nbayes.semi_supervised import unlabeled_mask
+from nbayes.semi_supervised._counts import MatrixCounts, RowCounts, TextCounts
 
 DATA = Path(__file__).parent / "data"
 
@@ -72,7 +73,9 @@ def test_unlabelled_rows_are_minus_one_or_none() -> None:
 def test_labels_keep_their_type(sms: tuple[list[str], np.ndarray]) -> None:
     docs, y = sms
     keep = _some_labelled(y, 5)
-    semi = SemiSupervisedNB(TextClassifier(), max_iter=3).fit(docs, _hide(y, keep))
+    semi = SemiSupervisedNB(TextClassifier(), unlabeled_weight=1.0, max_iter=3).fit(
+        docs, _hide(y, keep)
+    )
     assert set(semi.classes_) == {"ham", "spam"}
     assert set(semi.predict(docs[:20])) <= {"ham", "spam"}
     assert semi.transduction_[keep].tolist() == y[keep].tolist()
@@ -80,7 +83,7 @@ def test_labels_keep_their_type(sms: tuple[list[str], np.ndarray]) -> None:
     codes = np.where(y == "spam", 1, 0)
     numeric = np.full(len(y), -1)
     numeric[keep] = codes[keep]
-    semi = SemiSupervisedNB(TextClassifier(), max_iter=3).fit(docs, numeric)
+    semi = SemiSupervisedNB(TextClassifier(), unlabeled_weight=1.0, max_iter=3).fit(docs, numeric)
     assert semi.classes_.tolist() == [0, 1]
     assert semi.predict(docs[:5]).dtype.kind == "i"
     assert semi.transduction_.dtype.kind == "i" and -1 not in semi.transduction_
@@ -143,7 +146,7 @@ def test_no_iteration_is_the_model_of_the_labelled_rows() -> None:
     X, y = _count_data()
     hidden = y.copy()
     hidden[30:] = -1
-    semi = SemiSupervisedNB(MultinomialNB(), max_iter=0).fit(X, hidden)
+    semi = SemiSupervisedNB(MultinomialNB(), unlabeled_weight=1.0, max_iter=0).fit(X, hidden)
     plain = MultinomialNB().fit(X[:30], y[:30])
     np.testing.assert_allclose(semi.estimator_.feature_count_, plain.feature_count_)
     assert semi.n_iter_ == 0 and semi.termination_condition_ == "max_iter"
@@ -163,7 +166,7 @@ def test_text_soft_counts_equal_fractional_sample_weights(
     docs, y = sms
     classes = np.unique(y)
     W = _soft_weights(len(docs), len(classes))
-    counts = _TextCounts(TextClassifier(), docs, classes)
+    counts = TextCounts(TextClassifier(), docs, classes)
     soft = counts.fit(W)
     repeated = TextClassifier().fit(
         docs * len(classes), np.repeat(classes, len(docs)), sample_weight=W.T.ravel()
@@ -185,8 +188,8 @@ def test_matrix_soft_counts_equal_fractional_sample_weights(estimator) -> None:
     X, y = _count_data()
     W = _soft_weights(len(X), 3)
     classes = np.arange(3)
-    fast = _MatrixCounts(estimator, X, classes).fit(W)
-    rows = _RowCounts(estimator, X, classes).fit(W)
+    fast = MatrixCounts(estimator, X, classes).fit(W)
+    rows = RowCounts(estimator, X, classes).fit(W)
     np.testing.assert_allclose(fast.feature_count_, rows.feature_count_, rtol=1e-12)
     np.testing.assert_allclose(fast.class_count_, rows.class_count_, rtol=1e-12)
 
@@ -194,7 +197,7 @@ def test_matrix_soft_counts_equal_fractional_sample_weights(estimator) -> None:
 # ------------------------------------------------------------ the iteration
 def test_likelihood_never_falls_text(sms: tuple[list[str], np.ndarray]) -> None:
     docs, y = sms
-    semi = SemiSupervisedNB(TextClassifier(alpha=0.1), tol=0).fit(
+    semi = SemiSupervisedNB(TextClassifier(alpha=0.1), unlabeled_weight=1.0, tol=0).fit(
         docs, _hide(y, _some_labelled(y, 3))
     )
     ll = semi.log_likelihood_
@@ -210,7 +213,7 @@ def test_likelihood_never_falls_matrix(estimator) -> None:
     X, y = _count_data(1)
     hidden = y.copy()
     hidden[12:] = -1
-    semi = SemiSupervisedNB(estimator, tol=0, max_iter=30).fit(X, hidden)
+    semi = SemiSupervisedNB(estimator, unlabeled_weight=1.0, tol=0, max_iter=30).fit(X, hidden)
     ll = semi.log_likelihood_
     assert semi.n_iter_ >= 2
     assert (np.diff(ll) >= -1e-9 * np.abs(ll[1:])).all(), ll
@@ -223,7 +226,7 @@ def test_em_learns_from_unlabelled_rows() -> None:
     X = rng.normal(size=(400, 2)) + np.where(y[:, None] == 1, 3.0, 0.0)
     hidden = np.full(400, -1)
     hidden[[0, 1, 200, 201]] = y[[0, 1, 200, 201]]
-    semi = SemiSupervisedNB(GaussianNB()).fit(X, hidden)
+    semi = SemiSupervisedNB(GaussianNB(), unlabeled_weight=1.0).fit(X, hidden)
     supervised = GaussianNB().fit(X[[0, 1, 200, 201]], y[[0, 1, 200, 201]])
     assert semi.score(X, y) > max(0.9, supervised.score(X, y))
     assert np.mean(semi.transduction_ == y) > 0.9
@@ -243,14 +246,112 @@ def test_unlabeled_weight_scales_the_soft_counts(sms: tuple[list[str], np.ndarra
     assert off.n_iter_ == 0 and off.termination_condition_ == "no_unlabeled"
 
 
+# ------------------------------------------ settings chosen by cross-validation
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_defaults_do_not_collapse(sms: tuple[list[str], np.ndarray], seed: int) -> None:
+    """SemiSupervisedNB() chooses alpha and the weight by CV on the labelled rows: at least
+    as good as the supervised TextClassifier (alpha by CV on the same labels), and better
+    than plain EM with TextClassifier's alpha=1 and weight 1 (which collapses here)."""
+    from nbayes.model_selection import NBSearchCV
+
+    docs, y = sms
+    keep = _some_labelled(y, 10, seed)
+    hidden = _hide(y, keep)
+    semi = SemiSupervisedNB().fit(docs, hidden)
+    search = NBSearchCV(TextClassifier(), {"alpha": [0.01, 0.03, 0.1, 0.3, 1.0]}, cv=3)
+    supervised = search.fit([docs[i] for i in keep], y[keep]).best_estimator_
+    plain_em = SemiSupervisedNB(TextClassifier(), unlabeled_weight=1.0).fit(docs, hidden)
+    assert semi.score(docs, y) >= supervised.score(docs, y)
+    assert semi.score(docs, y) > plain_em.score(docs, y)
+    results = semi.cv_results_
+    best = results["params"][int(np.argmax(results["mean_test_score"]))]
+    assert best == {"unlabeled_weight": semi.unlabeled_weight_, "alpha": semi.estimator_.alpha}
+    assert len(results["params"]) == 11  # 5 supervised alphas, 2 EM alphas x 3 weights
+    assert results["params"][0] == {"unlabeled_weight": 0.0, "alpha": 0.01}
+
+
+def test_the_cross_validation_hides_each_folds_labels(sms: tuple[list[str], np.ndarray]) -> None:
+    """Each candidate's score is that of EM fitted with the fold's labels hidden too,
+    scored by the class it gives the fold's rows (transduction_)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    docs, y = sms
+    keep = _some_labelled(y, 6, 1)
+    hidden = _hide(y, keep)
+    semi = SemiSupervisedNB(TextClassifier(alpha=0.1), cv=3).fit(docs, hidden)
+    assert "alpha" not in semi.cv_results_["params"][0]  # the estimator's own alpha is kept
+    folds = StratifiedKFold(3).split(keep, y[keep])
+    for k, (train, held) in enumerate(folds):
+        for i, params in enumerate(semi.cv_results_["params"]):
+            by_hand = SemiSupervisedNB(TextClassifier(alpha=0.1), **params)
+            by_hand.fit(docs, _hide(y, keep[train]))
+            right = np.mean(by_hand.transduction_[keep[held]] == y[keep[held]])
+            assert semi.cv_results_[f"split{k}_test_score"][i] == pytest.approx(right)
+
+
+def test_alphas_searches_the_alpha_of_an_estimator_of_ones_own(
+    sms: tuple[list[str], np.ndarray],
+) -> None:
+    docs, y = sms
+    hidden = _hide(y, _some_labelled(y, 10, 0))
+    own = TextClassifier(stop_words="english")
+    semi = SemiSupervisedNB(own, alphas=[0.01, 0.1]).fit(docs, hidden)
+    params = semi.cv_results_["params"]
+    assert params[:2] == [{"unlabeled_weight": 0.0, "alpha": 0.01},
+                          {"unlabeled_weight": 0.0, "alpha": 0.1}]  # fmt: skip
+    assert len(params) == 2 + 2 * 3 and semi.estimator_.alpha in (0.01, 0.1)
+    assert semi.estimator_.stop_words == "english" and own.alpha == 1.0  # not changed
+    fixed = SemiSupervisedNB(TextClassifier(alpha=0.1), alphas=None).fit(docs, hidden)
+    assert all("alpha" not in p for p in fixed.cv_results_["params"])
+    assert fixed.estimator_.alpha == 0.1
+    X, y_counts = _count_data()
+    with pytest.raises(ValueError, match=re.escape("alphas=[]: give a non-empty list")):
+        SemiSupervisedNB(MultinomialNB(), alphas=[]).fit(X, y_counts)
+    with pytest.raises(ValueError, match="GaussianNB has none: pass alphas=None"):
+        SemiSupervisedNB(GaussianNB(), alphas=[0.1]).fit(X, y_counts)
+
+
+def test_the_supervised_model_when_em_does_not_help() -> None:
+    """Unlabelled rows whose clusters cut across the classes: the CV keeps weight 0, the
+    model of the labelled rows."""
+    rng = np.random.default_rng(0)
+    labelled_y = np.repeat([0, 1], 15)
+    labelled = rng.normal(size=(30, 2)) * [1, 3] + np.where(labelled_y[:, None], [1.5, 0], 0)
+    cluster = rng.integers(0, 2, 600)
+    unlabelled = rng.normal(size=(600, 2)) * [3.0, 0.3] + np.where(cluster[:, None], [0, 4], 0)
+    X = np.vstack([labelled, unlabelled])
+    hidden = np.concatenate([labelled_y, np.full(600, -1)])
+    semi = SemiSupervisedNB(GaussianNB()).fit(X, hidden)
+    assert semi.unlabeled_weight_ == 0.0 and semi.termination_condition_ == "no_unlabeled"
+    scores = semi.cv_results_["mean_test_score"]
+    assert scores[0] > scores[1:].max()
+    plain = GaussianNB().fit(labelled, labelled_y)  # var_smoothing of all the rows: ~1e-7
+    np.testing.assert_allclose(semi.predict_proba(X), plain.predict_proba(X), rtol=1e-6)
+
+
+def test_too_few_labels_to_cross_validate_is_basic_em() -> None:
+    """One labelled row in a class: no CV; weight 1 and the estimator's alpha (documented)."""
+    X, y = _count_data()
+    hidden = np.full(len(y), -1)
+    for c in (0, 1, 2):
+        hidden[np.flatnonzero(y == c)[: 1 if c == 0 else 4]] = c
+    semi = SemiSupervisedNB(MultinomialNB(alpha=0.5)).fit(X, hidden)
+    assert semi.cv_results_ is None and semi.unlabeled_weight_ == 1.0
+    assert semi.estimator_.alpha == 0.5 and semi.n_iter_ >= 1
+
+
 def test_sample_weight_zero_drops_a_row() -> None:
     X, y = _count_data()
     hidden = y.copy()
     hidden[20:] = -1
     sw = np.ones(len(y))
     sw[60:] = 0
-    weighted = SemiSupervisedNB(MultinomialNB(), tol=0, max_iter=5).fit(X, hidden, sw)
-    dropped = SemiSupervisedNB(MultinomialNB(), tol=0, max_iter=5).fit(X[:60], hidden[:60])
+    weighted = SemiSupervisedNB(MultinomialNB(), unlabeled_weight=1.0, tol=0, max_iter=5).fit(
+        X, hidden, sw
+    )
+    dropped = SemiSupervisedNB(MultinomialNB(), unlabeled_weight=1.0, tol=0, max_iter=5).fit(
+        X[:60], hidden[:60]
+    )
     np.testing.assert_allclose(
         weighted.estimator_.feature_count_, dropped.estimator_.feature_count_, rtol=1e-10
     )
@@ -263,8 +364,15 @@ def test_sample_weight_zero_drops_a_row() -> None:
         ({"max_iter": -1}, "The 'max_iter' parameter of SemiSupervisedNB must be an int in the "
                            "range [0, inf). Got -1 instead."),
         ({"unlabeled_weight": -0.5}, "The 'unlabeled_weight' parameter of SemiSupervisedNB "
-                                     "must be a float in the range [0.0, inf). Got -0.5"),
+                                     "must be 'auto' or a float in the range [0.0, inf). Got -0.5"),
         ({"tol": "small"}, "The 'tol' parameter of SemiSupervisedNB must be a float"),
+        ({"unlabeled_weight": "best"}, "The 'unlabeled_weight' parameter of SemiSupervisedNB "
+                                       "must be 'auto' or a float in the range [0.0, inf). Got "
+                                       "'best' instead."),
+        ({"alphas": "best"}, "The 'alphas' parameter of SemiSupervisedNB must be 'auto', None "
+                             "or an array-like. Got 'best' instead."),
+        ({"cv": 1}, "The 'cv' parameter of SemiSupervisedNB must be an int in the range [2, inf), "
+                    "a cross-validation splitter or an iterable of (train, test) splits. Got 1"),
     ],
 )  # fmt: skip
 def test_bad_parameters_read_like_advice(params, msg) -> None:
@@ -299,7 +407,9 @@ def test_the_model_saves_loads_explains_and_updates(
     sms: tuple[list[str], np.ndarray], tmp_path: Path
 ) -> None:
     docs, y = sms
-    semi = SemiSupervisedNB(TextClassifier(alpha=0.5)).fit(docs, _hide(y, _some_labelled(y, 5)))
+    semi = SemiSupervisedNB(TextClassifier(alpha=0.5), unlabeled_weight=1.0).fit(
+        docs, _hide(y, _some_labelled(y, 5))
+    )
     path = tmp_path / "semi.nbm"
     nbayes.save(semi.estimator_, path)
     loaded = nbayes.load(path)
@@ -313,6 +423,39 @@ def test_the_model_saves_loads_explains_and_updates(
     again = pickle.loads(pickle.dumps(semi.estimator_)).update(new_docs, new_y)
     np.testing.assert_allclose(updated.predict_proba(docs), again.predict_proba(docs), rtol=1e-12)
     assert updated.class_count_.sum() == pytest.approx(semi.estimator_.class_count_.sum() + 2)
+
+
+def test_nbayes_save_writes_the_fitted_model(
+    sms: tuple[list[str], np.ndarray], tmp_path: Path
+) -> None:
+    """nbayes.save(semi) writes semi.estimator_'s own file; loading gives that model."""
+    from nbayes.exceptions import ModelFileError
+    from nbayes.io.persist import read_metadata
+
+    docs, y = sms
+    semi = SemiSupervisedNB(TextClassifier(alpha=0.1), unlabeled_weight=0.5, max_iter=3)
+    semi.fit(docs, _hide(y, _some_labelled(y, 5)))
+    nbayes.save(semi, tmp_path / "semi.nbm")
+    nbayes.save(semi.estimator_, tmp_path / "inner.nbm")
+    assert read_metadata(tmp_path / "semi.nbm")[0]["model_type"] == "TextClassifier"
+    loaded = nbayes.load(tmp_path / "semi.nbm")
+    assert type(loaded) is TextClassifier
+    np.testing.assert_allclose(loaded.predict_proba(docs), semi.predict_proba(docs), rtol=1e-12)
+    assert (tmp_path / "semi.nbm").read_bytes() == (tmp_path / "inner.nbm").read_bytes()
+    counts = SemiSupervisedNB(MultinomialNB(), unlabeled_weight=1.0)
+    X, y_counts = _count_data()
+    nbayes.save(counts.fit(X, np.where(np.arange(len(y_counts)) < 30, y_counts, -1)),
+                tmp_path / "counts.nbm")  # fmt: skip
+    assert type(nbayes.load(tmp_path / "counts.nbm")) is MultinomialNB
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        nbayes.save(SemiSupervisedNB(), tmp_path / "unfitted.nbm")
+    from nbayes.io._arrays import ArrayReader
+    from nbayes.io._registry import decode
+
+    with pytest.raises(ModelFileError, match="no nbayes writes a 'SemiSupervisedNB' model file"):
+        decode({"model_type": "SemiSupervisedNB", "model": {}}, ArrayReader({}))
 
 
 def test_scikit_learn_compatibility(sms: tuple[list[str], np.ndarray]) -> None:
@@ -372,6 +515,8 @@ def test_the_objective_is_nigams_log_likelihood() -> None:
         + 0.4 * np.dot(sw[15:], logsumexp(jll[15:], axis=1))
     )
     assert semi.log_likelihood_[-1] == pytest.approx(expected, rel=1e-12)
-    per_feature = SemiSupervisedNB(MultinomialNB(alpha=np.linspace(0.5, 2.0, 12)), tol=0)
+    per_feature = SemiSupervisedNB(
+        MultinomialNB(alpha=np.linspace(0.5, 2.0, 12)), unlabeled_weight=1.0, tol=0
+    )
     ll = per_feature.fit(X, hidden).log_likelihood_
     assert (np.diff(ll) >= -1e-9 * np.abs(ll[1:])).all(), ll

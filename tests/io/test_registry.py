@@ -28,6 +28,7 @@ ESTIMATORS = (
     "NBSVM",
     "PoissonNB",
     "TextClassifier",
+    "SemiSupervisedNB",  # saved as its estimator_ (tests/test_semi_supervised.py)
 )
 SRC_IO = Path(_registry.__file__).parent
 

@@ -24,7 +24,10 @@ def test_every_kind_of_model_is_stored() -> None:
     from nbayes.io._registry import BUILTIN
 
     kinds = {read_model_file(path)[0]["model_type"] for path in FILES}
-    assert kinds == set(BUILTIN)
+    # a wrapper saved as the model it holds (SemiSupervisedNB) has no file of its own
+    wrappers = {t for t, ser in BUILTIN.items() if any(s.saved_as for s in ser())}
+    assert wrappers == {"SemiSupervisedNB"}
+    assert kinds == set(BUILTIN) - wrappers
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)

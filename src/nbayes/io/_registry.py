@@ -50,12 +50,17 @@ class Serializer:
         Rebuilds the model; raises :class:`~nbayes.exceptions.ModelFileError` for anything
         invalid (the helpers ``expect_*``, :func:`decode_labels`, :meth:`ArrayReader.get`
         do).
+    saved_as : callable ``(model) -> model`` or None
+        For a wrapper that is saved as the fitted model it holds (a
+        :class:`~nbayes.SemiSupervisedNB` as its ``estimator_``): the file is that model's
+        own, and loading it gives that model; ``dump`` and ``load`` are then not used.
     """
 
     model_type: str
     cls: type
     dump: DumpFn
     load: LoadFn
+    saved_as: Callable[[Any], Any] | None = None
 
 
 # --------------------------------------------------------------------------------------
@@ -105,6 +110,12 @@ def _nbsvm() -> tuple[Serializer, ...]:
     return nbsvm.SERIALIZERS
 
 
+def _semi_supervised() -> tuple[Serializer, ...]:
+    from nbayes.io.serializers import semi_supervised
+
+    return semi_supervised.SERIALIZERS
+
+
 BUILTIN: dict[str, Callable[[], tuple[Serializer, ...]]] = {
     "BernoulliNB": _discrete,
     "ComplementNB": _discrete,
@@ -116,6 +127,7 @@ BUILTIN: dict[str, Callable[[], tuple[Serializer, ...]]] = {
     "MixedNB": _mixed,
     "TextClassifier": _text,
     "NBSVM": _nbsvm,
+    "SemiSupervisedNB": _semi_supervised,  # saved as its estimator_ (an ordinary model file)
 }
 """Model type stored in a file -> the function importing the serialisers of its module."""
 
@@ -200,6 +212,8 @@ def encode(model: Any, writer: ArrayWriter) -> dict[str, Any]:
     Use it to store a nested estimator: ``encode(inner, writer.sub("estimator"))``.
     """
     ser = _serializer_for_model(model)
+    if ser.saved_as is not None:  # a wrapper: the file is that of the model it holds
+        return encode(ser.saved_as(model), writer)
     return {"model_type": ser.model_type, "model": ser.dump(model, writer)}
 
 

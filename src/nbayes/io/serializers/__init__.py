@@ -10,6 +10,7 @@ module                    model types
 :mod:`.mixed`             MixedNB (one family of statistics per column)
 :mod:`.text`              TextClassifier (term counts and vocabulary)
 :mod:`.nbsvm`             NBSVM (its TextClassifier, nested, and the linear solution)
+:mod:`.semi_supervised`   SemiSupervisedNB (saved as its fitted ``estimator_``)
 ========================  ==================================================================
 
 Each module defines ``dump`` and ``load`` and the tuple ``SERIALIZERS`` of the

@@ -1,0 +1,378 @@
+"""The estimator :class:`SemiSupervisedNB`: its parameters, ``fit`` (settings chosen by
+:mod:`._selection`, EM by :mod:`._em` on the soft counts of :mod:`._counts`) and prediction
+through the fitted ``estimator_``."""
+
+from __future__ import annotations
+
+from numbers import Integral
+from typing import Any, ClassVar, Self
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
+from sklearn.utils import check_consistent_length
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from .. import _params as P
+from .._base import BaseNB
+from .._stats import class_codes
+from .._validation import check_sample_weight
+from ..text.classifier import TextClassifier
+from ._counts import counts_for
+from ._em import Rows, run_em
+from ._labels import indexable, unlabeled_mask
+from ._selection import ALPHAS, EM_ALPHAS, WEIGHTS, candidates, cross_validate, n_splits
+
+__all__ = ["SemiSupervisedNB"]
+
+
+def _is_auto(v: Any) -> bool:
+    return isinstance(v, str) and v == "auto"
+
+
+def _is_cv(v: Any) -> bool:
+    if isinstance(v, Integral) and not isinstance(v, bool):
+        return int(v) >= 2
+    if hasattr(v, "split") and hasattr(v, "get_n_splits"):
+        return True
+    return hasattr(v, "__iter__") and not isinstance(v, str | bytes | dict)
+
+
+_RULES: dict[str, list[P.Rule]] = {
+    "max_iter": [P.non_negative_int(0)],
+    "unlabeled_weight": [
+        P.Rule(lambda v: isinstance(v, str) and v == "auto", "'auto'"),
+        P.non_negative_real,
+    ],
+    "alphas": [P.Rule(_is_auto, "'auto'"), P.none, P.array_like],
+    "cv": [
+        P.Rule(
+            _is_cv,
+            "an int in the range [2, inf), a cross-validation splitter or an iterable of "
+            "(train, test) splits",
+        )
+    ],
+    "tol": [P.non_negative_real],
+    "verbose": [P.boolean],
+}
+
+
+class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Semi-supervised Naive Bayes: EM over the unlabelled rows (Nigam et al. 2000).
+
+    Rows labelled -1 (numeric labels) or None (object labels) are unlabelled, as in
+    :mod:`sklearn.semi_supervised`. The estimator is first fitted on the labelled rows; then
+    each iteration gives every unlabelled row to every class ``c`` with weight
+    ``unlabeled_weight * P(c | x)`` (E-step) and refits from the labelled counts plus these
+    soft counts (M-step), until the log-likelihood (with the smoothing prior) stops rising.
+    By default the weight (and, with the default estimator, TextClassifier's ``alpha``) is
+    chosen by cross-validation on the labelled rows only, and EM is used only if it beats the
+    supervised model there: ``SemiSupervisedNB().fit(docs, labels_with_none)`` is at least the
+    supervised model by that measure. An estimator you pass keeps its own ``alpha``: for text
+    give it a small one (0.01 to 0.03; EM on a large corpus vocabulary wants little
+    smoothing) or leave ``estimator=None``.
+
+    Parameters
+    ----------
+    estimator : nbayes estimator, default=None
+        The model to train: any nbayes estimator (:class:`~nbayes.TextClassifier`,
+        :class:`~nbayes.MultinomialNB`, :class:`~nbayes.GaussianNB`, ...). Its settings
+        (``alpha``, the vocabulary pruning, ...) are used as they are. None: a
+        :class:`~nbayes.TextClassifier` whose ``alpha`` is chosen by cross-validation with
+        the weight (see ``unlabeled_weight``): EM wants much less smoothing than a model of
+        a few labelled documents (its default ``alpha=1`` makes EM collapse on 20 Newsgroups).
+    max_iter : int, default=50
+        The most EM iterations (M-steps with the unlabelled rows); 0 fits the labelled
+        rows only.
+    unlabeled_weight : float or "auto", default="auto"
+        Weight of an unlabelled row relative to a labelled one (Nigam et al.'s lambda,
+        "EM-lambda"): below 1 when the unlabelled rows outnumber the labelled ones by so
+        much that they would swamp them. 0 ignores them. "auto": chosen among 0, 0.1, 0.3
+        and 1 by cross-validation on the labelled rows only (``cv``): each fold's labels are
+        hidden too, EM runs on the rest and the fold is scored by the class EM gives its
+        rows. 0 -- the supervised model of the labelled rows -- wins ties, so EM is used only
+        when it beats the supervised model by this cross-validation. With the default
+        estimator the candidates are alpha 0.01, 0.03, 0.1, 0.3, 1 for the supervised model
+        and alpha 0.01 and 0.03 for each weight above 0. With too few labelled rows to
+        cross-validate (one in some class) the weight is 1 and the estimator's alpha is used
+        (Nigam et al.'s basic EM).
+    alphas : "auto", array-like or None, default="auto"
+        The estimator's ``alpha`` values the cross-validation tries with each weight.
+        "auto": those above for the default estimator, none (the estimator's own alpha) for
+        an estimator you pass; a list: those values, for any estimator with an ``alpha``
+        (e.g. ``SemiSupervisedNB(TextClassifier(stop_words="english"), alphas=[0.01,
+        0.03])``); None: the estimator's own alpha.
+    cv : int or cross-validation splitter, default=3
+        The folds of the labelled rows that choose the settings (``unlabeled_weight="auto"``
+        or ``alphas``): an int is a ``StratifiedKFold`` of that many folds (fewer
+        when a class has fewer labelled rows); or a scikit-learn splitter, or an iterable of
+        (train, test) index arrays, both over the labelled rows (in their order).
+    tol : float, default=1e-4
+        Stop when an iteration raises the log-likelihood by less than ``tol`` times its
+        magnitude.
+    verbose : bool, default=False
+        Print the log-likelihood of every iteration.
+
+    Attributes
+    ----------
+    estimator_ : nbayes estimator
+        The fitted model, an ordinary instance of the estimator's type: ``nbayes.save``,
+        ``nbayes.load``, ``explain``, ``update`` and ``merge`` take it. Its statistics are the
+        labelled counts plus the soft counts of the last M-step (fractional class and
+        feature counts).
+    classes_ : ndarray of shape (n_classes,)
+        The classes of the labelled rows.
+    unlabeled_weight_ : float
+        The weight of the unlabelled rows EM ran with (the chosen one, for "auto"; 0: the
+        supervised model was the better by cross-validation). The alpha it ran with is
+        ``estimator_.alpha``.
+    cv_results_ : dict or None
+        The cross-validation that chose the settings, as scikit-learn's searches report
+        it: ``params`` (each candidate's ``unlabeled_weight`` and estimator parameters),
+        ``mean_test_score`` and ``split<k>_test_score`` (weighted accuracy of the held-out
+        labelled rows); None when nothing was chosen.
+    log_likelihood_ : ndarray of shape (n_iter_ + 1,)
+        The objective after each M-step: the model of the labelled rows first, then every
+        EM iteration (log prior of the parameters + labelled complete log-likelihood +
+        weighted unlabelled marginal log-likelihood, up to terms that do not depend on the
+        parameters, such as the multinomial coefficient of a document). After
+        ``termination_condition_ == "decreased"`` the last entry is the discarded iteration's.
+    n_iter_ : int
+        EM iterations run.
+    termination_condition_ : {"converged", "max_iter", "decreased", "no_unlabeled"}
+        Why the iteration stopped. "decreased": the last iteration lowered the objective
+        (possible only for a model that is not a generative likelihood, such as complement
+        NB, or by rounding); its result is discarded and the model before it kept.
+    transduction_ : ndarray of shape (n_samples,)
+        The label of every training row: the given one, or the class the final model gives
+        an unlabelled row.
+
+    Notes
+    -----
+    The objective is a likelihood, and never falls, for the generative families
+    (multinomial, Bernoulli, categorical, Poisson, Gaussian, kernel densities); the prior
+    ``log P(theta)`` is the Dirichlet prior that additive smoothing ``alpha`` stands for
+    (multinomial, Bernoulli, categorical) and 0 for the others (a maximum-likelihood fit).
+    Complement NB is not a generative model: it is trained by the same iteration, which stops
+    at the first fall. For a :class:`~nbayes.TextClassifier` the vocabulary (and the document
+    frequencies that ``min_df``/``max_df``/``max_features`` read) is that of all the
+    documents, labelled or not, as in the paper.
+
+    References
+    ----------
+    K. Nigam, A. McCallum, S. Thrun and T. Mitchell, "Text Classification from Labeled and
+    Unlabeled Documents using EM", Machine Learning 39, 103-134 (2000).
+
+    Examples
+    --------
+    >>> from nbayes import SemiSupervisedNB, TextClassifier
+    >>> docs = ["free money now", "meeting at noon", "win free money", "lunch meeting today",
+    ...         "free win now", "noon lunch"]
+    >>> y = ["spam", "ham", None, None, None, None]
+    >>> semi = SemiSupervisedNB(TextClassifier(), unlabeled_weight=1.0).fit(docs, y)
+    >>> semi.predict(["free lunch money", "meeting today"])
+    array(['spam', 'ham'], dtype=object)
+    >>> semi.transduction_.tolist()
+    ['spam', 'ham', 'spam', 'ham', 'spam', 'ham']
+    >>> type(semi.estimator_).__name__  # an ordinary model: save, explain, update
+    'TextClassifier'
+    """
+
+    _param_rules: ClassVar[dict[str, list[P.Rule]]] = _RULES
+
+    def __init__(
+        self,
+        estimator: Any = None,
+        *,
+        max_iter: int = 50,
+        unlabeled_weight: float | str = "auto",
+        alphas: Any = "auto",
+        cv: Any = 3,
+        tol: float = 1e-4,
+        verbose: bool = False,
+    ) -> None:
+        self.estimator = estimator
+        self.max_iter = max_iter
+        self.unlabeled_weight = unlabeled_weight
+        self.alphas = alphas
+        self.cv = cv
+        self.tol = tol
+        self.verbose = verbose
+
+    # ---------------------------------------------------------------- settings
+    def _base_estimator(self) -> BaseNB:
+        estimator = TextClassifier() if self.estimator is None else self.estimator
+        if not isinstance(estimator, BaseNB):
+            hint = ""
+            module = type(estimator).__module__
+            if module.startswith("sklearn.naive_bayes"):
+                hint = (
+                    f" nbayes.{type(estimator).__name__} is its drop-in replacement and keeps "
+                    "the statistics EM needs."
+                )
+            raise TypeError(
+                "The 'estimator' parameter of SemiSupervisedNB must be an nbayes estimator "
+                "(TextClassifier(), MultinomialNB(), GaussianNB(), ...): EM refits it from "
+                f"soft counts of its statistics. Got {estimator!r} instead.{hint}"
+            )
+        return estimator
+
+    # -------------------------------------------------------------- training
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
+        """Fit by EM on labelled rows and unlabelled ones (label -1 or None).
+
+        Parameters
+        ----------
+        X : documents (TextClassifier), array-like, sparse matrix or table
+            Every training row, labelled or not, in the form the estimator takes.
+        y : array-like of shape (n_samples,)
+            The labels; -1 (numeric labels) or None (object labels) for an unlabelled row.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each row (an unlabelled row's soft counts are multiplied by it too).
+
+        Returns
+        -------
+        self : object
+        """
+        P.validate(self, self._param_rules)
+        estimator = self._base_estimator()
+        if y is None:
+            raise ValueError(
+                "SemiSupervisedNB requires y to be passed, but the target y is None: give "
+                "every row a label, -1 or None for the unlabelled ones."
+            )
+        alphas = self._alpha_grid(estimator)
+        y = column_or_1d(y, warn=True)
+        if not isinstance(estimator, TextClassifier):
+            X = indexable(X)
+            check_consistent_length(X, y, sample_weight)
+        unlabeled = unlabeled_mask(y)
+        n = len(y)
+        if unlabeled.all():
+            raise ValueError(
+                f"Every one of the {n} labels is -1 or None (unlabelled): EM starts from a "
+                "model of the labelled rows; label at least one row of every class."
+            )
+        check_classification_targets(y[~unlabeled])
+        classes, codes = class_codes(y[~unlabeled])
+        sw = check_sample_weight(sample_weight, n)
+        weights = np.zeros((n, len(classes)))
+        labeled_rows = np.flatnonzero(~unlabeled)
+        weights[labeled_rows, codes] = sw[labeled_rows]
+        unlabeled_rows = np.flatnonzero(unlabeled)
+        rows = Rows(weights, labeled_rows, codes, unlabeled_rows, sw[unlabeled_rows])
+        counts = counts_for(estimator)(estimator, X, classes)
+
+        weight, params, cv_results = self._choose(counts, rows, alphas)
+        result = run_em(counts, rows, weight, self.max_iter, self.tol, params, self._say)
+        self.unlabeled_weight_ = weight
+        self.cv_results_ = cv_results
+        self.estimator_ = model = result.model
+        self.log_likelihood_ = np.asarray(result.history)
+        self.n_iter_ = len(result.history) - 1
+        self.termination_condition_ = result.condition
+        transduction = np.asarray(y, dtype=object).copy() if y.dtype.kind == "O" else y.copy()
+        if unlabeled_rows.size:
+            jll = result.jll[unlabeled_rows]
+            transduction[unlabeled_rows] = model.classes_[jll.argmax(axis=1)]
+        self.transduction_ = transduction
+        return self
+
+    def _alpha_grid(self, estimator: BaseNB) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+        """The alphas the CV tries (supervised, with EM), None: the estimator's own."""
+        if isinstance(self.alphas, str):  # "auto": only for the default estimator
+            return (ALPHAS, EM_ALPHAS) if self.estimator is None else None
+        if self.alphas is None:
+            return None
+        values = np.asarray(self.alphas, dtype=np.float64).ravel()
+        if values.size == 0 or not np.isfinite(values).all() or (values < 0).any():
+            raise ValueError(
+                f"alphas={self.alphas!r}: give a non-empty list of finite alpha values >= 0 "
+                "to try by cross-validation, 'auto' or None (the estimator's own alpha)."
+            )
+        if "alpha" not in estimator.get_params(deep=False):
+            raise ValueError(
+                f"alphas={self.alphas!r} needs an estimator with an 'alpha' parameter; "
+                f"{type(estimator).__name__} has none: pass alphas=None."
+            )
+        grid = tuple(float(a) for a in values)
+        return grid, grid
+
+    def _choose(
+        self,
+        counts: Any,
+        rows: Rows,
+        alphas: tuple[tuple[float, ...], tuple[float, ...]] | None,
+    ) -> tuple[float, dict[str, Any], dict[str, Any] | None]:
+        """``unlabeled_weight`` and the estimator's parameters to fit with, and the
+        cross-validation's scores (None when nothing was chosen)."""
+        auto = isinstance(self.unlabeled_weight, str)
+        fixed = 1.0 if auto else float(self.unlabeled_weight)
+        if not (auto or alphas) or rows.unlabeled.size == 0:
+            return fixed, {}, None
+        if isinstance(self.cv, Integral) and n_splits(rows.codes, self.cv) < 2:
+            # one labelled row in a class: nothing to cross-validate; Nigam's basic EM
+            return fixed, {}, None
+        weights = (0.0, *WEIGHTS) if auto else (fixed,)
+        settings = candidates(weights, alphas)
+        best, results = cross_validate(counts, rows, settings, self.cv, self.max_iter, self.tol)
+        return best.unlabeled_weight, best.params, results
+
+    def _say(self, iteration: int, score: float) -> None:
+        if self.verbose:
+            print(f"SemiSupervisedNB iteration {iteration}: log-likelihood {score:.6f}")
+
+    # ------------------------------------------------------------ prediction
+    def predict(self, X: Any) -> np.ndarray:
+        """The most probable class of each row (the fitted model's)."""
+        check_is_fitted(self)
+        return np.asarray(self.estimator_.predict(X))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities, columns in the order of ``classes_``."""
+        check_is_fitted(self)
+        return np.asarray(self.estimator_.predict_proba(X))
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """Log class probabilities, columns in the order of ``classes_``."""
+        check_is_fitted(self)
+        return np.asarray(self.estimator_.predict_log_proba(X))
+
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """Joint log-probabilities ``log P(x, c)``, columns in the order of ``classes_``."""
+        check_is_fitted(self)
+        return np.asarray(self.estimator_.predict_joint_log_proba(X))
+
+    def explain(self, x: Any, **kw: Any) -> Any:
+        """The fitted model's explanation of one row (see the estimator's ``explain``)."""
+        check_is_fitted(self)
+        return self.estimator_.explain(x, **kw)
+
+    @property
+    def classes_(self) -> np.ndarray:
+        """The classes of the labelled rows (sorted)."""
+        check_is_fitted(self)
+        return np.asarray(self.estimator_.classes_)
+
+    @property
+    def n_features_in_(self) -> int:
+        """Number of features of the fitted model (models of a table or a matrix)."""
+        check_is_fitted(self)
+        return int(self.estimator_.n_features_in_)
+
+    @property
+    def feature_names_in_(self) -> np.ndarray:
+        """The column names of the training table, when it had them."""
+        check_is_fitted(self)
+        return np.asarray(self.estimator_.feature_names_in_)
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "estimator_")
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        estimator = TextClassifier() if self.estimator is None else self.estimator
+        if isinstance(estimator, BaseNB):
+            tags.input_tags = estimator.__sklearn_tags__().input_tags
+        tags.classifier_tags.poor_score = True
+        return tags

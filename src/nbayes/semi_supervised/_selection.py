@@ -1,0 +1,110 @@
+"""Choosing EM's settings by cross-validation on the labelled rows only.
+
+Every candidate setting (an ``unlabeled_weight`` and estimator parameters such as ``alpha``)
+is scored by k-fold cross-validation over the *labelled* rows: the labels of the held-out fold
+are hidden as well (those rows join the unlabelled ones, as Nigam et al. choose lambda), EM
+runs on the rest, and the fold is scored by the class EM gives its rows (weighted accuracy).
+The weight 0 -- the supervised model of the labelled rows -- is always a candidate and wins
+ties, so EM is used only when it beats the supervised model by this cross-validation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Integral
+from typing import Any
+
+import numpy as np
+from sklearn.model_selection import StratifiedKFold, check_cv
+
+from ._counts import Counts
+from ._em import Rows, run_em
+
+__all__ = [
+    "ALPHAS",
+    "EM_ALPHAS",
+    "WEIGHTS",
+    "Candidate",
+    "candidates",
+    "cross_validate",
+    "n_splits",
+]
+
+WEIGHTS = (0.1, 0.3, 1.0)
+"""The unlabelled weights tried by ``unlabeled_weight="auto"`` (besides 0, the supervised
+model)."""
+EM_ALPHAS = (0.01, 0.03)
+"""The TextClassifier ``alpha`` values tried with EM when the estimator is the default one."""
+ALPHAS = (0.01, 0.03, 0.1, 0.3, 1.0)
+"""The ``alpha`` values tried for the supervised model (weight 0) with the default estimator."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    unlabeled_weight: float
+    params: dict[str, Any]
+
+
+def candidates(
+    weights: tuple[float, ...], alphas: tuple[tuple[float, ...], tuple[float, ...]] | None
+) -> list[Candidate]:
+    """The settings to try: each weight of ``weights``, with each alpha of ``alphas``
+    (``(supervised alphas, EM alphas)``; None: the estimator's own alpha), the supervised
+    ones (weight 0) first: they win ties."""
+    supervised = [w for w in weights if w == 0]
+    em = [w for w in weights if w != 0]
+    if alphas is None:
+        return [Candidate(w, {}) for w in supervised + em]
+    return [Candidate(w, {"alpha": a}) for w in supervised for a in alphas[0]] + [
+        Candidate(w, {"alpha": a}) for a in alphas[1] for w in em
+    ]
+
+
+def n_splits(codes: np.ndarray, cv: Any) -> int:
+    """Folds an integer ``cv`` gives: at most the rows of the smallest labelled class (0 or 1:
+    too few labelled rows to cross-validate)."""
+    smallest = int(np.bincount(codes).min())
+    return min(int(cv), smallest) if isinstance(cv, Integral) else 2
+
+
+def cross_validate(
+    counts: Counts,
+    rows: Rows,
+    settings: list[Candidate],
+    cv: Any,
+    max_iter: int,
+    tol: float,
+) -> tuple[Candidate, dict[str, Any]]:
+    """The best of ``settings`` by cross-validation on the labelled rows, and the scores
+    (``cv_results_``: ``params``, ``mean_test_score``, ``split<k>_test_score``)."""
+    labeled, codes = rows.labeled, rows.codes
+    if isinstance(cv, Integral):
+        splitter: Any = StratifiedKFold(n_splits(codes, cv))
+    else:
+        splitter = check_cv(cv, codes, classifier=True)
+    folds = list(splitter.split(np.zeros((len(codes), 1)), codes))
+    sw = rows.weights[labeled, codes]
+    scores = np.zeros((len(settings), len(folds)))
+    for k, (train, held) in enumerate(folds):
+        weights = np.zeros_like(rows.weights)
+        weights[labeled[train], codes[train]] = sw[train]
+        unlabeled = np.concatenate([rows.unlabeled, labeled[held]])
+        order = np.argsort(unlabeled, kind="stable")
+        fold_rows = Rows(
+            weights, labeled[train], codes[train], unlabeled[order],
+            np.concatenate([rows.sample_weight, sw[held]])[order],
+        )  # fmt: skip
+        for i, setting in enumerate(settings):
+            result = run_em(counts, fold_rows, setting.unlabeled_weight, max_iter, tol,
+                            setting.params)  # fmt: skip
+            right = result.jll[labeled[held]].argmax(axis=1) == codes[held]
+            total = sw[held].sum()
+            scores[i, k] = float(np.dot(sw[held], right) / total) if total > 0 else 0.0
+    mean = scores.mean(axis=1)
+    results: dict[str, Any] = {
+        "params": [{"unlabeled_weight": s.unlabeled_weight, **s.params} for s in settings],
+        "mean_test_score": mean,
+    }
+    for k in range(len(folds)):
+        results[f"split{k}_test_score"] = scores[:, k]
+    return settings[int(np.argmax(mean))], results
