@@ -18,8 +18,6 @@ from typing import Any, TextIO, cast
 
 import numpy as np
 
-from nbayes._flags import count_type
-
 __all__ = [
     "CLIError",
     "UI",
@@ -281,6 +279,26 @@ def add_data_options(parser: argparse.ArgumentParser, labels: bool = True) -> No
         help="longest CSV field read, in characters (default 16,777,216: a guard against a "
         "quote that never closes)",
     )
+
+
+def count_type(minimum: int) -> Any:
+    """An argparse ``type`` for a whole number of at least ``minimum``: anything else is
+    refused with the flag named (exit status 2). (``nbayes serve`` has the same in
+    ``nbayes._flags``; the CLI imports no private nbayes module.)"""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"must be a whole number >= {minimum}; got {text!r}"
+            ) from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be >= {minimum}; got {value}")
+        return value
+
+    parse.__name__ = f"whole number >= {minimum}"
+    return parse
 
 
 def fraction_type(text: str) -> float:
