@@ -283,8 +283,8 @@ def add_data_options(parser: argparse.ArgumentParser, labels: bool = True) -> No
 
 def count_type(minimum: int) -> Any:
     """An argparse ``type`` for a whole number of at least ``minimum``: anything else is
-    refused with the flag named (exit status 2). (``nbayes serve`` has the same in
-    ``nbayes._flags``; the CLI imports no private nbayes module.)"""
+    refused with the flag named (exit status 2). (``nbayes serve`` has its own: the
+    CLI imports no private nbayes module.)"""
 
     def parse(text: str) -> int:
         try:
