@@ -108,6 +108,7 @@ class TextClassifier(TextLearning):
     _accept_sparse = False
     _fitted_inputs = ()
     _sample_noun = "document"
+    _bounded_scores = True  # counts of a document's tokens: no overflow to check for
 
     def __init__(
         self,
