@@ -146,10 +146,19 @@ def main() -> None:
     parser.add_argument("--stop-words", action="store_true", help="stop_words='english'")
     parser.add_argument("--binary", action="store_true", help="binary=True")
     parser.add_argument("--cv-em", action="store_true", help="EM's alpha, weight by CV")
-    parser.add_argument("--defaults", action="store_true", help="EM = SemiSupervisedNB(); "
-                        "with feature flags SemiSupervisedNB(TextClassifier(...), alphas=...)")
-    parser.add_argument("--alphas", type=float, nargs="+", default=[0.01, 0.03],
-                        help="alphas= of --defaults with feature flags")
+    parser.add_argument(
+        "--defaults",
+        action="store_true",
+        help="EM = SemiSupervisedNB(); "
+        "with feature flags SemiSupervisedNB(TextClassifier(...), alphas=...)",
+    )
+    parser.add_argument(
+        "--alphas",
+        type=float,
+        nargs="+",
+        default=[0.01, 0.03],
+        help="alphas= of --defaults with feature flags",
+    )
     args = parser.parse_args()
     if args.defaults and args.cv_em:
         parser.error("--defaults and --cv-em are two ways of choosing EM's settings: give one")
