@@ -28,21 +28,11 @@ import numpy as np
 from nbayes._kernel_stats import PointStats
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader, ArrayWriter
+from nbayes.io._invariants import not_above
 from nbayes.io._json import expect_int
 from nbayes.io._registry import Serializer
 from nbayes.io.serializers._estimator import WHERE, dump_start, finish, load_start
 from nbayes.kernel import KernelNB
-
-# relative slack for sums of float weights compared after subtractions
-_TOL = 1e-9
-
-
-def not_above(part: np.ndarray, total: np.ndarray, what: str, of: str) -> None:
-    """``part <= total`` per class, up to rounding of float weights; else ModelFileError."""
-    with np.errstate(all="ignore"):
-        above = bool(np.any(part > total + _TOL * np.maximum(np.abs(total), 1.0)))
-    if above:
-        raise ModelFileError(f"{what} exceeds {of} for some class")
 
 
 def dump_points(stats: PointStats, writer: ArrayWriter, exact_only: bool = False) -> None:

@@ -37,7 +37,7 @@ from nbayes._stats import CategoryStats, CountStats
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._codecs import decode_categories, encode_categories, encode_labels, encode_params
-from nbayes.io._invariants import check_class_prior
+from nbayes.io._invariants import check_class_prior, not_above
 from nbayes.io._json import (
     expect_bool,
     expect_dict,
@@ -56,7 +56,7 @@ from nbayes.io.serializers._estimator import (
     decode_hyperparameters,
 )
 from nbayes.io.serializers.gaussian import dump_moments, load_moments
-from nbayes.io.serializers.kernel import dump_points, load_points, not_above
+from nbayes.io.serializers.kernel import dump_points, load_points
 from nbayes.mixed import FAMILIES, MixedNB, MixedStats, TextStats
 
 _MIXED_KEYS = ("hyperparameters", "classes", "input", "columns")
