@@ -57,7 +57,7 @@ def load(d: dict[str, Any], reader: ArrayReader) -> TextClassifier:
     params, stats, terms = read_text_model(d, reader)
     model = TextClassifier(**params)
     check_derivation(partial(_derive_checks, model, stats))
-    return model._set(stats, None if terms is None else list(terms))
+    return model._set(stats, terms)  # the parsed list itself: no copy of 8 bytes a term
 
 
 def _derive_checks(model: TextClassifier, stats: TextStats) -> None:
