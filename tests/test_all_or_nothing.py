@@ -143,3 +143,20 @@ def test_a_failed_merge_changes_neither_model(Est: type) -> None:
     with pytest.raises(ValueError):
         a.merge(b)
     assert (_state(a), _state(b)) == states
+
+
+@pytest.mark.parametrize("call", ["partial_fit", "update", "unlearn"])
+def test_a_setting_made_bad_after_the_fit_is_refused_and_nothing_learned(call: str) -> None:
+    """set_params(alpha=-1) on a fitted model, then a learning call: refused before the
+    batch is learned (it used to learn it, then fail at every predict)."""
+    from nbayes import MultinomialNB, TextClassifier
+
+    X, y = np.array([[1, 2], [2, 1], [3, 0]]), np.array([0, 1, 0])
+    docs = ["free prize", "lunch at noon", "free cash"]
+    for model, data in ((MultinomialNB().fit(X, y), X), (TextClassifier().fit(docs, y), docs)):
+        before = model.class_count_.copy()
+        model.set_params(alpha=-1.0)
+        kw = {"classes": [0, 1]} if call == "partial_fit" else {}
+        with pytest.raises(ValueError, match="alpha"):
+            getattr(model, call)(data, y, **kw)
+        np.testing.assert_array_equal(model.class_count_, before)

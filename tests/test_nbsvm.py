@@ -414,3 +414,52 @@ def test_cli_train_predict_explain_info(tmp_path, capsys, rt):
     assert_error(code, err, "train it without them")
     code, _, _ = run(capsys, "train", data, "--model", "nbsvm", "--ngrams", "1-3", "-o", path)
     assert code == 0 and nbayes.load(path).ngram_range == (1, 3)
+
+
+def test_a_class_without_weight_is_refused(rt):
+    docs, y = rt
+    weights = [0.0 if label == y[0] else 1.0 for label in y]
+    with pytest.raises(ValueError, match="sum to 0"):
+        nbayes.NBSVM().fit(docs, y, sample_weight=weights)
+
+
+def test_forged_weights_and_long_ngrams_are_refused(tmp_path, rt):
+    from nbayes.io._modelfile import read_model_file, write_model_file
+
+    docs, y = rt
+    path = tmp_path / "m.nbayes"
+    nbayes.save(nbayes.NBSVM().fit(docs, y), path)
+    metadata, arrays = read_model_file(path)
+    arrays = dict(arrays)
+    key = next(k for k in arrays if k.endswith("solver_coef"))
+    arrays[key] = np.array(arrays[key]).copy()
+    arrays[key][0, 0] = 1e308  # finite, valid checksum once rewritten
+    write_model_file(tmp_path / "forged.nbayes", metadata, arrays)
+    with pytest.raises(nbayes.ModelFileError, match="solver_coef"):
+        nbayes.load(tmp_path / "forged.nbayes")
+    long_docs = [" ".join(["ww"] * 70), " ".join(["vv"] * 70)] * 3
+    model = nbayes.NBSVM(ngram_range=(60, 65)).fit(long_docs, ["a", "b"] * 3)
+    with pytest.raises(ValueError, match="at most 64"):
+        nbayes.save(model, tmp_path / "x.nbayes")
+
+
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["train", "{data}", "-o", "{out}", "--model", "nbsvm", "--input", "table"],
+         "--model nbsvm learns from documents"),
+        (["train", "{data}", "-o", "{out}", "--model", "nbsvm", "--binary"],
+         "--binary does not apply to --model nbsvm"),
+        (["sample", "{model}"], "cannot sample: it is a discriminative model"),
+    ],
+)  # fmt: skip
+def test_cli_refuses_what_nbsvm_does_not_do(tmp_path, capsys, rt, argv, fragment):
+    from tests.cli.conftest import assert_error, run, write_csv
+
+    docs, y = rt
+    data = write_csv(tmp_path / "rt.csv", ["text", "label"], list(zip(docs, y, strict=True)))
+    model = tmp_path / "m.nbayes"
+    nbayes.save(nbayes.NBSVM().fit(docs, y), model)
+    args = [a.format(data=data, out=tmp_path / "o.nbayes", model=model) for a in argv]
+    code, _, err = run(capsys, *args)
+    assert_error(code, err, fragment)

@@ -253,11 +253,10 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         self : object
         """
         first = not self.__sklearn_is_fitted__()
-        if first:
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit.")
-            self._check_params()
-        elif classes is not None:
+        if first and classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit.")
+        self._check_params()  # every call: a setting changed since (set_params) is refused
+        if not first and classes is not None:
             check_same_classes(classes, self._class_labels())
         batch = self._batch(X, y, sample_weight, reset=first)
         if first:
@@ -283,6 +282,7 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         """
         if not self.__sklearn_is_fitted__():
             return self.fit(X, y, sample_weight=sample_weight)
+        self._check_params()  # a setting changed since the fit (set_params) is refused
         batch = self._batch(X, y, sample_weight, reset=False)
         return self._set_stats(self._stats.merge(batch))
 
@@ -296,6 +296,7 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         leaves the model unchanged. Parameters as for :meth:`fit`.
         """
         check_is_fitted(self)
+        self._check_params()
         batch = self._batch(X, y, sample_weight, reset=False)
         stats = self._after_subtract(self._stats.subtract(batch))
         if len(stats.classes) == 0:

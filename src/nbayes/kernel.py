@@ -34,8 +34,6 @@ POINT_MASS = 0.05
 
 point_mass_rule = P.Rule(lambda v: P._is_real(v) and 0 <= v < 1, "a float in the range [0.0, 1.0)")
 
-# what a fit sets; a failed refit puts back what was there
-
 
 class KernelNB(BaseNB):
     """Naive Bayes whose class-conditional densities are Gaussian kernel density estimates,

@@ -18,7 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from nbayes.cli._common import UI, add_inputs, column_names, count_type, is_text_model, load_model
+from nbayes.cli._common import (
+    UI,
+    CLIError,
+    add_inputs,
+    column_names,
+    count_type,
+    is_text_model,
+    load_model,
+)
 
 __all__ = ["add_arguments", "run"]
 
@@ -38,6 +46,11 @@ def _plain(v: Any) -> Any:
 
 def run(args: argparse.Namespace, ui: UI) -> int:
     model = load_model(args.model)
+    if not hasattr(model, "sample"):
+        raise CLIError(
+            f"A {type(model).__name__} model cannot sample: it is a discriminative model "
+            "(no P(x | y) to draw from). Sample from a Naive Bayes model."
+        )
     X, y = model.sample(args.n, random_state=args.seed)
     if is_text_model(model):
         header = ["label", "text"]

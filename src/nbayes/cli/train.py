@@ -310,6 +310,10 @@ def _any_file(pattern: str) -> bool:
 
 def run(args: argparse.Namespace, ui: UI) -> int:
     text = args.input == "text" or (args.input == "auto" and args.model in TEXT_DEFAULT)
+    if args.model == "nbsvm" and not text:
+        raise CLIError("--model nbsvm learns from documents: leave out --input table.")
+    if args.model == "nbsvm" and args.binary:
+        raise CLIError("--binary does not apply to --model nbsvm (its features always are).")
     if text and args.model not in TEXT_DEFAULT:
         raise CLIError(
             f"--model {args.model} does not learn from documents: use one of "

@@ -123,7 +123,9 @@ def _grid(args: argparse.Namespace, text: bool) -> dict[str, list[Any]]:
             grid["min_df"] = _min_df(args.min_df)
         if model == "nbsvm":
             if args.binary:
-                raise CLIError("--binary does not apply to --model nbsvm (it always is).")
+                raise CLIError(
+                    "--binary does not apply to --model nbsvm (its features always are)."
+                )
             if args.c is not None:
                 grid["C"] = _floats(args.c, "--c")
             if args.beta is not None:

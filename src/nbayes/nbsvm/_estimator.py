@@ -246,6 +246,13 @@ class NBSVM(ClassifierMixin, BaseEstimator):
                 "NBSVM needs documents of at least 2 classes to separate them, but y holds "
                 f"only one class: {classes[0]!r}."
             )
+        weightless = classes[nb.class_count_ <= 0]
+        if len(weightless):
+            raise ValueError(
+                f"The sample weights of class(es) {weightless.tolist()!r} sum to 0: NBSVM cannot "
+                "separate a class it has no weight of (liblinear would predict it everywhere). "
+                "Drop those documents, or give them a positive weight."
+            )
         y = np.asarray(y)
         ratios = _problem_ratios(nb, float(self.alpha))
         targets = [classes[1]] if len(classes) == 2 else list(classes)

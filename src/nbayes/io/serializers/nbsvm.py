@@ -26,6 +26,7 @@ import numpy as np
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._codecs import decode_param, encode_param, encode_params
+from nbayes.io._invariants import MAX_MOMENT, check_ngram_range
 from nbayes.io._json import expect_dict, expect_str_list
 from nbayes.io._registry import Serializer, decode, encode
 from nbayes.io.serializers._estimator import (
@@ -44,6 +45,7 @@ from nbayes.text.vectorizers import CountVectorizer
 
 def dump(model: NBSVM, writer: ArrayWriter) -> dict[str, Any]:
     check_fitted(model)
+    check_ngram_range(model.vectorizer_.ngram_range, ValueError)
     writer.put("solver_coef", model.solver_coef_)
     writer.put("solver_intercept", model.solver_intercept_)
     return {
@@ -92,17 +94,24 @@ def load(d: dict[str, Any], reader: ArrayReader) -> NBSVM:
     n_problems = 1 if len(nb.classes_) == 2 else len(nb.classes_)
     coef = reader.get("solver_coef", shape=(n_problems, n_terms))
     intercept = reader.get("solver_intercept", shape=(n_problems,))
+    for name, arr in (("solver_coef", coef), ("solver_intercept", intercept)):
+        if arr.size and not float(np.max(np.abs(arr))) <= MAX_MOMENT:
+            raise ModelFileError(
+                f"{WHERE}: {name!r} reaches {float(np.max(np.abs(arr)))!r}, beyond the "
+                f"{MAX_MOMENT:g} a fit ever reaches (a hostile or corrupted file)"
+            )
     vectorizer = CountVectorizer(binary=True, dtype=np.float64, **settings)
     try:
         vectorizer.build_analyzer()  # scikit-learn's own checks of the settings
         resolve_recipe(preprocess)
     except (ValueError, TypeError) as exc:
         raise ModelFileError(f"{WHERE}['fitted'] holds invalid settings: {exc}") from None
+    check_ngram_range(vectorizer.ngram_range)
     vectorizer.vocabulary_ = dict(zip(terms, range(n_terms), strict=True))
     model.vectorizer_, model.nb_, model.preprocess_ = vectorizer, nb, preprocess
     model._set_solution(np.array(coef), np.array(intercept))
     check_derivation(model._weights)
-    return model._set_solution(np.array(coef), np.array(intercept))
+    return model
 
 
 SERIALIZERS = (Serializer("NBSVM", NBSVM, dump, load),)
