@@ -66,8 +66,15 @@ def test_unlabelled_rows_are_minus_one_or_none() -> None:
     msg = "Input y contains NaN (row(s) [1]): mark an unlabelled row with -1"
     with pytest.raises(ValueError, match=re.escape(msg)):
         unlabeled_mask(np.array([1.0, np.nan]))
-    with pytest.raises(ValueError, match=re.escape(msg)):
-        unlabeled_mask(np.array(["a", float("nan")], dtype=object))
+    # a missing value among object labels (what pandas makes of None or an empty cell in a
+    # column of strings) is an unlabelled row
+    assert unlabeled_mask(np.array(["a", float("nan")], dtype=object)).tolist() == [False, True]
+    pd = pytest.importorskip("pandas")
+    labels = pd.Series(["spam", "ham", None, None], dtype="string")
+    assert unlabeled_mask(np.asarray(labels, dtype=object)).tolist() == [False, False, True, True]
+    assert unlabeled_mask(pd.Series(["spam", None, "ham"]).to_numpy()).tolist() == [
+        False, True, False,
+    ]  # fmt: skip
 
 
 def test_labels_keep_their_type(sms: tuple[list[str], np.ndarray]) -> None:
@@ -243,7 +250,7 @@ def test_unlabeled_weight_scales_the_soft_counts(sms: tuple[list[str], np.ndarra
         total = semi.estimator_.class_count_.sum()
         assert total == pytest.approx(labelled + weight * (len(docs) - labelled))
     off = SemiSupervisedNB(TextClassifier(), unlabeled_weight=0).fit(docs, hidden)
-    assert off.n_iter_ == 0 and off.termination_condition_ == "no_unlabeled"
+    assert off.n_iter_ == 0 and off.termination_condition_ == "supervised"
 
 
 # ------------------------------------------ settings chosen by cross-validation
@@ -322,7 +329,7 @@ def test_the_supervised_model_when_em_does_not_help() -> None:
     X = np.vstack([labelled, unlabelled])
     hidden = np.concatenate([labelled_y, np.full(600, -1)])
     semi = SemiSupervisedNB(GaussianNB()).fit(X, hidden)
-    assert semi.unlabeled_weight_ == 0.0 and semi.termination_condition_ == "no_unlabeled"
+    assert semi.unlabeled_weight_ == 0.0 and semi.termination_condition_ == "supervised"
     scores = semi.cv_results_["mean_test_score"]
     assert scores[0] > scores[1:].max()
     plain = GaussianNB().fit(labelled, labelled_y)  # var_smoothing of all the rows: ~1e-7

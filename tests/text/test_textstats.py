@@ -56,6 +56,11 @@ def test_merging_many_with_an_updated_model_falls_back_to_pairs() -> None:
     docs, y = _corpus()
     first = TextClassifier().fit(docs[:100], y[:100]).update(["zzz aaa new"], ["b"])
     others = [TextClassifier().fit(docs[i : i + 100], y[i : i + 100]) for i in (100, 200)]
+    from nbayes.text._textstats import _united_sorted
+
+    # the one-pass union declines (an unsorted vocabulary), so the merge goes pair by pair
+    assert _united_sorted([first._stats, *(o._stats for o in others)]) is None
+    assert _united_sorted([o._stats for o in others]) is not None
     at_once = first.merge(*others)
     in_turn = first.merge(others[0]).merge(others[1])
     _same(at_once, in_turn)

@@ -374,7 +374,8 @@ class NBSVM(ClassifierMixin, BaseEstimator):
         """Class probabilities: the logistic function of each problem's decision value,
         normalised over the classes (one-vs-rest), as ``LogisticRegression`` does.
 
-        With ``loss="logistic"`` these are the logistic model's probabilities; with the
+        With ``loss="logistic"`` and ``beta=1`` these are the logistic model's
+        probabilities (with ``beta < 1`` the interpolated weights' logistic values); with the
         SVM losses they are a monotone map of the margins, not calibrated: wrap the model
         in ``sklearn.calibration.CalibratedClassifierCV`` for calibrated ones.
         """

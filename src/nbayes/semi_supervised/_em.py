@@ -60,8 +60,10 @@ def run_em(
     history = [score]
     if say is not None:
         say(0, score)
-    if unlabeled.size == 0 or unlabeled_weight == 0:
+    if unlabeled.size == 0:
         return EMResult(model, jll, history, "no_unlabeled")
+    if unlabeled_weight == 0:  # the supervised model (what the CV chose, or asked for)
+        return EMResult(model, jll, history, "supervised")
     condition = "max_iter"
     for iteration in range(1, max_iter + 1):
         # E-step: every unlabelled row to every class, by the posterior

@@ -139,21 +139,25 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``termination_condition_ == "decreased"`` the last entry is the discarded iteration's.
     n_iter_ : int
         EM iterations run.
-    termination_condition_ : {"converged", "max_iter", "decreased", "no_unlabeled"}
+    termination_condition_ : {"converged", "max_iter", "decreased", "no_unlabeled", "supervised"}
         Why the iteration stopped. "decreased": the last iteration lowered the objective
-        (possible only for a model that is not a generative likelihood, such as complement
-        NB, or by rounding); its result is discarded and the model before it kept.
+        (possible for a model whose refit from weights is not a maximum-likelihood step,
+        such as complement NB or kernel densities, or by rounding); its result is discarded
+        and the model before it kept. "no_unlabeled": every row is labelled.
+        "supervised": the unlabelled rows' weight is 0 (given, or chosen by the
+        cross-validation because EM did not help): the model of the labelled rows.
     transduction_ : ndarray of shape (n_samples,)
         The label of every training row: the given one, or the class the final model gives
         an unlabelled row.
 
     Notes
     -----
-    The objective is a likelihood, and never falls, for the generative families
-    (multinomial, Bernoulli, categorical, Poisson, Gaussian, kernel densities); the prior
+    The objective is a likelihood, and never falls, for the families whose refit from
+    weights maximises it (multinomial, Bernoulli, categorical, Poisson, Gaussian); the prior
     ``log P(theta)`` is the Dirichlet prior that additive smoothing ``alpha`` stands for
     (multinomial, Bernoulli, categorical) and 0 for the others (a maximum-likelihood fit).
-    Complement NB is not a generative model: it is trained by the same iteration, which stops
+    Complement NB (not a generative model) and kernel densities (a density refitted from
+    weights is not a maximum-likelihood step) are trained by the same iteration, which stops
     at the first fall. For a :class:`~nbayes.TextClassifier` the vocabulary (and the document
     frequencies that ``min_df``/``max_df``/``max_features`` read) is that of all the
     documents, labelled or not, as in the paper.

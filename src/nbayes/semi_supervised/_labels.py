@@ -15,7 +15,9 @@ def unlabeled_mask(y: Any) -> np.ndarray:
     """Which labels mark an unlabelled row: -1 (numeric labels) or None (object labels), as
     in :mod:`sklearn.semi_supervised`; in an object array the integer -1 counts too.
 
-    NaN is refused with advice (scikit-learn does not read it as "unlabelled" either).
+    In an object array a missing value (None, NaN, ``pandas.NA``: what pandas makes of None
+    or of an empty cell in a column of strings) marks an unlabelled row too. NaN among
+    float labels is refused with advice (scikit-learn does not read it as "unlabelled").
     """
     y = np.asarray(y)
     if y.ndim != 1:
@@ -37,11 +39,8 @@ def unlabeled_mask(y: Any) -> np.ndarray:
         return np.asarray(y == -1)
     if kind == "O":
         values = y.tolist()
-        nan = [i for i, v in enumerate(values) if isinstance(v, float) and v != v]
-        if nan:
-            _refuse_nan(np.asarray(nan))
         return np.array(
-            [v is None or (_is_number(v) and v == -1) for v in values], dtype=bool
+            [_missing(v) or (_is_number(v) and v == -1) for v in values], dtype=bool
         ).reshape(len(values))
     return np.zeros(len(y), dtype=bool)  # strings, booleans: every row is labelled
 
@@ -53,6 +52,11 @@ def indexable(X: Any) -> Any:
     if hasattr(X, "iloc") or isinstance(X, list | np.ndarray):
         return X
     return np.asarray(X)
+
+
+def _missing(v: Any) -> bool:
+    """None, a float NaN, or pandas' NA (without importing pandas)."""
+    return v is None or (isinstance(v, float) and v != v) or type(v).__name__ == "NAType"
 
 
 def _is_number(v: Any) -> bool:
