@@ -149,3 +149,32 @@ def test_a_failing_vectorizer_refit_keeps_the_fitted_vocabulary(kw, docs) -> Non
         cv.fit(docs)
     assert state(cv) == before  # no scratch attribute left behind either
     assert (cv.set_params(**params).transform(SMS) != X).nnz == 0
+
+
+def test_a_counting_setting_changed_after_the_fit_takes_effect_at_the_next_fit(tmp_path) -> None:
+    """As a vectorizer's: set_params(ngram_range=...) on a fitted model does not silently
+    change its predictions or mix n-gram orders in one table; predicting, learning more
+    and saving are refused until fit counts again (or the setting is set back)."""
+    import nbayes
+    from nbayes import TextClassifier
+
+    docs = ["free prize now", "win free cash", "lunch at noon", "see you at lunch"] * 3
+    y = ["spam", "spam", "ham", "ham"] * 3
+    model = TextClassifier(ngram_range=(1, 2)).fit(docs, y)
+    before = model.predict_proba(docs)
+    model.set_params(alpha=0.5, ngram_range=(1, 1))  # alpha: a derivation, fine after fit
+    for call in (
+        lambda: model.predict(docs),
+        lambda: model.partial_fit(docs, y),
+        lambda: model.update(docs, y),
+        lambda: nbayes.save(model, tmp_path / "m.nbayes"),
+    ):
+        with pytest.raises(ValueError, match="ngram_range changed since this model was fitted"):
+            call()
+    model.set_params(ngram_range=(1, 2), alpha=1.0)  # set back: the model as it was
+    np.testing.assert_array_equal(model.predict_proba(docs), before)
+    model.set_params(binary=True)  # the counts would be clipped
+    with pytest.raises(ValueError, match="binary changed"):
+        model.predict(docs)
+    model.fit(docs, y)  # counts again, with binary=True
+    assert model.predict(docs).tolist() == y

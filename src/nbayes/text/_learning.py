@@ -29,6 +29,7 @@ class TextLearning(BaseNB):
     # (the template makes this override all-or-nothing too: a failure leaves the model as
     # it was)
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
+        self.__dict__.pop("_recounting", None)  # a fit counts with today's settings
         super().fit(X, y, sample_weight=sample_weight)
         self._selection()  # a pruning that keeps no term fails here, as the Pipeline's
         return self
@@ -42,6 +43,7 @@ class TextLearning(BaseNB):
         held at a time.
         """
         with restored_on_failure(self):
+            self.__dict__.pop("_recounting", None)
             fitted: Self = _streaming.fit_chunks(self, chunks)
             fitted._selection()
         return fitted
@@ -81,6 +83,7 @@ class TextLearning(BaseNB):
         try:
             if prune_first and not self.hashing:
                 with restored_on_failure(self):
+                    self.__dict__.pop("_recounting", None)
                     return _streaming.fit_pruned_first(self, chunks)
             return self.fit_chunks(chunks())
         except _streaming.NoDocuments:

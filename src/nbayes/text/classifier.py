@@ -166,8 +166,42 @@ class TextClassifier(TextLearning):
     def _clip(self) -> bool:
         return bool(self.binary or self.model == "bernoulli")
 
+    #: the settings a model's counts were made with (changed on a fitted model, they take
+    #: effect at the next fit, as a vectorizer's do)
+    _COUNTING = ("binary", "hashing", "lowercase", "n_features", "ngram_range", "preprocess",
+                 "stop_words")  # fmt: skip
+
+    def set_params(self, **params: Any) -> Self:
+        fitted = "_stats" in self.__dict__
+        if fitted:
+            counted = self.__dict__.get("_recounting", (None, None, None))[:2]
+            if counted[0] is None:
+                counted = ({k: getattr(self, k) for k in self._COUNTING}, self._clip)
+        super().set_params(**params)
+        if fitted:
+            settings, clip = counted
+            changed = [k for k in self._COUNTING if not P.same_value(settings[k], getattr(self, k))]
+            if clip != self._clip and "binary" not in changed:
+                changed.append("model")  # to or from bernoulli: counts clipped or not
+            if changed:
+                self.__dict__["_recounting"] = (settings, clip, changed)
+            else:
+                self.__dict__.pop("_recounting", None)  # set back as they were
+        return self
+
+    def _check_counting(self) -> None:
+        """ValueError if a setting the counts were made with changed since the fit."""
+        if "_recounting" in self.__dict__:
+            changed = self.__dict__["_recounting"][2]
+            raise ValueError(
+                f"{', '.join(changed)} changed since this model was fitted (set_params): its "
+                "counts were made with the old setting. Call fit to count again with the new "
+                "one, or set it back."
+            )
+
     def _docs(self, X: Any) -> list[str]:
         """Validated documents, after the ``preprocess`` step."""
+        self._check_counting()
         return _analyzer.documents(X, resolve_recipe(self.preprocess))
 
     @staticmethod

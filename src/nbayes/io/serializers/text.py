@@ -38,6 +38,7 @@ from nbayes.text.classifier import TextClassifier
 
 def dump(model: TextClassifier, writer: ArrayWriter) -> dict[str, Any]:
     check_fitted(model)
+    model._check_counting()  # a setting changed since the fit: the file would lie
     stats = model._stats
     check_ngram_range(M.ngram_of(model.ngram_range), ValueError)
     check_saved_prior(model, len(stats.counts.classes))
