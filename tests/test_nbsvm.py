@@ -463,3 +463,11 @@ def test_cli_refuses_what_nbsvm_does_not_do(tmp_path, capsys, rt, argv, fragment
     args = [a.format(data=data, out=tmp_path / "o.nbayes", model=model) for a in argv]
     code, _, err = run(capsys, *args)
     assert_error(code, err, fragment)
+
+
+def test_plots_of_its_likelihood_are_refused_with_advice(rt):
+    from nbayes.plot import informative_words
+
+    docs, y = rt
+    with pytest.raises(TypeError, match="linear model on NB features.*explain"):
+        informative_words(nbayes.NBSVM().fit(docs, y))

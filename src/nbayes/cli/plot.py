@@ -86,7 +86,8 @@ def _marginals(model: Any, column: str) -> Any:
     if is_text_model(model):
         raise CLIError(
             f"--column draws a column of a table model; this is a {type(model).__name__}. "
-            "Use --words, --confusion DATA or --reliability DATA for a text model."
+            "Use --confusion DATA or --reliability DATA for a text model (or --words for a "
+            "Naive Bayes one)."
         )
     names = column_names(model)
     target: Any = column

@@ -35,6 +35,13 @@ def likelihood(model: Any, what: str) -> tuple[Any, Any, Any]:
     """``model.likelihood()`` (family, derivation, statistics), or advice if the model is not
     a fitted nbayes model."""
     if not callable(getattr(model, "likelihood", None)):
+        if hasattr(model, "coef_") and hasattr(model, "explain"):  # NBSVM: a linear model
+            raise TypeError(
+                f"{what} draws a Naive Bayes model's likelihood; a {type(model).__name__} is "
+                "a linear model on NB features, with no likelihood to draw: its per-token "
+                "weights are in model.explain(text), and confusion_matrix/reliability take "
+                "its predictions."
+            )
         raise TypeError(
             f"{what} draws a fitted nbayes model; got a {type(model).__name__}. "
             "Fit an nbayes estimator (e.g. nbayes.TextClassifier, nbayes.MultinomialNB) first."
