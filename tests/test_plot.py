@@ -310,3 +310,24 @@ def test_marginals_text_fits() -> None:
     ax.figure.canvas.draw()
     assert ax.get_title().split() == f"P({name} | class)".split()
     assert_inside(ax.figure, [ax.title, ax.xaxis.label, ax.yaxis.label])
+
+
+def test_marginals_draw_kernelnb_point_masses() -> None:
+    """A KernelNB column's point masses are drawn (stems and dots at their probability on a
+    right-hand axis), not left out of the density curve's picture."""
+    from nbayes import KernelNB
+    from nbayes.plot import marginals
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 400)
+    x = rng.exponential(1 + y)
+    x[rng.random(400) < 0.7 - 0.3 * y] = 0.0
+    model = KernelNB().fit(x[:, None], y)
+    assert model.point_masses_[0].tolist() == [0.0]
+    ax = marginals(model, "x0")
+    (right,) = [a for a in ax.figure.axes if a is not ax]
+    dots = [line for line in right.get_lines() if line.get_marker() == "o"]
+    _, derived, _ = model.likelihood()
+    want = np.exp(derived["log_mass"][0][:, 0])
+    assert [float(d.get_xdata()[0]) for d in dots] == [0.0, 0.0]
+    np.testing.assert_allclose([float(d.get_ydata()[0]) for d in dots], want)

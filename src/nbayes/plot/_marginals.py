@@ -80,8 +80,9 @@ def marginals(model: Any, column: Any, ax: Any = None, n_grid: int = 200) -> Any
         grid = np.linspace(lo, hi, n_grid)
         dens = np.exp(_log_density(family, d, stats.n_features, k, grid))
         for c, label in enumerate(classes):
-            ax.plot(grid, dens[c], label=str(label))
+            ax.plot(grid, dens[c], color=f"C{c}", label=str(label))
         ax.set_ylabel("density")
+        _point_masses(ax, d, k, classes)
     else:
         values, probs = _discrete(model, family, d, stats, k, words)
         width = 0.8 / len(classes)
@@ -94,6 +95,21 @@ def marginals(model: Any, column: Any, ax: Any = None, n_grid: int = 200) -> Any
     set_title(ax, f"P({name} | class)")
     ax.legend(title="class")
     return ax
+
+
+def _point_masses(ax: Any, d: Any, k: int, classes: Any) -> None:
+    """A KernelNB column's point masses (values it scores by their probability, not by the
+    density): stems at each, their probability per class on a right-hand axis."""
+    masses = d.get("mass_values") if isinstance(d, dict) else None
+    if masses is None or k >= len(masses) or len(masses[k]) == 0:
+        return
+    values, probs = np.asarray(masses[k]), np.exp(np.asarray(d["log_mass"][k]))  # (C, K)
+    right = ax.twinx()
+    for c in range(len(classes)):
+        right.vlines(values, 0, probs[c], colors=f"C{c}", linestyles="dotted")
+        right.plot(values, probs[c], "o", color=f"C{c}")
+    right.set_ylim(0, 1.05 * float(probs.max()))
+    right.set_ylabel("probability at a point mass (dots)")
 
 
 def _discrete(
