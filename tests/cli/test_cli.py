@@ -623,3 +623,17 @@ def test_train_kernel_uses_the_estimators_default_bandwidth(tmp_path) -> None:
         == 0
     )
     assert nbayes.load(out).bandwidth == nbayes.KernelNB().bandwidth
+
+
+def test_an_unexpected_lookup_error_is_reported_as_a_bug(capsys) -> None:
+    """A KeyError or IndexError escaping a command is a bug in nbayes, said so (it used to
+    print as a bare "Error: nbsvm", like a user's mistake)."""
+    import io
+
+    from nbayes.cli import _report
+    from nbayes.cli._common import UI
+
+    err = io.StringIO()
+    ui = UI(quiet=True, verbose=False, err=err)
+    assert _report(ui, KeyError("nbsvm")) == 1
+    assert "unexpected KeyError" in err.getvalue() and "this is a bug in nbayes" in err.getvalue()

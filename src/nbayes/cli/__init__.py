@@ -196,7 +196,7 @@ def _report(ui: Any, exc: Exception) -> int:
 
     if ui.verbose:
         traceback.print_exception(exc, file=ui.err)
-    if isinstance(exc, (CLIError, ValueError, TypeError, OSError, LookupError, ImportError)):
+    if isinstance(exc, (CLIError, ValueError, TypeError, OSError, ImportError)):
         ui.err.write(f"Error: {_one_line(exc)}\n")
     else:  # a bug: still one line
         ui.err.write(
