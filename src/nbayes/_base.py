@@ -23,6 +23,7 @@ was, also in a subclass that overrides it (:func:`nbayes._guards.all_or_nothing`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar, Self
 
 import numpy as np
@@ -386,6 +387,17 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
     def _check_derivation(self) -> None:
         """Surface bad derivation parameters (e.g. wrong number of priors) at fit time."""
         self._derived()
+
+    def _derived_with(self, stats: Any, params: Mapping[str, Any]) -> Self:
+        """This model over ``stats`` (installed unless they already are) with ``params``
+        set, checked and derived: what model selection scores each candidate with."""
+        if self.__dict__.get("_stats") is not stats:
+            self._set_stats(stats)
+        if params:
+            self.set_params(**params)
+        self._check_params()
+        self._derived()
+        return self
 
     # ------------------------------------------------------------ prediction
     def _joint_log_likelihood(self, X: Any) -> np.ndarray:

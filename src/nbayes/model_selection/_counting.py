@@ -79,14 +79,7 @@ class _NBCounter:
         return conform_classes(self.model._after_subtract(stats), classes)
 
     def use(self, stats: Any, params: Mapping[str, Any]) -> Any:
-        model = self.model
-        if getattr(model, "_stats", None) is not stats:
-            model._set_stats(stats)
-        if params:
-            model.set_params(**params)
-        model._check_params()
-        model._check_derivation()
-        return model
+        return self.model._derived_with(stats, params)
 
 
 def _validate_each_input_once(model: BaseNB) -> None:

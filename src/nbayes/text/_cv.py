@@ -67,11 +67,4 @@ class TextCounter:
         return stats.without_unused_terms()
 
     def use(self, finished: Any, params: Any) -> Any:
-        model = self.model
-        if getattr(model, "_stats", None) is not finished:
-            model._set_stats(finished)
-        if params:
-            model.set_params(**params)
-        model._check_params()
-        model._derived()
-        return model
+        return self.model._derived_with(finished, params)
