@@ -87,25 +87,17 @@ class Vocabulary:
             return self
         return Vocabulary(self._terms, self._index)
 
-    def united(self, other: Vocabulary) -> tuple[Vocabulary, np.ndarray | None, np.ndarray]:
-        """The union of both vocabularies, and the column of each of these terms (None:
-        they keep theirs) and of each of ``other``'s.
-
-        Two sorted vocabularies (what fits give) unite in sorted order, so merging the
-        models of two batches lays the columns out as one fit of both does; otherwise
-        these terms come first and ``other``'s new ones follow.
-        """
-        mine, theirs = _objects(self.terms), _objects(other.terms)
-        if _is_sorted(mine) and _is_sorted(theirs):
-            terms, col = _sorted_union([mine, theirs])
-            return Vocabulary(terms.tolist()), col[: len(mine)], col[len(mine) :]
+    def united(self, other: Vocabulary) -> tuple[Vocabulary, np.ndarray]:
+        """The union of both vocabularies, these terms first and ``other``'s new ones after
+        them, and the column of each of ``other``'s terms (two sorted vocabularies, what
+        fits give, unite in sorted order instead: see :meth:`TextStats.merge`)."""
         index = dict(self.index)
-        their_terms = theirs.tolist()
+        their_terms = list(other.terms)
         for term in their_terms:
             if term not in index:
                 index[term] = len(index)
         cols = np.fromiter((index[t] for t in their_terms), np.int64, len(their_terms))
-        return Vocabulary(index=index), None, cols
+        return Vocabulary(index=index), cols
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Vocabulary):
@@ -271,9 +263,10 @@ class TextStats:
             elif va.base is vb or len(vb) == 0:
                 vocabulary = va.detached()
             else:
-                vocabulary, ours, cols = va.united(vb)
-                if ours is not None:
-                    a = a.scattered(ours, len(vocabulary))
+                united = _united_sorted((a, b))  # both sorted: one pass, in sorted order
+                if united is not None:
+                    return united
+                vocabulary, cols = va.united(vb)
                 b = b.scattered(cols, len(vocabulary))
         n = max(a.n_columns, b.n_columns)
         a, b = a.widen(n), b.widen(n)
