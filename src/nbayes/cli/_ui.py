@@ -1,0 +1,149 @@
+"""Where a command writes: results on stdout, messages and progress on stderr, and the
+one-line error a command reports (:class:`CLIError`)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO, cast
+
+__all__ = ["CLIError", "UI", "isatty"]
+
+
+class CLIError(Exception):
+    """A problem to report as one ``Error: ...`` line (exit status 1)."""
+
+
+class _Progress:
+    """A one-line progress bar on a terminal's stderr (a counter when the total is not
+    known, e.g. while streaming files); silent when stderr is not a terminal."""
+
+    WIDTH = 30
+
+    def __init__(self, ui: UI, desc: str, unit: str, total: int | None = None) -> None:
+        self.ui, self.desc, self.unit, self.total = ui, desc, unit, total
+        self.count = 0
+        self.enabled = ui.interactive
+        self._last = 0.0
+
+    def line(self) -> str:
+        if not self.total:
+            return f"{self.desc}: {self.count:,} {self.unit}"
+        done = min(self.count / self.total, 1.0)
+        filled = int(round(done * self.WIDTH))
+        bar = "#" * filled + "." * (self.WIDTH - filled)
+        return f"{self.desc}: [{bar}] {done:4.0%} {self.count:,}/{self.total:,} {self.unit}"
+
+    def advance(self, n: int = 1) -> None:
+        self.count += n
+        now = time.monotonic()
+        if self.enabled and now - self._last > 0.1:
+            self._last = now
+            self.ui.err.write("\r" + self.line())
+            self.ui.err.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.ui.err.write("\r" + self.line() + "\n")
+            self.ui.err.flush()
+
+
+class _Closed:
+    """Stands for a standard stream the shell closed (``>&-``): writing to it is an
+    OSError (one line, exit 1, as other tools say "write error"), not a crash."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def write(self, text: str) -> int:
+        if not text:
+            return 0
+        raise OSError(f"{self.name} is closed: nothing can be written to it (redirect it to a file "
+                      "or to /dev/null instead of closing it)")  # fmt: skip
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _stream(stream: TextIO | None, name: str) -> TextIO:
+    return stream if stream is not None else cast(TextIO, _Closed(name))
+
+
+class UI:
+    """Where a command writes: results on stdout, messages on stderr.
+
+    Parameters
+    ----------
+    quiet : bool
+        Only results and errors (no progress, no notes).
+    verbose : bool
+        Also details (timings, settings).
+    """
+
+    def __init__(
+        self,
+        quiet: bool = False,
+        verbose: bool = False,
+        out: TextIO | None = None,
+        err: TextIO | None = None,
+    ) -> None:
+        self.quiet = quiet
+        self.verbose = verbose and not quiet
+        self.out: TextIO = _stream(sys.stdout, "standard output") if out is None else out
+        self.err: TextIO = _stream(sys.stderr, "standard error") if err is None else err
+
+    @property
+    def interactive(self) -> bool:
+        """True when progress may be drawn: stderr is a terminal and not ``-q``."""
+        return not self.quiet and isatty(self.err)
+
+    def print(self, text: str = "") -> None:
+        """A result line (stdout)."""
+        self.out.write(text + "\n")
+
+    def note(self, text: str) -> None:
+        """A message for people (stderr), hidden by ``-q``."""
+        if not self.quiet:
+            self.err.write(text + "\n")
+
+    def detail(self, text: str) -> None:
+        """A message shown with ``-v`` only (stderr)."""
+        if self.verbose:
+            self.err.write(text + "\n")
+
+    def warn(self, text: str) -> None:
+        if not self.quiet:
+            self.err.write(f"Warning: {text}\n")
+
+    @contextmanager
+    def progress(self, desc: str, unit: str, total: int | None = None) -> Iterator[_Progress]:
+        bar = _Progress(self, desc, unit, total)
+        start = time.perf_counter()
+        try:
+            yield bar
+        finally:
+            bar.close()
+            self.detail(f"{desc}: {bar.count:,} {unit} in {time.perf_counter() - start:.2f} s")
+
+    def color(self, mode: str = "auto") -> bool:
+        """Whether to colour stdout: ``always``, ``never``, or ``auto`` (a terminal, and
+        the ``NO_COLOR`` environment variable unset)."""
+        if mode == "always":
+            return True
+        if mode == "never":
+            return False
+        return isatty(self.out) and not os.environ.get("NO_COLOR")
+
+
+def isatty(stream: Any) -> bool:
+    """Whether ``stream`` is a terminal (False for a closed or detached stream)."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
