@@ -93,12 +93,14 @@ class TermColumns(Mapping[str, int]):
     def __reduce__(self) -> Any:
         return (FrozenVocabulary, (dict(self.mapping()),))
 
-    def count_one(self, doc: str, lowercase: bool) -> tuple[np.ndarray, np.ndarray] | None:
-        """``transform_one(doc, self, lowercase=...)`` (unigrams, no stop words) through
+    def count_one(
+        self, doc: str, lowercase: bool, stop: frozenset[Any] | None = None
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """``transform_one(doc, self, lowercase=..., stop_words=stop)`` (unigrams) through
         the compiled table, so one document needs neither the ``str`` keys nor the dict;
         None when the zero-copy reader cannot take ``doc`` (U+0130 or U+03A3 to
         lowercase)."""
-        return self._count_one(doc, lowercase, self.table())
+        return self._count_one(doc, lowercase, self.table(stop))
 
     @staticmethod
     def _count_one(doc: str, lowercase: bool, table: Any) -> tuple[np.ndarray, np.ndarray] | None:

@@ -325,15 +325,25 @@ class Vocabulary:
     def __repr__(self) -> str:
         return f"Vocabulary({len(self)} terms)"
 
-    # Pickles (Dask ships partition models) carry the packed terms: two arrays, no str
-    # per term to write or to make again.
+    # Pickles (Dask ships partition models) carry the packed terms: the bytes and each
+    # term's length in bytes (uint8 for terms under 256 bytes: 1 byte a term, not the 8
+    # of an offset), no str per term to write or to make again.
     def __getstate__(self) -> dict[str, Any]:
         packed = self.packed()
-        return {"bytes": packed.data, "offsets": packed.offsets, "sorted": packed._sorted}
+        lengths = np.diff(packed.offsets)
+        top = int(lengths.max()) if len(lengths) else 0
+        for kind in (np.uint8, np.uint16, np.uint32):
+            if top <= np.iinfo(kind).max:
+                lengths = lengths.astype(kind)
+                break
+        return {"bytes": packed.data, "lengths": lengths, "sorted": packed._sorted}
 
     def __setstate__(self, state: Any) -> None:
         if isinstance(state, dict):
-            self._terms = PackedTerms(state["bytes"], state["offsets"], state.get("sorted"))
+            lengths = state["lengths"]
+            offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+            np.cumsum(lengths, out=offsets[1:])
+            self._terms = PackedTerms(state["bytes"], offsets, state.get("sorted"))
             self._index = None
         else:  # pickles of earlier releases: (terms, index)
             self._terms, self._index = state
