@@ -813,6 +813,30 @@ static PyObject* py_packed_sort(PyObject*, PyObject* args) {
     return to_np(std::move(out));
 }
 
+// The terms as a list of str (first use of a packed vocabulary's strings: one
+// PyUnicode_DecodeUTF8 per term, "surrogatepass" as the bytes were written).
+static PyObject* py_packed_strings(PyObject*, PyObject* args) {
+    PyObject *obytes, *ooff;
+    if (!PyArg_ParseTuple(args, "OO", &obytes, &ooff)) return nullptr;
+    In<u8> data;
+    In<i64> off;
+    if (!get_packed(obytes, ooff, data, off)) return nullptr;
+    const i64 n = off.n - 1;
+    PyObject* out = PyList_New(static_cast<Py_ssize_t>(n));
+    if (out == nullptr) return nullptr;
+    const char* base = reinterpret_cast<const char*>(data.p);
+    for (i64 i = 0; i < n; ++i) {
+        PyObject* s = PyUnicode_DecodeUTF8(base + off.p[i], static_cast<Py_ssize_t>(off.p[i + 1] - off.p[i]),
+                                           "surrogatepass");
+        if (s == nullptr) {
+            Py_DECREF(out);
+            return nullptr;
+        }
+        PyList_SET_ITEM(out, static_cast<Py_ssize_t>(i), s);
+    }
+    return out;
+}
+
 static PyObject* py_build_lookup_packed(PyObject*, PyObject* args) {
     PyObject *obytes, *ooff, *ocols, *otid;
     if (!PyArg_ParseTuple(args, "OOOO", &obytes, &ooff, &ocols, &otid)) return nullptr;
@@ -1358,6 +1382,7 @@ static PyMethodDef methods[] = {
     {"packed_sort", py_packed_sort, METH_VARARGS, "packed_sort(bytes, offsets, cols) -> cols sorted by term"},
     {"build_lookup_packed", py_build_lookup_packed, METH_VARARGS,
      "build_lookup_packed(bytes, offsets, cols, tid) -> Lookup"},
+    {"packed_strings", py_packed_strings, METH_VARARGS, "packed_strings(bytes, offsets) -> list of str"},
     {"transform_run", py_transform_run, METH_VARARGS,
      "transform_run(docs, lo, hi, tlow, tid, lookup, n_cols, track=False) -> (indptr, indices, values, first)"},
     {"count_one", py_count_one, METH_VARARGS,
