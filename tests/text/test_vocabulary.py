@@ -141,6 +141,14 @@ def test_forged_offsets_are_a_message_never_a_crash(data: bytes, offsets: list[i
                 call()
 
 
+def test_a_loop_over_the_terms_decodes_them_once() -> None:
+    terms = [f"t{i:05d}" for i in range(3000)]
+    packed = PackedTerms(*_packed(terms))
+    assert [packed[i] for i in range(10)] == terms[:10] and packed._strings is None
+    assert [packed[i] for i in range(3000)] == terms  # past 1024 reads: all at once
+    assert packed._strings == terms
+
+
 def test_the_packing_of_a_fit_is_that_of_its_strings() -> None:
     model = TextClassifier().fit(DOCS, LABELS)
     terms = model._stats.vocabulary.terms
@@ -187,6 +195,8 @@ def test_load_predict_explain_and_save_make_no_str_per_term(tmp_path: Path) -> N
     got, want = model.explain(TEST[0]), fitted.explain(TEST[0])
     assert got.feature_names == want.feature_names
     np.testing.assert_array_equal(got.terms, want.terms)
+    long = " ".join(DOCS[:60])  # a long document: hundreds of its own terms named
+    assert model.explain(long).feature_names == fitted.explain(long).feature_names
     save(model, tmp_path / "again.nbayes")
     _untouched(model)
     assert (tmp_path / "again.nbayes").read_bytes() == (tmp_path / "m.nbayes").read_bytes()

@@ -52,13 +52,14 @@ class PackedTerms(Sequence[str]):
     order, and the vocabulary selection needs no sort. Pickles as its two arrays.
     """
 
-    __slots__ = ("data", "offsets", "_sorted", "_strings")
+    __slots__ = ("data", "offsets", "_sorted", "_strings", "_reads")
 
     def __init__(self, data: np.ndarray, offsets: np.ndarray, sorted: bool | None = None) -> None:
         self.data = data
         self.offsets = offsets
         self._sorted = sorted
         self._strings: list[str] | None = None
+        self._reads = 0  # terms decoded one by one (many: decode them all at once)
 
     # ------------------------------------------------------------------ making
     @classmethod
@@ -125,6 +126,9 @@ class PackedTerms(Sequence[str]):
         j = int(i) + n if int(i) < 0 else int(i)
         if not 0 <= j < n:
             raise IndexError(f"term {i} of {n}")
+        self._reads += 1
+        if self._reads > max(1024, n // 8):  # a loop over the terms (forgetting unused ones)
+            return self.strings()[j]
         return _decode(self.data[int(self.offsets[j]) : int(self.offsets[j + 1])])
 
     def __iter__(self) -> Any:
