@@ -776,6 +776,83 @@ static PyObject* py_build_lookup_blob(PyObject*, PyObject* args) {
     return box_lookup(std::move(*lk));
 }
 
+// ------------------------------------------------------------------------------------
+// packed vocabularies: UTF-8 bytes + offsets (packed.hpp), as model files store them
+// ------------------------------------------------------------------------------------
+
+// bytes (uint8) and offsets (int64) whose offsets are safe to index with: n + 1 >= 1
+// nondecreasing values from 0 to at most the number of bytes.
+static bool get_packed(PyObject* obytes, PyObject* ooff, In<u8>& data, In<i64>& off) {
+    if (!data.get(obytes, "bytes") || !off.get(ooff, "offsets")) return false;
+    if (!check_ptr(off.p, off.n, data.n, "offsets")) return false;
+    if (off.p[0] != 0) return fail(PyExc_ValueError, "offsets[0] is %lld, not 0", static_cast<long long>(off.p[0]));
+    return true;
+}
+
+static PyObject* py_packed_check(PyObject*, PyObject* args) {
+    PyObject *obytes, *ooff;
+    if (!PyArg_ParseTuple(args, "OO", &obytes, &ooff)) return nullptr;
+    In<u8> data;
+    In<i64> off;
+    if (!data.get(obytes, "bytes") || !off.get(ooff, "offsets")) return nullptr;
+    PackedCheck r;
+    if (!nogil([&] { r = packed_check(data.p, data.n, off.p, off.n); })) return nullptr;
+    return Py_BuildValue("(iLLO)", r.status, static_cast<long long>(r.at), static_cast<long long>(r.other),
+                         r.sorted ? Py_True : Py_False);
+}
+
+static PyObject* py_packed_sort(PyObject*, PyObject* args) {
+    PyObject *obytes, *ooff, *ocols;
+    if (!PyArg_ParseTuple(args, "OOO", &obytes, &ooff, &ocols)) return nullptr;
+    In<u8> data;
+    In<i64> off, cols;
+    if (!get_packed(obytes, ooff, data, off) || !cols.get(ocols, "cols")) return nullptr;
+    if (!check_range(cols.p, cols.n, 0, off.n - 1, "cols")) return nullptr;
+    std::vector<i64> out(cols.p, cols.p + cols.n);
+    if (!nogil([&] { packed_sort(data.p, off.p, out); })) return nullptr;
+    return to_np(std::move(out));
+}
+
+// The terms as a list of str (first use of a packed vocabulary's strings: one
+// PyUnicode_DecodeUTF8 per term, "surrogatepass" as the bytes were written).
+static PyObject* py_packed_strings(PyObject*, PyObject* args) {
+    PyObject *obytes, *ooff;
+    if (!PyArg_ParseTuple(args, "OO", &obytes, &ooff)) return nullptr;
+    In<u8> data;
+    In<i64> off;
+    if (!get_packed(obytes, ooff, data, off)) return nullptr;
+    const i64 n = off.n - 1;
+    PyObject* out = PyList_New(static_cast<Py_ssize_t>(n));
+    if (out == nullptr) return nullptr;
+    const char* base = reinterpret_cast<const char*>(data.p);
+    for (i64 i = 0; i < n; ++i) {
+        PyObject* s = PyUnicode_DecodeUTF8(base + off.p[i], static_cast<Py_ssize_t>(off.p[i + 1] - off.p[i]),
+                                           "surrogatepass");
+        if (s == nullptr) {
+            Py_DECREF(out);
+            return nullptr;
+        }
+        PyList_SET_ITEM(out, static_cast<Py_ssize_t>(i), s);
+    }
+    return out;
+}
+
+static PyObject* py_build_lookup_packed(PyObject*, PyObject* args) {
+    PyObject *obytes, *ooff, *ocols, *otid;
+    if (!PyArg_ParseTuple(args, "OOOO", &obytes, &ooff, &ocols, &otid)) return nullptr;
+    In<u8> data;
+    In<i64> off, cols;
+    In<u32> tid;
+    if (!get_packed(obytes, ooff, data, off) || !cols.get(ocols, "cols") || !get_table(otid, tid, "tid"))
+        return nullptr;
+    if (cols.n != off.n - 1) return PyErr_Format(PyExc_ValueError, "cols must have one entry per term");
+    if (!check_range(cols.p, cols.n, -1, 0xFFFFFFFELL, "cols")) return nullptr;
+    std::unique_ptr<Lookup> lk;
+    if (!nogil([&] { lk = std::make_unique<Lookup>(build_lookup_packed(data.p, off.p, cols.n, cols.p, tid.p)); }))
+        return nullptr;
+    return box_lookup(std::move(*lk));
+}
+
 static PyObject* py_lookup_size(PyObject*, PyObject* arg) {
     Lookup* lk = unbox<Lookup>(arg, LOOKUP, "Lookup");
     if (lk == nullptr) return nullptr;
@@ -1299,6 +1376,13 @@ static PyMethodDef methods[] = {
     {"build_lookup_blob", py_build_lookup_blob, METH_VARARGS,
      "build_lookup_blob(blob, cols, tid) -> Lookup"},
     {"lookup_size", py_lookup_size, METH_O, "(number of terms, largest column) of a Lookup."},
+    // packed vocabularies (UTF-8 bytes + offsets)
+    {"packed_check", py_packed_check, METH_VARARGS,
+     "packed_check(bytes, offsets) -> (status 0 ok / 1 offsets / 2 UTF-8 / 3 duplicate, at, other, sorted)"},
+    {"packed_sort", py_packed_sort, METH_VARARGS, "packed_sort(bytes, offsets, cols) -> cols sorted by term"},
+    {"build_lookup_packed", py_build_lookup_packed, METH_VARARGS,
+     "build_lookup_packed(bytes, offsets, cols, tid) -> Lookup"},
+    {"packed_strings", py_packed_strings, METH_VARARGS, "packed_strings(bytes, offsets) -> list of str"},
     {"transform_run", py_transform_run, METH_VARARGS,
      "transform_run(docs, lo, hi, tlow, tid, lookup, n_cols, track=False) -> (indptr, indices, values, first)"},
     {"count_one", py_count_one, METH_VARARGS,

@@ -13,108 +13,16 @@ a model file without scikit-learn.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from .._stats import CountStats, union_classes
+from ._vocabulary import Vocabulary
 
 __all__ = ["TextStats", "Vocabulary"]
-
-
-class Vocabulary:
-    """The term of every column of a text model, in column order, and term -> column.
-
-    Kept in the form the counting gave (a fit's sorted terms, possibly the compiled
-    :class:`~nbayes.text._tokenize.Terms` decoded when read, or a dict); the other form is
-    made on first use. Never changed once made: a batch that finds new terms counts into
-    a copy (:meth:`extending`), whose ``base`` says which vocabulary its first columns are.
-    """
-
-    __slots__ = ("_terms", "_index", "base")
-
-    def __init__(
-        self,
-        terms: Sequence[str] | None = None,
-        index: dict[str, int] | None = None,
-        base: Vocabulary | None = None,
-    ) -> None:
-        self._terms = terms
-        self._index = index
-        self.base = base
-
-    @classmethod
-    def of(cls, vocabulary: Mapping[str, int] | Sequence[str] | None) -> Vocabulary | None:
-        """A dict term -> column, or the terms in column order (None: hash buckets)."""
-        if vocabulary is None or isinstance(vocabulary, Vocabulary):
-            return vocabulary
-        if isinstance(vocabulary, dict):
-            return cls(index=vocabulary)
-        return cls(terms=vocabulary)  # type: ignore[arg-type]
-
-    @classmethod
-    def extending(cls, base: Vocabulary) -> tuple[Vocabulary, dict[str, int]]:
-        """A new vocabulary whose first columns are those of ``base``, and its dict, to
-        be extended in place by the counting of a batch."""
-        index = dict(base.index)
-        return cls(index=index, base=base), index
-
-    def __len__(self) -> int:
-        return len(self._index) if self._index is not None else len(self._terms or ())
-
-    @property
-    def terms(self) -> Sequence[str]:
-        """The terms in column order (a fit's ``Terms`` as they are)."""
-        if self._terms is None:
-            self._terms = list(self._index or ())
-        return self._terms
-
-    @property
-    def index(self) -> dict[str, int]:
-        """Term -> column, made from the terms on first use (a fit that only predicts
-        never needs it)."""
-        if self._index is None:
-            terms = self._terms or ()
-            self._index = dict(zip(terms, range(len(terms)), strict=True))
-        return self._index
-
-    def detached(self) -> Vocabulary:
-        """The same terms, forgetting ``base`` (so a model does not keep the chain of
-        the vocabularies it grew from)."""
-        if self.base is None:
-            return self
-        return Vocabulary(self._terms, self._index)
-
-    def united(self, other: Vocabulary) -> tuple[Vocabulary, np.ndarray]:
-        """The union of both vocabularies, these terms first and ``other``'s new ones after
-        them, and the column of each of ``other``'s terms (two sorted vocabularies, what
-        fits give, unite in sorted order instead: see :meth:`TextStats.merge`)."""
-        index = dict(self.index)
-        their_terms = list(other.terms)
-        for term in their_terms:
-            if term not in index:
-                index[term] = len(index)
-        cols = np.fromiter((index[t] for t in their_terms), np.int64, len(their_terms))
-        return Vocabulary(index=index), cols
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Vocabulary):
-            return NotImplemented
-        return self is other or list(self.terms) == list(other.terms)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Vocabulary({len(self)} terms)"
-
-    def __getstate__(self) -> tuple[Any, Any]:
-        return (self._terms, self._index if self._terms is None else None)
-
-    def __setstate__(self, state: tuple[Any, Any]) -> None:
-        self._terms, self._index = state
-        self.base = None
 
 
 @dataclass(frozen=True, eq=False)
