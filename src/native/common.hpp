@@ -203,6 +203,28 @@ struct ZBuf {
         p = q;
         n = count;
     }
+    // Room for count elements, keeping the first n, in place where the allocator can
+    // (realloc: a large block is remapped, not copied). ``zero``: the new elements are
+    // zero; else they are left unset (for arrays written before they are read). On
+    // bad_alloc the buffer is unchanged.
+    void extend(std::size_t count, bool zero) {
+        if (count <= n) return;
+        if (count > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
+        T* q = static_cast<T*>(std::realloc(p, count * sizeof(T)));
+        if (q == nullptr) throw std::bad_alloc();
+        if (zero) std::memset(static_cast<void*>(q + n), 0, (count - n) * sizeof(T));
+        p = q;
+        n = count;
+    }
+    // Fresh room for count elements whose values are unset (written before they are read).
+    void alloc_unset(std::size_t count) {
+        if (count > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
+        T* q = static_cast<T*>(std::malloc((count > 0 ? count : 1) * sizeof(T)));
+        if (q == nullptr) throw std::bad_alloc();
+        std::free(p);
+        p = q;
+        n = count;
+    }
     // A copy with room for count elements (the rest zero); this buffer is unchanged.
     ZBuf grown(std::size_t count) const {
         ZBuf out(count > n ? count : n);

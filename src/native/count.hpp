@@ -72,14 +72,13 @@ inline void probe_block(i64 nb, const KeyBuf& kb, i64* bid, const u32* tlow, con
             tab[j].aux = 0;
             ++n_terms;
         }
+        // first time in this document: one more document for the term (branch-free: the
+        // test is a coin toss the predictor loses)
         const u64 d1 = static_cast<u64>(k.doc + 1) << 32;
         const u64 aux = tab[j].aux;
-        if ((aux & ~LO32) != d1) {
-            tab[j].aux = d1 | ((aux & LO32) + 1);
-            bid[b] = term;
-        } else {
-            bid[b] = binary ? -1 : term;
-        }
+        const bool first = (aux & ~LO32) != d1;
+        tab[j].aux = d1 | ((aux & LO32) + static_cast<u64>(first));
+        bid[b] = (first || !binary) ? term : -1;
     }
     for (i64 b = 0; b < nb; ++b) {
         if (b + AHEAD < nb && bid[b + AHEAD] >= 0)
@@ -111,7 +110,7 @@ inline void count_run(const DocSet& ds, i64 lo, i64 hi, const i64* y, const u32*
             i64 size = static_cast<i64>(r.pool.size());
             if (size < 64) size = 64;
             while (size < need_pool) size *= 2;
-            r.pool.grow(static_cast<std::size_t>(size));
+            r.pool.extend(static_cast<std::size_t>(size), false);  // written before read
         }
         if (r.small)
             probe_block(nb, kb, bid.data(), tlow, tid, r, r.c32.data(), y, binary);
