@@ -115,6 +115,8 @@ struct Tok {
 struct KeyBuf {
     std::vector<Tok> t;
     i64 cap;
+    i32 low = 1;    // the Tok::low of the tokens scanned next (fill_block sets it per document)
+    i64 chars = 0;  // code points of the tokens put since fill_block began (pool room)
     explicit KeyBuf(i64 capacity) : t(static_cast<std::size_t>(capacity)), cap(capacity) {}
 };
 
