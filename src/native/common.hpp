@@ -115,6 +115,8 @@ struct Tok {
 struct KeyBuf {
     std::vector<Tok> t;
     i64 cap;
+    i32 low = 1;    // the Tok::low of the tokens scanned next (fill_block sets it per document)
+    i64 chars = 0;  // code points of the tokens put since fill_block began (pool room)
     explicit KeyBuf(i64 capacity) : t(static_cast<std::size_t>(capacity)), cap(capacity) {}
 };
 
@@ -199,6 +201,28 @@ struct ZBuf {
         if (q == nullptr) throw std::bad_alloc();
         advise_huge(q, count * sizeof(T));
         if (n > 0) std::memcpy(q, p, n * sizeof(T));
+        std::free(p);
+        p = q;
+        n = count;
+    }
+    // Room for count elements, keeping the first n, in place where the allocator can
+    // (realloc: a large block is remapped, not copied). ``zero``: the new elements are
+    // zero; else they are left unset (for arrays written before they are read). On
+    // bad_alloc the buffer is unchanged.
+    void extend(std::size_t count, bool zero) {
+        if (count <= n) return;
+        if (count > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
+        T* q = static_cast<T*>(std::realloc(p, count * sizeof(T)));
+        if (q == nullptr) throw std::bad_alloc();
+        if (zero) std::memset(static_cast<void*>(q + n), 0, (count - n) * sizeof(T));
+        p = q;
+        n = count;
+    }
+    // Fresh room for count elements whose values are unset (written before they are read).
+    void alloc_unset(std::size_t count) {
+        if (count > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
+        T* q = static_cast<T*>(std::malloc((count > 0 ? count : 1) * sizeof(T)));
+        if (q == nullptr) throw std::bad_alloc();
         std::free(p);
         p = q;
         n = count;

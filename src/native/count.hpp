@@ -12,6 +12,10 @@
 
 namespace nbk {
 
+// Prefetch distance of the probes, in tokens: one token in five is a rare term whose slot
+// and count row are cache misses; 64 tokens ahead keeps about a dozen of them in flight.
+constexpr i64 PROBE_AHEAD = 64;
+
 // Intern and count the buffered tokens; the caller guarantees room for nb new terms and
 // their code points. Pass 1 resolves ids (prefetching the slots of later tokens), pass 2
 // counts (prefetching count rows).
@@ -28,7 +32,7 @@ inline void probe_block(i64 nb, const KeyBuf& kb, i64* bid, const u32* tlow, con
     const i64 nc = r.n_classes;
     const Tok* bt = kb.t.data();
     for (i64 b = 0; b < nb; ++b) {
-        if (b + AHEAD < nb) prefetch(tab + (bt[b + AHEAD].h & mask));
+        if (b + PROBE_AHEAD < nb) prefetch(tab + (bt[b + PROBE_AHEAD].h & mask));
         const Tok& k = bt[b];
         u64 j = k.h & mask;
         i64 term = -1;
@@ -72,18 +76,17 @@ inline void probe_block(i64 nb, const KeyBuf& kb, i64* bid, const u32* tlow, con
             tab[j].aux = 0;
             ++n_terms;
         }
+        // first time in this document: one more document for the term (branch-free: the
+        // test is a coin toss the predictor loses)
         const u64 d1 = static_cast<u64>(k.doc + 1) << 32;
         const u64 aux = tab[j].aux;
-        if ((aux & ~LO32) != d1) {
-            tab[j].aux = d1 | ((aux & LO32) + 1);
-            bid[b] = term;
-        } else {
-            bid[b] = binary ? -1 : term;
-        }
+        const bool first = (aux & ~LO32) != d1;
+        tab[j].aux = d1 | ((aux & LO32) + static_cast<u64>(first));
+        bid[b] = (first || !binary) ? term : -1;
     }
     for (i64 b = 0; b < nb; ++b) {
-        if (b + AHEAD < nb && bid[b + AHEAD] >= 0)
-            prefetch(counts + bid[b + AHEAD] * nc + y[bt[b + AHEAD].doc]);
+        if (b + PROBE_AHEAD < nb && bid[b + PROBE_AHEAD] >= 0)
+            prefetch(counts + bid[b + PROBE_AHEAD] * nc + y[bt[b + PROBE_AHEAD].doc]);
         const i64 term = bid[b];
         if (term >= 0) counts[term * nc + y[bt[b].doc]] += 1;
     }
@@ -105,13 +108,12 @@ inline void count_run(const DocSet& ds, i64 lo, i64 hi, const i64* y, const u32*
         if (nb == 0) break;
         const i64 need_terms = r.n_terms + nb;
         if (need_terms > r.capacity()) r.reserve(need_terms);  // keeps 2 slots per term
-        i64 need_pool = r.pool_used;
-        for (i64 b = 0; b < nb; ++b) need_pool += key_len(kb.t[static_cast<std::size_t>(b)].key);
+        const i64 need_pool = r.pool_used + kb.chars;  // if every token were new
         if (need_pool > static_cast<i64>(r.pool.size())) {
             i64 size = static_cast<i64>(r.pool.size());
             if (size < 64) size = 64;
             while (size < need_pool) size *= 2;
-            r.pool.grow(static_cast<std::size_t>(size));
+            r.pool.extend(static_cast<std::size_t>(size), false);  // written before read
         }
         if (r.small)
             probe_block(nb, kb, bid.data(), tlow, tid, r, r.c32.data(), y, binary);

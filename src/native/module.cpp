@@ -664,7 +664,8 @@ static bool fill_counts_typed(const std::vector<PyArrayObject*>& counts,
 
 // fill_counts(counts_per_run, df_per_run, sel, n_classes, out, out_df, col0[, out_tf]): sel's
 // ids are global (run r's ids follow those of runs 0..r-1), column r of sel names run r's
-// terms; out_tf (float64, optional) receives each row's total.
+// terms; out_tf (float64, optional) receives each row's total. The rows col0..col0+n-1 of
+// out, out_df and out_tf are written, not added to (they need not be zeroed).
 static PyObject* py_fill_counts(PyObject*, PyObject* args) {
     PyObject *oc, *odf, *osel, *oout, *ood, *otf = Py_None;
     long long C_, col0;

@@ -33,14 +33,17 @@ inline void long_key(const T* p, const u32* t, i64 s, i64 i, u64& h, u64& key) {
 }
 
 inline void put_token(KeyBuf& kb, i64 b, u64 w0, u64 w1, u64 key, u64 h, const void* src,
-                      i64 d) {
-    Tok& t = kb.t[static_cast<std::size_t>(b)];
+                      i64 d, i32 width) {
+    Tok& t = kb.t.data()[b];
     t.w0 = w0;
     t.w1 = w1;
     t.key = key;
     t.h = h;
     t.src = src;
     t.doc = d;
+    t.width = width;
+    t.low = kb.low;
+    kb.chars += key_len(key);
 }
 
 // Tokenize p[pos:n] into the key buffer from slot nb. Returns the position reached
@@ -79,7 +82,7 @@ inline i64 scan_into(const T* p, i64 n, i64 pos, const u32* t, i64 d, KeyBuf& kb
             long_key(p, t, s, i, h, key);
         else
             short_key(w0, w1, k, h, key);
-        put_token(kb, nb, w0, w1, key, h, p + s, d);
+        put_token(kb, nb, w0, w1, key, h, p + s, d, static_cast<i32>(sizeof(T)));
         ++nb;
         if (nb == cap) return i;
     }
@@ -216,7 +219,7 @@ inline i64 scan_latin1(const u8* p, i64 n, i64 pos, const u32* t, i64 d, KeyBuf&
             }
             short_key(w0, w1, k, h, key);
         }
-        put_token(kb, nb, w0, w1, key, h, p + s, d);
+        put_token(kb, nb, w0, w1, key, h, p + s, d, 1);
         ++nb;
         if (nb == cap) return i;
     }
@@ -233,24 +236,19 @@ inline i64 scan_view(const StrView& v, const u32* t, i64 pos, i64 d, KeyBuf& kb,
 
 // Tokenize documents from cur = {document, position} (up to hi) into the key buffer
 // until it is full or the documents end; cur moves on. Returns the number of buffered
-// tokens (0: done); each gets its width and whether it was read through tlow.
+// tokens (0: done); each carries its width and whether it was read through tlow.
 inline i64 fill_block(const DocSet& ds, i64 hi, const u32* tlow, const u32* tid, i64 cur[2],
                       KeyBuf& kb) {
     i64 nb = 0;
+    kb.chars = 0;
     while (cur[0] < hi && nb < kb.cap) {
         const i64 d = cur[0];
         const StrView& v = ds.views[static_cast<std::size_t>(d)];
         const i32 low = ds.nolow[static_cast<std::size_t>(d)] ? 0 : 1;
         const u32* t = low ? tlow : tid;
-        const i64 first = nb;
+        kb.low = low;  // the scanners stamp each token with it and with its width
         i64 pos = cur[1];
-        if (v.n > 0) {
-            pos = scan_view(v, t, pos, d, kb, nb);
-            for (i64 b = first; b < nb; ++b) {
-                kb.t[static_cast<std::size_t>(b)].width = v.kind;
-                kb.t[static_cast<std::size_t>(b)].low = low;
-            }
-        }
+        if (v.n > 0) pos = scan_view(v, t, pos, d, kb, nb);
         if (pos >= v.n) {
             cur[0] = d + 1;
             cur[1] = 0;

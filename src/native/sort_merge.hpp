@@ -300,12 +300,24 @@ inline i64 merge_piece(const Terms& T, const u64* keys, const i64* order, const 
 }
 
 // Write the code points of sel's terms, each followed by sep, from blob[o].
+// sel's terms come in sorted order, their ids at random: the start and length of a term
+// some rows ahead, and its code points nearer, are prefetched.
 inline void fill_blob(const Terms& T, const i64* sel, i64 n, i64 k, u32* blob, i64 o, u32 sep) {
-    for (i64 j = 0; j < n; ++j) {
-        tick_every(j);
+    constexpr i64 FAR = 16, NEAR = 8;
+    auto term_at = [&](i64 j) {
         i64 r = 0;
         while (sel[j * k + r] < 0 && r < k - 1) ++r;
-        const i64 t = sel[j * k + r];
+        return sel[j * k + r];
+    };
+    for (i64 j = 0; j < n; ++j) {
+        tick_every(j);
+        if (j + FAR < n) {
+            const i64 f = term_at(j + FAR);
+            prefetch(T.tstart + f);
+            prefetch(T.tlen + f);
+        }
+        if (j + NEAR < n) prefetch(T.pool + T.tstart[term_at(j + NEAR)]);
+        const i64 t = term_at(j);
         const i64 p = T.tstart[t];
         for (i64 q = 0; q < T.tlen[t]; ++q) blob[o++] = T.pool[p + q];
         blob[o++] = sep;
@@ -315,26 +327,53 @@ inline void fill_blob(const Terms& T, const i64* sel, i64 n, i64 k, u32* blob, i
 // Rows col0.. of the dense (n_union, n_classes) counts ``out``, of out_df and (when not
 // null) of out_tf (each term's total over the classes, summed while its row is in cache)
 // from the id-major counts and df of each run r (counts[r], df[r]; its ids start at
-// off[r]), for sel's terms. The runs' arrays are read where they are: no concatenated copy.
+// off[r]), for sel's terms. Every row is written (``out`` and ``out_df`` need not be
+// zeroed first: a row no run names is zero). The runs' arrays are read where they are (no
+// concatenated copy); their rows, gathered in sorted order, are prefetched ahead.
 template <class C, class O>
 inline void fill_counts(const C* const* counts, const i64* const* df, const i64* off,
                         const i64* sel, i64 n, i64 k, i64 n_classes, O* out, i64* out_df,
                         double* out_tf, i64 col0) {
+    constexpr i64 AHEAD_ROWS = 8;
+    const i64 row_bytes = n_classes * static_cast<i64>(sizeof(C));
     for (i64 j = 0; j < n; ++j) {
         tick_every(j);
+        if (j + AHEAD_ROWS < n) {
+            for (i64 r = 0; r < k; ++r) {
+                const i64 g = sel[(j + AHEAD_ROWS) * k + r];
+                if (g < 0) continue;
+                const i64 t = g - off[r];
+                const char* src = reinterpret_cast<const char*>(counts[r] + t * n_classes);
+                prefetch(src);
+                if (row_bytes > 64) prefetch(src + row_bytes - 1);
+                prefetch(df[r] + t);
+            }
+        }
         O* row = out + (col0 + j) * n_classes;
-        i64 total = 0;
+        i64 total = 0, freq = 0;
+        bool first = true;
         for (i64 r = 0; r < k; ++r) {
             const i64 g = sel[j * k + r];
             if (g < 0) continue;
             const i64 t = g - off[r];
-            out_df[col0 + j] += df[r][t];
+            freq += df[r][t];
             const C* src = counts[r] + t * n_classes;
-            for (i64 c = 0; c < n_classes; ++c) {
-                row[c] += static_cast<O>(src[c]);
-                total += static_cast<i64>(src[c]);
+            if (first) {
+                for (i64 c = 0; c < n_classes; ++c) {
+                    row[c] = static_cast<O>(src[c]);
+                    total += static_cast<i64>(src[c]);
+                }
+                first = false;
+            } else {
+                for (i64 c = 0; c < n_classes; ++c) {
+                    row[c] += static_cast<O>(src[c]);
+                    total += static_cast<i64>(src[c]);
+                }
             }
         }
+        if (first)
+            for (i64 c = 0; c < n_classes; ++c) row[c] = 0;
+        out_df[col0 + j] = freq;
         if (out_tf != nullptr) out_tf[col0 + j] = static_cast<double>(total);
     }
 }

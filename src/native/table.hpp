@@ -6,6 +6,8 @@
 // + 1) << 32 | document frequency.
 #pragma once
 
+#include <algorithm>
+
 #include "common.hpp"
 #include "scan.hpp"
 
@@ -40,17 +42,27 @@ struct Run {
     Run(i64 classes, bool small_counts, i64 expect) : n_classes(classes), small(small_counts) {
         i64 cap = 1024;
         while (cap < expect) cap *= 2;
+        if (static_cast<std::size_t>(cap) > SIZE_MAX / 8 / static_cast<std::size_t>(n_classes))
+            throw std::bad_alloc();
         tab.alloc(static_cast<std::size_t>(2 * cap));
-        pool.alloc(static_cast<std::size_t>(8 * cap));
-        tstart.alloc(static_cast<std::size_t>(cap));
-        tlen.alloc(static_cast<std::size_t>(cap));
+        // written before they are read: not zeroed
+        pool.alloc_unset(static_cast<std::size_t>(8 * cap));
+        tstart.alloc_unset(static_cast<std::size_t>(cap));
+        tlen.alloc_unset(static_cast<std::size_t>(cap));
         if (small)
             c32.alloc(static_cast<std::size_t>(cap * n_classes));
         else
             c64.alloc(static_cast<std::size_t>(cap * n_classes));
     }
 
-    i64 capacity() const { return static_cast<i64>(tstart.size()); }
+    // Terms the run has room for: every per-id array, and 2 slots per term.
+    i64 capacity() const {
+        i64 cap = static_cast<i64>(tab.size()) / 2;
+        cap = std::min(cap, static_cast<i64>(tstart.size()));
+        cap = std::min(cap, static_cast<i64>(tlen.size()));
+        const i64 nc = n_classes > 0 ? n_classes : 1;
+        return std::min(cap, static_cast<i64>(small ? c32.size() : c64.size()) / nc);
+    }
 
     // The slots re-inserted into a table of n_slots (allocated first: on bad_alloc the
     // run is unchanged).
@@ -70,31 +82,25 @@ struct Run {
     }
 
     // Room for ``expect`` terms (one re-insertion now instead of several doublings).
-    // Every new buffer is made before any is swapped in: a bad_alloc (or an interrupt)
-    // leaves the run as it was.
+    // The per-id arrays grow in place (realloc: a large block is remapped, not copied;
+    // the code point and start/length arrays are written before they are read, so only
+    // the counts are zeroed); the table is re-inserted into a fresh one, swapped in last.
+    // A bad_alloc (or an interrupt) leaves a run that still works: capacity() is the
+    // room every array has.
     void reserve(i64 expect) {
         const i64 cap = capacity();
         if (expect <= cap) return;
-        i64 new_cap = cap;
+        i64 new_cap = cap > 0 ? cap : 1;
         while (new_cap < expect) new_cap *= 2;
         const auto nc = static_cast<std::size_t>(new_cap);
-        ZBuf<i64> ns = tstart.grown(nc), nl = tlen.grown(nc);
-        ZBuf<i32> n32;
-        ZBuf<i64> n64;
+        if (nc > SIZE_MAX / 8 / static_cast<std::size_t>(n_classes)) throw std::bad_alloc();
         if (small)
-            n32 = c32.grown(nc * static_cast<std::size_t>(n_classes));
+            c32.extend(nc * static_cast<std::size_t>(n_classes), true);
         else
-            n64 = c64.grown(nc * static_cast<std::size_t>(n_classes));
-        ZBuf<Slot> ntab;
-        const bool more_slots = 2 * new_cap > static_cast<i64>(tab.size());
-        if (more_slots) ntab = rehashed(2 * new_cap);
-        tstart = std::move(ns);
-        tlen = std::move(nl);
-        if (small)
-            c32 = std::move(n32);
-        else
-            c64 = std::move(n64);
-        if (more_slots) tab = std::move(ntab);
+            c64.extend(nc * static_cast<std::size_t>(n_classes), true);
+        tstart.extend(nc, false);
+        tlen.extend(nc, false);
+        if (2 * new_cap > static_cast<i64>(tab.size())) tab = rehashed(2 * new_cap);
     }
 };
 

@@ -327,3 +327,41 @@ def test_direct_count_term_totals_are_the_column_sums(n_threads: int) -> None:
         got = _tk.direct_count(docs, y, 4, True, binary, n_threads=n_threads, dtype=np.float64)
         assert got is not None
         np.testing.assert_array_equal(got.tf, got.counts.sum(axis=0))
+
+
+def test_fill_counts_writes_every_row() -> None:
+    """fill_counts writes its rows (the merge gives it np.empty arrays): whatever the
+    output held before, it ends with the exact sums, including a row no run names."""
+    counts = (np.array([1, 2, 3, 4], np.int32), np.array([10, 20], np.int32))  # 2 classes
+    df = (np.array([1, 2], np.int64), np.array([5], np.int64))
+    # global ids: run 0 holds 0, 1; run 1 holds 2; the last row names no term
+    sel = np.array([[0, 2], [1, -1], [-1, -1]], np.int64)
+    for dtype in (np.float64, np.int64):
+        out = np.full((3, 2), 7, dtype=dtype)
+        out_df = np.full(3, 99, np.int64)
+        out_tf = np.full(3, -1.0)
+        _native.fill_counts(counts, df, sel, 2, out, out_df, 0, out_tf)
+        assert out.tolist() == [[11, 22], [3, 4], [0, 0]]
+        assert out_df.tolist() == [6, 2, 0]
+        assert out_tf.tolist() == [33.0, 7.0, 0.0]
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_runs_that_grow_many_times_count_exactly(n_threads: int) -> None:
+    """A run starts with room for 1024 terms and grows by doubling (the per-term arrays
+    in place, the slot table re-inserted); 40,000 distinct terms of every kind (packed,
+    long, wide code points) make it grow several times and still count exactly."""
+    rng = np.random.default_rng(5)
+    stems = ["ab", "x" * 20, "\u00e9t\u00e9", "\u03c3\u03bf\u03c6", "\u4e2d\u6587", "\U0001f600q"]
+    vocab = [f"{stems[i % len(stems)]}{i}" for i in range(40_000)]
+    docs = [" ".join(rng.choice(vocab, size=60)) for _ in range(2000)]
+    y = rng.integers(0, 3, size=len(docs))
+    got = _tk.direct_count(docs, y, 3, True, False, n_threads=n_threads)
+    assert got is not None
+    want = [reference_counts([d for d, c in zip(docs, y, strict=True) if c == k]) for k in range(3)]
+    terms = list(got.terms)
+    assert terms == sorted(set().union(*want))
+    for k in range(3):
+        assert got.counts[k].tolist() == [want[k][t] for t in terms]
+    df = Counter(t for d in docs for t in set(TOKEN.findall(d.lower())))
+    assert got.df.tolist() == [df[t] for t in terms]
