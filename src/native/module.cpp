@@ -22,6 +22,7 @@
 #include "hashing.hpp"
 #include "intern.hpp"
 #include "lookup.hpp"
+#include "merge_cells.hpp"
 #include "scan.hpp"
 #include "scoring.hpp"
 #include "sort_merge.hpp"
@@ -1195,6 +1196,150 @@ static PyObject* py_rows_dot(PyObject*, PyObject* args) {
     Py_RETURN_NONE;
 }
 
+// -- merging text statistics (merge_cells.hpp) ------------------------------------------
+
+PyDoc_STRVAR(union_terms_doc,
+             "union_terms(runs, ns) -> (blob, n, cols) or None\n\n"
+             "The sorted union of vocabularies given as UTF-8 bytes of their terms joined by\n"
+             "'\\n' (runs[i] holds ns[i] terms): the union joined alike, its number of terms,\n"
+             "and the column of every term of every run (int64, run after run). None when a\n"
+             "run is not a strictly increasing vocabulary of its ns[i] terms.");
+
+static PyObject* py_union_terms(PyObject*, PyObject* args) {
+    PyObject *oruns, *ons;
+    if (!PyArg_ParseTuple(args, "OO", &oruns, &ons)) return nullptr;
+    PyObject* seq = PySequence_Fast(oruns, "runs must be a sequence of bytes");
+    if (seq == nullptr) return nullptr;
+    In<i64> ns;
+    if (!ns.get(ons, "ns")) {
+        Py_DECREF(seq);
+        return nullptr;
+    }
+    const Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    if (ns.n != static_cast<i64>(k)) {
+        Py_DECREF(seq);
+        return PyErr_Format(PyExc_ValueError, "union_terms: %zd runs but %lld counts", k,
+                            static_cast<long long>(ns.n));
+    }
+    std::vector<TermRun> runs(static_cast<std::size_t>(k));
+    std::vector<PyObject*> held;  // the bytes, alive while the GIL is released
+    auto release = [&] {
+        for (PyObject* o : held) Py_DECREF(o);
+        Py_DECREF(seq);
+    };
+    for (Py_ssize_t r = 0; r < k; ++r) {
+        PyObject* item = PySequence_Fast_GET_ITEM(seq, r);
+        char* p;
+        Py_ssize_t nb;
+        if (PyBytes_AsStringAndSize(item, &p, &nb) < 0 || ns.p[r] < 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "union_terms: a negative count");
+            release();
+            return nullptr;
+        }
+        Py_INCREF(item);
+        held.push_back(item);
+        runs[static_cast<std::size_t>(r)] = TermRun{p, static_cast<i64>(nb), ns.p[r]};
+    }
+    std::vector<char> blob;
+    std::vector<i64> cols;
+    i64 n_out = 0;
+    bool sorted = false;
+    const bool ok = nogil([&] { sorted = union_runs(runs, blob, cols, n_out); });
+    release();
+    if (!ok) return nullptr;
+    if (!sorted) Py_RETURN_NONE;
+    PyObject* ob = PyBytes_FromStringAndSize(blob.data(), static_cast<Py_ssize_t>(blob.size()));
+    if (ob == nullptr) return nullptr;
+    PyObject* oc = to_np(std::move(cols));
+    if (oc == nullptr) {
+        Py_DECREF(ob);
+        return nullptr;
+    }
+    return Py_BuildValue("NLN", ob, static_cast<long long>(n_out), oc);
+}
+
+PyDoc_STRVAR(sum_cells_doc,
+             "sum_cells(tables, n_rows, n_columns) -> (dense, index, values)\n\n"
+             "The sum of tables given as (index, values, rows, cols): the flat indices\n"
+             "column * len(rows) + row of a table's cells, increasing (int64), their values\n"
+             "(float64), and the row and column of the sum each of its rows and columns goes\n"
+             "to. Returns the dense sums (float64, n_rows * n_columns cells column by column,\n"
+             "each added in table order) and the cells any table holds, by increasing index,\n"
+             "with their sums.");
+
+static PyObject* py_sum_cells(PyObject*, PyObject* args) {
+    PyObject* otables;
+    long long n_rows, n_cols;
+    if (!PyArg_ParseTuple(args, "OLL", &otables, &n_rows, &n_cols)) return nullptr;
+    if (n_rows < 0 || n_cols < 0 || (n_rows > 0 && n_cols > (1LL << 62) / n_rows))
+        return PyErr_Format(PyExc_ValueError, "sum_cells: bad shape (%lld, %lld)", n_rows, n_cols);
+    const i64 size = n_rows * n_cols;
+    PyObject* seq = PySequence_Fast(otables, "tables must be a sequence of 4-tuples");
+    if (seq == nullptr) return nullptr;
+    const Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    std::vector<std::unique_ptr<In<i64>>> held;
+    std::vector<std::unique_ptr<In<double>>> vals;
+    std::vector<CellRun> runs;
+    bool good = true;
+    for (Py_ssize_t t = 0; good && t < k; ++t) {
+        PyObject *oi, *ov, *orows, *ocols;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, t), "OOOO", &oi, &ov, &orows, &ocols)) {
+            good = false;
+            break;
+        }
+        auto* idx = new In<i64>();
+        auto* rows = new In<i64>();
+        auto* cols = new In<i64>();
+        held.emplace_back(idx);
+        held.emplace_back(rows);
+        held.emplace_back(cols);
+        vals.emplace_back(new In<double>());
+        const In<double>& v = *vals.back();
+        good = idx->get(oi, "index") && vals.back()->get(ov, "values") && rows->get(orows, "rows") &&
+               cols->get(ocols, "cols");
+        if (!good) break;
+        if (idx->n != v.n) {
+            good = fail(PyExc_ValueError, "sum_cells: table %zd has %lld indices and %lld values",
+                        t, static_cast<long long>(idx->n), static_cast<long long>(v.n));
+            break;
+        }
+        for (i64 i = 1; good && i < idx->n; ++i)
+            if (idx->p[i] <= idx->p[i - 1])
+                good = fail(PyExc_ValueError, "sum_cells: the indices of table %zd do not increase", t);
+        good = good && (idx->n == 0 || idx->p[0] >= 0) &&
+               (idx->n == 0 || idx->p[idx->n - 1] < rows->n * cols->n);
+        if (!good) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "sum_cells: an index of table %zd is out of range", t);
+            break;
+        }
+        good = check_range(rows->p, rows->n, 0, n_rows, "rows") &&
+               check_range(cols->p, cols->n, 0, n_cols, "cols");
+        if (good) runs.push_back(CellRun{idx->p, v.p, idx->n, rows->p, rows->n, cols->p});
+    }
+    Py_DECREF(seq);
+    if (!good) return nullptr;
+    ZBuf<double> dense;
+    std::vector<i64> index;
+    std::vector<double> values;
+    const bool ok = nogil([&] {
+        dense.alloc(static_cast<std::size_t>(size));
+        ZBuf<u64> seen(static_cast<std::size_t>((size + 63) / 64));
+        sum_cells(runs, n_rows, size, dense.data(), seen.data(), index, values);
+    });
+    if (!ok) return nullptr;
+    PyObject* od = zb_to_np(std::move(dense), size);
+    if (od == nullptr) return nullptr;
+    PyObject* oi = to_np(std::move(index));
+    PyObject* ov = oi == nullptr ? nullptr : to_np(std::move(values));
+    if (ov == nullptr) {
+        Py_DECREF(od);
+        Py_XDECREF(oi);
+        return nullptr;
+    }
+    return Py_BuildValue("NNN", od, oi, ov);
+}
+
 // -- tables and cancellation ------------------------------------------------------------
 
 PyDoc_STRVAR(word_table_doc,
@@ -1321,6 +1466,8 @@ static PyMethodDef methods[] = {
      "ngram_blob(pool, tstart, tlen, n_uni, first, second, ids) -> code points"},
     {"order_rows", py_order_rows, METH_VARARGS, "order_rows(indptr, indices, values, key, lo, hi)"},
     {"rows_dot", py_rows_dot, METH_VARARGS, "rows_dot(indptr, indices, data, W, out, lo, hi)"},
+    {"union_terms", py_union_terms, METH_VARARGS, union_terms_doc},
+    {"sum_cells", py_sum_cells, METH_VARARGS, sum_cells_doc},
     {"word_table", py_word_table, METH_NOARGS, word_table_doc},
     {"char_table", py_char_table, METH_O, char_table_doc},
     {"cancel", py_cancel, METH_NOARGS, "Ask every running kernel to stop (KeyboardInterrupt)."},

@@ -128,6 +128,11 @@ class TextStats:
     cross-validation folds, which share one column layout). It is not a dataclass field:
     ``dataclasses.replace`` makes statistics without column names (a copy whose columns
     may be laid out anew must not keep stale ones); :meth:`with_vocabulary` names them.
+
+    Statistics that arrive packed (unpickled, or merged from packed ones) keep their count
+    table as its non-zero cells and their terms as one UTF-8 string until something reads
+    ``counts`` or :attr:`vocabulary`: a tree of merges (a distributed fit's reduce) never
+    lays a partition's table out densely nor makes its terms into Python strings.
     """
 
     counts: CountStats
@@ -138,37 +143,50 @@ class TextStats:
     #: ``merge`` takes several statistics at once (the template's ``merge`` uses it)
     merges_many = True
 
+    def __getattr__(self, name: str) -> Any:
+        # only for ``counts`` of packed statistics, laid out (once) on first use
+        state = self.__dict__
+        if name == "counts" and "_cells" in state:
+            counts = replace(state["_shell"], feature_count=state["_cells"].dense())
+            object.__setattr__(self, "counts", counts)
+            return counts
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     @property
     def vocabulary(self) -> Vocabulary | None:
         """The term of every column, or None (hash buckets, or columns left unnamed)."""
-        vocabulary: Vocabulary | None = self.__dict__.get("_vocabulary")
+        state = self.__dict__
+        vocabulary: Vocabulary | None = state.get("_vocabulary")
+        if vocabulary is None and "_terms" in state:
+            vocabulary = Vocabulary(terms=_JoinedTerms(state["_terms"]))
+            object.__setattr__(self, "_vocabulary", vocabulary)
         return vocabulary
 
     # Pickles (Dask ships partition models, users pickle models) keep a mostly-zero count
     # table as its non-zero cells: a partition's vocabulary spread over 20 classes is
     # ~90 % zeros. The gaps between non-zero cells and whole counts (and the corpus
-    # totals) travel as the smallest unsigned integers that hold them: fewer bytes to send
-    # and to compress. Unpickling restores every array exactly, dtype and layout included.
+    # totals) travel as the smallest unsigned integers that hold them, the terms as one
+    # UTF-8 string joined by newlines, and ``term_freq`` not at all when it is the column
+    # sums of the counts (any model fitted without sample weights or clipping). Unpickling
+    # restores every array exactly, dtype and layout included, when it is first read.
     def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        fc = self.counts.feature_count
-        if isinstance(fc, np.ndarray) and fc.ndim == 2 and fc.size >= 4096:
-            # a Fortran-ordered table (what the compiled counting fills) is read as its
-            # transpose: no copy either way
-            layout = "gapsT" if fc.flags.f_contiguous and not fc.flags.c_contiguous else "gaps"
-            flat = (fc.T if layout == "gapsT" else fc).ravel()
-            where = np.flatnonzero(flat)
-            if 3 * len(where) < flat.size:
-                state["counts"] = replace(self.counts, feature_count=np.empty((0, 0)))
-                state["_packed_counts"] = (
-                    fc.shape,
-                    fc.dtype.str,
-                    _smallest(np.diff(where, prepend=0)),
-                    _smallest(flat[where]),
-                    layout,
-                )
+        state = {k: v for k, v in self.__dict__.items() if k not in _PACKED}
+        cells = self._table_cells()
+        if cells.size >= 4096 and 3 * len(cells.index) < cells.size:
+            state["counts"] = self._without_table()
+            state["_packed_counts"] = cells.packed()
+            if np.array_equal(self.term_freq, cells.column_sums()):
+                state["term_freq"] = None
+        else:  # a small or dense table travels as it is
+            state["counts"] = self.counts
+        terms = self._joined_terms()
+        if terms is not None:
+            state.pop("_vocabulary", None)
+            state["_terms"] = terms
         narrowed = {}
         for name in ("doc_freq", "term_freq"):
+            if state[name] is None:
+                continue
             small = _smallest(state[name])
             if small is not state[name]:
                 narrowed[name] = state[name].dtype.str
@@ -182,31 +200,56 @@ class TextStats:
             state[name] = state[name].astype(np.dtype(dtype))
         packed = state.pop("_packed_counts", None)
         if packed is not None:
-            shape, dtype, idx, values = packed[:4]
-            layout = packed[4] if len(packed) > 4 else "cells"  # "cells": pickles of 0.x
-            if layout != "cells":
-                idx = np.cumsum(idx, dtype=np.int64)
-            fc = np.zeros(shape[::-1] if layout == "gapsT" else shape, dtype=np.dtype(dtype))
-            fc.ravel()[idx] = values
-            state["counts"] = replace(
-                state["counts"], feature_count=fc.T if layout == "gapsT" else fc
-            )
+            cells = _Cells.unpacked(*packed)
+            state["_shell"] = state.pop("counts")
+            state["_cells"] = cells
+            if state["term_freq"] is None:
+                state["term_freq"] = cells.column_sums()
         self.__dict__.update(state)
+
+    def _without_table(self) -> CountStats:
+        """The counts without their table (classes and class counts only)."""
+        shell = self.__dict__.get("_shell")
+        if shell is None:
+            counts = self.counts
+            shell = replace(counts, feature_count=np.zeros((len(counts.classes), 0)))
+        return shell
+
+    def _table_cells(self) -> _Cells:
+        """The count table as its non-zero cells (those it arrived as, or found)."""
+        cells: _Cells | None = self.__dict__.get("_cells")
+        return _Cells.of(self.counts.feature_count) if cells is None else cells
+
+    def _joined_terms(self) -> tuple[bytes, int] | None:
+        """The terms as UTF-8 joined by newlines, and their number (None: hash buckets,
+        or a term that holds a newline)."""
+        terms = self.__dict__.get("_terms")
+        if terms is None and self.vocabulary is not None:
+            terms = _join_terms(self.vocabulary.terms)
+        return terms
 
     def with_vocabulary(self, vocabulary: Vocabulary | None) -> TextStats:
         """These statistics with their columns named by ``vocabulary``."""
-        out = TextStats(self.counts, self.doc_freq, self.term_freq, self.n_docs)
+        out = object.__new__(TextStats)
+        out.__dict__.update((k, v) for k, v in self.__dict__.items() if k in _TABLE)
         if vocabulary is not None:
             object.__setattr__(out, "_vocabulary", vocabulary)
+            if vocabulary is self.__dict__.get("_vocabulary") and "_terms" in self.__dict__:
+                object.__setattr__(out, "_terms", self.__dict__["_terms"])
         return out
 
     @property
     def classes(self) -> np.ndarray:
-        return self.counts.classes
+        return self._counts_or_shell().classes
 
     @property
     def class_count(self) -> np.ndarray:
-        return self.counts.class_count
+        return self._counts_or_shell().class_count
+
+    def _counts_or_shell(self) -> CountStats:
+        state = self.__dict__
+        counts: CountStats = state["counts"] if "counts" in state else state["_shell"]
+        return counts
 
     @property
     def n_columns(self) -> int:
@@ -255,6 +298,10 @@ class TextStats:
                 out = out.merge(part)
             return out
         a, b = self, other
+        if "_terms" in a.__dict__ or "_terms" in b.__dict__:  # packed: not made into str
+            united = _united_sorted((a, b))
+            if united is not None:
+                return united
         va, vb = a.vocabulary, b.vocabulary
         vocabulary = va if vb is None else vb if va is None else None
         if va is not None and vb is not None:
@@ -330,43 +377,220 @@ class TextStats:
         ).with_vocabulary(Vocabulary(index={terms[j]: i for i, j in enumerate(keep.tolist())}))
 
 
+# what a TextStats holds besides its vocabulary, packed (_cells, _shell) or not
+_TABLE = ("counts", "doc_freq", "term_freq", "n_docs", "_cells", "_shell")
+# what its pickle writes its own way
+_PACKED = ("counts", "_cells", "_shell", "_terms")
+
+
+class _Cells:
+    """A count table of shape ``(n_rows, n_columns)`` as its non-zero cells.
+
+    ``index`` holds their flat positions, increasing, in the table's memory order
+    (``order`` "F": column * n_rows + row, what the compiled counting and the merge
+    give; "C": row * n_columns + column), ``values`` their counts; :meth:`dense` lays
+    the table out again, exactly, in that order and ``dtype``.
+    """
+
+    __slots__ = ("shape", "order", "index", "values", "dtype")
+
+    def __init__(
+        self, shape: tuple[int, int], order: str, index: np.ndarray, values: np.ndarray,
+        dtype: np.dtype,
+    ) -> None:  # fmt: skip
+        self.shape = (int(shape[0]), int(shape[1]))
+        self.order = order
+        self.index = index
+        self.values = values
+        self.dtype = dtype
+
+    @classmethod
+    def of(cls, table: np.ndarray) -> _Cells:
+        # a Fortran-ordered table is read as its transpose: no copy either way
+        order = "F" if table.flags.f_contiguous and not table.flags.c_contiguous else "C"
+        flat = (table.T if order == "F" else table).ravel()
+        index = np.flatnonzero(flat)
+        return cls(table.shape, order, index, flat[index], table.dtype)
+
+    @classmethod
+    def unpacked(
+        cls, shape: tuple[int, int], dtype: str, index: np.ndarray, values: np.ndarray,
+        layout: str = "cells",
+    ) -> _Cells:  # fmt: skip
+        """From what :meth:`packed` gives (and the pickles of earlier releases: "cells",
+        flat positions in C order)."""
+        if layout != "cells":
+            index = np.cumsum(index, dtype=np.int64)
+        return cls(shape, "F" if layout == "gapsT" else "C", index, values, np.dtype(dtype))
+
+    def packed(self) -> tuple[Any, ...]:
+        """Shape, dtype, gaps between the cells and their counts, in the smallest exact
+        types, and the layout ("gapsT": column by column, "gaps": row by row)."""
+        return (
+            self.shape,
+            self.dtype.str,
+            _smallest(np.diff(self.index, prepend=0)),
+            _smallest(self.values),
+            "gapsT" if self.order == "F" else "gaps",
+        )
+
+    @property
+    def size(self) -> int:
+        return self.shape[0] * self.shape[1]
+
+    def columns(self) -> np.ndarray:
+        """The column of every cell."""
+        n_rows, n_columns = self.shape
+        if self.order == "F":
+            return self.index // max(n_rows, 1)
+        return self.index % max(n_columns, 1)
+
+    def column_by_column(self) -> _Cells:
+        """The same cells in column-major order ("F")."""
+        if self.order == "F":
+            return self
+        n_rows, n_columns = self.shape
+        rows = self.index // max(n_columns, 1)
+        index = (self.index - rows * n_columns) * n_rows + rows
+        order = np.argsort(index, kind="stable")
+        return _Cells(self.shape, "F", index[order], self.values[order], self.dtype)
+
+    def column_sums(self) -> np.ndarray:
+        """Per column, the sum of its counts (float64, in memory order)."""
+        values = self.values.astype(np.float64, copy=False)
+        return np.bincount(self.columns(), weights=values, minlength=self.shape[1])
+
+    def dense(self) -> np.ndarray:
+        n_rows, n_columns = self.shape
+        if self.order == "F":
+            out = np.zeros((n_columns, n_rows), dtype=self.dtype)
+            out.ravel()[self.index] = self.values
+            return out.T
+        table = np.zeros((n_rows, n_columns), dtype=self.dtype)
+        table.ravel()[self.index] = self.values
+        return table
+
+
+def _join_terms(terms: Sequence[str]) -> tuple[bytes, int] | None:
+    """The terms as UTF-8 joined by newlines, and their number (None if a term holds a
+    newline). UTF-8 sorts bytes as ``str`` sorts code points (lone surrogates included)."""
+    if isinstance(terms, _JoinedTerms):
+        return terms.joined
+    joined = "\n".join(terms)
+    n = len(terms)
+    if joined.count("\n") != max(n - 1, 0):
+        return None
+    return joined.encode("utf-8", "surrogatepass"), n
+
+
+class _JoinedTerms(Sequence[str]):
+    """Terms kept as UTF-8 joined by newlines (what a pickle and a merge carry), made into
+    ``str`` on first use: a reduce step never needs them as Python strings."""
+
+    __slots__ = ("joined", "_strings")
+
+    def __init__(self, joined: tuple[bytes, int]) -> None:
+        self.joined = joined
+        self._strings: list[str] | None = None
+
+    def strings(self) -> list[str]:
+        if self._strings is None:
+            blob, n = self.joined
+            self._strings = blob.decode("utf-8", "surrogatepass").split("\n") if n else []
+        return self._strings
+
+    def __len__(self) -> int:
+        return self.joined[1]
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.strings()[i]
+
+    def __iter__(self) -> Any:
+        return iter(self.strings())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return self.strings() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> Any:
+        return (list, (self.strings(),))
+
+
 def _united_sorted(parts: Sequence[TextStats]) -> TextStats | None:
     """The merge of statistics over sorted vocabularies, in one pass (None: some
-    vocabulary is missing or unsorted; they merge pair by pair)."""
-    vocabularies = [p.vocabulary for p in parts]
-    if any(v is None for v in vocabularies):
+    vocabulary is missing or unsorted; they merge pair by pair).
+
+    The vocabularies unite in one k-way merge of their sorted terms (compiled, on their
+    UTF-8 bytes) and the count tables in one sum of their non-zero cells over the union:
+    packed statistics (a pickle, an earlier merge) are never laid out densely, and the
+    result keeps its cells and joined terms for its own pickle.
+    """
+    if any(p.__dict__.get("_terms") is None and p.vocabulary is None for p in parts):
         return None
-    runs = [_objects(v.terms) for v in vocabularies]  # type: ignore[union-attr]
+    runs = [p._joined_terms() for p in parts]
+    if any(run is None for run in runs):
+        return _united_sorted_objects(parts)
+    import nbayes._native as _native
+
+    ns = np.array([run[1] for run in runs], dtype=np.int64)  # type: ignore[index]
+    united = _native.union_terms([run[0] for run in runs], ns)  # type: ignore[index]
+    if united is None:
+        return None
+    blob, n_columns, col = united
+    out = _summed(parts, col, ns, n_columns)
+    object.__setattr__(out, "_terms", (blob, n_columns))
+    return out
+
+
+def _united_sorted_objects(parts: Sequence[TextStats]) -> TextStats | None:
+    """:func:`_united_sorted` for vocabularies whose terms cannot be joined by newlines
+    (a term holds one): the union by a sort of the terms as Python objects."""
+    runs = [_objects(p.vocabulary.terms) for p in parts]  # type: ignore[union-attr]
     if not all(_is_sorted(run) for run in runs):
         return None
     terms, col = _sorted_union(runs)
-    n_columns = len(terms)
+    ns = np.array([len(run) for run in runs], dtype=np.int64)
+    return _summed(parts, col, ns, len(terms)).with_vocabulary(Vocabulary(terms.tolist()))
+
+
+def _summed(parts: Sequence[TextStats], col: np.ndarray, ns: np.ndarray, n_columns: int) -> TextStats:
+    """The statistics of ``parts`` over ``n_columns`` columns, the terms of part i going
+    to columns ``col[sum(ns[:i]) : sum(ns[:i + 1])]``: the tables summed from their
+    non-zero cells (compiled), the rest added column by column."""
+    import nbayes._native as _native
+
     classes = parts[0].classes
     for p in parts[1:]:
         classes = union_classes(classes, p.classes)
-    fc = np.zeros((len(classes), n_columns))
-    class_count = np.zeros(len(classes))
+    n_classes = len(classes)
+    class_count = np.zeros(n_classes)
     doc_freq = np.zeros(n_columns, dtype=np.int64)
     term_freq = np.zeros(n_columns)
-    start = 0
-    for p, run in zip(parts, runs, strict=True):
-        cols = col[start : start + len(run)]
-        start += len(run)
+    tables = []
+    ends = np.cumsum(ns)
+    for p, end, n in zip(parts, ends.tolist(), ns.tolist(), strict=True):
+        cols = col[end - n : end]
         rows = np.searchsorted(classes, p.classes)
-        table = p.counts.feature_count
-        # the non-zero cells only (most of a partition's table is zeros); each lands on
-        # its own cell, so a fancy-indexed += adds every one
-        nz = np.flatnonzero(table)
-        r, c = np.divmod(nz, max(len(run), 1))
-        fc.ravel()[rows[r] * n_columns + cols[c]] += table.ravel()[nz]
+        cells = p._table_cells().column_by_column()
+        tables.append((cells.index, cells.values, rows, cols))
         class_count[rows] += p.class_count
         doc_freq[cols] += p.doc_freq
         term_freq[cols] += p.term_freq
-    counts = replace(parts[0].counts, classes=classes, class_count=class_count, feature_count=fc)
-    n_docs = sum(p.n_docs for p in parts)
-    return TextStats(counts, doc_freq, term_freq, n_docs).with_vocabulary(
-        Vocabulary(terms.tolist())
+    dense, index, sums = _native.sum_cells(tables, n_classes, n_columns)
+    shell = replace(parts[0]._without_table(), classes=classes, class_count=class_count)
+    out = TextStats(
+        replace(shell, feature_count=dense.reshape(n_columns, n_classes).T),
+        doc_freq,
+        term_freq,
+        sum(p.n_docs for p in parts),
     )
+    cells = _Cells((n_classes, n_columns), "F", index, sums, np.dtype(np.float64))
+    object.__setattr__(out, "_cells", cells)
+    object.__setattr__(out, "_shell", shell)
+    return out
 
 
 def _sorted_union(runs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
