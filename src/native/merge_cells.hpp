@@ -29,39 +29,59 @@ inline int compare_terms(const char* a, i64 la, const char* b, i64 lb) {
     return la < lb ? -1 : (la > lb ? 1 : 0);
 }
 
-// Where each term of a run starts, and nbytes + 1 after the last: false if the run does
-// not hold exactly n terms or they are not in strictly increasing order.
-inline bool split_run(const TermRun& r, std::vector<i64>& start) {
-    start.clear();
+// The first 8 bytes of a term, big-endian, zero-padded: a smaller key is a smaller term
+// (equal keys are compared in full).
+inline u64 term_key(const char* p, i64 len) {
+    u64 k = 0;
+    const i64 m = len < 8 ? len : 8;
+    for (i64 i = 0; i < m; ++i) k |= static_cast<u64>(static_cast<u8>(p[i])) << (56 - 8 * i);
+    return k;
+}
+
+// A run split into its terms: where each starts (and nbytes + 1 after the last), its key.
+struct SplitRun {
+    const char* p = nullptr;
+    i64 n = 0;
+    std::vector<i64> start;
+    std::vector<u64> key;
+    const char* at(i64 i) const { return p + start[i]; }
+    i64 len(i64 i) const { return start[i + 1] - start[i] - 1; }
+};
+
+inline int compare_in(const SplitRun& a, i64 i, const SplitRun& b, i64 j) {
+    const u64 ka = a.key[i], kb = b.key[j];
+    if (ka != kb) return ka < kb ? -1 : 1;
+    return compare_terms(a.at(i), a.len(i), b.at(j), b.len(j));
+}
+
+// Split a run into its terms: false if it does not hold exactly n terms or they are not in
+// strictly increasing order.
+inline bool split_run(const TermRun& r, SplitRun& out) {
+    out.p = r.p;
+    out.n = r.n;
+    out.start.clear();
+    out.key.clear();
     if (r.n == 0) return r.nbytes == 0;
-    start.reserve(static_cast<std::size_t>(r.n) + 1);
-    start.push_back(0);
+    out.start.reserve(static_cast<std::size_t>(r.n) + 1);
+    out.start.push_back(0);
     const char* p = r.p;
     const char* end = r.p + r.nbytes;
     while (p < end) {
         const void* q = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
         if (q == nullptr) break;
         p = static_cast<const char*>(q) + 1;
-        start.push_back(p - r.p);
-        if (static_cast<i64>(start.size()) > r.n) return false;
+        out.start.push_back(p - r.p);
+        if (static_cast<i64>(out.start.size()) > r.n) return false;
     }
-    if (static_cast<i64>(start.size()) != r.n) return false;
-    start.push_back(r.nbytes + 1);
+    if (static_cast<i64>(out.start.size()) != r.n) return false;
+    out.start.push_back(r.nbytes + 1);
+    out.key.resize(static_cast<std::size_t>(r.n));
+    for (i64 i = 0; i < r.n; ++i) out.key[i] = term_key(out.at(i), out.len(i));
     for (i64 i = 1; i < r.n; ++i) {
-        const i64 a = start[i - 1], b = start[i], c = start[i + 1];
-        if (compare_terms(r.p + a, b - a - 1, r.p + b, c - b - 1) >= 0) return false;
+        if (compare_in(out, i - 1, out, i) >= 0) return false;
         tick_every(i);
     }
     return true;
-}
-
-// The first 8 bytes of a term, big-endian, zero-padded: keys in the order of the terms
-// (a smaller key is a smaller term; equal keys are compared in full).
-inline u64 term_key(const char* p, i64 len) {
-    u64 k = 0;
-    const i64 m = len < 8 ? len : 8;
-    for (i64 i = 0; i < m; ++i) k |= static_cast<u64>(static_cast<u8>(p[i])) << (56 - 8 * i);
-    return k;
 }
 
 // The sorted union of the runs (joined by '\n' into ``blob``, ``n_out`` terms) and the
@@ -70,38 +90,33 @@ inline u64 term_key(const char* p, i64 len) {
 inline bool union_runs(const std::vector<TermRun>& runs, std::vector<char>& blob,
                        std::vector<i64>& cols, i64& n_out) {
     const std::size_t k = runs.size();
-    std::vector<std::vector<i64>> start(k);
-    std::vector<std::vector<u64>> keys(k);
+    std::vector<SplitRun> split(k);
     std::vector<i64> base(k + 1, 0);
     i64 total_bytes = 0;
     for (std::size_t r = 0; r < k; ++r) {
-        if (!split_run(runs[r], start[r])) return false;
+        if (!split_run(runs[r], split[r])) return false;
         base[r + 1] = base[r] + runs[r].n;
         total_bytes += runs[r].nbytes + 1;
-        keys[r].resize(static_cast<std::size_t>(runs[r].n));
-        for (i64 i = 0; i < runs[r].n; ++i)
-            keys[r][i] = term_key(runs[r].p + start[r][i], start[r][i + 1] - start[r][i] - 1);
     }
     cols.assign(static_cast<std::size_t>(base[k]), 0);
     blob.clear();
     blob.reserve(static_cast<std::size_t>(total_bytes));
-    std::vector<i64> pos(k, 0);
-    auto compare = [&](std::size_t a, i64 i, std::size_t b, i64 j) {
-        const u64 ka = keys[a][i], kb = keys[b][j];
-        if (ka != kb) return ka < kb ? -1 : 1;
-        const char* pa = runs[a].p + start[a][i];
-        const char* pb = runs[b].p + start[b][j];
-        return compare_terms(pa, start[a][i + 1] - start[a][i] - 1, pb,
-                             start[b][j + 1] - start[b][j] - 1);
+    // a min-heap of (current key, run); ties of keys are compared in full, then by run
+    struct Head {
+        u64 key;
+        std::size_t run;
+        i64 i;
     };
-    // a min-heap of runs by their current term (ties: the earlier run first)
-    auto later = [&](std::size_t a, std::size_t b) {
-        const int c = compare(a, pos[a], b, pos[b]);
-        return c > 0 || (c == 0 && a > b);
+    auto later = [&](const Head& a, const Head& b) {
+        if (a.key != b.key) return a.key > b.key;
+        const int c = compare_terms(split[a.run].at(a.i), split[a.run].len(a.i),
+                                    split[b.run].at(b.i), split[b.run].len(b.i));
+        return c > 0 || (c == 0 && a.run > b.run);
     };
-    std::vector<std::size_t> heap;
+    std::vector<Head> heap;
+    heap.reserve(k);
     for (std::size_t r = 0; r < k; ++r)
-        if (runs[r].n > 0) heap.push_back(r);
+        if (runs[r].n > 0) heap.push_back(Head{split[r].key[0], r, 0});
     std::make_heap(heap.begin(), heap.end(), later);
     n_out = 0;
     std::size_t last_run = 0;
@@ -109,25 +124,44 @@ inline bool union_runs(const std::vector<TermRun>& runs, std::vector<char>& blob
     i64 step = 0;
     while (!heap.empty()) {
         std::pop_heap(heap.begin(), heap.end(), later);
-        const std::size_t r = heap.back();
-        heap.pop_back();
-        const i64 i = pos[r];
-        if (last_i < 0 || compare(last_run, last_i, r, i) != 0) {
+        Head h = heap.back();
+        const SplitRun& s = split[h.run];
+        if (last_i < 0 || compare_in(split[last_run], last_i, s, h.i) != 0) {
             if (n_out > 0) blob.push_back('\n');
-            const char* p = runs[r].p + start[r][i];
-            blob.insert(blob.end(), p, p + (start[r][i + 1] - start[r][i] - 1));
-            last_run = r;
-            last_i = i;
+            blob.insert(blob.end(), s.at(h.i), s.at(h.i) + s.len(h.i));
+            last_run = h.run;
+            last_i = h.i;
             ++n_out;
         }
-        cols[static_cast<std::size_t>(base[r] + i)] = n_out - 1;
-        if (++pos[r] < runs[r].n) {
-            heap.push_back(r);
+        cols[static_cast<std::size_t>(base[h.run] + h.i)] = n_out - 1;
+        if (++h.i < s.n) {
+            h.key = s.key[h.i];
+            heap.back() = h;
             std::push_heap(heap.begin(), heap.end(), later);
+        } else {
+            heap.pop_back();
         }
         tick_every(++step);
     }
     return true;
+}
+
+// The non-zero cells of a table read in memory order: their flat indices and values.
+inline void nonzero_cells(const double* flat, i64 n, std::vector<i64>& index,
+                          std::vector<double>& values) {
+    i64 count = 0;
+    for (i64 i = 0; i < n; ++i) count += flat[i] != 0.0;
+    index.resize(static_cast<std::size_t>(count));
+    values.resize(static_cast<std::size_t>(count));
+    i64 o = 0;
+    for (i64 i = 0; i < n; ++i) {
+        if (flat[i] != 0.0) {
+            index[static_cast<std::size_t>(o)] = i;
+            values[static_cast<std::size_t>(o)] = flat[i];
+            ++o;
+        }
+        tick_every(i);
+    }
 }
 
 // A table of n_rows rows given as cells: flat indices column * n_rows + row, increasing,

@@ -1258,6 +1258,27 @@ static PyObject* py_union_terms(PyObject*, PyObject* args) {
     return Py_BuildValue("NLN", ob, static_cast<long long>(n_out), oc);
 }
 
+PyDoc_STRVAR(nonzero_cells_doc,
+             "nonzero_cells(flat) -> (index, values)\n\n"
+             "The non-zero cells of a float64 table read in memory order (1-D): their\n"
+             "positions (int64, increasing) and values, in one pass.");
+
+static PyObject* py_nonzero_cells(PyObject*, PyObject* arg) {
+    In<double> flat;
+    if (!flat.get(arg, "flat")) return nullptr;
+    std::vector<i64> index;
+    std::vector<double> values;
+    if (!nogil([&] { nonzero_cells(flat.p, flat.n, index, values); })) return nullptr;
+    PyObject* oi = to_np(std::move(index));
+    if (oi == nullptr) return nullptr;
+    PyObject* ov = to_np(std::move(values));
+    if (ov == nullptr) {
+        Py_DECREF(oi);
+        return nullptr;
+    }
+    return Py_BuildValue("NN", oi, ov);
+}
+
 PyDoc_STRVAR(sum_cells_doc,
              "sum_cells(tables, n_rows, n_columns) -> (dense, index, values)\n\n"
              "The sum of tables given as (index, values, rows, cols): the flat indices\n"
@@ -1468,6 +1489,7 @@ static PyMethodDef methods[] = {
     {"rows_dot", py_rows_dot, METH_VARARGS, "rows_dot(indptr, indices, data, W, out, lo, hi)"},
     {"union_terms", py_union_terms, METH_VARARGS, union_terms_doc},
     {"sum_cells", py_sum_cells, METH_VARARGS, sum_cells_doc},
+    {"nonzero_cells", py_nonzero_cells, METH_O, nonzero_cells_doc},
     {"word_table", py_word_table, METH_NOARGS, word_table_doc},
     {"char_table", py_char_table, METH_O, char_table_doc},
     {"cancel", py_cancel, METH_NOARGS, "Ask every running kernel to stop (KeyboardInterrupt)."},

@@ -409,8 +409,14 @@ class _Cells:
         # a Fortran-ordered table is read as its transpose: no copy either way
         order = "F" if table.flags.f_contiguous and not table.flags.c_contiguous else "C"
         flat = (table.T if order == "F" else table).ravel()
-        index = np.flatnonzero(flat)
-        return cls(table.shape, order, index, flat[index], table.dtype)
+        if flat.dtype == np.float64:
+            import nbayes._native as _native
+
+            index, values = _native.nonzero_cells(flat)  # one pass
+        else:
+            index = np.flatnonzero(flat)
+            values = flat[index]
+        return cls(table.shape, order, index, values, table.dtype)
 
     @classmethod
     def unpacked(
