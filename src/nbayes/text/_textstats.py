@@ -20,6 +20,17 @@ from typing import Any
 import numpy as np
 
 from .._stats import CountStats, union_classes
+from ._cells import (
+    Cells,
+    JoinedTerms,
+    is_sorted,
+    join_terms,
+    objects,
+    smallest,
+    sorted_union,
+    summed_cells,
+    united_terms,
+)
 
 __all__ = ["TextStats", "Vocabulary"]
 
@@ -158,7 +169,7 @@ class TextStats:
         state = self.__dict__
         vocabulary: Vocabulary | None = state.get("_vocabulary")
         if vocabulary is None and "_terms" in state:
-            vocabulary = Vocabulary(terms=_JoinedTerms(state["_terms"]))
+            vocabulary = Vocabulary(terms=JoinedTerms(state["_terms"]))
             object.__setattr__(self, "_vocabulary", vocabulary)
         return vocabulary
 
@@ -187,7 +198,7 @@ class TextStats:
         for name in ("doc_freq", "term_freq"):
             if state[name] is None:
                 continue
-            small = _smallest(state[name])
+            small = smallest(state[name])
             if small is not state[name]:
                 narrowed[name] = state[name].dtype.str
                 state[name] = small
@@ -200,7 +211,7 @@ class TextStats:
             state[name] = state[name].astype(np.dtype(dtype))
         packed = state.pop("_packed_counts", None)
         if packed is not None:
-            cells = _Cells.unpacked(*packed)
+            cells = Cells.unpacked(*packed)
             state["_shell"] = state.pop("counts")
             state["_cells"] = cells
             if state["term_freq"] is None:
@@ -215,17 +226,17 @@ class TextStats:
             shell = replace(counts, feature_count=np.zeros((len(counts.classes), 0)))
         return shell
 
-    def _table_cells(self) -> _Cells:
+    def _table_cells(self) -> Cells:
         """The count table as its non-zero cells (those it arrived as, or found)."""
-        cells: _Cells | None = self.__dict__.get("_cells")
-        return _Cells.of(self.counts.feature_count) if cells is None else cells
+        cells: Cells | None = self.__dict__.get("_cells")
+        return Cells.of(self.counts.feature_count) if cells is None else cells
 
     def _joined_terms(self) -> tuple[bytes, int] | None:
         """The terms as UTF-8 joined by newlines, and their number (None: hash buckets,
         or a term that holds a newline)."""
         terms = self.__dict__.get("_terms")
         if terms is None and self.vocabulary is not None:
-            terms = _join_terms(self.vocabulary.terms)
+            terms = join_terms(self.vocabulary.terms)
         return terms
 
     def with_vocabulary(self, vocabulary: Vocabulary | None) -> TextStats:
@@ -383,148 +394,6 @@ _TABLE = ("counts", "doc_freq", "term_freq", "n_docs", "_cells", "_shell")
 _PACKED = ("counts", "_cells", "_shell", "_terms")
 
 
-class _Cells:
-    """A count table of shape ``(n_rows, n_columns)`` as its non-zero cells.
-
-    ``index`` holds their flat positions, increasing, in the table's memory order
-    (``order`` "F": column * n_rows + row, what the compiled counting and the merge
-    give; "C": row * n_columns + column), ``values`` their counts; :meth:`dense` lays
-    the table out again, exactly, in that order and ``dtype``.
-    """
-
-    __slots__ = ("shape", "order", "index", "values", "dtype")
-
-    def __init__(
-        self, shape: tuple[int, int], order: str, index: np.ndarray, values: np.ndarray,
-        dtype: np.dtype,
-    ) -> None:  # fmt: skip
-        self.shape = (int(shape[0]), int(shape[1]))
-        self.order = order
-        self.index = index
-        self.values = values
-        self.dtype = dtype
-
-    @classmethod
-    def of(cls, table: np.ndarray) -> _Cells:
-        # a Fortran-ordered table is read as its transpose: no copy either way
-        order = "F" if table.flags.f_contiguous and not table.flags.c_contiguous else "C"
-        flat = (table.T if order == "F" else table).ravel()
-        if flat.dtype == np.float64:
-            import nbayes._native as _native
-
-            index, values = _native.nonzero_cells(flat)  # one pass
-        else:
-            index = np.flatnonzero(flat)
-            values = flat[index]
-        return cls(table.shape, order, index, values, table.dtype)
-
-    @classmethod
-    def unpacked(
-        cls, shape: tuple[int, int], dtype: str, index: np.ndarray, values: np.ndarray,
-        layout: str = "cells",
-    ) -> _Cells:  # fmt: skip
-        """From what :meth:`packed` gives (and the pickles of earlier releases: "cells",
-        flat positions in C order)."""
-        if layout != "cells":
-            index = np.cumsum(index, dtype=np.int64)
-        return cls(shape, "F" if layout == "gapsT" else "C", index, values, np.dtype(dtype))
-
-    def packed(self) -> tuple[Any, ...]:
-        """Shape, dtype, gaps between the cells and their counts, in the smallest exact
-        types, and the layout ("gapsT": column by column, "gaps": row by row)."""
-        return (
-            self.shape,
-            self.dtype.str,
-            _smallest(np.diff(self.index, prepend=0)),
-            _smallest(self.values),
-            "gapsT" if self.order == "F" else "gaps",
-        )
-
-    @property
-    def size(self) -> int:
-        return self.shape[0] * self.shape[1]
-
-    def columns(self) -> np.ndarray:
-        """The column of every cell."""
-        n_rows, n_columns = self.shape
-        if self.order == "F":
-            return self.index // max(n_rows, 1)
-        return self.index % max(n_columns, 1)
-
-    def column_by_column(self) -> _Cells:
-        """The same cells in column-major order ("F")."""
-        if self.order == "F":
-            return self
-        n_rows, n_columns = self.shape
-        rows = self.index // max(n_columns, 1)
-        index = (self.index - rows * n_columns) * n_rows + rows
-        order = np.argsort(index, kind="stable")
-        return _Cells(self.shape, "F", index[order], self.values[order], self.dtype)
-
-    def column_sums(self) -> np.ndarray:
-        """Per column, the sum of its counts (float64, in memory order)."""
-        values = self.values.astype(np.float64, copy=False)
-        return np.bincount(self.columns(), weights=values, minlength=self.shape[1])
-
-    def dense(self) -> np.ndarray:
-        n_rows, n_columns = self.shape
-        if self.order == "F":
-            out = np.zeros((n_columns, n_rows), dtype=self.dtype)
-            out.ravel()[self.index] = self.values
-            return out.T
-        table = np.zeros((n_rows, n_columns), dtype=self.dtype)
-        table.ravel()[self.index] = self.values
-        return table
-
-
-def _join_terms(terms: Sequence[str]) -> tuple[bytes, int] | None:
-    """The terms as UTF-8 joined by newlines, and their number (None if a term holds a
-    newline). UTF-8 sorts bytes as ``str`` sorts code points (lone surrogates included)."""
-    if isinstance(terms, _JoinedTerms):
-        return terms.joined
-    joined = "\n".join(terms)
-    n = len(terms)
-    if joined.count("\n") != max(n - 1, 0):
-        return None
-    return joined.encode("utf-8", "surrogatepass"), n
-
-
-class _JoinedTerms(Sequence[str]):
-    """Terms kept as UTF-8 joined by newlines (what a pickle and a merge carry), made into
-    ``str`` on first use: a reduce step never needs them as Python strings."""
-
-    __slots__ = ("joined", "_strings")
-
-    def __init__(self, joined: tuple[bytes, int]) -> None:
-        self.joined = joined
-        self._strings: list[str] | None = None
-
-    def strings(self) -> list[str]:
-        if self._strings is None:
-            blob, n = self.joined
-            self._strings = blob.decode("utf-8", "surrogatepass").split("\n") if n else []
-        return self._strings
-
-    def __len__(self) -> int:
-        return self.joined[1]
-
-    def __getitem__(self, i: Any) -> Any:
-        return self.strings()[i]
-
-    def __iter__(self) -> Any:
-        return iter(self.strings())
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str):
-            return self.strings() == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __reduce__(self) -> Any:
-        return (list, (self.strings(),))
-
-
 def _united_sorted(parts: Sequence[TextStats]) -> TextStats | None:
     """The merge of statistics over sorted vocabularies, in one pass (None: some
     vocabulary is missing or unsorted; they merge pair by pair).
@@ -539,14 +408,11 @@ def _united_sorted(parts: Sequence[TextStats]) -> TextStats | None:
     runs = [p._joined_terms() for p in parts]
     if any(run is None for run in runs):
         return _united_sorted_objects(parts)
-    import nbayes._native as _native
-
-    ns = np.array([run[1] for run in runs], dtype=np.int64)  # type: ignore[index]
-    united = _native.union_terms([run[0] for run in runs], ns)  # type: ignore[index]
+    united = united_terms(runs)  # type: ignore[arg-type]
     if united is None:
         return None
     blob, n_columns, col = united
-    out = _summed(parts, col, ns, n_columns)
+    out = _summed(parts, col, [n for _, n in runs], n_columns)  # type: ignore[misc]
     object.__setattr__(out, "_terms", (blob, n_columns))
     return out
 
@@ -554,90 +420,41 @@ def _united_sorted(parts: Sequence[TextStats]) -> TextStats | None:
 def _united_sorted_objects(parts: Sequence[TextStats]) -> TextStats | None:
     """:func:`_united_sorted` for vocabularies whose terms cannot be joined by newlines
     (a term holds one): the union by a sort of the terms as Python objects."""
-    runs = [_objects(p.vocabulary.terms) for p in parts]  # type: ignore[union-attr]
-    if not all(_is_sorted(run) for run in runs):
+    runs = [objects(p.vocabulary.terms) for p in parts]  # type: ignore[union-attr]
+    if not all(is_sorted(run) for run in runs):
         return None
-    terms, col = _sorted_union(runs)
-    ns = np.array([len(run) for run in runs], dtype=np.int64)
-    return _summed(parts, col, ns, len(terms)).with_vocabulary(Vocabulary(terms.tolist()))
+    terms, col = sorted_union(runs)
+    out = _summed(parts, col, [len(run) for run in runs], len(terms))
+    return out.with_vocabulary(Vocabulary(terms.tolist()))
 
 
-def _summed(parts: Sequence[TextStats], col: np.ndarray, ns: np.ndarray, n_columns: int) -> TextStats:
+def _summed(
+    parts: Sequence[TextStats], col: np.ndarray, ns: Sequence[int], n_columns: int
+) -> TextStats:
     """The statistics of ``parts`` over ``n_columns`` columns, the terms of part i going
     to columns ``col[sum(ns[:i]) : sum(ns[:i + 1])]``: the tables summed from their
     non-zero cells (compiled), the rest added column by column."""
-    import nbayes._native as _native
-
     classes = parts[0].classes
     for p in parts[1:]:
         classes = union_classes(classes, p.classes)
-    n_classes = len(classes)
-    class_count = np.zeros(n_classes)
+    class_count = np.zeros(len(classes))
     doc_freq = np.zeros(n_columns, dtype=np.int64)
     term_freq = np.zeros(n_columns)
     tables = []
-    ends = np.cumsum(ns)
-    for p, end, n in zip(parts, ends.tolist(), ns.tolist(), strict=True):
-        cols = col[end - n : end]
+    end = 0
+    for p, n in zip(parts, ns, strict=True):
+        cols = col[end : end + n]
+        end += n
         rows = np.searchsorted(classes, p.classes)
-        cells = p._table_cells().column_by_column()
-        tables.append((cells.index, cells.values, rows, cols))
+        tables.append((p._table_cells(), rows, cols))
         class_count[rows] += p.class_count
         doc_freq[cols] += p.doc_freq
         term_freq[cols] += p.term_freq
-    dense, index, sums = _native.sum_cells(tables, n_classes, n_columns)
+    table, cells = summed_cells(tables, len(classes), n_columns)
     shell = replace(parts[0]._without_table(), classes=classes, class_count=class_count)
     out = TextStats(
-        replace(shell, feature_count=dense.reshape(n_columns, n_classes).T),
-        doc_freq,
-        term_freq,
-        sum(p.n_docs for p in parts),
+        replace(shell, feature_count=table), doc_freq, term_freq, sum(p.n_docs for p in parts)
     )
-    cells = _Cells((n_classes, n_columns), "F", index, sums, np.dtype(np.float64))
     object.__setattr__(out, "_cells", cells)
     object.__setattr__(out, "_shell", shell)
     return out
-
-
-def _sorted_union(runs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct terms of sorted runs, sorted, and the column of each run's terms
-    (concatenated): one stable sort (timsort merges the runs), each term's rank among
-    the distinct terms its column, so the layout is a single fit's."""
-    both = np.concatenate(runs)
-    order = np.argsort(both, kind="stable")
-    ordered = both[order]
-    first = np.ones(len(ordered), dtype=bool)
-    first[1:] = ordered[1:] != ordered[:-1]
-    col = np.empty(len(both), dtype=np.int64)
-    col[order] = np.cumsum(first) - 1
-    return ordered[first], col
-
-
-def _smallest(values: np.ndarray) -> np.ndarray:
-    """Non-negative whole numbers in the smallest unsigned type that holds them exactly
-    (anything else as it is)."""
-    if len(values) == 0:
-        return values
-    top = values.max()
-    if (
-        values.min() < 0
-        or top >= 2**32
-        or (values.dtype.kind == "f" and not np.array_equal(values, np.floor(values)))
-    ):
-        return values
-    for kind in (np.uint8, np.uint16, np.uint32):
-        if top <= np.iinfo(kind).max:
-            return values.astype(kind)
-    return values  # pragma: no cover (top < 2**32 above)
-
-
-def _objects(terms: Sequence[str]) -> np.ndarray:
-    """The terms as a 1-D object array (compared as Python compares str)."""
-    out = np.empty(len(terms), dtype=object)
-    out[:] = list(terms)
-    return out
-
-
-def _is_sorted(terms: np.ndarray) -> bool:
-    """Whether the terms are in strictly increasing ``str`` order."""
-    return bool((terms[1:] > terms[:-1]).all())
