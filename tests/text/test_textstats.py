@@ -245,3 +245,17 @@ def test_terms_holding_a_newline_merge_and_pickle_as_python_strings() -> None:
     in_turn = parts[0].merge(parts[1]).merge(parts[2])
     _same(at_once, in_turn)
     assert list(at_once._stats.vocabulary.terms) == sorted(at_once._stats.vocabulary.terms)
+
+
+def test_a_fits_compiled_terms_join_as_their_strings() -> None:
+    """The compiled counting keeps a fit's terms as code points: they are joined for the
+    pickle without a str per term, to the same bytes (any script, astral code points)."""
+    from nbayes.text._cells import join_terms
+
+    docs = ["héllo wörld 𝔘nicode ab", "zz yy ab ßtraße", "ÿÿ aa 中文 ǅx", ""]
+    model = TextClassifier().fit(docs, ["a", "b", "a", "b"])
+    terms = model._stats.vocabulary.terms
+    assert type(terms).__name__ == "Terms"  # the compiled counting's own
+    assert join_terms(terms) == join_terms(list(terms))
+    back = pickle.loads(pickle.dumps(model))
+    assert list(back._stats.vocabulary.terms) == list(terms)

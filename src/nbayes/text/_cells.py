@@ -9,6 +9,7 @@ prediction path unpickles text statistics without them.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -126,8 +127,14 @@ def join_terms(terms: Sequence[str]) -> tuple[bytes, int] | None:
     newline). UTF-8 sorts bytes as ``str`` sorts code points (lone surrogates included)."""
     if isinstance(terms, JoinedTerms):
         return terms.joined
-    joined = "\n".join(terms)
     n = len(terms)
+    direct = sys.modules.get("nbayes.text._direct")
+    if direct is not None and isinstance(terms, direct.Terms):
+        # a fit's vocabulary as the compiled counting keeps it: code points joined by
+        # newlines, re-encoded without making a str per term
+        joined = terms.blob.tobytes().decode("utf-32-le", "surrogatepass") if n else ""
+    else:
+        joined = "\n".join(terms)
     if joined.count("\n") != max(n - 1, 0):
         return None
     return joined.encode("utf-8", "surrogatepass"), n
