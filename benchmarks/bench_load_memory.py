@@ -9,8 +9,11 @@ Files measured:
 
 * ``text-unigram``: a TextClassifier fitted on the 20 Newsgroups training set
   (``/work/shared/data/20newsgroups_bydate``, or ``--data``): 20 classes, 130 k terms;
-* ``text-unigram-2``: the same documents with two labels (even/odd row): the header (the
-  vocabulary) is then a quarter of the file, the densest legitimate case;
+* ``text-unigram-2``: the same documents with two labels (even/odd row): the vocabulary
+  is then a quarter of the file, the densest legitimate case (schema 2: the terms packed
+  as UTF-8 bytes + offsets, arrays of the data section);
+* ``text-unigram-2-schema1``: the same model written as nbayes 0.1.0 wrote it (schema 1:
+  the vocabulary a JSON list in the header), loaded by this nbayes;
 * ``text-bigram``: ``ngram_range=(1, 2)``: a large legitimate model (its vocabulary is a
   large JSON header, its counts a large data section);
 * ``text-bigram-hashing``: the same with ``hashing=True`` (no vocabulary, all arrays);
@@ -59,11 +62,25 @@ def make_text(path: Path, data: Path, name: str) -> None:
     import nbayes
 
     X, y = _texts(data)
-    if name == "text-unigram-2":
+    if name.startswith("text-unigram-2"):
         y = [str(i % 2) for i in range(len(y))]
     ngrams = (1, 2) if "bigram" in name else (1, 1)
     clf = nbayes.TextClassifier(ngram_range=ngrams, hashing=name.endswith("hashing"))
     nbayes.save(clf.fit(X, y), path)
+    if name.endswith("schema1"):
+        as_schema_1(path)
+
+
+def as_schema_1(path: Path) -> None:
+    """Rewrite a text model file as nbayes 0.1.0 wrote it: the vocabulary a JSON list."""
+    from nbayes.io._modelfile import read_model_file, write_model_file
+    from nbayes.text._vocabulary import PackedTerms
+
+    metadata, arrays = read_model_file(path)
+    terms = PackedTerms(arrays.pop("vocabulary/bytes"), arrays.pop("vocabulary/offsets"))
+    metadata["schema_version"] = 1
+    metadata["model"]["vocabulary"] = terms.strings()
+    write_model_file(path, metadata, arrays)
 
 
 def make_multinomial(path: Path) -> None:
@@ -141,8 +158,8 @@ def main() -> None:
         child(*args.child)
         return
     names = [
-        "text-unigram", "text-unigram-2", "text-bigram", "text-bigram-hashing", "multinomial",
-        *HOSTILE,
+        "text-unigram", "text-unigram-2", "text-unigram-2-schema1", "text-bigram",
+        "text-bigram-hashing", "multinomial", *HOSTILE,
     ]  # fmt: skip
     if args.only:
         names = [n for n in names if n in args.only]

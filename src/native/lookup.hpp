@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "common.hpp"
+#include "packed.hpp"
 #include "scan.hpp"
 #include "table.hpp"
 
@@ -107,6 +108,30 @@ inline Lookup build_lookup_blob(const u32* blob, i64 N, const i64* cols, i64 n,
             if (c < 0) continue;
             lk.insert(kb.t[static_cast<std::size_t>(b)], 4, tid, c);
         }
+    }
+    return lk;
+}
+
+// The lookup table of a packed vocabulary (UTF-8 bytes, n + 1 offsets: packed.hpp), read
+// straight from the bytes: term i maps to column cols[i] (left out when < 0). As in
+// build_lookup, a term that is not exactly one token is left out (no token can equal it),
+// and so is one whose bytes are not UTF-8 (a model file's are checked before).
+inline Lookup build_lookup_packed(const u8* data, const i64* off, i64 n, const i64* cols,
+                                  const u32* tid) {
+    Lookup lk(n);
+    lk.pool.reserve(static_cast<std::size_t>(off[n]));
+    KeyBuf kb(2);
+    std::vector<u32> cp;
+    for (i64 i = 0; i < n; ++i) {
+        if ((i & 4095) == 0) tick();
+        if (cols[i] < 0 || off[i + 1] == off[i]) continue;
+        if (!packed_code_points(data, off, i, cp)) continue;
+        const StrView v{cp.data(), static_cast<i64>(cp.size()), 4};
+        i64 got = 0;
+        const i64 pos = scan_view(v, tid, 0, i, kb, got);
+        if (got != 1 || pos < v.n) continue;
+        if (key_len(kb.t[0].key) != v.n) continue;  // surrounded by non-word characters
+        lk.insert(kb.t[0], 4, tid, cols[i]);
     }
     return lk;
 }

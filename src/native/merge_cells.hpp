@@ -2,8 +2,9 @@
 // the union of their sorted vocabularies, and the sum of their count tables given as
 // non-zero cells (nbayes/text/_textstats.py, the reduce step of a distributed fit).
 //
-// A vocabulary is a run of terms in UTF-8 joined by '\n' (n terms); byte order of UTF-8
-// is code point order, so comparing bytes is comparing Python str. A table is its cells
+// A vocabulary is packed: UTF-8 bytes and n + 1 offsets (nbayes/text/_vocabulary.py's
+// PackedTerms); byte order of UTF-8 is code point order, so comparing bytes is comparing
+// Python str. A table is its cells
 // by flat index (column * n_rows + row over the merged layout).
 #pragma once
 
@@ -15,10 +16,10 @@
 
 namespace nbk {
 
-// A vocabulary: n terms, UTF-8, joined by '\n'.
+// A packed vocabulary: n terms, term i = p[off[i] : off[i + 1]] (UTF-8).
 struct TermRun {
     const char* p;
-    i64 nbytes;
+    const i64* off;
     i64 n;
 };
 
@@ -38,14 +39,14 @@ inline u64 term_key(const char* p, i64 len) {
     return k;
 }
 
-// A run split into its terms: where each starts (and nbytes + 1 after the last), its key.
+// A run with the key of each term.
 struct SplitRun {
     const char* p = nullptr;
+    const i64* off = nullptr;
     i64 n = 0;
-    std::vector<i64> start;
     std::vector<u64> key;
-    const char* at(i64 i) const { return p + start[i]; }
-    i64 len(i64 i) const { return start[i + 1] - start[i] - 1; }
+    const char* at(i64 i) const { return p + off[i]; }
+    i64 len(i64 i) const { return off[i + 1] - off[i]; }
 };
 
 inline int compare_in(const SplitRun& a, i64 i, const SplitRun& b, i64 j) {
@@ -54,27 +55,11 @@ inline int compare_in(const SplitRun& a, i64 i, const SplitRun& b, i64 j) {
     return compare_terms(a.at(i), a.len(i), b.at(j), b.len(j));
 }
 
-// Split a run into its terms: false if it does not hold exactly n terms or they are not in
-// strictly increasing order.
+// The keys of a run: false if its terms are not in strictly increasing order.
 inline bool split_run(const TermRun& r, SplitRun& out) {
     out.p = r.p;
+    out.off = r.off;
     out.n = r.n;
-    out.start.clear();
-    out.key.clear();
-    if (r.n == 0) return r.nbytes == 0;
-    out.start.reserve(static_cast<std::size_t>(r.n) + 1);
-    out.start.push_back(0);
-    const char* p = r.p;
-    const char* end = r.p + r.nbytes;
-    while (p < end) {
-        const void* q = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-        if (q == nullptr) break;
-        p = static_cast<const char*>(q) + 1;
-        out.start.push_back(p - r.p);
-        if (static_cast<i64>(out.start.size()) > r.n) return false;
-    }
-    if (static_cast<i64>(out.start.size()) != r.n) return false;
-    out.start.push_back(r.nbytes + 1);
     out.key.resize(static_cast<std::size_t>(r.n));
     for (i64 i = 0; i < r.n; ++i) out.key[i] = term_key(out.at(i), out.len(i));
     for (i64 i = 1; i < r.n; ++i) {
@@ -84,11 +69,11 @@ inline bool split_run(const TermRun& r, SplitRun& out) {
     return true;
 }
 
-// The sorted union of the runs (joined by '\n' into ``blob``, ``n_out`` terms) and the
-// column of every term of every run in it (``cols``, run after run). False: some run is
-// not a strictly increasing vocabulary of its n terms.
-inline bool union_runs(const std::vector<TermRun>& runs, std::vector<char>& blob,
-                       std::vector<i64>& cols, i64& n_out) {
+// The sorted union of the runs (packed into ``data``/``offsets``) and the column of every
+// term of every run in it (``cols``, run after run). False: some run is not strictly
+// increasing.
+inline bool union_runs(const std::vector<TermRun>& runs, std::vector<u8>& data,
+                       std::vector<i64>& offsets, std::vector<i64>& cols) {
     const std::size_t k = runs.size();
     std::vector<SplitRun> split(k);
     std::vector<i64> base(k + 1, 0);
@@ -96,11 +81,12 @@ inline bool union_runs(const std::vector<TermRun>& runs, std::vector<char>& blob
     for (std::size_t r = 0; r < k; ++r) {
         if (!split_run(runs[r], split[r])) return false;
         base[r + 1] = base[r] + runs[r].n;
-        total_bytes += runs[r].nbytes + 1;
+        total_bytes += runs[r].n > 0 ? runs[r].off[runs[r].n] : 0;
     }
     cols.assign(static_cast<std::size_t>(base[k]), 0);
-    blob.clear();
-    blob.reserve(static_cast<std::size_t>(total_bytes));
+    data.clear();
+    data.reserve(static_cast<std::size_t>(total_bytes));
+    offsets.assign(1, 0);
     // a min-heap of (current key, run); ties of keys are compared in full, then by run
     struct Head {
         u64 key;
@@ -118,7 +104,7 @@ inline bool union_runs(const std::vector<TermRun>& runs, std::vector<char>& blob
     for (std::size_t r = 0; r < k; ++r)
         if (runs[r].n > 0) heap.push_back(Head{split[r].key[0], r, 0});
     std::make_heap(heap.begin(), heap.end(), later);
-    n_out = 0;
+    i64 n_out = 0;
     std::size_t last_run = 0;
     i64 last_i = -1;
     i64 step = 0;
@@ -127,8 +113,9 @@ inline bool union_runs(const std::vector<TermRun>& runs, std::vector<char>& blob
         Head h = heap.back();
         const SplitRun& s = split[h.run];
         if (last_i < 0 || compare_in(split[last_run], last_i, s, h.i) != 0) {
-            if (n_out > 0) blob.push_back('\n');
-            blob.insert(blob.end(), s.at(h.i), s.at(h.i) + s.len(h.i));
+            const u8* p = reinterpret_cast<const u8*>(s.at(h.i));
+            data.insert(data.end(), p, p + s.len(h.i));
+            offsets.push_back(static_cast<i64>(data.size()));
             last_run = h.run;
             last_i = h.i;
             ++n_out;

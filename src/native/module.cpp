@@ -777,6 +777,83 @@ static PyObject* py_build_lookup_blob(PyObject*, PyObject* args) {
     return box_lookup(std::move(*lk));
 }
 
+// ------------------------------------------------------------------------------------
+// packed vocabularies: UTF-8 bytes + offsets (packed.hpp), as model files store them
+// ------------------------------------------------------------------------------------
+
+// bytes (uint8) and offsets (int64) whose offsets are safe to index with: n + 1 >= 1
+// nondecreasing values from 0 to at most the number of bytes.
+static bool get_packed(PyObject* obytes, PyObject* ooff, In<u8>& data, In<i64>& off) {
+    if (!data.get(obytes, "bytes") || !off.get(ooff, "offsets")) return false;
+    if (!check_ptr(off.p, off.n, data.n, "offsets")) return false;
+    if (off.p[0] != 0) return fail(PyExc_ValueError, "offsets[0] is %lld, not 0", static_cast<long long>(off.p[0]));
+    return true;
+}
+
+static PyObject* py_packed_check(PyObject*, PyObject* args) {
+    PyObject *obytes, *ooff;
+    if (!PyArg_ParseTuple(args, "OO", &obytes, &ooff)) return nullptr;
+    In<u8> data;
+    In<i64> off;
+    if (!data.get(obytes, "bytes") || !off.get(ooff, "offsets")) return nullptr;
+    PackedCheck r;
+    if (!nogil([&] { r = packed_check(data.p, data.n, off.p, off.n); })) return nullptr;
+    return Py_BuildValue("(iLLO)", r.status, static_cast<long long>(r.at), static_cast<long long>(r.other),
+                         r.sorted ? Py_True : Py_False);
+}
+
+static PyObject* py_packed_sort(PyObject*, PyObject* args) {
+    PyObject *obytes, *ooff, *ocols;
+    if (!PyArg_ParseTuple(args, "OOO", &obytes, &ooff, &ocols)) return nullptr;
+    In<u8> data;
+    In<i64> off, cols;
+    if (!get_packed(obytes, ooff, data, off) || !cols.get(ocols, "cols")) return nullptr;
+    if (!check_range(cols.p, cols.n, 0, off.n - 1, "cols")) return nullptr;
+    std::vector<i64> out(cols.p, cols.p + cols.n);
+    if (!nogil([&] { packed_sort(data.p, off.p, out); })) return nullptr;
+    return to_np(std::move(out));
+}
+
+// The terms as a list of str (first use of a packed vocabulary's strings: one
+// PyUnicode_DecodeUTF8 per term, "surrogatepass" as the bytes were written).
+static PyObject* py_packed_strings(PyObject*, PyObject* args) {
+    PyObject *obytes, *ooff;
+    if (!PyArg_ParseTuple(args, "OO", &obytes, &ooff)) return nullptr;
+    In<u8> data;
+    In<i64> off;
+    if (!get_packed(obytes, ooff, data, off)) return nullptr;
+    const i64 n = off.n - 1;
+    PyObject* out = PyList_New(static_cast<Py_ssize_t>(n));
+    if (out == nullptr) return nullptr;
+    const char* base = reinterpret_cast<const char*>(data.p);
+    for (i64 i = 0; i < n; ++i) {
+        PyObject* s = PyUnicode_DecodeUTF8(base + off.p[i], static_cast<Py_ssize_t>(off.p[i + 1] - off.p[i]),
+                                           "surrogatepass");
+        if (s == nullptr) {
+            Py_DECREF(out);
+            return nullptr;
+        }
+        PyList_SET_ITEM(out, static_cast<Py_ssize_t>(i), s);
+    }
+    return out;
+}
+
+static PyObject* py_build_lookup_packed(PyObject*, PyObject* args) {
+    PyObject *obytes, *ooff, *ocols, *otid;
+    if (!PyArg_ParseTuple(args, "OOOO", &obytes, &ooff, &ocols, &otid)) return nullptr;
+    In<u8> data;
+    In<i64> off, cols;
+    In<u32> tid;
+    if (!get_packed(obytes, ooff, data, off) || !cols.get(ocols, "cols") || !get_table(otid, tid, "tid"))
+        return nullptr;
+    if (cols.n != off.n - 1) return PyErr_Format(PyExc_ValueError, "cols must have one entry per term");
+    if (!check_range(cols.p, cols.n, -1, 0xFFFFFFFELL, "cols")) return nullptr;
+    std::unique_ptr<Lookup> lk;
+    if (!nogil([&] { lk = std::make_unique<Lookup>(build_lookup_packed(data.p, off.p, cols.n, cols.p, tid.p)); }))
+        return nullptr;
+    return box_lookup(std::move(*lk));
+}
+
 static PyObject* py_lookup_size(PyObject*, PyObject* arg) {
     Lookup* lk = unbox<Lookup>(arg, LOOKUP, "Lookup");
     if (lk == nullptr) return nullptr;
@@ -1199,63 +1276,66 @@ static PyObject* py_rows_dot(PyObject*, PyObject* args) {
 // -- merging text statistics (merge_cells.hpp) ------------------------------------------
 
 PyDoc_STRVAR(union_terms_doc,
-             "union_terms(runs, ns) -> (blob, n, cols) or None\n\n"
-             "The sorted union of vocabularies given as UTF-8 bytes of their terms joined by\n"
-             "'\\n' (runs[i] holds ns[i] terms): the union joined alike, its number of terms,\n"
-             "and the column of every term of every run (int64, run after run). None when a\n"
-             "run is not a strictly increasing vocabulary of its ns[i] terms.");
+             "union_terms(datas, offsets) -> (data, offsets, cols) or None\n\n"
+             "The sorted union of packed vocabularies (datas[i]: uint8 UTF-8 bytes,\n"
+             "offsets[i]: int64, n + 1, from 0 to len(datas[i]), never decreasing): the\n"
+             "union packed alike and the column of every term of every vocabulary in it\n"
+             "(int64, one vocabulary after the other). None when a vocabulary is not\n"
+             "strictly increasing.");
 
 static PyObject* py_union_terms(PyObject*, PyObject* args) {
-    PyObject *oruns, *ons;
-    if (!PyArg_ParseTuple(args, "OO", &oruns, &ons)) return nullptr;
-    PyObject* seq = PySequence_Fast(oruns, "runs must be a sequence of bytes");
-    if (seq == nullptr) return nullptr;
-    In<i64> ns;
-    if (!ns.get(ons, "ns")) {
-        Py_DECREF(seq);
+    PyObject *odatas, *ooffs;
+    if (!PyArg_ParseTuple(args, "OO", &odatas, &ooffs)) return nullptr;
+    PyObject* sd = PySequence_Fast(odatas, "datas must be a sequence of arrays");
+    if (sd == nullptr) return nullptr;
+    PyObject* so = PySequence_Fast(ooffs, "offsets must be a sequence of arrays");
+    if (so == nullptr) {
+        Py_DECREF(sd);
         return nullptr;
     }
-    const Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
-    if (ns.n != static_cast<i64>(k)) {
-        Py_DECREF(seq);
-        return PyErr_Format(PyExc_ValueError, "union_terms: %zd runs but %lld counts", k,
-                            static_cast<long long>(ns.n));
-    }
-    std::vector<TermRun> runs(static_cast<std::size_t>(k));
-    std::vector<PyObject*> held;  // the bytes, alive while the GIL is released
-    auto release = [&] {
-        for (PyObject* o : held) Py_DECREF(o);
-        Py_DECREF(seq);
-    };
-    for (Py_ssize_t r = 0; r < k; ++r) {
-        PyObject* item = PySequence_Fast_GET_ITEM(seq, r);
-        char* p;
-        Py_ssize_t nb;
-        if (PyBytes_AsStringAndSize(item, &p, &nb) < 0 || ns.p[r] < 0) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "union_terms: a negative count");
-            release();
-            return nullptr;
+    const Py_ssize_t k = PySequence_Fast_GET_SIZE(sd);
+    std::vector<std::unique_ptr<In<u8>>> datas;
+    std::vector<std::unique_ptr<In<i64>>> offs;
+    std::vector<TermRun> runs;
+    bool good = PySequence_Fast_GET_SIZE(so) == k;
+    if (!good) PyErr_SetString(PyExc_ValueError, "union_terms: as many offsets as vocabularies");
+    for (Py_ssize_t r = 0; good && r < k; ++r) {
+        datas.emplace_back(new In<u8>());
+        offs.emplace_back(new In<i64>());
+        const In<u8>& d = *datas.back();
+        const In<i64>& o = *offs.back();
+        good = datas.back()->get(PySequence_Fast_GET_ITEM(sd, r), "data") &&
+               offs.back()->get(PySequence_Fast_GET_ITEM(so, r), "offsets");
+        if (!good) break;
+        if (o.n < 1 || o.p[0] != 0 || o.p[o.n - 1] != d.n) {
+            good = fail(PyExc_ValueError,
+                        "union_terms: the offsets of vocabulary %zd do not pack its %lld bytes", r,
+                        static_cast<long long>(d.n));
+            break;
         }
-        Py_INCREF(item);
-        held.push_back(item);
-        runs[static_cast<std::size_t>(r)] = TermRun{p, static_cast<i64>(nb), ns.p[r]};
+        for (i64 i = 1; good && i < o.n; ++i)
+            if (o.p[i] < o.p[i - 1])
+                good = fail(PyExc_ValueError, "union_terms: the offsets of vocabulary %zd decrease", r);
+        if (good) runs.push_back(TermRun{reinterpret_cast<const char*>(d.p), o.p, o.n - 1});
     }
-    std::vector<char> blob;
-    std::vector<i64> cols;
-    i64 n_out = 0;
+    Py_DECREF(sd);
+    Py_DECREF(so);
+    if (!good) return nullptr;
+    std::vector<u8> data;
+    std::vector<i64> offsets, cols;
     bool sorted = false;
-    const bool ok = nogil([&] { sorted = union_runs(runs, blob, cols, n_out); });
-    release();
-    if (!ok) return nullptr;
+    if (!nogil([&] { sorted = union_runs(runs, data, offsets, cols); })) return nullptr;
     if (!sorted) Py_RETURN_NONE;
-    PyObject* ob = PyBytes_FromStringAndSize(blob.data(), static_cast<Py_ssize_t>(blob.size()));
-    if (ob == nullptr) return nullptr;
-    PyObject* oc = to_np(std::move(cols));
+    PyObject* od = to_np(std::move(data));
+    if (od == nullptr) return nullptr;
+    PyObject* oo = to_np(std::move(offsets));
+    PyObject* oc = oo == nullptr ? nullptr : to_np(std::move(cols));
     if (oc == nullptr) {
-        Py_DECREF(ob);
+        Py_DECREF(od);
+        Py_XDECREF(oo);
         return nullptr;
     }
-    return Py_BuildValue("NLN", ob, static_cast<long long>(n_out), oc);
+    return Py_BuildValue("NNN", od, oo, oc);
 }
 
 PyDoc_STRVAR(nonzero_cells_doc,
@@ -1465,6 +1545,13 @@ static PyMethodDef methods[] = {
     {"build_lookup_blob", py_build_lookup_blob, METH_VARARGS,
      "build_lookup_blob(blob, cols, tid) -> Lookup"},
     {"lookup_size", py_lookup_size, METH_O, "(number of terms, largest column) of a Lookup."},
+    // packed vocabularies (UTF-8 bytes + offsets)
+    {"packed_check", py_packed_check, METH_VARARGS,
+     "packed_check(bytes, offsets) -> (status 0 ok / 1 offsets / 2 UTF-8 / 3 duplicate, at, other, sorted)"},
+    {"packed_sort", py_packed_sort, METH_VARARGS, "packed_sort(bytes, offsets, cols) -> cols sorted by term"},
+    {"build_lookup_packed", py_build_lookup_packed, METH_VARARGS,
+     "build_lookup_packed(bytes, offsets, cols, tid) -> Lookup"},
+    {"packed_strings", py_packed_strings, METH_VARARGS, "packed_strings(bytes, offsets) -> list of str"},
     {"transform_run", py_transform_run, METH_VARARGS,
      "transform_run(docs, lo, hi, tlow, tid, lookup, n_cols, track=False) -> (indptr, indices, values, first)"},
     {"count_one", py_count_one, METH_VARARGS,

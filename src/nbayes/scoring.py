@@ -381,14 +381,14 @@ class TextScorer(PosteriorMixin):
 
     def count_one(self, doc: str) -> tuple[np.ndarray, np.ndarray]:
         """One (validated) document of a vocabulary model: its known columns (sorted)
-        and their counts, in pure Python, or through the compiled table of a fit's terms
-        (unigrams without stop words)."""
+        and their counts, in pure Python, or through the compiled table of a fit's or a
+        file's terms (unigrams)."""
         vocabulary = self._vocabulary
         got = None
         count_one = getattr(vocabulary, "count_one", None)  # a fit's TermColumns
         if count_one is not None:
             if self._one_route == routes.ONE_COMPILED:
-                got = count_one(doc, self.lowercase)  # no str keys, no dict
+                got = count_one(doc, self.lowercase, self.stop_words)  # no str, no dict
             if got is None:
                 vocabulary = vocabulary.mapping()  # plain dict lookups: no extra call
             elif self.binary:

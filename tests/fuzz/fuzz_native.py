@@ -470,7 +470,15 @@ def baselines(docs: list[str], src: Src):
     slots = np.full(64, -1, dtype=np.int32)
     caps = [ds, lk, lk2, N.run_new(1, True)]
     k_tok = np.zeros(max(16, len(buf)), dtype=np.int32)
+    from nbayes.text._vocabulary import PackedTerms
+
+    packed = PackedTerms.from_strings([str(d)[:8] for d in docs])  # maybe repeated terms
+    pd_, po_ = np.ascontiguousarray(packed.data), packed.offsets
+    pcols = np.arange(len(po_) - 1, dtype=np.int64)
     calls = {
+        "packed_check": (N.packed_check, [pd_, po_]),
+        "packed_sort": (N.packed_sort, [pd_, po_, pcols]),
+        "build_lookup_packed": (N.build_lookup_packed, [pd_, po_, pcols, tid]),
         "doc_set": (N.doc_set, [docs, low]),
         "run_new": (N.run_new, [C, True, 0]),
         "run_count": (N.run_count, [N.run_new(C, src.bool()), ds, 0, n, y, tlow, tid, src.bool()]),

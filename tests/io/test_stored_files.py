@@ -13,6 +13,7 @@ import pytest
 from nbayes import load_scorer
 from nbayes.io._modelfile import read_model_file
 from nbayes.io.persist import load, save
+from nbayes.text._vocabulary import PackedTerms
 
 MODELS = Path(__file__).parents[1] / "data" / "models"
 FILES = sorted(MODELS.glob("*.nbayes"))
@@ -39,6 +40,7 @@ def test_a_stored_file_loads_and_saves_back_the_same(tmp_path: Path, path: Path)
     save(model, again)
     old_metadata, old_arrays = read_model_file(path)
     new_metadata, new_arrays = read_model_file(again)
+    old_metadata, old_arrays = _as_saved_now(old_metadata, old_arrays)
     assert old_metadata.pop("nbayes_version") == "0.1.0"
     new_metadata.pop("nbayes_version")
     assert new_metadata == old_metadata
@@ -47,6 +49,54 @@ def test_a_stored_file_loads_and_saves_back_the_same(tmp_path: Path, path: Path)
         new = new_arrays[name]
         assert (new.dtype, new.shape) == (old.dtype, old.shape), name
         assert new.tobytes() == old.tobytes(), name
+
+
+def _as_saved_now(
+    metadata: dict, arrays: dict[str, np.ndarray]
+) -> tuple[dict, dict[str, np.ndarray]]:
+    """A stored file's content as this nbayes saves it: a text model of schema 1 (its
+    vocabulary a JSON list) is written with the packed vocabulary of schema 2 (the same
+    terms as UTF-8 bytes and offsets); every other file as it was."""
+    vocabulary = metadata["model"].get("vocabulary")
+    if metadata["model_type"] != "TextClassifier" or not isinstance(vocabulary, list):
+        return metadata, arrays
+    assert metadata["schema_version"] == 1
+    packed = PackedTerms.from_strings(vocabulary)
+    model = {**metadata["model"], "vocabulary": {"n_terms": len(vocabulary)}}
+    arrays = {
+        **arrays,
+        "vocabulary/bytes": np.asarray(packed.data),
+        "vocabulary/offsets": packed.offsets,
+    }
+    return {**metadata, "schema_version": 2, "model": model}, arrays
+
+
+def test_the_old_text_files_are_of_schema_1() -> None:
+    # the fixtures that keep files of the JSON vocabulary loading (schema 1)
+    for name in ("text-vocab", "text-bigram", "text-vocab-unsorted"):
+        metadata, arrays = read_model_file(MODELS / f"{name}.nbayes")
+        assert metadata["schema_version"] == 1
+        assert isinstance(metadata["model"]["vocabulary"], list)
+        assert not any(a.startswith("vocabulary/") for a in arrays)
+
+
+def test_an_old_unsorted_non_ascii_vocabulary_loads_to_the_same_model() -> None:
+    # partial_fit twice (two sorted runs: not sorted), accents, CJK, Greek, an emoji
+    docs = [
+        "free money now", "free prize", "lunch at noon", "see you at lunch", "money at noon",
+        "naïve café déjà vu", "日本語 テキスト 分類", "emoji 😀😀 text", "zebra apple mango",
+        "Ωmega ΣΙΓΜΑ straße", "café zebra money", "分類 lunch",
+    ]  # fmt: skip
+    path = MODELS / "text-vocab-unsorted.nbayes"
+    want = np.load(MODELS / "text-vocab-unsorted.expected.npy")
+    model = load(path)
+    np.testing.assert_allclose(model.predict_joint_log_proba(docs), want, rtol=1e-12)
+    terms = read_model_file(path)[0]["model"]["vocabulary"]
+    assert list(model.get_feature_names_out()) == sorted(terms)
+    assert model.vocabulary_ == {t: i for i, t in enumerate(sorted(terms))}
+    scorer = load_scorer(path)
+    assert scorer is not None
+    np.testing.assert_allclose(scorer.predict_joint_log_proba(docs), want, rtol=1e-12)
 
 
 @pytest.mark.parametrize("name", ["text-vocab", "text-hash", "text-bigram"])

@@ -161,14 +161,15 @@ def test_unpickled_statistics_merge_without_being_laid_out() -> None:
     """What a distributed reduce receives (pickled partition models) merges from the
     non-zero cells and the UTF-8 terms: no input table is made dense, no input term is
     made a Python str, and the result pickles from the cells the merge gave."""
-    from nbayes.text._cells import JoinedTerms
+    from nbayes.text._vocabulary import PackedTerms
 
     def packed(model: TextClassifier) -> bool:
         stats = model._stats
-        vocabulary = stats.__dict__.get("_vocabulary")
-        terms = None if vocabulary is None else vocabulary.terms
-        return "counts" not in stats.__dict__ and (
-            terms is None or (isinstance(terms, JoinedTerms) and terms._strings is None)
+        terms = stats.vocabulary.terms
+        return (
+            "counts" not in stats.__dict__
+            and isinstance(terms, PackedTerms)
+            and terms._strings is None
         )
 
     parts, whole = _parts()
@@ -224,9 +225,9 @@ def test_merging_packed_and_in_memory_models_is_one_fit(kw: dict) -> None:
     _same(in_turn, whole)
 
 
-def test_terms_holding_a_newline_merge_and_pickle_as_python_strings() -> None:
-    """A custom tokenizer may make terms with a newline: they cannot be joined by
-    newlines, so they travel and unite as Python strings, with the same result."""
+def test_terms_holding_a_newline_or_any_code_point_merge_in_str_order() -> None:
+    """Terms of a custom analyzer may hold anything (newlines, astral code points): the
+    packed union orders them as Python orders str, in one pass as pair by pair."""
     docs, y = _corpus(n=240)
     from nbayes.text._textstats import Vocabulary
 
@@ -234,28 +235,18 @@ def test_terms_holding_a_newline_merge_and_pickle_as_python_strings() -> None:
     for i in range(0, 240, 80):
         model = TextClassifier().fit(docs[i : i + 80], y[i : i + 80])
         stats = model._stats
-        # every seventh term renamed with a newline at its end (the order stays sorted)
-        terms = [t + "\n" if j % 7 == 0 else t for j, t in enumerate(stats.vocabulary.terms)]
+        # every seventh term renamed with a newline or an astral code point at its end
+        # (the order stays sorted)
+        terms = [
+            t + ("\n" if j % 2 else "\U0001d518") if j % 7 == 0 else t
+            for j, t in enumerate(stats.vocabulary.terms)
+        ]
         model._stats = stats.with_vocabulary(Vocabulary(terms=terms))
         parts.append(model)
-    assert parts[0]._stats._joined_terms() is None
     back = [pickle.loads(pickle.dumps(p)) for p in parts]
     assert list(back[0]._stats.vocabulary.terms) == list(parts[0]._stats.vocabulary.terms)
     at_once = back[0].merge(*back[1:])
     in_turn = parts[0].merge(parts[1]).merge(parts[2])
     _same(at_once, in_turn)
-    assert list(at_once._stats.vocabulary.terms) == sorted(at_once._stats.vocabulary.terms)
-
-
-def test_a_fits_compiled_terms_join_as_their_strings() -> None:
-    """The compiled counting keeps a fit's terms as code points: they are joined for the
-    pickle without a str per term, to the same bytes (any script, astral code points)."""
-    from nbayes.text._cells import join_terms
-
-    docs = ["héllo wörld 𝔘nicode ab", "zz yy ab ßtraße", "ÿÿ aa 中文 ǅx", ""]
-    model = TextClassifier().fit(docs, ["a", "b", "a", "b"])
-    terms = model._stats.vocabulary.terms
-    assert type(terms).__name__ == "Terms"  # the compiled counting's own
-    assert join_terms(terms) == join_terms(list(terms))
-    back = pickle.loads(pickle.dumps(model))
-    assert list(back._stats.vocabulary.terms) == list(terms)
+    terms = list(at_once._stats.vocabulary.terms)
+    assert terms == sorted(set().union(*(p._stats.vocabulary.terms for p in parts)))

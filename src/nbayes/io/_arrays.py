@@ -29,11 +29,32 @@ class ArrayWriter:
     store : dict, optional
         The shared name -> array dictionary (a new one by default).
     prefix : str, default ""
+    needs : set of int, optional
+        The shared set of metadata schema versions the arrays need
+        (:meth:`require_schema`).
     """
 
-    def __init__(self, store: dict[str, np.ndarray] | None = None, prefix: str = "") -> None:
+    def __init__(
+        self,
+        store: dict[str, np.ndarray] | None = None,
+        prefix: str = "",
+        needs: set[int] | None = None,
+    ) -> None:
         self.store: dict[str, np.ndarray] = {} if store is None else store
         self.prefix = prefix
+        self.needs: set[int] = set() if needs is None else needs
+
+    def require_schema(self, version: int) -> None:
+        """Mark the file as needing metadata schema ``version`` to be read: the file is
+        written with the newest version any of its parts requires, so an nbayes that
+        reads only older ones refuses it clearly instead of misreading it (and files
+        of unchanged layout stay readable by older nbayes)."""
+        self.needs.add(version)
+
+    @property
+    def schema_version(self) -> int:
+        """The metadata schema version the file needs (1 unless a part requires more)."""
+        return max(self.needs, default=1)
 
     def put(self, name: str, array: Any, dtype: Any = np.float64) -> None:
         """Store ``array`` (converted to ``dtype``) under ``prefix + name``."""
@@ -44,7 +65,7 @@ class ArrayWriter:
 
     def sub(self, prefix: str) -> ArrayWriter:
         """A writer for a nested object: its names get ``prefix + "/"`` in front."""
-        return ArrayWriter(self.store, f"{self.prefix}{prefix}/")
+        return ArrayWriter(self.store, f"{self.prefix}{prefix}/", self.needs)
 
 
 class ArrayReader:

@@ -3,7 +3,8 @@
 A file whose checksum is valid may still hold statistics no fit produces (a hostile or
 buggy writer): counts of 1e308 whose sums overflow, a negative or all-zero
 ``class_prior``, a row count that contradicts the class counts, ``n_docs`` of 2**62, an
-``ngram_range`` of (1, 10**6). The model would load and then answer NaN, or exhaust the
+``ngram_range`` of (1, 10**6), a vocabulary whose offsets point outside its bytes or
+whose terms repeat or are not UTF-8. The model would load and then answer NaN, or exhaust the
 memory on its first document. Each check here states one invariant that every model
 ``fit`` can build satisfies, and raises :class:`~nbayes.exceptions.ModelFileError`
 naming the array or setting and the bound otherwise.
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from nbayes.exceptions import ModelFileError
+from nbayes.text._vocabulary import PackedTerms, packed_problem
 
 __all__ = [
     "MAX_COUNT",
@@ -30,6 +32,7 @@ __all__ = [
     "check_counts",
     "check_moments",
     "check_ngram_range",
+    "check_packed_terms",
     "check_rows",
     "not_above",
 ]
@@ -132,3 +135,14 @@ def check_ngram_range(ngram_range: Any, error: type[Exception] = ModelFileError)
             f"ngram_range={tuple(ngram_range)!r} makes n-grams of up to {hi} words; a model "
             f"file stores at most {MAX_NGRAM} (every token would start {hi} n-grams)"
         )
+
+
+def check_packed_terms(data: np.ndarray, offsets: np.ndarray, where: str) -> PackedTerms:
+    """A text model's packed vocabulary (UTF-8 bytes and offsets): offsets from 0, never
+    decreasing, ending at the number of bytes; every term UTF-8 (lone surrogates as
+    Python's ``"surrogatepass"`` writes them); no term twice. Checked on the bytes (no
+    str per term), as strictly as the JSON list of earlier files was."""
+    problem, is_sorted = packed_problem(data, offsets)
+    if problem:
+        raise ModelFileError(f"{where}: {problem}")
+    return PackedTerms(data, offsets, is_sorted)

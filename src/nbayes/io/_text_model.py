@@ -15,10 +15,17 @@ from nbayes._stats import CountStats
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader
 from nbayes.io._codecs import decode_labels, decode_param
-from nbayes.io._invariants import MAX_ROWS, check_class_prior, check_ngram_range, check_rows
+from nbayes.io._invariants import (
+    MAX_ROWS,
+    check_class_prior,
+    check_ngram_range,
+    check_packed_terms,
+    check_rows,
+)
 from nbayes.io._json import expect_dict, expect_int, expect_str_list
 from nbayes.text._model import PARAM_NAMES, check_params
 from nbayes.text._textstats import TextStats
+from nbayes.text._vocabulary import PackedTerms
 
 __all__ = ["read_text_model"]
 
@@ -27,10 +34,14 @@ _KEYS = ("hyperparameters", "classes", "n_docs", "vocabulary")
 
 def read_text_model(
     d: dict[str, Any], reader: ArrayReader
-) -> tuple[dict[str, Any], TextStats, list[str] | None]:
+) -> tuple[dict[str, Any], TextStats, PackedTerms | list[str] | None]:
     """The hyperparameters, statistics and terms (None when hashing) of the JSON ``d``
     of a saved TextClassifier, every claim checked (ModelFileError otherwise); the
-    derivation from them is left to the caller."""
+    derivation from them is left to the caller.
+
+    The terms are :class:`PackedTerms` (schema 2: ``{"n_terms": n}`` and the arrays
+    ``vocabulary/bytes``, ``vocabulary/offsets``), or the list of str of an earlier
+    file (schema 1: the JSON list)."""
     where = "metadata['model']"
     expect_dict(d, where, _KEYS)
     hp = expect_dict(d["hyperparameters"], f"{where}['hyperparameters']")
@@ -49,15 +60,18 @@ def read_text_model(
     check_class_prior(params["class_prior"], len(classes))
     n_docs = expect_int(d["n_docs"], f"{where}['n_docs']", 1, MAX_ROWS)
     vocab = d["vocabulary"]
-    terms: list[str] | None = None
+    terms: PackedTerms | list[str] | None = None
     if params["hashing"]:
         if vocab is not None:
             raise ModelFileError(f"{where}['vocabulary'] should be null for a hashing model")
         n_cols = int(params["n_features"])
-    else:
+    elif isinstance(vocab, list):  # files of schema 1
         terms = expect_str_list(vocab, f"{where}['vocabulary']")
         if not _distinct(terms):
             raise ModelFileError(f"{where}['vocabulary'] holds duplicate terms")
+        n_cols = len(terms)
+    else:
+        terms = _packed(vocab, reader, f"{where}['vocabulary']")
         n_cols = len(terms)
     C = len(classes)
     class_count = reader.get("class_count", shape=(C,), non_negative=True)
@@ -71,6 +85,15 @@ def read_text_model(
     check_rows(n_docs, class_count, f"{where}['n_docs']")
     stats = TextStats(CountStats(classes, class_count, fc), df, tf, n_docs)
     return params, stats, terms
+
+
+def _packed(vocab: Any, reader: ArrayReader, where: str) -> PackedTerms:
+    """The packed vocabulary ``{"n_terms": n}`` with its two arrays, checked."""
+    expect_dict(vocab, where, ("n_terms",))
+    n = expect_int(vocab["n_terms"], f"{where}['n_terms']", 0, MAX_ROWS)
+    offsets = reader.get("vocabulary/offsets", np.int64, shape=(n + 1,))
+    data = reader.get("vocabulary/bytes", np.uint8, shape=(None,))
+    return check_packed_terms(data, offsets, where)
 
 
 def _distinct(terms: list[str]) -> bool:

@@ -6,7 +6,7 @@
 and the **sufficient statistics** themselves, so a loaded model predicts exactly as the saved
 one did and can still be updated, unlearned and merged.
 
-Metadata layout (``schema_version`` 1), inside the container's ``"metadata"`` object::
+Metadata layout (``schema_version`` 1 or 2), inside the container's ``"metadata"`` object::
 
     {"nbayes_version": "0.1.0",          # the nbayes that wrote the file (informative)
      "schema_version": 1,                # the layout of this metadata (checked)
@@ -116,8 +116,13 @@ __all__ = [
     "save",
 ]
 
-SCHEMA_VERSION: int = 1
-"""Version of the metadata layout this nbayes writes and the newest it reads."""
+SCHEMA_VERSION: int = 2
+"""The newest version of the metadata layout this nbayes reads (it reads every version
+from 1). A file is written with the oldest version that describes it
+(:meth:`ArrayWriter.require_schema`): 2 for a text model's packed vocabulary (its terms
+as UTF-8 bytes and offsets, arrays ``vocabulary/bytes`` and ``vocabulary/offsets``, where
+version 1 had a JSON list), 1 otherwise, so that an nbayes of version 1 refuses a text
+model it would misread ("upgrade nbayes") and still reads every other file."""
 
 _TOP_KEYS = frozenset({"nbayes_version", "schema_version", "model_type", "model"})
 
@@ -151,7 +156,7 @@ def save(model: Any, path: str | os.PathLike[str]) -> None:
     encoded = encode(model, writer)
     metadata = {
         "nbayes_version": _nbayes_version(),
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": writer.schema_version,
         "model_type": encoded["model_type"],
         "model": encoded["model"],
     }

@@ -1,7 +1,6 @@
-"""Text statistics in their packed form: a count table as its non-zero cells and a
-vocabulary as its terms in UTF-8 joined by newlines (what a pickle carries), and the
-compiled pieces of a merge over them (the union of sorted vocabularies, the sum of
-cells).
+"""Text statistics in their packed form: a count table as its non-zero cells (what a
+pickle carries), and the compiled pieces of a merge over packed statistics (the union of
+sorted packed vocabularies, the sum of cells).
 
 numpy only (the kernels are imported when a merge or a search for cells runs): the lean
 prediction path unpickles text statistics without them.
@@ -9,23 +8,12 @@ prediction path unpickles text statistics without them.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-__all__ = [
-    "Cells",
-    "JoinedTerms",
-    "is_sorted",
-    "join_terms",
-    "objects",
-    "smallest",
-    "sorted_union",
-    "summed_cells",
-    "united_terms",
-]
+__all__ = ["Cells", "smallest", "summed_cells", "united_terms"]
 
 
 class Cells:
@@ -122,74 +110,6 @@ class Cells:
         return table
 
 
-def join_terms(terms: Sequence[str]) -> tuple[bytes, int] | None:
-    """The terms as UTF-8 joined by newlines, and their number (None if a term holds a
-    newline). UTF-8 sorts bytes as ``str`` sorts code points (lone surrogates included)."""
-    if isinstance(terms, JoinedTerms):
-        return terms.joined
-    n = len(terms)
-    direct = sys.modules.get("nbayes.text._direct")
-    if direct is not None and isinstance(terms, direct.Terms):
-        # a fit's vocabulary as the compiled counting keeps it: code points joined by
-        # newlines, re-encoded without making a str per term
-        joined = terms.blob.tobytes().decode("utf-32-le", "surrogatepass") if n else ""
-    else:
-        joined = "\n".join(terms)
-    if joined.count("\n") != max(n - 1, 0):
-        return None
-    return joined.encode("utf-8", "surrogatepass"), n
-
-
-class JoinedTerms(Sequence[str]):
-    """Terms kept as UTF-8 joined by newlines (what a pickle and a merge carry), made into
-    ``str`` on first use: a reduce step never needs them as Python strings."""
-
-    __slots__ = ("joined", "_strings")
-
-    def __init__(self, joined: tuple[bytes, int]) -> None:
-        self.joined = joined
-        self._strings: list[str] | None = None
-
-    def strings(self) -> list[str]:
-        if self._strings is None:
-            blob, n = self.joined
-            self._strings = blob.decode("utf-8", "surrogatepass").split("\n") if n else []
-        return self._strings
-
-    def __len__(self) -> int:
-        return self.joined[1]
-
-    def __getitem__(self, i: Any) -> Any:
-        return self.strings()[i]
-
-    def __iter__(self) -> Any:
-        return iter(self.strings())
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str):
-            return self.strings() == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __reduce__(self) -> Any:
-        return (list, (self.strings(),))
-
-
-def sorted_union(runs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct terms of sorted runs, sorted, and the column of each run's terms
-    (concatenated): one stable sort (timsort merges the runs), each term's rank among
-    the distinct terms its column, so the layout is a single fit's."""
-    both = np.concatenate(runs)
-    order = np.argsort(both, kind="stable")
-    ordered = both[order]
-    first = np.ones(len(ordered), dtype=bool)
-    first[1:] = ordered[1:] != ordered[:-1]
-    col = np.empty(len(both), dtype=np.int64)
-    col[order] = np.cumsum(first) - 1
-    return ordered[first], col
-
-
 def smallest(values: np.ndarray) -> np.ndarray:
     """Non-negative whole numbers in the smallest unsigned type that holds them exactly
     (anything else as it is)."""
@@ -208,27 +128,19 @@ def smallest(values: np.ndarray) -> np.ndarray:
     return values  # pragma: no cover (top < 2**32 above)
 
 
-def objects(terms: Sequence[str]) -> np.ndarray:
-    """The terms as a 1-D object array (compared as Python compares str)."""
-    out = np.empty(len(terms), dtype=object)
-    out[:] = list(terms)
-    return out
-
-
-def is_sorted(terms: np.ndarray) -> bool:
-    """Whether the terms are in strictly increasing ``str`` order."""
-    return bool((terms[1:] > terms[:-1]).all())
-
-
-def united_terms(runs: Sequence[tuple[bytes, int]]) -> tuple[bytes, int, np.ndarray] | None:
-    """The sorted union of vocabularies given joined (:func:`join_terms`): the union
-    joined alike, its number of terms and the column of every term of every run, run
-    after run (None: a vocabulary is not strictly sorted)."""
+def united_terms(vocabularies: Sequence[Any]) -> tuple[Any, np.ndarray] | None:
+    """The sorted union of packed vocabularies (:class:`~nbayes.text._vocabulary.
+    PackedTerms`), packed alike, and the column of every term of every vocabulary in it,
+    one vocabulary after the other (None: a vocabulary is not strictly sorted)."""
     import nbayes._native as _native
 
-    ns = np.array([n for _, n in runs], dtype=np.int64)
-    united: tuple[bytes, int, np.ndarray] | None = _native.union_terms([b for b, _ in runs], ns)
-    return united
+    from ._vocabulary import PackedTerms
+
+    united = _native.union_terms([v.data for v in vocabularies], [v.offsets for v in vocabularies])
+    if united is None:
+        return None
+    data, offsets, cols = united
+    return PackedTerms(data, offsets, True), cols
 
 
 def summed_cells(

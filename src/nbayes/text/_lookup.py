@@ -15,6 +15,7 @@ from nbayes.text import _chars
 from nbayes.text._chars import char_table, zero_copy_docs
 from nbayes.text._direct import Terms
 from nbayes.text._threads import _chunks, _join_rows, _map
+from nbayes.text._vocabulary import PackedTerms
 
 __all__ = ["FrozenVocabulary", "TermColumns", "build_lookup", "direct_transform", "order_rows"]
 
@@ -40,21 +41,22 @@ class FrozenVocabulary(dict[str, int]):
 
 
 class TermColumns(Mapping[str, int]):
-    """Read-only term -> column mapping over sorted :class:`Terms`: column ``j`` is term
-    ``kept[j]`` (every term, in order, when ``kept`` is None).
+    """Read-only term -> column mapping over compiled terms: a fit's sorted
+    :class:`Terms` (code points) or the :class:`PackedTerms` of a model file (UTF-8
+    bytes); column ``j`` is term ``kept[j]`` (every term, in order, when ``kept`` is None).
 
-    Batch scoring looks terms up in a compiled table built straight from the code
-    points; the ``str`` keys and the dict are made only when something asks for them.
-    Pickles as a :class:`FrozenVocabulary`.
+    Batch scoring looks terms up in a compiled table built straight from the code points
+    or the bytes; the ``str`` keys and the dict are made only when something asks for
+    them. Pickles as a :class:`FrozenVocabulary`.
     """
 
-    __slots__ = ("terms", "kept", "_dict", "_table")
+    __slots__ = ("terms", "kept", "_dict", "_tables")
 
-    def __init__(self, terms: Terms, kept: np.ndarray | None = None) -> None:
+    def __init__(self, terms: Terms | PackedTerms, kept: np.ndarray | None = None) -> None:
         self.terms = terms
         self.kept = kept
         self._dict: FrozenVocabulary | None = None
-        self._table: Any = None
+        self._tables: dict[frozenset[Any] | None, Any] = {}
 
     def mapping(self) -> FrozenVocabulary:
         """The mapping as a (read-only) dict, made once."""
@@ -91,26 +93,57 @@ class TermColumns(Mapping[str, int]):
     def __reduce__(self) -> Any:
         return (FrozenVocabulary, (dict(self.mapping()),))
 
-    def count_one(self, doc: str, lowercase: bool) -> tuple[np.ndarray, np.ndarray] | None:
-        """``transform_one(doc, self, lowercase=...)`` (unigrams, no stop words) through
+    def count_one(
+        self, doc: str, lowercase: bool, stop: frozenset[Any] | None = None
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """``transform_one(doc, self, lowercase=..., stop_words=stop)`` (unigrams) through
         the compiled table, so one document needs neither the ``str`` keys nor the dict;
         None when the zero-copy reader cannot take ``doc`` (U+0130 or U+03A3 to
         lowercase)."""
+        return self._count_one(doc, lowercase, self.table(stop))
+
+    @staticmethod
+    def _count_one(doc: str, lowercase: bool, table: Any) -> tuple[np.ndarray, np.ndarray] | None:
         t = char_table(lowercase)
         if not _chars.ZERO_COPY or t.shape[0] != _chars._MAX_CP or not isinstance(doc, str):
             return None
-        ok, cols, counts = _native.count_one(doc, t, bool(lowercase), self.table())
+        ok, cols, counts = _native.count_one(doc, t, bool(lowercase), table)
         return (cols, counts) if ok else None
 
-    def table(self) -> Any:
-        """The compiled lookup table (built from the code points once)."""
-        if self._table is None:
-            cols = np.arange(len(self.terms), dtype=np.int64)
-            if self.kept is not None:
-                cols = np.full(len(self.terms), -1, dtype=np.int64)
-                cols[self.kept] = np.arange(len(self.kept), dtype=np.int64)
-            self._table = _native.build_lookup_blob(self.terms.blob, cols, char_table(False))
-        return self._table
+    def _columns(self) -> np.ndarray:
+        """The model column of every term (-1: not kept)."""
+        cols = np.arange(len(self.terms), dtype=np.int64)
+        if self.kept is not None:
+            cols = np.full(len(self.terms), -1, dtype=np.int64)
+            cols[self.kept] = np.arange(len(self.kept), dtype=np.int64)
+        return cols
+
+    def table(self, stop: frozenset[Any] | None = None) -> Any:
+        """The compiled lookup table (built from the code points or bytes once per set
+        of stop words: a stop word among the terms is left out, as the dict path
+        leaves it out, found through the table itself, without a str per term)."""
+        key = stop or None
+        if key in self._tables:
+            return self._tables[key]
+        cols = self._columns()
+        if key is not None:
+            plain = self.table()
+            for word in key:
+                if not isinstance(word, str):
+                    continue
+                got = self._count_one(word, False, plain)
+                if got is None or len(got[0]) != 1:
+                    continue
+                col = int(got[0][0])
+                j = col if self.kept is None else int(self.kept[col])
+                if self.terms[j] == word:  # the stop word is this term, not a part of it
+                    cols[j] = -1
+        if isinstance(self.terms, PackedTerms):
+            table = self.terms.lookup(cols, char_table(False))
+        else:
+            table = _native.build_lookup_blob(self.terms.blob, cols, char_table(False))
+        self._tables[key] = table
+        return table
 
 
 def build_lookup(terms: Sequence[str], cols: np.ndarray) -> Any:
@@ -125,8 +158,8 @@ def _vocab_lookup(vocabulary: Any, stop: frozenset[Any] | None) -> Any:
     """The compiled lookup table of ``vocabulary`` (cached while the mapping is unchanged:
     identity, and for a plain dict equality with a snapshot, are checked on every call);
     None when a column is out of range."""
-    if type(vocabulary) is TermColumns and not stop:
-        return vocabulary.table()
+    if type(vocabulary) is TermColumns:
+        return vocabulary.table(stop)
     frozen = type(vocabulary) in (FrozenVocabulary, TermColumns)
     for entry in _LOOKUPS:
         if entry[0] is vocabulary and entry[1] == stop and (frozen or entry[2] == vocabulary):

@@ -21,6 +21,7 @@ from .. import _params as P
 from .._stats import CountStats
 from ._stop_words import ENGLISH_STOP_WORDS
 from ._textstats import TextStats, Vocabulary
+from ._vocabulary import PackedTerms
 from .recipes import resolve as resolve_recipe
 
 __all__ = [
@@ -78,7 +79,9 @@ def sklearn_like_selection(
 ) -> np.ndarray:
     """Columns a CountVectorizer with these settings would keep, in its (sorted) order."""
     seen = np.flatnonzero(doc_freq > 0)
-    if terms is not None:
+    if isinstance(terms, PackedTerms):
+        cols = terms.order(seen)  # compiled, on the bytes: no str per term
+    elif terms is not None:
         order = sorted(seen.tolist(), key=terms.__getitem__)
         cols = np.asarray(order, dtype=np.int64)
     else:
@@ -206,16 +209,20 @@ def select_columns(
     documents find them.
 
     ``terms`` are the terms of the statistics' columns in order (a fit's sorted
-    ``Terms``, or a list), or None for a hashing model. Returns ``kept`` (the kept
+    ``Terms``, the ``PackedTerms`` of a model file, or a list), or None for a hashing
+    model. Returns ``kept`` (the kept
     columns of the statistics, in the order of the model's columns), ``inner_stats``
     (the statistics of the kept columns), ``names`` (the kept terms, or ``"bucket j"``)
     and either ``vocabulary`` (term -> model column: ``TermColumns`` over ``Terms``, else
     ``mapping`` of the pairs) or ``lut`` (bucket -> model column, -1 if not kept).
     """
     fit_terms = _is_terms(terms)
-    # a fit's sorted Terms: column order is term order, no str needed to select
+    packed = terms if isinstance(terms, PackedTerms) else None
+    # a fit's sorted Terms (or sorted packed terms): column order is term order, no str
+    # needed to select
+    in_order = fit_terms or (packed is not None and packed.sorted)
     kept = sklearn_like_selection(
-        None if fit_terms else terms, stats.doc_freq, stats.term_freq, stats.n_docs,
+        None if in_order else terms, stats.doc_freq, stats.term_freq, stats.n_docs,
         min_df, max_df, max_features,
     )  # fmt: skip
     c = stats.counts
@@ -227,11 +234,16 @@ def select_columns(
         "kept": kept,
         "inner_stats": CountStats(c.classes, c.class_count, fc),
     }
-    if fit_terms:
+    if fit_terms or packed is not None:
         from ._tokenize import TermColumns
 
         assert terms is not None
-        out["names"] = terms if every else [terms[j] for j in kept.tolist()]
+        if every:
+            out["names"] = terms
+        elif packed is not None:
+            out["names"] = packed.take(kept)
+        else:
+            out["names"] = [terms[j] for j in kept.tolist()]
         out["vocabulary"] = TermColumns(terms, None if every else kept)  # type: ignore[arg-type]
     elif terms is not None:
         names = [terms[j] for j in kept]

@@ -75,11 +75,11 @@ route                     counts with                              taken when / 
                           running totals (no per-batch table)      unigrams; kernel declines:
                                                                    ``HASHED_SPARSE``
 ------------------------  ---------------------------------------  --------------------------
-``ONE_COMPILED``          the compiled table of a fit's terms      one document scored or
-                          (``TermColumns.count_one``): no str      explained, a vocabulary
-                          keys, no dict                            from a compiled fit,
-                                                                   unigrams, no stop words;
-                                                                   it declines (None): the
+``ONE_COMPILED``          the compiled table of a fit's or a       one document scored or
+                          file's terms (``TermColumns.count_one``, explained, a vocabulary
+                          stop words left out of the table): no    from a compiled fit or a
+                          str keys, no dict                        model file, unigrams; it
+                                                                   declines (None): the
                                                                    dict and ``ONE_PYTHON``
 ``ONE_PYTHON``            ``_analyzer.transform_one``, pure        one document otherwise
                           Python (the lean path)
@@ -227,5 +227,6 @@ def batch(
 
 def one_document(ngram: tuple[int, int], stop_words: Any) -> str:
     """The route of one document of a vocabulary model (``ONE_COMPILED`` applies only
-    where the vocabulary is a fit's compiled terms, which the scorer knows)."""
-    return ONE_COMPILED if ngram == (1, 1) and not stop_words else ONE_PYTHON
+    where the vocabulary is compiled terms, a fit's or a file's, which the scorer knows;
+    their table leaves the stop words out)."""
+    return ONE_COMPILED if ngram == (1, 1) else ONE_PYTHON

@@ -13,119 +13,17 @@ a model file without scikit-learn.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from .._stats import CountStats, union_classes
-from ._cells import (
-    Cells,
-    JoinedTerms,
-    is_sorted,
-    join_terms,
-    objects,
-    smallest,
-    sorted_union,
-    summed_cells,
-    united_terms,
-)
+from ._cells import Cells, smallest, summed_cells, united_terms
+from ._vocabulary import Vocabulary
 
 __all__ = ["TextStats", "Vocabulary"]
-
-
-class Vocabulary:
-    """The term of every column of a text model, in column order, and term -> column.
-
-    Kept in the form the counting gave (a fit's sorted terms, possibly the compiled
-    :class:`~nbayes.text._tokenize.Terms` decoded when read, or a dict); the other form is
-    made on first use. Never changed once made: a batch that finds new terms counts into
-    a copy (:meth:`extending`), whose ``base`` says which vocabulary its first columns are.
-    """
-
-    __slots__ = ("_terms", "_index", "base")
-
-    def __init__(
-        self,
-        terms: Sequence[str] | None = None,
-        index: dict[str, int] | None = None,
-        base: Vocabulary | None = None,
-    ) -> None:
-        self._terms = terms
-        self._index = index
-        self.base = base
-
-    @classmethod
-    def of(cls, vocabulary: Mapping[str, int] | Sequence[str] | None) -> Vocabulary | None:
-        """A dict term -> column, or the terms in column order (None: hash buckets)."""
-        if vocabulary is None or isinstance(vocabulary, Vocabulary):
-            return vocabulary
-        if isinstance(vocabulary, dict):
-            return cls(index=vocabulary)
-        return cls(terms=vocabulary)  # type: ignore[arg-type]
-
-    @classmethod
-    def extending(cls, base: Vocabulary) -> tuple[Vocabulary, dict[str, int]]:
-        """A new vocabulary whose first columns are those of ``base``, and its dict, to
-        be extended in place by the counting of a batch."""
-        index = dict(base.index)
-        return cls(index=index, base=base), index
-
-    def __len__(self) -> int:
-        return len(self._index) if self._index is not None else len(self._terms or ())
-
-    @property
-    def terms(self) -> Sequence[str]:
-        """The terms in column order (a fit's ``Terms`` as they are)."""
-        if self._terms is None:
-            self._terms = list(self._index or ())
-        return self._terms
-
-    @property
-    def index(self) -> dict[str, int]:
-        """Term -> column, made from the terms on first use (a fit that only predicts
-        never needs it)."""
-        if self._index is None:
-            terms = self._terms or ()
-            self._index = dict(zip(terms, range(len(terms)), strict=True))
-        return self._index
-
-    def detached(self) -> Vocabulary:
-        """The same terms, forgetting ``base`` (so a model does not keep the chain of
-        the vocabularies it grew from)."""
-        if self.base is None:
-            return self
-        return Vocabulary(self._terms, self._index)
-
-    def united(self, other: Vocabulary) -> tuple[Vocabulary, np.ndarray]:
-        """The union of both vocabularies, these terms first and ``other``'s new ones after
-        them, and the column of each of ``other``'s terms (two sorted vocabularies, what
-        fits give, unite in sorted order instead: see :meth:`TextStats.merge`)."""
-        index = dict(self.index)
-        their_terms = list(other.terms)
-        for term in their_terms:
-            if term not in index:
-                index[term] = len(index)
-        cols = np.fromiter((index[t] for t in their_terms), np.int64, len(their_terms))
-        return Vocabulary(index=index), cols
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Vocabulary):
-            return NotImplemented
-        return self is other or list(self.terms) == list(other.terms)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Vocabulary({len(self)} terms)"
-
-    def __getstate__(self) -> tuple[Any, Any]:
-        return (self._terms, self._index if self._terms is None else None)
-
-    def __setstate__(self, state: tuple[Any, Any]) -> None:
-        self._terms, self._index = state
-        self.base = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,20 +64,17 @@ class TextStats:
     @property
     def vocabulary(self) -> Vocabulary | None:
         """The term of every column, or None (hash buckets, or columns left unnamed)."""
-        state = self.__dict__
-        vocabulary: Vocabulary | None = state.get("_vocabulary")
-        if vocabulary is None and "_terms" in state:
-            vocabulary = Vocabulary(terms=JoinedTerms(state["_terms"]))
-            object.__setattr__(self, "_vocabulary", vocabulary)
+        vocabulary: Vocabulary | None = self.__dict__.get("_vocabulary")
         return vocabulary
 
     # Pickles (Dask ships partition models, users pickle models) keep a mostly-zero count
     # table as its non-zero cells: a partition's vocabulary spread over 20 classes is
     # ~90 % zeros. The gaps between non-zero cells and whole counts (and the corpus
-    # totals) travel as the smallest unsigned integers that hold them, the terms as one
-    # UTF-8 string joined by newlines, and ``term_freq`` not at all when it is the column
-    # sums of the counts (any model fitted without sample weights or clipping). Unpickling
-    # restores every array exactly, dtype and layout included, when it is first read.
+    # totals) travel as the smallest unsigned integers that hold them, and ``term_freq``
+    # not at all when it is the column sums of the counts (any model fitted without sample
+    # weights); the vocabulary pickles as its packed terms (UTF-8 bytes and lengths).
+    # Unpickling restores every array exactly, dtype and layout included: the table when
+    # it is first read.
     def __getstate__(self) -> dict[str, Any]:
         state = {k: v for k, v in self.__dict__.items() if k not in _PACKED}
         cells = self._table_cells()
@@ -190,10 +85,6 @@ class TextStats:
                 state["term_freq"] = None
         else:  # a small or dense table travels as it is
             state["counts"] = self.counts
-        terms = self._joined_terms()
-        if terms is not None:
-            state.pop("_vocabulary", None)
-            state["_terms"] = terms
         narrowed = {}
         for name in ("doc_freq", "term_freq"):
             if state[name] is None:
@@ -231,22 +122,12 @@ class TextStats:
         cells: Cells | None = self.__dict__.get("_cells")
         return Cells.of(self.counts.feature_count) if cells is None else cells
 
-    def _joined_terms(self) -> tuple[bytes, int] | None:
-        """The terms as UTF-8 joined by newlines, and their number (None: hash buckets,
-        or a term that holds a newline)."""
-        terms = self.__dict__.get("_terms")
-        if terms is None and self.vocabulary is not None:
-            terms = join_terms(self.vocabulary.terms)
-        return terms
-
     def with_vocabulary(self, vocabulary: Vocabulary | None) -> TextStats:
         """These statistics with their columns named by ``vocabulary``."""
         out = object.__new__(TextStats)
         out.__dict__.update((k, v) for k, v in self.__dict__.items() if k in _TABLE)
         if vocabulary is not None:
             object.__setattr__(out, "_vocabulary", vocabulary)
-            if vocabulary is self.__dict__.get("_vocabulary") and "_terms" in self.__dict__:
-                object.__setattr__(out, "_terms", self.__dict__["_terms"])
         return out
 
     @property
@@ -309,10 +190,6 @@ class TextStats:
                 out = out.merge(part)
             return out
         a, b = self, other
-        if "_terms" in a.__dict__ or "_terms" in b.__dict__:  # packed: not made into str
-            united = _united_sorted((a, b))
-            if united is not None:
-                return united
         va, vb = a.vocabulary, b.vocabulary
         vocabulary = va if vb is None else vb if va is None else None
         if va is not None and vb is not None:
@@ -391,41 +268,27 @@ class TextStats:
 # what a TextStats holds besides its vocabulary, packed (_cells, _shell) or not
 _TABLE = ("counts", "doc_freq", "term_freq", "n_docs", "_cells", "_shell")
 # what its pickle writes its own way
-_PACKED = ("counts", "_cells", "_shell", "_terms")
+_PACKED = ("counts", "_cells", "_shell")
 
 
 def _united_sorted(parts: Sequence[TextStats]) -> TextStats | None:
     """The merge of statistics over sorted vocabularies, in one pass (None: some
     vocabulary is missing or unsorted; they merge pair by pair).
 
-    The vocabularies unite in one k-way merge of their sorted terms (compiled, on their
-    UTF-8 bytes) and the count tables in one sum of their non-zero cells over the union:
-    packed statistics (a pickle, an earlier merge) are never laid out densely, and the
-    result keeps its cells and joined terms for its own pickle.
+    The vocabularies unite in one k-way merge of their packed terms (compiled, on the
+    UTF-8 bytes: no str made) and the count tables in one sum of their non-zero cells
+    over the union: packed statistics (a pickle, an earlier merge) are never laid out
+    densely, and the result keeps its cells for its own pickle.
     """
-    if any(p.__dict__.get("_terms") is None and p.vocabulary is None for p in parts):
+    vocabularies = [p.vocabulary for p in parts]
+    if any(v is None for v in vocabularies):
         return None
-    runs = [p._joined_terms() for p in parts]
-    if any(run is None for run in runs):
-        return _united_sorted_objects(parts)
-    united = united_terms(runs)  # type: ignore[arg-type]
+    united = united_terms([v.packed() for v in vocabularies])  # type: ignore[union-attr]
     if united is None:
         return None
-    blob, n_columns, col = united
-    out = _summed(parts, col, [n for _, n in runs], n_columns)  # type: ignore[misc]
-    object.__setattr__(out, "_terms", (blob, n_columns))
-    return out
-
-
-def _united_sorted_objects(parts: Sequence[TextStats]) -> TextStats | None:
-    """:func:`_united_sorted` for vocabularies whose terms cannot be joined by newlines
-    (a term holds one): the union by a sort of the terms as Python objects."""
-    runs = [objects(p.vocabulary.terms) for p in parts]  # type: ignore[union-attr]
-    if not all(is_sorted(run) for run in runs):
-        return None
-    terms, col = sorted_union(runs)
-    out = _summed(parts, col, [len(run) for run in runs], len(terms))
-    return out.with_vocabulary(Vocabulary(terms.tolist()))
+    terms, col = united
+    out = _summed(parts, col, [len(v) for v in vocabularies], len(terms))  # type: ignore[arg-type]
+    return out.with_vocabulary(Vocabulary(terms=terms))
 
 
 def _summed(

@@ -11,8 +11,12 @@ class.
 from __future__ import annotations
 
 from functools import partial
+from numbers import Real
 from typing import Any
 
+import numpy as np
+
+from nbayes._families._common import check_alpha
 from nbayes._stats import CountStats
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._invariants import not_above
@@ -39,7 +43,24 @@ def load(cls: type, d: dict[str, Any], reader: ArrayReader) -> Any:
         # binarized rows: a feature is present in at most every row of its class
         not_above(feature_count.max(axis=1, initial=0.0), class_count,
                   "the count of a present feature", "the class count")  # fmt: skip
-    return finish(header, CountStats(header.classes, class_count, feature_count))
+    stats = CountStats(header.classes, class_count, feature_count)
+    return finish(header, stats, partial(_derive_checks, header.model, stats))
+
+
+def _derive_checks(model: Any, stats: CountStats) -> None:
+    """What the first prediction's derivation checks, without deriving the model (its
+    log-probabilities are as large as the counts: deriving them at load doubled the
+    memory a load takes): a family's derivation raises only for its hyperparameters
+    against the classes and the number of features (alpha, class_prior), never for the
+    counts' values, so the derivation of one column, after alpha's rules over every
+    feature, checks the same."""
+    values = model._derivation_values()
+    alpha = values.get("alpha")
+    if alpha is not None and not isinstance(alpha, Real):
+        check_alpha(alpha, values.get("force_alpha", True), stats.n_features)  # all of it
+        values = {**values, "alpha": np.asarray(alpha, dtype=np.float64)[:1]}
+    one = CountStats(stats.classes, stats.class_count, stats.feature_count[:, :1])
+    model._family.derive(one, values)
 
 
 SERIALIZERS = tuple(

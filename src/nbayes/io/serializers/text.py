@@ -5,12 +5,21 @@
     {"hyperparameters": {...},            # the TextClassifier's own
      "classes": {...},
      "n_docs": 1200,                      # documents seen
-     "vocabulary": ["free", "lunch", ...]}  # terms in column order; null when hashing
+     "vocabulary": {"n_terms": 130000}}   # the number of terms; null when hashing
 
 with the arrays ``class_count`` (documents per class), ``feature_count`` (n_classes,
-n_columns: term counts per class), ``doc_freq`` (int64: documents per term) and
-``term_freq`` (occurrences per term). A loaded model can be updated (its vocabulary stays
-open), unlearned and merged.
+n_columns: term counts per class), ``doc_freq`` (int64: documents per term),
+``term_freq`` (occurrences per term) and the terms in column order, packed:
+``vocabulary/bytes`` (uint8: the terms' UTF-8 one after the other, lone surrogates as
+Python's ``"surrogatepass"`` writes them) and ``vocabulary/offsets`` (int64, n_terms + 1:
+term ``i`` is ``bytes[offsets[i]:offsets[i + 1]]``). A loaded model can be updated (its
+vocabulary stays open), unlearned and merged.
+
+Schema versions: files of metadata schema 2 (this layout, nbayes after 0.1.0) hold the
+packed vocabulary; files of schema 1 held ``"vocabulary": ["free", "lunch", ...]`` (a
+JSON list, ~150 bytes a term once parsed, against ~10 packed) and still load. A text
+model with a vocabulary is written as schema 2, which an nbayes reading only schema 1
+refuses ("upgrade nbayes") rather than misreading.
 
 The JSON and the arrays are read and checked by :func:`nbayes.io._text_model.read_text_model`,
 the same function the lean prediction path (:func:`nbayes.load_scorer`) reads a
@@ -46,11 +55,18 @@ def dump(model: TextClassifier, writer: ArrayWriter) -> dict[str, Any]:
     writer.put("feature_count", stats.counts.feature_count)
     writer.put("doc_freq", stats.doc_freq, np.int64)
     writer.put("term_freq", stats.term_freq)
+    vocabulary = None
+    if stats.vocabulary is not None:
+        packed = stats.vocabulary.packed()  # no str per term
+        writer.put("vocabulary/bytes", packed.data, np.uint8)
+        writer.put("vocabulary/offsets", packed.offsets, np.int64)
+        writer.require_schema(2)
+        vocabulary = {"n_terms": len(packed)}
     return {
         "hyperparameters": encode_params(model.get_params(deep=False)),
         "classes": encode_labels(stats.counts.classes),
         "n_docs": int(stats.n_docs),
-        "vocabulary": model._terms(),
+        "vocabulary": vocabulary,
     }
 
 
@@ -58,7 +74,7 @@ def load(d: dict[str, Any], reader: ArrayReader) -> TextClassifier:
     params, stats, terms = read_text_model(d, reader)
     model = TextClassifier(**params)
     check_derivation(partial(_derive_checks, model, stats))
-    return model._set(stats, terms)  # the parsed list itself: no copy of 8 bytes a term
+    return model._set(stats, terms)  # the packed terms (or parsed list) themselves: no copy
 
 
 def _derive_checks(model: TextClassifier, stats: TextStats) -> None:
