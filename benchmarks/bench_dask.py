@@ -25,6 +25,7 @@ import argparse
 import os
 import pickle
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -130,34 +131,30 @@ def simulated(path: Path, n_parts: int, split_every: int, ref: Any) -> None:
     est = TextClassifier()
     bounds = np.linspace(0, len(df), n_parts + 1).astype(int)
     cols = {"text_col": "text", "label_col": "label"}
+    frames = [df.iloc[bounds[i] : bounds[i + 1]] for i in range(n_parts)]
+    # map: what the workers do (fit, pickle); what is measured about the results is read
+    # afterwards, outside the timing
     t0 = time.perf_counter()
-    level: list[Any] = []
-    map_bytes = []
-    raw_bytes = []
-    n_terms = []
-    dense_bytes = []
-    for i in range(n_parts):
-        part = df.iloc[bounds[i] : bounds[i + 1]]
-        shipped = _fit_task("frame", est, cols, None, i, part)
-        level.append(shipped)
-        map_bytes.append(len(pickle.dumps(shipped, protocol=5)))
-        raw_bytes.append(int(part["text"].str.len().sum()))
-        model = shipped.model()
-        n_terms.append(len(model._vocab))
-        dense_bytes.append(len(model.classes_) * len(model._vocab) * 8)
+    level: list[Any] = [_fit_task("frame", est, cols, None, i, frames[i]) for i in range(n_parts)]
     t_map = time.perf_counter() - t0
+    map_bytes = [len(pickle.dumps(shipped, protocol=5)) for shipped in level]
+    raw_bytes = [int(part["text"].str.len().sum()) for part in frames]
+    models = [shipped.model() for shipped in level[:: max(n_parts // 16, 1)]]
+    n_terms = [len(m._stats.vocabulary) for m in models]
+    dense_bytes = [len(m.classes_) * len(m._stats.vocabulary) * 8 for m in models]
 
     def merge(spans: Any, pieces: Any, *_: int) -> Any:
         return _merge_task(spans, pieces)
 
     depth = 0
-    level_bytes = []
+    results: list[list[Any]] = []
     t1 = time.perf_counter()
     top = level
     for top in merge_levels(level, split_every, merge):
         depth += 1
-        level_bytes.append([len(pickle.dumps(p, protocol=5)) for p in top])
+        results.append(top)
     t_reduce = time.perf_counter() - t1
+    level_bytes = [[len(pickle.dumps(p, protocol=5)) for p in lv] for lv in results]
     model = top[0].model()
     assert _same(model, ref), "simulated model differs from the single-process one"
     mb = np.array(map_bytes)
@@ -169,13 +166,15 @@ def simulated(path: Path, n_parts: int, split_every: int, ref: Any) -> None:
         f"  map: {t_map:.2f} s in one process; reduce: {t_reduce:.2f} s; depth {depth}"
         f" (formula {reduce_depth(n_parts, split_every)})"
     )
+    compressed = sum(p.compressed for lv in [level, *results] for p in lv)
     print(
         f"  statistics per partition: median {np.median(mb) / 1e3:.0f} kB "
         f"(min {mb.min() / 1e3:.0f}, max {mb.max() / 1e3:.0f})"
         f" for ~{int(np.median(n_terms))} terms "
         f"x {len(ref.classes_)} classes; dense float64 C x V_local would be "
         f"{np.median(dense_bytes) / 1e3:.0f} kB;"
-        f" the partition's text {np.median(raw_bytes) / 1e3:.0f} kB"
+        f" the partition's text {np.median(raw_bytes) / 1e3:.0f} kB;"
+        f" {compressed} of {len(level) + sum(map(len, results))} results zlib-compressed"
     )
     total = mb.sum()
     print(f"  level 0 (map -> first merges): {len(mb):4d} results, {_mb(mb.sum())}")
@@ -190,6 +189,20 @@ def simulated(path: Path, n_parts: int, split_every: int, ref: Any) -> None:
         f"  bytes crossing the network, upper bound (every result moves): {_mb(total)}; "
         f"the corpus is {_mb(path.stat().st_size)}; final model statistics "
         f"{_mb(level_bytes[-1][0] if level_bytes else mb[0])}"
+    )
+    # the same results zlib-compressed (level 1), as a slow network would want them
+    blobs = [p.blob for lv in [level, *results] for p in lv if not p.compressed]
+    t = time.perf_counter()
+    packed = [zlib.compress(b, 1) for b in blobs]
+    t_c = time.perf_counter() - t
+    t = time.perf_counter()
+    for b in packed:
+        zlib.decompress(b)
+    t_d = time.perf_counter() - t
+    saved = sum(map(len, blobs)) - sum(map(len, packed))
+    print(
+        f"  zlib level 1 of the {len(blobs)} uncompressed results: {_mb(saved)} fewer for"
+        f" {t_c:.2f} s compressing + {t_d:.2f} s decompressing"
     )
 
 

@@ -399,6 +399,25 @@ def test_models_travel_compressed_and_exact() -> None:
     assert not _Shipped(small).compressed
 
 
+def test_compact_text_pickles_travel_uncompressed() -> None:
+    """A text partition model pickles compactly by itself (its non-zero cells and terms):
+    zlib would halve it at more cost than sending the bytes, so it is not applied; a
+    dense table of zeros is still compressed."""
+    from nbayes.distributed._fit import _Shipped, _worth_compressing
+
+    rng = np.random.default_rng(3)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    words = ["".join(rng.choice(letters, rng.integers(3, 9))) for _ in range(20_000)]
+    docs = [" ".join(rng.choice(words, 20)) for _ in range(2_000)]
+    y = rng.integers(0, 20, len(docs))  # 20 classes: a table of ~90 % zeros
+    model = TextClassifier().fit(docs, y)
+    shipped = _Shipped(model)
+    assert len(shipped.blob) > 1 << 16 and not shipped.compressed
+    _assert_same_model(model, shipped.model(), docs[:50])
+    assert _worth_compressing(bytes(1 << 20))
+    assert not _worth_compressing(rng.bytes(1 << 20))
+
+
 def test_text_preprocess_lambda_survives_the_trip() -> None:
     df = _texts(14, 40)
     df["text"] = df["text"].str.upper()

@@ -145,3 +145,108 @@ def test_a_c_ordered_table_packs_too() -> None:
     back = pickle.loads(pickle.dumps(other))
     np.testing.assert_array_equal(back.counts.feature_count, c_ordered)
     assert back.counts.feature_count.flags.c_contiguous
+
+
+def _parts(n_parts: int = 5, **kw: object) -> tuple[list[TextClassifier], TextClassifier]:
+    docs, y = _corpus(n=600, n_words=8000, n_classes=6)
+    size = len(docs) // n_parts
+    parts = [
+        TextClassifier(**kw).fit(docs[i : i + size], y[i : i + size])  # type: ignore[arg-type]
+        for i in range(0, len(docs), size)
+    ]
+    return parts, TextClassifier(**kw).fit(docs, y)  # type: ignore[arg-type]
+
+
+def test_unpickled_statistics_merge_without_being_laid_out() -> None:
+    """What a distributed reduce receives (pickled partition models) merges from the
+    non-zero cells and the UTF-8 terms: no input table is made dense, no input term is
+    made a Python str, and the result pickles from the cells the merge gave."""
+    from nbayes.text._vocabulary import PackedTerms
+
+    def packed(model: TextClassifier) -> bool:
+        stats = model._stats
+        terms = stats.vocabulary.terms
+        return (
+            "counts" not in stats.__dict__
+            and isinstance(terms, PackedTerms)
+            and terms._strings is None
+        )
+
+    parts, whole = _parts()
+    shipped = [pickle.loads(pickle.dumps(p)) for p in parts]
+    assert all(map(packed, shipped))
+    level = [shipped[0].merge(*shipped[1:3]), shipped[3].merge(shipped[4])]
+    assert all(map(packed, shipped))  # the inputs stayed packed
+    top = pickle.loads(pickle.dumps(level[0])).merge(pickle.loads(pickle.dumps(level[1])))
+    _same(top, whole)
+    np.testing.assert_array_equal(top.predict_proba(_corpus()[0][:40]),
+                                  whole.predict_proba(_corpus()[0][:40]))  # fmt: skip
+    # a merge result keeps its cells: its pickle does not search the table again
+    cells = level[0]._stats.__dict__["_cells"]
+    assert level[0]._stats.__getstate__()["_packed_counts"][2].sum() == cells.index[-1]
+
+
+def test_the_pickle_leaves_out_term_freq_when_it_is_the_column_sums() -> None:
+    """Without sample weights term_freq is the column sums of the counts: the pickle
+    leaves it out and unpickling restores it exactly; with sample weights the counts are
+    weighted and term_freq is not, so it travels."""
+    docs, y = _corpus(n=300, n_words=8000, n_classes=6)
+    plain = TextClassifier().fit(docs, y)
+    assert plain._stats.__getstate__()["term_freq"] is None
+    back = pickle.loads(pickle.dumps(plain))
+    np.testing.assert_array_equal(back._stats.term_freq, plain._stats.term_freq)
+    assert back._stats.term_freq.dtype == plain._stats.term_freq.dtype
+    weighted = TextClassifier().fit(docs, y, sample_weight=np.full(len(docs), 2.0))
+    fc = weighted._stats.counts.feature_count
+    assert not np.array_equal(weighted._stats.term_freq, fc.sum(axis=0))
+    assert weighted._stats.__getstate__()["term_freq"] is not None
+    np.testing.assert_array_equal(
+        pickle.loads(pickle.dumps(weighted))._stats.term_freq, weighted._stats.term_freq
+    )
+
+
+@pytest.mark.parametrize("kw", [{}, {"model": "bernoulli"}, {"ngram_range": (1, 2)}])
+def test_merging_packed_and_in_memory_models_is_one_fit(kw: dict) -> None:
+    """Packed (unpickled) and in-memory statistics merge together, several at once and
+    pair by pair, C-ordered tables too: always the single fit, column for column."""
+    from dataclasses import replace
+
+    parts, whole = _parts(**kw)
+    mixed = [pickle.loads(pickle.dumps(p)) if i % 2 else p for i, p in enumerate(parts)]
+    s = mixed[0]._stats
+    c_ordered = replace(s.counts, feature_count=np.ascontiguousarray(s.counts.feature_count))
+    mixed[0]._stats = type(s)(c_ordered, s.doc_freq, s.term_freq, s.n_docs).with_vocabulary(
+        s.vocabulary
+    )
+    _same(mixed[0].merge(*mixed[1:]), whole)
+    in_turn = mixed[0]
+    for p in mixed[1:]:
+        in_turn = in_turn.merge(pickle.loads(pickle.dumps(p)))
+    _same(in_turn, whole)
+
+
+def test_terms_holding_a_newline_or_any_code_point_merge_in_str_order() -> None:
+    """Terms of a custom analyzer may hold anything (newlines, astral code points): the
+    packed union orders them as Python orders str, in one pass as pair by pair."""
+    docs, y = _corpus(n=240)
+    from nbayes.text._textstats import Vocabulary
+
+    parts = []
+    for i in range(0, 240, 80):
+        model = TextClassifier().fit(docs[i : i + 80], y[i : i + 80])
+        stats = model._stats
+        # every seventh term renamed with a newline or an astral code point at its end
+        # (the order stays sorted)
+        terms = [
+            t + ("\n" if j % 2 else "\U0001d518") if j % 7 == 0 else t
+            for j, t in enumerate(stats.vocabulary.terms)
+        ]
+        model._stats = stats.with_vocabulary(Vocabulary(terms=terms))
+        parts.append(model)
+    back = [pickle.loads(pickle.dumps(p)) for p in parts]
+    assert list(back[0]._stats.vocabulary.terms) == list(parts[0]._stats.vocabulary.terms)
+    at_once = back[0].merge(*back[1:])
+    in_turn = parts[0].merge(parts[1]).merge(parts[2])
+    _same(at_once, in_turn)
+    terms = list(at_once._stats.vocabulary.terms)
+    assert terms == sorted(set().union(*(p._stats.vocabulary.terms for p in parts)))

@@ -8,10 +8,12 @@ A model is its sufficient statistics, so a distributed fit is a map and a reduce
 * **reduce**: the estimator's own ``merge``, in partition order, as a tree of
   ``split_every``-way merges (depth ``ceil(log_split_every(n_partitions))``).
 
-Between tasks only models travel (pickled, compressed when large). Any estimator with
+Between tasks only models travel, pickled (a text model pickles compactly: its non-zero
+counts and its terms; zlib is applied only where it pays, e.g. dense tables of zeros;
+on a slow network set dask's ``distributed.comm.compression``). Any estimator with
 ``fit``, ``partial_fit`` and ``merge`` works: the six drop-ins, KernelNB, MixedNB,
-TextClassifier. A TextClassifier's merge unites the vocabularies in partition order: the
-model holds the counts of a single fit, term by term.
+TextClassifier. A TextClassifier's merge unites the partitions' sorted vocabularies in one
+pass: the model holds the counts of a single fit, column for column.
 
 Dask is imported on first use (``pip install 'nbayes[dask]'``)::
 

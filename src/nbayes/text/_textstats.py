@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._stats import CountStats, union_classes
+from ._cells import Cells, smallest, summed_cells, united_terms
 from ._vocabulary import Vocabulary
 
 __all__ = ["TextStats", "Vocabulary"]
@@ -36,6 +37,11 @@ class TextStats:
     cross-validation folds, which share one column layout). It is not a dataclass field:
     ``dataclasses.replace`` makes statistics without column names (a copy whose columns
     may be laid out anew must not keep stale ones); :meth:`with_vocabulary` names them.
+
+    Statistics that arrive packed (unpickled, or merged from packed ones) keep their count
+    table as its non-zero cells and their terms as one UTF-8 string until something reads
+    ``counts`` or :attr:`vocabulary`: a tree of merges (a distributed fit's reduce) never
+    lays a partition's table out densely nor makes its terms into Python strings.
     """
 
     counts: CountStats
@@ -46,6 +52,15 @@ class TextStats:
     #: ``merge`` takes several statistics at once (the template's ``merge`` uses it)
     merges_many = True
 
+    def __getattr__(self, name: str) -> Any:
+        # only for ``counts`` of packed statistics, laid out (once) on first use
+        state = self.__dict__
+        if name == "counts" and "_cells" in state:
+            counts = replace(state["_shell"], feature_count=state["_cells"].dense())
+            object.__setattr__(self, "counts", counts)
+            return counts
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     @property
     def vocabulary(self) -> Vocabulary | None:
         """The term of every column, or None (hash buckets, or columns left unnamed)."""
@@ -55,29 +70,26 @@ class TextStats:
     # Pickles (Dask ships partition models, users pickle models) keep a mostly-zero count
     # table as its non-zero cells: a partition's vocabulary spread over 20 classes is
     # ~90 % zeros. The gaps between non-zero cells and whole counts (and the corpus
-    # totals) travel as the smallest unsigned integers that hold them: fewer bytes to send
-    # and to compress. Unpickling restores every array exactly, dtype and layout included.
+    # totals) travel as the smallest unsigned integers that hold them, and ``term_freq``
+    # not at all when it is the column sums of the counts (any model fitted without sample
+    # weights); the vocabulary pickles as its packed terms (UTF-8 bytes and lengths).
+    # Unpickling restores every array exactly, dtype and layout included: the table when
+    # it is first read.
     def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        fc = self.counts.feature_count
-        if isinstance(fc, np.ndarray) and fc.ndim == 2 and fc.size >= 4096:
-            # a Fortran-ordered table (what the compiled counting fills) is read as its
-            # transpose: no copy either way
-            layout = "gapsT" if fc.flags.f_contiguous and not fc.flags.c_contiguous else "gaps"
-            flat = (fc.T if layout == "gapsT" else fc).ravel()
-            where = np.flatnonzero(flat)
-            if 3 * len(where) < flat.size:
-                state["counts"] = replace(self.counts, feature_count=np.empty((0, 0)))
-                state["_packed_counts"] = (
-                    fc.shape,
-                    fc.dtype.str,
-                    _smallest(np.diff(where, prepend=0)),
-                    _smallest(flat[where]),
-                    layout,
-                )
+        state = {k: v for k, v in self.__dict__.items() if k not in _PACKED}
+        cells = self._table_cells()
+        if cells.size >= 4096 and 3 * len(cells.index) < cells.size:
+            state["counts"] = self._without_table()
+            state["_packed_counts"] = cells.packed()
+            if np.array_equal(self.term_freq, cells.column_sums()):
+                state["term_freq"] = None
+        else:  # a small or dense table travels as it is
+            state["counts"] = self.counts
         narrowed = {}
         for name in ("doc_freq", "term_freq"):
-            small = _smallest(state[name])
+            if state[name] is None:
+                continue
+            small = smallest(state[name])
             if small is not state[name]:
                 narrowed[name] = state[name].dtype.str
                 state[name] = small
@@ -90,31 +102,46 @@ class TextStats:
             state[name] = state[name].astype(np.dtype(dtype))
         packed = state.pop("_packed_counts", None)
         if packed is not None:
-            shape, dtype, idx, values = packed[:4]
-            layout = packed[4] if len(packed) > 4 else "cells"  # "cells": pickles of 0.x
-            if layout != "cells":
-                idx = np.cumsum(idx, dtype=np.int64)
-            fc = np.zeros(shape[::-1] if layout == "gapsT" else shape, dtype=np.dtype(dtype))
-            fc.ravel()[idx] = values
-            state["counts"] = replace(
-                state["counts"], feature_count=fc.T if layout == "gapsT" else fc
-            )
+            cells = Cells.unpacked(*packed)
+            state["_shell"] = state.pop("counts")
+            state["_cells"] = cells
+            if state["term_freq"] is None:
+                state["term_freq"] = cells.column_sums()
         self.__dict__.update(state)
+
+    def _without_table(self) -> CountStats:
+        """The counts without their table (classes and class counts only)."""
+        shell = self.__dict__.get("_shell")
+        if shell is None:
+            counts = self.counts
+            shell = replace(counts, feature_count=np.zeros((len(counts.classes), 0)))
+        return shell
+
+    def _table_cells(self) -> Cells:
+        """The count table as its non-zero cells (those it arrived as, or found)."""
+        cells: Cells | None = self.__dict__.get("_cells")
+        return Cells.of(self.counts.feature_count) if cells is None else cells
 
     def with_vocabulary(self, vocabulary: Vocabulary | None) -> TextStats:
         """These statistics with their columns named by ``vocabulary``."""
-        out = TextStats(self.counts, self.doc_freq, self.term_freq, self.n_docs)
+        out = object.__new__(TextStats)
+        out.__dict__.update((k, v) for k, v in self.__dict__.items() if k in _TABLE)
         if vocabulary is not None:
             object.__setattr__(out, "_vocabulary", vocabulary)
         return out
 
     @property
     def classes(self) -> np.ndarray:
-        return self.counts.classes
+        return self._counts_or_shell().classes
 
     @property
     def class_count(self) -> np.ndarray:
-        return self.counts.class_count
+        return self._counts_or_shell().class_count
+
+    def _counts_or_shell(self) -> CountStats:
+        state = self.__dict__
+        counts: CountStats = state["counts"] if "counts" in state else state["_shell"]
+        return counts
 
     @property
     def n_columns(self) -> int:
@@ -238,84 +265,59 @@ class TextStats:
         ).with_vocabulary(Vocabulary(index={terms[j]: i for i, j in enumerate(keep.tolist())}))
 
 
+# what a TextStats holds besides its vocabulary, packed (_cells, _shell) or not
+_TABLE = ("counts", "doc_freq", "term_freq", "n_docs", "_cells", "_shell")
+# what its pickle writes its own way
+_PACKED = ("counts", "_cells", "_shell")
+
+
 def _united_sorted(parts: Sequence[TextStats]) -> TextStats | None:
     """The merge of statistics over sorted vocabularies, in one pass (None: some
-    vocabulary is missing or unsorted; they merge pair by pair)."""
+    vocabulary is missing or unsorted; they merge pair by pair).
+
+    The vocabularies unite in one k-way merge of their packed terms (compiled, on the
+    UTF-8 bytes: no str made) and the count tables in one sum of their non-zero cells
+    over the union: packed statistics (a pickle, an earlier merge) are never laid out
+    densely, and the result keeps its cells for its own pickle.
+    """
     vocabularies = [p.vocabulary for p in parts]
     if any(v is None for v in vocabularies):
         return None
-    runs = [_objects(v.terms) for v in vocabularies]  # type: ignore[union-attr]
-    if not all(_is_sorted(run) for run in runs):
+    united = united_terms([v.packed() for v in vocabularies])  # type: ignore[union-attr]
+    if united is None:
         return None
-    terms, col = _sorted_union(runs)
-    n_columns = len(terms)
+    terms, col = united
+    out = _summed(parts, col, [len(v) for v in vocabularies], len(terms))  # type: ignore[arg-type]
+    return out.with_vocabulary(Vocabulary(terms=terms))
+
+
+def _summed(
+    parts: Sequence[TextStats], col: np.ndarray, ns: Sequence[int], n_columns: int
+) -> TextStats:
+    """The statistics of ``parts`` over ``n_columns`` columns, the terms of part i going
+    to columns ``col[sum(ns[:i]) : sum(ns[:i + 1])]``: the tables summed from their
+    non-zero cells (compiled), the rest added column by column."""
     classes = parts[0].classes
     for p in parts[1:]:
         classes = union_classes(classes, p.classes)
-    fc = np.zeros((len(classes), n_columns))
     class_count = np.zeros(len(classes))
     doc_freq = np.zeros(n_columns, dtype=np.int64)
     term_freq = np.zeros(n_columns)
-    start = 0
-    for p, run in zip(parts, runs, strict=True):
-        cols = col[start : start + len(run)]
-        start += len(run)
+    tables = []
+    end = 0
+    for p, n in zip(parts, ns, strict=True):
+        cols = col[end : end + n]
+        end += n
         rows = np.searchsorted(classes, p.classes)
-        table = p.counts.feature_count
-        # the non-zero cells only (most of a partition's table is zeros); each lands on
-        # its own cell, so a fancy-indexed += adds every one
-        nz = np.flatnonzero(table)
-        r, c = np.divmod(nz, max(len(run), 1))
-        fc.ravel()[rows[r] * n_columns + cols[c]] += table.ravel()[nz]
+        tables.append((p._table_cells(), rows, cols))
         class_count[rows] += p.class_count
         doc_freq[cols] += p.doc_freq
         term_freq[cols] += p.term_freq
-    counts = replace(parts[0].counts, classes=classes, class_count=class_count, feature_count=fc)
-    n_docs = sum(p.n_docs for p in parts)
-    return TextStats(counts, doc_freq, term_freq, n_docs).with_vocabulary(
-        Vocabulary(terms.tolist())
+    table, cells = summed_cells(tables, len(classes), n_columns)
+    shell = replace(parts[0]._without_table(), classes=classes, class_count=class_count)
+    out = TextStats(
+        replace(shell, feature_count=table), doc_freq, term_freq, sum(p.n_docs for p in parts)
     )
-
-
-def _sorted_union(runs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct terms of sorted runs, sorted, and the column of each run's terms
-    (concatenated): one stable sort (timsort merges the runs), each term's rank among
-    the distinct terms its column, so the layout is a single fit's."""
-    both = np.concatenate(runs)
-    order = np.argsort(both, kind="stable")
-    ordered = both[order]
-    first = np.ones(len(ordered), dtype=bool)
-    first[1:] = ordered[1:] != ordered[:-1]
-    col = np.empty(len(both), dtype=np.int64)
-    col[order] = np.cumsum(first) - 1
-    return ordered[first], col
-
-
-def _smallest(values: np.ndarray) -> np.ndarray:
-    """Non-negative whole numbers in the smallest unsigned type that holds them exactly
-    (anything else as it is)."""
-    if len(values) == 0:
-        return values
-    top = values.max()
-    if (
-        values.min() < 0
-        or top >= 2**32
-        or (values.dtype.kind == "f" and not np.array_equal(values, np.floor(values)))
-    ):
-        return values
-    for kind in (np.uint8, np.uint16, np.uint32):
-        if top <= np.iinfo(kind).max:
-            return values.astype(kind)
-    return values  # pragma: no cover (top < 2**32 above)
-
-
-def _objects(terms: Sequence[str]) -> np.ndarray:
-    """The terms as a 1-D object array (compared as Python compares str)."""
-    out = np.empty(len(terms), dtype=object)
-    out[:] = list(terms)
+    object.__setattr__(out, "_cells", cells)
+    object.__setattr__(out, "_shell", shell)
     return out
-
-
-def _is_sorted(terms: np.ndarray) -> bool:
-    """Whether the terms are in strictly increasing ``str`` order."""
-    return bool((terms[1:] > terms[:-1]).all())
