@@ -154,7 +154,8 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         (train, test) index arrays, both over the labelled rows (in their order).
     tol : float, default=1e-4
         Stop when an iteration raises the log-likelihood by less than ``tol`` times its
-        magnitude.
+        magnitude. The cross-validation's EM runs stop at ``max(tol, 1e-3)``: they only
+        rank the settings.
     verbose : bool, default=False
         Print the log-likelihood of every iteration.
 

@@ -22,6 +22,7 @@ from ._em import Rows, run_em
 
 __all__ = [
     "ALPHAS",
+    "CV_TOL",
     "EM_ALPHAS",
     "TEMPERATURES",
     "TEXT_TEMPERATURES",
@@ -37,6 +38,10 @@ WEIGHTS = (0.1, 0.3, 1.0)
 model)."""
 EM_ALPHAS = (0.01,)
 """The TextClassifier ``alpha`` values tried with EM when the estimator is the default one."""
+CV_TOL = 1e-3
+"""The candidates' EM runs stop at ``max(tol, CV_TOL)``: they only rank the settings (on 20
+Newsgroups, 20 labelled per class, seeds 0-4: the same mean error cut as with 1e-4, 31.70 %
+vs 31.78 %, in two thirds of the time)."""
 TEMPERATURES = (1.0, 10.0, 30.0)
 """The E-step temperatures tried by ``temperature="auto"`` (1: the posterior itself)."""
 TEXT_TEMPERATURES = (10.0, 30.0)
@@ -104,6 +109,7 @@ def cross_validate(
     else:
         splitter = check_cv(cv, codes, classifier=True)
     folds = list(splitter.split(np.zeros((len(codes), 1)), codes))
+    cv_tol = max(tol, CV_TOL)
     sw = rows.weights[labeled, codes]
     scores = np.zeros((len(settings), len(folds)))
     for k, (train, held) in enumerate(folds):
@@ -121,7 +127,7 @@ def cross_validate(
             if key not in labelled_models:  # EM's start: one fit per fold and parameters
                 model = counts.fit(weights, **setting.params)
                 labelled_models[key] = model, counts.joint_log_likelihood(model)
-            result = run_em(counts, fold_rows, setting.unlabeled_weight, max_iter, tol,
+            result = run_em(counts, fold_rows, setting.unlabeled_weight, max_iter, cv_tol,
                             setting.params, temperature=setting.temperature,
                             balance=balance, start=labelled_models[key])  # fmt: skip
             right = result.jll[labeled[held]].argmax(axis=1) == codes[held]
