@@ -20,8 +20,9 @@ scikit-learn's English stop words and ``--binary`` clips counts to 1, for every 
   documents: each fold's labels are hidden too and the fold is scored (Nigam et al. choose
   lambda by cross-validation in the same way); the chosen setting is then fitted once;
 * **EM, defaults** (``--defaults``): ``SemiSupervisedNB()`` as a user calls it (default
-  features; TextClassifier's alpha and ``unlabeled_weight`` chosen by its own 3-fold CV on the
-  labelled documents only, weight 0 -- the supervised model -- winning ties); the fit time
+  features; TextClassifier's alpha, ``unlabeled_weight`` and the E-step ``temperature``
+  chosen by its own 3-fold CV on the labelled documents only, weight 0 -- the supervised
+  model -- winning ties; the E-step class-balanced, ``balance=True``); the fit time
   includes that cross-validation. With ``--stop-words``/``--binary``:
   ``SemiSupervisedNB(TextClassifier(<features>), alphas=<--alphas>)``, the same CV over those
   alphas (for the supervised candidate too);
@@ -199,7 +200,7 @@ def main() -> None:
         else f"SemiSupervisedNB(TextClassifier(features), alphas={args.alphas}) (alpha and "
         "weight by its own CV)"
         if args.defaults and FEATURES
-        else "SemiSupervisedNB() (its defaults: alpha and weight by its own CV)"
+        else "SemiSupervisedNB() (its defaults: alpha, weight and temperature by its own CV)"
         if args.defaults
         else f"TextClassifier(alpha={args.alpha}), unlabeled_weight={args.unlabeled_weight}"
     )

@@ -114,7 +114,8 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         rows. 0 -- the supervised model of the labelled rows -- wins ties, so EM is used only
         when it beats the supervised model by this cross-validation. With the default
         estimator the candidates are alpha 0.01, 0.03, 0.1, 0.3, 1 for the supervised model
-        and alpha 0.01 and 0.03 for each weight above 0. With too few labelled rows to
+        and alpha 0.01 with each weight above 0 (and each ``temperature``; 11 candidates,
+        18 EM runs in a 3-fold cross-validation). With too few labelled rows to
         cross-validate (one in some class) the weight is 1 and the estimator's alpha is used
         (Nigam et al.'s basic EM).
     alphas : "auto", array-like or None, default="auto"
@@ -148,10 +149,10 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         0.13]``, in the order of ``classes_``) or False (EM then estimates them: the
         tempered posterior as it is).
     cv : int or cross-validation splitter, default=3
-        The folds of the labelled rows that choose the settings (``unlabeled_weight="auto"``
-        or ``alphas``): an int is a ``StratifiedKFold`` of that many folds (fewer
-        when a class has fewer labelled rows); or a scikit-learn splitter, or an iterable of
-        (train, test) index arrays, both over the labelled rows (in their order).
+        The folds of the labelled rows that choose the settings (``unlabeled_weight="auto"``,
+        ``temperature="auto"`` or ``alphas``): an int is a ``StratifiedKFold`` of that many
+        folds (fewer when a class has fewer labelled rows); or a scikit-learn splitter, or an
+        iterable of (train, test) index arrays, both over the labelled rows (in their order).
     tol : float, default=1e-4
         Stop when an iteration raises the log-likelihood by less than ``tol`` times its
         magnitude. The cross-validation's EM runs stop at ``max(tol, 1e-3)``: they only
