@@ -20,11 +20,17 @@ scikit-learn's English stop words and ``--binary`` clips counts to 1, for every 
   documents: each fold's labels are hidden too and the fold is scored (Nigam et al. choose
   lambda by cross-validation in the same way); the chosen setting is then fitted once;
 * **EM, defaults** (``--defaults``): ``SemiSupervisedNB()`` as a user calls it (default
-  features; TextClassifier's alpha and ``unlabeled_weight`` chosen by its own 3-fold CV on the
-  labelled documents only, weight 0 -- the supervised model -- winning ties); the fit time
+  features; TextClassifier's alpha, ``unlabeled_weight`` and the E-step ``temperature``
+  chosen by its own 3-fold CV on the labelled documents only, weight 0 -- the supervised
+  model -- winning ties; the E-step class-balanced, ``balance=True``); the fit time
   includes that cross-validation. With ``--stop-words``/``--binary``:
   ``SemiSupervisedNB(TextClassifier(<features>), alphas=<--alphas>)``, the same CV over those
   alphas (for the supervised candidate too);
+* the fixed recipes (``--alpha``, ``--unlabeled-weight``; the first round's tables) ran
+  before the temperature and the balanced E-step: add ``--no-balance`` to reproduce them;
+* ``--temperature T`` fixes the E-step temperature (``--defaults``: instead of "auto";
+  otherwise 1), ``--no-balance`` passes ``balance=False`` (the class-balanced E-step off),
+  for every EM fit: the ablations of those two settings;
 * **self-training**: scikit-learn's ``SelfTrainingClassifier(MultinomialNB())`` (defaults:
   threshold 0.75, max_iter 10) on ``CountVectorizer()`` features of all the training
   documents (the same tokens as TextClassifier), unlabelled rows labelled -1.
@@ -91,14 +97,18 @@ def em(
 ) -> tuple[float, float, SemiSupervisedNB]:  # fmt: skip
     hidden = np.full(len(docs), None, dtype=object)
     hidden[labeled] = y[labeled]
+    e_step = {"balance": not args.no_balance}  # the E-step's settings (--defaults)
+    if args.temperature is not None:
+        e_step["temperature"] = args.temperature
     if args.defaults and FEATURES:  # an estimator of one's own: its alpha by CV via alphas=
-        semi = SemiSupervisedNB(TextClassifier(**FEATURES), alphas=list(args.alphas))
+        semi = SemiSupervisedNB(TextClassifier(**FEATURES), alphas=list(args.alphas), **e_step)
     elif args.defaults:
-        semi = SemiSupervisedNB()
+        semi = SemiSupervisedNB(**e_step)
     else:
         semi = SemiSupervisedNB(
             TextClassifier(alpha=args.alpha, **FEATURES), unlabeled_weight=args.unlabeled_weight,
-            max_iter=args.max_iter,
+            max_iter=args.max_iter, temperature=args.temperature or 1.0,
+            balance=not args.no_balance,
         )  # fmt: skip
     start = time.perf_counter()
     semi.fit(docs, hidden)
@@ -116,8 +126,13 @@ def choose_by_cv(docs: list[str], y: np.ndarray, labeled: np.ndarray,
         for train, held in folds:
             hidden = np.full(len(docs), None, dtype=object)
             hidden[labeled[train]] = y[labeled[train]]
-            semi = SemiSupervisedNB(TextClassifier(alpha=alpha, **FEATURES),
-                                    unlabeled_weight=weight).fit(docs, hidden)  # fmt: skip
+            semi = SemiSupervisedNB(
+                TextClassifier(alpha=alpha, **FEATURES),
+                unlabeled_weight=weight,
+                temperature=1.0,
+                balance=False,
+            )  # the first round's EM
+            semi.fit(docs, hidden)  # fmt: skip
             correct += int(np.sum(semi.transduction_[labeled[held]] == y[labeled[held]]))
         scores.append(correct)
     return EM_GRID[int(np.argmax(scores))]
@@ -143,6 +158,13 @@ def main() -> None:
     parser.add_argument("--unlabeled-weight", type=float, default=1.0)
     parser.add_argument("--max-iter", type=int, default=50)
     parser.add_argument("--no-self-training", action="store_true")
+    parser.add_argument(
+        "--temperature",
+        type=float,
+        default=None,
+        help="EM's E-step temperature (default: 'auto' with --defaults, 1 otherwise)",
+    )
+    parser.add_argument("--no-balance", action="store_true", help="SemiSupervisedNB(balance=False)")
     parser.add_argument("--stop-words", action="store_true", help="stop_words='english'")
     parser.add_argument("--binary", action="store_true", help="binary=True")
     parser.add_argument("--cv-em", action="store_true", help="EM's alpha, weight by CV")
@@ -178,7 +200,7 @@ def main() -> None:
         else f"SemiSupervisedNB(TextClassifier(features), alphas={args.alphas}) (alpha and "
         "weight by its own CV)"
         if args.defaults and FEATURES
-        else "SemiSupervisedNB() (its defaults: alpha and weight by its own CV)"
+        else "SemiSupervisedNB() (its defaults: alpha, weight and temperature by its own CV)"
         if args.defaults
         else f"TextClassifier(alpha={args.alpha}), unlabeled_weight={args.unlabeled_weight}"
     )
@@ -199,7 +221,8 @@ def main() -> None:
             acc, seconds, semi = em(docs, y, labeled, test, y_test, args)
             if args.defaults:
                 print(f"  SemiSupervisedNB chose alpha={semi.estimator_.alpha}, "
-                      f"unlabeled_weight={semi.unlabeled_weight_}")  # fmt: skip
+                      f"unlabeled_weight={semi.unlabeled_weight_}, "
+                      f"temperature={semi.temperature_}")  # fmt: skip
             st, st_seconds = (np.nan, np.nan)
             if not args.no_self_training:
                 st, st_seconds = self_training(X, y, labeled, X_test, y_test)

@@ -27,8 +27,10 @@ from nbayes import (
 from nbayes.exceptions import InvalidParameterError
 from nbayes.semi_supervised import unlabeled_mask
 from nbayes.semi_supervised._counts import MatrixCounts, RowCounts, TextCounts
+from nbayes.semi_supervised._selection import CV_TOL
 
 DATA = Path(__file__).parent / "data"
+PLAIN = {"temperature": 1.0, "balance": False}  # Nigam et al.'s E-step: the posterior itself
 
 
 def _read(name: str) -> tuple[list[str], np.ndarray]:
@@ -153,7 +155,8 @@ def test_no_iteration_is_the_model_of_the_labelled_rows() -> None:
     X, y = _count_data()
     hidden = y.copy()
     hidden[30:] = -1
-    semi = SemiSupervisedNB(MultinomialNB(), unlabeled_weight=1.0, max_iter=0).fit(X, hidden)
+    semi = SemiSupervisedNB(MultinomialNB(), unlabeled_weight=1.0, max_iter=0, **PLAIN)
+    semi.fit(X, hidden)
     plain = MultinomialNB().fit(X[:30], y[:30])
     np.testing.assert_allclose(semi.estimator_.feature_count_, plain.feature_count_)
     assert semi.n_iter_ == 0 and semi.termination_condition_ == "max_iter"
@@ -204,9 +207,8 @@ def test_matrix_soft_counts_equal_fractional_sample_weights(estimator) -> None:
 # ------------------------------------------------------------ the iteration
 def test_likelihood_never_falls_text(sms: tuple[list[str], np.ndarray]) -> None:
     docs, y = sms
-    semi = SemiSupervisedNB(TextClassifier(alpha=0.1), unlabeled_weight=1.0, tol=0).fit(
-        docs, _hide(y, _some_labelled(y, 3))
-    )
+    semi = SemiSupervisedNB(TextClassifier(alpha=0.1), unlabeled_weight=1.0, tol=0, **PLAIN)
+    semi.fit(docs, _hide(y, _some_labelled(y, 3)))
     ll = semi.log_likelihood_
     assert len(ll) == semi.n_iter_ + 1 >= 3
     assert (np.diff(ll) >= -1e-9 * np.abs(ll[1:])).all(), ll
@@ -220,7 +222,8 @@ def test_likelihood_never_falls_matrix(estimator) -> None:
     X, y = _count_data(1)
     hidden = y.copy()
     hidden[12:] = -1
-    semi = SemiSupervisedNB(estimator, unlabeled_weight=1.0, tol=0, max_iter=30).fit(X, hidden)
+    semi = SemiSupervisedNB(estimator, unlabeled_weight=1.0, tol=0, max_iter=30, **PLAIN)
+    semi.fit(X, hidden)
     ll = semi.log_likelihood_
     assert semi.n_iter_ >= 2
     assert (np.diff(ll) >= -1e-9 * np.abs(ll[1:])).all(), ll
@@ -233,7 +236,7 @@ def test_em_learns_from_unlabelled_rows() -> None:
     X = rng.normal(size=(400, 2)) + np.where(y[:, None] == 1, 3.0, 0.0)
     hidden = np.full(400, -1)
     hidden[[0, 1, 200, 201]] = y[[0, 1, 200, 201]]
-    semi = SemiSupervisedNB(GaussianNB(), unlabeled_weight=1.0).fit(X, hidden)
+    semi = SemiSupervisedNB(GaussianNB(), unlabeled_weight=1.0, **PLAIN).fit(X, hidden)
     supervised = GaussianNB().fit(X[[0, 1, 200, 201]], y[[0, 1, 200, 201]])
     assert semi.score(X, y) > max(0.9, supervised.score(X, y))
     assert np.mean(semi.transduction_ == y) > 0.9
@@ -244,9 +247,9 @@ def test_unlabeled_weight_scales_the_soft_counts(sms: tuple[list[str], np.ndarra
     hidden = _hide(y, _some_labelled(y, 5))
     labelled = np.sum(hidden != None)  # noqa: E711 - elementwise
     for weight in (1.0, 0.25):
-        semi = SemiSupervisedNB(TextClassifier(), unlabeled_weight=weight, max_iter=2).fit(
-            docs, hidden
-        )
+        semi = SemiSupervisedNB(
+            TextClassifier(), unlabeled_weight=weight, max_iter=2, temperature=10.0
+        ).fit(docs, hidden)
         total = semi.estimator_.class_count_.sum()
         assert total == pytest.approx(labelled + weight * (len(docs) - labelled))
     off = SemiSupervisedNB(TextClassifier(), unlabeled_weight=0).fit(docs, hidden)
@@ -256,25 +259,34 @@ def test_unlabeled_weight_scales_the_soft_counts(sms: tuple[list[str], np.ndarra
 # ------------------------------------------ settings chosen by cross-validation
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_defaults_do_not_collapse(sms: tuple[list[str], np.ndarray], seed: int) -> None:
-    """SemiSupervisedNB() chooses alpha and the weight by CV on the labelled rows: at least
-    as good as the supervised TextClassifier (alpha by CV on the same labels), and better
-    than plain EM with TextClassifier's alpha=1 and weight 1 (which collapses here)."""
+    """SemiSupervisedNB() chooses alpha, the weight and the temperature by CV on the
+    labelled rows: at least as good as the supervised TextClassifier (alpha by CV on the same
+    labels), and better than plain EM with TextClassifier's alpha=1 and weight 1 (which
+    collapses here)."""
     from nbayes.model_selection import NBSearchCV
 
     docs, y = sms
-    keep = _some_labelled(y, 10, seed)
+    # a sample of the rows in their class proportions (what balance=True assumes)
+    rng = np.random.default_rng(seed)
+    keep = np.sort(np.concatenate([
+        rng.choice(np.flatnonzero(y == c), max(4, round(0.15 * np.sum(y == c))), replace=False)
+        for c in np.unique(y)
+    ]))  # fmt: skip
     hidden = _hide(y, keep)
     semi = SemiSupervisedNB().fit(docs, hidden)
     search = NBSearchCV(TextClassifier(), {"alpha": [0.01, 0.03, 0.1, 0.3, 1.0]}, cv=3)
     supervised = search.fit([docs[i] for i in keep], y[keep]).best_estimator_
-    plain_em = SemiSupervisedNB(TextClassifier(), unlabeled_weight=1.0).fit(docs, hidden)
+    plain_em = SemiSupervisedNB(TextClassifier(), unlabeled_weight=1.0, **PLAIN).fit(docs, hidden)
     assert semi.score(docs, y) >= supervised.score(docs, y)
     assert semi.score(docs, y) > plain_em.score(docs, y)
     results = semi.cv_results_
     best = results["params"][int(np.argmax(results["mean_test_score"]))]
-    assert best == {"unlabeled_weight": semi.unlabeled_weight_, "alpha": semi.estimator_.alpha}
-    assert len(results["params"]) == 11  # 5 supervised alphas, 2 EM alphas x 3 weights
+    em = {"temperature": semi.temperature_} if semi.unlabeled_weight_ else {}
+    assert best == {"unlabeled_weight": semi.unlabeled_weight_, **em,
+                    "alpha": semi.estimator_.alpha}  # fmt: skip
+    assert len(results["params"]) == 11  # 5 supervised alphas; 3 weights x 2 temperatures
     assert results["params"][0] == {"unlabeled_weight": 0.0, "alpha": 0.01}
+    assert {p.get("temperature") for p in results["params"][5:]} == {10.0, 30.0}
 
 
 def test_the_cross_validation_hides_each_folds_labels(sms: tuple[list[str], np.ndarray]) -> None:
@@ -290,7 +302,7 @@ def test_the_cross_validation_hides_each_folds_labels(sms: tuple[list[str], np.n
     folds = StratifiedKFold(3).split(keep, y[keep])
     for k, (train, held) in enumerate(folds):
         for i, params in enumerate(semi.cv_results_["params"]):
-            by_hand = SemiSupervisedNB(TextClassifier(alpha=0.1), **params)
+            by_hand = SemiSupervisedNB(TextClassifier(alpha=0.1), tol=CV_TOL, **params)
             by_hand.fit(docs, _hide(y, keep[train]))
             right = np.mean(by_hand.transduction_[keep[held]] == y[keep[held]])
             assert semi.cv_results_[f"split{k}_test_score"][i] == pytest.approx(right)
@@ -306,7 +318,8 @@ def test_alphas_searches_the_alpha_of_an_estimator_of_ones_own(
     params = semi.cv_results_["params"]
     assert params[:2] == [{"unlabeled_weight": 0.0, "alpha": 0.01},
                           {"unlabeled_weight": 0.0, "alpha": 0.1}]  # fmt: skip
-    assert len(params) == 2 + 2 * 3 and semi.estimator_.alpha in (0.01, 0.1)
+    assert len(params) == 2 + 2 * 3 * 3 and semi.estimator_.alpha in (0.01, 0.1)
+    assert {p.get("temperature") for p in params[2:]} == {1.0, 10.0, 30.0}  # any estimator
     assert semi.estimator_.stop_words == "english" and own.alpha == 1.0  # not changed
     fixed = SemiSupervisedNB(TextClassifier(alpha=0.1), alphas=None).fit(docs, hidden)
     assert all("alpha" not in p for p in fixed.cv_results_["params"])
@@ -331,7 +344,7 @@ def test_the_supervised_model_when_em_does_not_help() -> None:
     semi = SemiSupervisedNB(GaussianNB()).fit(X, hidden)
     assert semi.unlabeled_weight_ == 0.0 and semi.termination_condition_ == "supervised"
     scores = semi.cv_results_["mean_test_score"]
-    assert scores[0] > scores[1:].max()
+    assert scores[0] >= scores[1:].max()  # the supervised model wins ties
     plain = GaussianNB().fit(labelled, labelled_y)  # var_smoothing of all the rows: ~1e-7
     np.testing.assert_allclose(semi.predict_proba(X), plain.predict_proba(X), rtol=1e-6)
 
@@ -344,6 +357,7 @@ def test_too_few_labels_to_cross_validate_is_basic_em() -> None:
         hidden[np.flatnonzero(y == c)[: 1 if c == 0 else 4]] = c
     semi = SemiSupervisedNB(MultinomialNB(alpha=0.5)).fit(X, hidden)
     assert semi.cv_results_ is None and semi.unlabeled_weight_ == 1.0
+    assert semi.temperature_ == 1.0
     assert semi.estimator_.alpha == 0.5 and semi.n_iter_ >= 1
 
 
@@ -353,12 +367,10 @@ def test_sample_weight_zero_drops_a_row() -> None:
     hidden[20:] = -1
     sw = np.ones(len(y))
     sw[60:] = 0
-    weighted = SemiSupervisedNB(MultinomialNB(), unlabeled_weight=1.0, tol=0, max_iter=5).fit(
-        X, hidden, sw
-    )
-    dropped = SemiSupervisedNB(MultinomialNB(), unlabeled_weight=1.0, tol=0, max_iter=5).fit(
-        X[:60], hidden[:60]
-    )
+    semi = SemiSupervisedNB(MultinomialNB(), unlabeled_weight=1.0, tol=0, max_iter=5,
+                            temperature=3.0)  # balance: the weights of the rows count  # fmt: skip
+    weighted = clone(semi).fit(X, hidden, sw)
+    dropped = clone(semi).fit(X[:60], hidden[:60])
     np.testing.assert_allclose(
         weighted.estimator_.feature_count_, dropped.estimator_.feature_count_, rtol=1e-10
     )
@@ -378,6 +390,12 @@ def test_sample_weight_zero_drops_a_row() -> None:
                                        "'best' instead."),
         ({"alphas": "best"}, "The 'alphas' parameter of SemiSupervisedNB must be 'auto', None "
                              "or an array-like. Got 'best' instead."),
+        ({"temperature": 0.5}, "The 'temperature' parameter of SemiSupervisedNB must be "
+                               "'auto' or a float in the range [1, inf). Got 0.5 instead."),
+        ({"temperature": "hot"}, "The 'temperature' parameter of SemiSupervisedNB must be "
+                                 "'auto' or a float in the range [1, inf). Got 'hot' instead."),
+        ({"balance": "yes"}, "The 'balance' parameter of SemiSupervisedNB must be an instance "
+                             "of 'bool' or an array-like. Got 'yes' instead."),
         ({"cv": 1}, "The 'cv' parameter of SemiSupervisedNB must be an int in the range [2, inf), "
                     "a cross-validation splitter or an iterable of (train, test) splits. Got 1"),
     ],
@@ -466,7 +484,9 @@ def test_nbayes_save_writes_the_fitted_model(
 
 
 def test_scikit_learn_compatibility(sms: tuple[list[str], np.ndarray]) -> None:
-    semi = SemiSupervisedNB(TextClassifier(alpha=0.3), max_iter=7, unlabeled_weight=0.5)
+    # balance=False: 5 labelled rows per class of data of 13 % spam (see balance)
+    semi = SemiSupervisedNB(TextClassifier(alpha=0.3), max_iter=7, unlabeled_weight=0.5,
+                            balance=False)  # fmt: skip
     params = semi.get_params()
     assert params["estimator__alpha"] == 0.3 and params["max_iter"] == 7
     copy = clone(semi)
@@ -512,7 +532,8 @@ def test_the_objective_is_nigams_log_likelihood() -> None:
     hidden = y.copy()
     hidden[15:] = -1
     sw = np.random.default_rng(3).uniform(0.5, 2.0, len(y))
-    semi = SemiSupervisedNB(MultinomialNB(alpha=0.7), unlabeled_weight=0.4, max_iter=3, tol=0)
+    semi = SemiSupervisedNB(MultinomialNB(alpha=0.7), unlabeled_weight=0.4, max_iter=3, tol=0,
+                            **PLAIN)  # fmt: skip
     semi.fit(X, hidden, sample_weight=sw)
     model = semi.estimator_
     jll = model.predict_joint_log_proba(X)
@@ -523,7 +544,132 @@ def test_the_objective_is_nigams_log_likelihood() -> None:
     )
     assert semi.log_likelihood_[-1] == pytest.approx(expected, rel=1e-12)
     per_feature = SemiSupervisedNB(
-        MultinomialNB(alpha=np.linspace(0.5, 2.0, 12)), unlabeled_weight=1.0, tol=0
+        MultinomialNB(alpha=np.linspace(0.5, 2.0, 12)), unlabeled_weight=1.0, tol=0, **PLAIN
     )
     ll = per_feature.fit(X, hidden).log_likelihood_
     assert (np.diff(ll) >= -1e-9 * np.abs(ll[1:])).all(), ll
+
+
+# ------------------------------------------ the E-step: temperature and balance
+def _labelled_model_and_rest(seed: int = 0):
+    X, y = _count_data(seed)
+    hidden = y.copy()
+    hidden[30:] = -1
+    supervised = MultinomialNB().fit(X[:30], y[:30])
+    return X, y, hidden, supervised, supervised.predict_joint_log_proba(X[30:])
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    return np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+
+
+def _sinkhorn(p: np.ndarray, mass: np.ndarray, sw: np.ndarray) -> np.ndarray:
+    """Rows of p scaled by one factor per class until sum_i sw_i r_ic = mass_c, rows sum 1."""
+    q = np.ones(p.shape[1])
+    for _ in range(5000):
+        r = p * q
+        r /= r.sum(axis=1, keepdims=True)
+        q *= mass / (sw @ r)
+    r = p * q
+    return r / r.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("temperature", [1.0, 4.0, 25.0])
+def test_the_temperature_softens_the_e_step(temperature: float) -> None:
+    """One iteration gives each unlabelled row P(c | x)^(1/T) renormalised (by hand)."""
+    X, y, hidden, supervised, jll = _labelled_model_and_rest()
+    semi = SemiSupervisedNB(MultinomialNB(), unlabeled_weight=1.0, max_iter=1, tol=0,
+                            temperature=temperature, balance=False).fit(X, hidden)  # fmt: skip
+    r = _softmax(jll / temperature)
+    np.testing.assert_allclose(
+        semi.estimator_.class_count_, supervised.class_count_ + r.sum(axis=0), rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        semi.estimator_.feature_count_, supervised.feature_count_ + r.T @ X[30:], rtol=1e-12
+    )
+    assert semi.temperature_ == temperature and semi.cv_results_ is None
+    if temperature > 1:  # softer than the posterior: every row's largest weight is lower
+        assert (r.max(axis=1) <= _softmax(jll).max(axis=1) + 1e-12).all()
+
+
+def test_balance_gives_the_unlabelled_rows_the_labelled_class_proportions() -> None:
+    """With balance the unlabelled rows' weights sum, class by class, to the labelled class
+    proportions (sample weights counted), and are the tempered posteriors scaled by one
+    factor per class (class mass normalisation): by hand with Sinkhorn's iteration."""
+    X, y, hidden, _, _ = _labelled_model_and_rest(1)
+    sw = np.random.default_rng(5).uniform(0.5, 2.0, len(y))
+    supervised = MultinomialNB().fit(X[:30], y[:30], sample_weight=sw[:30])
+    jll = supervised.predict_joint_log_proba(X[30:])
+    for weight, temperature in [(1.0, 1.0), (0.3, 5.0)]:
+        semi = SemiSupervisedNB(MultinomialNB(), unlabeled_weight=weight, max_iter=1, tol=0,
+                                temperature=temperature).fit(X, hidden, sw)  # fmt: skip
+        proportions = supervised.class_count_ / supervised.class_count_.sum()
+        soft = semi.estimator_.class_count_ - supervised.class_count_
+        np.testing.assert_allclose(soft, weight * sw[30:].sum() * proportions, rtol=1e-5)
+        r = _sinkhorn(_softmax(jll / temperature), proportions * sw[30:].sum(), sw[30:])
+        np.testing.assert_allclose(
+            semi.estimator_.feature_count_,
+            supervised.feature_count_ + weight * (r * sw[30:, None]).T @ X[30:],
+            rtol=1e-4,  # Sinkhorn's iteration stops at 1e-6 of the classes' weights
+        )
+    unbalanced = SemiSupervisedNB(MultinomialNB(), unlabeled_weight=1.0, max_iter=1,
+                                  temperature=1.0, balance=False).fit(X, hidden, sw)  # fmt: skip
+    soft = unbalanced.estimator_.class_count_ - supervised.class_count_
+    assert np.abs(soft - sw[30:].sum() * proportions).max() > 1.0  # balance did something
+    asked = SemiSupervisedNB(
+        MultinomialNB(), unlabeled_weight=1.0, max_iter=1, temperature=2.0, balance=[2, 1, 1]
+    ).fit(X, hidden, sw)  # the proportions given
+    soft = asked.estimator_.class_count_ - supervised.class_count_
+    np.testing.assert_allclose(soft, sw[30:].sum() * np.array([0.5, 0.25, 0.25]), rtol=1e-5)
+    for bad in ([1, 1], [1, -1, 1], [0, 0, 0], [1, np.nan, 1]):
+        msg = "give True (the labelled rows' class proportions), False, or the class proportions"
+        with pytest.raises(ValueError, match=re.escape(msg)):
+            SemiSupervisedNB(MultinomialNB(), unlabeled_weight=1.0, balance=bad).fit(X, hidden)
+
+
+@pytest.mark.parametrize("balance", [False, True])
+def test_the_free_energy_never_falls(sms: tuple[list[str], np.ndarray], balance: bool) -> None:
+    """With a temperature (and balance) EM raises the free energy at every iteration; at
+    temperature T without balance its unlabelled term is T log sum_c P(x, c)^(1/T)."""
+    from scipy.special import logsumexp
+
+    docs, y = sms
+    semi = SemiSupervisedNB(TextClassifier(alpha=0.1), unlabeled_weight=0.5, tol=0,
+                            max_iter=15, temperature=10.0, balance=balance)  # fmt: skip
+    semi.fit(docs, _hide(y, _some_labelled(y, 3)))
+    ll = semi.log_likelihood_
+    assert semi.n_iter_ >= 3
+    assert (np.diff(ll) >= -1e-9 * np.abs(ll[1:])).all(), ll
+    X, y_counts, hidden, _, _ = _labelled_model_and_rest(2)
+    counts = SemiSupervisedNB(MultinomialNB(alpha=0.7), unlabeled_weight=0.4, max_iter=3,
+                              tol=0, temperature=6.0, balance=balance).fit(X, hidden)  # fmt: skip
+    model = counts.estimator_
+    jll = model.predict_joint_log_proba(X)
+    labelled = 0.7 * model.feature_log_prob_.sum() + jll[np.arange(30), y_counts[:30]].sum()
+    if not balance:
+        unlabelled = 6.0 * logsumexp(jll[30:] / 6.0, axis=1).sum()
+    else:
+        mass = np.bincount(y_counts[:30], minlength=3) / 30 * len(jll[30:])
+        r = _sinkhorn(_softmax(jll[30:] / 6.0), mass, np.ones(len(jll) - 30))
+        unlabelled = (r * (jll[30:] - 6.0 * np.log(r))).sum()
+    expected = labelled + 0.4 * unlabelled
+    assert counts.log_likelihood_[-1] == pytest.approx(expected, rel=1e-12 if not balance else 1e-7)
+
+
+def test_temperature_auto_is_chosen_with_the_weight() -> None:
+    """ "auto" tries 1, 10 and 30 with an estimator of one's own (10 and 30 with the default
+    TextClassifier, tested above); a fixed temperature is used by every EM candidate."""
+    X, y = _count_data(3)
+    hidden = np.where(np.arange(len(y)) < 45, y, -1)
+    semi = SemiSupervisedNB(MultinomialNB()).fit(X, hidden)
+    params = semi.cv_results_["params"]
+    assert params[0] == {"unlabeled_weight": 0.0}
+    assert {(p["unlabeled_weight"], p["temperature"]) for p in params[1:]} == {
+        (w, t) for w in (0.1, 0.3, 1.0) for t in (1.0, 10.0, 30.0)
+    }
+    best = params[int(np.argmax(semi.cv_results_["mean_test_score"]))]
+    assert best.get("temperature", 1.0) == semi.temperature_
+    fixed = SemiSupervisedNB(MultinomialNB(), temperature=10.0).fit(X, hidden)
+    assert {p.get("temperature", 10.0) for p in fixed.cv_results_["params"]} == {10.0}
+    assert fixed.temperature_ == 10.0

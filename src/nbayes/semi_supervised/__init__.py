@@ -11,7 +11,14 @@ McCallum, Thrun & Mitchell (2000, eq. 8 and 10 with EM-lambda)::
              + sum_labelled   w_i log P(y_i) P(x_i | y_i)          complete log-likelihood
              + sum_unlabelled lambda w_i log sum_c P(c) P(x_i | c)  marginal log-likelihood
 
-and the iteration stops when it no longer rises by more than ``tol`` (relative). The result,
+and the iteration stops when it no longer rises by more than ``tol`` (relative). By default
+the E-step is tempered and class-balanced (:mod:`._em`): an unlabelled row's weights are
+``P(c | x)^(1/T)`` renormalised (a long document's posterior is nearly 0/1 at ``T = 1``) and
+scaled class by class so that the unlabelled rows' weights follow the labelled rows' class
+proportions (class mass normalisation); the objective is then the matching free energy,
+which again never falls. The weight lambda, the temperature and (for the default
+TextClassifier) ``alpha`` are chosen by cross-validation on the labelled rows
+(:mod:`._selection`). The result,
 ``estimator_``, is an ordinary fitted nbayes model of the estimator's type: it saves, loads,
 explains, updates and merges like one fitted on labelled data.
 
@@ -27,7 +34,8 @@ own ``fit`` with every unlabelled row repeated once per class and the soft count
 
 The modules: ``_estimator`` (the estimator: parameters, fit, prediction), ``_selection`` (the
 settings chosen by cross-validation on the labelled rows), ``_em`` (the iteration and its
-objective), ``_counts`` (the soft counts), ``_labels`` (which rows are unlabelled).
+objective, the tempered and balanced E-step), ``_counts`` (the soft counts), ``_labels``
+(which rows are unlabelled).
 
 The models are read through their public API where it exists (``likelihood()`` for the family
 and its parameters, ``set_params``, ``fit``, ``predict_joint_log_proba``); the private hooks of

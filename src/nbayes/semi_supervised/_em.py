@@ -1,5 +1,22 @@
 """The EM iteration of :class:`~nbayes.SemiSupervisedNB` and its objective (Nigam et al. 2000,
-eq. 8 and 10 with EM-lambda)."""
+eq. 8 and 10 with EM-lambda), with a tempered and class-balanced E-step.
+
+The E-step gives an unlabelled row ``i`` to class ``c`` with the weight ``r_ic`` that
+maximises ``sum_c r_ic log P(x_i, c) + T H(r_i)`` (``H``: the entropy of the row's weights),
+where ``T`` is the temperature: ``r_i`` is ``P(c | x_i)^(1/T)`` renormalised (``T = 1``: the
+posterior, Nigam et al.'s E-step; a document of a few hundred tokens has a posterior of 0s
+and 1s, which a larger ``T`` softens; deterministic annealing, Ueda & Nakano 1998, at a fixed
+temperature). With ``balance`` the maximum is taken under the constraint that the unlabelled
+rows' weights sum, class by class, to the class proportions of the labelled rows (class mass
+normalisation, Zhu, Ghahramani & Lafferty 2003), found by Sinkhorn's scaling of the classes.
+The objective EM raises at every iteration is then (the free energy)::
+
+    log P(theta) + sum_labelled w_i log P(x_i, y_i)
+                 + lambda sum_unlabelled w_i max_r [sum_c r_c log P(x_i, c) + T H(r)]
+
+which is Nigam et al.'s log-likelihood for ``T = 1`` without ``balance`` (the maximum is then
+``log sum_c P(x_i, c)``).
+"""
 
 from __future__ import annotations
 
@@ -8,13 +25,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import logsumexp
 
 from .._base import BaseNB
 from .._families import BernoulliFamily, CategoricalFamily, MultinomialFamily
 from ._counts import Counts
 
-__all__ = ["EMResult", "Rows", "run_em"]
+__all__ = ["EMResult", "EStep", "Rows", "run_em"]
+
+_SINKHORN_ITER = 200
+_SINKHORN_TOL = 1e-6
 
 
 @dataclass(frozen=True)
@@ -28,6 +47,61 @@ class Rows:
     codes: np.ndarray
     unlabeled: np.ndarray
     sample_weight: np.ndarray  # of the unlabelled rows, before lambda
+
+    def class_proportions(self) -> np.ndarray:
+        """The labelled rows' weight in each class, as proportions (the balance target)."""
+        mass = np.bincount(
+            self.codes, weights=self.weights[self.labeled, self.codes],
+            minlength=self.weights.shape[1],
+        )  # fmt: skip
+        total = mass.sum()
+        return mass / total if total > 0 else np.full(len(mass), 1.0 / len(mass))
+
+
+@dataclass(frozen=True)
+class EStep:
+    """How the E-step spreads an unlabelled row over the classes: ``temperature`` T
+    (``P(c | x)^(1/T)``), and ``target``, the class proportions the unlabelled rows'
+    weights must sum to (None: no constraint)."""
+
+    temperature: float = 1.0
+    target: np.ndarray | None = None
+
+    def __call__(
+        self, jll: np.ndarray, sw: np.ndarray, scale: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """The weights ``r`` (rows x classes, each row sums to 1), each row's value
+        ``max_r sum_c r_c jll_c + T H(r)`` and the class scaling found (to start the next
+        E-step from)."""
+        t = self.temperature
+        if jll.shape[0] == 0:
+            return jll.copy(), np.zeros(0), scale
+        z = jll / t
+        top = z.max(axis=1, keepdims=True)
+        top[~np.isfinite(top)] = 0.0
+        p = np.exp(np.maximum(z - top, -700.0))  # no class underflows to 0: it can be scaled
+        goal = None if self.target is None else self.target * sw.sum()
+        if goal is None or not (goal > 0).any():
+            s = p.sum(axis=1)
+            return p / s[:, None], t * (top[:, 0] + np.log(s)), None
+        q = np.ones(p.shape[1]) if scale is None else scale.copy()
+        q[goal <= 0] = 0.0  # a class without labelled weight gets none
+        wanted = goal > 0
+        for _ in range(_SINKHORN_ITER):
+            s = p @ q  # row sums of p * q
+            mass = q * ((sw / s) @ p)  # the classes' weight after row normalisation
+            ratio = goal[wanted] / np.maximum(mass[wanted], 1e-300)
+            if np.abs(ratio - 1.0).max() <= _SINKHORN_TOL:
+                break
+            q[wanted] *= ratio
+            q /= q.max()
+        r = p * q
+        s = r.sum(axis=1)
+        r /= s[:, None]
+        with np.errstate(divide="ignore"):
+            log_q = np.where(q > 0, np.log(np.where(q > 0, q, 1.0)), 0.0)
+        value = t * (top[:, 0] + np.log(s) - r @ log_q)
+        return r, value, q
 
 
 @dataclass(frozen=True)
@@ -46,17 +120,29 @@ def run_em(
     tol: float,
     params: dict[str, Any] | None = None,
     say: Callable[[int, float], None] | None = None,
+    temperature: float = 1.0,
+    balance: bool | np.ndarray = False,
+    start: tuple[Any, np.ndarray] | None = None,
 ) -> EMResult:
-    """Fit on the labelled rows, then E-step / M-step until the objective rises by less than
-    ``tol`` times its magnitude, or ``max_iter`` iterations; an iteration that lowers it is
-    discarded (``condition == "decreased"``)."""
+    """Fit on the labelled rows (or take ``start``: that model and its joint log-likelihood
+    of every row), then E-step / M-step until the objective rises by less than ``tol`` times
+    its magnitude, or ``max_iter`` iterations; an iteration that lowers it is discarded
+    (``condition == "decreased"``)."""
     params = params or {}
     weights = rows.weights.copy()
     unlabeled = rows.unlabeled
     unlabeled_sw = unlabeled_weight * rows.sample_weight
-    model = counts.fit(weights, **params)
-    jll = counts.joint_log_likelihood(model)
-    score = _objective(model, jll, weights, rows.labeled, rows.codes, unlabeled, unlabeled_sw)
+    if isinstance(balance, np.ndarray):  # the class proportions asked for
+        target: np.ndarray | None = balance
+    else:
+        target = rows.class_proportions() if balance else None
+    e_step = EStep(temperature, target)
+    if start is None:
+        model = counts.fit(weights, **params)
+        start = model, counts.joint_log_likelihood(model)
+    model, jll = start
+    posterior, value, scale = e_step(jll[unlabeled], unlabeled_sw)
+    score = _objective(model, jll, weights, rows.labeled, rows.codes, value, unlabeled_sw)
     history = [score]
     if say is not None:
         say(0, score)
@@ -66,14 +152,14 @@ def run_em(
         return EMResult(model, jll, history, "supervised")
     condition = "max_iter"
     for iteration in range(1, max_iter + 1):
-        # E-step: every unlabelled row to every class, by the posterior
-        posterior = np.exp(jll[unlabeled] - logsumexp(jll[unlabeled], axis=1, keepdims=True))
+        # E-step: every unlabelled row to every class, by the (tempered, balanced) posterior
         weights[unlabeled] = unlabeled_sw[:, None] * posterior
         # M-step: the labelled counts plus the soft counts
         new_model = counts.fit(weights, **params)
         new_jll = counts.joint_log_likelihood(new_model)
+        new_posterior, value, new_scale = e_step(new_jll[unlabeled], unlabeled_sw, scale)
         new_score = _objective(new_model, new_jll, weights, rows.labeled, rows.codes,
-                               unlabeled, unlabeled_sw)  # fmt: skip
+                               value, unlabeled_sw)  # fmt: skip
         history.append(new_score)
         if say is not None:
             say(iteration, new_score)
@@ -81,6 +167,7 @@ def run_em(
             condition = "decreased"
             break
         model, jll, gain, score = new_model, new_jll, new_score - score, new_score
+        posterior, scale = new_posterior, new_scale
         if gain <= tol * abs(score):
             condition = "converged"
             break
@@ -93,17 +180,18 @@ def _objective(
     weights: np.ndarray,
     labeled_rows: np.ndarray,
     codes: np.ndarray,
-    unlabeled_rows: np.ndarray,
+    value: np.ndarray,
     unlabeled_sw: np.ndarray,
 ) -> float:
-    """Nigam et al.'s log-likelihood of the model on the data (eq. 10 with EM-lambda)."""
+    """The objective of the model on the data: Nigam et al.'s log-likelihood (eq. 10 with
+    EM-lambda) with each unlabelled row's E-step ``value`` (its marginal log-likelihood at
+    temperature 1 without balance)."""
     labeled = jll[labeled_rows, codes]
     w = weights[labeled_rows, codes]
     total = float(np.dot(w[w > 0], labeled[w > 0])) if labeled.size else 0.0
-    if unlabeled_rows.size:
-        marginal = logsumexp(jll[unlabeled_rows], axis=1)
+    if value.size:
         keep = unlabeled_sw > 0
-        total += float(np.dot(unlabeled_sw[keep], marginal[keep]))
+        total += float(np.dot(unlabeled_sw[keep], value[keep]))
     return total + _log_prior(model)
 
 

@@ -22,7 +22,10 @@ from ._em import Rows, run_em
 
 __all__ = [
     "ALPHAS",
+    "CV_TOL",
     "EM_ALPHAS",
+    "TEMPERATURES",
+    "TEXT_TEMPERATURES",
     "WEIGHTS",
     "Candidate",
     "candidates",
@@ -33,8 +36,17 @@ __all__ = [
 WEIGHTS = (0.1, 0.3, 1.0)
 """The unlabelled weights tried by ``unlabeled_weight="auto"`` (besides 0, the supervised
 model)."""
-EM_ALPHAS = (0.01, 0.03)
+EM_ALPHAS = (0.01,)
 """The TextClassifier ``alpha`` values tried with EM when the estimator is the default one."""
+CV_TOL = 1e-3
+"""The candidates' EM runs stop at ``max(tol, CV_TOL)``: they only rank the settings (on 20
+Newsgroups, 20 labelled per class, seeds 0-4: the same mean error cut as with 1e-4, 31.70 %
+vs 31.78 %, in two thirds of the time)."""
+TEMPERATURES = (1.0, 10.0, 30.0)
+"""The E-step temperatures tried by ``temperature="auto"`` (1: the posterior itself)."""
+TEXT_TEMPERATURES = (10.0, 30.0)
+"""Those tried with the default estimator (TextClassifier): a document of a few hundred
+tokens has a posterior of 0s and 1s at temperature 1."""
 ALPHAS = (0.01, 0.03, 0.1, 0.3, 1.0)
 """The ``alpha`` values tried for the supervised model (weight 0) with the default estimator."""
 
@@ -43,20 +55,33 @@ ALPHAS = (0.01, 0.03, 0.1, 0.3, 1.0)
 class Candidate:
     unlabeled_weight: float
     params: dict[str, Any]
+    temperature: float = 1.0
+
+    def as_dict(self) -> dict[str, Any]:
+        """The setting as ``cv_results_["params"]`` shows it (no temperature for the
+        supervised model, which has no E-step)."""
+        em = {"temperature": self.temperature} if self.unlabeled_weight else {}
+        return {"unlabeled_weight": self.unlabeled_weight, **em, **self.params}
 
 
 def candidates(
-    weights: tuple[float, ...], alphas: tuple[tuple[float, ...], tuple[float, ...]] | None
+    weights: tuple[float, ...],
+    alphas: tuple[tuple[float, ...], tuple[float, ...]] | None,
+    temperatures: tuple[float, ...] = (1.0,),
 ) -> list[Candidate]:
     """The settings to try: each weight of ``weights``, with each alpha of ``alphas``
-    (``(supervised alphas, EM alphas)``; None: the estimator's own alpha), the supervised
-    ones (weight 0) first: they win ties."""
+    (``(supervised alphas, EM alphas)``; None: the estimator's own alpha) and, for a weight
+    above 0, each of ``temperatures``; the supervised ones (weight 0) first: they win ties."""
     supervised = [w for w in weights if w == 0]
     em = [w for w in weights if w != 0]
-    if alphas is None:
-        return [Candidate(w, {}) for w in supervised + em]
-    return [Candidate(w, {"alpha": a}) for w in supervised for a in alphas[0]] + [
-        Candidate(w, {"alpha": a}) for a in alphas[1] for w in em
+    sup_alphas: tuple[Any, ...] = (None,) if alphas is None else alphas[0]
+    em_alphas: tuple[Any, ...] = (None,) if alphas is None else alphas[1]
+
+    def params(a: Any) -> dict[str, Any]:
+        return {} if a is None else {"alpha": a}
+
+    return [Candidate(w, params(a)) for w in supervised for a in sup_alphas] + [
+        Candidate(w, params(a), t) for a in em_alphas for t in temperatures for w in em
     ]
 
 
@@ -74,6 +99,7 @@ def cross_validate(
     cv: Any,
     max_iter: int,
     tol: float,
+    balance: bool | np.ndarray = False,
 ) -> tuple[Candidate, dict[str, Any]]:
     """The best of ``settings`` by cross-validation on the labelled rows, and the scores
     (``cv_results_``: ``params``, ``mean_test_score``, ``split<k>_test_score``)."""
@@ -83,6 +109,7 @@ def cross_validate(
     else:
         splitter = check_cv(cv, codes, classifier=True)
     folds = list(splitter.split(np.zeros((len(codes), 1)), codes))
+    cv_tol = max(tol, CV_TOL)
     sw = rows.weights[labeled, codes]
     scores = np.zeros((len(settings), len(folds)))
     for k, (train, held) in enumerate(folds):
@@ -94,15 +121,21 @@ def cross_validate(
             weights, labeled[train], codes[train], unlabeled[order],
             np.concatenate([rows.sample_weight, sw[held]])[order],
         )  # fmt: skip
+        labelled_models: dict[tuple[Any, ...], tuple[Any, np.ndarray]] = {}
         for i, setting in enumerate(settings):
-            result = run_em(counts, fold_rows, setting.unlabeled_weight, max_iter, tol,
-                            setting.params)  # fmt: skip
+            key = tuple(sorted(setting.params.items()))
+            if key not in labelled_models:  # EM's start: one fit per fold and parameters
+                model = counts.fit(weights, **setting.params)
+                labelled_models[key] = model, counts.joint_log_likelihood(model)
+            result = run_em(counts, fold_rows, setting.unlabeled_weight, max_iter, cv_tol,
+                            setting.params, temperature=setting.temperature,
+                            balance=balance, start=labelled_models[key])  # fmt: skip
             right = result.jll[labeled[held]].argmax(axis=1) == codes[held]
             total = sw[held].sum()
             scores[i, k] = float(np.dot(sw[held], right) / total) if total > 0 else 0.0
     mean = scores.mean(axis=1)
     results: dict[str, Any] = {
-        "params": [{"unlabeled_weight": s.unlabeled_weight, **s.params} for s in settings],
+        "params": [s.as_dict() for s in settings],
         "mean_test_score": mean,
     }
     for k in range(len(folds)):
