@@ -59,6 +59,20 @@ def _version() -> str:
     return str(__version__)
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the installed version, read (from the package metadata, ~25 ms)
+    only when asked for, not by every command's parser."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: Any = argparse.SUPPRESS, help: str | None = None) -> None:  # fmt: skip
+        super().__init__(option_strings, dest, nargs=0, default=default,
+                         help=help or "show the version of nbayes and exit")  # fmt: skip
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(f"nbayes {_version()}")  # on stdout, as argparse's own version action
+        parser.exit(0)
+
+
 class _Parser(argparse.ArgumentParser):
     """Bad arguments are one ``Error: ...`` line naming the flag (exit status 2), as the
     other errors are; the usage is one ``-h`` away."""
@@ -93,7 +107,7 @@ def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentPars
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"nbayes {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     full = COMMANDS if commands is None else tuple(commands)
     for name, summary in _SUMMARIES.items():
