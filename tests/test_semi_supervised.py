@@ -394,6 +394,11 @@ def test_sample_weight_zero_drops_a_row() -> None:
                                "'auto' or a float in the range [1, inf). Got 0.5 instead."),
         ({"temperature": "hot"}, "The 'temperature' parameter of SemiSupervisedNB must be "
                                  "'auto' or a float in the range [1, inf). Got 'hot' instead."),
+        ({"temperature": float("inf")}, "The 'temperature' parameter of SemiSupervisedNB must "
+                                        "be 'auto' or a float in the range [1, inf). Got inf"),
+        ({"unlabeled_weight": float("inf")}, "The 'unlabeled_weight' parameter of "
+                                             "SemiSupervisedNB must be 'auto' or a float in the "
+                                             "range [0.0, inf). Got inf"),
         ({"balance": "yes"}, "The 'balance' parameter of SemiSupervisedNB must be an instance "
                              "of 'bool' or an array-like. Got 'yes' instead."),
         ({"cv": 1}, "The 'cv' parameter of SemiSupervisedNB must be an int in the range [2, inf), "

@@ -237,6 +237,22 @@ def test_explain_plain_coloured_and_exact(
     assert "cannot decide" in out
 
 
+def test_explain_on_a_stdout_that_cannot_encode_the_words(
+    monkeypatch: pytest.MonkeyPatch, text_model: Path
+) -> None:
+    """An ASCII standard output (PYTHONIOENCODING=ascii, an old terminal) gets the words it
+    cannot encode as backslash escapes: the command printed its first line and then failed
+    with "Error: 'ascii' codec can't encode character '\\xe9'" (status 1)."""
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="ascii", newline="\n")
+    monkeypatch.setattr(sys, "stdout", out)
+    assert main(["explain", str(text_model), "café free"]) == 0
+    out.flush()
+    text = raw.getvalue().decode("ascii")
+    assert text.startswith("Prediction: ") and "caf\\xe9 (unknown)" in text, text
+    assert "free +" in text
+
+
 def test_update_and_forget_in_place(
     capsys: pytest.CaptureFixture[str], text_model: Path, tmp_path: Path
 ) -> None:

@@ -21,7 +21,9 @@ class BernoulliFamily(Family):
 
     def derive(self, stats: CountStats, p: dict[str, Any]) -> Derived:
         alpha = check_alpha(p["alpha"], p["force_alpha"], stats.n_features)
-        fc, cc = stats.feature_count, stats.class_count[:, None]
+        # C order whatever the counts' layout (a fit's table is Fortran-ordered, a loaded
+        # one C-ordered): sum(neg) in the joint log-likelihood is then the same sum
+        fc, cc = np.ascontiguousarray(stats.feature_count), stats.class_count[:, None]
         denominator = log(cc + 2 * alpha)
         flp = log(fc + alpha) - denominator
         # log(1 - theta) straight from the counts: exact where theta is close to 1.

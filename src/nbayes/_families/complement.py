@@ -17,8 +17,11 @@ class ComplementFamily(Family):
 
     def derive(self, stats: CountStats, p: dict[str, Any]) -> Derived:
         alpha = check_alpha(p["alpha"], p["force_alpha"], stats.n_features)
-        feature_all = stats.feature_count.sum(axis=0)
-        comp = feature_all + alpha - stats.feature_count
+        # C order whatever the counts' layout (a fit's table is Fortran-ordered, a loaded
+        # one C-ordered): the row sums below are then the same sums
+        fc = np.ascontiguousarray(stats.feature_count)
+        feature_all = fc.sum(axis=0)
+        comp = feature_all + alpha - fc
         with np.errstate(divide="ignore", invalid="ignore"):
             logged = log(comp / comp.sum(axis=1, keepdims=True))
             if p["norm"]:

@@ -14,7 +14,10 @@ from ._common import Factor, FloatArray, as_fraction, check_alpha, class_log_pri
 
 def smoothed_log_prob(feature_count: FloatArray, alpha: Any) -> FloatArray:
     """log (count + alpha) / (total + alpha·V), row by row; an empty unsmoothed row is -inf."""
-    smoothed = np.add(feature_count, alpha, dtype=np.float64)
+    # C order whatever the counts' layout: a row's sum is then the same (pairwise) sum for
+    # a fit's Fortran-ordered table and the C-ordered one a model file loads, so a loaded
+    # model predicts exactly as the saved one did
+    smoothed = np.add(feature_count, alpha, dtype=np.float64, order="C")
     totals = smoothed.sum(axis=1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         flp = np.log(smoothed, out=smoothed)  # in place: one C x V array, not two

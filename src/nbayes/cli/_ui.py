@@ -104,8 +104,15 @@ class UI:
         return not self.quiet and isatty(self.err)
 
     def print(self, text: str = "") -> None:
-        """A result line (stdout)."""
-        self.out.write(text + "\n")
+        """A result line (stdout). A character the stream cannot encode (a term with
+        accents on an ASCII stdout, a lone surrogate a model file may hold) is written as
+        its backslash escape, as Python writes stderr, instead of ending the command."""
+        line = text + "\n"
+        try:
+            self.out.write(line)
+        except UnicodeEncodeError:
+            encoding = getattr(self.out, "encoding", None) or "utf-8"
+            self.out.write(line.encode(encoding, "backslashreplace").decode(encoding))
 
     def note(self, text: str) -> None:
         """A message for people (stderr), hidden by ``-q``."""

@@ -4,6 +4,7 @@ through the fitted ``estimator_``."""
 
 from __future__ import annotations
 
+import math
 from numbers import Integral, Real
 from typing import Any, ClassVar, Self
 
@@ -52,13 +53,18 @@ _RULES: dict[str, list[P.Rule]] = {
     "max_iter": [P.non_negative_int(0)],
     "unlabeled_weight": [
         P.Rule(_is_auto, "'auto'"),
-        P.non_negative_real,
+        P.Rule(
+            lambda v: P.non_negative_real.test(v) and math.isfinite(float(v)),
+            P.non_negative_real.text,
+        ),  # inf: soft counts of inf, reported as overflowing statistics
     ],
     "alphas": [P.Rule(_is_auto, "'auto'"), P.none, P.array_like],
     "temperature": [
         P.Rule(_is_auto, "'auto'"),
         P.Rule(
-            lambda v: isinstance(v, Real) and not isinstance(v, bool) and float(v) >= 1,
+            lambda v: (
+                isinstance(v, Real) and not isinstance(v, bool) and 1 <= float(v) < math.inf
+            ),  # inf: an objective of inf at every iteration
             "a float in the range [1, inf)",
         ),
     ],
