@@ -60,3 +60,17 @@ def assert_usage_error(code: int, err: str, fragment: str) -> None:
     assert err.startswith("Error: ") and fragment in err, err
     assert "Traceback" not in err
     assert len(err.strip().splitlines()) == 1, err
+
+
+@pytest.fixture
+def texts_csv(tmp_path: Path, spam_ham: tuple[list[str], list[str]]) -> Path:
+    spam, ham = spam_ham
+    rows = [[t, "spam"] for t in spam] + [[t, "ham"] for t in ham]
+    return write_csv(tmp_path / "sms.csv", ["text", "label"], rows)
+
+
+@pytest.fixture
+def text_model(tmp_path: Path, texts_csv: Path) -> Path:
+    out = tmp_path / "spam.nbayes"
+    assert main(["train", str(texts_csv), "-o", str(out), "-q"]) == 0
+    return out

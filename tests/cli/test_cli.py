@@ -22,20 +22,6 @@ from .conftest import assert_error, assert_usage_error, run, write_csv
 
 
 @pytest.fixture
-def texts_csv(tmp_path: Path, spam_ham: tuple[list[str], list[str]]) -> Path:
-    spam, ham = spam_ham
-    rows = [[t, "spam"] for t in spam] + [[t, "ham"] for t in ham]
-    return write_csv(tmp_path / "sms.csv", ["text", "label"], rows)
-
-
-@pytest.fixture
-def text_model(tmp_path: Path, texts_csv: Path) -> Path:
-    out = tmp_path / "spam.nbayes"
-    assert main(["train", str(texts_csv), "-o", str(out), "-q"]) == 0
-    return out
-
-
-@pytest.fixture
 def iris_csv(tmp_path: Path) -> Path:
     rng = np.random.default_rng(0)
     rows = []

@@ -21,20 +21,6 @@ from nbayes.io.persist import load
 from .conftest import assert_error, assert_usage_error, run, write_csv
 
 
-@pytest.fixture
-def texts_csv(tmp_path: Path, spam_ham: tuple[list[str], list[str]]) -> Path:
-    spam, ham = spam_ham
-    rows = [[t, "spam"] for t in spam] + [[t, "ham"] for t in ham]
-    return write_csv(tmp_path / "sms.csv", ["text", "label"], rows)
-
-
-@pytest.fixture
-def model(tmp_path: Path, texts_csv: Path) -> Path:
-    out = tmp_path / "spam.nbayes"
-    assert main(["train", str(texts_csv), "-o", str(out), "-q"]) == 0
-    return out
-
-
 def _stdin(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode("utf-8"))))
 
@@ -43,23 +29,23 @@ def _stdin(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
 
 
 def test_predict_reads_standard_input_one_document_per_line(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, model: Path
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, text_model: Path
 ) -> None:
     _stdin(monkeypatch, "WIN a free cash prize now\n\nsee you at lunch today\n")
-    code, out, err = run(capsys, "predict", model, "-")
+    code, out, err = run(capsys, "predict", text_model, "-")
     assert code == 0, err
     assert out.splitlines() == ["row,prediction", "0,spam", "1,ham"]
 
 
 def test_predict_reads_a_table_from_standard_input(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, model: Path
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, text_model: Path
 ) -> None:
     _stdin(monkeypatch, "id,body\n1,free cash prize\n2,lunch at home\n")
-    code, out, err = run(capsys, "predict", model, "-", "--text-col", "body")
+    code, out, err = run(capsys, "predict", text_model, "-", "--text-col", "body")
     assert code == 0, err
     assert out.splitlines() == ["row,prediction", "0,spam", "1,ham"]
     _stdin(monkeypatch, '{"text": "win a prize"}\n{"text": "meeting tomorrow"}\n')
-    code, out, err = run(capsys, "predict", model, "-", "--format", "jsonl")
+    code, out, err = run(capsys, "predict", text_model, "-", "--format", "jsonl")
     assert [json.loads(line)["prediction"] for line in out.splitlines()] == ["spam", "ham"]
 
 
@@ -78,16 +64,16 @@ def test_a_table_model_reads_standard_input(
 
 
 def test_plain_text_files_and_folders_are_named_in_predictions(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, model: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text_model: Path
 ) -> None:
     mail = tmp_path / "mail"
     mail.mkdir()
     (mail / "a.txt").write_text("WIN a FREE prize\ncall now", encoding="utf-8")
     (mail / "b.eml").write_text("lunch at home?", encoding="utf-8")
-    code, out, err = run(capsys, "predict", model, mail / "a.txt")
+    code, out, err = run(capsys, "predict", text_model, mail / "a.txt")
     assert code == 0, err  # one document: the whole file
     assert out.splitlines() == ["file,prediction", f"{mail / 'a.txt'},spam"]
-    code, out, err = run(capsys, "predict", model, mail)
+    code, out, err = run(capsys, "predict", text_model, mail)
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [(Path(r["file"]).name, r["prediction"]) for r in rows] == [
         ("a.txt", "spam"),
@@ -95,22 +81,22 @@ def test_plain_text_files_and_folders_are_named_in_predictions(
     ]
     lines = tmp_path / "msgs.txt"
     lines.write_text("free prize now\nsee you at lunch\n", encoding="utf-8")
-    code, out, _ = run(capsys, "predict", model, lines, "--data-format", "lines")
+    code, out, _ = run(capsys, "predict", text_model, lines, "--data-format", "lines")
     assert out.splitlines() == ["row,prediction", "0,spam", "1,ham"]
     code, _, err = run(capsys, "train", lines, "-o", tmp_path / "x.nbayes")
     assert_error(code, err, "no labels")
 
 
 def test_explain_a_row_of_a_data_file_with_a_text_model(
-    capsys: pytest.CaptureFixture[str], model: Path, texts_csv: Path
+    capsys: pytest.CaptureFixture[str], text_model: Path, texts_csv: Path
 ) -> None:
-    code, out, err = run(capsys, "explain", model, texts_csv, "--row", "5")
+    code, out, err = run(capsys, "explain", text_model, texts_csv, "--row", "5")
     assert code == 0, err
     assert out.startswith("Prediction: ham")  # row 5 is "I'll call you when I get home"
     assert "home" in out and "csv (unknown)" not in out and "sms" not in out
-    code, _, err = run(capsys, "explain", model, texts_csv, "--row", "99")
+    code, _, err = run(capsys, "explain", text_model, texts_csv, "--row", "99")
     assert_error(code, err, "--row 99 is out of range")
-    code, _, err = run(capsys, "explain", model, "free prize", "--row", "2")
+    code, _, err = run(capsys, "explain", text_model, "free prize", "--row", "2")
     assert_error(code, err, "--row applies to a data file")
 
 
@@ -123,7 +109,7 @@ _PYTHON_KEYWORDS = re.compile(
 )
 
 
-def _error_paths(tmp_path: Path, model: Path, texts_csv: Path) -> list[list[Any]]:
+def _error_paths(tmp_path: Path, text_model: Path, texts_csv: Path) -> list[list[Any]]:
     latin = tmp_path / "latin.csv"
     latin.write_bytes("text,label\ncaf\xe9 cr\xe8me,a\nb,b\n".encode("latin-1"))
     xlsx = tmp_path / "data.xlsx"
@@ -144,23 +130,23 @@ def _error_paths(tmp_path: Path, model: Path, texts_csv: Path) -> list[list[Any]
         ["train", texts_csv, "-o", out, "--alpha", "-1"],
         ["train", texts_csv, "-o", out, "--ngrams", "3-1"],
         ["train", texts_csv, "-o", texts_csv],
-        ["predict", model, texts_csv, "--text-col", "body"],
-        ["predict", model, xlsx],
-        ["predict", model, texts_csv, "--encoding", "no-such-codec"],
-        ["eval", model, texts_csv, "--label-col", "y"],
-        ["update", model, texts_csv, "--text-col", "body"],
-        ["forget", model, quote],
+        ["predict", text_model, texts_csv, "--text-col", "body"],
+        ["predict", text_model, xlsx],
+        ["predict", text_model, texts_csv, "--encoding", "no-such-codec"],
+        ["eval", text_model, texts_csv, "--label-col", "y"],
+        ["update", text_model, texts_csv, "--text-col", "body"],
+        ["forget", text_model, quote],
         ["tune", texts_csv, "--alpha", "-1", "--folds", "2"],
         ["tune", texts_csv, "--text-col", "body", "--folds", "2"],
-        ["explain", model, texts_csv, "--text-col", "body"],
+        ["explain", text_model, texts_csv, "--text-col", "body"],
     ]
 
 
 def test_no_message_names_a_python_keyword_argument(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, model: Path, texts_csv: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text_model: Path, texts_csv: Path
 ) -> None:
     seen = []
-    for argv in _error_paths(tmp_path, model, texts_csv):
+    for argv in _error_paths(tmp_path, text_model, texts_csv):
         code, _, err = run(capsys, *argv)
         assert err, argv  # every one of them says something
         seen.append(err)
@@ -182,13 +168,13 @@ def _help(capsys: pytest.CaptureFixture[str], command: str) -> str:
 
 
 def test_update_help_and_the_vocabulary_grows(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, model: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text_model: Path
 ) -> None:
     assert "its vocabulary grows" in _help(capsys, "update")
-    before = set(load(model).get_feature_names_out())
+    before = set(load(text_model).get_feature_names_out())
     extra = write_csv(tmp_path / "more.csv", ["text", "label"], [["zanzibar lottery", "spam"]])
-    assert main(["update", str(model), str(extra), "-q"]) == 0
-    assert set(load(model).get_feature_names_out()) - before == {"zanzibar", "lottery"}
+    assert main(["update", str(text_model), str(extra), "-q"]) == 0
+    assert set(load(text_model).get_feature_names_out()) - before == {"zanzibar", "lottery"}
 
 
 def test_sample_help_says_the_words_come_in_random_order(
@@ -199,20 +185,20 @@ def test_sample_help_says_the_words_come_in_random_order(
 
 
 def test_forget_help_and_what_forget_accepts(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, model: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text_model: Path
 ) -> None:
     text = _help(capsys, "forget")
     assert "cannot tell whether it learned these very documents" in text
     assert "Data the model never learned is refused" not in text
     # never learned, but within the counts: accepted (as the help says)
     other = write_csv(tmp_path / "other.csv", ["text", "label"], [["free prize", "spam"]])
-    code, _, err = run(capsys, "forget", model, other)
+    code, _, err = run(capsys, "forget", text_model, other)
     assert code == 0, err
     # more of a word than it counted: refused, file unchanged
-    content = model.read_bytes()
+    content = text_model.read_bytes()
     much = write_csv(tmp_path / "much.csv", ["text", "label"], [["lunch " * 50, "ham"]])
-    code, _, err = run(capsys, "forget", model, much)
-    assert code == 1 and model.read_bytes() == content
+    code, _, err = run(capsys, "forget", text_model, much)
+    assert code == 1 and text_model.read_bytes() == content
 
 
 # ----------------------------------------------------------------- 15.12: warnings, info
@@ -238,9 +224,9 @@ def test_one_class_warns_at_train_and_at_forget(
 
 
 def test_info_shows_n_features_only_for_hashing(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, model: Path, texts_csv: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text_model: Path, texts_csv: Path
 ) -> None:
-    code, out, _ = run(capsys, "info", model)
+    code, out, _ = run(capsys, "info", text_model)
     assert code == 0 and "n_features=" not in out and "hashing=False" in out
     hashed = tmp_path / "h.nbayes"
     assert main(["train", str(texts_csv), "-o", str(hashed), "--hashing", "-q"]) == 0
@@ -263,18 +249,18 @@ def test_a_hashing_model_explains_the_words(
 
 
 def test_predict_text_is_plain_and_csv_or_json_on_request(
-    capsys: pytest.CaptureFixture[str], model: Path
+    capsys: pytest.CaptureFixture[str], text_model: Path
 ) -> None:
-    code, out, _ = run(capsys, "predict", model, "--text", "WIN a free prize")
+    code, out, _ = run(capsys, "predict", text_model, "--text", "WIN a free prize")
     assert code == 0 and re.fullmatch(r"spam \(P = 0\.\d{4}\)\n", out), out
-    code, out, _ = run(capsys, "predict", model, "--text", "free prize", "--text", "lunch",
+    code, out, _ = run(capsys, "predict", text_model, "--text", "free prize", "--text", "lunch",
                        "--proba")  # fmt: skip
     first, second = out.splitlines()
     assert first.startswith("spam (P = ") and "; ham 0." in first and "'free prize'" in first
     assert second.startswith("ham (P = ")
-    code, out, _ = run(capsys, "predict", model, "--text", "free", "--format", "csv")
+    code, out, _ = run(capsys, "predict", text_model, "--text", "free", "--format", "csv")
     assert out.splitlines() == ["row,prediction", "0,spam"]
-    code, out, _ = run(capsys, "predict", model, "--text", "free", "--format", "jsonl")
+    code, out, _ = run(capsys, "predict", text_model, "--text", "free", "--format", "jsonl")
     assert json.loads(out) == {"row": 0, "prediction": "spam"}
 
 
@@ -282,17 +268,17 @@ def test_predict_text_is_plain_and_csv_or_json_on_request(
 
 
 def test_explain_top_bounds_the_output_of_a_long_document(
-    capsys: pytest.CaptureFixture[str], model: Path
+    capsys: pytest.CaptureFixture[str], text_model: Path
 ) -> None:
     words = [f"word{i}" for i in range(2000)] + ["free", "prize", "lunch", "home"]
     text = " ".join(words)
     for extra in ([], ["--exact"]):
-        code, out, _ = run(capsys, "explain", model, text, "--top", "3", "-q", *extra)
+        code, out, _ = run(capsys, "explain", text_model, text, "--top", "3", "-q", *extra)
         assert code == 0
         assert max(len(line) for line in out.splitlines()) < 1500, extra
         assert len(out) < 4000, (extra, len(out))
         assert "more words; --top 3 shows 12" in out
-    code, out, _ = run(capsys, "explain", model, "free prize", "--top", "3")
+    code, out, _ = run(capsys, "explain", text_model, "free prize", "--top", "3")
     assert "more words" not in out and "free +" in out and "prize +" in out
 
 
@@ -300,7 +286,7 @@ def test_explain_top_bounds_the_output_of_a_long_document(
 
 
 def test_a_model_is_never_written_over_the_data(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, texts_csv: Path, model: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, texts_csv: Path, text_model: Path
 ) -> None:
     data = texts_csv.read_bytes()
     code, _, err = run(capsys, "train", texts_csv, "-o", texts_csv)
@@ -315,13 +301,13 @@ def test_a_model_is_never_written_over_the_data(
     assert_error(code, err, "over the input data")
     code, _, err = run(capsys, "tune", texts_csv, "--folds", "2", "--save", texts_csv)
     assert_error(code, err, "choose another --save")
-    code, _, err = run(capsys, "update", model, model)
+    code, _, err = run(capsys, "update", text_model, text_model)
     assert_error(code, err, "over the input data")
     assert texts_csv.read_bytes() == data
 
 
 def test_a_model_replaces_a_model_not_another_file(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, texts_csv: Path, model: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, texts_csv: Path, text_model: Path
 ) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("my notes", encoding="utf-8")
@@ -332,7 +318,7 @@ def test_a_model_replaces_a_model_not_another_file(
     assert_error(code, err, "--force")
     code, _, err = run(capsys, "train", texts_csv, "-o", notes, "--force", "-q")
     assert code == 0 and load(notes).predict(["free prize"]).tolist() == ["spam"]
-    code, _, err = run(capsys, "train", texts_csv, "-o", model, "-q")  # a model: replaced
+    code, _, err = run(capsys, "train", texts_csv, "-o", text_model, "-q")  # a model: replaced
     assert code == 0, err
     folder = tmp_path / "mail" / "spam"
     folder.mkdir(parents=True)
@@ -405,10 +391,10 @@ def test_every_numeric_flag_is_checked() -> None:
     ],
 )
 def test_negative_numbers_are_refused_with_the_flag_named(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, model: Path, texts_csv: Path,
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text_model: Path, texts_csv: Path,
     argv: list[str],
 ) -> None:  # fmt: skip
-    args = [a.format(model=model, data=texts_csv, out=tmp_path / "o.nbayes") for a in argv]
+    args = [a.format(model=text_model, data=texts_csv, out=tmp_path / "o.nbayes") for a in argv]
     code, _, err = run(capsys, *args)
     flag = [a for a in argv if a.startswith("-") and a[1:2].isalpha() or a.startswith("--")][-1]
     assert_usage_error(code, err, f"argument {flag}")
