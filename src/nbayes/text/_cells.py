@@ -13,7 +13,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Cells", "smallest", "summed_cells", "united_terms"]
+from ._narrow import smallest
+
+__all__ = ["Cells", "summed_cells", "united_terms"]
 
 
 class Cells:
@@ -108,24 +110,6 @@ class Cells:
         table = np.zeros((n_rows, n_columns), dtype=self.dtype)
         table.ravel()[self.index] = self.values
         return table
-
-
-def smallest(values: np.ndarray) -> np.ndarray:
-    """Non-negative whole numbers in the smallest unsigned type that holds them exactly
-    (anything else as it is)."""
-    if len(values) == 0:
-        return values
-    top = values.max()
-    if (
-        values.min() < 0
-        or top >= 2**32
-        or (values.dtype.kind == "f" and not np.array_equal(values, np.floor(values)))
-    ):
-        return values
-    for kind in (np.uint8, np.uint16, np.uint32):
-        if top <= np.iinfo(kind).max:
-            return values.astype(kind)
-    return values  # pragma: no cover (top < 2**32 above)
 
 
 def united_terms(vocabularies: Sequence[Any]) -> tuple[Any, np.ndarray] | None:

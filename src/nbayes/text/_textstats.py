@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from .._stats import CountStats, union_classes
-from ._cells import Cells, smallest, summed_cells, united_terms
+from ._cells import Cells, summed_cells, united_terms
+from ._narrow import smallest
 from ._vocabulary import Vocabulary
 
 __all__ = ["TextStats", "Vocabulary"]

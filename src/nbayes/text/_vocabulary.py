@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from ._narrow import smallest
+
 __all__ = ["PackedTerms", "Vocabulary", "packed_problem"]
 
 _ENCODING = "surrogatepass"
@@ -329,12 +331,7 @@ class Vocabulary:
     # of an offset), no str per term to write or to make again.
     def __getstate__(self) -> dict[str, Any]:
         packed = self.packed()
-        lengths = np.diff(packed.offsets)
-        top = int(lengths.max()) if len(lengths) else 0
-        for kind in (np.uint8, np.uint16, np.uint32):
-            if top <= np.iinfo(kind).max:
-                lengths = lengths.astype(kind)
-                break
+        lengths = smallest(np.diff(packed.offsets))
         return {"bytes": packed.data, "lengths": lengths, "sorted": packed._sorted}
 
     def __setstate__(self, state: Any) -> None:
