@@ -51,6 +51,14 @@ def class_log_prior(class_count: FloatArray, fit_prior: bool, class_prior: Any) 
     return np.full(n_classes, -np.log(n_classes))
 
 
+def row_major(feature_count: Any) -> FloatArray:
+    """The counts in C order whatever their layout: a fit's table is Fortran-ordered, a
+    loaded one C-ordered, and numpy sums a C row pairwise but a Fortran row one by one;
+    summed over C rows (as scikit-learn sums), a loaded model predicts exactly as the
+    fitted one did."""
+    return np.ascontiguousarray(feature_count)
+
+
 def check_alpha(alpha: Any, force_alpha: bool, n_features: int) -> FloatArray | float:
     """scikit-learn's alpha rules: an array needs one value per feature; tiny alpha is clipped
     to 1e-10 unless ``force_alpha`` (then alpha=0 is the exact maximum-likelihood estimate)."""

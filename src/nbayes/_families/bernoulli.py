@@ -11,7 +11,7 @@ import numpy as np
 
 from .._stats import CountStats
 from ._base import Derived, Family, log_range
-from ._common import Factor, FloatArray, check_alpha, class_log_prior, log, log_dot
+from ._common import Factor, FloatArray, check_alpha, class_log_prior, log, log_dot, row_major
 from .multinomial import as_int, exact_alpha
 
 
@@ -21,9 +21,7 @@ class BernoulliFamily(Family):
 
     def derive(self, stats: CountStats, p: dict[str, Any]) -> Derived:
         alpha = check_alpha(p["alpha"], p["force_alpha"], stats.n_features)
-        # C order whatever the counts' layout (a fit's table is Fortran-ordered, a loaded
-        # one C-ordered): sum(neg) in the joint log-likelihood is then the same sum
-        fc, cc = np.ascontiguousarray(stats.feature_count), stats.class_count[:, None]
+        fc, cc = row_major(stats.feature_count), stats.class_count[:, None]  # sum(neg): see there
         denominator = log(cc + 2 * alpha)
         flp = log(fc + alpha) - denominator
         # log(1 - theta) straight from the counts: exact where theta is close to 1.

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._stats import CountStats
 from ._base import Derived, Family, log_range
-from ._common import FloatArray, check_alpha, class_log_prior, log, log_dot
+from ._common import FloatArray, check_alpha, class_log_prior, log, log_dot, row_major
 from .multinomial import MultinomialFamily, count_terms, smoothed_log_prob
 
 
@@ -17,9 +17,7 @@ class ComplementFamily(Family):
 
     def derive(self, stats: CountStats, p: dict[str, Any]) -> Derived:
         alpha = check_alpha(p["alpha"], p["force_alpha"], stats.n_features)
-        # C order whatever the counts' layout (a fit's table is Fortran-ordered, a loaded
-        # one C-ordered): the row sums below are then the same sums
-        fc = np.ascontiguousarray(stats.feature_count)
+        fc = row_major(stats.feature_count)  # the row sums below: see there
         feature_all = fc.sum(axis=0)
         comp = feature_all + alpha - fc
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -34,7 +32,7 @@ class ComplementFamily(Family):
             "feature_log_prob": flp,
             "class_log_prior": class_log_prior(stats.class_count, p["fit_prior"], p["class_prior"]),
             # for sampling and informative features: the multinomial of the same counts
-            "multinomial_log_prob": smoothed_log_prob(stats.feature_count, alpha),
+            "multinomial_log_prob": smoothed_log_prob(fc, alpha),
         }
 
     def joint_log_likelihood(self, d: Derived, X: Any) -> FloatArray:

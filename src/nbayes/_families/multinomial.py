@@ -14,9 +14,7 @@ from ._common import Factor, FloatArray, as_fraction, check_alpha, class_log_pri
 
 def smoothed_log_prob(feature_count: FloatArray, alpha: Any) -> FloatArray:
     """log (count + alpha) / (total + alpha·V), row by row; an empty unsmoothed row is -inf."""
-    # C order whatever the counts' layout: a row's sum is then the same (pairwise) sum for
-    # a fit's Fortran-ordered table and the C-ordered one a model file loads, so a loaded
-    # model predicts exactly as the saved one did
+    # in C order whatever the counts' layout (as _common.row_major, without a second copy)
     smoothed = np.add(feature_count, alpha, dtype=np.float64, order="C")
     totals = smoothed.sum(axis=1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
