@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Self
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -37,6 +37,7 @@ from ._families._common import exact_prior_of, row_values
 from ._guards import all_or_nothing
 from ._posterior import PosteriorMixin, log_normalize
 from ._reading import ReadingMixin
+from ._sklearn_bases import BaseEstimator, ClassifierMixin
 from ._stats import CountStats, readonly
 from ._validation import (
     FeatureNames,
@@ -62,6 +63,10 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
     """Template for nbayes estimators; subclasses name a family and their hyperparameters.
 
     A model supplies hooks; the template does the rest. Required:
+
+    its hyperparameters
+        Annotated class attributes under :func:`nbayes._params.hyperparameters`
+        (``alpha: float = 1.0``), which writes scikit-learn's ``__init__`` from them.
 
     ``_family``
         The likelihood family (:class:`nbayes._families.Family`): derives log-probabilities

@@ -1,10 +1,12 @@
-"""Hyperparameter checks, run by ``fit`` (never ``__init__``), with scikit-learn's wording."""
+"""The estimators' hyperparameters: how a constructor stores them (:func:`hyperparameters`)
+and how ``fit`` checks them (never ``__init__``), with scikit-learn's wording."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, TypeVar, cast, dataclass_transform
 
 import numpy as np
 
@@ -14,12 +16,55 @@ __all__ = [
     "Rule",
     "array_like",
     "boolean",
+    "hyperparameters",
     "non_negative_int",
     "non_negative_real",
     "none",
     "same_value",
     "validate",
 ]
+
+
+_Estimator = TypeVar("_Estimator", bound=type)
+
+
+@dataclass_transform(kw_only_default=True, field_specifiers=(dataclasses.field,))
+def hyperparameters(cls: _Estimator) -> _Estimator:
+    """Give an estimator class scikit-learn's constructor, written once in its class body.
+
+    Each annotated attribute of the class body is a hyperparameter: ``alpha: float = 1.0``
+    makes ``__init__`` take ``alpha=1.0`` by keyword and store it as ``self.alpha``, and
+    nothing else (scikit-learn's convention, which ``get_params``, ``set_params`` and
+    ``clone`` rely on: no logic and no checks in ``__init__``; :func:`validate` checks the
+    values at ``fit``). ``dataclasses.field(kw_only=False)`` makes a leading positional
+    one. A subclass keeps its parents' hyperparameters, and adds its own under the
+    decorator again. Type checkers read the constructor's signature from the annotations
+    (PEP 681); nothing else of :mod:`dataclasses` is added (no ``__eq__``, no
+    ``__repr__``: scikit-learn's own repr stays).
+
+    >>> from sklearn.base import BaseEstimator
+    >>> @hyperparameters
+    ... class Smoother(BaseEstimator):
+    ...     alpha: float = 1.0
+    ...     fit_prior: bool = True
+    >>> Smoother(alpha=0.5)
+    Smoother(alpha=0.5)
+    >>> Smoother(alpha=0.5).get_params()
+    {'alpha': 0.5, 'fit_prior': True}
+    """
+    if "__init__" in vars(cls):
+        raise TypeError(
+            f"{cls.__name__} defines __init__ and is decorated with @hyperparameters, which "
+            "writes it: declare the hyperparameters as annotated class attributes instead."
+        )
+    made: type = dataclasses.dataclass(repr=False, eq=False, match_args=False, kw_only=True)(cls)
+    private = [f.name for f in dataclasses.fields(made) if f.name.startswith("_")]
+    if private:
+        raise TypeError(
+            f"{cls.__name__}: annotated class attributes are hyperparameters, and {private} "
+            "start with '_'; annotate a private class attribute as ClassVar[...]."
+        )
+    return cast(_Estimator, made)
 
 
 class Rule:

@@ -35,6 +35,7 @@ POINT_MASS = 0.05
 point_mass_rule = P.Rule(lambda v: P._is_real(v) and 0 <= v < 1, "a float in the range [0.0, 1.0)")
 
 
+@P.hyperparameters
 class KernelNB(BaseNB):
     """Naive Bayes whose class-conditional densities are Gaussian kernel density estimates,
     with point masses at the values a feature repeats often.
@@ -143,18 +144,10 @@ class KernelNB(BaseNB):
         "priors": [P.array_like, P.none],
     }
 
-    def __init__(
-        self,
-        *,
-        bandwidth: Any = "robust",
-        point_mass: float | None = POINT_MASS,
-        max_points: int | None = None,
-        priors: Any = None,
-    ) -> None:
-        self.bandwidth = bandwidth
-        self.point_mass = point_mass
-        self.max_points = max_points
-        self.priors = priors
+    bandwidth: Any = "robust"
+    point_mass: float | None = POINT_MASS
+    max_points: int | None = None
+    priors: Any = None
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Fit the model to X, y: the points of this data and nothing else.

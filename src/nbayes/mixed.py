@@ -40,6 +40,7 @@ smoothed zero count ``alpha / (n + alpha·K)``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -81,6 +82,7 @@ __all__ = [
 
 
 # -------------------------------------------------------------------------- estimator
+@P.hyperparameters
 class MixedNB(BaseNB):
     """Naive Bayes over a table whose columns follow different distributions.
 
@@ -158,22 +160,12 @@ class MixedNB(BaseNB):
         "class_prior": [P.array_like, P.none],
     }
 
-    def __init__(
-        self,
-        columns: Any = None,
-        *,
-        alpha: float = 1.0,
-        var_smoothing: float = 1e-9,
-        bandwidth: Any = "scott",
-        fit_prior: bool = True,
-        class_prior: Any = None,
-    ) -> None:
-        self.columns = columns
-        self.alpha = alpha
-        self.var_smoothing = var_smoothing
-        self.bandwidth = bandwidth
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
+    columns: Any = dataclasses.field(default=None, kw_only=False)
+    alpha: float = 1.0
+    var_smoothing: float = 1e-9
+    bandwidth: Any = "scott"
+    fit_prior: bool = True
+    class_prior: Any = None
 
     # ------------------------------------------------------------------ input
     def _given_families(self) -> dict[str, str]:

@@ -47,22 +47,6 @@ _DISCRETE_DERIVATION = ("alpha", "force_alpha", "fit_prior", "class_prior")
 class _DiscreteNB(BaseNB):
     """Count-based estimators: class counts and per-class feature sums."""
 
-    _derivation_params: ClassVar[tuple[str, ...]] = _DISCRETE_DERIVATION
-    _param_rules: ClassVar[dict[str, list[P.Rule]]] = _DISCRETE_RULES
-
-    def __init__(
-        self,
-        *,
-        alpha: Any = 1.0,
-        force_alpha: bool = True,
-        fit_prior: bool = True,
-        class_prior: Any = None,
-    ) -> None:
-        self.alpha = alpha
-        self.force_alpha = force_alpha
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-
     @property
     def feature_count_(self) -> np.ndarray:
         """Weighted sum of each feature per class, shape (n_classes, n_features)."""
@@ -84,7 +68,21 @@ class _DiscreteNB(BaseNB):
         return tags
 
 
-class MultinomialNB(_DiscreteNB):
+@P.hyperparameters
+class _DirichletNB(_DiscreteNB):
+    """Count models smoothed by pseudo-counts ``alpha`` (a Dirichlet prior; Lidstone's and
+    Laplace's rules), with scikit-learn's four hyperparameters."""
+
+    _derivation_params: ClassVar[tuple[str, ...]] = _DISCRETE_DERIVATION
+    _param_rules: ClassVar[dict[str, list[P.Rule]]] = _DISCRETE_RULES
+
+    alpha: Any = 1.0
+    force_alpha: bool = True
+    fit_prior: bool = True
+    class_prior: Any = None
+
+
+class MultinomialNB(_DirichletNB):
     """Naive Bayes classifier for multinomial models (word counts, TF-IDF).
 
     Drop-in for :class:`sklearn.naive_bayes.MultinomialNB`; the statistics are the
@@ -132,7 +130,8 @@ class MultinomialNB(_DiscreteNB):
     _counts_only = True
 
 
-class ComplementNB(_DiscreteNB):
+@P.hyperparameters
+class ComplementNB(_DirichletNB):
     """Complement Naive Bayes (Rennie et al., 2003), suited to imbalanced text data.
 
     Drop-in for :class:`sklearn.naive_bayes.ComplementNB`. The weights of class c are
@@ -170,19 +169,7 @@ class ComplementNB(_DiscreteNB):
     _derivation_params = (*_DISCRETE_DERIVATION, "norm")
     _param_rules = {**_DISCRETE_RULES, "norm": [P.boolean]}
 
-    def __init__(
-        self,
-        *,
-        alpha: Any = 1.0,
-        force_alpha: bool = True,
-        fit_prior: bool = True,
-        class_prior: Any = None,
-        norm: bool = False,
-    ) -> None:
-        super().__init__(
-            alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior, class_prior=class_prior
-        )
-        self.norm = norm
+    norm: bool = False
 
     @property
     def feature_all_(self) -> np.ndarray:
@@ -190,7 +177,8 @@ class ComplementNB(_DiscreteNB):
         return readonly(self._derived()["feature_all"])
 
 
-class BernoulliNB(_DiscreteNB):
+@P.hyperparameters
+class BernoulliNB(_DirichletNB):
     """Naive Bayes for multivariate Bernoulli models: absent features count as evidence.
 
     Drop-in for :class:`sklearn.naive_bayes.BernoulliNB`:
@@ -223,19 +211,7 @@ class BernoulliNB(_DiscreteNB):
     _family = BernoulliFamily()
     _param_rules = {**_DISCRETE_RULES, "binarize": [P.none, P.non_negative_real]}
 
-    def __init__(
-        self,
-        *,
-        alpha: Any = 1.0,
-        force_alpha: bool = True,
-        binarize: float | None = 0.0,
-        fit_prior: bool = True,
-        class_prior: Any = None,
-    ) -> None:
-        super().__init__(
-            alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior, class_prior=class_prior
-        )
-        self.binarize = binarize
+    binarize: float | None = 0.0
 
     def _transform_X(self, X: Any) -> Any:
         if self.binarize is not None:
@@ -243,6 +219,7 @@ class BernoulliNB(_DiscreteNB):
         return X
 
 
+@P.hyperparameters
 class PoissonNB(_DiscreteNB):
     """Naive Bayes with Poisson-distributed counts per feature.
 
@@ -286,18 +263,10 @@ class PoissonNB(_DiscreteNB):
         "class_prior": [P.array_like, P.none],
     }
 
-    def __init__(
-        self,
-        *,
-        alpha: float = 1.0,
-        beta: float = 1.0,
-        fit_prior: bool = True,
-        class_prior: Any = None,
-    ) -> None:
-        self.alpha = alpha
-        self.beta = beta
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
+    alpha: float = 1.0
+    beta: float = 1.0
+    fit_prior: bool = True
+    class_prior: Any = None
 
     @property
     def rate_(self) -> np.ndarray:
@@ -309,7 +278,8 @@ class PoissonNB(_DiscreteNB):
         return readonly(self._derived()["log_rate"])
 
 
-class CategoricalNB(_DiscreteNB):
+@P.hyperparameters
+class CategoricalNB(_DirichletNB):
     """Naive Bayes for categorical features: integer codes (as scikit-learn) or labels.
 
     Drop-in for :class:`sklearn.naive_bayes.CategoricalNB` on integer-coded input
@@ -355,19 +325,7 @@ class CategoricalNB(_DiscreteNB):
         "min_categories": [P.none, P.array_like, P.non_negative_int(1)],
     }
 
-    def __init__(
-        self,
-        *,
-        alpha: float = 1.0,
-        force_alpha: bool = True,
-        fit_prior: bool = True,
-        class_prior: Any = None,
-        min_categories: Any = None,
-    ) -> None:
-        super().__init__(
-            alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior, class_prior=class_prior
-        )
-        self.min_categories = min_categories
+    min_categories: Any = None
 
     def _empty_stats(self, classes: np.ndarray, n_features: int) -> Any:
         return CategoryStats.empty(classes, n_features, self._integer_coded)
@@ -421,6 +379,7 @@ class CategoricalNB(_DiscreteNB):
         return tags
 
 
+@P.hyperparameters
 class GaussianNB(ArrayAPIOutputs, BaseNB):
     """Gaussian Naive Bayes: per class and feature, a normal density.
 
@@ -468,9 +427,8 @@ class GaussianNB(ArrayAPIOutputs, BaseNB):
     _param_rules = {"priors": [P.array_like, P.none], "var_smoothing": [P.non_negative_real]}
     _fitted_inputs = (*BaseNB._fitted_inputs, "_output_space")
 
-    def __init__(self, *, priors: Any = None, var_smoothing: float = 1e-9) -> None:
-        self.priors = priors
-        self.var_smoothing = var_smoothing
+    priors: Any = None
+    var_smoothing: float = 1e-9
 
     def _empty_stats(self, classes: np.ndarray, n_features: int) -> Any:
         return MomentStats.empty(classes, n_features)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import indexable
 
+from .. import _params as P
 from . import _sklearn_private as private
 from ._cross_validate import (
     _candidates,
@@ -24,6 +26,7 @@ from ._sklearn_private import BaseSearchCV
 __all__ = ["NBSearchCV"]
 
 
+@P.hyperparameters
 class NBSearchCV(BaseSearchCV):
     """Exhaustive search over a parameter grid by count subtraction; a GridSearchCV for nbayes.
 
@@ -74,7 +77,7 @@ class NBSearchCV(BaseSearchCV):
     array([0])
     """
 
-    _parameter_constraints: dict[str, list[Any]] = {
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "estimator": BaseSearchCV._parameter_constraints["estimator"],
         "param_grid": [dict, list],
         "scoring": BaseSearchCV._parameter_constraints["scoring"],
@@ -84,20 +87,13 @@ class NBSearchCV(BaseSearchCV):
         "return_train_score": ["boolean"],
     }
 
-    def __init__(
-        self,
-        estimator: Any,
-        param_grid: Any,
-        *,
-        scoring: Any = None,
-        refit: Any = True,
-        cv: Any = None,
-        error_score: Any = np.nan,
-        return_train_score: bool = False,
-    ) -> None:
-        self.estimator, self.param_grid, self.scoring = estimator, param_grid, scoring
-        self.refit, self.cv, self.error_score = refit, cv, error_score
-        self.return_train_score = return_train_score
+    estimator: Any = dataclasses.field(kw_only=False)
+    param_grid: Any = dataclasses.field(kw_only=False)
+    scoring: Any = None
+    refit: Any = True
+    cv: Any = None
+    error_score: Any = np.nan
+    return_train_score: bool = False
 
     # BaseSearchCV reads these; the search runs in one process, in order.
     n_jobs = None

@@ -28,9 +28,8 @@ Every name here is available in scikit-learn >= 1.6 (the minimum nbayes supports
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from sklearn.model_selection._search import BaseSearchCV
 from sklearn.model_selection._validation import _insert_error_scores as insert_error_scores
 from sklearn.model_selection._validation import _normalize_score_results as normalize_score_results
 from sklearn.model_selection._validation import _score as score
@@ -38,6 +37,15 @@ from sklearn.model_selection._validation import (
     _warn_or_raise_about_fit_failures as warn_or_raise_about_fit_failures,
 )
 from sklearn.utils import _safe_indexing as safe_indexing
+
+if TYPE_CHECKING:  # typed as nbayes._sklearn_bases says why
+    from .._sklearn_bases import BaseEstimator, MetaEstimatorMixin
+
+    class BaseSearchCV(MetaEstimatorMixin, BaseEstimator):
+        _parameter_constraints: ClassVar[dict[str, list[Any]]]
+
+else:
+    from sklearn.model_selection._search import BaseSearchCV
 from sklearn.utils.validation import _check_method_params as check_method_params
 
 __all__ = [

@@ -28,10 +28,10 @@ from typing import Any, ClassVar, Self
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _params as P
+from .._sklearn_bases import BaseEstimator, ClassifierMixin
 from ..explain import Explanation
 from ..naive_bayes import MultinomialNB
 from ..text import _analyzer
@@ -55,6 +55,7 @@ _positive_real = P.Rule(
 _unit_real = P.Rule(lambda v: P._is_real(v) and 0 <= v <= 1, "a float in the range [0.0, 1.0]")
 
 
+@P.hyperparameters
 class NBSVM(ClassifierMixin, BaseEstimator):
     """NBSVM (Wang & Manning 2012) on raw strings: an SVM on Naive Bayes-scaled n-grams.
 
@@ -150,42 +151,22 @@ class NBSVM(ClassifierMixin, BaseEstimator):
         "max_iter": [P.non_negative_int(1)],
     }
 
-    def __init__(
-        self,
-        *,
-        loss: str = "squared_hinge",
-        C: float = 1.0,
-        beta: float = 0.25,
-        alpha: float = 1.0,
-        ngram_range: tuple[int, int] = (1, 2),
-        lowercase: bool = True,
-        token_pattern: str | None = r"(?u)\b\w\w+\b",
-        preprocess: Any = "sentiment",
-        stop_words: Any = None,
-        min_df: float | int = 1,
-        max_df: float | int = 1.0,
-        max_features: int | None = None,
-        fit_intercept: bool = False,
-        tol: float = 1e-4,
-        max_iter: int = 1000,
-        random_state: Any = None,
-    ) -> None:
-        self.loss = loss
-        self.C = C
-        self.beta = beta
-        self.alpha = alpha
-        self.ngram_range = ngram_range
-        self.lowercase = lowercase
-        self.token_pattern = token_pattern
-        self.preprocess = preprocess
-        self.stop_words = stop_words
-        self.min_df = min_df
-        self.max_df = max_df
-        self.max_features = max_features
-        self.fit_intercept = fit_intercept
-        self.tol = tol
-        self.max_iter = max_iter
-        self.random_state = random_state
+    loss: str = "squared_hinge"
+    C: float = 1.0
+    beta: float = 0.25
+    alpha: float = 1.0
+    ngram_range: tuple[int, int] = (1, 2)
+    lowercase: bool = True
+    token_pattern: str | None = r"(?u)\b\w\w+\b"
+    preprocess: Any = "sentiment"
+    stop_words: Any = None
+    min_df: float | int = 1
+    max_df: float | int = 1.0
+    max_features: int | None = None
+    fit_intercept: bool = False
+    tol: float = 1e-4
+    max_iter: int = 1000
+    random_state: Any = None
 
     # ---------------------------------------------------------------- settings
     def _check_params(self) -> None:

@@ -4,18 +4,19 @@ through the fitted ``estimator_``."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from numbers import Integral, Real
 from typing import Any, ClassVar, Self
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from sklearn.utils import check_consistent_length
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .. import _params as P
 from .._base import BaseNB
+from .._sklearn_bases import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from .._stats import class_codes
 from .._validation import check_sample_weight
 from ..text.classifier import TextClassifier
@@ -81,6 +82,7 @@ _RULES: dict[str, list[P.Rule]] = {
 }
 
 
+@P.hyperparameters
 class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Semi-supervised Naive Bayes: EM over the unlabelled rows (Nigam et al. 2000).
 
@@ -251,28 +253,15 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     _param_rules: ClassVar[dict[str, list[P.Rule]]] = _RULES
 
-    def __init__(
-        self,
-        estimator: Any = None,
-        *,
-        max_iter: int = 50,
-        unlabeled_weight: float | str = "auto",
-        alphas: Any = "auto",
-        temperature: float | str = "auto",
-        balance: Any = True,
-        cv: Any = 3,
-        tol: float = 1e-4,
-        verbose: bool = False,
-    ) -> None:
-        self.estimator = estimator
-        self.max_iter = max_iter
-        self.unlabeled_weight = unlabeled_weight
-        self.alphas = alphas
-        self.temperature = temperature
-        self.balance = balance
-        self.cv = cv
-        self.tol = tol
-        self.verbose = verbose
+    estimator: Any = dataclasses.field(default=None, kw_only=False)
+    max_iter: int = 50
+    unlabeled_weight: float | str = "auto"
+    alphas: Any = "auto"
+    temperature: float | str = "auto"
+    balance: Any = True
+    cv: Any = 3
+    tol: float = 1e-4
+    verbose: bool = False
 
     # ---------------------------------------------------------------- settings
     def _base_estimator(self) -> BaseNB:

@@ -40,6 +40,7 @@ from .recipes import resolve as resolve_recipe
 __all__ = ["TextClassifier", "TextStats"]
 
 
+@P.hyperparameters
 class TextClassifier(TextLearning):
     """Naive Bayes text classifier on raw strings: multinomial, Bernoulli or complement.
 
@@ -110,42 +111,22 @@ class TextClassifier(TextLearning):
     _sample_noun = "document"
     _bounded_scores = True  # counts of a document's tokens: no overflow to check for
 
-    def __init__(
-        self,
-        *,
-        model: str = "multinomial",
-        alpha: float = 1.0,
-        binary: bool = False,
-        ngram_range: tuple[int, int] = (1, 1),
-        lowercase: bool = True,
-        preprocess: Any = None,
-        stop_words: Any = None,
-        min_df: float | int = 1,
-        max_df: float | int = 1.0,
-        max_features: int | None = None,
-        hashing: bool = False,
-        n_features: int = 2**20,
-        fit_prior: bool = True,
-        class_prior: Any = None,
-        force_alpha: bool = True,
-        norm: bool = False,
-    ) -> None:
-        self.model = model
-        self.alpha = alpha
-        self.binary = binary
-        self.ngram_range = ngram_range
-        self.lowercase = lowercase
-        self.preprocess = preprocess
-        self.stop_words = stop_words
-        self.min_df = min_df
-        self.max_df = max_df
-        self.max_features = max_features
-        self.hashing = hashing
-        self.n_features = n_features
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-        self.force_alpha = force_alpha
-        self.norm = norm
+    model: str = "multinomial"
+    alpha: float = 1.0
+    binary: bool = False
+    ngram_range: tuple[int, int] = (1, 1)
+    lowercase: bool = True
+    preprocess: Any = None
+    stop_words: Any = None
+    min_df: float | int = 1
+    max_df: float | int = 1.0
+    max_features: int | None = None
+    hashing: bool = False
+    n_features: int = 2**20
+    fit_prior: bool = True
+    class_prior: Any = None
+    force_alpha: bool = True
+    norm: bool = False
 
     # ---------------------------------------------------------------- settings
     @property
