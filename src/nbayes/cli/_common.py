@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from nbayes._flags import count_type, fraction_type
 from nbayes.cli._ui import UI, CLIError, isatty
 
 __all__ = [
@@ -145,37 +146,6 @@ def add_data_options(parser: argparse.ArgumentParser, labels: bool = True) -> No
         help="longest CSV field read, in characters (default 16,777,216: a guard against a "
         "quote that never closes)",
     )
-
-
-def count_type(minimum: int) -> Any:
-    """An argparse ``type`` for a whole number of at least ``minimum``: anything else is
-    refused with the flag named (exit status 2). (``nbayes serve`` has its own: the
-    CLI imports no private nbayes module.)"""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"must be a whole number >= {minimum}; got {text!r}"
-            ) from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be >= {minimum}; got {value}")
-        return value
-
-    parse.__name__ = f"whole number >= {minimum}"
-    return parse
-
-
-def fraction_type(text: str) -> float:
-    """An argparse ``type`` for a number strictly between 0 and 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (exclusive); got {text}")
-    return value
 
 
 def refuse_set_flags(args: argparse.Namespace, flags: Iterable[str], why: str) -> None:

@@ -22,24 +22,9 @@ from __future__ import annotations
 import argparse
 import os
 
-from nbayes._flags import count_type, seconds_type
+from nbayes._flags import count_type, seconds_type, size_type
 
 __all__ = ["add_arguments", "main", "run"]
-
-
-def _size(text: str) -> int:
-    units = {"k": 1024, "m": 1024**2, "g": 1024**3}
-    t = text.strip().lower().removesuffix("b")
-    factor = units.get(t[-1:], 1)
-    if t[-1:] in units:
-        t = t[:-1]
-    try:
-        value = int(float(t) * factor)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 10M, 512k)") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"the size must be positive: {text!r}")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=count_type(1), default=1, metavar="N",
                         help="worker processes (default 1; see docs/serve.md)")  # fmt: skip
     parser.add_argument(
-        "--max-body", type=_size, default=10 * 1024 * 1024, metavar="SIZE",
+        "--max-body", type=size_type, default=10 * 1024 * 1024, metavar="SIZE",
         help="largest request body (default 10M); larger ones get 413",
     )  # fmt: skip
     parser.add_argument(
