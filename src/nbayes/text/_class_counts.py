@@ -202,21 +202,7 @@ def count_by_class(
         vocabulary.update(zip(terms, range(base, base + len(ordered)), strict=True))
         col[ordered] = np.arange(base, base + len(ordered), dtype=np.int64)
         n_cols = len(vocabulary)
-    counts, df = _tk.stream_class_sums(
-        an.tok,
-        an.ptr,
-        an.ptok,
-        an.pptr,
-        an.n_uni,
-        an.use_uni,
-        an.use_pair,
-        col,
-        n_cols,
-        y,
-        int(n_classes),
-        bool(binary),
-        dtype,
-    )
+    counts, df = _tk.stream_class_sums(an, col, n_cols, y, int(n_classes), bool(binary), dtype)
     return vocabulary, counts, df
 
 

@@ -9,7 +9,7 @@ See :mod:`nbayes.text._tokenize` for how this path relates to the zero-copy one.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -17,6 +17,7 @@ import nbayes._native as _native
 from nbayes.text._chars import word_table
 
 __all__ = [
+    "IdStreams",
     "InternState",
     "build_rows",
     "encode_corpus",
@@ -198,56 +199,57 @@ def pair_ids(
     return _native.pair_ids(tok, ptr)
 
 
-def first_occurrence(
-    tok: np.ndarray,
-    ptr: np.ndarray,
-    ptok: np.ndarray,
-    pptr: np.ndarray,
-    n_uni: int,
-    n_pair: int,
-    use_uni: bool,
-    use_pair: bool,
-) -> tuple[np.ndarray, int]:
+class IdStreams(Protocol):
+    """A corpus as the kernels read it: unigram ids ``tok`` (document ``d`` is
+    ``tok[ptr[d]:ptr[d + 1]]``), word-pair ids ``ptok``/``pptr`` likewise, the number of
+    unigram ids and of pair ids, and which of the two streams are counted (a pair id ``p``
+    is column id ``n_uni + p``)."""
+
+    tok: np.ndarray
+    ptr: np.ndarray
+    ptok: np.ndarray
+    pptr: np.ndarray
+
+    @property
+    def n_uni(self) -> int: ...
+    @property
+    def n_pair(self) -> int: ...
+    @property
+    def use_uni(self) -> bool: ...
+    @property
+    def use_pair(self) -> bool: ...
+
+
+def _streams(s: IdStreams) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """The kernels' leading arguments: the four streams, ``n_uni``."""
+    return s.tok, s.ptr, s.ptok, s.pptr, int(s.n_uni)
+
+
+def first_occurrence(s: IdStreams) -> tuple[np.ndarray, int]:
     """Column of each (unigram, then ``n_uni + pair``) id in scikit-learn's fit order.
 
     scikit-learn's ``_count_vocab`` numbers features by first occurrence in the analyzer
     output (per document: unigrams in order, then bigrams). Ids never emitted get -1.
     """
     col, n = _native.first_occurrence(
-        tok, ptr, ptok, pptr, int(n_uni), int(n_pair), bool(use_uni), bool(use_pair)
+        *_streams(s), int(s.n_pair), bool(s.use_uni), bool(s.use_pair)
     )
     return col, int(n)
 
 
 def build_rows(
-    tok: np.ndarray,
-    ptr: np.ndarray,
-    ptok: np.ndarray,
-    pptr: np.ndarray,
-    n_uni: int,
-    use_uni: bool,
-    use_pair: bool,
-    col: np.ndarray,
-    n_cols: int,
+    s: IdStreams, col: np.ndarray, n_cols: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """CSR pieces ``(indptr, indices, counts)`` with indices sorted within each row.
 
     ``col`` maps each id (unigram id, or ``n_uni + pair id``) to its output column, or
     -1 to ignore it (out-of-vocabulary).
     """
-    return _native.build_rows(
-        tok, ptr, ptok, pptr, int(n_uni), bool(use_uni), bool(use_pair), col, int(n_cols)
-    )
+    return _native.build_rows(*_streams(s), bool(s.use_uni), bool(s.use_pair), col, int(n_cols))
 
 
 def stream_class_sums(
-    tok: np.ndarray,
-    ptr: np.ndarray,
-    ptok: np.ndarray,
-    pptr: np.ndarray,
-    n_uni: int,
-    use_uni: bool,
-    use_pair: bool,
+    s: IdStreams,
     col: np.ndarray,
     n_cols: int,
     y: np.ndarray,
@@ -261,7 +263,7 @@ def stream_class_sums(
     if not as_float and np.dtype(dtype) != np.int64:
         raise ValueError(f"dtype must be int64 or float64, got {np.dtype(dtype)}.")
     return _native.stream_class_sums(
-        tok, ptr, ptok, pptr, int(n_uni), bool(use_uni), bool(use_pair), col, int(n_cols),
+        *_streams(s), bool(s.use_uni), bool(s.use_pair), col, int(n_cols),
         np.asarray(y, dtype=np.int64), int(n_classes), bool(binary), as_float,
     )  # fmt: skip
 

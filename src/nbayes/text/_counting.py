@@ -92,16 +92,7 @@ class _Analysis:
 
     def seen(self) -> tuple[np.ndarray, int]:
         """First-occurrence column of every id (-1 for ids not in the analyzer output)."""
-        return _tk.first_occurrence(
-            self.tok,
-            self.ptr,
-            self.ptok,
-            self.pptr,
-            self.n_uni,
-            self.n_pair,
-            self.use_uni,
-            self.use_pair,
-        )
+        return _tk.first_occurrence(self)
 
     def term_list(self, ids: np.ndarray) -> list[str]:
         if self.composed is not None:
@@ -138,17 +129,7 @@ class _Analysis:
         return _tk._decode_terms(blob) if len(ids) else []
 
     def rows(self, col: np.ndarray, n_cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return _tk.build_rows(
-            self.tok,
-            self.ptr,
-            self.ptok,
-            self.pptr,
-            self.n_uni,
-            self.use_uni,
-            self.use_pair,
-            col,
-            n_cols,
-        )
+        return _tk.build_rows(self, col, n_cols)
 
     def fixed_columns(self, vocabulary: Mapping[str, int]) -> np.ndarray:
         """Map every id to ``vocabulary[term]`` or -1."""
