@@ -815,6 +815,52 @@ static PyObject* py_packed_sort(PyObject*, PyObject* args) {
     return to_np(std::move(out));
 }
 
+// The terms cols, in that order, packed anew: (bytes, offsets). One pass over the
+// lengths, one copy of the bytes.
+static PyObject* py_packed_take(PyObject*, PyObject* args) {
+    PyObject *obytes, *ooff, *ocols;
+    if (!PyArg_ParseTuple(args, "OOO", &obytes, &ooff, &ocols)) return nullptr;
+    In<u8> data;
+    In<i64> off, cols;
+    if (!get_packed(obytes, ooff, data, off) || !cols.get(ocols, "cols")) return nullptr;
+    if (!check_range(cols.p, cols.n, 0, off.n - 1, "cols")) return nullptr;
+    std::vector<i64> offsets;
+    std::vector<u8> bytes;
+    try {
+        offsets.resize(static_cast<std::size_t>(cols.n) + 1);
+    } catch (const std::bad_alloc&) {
+        return PyErr_NoMemory();
+    }
+    offsets[0] = 0;
+    for (i64 i = 0; i < cols.n; ++i) {
+        const i64 t = cols.p[i];
+        offsets[static_cast<std::size_t>(i) + 1] = offsets[static_cast<std::size_t>(i)] + off.p[t + 1] - off.p[t];
+    }
+    try {
+        bytes.resize(static_cast<std::size_t>(offsets.back()));
+    } catch (const std::bad_alloc&) {
+        return PyErr_NoMemory();
+    }
+    if (!nogil([&] {
+            u8* out = bytes.data();
+            for (i64 i = 0; i < cols.n; ++i) {
+                const i64 t = cols.p[i];
+                const i64 len = off.p[t + 1] - off.p[t];
+                if (len > 0) std::memcpy(out + offsets[static_cast<std::size_t>(i)], data.p + off.p[t],
+                                         static_cast<std::size_t>(len));
+            }
+        }))
+        return nullptr;
+    PyObject* b = to_np(std::move(bytes));
+    if (b == nullptr) return nullptr;
+    PyObject* o = to_np(std::move(offsets));
+    if (o == nullptr) {
+        Py_DECREF(b);
+        return nullptr;
+    }
+    return Py_BuildValue("(NN)", b, o);
+}
+
 // The terms as a list of str (first use of a packed vocabulary's strings: one
 // PyUnicode_DecodeUTF8 per term, "surrogatepass" as the bytes were written).
 static PyObject* py_packed_strings(PyObject*, PyObject* args) {
@@ -1550,6 +1596,7 @@ static PyMethodDef methods[] = {
     {"packed_check", py_packed_check, METH_VARARGS,
      "packed_check(bytes, offsets) -> (status 0 ok / 1 offsets / 2 UTF-8 / 3 duplicate, at, other, sorted)"},
     {"packed_sort", py_packed_sort, METH_VARARGS, "packed_sort(bytes, offsets, cols) -> cols sorted by term"},
+    {"packed_take", py_packed_take, METH_VARARGS, "packed_take(bytes, offsets, cols) -> (bytes, offsets) of the terms cols"},
     {"build_lookup_packed", py_build_lookup_packed, METH_VARARGS,
      "build_lookup_packed(bytes, offsets, cols, tid) -> Lookup"},
     {"packed_strings", py_packed_strings, METH_VARARGS, "packed_strings(bytes, offsets) -> list of str"},

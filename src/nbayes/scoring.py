@@ -389,8 +389,8 @@ class TextScorer(PosteriorMixin):
         if count_one is not None:
             if self._one_route == routes.ONE_COMPILED:
                 got = count_one(doc, self.lowercase, self.stop_words)  # no str, no dict
-            if got is None:
-                vocabulary = vocabulary.mapping()  # plain dict lookups: no extra call
+            if got is None:  # plain dict lookups (no extra call), or a few binary searches
+                vocabulary = vocabulary.one_lookups()
             elif self.binary:
                 got = (got[0], np.ones_like(got[1]))
         if got is None:

@@ -227,6 +227,13 @@ def test_str_subclasses_are_read() -> None:
             np.zeros(2, np.int64),
             np.zeros(3, np.int64),
         ),
+        lambda: _native.packed_take(
+            np.zeros(2, np.uint8),
+            np.array([0, 1, 2]),
+            np.array([2]),  # a third term
+        ),
+        lambda: _native.packed_take(np.zeros(2, np.uint8), np.array([0, 1, 2]), np.array([-1])),
+        lambda: _native.packed_take(np.zeros(2, np.uint8), np.array([0, 3]), np.array([0])),
     ],
 )
 def test_bad_arguments_raise_not_crash(call) -> None:

@@ -74,6 +74,21 @@ def test_packing_round_trips_any_distinct_terms(terms: list[str]) -> None:
 
 
 @HYPOTHESIS
+@given(terms=st.lists(term_text, max_size=30, unique=True), others=st.lists(term_text))
+def test_sorted_terms_are_found_by_binary_search(terms: list[str], others: list[str]) -> None:
+    terms = sorted(terms)
+    packed = PackedTerms(*_packed(terms))
+    assert packed.sorted
+    assert [packed.find(t) for t in terms] == list(range(len(terms)))
+    for t in others:
+        assert packed.find(t) == (terms.index(t) if t in terms else -1)
+    assert packed._strings is None  # no str made
+    cols = np.arange(0, len(terms), 2)
+    taken = packed.take(cols, in_order=True)
+    assert taken._sorted and taken.strings() == terms[::2]
+
+
+@HYPOTHESIS
 @given(terms=st.lists(term_text, min_size=2, max_size=12))
 def test_a_repeated_term_is_found_in_any_order(terms: list[str]) -> None:
     terms = [*terms, terms[0]]
@@ -251,6 +266,30 @@ def test_an_unsorted_vocabulary_round_trips_and_selects_in_sorted_order(tmp_path
     assert list(model.get_feature_names_out()) == list(fitted.get_feature_names_out())
     model.partial_fit(["brand new words here"], [LABELS[0]])  # still a live model
     assert "brand" in model._stats.vocabulary.index
+
+
+def test_one_document_of_a_loaded_n_gram_model_makes_no_dict(tmp_path: Path) -> None:
+    """The n-grams of one document are looked up by binary search in the file's packed
+    terms (a dict of a million bigrams cost ~0.4 s at the first prediction); after enough
+    searches the dict is made once, and the answers never change."""
+    fitted = TextClassifier(ngram_range=(1, 2), min_df=2)
+    fitted.partial_fit(DOCS[:100], LABELS[:100], classes=np.unique(LABELS))
+    fitted.partial_fit(DOCS[100:], LABELS[100:])  # an unsorted vocabulary in the file
+    save(fitted, tmp_path / "m.nbayes")
+    for model in (load(tmp_path / "m.nbayes"), load_scorer(tmp_path / "m.nbayes")):
+        assert model is not None
+        for doc in TEST[:3]:
+            np.testing.assert_allclose(
+                model.predict_proba([doc]), fitted.predict_proba([doc]), 1e-12, 1e-15
+            )
+        scorer = model._scorer() if isinstance(model, TextClassifier) else model
+        columns = scorer._vocabulary
+        assert columns._dict is None and columns.terms._strings is None
+        assert 0 < columns._searches <= 64 + len(columns) // 32
+        for doc in DOCS:  # one by one: the searches stop, the dict is made once
+            assert model.predict([doc]) == fitted.predict([doc])
+        assert columns._dict is not None
+        assert columns._searches <= 64 + len(columns) // 32 + 1
 
 
 def test_a_stop_word_among_the_terms_is_left_out_as_before(tmp_path: Path) -> None:

@@ -47,16 +47,20 @@ class TermColumns(Mapping[str, int]):
 
     Batch scoring looks terms up in a compiled table built straight from the code points
     or the bytes; the ``str`` keys and the dict are made only when something asks for
-    them. Pickles as a :class:`FrozenVocabulary`.
+    them. Over sorted packed terms (a model file's), a few lookups by term (one
+    document's n-grams) are binary searches on the bytes: the dict is made only once the
+    searches would have cost as much (about one per 32 terms). Pickles as a
+    :class:`FrozenVocabulary`.
     """
 
-    __slots__ = ("terms", "kept", "_dict", "_tables")
+    __slots__ = ("terms", "kept", "_dict", "_tables", "_searches")
 
     def __init__(self, terms: Terms | PackedTerms, kept: np.ndarray | None = None) -> None:
         self.terms = terms
         self.kept = kept
         self._dict: FrozenVocabulary | None = None
         self._tables: dict[frozenset[Any] | None, Any] = {}
+        self._searches = 0
 
     def mapping(self) -> FrozenVocabulary:
         """The mapping as a (read-only) dict, made once."""
@@ -67,14 +71,47 @@ class TermColumns(Mapping[str, int]):
             self._dict = FrozenVocabulary(zip(names, range(len(names)), strict=True))
         return self._dict
 
+    def _search(self, term: object) -> int | None:
+        """The column of ``term`` by binary search (-1: absent), or None when the dict
+        is to answer (made, or worth making, or the terms not sorted packed ones)."""
+        if self._dict is not None or self.kept is not None or not isinstance(term, str):
+            return None
+        terms = self.terms
+        if not isinstance(terms, PackedTerms) or not terms.sorted:
+            return None
+        self._searches += 1
+        if self._searches > 64 + len(terms) // 32:
+            return None
+        return terms.find(term)
+
     def __getitem__(self, term: str) -> int:
-        return self.mapping()[term]
+        j = self._search(term)
+        if j is None:
+            return self.mapping()[term]
+        if j < 0:
+            raise KeyError(term)
+        return j
 
     def get(self, term: str, default: Any = None) -> Any:
-        return self.mapping().get(term, default)
+        j = self._search(term)
+        if j is None:
+            return self.mapping().get(term, default)
+        return default if j < 0 else j
 
     def __contains__(self, term: object) -> bool:
-        return term in self.mapping()
+        j = self._search(term)
+        return term in self.mapping() if j is None else j >= 0
+
+    def one_lookups(self) -> Mapping[str, int]:
+        """What one document's terms are looked up in: the dict once made, before that
+        this mapping when it can search (no dict for a few documents), else the dict."""
+        if self._dict is None and self._search_ready():
+            return self
+        return self.mapping()
+
+    def _search_ready(self) -> bool:
+        terms = self.terms
+        return self.kept is None and isinstance(terms, PackedTerms) and terms.sorted
 
     def __iter__(self) -> Any:
         return iter(self.mapping())

@@ -240,11 +240,13 @@ def select_columns(
         assert terms is not None
         if every:
             out["names"] = terms
-        elif packed is not None:
-            out["names"] = packed.take(kept)
+            out["vocabulary"] = TermColumns(terms)  # type: ignore[arg-type]
+        elif packed is not None:  # the kept terms, in term order: sorted, searchable
+            out["names"] = packed.take(kept, in_order=True)
+            out["vocabulary"] = TermColumns(out["names"])
         else:
             out["names"] = [terms[j] for j in kept.tolist()]
-        out["vocabulary"] = TermColumns(terms, None if every else kept)  # type: ignore[arg-type]
+            out["vocabulary"] = TermColumns(terms, kept)  # type: ignore[arg-type]
     elif terms is not None:
         names = [terms[j] for j in kept]
         out["names"] = names

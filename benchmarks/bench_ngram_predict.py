@@ -1,0 +1,91 @@
+"""One ``nbayes predict MODEL --text "..."`` process with a word-bigram model of 20 Newsgroups.
+
+A bigram model of the 11,314 training posts has about 1.2 million terms (a 230 MB file);
+``nbayes train`` reads the CSV in chunks, so the file's vocabulary is not in sorted order.
+The model is trained once (``--a``'s nbayes, or ``--model`` to reuse a file), then every
+round runs the same command under each interpreter in turn (``--a``, then ``--b``; one
+warm-up round not counted) and the table gives the median, min and max wall time and peak
+RSS (``ru_maxrss`` from ``os.wait4``), and the ratio b / a of the medians.
+
+Usage (``--b`` the change, ``--a`` the baseline: a venv with the commit before it)::
+
+    python benchmarks/bench_ngram_predict.py --a /tmp/venv-old/bin/python \\
+        --b /work/venv-dev/bin/python --runs 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _machine import machine
+
+NEWS = Path("/work/shared/data/20newsgroups_bydate/20news_bydate_train.csv")
+TEXT = "Does anyone know how the goalie did in the game last night? The Flyers won in overtime."
+
+
+def run(cmd: list[str]) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS in MiB, and the output of one process."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    with tempfile.TemporaryFile() as out:
+        t = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t
+        out.seek(0)
+        text = out.read().decode(errors="replace").strip()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{text}")
+    return wall, usage.ru_maxrss / 1024, text
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--a", required=True, help="baseline interpreter (with nbayes installed)")
+    ap.add_argument("--b", required=True, help="interpreter of the change")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--model", type=Path, help="an existing bigram model file to reuse")
+    args = ap.parse_args()
+
+    model = args.model
+    if model is None:
+        model = Path(tempfile.mkdtemp()) / "news-bigrams.nbayes"
+        t = time.perf_counter()
+        train = [args.a, "-m", "nbayes", "train", "-q", "--ngrams", "1-2", "-o", str(model)]
+        run([*train, str(NEWS)])
+        print(f"trained {model} ({model.stat().st_size / 1e6:.0f} MB) in "
+              f"{time.perf_counter() - t:.1f} s")  # fmt: skip
+    cmd = ["-m", "nbayes", "predict", "-q", str(model), "--text", TEXT]
+    samples: dict[str, list[tuple[float, float]]] = {"a": [], "b": []}
+    answers = set()
+    for i in range(args.runs + 1):
+        for key in ("a", "b"):
+            wall, rss, text = run([getattr(args, key), *cmd])
+            answers.add(text)
+            if i:  # round 0 warms the page cache
+                samples[key].append((wall, rss))
+    print(machine())
+    print(f"answers: {sorted(answers)}")
+    print(f"{'':>4} {'wall s median [min, max]':>28} {'peak RSS MiB median [min, max]':>32}")
+    medians = {}
+    for key in ("a", "b"):
+        walls = [w for w, _ in samples[key]]
+        rsss = [r for _, r in samples[key]]
+        medians[key] = (statistics.median(walls), statistics.median(rsss))
+        print(f"{key:>4} {medians[key][0]:>10.3f} [{min(walls):.3f}, {max(walls):.3f}]"
+              f"{medians[key][1]:>17.0f} [{min(rsss):.0f}, {max(rsss):.0f}]")  # fmt: skip
+    print(
+        f"b/a  wall {medians['b'][0] / medians['a'][0]:.2f}, "
+        f"peak RSS {medians['b'][1] / medians['a'][1]:.2f} (median of {args.runs} rounds)"
+    )
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
