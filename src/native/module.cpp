@@ -224,6 +224,19 @@ static PyObject* to_np(std::vector<T>&& v, i64 rows = -1, i64 cols = 0) {
     return arr;
 }
 
+// Two vectors as a tuple of two numpy arrays that own their memory.
+template <class A, class B>
+static PyObject* pair_to_np(std::vector<A>&& a, std::vector<B>&& b) {
+    PyObject* oa = to_np(std::move(a));
+    if (oa == nullptr) return nullptr;
+    PyObject* ob = to_np(std::move(b));
+    if (ob == nullptr) {
+        Py_DECREF(oa);
+        return nullptr;
+    }
+    return Py_BuildValue("(NN)", oa, ob);
+}
+
 static void free_malloced(PyObject* cap) {
     std::free(PyCapsule_GetPointer(cap, "nbayes._native.zbuffer"));
 }
@@ -803,13 +816,18 @@ static PyObject* py_packed_check(PyObject*, PyObject* args) {
                          r.sorted ? Py_True : Py_False);
 }
 
-static PyObject* py_packed_sort(PyObject*, PyObject* args) {
+// The arguments (bytes, offsets, cols): a packing and term indices into it.
+static bool get_packed_cols(PyObject* args, In<u8>& data, In<i64>& off, In<i64>& cols) {
     PyObject *obytes, *ooff, *ocols;
-    if (!PyArg_ParseTuple(args, "OOO", &obytes, &ooff, &ocols)) return nullptr;
+    if (!PyArg_ParseTuple(args, "OOO", &obytes, &ooff, &ocols)) return false;
+    if (!get_packed(obytes, ooff, data, off) || !cols.get(ocols, "cols")) return false;
+    return check_range(cols.p, cols.n, 0, off.n - 1, "cols");
+}
+
+static PyObject* py_packed_sort(PyObject*, PyObject* args) {
     In<u8> data;
     In<i64> off, cols;
-    if (!get_packed(obytes, ooff, data, off) || !cols.get(ocols, "cols")) return nullptr;
-    if (!check_range(cols.p, cols.n, 0, off.n - 1, "cols")) return nullptr;
+    if (!get_packed_cols(args, data, off, cols)) return nullptr;
     std::vector<i64> out(cols.p, cols.p + cols.n);
     if (!nogil([&] { packed_sort(data.p, off.p, out); })) return nullptr;
     return to_np(std::move(out));
@@ -818,12 +836,9 @@ static PyObject* py_packed_sort(PyObject*, PyObject* args) {
 // The terms cols, in that order, packed anew: (bytes, offsets). One pass over the
 // lengths, one copy of the bytes.
 static PyObject* py_packed_take(PyObject*, PyObject* args) {
-    PyObject *obytes, *ooff, *ocols;
-    if (!PyArg_ParseTuple(args, "OOO", &obytes, &ooff, &ocols)) return nullptr;
     In<u8> data;
     In<i64> off, cols;
-    if (!get_packed(obytes, ooff, data, off) || !cols.get(ocols, "cols")) return nullptr;
-    if (!check_range(cols.p, cols.n, 0, off.n - 1, "cols")) return nullptr;
+    if (!get_packed_cols(args, data, off, cols)) return nullptr;
     std::vector<i64> offsets;
     std::vector<u8> bytes;
     try {
@@ -851,14 +866,7 @@ static PyObject* py_packed_take(PyObject*, PyObject* args) {
             }
         }))
         return nullptr;
-    PyObject* b = to_np(std::move(bytes));
-    if (b == nullptr) return nullptr;
-    PyObject* o = to_np(std::move(offsets));
-    if (o == nullptr) {
-        Py_DECREF(b);
-        return nullptr;
-    }
-    return Py_BuildValue("(NN)", b, o);
+    return pair_to_np(std::move(bytes), std::move(offsets));
 }
 
 // The terms as a list of str (first use of a packed vocabulary's strings: one
@@ -1396,14 +1404,7 @@ static PyObject* py_nonzero_cells(PyObject*, PyObject* arg) {
     std::vector<i64> index;
     std::vector<double> values;
     if (!nogil([&] { nonzero_cells(flat.p, flat.n, index, values); })) return nullptr;
-    PyObject* oi = to_np(std::move(index));
-    if (oi == nullptr) return nullptr;
-    PyObject* ov = to_np(std::move(values));
-    if (ov == nullptr) {
-        Py_DECREF(oi);
-        return nullptr;
-    }
-    return Py_BuildValue("NN", oi, ov);
+    return pair_to_np(std::move(index), std::move(values));
 }
 
 PyDoc_STRVAR(sum_cells_doc,
