@@ -116,3 +116,28 @@ def test_the_decorator_refuses_what_would_break_the_convention() -> None:
         class Private(BaseEstimator):
             alpha: float = 1.0
             _cache: dict[str, int] = dataclasses.field(default_factory=dict)
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_estimators_are_not_dataclasses(est: BaseEstimator) -> None:
+    # Libraries treat a dataclass instance as the value of its fields: Dask tokenizes it by
+    # them (two fitted models with the same hyperparameters would share graph keys and
+    # one's results would be the other's), pandas makes a row of a list of them. The
+    # decorator writes the constructor only.
+    assert not dataclasses.is_dataclass(est)
+    assert not dataclasses.is_dataclass(type(est))
+
+
+def test_dask_tells_two_fits_with_the_same_hyperparameters_apart() -> None:
+    dask = pytest.importorskip("dask")
+    import dask.array as dask_array
+    from dask.base import tokenize
+
+    X = np.array([[1, 0], [0, 2], [3, 1]])
+    a = nbayes.MultinomialNB().fit(X, [0, 1, 1])
+    b = nbayes.MultinomialNB().fit(X, [1, 0, 0])
+    assert tokenize(a) != tokenize(b)
+    Xd = dask_array.from_array(X, chunks=2)
+    got_a, got_b = (Xd.map_blocks(m.predict, drop_axis=1, dtype=int) for m in (a, b))
+    pred_a, pred_b = dask.compute(got_a, got_b)  # one graph
+    assert np.array_equal(pred_a, a.predict(X)) and np.array_equal(pred_b, b.predict(X))

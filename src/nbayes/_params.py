@@ -27,6 +27,9 @@ __all__ = [
 
 _Estimator = TypeVar("_Estimator", bound=type)
 
+#: where a decorated class keeps its hyperparameters' dataclass fields (and parameters)
+_DECLARED = "__nbayes_hyperparameters__"
+
 
 @dataclass_transform(kw_only_default=True, field_specifiers=(dataclasses.field,))
 def hyperparameters(cls: _Estimator) -> _Estimator:
@@ -40,7 +43,8 @@ def hyperparameters(cls: _Estimator) -> _Estimator:
     one. A subclass keeps its parents' hyperparameters, and adds its own under the
     decorator again. Type checkers read the constructor's signature from the annotations
     (PEP 681); nothing else of :mod:`dataclasses` is added (no ``__eq__``, no
-    ``__repr__``: scikit-learn's own repr stays).
+    ``__repr__``: scikit-learn's own repr stays), and the class is not a dataclass
+    (``dataclasses.is_dataclass`` is False).
 
     >>> from sklearn.base import BaseEstimator
     >>> @hyperparameters
@@ -52,13 +56,37 @@ def hyperparameters(cls: _Estimator) -> _Estimator:
     >>> Smoother(alpha=0.5).get_params()
     {'alpha': 0.5, 'fit_prior': True}
     """
+    vars_before = set(vars(cls))
     if "__init__" in vars(cls):
         raise TypeError(
             f"{cls.__name__} defines __init__ and is decorated with @hyperparameters, which "
             "writes it: declare the hyperparameters as annotated class attributes instead."
         )
-    made: type = dataclasses.dataclass(repr=False, eq=False, match_args=False, kw_only=True)(cls)
+    # dataclasses finds the parents' fields in their __dataclass_fields__: put them back
+    # for the time of the call (see below why they are kept elsewhere)
+    parents = [b for b in cls.__mro__[1:] if _DECLARED in vars(b)]
+    for b in parents:
+        fields, params = vars(b)[_DECLARED]
+        setattr(b, "__dataclass_fields__", fields)  # noqa: B010
+        setattr(b, "__dataclass_params__", params)  # noqa: B010
+    try:
+        made: type = dataclasses.dataclass(repr=False, eq=False, match_args=False, kw_only=True)(
+            cls
+        )
+    finally:
+        for b in parents:
+            delattr(b, "__dataclass_fields__")
+            delattr(b, "__dataclass_params__")
     private = [f.name for f in dataclasses.fields(made) if f.name.startswith("_")]
+    # The class keeps the constructor and is not a dataclass: other libraries take a
+    # dataclass instance for the value of its fields (Dask tokenizes it by them, so two
+    # models fitted with the same hyperparameters would share graph keys; pandas makes a
+    # row of each), and a fitted estimator is more than its hyperparameters.
+    declared = (vars(made)["__dataclass_fields__"], vars(made)["__dataclass_params__"])
+    setattr(made, _DECLARED, declared)
+    for name in ("__dataclass_fields__", "__dataclass_params__", "__replace__"):
+        if name in vars(made) and name not in vars_before:
+            delattr(made, name)
     if private:
         raise TypeError(
             f"{cls.__name__}: annotated class attributes are hyperparameters, and {private} "
