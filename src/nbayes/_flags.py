@@ -65,7 +65,7 @@ def size_type(text: str) -> int:
         t = t[:-1]
     try:
         value = int(float(t) * factor)
-    except ValueError:
+    except (ValueError, OverflowError):  # OverflowError: inf, 1e400
         raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 10M, 512k)") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"the size must be positive: {text!r}")

@@ -48,6 +48,18 @@ def test_bad_sizes_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert "not a size" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("bad", ["inf", "1e400", "-inf", "1e400k", "infinity", "nan"])
+def test_sizes_out_of_any_range_are_refused_with_the_flag_named(
+    bad: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # float("inf") parses: int() of it raised OverflowError, which argparse does not turn
+    # into a usage error (a traceback, exit status 1)
+    with pytest.raises(SystemExit) as exit:
+        _parse("m", "--max-body", bad)
+    assert exit.value.code == 2
+    assert "--max-body" in capsys.readouterr().err
+
+
 def test_a_missing_model_file(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(_parse(f"{tmp_path}/none.nbayes", "--port", "0")) == 2
     assert "no model file" in capsys.readouterr().err
