@@ -3,10 +3,11 @@ and how ``fit`` checks them (never ``__init__``), with scikit-learn's wording.""
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 from collections.abc import Callable
 from numbers import Integral, Real
-from typing import Any, TypeVar, cast, dataclass_transform
+from typing import Any, TypeVar, dataclass_transform
 
 import numpy as np
 
@@ -27,8 +28,8 @@ __all__ = [
 
 _Estimator = TypeVar("_Estimator", bound=type)
 
-#: where a decorated class keeps its hyperparameters' dataclass fields (and parameters)
-_DECLARED = "__nbayes_hyperparameters__"
+#: a decorated class's scratch dataclass: its hyperparameters, as dataclasses' fields
+_SCRATCH = "__nbayes_hyperparameters__"
 
 
 @dataclass_transform(kw_only_default=True, field_specifiers=(dataclasses.field,))
@@ -40,11 +41,15 @@ def hyperparameters(cls: _Estimator) -> _Estimator:
     nothing else (scikit-learn's convention, which ``get_params``, ``set_params`` and
     ``clone`` rely on: no logic and no checks in ``__init__``; :func:`validate` checks the
     values at ``fit``). ``dataclasses.field(kw_only=False)`` makes a leading positional
-    one. A subclass keeps its parents' hyperparameters, and adds its own under the
-    decorator again. Type checkers read the constructor's signature from the annotations
-    (PEP 681); nothing else of :mod:`dataclasses` is added (no ``__eq__``, no
-    ``__repr__``: scikit-learn's own repr stays), and the class is not a dataclass
-    (``dataclasses.is_dataclass`` is False).
+    one. A subclass keeps its parents' hyperparameters (those of its nearest decorated
+    ancestor), and adds its own under the decorator again. Type checkers read the
+    constructor's signature from the annotations (PEP 681).
+
+    :mod:`dataclasses` writes the ``__init__``, for a scratch dataclass with the same
+    fields; the estimator takes that method and nothing else: it is not a dataclass (other
+    libraries take a dataclass for the value of its fields: Dask would tokenize two models
+    fitted with the same hyperparameters alike), has no ``__eq__`` and keeps
+    scikit-learn's repr.
 
     >>> from sklearn.base import BaseEstimator
     >>> @hyperparameters
@@ -56,43 +61,43 @@ def hyperparameters(cls: _Estimator) -> _Estimator:
     >>> Smoother(alpha=0.5).get_params()
     {'alpha': 0.5, 'fit_prior': True}
     """
-    vars_before = set(vars(cls))
-    if "__init__" in vars(cls):
+    body = vars(cls)
+    if "__init__" in body:
         raise TypeError(
             f"{cls.__name__} defines __init__ and is decorated with @hyperparameters, which "
             "writes it: declare the hyperparameters as annotated class attributes instead."
         )
-    # dataclasses finds the parents' fields in their __dataclass_fields__: put them back
-    # for the time of the call (see below why they are kept elsewhere)
-    parents = [b for b in cls.__mro__[1:] if _DECLARED in vars(b)]
-    for b in parents:
-        fields, params = vars(b)[_DECLARED]
-        setattr(b, "__dataclass_fields__", fields)  # noqa: B010
-        setattr(b, "__dataclass_params__", params)  # noqa: B010
-    try:
-        made: type = dataclasses.dataclass(repr=False, eq=False, match_args=False, kw_only=True)(
-            cls
-        )
-    finally:
-        for b in parents:
-            delattr(b, "__dataclass_fields__")
-            delattr(b, "__dataclass_params__")
-    private = [f.name for f in dataclasses.fields(made) if f.name.startswith("_")]
-    # The class keeps the constructor and is not a dataclass: other libraries take a
-    # dataclass instance for the value of its fields (Dask tokenizes it by them, so two
-    # models fitted with the same hyperparameters would share graph keys; pandas makes a
-    # row of each), and a fitted estimator is more than its hyperparameters.
-    declared = (vars(made)["__dataclass_fields__"], vars(made)["__dataclass_params__"])
-    setattr(made, _DECLARED, declared)
-    for name in ("__dataclass_fields__", "__dataclass_params__", "__replace__"):
-        if name in vars(made) and name not in vars_before:
-            delattr(made, name)
+    annotations = body.get("__annotations__", {})
+    parent = next((vars(b)[_SCRATCH] for b in cls.__mro__[1:] if _SCRATCH in vars(b)), None)
+    namespace = {
+        "__module__": cls.__module__,  # where dataclasses reads string annotations
+        "__qualname__": cls.__qualname__,
+        "__annotations__": dict(annotations),
+        **{name: body[name] for name in annotations if name in body},
+    }
+    scratch = type(cls.__name__, (parent,) if parent else (), namespace)
+    options = {"repr": False, "eq": False, "match_args": False, "kw_only": True}
+    scratch = dataclasses.dataclass(**options)(scratch)
+    fields = dataclasses.fields(scratch)
+    private = [f.name for f in fields if f.name.startswith("_")]
     if private:
         raise TypeError(
             f"{cls.__name__}: annotated class attributes are hyperparameters, and {private} "
             "start with '_'; annotate a private class attribute as ClassVar[...]."
         )
-    return cast(_Estimator, made)
+    init = vars(scratch)["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"  # what a wrong call's error names
+    init.__module__ = cls.__module__
+    setattr(cls, "__init__", init)  # noqa: B010
+    setattr(cls, _SCRATCH, scratch)  # noqa: B010
+    for f in fields:  # a field(...) in the class body: its default, as in a dataclass
+        if isinstance(body.get(f.name), dataclasses.Field):
+            if f.default is dataclasses.MISSING:
+                delattr(cls, f.name)
+            else:
+                setattr(cls, f.name, f.default)
+    abc.update_abstractmethods(cls)  # an abstract __init__ (BaseSearchCV's) is written now
+    return cls
 
 
 class Rule:
@@ -114,8 +119,8 @@ def _is_array_like(v: Any) -> bool:
 none = Rule(lambda v: v is None, "None")
 boolean = Rule(lambda v: isinstance(v, bool | np.bool_), "an instance of 'bool'")
 array_like = Rule(_is_array_like, "an array-like")
-non_negative_real = Rule(
-    lambda v: _is_real(v) and v >= 0 and not np.isnan(v), "a float in the range [0.0, inf)"
+non_negative_real = Rule(  # inf is refused, as scikit-learn's Interval refuses it
+    lambda v: _is_real(v) and 0 <= v < np.inf, "a float in the range [0.0, inf)"
 )
 
 

@@ -82,6 +82,7 @@ class _DirichletNB(_DiscreteNB):
     class_prior: Any = None
 
 
+@P.hyperparameters
 class MultinomialNB(_DirichletNB):
     """Naive Bayes classifier for multinomial models (word counts, TF-IDF).
 
