@@ -89,3 +89,29 @@ def test_core_and_mixed_models_compare_by_value() -> None:
     m1 = MixedNB(columns=dict(spec)).fit(X[:2], [0, 1])
     m2 = MixedNB(columns=dict(spec)).fit(X[2:], [0, 1])
     assert m1.merge(m2).class_count_.tolist() == [2, 2]
+
+
+@pytest.mark.parametrize(
+    "name, params",
+    [
+        ("MultinomialNB", {"alpha": np.inf}),
+        ("ComplementNB", {"alpha": np.inf}),
+        ("BernoulliNB", {"alpha": np.inf}),
+        ("BernoulliNB", {"binarize": np.inf}),
+        ("CategoricalNB", {"alpha": np.inf}),
+        ("GaussianNB", {"var_smoothing": np.inf}),
+    ],
+)
+def test_an_infinite_hyperparameter_is_refused_as_scikit_learn_refuses_it(
+    name: str, params: dict[str, float]
+) -> None:
+    import sklearn.naive_bayes
+
+    import nbayes
+
+    X, y = np.array([[1, 2], [3, 0]]), [0, 1]
+    with pytest.raises(ValueError) as theirs:
+        getattr(sklearn.naive_bayes, name)(**params).fit(X, y)
+    with pytest.raises(ValueError) as ours:
+        getattr(nbayes, name)(**params).fit(X, y)
+    assert str(ours.value) == str(theirs.value)

@@ -382,6 +382,10 @@ def test_errors_are_one_line(
     code, _, err = run(capsys, "train", texts_csv, "-o", tmp_path / "x.nbayes", "--alpha", "-1")
     assert_error(code, err, "--alpha")
     assert not (tmp_path / "x.nbayes").exists()
+    # refused by the model, before training, not by the model file after it
+    code, _, err = run(capsys, "train", texts_csv, "-o", tmp_path / "x.nbayes", "--alpha", "inf")
+    assert_error(code, err, "--alpha must be a number >= 0; got inf")
+    assert not (tmp_path / "x.nbayes").exists()
 
 
 def test_warnings_are_one_line_not_errors(

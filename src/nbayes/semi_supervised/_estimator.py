@@ -54,10 +54,7 @@ _RULES: dict[str, list[P.Rule]] = {
     "max_iter": [P.non_negative_int(0)],
     "unlabeled_weight": [
         P.Rule(_is_auto, "'auto'"),
-        P.Rule(
-            lambda v: P.non_negative_real.test(v) and math.isfinite(float(v)),
-            P.non_negative_real.text,
-        ),  # inf: soft counts of inf, reported as overflowing statistics
+        P.non_negative_real,  # inf: soft counts of inf, reported as overflowing statistics
     ],
     "alphas": [P.Rule(_is_auto, "'auto'"), P.none, P.array_like],
     "temperature": [
