@@ -21,3 +21,6 @@ def constructors() -> None:
     # and what is right passes
     MultinomialNB(alpha=0.5, fit_prior=False).fit([[1]], [0]).predict([[1]])
     SemiSupervisedNB(TextClassifier(model="bernoulli"), max_iter=3).get_params()
+    clf = MultinomialNB()
+    clf.note = "users may keep their own attributes on an estimator, as before"
+    print(clf.classes_)  # fitted attributes read as Any
