@@ -326,6 +326,7 @@ class CategoricalNB(_DirichletNB):
         "min_categories": [P.none, P.array_like, P.non_negative_int(1)],
     }
 
+    alpha: float = 1.0  # a number only, as in scikit-learn (no per-feature array)
     min_categories: Any = None
 
     def _empty_stats(self, classes: np.ndarray, n_features: int) -> Any:
