@@ -56,11 +56,20 @@ def _as_saved_now(
 ) -> tuple[dict, dict[str, np.ndarray]]:
     """A stored file's content as this nbayes saves it: a text model of schema 1 (its
     vocabulary a JSON list) is written with the packed vocabulary of schema 2 (the same
-    terms as UTF-8 bytes and offsets); every other file as it was."""
+    terms as UTF-8 bytes and offsets), its columns in term order; every other file as it
+    was."""
     vocabulary = metadata["model"].get("vocabulary")
     if metadata["model_type"] != "TextClassifier" or not isinstance(vocabulary, list):
         return metadata, arrays
     assert metadata["schema_version"] == 1
+    order = sorted(range(len(vocabulary)), key=vocabulary.__getitem__)
+    vocabulary = [vocabulary[j] for j in order]
+    arrays = {
+        **arrays,
+        "feature_count": np.ascontiguousarray(arrays["feature_count"][:, order]),
+        "doc_freq": arrays["doc_freq"][order],
+        "term_freq": arrays["term_freq"][order],
+    }
     packed = PackedTerms.from_strings(vocabulary)
     model = {**metadata["model"], "vocabulary": {"n_terms": len(vocabulary)}}
     arrays = {

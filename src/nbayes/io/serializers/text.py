@@ -9,7 +9,8 @@
 
 with the arrays ``class_count`` (documents per class), ``feature_count`` (n_classes,
 n_columns: term counts per class), ``doc_freq`` (int64: documents per term),
-``term_freq`` (occurrences per term) and the terms in column order, packed:
+``term_freq`` (occurrences per term) and the terms in column order, packed (the columns
+are written in term order, whatever order the model learnt its terms in):
 ``vocabulary/bytes`` (uint8: the terms' UTF-8 one after the other, lone surrogates as
 Python's ``"surrogatepass"`` writes them) and ``vocabulary/offsets`` (int64, n_terms + 1:
 term ``i`` is ``bytes[offsets[i]:offsets[i + 1]]``). A loaded model can be updated (its
@@ -51,13 +52,21 @@ def dump(model: TextClassifier, writer: ArrayWriter) -> dict[str, Any]:
     stats = model._stats
     check_ngram_range(M.ngram_of(model.ngram_range), ValueError)
     check_saved_prior(model, len(stats.counts.classes))
+    table, doc_freq, term_freq = stats.counts.feature_count, stats.doc_freq, stats.term_freq
+    packed = None if stats.vocabulary is None else stats.vocabulary.packed()  # no str per term
+    if packed is not None and not packed.sorted:
+        # columns in term order (a fit over chunks or batches appends new terms): the
+        # file is the same whatever the order of learning, and a load selects its columns
+        # without a sort or a copy of the table (compiled, no str per term)
+        order = packed.order(np.arange(len(packed)))
+        packed = packed.take(order, in_order=True)
+        table, doc_freq, term_freq = table[:, order], doc_freq[order], term_freq[order]
     writer.put("class_count", stats.counts.class_count)
-    writer.put("feature_count", stats.counts.feature_count)
-    writer.put("doc_freq", stats.doc_freq, np.int64)
-    writer.put("term_freq", stats.term_freq)
+    writer.put("feature_count", table)
+    writer.put("doc_freq", doc_freq, np.int64)
+    writer.put("term_freq", term_freq)
     vocabulary = None
-    if stats.vocabulary is not None:
-        packed = stats.vocabulary.packed()  # no str per term
+    if packed is not None:
         writer.put("vocabulary/bytes", packed.data, np.uint8)
         writer.put("vocabulary/offsets", packed.offsets, np.int64)
         writer.require_schema(2)
