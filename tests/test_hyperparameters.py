@@ -102,6 +102,31 @@ def test_subclasses_keep_and_extend_their_parents_hyperparameters() -> None:
     assert Plain(extra=4).get_params()["extra"] == 4 and clone(Plain(extra=4)).extra == 4
 
 
+def test_a_subclass_keeps_the_hyperparameters_of_every_decorated_base() -> None:
+    # a decorated mixin's and the estimator's both, as a dataclass keeps every base's
+    # fields (the nearest decorated ancestor's alone dropped MultinomialNB's alpha here)
+    @hyperparameters
+    class Smoothing(BaseEstimator):
+        extra: float = 0.1
+
+    @hyperparameters
+    class Mine(Smoothing, nbayes.MultinomialNB):
+        mine: int = 0
+
+    assert list(inspect.signature(Mine).parameters) == [
+        *inspect.signature(nbayes.MultinomialNB).parameters,
+        "extra",
+        "mine",
+    ]
+    est = Mine(alpha=0.5, extra=0.2, mine=1)
+    assert clone(est).get_params() == {
+        **nbayes.MultinomialNB(alpha=0.5).get_params(),
+        "extra": 0.2,
+        "mine": 1,
+    }
+    assert not dataclasses.is_dataclass(Mine)
+
+
 def test_the_decorator_refuses_what_would_break_the_convention() -> None:
     with pytest.raises(TypeError, match="defines __init__"):
 

@@ -41,8 +41,9 @@ def hyperparameters(cls: _Estimator) -> _Estimator:
     nothing else (scikit-learn's convention, which ``get_params``, ``set_params`` and
     ``clone`` rely on: no logic and no checks in ``__init__``; :func:`validate` checks the
     values at ``fit``). ``dataclasses.field(kw_only=False)`` makes a leading positional
-    one. A subclass keeps its parents' hyperparameters (those of its nearest decorated
-    ancestor), and adds its own under the decorator again. Type checkers read the
+    one. A subclass keeps its parents' hyperparameters (those of every decorated
+    ancestor, a mixin's too, as a dataclass keeps its bases' fields), and adds its own under
+    the decorator again. Type checkers read the
     constructor's signature from the annotations (PEP 681).
 
     :mod:`dataclasses` writes the ``__init__``, for a scratch dataclass with the same
@@ -68,14 +69,13 @@ def hyperparameters(cls: _Estimator) -> _Estimator:
             "writes it: declare the hyperparameters as annotated class attributes instead."
         )
     annotations = body.get("__annotations__", {})
-    parent = next((vars(b)[_SCRATCH] for b in cls.__mro__[1:] if _SCRATCH in vars(b)), None)
     namespace = {
         "__module__": cls.__module__,  # where dataclasses reads string annotations
         "__qualname__": cls.__qualname__,
         "__annotations__": dict(annotations),
         **{name: body[name] for name in annotations if name in body},
     }
-    scratch = type(cls.__name__, (parent,) if parent else (), namespace)
+    scratch = type(cls.__name__, _inherited(cls), namespace)
     options = {"repr": False, "eq": False, "match_args": False, "kw_only": True}
     scratch = dataclasses.dataclass(**options)(scratch)
     fields = dataclasses.fields(scratch)
@@ -98,6 +98,24 @@ def hyperparameters(cls: _Estimator) -> _Estimator:
                 setattr(cls, f.name, f.default)
     abc.update_abstractmethods(cls)  # an abstract __init__ (BaseSearchCV's) is written now
     return cls
+
+
+def _inherited(cls: type) -> tuple[type, ...]:
+    """The base of ``cls``'s scratch dataclass: the fields of every decorated ancestor
+    (a mixin's as well as an estimator's, not only the nearest's), collected as dataclasses
+    collects a dataclass's bases' fields (the MRO from its end, each class with the fields it
+    has or inherits, a later one's overriding an earlier one's); none without an ancestor."""
+    fields: dict[str, dataclasses.Field[Any]] = {}
+    params = None
+    for b in cls.__mro__[-1:0:-1]:
+        scratch = next((vars(c)[_SCRATCH] for c in b.__mro__ if _SCRATCH in vars(c)), None)
+        if scratch is not None:
+            fields.update(vars(scratch)["__dataclass_fields__"])
+            params = vars(scratch)["__dataclass_params__"]
+    if params is None:
+        return ()
+    namespace = {"__dataclass_fields__": fields, "__dataclass_params__": params}
+    return (type(f"{cls.__name__}Inherited", (), namespace),)
 
 
 class Rule:
