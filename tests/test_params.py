@@ -100,6 +100,13 @@ def test_core_and_mixed_models_compare_by_value() -> None:
         ("BernoulliNB", {"binarize": np.inf}),
         ("CategoricalNB", {"alpha": np.inf}),
         ("GaussianNB", {"var_smoothing": np.inf}),
+        # a NumPy scalar is not an array-like (scikit-learn's np.isscalar): it is a float
+        ("MultinomialNB", {"alpha": np.float32(np.inf)}),
+        ("MultinomialNB", {"alpha": np.float32(np.nan)}),
+        ("MultinomialNB", {"alpha": np.int64(-1)}),
+        ("ComplementNB", {"alpha": np.float32(-1.0)}),
+        ("BernoulliNB", {"alpha": np.float16(np.inf)}),
+        ("CategoricalNB", {"min_categories": np.int64(0)}),
     ],
 )
 def test_an_infinite_hyperparameter_is_refused_as_scikit_learn_refuses_it(
@@ -115,3 +122,10 @@ def test_an_infinite_hyperparameter_is_refused_as_scikit_learn_refuses_it(
     with pytest.raises(ValueError) as ours:
         getattr(nbayes, name)(**params).fit(X, y)
     assert str(ours.value) == str(theirs.value)
+
+
+def test_a_numpy_scalar_in_range_is_taken_as_a_float() -> None:
+    X, y = np.array([[1, 2], [3, 0]]), [0, 1]
+    for alpha in (np.float32(0.5), np.int64(2)):
+        got = MultinomialNB(alpha=alpha).fit(X, y).predict_proba(X)
+        assert np.allclose(got, MultinomialNB(alpha=float(alpha)).fit(X, y).predict_proba(X))

@@ -131,7 +131,9 @@ def _is_real(v: Any) -> bool:
 
 
 def _is_array_like(v: Any) -> bool:
-    return hasattr(v, "__len__") and not isinstance(v, str) or hasattr(v, "__array__")
+    # scikit-learn's "array-like" (_is_arraylike_not_scalar): a NumPy scalar, which has
+    # __array__, is a scalar, so np.float32(inf) or np.int64(-1) is no way past a range
+    return (hasattr(v, "__len__") or hasattr(v, "__array__")) and not np.isscalar(v)
 
 
 none = Rule(lambda v: v is None, "None")
