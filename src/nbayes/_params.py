@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import inspect
 from collections.abc import Callable
 from numbers import Integral, Real
 from typing import Any, TypeVar, dataclass_transform
@@ -68,7 +69,9 @@ def hyperparameters(cls: _Estimator) -> _Estimator:
             f"{cls.__name__} defines __init__ and is decorated with @hyperparameters, which "
             "writes it: declare the hyperparameters as annotated class attributes instead."
         )
-    annotations = body.get("__annotations__", {})
+    # the class body's own annotations (read so, they are there on Python 3.14 too, where
+    # a module without ``from __future__ import annotations`` defers them)
+    annotations = inspect.get_annotations(cls)
     namespace = {
         "__module__": cls.__module__,  # where dataclasses reads string annotations
         "__qualname__": cls.__qualname__,
