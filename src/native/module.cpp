@@ -224,17 +224,21 @@ static PyObject* to_np(std::vector<T>&& v, i64 rows = -1, i64 cols = 0) {
     return arr;
 }
 
-// Two vectors as a tuple of two numpy arrays that own their memory.
-template <class A, class B>
-static PyObject* pair_to_np(std::vector<A>&& a, std::vector<B>&& b) {
-    PyObject* oa = to_np(std::move(a));
-    if (oa == nullptr) return nullptr;
-    PyObject* ob = to_np(std::move(b));
-    if (ob == nullptr) {
-        Py_DECREF(oa);
-        return nullptr;
+// Vectors as a tuple of numpy arrays that own their memory, made one after the other
+// (none after one fails: nullptr, the ones made released).
+template <class... T>
+static PyObject* vectors_to_np(std::vector<T>&&... v) {
+    PyObject* made[sizeof...(T)] = {};
+    std::size_t n = 0;
+    const bool ok = ((made[n] = to_np(std::move(v)), made[n++] != nullptr) && ...);
+    PyObject* out = ok ? PyTuple_New(static_cast<Py_ssize_t>(n)) : nullptr;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (out == nullptr)
+            Py_XDECREF(made[i]);
+        else
+            PyTuple_SET_ITEM(out, static_cast<Py_ssize_t>(i), made[i]);
     }
-    return Py_BuildValue("(NN)", oa, ob);
+    return out;
 }
 
 static void free_malloced(PyObject* cap) {
@@ -866,7 +870,7 @@ static PyObject* py_packed_take(PyObject*, PyObject* args) {
             }
         }))
         return nullptr;
-    return pair_to_np(std::move(bytes), std::move(offsets));
+    return vectors_to_np(std::move(bytes), std::move(offsets));
 }
 
 // The terms as a list of str (first use of a packed vocabulary's strings: one
@@ -1381,16 +1385,7 @@ static PyObject* py_union_terms(PyObject*, PyObject* args) {
     bool sorted = false;
     if (!nogil([&] { sorted = union_runs(runs, data, offsets, cols); })) return nullptr;
     if (!sorted) Py_RETURN_NONE;
-    PyObject* od = to_np(std::move(data));
-    if (od == nullptr) return nullptr;
-    PyObject* oo = to_np(std::move(offsets));
-    PyObject* oc = oo == nullptr ? nullptr : to_np(std::move(cols));
-    if (oc == nullptr) {
-        Py_DECREF(od);
-        Py_XDECREF(oo);
-        return nullptr;
-    }
-    return Py_BuildValue("NNN", od, oo, oc);
+    return vectors_to_np(std::move(data), std::move(offsets), std::move(cols));
 }
 
 PyDoc_STRVAR(nonzero_cells_doc,
@@ -1404,7 +1399,7 @@ static PyObject* py_nonzero_cells(PyObject*, PyObject* arg) {
     std::vector<i64> index;
     std::vector<double> values;
     if (!nogil([&] { nonzero_cells(flat.p, flat.n, index, values); })) return nullptr;
-    return pair_to_np(std::move(index), std::move(values));
+    return vectors_to_np(std::move(index), std::move(values));
 }
 
 PyDoc_STRVAR(sum_cells_doc,
