@@ -54,7 +54,7 @@ _RULES: dict[str, list[P.Rule]] = {
     "max_iter": [P.non_negative_int(0)],
     "unlabeled_weight": [
         P.Rule(_is_auto, "'auto'"),
-        P.non_negative_real,  # inf: soft counts of inf, reported as overflowing statistics
+        P.non_negative_real,  # finite: a weight of inf would make soft counts of inf
     ],
     "alphas": [P.Rule(_is_auto, "'auto'"), P.none, P.array_like],
     "temperature": [

@@ -74,15 +74,12 @@ class TermColumns(Mapping[str, int]):
     def _search(self, term: object) -> int | None:
         """The column of ``term`` by binary search (-1: absent), or None when the dict
         is to answer (made, or worth making, or the terms not sorted packed ones)."""
-        if self._dict is not None or self.kept is not None or not isinstance(term, str):
-            return None
-        terms = self.terms
-        if not isinstance(terms, PackedTerms) or not terms.sorted:
+        if self._dict is not None or not isinstance(term, str) or not self._search_ready():
             return None
         self._searches += 1
-        if self._searches > 64 + len(terms) // 32:
+        if self._searches > 64 + len(self.terms) // 32:
             return None
-        return terms.find(term)
+        return self.terms.find(term)  # type: ignore[union-attr]
 
     def __getitem__(self, term: str) -> int:
         j = self._search(term)
@@ -110,6 +107,7 @@ class TermColumns(Mapping[str, int]):
         return self.mapping()
 
     def _search_ready(self) -> bool:
+        """Whether the terms are sorted packed ones, each its own column (searchable)."""
         terms = self.terms
         return self.kept is None and isinstance(terms, PackedTerms) and terms.sorted
 
