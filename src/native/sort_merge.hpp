@@ -48,6 +48,7 @@ inline void radix_sort(u64* keys, i64* order, i64 lo, i64 hi) {
     if (n <= 1) return;
     std::vector<i64> hist(8 * 256, 0);
     for (i64 i = lo; i < hi; ++i) {
+        tick_every(i);
         const u64 v = keys[i];
         for (int d = 0; d < 8; ++d) ++hist[d * 256 + ((v >> (8 * d)) & 255)];
     }
@@ -67,6 +68,7 @@ inline void radix_sort(u64* keys, i64* order, i64 lo, i64 hi) {
             s += hist[d * 256 + b];
         }
         for (i64 i = 0; i < n; ++i) {
+            tick_every(i);
             const u64 v = k0[i];
             const i64 j = pos[(v >> (8 * d)) & 255]++;
             k1[j] = v;
@@ -75,7 +77,6 @@ inline void radix_sort(u64* keys, i64* order, i64 lo, i64 hi) {
         std::swap(k0, k1);
         std::swap(o0, o1);
         ++flips;
-        tick();
     }
     if (flips % 2 == 1) {  // the result is in the scratch arrays
         std::copy(k0, k0 + n, keys + lo);
@@ -113,6 +114,7 @@ inline SortOut sort_terms(const Terms& T) {
         stack.pop_back();
         tick_every(++steps);
         for (i64 q = g.lo; q < g.hi; ++q) {
+            tick_every(q);
             const i64 t = order[q];
             keys[q] = prefix(T.pool, T.tstart[t], T.tlen[t], g.depth, per, bits);
         }
@@ -149,7 +151,10 @@ inline SortOut sort_terms(const Terms& T) {
         out.skeys.clear();
     }
     out.slen.resize(static_cast<std::size_t>(n));
-    for (i64 q = 0; q < n; ++q) out.slen[static_cast<std::size_t>(q)] = T.tlen[order[q]];
+    for (i64 q = 0; q < n; ++q) {
+        tick_every(q);
+        out.slen[static_cast<std::size_t>(q)] = T.tlen[order[q]];
+    }
     return out;
 }
 
@@ -172,8 +177,10 @@ inline int before(const Terms& T, const u64* keys, i64 a, i64 b) {
 inline std::vector<u64> prefix_keys(const Terms& T) {
     const auto pw = prefix_width(T.pool, T.pool_n);
     std::vector<u64> keys(static_cast<std::size_t>(T.n));
-    for (i64 t = 0; t < T.n; ++t)
+    for (i64 t = 0; t < T.n; ++t) {
+        tick_every(t);
         keys[static_cast<std::size_t>(t)] = prefix(T.pool, T.tstart[t], T.tlen[t], 0, pw.first, pw.second);
+    }
     return keys;
 }
 

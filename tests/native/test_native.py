@@ -275,8 +275,14 @@ INTERRUPT = textwrap.dedent(
 
 def _time_to_interrupt(n_threads: int, after: float) -> float:
     """Seconds from SIGINT to the KeyboardInterrupt, ``after`` s into a long count."""
+    return _time_to_interrupt_script(INTERRUPT, after, str(n_threads))
+
+
+def _time_to_interrupt_script(script: str, after: float, *args: str) -> float:
+    """Seconds from SIGINT to the KeyboardInterrupt, ``after`` s after ``script`` (which
+    prints "ready", loops, and prints "interrupted") became ready."""
     with subprocess.Popen(
-        [sys.executable, "-c", INTERRUPT, str(n_threads)], stdout=subprocess.PIPE, text=True,
+        [sys.executable, "-c", script, *args], stdout=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     ) as proc:  # fmt: skip
         assert proc.stdout is not None
@@ -298,6 +304,35 @@ def test_ctrl_c_interrupts_within_half_a_second(n_threads: int) -> None:
     can stall one process for a moment); none may take more than 2 s."""
     times = sorted(_time_to_interrupt(n_threads, after) for after in (0.7, 1.5, 2.5))
     assert times[1] < 0.5, f"took {times} s to stop"
+    assert times[-1] < 2.0, f"took {times} s to stop"
+
+
+SORT = textwrap.dedent(
+    """
+    import numpy as np
+    import nbayes._native as _native
+    n = 6_000_000  # six million terms: ~0.6 s a sort
+    pool = np.random.default_rng(0).integers(97, 123, size=n * 6, dtype=np.uint32)
+    tstart, tlen = np.arange(n, dtype=np.int64) * 6, np.full(n, 6, dtype=np.int64)
+    _native.sort_terms(pool[:60], tstart[:10], tlen[:10])
+    print("ready", flush=True)
+    try:
+        while True:
+            _native.sort_terms(pool, tstart, tlen)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    """
+)
+
+
+@pytest.mark.slow
+def test_ctrl_c_interrupts_a_long_sort() -> None:
+    """The vocabulary's sort (the end of every count) looks at Ctrl-C every few ms, as
+    the counting does. It ticked once per radix pass and checked every 64th tick, so
+    interrupting a run of six million terms waited for the rest of the sort (median
+    0.27 s of five; now ~0.01 s)."""
+    times = sorted(_time_to_interrupt_script(SORT, after) for after in (0.5, 0.9, 1.3, 1.7, 2.1))
+    assert times[2] < 0.15, f"took {times} s to stop"
     assert times[-1] < 2.0, f"took {times} s to stop"
 
 
