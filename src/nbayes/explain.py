@@ -11,6 +11,7 @@ the derivation as fractions, the way the course notes write it::
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -110,15 +111,33 @@ def _product(factors: list[Any]) -> str:
     return " · ".join(shown)
 
 
-def _relative(terms: np.ndarray) -> np.ndarray:
-    """Each class's term minus the mean of the other classes' terms (its log-odds share)."""
+def _relative(terms: np.ndarray, cols: Any = None) -> np.ndarray:
+    """Each class's term minus the mean of the other classes' terms (its log-odds share),
+    0 where that is undefined; of the columns ``cols`` only, when given (the same values
+    as those columns of the whole)."""
+    terms = np.asarray(terms, dtype=np.float64)
+    if cols is not None:
+        terms = terms[:, np.asarray(cols, dtype=np.intp)]
     n = terms.shape[0]
     if n == 1:
-        return terms.copy()
+        return np.where(np.isnan(terms), 0.0, terms)
     with np.errstate(invalid="ignore"):
         others = (terms.sum(axis=0, keepdims=True) - terms) / (n - 1)
         rel = terms - others
     return np.where(np.isnan(rel), 0.0, rel)
+
+
+def _strongest(r: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the at most ``k`` largest positive values of ``r``, largest first,
+    equal values in position order (the first ``k`` of a stable sort, without sorting a
+    whole row of a million-word vocabulary)."""
+    cand = np.flatnonzero(r > 0)
+    if len(cand) > k:
+        v = r[cand]
+        cut = np.partition(v, len(v) - k)[len(v) - k] if k > 0 else np.inf
+        above = cand[v > cut]
+        cand = np.concatenate([above, cand[v == cut][: k - len(above)]])
+    return cand[np.lexsort((cand, -r[cand]))]
 
 
 @dataclass
@@ -150,6 +169,9 @@ class Explanation:
     log_posterior: np.ndarray
     prior_factors: list[Factor] | None = None
     factors: list[list[Factor]] | None = None
+    #: feature name -> position in ``feature_names``, when the model has one (a text
+    #: model's vocabulary); :meth:`feature_index` looks names up in it
+    lookup: Mapping[str, int] | None = field(default=None, repr=False)
     _exact_joint: list[Fraction] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -213,23 +235,59 @@ class Explanation:
             )
         ]
 
-    def top(self, k: int = 5) -> dict[Any, dict[str, list[tuple[str, float]]]]:
-        """The ``k`` features with the most evidence for and against each class.
+    def top(self, k: int = 5, classes: Any = None) -> dict[Any, dict[str, list[tuple[str, float]]]]:
+        """The ``k`` features with the most evidence for and against each class (of
+        ``classes`` only, when given).
 
         Evidence is a feature's term for the class minus its mean term over the other
-        classes (for two classes, the feature's log-likelihood ratio). Features with no
-        evidence (e.g. absent words of a multinomial model) are left out.
+        classes (for two classes, the feature's log-likelihood ratio; see
+        :meth:`evidence`). Features with no evidence (e.g. absent words of a multinomial
+        model) are left out.
         """
-        rel = _relative(self.terms)
+        k = max(0, int(k))
+        wanted = self.classes.tolist() if classes is None else list(classes)
+        rows = [self._class_index(c) for c in wanted]
+        total = None
         out: dict[Any, dict[str, list[tuple[str, float]]]] = {}
-        for i, cls in enumerate(self.classes.tolist()):
-            r = rel[i]
-            order = np.argsort(-r, kind="stable")
-            pro = [(self.feature_names[j], float(r[j])) for j in order[:k] if r[j] > 0]
-            order = np.argsort(r, kind="stable")
-            con = [(self.feature_names[j], float(r[j])) for j in order[:k] if r[j] < 0]
+        for cls, i in zip(wanted, rows, strict=True):
+            if total is None and self.terms.shape[0] > 1:
+                with np.errstate(invalid="ignore"):  # inf + -inf: no evidence (0)
+                    total = np.asarray(self.terms, dtype=np.float64).sum(axis=0)
+            r = self._evidence_row(i, total)
+            names = self.feature_names
+            pro = [(names[j], float(r[j])) for j in _strongest(r, k)]
+            con = [(names[j], float(r[j])) for j in _strongest(-r, k)]
             out[cls] = {"for": pro, "against": con}
         return out
+
+    def evidence(self, features: Any = None) -> np.ndarray:
+        """Each feature's evidence per class, shape (n_classes, n_features): its term for
+        the class minus its mean term over the other classes (what :meth:`top` ranks by;
+        0 where undefined). ``features``: positions in :attr:`feature_names` (see
+        :meth:`feature_index`), to compute those columns only."""
+        return _relative(self.terms, features)
+
+    def feature_index(self, names: Any) -> dict[str, int]:
+        """Position in :attr:`feature_names` of each of ``names`` that is a feature
+        (the others are left out)."""
+        if self.lookup is not None:
+            found = ((n, self.lookup.get(n)) for n in dict.fromkeys(names))
+            return {n: int(j) for n, j in found if j is not None}
+        wanted = set(names)
+        if not wanted:
+            return {}
+        return {n: j for j, n in enumerate(self.feature_names) if n in wanted}
+
+    def _evidence_row(self, i: int, total: np.ndarray | None) -> np.ndarray:
+        """Row ``i`` of :meth:`evidence` (``total``: the terms summed over the classes),
+        computed alone: equal to that row of the whole."""
+        t = np.asarray(self.terms[i], dtype=np.float64)
+        n = self.terms.shape[0]
+        if n == 1 or total is None:
+            return np.where(np.isnan(t), 0.0, t)
+        with np.errstate(invalid="ignore"):
+            rel = t - (total - t) / (n - 1)
+        return np.where(np.isnan(rel), 0.0, rel)
 
     def values_as_float(self) -> np.ndarray:
         try:
@@ -313,14 +371,19 @@ def explain_row(
     values: np.ndarray,
     feature_names: list[str],
     exact: bool,
+    jll: np.ndarray | None = None,
+    lookup: Mapping[str, int] | None = None,
 ) -> Explanation:
     """The :class:`Explanation` of one row as the likelihood ``family`` scores it.
 
     ``X`` is the row as the model takes it (one row, validated), ``values`` the same as a
     dense 1-D float array; ``d`` is the family's derivation from ``stats`` with the
     hyperparameters ``params`` (which ``exact=True`` also derives fractions from).
+    ``jll``: the row's joint log-likelihood as the model predicts it, when the caller
+    has it (else the family's); ``lookup``: see :attr:`Explanation.lookup`.
     """
-    jll = family.joint_log_likelihood(d, X)[0]
+    if jll is None:
+        jll = family.joint_log_likelihood(d, X)[0]
     log_post, _ = log_normalize(jll[None, :])
     prior_factors = factors = None
     if exact:
@@ -336,4 +399,5 @@ def explain_row(
         log_posterior=log_post[0],
         prior_factors=prior_factors,
         factors=factors,
+        lookup=lookup,
     )

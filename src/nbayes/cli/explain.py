@@ -58,10 +58,15 @@ class Paint:
         return f"{code}{text}{_RESET}" if self.on else text
 
 
-def _evidence(exp: Any, cls: Any, n_features: int) -> dict[str, float]:
-    """Feature -> evidence for ``cls`` (the library's for/against lists, all of them)."""
-    ev = exp.top(n_features)[cls]
-    return {name: value for name, value in ev["for"] + ev["against"]}
+def _evidence(exp: Any, cls: Any, names: Any) -> tuple[dict[str, float], set[str]]:
+    """Feature -> evidence for ``cls`` of those of ``names`` with some, and the set of
+    ``names`` the model knows (a Bernoulli model's explanation holds its whole vocabulary:
+    only these columns are looked at)."""
+    index = exp.feature_index(names)
+    row = exp.classes.tolist().index(cls)
+    values = exp.evidence(list(index.values()))[row].tolist()
+    found = {name: v for name, v in zip(index, values, strict=True) if v != 0}
+    return found, set(index)
 
 
 def _hashed_names(model: Any, terms: list[str]) -> dict[str, str]:
@@ -106,11 +111,10 @@ def explain_text(ui: UI, model: Any, text: str, exact: bool, paint: Paint, top: 
     else:
         focus = exp.prediction
         ui.print(f"Prediction: {paint(str(focus), _BOLD)} (P = {float(post[focus]):.4f})")
-    evidence = _evidence(exp, focus, len(exp.feature_names))
     terms = list(dict.fromkeys(model.analyze(text)))
     hashed = bool(getattr(model, "hashing", False))
     feature = _hashed_names(model, terms) if hashed else {t: t for t in terms}
-    known = set(exp.feature_names)
+    evidence, known = _evidence(exp, focus, feature.values())
     limit = 4 * top
     shown: list[str] = []
     listed: set[str] = set()
@@ -133,7 +137,7 @@ def explain_text(ui: UI, model: Any, text: str, exact: bool, paint: Paint, top: 
     words_of: dict[str, str] = {}
     for term, name in feature.items():
         words_of.setdefault(name, term)
-    ev = exp.top(top)[focus]
+    ev = exp.top(top, classes=[focus])[focus]
     for side, colour, key in (("for", _GREEN, "for"), ("against", _RED, "against")):
         if ev[key]:
             listed.update(n for n, _ in ev[key])

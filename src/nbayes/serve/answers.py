@@ -49,17 +49,6 @@ def predictions(model: Any, X: Any, top: int | None) -> list[dict[str, Any]]:
     ]
 
 
-def _relative(terms: np.ndarray) -> np.ndarray:
-    """Each feature's term for a class minus its mean over the other classes (the
-    evidence :meth:`nbayes.Explanation.top` ranks by)."""
-    k = terms.shape[0]
-    if k < 2:
-        return np.where(np.isnan(terms), 0.0, terms)
-    with np.errstate(invalid="ignore"):
-        rel = terms - (terms.sum(axis=0, keepdims=True) - terms) / (k - 1)
-    return np.where(np.isnan(rel), 0.0, rel)
-
-
 def _float(v: float) -> float | None:
     v = float(v)
     if v != v:
@@ -81,33 +70,34 @@ def explanation(model: Any, x: Any, exact: bool, text: str | None) -> dict[str, 
     classes = [_plain(c) for c in exp.classes.tolist()]
     keys = [str(c) for c in classes]
     post = exp.posterior
-    rel = _relative(np.asarray(exp.terms, dtype=np.float64))
     terms = np.asarray(exp.terms, dtype=np.float64)
     values = exp.values_as_float()
     seen: set[str] | None = None
     order: list[int] = list(range(len(exp.feature_names)))
     tokens: list[dict[str, Any]] = []
-    if text is not None:  # the document's terms in order, known or not
-        index = {name: j for j, name in enumerate(exp.feature_names)}
-        seen = set()
-        for term in model.analyze(text):
-            if term in seen:
-                continue
-            seen.add(term)
+    if text is not None:  # the document's terms in order, known or not (only their
+        # columns are read: a Bernoulli model's explanation holds every word)
+        analyzed = list(dict.fromkeys(model.analyze(text)))
+        seen = set(analyzed)
+        index = exp.feature_index(analyzed)
+        order = sorted(index.values())
+    rel = exp.evidence(order)  # the evidence of the features in ``order``, by position
+    at = {j: q for q, j in enumerate(order)}
+    if text is not None:
+        for term in analyzed:
             j = index.get(term)
             tokens.append({"token": term, "known": j is not None} if j is None else {
                 "token": term, "known": True,
-                "evidence": {k: _float(rel[i, j]) for i, k in enumerate(keys)},
+                "evidence": {k: _float(rel[i, at[j]]) for i, k in enumerate(keys)},
             })  # fmt: skip
-        order = [j for j, name in enumerate(exp.feature_names) if name in seen]
     features = [
         {
             "feature": exp.feature_names[j],
             "value": _float(values[j]) if values[j] == values[j] else _plain(exp.values[j]),
             "log_terms": {k: _float(terms[i, j]) for i, k in enumerate(keys)},
-            "evidence": {k: _float(rel[i, j]) for i, k in enumerate(keys)},
+            "evidence": {k: _float(rel[i, q]) for i, k in enumerate(keys)},
         }
-        for j in order
+        for q, j in enumerate(order)
     ]
     out: dict[str, Any] = {
         "label": _plain(exp.prediction),
