@@ -110,6 +110,17 @@ class CountRows:
         return out
 
 
+def _one_row(
+    cols: np.ndarray, counts: np.ndarray, linear: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """The joint log-likelihood of one document with counts ``counts`` of the columns
+    ``cols``: the rows of W of its terms."""
+    W, bias = linear
+    if len(cols) == 0:
+        return np.asarray(bias, dtype=np.float64).copy()
+    return np.asarray(counts @ W[cols] + bias, dtype=np.float64)
+
+
 def _sorted_rows(
     indptr: np.ndarray, indices: np.ndarray, values: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -141,10 +152,17 @@ def linear_form(
     prior = np.asarray(d["class_log_prior"], dtype=np.float64)
     if model == "bernoulli":
         neg = d["neg_log_prob"]
-        if not (np.isfinite(flp).all() and np.isfinite(neg).all()):
-            return None
         neg_cols = neg if cols is None else neg[:, cols]
-        return np.ascontiguousarray((flp - neg_cols).T), prior + neg.sum(axis=1)
+        absent = neg.sum(axis=1)  # finite when every log(1 - P) is
+        if not np.isfinite(absent).all():
+            return None
+        # written transposed in one pass (not a difference, then its transposed copy);
+        # finite exactly when both log-probabilities are (log P is never +inf)
+        with np.errstate(invalid="ignore"):
+            W = np.subtract(flp.T, neg_cols.T, order="C")
+        if not np.isfinite(W).all():
+            return None
+        return W, prior + absent
     if model == "complement":
         bias = prior if len(prior) == 1 else np.zeros_like(prior)
         return np.ascontiguousarray(flp.T), bias
@@ -402,11 +420,7 @@ class TextScorer(PosteriorMixin):
 
     def _one(self, doc: str, linear: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         """The joint log-likelihood of one document: the rows of W of its terms."""
-        W, bias = linear
-        cols, counts = self.count_one(doc)
-        if len(cols) == 0:
-            return np.asarray(bias, dtype=np.float64).copy()
-        return np.asarray(counts @ W[cols] + bias, dtype=np.float64)
+        return _one_row(*self.count_one(doc), linear)
 
     # ---------------------------------------------------------------- explaining
     def explain(self, text: str, exact: bool = False) -> Explanation:
@@ -428,12 +442,17 @@ class TextScorer(PosteriorMixin):
                 counts.astype(np.int64), (1, self._n_columns),
             )  # fmt: skip
         names = self.feature_names
+        # the document's score as predict([text]) gives it (with linear weights, the rows
+        # of its terms: no pass over the whole table after the first call)
+        linear = self.linear
+        jll = self.score_rows(x)[0] if linear is None else _one_row(x.indices, x.data, linear)
         if self.model == "bernoulli" or exact:
             values = np.zeros(x.shape[1], dtype=np.float64)
             values[x.indices] = x.data
+            lookup = None if self.hashing or self._vocabulary is None else self._vocabulary
             return explain_row(
                 self.family, self.d, self.stats, self.derivation, values[None, :], values,
-                list(names), exact,
+                list(names), exact, jll=jll, lookup=lookup,
             )  # fmt: skip
         # multinomial / complement: the columns the document uses only
         cols = np.asarray(x.indices, dtype=np.int64)
@@ -441,7 +460,6 @@ class TextScorer(PosteriorMixin):
         flp = self.d["feature_log_prob"][:, cols]
         with np.errstate(invalid="ignore"):
             terms = np.where(values > 0, values * flp, 0.0)
-        jll = self.family.joint_log_likelihood(self.d, x)[0]
         log_post, _ = log_normalize(jll[None, :])
         return Explanation(
             classes=self.classes_,

@@ -253,3 +253,39 @@ def test_scorer_input_errors_are_the_estimators() -> None:
         assert str(ours.value) == str(ref.value)
     with pytest.raises(ValueError, match="takes one document"):
         scorer.explain(["a list"])  # type: ignore[arg-type]
+
+
+def test_explain_scores_as_predict_of_the_one_document(saved: Any) -> None:
+    """explain(doc)'s joint log-likelihood and posterior are predict([doc])'s, bit for bit
+    (both read the rows of the document's terms; explain made a pass over the whole
+    table, which also summed in another order)."""
+    kw, clf, path = saved
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for model in (clf, load(path), load_scorer(path)):
+            for doc in ONE:
+                exp = model.explain(doc)
+                jll = model.predict_joint_log_proba([doc])[0]
+                np.testing.assert_array_equal(exp.joint_log_likelihood, jll)
+                np.testing.assert_array_equal(exp.log_posterior, model.predict_log_proba([doc])[0])
+
+
+@pytest.mark.parametrize("kw", [kw for kw in SETTINGS if kw.get("model") == "bernoulli"
+                                and not kw.get("hashing")])  # fmt: skip
+def test_a_bernoulli_explanation_finds_the_documents_words_by_lookup(
+    kw: dict[str, Any], tmp_path: Path
+) -> None:
+    """Its explanation holds every word of the vocabulary; the document's words are
+    looked up in the model's vocabulary, not found by a scan of a million names."""
+    clf = TextClassifier(**kw).fit(TRAIN, TRAIN_Y)
+    save(clf, tmp_path / "model.nbayes")
+    doc = "free entry to win a prize zzzunknown"
+    for model in (clf, load_scorer(tmp_path / "model.nbayes")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # alpha=0
+            exp = model.explain(doc)
+        assert exp.lookup is not None
+        scanned = {n: j for j, n in enumerate(exp.feature_names)}
+        words = model.analyze(doc)
+        assert exp.feature_index(words) == {w: scanned[w] for w in words if w in scanned}
+        assert "zzzunknown" not in exp.feature_index(words)
