@@ -142,6 +142,15 @@ def test_the_decorator_refuses_what_would_break_the_convention() -> None:
             alpha: float = 1.0
             _cache: dict[str, int] = dataclasses.field(default_factory=dict)
 
+    with pytest.raises(TypeError, match="defines __post_init__.*at fit"):
+
+        @hyperparameters
+        class Checked(BaseEstimator):
+            alpha: float = 1.0
+
+            def __post_init__(self) -> None:  # would silently never run
+                self.alpha = float(self.alpha)
+
 
 @pytest.mark.parametrize("est", ESTIMATORS, ids=lambda e: type(e).__name__)
 def test_estimators_are_not_dataclasses(est: BaseEstimator) -> None:

@@ -69,6 +69,12 @@ def hyperparameters(cls: _Estimator) -> _Estimator:
             f"{cls.__name__} defines __init__ and is decorated with @hyperparameters, which "
             "writes it: declare the hyperparameters as annotated class attributes instead."
         )
+    if hasattr(cls, "__post_init__"):  # the written __init__ would never call it
+        raise TypeError(
+            f"{cls.__name__} defines __post_init__, which the __init__ of @hyperparameters "
+            "does not call (scikit-learn's constructors only store their arguments): check "
+            "or convert the values at fit, e.g. with nbayes._params.validate."
+        )
     # the class body's own annotations (read so, they are there on Python 3.14 too, where
     # a module without ``from __future__ import annotations`` defers them)
     annotations = inspect.get_annotations(cls)
