@@ -111,19 +111,28 @@ def _product(factors: list[Any]) -> str:
     return " · ".join(shown)
 
 
-def _relative(terms: np.ndarray, cols: Any = None) -> np.ndarray:
+def _relative(terms: np.ndarray, cols: Any = None, total: Any = None) -> np.ndarray:
     """Each class's term minus the mean of the other classes' terms (its log-odds share),
-    0 where that is undefined; of the columns ``cols`` only, when given (the same values
-    as those columns of the whole)."""
+    0 where that is undefined; of the columns ``cols`` only, when given. ``total``: the
+    terms summed over the classes (``terms.sum(axis=0)``), when the caller has it.
+
+    The sum is always taken over the whole table, then its columns picked: numpy sums the
+    20 rows of a narrow table pairwise but those of a wide one one by one, so summing
+    only the columns asked for gave values 1e-15 away from the same columns of the whole.
+    """
     terms = np.asarray(terms, dtype=np.float64)
-    if cols is not None:
-        terms = terms[:, np.asarray(cols, dtype=np.intp)]
     n = terms.shape[0]
+    if total is None and n > 1:
+        with np.errstate(invalid="ignore"):  # inf + -inf: no evidence (0)
+            total = terms.sum(axis=0)
+    if cols is not None:
+        cols = np.asarray(cols, dtype=np.intp)
+        terms = terms[:, cols]
+        total = None if total is None else total[cols]
     if n == 1:
         return np.where(np.isnan(terms), 0.0, terms)
     with np.errstate(invalid="ignore"):
-        others = (terms.sum(axis=0, keepdims=True) - terms) / (n - 1)
-        rel = terms - others
+        rel = terms - (total - terms) / (n - 1)
     return np.where(np.isnan(rel), 0.0, rel)
 
 
@@ -173,6 +182,7 @@ class Explanation:
     #: model's vocabulary); :meth:`feature_index` looks names up in it
     lookup: Mapping[str, int] | None = field(default=None, repr=False)
     _exact_joint: list[Fraction] | None = field(default=None, init=False, repr=False)
+    _total: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.factors is not None and self.prior_factors is not None:
@@ -247,14 +257,10 @@ class Explanation:
         k = max(0, int(k))
         wanted = self.classes.tolist() if classes is None else list(classes)
         rows = [self._class_index(c) for c in wanted]
-        total = None
+        names = self.feature_names
         out: dict[Any, dict[str, list[tuple[str, float]]]] = {}
         for cls, i in zip(wanted, rows, strict=True):
-            if total is None and self.terms.shape[0] > 1:
-                with np.errstate(invalid="ignore"):  # inf + -inf: no evidence (0)
-                    total = np.asarray(self.terms, dtype=np.float64).sum(axis=0)
-            r = self._evidence_row(i, total)
-            names = self.feature_names
+            r = self._evidence_row(i)
             pro = [(names[j], float(r[j])) for j in _strongest(r, k)]
             con = [(names[j], float(r[j])) for j in _strongest(-r, k)]
             out[cls] = {"for": pro, "against": con}
@@ -265,7 +271,7 @@ class Explanation:
         the class minus its mean term over the other classes (what :meth:`top` ranks by;
         0 where undefined). ``features``: positions in :attr:`feature_names` (see
         :meth:`feature_index`), to compute those columns only."""
-        return _relative(self.terms, features)
+        return _relative(self.terms, features, self._class_total())
 
     def feature_index(self, names: Any) -> dict[str, int]:
         """Position in :attr:`feature_names` of each of ``names`` that is a feature
@@ -278,15 +284,21 @@ class Explanation:
             return {}
         return {n: j for j, n in enumerate(self.feature_names) if n in wanted}
 
-    def _evidence_row(self, i: int, total: np.ndarray | None) -> np.ndarray:
-        """Row ``i`` of :meth:`evidence` (``total``: the terms summed over the classes),
-        computed alone: equal to that row of the whole."""
+    def _class_total(self) -> np.ndarray | None:
+        """The terms summed over the classes (None for one class), computed once."""
+        if self._total is None and self.terms.shape[0] > 1:
+            with np.errstate(invalid="ignore"):  # inf + -inf: no evidence (0)
+                self._total = np.asarray(self.terms, dtype=np.float64).sum(axis=0)
+        return self._total
+
+    def _evidence_row(self, i: int) -> np.ndarray:
+        """Row ``i`` of :meth:`evidence`, computed alone (the same values)."""
         t = np.asarray(self.terms[i], dtype=np.float64)
-        n = self.terms.shape[0]
-        if n == 1 or total is None:
+        total = self._class_total()
+        if total is None:
             return np.where(np.isnan(t), 0.0, t)
         with np.errstate(invalid="ignore"):
-            rel = t - (total - t) / (n - 1)
+            rel = t - (total - t) / (self.terms.shape[0] - 1)
         return np.where(np.isnan(rel), 0.0, rel)
 
     def values_as_float(self) -> np.ndarray:
