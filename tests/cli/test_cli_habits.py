@@ -248,6 +248,36 @@ def test_a_hashing_model_explains_the_words(
     assert re.search(r"prize \+\d", words) and "bucket" not in out
 
 
+@pytest.mark.parametrize("hashing", [False, True])
+def test_explain_marks_the_absent_words_a_bernoulli_model_weighs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, texts_csv: Path, hashing: bool
+) -> None:
+    """A Bernoulli model's evidence for a class comes from the words the text lacks too:
+    the for/against lists named words that are not in the text as if they were."""
+    model = tmp_path / "b.nbayes"
+    hashed = ["--hashing"] if hashing else []
+    assert main(["train", str(texts_csv), "-o", str(model), "--model", "bernoulli", *hashed,
+                 "-q"]) == 0  # fmt: skip
+    capsys.readouterr()
+    code, out, _ = run(capsys, "explain", model, "lunch", "--top", "3")
+    assert code == 0
+    lists = [line for line in out.splitlines() if line.startswith(("  for ", "  against "))]
+    listed = re.findall(r"([^,:]+?) (\(absent\) )?[+-]\d\.\d\d", " ".join(lists))
+    assert listed, out
+    for word, absent in listed:
+        word = word.strip()
+        assert bool(absent) == (word != "lunch"), (word, out)
+    code, out, _ = run(capsys, "explain", model.parent / "b.nbayes", "lunch free", "--top", "3")
+    assert "free (absent)" not in out and "lunch (absent)" not in out
+
+
+def test_a_multinomial_explanation_marks_nothing_absent(
+    capsys: pytest.CaptureFixture[str], text_model: Path
+) -> None:
+    code, out, _ = run(capsys, "explain", text_model, "WIN a free prize now")
+    assert code == 0 and "(absent)" not in out
+
+
 def test_predict_text_is_plain_and_csv_or_json_on_request(
     capsys: pytest.CaptureFixture[str], text_model: Path
 ) -> None:

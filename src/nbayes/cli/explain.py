@@ -2,7 +2,8 @@
 
 Explain how MODEL classifies TEXT: the prediction, then the words of the text with
 their evidence (log-likelihood ratio: > 0 for the predicted class, < 0 against it),
-coloured on a terminal, and the --top K strongest for and against it. --top bounds
+coloured on a terminal, and the --top K strongest for and against it (a Bernoulli
+model also weighs the words the text lacks: they are marked "(absent)"). --top bounds
 the output: the words line lists at most 4K words of the text (then says how many
 more), and --exact (the derivation with exact fractions, or "cannot decide") lists
 the factors of those words only. TEXT that names an existing file or folder, or -
@@ -67,6 +68,14 @@ def _evidence(exp: Any, cls: Any, names: Any) -> tuple[dict[str, float], set[str
     values = exp.evidence(list(index.values()))[row].tolist()
     found = {name: v for name, v in zip(index, values, strict=True) if v != 0}
     return found, set(index)
+
+
+def _absent(exp: Any, names: list[str]) -> set[str]:
+    """Those of ``names`` that the text does not hold: a Bernoulli model's evidence comes
+    from absent words too (its explanation values are 0 for them; a multinomial model's
+    lists only the text's words)."""
+    values = exp.values_as_float()
+    return {n for n, j in exp.feature_index(names).items() if values[j] == 0}
 
 
 def _hashed_names(model: Any, terms: list[str]) -> dict[str, str]:
@@ -138,10 +147,14 @@ def explain_text(ui: UI, model: Any, text: str, exact: bool, paint: Paint, top: 
     for term, name in feature.items():
         words_of.setdefault(name, term)
     ev = exp.top(top, classes=[focus])[focus]
+    absent = _absent(exp, [n for n, _ in ev["for"] + ev["against"]])
     for side, colour, key in (("for", _GREEN, "for"), ("against", _RED, "against")):
         if ev[key]:
             listed.update(n for n, _ in ev[key])
-            items = ", ".join(paint(f"{words_of.get(n, n)} {v:+.2f}", colour) for n, v in ev[key])
+            items = ", ".join(
+                paint(f"{words_of.get(n, n)}{' (absent)' if n in absent else ''} {v:+.2f}", colour)
+                for n, v in ev[key]
+            )
             ui.print(f"  {side} {focus}: {items}")
     if exact:
         _print_exact(ui, exp, listed, words_of if hashed else None)
