@@ -116,6 +116,65 @@ def test_errors_are_those_of_the_full_load(
         assert code == 1 and not out and err.startswith("Error: ")
 
 
+def test_every_model_file_is_read_once(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    models: dict[str, Path],
+    tmp_path: Path,
+    spam_ham: tuple[list[str], list[str]],
+) -> None:
+    """The lean path asked load_scorer first: for any other model (an NBSVM of a 20NG
+    bigram vocabulary: a 409 MB file) the whole file was read and its checksum computed
+    twice. Now its header says which load to make, and the arrays are read once."""
+    import nbayes.io._modelfile.reading as reading
+    from nbayes import NBSVM, MultinomialNB
+
+    spam, ham = spam_ham
+    nbsvm = tmp_path / "nbsvm.nbayes"
+    save(NBSVM().fit(spam + ham, ["spam"] * len(spam) + ["ham"] * len(ham)), nbsvm)
+    table = tmp_path / "table.nbayes"
+    save(MultinomialNB().fit([[1, 0], [0, 1]], ["a", "b"]), table)
+    full_reads: list[str] = []
+    original = reading._read_stream
+
+    def counting(f: Any, size: int, name: str, *args: Any) -> Any:
+        if not (args[1:] and args[1]):  # header_only
+            full_reads.append(name)
+        return original(f, size, name, *args)
+
+    monkeypatch.setattr(reading, "_read_stream", counting)
+    for path in (models["multinomial"], models["hashing"], nbsvm):
+        full_reads.clear()
+        assert _run(capsys, ["predict", str(path), "--text", "WIN a free prize"])[0] == 0
+        assert len(full_reads) == 1, (path, full_reads)
+    full_reads.clear()
+    code, _, err = _run(capsys, ["explain", str(nbsvm), "free prize"])
+    assert code == 0 and len(full_reads) == 1, err
+    # the header is only a choice: a file damaged past its header is refused as before
+    broken = tmp_path / "broken.nbayes"
+    data = bytearray(nbsvm.read_bytes())
+    data[-40] ^= 0xFF
+    broken.write_bytes(bytes(data))
+    code, out, err = _run(capsys, ["predict", str(broken), "--text", "hi"])
+    assert code == 1 and not out and "checksum" in err, err
+    from nbayes.io.persist import model_type
+
+    assert model_type(broken) == "NBSVM" and model_type(table) == "MultinomialNB"
+    assert model_type(models["multinomial"]) == "TextClassifier"
+
+
+def test_model_type_refuses_what_is_not_a_model_file(tmp_path: Path) -> None:
+    from nbayes import ModelFileError
+    from nbayes.io.persist import model_type
+
+    not_model = tmp_path / "notes.txt"
+    not_model.write_text("hello\n", encoding="utf-8")
+    with pytest.raises(ModelFileError, match="not an nbayes model file"):
+        model_type(not_model)
+    with pytest.raises(ModelFileError, match="does not exist"):
+        model_type(tmp_path / "absent.nbayes")
+
+
 def _python(code: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")

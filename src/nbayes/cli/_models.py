@@ -29,14 +29,16 @@ def load_for_prediction(path: str) -> Any:
     (:func:`nbayes.load_scorer`: numpy only, no estimator, no scikit-learn), for
     any other model the estimator (:func:`load_model`). Both predict and explain alike."""
     from nbayes.exceptions import ModelFileError
-    from nbayes.io.persist import load_scorer
+    from nbayes.io.persist import load_scorer, model_type
 
     if not os.path.exists(path):
         raise CLIError(f"No model file {path!r}: train one first with `nbayes train`.")
-    try:
-        scorer = load_scorer(path)
+    scorer = None
+    try:  # the header says which load: a large file is read once, not twice
+        if model_type(path) == "TextClassifier":
+            scorer = load_scorer(path)
     except ModelFileError:
-        scorer = None  # the full load reports the problem in its own words
+        pass  # the full load reports the problem in its own words
     return load_model(path) if scorer is None else scorer
 
 

@@ -82,7 +82,7 @@ from nbayes.io._json import (
     expect_str,
     expect_str_list,
 )
-from nbayes.io._modelfile import MAGIC, read_model_file, write_model_file
+from nbayes.io._modelfile import MAGIC, read_model_file, read_model_header, write_model_file
 from nbayes.io._registry import Serializer, decode, encode, register, registered_types
 
 if TYPE_CHECKING:
@@ -110,6 +110,7 @@ __all__ = [
     "is_model_file",
     "load",
     "load_scorer",
+    "model_type",
     "read_metadata",
     "register",
     "registered_types",
@@ -176,6 +177,25 @@ def is_model_file(path: str | os.PathLike[str]) -> bool:
             return f.read(len(MAGIC)) == MAGIC
     except OSError:
         return False
+
+
+def model_type(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> str:
+    """The model type a model file's header names (``"TextClassifier"``, ``"NBSVM"``, ...),
+    read without its arrays: to choose between :func:`load_scorer` and :func:`load` without
+    reading a large file twice. Nothing else of the file is checked until it is loaded.
+
+    Raises
+    ------
+    ModelFileError
+        If the file's header is not that of a model file this nbayes reads.
+    """
+    metadata = read_model_header(path, max_bytes=max_bytes)
+    try:
+        _check_top(metadata)
+    except ModelFileError as exc:
+        raise ModelFileError(f"Cannot load the model file {os.fspath(path)!r}: {exc}") from None
+    kind: str = metadata["model_type"]
+    return kind
 
 
 def read_metadata(

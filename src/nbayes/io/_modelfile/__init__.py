@@ -100,7 +100,7 @@ array([[0., 1., 2.],
 from __future__ import annotations
 
 from nbayes.io._modelfile.layout import FORMAT_NAME, FORMAT_VERSION, MAGIC, MAX_JSON_DEPTH
-from nbayes.io._modelfile.reading import read_model_file
+from nbayes.io._modelfile.reading import read_model_file, read_model_header
 from nbayes.io._modelfile.writing import write_model_file
 
 __all__ = [
@@ -109,5 +109,6 @@ __all__ = [
     "MAGIC",
     "MAX_JSON_DEPTH",
     "read_model_file",
+    "read_model_header",
     "write_model_file",
 ]
