@@ -54,7 +54,8 @@ def main() -> None:
     ap.add_argument("--b", required=True, help="interpreter of the change")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--model", type=Path, help="an existing bigram model file to reuse")
-    ap.add_argument("--family", choices=["multinomial", "bernoulli", "nbsvm"], default="multinomial",
+    ap.add_argument("--family", choices=["multinomial", "bernoulli", "nbsvm"],
+                    default="multinomial",
                     help="the model nbayes train makes (default multinomial)")  # fmt: skip
     ap.add_argument("--command", choices=["predict", "explain"], default="predict")
     args = ap.parse_args()
