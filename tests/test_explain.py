@@ -101,6 +101,14 @@ def test_evidence_of_a_few_columns_of_many_classes_is_those_of_the_whole() -> No
     np.testing.assert_array_equal(whole, reference_relative(exp.terms))
 
 
+def test_evidence_follows_terms_set_after_a_first_use() -> None:
+    exp = explanation(np.array([[1.0, 0.0], [0.0, 1.0]]))
+    assert exp.top(1)["c0"]["for"] == [("f0", 1.0)]
+    exp.terms = np.array([[0.0, 1.0], [1.0, 0.0]])
+    assert exp.top(1)["c0"]["for"] == [("f1", 1.0)]
+    np.testing.assert_array_equal(exp.evidence(), reference_relative(exp.terms))
+
+
 def test_top_of_some_classes_only() -> None:
     rng = np.random.default_rng(0)
     exp = explanation(rng.normal(size=(3, 50)))

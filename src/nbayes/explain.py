@@ -182,7 +182,9 @@ class Explanation:
     #: model's vocabulary); :meth:`feature_index` looks names up in it
     lookup: Mapping[str, int] | None = field(default=None, repr=False)
     _exact_joint: list[Fraction] | None = field(default=None, init=False, repr=False)
-    _total: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
+    _total: tuple[Any, np.ndarray] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         if self.factors is not None and self.prior_factors is not None:
@@ -285,11 +287,14 @@ class Explanation:
         return {n: j for j, n in enumerate(self.feature_names) if n in wanted}
 
     def _class_total(self) -> np.ndarray | None:
-        """The terms summed over the classes (None for one class), computed once."""
-        if self._total is None and self.terms.shape[0] > 1:
+        """The terms summed over the classes (None for one class), computed once for
+        the ``terms`` array the explanation holds."""
+        if self.terms.shape[0] < 2:
+            return None
+        if self._total is None or self._total[0] is not self.terms:
             with np.errstate(invalid="ignore"):  # inf + -inf: no evidence (0)
-                self._total = np.asarray(self.terms, dtype=np.float64).sum(axis=0)
-        return self._total
+                self._total = (self.terms, np.asarray(self.terms, dtype=np.float64).sum(axis=0))
+        return self._total[1]
 
     def _evidence_row(self, i: int) -> np.ndarray:
         """Row ``i`` of :meth:`evidence`, computed alone (the same values)."""
