@@ -656,3 +656,20 @@ def test_an_unexpected_lookup_error_is_reported_as_a_bug(capsys) -> None:
     ui = UI(quiet=True, verbose=False, err=err)
     assert _report(ui, KeyError("nbsvm")) == 1
     assert "unexpected KeyError" in err.getvalue() and "this is a bug in nbayes" in err.getvalue()
+
+
+@pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
+def test_explain_of_an_empty_document_with_a_hashing_model(
+    capsys: pytest.CaptureFixture[str], texts_csv: Path, tmp_path: Path, model: str
+) -> None:
+    """A document without words is explained (the prior decides), as it is by a
+    vocabulary model: a hashing model failed with "Error: Cannot vectorize empty
+    sequence" (its words' buckets were looked up by counting an empty batch)."""
+    path = tmp_path / "hashed.nbayes"
+    assert main(["train", str(texts_csv), "-o", str(path), "--hashing", "--model", model,
+                 "-q"]) == 0  # fmt: skip
+    capsys.readouterr()
+    for text in ("", "   ", "!!!"):
+        code, out, err = run(capsys, "explain", path, text)
+        assert code == 0, err
+        assert out.startswith("Prediction: ") and "(no known words)" in out, out

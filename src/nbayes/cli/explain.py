@@ -82,6 +82,8 @@ def _hashed_names(model: Any, terms: list[str]) -> dict[str, str]:
     """Term -> the name of its hash bucket (``bucket 746281``), for a hashing model, whose
     features are buckets: a term counted alone gives its bucket; an n-gram's is the one
     its two (n-1)-grams do not give."""
+    if not terms:  # no words (an empty document): nothing to count (a vectorizer
+        return {}  # refuses an empty batch)
     names = getattr(model, "feature_names", None)  # a TextScorer's; a TextClassifier's:
     if names is None:
         names = model.get_feature_names_out()
