@@ -119,10 +119,19 @@ def test_top_of_some_classes_only() -> None:
 
 def test_feature_index_by_scan_and_by_lookup() -> None:
     exp = explanation(np.zeros((2, 5)))
-    assert exp.feature_index(["f3", "zz", "f0", "f3"]) == {"f3": 3, "f0": 0}
+    asked = ["f3", "zz", "f0", "f3"]
+    assert list(exp.feature_index(asked).items()) == [("f3", 3), ("f0", 0)]  # as asked
     assert exp.feature_index([]) == {}
     exp.lookup = {f"f{j}": j for j in range(5)}
-    assert exp.feature_index(["f3", "zz", "f0", "f3"]) == {"f3": 3, "f0": 0}
+    assert list(exp.feature_index(asked).items()) == [("f3", 3), ("f0", 0)]
+
+
+def test_top_takes_one_label_and_refuses_a_negative_k() -> None:
+    exp = explanation(np.random.default_rng(2).normal(size=(2, 8)))
+    exp.classes = np.array(["spam", "ham"])
+    assert exp.top(2, classes="spam") == {"spam": exp.top(2)["spam"]}  # not 's', 'p', ...
+    with pytest.raises(ValueError, match="k must be >= 0.*-1"):
+        exp.top(-1)  # it listed all features but the last
 
 
 @pytest.mark.parametrize("model", [MultinomialNB(), BernoulliNB()])

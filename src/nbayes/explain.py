@@ -249,15 +249,22 @@ class Explanation:
 
     def top(self, k: int = 5, classes: Any = None) -> dict[Any, dict[str, list[tuple[str, float]]]]:
         """The ``k`` features with the most evidence for and against each class (of
-        ``classes`` only, when given).
+        ``classes`` only, when given: a list of labels, or one label).
 
         Evidence is a feature's term for the class minus its mean term over the other
         classes (for two classes, the feature's log-likelihood ratio; see
         :meth:`evidence`). Features with no evidence (e.g. absent words of a multinomial
         model) are left out.
         """
-        k = max(0, int(k))
-        wanted = self.classes.tolist() if classes is None else list(classes)
+        if int(k) < 0:
+            raise ValueError(f"k must be >= 0 (the features listed per side); got {k!r}.")
+        k = int(k)
+        if classes is None:
+            wanted = self.classes.tolist()
+        elif isinstance(classes, str) or np.ndim(classes) == 0:
+            wanted = [classes]  # one class label
+        else:
+            wanted = list(classes)
         rows = [self._class_index(c) for c in wanted]
         names = self.feature_names
         out: dict[Any, dict[str, list[tuple[str, float]]]] = {}
@@ -276,15 +283,15 @@ class Explanation:
         return _relative(self.terms, features, self._class_total())
 
     def feature_index(self, names: Any) -> dict[str, int]:
-        """Position in :attr:`feature_names` of each of ``names`` that is a feature
-        (the others are left out)."""
+        """Position in :attr:`feature_names` of each of ``names`` that is a feature, in
+        the order of ``names`` (the others are left out)."""
+        wanted = list(dict.fromkeys(names))
         if self.lookup is not None:
-            found = ((n, self.lookup.get(n)) for n in dict.fromkeys(names))
+            found = ((n, self.lookup.get(n)) for n in wanted)
             return {n: int(j) for n, j in found if j is not None}
-        wanted = set(names)
-        if not wanted:
-            return {}
-        return {n: j for j, n in enumerate(self.feature_names) if n in wanted}
+        asked = set(wanted)
+        at = {n: j for j, n in enumerate(self.feature_names) if n in asked} if asked else {}
+        return {n: at[n] for n in wanted if n in at}
 
     def _class_total(self) -> np.ndarray | None:
         """The terms summed over the classes (None for one class), computed once for
