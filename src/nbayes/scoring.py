@@ -451,8 +451,8 @@ class TextScorer(PosteriorMixin):
             values[x.indices] = x.data
             lookup = None if self.hashing or self._vocabulary is None else self._vocabulary
             return explain_row(
-                self.family, self.d, self.stats, self.derivation, values[None, :], values,
-                list(names), exact, jll=jll, lookup=lookup,
+                self.family, self.d, self.stats, self.derivation, x, values, list(names),
+                exact, jll=jll, lookup=lookup,
             )  # fmt: skip
         # multinomial / complement: the columns the document uses only
         cols = np.asarray(x.indices, dtype=np.int64)

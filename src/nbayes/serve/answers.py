@@ -82,8 +82,8 @@ def explanation(model: Any, x: Any, exact: bool, text: str | None) -> dict[str, 
         index = exp.feature_index(analyzed)
         order = sorted(index.values())
     rel = exp.evidence(order)  # the evidence of the features in ``order``, by position
-    at = {j: q for q, j in enumerate(order)}
     if text is not None:
+        at = {j: q for q, j in enumerate(order)}
         for term in analyzed:
             j = index.get(term)
             tokens.append({"token": term, "known": j is not None} if j is None else {
