@@ -111,10 +111,13 @@ def _product(factors: list[Any]) -> str:
     return " · ".join(shown)
 
 
-def _relative(terms: np.ndarray, cols: Any = None, total: Any = None) -> np.ndarray:
+def _relative(
+    terms: np.ndarray, cols: Any = None, total: Any = None, rows: Any = None
+) -> np.ndarray:
     """Each class's term minus the mean of the other classes' terms (its log-odds share),
-    0 where that is undefined; of the columns ``cols`` only, when given. ``total``: the
-    terms summed over the classes (``terms.sum(axis=0)``), when the caller has it.
+    0 where that is undefined; of the columns ``cols`` and the classes ``rows`` only, when
+    given. ``total``: the terms summed over the classes (``terms.sum(axis=0)``), when the
+    caller has it.
 
     The sum is always taken over the whole table, then its columns picked: numpy sums the
     20 rows of a narrow table pairwise but those of a wide one one by one, so summing
@@ -125,6 +128,8 @@ def _relative(terms: np.ndarray, cols: Any = None, total: Any = None) -> np.ndar
     if total is None and n > 1:
         with np.errstate(invalid="ignore"):  # inf + -inf: no evidence (0)
             total = terms.sum(axis=0)
+    if rows is not None:
+        terms = terms[np.asarray(rows, dtype=np.intp)]
     if cols is not None:
         cols = np.asarray(cols, dtype=np.intp)
         terms = terms[:, cols]
@@ -305,13 +310,7 @@ class Explanation:
 
     def _evidence_row(self, i: int) -> np.ndarray:
         """Row ``i`` of :meth:`evidence`, computed alone (the same values)."""
-        t = np.asarray(self.terms[i], dtype=np.float64)
-        total = self._class_total()
-        if total is None:
-            return np.where(np.isnan(t), 0.0, t)
-        with np.errstate(invalid="ignore"):
-            rel = t - (total - t) / (self.terms.shape[0] - 1)
-        return np.where(np.isnan(rel), 0.0, rel)
+        return _relative(self.terms, None, self._class_total(), rows=[i])[0]
 
     def values_as_float(self) -> np.ndarray:
         try:
