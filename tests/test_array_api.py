@@ -69,12 +69,12 @@ else:
     COMBOS = [c for c in yield_namespace_device_dtype_combinations() if c[0] == "array_api_strict"]
 
     def _device(x: object) -> object:
-        from nbayes._array_api import _compat
+        from nbayes._template.array_api import _compat
 
         return _compat().device(x)
 
     def _np(x: object) -> np.ndarray:
-        from nbayes._array_api import to_numpy
+        from nbayes._template.array_api import to_numpy
 
         with config_context(array_api_dispatch=True):
             return np.asarray(to_numpy(x))

@@ -480,7 +480,7 @@ def test_overflowing_statistics_are_a_clear_error(Est: type) -> None:
 
 @pytest.mark.parametrize("code", [1e308, 10**7, 2**20])
 def test_categorical_code_above_the_bound(code: float) -> None:
-    from nbayes._validation import MAX_CATEGORY_CODE
+    from nbayes._template.validation import MAX_CATEGORY_CODE
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")

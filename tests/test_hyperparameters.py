@@ -1,6 +1,6 @@
-"""The estimators' constructors, written by ``nbayes._params.hyperparameters``: scikit-learn's
-convention (store every argument under its name, nothing else) for every nbayes estimator, and
-the drop-ins' parameters and defaults those of scikit-learn."""
+"""The estimators' constructors, written by ``nbayes._template.params.hyperparameters``:
+scikit-learn's convention (store every argument under its name, nothing else) for every
+nbayes estimator, and the drop-ins' parameters and defaults those of scikit-learn."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from sklearn.utils.estimator_checks import (
 )
 
 import nbayes
-from nbayes._params import hyperparameters
+from nbayes._template.params import hyperparameters
 from nbayes.model_selection import NBSearchCV
 
 DROP_INS = ["BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MultinomialNB"]

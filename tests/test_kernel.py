@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy.stats import gaussian_kde
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from nbayes._kernel_stats import PointStats, _snap, grid_width
+from nbayes._statistics.points import PointStats, _snap, grid_width
 from nbayes.exceptions import InvalidParameterError
 from nbayes.kernel import KernelNB
 

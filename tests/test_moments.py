@@ -7,7 +7,7 @@ import pytest
 from sklearn.naive_bayes import GaussianNB as SkGaussianNB
 
 from nbayes import GaussianNB
-from nbayes._moment_stats import MomentStats
+from nbayes._statistics.moments import MomentStats
 
 
 def _stream(offset: float, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:

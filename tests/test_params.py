@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from nbayes import MixedNB, MultinomialNB, TextClassifier
-from nbayes._params import same_value
+from nbayes._template.params import same_value
 
 
 def _lower(doc: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from ._compat import install as _install_moved_paths
 from .exceptions import (
     DecodingWarning,
     InvalidParameterError,
@@ -17,6 +18,9 @@ from .exceptions import (
     NBayesWarning,
     UndecidableWarning,
 )
+
+# modules moved into packages keep their old import paths (and pickles load)
+_install_moved_paths()
 
 if TYPE_CHECKING:
     from .evaluation import EvaluationReport, evaluate
@@ -51,7 +55,7 @@ def _version() -> str:
 
 # The estimators pull in scikit-learn and scipy (and the text layer its compiled kernels):
 # each name is imported on first use, so `import nbayes` alone, the command line and the
-# lean prediction path (nbayes.scoring) load none of them.
+# lean prediction path (nbayes.text.scoring) load none of them.
 _LAZY = {
     "BernoulliNB": ".naive_bayes",
     "CategoricalNB": ".naive_bayes",

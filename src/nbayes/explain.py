@@ -18,8 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ._families._common import Factor, exact_prior_of
-from ._posterior import log_normalize
+from ._families._common import Factor, exact_prior_of, log_normalize
 
 __all__ = ["Explanation", "explain_row", "format_fraction", "show_fraction"]
 

@@ -1,7 +1,7 @@
 """KernelNB: Naive Bayes with a Gaussian kernel density estimate per class and feature, and
 point masses at the values a feature repeats often.
 
-The statistics are the stored points (:class:`nbayes._kernel_stats.PointStats`), so
+The statistics are the stored points (:class:`nbayes._statistics.points.PointStats`), so
 ``partial_fit``/``update``, ``unlearn`` and ``merge`` stay exact; ``max_points`` bounds the
 memory with a binned estimate on a nested power-of-two grid (documented there).
 """
@@ -12,11 +12,11 @@ from typing import Any, ClassVar, Self
 
 import numpy as np
 
-from . import _params as P
-from ._base import BaseNB
 from ._families.kde import KernelFamily
-from ._kernel_stats import PointStats, grid_width
-from ._stats import readonly
+from ._statistics import readonly
+from ._statistics.points import PointStats, grid_width
+from ._template import params as P
+from ._template.base import BaseNB
 
 __all__ = ["KernelNB", "PointStats", "grid_width"]
 
@@ -165,7 +165,7 @@ class KernelNB(BaseNB):
         -------
         self : object
         """
-        # (all or nothing as every learning call: nbayes._guards.all_or_nothing)
+        # (all or nothing as every learning call: nbayes._template.guards.all_or_nothing)
         self._refitting = True  # today's max_points, not the grid of the old statistics
         try:
             return super().fit(X, y, sample_weight)

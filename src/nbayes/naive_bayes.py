@@ -1,7 +1,8 @@
 """The public estimators: scikit-learn's names, parameters and results, and more.
 
 Each class only declares its hyperparameters, its likelihood family and its statistics;
-training, prediction and everything beyond scikit-learn live in :class:`nbayes._base.BaseNB`.
+training, prediction and everything beyond scikit-learn live in the template,
+:class:`nbayes._template.base.BaseNB`.
 """
 
 from __future__ import annotations
@@ -11,9 +12,6 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.preprocessing import binarize as _binarize
 
-from . import _params as P
-from ._array_api import ArrayAPIOutputs
-from ._base import BaseNB
 from ._families import (
     BernoulliFamily,
     CategoricalFamily,
@@ -22,9 +20,12 @@ from ._families import (
     MultinomialFamily,
     PoissonFamily,
 )
-from ._moment_stats import MomentStats
-from ._stats import CategoryStats, readonly
-from ._validation import check_categories, check_min_categories
+from ._statistics import CategoryStats, readonly
+from ._statistics.moments import MomentStats
+from ._template import params as P
+from ._template.array_api import ArrayAPIOutputs
+from ._template.base import BaseNB
+from ._template.validation import check_categories, check_min_categories
 
 __all__ = [
     "BernoulliNB",
@@ -298,8 +299,8 @@ class CategoricalNB(_DirichletNB):
         Minimum number of categories per feature (integer-coded input).
 
     Integer codes are counted for every code from 0 to the largest, which must be at most
-    ``nbayes._validation.MAX_CATEGORY_CODE`` (2^20 - 1; larger ones: ValueError at fit, pass
-    such values as strings); a larger code at predict time is an unseen category.
+    ``nbayes._template.validation.MAX_CATEGORY_CODE`` (2^20 - 1; larger ones: ValueError at
+    fit, pass such values as strings); a larger code at predict time is an unseen category.
 
     Attributes
     ----------

@@ -18,7 +18,7 @@ from nbayes.cli import main
 from nbayes.cli import predict as predict_command
 from nbayes.cli._common import load_model
 from nbayes.cli._models import load_for_prediction
-from nbayes.scoring import TextScorer
+from nbayes.text.scoring import TextScorer
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 

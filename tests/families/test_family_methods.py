@@ -165,8 +165,8 @@ def test_mixed_columns_are_their_families() -> None:
 
 
 def test_every_mixed_family_has_a_family_object() -> None:
-    from nbayes._mixed_columns import FAMILY_OF
     from nbayes.mixed import FAMILIES
+    from nbayes.mixed._columns import FAMILY_OF
 
     assert set(FAMILY_OF) == set(FAMILIES)
 
@@ -185,7 +185,7 @@ def test_bernoulli_derives_in_place_what_the_expressions_gave() -> None:
     """Bit for bit, for unseen classes, alpha 0 (0/0), per-feature alphas, fractional
     weights whose class count falls a rounding below a feature count, either layout."""
     from nbayes._families.bernoulli import BernoulliFamily
-    from nbayes._stats import CountStats
+    from nbayes._statistics import CountStats
 
     rng = np.random.default_rng(11)
     for trial in range(400):

@@ -13,7 +13,7 @@ import pytest
 
 import nbayes
 from nbayes import GaussianNB, MultinomialNB, TextClassifier
-from nbayes._params import same_value
+from nbayes._template.params import same_value
 from nbayes.exceptions import ModelFileError
 from nbayes.text.recipes import mark_negation
 

@@ -12,9 +12,9 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 
 from nbayes import ModelFileError, MultinomialNB, TextClassifier, load, load_scorer, save
 from nbayes.io._modelfile import read_model_file, write_model_file
-from nbayes.scoring import TextScorer
 from nbayes.text import _model
 from nbayes.text._stop_words import ENGLISH_STOP_WORDS as OUR_STOP_WORDS
+from nbayes.text.scoring import TextScorer
 
 from .conftest import load_slice
 

@@ -1,7 +1,7 @@
 """Checked by mypy in .ci/run (``mypy src/nbayes tests/typing``), never run: with
 ``warn_unused_ignores``, each ``type: ignore`` below fails the check if mypy stops seeing the
 error it silences, so type checkers keep catching a misspelt or mistyped hyperparameter (see
-``nbayes._sklearn_bases``)."""
+``nbayes._template.sklearn_bases``)."""
 
 from __future__ import annotations
 

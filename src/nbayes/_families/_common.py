@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._stats import issparse
+from .._statistics.base import issparse
 
 FloatArray = NDArray[np.float64]
 
@@ -172,3 +172,31 @@ class Factor:
 
 def _fmt_rational(q: Fraction) -> str:
     return str(q.numerator) if q.denominator == 1 else f"({q.numerator}/{q.denominator})"
+
+
+def log_normalize(jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row-normalise joint log-likelihoods: log P(y | x), and the mask of undecidable rows.
+
+    A row where every class has zero likelihood (all -inf) has no posterior: NaN. A row
+    where some classes have infinite evidence (+inf) shares the probability among them.
+    """
+    top = jll.max(axis=1) if jll.shape[1] else np.zeros(jll.shape[0])
+    if np.isfinite(top).all():
+        # The common case (no NaN, no infinite row maximum): one pass, as logsumexp.
+        shifted = jll - top[:, None]
+        shifted -= np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        return shifted, np.zeros(jll.shape[0], dtype=bool)
+    with np.errstate(invalid="ignore", over="ignore"):
+        has_nan = np.isnan(jll).any(axis=1)
+        top = np.max(np.where(np.isnan(jll), -np.inf, jll), axis=1)
+        undecidable = has_nan | (top == -np.inf)
+        out = np.full(jll.shape, np.nan)
+        ok = ~undecidable & np.isfinite(top)
+        if ok.any():
+            shifted = jll[ok] - top[ok, None]
+            out[ok] = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        infinite = ~undecidable & (top == np.inf)
+        if infinite.any():
+            winners = jll[infinite] == np.inf
+            out[infinite] = np.where(winners, -np.log(winners.sum(axis=1, keepdims=True)), -np.inf)
+    return out, undecidable

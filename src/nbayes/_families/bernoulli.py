@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._stats import CountStats
+from .._statistics import CountStats
 from ._base import Derived, Family, log_range
 from ._common import Factor, FloatArray, check_alpha, class_log_prior, log, log_dot
 from .multinomial import as_int, exact_alpha

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .._stats import CategoryStats
+from .._statistics import CategoryStats
 from ._base import Derived, Family
 from ._common import Factor, FloatArray, as_fraction, check_alpha, class_log_prior, log
 from .multinomial import as_int

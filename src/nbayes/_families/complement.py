@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._stats import CountStats
+from .._statistics import CountStats
 from ._base import Derived, Family, log_range
 from ._common import FloatArray, check_alpha, class_log_prior, log, log_dot, row_major
 from .multinomial import MultinomialFamily, count_terms, smoothed_log_prob

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._stats import MomentStats
+from .._statistics import MomentStats
 from ._base import Derived, Family
 from ._common import FloatArray, log
 

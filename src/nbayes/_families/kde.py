@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from .._kernel_stats import PointStats
+from .._statistics.points import PointStats
 from ._base import Derived, Family
 from ._common import FloatArray, log
 from .gaussian import check_priors

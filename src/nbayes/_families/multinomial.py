@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._stats import CountStats
+from .._statistics import CountStats
 from ._base import Derived, Family, log_range
 from ._common import Factor, FloatArray, as_fraction, check_alpha, class_log_prior, log, log_dot
 

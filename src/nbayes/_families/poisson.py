@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
-from .._stats import CountStats
+from .._statistics import CountStats
 from ._base import Derived, Family, log_range
 from ._common import FloatArray, class_log_prior, log, log_dot
 

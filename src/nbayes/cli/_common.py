@@ -239,7 +239,7 @@ def column_names(model: Any) -> list[str]:
 
 def is_text_model(model: Any) -> bool:
     """A TextClassifier, the scorer of one, or an NBSVM (a model of documents)."""
-    from nbayes.scoring import TextScorer
+    from nbayes.text.scoring import TextScorer
 
     if isinstance(model, TextScorer):
         return True

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from nbayes._stats import CountStats
+from nbayes._statistics import CountStats
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader
 from nbayes.io._codecs import decode_labels, decode_param

@@ -86,7 +86,7 @@ from nbayes.io._modelfile import MAGIC, read_model_file, read_model_header, writ
 from nbayes.io._registry import Serializer, decode, encode, register, registered_types
 
 if TYPE_CHECKING:
-    from nbayes.scoring import TextScorer
+    from nbayes.text.scoring import TextScorer
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -313,7 +313,7 @@ def load_scorer(
         If the file is not a valid model file.
     """
     from nbayes.io._text_model import read_text_model
-    from nbayes.scoring import TextScorer
+    from nbayes.text.scoring import TextScorer
 
     given = check_functions(functions)
     metadata, arrays = read_metadata(path, max_bytes=max_bytes)

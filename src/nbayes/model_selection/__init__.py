@@ -48,7 +48,7 @@ An estimator that defines ``_cv_counter()`` returns an object with:
     ``fit`` would raise for these parameters). Scorers call its ``predict`` /
     ``predict_proba`` on the raw held-out ``X``.
 
-Every :class:`nbayes._base.BaseNB` estimator gets the default counter (statistics from its
+Every :class:`nbayes._template.base.BaseNB` estimator gets the default counter (statistics from its
 ``_batch_stats`` on rows validated once by ``_check_X_y``).
 
 Modules

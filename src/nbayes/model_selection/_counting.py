@@ -1,7 +1,7 @@
 """The training statistics of every split: one counting pass, then "total minus fold".
 
 :class:`Counter` is the protocol an estimator plugs in with (see :mod:`nbayes.model_selection`);
-:class:`_NBCounter` is its implementation for every :class:`nbayes._base.BaseNB` estimator;
+:class:`_NBCounter` is its implementation for every :class:`nbayes._template.base.BaseNB` estimator;
 :class:`_TrainingStatistics` gives each split's training statistics from as few counting
 passes as possible, equal to those ``fit`` gives on the split's training rows.
 """
@@ -15,10 +15,10 @@ from typing import Any, Protocol
 import numpy as np
 import scipy.sparse as sp
 
-from .. import _params
-from .._base import BaseNB
-from .._stats import conform_classes
-from .._validation import check_sample_weight
+from .._statistics import conform_classes
+from .._template import params as _params
+from .._template.base import BaseNB
+from .._template.validation import check_sample_weight
 
 __all__ = ["Counter"]
 
@@ -42,7 +42,7 @@ class Counter(Protocol):
 
 
 class _NBCounter:
-    """The counting protocol for :class:`nbayes._base.BaseNB` estimators.
+    """The counting protocol for :class:`nbayes._template.base.BaseNB` estimators.
 
     One estimator object serves every split and every candidate: its statistics are
     replaced by ``_set_stats`` and its derivation parameters by ``set_params``, so the

@@ -11,7 +11,7 @@ from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import indexable
 
-from .. import _params as P
+from .._template import params as P
 from . import _sklearn_private as private
 from ._cross_validate import (
     _candidates,

@@ -38,8 +38,8 @@ from sklearn.model_selection._validation import (
 )
 from sklearn.utils import _safe_indexing as safe_indexing
 
-if TYPE_CHECKING:  # typed as nbayes._sklearn_bases says why
-    from .._sklearn_bases import BaseEstimator, MetaEstimatorMixin
+if TYPE_CHECKING:  # typed as nbayes._template.sklearn_bases says why
+    from .._template.sklearn_bases import BaseEstimator, MetaEstimatorMixin
 
     class BaseSearchCV(MetaEstimatorMixin, BaseEstimator):
         _parameter_constraints: ClassVar[dict[str, list[Any]]]

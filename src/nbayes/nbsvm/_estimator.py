@@ -30,9 +30,9 @@ import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.utils.validation import check_is_fitted
 
-from .. import _params as P
 from .._families.multinomial import smoothed_log_prob
-from .._sklearn_bases import BaseEstimator, ClassifierMixin
+from .._template import params as P
+from .._template.sklearn_bases import BaseEstimator, ClassifierMixin
 from ..explain import Explanation
 from ..naive_bayes import MultinomialNB
 from ..text import _analyzer

@@ -22,8 +22,8 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.utils import _safe_indexing
 
-from .._base import BaseNB
-from .._stats import CountStats
+from .._statistics import CountStats
+from .._template.base import BaseNB
 from ..text.classifier import TextClassifier
 
 __all__ = ["Counts", "MatrixCounts", "RowCounts", "TextCounts", "counts_for"]

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from .._base import BaseNB
 from .._families import BernoulliFamily, CategoricalFamily, MultinomialFamily
+from .._template.base import BaseNB
 from ._counts import Counts
 
 __all__ = ["EMResult", "EStep", "Rows", "run_em"]

@@ -14,11 +14,11 @@ from sklearn.utils import check_consistent_length
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from .. import _params as P
-from .._base import BaseNB
-from .._sklearn_bases import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
-from .._stats import class_codes
-from .._validation import check_sample_weight
+from .._statistics import class_codes
+from .._template import params as P
+from .._template.base import BaseNB
+from .._template.sklearn_bases import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
+from .._template.validation import check_sample_weight
 from ..text.classifier import TextClassifier
 from ._counts import counts_for
 from ._em import Rows, run_em

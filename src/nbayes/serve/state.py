@@ -299,7 +299,7 @@ class ModelState:
 def _check_servable(model: Any) -> None:
     """Refuse a model the service cannot answer for (its endpoints speak the Naive Bayes
     models' API: posteriors, explanations by evidence, update and forget)."""
-    from nbayes._base import BaseNB
+    from nbayes._template.base import BaseNB
 
     if not isinstance(model, BaseNB):
         raise ValueError(

@@ -3,7 +3,7 @@
 These are scikit-learn's default word analyzer (``token_pattern=r"(?u)\\b\\w\\w+\\b"``,
 ``str.lower``, stop words dropped before the n-grams are made), written without importing
 it, so that one document can be counted and explained by the lean prediction path
-(:mod:`nbayes.scoring`). The compiled kernels (:mod:`nbayes.text._tokenize`) count batches
+(:mod:`nbayes.text.scoring`). The compiled kernels (:mod:`nbayes.text._tokenize`) count batches
 of documents the same way.
 """
 

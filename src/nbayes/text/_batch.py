@@ -16,8 +16,8 @@ import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from .._stats import CountStats, class_codes
-from .._validation import check_sample_weight
+from .._statistics import CountStats, class_codes
+from .._template.validation import check_sample_weight
 from . import _routes as routes
 from ._class_counts import count_by_class, count_terms, transform_counts
 from ._hash_counts import hash_by_class, hashing_transform

@@ -2,7 +2,7 @@
 
 :func:`count_rows` gives the rows of ``CountVectorizer(vocabulary=...).transform(docs)``
 as CSR pieces (numpy arrays); :func:`nbayes.text.transform_counts` wraps them in a scipy
-matrix and :class:`nbayes.scoring.TextScorer` scores them as they are. Word n-grams go
+matrix and :class:`nbayes.text.scoring.TextScorer` scores them as they are. Word n-grams go
 through :class:`_Analysis`, the token-id streams that the vectorizers share.
 """
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .._stats import conform_classes
-from .._validation import check_sample_weight
+from .._statistics import conform_classes
+from .._template.validation import check_sample_weight
 from . import _batch
 from ._textstats import TextStats, Vocabulary
 

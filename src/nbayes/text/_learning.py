@@ -1,9 +1,9 @@
 """The learning calls of :class:`~nbayes.text.TextClassifier`, each all-or-nothing.
 
 ``fit``, ``partial_fit``, ``update`` and ``unlearn`` are the template's
-(:class:`nbayes._base.BaseNB`), all-or-nothing as every model's (an override too:
-:func:`nbayes._guards.all_or_nothing`), and so are the fits from chunks and files
-(:func:`nbayes._guards.restored_on_failure`). ``fit`` (and the fits from chunks and
+(:class:`nbayes._template.base.BaseNB`), all-or-nothing as every model's (an override too:
+:func:`nbayes._template.guards.all_or_nothing`), and so are the fits from chunks and files
+(:func:`nbayes._template.guards.restored_on_failure`). ``fit`` (and the fits from chunks and
 files, equal to it) also derive the kept vocabulary
 before they return, so that a pruning that keeps no term fails at fit, as the Pipeline's
 ``CountVectorizer`` does, and not later at predict.
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Self
 
-from .._base import BaseNB
-from .._guards import restored_on_failure
+from .._template.base import BaseNB
+from .._template.guards import restored_on_failure
 from . import _streaming
 
 __all__ = ["TextLearning"]

@@ -1,7 +1,7 @@
 """The numpy-only half of a text model: statistics, settings, vocabulary, model file.
 
 :class:`~nbayes.text.TextClassifier` (scikit-learn's estimator API and training) and
-:class:`nbayes.scoring.TextScorer` (prediction only, without scikit-learn or scipy) share
+:class:`nbayes.text.scoring.TextScorer` (prediction only, without scikit-learn or scipy) share
 what is here, so a model read by the lean path is validated and derived exactly as the
 estimator validates and derives it: the hyperparameter checks, the vocabulary selection
 (``min_df``, ``max_df``, ``max_features``) (the model file's reader is
@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import _params as P
-from .._stats import CountStats
+from .._statistics import CountStats
+from .._template import params as P
 from ._stop_words import ENGLISH_STOP_WORDS
 from ._textstats import TextStats, Vocabulary
 from ._vocabulary import PackedTerms

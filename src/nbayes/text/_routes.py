@@ -7,7 +7,7 @@ deciding itself. Two questions, two functions:
 * :func:`tokens`: how the documents become terms;
 * :func:`batch`: how a TextClassifier's batch becomes per-class sums (it always tokenizes
   with the default word analyzer: its ``preprocess`` step runs before);
-* :func:`one_document`: how :class:`nbayes.scoring.TextScorer` counts a single document
+* :func:`one_document`: how :class:`nbayes.text.scoring.TextScorer` counts a single document
   (batches: :func:`tokens`, through ``_counting.count_rows`` or the hashing kernels).
 
 ========================  =======================================  ==========================

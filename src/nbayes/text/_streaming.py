@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._stats import CountStats, class_codes, union_classes
+from .._statistics import CountStats, class_codes, union_classes
 from . import _batch
 from . import _routes as routes
 from ._class_counts import count_by_class

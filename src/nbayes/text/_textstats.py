@@ -1,13 +1,13 @@
 """The statistics of a text model: per-class term counts over a growing vocabulary.
 
 :class:`TextStats` is to :class:`~nbayes.text.TextClassifier` what
-:class:`~nbayes._stats.CountStats` is to the core estimators: what ``fit`` makes of a batch,
+:class:`~nbayes._statistics.CountStats` is to the core estimators: what ``fit`` makes of a batch,
 ``merge`` adds and ``subtract`` removes, exactly. Its columns are terms (a
 :class:`Vocabulary`) or hash buckets (no vocabulary), and uniting the vocabularies is part
 of the merge: a batch counted over a model's terms (``Vocabulary.extending``) lines up with
 them without a look-up, any other pair of models is laid out over the union of their terms.
 
-numpy only: the lean prediction path (:mod:`nbayes.scoring`) reads these statistics from
+numpy only: the lean prediction path (:mod:`nbayes.text.scoring`) reads these statistics from
 a model file without scikit-learn.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .._stats import CountStats, union_classes
+from .._statistics import CountStats, union_classes
 from ._cells import Cells, summed_cells, united_terms
 from ._narrow import smallest
 from ._vocabulary import Vocabulary

@@ -8,7 +8,7 @@ so ``update`` with new words, ``unlearn``, ``merge`` and pruning all stay exact,
 result equals a scikit-learn ``Pipeline(CountVectorizer(...), MultinomialNB(...))`` fitted
 on all the data at once.
 
-The estimator is a :class:`~nbayes._base.BaseNB`: training, merging, prediction and
+The estimator is a :class:`~nbayes._template.base.BaseNB`: training, merging, prediction and
 explanations are the template's; this module supplies the text hooks (documents as input,
 their statistics, the family of ``model=``, the derivation through a vocabulary selection).
 Counting a batch is :mod:`nbayes.text._batch` (by the routes of :mod:`nbayes.text._routes`),
@@ -23,11 +23,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from .. import _params as P
 from .._families import Family
-from .._stats import CountStats, readonly
+from .._statistics import CountStats, readonly
+from .._template import params as P
 from ..explain import Explanation
-from ..scoring import FAMILIES, CountRows, TextScorer
 from . import _analyzer, _batch
 from . import _model as M
 from ._cv import TextCounter
@@ -36,6 +35,7 @@ from ._stop_words import warn_if_inconsistent
 from ._textstats import TextStats, Vocabulary
 from ._tokenize import FrozenVocabulary, TermColumns
 from .recipes import resolve as resolve_recipe
+from .scoring import FAMILIES, CountRows, TextScorer
 
 __all__ = ["TextClassifier", "TextStats"]
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from sklearn.feature_extraction import text as _sk_text
 
-from nbayes._guards import restored_on_failure
+from nbayes._template.guards import restored_on_failure
 from nbayes.text import _routes as routes
 from nbayes.text import _tokenize as _tk
 from nbayes.text._analyzer import transform_one
@@ -79,8 +79,8 @@ class CountVectorizer(_sk_text.CountVectorizer):
     """
 
     def fit_transform(self, raw_documents: Iterable[Any], y: Any = None) -> Any:
-        # all-or-nothing (nbayes._guards.restored_on_failure): a failing refit keeps the fitted
-        # vocabulary and leaves no scratch attribute behind
+        # all-or-nothing (nbayes._template.guards.restored_on_failure): a failing refit keeps
+        # the fitted vocabulary and leaves no scratch attribute behind
         with restored_on_failure(self):
             try:
                 return super().fit_transform(raw_documents, y)

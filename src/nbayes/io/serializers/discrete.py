@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from nbayes._families._common import check_alpha
-from nbayes._stats import CountStats
+from nbayes._statistics import CountStats
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._invariants import not_above
 from nbayes.io._json import expect_dict

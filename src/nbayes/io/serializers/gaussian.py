@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from nbayes._stats import MomentStats
+from nbayes._statistics import MomentStats
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._invariants import check_moments, check_rows
 from nbayes.io._json import expect_dict

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from nbayes._kernel_stats import PointStats
+from nbayes._statistics.points import PointStats
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._invariants import not_above

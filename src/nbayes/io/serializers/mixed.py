@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from nbayes._stats import CategoryStats, CountStats
+from nbayes._statistics import CategoryStats, CountStats
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._codecs import decode_categories, encode_categories, encode_labels, encode_params

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from nbayes._stats import CountStats
+from nbayes._statistics import CountStats
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._codecs import encode_labels, encode_params
 from nbayes.io._invariants import check_ngram_range

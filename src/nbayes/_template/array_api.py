@@ -5,8 +5,8 @@ The statistics stay numpy float64 (merge, unlearn and model files work on them, 
 moments keep their precision); the input is brought to numpy at the boundary and what the
 model answers (the fitted arrays, probabilities, numeric labels) goes back to the namespace,
 device and float dtype of the data of the first fit. :class:`ArrayAPIOutputs` is a mixin put
-before :class:`nbayes._base.BaseNB`; it uses the outputs hooks of
-:class:`nbayes._posterior.PosteriorMixin`.
+before :class:`nbayes._template.base.BaseNB`; it uses the outputs hooks of
+:class:`nbayes._template.posterior.PosteriorMixin`.
 """
 
 from __future__ import annotations

@@ -49,14 +49,15 @@ from typing import Any
 
 import numpy as np
 
-from ._families import BernoulliFamily, ComplementFamily, Family, MultinomialFamily
-from ._posterior import PosteriorMixin, log_normalize
-from ._stats import CountStats
-from .explain import Explanation, explain_row
-from .text import _analyzer
-from .text import _model as M
-from .text import _routes as routes
-from .text.recipes import resolve as resolve_recipe
+from .._families import BernoulliFamily, ComplementFamily, Family, MultinomialFamily
+from .._families._common import log_normalize
+from .._statistics import CountStats
+from .._template.posterior import PosteriorMixin
+from ..explain import Explanation, explain_row
+from . import _analyzer
+from . import _model as M
+from . import _routes as routes
+from .recipes import resolve as resolve_recipe
 
 __all__ = ["CountRows", "TextScorer", "linear_form"]
 
@@ -98,7 +99,7 @@ class CountRows:
         return int(self.indptr[-1]) if len(self.indptr) else 0
 
     def __matmul__(self, W: Any) -> np.ndarray:
-        from .text._scoring import csr_dot
+        from ._scoring import csr_dot
 
         return csr_dot(self, np.asarray(W))
 
@@ -296,7 +297,7 @@ class TextScorer(PosteriorMixin):
         """The vocabulary for the compiled lookup: a read-only mapping, so the table built
         for it is reused on identity (a plain dict is made read-only once)."""
         if type(self._vocabulary) is dict:
-            from .text._tokenize import FrozenVocabulary
+            from ._tokenize import FrozenVocabulary
 
             self._vocabulary = FrozenVocabulary(self._vocabulary)
         return self._vocabulary
@@ -305,7 +306,7 @@ class TextScorer(PosteriorMixin):
         """The (already validated) documents as counts over the kept columns."""
         if self.hashing:
             return self._hashed(docs)
-        from .text._counting import _check_ngram, count_rows
+        from ._counting import _check_ngram, count_rows
 
         ngram = _check_ngram(self.ngram_range)
         vocabulary = self._kernel_vocabulary()
@@ -327,7 +328,7 @@ class TextScorer(PosteriorMixin):
     def _hashed(self, docs: list[str]) -> CountRows:
         pieces = None
         if docs and routes.tokens(self.ngram_range) == routes.ZERO_COPY:
-            from .text import _hashing
+            from . import _hashing
 
             pieces = _hashing.direct_hash_transform(
                 docs, self.lowercase, self.n_features, False, self.stop_words
@@ -336,7 +337,7 @@ class TextScorer(PosteriorMixin):
             indptr, indices, sums = pieces
             data = sums.astype(np.float64)
         else:  # word n-grams (or text the compiled reader cannot take): scikit-learn's hash
-            from .text.vectorizers import hashing_transform
+            from .vectorizers import hashing_transform
 
             X = hashing_transform(
                 docs, n_features=self.n_features, alternate_sign=False, norm=None,
@@ -379,7 +380,7 @@ class TextScorer(PosteriorMixin):
         """Joint log-likelihoods of documents already counted (:meth:`count`)."""
         linear = self.linear
         if linear is not None:  # finite weights: one threaded product, no copy of W
-            from .text._scoring import csr_dot
+            from ._scoring import csr_dot
 
             W, bias = linear
             return csr_dot(X, W) + bias
@@ -389,7 +390,7 @@ class TextScorer(PosteriorMixin):
             cols = np.flatnonzero(present)
             sub = linear_form(self.model, self.d, cols)
             if sub is not None:
-                from .text._scoring import csr_dot
+                from ._scoring import csr_dot
 
                 pos = (np.cumsum(present) - 1)[X.indices]
                 idx = _index_dtype(X.nnz, len(cols))

@@ -6,7 +6,7 @@ and ranks through that family's public methods (``derive``, ``feature_log_densit
 column is :class:`~nbayes._families.gaussian.GaussianFamily`'s, of a text column
 :class:`~nbayes._families.multinomial.MultinomialFamily`'s over the column's vocabulary, and
 so on. MixedNB adds two rules of its own: a class that never saw a value of a column takes
-the column's statistics pooled over all classes (:func:`~nbayes._mixed_stats.pooled`), and
+the column's statistics pooled over all classes (:func:`~nbayes.mixed._stats.pooled`), and
 a missing value contributes nothing.
 
 What the families are given to derive with (:func:`family_params`):
@@ -29,18 +29,18 @@ from typing import Any
 
 import numpy as np
 
-from . import _mixed_text
-from ._families import BernoulliFamily, CategoricalFamily, Family, GaussianFamily
-from ._families._common import class_log_prior
-from ._families.gaussian import largest_variance
-from ._families.kde import KernelFamily
-from ._families.multinomial import MultinomialFamily
-from ._families.poisson import PoissonFamily
-from ._kernel_stats import PointStats
-from ._mixed_stats import MixedStats, pooled
-from ._mixed_table import _is_missing, _Table
-from ._mixed_text import TextStats
-from ._stats import CategoryStats, CountStats, MomentStats
+from .._families import BernoulliFamily, CategoricalFamily, Family, GaussianFamily
+from .._families._common import class_log_prior
+from .._families.gaussian import largest_variance
+from .._families.kde import KernelFamily
+from .._families.multinomial import MultinomialFamily
+from .._families.poisson import PoissonFamily
+from .._statistics import CategoryStats, CountStats, MomentStats
+from .._statistics.points import PointStats
+from . import _text as _mixed_text
+from ._stats import MixedStats, pooled
+from ._table import _is_missing, _Table
+from ._text import TextStats
 
 __all__ = ["POISSON_BETA", "ColumnModel", "MixedFamily", "column_stats", "empty_column"]
 

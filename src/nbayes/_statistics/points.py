@@ -28,7 +28,7 @@ from typing import Any, Self
 import numpy as np
 from numpy.typing import NDArray
 
-from ._stats import (
+from .base import (
     PerClassStats,
     _check_not_negative,
     _check_subtract_classes,

@@ -1,6 +1,6 @@
 """The scikit-learn facing template shared by every nbayes estimator.
 
-Training is the algebra of the statistics (``nbayes._stats``), one code path each::
+Training is the algebra of the statistics (``nbayes._statistics``), one code path each::
 
     fit          stats = empty + batch            (reset, then merge)
     partial_fit  stats = stats + batch            (classes fixed by the first call)
@@ -18,7 +18,7 @@ and changing ``alpha`` after fitting re-derives without a pass over the data.
 its docstring (an override may add work, then hand on to the template with ``super()``).
 
 A learning call that fails (bad input, a bad setting, Ctrl-C) leaves the model exactly as it
-was, also in a subclass that overrides it (:func:`nbayes._guards.all_or_nothing`).
+was, also in a subclass that overrides it (:func:`nbayes._template.guards.all_or_nothing`).
 """
 
 from __future__ import annotations
@@ -31,15 +31,16 @@ from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _guards, _params
-from ._families import Family
-from ._families._common import exact_prior_of, row_values
-from ._guards import all_or_nothing
-from ._posterior import PosteriorMixin, log_normalize
-from ._reading import ReadingMixin
-from ._sklearn_bases import BaseEstimator, ClassifierMixin
-from ._stats import CountStats, readonly
-from ._validation import (
+from .._families import Family
+from .._families._common import exact_prior_of, log_normalize, row_values
+from .._statistics import CountStats, readonly
+from . import guards as _guards
+from . import params as _params
+from .guards import all_or_nothing
+from .posterior import PosteriorMixin
+from .reading import ReadingMixin
+from .sklearn_bases import BaseEstimator, ClassifierMixin
+from .validation import (
     FeatureNames,
     check_finite,
     check_non_negative,
@@ -65,7 +66,7 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
     A model supplies hooks; the template does the rest. Required:
 
     its hyperparameters
-        Annotated class attributes under :func:`nbayes._params.hyperparameters`
+        Annotated class attributes under :func:`nbayes._template.params.hyperparameters`
         (``alpha: float = 1.0``), which writes scikit-learn's ``__init__`` from them.
 
     ``_family``
@@ -76,7 +77,7 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         ``classes``, ``class_count``, ``merge(other)`` (the statistics of both data) and
         ``subtract(other)`` (its exact inverse, raising ValueError for data never seen);
         a type with ``merges_many = True`` takes several at once, ``merge(b, c, ...)``.
-        Defaults: :class:`~nbayes._stats.CountStats` (per-class feature sums).
+        Defaults: :class:`~nbayes._statistics.CountStats` (per-class feature sums).
     ``_derivation_params``, ``_param_rules``, ``_accept_sparse``, ``_counts_only``
         Hyperparameters the family derives with (a change re-derives, no refit), their
         validation rules, and what input the default validation accepts.
@@ -167,7 +168,7 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     def _same_param(self, a: Any, b: Any) -> bool:
         """Hook: whether two values of a hyperparameter are equal (for ``merge``): by value,
-        as :func:`nbayes._params.same_value` says."""
+        as :func:`nbayes._template.params.same_value` says."""
         return _params.same_value(a, b)
 
     def _family_view(self) -> tuple[dict[str, Any], Any]:
@@ -449,7 +450,7 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     def _explain_one(self, row: Any, exact: bool, feature_names: Any) -> Any:
         """Hook: the explanation of one row (as ``_one_row`` gives it)."""
-        from .explain import explain_row
+        from ..explain import explain_row
 
         X = self._check_X(row)
         values = self._row_values(X)

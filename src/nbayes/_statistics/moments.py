@@ -21,7 +21,7 @@ from typing import Any, Self
 
 import numpy as np
 
-from ._stats import (
+from .base import (
     _NEGATIVE_TOL,
     FloatArray,
     PerClassStats,

@@ -11,9 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from ._kernel_stats import PointStats
-from ._mixed_text import TextStats
-from ._stats import CategoryStats, CountStats, MomentStats, _chan_merge, union_classes
+from .._statistics import CategoryStats, CountStats, MomentStats, union_classes
+from .._statistics.moments import _chan_merge
+from .._statistics.points import PointStats
+from ._text import TextStats
 
 __all__ = ["MixedStats", "pooled"]
 

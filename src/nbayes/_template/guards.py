@@ -1,6 +1,6 @@
 """What every learning call guarantees: it succeeds or changes nothing, and the statistics
 it leaves are finite; and scoring that overflows says so (the template,
-:class:`nbayes._base.BaseNB`, applies all three)."""
+:class:`nbayes._template.base.BaseNB`, applies all three)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Posteriors from joint log-likelihoods: the normalisation and the decisions every nbayes
-classifier shares (the estimators and :class:`nbayes.scoring.TextScorer`).
+"""Posteriors from joint log-likelihoods: the decisions every nbayes
+classifier shares (the estimators and :class:`nbayes.text.scoring.TextScorer`).
 
 numpy and the standard library only: the lean prediction path imports it without
 scikit-learn.
@@ -12,39 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from .exceptions import UndecidableWarning
+from .._families._common import log_normalize
+from ..exceptions import UndecidableWarning
 
 __all__ = ["PosteriorMixin", "log_normalize"]
 
 _MAX_ROWS_LISTED = 10
-
-
-def log_normalize(jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row-normalise joint log-likelihoods: log P(y | x), and the mask of undecidable rows.
-
-    A row where every class has zero likelihood (all -inf) has no posterior: NaN. A row
-    where some classes have infinite evidence (+inf) shares the probability among them.
-    """
-    top = jll.max(axis=1) if jll.shape[1] else np.zeros(jll.shape[0])
-    if np.isfinite(top).all():
-        # The common case (no NaN, no infinite row maximum): one pass, as logsumexp.
-        shifted = jll - top[:, None]
-        shifted -= np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-        return shifted, np.zeros(jll.shape[0], dtype=bool)
-    with np.errstate(invalid="ignore", over="ignore"):
-        has_nan = np.isnan(jll).any(axis=1)
-        top = np.max(np.where(np.isnan(jll), -np.inf, jll), axis=1)
-        undecidable = has_nan | (top == -np.inf)
-        out = np.full(jll.shape, np.nan)
-        ok = ~undecidable & np.isfinite(top)
-        if ok.any():
-            shifted = jll[ok] - top[ok, None]
-            out[ok] = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-        infinite = ~undecidable & (top == np.inf)
-        if infinite.any():
-            winners = jll[infinite] == np.inf
-            out[infinite] = np.where(winners, -np.log(winners.sum(axis=1, keepdims=True)), -np.inf)
-    return out, undecidable
 
 
 def _warn_undecidable(rows: np.ndarray, stacklevel: int = 3) -> None:
@@ -86,7 +59,7 @@ class PosteriorMixin:
         return rng.choice(len(prior), size=int(n_samples), p=prior / prior.sum())
 
     # Hooks of the outputs (identity here): a model answering in another array namespace
-    # or float dtype (nbayes._array_api) converts the numpy results at the end.
+    # or float dtype (nbayes._template.array_api) converts the numpy results at the end.
     def _joint(self, X: Any) -> np.ndarray:
         """The joint log-likelihoods as numpy float64, what every decision starts from."""
         return self.predict_joint_log_proba(X)

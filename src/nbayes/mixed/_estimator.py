@@ -1,42 +1,4 @@
-"""MixedNB: one Naive Bayes model over a table of numeric, categorical, boolean, count and
-text columns.
-
-Every column gets a likelihood family and its own statistics object, built only from the
-rows where that column is present (so each column has its own class counts); one
-:class:`~nbayes._stats.CountStats` with no features holds the class counts of the prior
-(:class:`MixedStats`). Each column is scored, sampled and ranked by its family
-(:mod:`nbayes._mixed_columns`); fit, partial_fit, update, unlearn, explain and sample are
-the template's (:class:`nbayes._base.BaseNB`); ``merge`` keeps checks of its own.
-
-The parts: :mod:`nbayes._mixed_table` reads tables, infers families and builds sampled ones,
-:mod:`nbayes._mixed_stats` and :mod:`nbayes._mixed_text` hold the statistics,
-:mod:`nbayes._mixed_columns` the per-column families; this module is the estimator.
-
-Family inference (``columns=None`` or a column left out of ``columns``), on the first fit:
-
-==============================================  ==============================================
-column                                           family
-==============================================  ==============================================
-bool (numpy, pandas ``boolean``, polars)         ``"bernoulli"``
-float                                            ``"gaussian"`` (whole numbers too: pandas makes
-                                                 int columns with gaps float; use ``Int64`` or
-                                                 ``columns=``)
-int, some value negative                         ``"gaussian"``
-int >= 0, at most ``MAX_CODES`` = 10 values      ``"categorical"`` (codes, ratings, levels)
-int >= 0, more values, largest <= ``MAX_COUNT``  ``"poisson"`` (counts)
-   = 100
-int >= 0, larger values                          ``"gaussian"``
-category / enum                                  ``"categorical"``
-strings whose median value has >= 3 words       ``"text"`` (a bag of words)
-other strings                                    ``"categorical"``
-==============================================  ==============================================
-
-Missing values (NaN, None, pandas NA, polars null) are skipped for their column when
-fitting and marginalised out when predicting: the column contributes nothing to that row.
-A class that never saw a value of a column uses the column's statistics pooled over all
-classes (so the column hardly counts for or against it); an unseen category gets the
-smoothed zero count ``alpha / (n + alpha·K)``.
-"""
+"""MixedNB, the estimator (:mod:`nbayes.mixed` describes the model)."""
 
 from __future__ import annotations
 
@@ -47,11 +9,13 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from . import _params as P
-from ._base import BaseNB
-from ._mixed_columns import MixedFamily, column_stats, empty_column
-from ._mixed_stats import MixedStats
-from ._mixed_table import (
+from .._statistics import CountStats
+from .._template import params as P
+from .._template.base import BaseNB
+from ..kernel import bandwidth_rule
+from ._columns import MixedFamily, column_stats, empty_column
+from ._stats import MixedStats
+from ._table import (
     FAMILIES,
     MAX_CODES,
     MAX_COUNT,
@@ -64,10 +28,8 @@ from ._mixed_table import (
     frame,
     infer_family,
 )
-from ._mixed_table import TEXT_MIN_WORDS as TEXT_MIN_WORDS
-from ._mixed_text import TextStats
-from ._stats import CountStats
-from .kernel import bandwidth_rule
+from ._table import TEXT_MIN_WORDS as TEXT_MIN_WORDS
+from ._text import TextStats
 
 __all__ = [
     "FAMILIES",
@@ -102,7 +64,7 @@ class MixedNB(BaseNB):
     alpha : float, default=1.0
         Smoothing of categorical, bernoulli and text columns (pseudo-counts), and the
         shape of the Gamma(alpha, beta) prior of poisson rates, whose rate ``beta`` is
-        PoissonNB's default 1 (``nbayes._mixed_columns.POISSON_BETA``; MixedNB has no
+        PoissonNB's default 1 (``nbayes.mixed._columns.POISSON_BETA``; MixedNB has no
         ``beta`` of its own).
     var_smoothing : float, default=1e-9
         As in GaussianNB: this fraction of the largest variance of a gaussian column (over

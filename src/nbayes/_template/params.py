@@ -12,7 +12,7 @@ from typing import Any, TypeVar, dataclass_transform
 
 import numpy as np
 
-from .exceptions import InvalidParameterError
+from ..exceptions import InvalidParameterError
 
 __all__ = [
     "Rule",
@@ -73,7 +73,7 @@ def hyperparameters(cls: _Estimator) -> _Estimator:
         raise TypeError(
             f"{cls.__name__} defines __post_init__, which the __init__ of @hyperparameters "
             "does not call (scikit-learn's constructors only store their arguments): check "
-            "or convert the values at fit, e.g. with nbayes._params.validate."
+            "or convert the values at fit, e.g. with nbayes._template.params.validate."
         )
     # the class body's own annotations (read so, they are there on Python 3.14 too, where
     # a module without ``from __future__ import annotations`` defers them)

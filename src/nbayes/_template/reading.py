@@ -1,7 +1,7 @@
 """What a fitted model tells about itself beyond its posteriors: samples from its joint
 distribution, its number of free parameters, its most informative features, and its
 likelihood for readers such as the plots (a mixin of the template,
-:class:`nbayes._base.BaseNB`, reading its hooks ``_family``, ``_family_view()``,
+:class:`nbayes._template.base.BaseNB`, reading its hooks ``_family``, ``_family_view()``,
 ``_feature_names()``, ``_class_labels()``)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._families import Family
+from .._families import Family
 
 __all__ = ["ReadingMixin"]
 

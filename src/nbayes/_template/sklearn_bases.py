@@ -2,7 +2,7 @@
 
 At run time these are scikit-learn's own classes. scikit-learn ships no type information,
 so to a type checker they are ``Any``, and a class built on ``Any`` accepts any keyword in
-its constructor: the constructors that :func:`nbayes._params.hyperparameters` writes would
+its constructor: the constructors that :func:`nbayes._template.params.hyperparameters` writes would
 not be checked. For type checkers only, the names below are small typed classes instead
 (what nbayes's users call on any estimator, everything else ``Any``), so that a misspelt
 hyperparameter (``MultinomialNB(alpah=0.5)``) is an error in mypy and pyright as it is at

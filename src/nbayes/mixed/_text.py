@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 
-from ._stats import CountStats
+from .._statistics import CountStats
 
 __all__ = ["TextStats"]
 

@@ -1,0 +1,65 @@
+"""MixedNB: one Naive Bayes model over a table of numeric, categorical, boolean, count and
+text columns.
+
+Every column gets a likelihood family and its own statistics object, built only from the
+rows where that column is present (so each column has its own class counts); one
+:class:`~nbayes._statistics.CountStats` with no features holds the class counts of the prior
+(:class:`MixedStats`). Each column is scored, sampled and ranked by its family
+(:mod:`._columns`); fit, partial_fit, update, unlearn, explain and sample are
+the template's (:class:`nbayes._template.base.BaseNB`); ``merge`` keeps checks of its own.
+
+The parts: :mod:`._table` reads tables, infers families and builds sampled ones,
+:mod:`._stats` and :mod:`._text` hold the statistics, :mod:`._columns` the per-column
+families, :mod:`._estimator` the estimator.
+
+Family inference (``columns=None`` or a column left out of ``columns``), on the first fit:
+
+==============================================  ==============================================
+column                                           family
+==============================================  ==============================================
+bool (numpy, pandas ``boolean``, polars)         ``"bernoulli"``
+float                                            ``"gaussian"`` (whole numbers too: pandas makes
+                                                 int columns with gaps float; use ``Int64`` or
+                                                 ``columns=``)
+int, some value negative                         ``"gaussian"``
+int >= 0, at most ``MAX_CODES`` = 10 values      ``"categorical"`` (codes, ratings, levels)
+int >= 0, more values, largest <= ``MAX_COUNT``  ``"poisson"`` (counts)
+   = 100
+int >= 0, larger values                          ``"gaussian"``
+category / enum                                  ``"categorical"``
+strings whose median value has >= 3 words       ``"text"`` (a bag of words)
+other strings                                    ``"categorical"``
+==============================================  ==============================================
+
+Missing values (NaN, None, pandas NA, polars null) are skipped for their column when
+fitting and marginalised out when predicting: the column contributes nothing to that row.
+A class that never saw a value of a column uses the column's statistics pooled over all
+classes (so the column hardly counts for or against it); an unseen category gets the
+smoothed zero count ``alpha / (n + alpha·K)``.
+"""
+
+from __future__ import annotations
+
+from ._estimator import (
+    FAMILIES,
+    MAX_CODES,
+    MAX_COUNT,
+    TEXT_MIN_WORDS,
+    MixedFamily,
+    MixedNB,
+    MixedStats,
+    TextStats,
+    infer_family,
+)
+
+__all__ = [
+    "FAMILIES",
+    "MAX_CODES",
+    "MAX_COUNT",
+    "TEXT_MIN_WORDS",
+    "MixedFamily",
+    "MixedNB",
+    "MixedStats",
+    "TextStats",
+    "infer_family",
+]
