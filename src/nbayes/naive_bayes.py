@@ -26,6 +26,7 @@ from ._template import params as P
 from ._template.array_api import ArrayAPIOutputs
 from ._template.base import BaseNB
 from ._template.validation import check_categories, check_min_categories
+from .interop.sklearn import SklearnCounterpart
 
 __all__ = [
     "BernoulliNB",
@@ -70,7 +71,7 @@ class _DiscreteNB(BaseNB):
 
 
 @P.hyperparameters
-class _DirichletNB(_DiscreteNB):
+class _DirichletNB(SklearnCounterpart, _DiscreteNB):
     """Count models smoothed by pseudo-counts ``alpha`` (a Dirichlet prior; Lidstone's and
     Laplace's rules), with scikit-learn's four hyperparameters."""
 
@@ -92,6 +93,9 @@ class MultinomialNB(_DirichletNB):
     (Laplace/Lidstone) smoothing: ``P(w | c) = (count(w, c) + alpha) / (total(c) + alpha·V)``.
     For binary (presence) Naive Bayes, give it ``X > 0`` (or use
     ``nbayes.TextClassifier(binary=True)``).
+
+    ``to_sklearn()`` and ``from_sklearn(model)`` convert it to and from scikit-learn's
+    ``MultinomialNB`` with equal probabilities (docs/interop.md).
 
     Parameters
     ----------
@@ -140,6 +144,9 @@ class ComplementNB(_DirichletNB):
     derived from the counts of every other class, so the statistics are the same per-class
     counts as :class:`MultinomialNB`.
 
+    ``to_sklearn()`` and ``from_sklearn(model)`` convert it to and from scikit-learn's
+    ``ComplementNB`` with equal probabilities (docs/interop.md).
+
     Parameters
     ----------
     alpha : float or array-like of shape (n_features,), default=1.0
@@ -186,6 +193,9 @@ class BernoulliNB(_DirichletNB):
     Drop-in for :class:`sklearn.naive_bayes.BernoulliNB`:
     ``P(x_j = 1 | c) = (count(j, c) + alpha) / (n_c + 2·alpha)``, and a document's
     likelihood multiplies ``1 - P(x_j = 1 | c)`` for every absent feature.
+
+    ``to_sklearn()`` and ``from_sklearn(model)`` convert it to and from scikit-learn's
+    ``BernoulliNB`` with equal probabilities (docs/interop.md).
 
     Parameters
     ----------
@@ -289,6 +299,9 @@ class CategoricalNB(_DirichletNB):
     which it learns per feature, and a category unseen in training gets the smoothed zero
     count ``alpha / (n_c + alpha·K_j)`` instead of an IndexError (with ``alpha=0``: zero).
 
+    ``to_sklearn()`` and ``from_sklearn(model)`` convert it to and from scikit-learn's
+    ``CategoricalNB`` with equal probabilities (docs/interop.md).
+
     Parameters
     ----------
     alpha : float, default=1.0
@@ -383,7 +396,7 @@ class CategoricalNB(_DirichletNB):
 
 
 @P.hyperparameters
-class GaussianNB(ArrayAPIOutputs, BaseNB):
+class GaussianNB(ArrayAPIOutputs, SklearnCounterpart, BaseNB):
     """Gaussian Naive Bayes: per class and feature, a normal density.
 
     Drop-in for :class:`sklearn.naive_bayes.GaussianNB`. The statistics are the weighted
@@ -398,6 +411,9 @@ class GaussianNB(ArrayAPIOutputs, BaseNB):
     As scikit-learn's, it takes array-API inputs under
     ``sklearn.config_context(array_api_dispatch=True)`` and answers in their namespace,
     device and float dtype (float32 input: float32 answers); the statistics are float64.
+
+    ``to_sklearn()`` and ``from_sklearn(model)`` convert it to and from scikit-learn's
+    ``GaussianNB`` with equal probabilities (docs/interop.md).
 
     Parameters
     ----------
