@@ -18,6 +18,7 @@ from .exceptions import (
     NBayesWarning,
     UndecidableWarning,
 )
+from .interop._import_hook import watch as _watch_skl2onnx
 
 # modules moved into packages keep their old import paths (and pickles load)
 _install_moved_paths()
@@ -25,6 +26,7 @@ _install_moved_paths()
 if TYPE_CHECKING:
     from .evaluation import EvaluationReport, evaluate
     from .explain import Explanation
+    from .interop.onnx import to_onnx
     from .io.persist import is_model_file, load, load_scorer, save
     from .kernel import KernelNB
     from .mixed import MixedNB
@@ -75,6 +77,7 @@ _LAZY = {
     "load": ".io.persist",
     "load_scorer": ".io.persist",
     "save": ".io.persist",
+    "to_onnx": ".interop.onnx",
 }
 
 
@@ -106,6 +109,7 @@ __all__ = [
     "load",
     "load_scorer",
     "save",
+    "to_onnx",
     "GaussianNB",
     "InvalidParameterError",
     "KernelNB",
@@ -120,3 +124,6 @@ __all__ = [
     "UndecidableWarning",
     "__version__",
 ]
+
+# skl2onnx converts the drop-ins once both are imported, in either order (never imported here)
+_watch_skl2onnx()

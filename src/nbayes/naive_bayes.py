@@ -95,7 +95,7 @@ class MultinomialNB(_DirichletNB):
     ``nbayes.TextClassifier(binary=True)``).
 
     ``to_sklearn()`` and ``from_sklearn(model)`` convert it to and from scikit-learn's
-    ``MultinomialNB`` with equal probabilities (docs/interop.md).
+    ``MultinomialNB`` with equal probabilities, and ``nbayes.to_onnx`` exports it (docs/interop.md).
 
     Parameters
     ----------
@@ -145,7 +145,7 @@ class ComplementNB(_DirichletNB):
     counts as :class:`MultinomialNB`.
 
     ``to_sklearn()`` and ``from_sklearn(model)`` convert it to and from scikit-learn's
-    ``ComplementNB`` with equal probabilities (docs/interop.md).
+    ``ComplementNB`` with equal probabilities, and ``nbayes.to_onnx`` exports it (docs/interop.md).
 
     Parameters
     ----------
@@ -195,7 +195,7 @@ class BernoulliNB(_DirichletNB):
     likelihood multiplies ``1 - P(x_j = 1 | c)`` for every absent feature.
 
     ``to_sklearn()`` and ``from_sklearn(model)`` convert it to and from scikit-learn's
-    ``BernoulliNB`` with equal probabilities (docs/interop.md).
+    ``BernoulliNB`` with equal probabilities, and ``nbayes.to_onnx`` exports it (docs/interop.md).
 
     Parameters
     ----------
@@ -300,7 +300,7 @@ class CategoricalNB(_DirichletNB):
     count ``alpha / (n_c + alpha·K_j)`` instead of an IndexError (with ``alpha=0``: zero).
 
     ``to_sklearn()`` and ``from_sklearn(model)`` convert it to and from scikit-learn's
-    ``CategoricalNB`` with equal probabilities (docs/interop.md).
+    ``CategoricalNB`` with equal probabilities, and ``nbayes.to_onnx`` exports it (docs/interop.md).
 
     Parameters
     ----------
@@ -413,7 +413,7 @@ class GaussianNB(ArrayAPIOutputs, SklearnCounterpart, BaseNB):
     device and float dtype (float32 input: float32 answers); the statistics are float64.
 
     ``to_sklearn()`` and ``from_sklearn(model)`` convert it to and from scikit-learn's
-    ``GaussianNB`` with equal probabilities (docs/interop.md).
+    ``GaussianNB`` with equal probabilities, and ``nbayes.to_onnx`` exports it (docs/interop.md).
 
     Parameters
     ----------
