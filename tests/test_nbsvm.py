@@ -477,7 +477,7 @@ def test_the_in_place_derivations_equal_the_formulas() -> None:
     """The log-count ratios and the interpolated weights, computed on two arrays in place
     (a 20-class bigram model's load made eight 190 MB temporaries), are the formulas'
     values bit for bit."""
-    from nbayes.nbsvm._estimator import _log_count_ratios
+    from nbayes.nbsvm._ratios import log_count_ratios
 
     rng = np.random.default_rng(5)
     for trial in range(200):
@@ -488,7 +488,7 @@ def test_the_in_place_derivations_equal_the_formulas() -> None:
         q = alpha + (counts.sum(axis=0, keepdims=True) - counts)
         log_p = np.log(p) - np.log(p.sum(axis=1, keepdims=True))
         log_q = np.log(q) - np.log(q.sum(axis=1, keepdims=True))
-        assert _log_count_ratios(counts, alpha).tobytes() == (log_p - log_q).tobytes()
+        assert log_count_ratios(counts, alpha).tobytes() == (log_p - log_q).tobytes()
     docs = ["good fun film", "bad dull film", "great fun", "dull and bad", "fun", "awful"] * 3
     y = ["pos", "neg", "pos", "neg", "pos", "neg"] * 3
     model = NBSVM().fit(docs, y)

@@ -31,13 +31,13 @@ from scipy.special import expit
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _params as P
-from .._families.multinomial import smoothed_log_prob
 from .._sklearn_bases import BaseEstimator, ClassifierMixin
 from ..explain import Explanation
 from ..naive_bayes import MultinomialNB
 from ..text import _analyzer
 from ..text.recipes import resolve as resolve_recipe
 from ..text.vectorizers import CountVectorizer
+from ._ratios import problem_ratios
 
 __all__ = ["NBSVM"]
 
@@ -448,29 +448,9 @@ class NBSVM(ClassifierMixin, BaseEstimator):
 
 
 # ----------------------------------------------------------------------------- helpers
-def _log_count_ratios(feature_count: np.ndarray, alpha: float) -> np.ndarray:
-    """Each class's log-count ratio against the other classes, shape (n_classes, n_terms).
-
-    ``feature_count`` holds, per class, the number of documents holding each term (the
-    binarized counts): ``p = alpha + count``, ``q = alpha + the other classes' count``.
-    """
-    counts = np.asarray(feature_count, dtype=np.float64)
-    # each side is the multinomial family's smoothed log-probability (alpha > 0 here);
-    # the other classes' side first, so that at most two (n_classes, n_terms) arrays
-    # live at once (the expression form made eight: 1.5 GB of a 20-class bigram model)
-    others = counts.sum(axis=0, keepdims=True) - counts
-    log_q = smoothed_log_prob(others, alpha)
-    del others
-    ratios = smoothed_log_prob(counts, alpha)
-    ratios -= log_q
-    return ratios
-
-
 def _problem_ratios(nb: MultinomialNB, alpha: float) -> np.ndarray:
-    """The log-count ratio of each binary problem: the second class against the first for
-    two classes (one row), else each class against the rest."""
-    ratios = _log_count_ratios(nb.feature_count_, alpha)
-    return ratios[1:] if len(nb.classes_) == 2 else ratios
+    """The log-count ratio of each binary problem of a fitted ``nb_`` (:mod:`._ratios`)."""
+    return problem_ratios(nb.feature_count_, alpha)
 
 
 def _proba(scores: np.ndarray) -> np.ndarray:
