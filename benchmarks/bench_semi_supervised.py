@@ -61,13 +61,14 @@ from sklearn.semi_supervised import SelfTrainingClassifier
 import nbayes
 from nbayes import MultinomialNB as NBMultinomialNB
 from nbayes import SemiSupervisedNB, TextClassifier
-from nbayes.text import CountVectorizer as NBCountVectorizer
 from nbayes.model_selection import NBSearchCV
+from nbayes.text import CountVectorizer as NBCountVectorizer
 
 _ROOT = Path(__file__).resolve().parents[2] / "shared" / "data"  # beside the checkout
-DATA = Path(
-    os.environ.get("NBAYES_DATA", _ROOT if _ROOT.is_dir() else "/work/shared/data")
-) / "20newsgroups_bydate"
+DATA = (
+    Path(os.environ.get("NBAYES_DATA", _ROOT if _ROOT.is_dir() else "/work/shared/data"))
+    / "20newsgroups_bydate"
+)
 ALPHAS = [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0]
 CURVE = [5, 10, 20, 50, 100, 200]
 EM_GRID = [(a, w) for a in (0.01, 0.03, 0.1) for w in (0.1, 0.3, 1.0)]
