@@ -38,6 +38,7 @@ Usage::
     PYTHONPATH=src python benchmarks/bench_nbsvm.py                 # everything
     PYTHONPATH=src python benchmarks/bench_nbsvm.py --sets rt imdb  # some sets
     PYTHONPATH=src python benchmarks/bench_nbsvm.py --sets rt imdb --uncalibrated --mnb
+    PYTHONPATH=src python benchmarks/bench_nbsvm.py --time rt imdb --rounds 3  # its cost
     PYTHONPATH=src python benchmarks/bench_nbsvm.py --sets rt --grid  # C / beta / loss
     PYTHONPATH=src python benchmarks/bench_nbsvm.py --sets imdb-steps  # fit time by step
 """
@@ -242,6 +243,29 @@ def news20(make: Callable[[], Any]) -> Result:
     return _fit_score(make, train, test)
 
 
+def fit_times(sets: list[str], rounds: int) -> None:
+    """The fit's wall time with the calibration (the defaults) and without it
+    (``calibration=None``), interleaved, ``rounds`` of each: medians and their ratio."""
+    loaders = {
+        "rt": lambda: _texts(_read(DATA / "rt_polarity" / "rt_polarity.csv")),
+        "imdb": lambda: _texts(_read(DATA / "imdb" / "imdb_train.csv.gz")),
+        "news20": lambda: _texts(_read(DATA / "20newsgroups_bydate" / "20news_bydate_train.csv")),
+    }
+    for name in sets:
+        docs, y = loaders[name]()
+        times: dict[str, list[float]] = {"temperature": [], "None": []}
+        for _ in range(rounds):
+            for setting in ("temperature", None):
+                model = NBSVM(random_state=0, calibration=setting)
+                start = time.perf_counter()
+                model.fit(docs, y)
+                times[str(setting)].append(time.perf_counter() - start)
+        with_, without = (float(np.median(times[k])) for k in ("temperature", "None"))
+        print(f"  fit time, {name}: calibrated {with_:.2f} s, calibration=None {without:.2f} s "
+              f"(medians of {rounds} interleaved), ratio {with_ / without:.2f}; load average "
+              f"{os.getloadavg()[0]:.2f}", flush=True)  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", nargs="+", default=["rt", "imdb", "imdb3", "20ng"])
@@ -253,7 +277,18 @@ def main() -> None:
     ap.add_argument("--mnb", action="store_true",
                     help="also TextClassifier() and TextClassifier(binary=True, "
                     "ngram_range=(1, 2)) for their calibration")  # fmt: skip
+    ap.add_argument(
+        "--time",
+        nargs="+",
+        metavar="SET",
+        choices=["rt", "imdb", "news20"],
+        help="only the fit time with and without the calibration, interleaved",
+    )
+    ap.add_argument("--rounds", type=int, default=5, help="rounds of --time")
     args = ap.parse_args()
+    if args.time:
+        fit_times(args.time, args.rounds)
+        return
     print(f"python {platform.python_version()}, {platform.machine()}, load average "
           f"{os.getloadavg()[0]:.2f}; NBSVM(random_state=0)")  # fmt: skip
     rows: list[tuple[str, str, Result]] = []

@@ -158,19 +158,14 @@ def cross_fit(
     svm_part = np.zeros((n, len(targets)))
     alpha = float(nb.alpha)
     for train, held in folds.split(np.zeros((n, 1)), codes):
-        held_by_class = sp.csr_matrix(
-            (weight[held], (codes[held], np.arange(len(held)))), shape=(n_classes, len(held))
-        )
-        counts = nb.feature_count_ - (held_by_class @ presence[held]).toarray()
-        counts[counts <= 1e-10 * nb.feature_count_] = 0.0  # rounding of fractional weights
         rest_mass = nb.class_count_ - np.bincount(codes[held], weight[held], n_classes)
         if (rest_mass <= 0).any():
             empty = classes[int(np.argmin(rest_mass))].item()
             return f"the documents of class {empty!r} outside a fold of the cross-fit weigh 0"
-        kept = np.flatnonzero(counts.sum(axis=0) > 0)
-        ratios = np.zeros((len(targets), presence.shape[1]))
-        ratios[:, kept] = problem_ratios(counts[:, kept], alpha)
         rest, out = presence[train], presence[held]
+        counts, kept = _rest_counts(nb.feature_count_, out, codes[held], weight[held])
+        ratios = _rest_ratios(counts, kept, alpha)
+        del counts
         sw = None if sample_weight is None else weight[train]
         for k, target in enumerate(targets):
             solver = model._solver()
@@ -181,7 +176,42 @@ def cross_fit(
                            sample_weight=sw)  # fmt: skip
             w = solver.coef_[0]
             b = float(np.ravel(solver.intercept_)[0]) if model.fit_intercept else 0.0
-            magnitude = float(np.abs(w).sum()) / max(len(kept), 1)  # over the rest's terms
+            magnitude = float(np.abs(w).sum()) / max(int(kept.sum()), 1)  # the rest's terms
             nb_part[held, k] = magnitude * (out @ ratios[k])
             svm_part[held, k] = out @ (ratios[k] * w) + b
     return HeldOutScores(nb_part, svm_part, codes, weight)
+
+
+def _rest_counts(
+    feature_count: np.ndarray, out: sp.csr_matrix, codes: np.ndarray, weight: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The Naive Bayes counts without the held-out documents (``out``, of classes
+    ``codes``), by subtraction, and which terms the rest still holds."""
+    n_classes = feature_count.shape[0]
+    by_class = sp.csr_matrix(
+        (weight, (codes, np.arange(len(codes)))), shape=(n_classes, len(codes))
+    )
+    held = (by_class @ out).tocoo()
+    counts = feature_count.copy()
+    counts[held.row, held.col] -= held.data  # one (class, term) cell each
+    # what fractional weights leave of a count all held out is rounding: 0
+    cells = counts[held.row, held.col]
+    gone = cells <= 1e-10 * feature_count[held.row, held.col]
+    counts[held.row[gone], held.col[gone]] = 0.0
+    return counts, counts.sum(axis=0) > 0
+
+
+def _rest_ratios(counts: np.ndarray, kept: np.ndarray, alpha: float) -> np.ndarray:
+    """The log-count ratios of a fit on the rest, whose vocabulary is the ``kept`` terms:
+    those of every term, each class's smoothed total less the ``alpha`` of the terms the
+    rest lacks, and 0 for these (as :func:`problem_ratios` of ``counts[:, kept]`` put back
+    in place, without that copy)."""
+    ratios = problem_ratios(counts, alpha)
+    missing = alpha * float(np.count_nonzero(~kept))
+    if missing:
+        own = counts.sum(axis=1) + alpha * counts.shape[1]  # the smoothed totals as derived
+        others = own.sum() - own - alpha * counts.shape[1] * (len(own) - 2)
+        shift = np.log(own / (own - missing)) - np.log(others / (others - missing))
+        ratios += (shift[1:] if len(own) == 2 else shift)[:, None]
+        ratios[:, ~kept] = 0.0
+    return ratios
