@@ -130,15 +130,15 @@ def fit_scale(scores: np.ndarray, codes: np.ndarray, weight: np.ndarray, n_class
 
 def cross_fit(
     model: Any,
+    nb: Any,
     presence: sp.csr_matrix,
     y: np.ndarray,
     sample_weight: np.ndarray | None,
     seed: Any,
 ) -> HeldOutScores | str:
-    """The held-out decision values of the training documents of a fitted NBSVM (its
-    ``nb_`` statistics and solver settings; ``presence`` the binarized features of the
-    documents, ``y`` their labels), or why there are none (a sentence)."""
-    nb = model.nb_
+    """The held-out decision values of the training documents of an NBSVM (``model``: its
+    solver settings; ``nb`` the Naive Bayes model of the binarized features ``presence``
+    of the documents, ``y`` their labels), or why there are none (a sentence)."""
     classes = nb.classes_
     n, n_classes = presence.shape[0], len(classes)
     codes = np.zeros(n, dtype=np.intp)

@@ -274,21 +274,21 @@ class NBSVM(ClassifierMixin, BaseEstimator):
             solver.fit(scaled, (y == target).astype(np.int64), sample_weight=sw)
             coef[k] = solver.coef_[0]
             intercept[k] = float(np.ravel(solver.intercept_)[0]) if self.fit_intercept else 0.0
+        held_out = self._calibrate(nb, presence, y, sw)
         # the tokenization is fixed at fit, as a vectorizer's: the recipe too
         self.vectorizer_, self.nb_, self.preprocess_ = vectorizer, nb, self.preprocess
-        self._set_solution(coef, intercept)
-        self.held_out_ = self._calibrate(presence, y, sw)
-        return self
+        self.held_out_ = held_out
+        return self._set_solution(coef, intercept)
 
     def _calibrate(
-        self, presence: Any, y: np.ndarray, sample_weight: np.ndarray | None
+        self, nb: MultinomialNB, presence: Any, y: np.ndarray, sample_weight: np.ndarray | None
     ) -> HeldOutScores | None:
         """The held-out decision values the probability scale is fitted to (None: the
         logistic of the decision values, uncalibrated; warns when they cannot be had)."""
         if self.calibration is None:
             return None
         seed = 0 if self.random_state is None else self.random_state  # a fit repeats
-        held_out = cross_fit(self, presence, y, sample_weight, seed)
+        held_out = cross_fit(self, nb, presence, y, sample_weight, seed)
         if isinstance(held_out, str):
             warnings.warn(
                 f"NBSVM's probabilities are not calibrated: {held_out}. predict_proba gives "
