@@ -59,6 +59,16 @@ def _some_labelled(y: np.ndarray, per_class: int, seed: int = 0) -> np.ndarray:
     ]))  # fmt: skip
 
 
+def _proportional(y: np.ndarray, seed: int) -> np.ndarray:
+    """15 % of the rows (at least 4 a class), in their class proportions: what balance=True
+    assumes of the labelled rows."""
+    rng = np.random.default_rng(seed)
+    return np.sort(np.concatenate([
+        rng.choice(np.flatnonzero(y == c), max(4, round(0.15 * np.sum(y == c))), replace=False)
+        for c in np.unique(y)
+    ]))  # fmt: skip
+
+
 # ------------------------------------------------------------------ labels
 def test_unlabelled_rows_are_minus_one_or_none() -> None:
     assert unlabeled_mask(np.array([0, -1, 2])).tolist() == [False, True, False]
@@ -268,12 +278,7 @@ def test_the_defaults_do_not_collapse(sms: tuple[list[str], np.ndarray], seed: i
     from nbayes.model_selection import NBSearchCV
 
     docs, y = sms
-    # a sample of the rows in their class proportions (what balance=True assumes)
-    rng = np.random.default_rng(seed)
-    keep = np.sort(np.concatenate([
-        rng.choice(np.flatnonzero(y == c), max(4, round(0.15 * np.sum(y == c))), replace=False)
-        for c in np.unique(y)
-    ]))  # fmt: skip
+    keep = _proportional(y, seed)
     hidden = _hide(y, keep)
     semi = SemiSupervisedNB().fit(docs, hidden)
     search = NBSearchCV(TextClassifier(), {"alpha": [0.01, 0.03, 0.1, 0.3, 1.0]}, cv=3)
@@ -700,11 +705,7 @@ def test_the_default_estimator_passed_is_chosen_for_as_the_default(
     from nbayes.model_selection import NBSearchCV
 
     docs, y = sms
-    rng = np.random.default_rng(seed)
-    keep = np.sort(np.concatenate([
-        rng.choice(np.flatnonzero(y == c), max(4, round(0.15 * np.sum(y == c))), replace=False)
-        for c in np.unique(y)
-    ]))  # fmt: skip
+    keep = _proportional(y, seed)
     hidden = _hide(y, keep)
     passed = SemiSupervisedNB(TextClassifier()).fit(docs, hidden)
     default = SemiSupervisedNB().fit(docs, hidden)
@@ -788,11 +789,7 @@ def test_a_weight_given_that_loses_to_the_supervised_model_is_reported(
     from nbayes.semi_supervised import EMWarning
 
     docs, y = sms
-    rng = np.random.default_rng(0)
-    keep = np.sort(np.concatenate([
-        rng.choice(np.flatnonzero(y == c), max(4, round(0.15 * np.sum(y == c))), replace=False)
-        for c in np.unique(y)
-    ]))  # fmt: skip
+    keep = _proportional(y, 0)
     hidden = _hide(y, keep)
     with pytest.warns(
         EMWarning,
