@@ -15,15 +15,30 @@ Protocols (``../shared/data/PUBLISHED_RESULTS.md``), the same as ``bench_accurac
   everything before the first blank line, and the folds are ``StratifiedKFold(10,
   shuffle=True, random_state=seed)``.
 
+* 20 Newsgroups, all 20 groups (``--sets news20``): the bydate train/test split as it is.
+* SMS spam (``--sets sms``, 13 % spam): 10-fold CV as RT-s; a check of the calibration on
+  imbalanced classes (no published NBSVM figure).
+
 Every model is ``NBSVM(random_state=0)`` (the defaults: ``ngram_range=(1, 2)``,
-``alpha=1``, ``C=1``, ``beta=0.25``, squared hinge, no bias), only ``ngram_range`` changed
-for the trigram row. The fit time is the wall time of ``fit`` on the training documents
-(tokenizing, counting, the features, liblinear), measured on a loaded machine.
+``alpha=1``, ``C=1``, ``beta=0.25``, squared hinge, no bias, ``calibration="temperature"``),
+only ``ngram_range`` changed for the trigram row. The fit time is the wall time of ``fit`` on
+the training documents (tokenizing, counting, the features, liblinear, the calibration's
+cross-fit), measured on a loaded machine.
+
+Calibration: the expected calibration error (ECE) of the held-out probabilities, as Guo et
+al. (2017) define it: the predicted class's probability in 15 equal-width bins of [0, 1], the
+mean over the bins (weighted by their shares of the documents) of |accuracy - mean
+probability|; on RT-s of the out-of-fold probabilities of the 10 folds pooled (10,662
+documents), on IMDB and 20NG of the test set; and the log loss of the same probabilities.
+``--uncalibrated`` adds ``calibration=None`` (the probabilities of nbayes 0.1), ``--mnb`` the
+multinomial TextClassifier (default and binary uni+bigrams).
 
 Usage::
 
     PYTHONPATH=src python benchmarks/bench_nbsvm.py                 # everything
     PYTHONPATH=src python benchmarks/bench_nbsvm.py --sets rt imdb  # some sets
+    PYTHONPATH=src python benchmarks/bench_nbsvm.py --sets rt imdb --uncalibrated --mnb
+    PYTHONPATH=src python benchmarks/bench_nbsvm.py --time rt imdb --rounds 3  # its cost
     PYTHONPATH=src python benchmarks/bench_nbsvm.py --sets rt --grid  # C / beta / loss
     PYTHONPATH=src python benchmarks/bench_nbsvm.py --sets imdb-steps  # fit time by step
 """
@@ -32,10 +47,12 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import platform
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +60,10 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold
 
-from nbayes import NBSVM
+from nbayes import NBSVM, TextClassifier
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+_ROOT = Path(__file__).resolve().parents[2] / "shared" / "data"  # beside the checkout
+DATA = Path(os.environ.get("NBAYES_DATA", _ROOT if _ROOT.is_dir() else "/work/shared/data"))
 
 #: Wang & Manning's figures (PUBLISHED_RESULTS.md): NBSVM-bi where it was read, else the
 #: NBSVM-uni figure (the 20 Newsgroups pairs), with the name of the figure
@@ -75,41 +93,96 @@ def _texts(df: pd.DataFrame) -> tuple[list[str], np.ndarray]:
     return df["text"].tolist(), np.asarray(df["label"].tolist(), dtype=object)
 
 
-def _fit_score(
-    make: Callable[[], NBSVM], train: tuple[list[str], Any], test: tuple[list[str], Any]
-) -> tuple[float, float]:
+@dataclass
+class Result:
+    """Accuracy (%), mean fit time (s), expected calibration error and log loss of the
+    held-out predictions (RT-s: the 10 folds' out-of-fold predictions pooled, per seed, then
+    the mean over the seeds; IMDB: the test set), and the accuracy per seed."""
+
+    accuracy: float
+    seconds: float
+    ece: float
+    log_loss: float
+    per_seed: list[float]
+
+
+def ece(y: np.ndarray, proba: np.ndarray, classes: np.ndarray, bins: int = 15) -> float:
+    """Expected calibration error (Guo et al. 2017): the predicted class's probability in
+    ``bins`` equal-width bins of [0, 1]; the mean over the bins, weighted by their shares
+    of the documents, of |accuracy - mean probability| in the bin."""
+    confidence = proba.max(axis=1)
+    right = classes[proba.argmax(axis=1)] == y
+    which = np.minimum((confidence * bins).astype(np.intp), bins - 1)
+    total = 0.0
+    for b in np.unique(which):
+        inside = which == b
+        total += inside.mean() * abs(right[inside].mean() - confidence[inside].mean())
+    return float(total)
+
+
+def log_loss(y: np.ndarray, proba: np.ndarray, classes: np.ndarray) -> float:
+    """Mean negative log-probability of the true class (probabilities clipped at 1e-15)."""
+    p = proba[np.arange(len(y)), np.searchsorted(classes, y)]
+    return float(-np.mean(np.log(np.clip(p, 1e-15, 1.0))))
+
+
+def _fit_predict(
+    make: Callable[[], Any], train: tuple[list[str], Any], test: list[str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Predictions, probabilities and classes of ``test``, and the fit time."""
     model = make()
     start = time.perf_counter()
     model.fit(*train)
     seconds = time.perf_counter() - start
-    accuracy = float(np.mean(model.predict(test[0]) == test[1]))
-    return 100 * accuracy, seconds
+    return model.predict(test), model.predict_proba(test), model.classes_, seconds
 
 
-def _cv(
-    make: Callable[[], NBSVM], docs: list[str], y: np.ndarray, seeds: list[int]
-) -> tuple[float, float, list[float]]:
-    """Mean accuracy of 10-fold CV per seed, their mean, and the mean fit time."""
-    per_seed, times = [], []
+def _fit_score(
+    make: Callable[[], Any], train: tuple[list[str], Any], test: tuple[list[str], Any]
+) -> Result:
+    predicted, proba, classes, seconds = _fit_predict(make, train, test[0])
+    accuracy = 100 * float(np.mean(predicted == test[1]))
+    y = np.asarray(test[1])
+    return Result(accuracy, seconds, ece(y, proba, classes), log_loss(y, proba, classes),
+                  [accuracy])  # fmt: skip
+
+
+def _cv(make: Callable[[], Any], docs: list[str], y: np.ndarray, seeds: list[int]) -> Result:
+    """10-fold CV per seed: mean accuracy over the folds, the calibration of the pooled
+    out-of-fold probabilities; the means over the seeds, and the mean fit time."""
+    per_seed, times, eces, losses = [], [], [], []
     for seed in seeds:
         folds = StratifiedKFold(n_splits=10, shuffle=True, random_state=seed).split(docs, y)
         accs = []
+        proba = None
         for train, test in folds:
-            acc, sec = _fit_score(
-                make, ([docs[i] for i in train], y[train]), ([docs[i] for i in test], y[test])
+            predicted, p, classes, sec = _fit_predict(
+                make, ([docs[i] for i in train], y[train]), [docs[i] for i in test]
             )
-            accs.append(acc)
+            proba = np.zeros((len(y), len(classes))) if proba is None else proba
+            proba[test] = p
+            accs.append(100 * float(np.mean(predicted == y[test])))
             times.append(sec)
         per_seed.append(float(np.mean(accs)))
-    return float(np.mean(per_seed)), float(np.mean(times)), per_seed
+        assert proba is not None
+        eces.append(ece(y, proba, classes))
+        losses.append(log_loss(y, proba, classes))
+    return Result(float(np.mean(per_seed)), float(np.mean(times)), float(np.mean(eces)),
+                  float(np.mean(losses)), per_seed)  # fmt: skip
 
 
-def rt(make: Callable[[], NBSVM], seeds: list[int]) -> tuple[float, float, list[float]]:
+def rt(make: Callable[[], Any], seeds: list[int]) -> Result:
     docs, y = _texts(_read(DATA / "rt_polarity" / "rt_polarity.csv"))
     return _cv(make, docs, y, seeds)
 
 
-def imdb(make: Callable[[], NBSVM]) -> tuple[float, float]:
+def sms(make: Callable[[], Any], seeds: list[int]) -> Result:
+    """SMS spam (13 % spam): 10-fold CV as RT-s, a check on imbalanced classes."""
+    docs, y = _texts(_read(DATA / "sms_spam_collection" / "sms_spam_collection.csv"))
+    return _cv(make, docs, y, seeds)
+
+
+def imdb(make: Callable[[], Any]) -> Result:
     train = _texts(_read(DATA / "imdb" / "imdb_train.csv.gz"))
     test = _texts(_read(DATA / "imdb" / "imdb_test.csv.gz"))
     return _fit_score(make, train, test)
@@ -139,11 +212,13 @@ def imdb_steps() -> None:
         warnings.simplefilter("always")
         solver.fit(X @ sp.diags(r[0]), (y == nb.classes_[1]).astype(np.int64))
     t4 = time.perf_counter()
+    model._calibrate(nb, X.tocsr(), y, None)
+    t5 = time.perf_counter()
     print(
         f"  IMDB fit steps: {X.shape[1]:,} terms; preprocess {t1 - t0:.1f} s, vectorize "
         f"{t2 - t1:.1f} s, NB statistics and r {t3 - t2:.1f} s, liblinear {t4 - t3:.1f} s "
-        f"({int(np.max(solver.n_iter_))} iterations, {len(caught)} warning(s)); "
-        f"total {t4 - t0:.1f} s",
+        f"({int(np.max(solver.n_iter_))} iterations, {len(caught)} warning(s)), the "
+        f"calibration's cross-fit {t5 - t4:.1f} s; total {t5 - t0:.1f} s",
         flush=True,
     )
 
@@ -154,9 +229,7 @@ def _without_header(text: str) -> str:
     return body if sep else text
 
 
-def newsgroups(
-    make: Callable[[], NBSVM], groups: tuple[str, str], seeds: list[int]
-) -> tuple[float, float, list[float]]:
+def newsgroups(make: Callable[[], Any], groups: tuple[str, str], seeds: list[int]) -> Result:
     folder = DATA / "20newsgroups_bydate"
     frames = [_read(folder / f"20news_bydate_{part}.csv") for part in ("train", "test")]
     df = pd.concat(frames, ignore_index=True)
@@ -164,24 +237,84 @@ def newsgroups(
     return _cv(make, [_without_header(d) for d in docs], y, seeds)
 
 
+def news20(make: Callable[[], Any]) -> Result:
+    """All 20 newsgroups, the bydate train/test split as it is (headers kept)."""
+    folder = DATA / "20newsgroups_bydate"
+    train = _texts(_read(folder / "20news_bydate_train.csv"))
+    test = _texts(_read(folder / "20news_bydate_test.csv"))
+    return _fit_score(make, train, test)
+
+
+def fit_times(sets: list[str], rounds: int) -> None:
+    """The fit's wall time with the calibration (the defaults) and without it
+    (``calibration=None``), interleaved, ``rounds`` of each: medians and their ratio."""
+    loaders = {
+        "rt": lambda: _texts(_read(DATA / "rt_polarity" / "rt_polarity.csv")),
+        "imdb": lambda: _texts(_read(DATA / "imdb" / "imdb_train.csv.gz")),
+        "news20": lambda: _texts(_read(DATA / "20newsgroups_bydate" / "20news_bydate_train.csv")),
+    }
+    for name in sets:
+        docs, y = loaders[name]()
+        times: dict[str, list[float]] = {"temperature": [], "None": []}
+        for _ in range(rounds):
+            for setting in ("temperature", None):
+                model = NBSVM(random_state=0, calibration=setting)
+                start = time.perf_counter()
+                model.fit(docs, y)
+                times[str(setting)].append(time.perf_counter() - start)
+        with_, without = (float(np.median(times[k])) for k in ("temperature", "None"))
+        print(f"  fit time, {name}: calibrated {with_:.2f} s, calibration=None {without:.2f} s "
+              f"(medians of {rounds} interleaved), ratio {with_ / without:.2f}; load average "
+              f"{os.getloadavg()[0]:.2f}", flush=True)  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", nargs="+", default=["rt", "imdb", "imdb3", "20ng"])
     ap.add_argument("--seeds", type=int, nargs="+", default=[0], help="RT-s KFold shuffles")
     ap.add_argument("--grid", action="store_true", help="also C, beta and loss variants")
-    ap.add_argument("--only", nargs="+", metavar="SETTING", help="these --grid settings only")
+    ap.add_argument("--only", nargs="+", metavar="SETTING", help="these settings only")
+    ap.add_argument("--uncalibrated", action="store_true",
+                    help="also calibration=None (the probabilities before nbayes 0.2)")  # fmt: skip
+    ap.add_argument("--mnb", action="store_true",
+                    help="also TextClassifier() and TextClassifier(binary=True, "
+                    "ngram_range=(1, 2)) for their calibration")  # fmt: skip
+    ap.add_argument(
+        "--time",
+        nargs="+",
+        metavar="SET",
+        choices=["rt", "imdb", "news20"],
+        help="only the fit time with and without the calibration, interleaved",
+    )
+    ap.add_argument("--rounds", type=int, default=5, help="rounds of --time")
     args = ap.parse_args()
-    print(f"python {platform.python_version()}, {platform.machine()}; NBSVM(random_state=0)")
-    rows: list[tuple[str, str, float, float]] = []
+    if args.time:
+        fit_times(args.time, args.rounds)
+        return
+    print(f"python {platform.python_version()}, {platform.machine()}, load average "
+          f"{os.getloadavg()[0]:.2f}; NBSVM(random_state=0)")  # fmt: skip
+    rows: list[tuple[str, str, Result]] = []
 
-    def report(name: str, setting: str, acc: float, sec: float) -> None:
-        rows.append((name, setting, acc, sec))
-        print(f"  {name:<9} {setting:<34} {acc:7.3f}  fit {sec:7.2f} s", flush=True)
+    def report(name: str, setting: str, r: Result) -> None:
+        rows.append((name, setting, r))
+        shown = ", ".join(f"{a:.2f}" for a in r.per_seed)
+        print(f"  {name:<9} {setting:<34} {r.accuracy:7.3f}  ECE {r.ece:.4f}  log loss "
+              f"{r.log_loss:.4f}  fit {r.seconds:7.2f} s"
+              + (f"  (seeds: {shown})" if len(r.per_seed) > 1 else ""), flush=True)  # fmt: skip
 
-    def default(**kw: Any) -> Callable[[], NBSVM]:
+    def default(**kw: Any) -> Callable[[], Any]:
+        if "mnb" in kw:
+            return lambda: TextClassifier(**kw["mnb"])
         return lambda: NBSVM(random_state=0, **kw)
 
     variants: list[tuple[str, dict[str, Any]]] = [("defaults", {})]
+    if args.uncalibrated:
+        variants.append(("calibration=None", {"calibration": None}))
+    if args.mnb:
+        variants += [
+            ("MNB: TextClassifier()", {"mnb": {}}),
+            ("MNB-bi: binary, (1, 2)", {"mnb": {"binary": True, "ngram_range": (1, 2)}}),
+        ]
     if args.grid:
         variants += [
             ("C=0.1", {"C": 0.1}),
@@ -204,27 +337,33 @@ def main() -> None:
         variants = [(label, kw) for label, kw in variants if label in args.only]
     for label, kw in variants:
         if "rt" in args.sets:
-            acc, sec, per_seed = rt(default(**kw), args.seeds)
-            shown = ", ".join(f"{a:.2f}" for a in per_seed)
-            report("RT-s", label + (f" (seeds: {shown})" if len(per_seed) > 1 else ""), acc, sec)
+            report("RT-s", label, rt(default(**kw), args.seeds))
+        if "sms" in args.sets:
+            report("SMS", label, sms(default(**kw), args.seeds))
         if "imdb" in args.sets:
-            report("IMDB", label, *imdb(default(**kw)))
+            report("IMDB", label, imdb(default(**kw)))
         if "20ng" in args.sets:
             for name, groups in PAIRS.items():
-                acc, sec, _ = newsgroups(default(**kw), groups, args.seeds)
-                report(name, label, acc, sec)
+                report(name, label, newsgroups(default(**kw), groups, args.seeds))
+        if "news20" in args.sets:
+            report("20NG", label, news20(default(**kw)))
     if "imdb-steps" in args.sets:
         imdb_steps()
     if "imdb3" in args.sets:
-        report("IMDB 1-3", "ngram_range=(1, 3)", *imdb(default(ngram_range=(1, 3))))
+        report("IMDB 1-3", "ngram_range=(1, 3)", imdb(default(ngram_range=(1, 3))))
 
-    print("\n| set | setting | NBSVM accuracy | published (Wang & Manning) | fit (s) |")
-    print("|---|---|---|---|---|")
-    for name, setting, acc, sec in rows:
-        pub, what = PUBLISHED[name]
-        # the published figures have two decimals: compare at that precision
-        mark = ">=" if round(acc, 2) >= pub else "<"
-        print(f"| {name} | {setting} | {acc:.3f} | {mark} {pub} ({what}) | {sec:.1f} |")
+    print("\n| set | setting | accuracy | published (Wang & Manning) | ECE | log loss | fit (s) |")
+    print("|---|---|---|---|---|---|---|")
+    for name, setting, r in rows:
+        if name in PUBLISHED and not setting.startswith("MNB"):
+            pub, what = PUBLISHED[name]
+            # the published figures have two decimals: compare at that precision
+            mark = ">=" if round(r.accuracy, 2) >= pub else "<"
+            published = f"{mark} {pub} ({what})"
+        else:
+            published = ""
+        print(f"| {name} | {setting} | {r.accuracy:.3f} | {published} | {r.ece:.4f} | "
+              f"{r.log_loss:.4f} | {r.seconds:.1f} |")  # fmt: skip
 
 
 if __name__ == "__main__":

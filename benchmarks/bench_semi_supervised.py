@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import time
 from pathlib import Path
 
@@ -58,10 +59,16 @@ from sklearn.naive_bayes import MultinomialNB
 from sklearn.semi_supervised import SelfTrainingClassifier
 
 import nbayes
+from nbayes import MultinomialNB as NBMultinomialNB
 from nbayes import SemiSupervisedNB, TextClassifier
 from nbayes.model_selection import NBSearchCV
+from nbayes.text import CountVectorizer as NBCountVectorizer
 
-DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "20newsgroups_bydate"
+_ROOT = Path(__file__).resolve().parents[2] / "shared" / "data"  # beside the checkout
+DATA = (
+    Path(os.environ.get("NBAYES_DATA", _ROOT if _ROOT.is_dir() else "/work/shared/data"))
+    / "20newsgroups_bydate"
+)
 ALPHAS = [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0]
 CURVE = [5, 10, 20, 50, 100, 200]
 EM_GRID = [(a, w) for a in (0.01, 0.03, 0.1) for w in (0.1, 0.3, 1.0)]
@@ -100,7 +107,18 @@ def em(
     e_step = {"balance": not args.no_balance}  # the E-step's settings (--defaults)
     if args.temperature is not None:
         e_step["temperature"] = args.temperature
-    if args.defaults and FEATURES:  # an estimator of one's own: its alpha by CV via alphas=
+    if args.defaults and args.base == "text":  # the base passed explicitly, nothing else
+        semi = SemiSupervisedNB(TextClassifier(**FEATURES), **e_step)
+    elif args.defaults and args.base == "multinomial":  # a count matrix of every document
+        semi = SemiSupervisedNB(NBMultinomialNB(), **e_step)
+        vectorizer = NBCountVectorizer(**FEATURES).fit(docs)  # type: ignore[arg-type]
+        matrix = vectorizer.transform(docs)
+        start = time.perf_counter()
+        semi.fit(matrix, hidden)
+        seconds = time.perf_counter() - start
+        accuracy = float(np.mean(semi.predict(vectorizer.transform(test)) == y_test))
+        return accuracy, seconds, semi
+    elif args.defaults and FEATURES:  # an estimator of one's own: its alpha by CV via alphas=
         semi = SemiSupervisedNB(TextClassifier(**FEATURES), alphas=list(args.alphas), **e_step)
     elif args.defaults:
         semi = SemiSupervisedNB(**e_step)
@@ -175,6 +193,14 @@ def main() -> None:
         "with feature flags SemiSupervisedNB(TextClassifier(...), alphas=...)",
     )
     parser.add_argument(
+        "--base",
+        choices=["default", "text", "multinomial"],
+        default="default",
+        help="with --defaults: SemiSupervisedNB() (default), SemiSupervisedNB(TextClassifier("
+        "<features>)) (text: the base passed explicitly) or SemiSupervisedNB(MultinomialNB()) "
+        "on nbayes's CountVectorizer(<features>) of all the training documents",
+    )
+    parser.add_argument(
         "--alphas",
         type=float,
         nargs="+",
@@ -194,9 +220,14 @@ def main() -> None:
     if not args.no_self_training:
         vectorizer = CountVectorizer(**FEATURES).fit(docs)  # type: ignore[arg-type]
         X, X_test = vectorizer.transform(docs), vectorizer.transform(test)
+    if args.base != "default" and not args.defaults:
+        parser.error("--base chooses the estimator of --defaults: give --defaults too")
     setting = (
         "alpha and unlabeled_weight chosen by CV from EM_GRID"
         if args.cv_em
+        else f"SemiSupervisedNB({'TextClassifier' if args.base == 'text' else 'MultinomialNB'}"
+        f"({FEATURES or ''})) (the base passed explicitly; whatever it chooses)"
+        if args.defaults and args.base != "default"
         else f"SemiSupervisedNB(TextClassifier(features), alphas={args.alphas}) (alpha and "
         "weight by its own CV)"
         if args.defaults and FEATURES

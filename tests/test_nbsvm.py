@@ -97,10 +97,15 @@ def test_multiclass_is_one_vs_rest_with_a_ratio_per_class(rt3):
 
 def test_logistic_loss_with_beta_1_is_logistic_regression_on_scaled_features(rt):
     docs, y = rt
-    model = NBSVM(loss="logistic", beta=1.0, random_state=0).fit(docs[:200], y[:200])
+    model = NBSVM(loss="logistic", beta=1.0, random_state=0, calibration=None)
+    model.fit(docs[:200], y[:200])
     expected = reference(docs[:200], y[:200], docs[200:], loss="logistic", beta=1.0)[:, 0]
     np.testing.assert_allclose(model.decision_function(docs[200:]), expected, rtol=1e-10)
     p = 1 / (1 + np.exp(-expected))
+    np.testing.assert_allclose(model.predict_proba(docs[200:]), np.column_stack([1 - p, p]))
+    # calibrated (the default): the same decision values on the scale of held-out ones
+    model.set_params(calibration="temperature").fit(docs[:200], y[:200])
+    p = 1 / (1 + np.exp(-model.proba_scale_ * expected))
     np.testing.assert_allclose(model.predict_proba(docs[200:]), np.column_stack([1 - p, p]))
 
 
@@ -477,7 +482,7 @@ def test_the_in_place_derivations_equal_the_formulas() -> None:
     """The log-count ratios and the interpolated weights, computed on two arrays in place
     (a 20-class bigram model's load made eight 190 MB temporaries), are the formulas'
     values bit for bit."""
-    from nbayes.nbsvm._estimator import _log_count_ratios
+    from nbayes.nbsvm._ratios import log_count_ratios
 
     rng = np.random.default_rng(5)
     for trial in range(200):
@@ -488,7 +493,7 @@ def test_the_in_place_derivations_equal_the_formulas() -> None:
         q = alpha + (counts.sum(axis=0, keepdims=True) - counts)
         log_p = np.log(p) - np.log(p.sum(axis=1, keepdims=True))
         log_q = np.log(q) - np.log(q.sum(axis=1, keepdims=True))
-        assert _log_count_ratios(counts, alpha).tobytes() == (log_p - log_q).tobytes()
+        assert log_count_ratios(counts, alpha).tobytes() == (log_p - log_q).tobytes()
     docs = ["good fun film", "bad dull film", "great fun", "dull and bad", "fun", "awful"] * 3
     y = ["pos", "neg", "pos", "neg", "pos", "neg"] * 3
     model = NBSVM().fit(docs, y)
@@ -498,3 +503,123 @@ def test_the_in_place_derivations_equal_the_formulas() -> None:
         magnitude = np.abs(w).mean(axis=1, keepdims=True)
         expected = ((1.0 - beta) * magnitude + beta * w) * model.ratio_
         assert model.coef_.tobytes() == expected.tobytes()
+
+
+# ------------------------------------------------------------------ the probabilities
+@pytest.mark.parametrize("three_classes", [False, True])
+def test_the_held_out_decisions_are_those_of_a_refit(rt, rt3, three_classes):
+    """The calibration's held-out decision values, derived from the one fit by count
+    subtraction and a solver refitted on the rest's rows, are those of NBSVM().fit on the
+    rest (the same solver limit), at every beta, sample weights counted."""
+    from nbayes.nbsvm._calibration import FOLDS, MAX_ITER
+
+    docs, y = rt3 if three_classes else rt
+    sw = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    model = NBSVM(random_state=3).fit(docs, y, sample_weight=sw)
+    held_out = model.held_out_
+    codes = np.searchsorted(model.classes_, y)
+    assert held_out.codes.tolist() == codes.tolist() and np.array_equal(held_out.weight, sw)
+    folds = StratifiedKFold(FOLDS, shuffle=True, random_state=3).split(docs, codes)
+    for train, held in folds:
+        rest = NBSVM(random_state=3, max_iter=MAX_ITER, calibration=None)
+        rest.fit([docs[i] for i in train], y[train], sample_weight=sw[train])
+        for beta in (0.25, 0.0, 1.0):
+            want = rest.set_params(beta=beta).decision_function([docs[i] for i in held])
+            got = held_out.decision(beta)[held]
+            np.testing.assert_allclose(got, want.reshape(got.shape), rtol=1e-9, atol=1e-12)
+
+
+def test_the_probabilities_are_the_scaled_decisions_and_change_no_prediction(rt, rt3):
+    """predict_proba is the one-vs-rest logistic of proba_scale_ * decision (normalised over
+    the classes; two classes: the logistic), the scale of least log loss on the held-out
+    decisions against Platt's targets; the most probable class is predict's, and predict is
+    that of the uncalibrated model, whose probabilities are those of the scale 1."""
+    from scipy.optimize import minimize_scalar
+
+    def ovr(scores: np.ndarray, a: float) -> np.ndarray:
+        p = 1 / (1 + np.exp(-a * scores))
+        return np.hstack([1 - p, p]) if p.shape[1] == 1 else p / p.sum(1, keepdims=True)
+
+    for docs, y in (rt, rt3):
+        model = NBSVM(random_state=0).fit(docs[:240], y[:240])
+        plain = NBSVM(random_state=0, calibration=None).fit(docs[:240], y[:240])
+        test = docs[240:]
+        scores = model.decision_function(test).reshape(len(test), -1)
+        a = model.proba_scale_
+        np.testing.assert_allclose(model.predict_proba(test), ovr(scores, a), rtol=1e-12)
+        np.testing.assert_allclose(plain.predict_proba(test), ovr(scores, 1.0), rtol=1e-12)
+        assert model.classes_[model.predict_proba(test).argmax(1)].tolist() == (
+            model.predict(test).tolist()
+        )
+        assert model.predict(test).tolist() == plain.predict(test).tolist()
+        # the scale minimises the log loss of the held-out decisions (Platt's targets)
+        held = model.held_out_.decision(0.25)
+        codes = model.held_out_.codes
+        k = len(model.classes_)
+        mass = np.bincount(codes, minlength=k)
+        own = (mass + 1) / (mass + 2)
+        target = np.tile(((1 - own) / (k - 1))[codes][:, None], (1, k))
+        target[np.arange(len(held)), codes] = own[codes]
+
+        def loss(s: float, held: np.ndarray = held, target: np.ndarray = target) -> float:
+            return float(-(target * np.log(np.maximum(ovr(held, s), 1e-300))).sum())
+
+        best = minimize_scalar(loss, bounds=(1e-2, 1e2), method="bounded", options={"xatol": 1e-9})
+        assert a == pytest.approx(best.x, rel=1e-6)
+        assert a > 1  # the margins are too small to be probabilities as they are
+    p = NBSVM(random_state=0).fit(*rt).predict_proba(rt[0])
+    q = NBSVM(random_state=0, calibration=None).fit(*rt).predict_proba(rt[0])
+    assert np.abs(p - 0.5).mean() > np.abs(q - 0.5).mean() + 0.1
+
+
+def test_a_new_beta_rederives_the_scale_without_a_refit(tmp_path, rt):
+    docs, y = rt
+    model = NBSVM(random_state=0).fit(docs, y)
+    scale = model.proba_scale_
+    model.set_params(beta=0.8)
+    fresh = NBSVM(random_state=0, beta=0.8).fit(docs, y)
+    assert model.proba_scale_ == fresh.proba_scale_ != scale
+    np.testing.assert_allclose(model.predict_proba(docs), fresh.predict_proba(docs), rtol=1e-12)
+    nbayes.save(model, tmp_path / "m.nbayes")
+    loaded = nbayes.load(tmp_path / "m.nbayes")
+    assert loaded.proba_scale_ == model.proba_scale_
+    np.testing.assert_array_equal(loaded.predict_proba(docs), model.predict_proba(docs))
+    loaded.set_params(beta=0.25)
+    assert loaded.proba_scale_ == scale
+    with pytest.raises(InvalidParameterError, match="beta"):
+        model.set_params(beta=2.0).proba_scale_  # noqa: B018
+
+
+def test_too_few_documents_to_calibrate_warn_and_give_the_logistic(rt):
+    docs, y = rt
+    few = [docs[0], docs[1], docs[-1]]
+    labels = [y[0], y[1], y[-1]]  # one document of the second class
+    with pytest.warns(nbayes.exceptions.NBayesWarning,
+                      match=r"NBSVM's probabilities are not calibrated: class '\w+' has 1 "
+                      r"document\(s\), and the 2-fold cross-fit .* calibration=None"):  # fmt: skip
+        model = NBSVM(random_state=0).fit(few, labels)
+    assert model.held_out_ is None and model.proba_scale_ is None
+    p = 1 / (1 + np.exp(-model.decision_function(few)))
+    np.testing.assert_allclose(model.predict_proba(few)[:, 1], p)
+    NBSVM(random_state=0, calibration=None).fit(few, labels)  # asked: no warning
+    with pytest.raises(InvalidParameterError, match="'calibration' parameter of NBSVM must be"):
+        NBSVM(calibration="platt").fit(docs, y)
+
+
+def test_a_file_with_bad_held_out_decisions_is_refused(rt):
+    from nbayes.io import _registry
+    from nbayes.io._arrays import ArrayReader, ArrayWriter
+
+    docs, y = rt
+    writer = ArrayWriter()
+    encoded = _registry.encode(NBSVM(random_state=0).fit(docs, y), writer)
+    assert encoded["model"]["held_out"] == {"documents": len(y)}
+    for name, value, message in [
+        ("held_out/codes", np.full(len(y), 2, dtype=np.int64), "'codes' names class 2 of 2"),
+        ("held_out/nb", np.full((len(y), 1), np.nan), "holds NaN or infinite values"),
+        ("held_out/svm", np.full((len(y), 1), 1e300), "'svm' reaches 1e+300"),
+        ("held_out/weight", -np.ones(len(y)), "holds negative values"),
+        ("held_out/nb", np.zeros((len(y) - 1, 1)), "'held_out/nb' has shape"),
+    ]:
+        with pytest.raises(ModelFileError, match=re.escape(message)):
+            _registry.decode(encoded, ArrayReader({**writer.store, name: value}))

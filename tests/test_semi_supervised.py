@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -30,7 +31,8 @@ from nbayes.semi_supervised._counts import MatrixCounts, RowCounts, TextCounts
 from nbayes.semi_supervised._selection import CV_TOL
 
 DATA = Path(__file__).parent / "data"
-PLAIN = {"temperature": 1.0, "balance": False}  # Nigam et al.'s E-step: the posterior itself
+# Nigam et al.'s EM: the posterior itself as the E-step, the estimator's own alpha
+PLAIN = {"temperature": 1.0, "balance": False, "alphas": None}
 
 
 def _read(name: str) -> tuple[list[str], np.ndarray]:
@@ -54,6 +56,16 @@ def _some_labelled(y: np.ndarray, per_class: int, seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
     return np.sort(np.concatenate([
         rng.choice(np.flatnonzero(y == c), per_class, replace=False) for c in np.unique(y)
+    ]))  # fmt: skip
+
+
+def _proportional(y: np.ndarray, seed: int) -> np.ndarray:
+    """15 % of the rows (at least 4 a class), in their class proportions: what balance=True
+    assumes of the labelled rows."""
+    rng = np.random.default_rng(seed)
+    return np.sort(np.concatenate([
+        rng.choice(np.flatnonzero(y == c), max(4, round(0.15 * np.sum(y == c))), replace=False)
+        for c in np.unique(y)
     ]))  # fmt: skip
 
 
@@ -266,12 +278,7 @@ def test_the_defaults_do_not_collapse(sms: tuple[list[str], np.ndarray], seed: i
     from nbayes.model_selection import NBSearchCV
 
     docs, y = sms
-    # a sample of the rows in their class proportions (what balance=True assumes)
-    rng = np.random.default_rng(seed)
-    keep = np.sort(np.concatenate([
-        rng.choice(np.flatnonzero(y == c), max(4, round(0.15 * np.sum(y == c))), replace=False)
-        for c in np.unique(y)
-    ]))  # fmt: skip
+    keep = _proportional(y, seed)
     hidden = _hide(y, keep)
     semi = SemiSupervisedNB().fit(docs, hidden)
     search = NBSearchCV(TextClassifier(), {"alpha": [0.01, 0.03, 0.1, 0.3, 1.0]}, cv=3)
@@ -318,8 +325,8 @@ def test_alphas_searches_the_alpha_of_an_estimator_of_ones_own(
     params = semi.cv_results_["params"]
     assert params[:2] == [{"unlabeled_weight": 0.0, "alpha": 0.01},
                           {"unlabeled_weight": 0.0, "alpha": 0.1}]  # fmt: skip
-    assert len(params) == 2 + 2 * 3 * 3 and semi.estimator_.alpha in (0.01, 0.1)
-    assert {p.get("temperature") for p in params[2:]} == {1.0, 10.0, 30.0}  # any estimator
+    assert len(params) == 2 + 2 * 3 * 2 and semi.estimator_.alpha in (0.01, 0.1)
+    assert {p.get("temperature") for p in params[2:]} == {10.0, 30.0}  # any TextClassifier
     assert semi.estimator_.stop_words == "english" and own.alpha == 1.0  # not changed
     fixed = SemiSupervisedNB(TextClassifier(alpha=0.1), alphas=None).fit(docs, hidden)
     assert all("alpha" not in p for p in fixed.cv_results_["params"])
@@ -585,7 +592,7 @@ def test_the_temperature_softens_the_e_step(temperature: float) -> None:
     """One iteration gives each unlabelled row P(c | x)^(1/T) renormalised (by hand)."""
     X, y, hidden, supervised, jll = _labelled_model_and_rest()
     semi = SemiSupervisedNB(MultinomialNB(), unlabeled_weight=1.0, max_iter=1, tol=0,
-                            temperature=temperature, balance=False).fit(X, hidden)  # fmt: skip
+                            **{**PLAIN, "temperature": temperature}).fit(X, hidden)  # fmt: skip
     r = _softmax(jll / temperature)
     np.testing.assert_allclose(
         semi.estimator_.class_count_, supervised.class_count_ + r.sum(axis=0), rtol=1e-12
@@ -607,8 +614,10 @@ def test_balance_gives_the_unlabelled_rows_the_labelled_class_proportions() -> N
     supervised = MultinomialNB().fit(X[:30], y[:30], sample_weight=sw[:30])
     jll = supervised.predict_joint_log_proba(X[30:])
     for weight, temperature in [(1.0, 1.0), (0.3, 5.0)]:
-        semi = SemiSupervisedNB(MultinomialNB(), unlabeled_weight=weight, max_iter=1, tol=0,
-                                temperature=temperature).fit(X, hidden, sw)  # fmt: skip
+        semi = SemiSupervisedNB(
+            MultinomialNB(), unlabeled_weight=weight, max_iter=1, tol=0,
+            temperature=temperature, alphas=None,
+        ).fit(X, hidden, sw)  # fmt: skip
         proportions = supervised.class_count_ / supervised.class_count_.sum()
         soft = semi.estimator_.class_count_ - supervised.class_count_
         np.testing.assert_allclose(soft, weight * sw[30:].sum() * proportions, rtol=1e-5)
@@ -619,11 +628,16 @@ def test_balance_gives_the_unlabelled_rows_the_labelled_class_proportions() -> N
             rtol=1e-4,  # Sinkhorn's iteration stops at 1e-6 of the classes' weights
         )
     unbalanced = SemiSupervisedNB(MultinomialNB(), unlabeled_weight=1.0, max_iter=1,
-                                  temperature=1.0, balance=False).fit(X, hidden, sw)  # fmt: skip
+                                  **PLAIN).fit(X, hidden, sw)  # fmt: skip
     soft = unbalanced.estimator_.class_count_ - supervised.class_count_
     assert np.abs(soft - sw[30:].sum() * proportions).max() > 1.0  # balance did something
     asked = SemiSupervisedNB(
-        MultinomialNB(), unlabeled_weight=1.0, max_iter=1, temperature=2.0, balance=[2, 1, 1]
+        MultinomialNB(),
+        unlabeled_weight=1.0,
+        max_iter=1,
+        temperature=2.0,
+        balance=[2, 1, 1],
+        alphas=None,
     ).fit(X, hidden, sw)  # the proportions given
     soft = asked.estimator_.class_count_ - supervised.class_count_
     np.testing.assert_allclose(soft, sw[30:].sum() * np.array([0.5, 0.25, 0.25]), rtol=1e-5)
@@ -663,18 +677,132 @@ def test_the_free_energy_never_falls(sms: tuple[list[str], np.ndarray], balance:
 
 
 def test_temperature_auto_is_chosen_with_the_weight() -> None:
-    """ "auto" tries 1, 10 and 30 with an estimator of one's own (10 and 30 with the default
-    TextClassifier, tested above); a fixed temperature is used by every EM candidate."""
+    """ "auto" tries 1, 10 and 30 with an estimator other than a TextClassifier (10 and 30
+    with a TextClassifier, tested above); a fixed temperature is used by every EM candidate."""
     X, y = _count_data(3)
     hidden = np.where(np.arange(len(y)) < 45, y, -1)
-    semi = SemiSupervisedNB(MultinomialNB()).fit(X, hidden)
+    semi = SemiSupervisedNB(MultinomialNB(alpha=0.5)).fit(X, hidden)
     params = semi.cv_results_["params"]
-    assert params[0] == {"unlabeled_weight": 0.0}
+    assert params[0] == {"unlabeled_weight": 0.0}  # the alpha set is kept
     assert {(p["unlabeled_weight"], p["temperature"]) for p in params[1:]} == {
         (w, t) for w in (0.1, 0.3, 1.0) for t in (1.0, 10.0, 30.0)
     }
     best = params[int(np.argmax(semi.cv_results_["mean_test_score"]))]
     assert best.get("temperature", 1.0) == semi.temperature_
-    fixed = SemiSupervisedNB(MultinomialNB(), temperature=10.0).fit(X, hidden)
+    fixed = SemiSupervisedNB(MultinomialNB(alpha=0.5), temperature=10.0).fit(X, hidden)
     assert {p.get("temperature", 10.0) for p in fixed.cv_results_["params"]} == {10.0}
     assert fixed.temperature_ == 10.0
+
+
+# ------------------------------ any estimator passed: the same CV, collapses reported
+@pytest.mark.parametrize("seed", [0, 3])
+def test_the_default_estimator_passed_is_chosen_for_as_the_default(
+    sms: tuple[list[str], np.ndarray], seed: int
+) -> None:
+    """SemiSupervisedNB(TextClassifier()) is SemiSupervisedNB(): alpha, weight and
+    temperature by the same CV, so never below the supervised model (before, the estimator
+    passed kept alpha=1 and ended below it on these seeds: 0.917 and 0.927 < 0.930)."""
+    from nbayes.model_selection import NBSearchCV
+
+    docs, y = sms
+    keep = _proportional(y, seed)
+    hidden = _hide(y, keep)
+    passed = SemiSupervisedNB(TextClassifier()).fit(docs, hidden)
+    default = SemiSupervisedNB().fit(docs, hidden)
+    assert passed.cv_results_["params"] == default.cv_results_["params"]
+    np.testing.assert_array_equal(
+        passed.cv_results_["mean_test_score"], default.cv_results_["mean_test_score"]
+    )
+    np.testing.assert_array_equal(passed.predict_proba(docs), default.predict_proba(docs))
+    search = NBSearchCV(TextClassifier(), {"alpha": [0.01, 0.03, 0.1, 0.3, 1.0]}, cv=3)
+    supervised = search.fit([docs[i] for i in keep], y[keep]).best_estimator_
+    assert passed.score(docs, y) >= supervised.score(docs, y)
+
+
+def test_an_alpha_set_is_kept_and_the_count_models_are_chosen_for_too() -> None:
+    """alphas="auto" chooses the alpha of every estimator whose alpha is additive smoothing
+    left at its default (MultinomialNB() here, as TextClassifier()); one set is kept, as
+    with alphas=None; PoissonNB's alpha (a gamma prior) is never searched."""
+    from nbayes import PoissonNB
+
+    X, y = _count_data(3)
+    hidden = np.where(np.arange(len(y)) < 45, y, -1)
+    searched = SemiSupervisedNB(MultinomialNB()).fit(X, hidden)
+    alphas = {p["alpha"] for p in searched.cv_results_["params"]}
+    assert alphas == {0.01, 0.03, 0.1, 0.3, 1.0}
+    assert {p["alpha"] for p in searched.cv_results_["params"] if p["unlabeled_weight"]} == {0.01}
+    for kept in (MultinomialNB(alpha=0.5), BernoulliNB(alpha=2.0), PoissonNB(), GaussianNB()):
+        semi = SemiSupervisedNB(kept).fit(X, hidden)
+        assert all("alpha" not in p for p in semi.cv_results_["params"]), kept
+        assert semi.estimator_.get_params().get("alpha") == kept.get_params().get("alpha")
+
+
+def _long_tailed_counts(seed: int) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Word counts of 300 documents of 3 classes over a Zipf-like vocabulary of 5,000 terms,
+    each class with its own 50 topic terms (15 % of its words) and its own length (10, 100
+    and 200 words): with alpha=1 the short class's smoothing draws in what no class saw."""
+    rng = np.random.default_rng(seed)
+    background = 1 / np.arange(1, 5001) ** 0.8
+    background /= background.sum()
+    y = np.arange(300) % 3
+    X = np.zeros((300, 5000), dtype=np.int64)
+    for c, length in enumerate((10, 100, 200)):
+        topic = np.zeros(5000)
+        topic[rng.choice(np.arange(50, 5000), 50, replace=False)] = 1 / 50
+        rows = np.flatnonzero(y == c)
+        X[rows] = rng.multinomial(length, 0.85 * background + 0.15 * topic, size=len(rows))
+    return sp.csr_matrix(X), y
+
+
+def test_a_collapse_is_reported() -> None:
+    """Nigam's plain EM with alpha=1 on long-tailed counts swamps the labels: its model
+    misclassifies most of the labelled rows that the model of the labelled rows classifies
+    right, and the test rows worse than that model. The settings given are kept and an
+    EMWarning says so; the same estimator with alphas="auto" has its alpha chosen and
+    beats the supervised model."""
+    from nbayes.semi_supervised import EMWarning
+
+    X, y = _long_tailed_counts(0)
+    keep = np.concatenate([np.flatnonzero(y == c)[:2] for c in range(3)])
+    hidden = np.full(len(y), -1)
+    hidden[keep] = y[keep]
+    msg = (
+        r"EM collapsed: its model misclassifies 67% of the labelled rows that the model "
+        r"of the labelled rows alone classifies right \(accuracy on them 0.333, against "
+        r"1.000\); .* \(unlabeled_weight=1, temperature=1, alpha=1.0\)\. Give a smaller"
+    )
+    with pytest.warns(EMWarning, match=msg):
+        collapsed = SemiSupervisedNB(MultinomialNB(), unlabeled_weight=1.0, **PLAIN).fit(X, hidden)
+    assert collapsed.unlabeled_weight_ == 1.0 and collapsed.estimator_.alpha == 1.0  # kept
+    supervised = MultinomialNB().fit(X[keep], y[keep])
+    assert collapsed.score(X, y) < supervised.score(X, y)
+    chosen = SemiSupervisedNB(MultinomialNB()).fit(X, hidden)  # no warning (errors here)
+    assert chosen.estimator_.alpha < 1.0
+    assert chosen.score(X, y) > supervised.score(X, y) + 0.1
+
+
+def test_a_weight_given_that_loses_to_the_supervised_model_is_reported(
+    sms: tuple[list[str], np.ndarray],
+) -> None:
+    """A weight you give is kept; the CV that chooses the temperature (or alpha) scores the
+    supervised model too, and an EMWarning says when EM is the worse there."""
+    from nbayes.semi_supervised import EMWarning
+
+    docs, y = sms
+    keep = _proportional(y, 0)
+    hidden = _hide(y, keep)
+    with pytest.warns(
+        EMWarning,
+        match=r"EM \(unlabeled_weight=1, temperature=1, alpha=0.01\) "
+        r"classifies 0.\d+ of the held-out labelled rows by cross-validation, the "
+        r"labelled rows alone \(unlabeled_weight=0, alpha=0.3\) 0.911",
+    ):
+        semi = SemiSupervisedNB(unlabeled_weight=1.0, temperature=1.0, balance=False)
+        semi.fit(docs, hidden)
+    assert semi.unlabeled_weight_ == 1.0 and semi.termination_condition_ != "supervised"
+    results = semi.cv_results_
+    supervised = [p["unlabeled_weight"] == 0 for p in results["params"]]
+    assert sum(supervised) == 5  # every alpha, scored only
+    assert max(results["mean_test_score"][supervised]) > max(
+        results["mean_test_score"][~np.array(supervised)]
+    )

@@ -57,7 +57,12 @@ def _as_saved_now(
     """A stored file's content as this nbayes saves it: a text model of schema 1 (its
     vocabulary a JSON list) is written with the packed vocabulary of schema 2 (the same
     terms as UTF-8 bytes and offsets), its columns in term order; every other file as it
-    was."""
+    was. An NBSVM of nbayes 0.1 (no calibration then) is written with ``calibration=None``
+    and no held-out decision values."""
+    if metadata["model_type"] == "NBSVM" and "held_out" not in metadata["model"]:
+        model = dict(metadata["model"])
+        model["hyperparameters"] = {**model["hyperparameters"], "calibration": None}
+        return {**metadata, "model": {**model, "held_out": None}}, arrays
     vocabulary = metadata["model"].get("vocabulary")
     if metadata["model_type"] != "TextClassifier" or not isinstance(vocabulary, list):
         return metadata, arrays
@@ -123,4 +128,8 @@ def test_the_stored_nbsvm_predicts_as_it_did() -> None:
     want = np.load(MODELS / "nbsvm.expected.npy")
     model = load(MODELS / "nbsvm.nbayes")
     np.testing.assert_allclose(model.decision_function(DOCS), want, rtol=1e-12)
+    # uncalibrated, as it was: the one-vs-rest logistic of the decision values
+    assert model.calibration is None and model.held_out_ is None and model.proba_scale_ is None
+    p = 1 / (1 + np.exp(-want))
+    np.testing.assert_allclose(model.predict_proba(DOCS), p / p.sum(axis=1, keepdims=True))
     assert load_scorer(MODELS / "nbsvm.nbayes") is None

@@ -16,9 +16,10 @@ the E-step is tempered and class-balanced (:mod:`._em`): an unlabelled row's wei
 ``P(c | x)^(1/T)`` renormalised (a long document's posterior is nearly 0/1 at ``T = 1``) and
 scaled class by class so that the unlabelled rows' weights follow the labelled rows' class
 proportions (class mass normalisation); the objective is then the matching free energy,
-which again never falls. The weight lambda, the temperature and (for the default
-TextClassifier) ``alpha`` are chosen by cross-validation on the labelled rows
-(:mod:`._selection`). The result,
+which again never falls. The weight lambda, the temperature and the smoothing ``alpha`` are
+chosen by cross-validation on the labelled rows (:mod:`._selection`), by the estimator's
+kind whether it is passed or the default; EM that did worse than the labelled rows alone is
+reported (:class:`EMWarning`). The result,
 ``estimator_``, is an ordinary fitted nbayes model of the estimator's type: it saves, loads,
 explains, updates and merges like one fitted on labelled data.
 
@@ -49,7 +50,7 @@ TextStats of the corpus: ``counts``, ``vocabulary``, ``with_vocabulary``) and
 
 from __future__ import annotations
 
-from ._estimator import SemiSupervisedNB
+from ._estimator import EMWarning, SemiSupervisedNB
 from ._labels import unlabeled_mask
 
-__all__ = ["SemiSupervisedNB", "unlabeled_mask"]
+__all__ = ["EMWarning", "SemiSupervisedNB", "unlabeled_mask"]

@@ -30,7 +30,7 @@ from .._families import BernoulliFamily, CategoricalFamily, MultinomialFamily
 from .._template.base import BaseNB
 from ._counts import Counts
 
-__all__ = ["EMResult", "EStep", "Rows", "run_em"]
+__all__ = ["EMResult", "EStep", "Rows", "run_em", "swamped"]
 
 _SINKHORN_ITER = 200
 _SINKHORN_TOL = 1e-6
@@ -110,6 +110,7 @@ class EMResult:
     jll: np.ndarray  # of every training row under ``model``
     history: list[float]
     condition: str
+    start_jll: np.ndarray  # of every training row under the model of the labelled rows
 
 
 def run_em(
@@ -141,15 +142,16 @@ def run_em(
         model = counts.fit(weights, **params)
         start = model, counts.joint_log_likelihood(model)
     model, jll = start
+    start_jll = jll
     posterior, value, scale = e_step(jll[unlabeled], unlabeled_sw)
     score = _objective(model, jll, weights, rows.labeled, rows.codes, value, unlabeled_sw)
     history = [score]
     if say is not None:
         say(0, score)
     if unlabeled.size == 0:
-        return EMResult(model, jll, history, "no_unlabeled")
+        return EMResult(model, jll, history, "no_unlabeled", start_jll)
     if unlabeled_weight == 0:  # the supervised model (what the CV chose, or asked for)
-        return EMResult(model, jll, history, "supervised")
+        return EMResult(model, jll, history, "supervised", start_jll)
     condition = "max_iter"
     for iteration in range(1, max_iter + 1):
         # E-step: every unlabelled row to every class, by the (tempered, balanced) posterior
@@ -171,7 +173,7 @@ def run_em(
         if gain <= tol * abs(score):
             condition = "converged"
             break
-    return EMResult(model, jll, history, condition)
+    return EMResult(model, jll, history, condition, start_jll)
 
 
 def _objective(
@@ -211,3 +213,30 @@ def _log_prior(model: BaseNB) -> float:
         return float(alpha * flp.sum()) if alpha > 0 else 0.0
     smoothed = alpha > 0  # an unsmoothed feature (alpha 0) may have log 0 = -inf: no prior
     return float((flp[:, smoothed] * alpha[smoothed]).sum())
+
+
+def swamped(result: EMResult, rows: Rows) -> tuple[float, float, float] | None:
+    """Whether EM's model has lost the labels it was given (a collapse): ``(share lost,
+    accuracy of the labelled model, accuracy of EM's)`` on the labelled rows (weighted) when
+    EM's model misclassifies half or more of the labelled rows that the model of the
+    labelled rows alone classifies right; None otherwise.
+
+    EM's model is fitted to the labelled rows too, so it classifies most of them right when
+    the unlabelled rows shape the classes (on 20 Newsgroups, 20 labelled per class: 93-96 %
+    of them, the labelled model 100 %); when their soft counts swamp the labels it no longer
+    does (alpha=1, weight 1: 15 %, one class drawing in 81 % of the unlabelled rows). Where
+    EM lost a quarter of them (a vocabulary of 20,000 terms, alpha=1) it still beat the
+    labelled model; where it lost half, it did not."""
+    labeled, codes = rows.labeled, rows.codes
+    w = rows.weights[labeled, codes]
+    if labeled.size == 0 or w.sum() <= 0 or result.condition in ("supervised", "no_unlabeled"):
+        return None
+    before = result.start_jll[labeled].argmax(axis=1) == codes
+    after = result.jll[labeled].argmax(axis=1) == codes
+    right = float(np.dot(w, before))
+    if right <= 0:
+        return None
+    lost = float(np.dot(w, before & ~after)) / right
+    if lost < 0.5:
+        return None
+    return lost, right / float(w.sum()), float(np.dot(w, after)) / float(w.sum())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from numbers import Integral, Real
 from typing import Any, ClassVar, Self
 
@@ -19,23 +20,33 @@ from .._template import params as P
 from .._template.base import BaseNB
 from .._template.sklearn_bases import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from .._template.validation import check_sample_weight
+from ..exceptions import NBayesWarning
 from ..text.classifier import TextClassifier
 from ._counts import counts_for
-from ._em import Rows, run_em
+from ._em import Rows, run_em, swamped
 from ._labels import indexable, unlabeled_mask
 from ._selection import (
-    ALPHAS,
-    EM_ALPHAS,
-    TEMPERATURES,
-    TEXT_TEMPERATURES,
     WEIGHTS,
     Candidate,
+    alpha_grid,
     candidates,
     cross_validate,
     n_splits,
+    temperatures,
 )
 
-__all__ = ["SemiSupervisedNB"]
+__all__ = ["EMWarning", "SemiSupervisedNB"]
+
+
+class EMWarning(NBayesWarning):
+    """EM did worse than the labelled rows alone: its model lost the labels it was given (a
+    collapse), or a weight you gave scored below the supervised model by cross-validation."""
+
+
+def _setting(candidate: Candidate) -> str:
+    """A candidate's settings as keyword arguments, for a message."""
+    return ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v!r}"
+                     for k, v in candidate.as_dict().items())  # fmt: skip
 
 
 def _is_auto(v: Any) -> bool:
@@ -91,22 +102,28 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     stops rising. ``r`` is the posterior ``P(c | x)`` tempered, ``P(c | x)^(1/T)``
     renormalised (``temperature``), and balanced: the unlabelled rows' weights sum, class by
     class, to the class proportions of the labelled rows (``balance``). By default the
-    weight, the temperature (and, with the default estimator, TextClassifier's ``alpha``) are
-    chosen by cross-validation on the labelled rows only, and EM is used only if it beats the
-    supervised model there: ``SemiSupervisedNB().fit(docs, labels_with_none)`` is at least the
-    supervised model by that measure. An estimator you pass keeps its own ``alpha``: for text
-    give it a small one (0.01 to 0.03; EM on a large corpus vocabulary wants little
-    smoothing) or leave ``estimator=None``.
+    weight, the temperature and the smoothing ``alpha`` (of the estimators whose ``alpha``
+    is additive smoothing, TextClassifier, MultinomialNB, BernoulliNB, ComplementNB and
+    CategoricalNB, when you leave it at its default) are chosen by cross-validation on the
+    labelled rows only, the same whether you pass the estimator or leave the default
+    ``TextClassifier()``, and EM is used only if it beats the
+    supervised model there: ``SemiSupervisedNB().fit(docs, labels_with_none)`` and
+    ``SemiSupervisedNB(TextClassifier(stop_words="english")).fit(...)`` are at least the
+    supervised model by that measure. Settings you fix are kept; EM that did worse than the
+    labelled rows alone is reported by an :class:`EMWarning` (a weight you gave that loses
+    to the supervised model in that cross-validation, or a model that lost the labels it was
+    given: a collapse).
 
     Parameters
     ----------
     estimator : nbayes estimator, default=None
         The model to train: any nbayes estimator (:class:`~nbayes.TextClassifier`,
         :class:`~nbayes.MultinomialNB`, :class:`~nbayes.GaussianNB`, ...). Its settings
-        (``alpha``, the vocabulary pruning, ...) are used as they are. None: a
-        :class:`~nbayes.TextClassifier` whose ``alpha`` is chosen by cross-validation with
-        the weight (see ``unlabeled_weight``): EM wants much less smoothing than a model of
-        a few labelled documents (its default ``alpha=1`` makes EM collapse on 20 Newsgroups).
+        (the vocabulary pruning, ...) are used as they are; so is ``alpha`` if you set it
+        (``alphas`` tells which alphas are tried). None: ``TextClassifier()``, the same as
+        passing it: its ``alpha`` is chosen by cross-validation with the weight (EM wants
+        much less smoothing than TextClassifier's default ``alpha=1``, with which it
+        collapses on 20 Newsgroups).
     max_iter : int, default=50
         The most EM iterations (M-steps with the unlabelled rows); 0 fits the labelled
         rows only.
@@ -117,18 +134,25 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         and 1 by cross-validation on the labelled rows only (``cv``): each fold's labels are
         hidden too, EM runs on the rest and the fold is scored by the class EM gives its
         rows. 0 -- the supervised model of the labelled rows -- wins ties, so EM is used only
-        when it beats the supervised model by this cross-validation. With the default
-        estimator the candidates are alpha 0.01, 0.03, 0.1, 0.3, 1 for the supervised model
-        and alpha 0.01 with each weight above 0 (and each ``temperature``; 11 candidates,
-        18 EM runs in a 3-fold cross-validation). With too few labelled rows to
-        cross-validate (one in some class) the weight is 1 and the estimator's alpha is used
-        (Nigam et al.'s basic EM).
+        when it beats the supervised model by this cross-validation. With a TextClassifier
+        of the default alpha the candidates are alpha 0.01, 0.03, 0.1, 0.3, 1 for the
+        supervised model and alpha 0.01 with each weight above 0 (and each ``temperature``; 11
+        candidates, 18 EM runs in a 3-fold cross-validation). A weight you give is kept; if
+        the cross-validation runs (for ``temperature`` or ``alphas``) it scores the
+        supervised model too, and an :class:`EMWarning` says when EM with your weight is the
+        worse there. With too few labelled rows to cross-validate (one in some class) the
+        weight is 1 and the estimator's alpha is used (Nigam et al.'s basic EM).
     alphas : "auto", array-like or None, default="auto"
         The estimator's ``alpha`` values the cross-validation tries with each weight.
-        "auto": those above for the default estimator, none (the estimator's own alpha) for
-        an estimator you pass; a list: those values, for any estimator with an ``alpha``
-        (e.g. ``SemiSupervisedNB(TextClassifier(stop_words="english"), alphas=[0.01,
-        0.03])``); None: the estimator's own alpha.
+        "auto": for an estimator whose ``alpha`` is additive smoothing (TextClassifier,
+        MultinomialNB, BernoulliNB, ComplementNB, CategoricalNB; passed or the default)
+        and left at its default, 0.01, 0.03, 0.1, 0.3 and 1 for the supervised model and
+        0.01 with EM (the unlabelled rows' soft counts are most of the counts: EM wants
+        little smoothing); an alpha you set (``TextClassifier(alpha=0.05)``), or that of
+        any other estimator (PoissonNB's is a gamma prior), is kept.
+        A list: those values, for any estimator with an ``alpha`` (e.g.
+        ``SemiSupervisedNB(TextClassifier(stop_words="english"), alphas=[0.01, 0.03])``);
+        None: the estimator's own alpha, kept.
     temperature : float >= 1 or "auto", default="auto"
         The E-step gives an unlabelled row to class ``c`` in proportion to
         ``P(c | x)^(1/temperature)``: 1 is the posterior itself (Nigam et al.'s EM); above 1
@@ -137,8 +161,8 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         first iteration on and reinforces the labelled model's mistakes; a temperature of
         10-30 lets the unlabelled documents shape the classes gradually (deterministic
         annealing, Ueda & Nakano 1998, at a fixed temperature). "auto": chosen by the
-        cross-validation with the weight, among 10 and 30 with the default estimator and
-        among 1, 10 and 30 with an estimator you pass; 1 when there are too few labelled
+        cross-validation with the weight, among 10 and 30 with a TextClassifier (documents)
+        and among 1, 10 and 30 with any other estimator; 1 when there are too few labelled
         rows to cross-validate.
     balance : bool or array-like of shape (n_classes,), default=True
         Constrain the E-step so that the unlabelled rows' weights sum, class by class, to
@@ -325,12 +349,28 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         balance = self._balance_target(classes)
         counts = counts_for(estimator)(estimator, X, classes)
 
-        best, cv_results = self._choose(counts, rows, alphas, balance)
+        best, cv_results = self._choose(estimator, counts, rows, alphas, balance)
         weight, temperature = best.unlabeled_weight, best.temperature
         if weight == 0:  # no E-step: the temperature given (1 for "auto")
             temperature = 1.0 if _is_auto(self.temperature) else float(self.temperature)
         result = run_em(counts, rows, weight, self.max_iter, self.tol, best.params, self._say,
                         temperature=temperature, balance=balance)  # fmt: skip
+        collapse = swamped(result, rows)
+        if collapse is not None:
+            lost, before, after = collapse
+            alpha = result.model.get_params(deep=False).get("alpha")
+            warnings.warn(
+                f"EM collapsed: its model misclassifies {lost:.0%} of the labelled rows that "
+                f"the model of the labelled rows alone classifies right (accuracy on them "
+                f"{after:.3f}, against {before:.3f}); the unlabelled rows' soft counts swamped "
+                f"the labels (unlabeled_weight={weight:g}, temperature={temperature:g}"
+                + ("" if alpha is None else f", alpha={alpha!r}")
+                + "). Give a smaller unlabeled_weight, a smaller alpha (text: 0.01), "
+                "balance=True, or leave unlabeled_weight='auto', which keeps the supervised "
+                "model when EM does not beat it.",
+                EMWarning,
+                stacklevel=2,
+            )
         self.unlabeled_weight_ = weight
         self.temperature_ = temperature
         self.cv_results_ = cv_results
@@ -345,10 +385,10 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.transduction_ = transduction
         return self
 
-    def _alpha_grid(self, estimator: BaseNB) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+    def _alpha_grid(self, estimator: BaseNB) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
         """The alphas the CV tries (supervised, with EM), None: the estimator's own."""
-        if isinstance(self.alphas, str):  # "auto": only for the default estimator
-            return (ALPHAS, EM_ALPHAS) if self.estimator is None else None
+        if isinstance(self.alphas, str):  # "auto": by the estimator's kind, passed or not
+            return alpha_grid(estimator)
         if self.alphas is None:
             return None
         values = np.asarray(self.alphas, dtype=np.float64).ravel()
@@ -386,13 +426,18 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _choose(
         self,
+        estimator: BaseNB,
         counts: Any,
         rows: Rows,
-        alphas: tuple[tuple[float, ...], tuple[float, ...]] | None,
+        alphas: tuple[tuple[Any, ...], tuple[Any, ...]] | None,
         balance: bool | np.ndarray,
     ) -> tuple[Candidate, dict[str, Any] | None]:
         """The setting to fit with (``unlabeled_weight``, temperature, the estimator's
-        parameters), and the cross-validation's scores (None when nothing was chosen)."""
+        parameters), and the cross-validation's scores (None when nothing was chosen).
+
+        A weight you give is kept, but when the cross-validation runs (for the temperature
+        or alpha) it scores the supervised model too, and warns if EM with your weight is
+        the worse by that measure."""
         auto = _is_auto(self.unlabeled_weight)
         auto_t = _is_auto(self.temperature)
         fixed = Candidate(
@@ -405,14 +450,30 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if isinstance(self.cv, Integral) and n_splits(rows.codes, self.cv) < 2:
             # one labelled row in a class: nothing to cross-validate; Nigam's basic EM
             return fixed, None
-        weights = (0.0, *WEIGHTS) if auto else (fixed.unlabeled_weight,)
-        if not auto_t:
-            temperatures: tuple[float, ...] = (fixed.temperature,)
-        else:
-            temperatures = TEXT_TEMPERATURES if self.estimator is None else TEMPERATURES
-        settings = candidates(weights, alphas, temperatures)
-        return cross_validate(counts, rows, settings, self.cv, self.max_iter, self.tol,
-                              balance)  # fmt: skip
+        weights = (0.0, *WEIGHTS) if auto else tuple(sorted({0.0, fixed.unlabeled_weight}))
+        tried = temperatures(estimator) if auto_t else (fixed.temperature,)
+        settings = candidates(weights, alphas, tried)
+        best, results = cross_validate(counts, rows, settings, self.cv, self.max_iter,
+                                       self.tol, balance)  # fmt: skip
+        if auto or fixed.unlabeled_weight == 0:
+            return best, results
+        # the weight given: the best of its candidates, the supervised ones only compared
+        mean = results["mean_test_score"]
+        em = [i for i, s in enumerate(settings) if s.unlabeled_weight > 0]
+        chosen = em[int(np.argmax(mean[em]))]
+        supervised = int(np.argmax(np.where([s.unlabeled_weight == 0 for s in settings],
+                                            mean, -np.inf)))  # fmt: skip
+        if mean[supervised] > mean[chosen]:
+            warnings.warn(
+                f"EM ({_setting(settings[chosen])}) classifies {mean[chosen]:.3f} of the "
+                "held-out labelled rows by cross-validation, the labelled rows alone "
+                f"({_setting(settings[supervised])}) {mean[supervised]:.3f}: EM is kept "
+                "as you asked; unlabeled_weight='auto' would keep the supervised model "
+                "when it is the better (cv_results_ has every score).",
+                EMWarning,
+                stacklevel=3,
+            )
+        return settings[chosen], results
 
     def _say(self, iteration: int, score: float) -> None:
         if self.verbose:

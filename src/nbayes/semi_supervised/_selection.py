@@ -6,17 +6,26 @@ are hidden as well (those rows join the unlabelled ones, as Nigam et al. choose 
 runs on the rest, and the fold is scored by the class EM gives its rows (weighted accuracy).
 The weight 0 -- the supervised model of the labelled rows -- is always a candidate and wins
 ties, so EM is used only when it beats the supervised model by this cross-validation.
+
+Which candidates depends on the estimator's settings, never on whether it was passed or
+left to the default: an estimator whose ``alpha`` is additive smoothing (``SMOOTHED``) and
+left at its default has it chosen (:func:`alpha_grid`), and the temperatures tried depend
+on the kind of rows (:func:`temperatures`).
 """
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, check_cv
 
+from .._template.base import BaseNB
+from ..naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, MultinomialNB
+from ..text.classifier import TextClassifier
 from ._counts import Counts
 from ._em import Rows, run_em
 
@@ -24,13 +33,16 @@ __all__ = [
     "ALPHAS",
     "CV_TOL",
     "EM_ALPHAS",
+    "SMOOTHED",
     "TEMPERATURES",
     "TEXT_TEMPERATURES",
     "WEIGHTS",
     "Candidate",
+    "alpha_grid",
     "candidates",
     "cross_validate",
     "n_splits",
+    "temperatures",
 ]
 
 WEIGHTS = (0.1, 0.3, 1.0)
@@ -45,10 +57,40 @@ vs 31.78 %, in two thirds of the time)."""
 TEMPERATURES = (1.0, 10.0, 30.0)
 """The E-step temperatures tried by ``temperature="auto"`` (1: the posterior itself)."""
 TEXT_TEMPERATURES = (10.0, 30.0)
-"""Those tried with the default estimator (TextClassifier): a document of a few hundred
-tokens has a posterior of 0s and 1s at temperature 1."""
+"""Those tried with a TextClassifier: a document of a few hundred tokens has a posterior of
+0s and 1s at temperature 1."""
 ALPHAS = (0.01, 0.03, 0.1, 0.3, 1.0)
-"""The ``alpha`` values tried for the supervised model (weight 0) with the default estimator."""
+"""The ``alpha`` values tried for the supervised model (weight 0), with the estimator's own."""
+SMOOTHED = (TextClassifier, MultinomialNB, BernoulliNB, ComplementNB, CategoricalNB)
+"""The estimators whose ``alpha`` is additive smoothing of counts, chosen by ``alphas="auto"``
+unless you set it. Its best value depends on the size of the vocabulary and on how many
+rows are counted: TextClassifier's default alpha=1, spread over the corpus vocabulary of 20
+Newsgroups (130,000 terms), smooths 20 labelled documents per class into a model that
+classifies a sixth of the test set, and EM from there ends far below the supervised model
+of a small alpha (BENCHMARKS.md, "Semi-supervised EM"). PoissonNB's ``alpha`` (a gamma
+prior) and MixedNB's (some of its columns only) are kept."""
+
+
+def alpha_grid(estimator: BaseNB) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+    """The alphas ``alphas="auto"`` tries, ``(supervised, EM)``; None: the estimator's own.
+
+    For an estimator of ``SMOOTHED`` whose ``alpha`` is its class's default (passed or left
+    to SemiSupervisedNB: the same), ``ALPHAS`` for the supervised model and ``EM_ALPHAS``
+    with EM (the unlabelled rows' soft counts are most of the counts: EM wants little
+    smoothing). An alpha you set (any other value, or one per feature) is kept."""
+    if not isinstance(estimator, SMOOTHED):
+        return None
+    own = estimator.get_params(deep=False)["alpha"]
+    default = inspect.signature(type(estimator)).parameters["alpha"].default
+    if not (isinstance(own, Real) and not isinstance(own, bool) and own == default):
+        return None
+    return tuple(sorted({*ALPHAS, float(own)})), EM_ALPHAS
+
+
+def temperatures(estimator: BaseNB) -> tuple[float, ...]:
+    """The E-step temperatures ``temperature="auto"`` tries: ``TEXT_TEMPERATURES`` for a
+    TextClassifier (documents), ``TEMPERATURES`` for any other estimator."""
+    return TEXT_TEMPERATURES if isinstance(estimator, TextClassifier) else TEMPERATURES
 
 
 @dataclass(frozen=True)
@@ -101,8 +143,9 @@ def cross_validate(
     tol: float,
     balance: bool | np.ndarray = False,
 ) -> tuple[Candidate, dict[str, Any]]:
-    """The best of ``settings`` by cross-validation on the labelled rows, and the scores
-    (``cv_results_``: ``params``, ``mean_test_score``, ``split<k>_test_score``)."""
+    """The best of ``settings`` by cross-validation on the labelled rows (the first of the
+    best mean score), and the scores (``cv_results_``: ``params``, ``mean_test_score``,
+    ``split<k>_test_score``)."""
     labeled, codes = rows.labeled, rows.codes
     if isinstance(cv, Integral):
         splitter: Any = StratifiedKFold(n_splits(codes, cv))

@@ -5,7 +5,8 @@
     {"hyperparameters": {...},                                  # the NBSVM's own
      "fitted": {"preprocess": "sentiment", "vectorizer": {...}}, # the fit's tokenization
      "vocabulary": ["a", "a film", ...],                        # the terms, column order
-     "nb": {"model_type": "MultinomialNB", "model": {...}}}     # NB of the binary features
+     "nb": {"model_type": "MultinomialNB", "model": {...}},     # NB of the binary features
+     "held_out": {"documents": 10662} or null}                  # the calibration's data
 
 with the arrays of the Naive Bayes model under ``nb/`` (see
 :mod:`nbayes.io.serializers.discrete`) and the solver's solution in the scaled feature space,
@@ -15,6 +16,13 @@ and ``coef_`` are derived from these on load, as ``fit`` derives them, so a load
 predicts exactly as the saved one and ``beta`` can still be changed. ``"fitted"`` holds the
 settings the fit tokenized with (``preprocess_`` and the vectorizer's), which prediction
 uses even when the hyperparameters were changed after the fit.
+
+A calibrated model (``calibration="temperature"``) stores its ``held_out_`` decision values
+under ``held_out/``: ``nb`` and ``svm`` (n_documents, n_problems), ``codes`` (int64, the
+class of each document) and ``weight`` (n_documents,); the probability scale is derived from
+them on load, for any ``beta``, as ``fit`` derives it. A file of nbayes 0.1 has neither
+``"held_out"`` nor the hyperparameter ``calibration``: it loads uncalibrated
+(``calibration=None``), with the probabilities it gave.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._codecs import decode_param, encode_param, encode_params
 from nbayes.io._invariants import MAX_MOMENT, check_ngram_range
-from nbayes.io._json import expect_dict, expect_str_list
+from nbayes.io._json import expect_dict, expect_int, expect_str_list
 from nbayes.io._registry import Serializer, decode, encode
 from nbayes.io.serializers._estimator import (
     WHERE,
@@ -38,6 +46,7 @@ from nbayes.io.serializers._estimator import (
 )
 from nbayes.naive_bayes import MultinomialNB
 from nbayes.nbsvm import NBSVM
+from nbayes.nbsvm._calibration import HeldOutScores
 from nbayes.nbsvm._estimator import VECTORIZER_PARAMS
 from nbayes.text.recipes import resolve as resolve_recipe
 from nbayes.text.vectorizers import CountVectorizer
@@ -48,6 +57,13 @@ def dump(model: NBSVM, writer: ArrayWriter) -> dict[str, Any]:
     check_ngram_range(model.vectorizer_.ngram_range, ValueError)
     writer.put("solver_coef", model.solver_coef_)
     writer.put("solver_intercept", model.solver_intercept_)
+    held_out = model.__dict__.get("held_out_")
+    if held_out is not None:
+        sub = writer.sub("held_out")
+        sub.put("nb", held_out.nb)
+        sub.put("svm", held_out.svm)
+        sub.put("codes", held_out.codes, dtype=np.int64)
+        sub.put("weight", held_out.weight)
     return {
         "hyperparameters": encode_params(model.get_params(deep=False)),
         "fitted": {
@@ -58,6 +74,7 @@ def dump(model: NBSVM, writer: ArrayWriter) -> dict[str, Any]:
         },
         "vocabulary": model.get_feature_names_out().tolist(),
         "nb": encode(model.nb_, writer.sub("nb")),
+        "held_out": None if held_out is None else {"documents": len(held_out.codes)},
     }
 
 
@@ -77,8 +94,38 @@ def _check_nb(nb: Any, model: NBSVM, n_terms: int) -> MultinomialNB:
     return nb
 
 
+def _load_held_out(
+    value: Any, reader: ArrayReader, n_classes: int, n_problems: int
+) -> HeldOutScores | None:
+    """The calibration's held-out decision values of a file (None: uncalibrated)."""
+    if value is None:
+        return None
+    where = f"{WHERE}['held_out']"
+    n = expect_int(
+        expect_dict(value, where, ("documents",))["documents"], f"{where}['documents']", 1
+    )
+    sub = reader.sub("held_out")
+    parts = [sub.get(name, shape=(n, n_problems)) for name in ("nb", "svm")]
+    for name, arr in zip(("nb", "svm"), parts, strict=True):
+        if not float(np.max(np.abs(arr))) <= MAX_MOMENT:
+            raise ModelFileError(
+                f"{where}: {name!r} reaches {float(np.max(np.abs(arr)))!r}, beyond the "
+                f"{MAX_MOMENT:g} a fit ever reaches (a hostile or corrupted file)"
+            )
+    codes = sub.get("codes", dtype=np.int64, shape=(n,), non_negative=True)
+    if codes.max() >= n_classes:
+        raise ModelFileError(f"{where}: 'codes' names class {int(codes.max())} of {n_classes}")
+    weight = sub.get("weight", shape=(n,), non_negative=True)
+    return HeldOutScores(np.array(parts[0]), np.array(parts[1]), codes.astype(np.intp),
+                         np.array(weight))  # fmt: skip
+
+
 def load(d: dict[str, Any], reader: ArrayReader) -> NBSVM:
-    expect_dict(d, WHERE, ("hyperparameters", "fitted", "vocabulary", "nb"))
+    if isinstance(d, dict) and "held_out" not in d and isinstance(d.get("hyperparameters"), dict):
+        # a file of nbayes 0.1: no calibration, the probabilities it gave
+        d = {**d, "held_out": None,
+             "hyperparameters": {"calibration": None, **d["hyperparameters"]}}  # fmt: skip
+    expect_dict(d, WHERE, ("hyperparameters", "fitted", "vocabulary", "nb", "held_out"))
     fitted = expect_dict(d["fitted"], f"{WHERE}['fitted']", ("preprocess", "vectorizer"))
     preprocess = decode_param(fitted["preprocess"], f"{WHERE}['fitted']['preprocess']")
     where = f"{WHERE}['fitted']['vectorizer']"
@@ -110,6 +157,7 @@ def load(d: dict[str, Any], reader: ArrayReader) -> NBSVM:
     vectorizer.vocabulary_ = dict(zip(terms, range(n_terms), strict=True))
     model.vectorizer_, model.nb_, model.preprocess_ = vectorizer, nb, preprocess
     model._set_solution(np.array(coef), np.array(intercept))
+    model.held_out_ = _load_held_out(d["held_out"], reader, len(nb.classes_), n_problems)
     check_derivation(model._weights)
     return model
 

@@ -1,0 +1,217 @@
+"""NBSVM's probabilities (``calibration="temperature"``): one scale of the decision values,
+fitted to held-out decision values of the training documents, found without tokenizing or
+counting them again.
+
+An NBSVM's decision values are the margins of a linear SVM (about +-1 at the margin), so
+their logistic hugs 0.5 (expected calibration error 0.23 on RT-s, 0.33 on IMDB); the scale
+that makes them probabilities must be fitted on documents the model did not train on (on
+its own training documents the margins are larger: the scale fitted there is 6 times too
+large on RT-s). How the held-out decision values are obtained:
+
+* The training documents are split into ``FOLDS`` stratified folds. For each, the model
+  the other folds would give is derived from the one fit: the held-out documents' counts
+  are subtracted from the Naive Bayes statistics (per class, sample weights counted), the
+  log-count ratios re-derived over the terms the rest still holds (the vocabulary a fit on
+  the rest would have), and the solver refitted on the rest's rows of the one matrix of
+  binarized features. With the default vocabulary settings a held-out decision value is
+  the one ``NBSVM().fit`` on the rest gives (tested); with ``min_df``, ``max_df`` or
+  ``max_features`` the rest's vocabulary is the whole fit's, restricted to the terms it
+  holds.
+* These refits stop after ``MAX_ITER`` iterations (the fit's ``max_iter`` if lower): they
+  only set the scale (on IMDB the scale is 11.751 after 50 iterations and 11.750 after
+  1000, where liblinear stops unconverged; the calibration then adds 14-15 % to the fit).
+* Each held-out decision value is kept in two parts, ``nb`` (the mean weight magnitude
+  times ``x . r``) and ``svm`` (``x . (r w) + b``), so that every ``beta`` re-derives it
+  as ``coef_`` is derived: ``(1 - beta) nb + beta svm``.
+* The probabilities are those of the uncalibrated model, the logistic of each problem's
+  decision value normalised over the classes (one-vs-rest), of the decision values times
+  a scale ``a``; ``a`` minimises their log loss on the held-out decision values against
+  Platt's targets, ``(N_c + 1) / (N_c + 2)`` for the document's class ``c`` and the rest
+  shared by the others (finite when the folds are separable). With 20 classes this form
+  calibrates better than ``softmax(a s)`` (20 Newsgroups test set: 0.037 against 0.050).
+
+The scale changes no prediction: each problem's probability grows with its decision value.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import minimize_scalar
+from scipy.special import expit, log_expit, logsumexp
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import StratifiedKFold
+
+from ._ratios import problem_ratios
+
+__all__ = [
+    "FOLDS",
+    "MAX_ITER",
+    "SCALE_RANGE",
+    "HeldOutScores",
+    "cross_fit",
+    "fit_scale",
+    "probabilities",
+]
+
+FOLDS = 2
+"""Folds of the cross-fit (the scale is the same with 3 or 5 on RT-s: 5.74, 5.73, 5.71)."""
+MAX_ITER = 100
+"""Iterations of the refitted solvers, at most."""
+SCALE_RANGE = (1e-3, 1e4)
+"""The scales allowed: a decision value that tells nothing on held-out documents gets the
+smallest (probabilities near 1/n_classes that still rank as the decisions do)."""
+
+
+@dataclass(frozen=True)
+class HeldOutScores:
+    """The decision values of every training document by the model fitted without its
+    fold, in two parts (``nb``, ``svm``: shape (n_documents, n_problems)), with the
+    document's class (``codes``, an index into ``classes_``) and weight."""
+
+    nb: np.ndarray
+    svm: np.ndarray
+    codes: np.ndarray
+    weight: np.ndarray
+
+    def decision(self, beta: float) -> np.ndarray:
+        """The held-out decision values at ``beta``."""
+        return (1.0 - beta) * self.nb + beta * self.svm
+
+    def scale(self, beta: float, n_classes: int) -> float:
+        """The probability scale fitted to the held-out decision values at ``beta``."""
+        return fit_scale(self.decision(beta), self.codes, self.weight, n_classes)
+
+
+def probabilities(scores: np.ndarray, scale: float = 1.0) -> np.ndarray:
+    """Class probabilities from decision values (n_documents, n_problems): the logistic of
+    each problem's scaled decision value, normalised over the classes (one-vs-rest, as
+    scikit-learn's ``LogisticRegression``); two classes have one problem, for the second."""
+    p = expit(scale * scores)
+    if p.shape[1] == 1:
+        return np.hstack([1.0 - p, p])
+    total = p.sum(axis=1, keepdims=True)
+    return p / np.where(total == 0, 1.0, total)
+
+
+def _log_probabilities(scores: np.ndarray, scale: float) -> np.ndarray:
+    """The logarithm of :func:`probabilities`, computed without rounding to 0."""
+    log_p = log_expit(scale * scores)
+    if scores.shape[1] == 1:
+        return np.hstack([log_expit(-scale * scores), log_p])
+    return log_p - logsumexp(log_p, axis=1, keepdims=True)
+
+
+def fit_scale(scores: np.ndarray, codes: np.ndarray, weight: np.ndarray, n_classes: int) -> float:
+    """The scale ``a`` of least (weighted) log loss of ``probabilities(s, a)`` against
+    Platt's targets, within ``SCALE_RANGE``: the best of a grid of 4 scales a decade, then
+    Brent's method between its neighbours."""
+    scores = np.asarray(scores, dtype=np.float64)
+    mass = np.bincount(codes, weights=weight, minlength=n_classes)
+    own = ((mass + 1.0) / (mass + 2.0))[codes]  # Platt's target of a document's own class
+    target = np.repeat(((1.0 - own) / max(n_classes - 1, 1))[:, None], n_classes, axis=1)
+    target[np.arange(len(codes)), codes] = own
+
+    def loss(log_scale: float) -> float:
+        log_p = _log_probabilities(scores, float(np.exp(log_scale)))
+        return float(-np.dot(weight, (target * log_p).sum(axis=1)))
+
+    low, high = np.log(SCALE_RANGE)
+    grid = np.linspace(low, high, int(round((high - low) / np.log(10) * 4)) + 1)
+    best = int(np.argmin([loss(g) for g in grid]))
+    bounds = (grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)])
+    found = minimize_scalar(loss, bounds=bounds, method="bounded", options={"xatol": 1e-10})
+    return float(np.exp(found.x))
+
+
+def cross_fit(
+    model: Any,
+    nb: Any,
+    presence: sp.csr_matrix,
+    y: np.ndarray,
+    sample_weight: np.ndarray | None,
+    seed: Any,
+) -> HeldOutScores | str:
+    """The held-out decision values of the training documents of an NBSVM (``model``: its
+    solver settings; ``nb`` the Naive Bayes model of the binarized features ``presence``
+    of the documents, ``y`` their labels), or why there are none (a sentence)."""
+    classes = nb.classes_
+    n, n_classes = presence.shape[0], len(classes)
+    codes = np.zeros(n, dtype=np.intp)
+    for k, c in enumerate(classes):
+        codes[y == c] = k
+    weight = np.ones(n) if sample_weight is None else np.asarray(sample_weight, np.float64)
+    per_class = np.bincount(codes, minlength=n_classes)
+    if per_class.min() < FOLDS:
+        smallest = int(np.argmin(per_class))
+        return (
+            f"class {classes[smallest].item()!r} has {per_class[smallest]} document(s), and the "
+            f"{FOLDS}-fold cross-fit that calibrates the probabilities needs {FOLDS} per class"
+        )
+    folds = StratifiedKFold(FOLDS, shuffle=True, random_state=seed)
+    targets = [1] if n_classes == 2 else list(range(n_classes))
+    nb_part = np.zeros((n, len(targets)))
+    svm_part = np.zeros((n, len(targets)))
+    alpha = float(nb.alpha)
+    for train, held in folds.split(np.zeros((n, 1)), codes):
+        rest_mass = nb.class_count_ - np.bincount(codes[held], weight[held], n_classes)
+        if (rest_mass <= 0).any():
+            empty = classes[int(np.argmin(rest_mass))].item()
+            return f"the documents of class {empty!r} outside a fold of the cross-fit weigh 0"
+        rest, out = presence[train], presence[held]
+        counts, kept = _rest_counts(nb.feature_count_, out, codes[held], weight[held])
+        ratios = _rest_ratios(counts, kept, alpha)
+        del counts
+        sw = None if sample_weight is None else weight[train]
+        for k, target in enumerate(targets):
+            solver = model._solver()
+            solver.set_params(max_iter=min(int(model.max_iter), MAX_ITER))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)  # the cap is on purpose
+                solver.fit(rest @ sp.diags(ratios[k]), (codes[train] == target).astype(np.int64),
+                           sample_weight=sw)  # fmt: skip
+            w = solver.coef_[0]
+            b = float(np.ravel(solver.intercept_)[0]) if model.fit_intercept else 0.0
+            magnitude = float(np.abs(w).sum()) / max(int(kept.sum()), 1)  # the rest's terms
+            nb_part[held, k] = magnitude * (out @ ratios[k])
+            svm_part[held, k] = out @ (ratios[k] * w) + b
+    return HeldOutScores(nb_part, svm_part, codes, weight)
+
+
+def _rest_counts(
+    feature_count: np.ndarray, out: sp.csr_matrix, codes: np.ndarray, weight: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The Naive Bayes counts without the held-out documents (``out``, of classes
+    ``codes``), by subtraction, and which terms the rest still holds."""
+    n_classes = feature_count.shape[0]
+    by_class = sp.csr_matrix(
+        (weight, (codes, np.arange(len(codes)))), shape=(n_classes, len(codes))
+    )
+    held = (by_class @ out).tocoo()
+    counts = feature_count.copy()
+    counts[held.row, held.col] -= held.data  # one (class, term) cell each
+    # what fractional weights leave of a count all held out is rounding: 0
+    cells = counts[held.row, held.col]
+    gone = cells <= 1e-10 * feature_count[held.row, held.col]
+    counts[held.row[gone], held.col[gone]] = 0.0
+    return counts, counts.sum(axis=0) > 0
+
+
+def _rest_ratios(counts: np.ndarray, kept: np.ndarray, alpha: float) -> np.ndarray:
+    """The log-count ratios of a fit on the rest, whose vocabulary is the ``kept`` terms:
+    those of every term, each class's smoothed total less the ``alpha`` of the terms the
+    rest lacks, and 0 for these (as :func:`problem_ratios` of ``counts[:, kept]`` put back
+    in place, without that copy)."""
+    ratios = problem_ratios(counts, alpha)
+    missing = alpha * float(np.count_nonzero(~kept))
+    if missing:
+        own = counts.sum(axis=1) + alpha * counts.shape[1]  # the smoothed totals as derived
+        others = own.sum() - own - alpha * counts.shape[1] * (len(own) - 2)
+        shift = np.log(own / (own - missing)) - np.log(others / (others - missing))
+        ratios += (shift[1:] if len(own) == 2 else shift)[:, None]
+        ratios[:, ~kept] = 0.0
+    return ratios
