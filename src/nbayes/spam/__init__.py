@@ -1,0 +1,26 @@
+"""The spam filter: :class:`SpamFilter` (Robinson-Fisher scoring over e-mail tokens, with
+ham / unsure / spam verdicts), its scoring math and its statistics.
+
+Importing it loads numpy but not scikit-learn or scipy.
+"""
+
+from __future__ import annotations
+
+from nbayes.spam._combining import chi2_log_cdf, chi2_log_sf, fisher_log_scores, robinson_f
+from nbayes.spam._filter import Clue, Clues, SpamFilter, Verdict
+from nbayes.spam._presets import PRESETS, Preset
+from nbayes.spam._table import TokenTable
+
+__all__ = [
+    "PRESETS",
+    "Clue",
+    "Clues",
+    "Preset",
+    "SpamFilter",
+    "TokenTable",
+    "Verdict",
+    "chi2_log_cdf",
+    "chi2_log_sf",
+    "fisher_log_scores",
+    "robinson_f",
+]
