@@ -64,7 +64,8 @@ class MailTokenizer:
         Words shorter than ``min_length`` are dropped, longer than ``max_length``
         summarised.
     bigrams : bool
-        Also count pairs of adjacent body words (``bi:first second``).
+        Also count pairs of adjacent body words (``bi:first second``; SpamBayes'
+        experimental option): on by default, measured better (BENCHMARKS.md).
 
     Examples
     --------
@@ -81,7 +82,7 @@ class MailTokenizer:
     other_headers: bool = False
     min_length: int = 3
     max_length: int = 12
-    bigrams: bool = False
+    bigrams: bool = True
 
     def __post_init__(self) -> None:
         if isinstance(self.headers, str) or not all(isinstance(h, str) for h in self.headers):

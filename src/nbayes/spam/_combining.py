@@ -35,8 +35,18 @@ __all__ = [
 _LN2 = math.log(2.0)
 
 
-def robinson_f(g: int, b: int, n_ham: int, n_spam: int, s: float, x: float) -> float:
+def robinson_f(
+    g: int, b: int, n_ham: int, n_spam: int, s: float, x: float, c: float = 0.0
+) -> float:
     """Robinson's f(w) of a token seen in ``g`` ham and ``b`` spam messages.
+
+    ``c`` shrinks each class's document frequency of the token toward its frequency in
+    all messages, ``m = (g + b) / (n_ham + n_spam)``, with the weight of ``c`` messages:
+    ``(b + c m) / (n_spam + c)`` against ``(g + c m) / (n_ham + c)``. With few messages of
+    a class, a token's absence from it is weak evidence (a filter that has learnt 600 spam
+    and 4 ham must not call "people" a sure sign of spam). A class of no message at all
+    keeps bogofilter's reading (every token seen is of the other class). ``c = 0`` is p(w)
+    as bogofilter and SpamBayes compute it.
 
     >>> robinson_f(0, 10, 100, 100, s=1.0, x=0.5)  # only in spam: near 1, not 1
     0.9545454545454546
@@ -46,8 +56,13 @@ def robinson_f(g: int, b: int, n_ham: int, n_spam: int, s: float, x: float) -> f
     n = g + b
     if n == 0:
         return x
-    spam_ratio = b / n_spam if n_spam else 0.0
-    ham_ratio = g / n_ham if n_ham else 0.0
+    if c and n_ham and n_spam:
+        m = c * n / (n_ham + n_spam)
+        spam_ratio = (b + m) / (n_spam + c)
+        ham_ratio = (g + m) / (n_ham + c)
+    else:
+        spam_ratio = b / n_spam if n_spam else 0.0
+        ham_ratio = g / n_ham if n_ham else 0.0
     p = spam_ratio / (spam_ratio + ham_ratio)
     return (s * x + n * p) / (s + n)
 

@@ -119,6 +119,9 @@ class SpamFilter:
         Robinson's strength of the prior (how many messages' evidence it weighs).
     x : float in (0, 1), optional
         Robinson's prior: the f(w) of a token never seen.
+    smoothing : float >= 0, optional
+        A pseudo-count added to each class's document frequency of a token in p(w)
+        (:func:`~nbayes.spam.robinson_f`); 0 is bogofilter's and SpamBayes' p(w).
     min_dev : float in [0, 0.5), optional
         Tokens with ``|f(w) - 0.5| < min_dev`` are not clues.
     max_clues : int >= 1 or 0, optional
@@ -164,6 +167,7 @@ class SpamFilter:
         preset: str = "nbayes",
         s: float | None = None,
         x: float | None = None,
+        smoothing: float | None = None,
         min_dev: float | None = None,
         max_clues: int | None = None,
         ham_cutoff: float | None = None,
@@ -177,6 +181,7 @@ class SpamFilter:
         self.preset = preset
         self.s = s
         self.x = x
+        self.smoothing = smoothing
         self.min_dev = min_dev
         self.max_clues = max_clues
         self.ham_cutoff = ham_cutoff
@@ -253,7 +258,9 @@ class SpamFilter:
     def effective_params_(self) -> Preset:
         """The scoring parameters and cutoffs in force (the preset's where left at None)."""
         st = self._settings()
-        return Preset(st.s, st.x, st.min_dev, st.max_clues, st.ham_cutoff, st.spam_cutoff)
+        return Preset(
+            st.s, st.x, st.smoothing, st.min_dev, st.max_clues, st.ham_cutoff, st.spam_cutoff
+        )
 
     # ------------------------------------------------------------------ tokens
     def tokenize(self, message: MessageLike) -> frozenset[str]:
@@ -442,6 +449,7 @@ class SpamFilter:
         table = self.table_
         index, ham, spam = table.index, table.ham, table.spam
         n_ham, n_spam, s, x, min_dev = table.n_ham, table.n_spam, st.s, st.x, st.min_dev
+        c = st.smoothing
         unseen_is_clue = abs(x - 0.5) >= min_dev
         fcache = self._f_cache()
         clues = []
@@ -453,7 +461,7 @@ class SpamFilter:
                     if unseen_is_clue:
                         clues.append((abs(x - 0.5), t, x))
                     continue
-                f = robinson_f(ham[i], spam[i], n_ham, n_spam, s, x)
+                f = robinson_f(ham[i], spam[i], n_ham, n_spam, s, x, c)
                 fcache[t] = f
             d = f - 0.5 if f > 0.5 else 0.5 - f
             if d >= min_dev:
@@ -553,7 +561,7 @@ class SpamFilter:
         rows = []
         for t in tokens:
             g, b = table.counts(t)
-            f = robinson_f(g, b, table.n_ham, table.n_spam, st.s, st.x)
+            f = robinson_f(g, b, table.n_ham, table.n_spam, st.s, st.x, st.smoothing)
             side = ("spam" if f > 0.5 else "ham") if t in used else "unused"
             rows.append(Clue(t, f, g, b, side))
         rows.sort(key=lambda c: (c.side == "unused", -abs(c.f - 0.5), c.token))
@@ -588,7 +596,7 @@ class SpamFilter:
 
             def strength(row: tuple[str, int, int]) -> tuple[float, int, str]:
                 t, g, b = row
-                f = robinson_f(g, b, n_ham, n_spam, st.s, st.x)
+                f = robinson_f(g, b, n_ham, n_spam, st.s, st.x, st.smoothing)
                 return (abs(f - 0.5), g + b, t)
 
             kept = heapq.nlargest(top_k, table.rows(), key=strength)
@@ -619,6 +627,7 @@ class _Settings:
 
     s: float
     x: float
+    smoothing: float
     min_dev: float
     max_clues: int | None
     ham_cutoff: float
@@ -657,6 +666,9 @@ class _Settings:
 
         s = real("s", p.s if f.s is None else f.s, 0.0, math.inf, "()")
         x = real("x", p.x if f.x is None else f.x, 0.0, 1.0, "()")
+        smoothing = real(
+            "smoothing", p.smoothing if f.smoothing is None else f.smoothing, 0.0, math.inf, "[)"
+        )
         min_dev = real("min_dev", p.min_dev if f.min_dev is None else f.min_dev, 0.0, 0.5, "[)")
         ham_cutoff = real(
             "ham_cutoff", p.ham_cutoff if f.ham_cutoff is None else f.ham_cutoff, 0.0, 1.0, "[]"
@@ -714,6 +726,7 @@ class _Settings:
         return cls(
             s,
             x,
+            smoothing,
             min_dev,
             max_clues or None,
             ham_cutoff,

@@ -23,6 +23,7 @@ class Preset:
 
     s: float
     x: float
+    smoothing: float
     min_dev: float
     max_clues: int | None
     ham_cutoff: float
@@ -30,12 +31,14 @@ class Preset:
 
 
 PRESETS: dict[str, Preset] = {
-    "nbayes": Preset(s=0.45, x=0.5, min_dev=0.1, max_clues=150, ham_cutoff=0.2, spam_cutoff=0.9),
+    "nbayes": Preset(
+        s=0.1, x=0.5, smoothing=1.0, min_dev=0.1, max_clues=150, ham_cutoff=0.4, spam_cutoff=0.9
+    ),
     "bogofilter": Preset(
-        s=0.0178, x=0.52, min_dev=0.375, max_clues=None, ham_cutoff=0.45, spam_cutoff=0.99
+        s=0.0178, x=0.52, smoothing=0.0, min_dev=0.375, max_clues=None, ham_cutoff=0.45, spam_cutoff=0.99
     ),
     "spambayes": Preset(
-        s=0.45, x=0.5, min_dev=0.1, max_clues=150, ham_cutoff=0.2, spam_cutoff=0.9
+        s=0.45, x=0.5, smoothing=0.0, min_dev=0.1, max_clues=150, ham_cutoff=0.2, spam_cutoff=0.9
     ),
 }
 """Preset name -> its settings."""
