@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     )
     from .nbsvm import NBSVM
     from .semi_supervised import SemiSupervisedNB
+    from .spam import SpamFilter
     from .text.classifier import TextClassifier
 
     __version__: str
@@ -64,6 +65,7 @@ _LAZY = {
     "TextClassifier": ".text.classifier",
     "NBSVM": ".nbsvm",
     "SemiSupervisedNB": ".semi_supervised",
+    "SpamFilter": ".spam",
     "EvaluationReport": ".evaluation",
     "evaluate": ".evaluation",
     "Explanation": ".explain",
@@ -112,6 +114,7 @@ __all__ = [
     "NBayesWarning",
     "PoissonNB",
     "SemiSupervisedNB",
+    "SpamFilter",
     "TextClassifier",
     "UndecidableWarning",
     "__version__",

@@ -72,8 +72,8 @@ class MailTokenizer:
     >>> tok = MailTokenizer()
     >>> sorted(tok.tokens(b"From: Ann <ann@example.com>\\nSubject: Cheap pills!!\\n\\n"
     ...                   b"Visit http://pills.example/buy now"))
-    ['content-type:text/plain', 'from:addr:ann', 'from:addr:example.com', 'from:name:ann',
-     'now', 'proto:http', 'subject:!!', 'subject:cheap', 'subject:pills!!', 'url:buy',
+    ['bi:visit now', 'content-type:text/plain', 'from:addr:ann', 'from:addr:example.com',
+     'from:name:ann', 'now', 'proto:http', 'subject:!!', 'subject:cheap', 'subject:pills!!', 'url:buy',
      'url:pills.example', 'visit']
     """
 

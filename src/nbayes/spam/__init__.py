@@ -7,6 +7,7 @@ Importing it loads numpy but not scikit-learn or scipy.
 from __future__ import annotations
 
 from nbayes.spam._combining import chi2_log_cdf, chi2_log_sf, fisher_log_scores, robinson_f
+from nbayes.spam._cutoffs import CutoffChoice, choose_cutoffs
 from nbayes.spam._filter import Clue, Clues, SpamFilter, Verdict
 from nbayes.spam._presets import PRESETS, Preset
 from nbayes.spam._table import TokenTable
@@ -15,12 +16,14 @@ __all__ = [
     "PRESETS",
     "Clue",
     "Clues",
+    "CutoffChoice",
     "Preset",
     "SpamFilter",
     "TokenTable",
     "Verdict",
     "chi2_log_cdf",
     "chi2_log_sf",
+    "choose_cutoffs",
     "fisher_log_scores",
     "robinson_f",
 ]

@@ -419,6 +419,80 @@ class SpamFilter:
             new.table_ = self.table_.copy()
         return new
 
+    # ------------------------------------------------------------------ regimes
+    def train(
+        self,
+        messages: Iterable[MessageLike],
+        labels: Iterable[str],
+        *,
+        regime: str = "all",
+        unsure: bool = True,
+        max_rounds: int = 10,
+    ) -> list[int]:
+        """Learn labelled messages under a training regime; the number learnt per pass.
+
+        Parameters
+        ----------
+        regime : {"all", "on_error", "exhaustion"}
+            ``"all"``: learn every message (as :meth:`partial_fit`). ``"on_error"``: in
+            order, score each message with the filter as it is and learn it only if its
+            verdict is wrong (or unsure, if ``unsure``). ``"exhaustion"``: repeat
+            ``"on_error"`` passes over the messages until a pass learns none, at most
+            ``max_rounds`` passes (train-to-exhaustion; a message can be learnt more than
+            once, and unlearning it then takes as many calls).
+        unsure : bool
+            Whether an unsure verdict counts as an error.
+        max_rounds : int >= 1
+        """
+        sets = self._token_sets(messages)
+        flags = self._spam_flags(labels, len(sets))
+        if regime == "all":
+            if not hasattr(self, "table_"):
+                self.fit(sets, [self._label(f) for f in flags])
+            else:
+                self.table_.learn([t for t, f in zip(sets, flags, strict=True) if f], spam=True)
+                self.table_.learn(
+                    [t for t, f in zip(sets, flags, strict=True) if not f], spam=False
+                )
+            return [len(sets)]
+        if regime not in ("on_error", "exhaustion"):
+            raise ValueError(
+                f"regime must be 'all', 'on_error' or 'exhaustion'; got {regime!r}"
+            )
+        if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
+            raise ValueError(f"max_rounds must be an int >= 1; got {max_rounds!r}")
+        if not hasattr(self, "table_"):
+            self._settings()
+            self.table_ = TokenTable()
+        rounds = []
+        for _ in range(max_rounds if regime == "exhaustion" else 1):
+            learnt = 0
+            for tokens, is_spam in zip(sets, flags, strict=True):
+                verdict = next(self._verdicts([tokens])).verdict
+                wrong = verdict != ("spam" if is_spam else "ham")
+                if wrong and (unsure or verdict != "unsure"):
+                    self.table_.learn([tokens], spam=is_spam)
+                    learnt += 1
+            rounds.append(learnt)
+            if learnt == 0:
+                break
+        return rounds
+
+    def auto_learn(self, messages: Iterable[MessageLike]) -> list[Verdict]:
+        """Classify messages and learn those whose verdict is sure (spam as spam, ham as
+        ham), one after the other (bogofilter's ``-u``); the verdicts, as before learning."""
+        self._check_fitted()
+        out = []
+        for tokens in self._token_sets(messages):
+            v = next(self._verdicts([tokens]))
+            if v.verdict != "unsure":
+                self.table_.learn([tokens], spam=v.verdict == "spam")
+            out.append(v)
+        return out
+
+    def _label(self, is_spam: bool) -> str:
+        return self._settings().labels[1 if is_spam else 0]
+
     # ------------------------------------------------------------------ scoring
     def _log_scores(self, tokens: frozenset[str]) -> tuple[float, float]:
         """``(log spamicity, log(1 - spamicity))`` of one token set."""
