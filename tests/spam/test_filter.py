@@ -358,3 +358,32 @@ def test_a_slice_of_the_spamassassin_corpus() -> None:
     wrong = sum(v not in (t, "unsure") for v, t in zip(verdicts, truth, strict=True))
     unsure = sum(v == "unsure" for v in verdicts)
     assert wrong <= 2 and unsure <= 12, (wrong, unsure)
+
+
+def test_the_lean_scorer_answers_as_the_filter(tmp_path: Path) -> None:
+    from nbayes.io.serializers.spam import load_spam_scorer
+
+    f = trained()
+    f.partial_fit(["Subject: caf\xe9 \u65e5\u672c\n\nna\udcffve \u00e9t\u00e9 prix"], ["ham"])
+    path = tmp_path / "spam.nbm"
+    nbayes.save(f, path)
+    scorer = load_spam_scorer(path)
+    assert scorer is not None and len(scorer) == len(f.table_)
+    probe = [*HAM, *SPAM, b"Subject: nothing known\n\nzzz qqq", "caf\xe9 \u00e9t\u00e9 prix"]
+    assert scorer.classify(probe) == f.classify(probe)
+    assert scorer.predict(probe).tolist() == f.predict(probe).tolist()
+    assert scorer.clues(SPAM[0]) == f.clues(SPAM[0])
+    other = tmp_path / "nb.nbm"
+    nbayes.save(nbayes.MultinomialNB().fit([[1, 0], [0, 1]], [0, 1]), other)
+    assert load_spam_scorer(other) is None
+
+
+def test_classify_many_keeps_order_on_two_processes() -> None:
+    from nbayes.spam import classify_many
+
+    f = trained()
+    probe = (HAM + SPAM) * 20
+    assert list(classify_many(f, probe, n_jobs=2, chunk_size=7)) == f.classify(probe)
+    assert list(classify_many(f, iter(probe), n_jobs=1)) == f.classify(probe)
+    with pytest.raises(ValueError, match="n_jobs"):
+        list(classify_many(f, probe, n_jobs=0))

@@ -26,10 +26,12 @@ model file so that every use of the model tokenizes mail alike.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
 from email.message import Message
 from typing import Any
 
+from nbayes import _mail_native
 from nbayes.mail._html import html_to_text
 from nbayes.mail._mime import decode_header, parse, uudecoded_names, walk_parts
 from nbayes.mail._sources import RawMail
@@ -41,7 +43,7 @@ DEFAULT_HEADERS = ("subject", "from", "to", "cc", "reply-to", "x-mailer", "user-
 
 _ADDRESS_HEADERS = frozenset({"from", "to", "cc", "bcc", "reply-to", "sender", "return-path"})
 _MAILER_HEADERS = frozenset({"x-mailer", "user-agent"})
-_URL = re.compile(r"""(?:(?:https?|ftp)://|www\.)[^\s<>"'()\[\]{}]+""")
+_URL = re.compile(r"""((?:(?:https?|ftp)://|www\.)[^\s<>"'()\[\]{}]+)""")
 _URL_PIECE = re.compile(r"[/.?=&:;#%+~,!@_-]+")
 _PUNCT_RUN = re.compile(r"[^\w\s]+")
 _HOST = re.compile(r"\b(?:[a-z0-9-]+\.)+[a-z]{2,}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b")
@@ -165,46 +167,53 @@ class MailTokenizer:
                 for name in names:
                     _filename_tokens(name, out)
             texts.append(text)
-        self._text_tokens(" ".join(texts), out, "")
+        self._text_tokens(" ".join(texts), out)
         return out
 
     def _words(self, text: str, out: set[str], prefix: str) -> None:
         lo, hi = self.min_length, self.max_length
+        longs = []
         for w in set(text.split()):
             n = len(w)
             if n < lo:
                 continue
             if n <= hi:
                 out.add(prefix + w)
-                continue
-            if n < 40 and w.count("@") == 1 and "." in w:
-                name, _, domain = w.partition("@")
-                out.add(prefix + "email name:" + name)
-                for piece in domain.split("."):
-                    out.add(prefix + "email addr:" + piece)
             else:
-                out.add(f"{prefix}skip:{w[0]} {n // 10 * 10}")
-            if not w.isascii():
-                high = sum(1 for c in w if ord(c) > 127)
-                out.add(f"{prefix}8bit%:{round(high * 100 / n)}")
+                longs.append(w)
+        _long_words(longs, out, prefix)
 
-    def _text_tokens(self, text: str, out: set[str], prefix: str) -> None:
+    def _text_tokens(self, text: str, out: set[str]) -> None:
         text = text.lower()
         if "://" in text or "www." in text:
-            for url in _URL.findall(text):
+            pieces = _URL.split(text)  # text, url, text, url, ..., text: one scan
+            for url in pieces[1::2]:
                 _url_tokens(url, out)
-            text = _URL.sub(" ", text)
-        self._words(text, out, prefix)
+            text = " ".join(pieces[0::2])
+        # the compiled kernel adds the words and bigrams; body_words_reference is its
+        # specification in Python (tests/spam check that both agree)
+        longs = _mail_native.words(text, self.min_length, self.max_length, self.bigrams, out)
+        _long_words(set(longs), out, "")
+
+    def body_words_reference(self, text: str) -> set[str]:
+        """The body tokens of a lower-cased, URL-free ``text``, in plain Python: what the
+        compiled kernel computes (for tests and readers)."""
+        out: set[str] = set()
+        self._words(text, out, "")
         if self.bigrams:
             lo, hi = self.min_length, self.max_length
             words = [w for w in text.split() if lo <= len(w) <= hi]
             for a, b in zip(words, words[1:], strict=False):
                 out.add(f"bi:{a} {b}")
+        return out
 
     def _header_tokens(self, msg: Message, out: set[str]) -> None:
         wanted = self.headers
+        fields: dict[str, list[Any]] = {}
+        for name, value in msg.items():  # one pass: Message.get_all lower-cases every name
+            fields.setdefault(name.lower(), []).append(value)
         for field in wanted:
-            values = msg.get_all(field)
+            values = fields.get(field)
             if not values:
                 continue
             if field in _ADDRESS_HEADERS:
@@ -219,18 +228,35 @@ class MailTokenizer:
                         out.add(f"{field}:{run}")
                     self._words(text.lower(), out, field + ":")
         if self.received:
-            for value in msg.get_all("received") or ():
+            for value in fields.get("received", ()):
                 for host in _HOST.findall(str(value).lower()):
                     out.add("received:" + host)
         if self.other_headers:
             seen = set(wanted) | {"received"}
-            for name, value in msg.items():
-                field = name.lower()
+            for field, values in fields.items():
                 out.add("header:" + field)
                 if field in seen or field.startswith("content-"):
                     continue
-                text = decode_header(value).lower()
-                self._words(text, out, field + ":")
+                for value in values:
+                    self._words(decode_header(value).lower(), out, field + ":")
+
+
+def _long_words(words: Iterable[str], out: set[str], prefix: str) -> None:
+    """Words longer than the tokenizer's ``max_length``: e-mail addresses in pieces, the
+    others summarised by first character and length (and their share of 8-bit
+    characters)."""
+    for w in words:
+        n = len(w)
+        if n < 40 and w.count("@") == 1 and "." in w:
+            name, _, domain = w.partition("@")
+            out.add(prefix + "email name:" + name)
+            for piece in domain.split("."):
+                out.add(prefix + "email addr:" + piece)
+        else:
+            out.add(f"{prefix}skip:{w[0]} {n // 10 * 10}")
+        if not w.isascii():
+            high = sum(1 for c in w if ord(c) > 127)
+            out.add(f"{prefix}8bit%:{round(high * 100 / n)}")
 
 
 def _looks_like_html(text: str) -> bool:

@@ -503,13 +503,12 @@ class SpamFilter:
         if not clues:
             return -_LN2, -_LN2
         return fisher_log_scores(
-            math.fsum(math.log(f) for _, _, f in clues),
-            math.fsum(math.log1p(-f) for _, _, f in clues),
-            len(clues),
+            math.fsum([c[3] for c in clues]), math.fsum([c[4] for c in clues]), len(clues)
         )
 
-    def _f_cache(self) -> dict[str, float]:
-        """f(w) of the tokens looked up since the statistics last changed."""
+    def _clue_cache(self) -> dict[str, tuple[float, str, float, float, float] | None]:
+        """Per token looked up since the statistics last changed: its clue record, or
+        None if it is too close to 0.5 to be a clue."""
         table = self.table_
         cache = self.__dict__.get("_f")
         if cache is None or cache[0] != table.version or cache[1] is not table:
@@ -517,33 +516,34 @@ class SpamFilter:
             self.__dict__["_f"] = cache
         return cache[2]
 
-    def _clue_values(self, tokens: Iterable[str]) -> list[tuple[float, str, float]]:
-        """``(|f - 0.5|, token, f)`` of the combined clues."""
+    def _clue_values(self, tokens: Iterable[str]) -> list[tuple[float, str, float, float, float]]:
+        """``(|f - 0.5|, token, f, ln f, ln(1 - f))`` of the combined clues, strongest
+        first (ties by token: the choice does not depend on the tokens' order)."""
         st = self._settings()
         table = self.table_
         index, ham, spam = table.index, table.ham, table.spam
         n_ham, n_spam, s, x, min_dev = table.n_ham, table.n_spam, st.s, st.x, st.min_dev
         c = st.smoothing
-        unseen_is_clue = abs(x - 0.5) >= min_dev
-        fcache = self._f_cache()
+        cache = self._clue_cache()
+        get = cache.get
         clues = []
+        missing = object()
         for t in tokens:
-            f = fcache.get(t)
-            if f is None:
+            clue = get(t, missing)
+            if clue is missing:
                 i = index.get(t)
-                if i is None:
-                    if unseen_is_clue:
-                        clues.append((abs(x - 0.5), t, x))
-                    continue
-                f = robinson_f(ham[i], spam[i], n_ham, n_spam, s, x, c)
-                fcache[t] = f
-            d = f - 0.5 if f > 0.5 else 0.5 - f
-            if d >= min_dev:
-                clues.append((d, t, f))
+                f = x if i is None else robinson_f(ham[i], spam[i], n_ham, n_spam, s, x, c)
+                d = f - 0.5 if f > 0.5 else 0.5 - f
+                clue = (d, t, f, math.log(f), math.log1p(-f)) if d >= min_dev else None
+                if i is not None:  # unseen tokens are not kept: spam invents them
+                    cache[t] = clue
+            if clue is not None:
+                clues.append(clue)
         cap = st.max_clues
         if cap and len(clues) > cap:
-            clues = heapq.nlargest(cap, clues)
-        return clues
+            clues.sort(reverse=True)
+            del clues[cap:]
+        return clues  # type: ignore[return-value]
 
     def _nb_log_odds(self, tokens: Iterable[str]) -> float:
         table = self.table_
@@ -630,7 +630,7 @@ class SpamFilter:
         self._check_fitted()
         tokens = self._token_sets([message])[0]
         verdict = next(self._verdicts([tokens]))
-        used = {t for _, t, _ in self._clue_values(tokens)}
+        used = {clue[1] for clue in self._clue_values(tokens)}
         st, table = self._settings(), self.table_
         rows = []
         for t in tokens:

@@ -9,11 +9,22 @@ negative) and merging (adding) are exact: a model's scores depend only on its co
 
 from __future__ import annotations
 
+import hashlib
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
-__all__ = ["TokenTable"]
+__all__ = ["TokenTable", "token_hash"]
+
+
+def token_hash(encoded: bytes) -> int:
+    """The 64-bit hash (BLAKE2b, little-endian) of a token's UTF-8 bytes, by which a model
+    file orders its tokens (:class:`~nbayes.spam._scorer.SpamScorer` searches it).
+
+    >>> token_hash(b"viagra")
+    6279434352747552626
+    """
+    return int.from_bytes(hashlib.blake2b(encoded, digest_size=8).digest(), "little")
 
 
 class TokenTable:
@@ -211,6 +222,22 @@ class TokenTable:
                 new.n_live += 1
             new.sum_ham += g
             new.sum_spam += b
+        new.n_ham, new.n_spam = n_ham, n_spam
+        return new
+
+    @classmethod
+    def from_columns(
+        cls, tokens: list[str], ham: array, spam: array, n_ham: int, n_spam: int
+    ) -> TokenTable:
+        """The table of distinct ``tokens`` with their count columns (``array("q")``, each
+        row with a count), taken as they are (no per-row Python work: a model file of a
+        million tokens loads in a fraction of a second)."""
+        new = cls()
+        new._tokens = tokens
+        new._index = dict(zip(tokens, range(len(tokens)), strict=True))
+        new.ham, new.spam = ham, spam
+        new.n_live = len(tokens)
+        new.sum_ham, new.sum_spam = sum(ham), sum(spam)
         new.n_ham, new.n_spam = n_ham, n_spam
         return new
 
