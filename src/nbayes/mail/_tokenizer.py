@@ -43,9 +43,11 @@ DEFAULT_HEADERS = ("subject", "from", "to", "cc", "reply-to", "x-mailer", "user-
 
 _ADDRESS_HEADERS = frozenset({"from", "to", "cc", "bcc", "reply-to", "sender", "return-path"})
 _MAILER_HEADERS = frozenset({"x-mailer", "user-agent"})
-_URL = re.compile(r"""((?:(?:https?|ftp)://|www\.)[^\s<>"'()\[\]{}]+)""")
+_URL = re.compile(r"""((?:(?:https?|ftp)://|www\.)[^\s<>"'()\[\]{}]+)""", re.I)
 _URL_PIECE = re.compile(r"[/.?=&:;#%+~,!@_-]+")
 _PUNCT_RUN = re.compile(r"[^\w\s]+")
+_HTML_TAG = re.compile(r"<\s*([a-zA-Z][\w:-]{0,20})([^<>]{0,500})>")
+_HTML_ATTR = re.compile(r"([a-zA-Z][\w:-]{0,20})\s*=")
 _HOST = re.compile(r"\b(?:[a-z0-9-]+\.)+[a-z]{2,}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b")
 
 
@@ -85,6 +87,8 @@ class MailTokenizer:
     min_length: int = 3
     max_length: int = 12
     bigrams: bool = True
+    lowercase: bool = True
+    html_tags: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.headers, str) or not all(isinstance(h, str) for h in self.headers):
@@ -121,7 +125,7 @@ class MailTokenizer:
             if not isinstance(d["headers"], list | tuple):
                 raise TypeError(f"MailTokenizer's headers must be a list; got {d['headers']!r}")
             d["headers"] = tuple(d["headers"])
-        for name in ("received", "other_headers", "bigrams"):
+        for name in ("received", "other_headers", "bigrams", "lowercase", "html_tags"):
             if name in d and not isinstance(d[name], bool):
                 raise TypeError(f"MailTokenizer's {name} must be a bool; got {d[name]!r}")
         return cls(**d)
@@ -159,6 +163,12 @@ class MailTokenizer:
             if part.content_type == "text/html" or (
                 "<" in text and _looks_like_html(text)
             ):
+                if self.html_tags:
+                    for name, attrs in _HTML_TAG.findall(text[:200_000]):
+                        name = name.lower()
+                        out.add("html:" + name)
+                        for attr in _HTML_ATTR.findall(attrs):
+                            out.add(f"html:{name}.{attr.lower()}")
                 text, links = html_to_text(text)
                 for link in links:
                     _url_tokens(link.lower(), out)
@@ -184,11 +194,12 @@ class MailTokenizer:
         _long_words(longs, out, prefix)
 
     def _text_tokens(self, text: str, out: set[str]) -> None:
-        text = text.lower()
+        if self.lowercase:
+            text = text.lower()
         if "://" in text or "www." in text:
             pieces = _URL.split(text)  # text, url, text, url, ..., text: one scan
             for url in pieces[1::2]:
-                _url_tokens(url, out)
+                _url_tokens(url.lower(), out)
             text = " ".join(pieces[0::2])
         # the compiled kernel adds the words and bigrams; body_words_reference is its
         # specification in Python (tests/spam check that both agree)
