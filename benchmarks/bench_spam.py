@@ -287,9 +287,7 @@ def main() -> None:
     if exe:
         proc["bogofilter -T"] = []
     for _ in range(args.runs):
-        cl_times += classify_and_learn(
-            model, [raw[i] for i in sample], [labels[i] for i in sample]
-        )
+        cl_times += classify_and_learn(model, [raw[i] for i in sample], [labels[i] for i in sample])
         bulk["nbayes, 1 process"].append(bulk_nbayes(model, raw, 1))
         bulk["nbayes, 2 processes"].append(bulk_nbayes(model, raw, 2))
         if exe and bogo_home:

@@ -180,9 +180,11 @@ def test_sklearn_clone_and_params() -> None:
     g = clone(f)
     assert g.get_params() == f.get_params() and g is not f
     assert is_classifier(f)
-    assert repr(f) == "SpamFilter(s=0.2, tokenizer=MailTokenizer(headers=('subject', 'from', "\
-        "'to', 'cc', 'reply-to', 'x-mailer', 'user-agent'), received=False, "\
+    assert (
+        repr(f) == "SpamFilter(s=0.2, tokenizer=MailTokenizer(headers=('subject', 'from', "
+        "'to', 'cc', 'reply-to', 'x-mailer', 'user-agent'), received=False, "
         "other_headers=False, min_length=3, max_length=12, bigrams=False))"
+    )
     with pytest.raises(ValueError, match="Invalid parameter 'sx'"):
         f.set_params(sx=1)
 
@@ -289,7 +291,9 @@ def test_auto_learn_learns_sure_verdicts_only() -> None:
 
 
 def test_choose_cutoffs_hits_the_target_on_held_out_folds() -> None:
-    ham = [f"Subject: notes {i}\n\nminutes of meeting {i} and the agenda".encode() for i in range(20)]
+    ham = [
+        f"Subject: notes {i}\n\nminutes of meeting {i} and the agenda".encode() for i in range(20)
+    ]
     spam = [f"Subject: offer {i}\n\ncheap pills offer {i} click now".encode() for i in range(20)]
     f = SpamFilter()
     choice = choose_cutoffs(f, ham + spam, ["ham"] * 20 + ["spam"] * 20, ham_loss=0.0)

@@ -122,7 +122,7 @@ def test_non_text_parts_are_described_not_decoded() -> None:
     blob = base64.encodebytes(b"\x89PNG" + bytes(range(256)) * 4)
     raw = multipart(
         b"Content-Type: text/plain\n\nsee the picture",
-        b"Content-Type: image/png; name=\"photo.png\"\nContent-Disposition: attachment; "
+        b'Content-Type: image/png; name="photo.png"\nContent-Disposition: attachment; '
         b'filename="photo.png"\nContent-Transfer-Encoding: base64\n\n' + blob,
     )
     t = TOK(raw)
@@ -144,7 +144,8 @@ def test_long_words_and_eight_bit_runs_are_summarised() -> None:
 
 
 def test_encoded_headers_are_decoded() -> None:
-    raw = b"Subject: =?utf-8?q?Gro=C3=9Fe_Rabatte?= heute\nFrom: =?iso-8859-1?q?J=F6rg?= <j@x.de>\n\nhi"
+    raw = b"Subject: =?utf-8?q?Gro=C3=9Fe_Rabatte?= heute\n"
+    raw += b"From: =?iso-8859-1?q?J=F6rg?= <j@x.de>\n\nhi"
     t = TOK(raw)
     assert {"subject:große", "subject:rabatte", "subject:heute", "from:name:jörg"} <= t
 
@@ -187,8 +188,7 @@ def test_a_large_attachment_is_cheap() -> None:
     big = base64.encodebytes(b"\x00" * (8 << 20))  # 8 MiB attachment, ~11 MB encoded
     raw = multipart(
         b"Content-Type: text/plain\n\nsee attached",
-        b"Content-Type: application/zip; name=big.zip\nContent-Transfer-Encoding: base64\n\n"
-        + big,
+        b"Content-Type: application/zip; name=big.zip\nContent-Transfer-Encoding: base64\n\n" + big,
     )
     start = time.perf_counter()
     t = TOK(raw)

@@ -1,9 +1,10 @@
 """HTML reduced to the text a reader sees, and the URLs it links to.
 
-Comments, ``<script>`` and ``<style>`` are dropped, tags become spaces, entities are decoded. The scan is linear in the input whatever it holds (an
-unterminated comment or script hides the rest, as in a browser): spam is adversarial, and a
-backtracking regular expression over ``<!--.*?-->`` is quadratic on unterminated comments.
-Links (``href``, ``src``, ``action``, ``background``) are returned apart, for URL tokens.
+Comments, ``<script>`` and ``<style>`` are dropped, tags become spaces, entities are
+decoded. The scan is linear in the input whatever it holds (an unterminated comment or
+script hides the rest, as in a browser): spam is adversarial, and a backtracking regular
+expression over ``<!--.*?-->`` is quadratic on unterminated comments. Links (``href``,
+``src``, ``action``, ``background``) are returned apart, for URL tokens.
 """
 
 from __future__ import annotations

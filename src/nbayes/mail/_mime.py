@@ -223,7 +223,8 @@ def walk_parts(message: Message) -> Iterator[MailPart]:
     ...        b"Content-Transfer-Encoding: base64\\n\\nY2Fmw6k=\\n--B\\n"
     ...        b"Content-Type: application/pdf; name=bill.pdf\\n\\n%PDF\\n--B--\\n")
     >>> [(p.content_type, p.filename, p.text) for p in walk_parts(parse(raw))]
-    [('multipart/mixed', None, None), ('text/plain', None, 'café'), ('application/pdf', 'bill.pdf', None)]
+    [('multipart/mixed', None, None), ('text/plain', None, 'café'),
+     ('application/pdf', 'bill.pdf', None)]
     """
     for part in message.walk():
         ctype = part.get_content_type()

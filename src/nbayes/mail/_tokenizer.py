@@ -77,8 +77,8 @@ class MailTokenizer:
     >>> sorted(tok.tokens(b"From: Ann <ann@example.com>\\nSubject: Cheap pills!!\\n\\n"
     ...                   b"Visit http://pills.example/buy now"))
     ['bi:visit now', 'content-type:text/plain', 'from:addr:ann', 'from:addr:example.com',
-     'from:name:ann', 'now', 'proto:http', 'subject:!!', 'subject:cheap', 'subject:pills!!', 'url:buy',
-     'url:pills.example', 'visit']
+     'from:name:ann', 'now', 'proto:http', 'subject:!!', 'subject:cheap', 'subject:pills!!',
+     'url:buy', 'url:pills.example', 'visit']
     """
 
     headers: tuple[str, ...] = DEFAULT_HEADERS
@@ -160,9 +160,7 @@ class MailTokenizer:
             if part.text is None:
                 continue
             text = part.text
-            if part.content_type == "text/html" or (
-                "<" in text and _looks_like_html(text)
-            ):
+            if part.content_type == "text/html" or ("<" in text and _looks_like_html(text)):
                 if self.html_tags:
                     for name, attrs in _HTML_TAG.findall(text[:200_000]):
                         name = name.lower()

@@ -456,9 +456,7 @@ class SpamFilter:
                 )
             return [len(sets)]
         if regime not in ("on_error", "exhaustion"):
-            raise ValueError(
-                f"regime must be 'all', 'on_error' or 'exhaustion'; got {regime!r}"
-            )
+            raise ValueError(f"regime must be 'all', 'on_error' or 'exhaustion'; got {regime!r}")
         if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
             raise ValueError(f"max_rounds must be an int >= 1; got {max_rounds!r}")
         if not hasattr(self, "table_"):

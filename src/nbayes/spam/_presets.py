@@ -35,7 +35,13 @@ PRESETS: dict[str, Preset] = {
         s=0.1, x=0.5, smoothing=1.0, min_dev=0.1, max_clues=150, ham_cutoff=0.4, spam_cutoff=0.9
     ),
     "bogofilter": Preset(
-        s=0.0178, x=0.52, smoothing=0.0, min_dev=0.375, max_clues=None, ham_cutoff=0.45, spam_cutoff=0.99
+        s=0.0178,
+        x=0.52,
+        smoothing=0.0,
+        min_dev=0.375,
+        max_clues=None,
+        ham_cutoff=0.45,
+        spam_cutoff=0.99,
     ),
     "spambayes": Preset(
         s=0.45, x=0.5, smoothing=0.0, min_dev=0.1, max_clues=150, ham_cutoff=0.2, spam_cutoff=0.9

@@ -87,7 +87,7 @@ class SpamScorer:
 
     def classify(self, messages: Iterable[MessageLike]) -> list[Verdict]:
         """The :class:`Verdict` of each message (as the saved filter gives it)."""
-        out = []
+        out: list[Verdict] = []
         for tokens in self.filter._token_sets(messages):
             out.extend(self._shell(tokens)._verdicts([tokens]))
         return out

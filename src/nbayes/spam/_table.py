@@ -208,9 +208,7 @@ class TokenTable:
         )
 
     @classmethod
-    def from_rows(
-        cls, rows: Iterable[tuple[str, int, int]], n_ham: int, n_spam: int
-    ) -> TokenTable:
+    def from_rows(cls, rows: Iterable[tuple[str, int, int]], n_ham: int, n_spam: int) -> TokenTable:
         """The table of the given ``(token, ham, spam)`` rows (distinct tokens)."""
         new = cls()
         for t, g, b in rows:
