@@ -293,7 +293,7 @@ def test_an_mbox_is_read_line_by_line_not_whole() -> None:
             for i in range(2000):
                 self.n += 1
                 yield f"From a{i}@x Mon Jul  1 10:00:00 2002\n".encode()
-                yield b"Subject: s\n\nbody\n\n"
+                yield from (b"Subject: s\n", b"\n", b"body\n", b"\n")
 
         def read(self, *args: object) -> bytes:
             raise AssertionError("read whole")
