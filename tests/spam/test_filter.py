@@ -180,11 +180,8 @@ def test_sklearn_clone_and_params() -> None:
     g = clone(f)
     assert g.get_params() == f.get_params() and g is not f
     assert is_classifier(f)
-    assert (
-        repr(f) == "SpamFilter(s=0.2, tokenizer=MailTokenizer(headers=('subject', 'from', "
-        "'to', 'cc', 'reply-to', 'x-mailer', 'user-agent'), received=False, "
-        "other_headers=False, min_length=3, max_length=12, bigrams=False))"
-    )
+    assert repr(f).startswith("SpamFilter(s=0.2, tokenizer=MailTokenizer(headers=(")
+    assert "bigrams=False" in repr(f) and repr(SpamFilter()) == "SpamFilter()"
     with pytest.raises(ValueError, match="Invalid parameter 'sx'"):
         f.set_params(sx=1)
 
@@ -266,6 +263,27 @@ def test_token_table_counts_documents() -> None:
     assert t.counts("a") == (2, 1) and t.counts("zz") == (0, 0) and len(t) == 2
     t.unlearn([{"a", "b"}], spam=False)
     assert t.counts("b") == (0, 0) and len(t) == 1
+
+
+def test_an_interrupted_learning_call_changes_nothing() -> None:
+    class Interrupted(frozenset):  # type: ignore[type-arg]
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            yield "brand-new"
+            yield "click"
+            raise KeyboardInterrupt
+
+    t = trained().table_
+    before = t.copy()
+    for call in (t.learn, t.unlearn):
+        with pytest.raises(KeyboardInterrupt):
+            call([frozenset({"click", "other-new"}), Interrupted()], spam=True)  # type: ignore[list-item]
+        assert t == before and t.counts("brand-new") == (0, 0)
+        assert "brand-new" not in t.index and t.n_live == before.n_live
+    f = trained()
+    before = f.table_.copy()
+    with pytest.raises(KeyboardInterrupt):
+        f._learn_into(f.table_, [frozenset({"a"}), Interrupted()], ["spam", "ham"])
+    assert f.table_ == before
 
 
 # ---------------------------------------------------------------------- regimes, cutoffs

@@ -349,8 +349,13 @@ class SpamFilter:
     def _learn_into(self, table: TokenTable, messages: Any, labels: Any) -> None:
         sets = self._token_sets(messages)
         flags = self._spam_flags(labels, len(sets))
-        table.learn([t for t, f in zip(sets, flags, strict=True) if f], spam=True)
-        table.learn([t for t, f in zip(sets, flags, strict=True) if not f], spam=False)
+        spam = [t for t, f in zip(sets, flags, strict=True) if f]
+        table.learn(spam, spam=True)
+        try:
+            table.learn([t for t, f in zip(sets, flags, strict=True) if not f], spam=False)
+        except BaseException:  # all or nothing: the spam half goes too
+            table.unlearn(spam, spam=True)
+            raise
 
     def unlearn(self, messages: Iterable[MessageLike], labels: Iterable[str]) -> Self:
         """Forget messages learnt with ``labels``, exactly (as if never learnt).
@@ -368,7 +373,11 @@ class SpamFilter:
             if problem is not None:
                 raise ValueError(problem)
         self.table_.unlearn(spam, spam=True)
-        self.table_.unlearn(ham, spam=False)
+        try:
+            self.table_.unlearn(ham, spam=False)
+        except BaseException:
+            self.table_.learn(spam, spam=True)
+            raise
         return self
 
     def correct(self, messages: Iterable[MessageLike], labels: Iterable[str]) -> Self:
@@ -384,10 +393,27 @@ class SpamFilter:
             problem = trial.check_unlearn(group, spam=is_spam)
             if problem is not None:
                 raise ValueError(problem.replace("cannot unlearn", "cannot correct"))
-        self.table_.unlearn(was_ham, spam=False)
-        self.table_.unlearn(was_spam, spam=True)
-        self.table_.learn(was_ham, spam=True)
-        self.table_.learn(was_spam, spam=False)
+        steps = (
+            (was_ham, False, False),  # (messages, as spam, learn): unlearn the wrong labels
+            (was_spam, True, False),
+            (was_ham, True, True),  # and learn the right ones
+            (was_spam, False, True),
+        )
+        done = []
+        try:
+            for group, is_spam, learn in steps:
+                if learn:
+                    self.table_.learn(group, spam=is_spam)
+                else:
+                    self.table_.unlearn(group, spam=is_spam)
+                done.append((group, is_spam, learn))
+        except BaseException:  # all or nothing: undo the steps taken, last first
+            for group, is_spam, learn in reversed(done):
+                if learn:
+                    self.table_.unlearn(group, spam=is_spam)
+                else:
+                    self.table_.learn(group, spam=is_spam)
+            raise
         return self
 
     def merge(self, other: SpamFilter) -> Self:

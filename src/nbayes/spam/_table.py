@@ -80,28 +80,41 @@ class TokenTable:
 
     # ------------------------------------------------------------------ learning
     def learn(self, messages: Iterable[Iterable[str]], *, spam: bool) -> None:
-        """Count each message's distinct tokens once, in ``spam`` or ham."""
+        """Count each message's distinct tokens once, in ``spam`` or ham.
+
+        All or nothing: an exception (a Ctrl-C included) in the middle undoes what the
+        call had counted before it propagates.
+        """
         index, tokens = self._index, self._tokens
         col = self.spam if spam else self.ham
         other = self.ham if spam else self.spam
         n = 0
         live = 0
         total = 0
-        for message in messages:
-            n += 1
-            for t in message:
-                total += 1
-                i = index.get(t)
-                if i is None:
-                    i = len(tokens)
-                    index[t] = i
-                    tokens.append(t)
-                    self.ham.append(0)
-                    self.spam.append(0)
-                c = col[i]
-                if c == 0 and other[i] == 0:
-                    live += 1
-                col[i] = c + 1
+        first_new = len(tokens)
+        touched: list[int] = []
+        try:
+            for message in messages:
+                n += 1
+                for t in message:
+                    total += 1
+                    i = index.get(t)
+                    if i is None:
+                        i = len(tokens)
+                        index[t] = i
+                        tokens.append(t)
+                        self.ham.append(0)
+                        self.spam.append(0)
+                    c = col[i]
+                    if c == 0 and other[i] == 0:
+                        live += 1
+                    col[i] = c + 1
+                    touched.append(i)
+        except BaseException:
+            for i in touched:
+                col[i] -= 1
+            self._truncate(first_new)
+            raise
         self.n_live += live
         if spam:
             self.n_spam += n
@@ -110,6 +123,14 @@ class TokenTable:
             self.n_ham += n
             self.sum_ham += total
         self.version += 1
+
+    def _truncate(self, n_rows: int) -> None:
+        """Drop the rows from ``n_rows`` on (rows a failed call had added)."""
+        for t in self._tokens[n_rows:]:
+            del self._index[t]
+        del self._tokens[n_rows:]
+        del self.ham[n_rows:]
+        del self.spam[n_rows:]
 
     def check_unlearn(self, messages: Sequence[Iterable[str]], *, spam: bool) -> str | None:
         """None if the messages can be unlearnt as ``spam`` (or ham), else why not."""
@@ -143,14 +164,23 @@ class TokenTable:
         col = self.spam if spam else self.ham
         other = self.ham if spam else self.spam
         total = 0
-        for message in messages:
-            for t in message:
-                total += 1
-                i = index[t]
-                c = col[i] - 1
-                col[i] = c
-                if c == 0 and other[i] == 0:
-                    self.n_live -= 1
+        dead = 0
+        touched: list[int] = []
+        try:
+            for message in messages:
+                for t in message:
+                    total += 1
+                    i = index[t]
+                    c = col[i] - 1
+                    col[i] = c
+                    touched.append(i)
+                    if c == 0 and other[i] == 0:
+                        dead += 1
+        except BaseException:
+            for i in touched:
+                col[i] += 1
+            raise
+        self.n_live -= dead
         if spam:
             self.n_spam -= len(messages)
             self.sum_spam -= total
@@ -161,23 +191,35 @@ class TokenTable:
 
     # ------------------------------------------------------------------ whole tables
     def merge(self, other: TokenTable) -> None:
-        """Add ``other``'s counts to these."""
+        """Add ``other``'s counts to these (all or nothing, as :meth:`learn`)."""
         index, tokens, ham, spam = self._index, self._tokens, self.ham, self.spam
-        for t, j in other._index.items():
-            g, b = other.ham[j], other.spam[j]
-            if g == 0 and b == 0:
-                continue
-            i = index.get(t)
-            if i is None:
-                i = len(tokens)
-                index[t] = i
-                tokens.append(t)
-                ham.append(0)
-                spam.append(0)
-            if ham[i] == 0 and spam[i] == 0:
-                self.n_live += 1
-            ham[i] += g
-            spam[i] += b
+        first_new = len(tokens)
+        touched: list[tuple[int, int, int]] = []
+        live = 0
+        try:
+            for t, j in other._index.items():
+                g, b = other.ham[j], other.spam[j]
+                if g == 0 and b == 0:
+                    continue
+                i = index.get(t)
+                if i is None:
+                    i = len(tokens)
+                    index[t] = i
+                    tokens.append(t)
+                    ham.append(0)
+                    spam.append(0)
+                if ham[i] == 0 and spam[i] == 0:
+                    live += 1
+                ham[i] += g
+                spam[i] += b
+                touched.append((i, g, b))
+        except BaseException:
+            for i, g, b in touched:
+                ham[i] -= g
+                spam[i] -= b
+            self._truncate(first_new)
+            raise
+        self.n_live += live
         self.sum_ham += other.sum_ham
         self.sum_spam += other.sum_spam
         self.n_ham += other.n_ham
