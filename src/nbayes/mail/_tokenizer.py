@@ -36,14 +36,14 @@ from nbayes.mail._html import html_to_text
 from nbayes.mail._mime import decode_header, parse, uudecoded_names, walk_parts
 from nbayes.mail._sources import RawMail
 
-__all__ = ["DEFAULT_HEADERS", "MailTokenizer"]
+__all__ = ["DEFAULT_HEADERS", "MailTokenizer", "split_urls"]
 
 DEFAULT_HEADERS = ("subject", "from", "to", "cc", "reply-to", "x-mailer", "user-agent")
 """The headers tokenized by default (besides the parts' content types)."""
 
 _ADDRESS_HEADERS = frozenset({"from", "to", "cc", "bcc", "reply-to", "sender", "return-path"})
 _MAILER_HEADERS = frozenset({"x-mailer", "user-agent"})
-_URL = re.compile(r"""((?:(?:https?|ftp)://|www\.)[^\s<>"'()\[\]{}]+)""", re.I)
+_URL_END = re.compile(r"""[\s<>"'()\[\]{}]""")
 _URL_PIECE = re.compile(r"[/.?=&:;#%+~,!@_-]+")
 _PUNCT_RUN = re.compile(r"[^\w\s]+")
 _HTML_TAG = re.compile(r"<\s*([a-zA-Z][\w:-]{0,20})([^<>]{0,500})>")
@@ -194,11 +194,10 @@ class MailTokenizer:
     def _text_tokens(self, text: str, out: set[str]) -> None:
         if self.lowercase:
             text = text.lower()
-        if "://" in text or "www." in text:
-            pieces = _URL.split(text)  # text, url, text, url, ..., text: one scan
-            for url in pieces[1::2]:
+        if "://" in text or "www." in text or "WWW." in text:
+            text, urls = split_urls(text)
+            for url in urls:
                 _url_tokens(url.lower(), out)
-            text = " ".join(pieces[0::2])
         # the compiled kernel adds the words and bigrams; body_words_reference is its
         # specification in Python (tests/spam check that both agree)
         longs = _mail_native.words(text, self.min_length, self.max_length, self.bigrams, out)
@@ -219,7 +218,7 @@ class MailTokenizer:
     def _header_tokens(self, msg: Message, out: set[str]) -> None:
         wanted = self.headers
         fields: dict[str, list[Any]] = {}
-        for name, value in msg.items():  # one pass: Message.get_all lower-cases every name
+        for name, value in msg.raw_items():  # one pass: get_all lower-cases every name
             fields.setdefault(name.lower(), []).append(value)
         for field in wanted:
             values = fields.get(field)
@@ -248,6 +247,49 @@ class MailTokenizer:
                     continue
                 for value in values:
                     self._words(decode_header(value).lower(), out, field + ":")
+
+
+def split_urls(text: str) -> tuple[str, list[str]]:
+    """``text`` with its URLs (``http://``, ``https://``, ``ftp://``, ``www.``) cut out,
+    and the URLs, in order. Found by ``str.find`` of their markers (a regular expression
+    of alternatives tries each one at every character: 4x slower on mail bodies).
+
+    >>> split_urls("see http://a.example/x and www.b.example or HTTPS://C.example.")
+    ('see   and   or  ', ['http://a.example/x', 'www.b.example', 'HTTPS://C.example.'])
+    """
+    lower = text.lower()
+    spans: list[tuple[int, int]] = []
+    for marker in ("://", "www."):
+        pos = lower.find(marker)
+        while pos >= 0:
+            start = pos
+            if marker == "://":
+                for scheme in ("https", "http", "ftp"):
+                    if lower.startswith(scheme, pos - len(scheme)):
+                        start = pos - len(scheme)
+                        break
+                else:
+                    pos = lower.find(marker, pos + 3)
+                    continue
+            m = _URL_END.search(lower, pos + len(marker))
+            end = len(lower) if m is None else m.start()
+            if end > pos + len(marker):
+                spans.append((start, end))
+            pos = lower.find(marker, end)
+    if not spans:
+        return text, []
+    spans.sort()
+    pieces: list[str] = []
+    urls: list[str] = []
+    last = 0
+    for start, end in spans:
+        if start < last:  # www. inside an http:// URL already cut
+            continue
+        pieces.append(text[last:start])
+        urls.append(text[start:end])
+        last = end
+    pieces.append(text[last:])
+    return " ".join(pieces), urls
 
 
 def _long_words(words: Iterable[str], out: set[str], prefix: str) -> None:
