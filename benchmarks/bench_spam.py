@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import shutil
 import statistics
@@ -55,7 +54,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import machine  # noqa: E402
 
 import nbayes  # noqa: E402
-from nbayes.spam import SpamFilter, classify_many  # noqa: E402
+from nbayes.spam import (  # noqa: E402
+    SpamFilter,
+    caught_at_ham_loss,
+    classify_many,
+    verdict_report,
+)
 
 LEVELS = (0.001, 0.005, 0.01)
 DESIGN_SHARE = 0.6
@@ -89,26 +93,16 @@ def ensure_bogofilter() -> str:
 
 
 # ----------------------------------------------------------------------------- accuracy
-def caught(scores: np.ndarray, labels: np.ndarray) -> list[float]:
-    """Spam caught (%) at each ham-loss level (ties against the filter)."""
-    ham = np.sort(scores[labels == "ham"])[::-1]
-    spam = scores[labels == "spam"]
-    out = []
-    for share in LEVELS:
-        k = int(math.floor(share * len(ham) + 1e-9))
-        out.append(100.0 * float(np.mean(spam > ham[k])))
-    return out
-
-
 def summary(scores: np.ndarray, verdicts: np.ndarray, labels: np.ndarray) -> dict[str, Any]:
-    c = caught(scores, labels)
+    c = caught_at_ham_loss(scores.tolist(), labels.tolist(), LEVELS)
+    r = verdict_report(labels.tolist(), verdicts.tolist())
     return {
-        "caught_0.1": c[0],
-        "caught_0.5": c[1],
-        "caught_1": c[2],
-        "ham_lost": int(np.sum((labels == "ham") & (verdicts == "spam"))),
-        "spam_passed": int(np.sum((labels == "spam") & (verdicts == "ham"))),
-        "unsure": int(np.sum(verdicts == "unsure")),
+        "caught_0.1": 100 * c[0],
+        "caught_0.5": 100 * c[1],
+        "caught_1": 100 * c[2],
+        "ham_lost": r.ham_lost,
+        "spam_passed": r.spam_passed,
+        "unsure": r.unsure,
         "n": len(labels),
     }
 

@@ -409,3 +409,28 @@ def test_classify_many_keeps_order_on_two_processes() -> None:
     assert list(classify_many(f, iter(probe), n_jobs=1)) == f.classify(probe)
     with pytest.raises(ValueError, match="n_jobs"):
         list(classify_many(f, probe, n_jobs=0))
+
+
+def test_fit_stream_equals_fit_and_is_all_or_nothing(tmp_path: Path) -> None:
+    from nbayes.mail import iter_classes
+
+    for label, msgs in (("ham", HAM), ("spam", SPAM)):
+        (tmp_path / label).mkdir()
+        for i, m in enumerate(msgs):
+            (tmp_path / label / f"{i}.eml").write_bytes(m)
+    f = SpamFilter().fit_stream(iter_classes(tmp_path), chunk_size=3)
+    assert f.table_ == trained().table_
+    g = trained().partial_fit_stream(iter_classes(tmp_path))
+    assert g.table_ == SpamFilter().fit(HAM + SPAM + HAM + SPAM, LABELS + LABELS).table_
+
+    def broken():  # type: ignore[no-untyped-def]
+        yield HAM[0], "ham"
+        yield 42, "ham"
+
+    before = f.table_.copy()
+    with pytest.raises(TypeError, match="got int"):
+        f.partial_fit_stream(broken(), chunk_size=1)
+    assert f.table_ == before
+    with pytest.raises(TypeError, match=r"\(message, label\) pairs"):
+        f.fit_stream([HAM[0]])  # type: ignore[list-item]
+    assert f.table_ == before

@@ -309,3 +309,17 @@ def test_case_and_html_tag_options() -> None:
     t = MailTokenizer(lowercase=False, html_tags=True)(raw)
     assert {"FREE", "Offer", "html:font", "html:font.color"} <= t
     assert "free" not in t
+
+
+def test_set_header_replaces_forged_verdicts_and_keeps_the_rest() -> None:
+    from nbayes.mail import set_header
+
+    raw = b"X-Nbayes-Status: ham\nSubject: hi\nx-nbayes-status: ham,\n\tfolded\n\nbody\n"
+    out = set_header(raw, "X-Nbayes-Status", "spam, spamicity=0.99")
+    assert out == b"Subject: hi\nX-Nbayes-Status: spam, spamicity=0.99\n\nbody\n"
+    assert set_header(b"Subject: only headers", "X-A", "1") == b"Subject: only headers\nX-A: 1\n"
+    assert parse(set_header(PLAIN, "X-A", "1"))["X-A"] == "1"
+    with pytest.raises(ValueError, match="one line"):
+        set_header(PLAIN, "X-A", "1\r\nBcc: victim@example.com")
+    with pytest.raises(ValueError, match="not a header name"):
+        set_header(PLAIN, "X A", "1")

@@ -10,6 +10,7 @@ numpy or scikit-learn.
 from __future__ import annotations
 
 from nbayes.mail._errors import MailError
+from nbayes.mail._headers import set_header
 from nbayes.mail._html import html_to_text
 from nbayes.mail._mime import MailPart, decode_header, decode_text, parse, walk_parts
 from nbayes.mail._sources import (
@@ -35,5 +36,6 @@ __all__ = [
     "iter_mail",
     "parse",
     "read_mbox",
+    "set_header",
     "walk_parts",
 ]

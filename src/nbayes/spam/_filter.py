@@ -346,6 +346,52 @@ class SpamFilter:
         self._learn_into(self.table_, messages, labels)
         return self
 
+    def fit_stream(
+        self, labelled: Iterable[tuple[MessageLike, str]], *, chunk_size: int = 512
+    ) -> Self:
+        """Learn ``(message, label)`` pairs from scratch, read one chunk at a time.
+
+        Memory is bounded by the vocabulary, not by the number of messages (a mailbox of
+        any size: ``fit_stream(nbayes.mail.iter_classes(root))``). All or nothing: if
+        reading or tokenizing fails part way, the filter is left as it was.
+        """
+        self.__dict__.pop("_cache", None)
+        self.__dict__.pop("_f", None)
+        table = self._stream_table(labelled, chunk_size)
+        self.table_ = table
+        return self
+
+    def partial_fit_stream(
+        self, labelled: Iterable[tuple[MessageLike, str]], *, chunk_size: int = 512
+    ) -> Self:
+        """Learn ``(message, label)`` pairs in addition to what was learnt, as
+        :meth:`fit_stream` reads them (learnt apart, then merged: all or nothing)."""
+        if not hasattr(self, "table_"):
+            return self.fit_stream(labelled, chunk_size=chunk_size)
+        self.table_.merge(self._stream_table(labelled, chunk_size))
+        return self
+
+    def _stream_table(
+        self, labelled: Iterable[tuple[MessageLike, str]], chunk_size: int
+    ) -> TokenTable:
+        if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+            raise ValueError(f"chunk_size must be an int >= 1; got {chunk_size!r}")
+        self._settings()
+        table = TokenTable()
+        chunk: list[tuple[MessageLike, str]] = []
+        for pair in labelled:
+            if not (isinstance(pair, tuple) and len(pair) == 2):
+                raise TypeError(
+                    f"fit_stream takes (message, label) pairs; got {type(pair).__name__}"
+                )
+            chunk.append(pair)
+            if len(chunk) >= chunk_size:
+                self._learn_into(table, [m for m, _ in chunk], [y for _, y in chunk])
+                chunk = []
+        if chunk:
+            self._learn_into(table, [m for m, _ in chunk], [y for _, y in chunk])
+        return table
+
     def _learn_into(self, table: TokenTable, messages: Any, labels: Any) -> None:
         sets = self._token_sets(messages)
         flags = self._spam_flags(labels, len(sets))
