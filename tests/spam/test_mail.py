@@ -323,3 +323,16 @@ def test_set_header_replaces_forged_verdicts_and_keeps_the_rest() -> None:
         set_header(PLAIN, "X-A", "1\r\nBcc: victim@example.com")
     with pytest.raises(ValueError, match="not a header name"):
         set_header(PLAIN, "X A", "1")
+
+
+def test_a_message_beyond_max_bytes_is_cut_not_parsed_whole() -> None:
+    big = multipart(
+        b"Content-Type: text/plain\n\nsee attached",
+        b"Content-Type: application/zip; name=big.zip\nContent-Transfer-Encoding: base64\n\n"
+        + base64.encodebytes(b"\x00" * (3 << 20)),
+    )
+    t = MailTokenizer(max_bytes=1 << 20)(big)
+    assert {"mail:truncated", "filename:big.zip", "attached"} <= t
+    assert "mail:truncated" not in TOK(big)
+    with pytest.raises(ValueError, match="max_bytes"):
+        MailTokenizer(max_bytes=0)

@@ -34,7 +34,7 @@ from typing import Any
 from nbayes import _mail_native
 from nbayes.mail._html import html_to_text
 from nbayes.mail._mime import decode_header, parse, uudecoded_names, walk_parts
-from nbayes.mail._sources import RawMail
+from nbayes.mail._sources import DEFAULT_MAX_BYTES, RawMail
 
 __all__ = ["DEFAULT_HEADERS", "MailTokenizer", "split_urls"]
 
@@ -67,6 +67,14 @@ class MailTokenizer:
     min_length, max_length : int
         Words shorter than ``min_length`` are dropped, longer than ``max_length``
         summarised.
+    lowercase : bool
+        Lower-case body text (measured better than keeping case, BENCHMARKS.md).
+    html_tags : bool
+        Also count HTML tag and attribute names (``html:font``, ``html:font.color``;
+        measured worse, off by default).
+    max_bytes : int
+        Bytes (or characters) of a message read: the rest, an attachment beyond 16 MiB, is
+        not parsed (the token ``mail:truncated`` says so).
     bigrams : bool
         Also count pairs of adjacent body words (``bi:first second``; SpamBayes'
         experimental option): on by default, measured better (BENCHMARKS.md).
@@ -89,6 +97,7 @@ class MailTokenizer:
     bigrams: bool = True
     lowercase: bool = True
     html_tags: bool = False
+    max_bytes: int = DEFAULT_MAX_BYTES
 
     def __post_init__(self) -> None:
         if isinstance(self.headers, str) or not all(isinstance(h, str) for h in self.headers):
@@ -96,7 +105,7 @@ class MailTokenizer:
                 f"MailTokenizer's headers must be a tuple of header names; got {self.headers!r}"
             )
         object.__setattr__(self, "headers", tuple(h.lower() for h in self.headers))
-        for name in ("min_length", "max_length"):
+        for name in ("min_length", "max_length", "max_bytes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"MailTokenizer's {name} must be an int >= 1; got {value!r}")
@@ -142,6 +151,9 @@ class MailTokenizer:
             if message.truncated:
                 out.add("mail:truncated")
             message = message.data
+        if isinstance(message, bytes | bytearray | str) and len(message) > self.max_bytes:
+            message = message[: self.max_bytes]  # a 100 MB attachment is not parsed whole
+            out.add("mail:truncated")
         msg = parse(message)
         self._header_tokens(msg, out)
         for defect in msg.defects:
