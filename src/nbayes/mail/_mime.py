@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from email.message import Message
 from email.parser import BytesParser
-from email.policy import compat32
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,7 @@ from nbayes.mail._errors import MailError
 
 __all__ = ["MailPart", "decode_header", "decode_text", "parse", "uudecoded_names", "walk_parts"]
 
-_PARSER = BytesParser(policy=compat32)
+_PARSER = BytesParser()  # compat32, the default (email.policy, a heavy import, is not needed)
 _UUENCODE_BEGIN = re.compile(r"^begin [0-7]{3,4} (\S[^\r\n]*)$", re.M)
 _UUENCODE_END = re.compile(r"^end\s*$", re.M)
 
