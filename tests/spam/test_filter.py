@@ -434,3 +434,19 @@ def test_fit_stream_equals_fit_and_is_all_or_nothing(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match=r"\(message, label\) pairs"):
         f.fit_stream([HAM[0]])  # type: ignore[list-item]
     assert f.table_ == before
+
+
+@settings(max_examples=40, deadline=None)
+@given(CORPUS, st.sampled_from(["nbayes", "bogofilter", "spambayes"]))
+def test_the_inlined_f_is_robinson_f_bit_for_bit(corpus: list, preset: str) -> None:
+    from nbayes.spam import robinson_f
+
+    sets, labels = [m for m, _ in corpus], [y for _, y in corpus]
+    f = SpamFilter(preset=preset, min_dev=0.0).fit(sets, labels)
+    st_, t = f._settings(), f.table_
+    tokens = [f"t{i}" for i in range(14)]  # t12, t13: never seen
+    got = {clue[1]: clue[2] for clue in f._clue_values(tokens)}
+    for token in tokens:
+        g, b = t.counts(token)
+        want = robinson_f(g, b, t.n_ham, t.n_spam, st_.s, st_.x, st_.smoothing)
+        assert token not in got or got[token] == want

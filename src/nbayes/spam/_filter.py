@@ -598,11 +598,30 @@ class SpamFilter:
         get = cache.get
         clues = []
         missing = object()
+        # robinson_f inlined, the same expressions in the same order (bit for bit: tested)
+        smooth = bool(c and n_ham and n_spam)
+        n_all = n_ham + n_spam
+        sx = s * x
         for t in tokens:
             clue = get(t, missing)
             if clue is missing:
                 i = index.get(t)
-                f = x if i is None else robinson_f(ham[i], spam[i], n_ham, n_spam, s, x, c)
+                if i is None:
+                    f = x
+                else:
+                    g, b = ham[i], spam[i]
+                    n = g + b
+                    if n == 0:
+                        f = x
+                    else:
+                        if smooth:
+                            m = c * n / n_all
+                            spam_ratio = (b + m) / (n_spam + c)
+                            ham_ratio = (g + m) / (n_ham + c)
+                        else:
+                            spam_ratio = b / n_spam if n_spam else 0.0
+                            ham_ratio = g / n_ham if n_ham else 0.0
+                        f = (sx + n * (spam_ratio / (spam_ratio + ham_ratio))) / (s + n)
                 d = f - 0.5 if f > 0.5 else 0.5 - f
                 clue = (d, t, f, math.log(f), math.log1p(-f)) if d >= min_dev else None
                 if i is not None:  # unseen tokens are not kept: spam invents them
