@@ -450,3 +450,18 @@ def test_the_inlined_f_is_robinson_f_bit_for_bit(corpus: list, preset: str) -> N
         g, b = t.counts(token)
         want = robinson_f(g, b, t.n_ham, t.n_spam, st_.s, st_.x, st_.smoothing)
         assert token not in got or got[token] == want
+
+
+def test_the_fit_tokenizer_is_kept_when_the_parameter_changes(tmp_path: Path) -> None:
+    f = trained(tokenizer=MailTokenizer(bigrams=False))
+    before = f.classify(SPAM)
+    f.set_params(tokenizer=MailTokenizer(received=True))
+    assert f.tokenizer_ == MailTokenizer(bigrams=False)
+    assert f.classify(SPAM) == before
+    f.partial_fit(HAM[:1], ["ham"])
+    assert not any(t.startswith("bi:") for t, _, _ in f.table_.rows())
+    nbayes.save(f, tmp_path / "m.nbm")
+    g = nbayes.load(tmp_path / "m.nbm")
+    assert g.tokenizer_ == f.tokenizer_ and g.tokenizer == MailTokenizer(received=True)
+    f.fit(HAM, ["ham"] * 4)  # a new fit takes the parameter
+    assert f.tokenizer_ == MailTokenizer(received=True)

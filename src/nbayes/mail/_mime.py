@@ -63,7 +63,7 @@ class MailPart:
     text: str | None
 
 
-def parse(message: bytes | str | Message | os.PathLike[str]) -> Message:
+def parse(message: bytes | bytearray | str | Message | os.PathLike[str]) -> Message:
     """The message ``message`` (raw bytes, text, a path or an already parsed message).
 
     A str is a message's text (encoded as UTF-8 to parse it), never a path: give a path as

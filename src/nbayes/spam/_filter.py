@@ -144,6 +144,9 @@ class SpamFilter:
     ----------
     table_ : TokenTable
         The statistics.
+    tokenizer_ : MailTokenizer
+        The recipe they were counted with (the ``tokenizer`` of the fit, kept when the
+        hyperparameter changes later: messages are always tokenized as the counts were).
     classes_ : ndarray of str
         ``labels`` (ham first).
 
@@ -274,15 +277,23 @@ class SpamFilter:
                 "a message is bytes, str, an email.message.Message, a path, a RawMail or a "
                 f"set of tokens; got {type(message).__name__} (pass messages as a list)"
             )
-        return frozenset(self._settings().tokenizer.tokens(message))
+        return frozenset(self._tokenizer().tokens(message))
 
-    def _token_sets(self, messages: Any, what: str = "messages") -> list[frozenset[str]]:
+    def _tokenizer(self) -> MailTokenizer:
+        """The recipe the statistics were counted with (``tokenizer_``), or, before the
+        first fit, the hyperparameter's."""
+        fitted = self.__dict__.get("tokenizer_")
+        return fitted if fitted is not None else self._settings().tokenizer
+
+    def _token_sets(
+        self, messages: Any, what: str = "messages", tokenizer: MailTokenizer | None = None
+    ) -> list[frozenset[str]]:
         if isinstance(messages, bytes | bytearray | str | Message | RawMail | os.PathLike):
             raise TypeError(
                 f"{what} must be a list (or other iterable) of messages; got one "
                 f"{type(messages).__name__}: wrap it in a list, [message]"
             )
-        tok = self._settings().tokenizer
+        tok = self._tokenizer() if tokenizer is None else tokenizer
         out = []
         for m in messages:
             if isinstance(m, frozenset):
@@ -333,10 +344,10 @@ class SpamFilter:
         """Learn ``messages`` from scratch (forgetting what was learnt before)."""
         self.__dict__.pop("_cache", None)
         self.__dict__.pop("_f", None)
-        self._settings()  # checks the hyperparameters before anything changes
+        tokenizer = self._settings().tokenizer  # checks the hyperparameters first
         table = TokenTable()
-        self._learn_into(table, messages, labels)
-        self.table_ = table
+        self._learn_into(table, messages, labels, tokenizer)
+        self.table_, self.tokenizer_ = table, tokenizer
         return self
 
     def partial_fit(self, messages: Iterable[MessageLike], labels: Iterable[str]) -> Self:
@@ -357,8 +368,9 @@ class SpamFilter:
         """
         self.__dict__.pop("_cache", None)
         self.__dict__.pop("_f", None)
-        table = self._stream_table(labelled, chunk_size)
-        self.table_ = table
+        tokenizer = self._settings().tokenizer
+        table = self._stream_table(labelled, chunk_size, tokenizer)
+        self.table_, self.tokenizer_ = table, tokenizer
         return self
 
     def partial_fit_stream(
@@ -368,11 +380,14 @@ class SpamFilter:
         :meth:`fit_stream` reads them (learnt apart, then merged: all or nothing)."""
         if not hasattr(self, "table_"):
             return self.fit_stream(labelled, chunk_size=chunk_size)
-        self.table_.merge(self._stream_table(labelled, chunk_size))
+        self.table_.merge(self._stream_table(labelled, chunk_size, self._tokenizer()))
         return self
 
     def _stream_table(
-        self, labelled: Iterable[tuple[MessageLike, str]], chunk_size: int
+        self,
+        labelled: Iterable[tuple[MessageLike, str]],
+        chunk_size: int,
+        tokenizer: MailTokenizer,
     ) -> TokenTable:
         if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
             raise ValueError(f"chunk_size must be an int >= 1; got {chunk_size!r}")
@@ -386,14 +401,20 @@ class SpamFilter:
                 )
             chunk.append(pair)
             if len(chunk) >= chunk_size:
-                self._learn_into(table, [m for m, _ in chunk], [y for _, y in chunk])
+                self._learn_into(table, [m for m, _ in chunk], [y for _, y in chunk], tokenizer)
                 chunk = []
         if chunk:
-            self._learn_into(table, [m for m, _ in chunk], [y for _, y in chunk])
+            self._learn_into(table, [m for m, _ in chunk], [y for _, y in chunk], tokenizer)
         return table
 
-    def _learn_into(self, table: TokenTable, messages: Any, labels: Any) -> None:
-        sets = self._token_sets(messages)
+    def _learn_into(
+        self,
+        table: TokenTable,
+        messages: Any,
+        labels: Any,
+        tokenizer: MailTokenizer | None = None,
+    ) -> None:
+        sets = self._token_sets(messages, tokenizer=tokenizer)
         flags = self._spam_flags(labels, len(sets))
         spam = [t for t, f in zip(sets, flags, strict=True) if f]
         table.learn(spam, spam=True)
@@ -469,11 +490,11 @@ class SpamFilter:
             raise TypeError(f"can only merge a SpamFilter into a SpamFilter; got {type(other)}")
         other._check_fitted()
         mine, theirs = self._settings(), other._settings()
-        if mine.tokenizer != theirs.tokenizer or mine.labels != theirs.labels:
+        if self._tokenizer() != other._tokenizer() or mine.labels != theirs.labels:
             raise ValueError(
                 "cannot merge SpamFilters that tokenize differently or name their classes "
-                f"differently: {mine.tokenizer!r} {mine.labels} vs {theirs.tokenizer!r} "
-                f"{theirs.labels}"
+                f"differently: {self._tokenizer()!r} {mine.labels} vs "
+                f"{other._tokenizer()!r} {theirs.labels}"
             )
         self.table_.merge(other.table_)
         return self
@@ -488,7 +509,7 @@ class SpamFilter:
         """An independent copy (same hyperparameters and statistics)."""
         new = type(self)(**self.get_params())
         if hasattr(self, "table_"):
-            new.table_ = self.table_.copy()
+            new.table_, new.tokenizer_ = self.table_.copy(), self.tokenizer_
         return new
 
     # ------------------------------------------------------------------ regimes
@@ -532,8 +553,7 @@ class SpamFilter:
         if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
             raise ValueError(f"max_rounds must be an int >= 1; got {max_rounds!r}")
         if not hasattr(self, "table_"):
-            self._settings()
-            self.table_ = TokenTable()
+            self.table_, self.tokenizer_ = TokenTable(), self._settings().tokenizer
         rounds = []
         for _ in range(max_rounds if regime == "exhaustion" else 1):
             learnt = 0

@@ -82,7 +82,7 @@ class SpamScorer:
 
     def _shell(self, tokens: frozenset[str]) -> SpamFilter:
         shell = SpamFilter(**self.filter.get_params())
-        shell.table_ = self._table(tokens)
+        shell.table_, shell.tokenizer_ = self._table(tokens), self.filter.tokenizer_
         return shell
 
     def classify(self, messages: Iterable[MessageLike]) -> list[Verdict]:
