@@ -465,3 +465,14 @@ def test_the_fit_tokenizer_is_kept_when_the_parameter_changes(tmp_path: Path) ->
     assert g.tokenizer_ == f.tokenizer_ and g.tokenizer == MailTokenizer(received=True)
     f.fit(HAM, ["ham"] * 4)  # a new fit takes the parameter
     assert f.tokenizer_ == MailTokenizer(received=True)
+
+
+def test_setting_a_hyperparameter_directly_takes_effect() -> None:
+    f = trained()
+    probe = [b"Subject: cheap offer\n\nclick here now for the best price on pills"]
+    assert f.predict(probe).tolist() == ["spam"]
+    f.spam_cutoff = 1.0  # not through set_params
+    assert f.predict(probe).tolist() == ["unsure"]
+    before = f.spamicity(probe)
+    f.s = 5.0
+    assert f.spamicity(probe) != before

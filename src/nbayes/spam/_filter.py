@@ -195,6 +195,14 @@ class SpamFilter:
         self.labels = labels
 
     # ------------------------------------------------------------------ estimator API
+    def __setattr__(self, name: str, value: Any) -> None:
+        # the checked settings and the clue cache derive from the hyperparameters: any
+        # change to one (f.spam_cutoff = 0.95 as well as set_params) drops them
+        if name in _HYPERPARAMETERS:
+            self.__dict__.pop("_cache", None)
+            self.__dict__.pop("_f", None)
+        object.__setattr__(self, name, value)
+
     @classmethod
     def _get_param_names(cls) -> list[str]:
         code = cls.__init__.__code__  # the keyword-only arguments (inspect: a slow import)
@@ -786,6 +794,9 @@ class SpamFilter:
             table = TokenTable.from_rows(kept, n_ham, n_spam)
         self.table_ = table
         return self
+
+
+_HYPERPARAMETERS = frozenset(SpamFilter._get_param_names())
 
 
 def _logit(p: float) -> float:
