@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     )
     from .nbsvm import NBSVM
     from .semi_supervised import SemiSupervisedNB
+    from .spam import SpamFilter
     from .text.classifier import TextClassifier
 
     __version__: str
@@ -70,6 +71,7 @@ _LAZY = {
     "TextClassifier": ".text.classifier",
     "NBSVM": ".nbsvm",
     "SemiSupervisedNB": ".semi_supervised",
+    "SpamFilter": ".spam",
     "EvaluationReport": ".evaluation",
     "evaluate": ".evaluation",
     "Explanation": ".explain",
@@ -120,6 +122,7 @@ __all__ = [
     "NBayesWarning",
     "PoissonNB",
     "SemiSupervisedNB",
+    "SpamFilter",
     "TextClassifier",
     "UndecidableWarning",
     "__version__",

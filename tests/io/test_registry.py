@@ -27,6 +27,7 @@ ESTIMATORS = (
     "MultinomialNB",
     "NBSVM",
     "PoissonNB",
+    "SpamFilter",
     "TextClassifier",
     "SemiSupervisedNB",  # saved as its estimator_ (tests/test_semi_supervised.py)
 )

@@ -19,6 +19,15 @@ MODELS = Path(__file__).parents[1] / "data" / "models"
 FILES = sorted(MODELS.glob("*.nbayes"))
 # the documents the text models were trained on (their predictions are stored beside them)
 DOCS = ["free money now", "free prize", "lunch at noon", "see you at lunch", "money at noon"] * 3
+# the nbayes that wrote each fixture, where not 0.1.0 (model kinds added later)
+WRITTEN_BY = {"spam": "0.2.0"}
+# the spam fixture's messages (trained on, then scored: its log-odds are stored beside it)
+MAIL = [
+    b"Subject: lunch\n\nlunch at noon, see you there",
+    b"Subject: report\n\nthe report is attached, caf\xc3\xa9 at noon",
+    b"Subject: free money\n\nfree money now!! click here",
+    b"Subject: prize\n\nyou won a free prize, click here now",
+]
 
 
 def test_every_kind_of_model_is_stored() -> None:
@@ -41,7 +50,7 @@ def test_a_stored_file_loads_and_saves_back_the_same(tmp_path: Path, path: Path)
     old_metadata, old_arrays = read_model_file(path)
     new_metadata, new_arrays = read_model_file(again)
     old_metadata, old_arrays = _as_saved_now(old_metadata, old_arrays)
-    assert old_metadata.pop("nbayes_version") == "0.1.0"
+    assert old_metadata.pop("nbayes_version") == WRITTEN_BY.get(path.stem, "0.1.0")
     new_metadata.pop("nbayes_version")
     assert new_metadata == old_metadata
     assert list(new_arrays) == list(old_arrays)
@@ -133,3 +142,14 @@ def test_the_stored_nbsvm_predicts_as_it_did() -> None:
     p = 1 / (1 + np.exp(-want))
     np.testing.assert_allclose(model.predict_proba(DOCS), p / p.sum(axis=1, keepdims=True))
     assert load_scorer(MODELS / "nbsvm.nbayes") is None
+
+
+def test_the_stored_spam_filter_scores_as_it_did() -> None:
+    from nbayes.io.serializers.spam import load_spam_scorer
+
+    want = np.load(MODELS / "spam.expected.npy")
+    model = load(MODELS / "spam.nbayes")
+    np.testing.assert_array_equal(model.decision_function(MAIL), want)
+    scorer = load_spam_scorer(MODELS / "spam.nbayes")
+    assert scorer is not None
+    np.testing.assert_array_equal([v.log_odds for v in scorer.classify(MAIL)], want)

@@ -110,6 +110,12 @@ def _nbsvm() -> tuple[Serializer, ...]:
     return nbsvm.SERIALIZERS
 
 
+def _spam() -> tuple[Serializer, ...]:
+    from nbayes.io.serializers import spam
+
+    return spam.SERIALIZERS
+
+
 def _semi_supervised() -> tuple[Serializer, ...]:
     from nbayes.io.serializers import semi_supervised
 
@@ -127,6 +133,7 @@ BUILTIN: dict[str, Callable[[], tuple[Serializer, ...]]] = {
     "MixedNB": _mixed,
     "TextClassifier": _text,
     "NBSVM": _nbsvm,
+    "SpamFilter": _spam,
     "SemiSupervisedNB": _semi_supervised,  # saved as its estimator_ (an ordinary model file)
 }
 """Model type stored in a file -> the function importing the serialisers of its module."""

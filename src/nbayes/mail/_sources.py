@@ -1,0 +1,251 @@
+"""Where mail comes from: one message per ``.eml`` file, mbox files, Maildirs, folders of
+these (one folder per class for training) and standard input, read message by message.
+
+Every reader yields :class:`RawMail` records (the message's bytes and a name that says where
+it came from, for error messages) and holds one message at a time: a 1 GB mbox is read line
+by line, and a message larger than ``max_bytes`` keeps its first ``max_bytes`` bytes (the
+rest is read past, not kept; :attr:`RawMail.truncated` says so and the tokenizer emits a
+token for it).
+
+mbox: a message starts at a ``From`` line that follows an empty line (or starts the file)
+and looks like a postmark (``From sender`` followed by a time of day), so a body line that
+begins with an unquoted "From " (mboxo writers quote only some of them) does not split a
+message; quoted ``>From`` lines (any number of ``>``) lose one ``>``, as mboxrd defines.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from nbayes.mail._errors import MailError
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "RawMail",
+    "is_maildir",
+    "iter_classes",
+    "iter_mail",
+    "looks_like_mbox",
+    "read_mbox",
+]
+
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+"""Bytes of one message kept for tokenizing (16 MiB): an attachment beyond is not read."""
+
+_POSTMARK = re.compile(rb"From \S+.*\d:\d\d")
+_QUOTED_FROM = re.compile(rb">+From ")
+_MAILDIR_SUBDIRS = ("cur", "new", "tmp")
+
+
+@dataclass(frozen=True)
+class RawMail:
+    """One message as read: its bytes and where it came from.
+
+    Attributes
+    ----------
+    name : str
+        The file, or ``"FILE, message N"`` for the N-th (from 1) message of an mbox, or
+        ``"<stdin>"``.
+    data : bytes
+        The message (at most the reader's ``max_bytes``).
+    truncated : bool
+        Whether the message was longer than the reader's ``max_bytes``.
+    """
+
+    name: str
+    data: bytes
+    truncated: bool = False
+
+
+def _read_file(path: Path, max_bytes: int) -> RawMail:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise MailError(f"cannot read the message {str(path)!r}: {exc.strerror or exc}") from None
+    return RawMail(str(path), data[:max_bytes], len(data) > max_bytes)
+
+
+def looks_like_mbox(head: bytes) -> bool:
+    """Whether a file starting with ``head`` is an mbox (its first line a postmark).
+
+    >>> looks_like_mbox(b"From alice@example.com Mon Jul  1 10:00:00 2002\\nSubject: hi\\n")
+    True
+    >>> looks_like_mbox(b"From: alice@example.com\\n")
+    False
+    """
+    return _POSTMARK.match(head.split(b"\n", 1)[0]) is not None
+
+
+def is_maildir(path: Path) -> bool:
+    """Whether ``path`` is a Maildir: a folder with ``cur``, ``new`` and ``tmp`` in it (one
+    of them is enough: mail tools create them lazily)."""
+    return path.is_dir() and any((path / sub).is_dir() for sub in _MAILDIR_SUBDIRS)
+
+
+def read_mbox(stream: BinaryIO, name: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[RawMail]:
+    """The messages of an mbox read from ``stream``, one at a time (see the module
+    docstring for the format; the postmark line itself is not part of the message).
+
+    >>> import io
+    >>> box = (b"From a@x Mon Jul  1 10:00:00 2002\\nSubject: one\\n\\nFrom here on\\n"
+    ...        b">From quoted\\n\\nFrom b@y Tue Jul  2 11:00:00 2002\\nSubject: two\\n\\nhi\\n")
+    >>> [m.data for m in read_mbox(io.BytesIO(box), "box")]
+    [b'Subject: one\\n\\nFrom here on\\nFrom quoted\\n', b'Subject: two\\n\\nhi\\n']
+    """
+    lines: list[bytes] = []
+    size = 0
+    truncated = False
+    number = 0
+    previous_blank = True
+    started = False
+    for line in stream:
+        if previous_blank and line.startswith(b"From ") and _POSTMARK.match(line):
+            if started:
+                number += 1
+                yield _mbox_message(name, number, lines, truncated)
+            started = True
+            lines, size, truncated = [], 0, False
+            previous_blank = False
+            continue
+        previous_blank = line in (b"\n", b"\r\n")
+        if not started:
+            if line.strip():
+                raise MailError(
+                    f"{name!r} is not an mbox: its first line is not a 'From ' postmark line "
+                    f"(got {line[:60]!r}); give a message file, a Maildir or an mbox"
+                )
+            continue
+        if line.startswith(b">") and _QUOTED_FROM.match(line):
+            line = line[1:]
+        if size + len(line) > max_bytes:
+            truncated = True
+            continue
+        lines.append(line)
+        size += len(line)
+    if started:
+        yield _mbox_message(name, number + 1, lines, truncated)
+
+
+def _mbox_message(name: str, number: int, lines: list[bytes], truncated: bool) -> RawMail:
+    # the empty line before the next postmark belongs to the mbox, not to the message
+    if lines and lines[-1] in (b"\n", b"\r\n"):
+        lines = lines[:-1]
+    return RawMail(f"{name}, message {number}", b"".join(lines), truncated)
+
+
+def _read_stream(stream: BinaryIO, name: str, max_bytes: int) -> Iterator[RawMail]:
+    head = stream.peek(256)[:256] if hasattr(stream, "peek") else b""
+    if head and looks_like_mbox(head):
+        yield from read_mbox(stream, name, max_bytes)
+        return
+    data = stream.read(max_bytes + 1)
+    yield RawMail(name, data[:max_bytes], len(data) > max_bytes)
+    if len(data) > max_bytes:  # read past the rest without keeping it
+        while stream.read(1 << 20):
+            pass
+
+
+def _files_of(folder: Path) -> list[Path]:
+    try:
+        return sorted(p for p in folder.iterdir() if not p.name.startswith("."))
+    except OSError as exc:
+        raise MailError(f"cannot list the folder {str(folder)!r}: {exc.strerror or exc}") from None
+
+
+def _read_path(path: Path, max_bytes: int) -> Iterator[RawMail]:
+    if is_maildir(path):
+        for sub in _MAILDIR_SUBDIRS:
+            if (path / sub).is_dir():
+                for item in _files_of(path / sub):
+                    if item.is_file():
+                        yield _read_file(item, max_bytes)
+        return
+    if path.is_dir():
+        for item in _files_of(path):
+            yield from _read_path(item, max_bytes)
+        return
+    try:
+        fh = open(path, "rb")
+    except OSError as exc:
+        raise MailError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+    with fh:
+        if looks_like_mbox(fh.peek(256)[:256]):
+            yield from read_mbox(fh, str(path), max_bytes)
+            return
+    yield _read_file(path, max_bytes)
+
+
+def iter_mail(
+    source: str | os.PathLike[str] | BinaryIO, *, max_bytes: int = DEFAULT_MAX_BYTES
+) -> Iterator[RawMail]:
+    """Every message of ``source``, one at a time.
+
+    Parameters
+    ----------
+    source : path, ``"-"`` or binary stream
+        A message file (``.eml`` or any name), an mbox file, a Maildir (its ``cur``,
+        ``new`` and ``tmp`` are one mailbox), a folder of any of these (read in name order,
+        recursively), ``"-"`` for standard input, or an open binary stream (one message,
+        or an mbox).
+    max_bytes : int
+        Bytes kept of one message (see :data:`DEFAULT_MAX_BYTES`).
+
+    Raises
+    ------
+    MailError
+        A path that does not exist or cannot be read, or a file that starts like an mbox
+        but is not one; the message names it.
+    """
+    if isinstance(source, str | os.PathLike):
+        if os.fspath(source) == "-":
+            yield from _read_stream(sys.stdin.buffer, "<stdin>", max_bytes)
+            return
+        path = Path(source)
+        if not path.exists():
+            raise MailError(
+                f"no such mail file, mbox or Maildir: {str(path)!r}; check the path"
+            ) from None
+        yield from _read_path(path, max_bytes)
+        return
+    yield from _read_stream(source, getattr(source, "name", "<stream>"), max_bytes)
+
+
+def iter_classes(
+    root: str | os.PathLike[str],
+    classes: Iterable[str] | None = None,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Iterator[tuple[RawMail, str]]:
+    """``(message, label)`` for every message under ``root``, one folder per class.
+
+    Each sub-folder of ``root`` is a class named after it (only those in ``classes`` when
+    given); its content is read by :func:`iter_mail` (message files, mboxes, Maildirs).
+    Classes are read in name order.
+    """
+    base = Path(root)
+    if not base.is_dir():
+        raise MailError(
+            f"{str(base)!r} is not a folder; training mail is a folder with one sub-folder "
+            "per class (e.g. ham/ and spam/), each of message files, mboxes or Maildirs"
+        )
+    wanted = None if classes is None else set(classes)
+    folders = [p for p in _files_of(base) if p.is_dir() and (wanted is None or p.name in wanted)]
+    if wanted is not None:
+        missing = wanted - {p.name for p in folders}
+        if missing:
+            raise MailError(
+                f"{str(base)!r} has no sub-folder for the class(es) {sorted(missing)}; it has "
+                f"{sorted(p.name for p in _files_of(base) if p.is_dir())}"
+            )
+    if not folders:
+        raise MailError(f"{str(base)!r} has no sub-folder: put each class's mail in its own")
+    for folder in folders:
+        for mail in _read_path(folder, max_bytes):
+            yield mail, folder.name

@@ -1,0 +1,378 @@
+"""The tokens of an e-mail: the set of clues a spam filter counts once per message.
+
+After SpamBayes' tokenizer (whose rules were each chosen by measurement), with bogofilter's
+and SpamAssassin's Bayes' practice where they differ, and decided again by measurement on
+the SpamAssassin public corpus (benchmarks/bench_spam.py; BENCHMARKS.md):
+
+* body text (plain, and HTML reduced to its visible text) is lower-cased and split on
+  white space; words of ``min_length`` to ``max_length`` characters are tokens as they are
+  (punctuation kept: "free!" is not "free"), longer ones are summarised as
+  ``skip:<first char> <length rounded down to 10>``, with ``8bit%:<percent>`` for their
+  share of non-ASCII characters (a run of Asian text or of encoded junk), except e-mail
+  addresses, which become ``email name:`` and ``email addr:`` pieces;
+* URLs (in text and in links) become ``proto:``, ``url:`` host and path pieces;
+* headers are tokens with a prefix: ``subject:`` words, ``from:``/``to:``/``cc:``/
+  ``reply-to:`` names and addresses, the mailer; every part gives ``content-type:``,
+  ``charset:``, ``encoding:``, ``filename:`` tokens (non-text parts give only these);
+  MIME defects (a wrong boundary, a truncated message) give ``mime-defect:`` tokens;
+* ``Received`` lines and the other headers are off by default (``received=True``,
+  ``other_headers=True``): on mail collected from different sources for ham and spam they
+  separate the sources rather than the classes.
+
+A :class:`MailTokenizer` is a recipe: a frozen set of options, stored in a spam filter's
+model file so that every use of the model tokenizes mail alike.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, fields
+from email.message import Message
+from typing import Any
+
+from nbayes import _mail_native
+from nbayes.mail._html import html_to_text
+from nbayes.mail._mime import decode_header, parse, uudecoded_names, walk_parts
+from nbayes.mail._sources import DEFAULT_MAX_BYTES, RawMail
+
+__all__ = ["DEFAULT_HEADERS", "MailTokenizer", "split_urls"]
+
+DEFAULT_HEADERS = ("subject", "from", "to", "cc", "reply-to", "x-mailer", "user-agent")
+"""The headers tokenized by default (besides the parts' content types)."""
+
+_ADDRESS_HEADERS = frozenset({"from", "to", "cc", "bcc", "reply-to", "sender", "return-path"})
+_MAILER_HEADERS = frozenset({"x-mailer", "user-agent"})
+_URL_END = re.compile(r"""[\s<>"'()\[\]{}]""")
+_URL_PIECE = re.compile(r"[/.?=&:;#%+~,!@_-]+")
+_PUNCT_RUN = re.compile(r"[^\w\s]+")
+_HTML_TAG = re.compile(r"<\s*([a-zA-Z][\w:-]{0,20})([^<>]{0,500})>")
+_HTML_ATTR = re.compile(r"([a-zA-Z][\w:-]{0,20})\s*=")
+_HOST = re.compile(r"\b(?:[a-z0-9-]+\.)+[a-z]{2,}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b")
+
+
+@dataclass(frozen=True)
+class MailTokenizer:
+    """How mail becomes tokens (see the module docstring for the rules).
+
+    Parameters
+    ----------
+    headers : tuple of str
+        Header fields tokenized (lower case); addresses (``from``, ``to``, ...) by name
+        and address, mailers whole, others word by word.
+    received : bool
+        Also tokenize ``Received`` lines (their host names and IP addresses).
+    other_headers : bool
+        Also tokenize every other header: its name, and its words.
+    min_length, max_length : int
+        Words shorter than ``min_length`` are dropped, longer than ``max_length``
+        summarised.
+    lowercase : bool
+        Lower-case body text (measured better than keeping case, BENCHMARKS.md).
+    html_tags : bool
+        Also count HTML tag and attribute names (``html:font``, ``html:font.color``;
+        measured worse, off by default).
+    max_bytes : int
+        Bytes (or characters) of a message read: the rest, an attachment beyond 16 MiB, is
+        not parsed (the token ``mail:truncated`` says so).
+    bigrams : bool
+        Also count pairs of adjacent body words (``bi:first second``; SpamBayes'
+        experimental option): on by default, measured better (BENCHMARKS.md).
+
+    Examples
+    --------
+    >>> tok = MailTokenizer()
+    >>> sorted(tok.tokens(b"From: Ann <ann@example.com>\\nSubject: Cheap pills!!\\n\\n"
+    ...                   b"Visit http://pills.example/buy now"))
+    ['bi:visit now', 'content-type:text/plain', 'from:addr:ann', 'from:addr:example.com',
+     'from:name:ann', 'now', 'proto:http', 'subject:!!', 'subject:cheap', 'subject:pills!!',
+     'url:buy', 'url:pills.example', 'visit']
+    """
+
+    headers: tuple[str, ...] = DEFAULT_HEADERS
+    received: bool = False
+    other_headers: bool = False
+    min_length: int = 3
+    max_length: int = 12
+    bigrams: bool = True
+    lowercase: bool = True
+    html_tags: bool = False
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+    def __post_init__(self) -> None:
+        if isinstance(self.headers, str) or not all(isinstance(h, str) for h in self.headers):
+            raise TypeError(
+                f"MailTokenizer's headers must be a tuple of header names; got {self.headers!r}"
+            )
+        object.__setattr__(self, "headers", tuple(h.lower() for h in self.headers))
+        for name in ("min_length", "max_length", "max_bytes"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"MailTokenizer's {name} must be an int >= 1; got {value!r}")
+        if self.max_length < self.min_length:
+            raise ValueError(
+                f"MailTokenizer's max_length ({self.max_length}) is below its min_length "
+                f"({self.min_length})"
+            )
+
+    # ------------------------------------------------------------------ the recipe
+    def to_dict(self) -> dict[str, Any]:
+        """The options, as JSON-ready values."""
+        d = asdict(self)
+        d["headers"] = list(self.headers)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> MailTokenizer:
+        """The tokenizer of :meth:`to_dict`'s options (TypeError/ValueError if invalid)."""
+        names = {f.name for f in fields(cls)}
+        unknown = set(d) - names
+        if unknown:
+            raise ValueError(f"unknown MailTokenizer options {sorted(unknown)}")
+        d = dict(d)
+        if "headers" in d:
+            if not isinstance(d["headers"], list | tuple):
+                raise TypeError(f"MailTokenizer's headers must be a list; got {d['headers']!r}")
+            d["headers"] = tuple(d["headers"])
+        for name in ("received", "other_headers", "bigrams", "lowercase", "html_tags"):
+            if name in d and not isinstance(d[name], bool):
+                raise TypeError(f"MailTokenizer's {name} must be a bool; got {d[name]!r}")
+        return cls(**d)
+
+    # ------------------------------------------------------------------ tokens
+    def __call__(self, message: Any) -> set[str]:
+        return self.tokens(message)
+
+    def tokens(self, message: bytes | str | Message | RawMail | Any) -> set[str]:
+        """The set of tokens of one message (bytes, str, a parsed message, a path or a
+        :class:`RawMail`)."""
+        out: set[str] = set()
+        if isinstance(message, RawMail):
+            if message.truncated:
+                out.add("mail:truncated")
+            message = message.data
+        if isinstance(message, bytes | bytearray | str) and len(message) > self.max_bytes:
+            message = message[: self.max_bytes]  # a 100 MB attachment is not parsed whole
+            out.add("mail:truncated")
+        msg = parse(message)
+        self._header_tokens(msg, out)
+        for defect in msg.defects:
+            out.add("mime-defect:" + type(defect).__name__)
+        texts: list[str] = []
+        for part in walk_parts(msg):
+            out.add("content-type:" + part.content_type)
+            if part.charset:
+                out.add("charset:" + part.charset)
+            if part.encoding:
+                out.add("encoding:" + part.encoding)
+            if part.disposition:
+                out.add("disposition:" + part.disposition)
+            if part.filename:
+                _filename_tokens(part.filename, out)
+            if part.text is None:
+                continue
+            text = part.text
+            if part.content_type == "text/html" or ("<" in text and _looks_like_html(text)):
+                if self.html_tags:
+                    for name, attrs in _HTML_TAG.findall(text[:200_000]):
+                        name = name.lower()
+                        out.add("html:" + name)
+                        for attr in _HTML_ATTR.findall(attrs):
+                            out.add(f"html:{name}.{attr.lower()}")
+                text, links = html_to_text(text)
+                for link in links:
+                    _url_tokens(link.lower(), out)
+            if "begin " in text:
+                text, names = uudecoded_names(text)
+                for name in names:
+                    _filename_tokens(name, out)
+            texts.append(text)
+        self._text_tokens(" ".join(texts), out)
+        return out
+
+    def _words(self, text: str, out: set[str], prefix: str) -> None:
+        lo, hi = self.min_length, self.max_length
+        longs = []
+        for w in set(text.split()):
+            n = len(w)
+            if n < lo:
+                continue
+            if n <= hi:
+                out.add(prefix + w)
+            else:
+                longs.append(w)
+        _long_words(longs, out, prefix)
+
+    def _text_tokens(self, text: str, out: set[str]) -> None:
+        if self.lowercase:
+            text = text.lower()
+        if "://" in text or "www." in text or "WWW." in text:
+            text, urls = split_urls(text)
+            for url in urls:
+                _url_tokens(url.lower(), out)
+        # the compiled kernel adds the words and bigrams; body_words_reference is its
+        # specification in Python (tests/spam check that both agree)
+        longs = _mail_native.words(text, self.min_length, self.max_length, self.bigrams, out)
+        _long_words(set(longs), out, "")
+
+    def body_words_reference(self, text: str) -> set[str]:
+        """The body tokens of a lower-cased, URL-free ``text``, in plain Python: what the
+        compiled kernel computes (for tests and readers)."""
+        out: set[str] = set()
+        self._words(text, out, "")
+        if self.bigrams:
+            lo, hi = self.min_length, self.max_length
+            words = [w for w in text.split() if lo <= len(w) <= hi]
+            for a, b in zip(words, words[1:], strict=False):
+                out.add(f"bi:{a} {b}")
+        return out
+
+    def _header_tokens(self, msg: Message, out: set[str]) -> None:
+        wanted = self.headers
+        fields: dict[str, list[Any]] = {}
+        for name, value in msg.raw_items():  # one pass: get_all lower-cases every name
+            fields.setdefault(name.lower(), []).append(value)
+        for field in wanted:
+            values = fields.get(field)
+            if not values:
+                continue
+            if field in _ADDRESS_HEADERS:
+                _address_tokens(field, values, out)
+            elif field in _MAILER_HEADERS:
+                for value in values:
+                    out.add(f"{field}:{decode_header(value).strip().lower()[:60]}")
+            else:
+                for value in values:
+                    text = decode_header(value)
+                    for run in _PUNCT_RUN.findall(text):
+                        out.add(f"{field}:{run}")
+                    self._words(text.lower(), out, field + ":")
+        if self.received:
+            for value in fields.get("received", ()):
+                for host in _HOST.findall(str(value).lower()):
+                    out.add("received:" + host)
+        if self.other_headers:
+            seen = set(wanted) | {"received"}
+            for field, values in fields.items():
+                out.add("header:" + field)
+                if field in seen or field.startswith("content-"):
+                    continue
+                for value in values:
+                    self._words(decode_header(value).lower(), out, field + ":")
+
+
+def split_urls(text: str) -> tuple[str, list[str]]:
+    """``text`` with its URLs (``http://``, ``https://``, ``ftp://``, ``www.``) cut out,
+    and the URLs, in order. Found by ``str.find`` of their markers (a regular expression
+    of alternatives tries each one at every character: 4x slower on mail bodies).
+
+    >>> split_urls("see http://a.example/x and www.b.example or HTTPS://C.example.")
+    ('see   and   or  ', ['http://a.example/x', 'www.b.example', 'HTTPS://C.example.'])
+    """
+    lower = text.lower()
+    spans: list[tuple[int, int]] = []
+    for marker in ("://", "www."):
+        pos = lower.find(marker)
+        while pos >= 0:
+            start = pos
+            if marker == "://":
+                for scheme in ("https", "http", "ftp"):
+                    if lower.startswith(scheme, pos - len(scheme)):
+                        start = pos - len(scheme)
+                        break
+                else:
+                    pos = lower.find(marker, pos + 3)
+                    continue
+            m = _URL_END.search(lower, pos + len(marker))
+            end = len(lower) if m is None else m.start()
+            if end > pos + len(marker):
+                spans.append((start, end))
+            pos = lower.find(marker, end)
+    if not spans:
+        return text, []
+    spans.sort()
+    pieces: list[str] = []
+    urls: list[str] = []
+    last = 0
+    for start, end in spans:
+        if start < last:  # www. inside an http:// URL already cut
+            continue
+        pieces.append(text[last:start])
+        urls.append(text[start:end])
+        last = end
+    pieces.append(text[last:])
+    return " ".join(pieces), urls
+
+
+def _long_words(words: Iterable[str], out: set[str], prefix: str) -> None:
+    """Words longer than the tokenizer's ``max_length``: e-mail addresses in pieces, the
+    others summarised by first character and length (and their share of 8-bit
+    characters)."""
+    for w in words:
+        n = len(w)
+        if n < 40 and w.count("@") == 1 and "." in w:
+            name, _, domain = w.partition("@")
+            out.add(prefix + "email name:" + name)
+            for piece in domain.split("."):
+                out.add(prefix + "email addr:" + piece)
+        else:
+            out.add(f"{prefix}skip:{w[0]} {n // 10 * 10}")
+        if not w.isascii():
+            high = sum(1 for c in w if ord(c) > 127)
+            out.add(f"{prefix}8bit%:{round(high * 100 / n)}")
+
+
+def _looks_like_html(text: str) -> bool:
+    head = text[:4000].lower()
+    return "<html" in head or "<body" in head or "<br" in head or "<p>" in head or "<a " in head
+
+
+def _url_tokens(url: str, out: set[str]) -> None:
+    proto, sep, rest = url.partition("://")
+    if sep:
+        out.add("proto:" + proto)
+    else:
+        rest = url
+    host, _, path = rest.partition("/")
+    host = host.rpartition("@")[2].partition(":")[0]
+    if host:
+        out.add("url:" + host)
+        labels = host.split(".")
+        if len(labels) > 2:
+            out.add("url:" + ".".join(labels[-2:]))
+    for piece in _URL_PIECE.split(path):
+        if 2 < len(piece) <= 20:
+            out.add("url:" + piece)
+
+
+_ADDRESS = re.compile(r"([^\s<>()\[\]:;@,\"']+)@([\w.-]+)")
+_NAME = re.compile(r'"?([^"<>,]*?)"?\s*<|\(([^()]*)\)')
+
+
+def _address_tokens(field: str, values: list[Any], out: set[str]) -> None:
+    """Names and addresses of an address header (a fast, lenient reading: spam's headers
+    are often not RFC 5322, and the library's full parser costs more than the rest of a
+    message's tokens)."""
+    count = 0
+    for value in values:
+        text = decode_header(value).lower()
+        for entry in text.split(","):
+            local_domain = _ADDRESS.search(entry)
+            if local_domain is None:
+                continue
+            count += 1
+            m = _NAME.search(entry)
+            name = (m.group(1) or m.group(2) or "").strip() if m else ""
+            out.add(f"{field}:name:{name[:40]}" if name else f"{field}:no name")
+            out.add(f"{field}:addr:{local_domain.group(1)[:40]}")
+            out.add(f"{field}:addr:{local_domain.group(2)[:60]}")
+    if field in ("to", "cc"):
+        out.add(f"{field}:count:{min(count, 2**4).bit_length()}")
+
+
+def _filename_tokens(name: str, out: set[str]) -> None:
+    name = name.strip().lower()[:60]
+    out.add("filename:" + name)
+    stem, dot, ext = name.rpartition(".")
+    if dot and stem and ext:
+        out.add("filename-ext:" + ext)

@@ -1,0 +1,156 @@
+"""Cutoffs for a target ham loss, by count-subtraction cross-validation.
+
+The filter is trained once on every message; each fold is then scored by that filter
+minus the fold's own counts (exact: unlearning subtracts what learning added), as
+:mod:`nbayes.model_selection` scores its folds ("totals minus the fold"). The spam cutoff
+is the lowest that sends at most ``ham_loss`` of the held-out ham to spam, the ham cutoff
+the highest that lets at most ``spam_passed`` of the held-out spam through as ham; between
+them lies the unsure band.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from nbayes.spam._filter import MessageLike, SpamFilter
+
+__all__ = ["CutoffChoice", "choose_cutoffs"]
+
+_MAX_LOG_ODDS = 36.0  # the largest log-odds a spamicity below 1.0 can express
+
+
+@dataclass(frozen=True)
+class CutoffChoice:
+    """Cutoffs chosen by :func:`choose_cutoffs`, and what cross-validation expects of them.
+
+    Attributes
+    ----------
+    ham_cutoff, spam_cutoff : float
+    ham_lost, spam_passed, unsure : float
+        Shares of the held-out ham sent to spam, of the held-out spam let through as ham,
+        and of all held-out messages left unsure, at these cutoffs.
+    """
+
+    ham_cutoff: float
+    spam_cutoff: float
+    ham_lost: float
+    spam_passed: float
+    unsure: float
+
+    def apply(self, spam_filter: SpamFilter) -> SpamFilter:
+        """Set these cutoffs on ``spam_filter`` (its ``set_params``)."""
+        return spam_filter.set_params(ham_cutoff=self.ham_cutoff, spam_cutoff=self.spam_cutoff)
+
+
+def _sigmoid(z: float) -> float:
+    z = min(max(z, -_MAX_LOG_ODDS), _MAX_LOG_ODDS)
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def choose_cutoffs(
+    spam_filter: SpamFilter,
+    messages: Iterable[MessageLike],
+    labels: Iterable[str],
+    *,
+    ham_loss: float = 0.001,
+    spam_passed: float = 0.05,
+    cv: int = 5,
+    random_state: int | None = 0,
+) -> CutoffChoice:
+    """Choose ``ham_cutoff`` and ``spam_cutoff`` for ``spam_filter``'s settings.
+
+    Parameters
+    ----------
+    spam_filter : SpamFilter
+        Its hyperparameters are used (it is not changed: see :meth:`CutoffChoice.apply`).
+    messages, labels
+        Labelled mail, at least ``cv`` messages of each class.
+    ham_loss : float in [0, 1)
+        The share of ham that may be classified spam.
+    spam_passed : float in [0, 1)
+        The share of spam that may be classified ham.
+    cv : int >= 2
+        Folds (stratified, shuffled with ``random_state``).
+
+    Examples
+    --------
+    >>> ham = [f"Subject: notes {i}\\n\\nminutes of meeting {i} attached".encode()
+    ...        for i in range(10)]
+    >>> spam = [f"Subject: offer {i}\\n\\ncheap pills offer {i} click now".encode()
+    ...         for i in range(10)]
+    >>> choice = choose_cutoffs(SpamFilter(), ham + spam, ["ham"] * 10 + ["spam"] * 10)
+    >>> choice.ham_lost, choice.spam_passed
+    (0.0, 0.0)
+    """
+    for name, value in (("ham_loss", ham_loss), ("spam_passed", spam_passed)):
+        if not (isinstance(value, int | float) and 0.0 <= value < 1.0):
+            raise ValueError(f"{name} must be a share in [0, 1); got {value!r}")
+    if isinstance(cv, bool) or not isinstance(cv, int) or cv < 2:
+        raise ValueError(f"cv must be an int >= 2; got {cv!r}")
+    model = SpamFilter(**spam_filter.get_params())
+    sets = model._token_sets(messages)
+    flags = model._spam_flags(labels, len(sets))
+    n_spam = sum(flags)
+    n_ham = len(flags) - n_spam
+    if min(n_ham, n_spam) < cv:
+        raise ValueError(
+            f"choosing cutoffs by {cv}-fold cross-validation needs at least {cv} messages of "
+            f"each class; got {n_ham} ham and {n_spam} spam"
+        )
+    names = [model._label(f) for f in flags]
+    model.fit(sets, names)
+    folds = _stratified_folds(flags, cv, random_state)
+    ham_scores: list[float] = []
+    spam_scores: list[float] = []
+    for fold in folds:
+        held = [sets[i] for i in fold]
+        held_names = [names[i] for i in fold]
+        model.unlearn(held, held_names)
+        for i, v in zip(fold, model.classify(held), strict=True):
+            (spam_scores if flags[i] else ham_scores).append(v.log_odds)
+        model.partial_fit(held, held_names)
+    ham_scores.sort(reverse=True)
+    spam_scores.sort()
+    k_ham = int(math.floor(ham_loss * len(ham_scores) + 1e-9))
+    k_spam = int(math.floor(spam_passed * len(spam_scores) + 1e-9))
+    # spam: log-odds strictly above the (k+1)-th highest ham; ham: strictly below the
+    # (k+1)-th lowest spam (ties go against the filter)
+    spam_cut = _sigmoid(math.nextafter(ham_scores[k_ham], math.inf))
+    ham_cut = _sigmoid(math.nextafter(spam_scores[k_spam], -math.inf))
+    if ham_scores[k_ham] >= _MAX_LOG_ODDS:  # beyond what a cutoff below 1.0 expresses
+        spam_cut = 1.0
+    if spam_scores[k_spam] <= -_MAX_LOG_ODDS:
+        ham_cut = 0.0
+    ham_cut = min(ham_cut, spam_cut)
+    chosen = model.set_params(ham_cutoff=ham_cut, spam_cutoff=spam_cut)
+    lo_ham, lo_spam = _logit(chosen.effective_params_.ham_cutoff), _logit(spam_cut)
+    lost = sum(s >= lo_spam for s in ham_scores)
+    passed = sum(s <= lo_ham for s in spam_scores)
+    unsure = sum(lo_ham < s < lo_spam for s in ham_scores + spam_scores)
+    total = len(ham_scores) + len(spam_scores)
+    return CutoffChoice(
+        ham_cut, spam_cut, lost / len(ham_scores), passed / len(spam_scores), unsure / total
+    )
+
+
+def _logit(p: float) -> float:
+    if p <= 0.0:
+        return -math.inf
+    if p >= 1.0:
+        return math.inf
+    return math.log(p) - math.log1p(-p)
+
+
+def _stratified_folds(flags: list[bool], cv: int, random_state: Any) -> list[list[int]]:
+    rng = random.Random(random_state)
+    folds: list[list[int]] = [[] for _ in range(cv)]
+    for cls in (False, True):
+        rows = [i for i, f in enumerate(flags) if f is cls]
+        rng.shuffle(rows)
+        for j, i in enumerate(rows):
+            folds[j % cv].append(i)
+    return [sorted(f) for f in folds]

@@ -1,0 +1,933 @@
+"""The spam filter: :class:`SpamFilter`, a scikit-learn estimator over e-mail messages.
+
+Its statistics are a :class:`~nbayes.spam._table.TokenTable` (per token, the ham and spam
+messages it was in); its scores are Robinson's f(w) combined by Fisher's chi-square
+(:mod:`nbayes.spam._combining`) or, on request, a multinomial Naive Bayes posterior over
+the same counts; its verdicts are ham / unsure / spam from two cutoffs. Importing it loads
+neither scikit-learn nor scipy (``nbayes filter`` starts in a fraction of a second); the
+estimator API (``get_params``, ``set_params``, ``clone``) is scikit-learn's, implemented
+here, and scikit-learn's own helpers work on it.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from email.message import Message
+from typing import Any, Self
+
+import numpy as np
+
+from nbayes.mail import MailTokenizer, RawMail
+from nbayes.spam._combining import fisher_log_scores, robinson_f
+from nbayes.spam._presets import PRESETS, Preset
+from nbayes.spam._table import TokenTable
+
+__all__ = ["Clue", "Clues", "SpamFilter", "Verdict"]
+
+_LN2 = math.log(2.0)
+VERDICTS = ("ham", "unsure", "spam")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A filter's decision on one message.
+
+    Attributes
+    ----------
+    verdict : str
+        ``"ham"``, ``"unsure"`` or ``"spam"``.
+    spamicity : float
+        In [0, 1].
+    log_odds : float
+        ``log(spamicity / (1 - spamicity))``, computed without rounding spamicity (finite
+        where spamicity rounds to 0.0 or 1.0; ±inf only when the scoring gives exactly 0).
+    """
+
+    verdict: str
+    spamicity: float
+    log_odds: float
+
+
+@dataclass(frozen=True)
+class Clue:
+    """One token of a message as the scoring saw it.
+
+    Attributes
+    ----------
+    token : str
+    f : float
+        Robinson's f(w): near 1 for spam, near 0 for ham, ``x`` for unseen tokens.
+    ham, spam : int
+        Learnt ham and spam messages the token was in.
+    side : str
+        ``"spam"`` or ``"ham"`` if it is one of the combined clues (f above or below
+        0.5), ``"unused"`` if it was too close to 0.5 or beyond the clue cap.
+    """
+
+    token: str
+    f: float
+    ham: int
+    spam: int
+    side: str
+
+
+@dataclass(frozen=True)
+class Clues:
+    """A message's verdict and every token behind it (combined clues first, strongest
+    first).
+
+    Attributes
+    ----------
+    verdict : Verdict
+    clues : list of Clue
+    n_used : int
+        How many clues were combined.
+    """
+
+    verdict: Verdict
+    clues: list[Clue]
+    n_used: int
+
+    def used(self) -> list[Clue]:
+        """The combined clues, strongest first."""
+        return self.clues[: self.n_used]
+
+
+MessageLike = bytes | str | Message | RawMail | os.PathLike[str] | frozenset[str] | set[str]
+
+
+class SpamFilter:
+    """A spam filter: Robinson's f(w) combined by Fisher's chi-square, learnt message by
+    message, with ham / unsure / spam verdicts.
+
+    Messages are raw bytes, text, :class:`email.message.Message` objects, paths
+    (:class:`os.PathLike`, one message each), :class:`nbayes.mail.RawMail` records, or the
+    set of tokens of a message (from :meth:`tokenize`). Labels are ``labels[0]`` (ham) and
+    ``labels[1]`` (spam).
+
+    Parameters
+    ----------
+    preset : {"nbayes", "bogofilter", "spambayes"}
+        The default of every scoring parameter and cutoff left at None
+        (:mod:`nbayes.spam._presets`).
+    s : float > 0, optional
+        Robinson's strength of the prior (how many messages' evidence it weighs).
+    x : float in (0, 1), optional
+        Robinson's prior: the f(w) of a token never seen.
+    smoothing : float >= 0, optional
+        A pseudo-count added to each class's document frequency of a token in p(w)
+        (:func:`~nbayes.spam.robinson_f`); 0 is bogofilter's and SpamBayes' p(w).
+    min_dev : float in [0, 0.5), optional
+        Tokens with ``|f(w) - 0.5| < min_dev`` are not clues.
+    max_clues : int >= 1 or 0, optional
+        Combine at most this many clues (the farthest from 0.5); 0: all.
+    ham_cutoff, spam_cutoff : float in [0, 1], optional
+        Verdicts: ``spamicity <= ham_cutoff`` ham, ``>= spam_cutoff`` spam, else unsure.
+    combining : {"chi2", "naive_bayes"}
+        Fisher's chi-square combining of Robinson's f(w) (the default), or the posterior of
+        a multinomial Naive Bayes over the messages' distinct tokens (Laplace ``alpha``).
+    alpha : float > 0
+        The Naive Bayes posterior's smoothing (:meth:`posterior`).
+    min_learned : int >= 0
+        Cold start: every verdict is ``"unsure"`` until this many messages of each class
+        have been learnt (the spamicity is still computed).
+    tokenizer : MailTokenizer, optional
+        How mail becomes tokens (default ``MailTokenizer()``); stored in the model file.
+    labels : tuple of two str
+        The names of ham and spam in ``partial_fit``'s labels and in :meth:`classes_`.
+
+    Attributes
+    ----------
+    table_ : TokenTable
+        The statistics.
+    tokenizer_ : MailTokenizer
+        The recipe they were counted with (the ``tokenizer`` of the fit, kept when the
+        hyperparameter changes later: messages are always tokenized as the counts were).
+    classes_ : ndarray of str
+        ``labels`` (ham first).
+
+    Examples
+    --------
+    >>> ham = [b"Subject: lunch\\n\\nmeeting at noon, bring the report",
+    ...        b"Subject: report\\n\\nthe quarterly report is attached"]
+    >>> spam = [b"Subject: cheap pills\\n\\nbuy cheap pills now, best price",
+    ...         b"Subject: winner\\n\\nyou are a winner, claim your cheap prize now"]
+    >>> f = SpamFilter(min_learned=1).fit(ham + spam, ["ham", "ham", "spam", "spam"])
+    >>> f.predict([b"Subject: cheap pills\\n\\nclaim your cheap prize now"]).tolist()
+    ['spam']
+    >>> f.spamicity([b"Subject: report\\n\\nthe report for the meeting"]).round(3).tolist()
+    [0.0]
+    """
+
+    def __init__(
+        self,
+        *,
+        preset: str = "nbayes",
+        s: float | None = None,
+        x: float | None = None,
+        smoothing: float | None = None,
+        min_dev: float | None = None,
+        max_clues: int | None = None,
+        ham_cutoff: float | None = None,
+        spam_cutoff: float | None = None,
+        combining: str = "chi2",
+        alpha: float = 1.0,
+        min_learned: int = 0,
+        tokenizer: MailTokenizer | None = None,
+        labels: tuple[str, str] = ("ham", "spam"),
+    ) -> None:
+        self.preset = preset
+        self.s = s
+        self.x = x
+        self.smoothing = smoothing
+        self.min_dev = min_dev
+        self.max_clues = max_clues
+        self.ham_cutoff = ham_cutoff
+        self.spam_cutoff = spam_cutoff
+        self.combining = combining
+        self.alpha = alpha
+        self.min_learned = min_learned
+        self.tokenizer = tokenizer
+        self.labels = labels
+
+    # ------------------------------------------------------------------ estimator API
+    def __setattr__(self, name: str, value: Any) -> None:
+        # the checked settings and the clue cache derive from the hyperparameters: any
+        # change to one (f.spam_cutoff = 0.95 as well as set_params) drops them
+        if name in _HYPERPARAMETERS:
+            self.__dict__.pop("_cache", None)
+            self.__dict__.pop("_f", None)
+        object.__setattr__(self, name, value)
+
+    @classmethod
+    def _get_param_names(cls) -> list[str]:
+        code = cls.__init__.__code__  # the keyword-only arguments (inspect: a slow import)
+        names = code.co_varnames[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
+        return sorted(names)
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The hyperparameters (scikit-learn's convention)."""
+        return {name: getattr(self, name) for name in self._get_param_names()}
+
+    def set_params(self, **params: Any) -> Self:
+        """Set hyperparameters (scikit-learn's convention); checked when next used."""
+        valid = self._get_param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for estimator {type(self).__name__}. "
+                    f"Valid parameters are: {valid!r}."
+                )
+            setattr(self, name, value)
+        self.__dict__.pop("_cache", None)
+        self.__dict__.pop("_f", None)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = type(self)().get_params()
+        changed = {k: v for k, v in self.get_params().items() if v != defaults[k]}
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "table_")
+
+    def __sklearn_tags__(self) -> Any:
+        from sklearn.utils import ClassifierTags, Tags, TargetTags
+
+        return Tags(
+            estimator_type="classifier",
+            target_tags=TargetTags(required=True),
+            classifier_tags=ClassifierTags(multi_class=False),
+            requires_fit=True,
+            non_deterministic=False,
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_cache", None)
+        state.pop("_f", None)
+        return state
+
+    # ------------------------------------------------------------------ settings
+    def _settings(self) -> _Settings:
+        cache = self.__dict__.get("_cache")
+        if cache is None:
+            cache = _Settings.of(self)
+            self.__dict__["_cache"] = cache
+        return cache
+
+    @property
+    def classes_(self) -> np.ndarray:
+        self._check_fitted()
+        return np.array(self._settings().labels)
+
+    @property
+    def effective_params_(self) -> Preset:
+        """The scoring parameters and cutoffs in force (the preset's where left at None)."""
+        st = self._settings()
+        return Preset(
+            st.s, st.x, st.smoothing, st.min_dev, st.max_clues, st.ham_cutoff, st.spam_cutoff
+        )
+
+    # ------------------------------------------------------------------ tokens
+    def tokenize(self, message: MessageLike) -> frozenset[str]:
+        """The set of tokens of one message (what the filter counts)."""
+        if isinstance(message, frozenset | set):
+            return frozenset(message)
+        if isinstance(message, Iterable) and not isinstance(
+            message, bytes | bytearray | str | Message | memoryview
+        ):
+            raise TypeError(
+                "a message is bytes, str, an email.message.Message, a path, a RawMail or a "
+                f"set of tokens; got {type(message).__name__} (pass messages as a list)"
+            )
+        return frozenset(self._tokenizer().tokens(message))
+
+    def _tokenizer(self) -> MailTokenizer:
+        """The recipe the statistics were counted with (``tokenizer_``), or, before the
+        first fit, the hyperparameter's."""
+        fitted = self.__dict__.get("tokenizer_")
+        return fitted if fitted is not None else self._settings().tokenizer
+
+    def _token_sets(
+        self, messages: Any, what: str = "messages", tokenizer: MailTokenizer | None = None
+    ) -> list[frozenset[str]]:
+        if isinstance(messages, bytes | bytearray | str | Message | RawMail | os.PathLike):
+            raise TypeError(
+                f"{what} must be a list (or other iterable) of messages; got one "
+                f"{type(messages).__name__}: wrap it in a list, [message]"
+            )
+        tok = self._tokenizer() if tokenizer is None else tokenizer
+        out = []
+        for m in messages:
+            if isinstance(m, frozenset):
+                out.append(m)
+            elif isinstance(m, set):
+                out.append(frozenset(m))
+            else:
+                out.append(frozenset(tok.tokens(self._message(m))))
+        return out
+
+    @staticmethod
+    def _message(m: Any) -> Any:
+        if isinstance(m, bytes | bytearray | str | Message | RawMail | os.PathLike):
+            return m
+        raise TypeError(
+            "a message is bytes, str, an email.message.Message, a path (pathlib.Path), a "
+            f"RawMail or a set of tokens; got {type(m).__name__}"
+        )
+
+    def _spam_flags(self, labels: Any, n: int) -> list[bool]:
+        ham_label, spam_label = self._settings().labels
+        if isinstance(labels, str):
+            labels = [labels] * n
+        flags = []
+        for y in labels:
+            if y == spam_label:
+                flags.append(True)
+            elif y == ham_label:
+                flags.append(False)
+            else:
+                raise ValueError(
+                    f"unknown label {y!r}: a SpamFilter's labels are {ham_label!r} and "
+                    f"{spam_label!r} (set labels=(ham, spam) to use others)"
+                )
+        if len(flags) != n:
+            raise ValueError(f"got {n} messages but {len(flags)} labels; give one label each")
+        return flags
+
+    # ------------------------------------------------------------------ learning
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "table_"):
+            raise ValueError(
+                f"This {type(self).__name__} has learnt nothing yet: call fit or partial_fit "
+                "with labelled messages first."
+            )
+
+    def fit(self, messages: Iterable[MessageLike], labels: Iterable[str]) -> Self:
+        """Learn ``messages`` from scratch (forgetting what was learnt before)."""
+        self.__dict__.pop("_cache", None)
+        self.__dict__.pop("_f", None)
+        tokenizer = self._settings().tokenizer  # checks the hyperparameters first
+        table = TokenTable()
+        self._learn_into(table, messages, labels, tokenizer)
+        self.table_, self.tokenizer_ = table, tokenizer
+        return self
+
+    def partial_fit(self, messages: Iterable[MessageLike], labels: Iterable[str]) -> Self:
+        """Learn ``messages`` in addition to what was learnt before."""
+        if not hasattr(self, "table_"):
+            return self.fit(messages, labels)
+        self._learn_into(self.table_, messages, labels)
+        return self
+
+    def fit_stream(
+        self, labelled: Iterable[tuple[MessageLike, str]], *, chunk_size: int = 512
+    ) -> Self:
+        """Learn ``(message, label)`` pairs from scratch, read one chunk at a time.
+
+        Memory is bounded by the vocabulary, not by the number of messages (a mailbox of
+        any size: ``fit_stream(nbayes.mail.iter_classes(root))``). All or nothing: if
+        reading or tokenizing fails part way, the filter is left as it was.
+        """
+        self.__dict__.pop("_cache", None)
+        self.__dict__.pop("_f", None)
+        tokenizer = self._settings().tokenizer
+        table = self._stream_table(labelled, chunk_size, tokenizer)
+        self.table_, self.tokenizer_ = table, tokenizer
+        return self
+
+    def partial_fit_stream(
+        self, labelled: Iterable[tuple[MessageLike, str]], *, chunk_size: int = 512
+    ) -> Self:
+        """Learn ``(message, label)`` pairs in addition to what was learnt, as
+        :meth:`fit_stream` reads them (learnt apart, then merged: all or nothing)."""
+        if not hasattr(self, "table_"):
+            return self.fit_stream(labelled, chunk_size=chunk_size)
+        self.table_.merge(self._stream_table(labelled, chunk_size, self._tokenizer()))
+        return self
+
+    def _stream_table(
+        self,
+        labelled: Iterable[tuple[MessageLike, str]],
+        chunk_size: int,
+        tokenizer: MailTokenizer,
+    ) -> TokenTable:
+        if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+            raise ValueError(f"chunk_size must be an int >= 1; got {chunk_size!r}")
+        self._settings()
+        table = TokenTable()
+        chunk: list[tuple[MessageLike, str]] = []
+        for pair in labelled:
+            if not (isinstance(pair, tuple) and len(pair) == 2):
+                raise TypeError(
+                    f"fit_stream takes (message, label) pairs; got {type(pair).__name__}"
+                )
+            chunk.append(pair)
+            if len(chunk) >= chunk_size:
+                self._learn_into(table, [m for m, _ in chunk], [y for _, y in chunk], tokenizer)
+                chunk = []
+        if chunk:
+            self._learn_into(table, [m for m, _ in chunk], [y for _, y in chunk], tokenizer)
+        return table
+
+    def _learn_into(
+        self,
+        table: TokenTable,
+        messages: Any,
+        labels: Any,
+        tokenizer: MailTokenizer | None = None,
+    ) -> None:
+        sets = self._token_sets(messages, tokenizer=tokenizer)
+        flags = self._spam_flags(labels, len(sets))
+        spam = [t for t, f in zip(sets, flags, strict=True) if f]
+        table.learn(spam, spam=True)
+        try:
+            table.learn([t for t, f in zip(sets, flags, strict=True) if not f], spam=False)
+        except BaseException:  # all or nothing: the spam half goes too
+            table.unlearn(spam, spam=True)
+            raise
+
+    def unlearn(self, messages: Iterable[MessageLike], labels: Iterable[str]) -> Self:
+        """Forget messages learnt with ``labels``, exactly (as if never learnt).
+
+        All or nothing: ValueError, and no change, if any message was not learnt with
+        its label (a count would go negative).
+        """
+        self._check_fitted()
+        sets = self._token_sets(messages)
+        flags = self._spam_flags(labels, len(sets))
+        spam = [t for t, f in zip(sets, flags, strict=True) if f]
+        ham = [t for t, f in zip(sets, flags, strict=True) if not f]
+        for group, is_spam in ((spam, True), (ham, False)):
+            problem = self.table_.check_unlearn(group, spam=is_spam)
+            if problem is not None:
+                raise ValueError(problem)
+        self.table_.unlearn(spam, spam=True)
+        try:
+            self.table_.unlearn(ham, spam=False)
+        except BaseException:
+            self.table_.learn(spam, spam=True)
+            raise
+        return self
+
+    def correct(self, messages: Iterable[MessageLike], labels: Iterable[str]) -> Self:
+        """Fix messages learnt with the wrong label: unlearn each as the other class and
+        learn it as ``labels`` says, in one exact, all-or-nothing step."""
+        self._check_fitted()
+        sets = self._token_sets(messages)
+        flags = self._spam_flags(labels, len(sets))
+        was_ham = [t for t, f in zip(sets, flags, strict=True) if f]  # now spam
+        was_spam = [t for t, f in zip(sets, flags, strict=True) if not f]
+        trial = self.table_.copy() if (was_ham and was_spam) else self.table_
+        for group, is_spam in ((was_ham, False), (was_spam, True)):
+            problem = trial.check_unlearn(group, spam=is_spam)
+            if problem is not None:
+                raise ValueError(problem.replace("cannot unlearn", "cannot correct"))
+        steps = (
+            (was_ham, False, False),  # (messages, as spam, learn): unlearn the wrong labels
+            (was_spam, True, False),
+            (was_ham, True, True),  # and learn the right ones
+            (was_spam, False, True),
+        )
+        done = []
+        try:
+            for group, is_spam, learn in steps:
+                if learn:
+                    self.table_.learn(group, spam=is_spam)
+                else:
+                    self.table_.unlearn(group, spam=is_spam)
+                done.append((group, is_spam, learn))
+        except BaseException:  # all or nothing: undo the steps taken, last first
+            for group, is_spam, learn in reversed(done):
+                if learn:
+                    self.table_.unlearn(group, spam=is_spam)
+                else:
+                    self.table_.learn(group, spam=is_spam)
+            raise
+        return self
+
+    def merge(self, other: SpamFilter) -> Self:
+        """Add ``other``'s statistics to this filter's (both must tokenize alike)."""
+        self._check_fitted()
+        if not isinstance(other, SpamFilter):
+            raise TypeError(f"can only merge a SpamFilter into a SpamFilter; got {type(other)}")
+        other._check_fitted()
+        mine, theirs = self._settings(), other._settings()
+        if self._tokenizer() != other._tokenizer() or mine.labels != theirs.labels:
+            raise ValueError(
+                "cannot merge SpamFilters that tokenize differently or name their classes "
+                f"differently: {self._tokenizer()!r} {mine.labels} vs "
+                f"{other._tokenizer()!r} {theirs.labels}"
+            )
+        self.table_.merge(other.table_)
+        return self
+
+    def __add__(self, other: SpamFilter) -> SpamFilter:
+        if not isinstance(other, SpamFilter):
+            return NotImplemented
+        new = self.copy()
+        return new.merge(other)
+
+    def copy(self) -> SpamFilter:
+        """An independent copy (same hyperparameters and statistics)."""
+        new = type(self)(**self.get_params())
+        if hasattr(self, "table_"):
+            new.table_, new.tokenizer_ = self.table_.copy(), self.tokenizer_
+        return new
+
+    # ------------------------------------------------------------------ regimes
+    def train(
+        self,
+        messages: Iterable[MessageLike],
+        labels: Iterable[str],
+        *,
+        regime: str = "all",
+        unsure: bool = True,
+        max_rounds: int = 10,
+    ) -> list[int]:
+        """Learn labelled messages under a training regime; the number learnt per pass.
+
+        Parameters
+        ----------
+        regime : {"all", "on_error", "exhaustion"}
+            ``"all"``: learn every message (as :meth:`partial_fit`). ``"on_error"``: in
+            order, score each message with the filter as it is and learn it only if its
+            verdict is wrong (or unsure, if ``unsure``). ``"exhaustion"``: repeat
+            ``"on_error"`` passes over the messages until a pass learns none, at most
+            ``max_rounds`` passes (train-to-exhaustion; a message can be learnt more than
+            once, and unlearning it then takes as many calls).
+        unsure : bool
+            Whether an unsure verdict counts as an error.
+        max_rounds : int >= 1
+        """
+        sets = self._token_sets(messages)
+        flags = self._spam_flags(labels, len(sets))
+        if regime == "all":
+            if not hasattr(self, "table_"):
+                self.fit(sets, [self._label(f) for f in flags])
+            else:
+                self.table_.learn([t for t, f in zip(sets, flags, strict=True) if f], spam=True)
+                self.table_.learn(
+                    [t for t, f in zip(sets, flags, strict=True) if not f], spam=False
+                )
+            return [len(sets)]
+        if regime not in ("on_error", "exhaustion"):
+            raise ValueError(f"regime must be 'all', 'on_error' or 'exhaustion'; got {regime!r}")
+        if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
+            raise ValueError(f"max_rounds must be an int >= 1; got {max_rounds!r}")
+        if not hasattr(self, "table_"):
+            self.table_, self.tokenizer_ = TokenTable(), self._settings().tokenizer
+        rounds = []
+        for _ in range(max_rounds if regime == "exhaustion" else 1):
+            learnt = 0
+            for tokens, is_spam in zip(sets, flags, strict=True):
+                verdict = next(self._verdicts([tokens])).verdict
+                wrong = verdict != ("spam" if is_spam else "ham")
+                if wrong and (unsure or verdict != "unsure"):
+                    self.table_.learn([tokens], spam=is_spam)
+                    learnt += 1
+            rounds.append(learnt)
+            if learnt == 0:
+                break
+        return rounds
+
+    def auto_learn(self, messages: Iterable[MessageLike]) -> list[Verdict]:
+        """Classify messages and learn those whose verdict is sure (spam as spam, ham as
+        ham), one after the other (bogofilter's ``-u``); the verdicts, as before learning."""
+        self._check_fitted()
+        out = []
+        for tokens in self._token_sets(messages):
+            v = next(self._verdicts([tokens]))
+            if v.verdict != "unsure":
+                self.table_.learn([tokens], spam=v.verdict == "spam")
+            out.append(v)
+        return out
+
+    def _label(self, is_spam: bool) -> str:
+        return self._settings().labels[1 if is_spam else 0]
+
+    # ------------------------------------------------------------------ scoring
+    def _log_scores(self, tokens: frozenset[str]) -> tuple[float, float]:
+        """``(log spamicity, log(1 - spamicity))`` of one token set."""
+        if self._settings().combining == "naive_bayes":
+            lo = self._nb_log_odds(tokens)
+            return -_log1pexp(-lo), -_log1pexp(lo)
+        clues = self._clue_values(tokens)
+        if not clues:
+            return -_LN2, -_LN2
+        return fisher_log_scores(
+            math.fsum([c[3] for c in clues]), math.fsum([c[4] for c in clues]), len(clues)
+        )
+
+    def _clue_cache(self) -> dict[str, tuple[float, str, float, float, float] | None]:
+        """Per token looked up since the statistics last changed: its clue record, or
+        None if it is too close to 0.5 to be a clue."""
+        table = self.table_
+        cache = self.__dict__.get("_f")
+        if cache is None or cache[0] != table.version or cache[1] is not table:
+            cache = (table.version, table, {})
+            self.__dict__["_f"] = cache
+        return cache[2]
+
+    def _clue_values(self, tokens: Iterable[str]) -> list[tuple[float, str, float, float, float]]:
+        """``(|f - 0.5|, token, f, ln f, ln(1 - f))`` of the combined clues, strongest
+        first (ties by token: the choice does not depend on the tokens' order)."""
+        st = self._settings()
+        table = self.table_
+        index, ham, spam = table.index, table.ham, table.spam
+        n_ham, n_spam, s, x, min_dev = table.n_ham, table.n_spam, st.s, st.x, st.min_dev
+        c = st.smoothing
+        cache = self._clue_cache()
+        get = cache.get
+        clues = []
+        missing = object()
+        # robinson_f inlined, the same expressions in the same order (bit for bit: tested)
+        smooth = bool(c and n_ham and n_spam)
+        n_all = n_ham + n_spam
+        sx = s * x
+        for t in tokens:
+            clue = get(t, missing)
+            if clue is missing:
+                i = index.get(t)
+                if i is None:
+                    f = x
+                else:
+                    g, b = ham[i], spam[i]
+                    n = g + b
+                    if n == 0:
+                        f = x
+                    else:
+                        if smooth:
+                            m = c * n / n_all
+                            spam_ratio = (b + m) / (n_spam + c)
+                            ham_ratio = (g + m) / (n_ham + c)
+                        else:
+                            spam_ratio = b / n_spam if n_spam else 0.0
+                            ham_ratio = g / n_ham if n_ham else 0.0
+                        f = (sx + n * (spam_ratio / (spam_ratio + ham_ratio))) / (s + n)
+                d = f - 0.5 if f > 0.5 else 0.5 - f
+                clue = (d, t, f, math.log(f), math.log1p(-f)) if d >= min_dev else None
+                if i is not None:  # unseen tokens are not kept: spam invents them
+                    cache[t] = clue
+            if clue is not None:
+                clues.append(clue)
+        cap = st.max_clues
+        if cap and len(clues) > cap:
+            clues.sort(reverse=True)
+            del clues[cap:]
+        return clues  # type: ignore[return-value]
+
+    def _nb_log_odds(self, tokens: Iterable[str]) -> float:
+        table = self.table_
+        a = self._settings().alpha
+        n_ham, n_spam = table.n_ham, table.n_spam
+        v = max(table.n_live, 1)
+        denom_ham = math.log(table.sum_ham + a * v)
+        denom_spam = math.log(table.sum_spam + a * v)
+        index, ham, spam = table.index, table.ham, table.spam
+        terms = [math.log((n_spam + 1) / (n_ham + 1))]
+        for t in tokens:
+            i = index.get(t)
+            if i is None:
+                continue
+            terms.append(math.log(spam[i] + a) - denom_spam - math.log(ham[i] + a) + denom_ham)
+        return math.fsum(terms)
+
+    def _verdicts(self, sets: Sequence[frozenset[str]]) -> Iterator[Verdict]:
+        st = self._settings()
+        table = self.table_
+        cold = min(table.n_ham, table.n_spam) < st.min_learned
+        lo_ham, lo_spam = _logit(st.ham_cutoff), _logit(st.spam_cutoff)
+        for tokens in sets:
+            log_spam, log_ham = self._log_scores(tokens)
+            lo = log_spam - log_ham
+            if cold:
+                v = "unsure"
+            elif lo >= lo_spam:
+                v = "spam"
+            elif lo <= lo_ham:
+                v = "ham"
+            else:
+                v = "unsure"
+            yield Verdict(v, math.exp(log_spam), lo)
+
+    def classify(self, messages: Iterable[MessageLike]) -> list[Verdict]:
+        """The :class:`Verdict` of each message (verdict, spamicity, log-odds)."""
+        self._check_fitted()
+        return list(self._verdicts(self._token_sets(messages)))
+
+    def spamicity(self, messages: Iterable[MessageLike]) -> np.ndarray:
+        """The spamicity of each message, in [0, 1] (1: spam)."""
+        return np.array([v.spamicity for v in self.classify(messages)], dtype=np.float64)
+
+    def decision_function(self, messages: Iterable[MessageLike]) -> np.ndarray:
+        """The log-odds of each message's spamicity: ranks messages without the ties of
+        spamicities that round to 1.0 (or 0.0)."""
+        return np.array([v.log_odds for v in self.classify(messages)], dtype=np.float64)
+
+    def predict(self, messages: Iterable[MessageLike]) -> np.ndarray:
+        """``"ham"``, ``"unsure"`` or ``"spam"`` for each message (the labels' names for
+        ham and spam)."""
+        ham_label, spam_label = self._settings().labels
+        names = {"ham": ham_label, "spam": spam_label, "unsure": "unsure"}
+        return np.array([names[v.verdict] for v in self.classify(messages)], dtype=object)
+
+    def posterior(self, messages: Iterable[MessageLike]) -> np.ndarray:
+        """P(spam | message) of a multinomial Naive Bayes over the messages' distinct
+        tokens, from the same counts (Laplace ``alpha``; class prior from the message
+        counts, add-one)."""
+        self._check_fitted()
+        sets = self._token_sets(messages)
+        return np.array([_sigmoid(self._nb_log_odds(t)) for t in sets], dtype=np.float64)
+
+    def predict_proba(self, messages: Iterable[MessageLike]) -> np.ndarray:
+        """``[1 - spamicity, spamicity]`` per message (columns in :attr:`classes_` order;
+        the spamicity is a score, not a calibrated probability)."""
+        s = self.spamicity(messages)
+        return np.column_stack([1.0 - s, s])
+
+    def score(self, messages: Iterable[MessageLike], labels: Iterable[str]) -> float:
+        """The share of messages whose verdict is their label (unsure counts as wrong)."""
+        predicted = self.predict(messages)
+        truth = list(labels)
+        if len(truth) != len(predicted):
+            raise ValueError(f"got {len(predicted)} messages but {len(truth)} labels")
+        if not truth:
+            return float("nan")
+        return sum(p == t for p, t in zip(predicted, truth, strict=True)) / len(truth)
+
+    # ------------------------------------------------------------------ explanations
+    def clues(self, message: MessageLike) -> Clues:
+        """Every token of ``message`` with its f(w) and its side in the combination."""
+        self._check_fitted()
+        tokens = self._token_sets([message])[0]
+        verdict = next(self._verdicts([tokens]))
+        used = {clue[1] for clue in self._clue_values(tokens)}
+        st, table = self._settings(), self.table_
+        rows = []
+        for t in tokens:
+            g, b = table.counts(t)
+            f = robinson_f(g, b, table.n_ham, table.n_spam, st.s, st.x, st.smoothing)
+            side = ("spam" if f > 0.5 else "ham") if t in used else "unused"
+            rows.append(Clue(t, f, g, b, side))
+        rows.sort(key=lambda c: (c.side == "unused", -abs(c.f - 0.5), c.token))
+        return Clues(verdict, rows, len(used))
+
+    explain = clues
+
+    # ------------------------------------------------------------------ pruning
+    def prune(self, *, min_count: int | None = None, top_k: int | None = None) -> Self:
+        """Drop tokens from the statistics, exactly: the pruned filter scores as one that
+        never counted them (message counts are kept).
+
+        Parameters
+        ----------
+        min_count : int, optional
+            Drop tokens seen in at most ``min_count`` messages.
+        top_k : int, optional
+            Keep the ``top_k`` most informative tokens (f(w) farthest from 0.5, then the
+            most often seen, then by token).
+        """
+        self._check_fitted()
+        table = self.table_
+        if min_count is not None:
+            if isinstance(min_count, bool) or not isinstance(min_count, int) or min_count < 0:
+                raise ValueError(f"min_count must be an int >= 0; got {min_count!r}")
+            table = table.filtered(lambda t, g, b: g + b > min_count)
+        if top_k is not None:
+            if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0:
+                raise ValueError(f"top_k must be an int >= 0; got {top_k!r}")
+            st = self._settings()
+            n_ham, n_spam = table.n_ham, table.n_spam
+
+            def strength(row: tuple[str, int, int]) -> tuple[float, int, str]:
+                t, g, b = row
+                f = robinson_f(g, b, n_ham, n_spam, st.s, st.x, st.smoothing)
+                return (abs(f - 0.5), g + b, t)
+
+            kept = heapq.nlargest(top_k, table.rows(), key=strength)
+            table = TokenTable.from_rows(kept, n_ham, n_spam)
+        self.table_ = table
+        return self
+
+
+_HYPERPARAMETERS = frozenset(SpamFilter._get_param_names())
+
+
+def _logit(p: float) -> float:
+    if p <= 0.0:
+        return -math.inf
+    if p >= 1.0:
+        return math.inf
+    return math.log(p) - math.log1p(-p)
+
+
+def _log1pexp(z: float) -> float:
+    return z + math.log1p(math.exp(-z)) if z > 0 else math.log1p(math.exp(z))
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """The hyperparameters, checked, with the preset's values filled in."""
+
+    s: float
+    x: float
+    smoothing: float
+    min_dev: float
+    max_clues: int | None
+    ham_cutoff: float
+    spam_cutoff: float
+    combining: str
+    alpha: float
+    min_learned: int
+    tokenizer: MailTokenizer
+    labels: tuple[str, str]
+
+    @classmethod
+    def of(cls, f: SpamFilter) -> _Settings:
+        if f.preset not in PRESETS:
+            raise ValueError(
+                f"The 'preset' parameter of SpamFilter must be one of {sorted(PRESETS)}. "
+                f"Got {f.preset!r} instead."
+            )
+        p = PRESETS[f.preset]
+
+        def real(name: str, value: Any, low: float, high: float, closed: str) -> float:
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+            v = float(value) if ok else math.nan
+            inside = {
+                "[]": low <= v <= high,
+                "()": low < v < high,
+                "[)": low <= v < high,
+                "(]": low < v <= high,
+            }[closed]
+            if not inside:
+                interval = f"{closed[0]}{low}, {high}{closed[1]}"
+                raise ValueError(
+                    f"The {name!r} parameter of SpamFilter must be a float in the range "
+                    f"{interval}. Got {value!r} instead."
+                )
+            return v
+
+        s = real("s", p.s if f.s is None else f.s, 0.0, math.inf, "()")
+        x = real("x", p.x if f.x is None else f.x, 0.0, 1.0, "()")
+        smoothing = real(
+            "smoothing", p.smoothing if f.smoothing is None else f.smoothing, 0.0, math.inf, "[)"
+        )
+        min_dev = real("min_dev", p.min_dev if f.min_dev is None else f.min_dev, 0.0, 0.5, "[)")
+        ham_cutoff = real(
+            "ham_cutoff", p.ham_cutoff if f.ham_cutoff is None else f.ham_cutoff, 0.0, 1.0, "[]"
+        )
+        spam_cutoff = real(
+            "spam_cutoff",
+            p.spam_cutoff if f.spam_cutoff is None else f.spam_cutoff,
+            0.0,
+            1.0,
+            "[]",
+        )
+        if ham_cutoff > spam_cutoff:
+            raise ValueError(
+                f"SpamFilter's ham_cutoff ({ham_cutoff}) is above its spam_cutoff "
+                f"({spam_cutoff}); the unsure band lies between them: ham_cutoff <= spam_cutoff"
+            )
+        max_clues = p.max_clues if f.max_clues is None else f.max_clues
+        if max_clues is not None and (
+            isinstance(max_clues, bool) or not isinstance(max_clues, int) or max_clues < 0
+        ):
+            raise ValueError(
+                "The 'max_clues' parameter of SpamFilter must be an int >= 0 (0: every clue). "
+                f"Got {max_clues!r} instead."
+            )
+        if f.combining not in ("chi2", "naive_bayes"):
+            raise ValueError(
+                "The 'combining' parameter of SpamFilter must be 'chi2' or 'naive_bayes'. "
+                f"Got {f.combining!r} instead."
+            )
+        alpha = real("alpha", f.alpha, 0.0, math.inf, "()")
+        ml = f.min_learned
+        if isinstance(ml, bool) or not isinstance(ml, int) or ml < 0:
+            raise ValueError(
+                f"The 'min_learned' parameter of SpamFilter must be an int >= 0. Got {ml!r} "
+                "instead."
+            )
+        tokenizer = MailTokenizer() if f.tokenizer is None else f.tokenizer
+        if not isinstance(tokenizer, MailTokenizer):
+            raise TypeError(
+                "The 'tokenizer' parameter of SpamFilter must be a nbayes.mail.MailTokenizer "
+                f"or None. Got {type(tokenizer).__name__} instead."
+            )
+        labels = f.labels
+        if (
+            not isinstance(labels, tuple | list)
+            or len(labels) != 2
+            or not all(isinstance(x, str) for x in labels)
+            or labels[0] == labels[1]
+            or "unsure" in labels
+        ):
+            raise ValueError(
+                "The 'labels' parameter of SpamFilter must be two distinct str (ham, spam), "
+                f"neither 'unsure'. Got {labels!r} instead."
+            )
+        return cls(
+            s,
+            x,
+            smoothing,
+            min_dev,
+            max_clues or None,
+            ham_cutoff,
+            spam_cutoff,
+            f.combining,
+            alpha,
+            ml,
+            tokenizer,
+            (labels[0], labels[1]),
+        )

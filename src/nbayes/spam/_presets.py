@@ -1,0 +1,50 @@
+"""Named settings of the Robinson-Fisher scoring and of the verdicts' cutoffs.
+
+* ``"bogofilter"``: bogofilter 1.2.5's defaults (``robs=0.0178``, ``robx=0.52``,
+  ``min_dev=0.375``, every clue, ``ham_cutoff=0.45``, ``spam_cutoff=0.99``);
+* ``"spambayes"``: SpamBayes 1.1's (``unknown_word_strength=0.45``,
+  ``unknown_word_prob=0.5``, ``minimum_prob_strength=0.1``, ``max_discriminators=150``,
+  ``ham_cutoff=0.20``, ``spam_cutoff=0.90``);
+* ``"nbayes"`` (the default): chosen by measurement on the SpamAssassin public corpus,
+  designed on the first 60 % of its messages and checked on the rest (BENCHMARKS.md,
+  "Spam filter").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["PRESETS", "Preset"]
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Scoring parameters (see :mod:`nbayes.spam._combining`) and cutoffs."""
+
+    s: float
+    x: float
+    smoothing: float
+    min_dev: float
+    max_clues: int | None
+    ham_cutoff: float
+    spam_cutoff: float
+
+
+PRESETS: dict[str, Preset] = {
+    "nbayes": Preset(
+        s=0.1, x=0.5, smoothing=1.0, min_dev=0.1, max_clues=150, ham_cutoff=0.4, spam_cutoff=0.9
+    ),
+    "bogofilter": Preset(
+        s=0.0178,
+        x=0.52,
+        smoothing=0.0,
+        min_dev=0.375,
+        max_clues=None,
+        ham_cutoff=0.45,
+        spam_cutoff=0.99,
+    ),
+    "spambayes": Preset(
+        s=0.45, x=0.5, smoothing=0.0, min_dev=0.1, max_clues=150, ham_cutoff=0.2, spam_cutoff=0.9
+    ),
+}
+"""Preset name -> its settings."""

@@ -1,0 +1,478 @@
+"""SpamFilter: the estimator API, exactness of update / unlearn / merge / prune, the scoring
+in log space, verdicts, regimes, cutoffs, model files, and a slice of the real corpus."""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+from email.message import EmailMessage
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import nbayes
+from nbayes.exceptions import ModelFileError
+from nbayes.mail import MailTokenizer
+from nbayes.spam import (
+    SpamFilter,
+    TokenTable,
+    chi2_log_cdf,
+    chi2_log_sf,
+    choose_cutoffs,
+    fisher_log_scores,
+)
+
+HAM = [
+    b"Subject: minutes\n\nthe minutes of the project meeting are attached, see you monday",
+    b"Subject: report\n\nplease review the quarterly report before the meeting on monday",
+    b"Subject: lunch\n\nlunch with the project team on friday, the usual place",
+    b"Subject: build\n\nthe nightly build failed again; the logs are on the project wiki",
+]
+SPAM = [
+    b"Subject: cheap pills\n\nbuy cheap pills now!! best price guaranteed, click here",
+    b"Subject: winner\n\nyou are a winner! claim your prize now, click here to claim",
+    b"Subject: money\n\nmake money fast from home, no experience, click here now!!",
+    b"Subject: offer\n\nexclusive offer: cheap meds, best price, order now and save",
+]
+LABELS = ["ham"] * 4 + ["spam"] * 4
+
+
+def trained(**params: object) -> SpamFilter:
+    return SpamFilter(**params).fit(HAM + SPAM, LABELS)  # type: ignore[arg-type]
+
+
+def test_fit_predict_spamicity() -> None:
+    f = trained()
+    new_spam = b"Subject: cheap offer\n\nclick here now for the best price on pills"
+    new_ham = b"Subject: meeting\n\nthe project meeting moved to monday, report attached"
+    s = f.spamicity([new_spam, new_ham])
+    assert s.dtype == np.float64 and 0.0 <= s.min() and s.max() <= 1.0
+    assert s[0] > 0.9 > 0.1 > s[1]
+    assert f.predict([new_spam, new_ham]).tolist() == ["spam", "ham"]
+    assert f.classes_.tolist() == ["ham", "spam"]
+    assert f.predict_proba([new_spam]).shape == (1, 2)
+    assert f.score([new_spam, new_ham], ["spam", "ham"]) == 1.0
+
+
+def test_messages_of_every_kind_score_alike(tmp_path: Path) -> None:
+    f = trained()
+    raw = SPAM[0]
+    path = tmp_path / "m.eml"
+    path.write_bytes(raw)
+    msg = EmailMessage()
+    msg["Subject"] = "cheap pills"
+    msg.set_content("buy cheap pills now!! best price guaranteed, click here")
+    scores = f.spamicity([raw, raw.decode(), path, f.tokenize(raw)])
+    assert len(set(scores.tolist())) == 1
+    assert f.spamicity([msg])[0] > 0.9
+
+
+def test_clear_errors() -> None:
+    f = trained()
+    with pytest.raises(TypeError, match=r"wrap it in a list"):
+        f.predict(HAM[0])
+    with pytest.raises(ValueError, match="unknown label 'junk'"):
+        f.partial_fit([HAM[0]], ["junk"])
+    with pytest.raises(ValueError, match="got 2 messages but 1 labels"):
+        f.partial_fit(HAM[:2], ["ham"])
+    with pytest.raises(ValueError, match="learnt nothing yet"):
+        SpamFilter().predict(HAM)
+    with pytest.raises(TypeError, match="got int"):
+        f.predict([42])
+    with pytest.raises(ValueError, match="'preset' parameter"):
+        SpamFilter(preset="nope").fit(HAM, ["ham"] * 4)
+    with pytest.raises(ValueError, match="ham_cutoff"):
+        SpamFilter(ham_cutoff=0.9, spam_cutoff=0.5).fit(HAM, ["ham"] * 4)
+    with pytest.raises(ValueError, match="'s' parameter"):
+        SpamFilter(s=0).fit(HAM, ["ham"] * 4)
+
+
+def test_unlearn_refuses_what_was_not_learnt_and_changes_nothing() -> None:
+    f = trained()
+    before = f.table_.copy()
+    with pytest.raises(ValueError, match="cannot unlearn"):
+        f.unlearn([HAM[0], SPAM[0]], ["spam", "spam"])  # HAM[0] was learnt as ham
+    assert f.table_ == before
+    with pytest.raises(ValueError, match="learnt only 4 ham"):
+        f.unlearn(HAM + HAM[:1], ["ham"] * 5)
+
+
+def test_correct_is_unlearn_then_learn() -> None:
+    wrong = SpamFilter().fit(HAM + SPAM, ["ham"] * 3 + ["spam"] * 5)  # HAM[3] as spam
+    wrong.correct([HAM[3]], ["ham"])
+    assert wrong.table_ == trained().table_
+    with pytest.raises(ValueError, match="cannot correct"):
+        wrong.correct([HAM[0]], ["ham"])  # it is ham already: not learnt as spam
+
+
+def test_log_space_scores_do_not_tie_at_one() -> None:
+    spam = frozenset(f"s{i}" for i in range(100))
+    ham = frozenset(f"h{i}" for i in range(100))
+    f = SpamFilter().fit([spam] * 50 + [ham] * 50, ["spam"] * 50 + ["ham"] * 50)
+    probes = [spam, frozenset(list(spam)[:60]), frozenset(list(spam)[:30])]
+    v = f.classify(probes)
+    assert all(x.spamicity >= 1 - 1e-15 for x in v)  # a float cannot tell them apart
+    assert all(math.isfinite(x.log_odds) and x.log_odds > 36 for x in v)
+    assert len({x.log_odds for x in v}) == 3  # the log-odds can
+    # chi-square tails far beyond double precision's 1 - p
+    assert math.isfinite(chi2_log_sf(3000.0, 150)) and chi2_log_sf(3000.0, 150) < -1000
+    from scipy.stats import chi2
+
+    for x, k in ((1.0, 150), (3000.0, 150), (0.5, 3), (300.0, 150), (40.0, 2)):
+        assert chi2_log_cdf(x, k) == pytest.approx(chi2.logcdf(x, 2 * k), rel=1e-12)
+        if math.isfinite(chi2.logsf(x, 2 * k)):  # scipy underflows to -inf at (3000, 150)
+            assert chi2_log_sf(x, k) == pytest.approx(chi2.logsf(x, 2 * k), rel=1e-12)
+    ls, lh = fisher_log_scores(math.log(0.999) * 150, math.log(0.001) * 150, 150)
+    assert math.exp(ls) >= 1 - 1e-15 and lh < -100
+
+
+def test_cold_start_is_unsure() -> None:
+    f = SpamFilter(min_learned=3).fit(HAM[:2] + SPAM, ["ham"] * 2 + ["spam"] * 4)
+    assert set(f.predict(SPAM).tolist()) == {"unsure"}
+    f.partial_fit(HAM[2:3], ["ham"])
+    assert f.predict(SPAM[:1]).tolist() == ["spam"]
+
+
+def test_presets_and_effective_params() -> None:
+    bogo = SpamFilter(preset="bogofilter").effective_params_
+    assert (bogo.s, bogo.x, bogo.min_dev, bogo.ham_cutoff, bogo.spam_cutoff) == (
+        0.0178,
+        0.52,
+        0.375,
+        0.45,
+        0.99,
+    )
+    assert SpamFilter(preset="spambayes", s=1.0).effective_params_.s == 1.0
+    for preset in ("nbayes", "bogofilter", "spambayes"):
+        assert trained(preset=preset).predict(SPAM[:1]).tolist() == ["spam"]
+
+
+def test_naive_bayes_posterior_is_available() -> None:
+    f = trained()
+    p = f.posterior([SPAM[0], HAM[0]])
+    assert p[0] > 0.5 > p[1]
+    nb = trained(combining="naive_bayes")
+    assert nb.spamicity([SPAM[0]])[0] == pytest.approx(p[0])
+
+
+def test_clues_explain_the_verdict() -> None:
+    f = trained()
+    c = f.clues(b"Subject: cheap\n\nclick here for the project report")
+    used = c.used()
+    assert c.n_used == len(used) > 0
+    assert {x.side for x in used} <= {"spam", "ham"}
+    assert all((x.f > 0.5) == (x.side == "spam") for x in used)
+    assert all(abs(x.f - 0.5) >= 0.1 for x in used)
+    assert [abs(x.f - 0.5) for x in used] == sorted((abs(x.f - 0.5) for x in used), reverse=True)
+    assert c.verdict == f.classify([b"Subject: cheap\n\nclick here for the project report"])[0]
+    by_token = {x.token: x for x in c.clues}
+    assert by_token["click"].spam == 3 and by_token["click"].ham == 0
+
+
+def test_sklearn_clone_and_params() -> None:
+    from sklearn.base import clone, is_classifier
+
+    f = SpamFilter(s=0.2, tokenizer=MailTokenizer(bigrams=False))
+    g = clone(f)
+    assert g.get_params() == f.get_params() and g is not f
+    assert is_classifier(f)
+    assert repr(f).startswith("SpamFilter(s=0.2, tokenizer=MailTokenizer(headers=(")
+    assert "bigrams=False" in repr(f) and repr(SpamFilter()) == "SpamFilter()"
+    with pytest.raises(ValueError, match="Invalid parameter 'sx'"):
+        f.set_params(sx=1)
+
+
+def test_importing_the_filter_loads_no_scikit_learn() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, nbayes; nbayes.SpamFilter; import nbayes.mail, nbayes.io.serializers.spam; "
+        "print(any(m.split('.')[0] in ('sklearn', 'scipy', 'pandas') for m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+# ---------------------------------------------------------------------- exactness
+TOKENS = st.frozensets(st.sampled_from([f"t{i}" for i in range(12)]), max_size=8)
+CORPUS = st.lists(st.tuples(TOKENS, st.sampled_from(["ham", "spam"])), min_size=2, max_size=30)
+
+
+def _scores(f: SpamFilter, probe: list[frozenset[str]]) -> list[float]:
+    return [v.log_odds for v in f.classify(probe)]
+
+
+PROBE = [frozenset({f"t{i}", f"t{(i * 7) % 12}", f"t{(i + 3) % 12}"}) for i in range(12)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(CORPUS, st.integers(0, 30))
+def test_partial_fit_in_any_split_equals_fit(corpus: list, cut: int) -> None:
+    sets, labels = [m for m, _ in corpus], [y for _, y in corpus]
+    whole = SpamFilter().fit(sets, labels)
+    parts = SpamFilter().partial_fit(sets[:cut], labels[:cut]) if cut else SpamFilter()
+    parts.partial_fit(sets[cut:], labels[cut:]) if cut < len(sets) else None
+    if cut >= len(sets):
+        parts = SpamFilter().fit(sets, labels)
+    assert parts.table_ == whole.table_
+    assert _scores(parts, PROBE) == _scores(whole, PROBE)
+
+
+@settings(max_examples=60, deadline=None)
+@given(CORPUS, CORPUS)
+def test_unlearn_and_merge_are_exact(a: list, b: list) -> None:
+    sa, ya = [m for m, _ in a], [y for _, y in a]
+    sb, yb = [m for m, _ in b], [y for _, y in b]
+    both = SpamFilter().fit(sa + sb, ya + yb)
+    only_a = SpamFilter().fit(sa, ya)
+    merged = only_a + SpamFilter().fit(sb, yb)
+    assert merged.table_ == both.table_
+    assert _scores(merged, PROBE) == _scores(both, PROBE)  # bit for bit (fsum)
+    both.unlearn(sb, yb)
+    assert both.table_ == only_a.table_
+    assert _scores(both, PROBE) == _scores(only_a, PROBE)
+
+
+@settings(max_examples=60, deadline=None)
+@given(CORPUS, st.integers(0, 4), st.integers(0, 12))
+def test_pruning_is_training_without_the_pruned_tokens(corpus: list, n: int, k: int) -> None:
+    sets, labels = [m for m, _ in corpus], [y for _, y in corpus]
+    f = SpamFilter().fit(sets, labels)
+    counts = {t: sum(g for g in f.table_.counts(t)) for t, _, _ in f.table_.rows()}
+    kept = {t for t, c in counts.items() if c > n}
+    pruned = f.copy().prune(min_count=n)
+    reference = SpamFilter().fit([m & kept for m in sets], labels)
+    assert pruned.table_ == reference.table_
+    assert _scores(pruned, PROBE) == _scores(reference, PROBE)
+    top = f.copy().prune(top_k=k)
+    kept_k = {t for t, _, _ in top.table_.rows()}
+    assert len(kept_k) == min(k, len(counts))
+    reference = SpamFilter().fit([m & kept_k for m in sets], labels)
+    assert _scores(top, PROBE) == _scores(reference, PROBE)
+
+
+def test_token_table_counts_documents() -> None:
+    t = TokenTable()
+    t.learn([{"a", "b"}, {"a"}], spam=False)
+    t.learn([{"a"}], spam=True)
+    assert t.counts("a") == (2, 1) and t.counts("zz") == (0, 0) and len(t) == 2
+    t.unlearn([{"a", "b"}], spam=False)
+    assert t.counts("b") == (0, 0) and len(t) == 1
+
+
+def test_an_interrupted_learning_call_changes_nothing() -> None:
+    class Interrupted(frozenset):  # type: ignore[type-arg]
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            yield "brand-new"
+            yield "click"
+            raise KeyboardInterrupt
+
+    t = trained().table_
+    before = t.copy()
+    for call in (t.learn, t.unlearn):
+        with pytest.raises(KeyboardInterrupt):
+            call([frozenset({"click", "other-new"}), Interrupted()], spam=True)  # type: ignore[list-item]
+        assert t == before and t.counts("brand-new") == (0, 0)
+        assert "brand-new" not in t.index and t.n_live == before.n_live
+    f = trained()
+    before = f.table_.copy()
+    with pytest.raises(KeyboardInterrupt):
+        f._learn_into(f.table_, [frozenset({"a"}), Interrupted()], ["spam", "ham"])
+    assert f.table_ == before
+
+
+# ---------------------------------------------------------------------- regimes, cutoffs
+def test_training_regimes() -> None:
+    f = SpamFilter()
+    rounds = f.train(HAM + SPAM, LABELS, regime="on_error")
+    assert len(rounds) == 1 and 1 <= rounds[0] <= 8
+    g = SpamFilter()
+    rounds = g.train(HAM + SPAM, LABELS, regime="exhaustion", max_rounds=20)
+    assert rounds[-1] == 0 or len(rounds) == 20
+    assert g.predict(HAM + SPAM).tolist() == LABELS or len(rounds) == 20
+    assert SpamFilter().train(HAM, ["ham"] * 4) == [4]
+    with pytest.raises(ValueError, match="regime must be"):
+        f.train(HAM, ["ham"] * 4, regime="sometimes")
+
+
+def test_auto_learn_learns_sure_verdicts_only() -> None:
+    f = trained()
+    n_spam = f.table_.n_spam
+    verdicts = f.auto_learn([SPAM[0], b"Subject: hmm\n\nneutral words only qwerty"])
+    assert verdicts[0].verdict == "spam" and f.table_.n_spam == n_spam + 1
+    assert verdicts[1].verdict == "unsure" and f.table_.n_ham == 4
+
+
+def test_choose_cutoffs_hits_the_target_on_held_out_folds() -> None:
+    ham = [
+        f"Subject: notes {i}\n\nminutes of meeting {i} and the agenda".encode() for i in range(20)
+    ]
+    spam = [f"Subject: offer {i}\n\ncheap pills offer {i} click now".encode() for i in range(20)]
+    f = SpamFilter()
+    choice = choose_cutoffs(f, ham + spam, ["ham"] * 20 + ["spam"] * 20, ham_loss=0.0)
+    assert choice.ham_lost == 0.0 and 0.0 <= choice.ham_cutoff <= choice.spam_cutoff <= 1.0
+    assert f.ham_cutoff is None  # not changed until applied
+    choice.apply(f)
+    assert f.effective_params_.spam_cutoff == choice.spam_cutoff
+    with pytest.raises(ValueError, match="at least 5 messages of each class"):
+        choose_cutoffs(f, HAM + SPAM, LABELS)
+
+
+# ---------------------------------------------------------------------- model files
+def test_save_load_merge_round_trip(tmp_path: Path) -> None:
+    f = SpamFilter(s=0.3, tokenizer=MailTokenizer(received=True), labels=("good", "bad"))
+    f.fit(HAM + SPAM, ["good"] * 4 + ["bad"] * 4)
+    f.partial_fit(["Subject: caf\xe9\n\nna\udcffve surrogate"], ["good"])
+    path = tmp_path / "spam.nbm"
+    nbayes.save(f, path)
+    g = nbayes.load(path)
+    assert type(g) is SpamFilter and g.get_params() == f.get_params()
+    assert g.table_ == f.table_
+    probe = HAM + SPAM
+    assert g.spamicity(probe).tolist() == f.spamicity(probe).tolist()
+    assert (g + f).table_.n_ham == 2 * f.table_.n_ham
+    assert pickle.loads(pickle.dumps(f)).table_ == f.table_
+    with pytest.raises(ValueError, match="tokenize differently"):
+        f.merge(trained())
+
+
+def test_a_damaged_model_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "spam.nbm"
+    nbayes.save(trained(), path)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(ModelFileError):
+        nbayes.load(path)
+
+
+# ---------------------------------------------------------------------- real mail
+def _corpus() -> Path | None:
+    here = Path(__file__).resolve()
+    for base in (
+        os.environ.get("NBAYES_SHARED"),
+        here.parents[3] / "shared",
+        here.parents[2] / ".." / "shared",
+        Path("/work/shared"),
+    ):
+        if base and (Path(base) / "data" / "spamassassin_public" / "index.tsv").is_file():
+            return Path(base) / "data" / "spamassassin_public"
+    return None
+
+
+def test_a_slice_of_the_spamassassin_corpus() -> None:
+    root = _corpus()
+    if root is None:
+        pytest.skip("the shared data (spamassassin_public) is not beside this checkout")
+    rows = [line.split("\t") for line in (root / "index.tsv").read_text().splitlines()[1:]]
+    ham = [r for r in rows if r[2] == "ham"][::40][:80]
+    spam = [r for r in rows if r[2] == "spam"][::20][:80]
+    train = ham[:60] + spam[:60]
+    test = ham[60:] + spam[60:]
+    f = SpamFilter().fit([root / r[1] for r in train], [r[2] for r in train])
+    verdicts = f.predict([root / r[1] for r in test])
+    truth = [r[2] for r in test]
+    wrong = sum(v not in (t, "unsure") for v, t in zip(verdicts, truth, strict=True))
+    unsure = sum(v == "unsure" for v in verdicts)
+    assert wrong <= 2 and unsure <= 12, (wrong, unsure)
+
+
+def test_the_lean_scorer_answers_as_the_filter(tmp_path: Path) -> None:
+    from nbayes.io.serializers.spam import load_spam_scorer
+
+    f = trained()
+    f.partial_fit(["Subject: caf\xe9 \u65e5\u672c\n\nna\udcffve \u00e9t\u00e9 prix"], ["ham"])
+    path = tmp_path / "spam.nbm"
+    nbayes.save(f, path)
+    scorer = load_spam_scorer(path)
+    assert scorer is not None and len(scorer) == len(f.table_)
+    probe = [*HAM, *SPAM, b"Subject: nothing known\n\nzzz qqq", "caf\xe9 \u00e9t\u00e9 prix"]
+    assert scorer.classify(probe) == f.classify(probe)
+    assert scorer.predict(probe).tolist() == f.predict(probe).tolist()
+    assert scorer.clues(SPAM[0]) == f.clues(SPAM[0])
+    other = tmp_path / "nb.nbm"
+    nbayes.save(nbayes.MultinomialNB().fit([[1, 0], [0, 1]], [0, 1]), other)
+    assert load_spam_scorer(other) is None
+
+
+def test_classify_many_keeps_order_on_two_processes() -> None:
+    from nbayes.spam import classify_many
+
+    f = trained()
+    probe = (HAM + SPAM) * 20
+    assert list(classify_many(f, probe, n_jobs=2, chunk_size=7)) == f.classify(probe)
+    assert list(classify_many(f, iter(probe), n_jobs=1)) == f.classify(probe)
+    with pytest.raises(ValueError, match="n_jobs"):
+        list(classify_many(f, probe, n_jobs=0))
+
+
+def test_fit_stream_equals_fit_and_is_all_or_nothing(tmp_path: Path) -> None:
+    from nbayes.mail import iter_classes
+
+    for label, msgs in (("ham", HAM), ("spam", SPAM)):
+        (tmp_path / label).mkdir()
+        for i, m in enumerate(msgs):
+            (tmp_path / label / f"{i}.eml").write_bytes(m)
+    f = SpamFilter().fit_stream(iter_classes(tmp_path), chunk_size=3)
+    assert f.table_ == trained().table_
+    g = trained().partial_fit_stream(iter_classes(tmp_path))
+    assert g.table_ == SpamFilter().fit(HAM + SPAM + HAM + SPAM, LABELS + LABELS).table_
+
+    def broken():  # type: ignore[no-untyped-def]
+        yield HAM[0], "ham"
+        yield 42, "ham"
+
+    before = f.table_.copy()
+    with pytest.raises(TypeError, match="got int"):
+        f.partial_fit_stream(broken(), chunk_size=1)
+    assert f.table_ == before
+    with pytest.raises(TypeError, match=r"\(message, label\) pairs"):
+        f.fit_stream([HAM[0]])  # type: ignore[list-item]
+    assert f.table_ == before
+
+
+@settings(max_examples=40, deadline=None)
+@given(CORPUS, st.sampled_from(["nbayes", "bogofilter", "spambayes"]))
+def test_the_inlined_f_is_robinson_f_bit_for_bit(corpus: list, preset: str) -> None:
+    from nbayes.spam import robinson_f
+
+    sets, labels = [m for m, _ in corpus], [y for _, y in corpus]
+    f = SpamFilter(preset=preset, min_dev=0.0).fit(sets, labels)
+    st_, t = f._settings(), f.table_
+    tokens = [f"t{i}" for i in range(14)]  # t12, t13: never seen
+    got = {clue[1]: clue[2] for clue in f._clue_values(tokens)}
+    for token in tokens:
+        g, b = t.counts(token)
+        want = robinson_f(g, b, t.n_ham, t.n_spam, st_.s, st_.x, st_.smoothing)
+        assert token not in got or got[token] == want
+
+
+def test_the_fit_tokenizer_is_kept_when_the_parameter_changes(tmp_path: Path) -> None:
+    f = trained(tokenizer=MailTokenizer(bigrams=False))
+    before = f.classify(SPAM)
+    f.set_params(tokenizer=MailTokenizer(received=True))
+    assert f.tokenizer_ == MailTokenizer(bigrams=False)
+    assert f.classify(SPAM) == before
+    f.partial_fit(HAM[:1], ["ham"])
+    assert not any(t.startswith("bi:") for t, _, _ in f.table_.rows())
+    nbayes.save(f, tmp_path / "m.nbm")
+    g = nbayes.load(tmp_path / "m.nbm")
+    assert g.tokenizer_ == f.tokenizer_ and g.tokenizer == MailTokenizer(received=True)
+    f.fit(HAM, ["ham"] * 4)  # a new fit takes the parameter
+    assert f.tokenizer_ == MailTokenizer(received=True)
+
+
+def test_setting_a_hyperparameter_directly_takes_effect() -> None:
+    f = trained()
+    probe = [b"Subject: cheap offer\n\nclick here now for the best price on pills"]
+    assert f.predict(probe).tolist() == ["spam"]
+    f.spam_cutoff = 1.0  # not through set_params
+    assert f.predict(probe).tolist() == ["unsure"]
+    before = f.spamicity(probe)
+    f.s = 5.0
+    assert f.spamicity(probe) != before

@@ -1,0 +1,338 @@
+"""Reading mail (files, mbox, Maildir, folders, streams) and tokenizing it: real MIME,
+written here, and the bad input the issue lists."""
+
+from __future__ import annotations
+
+import base64
+import io
+import quopri
+import time
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+
+from nbayes.mail import (
+    MailError,
+    MailTokenizer,
+    RawMail,
+    decode_text,
+    html_to_text,
+    iter_classes,
+    iter_mail,
+    parse,
+    read_mbox,
+    walk_parts,
+)
+
+TOK = MailTokenizer()
+
+PLAIN = b"""From: "Ann Example" <ann@example.com>
+To: bob@example.org, carol@example.net
+Subject: Lunch on Friday?
+X-Mailer: Mutt 1.4
+
+Shall we meet at the usual place? The agenda is attached.
+"""
+
+
+def multipart(*parts: bytes, boundary: bytes = b"XYZ") -> bytes:
+    out = [b"From: x@example.com\nSubject: parts\nMIME-Version: 1.0\n"]
+    out.append(b"Content-Type: multipart/mixed; boundary=" + boundary + b"\n\n")
+    for p in parts:
+        out.append(b"--" + boundary + b"\n" + p + b"\n")
+    out.append(b"--" + boundary + b"--\n")
+    return b"".join(out)
+
+
+# ---------------------------------------------------------------------- tokens
+def test_header_tokens_have_prefixes() -> None:
+    t = TOK(PLAIN)
+    assert {"subject:lunch", "subject:friday?", "from:name:ann example", "from:addr:ann"} <= t
+    assert {"from:addr:example.com", "to:addr:bob", "to:addr:example.net", "to:count:2"} <= t
+    assert "x-mailer:mutt 1.4" in t
+    assert {"shall", "meet", "usual", "place?", "agenda", "attached."} <= t
+    assert "the" in t and "at" not in t  # min_length 3
+
+
+def test_received_and_other_headers_are_off_by_default() -> None:
+    raw = b"Received: from relay.example.net (10.1.2.3)\nX-Spam-Level: *****\n" + PLAIN
+    assert not any(t.startswith(("received:", "header:", "x-spam-level:")) for t in TOK(raw))
+    on = MailTokenizer(received=True, other_headers=True)(raw)
+    assert {"received:relay.example.net", "received:10.1.2.3", "header:x-spam-level"} <= on
+
+
+def test_base64_quoted_printable_and_charsets_are_decoded() -> None:
+    body = "Prix réduit: économisez maintenant".encode("iso-8859-1")
+    raw = multipart(
+        b"Content-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: base64\n\n"
+        + base64.encodebytes(body),
+        b"Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: quoted-printable"
+        b"\n\n" + quopri.encodestring("déjà vu garantie".encode()),
+    )
+    t = TOK(raw)
+    assert {"réduit:", "économisez", "maintenant", "déjà", "garantie"} <= t
+    assert {"charset:iso-8859-1", "charset:utf-8", "encoding:base64"} <= t
+    assert "encoding:quoted-printable" in t
+
+
+def test_lying_and_unknown_charsets_fall_back() -> None:
+    assert decode_text("naïve".encode("latin-1"), "us-ascii") == "naïve"
+    assert decode_text("naïve".encode(), "x-made-up") == "naïve"
+    assert decode_text(b"\x81\x8d ok", "utf-8").endswith(" ok")  # undefined cp1252 bytes
+    raw = b"Content-Type: text/plain; charset=klingon\n\ncaf\xc3\xa9 latte\n"
+    assert "café" in TOK(raw)
+
+
+def test_uuencoded_attachments_become_file_names() -> None:
+    raw = b"Subject: file\n\nhere it is\nbegin 644 invoice.exe\nM86)C9&5F\n`\nend\nbye now\n"
+    t = TOK(raw)
+    assert {"filename:invoice.exe", "filename-ext:exe", "here", "bye", "now"} <= t
+    assert not any("86)c9" in x for x in t)
+    raw = b"Content-Type: application/octet-stream; name=a.bin\n"
+    raw += b"Content-Transfer-Encoding: x-uuencode\n\nbegin 644 a.bin\n#86)C\n`\nend\n"
+    assert "filename:a.bin" in TOK(raw)
+
+
+def test_html_keeps_visible_text_and_links() -> None:
+    page = (
+        "<html><head><style>p {color: red}</style><script>var hidden = 1;</script></head>"
+        "<body><!-- invisible comment --><p>Click <a href='http://buy.pills.example.com/"
+        "order?id=42'>here</a> for &quot;savings&quot;</p></body></html>"
+    )
+    text, links = html_to_text(page)
+    assert "Click" in text and "savings" in text
+    assert "hidden" not in text and "invisible" not in text and "color" not in text
+    assert links == ["http://buy.pills.example.com/order?id=42"]
+    t = TOK(b"Content-Type: text/html\n\n" + page.encode())
+    assert {"click", "proto:http", "url:buy.pills.example.com", "url:example.com"} <= t
+    assert "url:order" in t and "content-type:text/html" in t
+    assert "hidden" not in t and "var" not in t
+
+
+def test_html_scan_is_linear_on_unterminated_markup() -> None:
+    nasty = "<!--" + "x <!-- " * 50_000  # quadratic for a backtracking regex
+    start = time.perf_counter()
+    assert html_to_text(nasty)[0].strip() == ""
+    html_to_text("<script>" * 50_000)
+    assert time.perf_counter() - start < 2.0
+
+
+def test_non_text_parts_are_described_not_decoded() -> None:
+    blob = base64.encodebytes(b"\x89PNG" + bytes(range(256)) * 4)
+    raw = multipart(
+        b"Content-Type: text/plain\n\nsee the picture",
+        b'Content-Type: image/png; name="photo.png"\nContent-Disposition: attachment; '
+        b'filename="photo.png"\nContent-Transfer-Encoding: base64\n\n' + blob,
+    )
+    t = TOK(raw)
+    assert {"content-type:image/png", "filename:photo.png", "filename-ext:png"} <= t
+    assert {"disposition:attachment", "content-type:multipart/mixed", "picture"} <= t
+    parts = list(walk_parts(parse(raw)))
+    assert [p.content_type for p in parts] == ["multipart/mixed", "text/plain", "image/png"]
+    assert parts[2].text is None
+
+
+def test_long_words_and_eight_bit_runs_are_summarised() -> None:
+    raw = "Subject: x\n\nsupercalifragilistic 日本語のテキストです ann@example.com\n".encode()
+    t = TOK(raw)
+    assert "skip:s 20" in t and "supercalifragilistic" not in t
+    assert "email name:ann" in t and "email addr:example" in t
+    assert "日本語のテキストです" in t  # 10 characters: a word
+    t = TOK("Subject: x\n\n日本語のテキストですよ、ありがとう\n".encode())
+    assert "skip:日 10" in t and "8bit%:100" in t
+
+
+def test_encoded_headers_are_decoded() -> None:
+    raw = b"Subject: =?utf-8?q?Gro=C3=9Fe_Rabatte?= heute\n"
+    raw += b"From: =?iso-8859-1?q?J=F6rg?= <j@x.de>\n\nhi"
+    t = TOK(raw)
+    assert {"subject:große", "subject:rabatte", "subject:heute", "from:name:jörg"} <= t
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"",
+        b"\x00\x01\x02 binary junk \xff\xfe" * 100,
+        b"this is not mail at all, just a line of prose",
+        multipart(b"Content-Type: text/plain\n\ntruncated part")[:-20],  # truncated MIME
+        multipart(b"Content-Type: text/plain\n\nwrong boundary", boundary=b"AAA").replace(
+            b"boundary=AAA", b"boundary=BBB"
+        ),
+        b"Content-Type: text/plain; charset=\n\nempty charset\n",
+        b"Content-Type: multipart/alternative\n\nno boundary at all\n",
+        b"Content-Transfer-Encoding: base64\n\n!!!not base64!!!\n",
+        b"Subject: \xff\xfe\x00 raw 8-bit header\n\nbody",
+    ],
+)
+def test_bad_input_gets_tokens_not_a_crash(raw: bytes) -> None:
+    assert isinstance(TOK(raw), set)
+
+
+def test_mime_defects_are_tokens() -> None:
+    raw = b"Content-Type: multipart/mixed; boundary=B\n\nno parts here\n"
+    assert any(t.startswith("mime-defect:") for t in TOK(raw))
+
+
+def test_messages_of_every_kind() -> None:
+    msg = EmailMessage()
+    msg["Subject"] = "Parsed already"
+    msg.set_content("a message object")
+    assert "subject:parsed" in TOK(msg) and "message" in TOK(msg)
+    assert "hello" in TOK("Subject: s\n\nhello wörld") and "wörld" in TOK("Subject: s\n\nwörld")
+    assert TOK(RawMail("x", b"Subject: a\n\nbody", truncated=True)) >= {"mail:truncated"}
+
+
+def test_a_large_attachment_is_cheap() -> None:
+    big = base64.encodebytes(b"\x00" * (8 << 20))  # 8 MiB attachment, ~11 MB encoded
+    raw = multipart(
+        b"Content-Type: text/plain\n\nsee attached",
+        b"Content-Type: application/zip; name=big.zip\nContent-Transfer-Encoding: base64\n\n" + big,
+    )
+    start = time.perf_counter()
+    t = TOK(raw)
+    assert "filename:big.zip" in t and "attached" in t
+    assert time.perf_counter() - start < 10.0
+
+
+def test_recipe_round_trips_and_is_checked() -> None:
+    tok = MailTokenizer(headers=("Subject",), received=True, bigrams=False)
+    assert tok.headers == ("subject",)
+    assert MailTokenizer.from_dict(tok.to_dict()) == tok
+    with pytest.raises(ValueError, match="max_length"):
+        MailTokenizer(min_length=5, max_length=3)
+    with pytest.raises(TypeError, match="tuple of header names"):
+        MailTokenizer(headers="subject")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown MailTokenizer options"):
+        MailTokenizer.from_dict({"colour": 1})
+
+
+# ---------------------------------------------------------------------- sources
+MBOX = (
+    b"From alice@example.com Mon Jul  1 10:00:00 2002\n"
+    b"Subject: one\n\n"
+    b"From the desk of Alice: this body line starts with From.\n"
+    b">From quoted once\n>>From quoted twice\n\n"
+    b"From bob@example.com  Tue Jul  2 11:00:00 2002\n"
+    b"Subject: two\n\nsecond body\n\n"
+    b"From carol@example.com Wed Jul  3 12:00:00 2002\n"
+    b"Subject: three\n\nthird\n"
+)
+
+
+def test_mbox_splits_on_postmarks_only_and_unquotes_from_lines() -> None:
+    msgs = list(read_mbox(io.BytesIO(MBOX), "box"))
+    assert [parse(m.data)["Subject"] for m in msgs] == ["one", "two", "three"]
+    assert b"From the desk of Alice" in msgs[0].data
+    assert b"\nFrom quoted once\n>From quoted twice\n" in msgs[0].data
+    assert [m.name for m in msgs] == ["box, message 1", "box, message 2", "box, message 3"]
+
+
+def test_mbox_is_streamed_with_a_bound_per_message() -> None:
+    box = MBOX + b"\nFrom dave@example.com Thu Jul  4 12:00:00 2002\nSubject: big\n\n"
+    box += b"x" * 99 + b"\n"
+    box += b"y" * 5000 + b"\n"
+    msgs = list(read_mbox(io.BytesIO(box), "box", max_bytes=200))
+    assert msgs[-1].truncated and len(msgs[-1].data) <= 200
+    assert not msgs[0].truncated
+
+
+def test_sources_files_mboxes_maildirs_and_class_folders(tmp_path: Path) -> None:
+    (tmp_path / "ham").mkdir()
+    (tmp_path / "ham" / "a.eml").write_bytes(PLAIN)
+    (tmp_path / "ham" / "box.mbox").write_bytes(MBOX)
+    maildir = tmp_path / "spam" / "Maildir"
+    for sub in ("cur", "new", "tmp"):
+        (maildir / sub).mkdir(parents=True)
+    (maildir / "new" / "1.host").write_bytes(b"Subject: cheap\n\npills")
+    (maildir / "cur" / "2.host:2,S").write_bytes(b"Subject: cheaper\n\npills")
+    (maildir / "tmp" / "3.host").write_bytes(b"Subject: cheapest\n\npills")
+    assert len(list(iter_mail(tmp_path / "ham"))) == 4
+    assert len(list(iter_mail(maildir))) == 3
+    labelled = list(iter_classes(tmp_path))
+    assert [y for _, y in labelled] == ["ham"] * 4 + ["spam"] * 3
+    assert labelled[-1][0].name.endswith("3.host")
+    with pytest.raises(MailError, match="no sub-folder for the class"):
+        list(iter_classes(tmp_path, ["ham", "junk"]))
+    with pytest.raises(MailError, match="no such mail file"):
+        list(iter_mail(tmp_path / "missing"))
+    with pytest.raises(MailError, match="is not a folder"):
+        list(iter_classes(tmp_path / "ham" / "a.eml"))
+
+
+def test_a_stream_is_one_message_or_an_mbox() -> None:
+    one = list(iter_mail(io.BufferedReader(io.BytesIO(PLAIN))))  # type: ignore[arg-type]
+    assert len(one) == 1 and one[0].data == PLAIN
+    box = list(iter_mail(io.BufferedReader(io.BytesIO(MBOX))))  # type: ignore[arg-type]
+    assert len(box) == 3
+
+
+def test_garbage_before_the_first_postmark_is_a_clear_error() -> None:
+    with pytest.raises(MailError, match="is not an mbox"):
+        list(read_mbox(io.BytesIO(b"hello\nFrom a@b Mon Jul  1 10:00:00 2002\n"), "junk"))
+
+
+def test_standard_input_is_a_message_or_an_mbox(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Stdin:
+        buffer = io.BufferedReader(io.BytesIO(MBOX))  # type: ignore[arg-type]
+
+    monkeypatch.setattr("sys.stdin", Stdin)
+    msgs = list(iter_mail("-"))
+    assert [m.name for m in msgs][0] == "<stdin>, message 1" and len(msgs) == 3
+
+
+def test_an_mbox_is_read_line_by_line_not_whole() -> None:
+    class Lines(io.RawIOBase):
+        """A 'file' that can only be iterated: reading it whole would fail."""
+
+        def __init__(self) -> None:
+            self.n = 0
+
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            for i in range(2000):
+                self.n += 1
+                yield f"From a{i}@x Mon Jul  1 10:00:00 2002\n".encode()
+                yield from (b"Subject: s\n", b"\n", b"body\n", b"\n")
+
+        def read(self, *args: object) -> bytes:
+            raise AssertionError("read whole")
+
+    stream = Lines()
+    first = next(iter(read_mbox(stream, "big")))  # type: ignore[arg-type]
+    assert first.data == b"Subject: s\n\nbody\n" and stream.n == 2
+
+
+def test_case_and_html_tag_options() -> None:
+    raw = b"Content-Type: text/html\n\n<FONT color=red>FREE Offer</FONT>"
+    assert {"free", "offer"} <= TOK(raw) and not any(t.startswith("html:") for t in TOK(raw))
+    t = MailTokenizer(lowercase=False, html_tags=True)(raw)
+    assert {"FREE", "Offer", "html:font", "html:font.color"} <= t
+    assert "free" not in t
+
+
+def test_set_header_replaces_forged_verdicts_and_keeps_the_rest() -> None:
+    from nbayes.mail import set_header
+
+    raw = b"X-Nbayes-Status: ham\nSubject: hi\nx-nbayes-status: ham,\n\tfolded\n\nbody\n"
+    out = set_header(raw, "X-Nbayes-Status", "spam, spamicity=0.99")
+    assert out == b"Subject: hi\nX-Nbayes-Status: spam, spamicity=0.99\n\nbody\n"
+    assert set_header(b"Subject: only headers", "X-A", "1") == b"Subject: only headers\nX-A: 1\n"
+    assert parse(set_header(PLAIN, "X-A", "1"))["X-A"] == "1"
+    with pytest.raises(ValueError, match="one line"):
+        set_header(PLAIN, "X-A", "1\r\nBcc: victim@example.com")
+    with pytest.raises(ValueError, match="not a header name"):
+        set_header(PLAIN, "X A", "1")
+
+
+def test_a_message_beyond_max_bytes_is_cut_not_parsed_whole() -> None:
+    big = multipart(
+        b"Content-Type: text/plain\n\nsee attached",
+        b"Content-Type: application/zip; name=big.zip\nContent-Transfer-Encoding: base64\n\n"
+        + base64.encodebytes(b"\x00" * (3 << 20)),
+    )
+    t = MailTokenizer(max_bytes=1 << 20)(big)
+    assert {"mail:truncated", "filename:big.zip", "attached"} <= t
+    assert "mail:truncated" not in TOK(big)
+    with pytest.raises(ValueError, match="max_bytes"):
+        MailTokenizer(max_bytes=0)
