@@ -6,12 +6,13 @@ labels its ``predict``; a row no class can explain (``alpha=0``) has null probab
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
 import numpy as np
 
-from nbayes.explain import show_fraction
+from nbayes.explain import show_product
 
 #: exact fractions in JSON as "num/den" up to this many digits (Python prints 4,300 at most)
 _EXACT_DIGITS = 4000
@@ -127,19 +128,27 @@ def _exact(exp: Any, keys: list[str], seen: set[str] | None, derivation: str) ->
                 name = exp.feature_names[f.feature] if f.feature is not None else None
                 if seen is not None and name not in seen:
                     continue
-                parts.append({"feature": name, "fraction": str(f), "value": float(f.value)})
+                parts.append({"feature": name, "fraction": str(f), "value": _factor_value(f)})
             factors[key] = parts
     prior = (
         {k: str(f) for k, f in zip(keys, exp.prior_factors, strict=True)}
         if exp.prior_factors is not None else None
     )  # fmt: skip
-    post = exp.posterior
+    joint = exp.exact_joint
+    post = exp.shown_posterior(_EXACT_DIGITS)
     return {
         "derivation": derivation,
         "prior": prior,
         "factors": factors,
-        "joint": {str(c): show_fraction(v, _EXACT_DIGITS) for c, v in exp.joint.items()},
-        "posterior": None
-        if post is None
-        else {str(c): show_fraction(p, _EXACT_DIGITS) for c, p in post.items()},
+        "joint": {str(c): show_product(v, _EXACT_DIGITS) for c, v in joint.items()},
+        "posterior": None if post is None else {str(c): v for c, v in post.items()},
     }
+
+
+def _factor_value(f: Any) -> float:
+    """A factor's value as a float; a high power of it from logarithms (a word repeated
+    thousands of times: its exact power has thousands of digits)."""
+    if f.power <= 64 or f.numerator == 0:
+        return float(f.value)
+    q = f.numerator / f.denominator
+    return math.exp(f.power * (math.log(q.numerator) - math.log(q.denominator)))
