@@ -59,6 +59,21 @@ def _float(v: float) -> float | None:
     return v
 
 
+_MISSING = object()
+
+
+def _value(raw: Any, as_float: float) -> Any:
+    """A feature's value for JSON: a float, a category (str, int, bool), or
+    :data:`_MISSING` for a missing cell (None, NaN)."""
+    if raw is None or (isinstance(raw, (float, np.floating)) and raw != raw):
+        return _MISSING
+    if as_float == as_float:  # the row as floats (a table of numbers)
+        return _float(as_float)
+    if isinstance(raw, (str, bool, np.bool_, int, np.integer, float, np.floating)):
+        return _float(float(raw)) if isinstance(raw, (float, np.floating)) else _plain(raw)
+    return str(raw)
+
+
 def explanation(model: Any, x: Any, exact: bool, text: str | None) -> dict[str, Any]:
     """The evidence of every feature of one document (or row), per class; ``exact`` adds
     the derivation with exact fractions."""
@@ -91,15 +106,19 @@ def explanation(model: Any, x: Any, exact: bool, text: str | None) -> dict[str, 
                 "token": term, "known": True,
                 "evidence": {k: _float(rel[i, at[j]]) for i, k in enumerate(keys)},
             })  # fmt: skip
-    features = [
-        {
+    features = []
+    missing = []
+    for q, j in enumerate(order):
+        value = _value(exp.values[j], values[j])
+        if value is _MISSING:  # a missing cell (MixedNB): no evidence, left out
+            missing.append(exp.feature_names[j])
+            continue
+        features.append({
             "feature": exp.feature_names[j],
-            "value": _float(values[j]) if values[j] == values[j] else _plain(exp.values[j]),
+            "value": value,
             "log_terms": {k: _float(terms[i, j]) for i, k in enumerate(keys)},
             "evidence": {k: _float(rel[i, q]) for i, k in enumerate(keys)},
-        }
-        for q, j in enumerate(order)
-    ]
+        })  # fmt: skip
     out: dict[str, Any] = {
         "label": _plain(exp.prediction),
         "undecidable": bool(exp.undecidable),
@@ -111,6 +130,8 @@ def explanation(model: Any, x: Any, exact: bool, text: str | None) -> dict[str, 
         },
         "features": features,
     }  # fmt: skip
+    if missing:
+        out["missing"] = missing
     if text is not None:
         out["tokens"] = tokens
     if exact:
