@@ -269,6 +269,19 @@ class Explanation:
             return dict(zip(self.classes.tolist(), self._exact_post, strict=True))
         return dict(zip(self.classes.tolist(), np.exp(self.log_posterior).tolist(), strict=True))
 
+    def posterior_floats(self) -> dict[Any, float] | None:
+        """Class -> P(y | x) as a float (None when the classifier cannot decide): the
+        exact posterior rounded when it is cheap to reduce, else its value from the exact
+        products' logarithms (a long document: reducing its fractions takes seconds)."""
+        if self.undecidable:
+            return None
+        if self._products is None or self._posterior_reducible():
+            post = self.posterior
+            assert post is not None
+            return {c: float(p) for c, p in post.items()}
+        logs = log10_posterior(self._products)
+        return {c: 10.0**lp for c, lp in zip(self.classes.tolist(), logs, strict=True)}
+
     @property
     def prediction(self) -> Any:
         """The most probable class, or None when the classifier cannot decide."""

@@ -28,9 +28,20 @@ def _num(p: float) -> float | None:
     return None if p != p else p
 
 
-def predictions(model: Any, X: Any, top: int | None) -> list[dict[str, Any]]:
+#: documents scored per call of a text model: each row's score is its own (the same in
+#: any batch), and the compiled kernels hold the interpreter for one call at a time
+TEXT_BATCH = 10_000
+
+
+def predictions(model: Any, X: Any, top: int | None, text: bool = False) -> list[dict[str, Any]]:
     """One ``{"label", "probabilities"}`` per input; with ``top`` the ``top`` most probable
-    classes only, most probable first (the library's ``predict_top``)."""
+    classes only, most probable first (the library's ``predict_top``). Documents of a text
+    model (``text``) are scored :data:`TEXT_BATCH` at a time."""
+    if text and len(X) > TEXT_BATCH:
+        out: list[dict[str, Any]] = []
+        for i in range(0, len(X), TEXT_BATCH):
+            out += predictions(model, X[i : i + TEXT_BATCH], top)
+        return out
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # undecidable rows: null probabilities say it
         labels = model.predict(X).tolist()
@@ -85,7 +96,7 @@ def explanation(model: Any, x: Any, exact: bool, text: str | None) -> dict[str, 
             derivation = exp.derivation()
     classes = [_plain(c) for c in exp.classes.tolist()]
     keys = [str(c) for c in classes]
-    post = exp.posterior
+    post = exp.posterior_floats()
     terms = np.asarray(exp.terms, dtype=np.float64)
     values = exp.values_as_float()
     seen: set[str] | None = None
@@ -122,8 +133,7 @@ def explanation(model: Any, x: Any, exact: bool, text: str | None) -> dict[str, 
     out: dict[str, Any] = {
         "label": _plain(exp.prediction),
         "undecidable": bool(exp.undecidable),
-        "probabilities": None if post is None else {
-            str(c): float(p) for c, p in post.items()},
+        "probabilities": None if post is None else {str(c): p for c, p in post.items()},
         "log_prior": {k: _float(v) for k, v in zip(keys, exp.log_prior.tolist(), strict=True)},
         "joint_log_likelihood": {
             k: _float(v) for k, v in zip(keys, exp.joint_log_likelihood.tolist(), strict=True)

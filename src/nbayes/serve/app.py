@@ -66,10 +66,23 @@ def _finite(value: Any) -> Any:
     return value
 
 
+#: a long list is encoded this many items at a time (the encoder holds the interpreter)
+_JSON_CHUNK = 2_000
+
+
 def json_bytes(value: Any) -> bytes:
     """``value`` as JSON bytes, always valid JSON: NaN and infinities become null; text
     that UTF-8 cannot carry (a lone surrogate in a label a model file held) is written as
-    ASCII escapes instead of failing."""
+    ASCII escapes instead of failing. A one-key object of a long list (the predictions
+    of a large batch) is encoded in pieces, so the event loop's thread gets turns."""
+    if isinstance(value, dict) and len(value) == 1:
+        ((key, items),) = value.items()
+        if isinstance(items, list) and len(items) > _JSON_CHUNK:
+            parts = [
+                json_bytes(items[i : i + _JSON_CHUNK])[1:-1]
+                for i in range(0, len(items), _JSON_CHUNK)
+            ]
+            return b"{" + json_bytes(str(key)) + b":[" + b",".join(parts) + b"]}"
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except ValueError:  # NaN or an infinity somewhere
@@ -310,7 +323,7 @@ def create_app(
             if len(X) == 0:
                 return {"predictions": []}, 0
             try:
-                preds = answers.predictions(state.model, X, top)
+                preds = answers.predictions(state.model, X, top, state.text)
             except (ValueError, TypeError, ArithmeticError) as exc:
                 field = "texts" if state.text else "rows"
                 raise ApiError(422, f"{field}: {exc}", field) from None

@@ -14,8 +14,8 @@ and fsync-ed, and only then acknowledged. If the journal cannot be written the m
 rebuilt from the files, so memory never holds an update the disk lacks.
 
 A fold that fails (a full disk) changes nothing: the updates stay in the journal, the
-answer says the update is durable, and folding is retried later (with a growing pause,
-logged each time).
+answer says the update is durable, and folding is retried later (``--fold-seconds`` after
+the failure, the pause doubling while it fails, up to 5 minutes; logged each time).
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ log = logging.getLogger("nbayes.serve")
 
 #: errors of the library that refuse a request's data (422), not a fault of the server
 _REFUSALS = (ValueError, TypeError, ArithmeticError)
-#: pauses between attempts of a fold that failed (seconds), the last one repeated
-_FOLD_RETRY = (5.0, 15.0, 60.0)
+#: the longest pause between attempts of a fold that keeps failing, in seconds
+_FOLD_RETRY_MAX = 300.0
 
 __all__ = ["ModelState"]
 
@@ -318,7 +318,9 @@ class ModelState:
         except Exception as exc:
             self.fold_failures += 1
             self.fold_error = f"{type(exc).__name__}: {exc}"
-            pause = _FOLD_RETRY[min(self.fold_failures, len(_FOLD_RETRY)) - 1]
+            # --fold-seconds (at least 1 s, at most 60) after the first failure, doubling
+            first = max(min(self.fold_seconds, 60.0), 1.0)
+            pause = min(first * 2 ** min(self.fold_failures - 1, 8), _FOLD_RETRY_MAX)
             self._fold_retry_at = time.monotonic() + pause
             log.warning(
                 "nbayes serve: folding the journal into %s failed (%s); the %d update(s) stay "
