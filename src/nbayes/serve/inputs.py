@@ -336,6 +336,10 @@ class TableSpec:
             return pd.DataFrame(rows, columns=self._raw_names)
         if self.kind == "numeric":
             return np.array(rows, dtype=np.float64).reshape(len(rows), self.n_features)
+        if self.kind == "categorical" and all(
+            isinstance(v, int) and not isinstance(v, bool) for r in rows for v in r
+        ):  # integer category codes: what a model fitted on codes takes
+            return np.array(rows, dtype=np.int64).reshape(len(rows), self.n_features)
         return np.array(rows, dtype=object).reshape(len(rows), self.n_features)
 
 

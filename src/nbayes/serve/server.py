@@ -96,12 +96,41 @@ def _parent_of(pid: int) -> int | None:
         return None
 
 
+def _journal_held_by(pid: int) -> str | None:
+    """The model file whose journal the process ``pid`` (or one of its children: the
+    workers of a supervisor) has open, from ``/proc`` (Linux); None if none is found.
+    A hard link names the model by another name than the server's journal."""
+    candidates = [pid]
+    try:
+        for entry in os.listdir("/proc"):
+            if entry.isdigit() and _parent_of(int(entry)) == pid:
+                candidates.append(int(entry))
+    except OSError:
+        return None
+    for p in candidates:
+        try:
+            fds = os.listdir(f"/proc/{p}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                target = os.readlink(f"/proc/{p}/fd/{fd}")
+            except OSError:
+                continue
+            if target.endswith(".journal") and os.path.isfile(target):
+                return target[: -len(".journal")]
+    return None
+
+
 def holder_message(model: str, pid: int | None) -> str | None:
     """What to say about the server holding ``model``'s lock, when it is one: the
     journal's ``serving`` record of a live server that is (or whose worker is) the
     holder ``pid`` (``None``: unknown, the record's process alive is enough). None when
     the holder is no server (an ``nbayes update``, say)."""
     record = serving_record(model)
+    if record is None and pid is not None:  # another name of the file: a hard link
+        other = _journal_held_by(pid)
+        record = serving_record(other) if other is not None else None
     if record is None:
         return None
     server = record.get("pid")
