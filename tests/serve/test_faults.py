@@ -351,6 +351,8 @@ def test_hostile_requests(text_model: str, start: Any) -> None:
         status, answer = server.post("/forget", forget)
         assert status == 422, answer
     assert server.get("/info")[1]["classes"] == before["classes"]
+    for status, answer in (server.get("/nowhere"), server.get("/predict")):
+        assert status in (404, 405) and "error" in answer  # JSON, as every answer
     silent = socket.create_connection(("127.0.0.1", server.port), timeout=20)
     half = socket.create_connection(("127.0.0.1", server.port), timeout=20)
     half.sendall(b"POST /predict HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and never the rest

@@ -440,7 +440,22 @@ def create_app(
         Route("/update", endpoint("/update", writer("update")), methods=["POST"]),
         Route("/forget", endpoint("/forget", writer("forget")), methods=["POST"]),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        status = getattr(exc, "status_code", 404)
+        message = (
+            f"No {request.url.path!r} here: the endpoints are GET /, /health, /info, "
+            "/metrics and POST /predict, /explain, /update, /forget."
+            if status == 404
+            else f"{request.method} is not allowed on {request.url.path!r}."
+        )
+        response = _json({"error": message}, status)
+        response.headers.update(getattr(exc, "headers", None) or {})  # Allow, for a 405
+        return response
+
+    app = Starlette(
+        routes=routes, lifespan=lifespan, exception_handlers={404: not_found, 405: not_found}
+    )
     app.state.metrics = metrics
     app.state.runner = runner
     return app
