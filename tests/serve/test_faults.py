@@ -424,6 +424,29 @@ def test_a_mixed_row_with_a_missing_cell_is_explained_without_it(tmp_path: Any,
         strict(answer)
 
 
+def test_a_fold_that_would_not_load_leaves_the_model_file_as_it_was(
+    tmp_path: Any, start: Any
+) -> None:
+    """A GaussianNB /update of 1e153 was accepted and folded into a file the server then
+    could not start on (the library accepts it: issue 24, item 3). The fold now checks that
+    its file loads: the model file stays as it was and the update stays in the journal."""
+    rng = np.random.default_rng(2)
+    path = str(tmp_path / "gauss.nbayes")
+    nbayes.save(nbayes.GaussianNB().fit(rng.normal(size=(40, 2)), rng.integers(0, 2, 40)), path)
+    with open(path, "rb") as f:
+        before = f.read()
+    server = start(path, "--fold-every", "1")
+    status, answer = server.post("/update", {"rows": [[1e153, 0.0]], "labels": [0]})
+    assert status == 200 and "would not load" in answer["warning"], answer
+    assert "would not load" in server.get("/health")[1]["fold_error"]
+    with open(path, "rb") as f:
+        assert f.read() == before
+    assert server.terminate() == 0  # the fold at shutdown fails the same way: logged
+    again = start(path)
+    assert "replaying 1 journaled update(s)" in again.stderr
+    assert again.post("/predict", {"rows": [[0.0, 0.0]]})[0] == 200
+
+
 # ------------------------------------------------------------------------- item 11: the rest
 def test_health_counts_updates_since_start_not_replays(text_model: str, start: Any) -> None:
     server = start(text_model)

@@ -337,7 +337,8 @@ class ModelState:
         return True
 
     def _fold(self) -> None:
-        from nbayes import save
+        from nbayes import load, save
+        from nbayes.exceptions import ModelFileError
 
         estimator = self.estimator
 
@@ -345,6 +346,16 @@ class ModelState:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 save(estimator, path)
+                # the file must load before it replaces the model: an update the library
+                # accepted may hold statistics no file can (issue 24, item 3); the fold
+                # is then refused and the updates stay in the journal, replayed at start
+                try:
+                    load(path)
+                except ModelFileError as exc:
+                    raise ValueError(
+                        f"the folded model would not load ({exc}); the model file is left "
+                        "as it was and the updates stay in the journal"
+                    ) from None
 
         self.journal.fold(_save, self._before_replace)
         self.folds += 1
