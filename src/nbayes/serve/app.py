@@ -51,6 +51,9 @@ DEFAULT_MAX_BODY = 10 * 1024 * 1024
 DEFAULT_MAX_SECONDS = 10.0
 #: a request body must arrive within this many seconds
 BODY_SECONDS = 30.0
+#: a read whose body is at most this long (and not an exact explanation) may run on the
+#: event loop's thread when the model's thread is idle (see nbayes.serve.runner)
+SMALL_BODY = 16 * 1024
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -215,7 +218,8 @@ async def _body(request: Request, limit: int) -> bytes:
         return b"".join(chunks)
 
     try:
-        return await asyncio.wait_for(read(), BODY_SECONDS)
+        async with asyncio.timeout(BODY_SECONDS):  # (no task per request, as wait_for makes)
+            return await read()
     except TimeoutError:
         raise ApiError(408, f"The body did not arrive within {BODY_SECONDS:g} s.") from None
 
@@ -298,6 +302,14 @@ def create_app(
 
         return job
 
+    def small(body: bytes) -> Callable[[], bool] | None:
+        """Whether a read may run inline (see :data:`SMALL_BODY`): a short body, no exact
+        explanation, and (asked with the model's lock held) no updates of other workers
+        to apply first."""
+        if len(body) > SMALL_BODY or b"exact" in body:
+            return None
+        return lambda: not state.journal.needs_catch_up()
+
     async def health(request: Request) -> tuple[Response, int]:
         s = state.summary
         out = {
@@ -309,7 +321,7 @@ def create_app(
         return _json(out), 0
 
     async def info(request: Request) -> tuple[Response, int]:
-        data, _ = await runner.read(reading(lambda: (state.info(), 0)))
+        data, _ = await runner.read(reading(lambda: (state.info(), 0)), small(b""))
         return Response(data, media_type="application/json"), 0
 
     async def predict(request: Request) -> tuple[Response, int]:
@@ -329,7 +341,7 @@ def create_app(
                 raise ApiError(422, f"{field}: {exc}", field) from None
             return {"predictions": preds}, len(X)
 
-        data, n = await runner.read(reading(work))
+        data, n = await runner.read(reading(work), small(body))
         return Response(data, media_type="application/json"), n
 
     async def explain(request: Request) -> tuple[Response, int]:
@@ -354,7 +366,7 @@ def create_app(
                 raise ApiError(422, f"{field}: {exc}", field) from None
             return out, 1
 
-        data, n = await runner.read(reading(work))
+        data, n = await runner.read(reading(work), small(body))
         return Response(data, media_type="application/json"), n
 
     def writer(op: str) -> Callable[[Request], Awaitable[tuple[Response, int]]]:
