@@ -308,7 +308,7 @@ def create_app(
         to apply first."""
         if len(body) > SMALL_BODY or b"exact" in body:
             return None
-        return lambda: not state.journal.needs_catch_up()
+        return lambda: not state.needs_refresh()
 
     async def health(request: Request) -> tuple[Response, int]:
         s = state.summary

@@ -302,6 +302,7 @@ def _run_worker(
             state = ModelState(
                 model, digest, options["fold_every"], options["fold_seconds"],
                 start_seq=options["start_seq"], before_replace=before_replace,
+                shared=parent is not None,
             )  # fmt: skip
     except Exception as exc:  # the model file or the journal: say it in one line
         _say(f"cannot serve {model!r}: {exc}")

@@ -62,13 +62,18 @@ class ModelState:
     before_replace : callable, optional
         Called with the folded model file just before it replaces the model file (the
         model's lock follows the file: :meth:`nbayes.io.lock.ModelLock.follow`).
+    shared : bool
+        Other processes (workers) write the journal too: look for their updates before
+        every request. A lone server holds the model's lock: nobody else writes it.
     """
 
     def __init__(
         self, path: str, digest: str, fold_every: int = 1000, fold_seconds: float = 60.0,
         start_seq: int | None = None, before_replace: Callable[[str], Any] | None = None,
+        shared: bool = True,
     ) -> None:  # fmt: skip
         self.path = os.path.realpath(path)
+        self.shared = shared
         self.fold_every = max(int(fold_every), 1)
         self.fold_seconds = float(fold_seconds)
         self.journal = Journal(self.path, digest)
@@ -176,12 +181,16 @@ class ModelState:
     # ---------------------------------------------------------------- reading
     def refresh(self) -> None:
         """Apply the updates other workers journaled since the last request."""
-        if self.journal.needs_catch_up():
+        if self.needs_refresh():
             try:
                 self._catch_up()
             except JournalBehind:
                 with self.journal.writing():
                     self._rebuild()
+
+    def needs_refresh(self) -> bool:
+        """Whether other workers journaled updates (or folded) since the last request."""
+        return self.shared and self.journal.needs_catch_up()
 
     def _catch_up(self) -> None:
         """Apply the journal's new records (inside :meth:`Journal.writing`, or not). A
