@@ -30,7 +30,6 @@ import http.client
 import json
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -63,37 +62,36 @@ def record(area: str, case: str, outcome: str, detail: str = "") -> None:
 
 
 # ---------------------------------------------------------------------------- the server
+def _serve_process() -> Any:
+    """tests/serve/conftest.py's ``Server``: ``python -m nbayes.serve MODEL --port 0``."""
+    import importlib.util
+
+    where = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "serve", "conftest.py")
+    spec = importlib.util.spec_from_file_location("serve_conftest", where)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.Server
+
+
 class Server:
-    """``python -m nbayes.serve MODEL --port 0 ...`` on 127.0.0.1."""
+    """A ``nbayes serve`` process on 127.0.0.1 (tests/serve's), with raw requests."""
 
     def __init__(self, model: str, *args: str) -> None:
         self.model = model
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        env.pop("NBAYES_SERVE_TOKEN", None)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "nbayes.serve", model, "--port", "0", *args],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
-        )  # fmt: skip
-        self.lines: list[str] = []
-        self.port: int | None = None
-        ready = threading.Event()
-
-        def read() -> None:
-            assert self.proc.stderr is not None
-            for line in self.proc.stderr:
-                self.lines.append(line)
-                m = re.search(r"on http://[^ ]+:(\d+)", line)
-                if m and self.port is None:
-                    self.port = int(m.group(1))
-                    ready.set()
-            ready.set()
-
-        threading.Thread(target=read, daemon=True).start()
-        ready.wait(90)
+        try:
+            self.process = _serve_process()(model, *args)
+        except AssertionError as exc:  # it did not start: what it said is in the message
+            self.process = None
+            self.lines = [str(exc)]
+        else:
+            self.lines = self.process.lines
+        self.proc = self.process.proc if self.process is not None else None
+        self.port = self.process.port if self.process is not None else None
 
     @property
     def started(self) -> bool:
-        return self.port is not None and self.proc.poll() is None
+        return self.proc is not None and self.port is not None and self.proc.poll() is None
 
     def request(
         self, method: str, path: str, data: bytes | None = None,
@@ -124,14 +122,19 @@ class Server:
             return status, body
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 60) -> int | None:
+        if self.proc is None:
+            return None
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
         try:
-            return self.proc.wait(timeout)
+            code = self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-            return None
+            code = None
+        if self.process is not None:
+            self.process.close()
+        return code
 
 
 def strict_json(body: bytes) -> bool:

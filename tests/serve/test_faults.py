@@ -144,8 +144,11 @@ def test_sigterm_is_honoured_within_seconds_during_a_huge_request(
     thread.join(60)
     assert took < 15, took  # ~3.5 s here: a 3 s grace for the request, then it is stopped
     assert result["status"] in (200, 503)
-    assert "folded" in nbayes.load(text_model).vocabulary_  # the journal was folded
-    assert J.recover(text_model)[1] == 0
+    if result["status"] == 200:  # the request finished within the grace: folded
+        assert "folded" in nbayes.load(text_model).vocabulary_
+        assert J.recover(text_model)[1] == 0
+    else:  # stopped half way: the model in memory is not folded, the journal keeps it
+        assert J.recover(text_model)[1] == 1
     assert J.serving_record(text_model) is None  # no server holds it any more
     assert sorted(os.listdir(os.path.dirname(text_model))) == ["spam.nbayes",
                                                                "spam.nbayes.journal"]  # fmt: skip

@@ -321,7 +321,8 @@ def create_app(
         return _json(out), 0
 
     async def info(request: Request) -> tuple[Response, int]:
-        data, _ = await runner.read(reading(lambda: (state.info(), 0)), small(b""))
+        # on the model's thread: a big vocabulary's first summary makes a str per term
+        data, _ = await runner.read(reading(lambda: (state.info(), 0)))
         return Response(data, media_type="application/json"), 0
 
     async def predict(request: Request) -> tuple[Response, int]:
@@ -434,7 +435,9 @@ def create_app(
             task.cancel()
             runner.stop()
             try:  # fold what is journaled; if it cannot run soon, the journal keeps it
-                await asyncio.wait_for(runner.write(state.close), 20.0)
+                # (after a stopped request the model in memory is not folded: the journal
+                # keeps the updates, replayed at the next start)
+                await asyncio.wait_for(runner.write(lambda: state.close(not runner.dirty)), 20.0)
             except Exception:
                 log.exception(
                     "nbayes serve: the fold at shutdown did not finish; the journal keeps "

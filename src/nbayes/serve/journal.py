@@ -485,6 +485,21 @@ class Journal:
         self.start_new(digest)
         return digest
 
+    def drop_serving(self) -> None:
+        """Rewrite the journal without its ``serving`` records, every other record kept
+        (inside :meth:`writing`, caught up): the server stops without folding."""
+        records, _ = _parse(_read_all(self._fd))
+        kept = [r for r in records if r.get("op") != "serving"]
+        if len(kept) == len(records):
+            return
+        self._held.append(_write_new(self.path, kept, keep_locked=True))
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+        os.close(self._fd)
+        self._fd = fd
+        self._inode = os.fstat(fd).st_ino
+        self._offset = os.fstat(fd).st_size
+        self.serving = None
+
     def start_new(self, digest: str, serving: bool = True) -> None:
         """Replace the journal by one whose base is the model file of ``digest`` (inside
         :meth:`writing`, after that file replaced the model), counting the updates so far

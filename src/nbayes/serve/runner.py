@@ -186,6 +186,11 @@ class ModelRunner:
         if job is not None and job.read:
             self._stop(job, "shutdown")
 
+    @property
+    def dirty(self) -> bool:
+        """Whether a read was stopped half way and the model not yet loaded again."""
+        return self._dirty
+
     def close(self) -> None:
         """End the thread once the queued jobs have run."""
         self._jobs.put(None)
@@ -217,7 +222,7 @@ class ModelRunner:
         if job.read and (self.stopping or job.future.done()):
             self._deliver(job, None, self._refusal("shutdown" if self.stopping else job.why))
             return
-        if self._dirty:
+        if self._dirty and not self.stopping:  # (at shutdown the model is not used again)
             self._dirty = False
             try:
                 self._reload()

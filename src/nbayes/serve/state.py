@@ -370,12 +370,18 @@ class ModelState:
         self.folds += 1
         self._dirty_since = None
 
-    def close(self) -> None:
+    def close(self, fold: bool = True) -> None:
         """Fold what is journaled and let go of the files (a fold that fails leaves the
         updates in the journal: the next start replays them). The journal is left with
-        no ``serving`` record: no server holds the model any more."""
+        no ``serving`` record: no server holds the model any more. ``fold=False`` leaves
+        the updates in the journal (a model in memory a stopped request may have left
+        half changed is not written)."""
         try:
             with self.journal.writing():
+                if not fold:
+                    self.journal.catch_up()
+                    self.journal.drop_serving()
+                    return
                 self._catch_up_locked()
                 folded = self.journal.pending == 0 or self._try_fold()
                 if folded and self.journal.serving is not None:
