@@ -384,7 +384,32 @@ def probe_serve(workdir: str, quick: bool) -> None:
     leftovers = [f for f in os.listdir(workdir) if f.endswith(".lock")]
     record("serve", "no .lock files", "clear" if not leftovers else "silent-wrong",
            str(leftovers))  # fmt: skip
+    probe_bernoulli(workdir)
     probe_tables(workdir)
+
+
+def probe_bernoulli(workdir: str) -> None:
+    """/forget of a document a Bernoulli text model never learned (issue 24, item 4)."""
+    import nbayes
+
+    path = os.path.join(workdir, "bernoulli.nbayes")
+    nbayes.save(
+        nbayes.TextClassifier(model="bernoulli").fit(
+            ["free prize now", "lunch at noon", "free cash"], ["spam", "ham", "spam"]
+        ),
+        path,
+    )
+    server = Server(path)
+    if not server.started:
+        record("serve", "bernoulli start", "lost-or-broken", "".join(server.lines))
+        return
+    for name, body in [("a document never learned", {"texts": ["free"], "labels": ["ham"]}),
+                       ("down to a class count below its words'",
+                        {"texts": ["noon"], "labels": ["spam"]})]:  # fmt: skip
+        status, raw, kind = server.request("POST", "/forget", json.dumps(body).encode())
+        outcome, detail = classify_http(status, raw, kind, "4xx")
+        record("serve", f"bernoulli /forget {name}", outcome, detail)
+    server.stop()
 
 
 def probe_tables(workdir: str) -> None:
