@@ -393,19 +393,18 @@ def probe_bernoulli(workdir: str) -> None:
     import nbayes
 
     path = os.path.join(workdir, "bernoulli.nbayes")
-    nbayes.save(
-        nbayes.TextClassifier(model="bernoulli").fit(
-            ["free prize now", "lunch at noon", "free cash"], ["spam", "ham", "spam"]
-        ),
-        path,
-    )
+    model = nbayes.TextClassifier(model="bernoulli")
+    nbayes.save(model.fit(["free prize now", "lunch at noon"], ["spam", "ham"]), path)
     server = Server(path)
     if not server.started:
         record("serve", "bernoulli start", "lost-or-broken", "".join(server.lines))
         return
-    for name, body in [("a document never learned", {"texts": ["free"], "labels": ["ham"]}),
-                       ("down to a class count below its words'",
-                        {"texts": ["noon"], "labels": ["spam"]})]:  # fmt: skip
+    cases = [
+        ("a word the class never had", {"texts": ["free"], "labels": ["ham"]}),
+        ("a document never learned (spam's other words then outnumber it)",
+         {"texts": ["free"], "labels": ["spam"]}),
+    ]  # fmt: skip
+    for name, body in cases:
         status, raw, kind = server.request("POST", "/forget", json.dumps(body).encode())
         outcome, detail = classify_http(status, raw, kind, "4xx")
         record("serve", f"bernoulli /forget {name}", outcome, detail)
