@@ -22,7 +22,8 @@ Examples
 --------
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "spam.nbayes")
->>> _ = open(path, "wb").write(b"model")
+>>> with open(path, "wb") as f:
+...     _ = f.write(b"model")
 >>> with ModelLock(path, "serving spam.nbayes") as lock:
 ...     try:
 ...         ModelLock(path).acquire()
