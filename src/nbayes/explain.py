@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 
 from ._families._common import Factor, exact_prior_of, log_normalize
+from ._families._exact import ExactProduct, exact_compare, exact_posterior, log10_posterior
 
-__all__ = ["Explanation", "explain_row", "format_fraction", "show_fraction"]
+__all__ = ["Explanation", "explain_row", "format_fraction", "show_fraction", "show_product"]
 
 
 def _decimal_digits(q: Fraction) -> int | None:
@@ -42,6 +43,10 @@ def _decimal_digits(q: Fraction) -> int | None:
 MAX_DIGITS = 60
 #: A derivation longer than this many factors shows the first and last ones.
 MAX_FACTORS = 12
+#: The derivation computes the exact posterior (a sum and divisions of the joint
+#: probabilities: gcds of numbers of this many digits) only up to this size; beyond it, it
+#: shows the posterior's value from logarithms (``Explanation.posterior`` still computes it).
+EXACT_POSTERIOR_DIGITS = 20_000
 
 
 def _digits(n: int) -> int:
@@ -54,11 +59,17 @@ def _scientific(q: Fraction) -> str:
     if q == 0:
         return "0"
     exponent10 = math.log10(abs(q.numerator)) - math.log10(q.denominator)
+    return _scientific_log10(exponent10, "-" if q < 0 else "")
+
+
+def _scientific_log10(exponent10: float, sign: str = "") -> str:
+    """The number whose base-10 logarithm is ``exponent10``, in scientific form."""
+    if exponent10 == -math.inf:
+        return "0"
     e = math.floor(exponent10)
     m = 10 ** (exponent10 - e)
     if round(m, 3) >= 10:
         m, e = m / 10, e + 1
-    sign = "-" if q < 0 else ""
     if -4 <= e <= 4:
         return f"{sign}{m * 10.0**e:.4g}"
     return f"{sign}{m:.3f}e{e:+d}"
@@ -85,6 +96,23 @@ def show_fraction(q: Fraction, max_digits: int = MAX_DIGITS) -> str:
     return f"{_scientific(q)} (exactly a fraction of {num:,} / {den:,} digits)"
 
 
+def show_product(p: ExactProduct, max_digits: int = MAX_DIGITS) -> str:
+    """An exact product as :func:`show_fraction` shows its value, without building the
+    value when it is too long to show (its size and value come from its factors)."""
+    if p.short(max_digits):
+        return show_fraction(p.value, max_digits)
+    num, den = p.digits
+    sign = "-" if p.sign < 0 else ""
+    return f"{_scientific_log10(p.log10, sign)} (exactly a fraction of {num:,} / {den:,} digits)"
+
+
+def _product_with_value(p: ExactProduct) -> str:
+    """:func:`_with_value` of an exact product (long ones from their factors)."""
+    if p.short(MAX_DIGITS):
+        return _with_value(p.value)
+    return show_product(p)
+
+
 def format_fraction(q: Fraction) -> str:
     """``= 0.03125`` when the decimal is short and exact, else ``≈ 0.00878`` (3 digits);
     values beyond the range of a float in scientific form (``≈ 1.234e-5012``)."""
@@ -103,11 +131,11 @@ def format_fraction(q: Fraction) -> str:
 def _product(factors: list[Any]) -> str:
     """The factors (each shown as a person derives it: ``3/7``) joined by " · ", folded in
     the middle when there are many."""
-    shown = [str(f) for f in factors]
-    if len(shown) > MAX_FACTORS:
-        hidden = len(shown) - (MAX_FACTORS - 2)
-        shown = [*shown[: MAX_FACTORS - 4], f"… ({hidden:,} more factors) …", *shown[-2:]]
-    return " · ".join(shown)
+    if len(factors) > MAX_FACTORS:  # only the factors shown are written out
+        hidden = len(factors) - (MAX_FACTORS - 2)
+        head, tail = factors[: MAX_FACTORS - 4], factors[-2:]
+        return " · ".join([*map(str, head), f"… ({hidden:,} more factors) …", *map(str, tail)])
+    return " · ".join(str(f) for f in factors)
 
 
 def _relative(
@@ -185,38 +213,47 @@ class Explanation:
     #: feature name -> position in ``feature_names``, when the model has one (a text
     #: model's vocabulary); :meth:`feature_index` looks names up in it
     lookup: Mapping[str, int] | None = field(default=None, repr=False)
-    _exact_joint: list[Fraction] | None = field(default=None, init=False, repr=False)
+    _products: list[ExactProduct] | None = field(default=None, init=False, repr=False)
+    _exact_post: list[Fraction] | None = field(default=None, init=False, repr=False, compare=False)
     _total: tuple[Any, np.ndarray] | None = field(
         default=None, init=False, repr=False, compare=False
     )
 
     def __post_init__(self) -> None:
         if self.factors is not None and self.prior_factors is not None:
-            joint = []
-            for prior, row in zip(self.prior_factors, self.factors, strict=True):
-                value = prior.value
-                for f in row:
-                    value *= f.value
-                joint.append(value)
-            self._exact_joint = joint
+            # the joint probabilities as exact products of their factors: grouped, sized
+            # and valued from the small factors (linear in the row); the long fractions
+            # themselves are built only when asked for (:attr:`joint`, :attr:`posterior`)
+            self._products = [
+                ExactProduct.of([prior, *row])
+                for prior, row in zip(self.prior_factors, self.factors, strict=True)
+            ]
 
     # ----------------------------------------------------------------- values
     @property
     def exact(self) -> bool:
-        return self._exact_joint is not None
+        return self._products is not None
+
+    @property
+    def exact_joint(self) -> dict[Any, ExactProduct] | None:
+        """Class -> its joint probability as an :class:`ExactProduct` (None when not
+        exact): its size, value from logarithms and sign without building the fraction."""
+        if self._products is None:
+            return None
+        return dict(zip(self.classes.tolist(), self._products, strict=True))
 
     @property
     def undecidable(self) -> bool:
         """True when every class has zero joint probability: the classifier cannot decide."""
-        if self._exact_joint is not None:
-            return all(v == 0 for v in self._exact_joint)
+        if self._products is not None:
+            return all(p.zero for p in self._products)
         return bool(np.isnan(self.log_posterior).any())
 
     @property
     def joint(self) -> dict[Any, Any]:
         """Class -> unnormalised score P(y) · prod_j P(x_j | y) (a Fraction when exact)."""
-        if self._exact_joint is not None:
-            return dict(zip(self.classes.tolist(), self._exact_joint, strict=True))
+        if self._products is not None:
+            return dict(zip(self.classes.tolist(), (p.value for p in self._products), strict=True))
         return dict(
             zip(self.classes.tolist(), np.exp(self.joint_log_likelihood).tolist(), strict=True)
         )
@@ -226,16 +263,36 @@ class Explanation:
         """Class -> P(y | x) (Fractions when exact); None when the classifier cannot decide."""
         if self.undecidable:
             return None
-        if self._exact_joint is not None:
-            total = sum(self._exact_joint, Fraction(0))
-            return {
-                c: v / total for c, v in zip(self.classes.tolist(), self._exact_joint, strict=True)
-            }
+        if self._products is not None:
+            if self._exact_post is None:
+                self._exact_post = exact_posterior(self._products)
+            return dict(zip(self.classes.tolist(), self._exact_post, strict=True))
         return dict(zip(self.classes.tolist(), np.exp(self.log_posterior).tolist(), strict=True))
+
+    def posterior_floats(self) -> dict[Any, float] | None:
+        """Class -> P(y | x) as a float (None when the classifier cannot decide): the
+        exact posterior rounded when it is cheap to reduce, else its value from the exact
+        products' logarithms (a long document: reducing its fractions takes seconds)."""
+        if self.undecidable:
+            return None
+        if self._products is None or self._posterior_reducible():
+            post = self.posterior
+            assert post is not None
+            return {c: float(p) for c, p in post.items()}
+        logs = log10_posterior(self._products)
+        return {c: 10.0**lp for c, lp in zip(self.classes.tolist(), logs, strict=True)}
 
     @property
     def prediction(self) -> Any:
         """The most probable class, or None when the classifier cannot decide."""
+        if self._products is not None:
+            if self.undecidable:
+                return None
+            best = 0  # the first of the largest, as max() picks among equal posteriors
+            for i in range(1, len(self._products)):
+                if exact_compare(self._products[i], self._products[best]) > 0:
+                    best = i
+            return self.classes.tolist()[best]
         post = self.posterior
         if post is None:
             return None
@@ -326,27 +383,60 @@ class Explanation:
     # --------------------------------------------------------------- printing
     def derivation(self) -> str:
         """The exact derivation, one line per class, then the posterior and the decision."""
-        if self._exact_joint is None or self.factors is None or self.prior_factors is None:
+        if self._products is None or self.factors is None or self.prior_factors is None:
             raise ValueError("This explanation is not exact: call explain(x, exact=True).")
         lines = []
         for cls, prior, row, joint in zip(
-            self.classes.tolist(), self.prior_factors, self.factors, self._exact_joint, strict=True
+            self.classes.tolist(), self.prior_factors, self.factors, self._products, strict=True
         ):
             product = _product([prior, *row])
-            value = _with_value(joint)
+            value = _product_with_value(joint)
             lines.append(f"P({cls}) · P(x | {cls}) = {product} = {value}")
-        post = self.posterior
-        if post is None:
+        if self.undecidable:
             lines.append(
                 "Every class has probability 0: the classifier cannot decide "
                 "(a zero count wiped out every product; smoothing, alpha > 0, avoids this)."
             )
             return "\n".join(lines)
-        for cls, p in post.items():
-            shown = _with_value(p)
-            lines.append(f"P({cls} | x) = {shown}")
+        if self._posterior_reducible():
+            post = self.posterior
+            assert post is not None
+            for cls, q in post.items():
+                lines.append(f"P({cls} | x) = {_with_value(q)}")
+        else:
+            shown = self.shown_posterior()
+            assert shown is not None
+            for cls, text in shown.items():
+                lines.append(f"P({cls} | x) ≈ {text}")
         lines.append(f"Decision: {self.prediction}")
         return "\n".join(lines)
+
+    def _posterior_reducible(self) -> bool:
+        """Whether the exact posterior is computed (or cheap: short joint probabilities)."""
+        assert self._products is not None
+        size = sum(sum(p.digits) for p in self._products)
+        return size <= EXACT_POSTERIOR_DIGITS or self._exact_post is not None
+
+    def shown_posterior(self, max_digits: int = MAX_DIGITS) -> dict[Any, str] | None:
+        """Class -> the exact posterior as :func:`show_fraction` shows it (None when the
+        classifier cannot decide). When the joint probabilities are too long to reduce
+        it quickly (over ``EXACT_POSTERIOR_DIGITS`` digits in all), its value from
+        logarithms, saying so (:attr:`posterior` still computes the fractions)."""
+        if self._products is None:
+            raise ValueError("This explanation is not exact: call explain(x, exact=True).")
+        if self.undecidable:
+            return None
+        classes = self.classes.tolist()
+        if self._posterior_reducible():
+            post = self.posterior
+            assert post is not None
+            return {c: show_fraction(q, max_digits) for c, q in post.items()}
+        size = sum(sum(p.digits) for p in self._products)
+        return {
+            c: f"{_scientific_log10(lp)} (an exact fraction not reduced here: the joint "
+            f"probabilities have {size:,} digits; Explanation.posterior computes it)"
+            for c, lp in zip(classes, log10_posterior(self._products), strict=True)
+        }
 
     def __str__(self) -> str:
         return self.to_text()

@@ -602,22 +602,56 @@ def test_concurrent_updates_take_turns_and_none_is_lost(tmp_path: Path, text_mod
     assert load(text_model).class_count_.sum() == before + 20
 
 
-def test_update_of_a_model_locked_by_a_server_fails_clearly(
+def test_update_of_a_model_a_server_holds_is_refused_at_once(
+    capsys: pytest.CaptureFixture[str], text_model: Path, texts_csv: Path
+) -> None:
+    """A server holds the model's lock while it serves and never lets go: `nbayes update`
+    says so at once, naming the server and its /update (it waited 60 s in silence)."""
+    import time
+
+    from nbayes.io.lock import ModelLock
+    from nbayes.serve.journal import Journal, file_digest, locked, recover
+
+    with locked(str(text_model)):
+        recover(str(text_model))
+    journal = Journal(str(text_model), file_digest(str(text_model)))
+    url = "http://127.0.0.1:8123"
+    with locked(str(text_model)):
+        journal.catch_up()
+        journal.append({"op": "serving", "pid": os.getpid(), "url": url, "workers": 1})
+    journal.close()
+    before = text_model.read_bytes()
+    with ModelLock(str(text_model), "nbayes serve"):  # this process plays the server
+        start = time.monotonic()
+        code, _, err = run(capsys, "update", text_model, texts_csv)
+        took = time.monotonic() - start
+    assert_error(code, err, "is served by nbayes serve")
+    assert f"pid {os.getpid()}" in err and f"{url}/update" in err
+    assert took < 10, took
+    assert text_model.read_bytes() == before  # untouched
+    assert not [p for p in os.listdir(text_model.parent) if p.endswith(".lock")]
+
+
+def test_update_waits_for_another_update_then_fails_clearly(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, text_model: Path,
     texts_csv: Path,
 ) -> None:  # fmt: skip
     from nbayes.cli import update
-    from nbayes.io.lock import FileLock
+    from nbayes.io.lock import ModelLock
 
     monkeypatch.setattr(update, "LOCK_TIMEOUT", 0.2)
     before = text_model.read_bytes()
-    with FileLock(f"{text_model}.lock", "serving spam.nbayes"):
+    with ModelLock(str(text_model), "nbayes update"):  # another update, not a server
         code, _, err = run(capsys, "update", text_model, texts_csv)
-    assert_error(code, err, "is locked by another process")
-    assert "serving spam.nbayes" in err and "waited 0.2 s" in err
+    lines = err.strip().splitlines()  # a loaded machine may add a note (e.g. still waiting)
+    note, error = lines[0], lines[-1]
+    assert code == 1 and "Waiting for another update or forget" in note
+    assert error.startswith("Error: ") and "is in use by another process" in error
+    assert "waited 0.2 s" in error and "Traceback" not in err
     assert text_model.read_bytes() == before  # untouched
     code, _, _ = run(capsys, "update", text_model, texts_csv, "-q")  # free again
     assert code == 0
+    assert not [p for p in os.listdir(text_model.parent) if p.endswith(".lock")]
 
 
 def test_train_kernel_uses_the_estimators_default_bandwidth(tmp_path) -> None:

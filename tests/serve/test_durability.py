@@ -131,8 +131,8 @@ def test_a_second_server_refuses_to_start(text_model: str, start: Any) -> None:
     first = start(text_model)
     second = start(text_model, wait=False)
     assert second.wait_exit() == 1
-    assert "locked by another process" in second.stderr
-    assert str(first.proc.pid) in second.stderr
+    assert "is served by nbayes serve" in second.stderr
+    assert f"pid {first.proc.pid}" in second.stderr and f":{first.port}" in second.stderr
     assert first.get("/health")[0] == 200
     first.kill()  # the lock goes with the process, however it dies
     third = start(text_model)

@@ -151,3 +151,38 @@ def test_the_page_of_a_table_model_is_a_form(tmp_path: Path, start: Any, browser
     cells = page.locator("#columns tbody tr")
     assert cells.count() == 2 and cells.nth(0).locator("td").nth(0).inner_text() == "length"
     page.screenshot(path=str(_shots(tmp_path) / "page-table.png"), full_page=True)
+
+
+def test_the_page_explains_a_mixed_row_with_a_missing_cell(
+    tmp_path: Path, start: Any, browser: Any
+) -> None:
+    """An empty cell of a MixedNB row made /explain answer NaN, which is not JSON: the page
+    said "Unexpected token 'I'". The explanation now leaves the missing cell out."""
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({
+        "age": rng.integers(18, 90, 120).astype(float), "city": rng.choice(["a", "b"], 120),
+        "score": rng.normal(size=120),
+    })  # fmt: skip
+    y = rng.choice(["yes", "no"], 120).tolist()
+    path = str(tmp_path / "mixed.nbayes")
+    model = nbayes.MixedNB().fit(X, y)
+    nbayes.save(model, path)
+    server = start(path)
+    page = browser.new_page(viewport={"width": 1200, "height": 760})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"http://127.0.0.1:{server.port}/")
+    sync_api.expect(page.locator("#col-age")).to_be_visible()
+    page.locator("#col-age").fill("")  # missing
+    page.locator("#col-city").fill("a")
+    page.locator("#col-score").fill("0.5")
+    page.locator("#classify").click()
+    row = pd.DataFrame([[np.nan, "a", 0.5]], columns=["age", "city", "score"])
+    sync_api.expect(page.locator("#label")).to_have_text(str(model.predict(row)[0]))
+    cells = page.locator("#columns tbody tr")
+    sync_api.expect(cells).to_have_count(3)
+    shown = [[td.inner_text() for td in cells.nth(i).locator("td").all()] for i in range(3)]
+    assert [r[0] for r in shown] == ["city", "score", "age"]
+    assert shown[2][1:] == ["missing", "0"]
+    assert "Unexpected token" not in page.content() and not errors
+    page.screenshot(path=str(_shots(tmp_path) / "page-mixed-missing.png"), full_page=True)

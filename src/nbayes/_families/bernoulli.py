@@ -11,7 +11,15 @@ import numpy as np
 
 from .._statistics import CountStats
 from ._base import Derived, Family, log_range
-from ._common import Factor, FloatArray, check_alpha, class_log_prior, log, log_dot
+from ._common import (
+    Factor,
+    FloatArray,
+    as_fraction,
+    check_alpha,
+    class_log_prior,
+    log,
+    log_dot,
+)
 from .multinomial import as_int, exact_alpha
 
 
@@ -71,15 +79,32 @@ class BernoulliFamily(Family):
     def exact_factors(
         self, stats: CountStats, p: dict[str, Any], x: np.ndarray
     ) -> list[list[Factor]]:
-        alpha = exact_alpha(p["alpha"], stats.n_features)
+        # every vocabulary word is a factor (absent ones too); their fractions repeat (a
+        # few distinct counts), so each distinct numerator is made once per class
+        V = stats.n_features
+        scalar = np.ndim(p["alpha"]) == 0
+        alpha = exact_alpha(p["alpha"], V) if not scalar else None
+        a0 = as_fraction(float(p["alpha"])) if scalar else None
+        present = (np.asarray(x) > 0).tolist()
         out = []
         for c in range(len(stats.classes)):
             n_c = as_int(stats.class_count[c])
+            seen = np.rint(np.asarray(stats.feature_count[c], dtype=np.float64)).tolist()
             row = []
-            for j, xj in enumerate(x):
-                seen = as_int(stats.feature_count[c, j])
-                num = seen if xj > 0 else n_c - seen
-                row.append(Factor(j, num + alpha[j], n_c + 2 * alpha[j]))
+            if a0 is not None:
+                den = n_c + 2 * a0
+                made: dict[int, Any] = {}
+                for j, (k, here) in enumerate(zip(seen, present, strict=True)):
+                    num = int(k) if here else n_c - int(k)
+                    frac = made.get(num)
+                    if frac is None:
+                        frac = made[num] = num + a0
+                    row.append(Factor(j, frac, den))
+            else:
+                assert alpha is not None
+                for j, (k, here) in enumerate(zip(seen, present, strict=True)):
+                    num = int(k) if here else n_c - int(k)
+                    row.append(Factor(j, num + alpha[j], n_c + 2 * alpha[j]))
             out.append(row)
         return out
 

@@ -50,19 +50,22 @@ class MultinomialFamily(Family):
     def exact_factors(
         self, stats: CountStats, p: dict[str, Any], x: np.ndarray
     ) -> list[list[Factor]]:
-        alpha = exact_alpha(p["alpha"], stats.n_features)
         present = np.flatnonzero(x)
         if np.any(x[present] != np.round(x[present])):
             raise ValueError("exact=True needs whole-number counts in x.")
+        # per word of the row only: the smoothed total is one exact sum per class, not a
+        # sum of a Fraction per vocabulary word
+        alpha, alpha_total = exact_alpha_at(p["alpha"], stats.n_features, present)
+        powers = [int(v) for v in x[present].tolist()]
         out = []
         for c in range(len(stats.classes)):
-            fc = stats.feature_count[c]
-            total = sum(
-                (as_int(v) + a for v, a in zip(fc, alpha, strict=True)), start=as_fraction(0)
-            )
-            out.append(
-                [Factor(int(j), as_int(fc[j]) + alpha[j], total, int(x[j])) for j in present]
-            )
+            counts = np.asarray(stats.feature_count[c], dtype=np.float64)
+            total = exact_int_sum(counts) + alpha_total
+            seen = np.rint(counts[present]).tolist()
+            out.append([
+                Factor(int(j), int(k) + a, total, n)
+                for j, k, a, n in zip(present.tolist(), seen, alpha, powers, strict=True)
+            ])  # fmt: skip
         return out
 
     def sample(
@@ -133,6 +136,29 @@ def mean_length(stats: CountStats) -> FloatArray:
 def exact_alpha(alpha: Any, n_features: int) -> list[Any]:
     values = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_features,))
     return [as_fraction(a) for a in values]
+
+
+def exact_alpha_at(alpha: Any, n_features: int, cols: np.ndarray) -> tuple[list[Any], Any]:
+    """The exact alpha of the columns ``cols``, and the sum of alpha over every column
+    (each distinct value converted once)."""
+    if np.ndim(alpha) == 0:
+        a = as_fraction(float(alpha))
+        return [a] * len(cols), a * n_features
+    values = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_features,))
+    distinct, times = np.unique(values, return_counts=True)
+    total = sum((as_fraction(v) * int(k) for v, k in zip(distinct, times, strict=True)),
+                start=as_fraction(0))  # fmt: skip
+    return [as_fraction(a) for a in values[cols].tolist()], total
+
+
+def exact_int_sum(values: np.ndarray) -> int:
+    """The sum of whole-number floats, exact (each rounded as :func:`as_int` rounds)."""
+    whole = np.rint(np.asarray(values, dtype=np.float64))
+    if whole.size == 0:
+        return 0
+    if float(np.abs(whole).max()) * whole.size < 2.0**62:  # int64 sums it exactly
+        return int(whole.astype(np.int64).sum())
+    return sum(int(v) for v in whole.tolist())
 
 
 def as_int(value: float) -> int:

@@ -1,25 +1,38 @@
-"""An advisory lock on a file beside a model: one process (tree) owns the model at a time.
+"""One writer per model file: an advisory lock on the model file itself.
 
-:class:`FileLock` takes ``flock(LOCK_EX | LOCK_NB)`` on a lock file (created if needed,
-never deleted: deleting it would let two processes lock two different files). The lock
-belongs to the open file description, so it is released when the owner closes it or
+:class:`ModelLock` takes ``flock(LOCK_EX | LOCK_NB)`` on the model file (opened read-only).
+The lock is the file's identity, not its name: a symlink and a hard link reach the same
+lock, and no lock file is left beside the model. Saving a model replaces its file (a new
+file renamed over the old one), so the lock follows the file:
+
+* the owner locks the new file before it renames it over the model
+  (:meth:`ModelLock.follow`), so the name never points to a file nobody locks;
+* a process that locked a file which has been replaced since it opened it lets go and
+  tries the file the name now points to;
+* the owner keeps the lock on the file it started with for as long as it runs (a hard link
+  made before still names that file).
+
+The lock belongs to the open file description: it is released when the owner closes it or
 dies, however it dies (``kill -9`` included), and children forked after :meth:`acquire`
-share it: the lock stays held until the last of them exits.
-
-The lock is advisory: it keeps out the processes that ask for it (a second ``nbayes
-serve`` on the same model), not a program that writes the file without asking.
+share it (it holds until the last of them exits). It is advisory: it keeps out the
+processes that ask for it (``nbayes serve``, ``nbayes update``/``forget``), not a program
+that writes the file without asking.
 
 Examples
 --------
 >>> import os, tempfile
->>> path = os.path.join(tempfile.mkdtemp(), "spam.nbayes.lock")
->>> with FileLock(path, "serving spam.nbayes") as lock:
+>>> path = os.path.join(tempfile.mkdtemp(), "spam.nbayes")
+>>> with open(path, "wb") as f:
+...     _ = f.write(b"model")
+>>> with ModelLock(path, "serving spam.nbayes") as lock:
 ...     try:
-...         FileLock(path).acquire()
+...         ModelLock(path).acquire()
 ...     except LockedError as exc:
-...         print("refused:", "serving spam.nbayes" in str(exc))
+...         print("refused:", "is in use by another process" in str(exc))
 refused: True
->>> FileLock(path).acquire().release()   # free again
+>>> ModelLock(path).acquire().release()   # free again
+>>> sorted(os.listdir(os.path.dirname(path)))   # no lock file
+['spam.nbayes']
 """
 
 from __future__ import annotations
@@ -27,88 +40,139 @@ from __future__ import annotations
 import fcntl
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["FileLock", "LockedError"]
+__all__ = ["LockedError", "ModelLock", "holder_pid"]
 
 
 class LockedError(RuntimeError):
-    """Another process holds the lock."""
+    """Another process holds the model's lock."""
 
 
-class FileLock:
-    """An exclusive, non-blocking advisory lock on ``path``.
+def _same_file(fd: int, path: str) -> bool:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:  # between a save's renames
+        return False
+    own = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)
+
+
+def holder_pid(path: str) -> int | None:
+    """The process that holds the ``flock`` of the file at ``path``, from ``/proc/locks``
+    (Linux); None when unknown (another system, or nobody holds it)."""
+    try:
+        st = os.stat(path)
+        with open("/proc/locks") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    key = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    for line in lines:
+        parts = line.split()
+        # "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF" ("1: -> FLOCK ..." waits)
+        if len(parts) >= 6 and parts[1] == "FLOCK" and parts[5] == key:
+            try:
+                pid = int(parts[4])
+            except ValueError:
+                return None
+            return pid if pid > 0 else None
+    return None
+
+
+class ModelLock:
+    """An exclusive, advisory lock on the model file at ``path`` (see the module).
 
     Parameters
     ----------
     path : str
-        The lock file (created if it does not exist).
+        The model file (it must exist).
     owner : str, optional
-        Written into the lock file once locked (with the process id), so that the error
-        another process gets says who holds it.
+        What holds it, for messages (``"nbayes serve"``).
     """
 
     def __init__(self, path: str | os.PathLike[str], owner: str = "") -> None:
         self.path = os.fspath(path)
         self.owner = owner
-        self._fd: int | None = None
+        self._first: int | None = None  # the file locked at acquire: kept
+        self._current: int | None = None  # the file the model is now (after follow)
 
     @property
     def locked(self) -> bool:
-        return self._fd is not None
+        return self._first is not None
 
-    def acquire(self, timeout: float = 0.0) -> FileLock:
+    def acquire(
+        self, timeout: float = 0.0, refuse: Callable[[int | None], str | None] | None = None
+    ) -> ModelLock:
         """Take the lock, waiting up to ``timeout`` seconds (polling every 50 ms) while
-        another process has it; then raise :class:`LockedError`, naming the holder."""
-        if self._fd is not None:
+        another process holds it; then raise :class:`LockedError`.
+
+        ``refuse(pid)`` is asked while the lock is held by another process (``pid`` from
+        :func:`holder_pid`, None if unknown): a message it returns is raised at once
+        (e.g. the holder is a server, which will not let go).
+        """
+        if self._first is not None:
             return self
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         deadline = time.monotonic() + max(0.0, timeout)
+        while True:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                pid = holder_pid(self.path)
+                message = refuse(pid) if refuse is not None else None
+                if message is not None:
+                    raise LockedError(message) from None
+                if time.monotonic() >= deadline:
+                    who = f" (process {pid})" if pid is not None else ""
+                    waited = f" (waited {timeout:g} s)" if timeout > 0 else ""
+                    raise LockedError(
+                        f"{self.path!r} is in use by another process{who}{waited}: only one "
+                        "may change the model at a time. Stop it first (or use the one that "
+                        "is running)."
+                    ) from None
+                time.sleep(0.05)
+                continue
+            except BaseException:
+                os.close(fd)
+                raise
+            if _same_file(fd, self.path):  # not replaced since it was opened
+                self._first = fd
+                return self
+            os.close(fd)  # the file was replaced while we waited: lock the new one
+
+    def follow(self, new_file: str) -> int:
+        """Lock ``new_file``, the file about to be renamed over the model (a fold or a
+        save), so that the lock holds across the rename; the lock of the file it
+        replaces is let go (but not the first one's). Returns the locked descriptor
+        (kept by this lock; a worker process also hands it to its supervisor)."""
+        fd = os.open(new_file, os.O_RDONLY | os.O_CLOEXEC)
         try:
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise
-                    time.sleep(0.05)
-        except BlockingIOError:
-            holder = _read_holder(fd)
-            os.close(fd)
-            waited = f" (waited {timeout:g} s)" if timeout > 0 else ""
-            raise LockedError(
-                f"{self.path!r} is locked by another process{holder}{waited}: only one may "
-                "change the model at a time. Stop it first (or use the one that is running)."
-            ) from None
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BaseException:
             os.close(fd)
             raise
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()} {self.owner}\n".encode())
-        self._fd = fd
-        return self
+        self.adopt(fd)
+        return fd
+
+    def adopt(self, fd: int) -> None:
+        """Keep ``fd``, a descriptor of the model's current file already locked (by this
+        process or another of the same server), in place of the previous current one."""
+        if self._current is not None:
+            os.close(self._current)
+        self._current = fd
 
     def release(self) -> None:
-        """Release the lock (the lock file stays)."""
-        if self._fd is not None:
-            fd, self._fd = self._fd, None
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
+        """Let go of the lock (every file it holds)."""
+        for fd in (self._current, self._first):
+            if fd is not None:
+                os.close(fd)
+        self._first = self._current = None
 
-    def __enter__(self) -> FileLock:
+    def __enter__(self) -> ModelLock:
         return self.acquire()
 
     def __exit__(self, *exc: Any) -> None:
         self.release()
-
-
-def _read_holder(fd: int) -> str:
-    try:
-        text = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
-    except OSError:
-        return ""
-    pid, _, what = text.partition(" ")
-    if not pid.isdigit():
-        return ""
-    return f" (process {pid}{', ' + what if what else ''})"

@@ -46,6 +46,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="largest request body (default 10M); larger ones get 413",
     )  # fmt: skip
     parser.add_argument(
+        "--max-seconds", type=seconds_type, default=10.0, metavar="S",
+        help="time budget of a request that reads the model (/predict, /explain, /info): "
+        "one that needs more is stopped and gets 422 (default 10)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--allow-host", action="append", default=[], metavar="NAME",
+        help="a name the server answers to in the Host header besides localhost and IP "
+        "addresses (repeatable; '*' for any): other names get 421 (DNS rebinding)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--idle-seconds", type=seconds_type, default=10.0, metavar="S",
+        help="close a connection that sends no complete request for S seconds (default 10)",
+    )  # fmt: skip
+    parser.add_argument(
         "--fold-every", type=count_type(1), default=1000, metavar="N",
         help="fold the journal into the model file after N updates (default 1000)",
     )  # fmt: skip
@@ -73,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
     return serve(
         args.model, host=args.host, port=args.port, token=args.token, workers=args.workers,
         max_body=args.max_body, fold_every=args.fold_every, fold_seconds=args.fold_seconds,
-        log_level=args.log_level,
+        log_level=args.log_level, max_seconds=args.max_seconds, allow_hosts=args.allow_host,
+        idle_seconds=args.idle_seconds,
     )  # fmt: skip
 
 

@@ -6,12 +6,13 @@ labels its ``predict``; a row no class can explain (``alpha=0``) has null probab
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
 import numpy as np
 
-from nbayes.explain import show_fraction
+from nbayes.explain import show_product
 
 #: exact fractions in JSON as "num/den" up to this many digits (Python prints 4,300 at most)
 _EXACT_DIGITS = 4000
@@ -27,9 +28,20 @@ def _num(p: float) -> float | None:
     return None if p != p else p
 
 
-def predictions(model: Any, X: Any, top: int | None) -> list[dict[str, Any]]:
+#: documents scored per call of a text model: each row's score is its own (the same in
+#: any batch), and the compiled kernels hold the interpreter for one call at a time
+TEXT_BATCH = 10_000
+
+
+def predictions(model: Any, X: Any, top: int | None, text: bool = False) -> list[dict[str, Any]]:
     """One ``{"label", "probabilities"}`` per input; with ``top`` the ``top`` most probable
-    classes only, most probable first (the library's ``predict_top``)."""
+    classes only, most probable first (the library's ``predict_top``). Documents of a text
+    model (``text``) are scored :data:`TEXT_BATCH` at a time."""
+    if text and len(X) > TEXT_BATCH:
+        out: list[dict[str, Any]] = []
+        for i in range(0, len(X), TEXT_BATCH):
+            out += predictions(model, X[i : i + TEXT_BATCH], top)
+        return out
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # undecidable rows: null probabilities say it
         labels = model.predict(X).tolist()
@@ -58,6 +70,21 @@ def _float(v: float) -> float | None:
     return v
 
 
+_MISSING = object()
+
+
+def _value(raw: Any, as_float: float) -> Any:
+    """A feature's value for JSON: a float, a category (str, int, bool), or
+    :data:`_MISSING` for a missing cell (None, NaN)."""
+    if raw is None or (isinstance(raw, (float, np.floating)) and raw != raw):
+        return _MISSING
+    if as_float == as_float:  # the row as floats (a table of numbers)
+        return _float(as_float)
+    if isinstance(raw, (str, bool, np.bool_, int, np.integer, float, np.floating)):
+        return _float(float(raw)) if isinstance(raw, (float, np.floating)) else _plain(raw)
+    return str(raw)
+
+
 def explanation(model: Any, x: Any, exact: bool, text: str | None) -> dict[str, Any]:
     """The evidence of every feature of one document (or row), per class; ``exact`` adds
     the derivation with exact fractions."""
@@ -69,7 +96,7 @@ def explanation(model: Any, x: Any, exact: bool, text: str | None) -> dict[str, 
             derivation = exp.derivation()
     classes = [_plain(c) for c in exp.classes.tolist()]
     keys = [str(c) for c in classes]
-    post = exp.posterior
+    post = exp.posterior_floats()
     terms = np.asarray(exp.terms, dtype=np.float64)
     values = exp.values_as_float()
     seen: set[str] | None = None
@@ -90,26 +117,31 @@ def explanation(model: Any, x: Any, exact: bool, text: str | None) -> dict[str, 
                 "token": term, "known": True,
                 "evidence": {k: _float(rel[i, at[j]]) for i, k in enumerate(keys)},
             })  # fmt: skip
-    features = [
-        {
+    features = []
+    missing = []
+    for q, j in enumerate(order):
+        value = _value(exp.values[j], values[j])
+        if value is _MISSING:  # a missing cell (MixedNB): no evidence, left out
+            missing.append(exp.feature_names[j])
+            continue
+        features.append({
             "feature": exp.feature_names[j],
-            "value": _float(values[j]) if values[j] == values[j] else _plain(exp.values[j]),
+            "value": value,
             "log_terms": {k: _float(terms[i, j]) for i, k in enumerate(keys)},
             "evidence": {k: _float(rel[i, q]) for i, k in enumerate(keys)},
-        }
-        for q, j in enumerate(order)
-    ]
+        })  # fmt: skip
     out: dict[str, Any] = {
         "label": _plain(exp.prediction),
         "undecidable": bool(exp.undecidable),
-        "probabilities": None if post is None else {
-            str(c): float(p) for c, p in post.items()},
+        "probabilities": None if post is None else {str(c): p for c, p in post.items()},
         "log_prior": {k: _float(v) for k, v in zip(keys, exp.log_prior.tolist(), strict=True)},
         "joint_log_likelihood": {
             k: _float(v) for k, v in zip(keys, exp.joint_log_likelihood.tolist(), strict=True)
         },
         "features": features,
     }  # fmt: skip
+    if missing:
+        out["missing"] = missing
     if text is not None:
         out["tokens"] = tokens
     if exact:
@@ -127,19 +159,27 @@ def _exact(exp: Any, keys: list[str], seen: set[str] | None, derivation: str) ->
                 name = exp.feature_names[f.feature] if f.feature is not None else None
                 if seen is not None and name not in seen:
                     continue
-                parts.append({"feature": name, "fraction": str(f), "value": float(f.value)})
+                parts.append({"feature": name, "fraction": str(f), "value": _factor_value(f)})
             factors[key] = parts
     prior = (
         {k: str(f) for k, f in zip(keys, exp.prior_factors, strict=True)}
         if exp.prior_factors is not None else None
     )  # fmt: skip
-    post = exp.posterior
+    joint = exp.exact_joint
+    post = exp.shown_posterior(_EXACT_DIGITS)
     return {
         "derivation": derivation,
         "prior": prior,
         "factors": factors,
-        "joint": {str(c): show_fraction(v, _EXACT_DIGITS) for c, v in exp.joint.items()},
-        "posterior": None
-        if post is None
-        else {str(c): show_fraction(p, _EXACT_DIGITS) for c, p in post.items()},
+        "joint": {str(c): show_product(v, _EXACT_DIGITS) for c, v in joint.items()},
+        "posterior": None if post is None else {str(c): v for c, v in post.items()},
     }
+
+
+def _factor_value(f: Any) -> float:
+    """A factor's value as a float; a high power of it from logarithms (a word repeated
+    thousands of times: its exact power has thousands of digits)."""
+    if f.power <= 64 or f.numerator == 0:
+        return float(f.value)
+    q = f.numerator / f.denominator
+    return math.exp(f.power * (math.log(q.numerator) - math.log(q.denominator)))

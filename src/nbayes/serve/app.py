@@ -1,9 +1,18 @@
 """The HTTP service: a Starlette application around a :class:`ModelState`.
 
 Routes: ``GET /`` (the page), ``GET /health``, ``GET /info``, ``GET /metrics``,
-``POST /predict``, ``POST /explain``, ``POST /update``, ``POST /forget``. Every handler
-runs on the event loop's thread (none awaits between reading the model and answering),
-so requests see the model whole. Errors are JSON ``{"error": ..., "field": ...}``.
+``POST /predict``, ``POST /explain``, ``POST /update``, ``POST /forget``. Whatever reads or
+changes the model runs on the model's thread (:mod:`nbayes.serve.runner`), one request at a
+time, so requests see the model whole and the event loop stays free (``/health`` answers
+from a summary the model's thread publishes). Every answer is JSON (errors are
+``{"error": ..., "field": ...}``), valid whatever the model holds: no NaN or infinity, and
+ASCII escapes for text that UTF-8 cannot carry.
+
+Every request must name this server in its ``Host`` header (a loopback name, an IP address,
+or a name given with ``--allow-host``): a web page whose own name was made to point to
+127.0.0.1 (DNS rebinding) is refused. Writes (``/update``, ``/forget``) also need
+``Content-Type: application/json`` and, from a browser, an ``Origin`` that is the server
+itself: a web page the user visits cannot write to the model.
 """
 
 from __future__ import annotations
@@ -11,11 +20,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import ipaddress
 import json
+import logging
+import math
 import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -25,37 +38,190 @@ from starlette.routing import Route
 from nbayes.serve import answers
 from nbayes.serve.inputs import ApiError, check_fields, flag_of, parse_json, text_of, top_of
 from nbayes.serve.metrics import Metrics
+from nbayes.serve.runner import ModelRunner
 from nbayes.serve.state import ModelState
 
-__all__ = ["DEFAULT_MAX_BODY", "create_app"]
+__all__ = ["DEFAULT_MAX_BODY", "DEFAULT_MAX_SECONDS", "create_app", "json_bytes"]
 
-#: the default request body limit, in bytes
+log = logging.getLogger("nbayes.serve")
+
+#: the default request body limit, in bytes (``--max-body``)
 DEFAULT_MAX_BODY = 10 * 1024 * 1024
+#: the default time budget of a request that reads the model, in seconds (``--max-seconds``)
+DEFAULT_MAX_SECONDS = 10.0
+#: a request body must arrive within this many seconds
+BODY_SECONDS = 30.0
+#: a read whose body is at most this long (and not an exact explanation) may run on the
+#: event loop's thread when the model's thread is idle (see nbayes.serve.runner)
+SMALL_BODY = 16 * 1024
 
 Handler = Callable[[Request], Awaitable[Response]]
 
 
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and infinities as null (JSON has neither)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+#: a long list is encoded this many items at a time (the encoder holds the interpreter)
+_JSON_CHUNK = 2_000
+
+
+def json_bytes(value: Any) -> bytes:
+    """``value`` as JSON bytes, always valid JSON: NaN and infinities become null; text
+    that UTF-8 cannot carry (a lone surrogate in a label a model file held) is written as
+    ASCII escapes instead of failing. A one-key object of a long list (the predictions
+    of a large batch) is encoded in pieces, so the event loop's thread gets turns."""
+    if isinstance(value, dict) and len(value) == 1:
+        ((key, items),) = value.items()
+        if isinstance(items, list) and len(items) > _JSON_CHUNK:
+            parts = [
+                json_bytes(items[i : i + _JSON_CHUNK])[1:-1]
+                for i in range(0, len(items), _JSON_CHUNK)
+            ]
+            return b"{" + json_bytes(str(key)) + b":[" + b",".join(parts) + b"]}"
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # NaN or an infinity somewhere
+        text = json.dumps(_finite(value), ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(json.loads(text), separators=(",", ":")).encode("ascii")
+
+
 def _json(value: Any, status: int = 200) -> Response:
-    body = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return Response(body, status_code=status, media_type="application/json")
+    return Response(json_bytes(value), status_code=status, media_type="application/json")
 
 
-async def _body(request: Request, limit: int) -> dict[str, Any]:
-    """The JSON object of the request, read up to ``limit`` bytes (413 beyond)."""
+def _host_name(host: str) -> str:
+    """The name of a Host header, without its port (``[::1]:8000`` -> ``::1``)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host[1:]
+    if host.count(":") == 1:
+        return host.split(":", 1)[0]
+    return host
+
+
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+class Access:
+    """Who may talk to the server: the Host names it answers to, the writers' token.
+
+    Parameters
+    ----------
+    allowed_hosts : iterable of str
+        Names accepted in the Host header besides loopback names (``localhost``,
+        ``*.localhost``) and IP addresses (``--allow-host``); ``"*"`` accepts any.
+    token : str, optional
+        ``/update`` and ``/forget`` need ``Authorization: Bearer TOKEN``.
+    writes_need_token : bool
+        Refuse writes without a (matching) token even when ``token`` is None (a server on
+        a non-loopback address started without one: writes are then off).
+    """
+
+    def __init__(
+        self, allowed_hosts: Iterable[str] = (), token: str | None = None,
+        writes_need_token: bool = False,
+    ) -> None:  # fmt: skip
+        self.allowed = {_host_name(h) for h in allowed_hosts}
+        self.token = token
+        self.writes_need_token = writes_need_token
+
+    def check_host(self, request: Request) -> None:
+        """421 for a Host header naming another server (DNS rebinding)."""
+        host = request.headers.get("host")
+        if host is None:  # HTTP/1.0 without a Host: not a browser's request
+            return
+        name = _host_name(host)
+        if "*" in self.allowed or name in self.allowed or _is_ip(name):
+            return
+        if name == "localhost" or name.endswith(".localhost"):
+            return
+        raise ApiError(
+            421,
+            f"This server does not answer to the name {name!r} (Host header). A name that "
+            "is not an IP address or localhost must be allowed when the server starts: "
+            f"nbayes serve ... --allow-host {name}",
+        )
+
+    def check_write(self, request: Request) -> None:
+        """What a write needs: the token (401), a JSON body (415), no foreign Origin (403)."""
+        self._authorize(request)
+        kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        if kind != "application/json":
+            raise ApiError(
+                415,
+                "Updates must be sent as JSON: 'Content-Type: application/json' (got "
+                f"{kind or 'none'!r}). A web form or a page of another site cannot write "
+                "to the model.",
+            )
+        origin = request.headers.get("origin")
+        if origin is not None:
+            parts = urlsplit(origin)
+            host = request.headers.get("host", "")
+            if parts.netloc.lower() != host.strip().lower() or origin == "null":
+                raise ApiError(
+                    403,
+                    f"A page of {origin} may not write to this model (its Origin is not "
+                    f"this server, {host}). Send updates from the server's own page or "
+                    "from a program (no Origin header).",
+                )
+
+    def _authorize(self, request: Request) -> None:
+        if self.token is None and not self.writes_need_token:
+            return
+        given = request.headers.get("authorization", "")
+        scheme, _, value = given.partition(" ")
+        if self.token is None:
+            raise ApiError(401, "This server takes no updates: it listens beyond loopback and "
+                           "was started without --token.")  # fmt: skip
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            value.strip().encode(), self.token.encode()
+        ):
+            raise ApiError(401, "Updates need the header 'Authorization: Bearer TOKEN' with the "
+                           "server's --token.")  # fmt: skip
+
+
+async def _body(request: Request, limit: int) -> bytes:
+    """The request's body, read up to ``limit`` bytes (413 beyond) within
+    :data:`BODY_SECONDS` (408 beyond: a client that sends a byte a minute holds nothing)."""
+    too_big = f"The body is over the limit of {limit:,} bytes (the server's --max-body)."
     length = request.headers.get("content-length")
     if length is not None:
         if not length.isdigit():
             raise ApiError(400, "The Content-Length header is not a number.")
         if int(length) > limit:
-            raise ApiError(413, f"The body is over the limit of {limit:,} bytes.")
-    chunks = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise ApiError(413, f"The body is over the limit of {limit:,} bytes.")
-        chunks.append(chunk)
-    return parse_json(b"".join(chunks))
+            raise ApiError(413, too_big, limit="--max-body")
+
+    async def read() -> bytes:
+        chunks = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise ApiError(413, too_big, limit="--max-body")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    try:
+        async with asyncio.timeout(BODY_SECONDS):  # (no task per request, as wait_for makes)
+            return await read()
+    except TimeoutError:
+        raise ApiError(408, f"The body did not arrive within {BODY_SECONDS:g} s.") from None
 
 
 def create_app(
@@ -64,114 +230,167 @@ def create_app(
     token: str | None = None,
     writes_need_token: bool = False,
     max_body: int = DEFAULT_MAX_BODY,
+    max_seconds: float = DEFAULT_MAX_SECONDS,
+    allowed_hosts: Iterable[str] = (),
     on_ready: Callable[[], None] | None = None,
     watch: Callable[[], bool] | None = None,
+    runner: ModelRunner | None = None,
 ) -> Starlette:
     """The ASGI application serving ``state``.
 
     Parameters
     ----------
-    token : str, optional
-        ``/update`` and ``/forget`` need ``Authorization: Bearer TOKEN``.
-    writes_need_token : bool
-        Refuse writes without a (matching) token even when ``token`` is None (a server on
-        a non-loopback address started without one: writes are then off).
+    token, writes_need_token, allowed_hosts
+        See :class:`Access`.
     max_body : int
         Largest request body accepted, in bytes (413 beyond).
+    max_seconds : float
+        The time budget of a request that reads the model (422 beyond).
     on_ready : callable, optional
         Called once the application has started.
     watch : callable, optional
         Called every second; when it returns True the server should stop (the worker
         of a supervisor that died).
+    runner : ModelRunner, optional
+        The model's thread (made here if not given; the server passes its own, to stop
+        it on SIGTERM).
     """
+    access = Access(allowed_hosts, token, writes_need_token)
+    if runner is None:
+        runner = ModelRunner(max_seconds, state.reload)
     metrics = Metrics()
     metrics.gauge(
         "nbayes_journal_pending", "Updates journaled and not yet folded into the model file.",
-        lambda: state.journal.pending,
+        lambda: state.summary.get("journal_pending", 0),
     )  # fmt: skip
     metrics.gauge("nbayes_folds_total", "Folds of the journal into the model file.",
-                  lambda: state.folds)  # fmt: skip
+                  lambda: state.summary.get("folds", 0))  # fmt: skip
+    metrics.gauge("nbayes_stopped_total", "Requests stopped over their time budget.",
+                  lambda: runner.interrupted)  # fmt: skip
 
     def endpoint(name: str, fn: Callable[[Request], Awaitable[tuple[Response, int]]]) -> Handler:
         async def handle(request: Request) -> Response:
             start = time.perf_counter()
             docs = 0
             try:
-                state.refresh()
+                access.check_host(request)
                 response, docs = await fn(request)
             except ApiError as exc:
                 response = _json(exc.body(), exc.status)
-                if exc.status == 413:
+                if exc.status in (408, 413):
                     response.headers["connection"] = "close"
+            except Exception:  # a fault of the server: logged, answered as JSON
+                log.exception("nbayes serve: %s %s failed", request.method, name)
+                response = _json({"error": "Internal error of the server (logged)."}, 500)
             metrics.observe(name, request.method, response.status_code,
                             time.perf_counter() - start, docs)  # fmt: skip
             return response
 
         return handle
 
+    def reading(work: Callable[[], tuple[Any, int]]) -> Callable[[], tuple[bytes, int]]:
+        """A read as a job of the model's thread: catch up with the journal, answer (the
+        answer encoded there too: a large one is CPU work)."""
+
+        def job() -> tuple[bytes, int]:
+            try:
+                state.refresh()
+                value, n = work()
+                return json_bytes(value), n
+            finally:
+                state.publish()
+
+        return job
+
+    def small(body: bytes) -> Callable[[], bool] | None:
+        """Whether a read may run inline (see :data:`SMALL_BODY`): a short body, no exact
+        explanation, and (asked with the model's lock held) no updates of other workers
+        to apply first."""
+        if len(body) > SMALL_BODY or b"exact" in body:
+            return None
+        return lambda: not state.needs_refresh()
+
     async def health(request: Request) -> tuple[Response, int]:
-        return _json({
-            "status": "ok", "model": os.path.basename(state.path), "classes": len(state.classes),
-            "updates": state.updates, "journal_pending": state.journal.pending,
-        }), 0  # fmt: skip
+        s = state.summary
+        out = {
+            "status": "ok", "model": os.path.basename(state.path), "classes": s["classes"],
+            "updates": s["updates"], "journal_pending": s["journal_pending"],
+        }  # fmt: skip
+        if s.get("fold_error"):
+            out["fold_error"] = s["fold_error"]
+        return _json(out), 0
 
     async def info(request: Request) -> tuple[Response, int]:
-        return _json(state.info()), 0
+        # on the model's thread: a big vocabulary's first summary makes a str per term
+        data, _ = await runner.read(reading(lambda: (state.info(), 0)))
+        return Response(data, media_type="application/json"), 0
 
     async def predict(request: Request) -> tuple[Response, int]:
         body = await _body(request, max_body)
-        check_fields(body, ("texts", "rows", "top"))
-        top = top_of(body, len(state.classes))
-        X, _, _ = state.inputs(body)
-        if len(X) == 0:
-            return _json({"predictions": []}), 0
-        try:
-            preds = answers.predictions(state.model, X, top)
-        except (ValueError, TypeError) as exc:
-            field = "texts" if state.text else "rows"
-            raise ApiError(422, f"{field}: {exc}", field) from None
-        return _json({"predictions": preds}), len(X)
+
+        def work() -> tuple[Any, int]:
+            payload = parse_json(body)
+            check_fields(payload, ("texts", "rows", "top"))
+            top = top_of(payload, len(state.classes))
+            X, _, _ = state.inputs(payload)
+            if len(X) == 0:
+                return {"predictions": []}, 0
+            try:
+                preds = answers.predictions(state.model, X, top, state.text)
+            except (ValueError, TypeError, ArithmeticError) as exc:
+                field = "texts" if state.text else "rows"
+                raise ApiError(422, f"{field}: {exc}", field) from None
+            return {"predictions": preds}, len(X)
+
+        data, n = await runner.read(reading(work), small(body))
+        return Response(data, media_type="application/json"), n
 
     async def explain(request: Request) -> tuple[Response, int]:
         body = await _body(request, max_body)
-        exact = flag_of(body, "exact")
-        if state.text:
-            check_fields(body, ("text", "exact"))
-            text = text_of(body)
-            x: Any = text
-        else:
-            check_fields(body, ("row", "exact"))
-            assert state.table is not None
-            text = None
-            x = state.table.row(body, "row")
-        try:
-            out = answers.explanation(state.model, x, exact, text)
-        except (ValueError, TypeError) as exc:
-            field = "text" if state.text else "row"
-            raise ApiError(422, f"{field}: {exc}", field) from None
-        return _json(out), 1
 
-    def authorize(request: Request) -> None:
-        if token is None and not writes_need_token:
-            return
-        given = request.headers.get("authorization", "")
-        scheme, _, value = given.partition(" ")
-        if token is None:
-            raise ApiError(401, "This server takes no updates: it listens beyond loopback and "
-                           "was started without --token.")  # fmt: skip
-        if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(),
-                                                                 token.encode()):  # fmt: skip
-            raise ApiError(401, "Updates need the header 'Authorization: Bearer TOKEN' with the "
-                           "server's --token.")  # fmt: skip
+        def work() -> tuple[Any, int]:
+            payload = parse_json(body)
+            exact = flag_of(payload, "exact")
+            if state.text:
+                check_fields(payload, ("text", "exact"))
+                text = text_of(payload)
+                x: Any = text
+            else:
+                check_fields(payload, ("row", "exact"))
+                assert state.table is not None
+                text = None
+                x = state.table.row(payload, "row")
+            try:
+                out = answers.explanation(state.model, x, exact, text)
+            except (ValueError, TypeError, ArithmeticError, ZeroDivisionError) as exc:
+                field = "text" if state.text else "row"
+                raise ApiError(422, f"{field}: {exc}", field) from None
+            return out, 1
+
+        data, n = await runner.read(reading(work), small(body))
+        return Response(data, media_type="application/json"), n
 
     def writer(op: str) -> Callable[[Request], Awaitable[tuple[Response, int]]]:
         async def write(request: Request) -> tuple[Response, int]:
-            authorize(request)
+            access.check_write(request)
             body = await _body(request, max_body)
-            check_fields(body, ("texts", "rows", "labels"))
-            n = state.write(op, body)
-            return _json({"status": "ok", "learned" if op == "update" else "forgot": n,
-                          "classes": state.class_counts()}), n  # fmt: skip
+
+            def job() -> tuple[bytes, int]:
+                try:
+                    payload = parse_json(body)
+                    check_fields(payload, ("texts", "rows", "labels"))
+                    n, warning = state.write(op, payload)
+                    out: dict[str, Any] = {"status": "ok"}
+                    out["learned" if op == "update" else "forgot"] = n
+                    out["classes"] = state.class_counts()
+                    if warning is not None:
+                        out["warning"] = warning
+                    return json_bytes(out), n
+                finally:
+                    state.publish()
+
+            data, n = await runner.write(job)
+            return Response(data, media_type="application/json"), n
 
         return write
 
@@ -183,6 +402,16 @@ def create_app(
 
         return HTMLResponse(page_html()), 0
 
+    async def fold_if_due() -> None:
+        def job() -> None:
+            try:
+                if state.fold_due():
+                    state.fold()
+            finally:
+                state.publish()
+
+        await runner.write(job)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async def housekeeping() -> None:
@@ -190,8 +419,10 @@ def create_app(
                 await asyncio.sleep(1.0)
                 if watch is not None and watch():
                     return
-                if state.fold_due():
-                    state.fold()
+                try:
+                    await fold_if_due()
+                except Exception:  # never stops the timed folds: logged, tried again
+                    log.exception("nbayes serve: a timed fold failed")
 
         task = asyncio.get_running_loop().create_task(housekeeping())
         if token is not None or not writes_need_token:  # this server may take updates
@@ -202,7 +433,17 @@ def create_app(
             yield
         finally:
             task.cancel()
-            state.close()
+            runner.stop()
+            try:  # fold what is journaled; if it cannot run soon, the journal keeps it
+                # (after a stopped request the model in memory is not folded: the journal
+                # keeps the updates, replayed at the next start)
+                await asyncio.wait_for(runner.write(lambda: state.close(not runner.dirty)), 20.0)
+            except Exception:
+                log.exception(
+                    "nbayes serve: the fold at shutdown did not finish; the journal keeps "
+                    "the updates (the next start replays them)"
+                )
+            runner.close()
 
     routes = [
         Route("/", endpoint("/", page), methods=["GET"]),
@@ -214,6 +455,22 @@ def create_app(
         Route("/update", endpoint("/update", writer("update")), methods=["POST"]),
         Route("/forget", endpoint("/forget", writer("forget")), methods=["POST"]),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        status = getattr(exc, "status_code", 404)
+        message = (
+            f"No {request.url.path!r} here: the endpoints are GET /, /health, /info, "
+            "/metrics and POST /predict, /explain, /update, /forget."
+            if status == 404
+            else f"{request.method} is not allowed on {request.url.path!r}."
+        )
+        response = _json({"error": message}, status)
+        response.headers.update(getattr(exc, "headers", None) or {})  # Allow, for a 405
+        return response
+
+    app = Starlette(
+        routes=routes, lifespan=lifespan, exception_handlers={404: not_found, 405: not_found}
+    )
     app.state.metrics = metrics
+    app.state.runner = runner
     return app

@@ -2,7 +2,10 @@
 
 Every problem is an :class:`ApiError` with the HTTP status and a message naming the
 field (``texts[3]``, ``rows[0].petal_width``, ``labels``): 400 for a body that is not
-JSON, 413 for one over the size limit, 422 for JSON of the wrong shape or types.
+JSON (not UTF-8, a byte order mark, UTF-16, ``NaN`` or ``Infinity``, nested too deeply),
+413 for one over the size limit, 422 for JSON of the wrong shape or types, or text that
+is not valid Unicode (a lone surrogate such as ``"\\udfff"``: no file, journal or answer
+could hold it).
 """
 
 from __future__ import annotations
@@ -20,16 +23,21 @@ __all__ = ["ApiError", "TableSpec", "check_fields", "labels_of", "parse_json", "
 class ApiError(Exception):
     """A request the service refuses: HTTP ``status`` and a message for the client."""
 
-    def __init__(self, status: int, message: str, field: str | None = None) -> None:
+    def __init__(
+        self, status: int, message: str, field: str | None = None, limit: str | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.field = field
+        self.limit = limit  # the server flag whose limit the request is over
 
     def body(self) -> dict[str, Any]:
         out: dict[str, Any] = {"error": self.message}
         if self.field is not None:
             out["field"] = self.field
+        if self.limit is not None:
+            out["limit"] = self.limit
         return out
 
 
@@ -37,17 +45,84 @@ def _unprocessable(field: str, message: str) -> ApiError:
     return ApiError(422, f"{field}: {message}", field)
 
 
+#: nesting deeper than this is refused (400): no request of the service nests beyond 4
+MAX_DEPTH = 64
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON (JSON numbers are finite)")
+
+
 def parse_json(body: bytes) -> dict[str, Any]:
-    """The JSON object of a request body (400 if not JSON, 422 if not an object)."""
+    """The JSON object of a request body: 400 if it is not UTF-8 JSON (a byte order mark,
+    UTF-16, ``NaN``, nested deeper than :data:`MAX_DEPTH`), 422 if not an object or if it
+    holds text that is not valid Unicode (a lone surrogate), naming where."""
     try:
-        value = json.loads(body)
+        text = body.decode("utf-8")  # strict: json.loads(bytes) would take UTF-16 and BOMs
     except UnicodeDecodeError:
-        raise ApiError(400, "The body is not UTF-8 text: send JSON.") from None
+        raise ApiError(400, "The body is not UTF-8 text: send JSON encoded in UTF-8.") from None
+    if text.startswith("\ufeff"):
+        raise ApiError(
+            400, "The body starts with a byte order mark: send JSON in UTF-8 without one."
+        )
+    try:
+        value = json.loads(text, parse_constant=_not_json)
+    except RecursionError:
+        raise ApiError(400, f"The body is nested more than {MAX_DEPTH} levels deep.") from None
     except ValueError as exc:
         raise ApiError(400, f"The body is not valid JSON ({exc}).") from None
     if not isinstance(value, dict):
         raise _unprocessable("body", f"expected a JSON object, got {_kind(value)}")
+    where = _invalid_text(value, "")
+    if where is not None:
+        field, text_value = where
+        raise _unprocessable(
+            field or "body",
+            f"holds {_surrogate(text_value)}, a lone surrogate: not valid Unicode text, so no "
+            "model file, journal or answer can hold it. Send valid UTF-8 text.",
+        )
     return value
+
+
+def _valid_text(s: str) -> bool:
+    if s.isascii():
+        return True
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _surrogate(s: str) -> str:
+    for ch in s:
+        if "\ud800" <= ch <= "\udfff":
+            return f"U+{ord(ch):04X}"
+    return "a character"  # pragma: no cover
+
+
+def _invalid_text(value: Any, path: str, depth: int = 0) -> tuple[str, str] | None:
+    """``(field, text)`` of the first string (or key) in ``value`` that is not valid
+    Unicode, or None; 400 for nesting deeper than :data:`MAX_DEPTH`."""
+    if isinstance(value, str):
+        return None if _valid_text(value) else (path, value)
+    if depth >= MAX_DEPTH:
+        raise ApiError(400, f"The body is nested more than {MAX_DEPTH} levels deep.")
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            if isinstance(v, (str, list, dict)):
+                found = _invalid_text(v, f"{path}[{i}]", depth + 1)
+                if found is not None:
+                    return found
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if not _valid_text(k):
+                return (path or "body", k)
+            if isinstance(v, (str, list, dict)):
+                found = _invalid_text(v, f"{path}.{k}" if path else k, depth + 1)
+                if found is not None:
+                    return found
+    return None
 
 
 def _kind(value: Any) -> str:
@@ -120,13 +195,28 @@ def labels_of(body: dict[str, Any], n: int, classes: np.ndarray) -> np.ndarray:
             raise _unprocessable(
                 f"labels[{i}]",
                 f"expected {want.get(kind, 'a number')} like the model's classes "
-                f"{classes.tolist()[:5]!r}, got {label!r}",
+                f"{classes.tolist()[:5]!r}, got {_short(label)}",
+            )
+        if kind in "iu" and not np.iinfo(classes.dtype).min <= label <= np.iinfo(classes.dtype).max:
+            raise _unprocessable(
+                f"labels[{i}]",
+                f"{_short(label)} does not fit the model's classes ({classes.dtype} integers "
+                f"from {np.iinfo(classes.dtype).min} to {np.iinfo(classes.dtype).max})",
+            )
+        if kind == "O" and isinstance(label, int) and not -(2**63) <= label < 2**63:
+            raise _unprocessable(
+                f"labels[{i}]", f"{_short(label)} is beyond the 64-bit integers a label can be"
             )
     if kind == "U":
         return np.array(value, dtype=str)
     if kind in "biuf":
         return np.array(value, dtype=classes.dtype if kind != "f" else np.float64)
     return np.array(value, dtype=object)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:40]}... ({len(text):,} characters)"
 
 
 def _fits(label: Any, kind: str) -> bool:
@@ -137,8 +227,19 @@ def _fits(label: Any, kind: str) -> bool:
     if kind in "iu":
         return isinstance(label, int) and not isinstance(label, bool)
     if kind == "f":
-        return isinstance(label, (int, float)) and not isinstance(label, bool)
-    return isinstance(label, (str, int, float, bool))
+        return isinstance(label, (int, float)) and not isinstance(label, bool) and _finite(label)
+    if isinstance(label, float):
+        return _finite(label)
+    return isinstance(label, (str, int, bool))
+
+
+def _finite(v: int | float) -> bool:
+    """Whether a JSON number is a finite float (1e400 parses as inf; 10**400 as an int
+    no float holds)."""
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
 
 
 class TableSpec:
@@ -207,18 +308,24 @@ class TableSpec:
             )
         for name, v in zip(self.columns, values, strict=True):
             if not self._fits(v):
-                want = {"numeric": "a number", "categorical": "a string or an integer"}
+                want = {"numeric": "a finite number", "categorical": "a string or a 64-bit "
+                        "integer"}  # fmt: skip
                 raise _unprocessable(
-                    f"{where}.{name}", f"expected {want.get(self.kind, 'a value')}, got {v!r}"
+                    f"{where}.{name}",
+                    f"expected {want.get(self.kind, 'a value (finite numbers)')}, got {_short(v)}",
                 )
         return values
 
     def _fits(self, v: Any) -> bool:
         if self.kind == "numeric":
-            return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+            return isinstance(v, (int, float)) and not isinstance(v, bool) and _finite(v)
         if self.kind == "categorical":
-            return isinstance(v, (str, int)) and not isinstance(v, bool)
-        return v is None or isinstance(v, (str, int, float, bool))
+            if isinstance(v, int) and not isinstance(v, bool):
+                return -(2**63) <= v < 2**63
+            return isinstance(v, str)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return _finite(v)
+        return v is None or isinstance(v, (str, bool))
 
     def table(self, rows: list[list[Any]]) -> Any:
         """Rows as the model's input: a DataFrame with the fitted column names, else an
@@ -229,6 +336,10 @@ class TableSpec:
             return pd.DataFrame(rows, columns=self._raw_names)
         if self.kind == "numeric":
             return np.array(rows, dtype=np.float64).reshape(len(rows), self.n_features)
+        if self.kind == "categorical" and all(
+            isinstance(v, int) and not isinstance(v, bool) for r in rows for v in r
+        ):  # integer category codes: what a model fitted on codes takes
+            return np.array(rows, dtype=np.int64).reshape(len(rows), self.n_features)
         return np.array(rows, dtype=object).reshape(len(rows), self.n_features)
 
 

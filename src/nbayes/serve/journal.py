@@ -24,9 +24,16 @@ without updates is started anew, one with updates makes the server refuse to sta
 than lose or double them.
 
 Several worker processes share one journal: each appends under an exclusive ``flock`` of
-``MODEL.journal.lock`` after catching up with the records the others appended
+the journal file itself (the current one: a writer that locked a journal a fold has just
+replaced lets go and locks the new one; a fold locks the new journal before it renames
+it into place) after catching up with the records the others appended
 (:meth:`Journal.catch_up`, which also follows the journal across a fold), so every worker
-applies the same records in the same order.
+applies the same records in the same order. No lock file is left beside the model.
+
+The base record counts the updates journaled before it (``"seq"``), so every worker
+counts the same updates (``Journal.seq``) whichever folds it saw. A ``serving`` record
+(``{"op": "serving", "pid": ..., "url": ...}``, carried into the journal a fold starts)
+says which server holds the model: ``nbayes update`` names it when it refuses.
 """
 
 from __future__ import annotations
@@ -43,7 +50,17 @@ from typing import Any
 
 from nbayes.io._modelfile.writing import fsync_directory
 
-__all__ = ["Journal", "JournalBehind", "JournalError", "file_digest", "locked", "recover"]
+__all__ = [
+    "Journal",
+    "JournalBehind",
+    "JournalError",
+    "file_digest",
+    "journal_path",
+    "locked",
+    "pending_updates",
+    "recover",
+    "serving_record",
+]
 
 _FRAME = struct.Struct("<II")
 #: a record larger than this is corruption, not a request (bodies are limited far below)
@@ -69,9 +86,23 @@ def file_digest(path: str) -> str:
     return h.hexdigest()
 
 
+def journal_path(model_path: str) -> str:
+    """The journal of a model file: beside the file itself (a symlink's target), so that
+    every name of the model reaches the same journal."""
+    return os.path.realpath(model_path) + ".journal"
+
+
 def _frame(record: dict[str, Any]) -> bytes:
-    payload = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode()
-    return _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
+    """A record's bytes. Raises ValueError (before anything is written) for a record
+    JSON or UTF-8 cannot hold: NaN or infinite numbers, lone surrogates."""
+    try:
+        payload = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        data = payload.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"the record holds text that is not valid Unicode ({exc.reason})"
+        ) from None
+    return _FRAME.pack(len(data), zlib.crc32(data)) + data
 
 
 def _parse(data: bytes, start: int = 0) -> tuple[list[dict[str, Any]], list[int]]:
@@ -103,6 +134,14 @@ def _is_update(record: dict[str, Any]) -> bool:
     return record.get("op") in ("update", "forget")
 
 
+def _seq_at(records: list[dict[str, Any]], index: int) -> int:
+    """The updates journaled up to and including ``records[index]``, counted from the
+    journal's base (which counts the ones before it)."""
+    base = records[0].get("seq", 0) if records else 0
+    seq = base if isinstance(base, int) and base >= 0 else 0
+    return seq + sum(map(_is_update, records[1 : index + 1]))
+
+
 def _start_of(records: list[dict[str, Any]], digest: str) -> int | None:
     """The index of the record after which the journal's updates apply to the model file
     of ``digest``: its base, or the last fold that wrote that file; None if neither."""
@@ -115,28 +154,95 @@ def _start_of(records: list[dict[str, Any]], digest: str) -> int | None:
     return None
 
 
-def _write_new(path: str, records: list[dict[str, Any]]) -> None:
-    """Write a complete journal atomically: a temporary file, fsync, rename, fsync dir."""
+def _write_new(path: str, records: list[dict[str, Any]], keep_locked: bool = False) -> int:
+    """Write a complete journal atomically: a temporary file, fsync, rename, fsync dir.
+
+    With ``keep_locked`` the new journal is locked (``flock``) before it is renamed into
+    place and the locked descriptor is returned (the caller closes it): a writer that
+    opens the journal after the rename waits for it. Else returns -1."""
     tmp = path + ".new"
-    with open(tmp, "wb") as f:
-        f.write(b"".join(_frame(r) for r in records))
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    fsync_directory(os.path.dirname(os.path.abspath(path)))
+    fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+    try:
+        if keep_locked:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        data = b"".join(_frame(r) for r in records)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+        os.replace(tmp, path)
+        fsync_directory(os.path.dirname(os.path.abspath(path)))
+    except BaseException:
+        os.close(fd)
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        raise
+    if keep_locked:
+        return fd
+    os.close(fd)
+    return -1
+
+
+def _lock_current(path: str, create: bool = False) -> int:
+    """Open the journal at ``path`` and ``flock`` it (waiting for other writers); if a fold
+    replaced it meanwhile, let go and lock the new one. Returns the locked descriptor."""
+    flags = os.O_RDONLY | os.O_CLOEXEC | (os.O_CREAT if create else 0)
+    while True:
+        fd = os.open(path, flags, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                same = os.stat(path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:  # between the renames of a fold
+                same = False
+        except BaseException:
+            os.close(fd)
+            raise
+        if same:
+            return fd
+        os.close(fd)
 
 
 @contextmanager
 def locked(model_path: str) -> Iterator[None]:
-    """Hold the journal's write lock (``MODEL.journal.lock``) outside a :class:`Journal`:
-    no other process appends or folds meanwhile. Not reentrant: do not call
-    :meth:`Journal.writing` inside it."""
-    fd = os.open(model_path + ".journal.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    """Hold the journal's write lock (an exclusive ``flock`` of the journal itself)
+    outside a :class:`Journal`: no other process appends or folds meanwhile. Not
+    reentrant: do not call :meth:`Journal.writing` inside it. Creates an empty journal
+    when there is none (:func:`recover` starts it)."""
+    fd = _lock_current(journal_path(model_path), create=True)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)  # releases the lock
+
+
+def serving_record(model_path: str) -> dict[str, Any] | None:
+    """The last ``serving`` record of the model's journal (which server holds it), if any."""
+    try:
+        with open(journal_path(model_path), "rb") as f:
+            records, _ = _parse(f.read())
+    except OSError:
+        return None
+    found = [r for r in records if r.get("op") == "serving"]
+    return found[-1] if found else None
+
+
+def pending_updates(model_path: str) -> int:
+    """How many updates the model's journal holds that the model file lacks (0 without a
+    journal, or with one of another model file)."""
+    try:
+        with open(journal_path(model_path), "rb") as f:
+            records, _ = _parse(f.read())
+    except FileNotFoundError:
+        return 0
+    if not records:
+        return 0
+    start = _start_of(records, file_digest(model_path))
+    if start is None:
+        return sum(map(_is_update, records))
+    return sum(map(_is_update, records[start + 1 :]))
 
 
 def recover(model_path: str, journal_path: str | None = None) -> tuple[str, int]:
@@ -161,36 +267,41 @@ def recover(model_path: str, journal_path: str | None = None) -> tuple[str, int]
         If the journal belongs to another model file (its updates would be lost or
         applied twice): the message says what to do.
     """
-    journal_path = journal_path or model_path + ".journal"
-    for leftover in (model_path + ".folding", journal_path + ".new"):
+    model_path = os.path.realpath(model_path)
+    path = journal_path or model_path + ".journal"
+    for leftover in (model_path + ".folding", path + ".new"):
         if os.path.exists(leftover):
             os.remove(leftover)
     digest = file_digest(model_path)
-    if not os.path.exists(journal_path):
-        _write_new(journal_path, [{"op": "base", "sha256": digest}])
-        return digest, 0
-    with open(journal_path, "rb") as f:
-        data = f.read()
+    data = b""
+    if os.path.exists(path):
+        with open(path, "rb") as f:
+            data = f.read()
     records, ends = _parse(data)
+    if not records and len(data) < 256:
+        # no journal, or an empty one (created by a lock before any record), or one
+        # whose base record a crash cut short: it never held an update
+        _write_new(path, [{"op": "base", "sha256": digest}])
+        return digest, 0
     if not records or records[0].get("op") != "base":
         raise JournalError(
-            f"The journal {journal_path!r} is damaged (no base record). Move it away to start "
+            f"The journal {path!r} is damaged (no base record). Move it away to start "
             f"from {model_path!r} as it is; the updates it may hold are then lost."
         )
     start = _start_of(records, digest)
     if start is None:
         updates = sum(map(_is_update, records))
         if not updates:  # nothing to lose: the journal of a replaced model file
-            _write_new(journal_path, [{"op": "base", "sha256": digest}])
+            _write_new(path, [{"op": "base", "sha256": digest, "seq": _seq_at(records, 0)}])
             return digest, 0
         raise JournalError(
-            f"The journal {journal_path!r} does not belong to {model_path!r}: the model file "
+            f"The journal {path!r} does not belong to {model_path!r}: the model file "
             f"changed while no server held it (it has {updates} update(s) the model may "
             "lack). Restore the model file the journal was written for, or move the journal "
             "away to serve the model as it is."
         )
     if ends[-1] < len(data):  # a record torn by a crash: never acknowledged
-        with open(journal_path, "r+b") as f:
+        with open(path, "r+b") as f:
             f.truncate(ends[-1])
             f.flush()
             os.fsync(f.fileno())
@@ -208,10 +319,11 @@ class Journal:
     """
 
     def __init__(self, model_path: str, digest: str) -> None:
-        self.model_path = model_path
-        self.path = model_path + ".journal"
-        self._lock_fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        self.model_path = os.path.realpath(model_path)
+        self.path = self.model_path + ".journal"
         self._fd = -1
+        self._held: list[int] = []  # descriptors holding the write lock (see writing)
+        self.serving: dict[str, Any] | None = None  # the last ``serving`` record read
         self._open(digest)
         self.pending = 0  # update records since the last fold
 
@@ -232,6 +344,11 @@ class Journal:
         self._inode = os.fstat(fd).st_ino
         self._offset = ends[start]
         self._fold_seen: str | None = None
+        #: updates journaled in this model's lineage up to what this process has read
+        self.seq = _seq_at(records, start)
+        for r in records[: start + 1]:
+            if r.get("op") == "serving":
+                self.serving = r
 
     def reopen(self, digest: str) -> None:
         """Start over on the journal of the model file whose digest is ``digest`` (read
@@ -244,9 +361,6 @@ class Journal:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
-        if self._lock_fd >= 0:
-            os.close(self._lock_fd)
-            self._lock_fd = -1
 
     # ------------------------------------------------------------------ reading
     def catch_up(self) -> list[dict[str, Any]]:
@@ -262,11 +376,15 @@ class Journal:
                 if ends:
                     self._offset += ends[-1]
                 for r in records:
-                    if r.get("op") == "fold":
+                    op = r.get("op")
+                    if op == "fold":
                         self._fold_seen = r.get("sha256")
+                    elif op == "serving":
+                        self.serving = r
                     elif _is_update(r):
                         out.append(r)
                         self.pending += 1
+                        self.seq += 1
             try:
                 inode = os.stat(self.path).st_ino
             except FileNotFoundError:  # between the renames of a fold: nothing new yet
@@ -296,20 +414,24 @@ class Journal:
     # ------------------------------------------------------------------ writing
     @contextmanager
     def writing(self) -> Iterator[None]:
-        """Hold the write lock (other workers wait) for a catch-up, an append, a fold."""
-        fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+        """Hold the write lock (other workers wait) for a catch-up, an append, a fold: an
+        exclusive ``flock`` of the current journal file. Not reentrant."""
+        self._held.append(_lock_current(self.path))
         try:
             yield
         finally:
-            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            held, self._held = self._held, []
+            for fd in held:
+                os.close(fd)  # releases the lock
 
-    def append(self, record: dict[str, Any]) -> None:
-        """Write one record and ``fdatasync`` it (inside :meth:`writing`, caught up).
+    def append(self, record: dict[str, Any] | bytes, op: str | None = None) -> None:
+        """Write one record (or its :func:`frame`, with its ``op``) and ``fdatasync`` it
+        (inside :meth:`writing`, caught up).
 
         If the write fails the journal is cut back to where it was and the error is
         raised: nothing of the record stays.
         """
-        frame = _frame(record)
+        frame = record if isinstance(record, bytes) else _frame(record)
         if os.fstat(self._fd).st_size > self._offset:
             # caught up under the lock, so these bytes are a record a writer was killed
             # writing (never acknowledged): cut it off, or every later record would be
@@ -328,25 +450,73 @@ class Journal:
                 pass
             raise
         self._offset = before + len(frame)
-        if record.get("op") in ("update", "forget"):
+        if isinstance(record, dict):
+            op = record.get("op")
+        if op in ("update", "forget"):
             self.pending += 1
+            self.seq += 1
+        elif op == "serving" and isinstance(record, dict):
+            self.serving = record
 
-    def fold(self, save: Any) -> str:
+    def fold(self, save: Any, before_replace: Any = None) -> str:
         """Fold the journal into the model file (inside :meth:`writing`, caught up).
 
-        ``save(path)`` writes the current model (every record applied) to ``path``.
-        Returns the new model file's digest.
+        ``save(path)`` writes the current model (every record applied) to ``path``;
+        ``before_replace(path)``, if given, is called with the saved file just before
+        it replaces the model file (the model's lock follows it there). Returns the new
+        model file's digest. If saving fails, nothing changed (the file saved in part is
+        removed) and the error is raised: the journal still holds every update.
         """
         folding = self.model_path + ".folding"
-        save(folding)
-        digest = file_digest(folding)
+        try:
+            save(folding)
+            digest = file_digest(folding)
+            if before_replace is not None:
+                before_replace(folding)
+        except BaseException:
+            try:
+                os.remove(folding)
+            except OSError:
+                pass
+            raise
         self.append({"op": "fold", "sha256": digest})
         os.replace(folding, self.model_path)
-        fsync_directory(os.path.dirname(os.path.abspath(self.model_path)))
-        _write_new(self.path, [{"op": "base", "sha256": digest}])
+        fsync_directory(os.path.dirname(self.model_path))
+        self.start_new(digest)
+        return digest
+
+    def drop_serving(self) -> None:
+        """Rewrite the journal without its ``serving`` records, every other record kept
+        (inside :meth:`writing`, caught up): the server stops without folding."""
+        records, _ = _parse(_read_all(self._fd))
+        kept = [r for r in records if r.get("op") != "serving"]
+        if len(kept) == len(records):
+            return
+        self._held.append(_write_new(self.path, kept, keep_locked=True))
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+        os.close(self._fd)
+        self._fd = fd
+        self._inode = os.fstat(fd).st_ino
+        self._offset = os.fstat(fd).st_size
+        self.serving = None
+
+    def start_new(self, digest: str, serving: bool = True) -> None:
+        """Replace the journal by one whose base is the model file of ``digest`` (inside
+        :meth:`writing`, after that file replaced the model), counting the updates so far
+        and keeping the ``serving`` record (unless ``serving=False``)."""
+        records: list[dict[str, Any]] = [{"op": "base", "sha256": digest, "seq": self.seq}]
+        if serving and self.serving is not None:
+            records.append(self.serving)
+        self._held.append(_write_new(self.path, records, keep_locked=True))
         self._open(digest)
         self.pending = 0
-        return digest
+
+
+def frame(record: dict[str, Any]) -> bytes:
+    """A record as the journal writes it (:meth:`Journal.append` takes it): a request is
+    framed before it is applied, so that one the journal cannot hold (lone surrogates,
+    NaN) is refused before anything changes. Raises ValueError then."""
+    return _frame(record)
 
 
 def _read_all(fd: int) -> bytes:

@@ -1,35 +1,56 @@
-"""Running the service: the lock, the journal's recovery, the socket, uvicorn, workers.
+"""Running the service: the model's lock, the journal's recovery, the socket, uvicorn, workers.
 
-``serve()`` takes the model's lock (``MODEL.lock``: a second server on the same file
-refuses to start), recovers the journal, binds the socket, and runs uvicorn on it:
+``serve()`` takes the model's lock (an advisory ``flock`` of the model file itself, by
+identity: :class:`nbayes.io.lock.ModelLock`; a second server on the same file, through any
+name, symlink or hard link, refuses to start and names the first), recovers the journal,
+binds the socket, says which server holds the model in the journal (a ``serving`` record:
+``nbayes update`` names it when it refuses), and runs uvicorn on it:
 
 * one worker (the default): in this process. SIGTERM (or Ctrl-C) stops taking
-  connections, finishes the requests in flight, folds the journal and returns 0.
+  connections, stops the request that reads the model (if any: see
+  :mod:`nbayes.serve.runner`), finishes the writes in flight, folds the journal and
+  returns 0.
 * ``workers > 1``: this process forks the workers after taking the lock (and says it
   serves once every one of them does), so they share
   it (the lock holds until the last of them exits, even if this one is killed) and the
   listening socket (the kernel spreads connections over them). Each worker loads the
   model and replays the journal; writes are serialized through the journal's write lock
   and every worker applies every journaled update before answering a request, so all of
-  them serve the same model. SIGTERM is passed on to the workers (each finishes its
-  requests; the first to stop folds the journal) and this process exits 0 when they
-  have. A worker that dies is started again.
+  them serve the same model. A worker that folds locks the new model file before it
+  replaces the old one and hands the locked file to this process (over a socket pair), so
+  the lock never lapses, even if that worker dies. SIGTERM is passed on to the workers
+  (each finishes its requests; the first to stop folds the journal) and this process exits
+  0 when they have. A worker that dies is started again.
+
+Connections that send nothing (or half a request) for ``idle_seconds`` are closed; a
+request body must arrive within 30 s.
 """
 
 from __future__ import annotations
 
+import asyncio
+import fcntl
 import ipaddress
 import os
 import select
 import signal
 import socket
 import sys
+from collections.abc import Sequence
 from typing import Any
 
-from nbayes.io.lock import FileLock, LockedError
-from nbayes.serve.journal import JournalError, locked, recover
+from nbayes.io.lock import LockedError, ModelLock
+from nbayes.serve.journal import (
+    Journal,
+    JournalError,
+    file_digest,
+    journal_path,
+    locked,
+    recover,
+    serving_record,
+)
 
-__all__ = ["is_loopback", "serve"]
+__all__ = ["holder_message", "is_loopback", "serve"]
 
 
 def is_loopback(host: str) -> bool:
@@ -57,6 +78,90 @@ def _say(text: str) -> None:
     print(f"nbayes serve: {text}", file=sys.stderr, flush=True)
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _parent_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _journal_held_by(pid: int) -> str | None:
+    """The model file whose journal the process ``pid`` (or one of its children: the
+    workers of a supervisor) has open, from ``/proc`` (Linux); None if none is found.
+    A hard link names the model by another name than the server's journal."""
+    candidates = [pid]
+    try:
+        for entry in os.listdir("/proc"):
+            if entry.isdigit() and _parent_of(int(entry)) == pid:
+                candidates.append(int(entry))
+    except OSError:
+        return None
+    for p in candidates:
+        try:
+            fds = os.listdir(f"/proc/{p}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                target = os.readlink(f"/proc/{p}/fd/{fd}")
+            except OSError:
+                continue
+            if target.endswith(".journal") and os.path.isfile(target):
+                return target[: -len(".journal")]
+    return None
+
+
+def holder_message(model: str, pid: int | None) -> str | None:
+    """What to say about the server holding ``model``'s lock, when it is one: the
+    journal's ``serving`` record of a live server that is (or whose worker is) the
+    holder ``pid`` (``None``: unknown, the record's process alive is enough). None when
+    the holder is no server (an ``nbayes update``, say)."""
+    record = serving_record(model)
+    if record is None and pid is not None:  # another name of the file: a hard link
+        other = _journal_held_by(pid)
+        record = serving_record(other) if other is not None else None
+    if record is None:
+        return None
+    server = record.get("pid")
+    if not isinstance(server, int) or not _alive(server):
+        return None
+    if pid is not None and pid != server and _parent_of(pid) != server:
+        return None
+    url = record.get("url", "?")
+    return (
+        f"{model} is served by nbayes serve (pid {server}) on {url}: send updates to "
+        f"{url}/update (and forgets to {url}/forget) instead, or stop that server first."
+    )
+
+
+def _tidy_legacy_locks(model: str) -> None:
+    """Remove the lock files older versions left beside the model (``MODEL.lock``,
+    ``MODEL.journal.lock``), when nothing holds them: the lock is the model file now."""
+    for path in (model + ".lock", model + ".journal.lock"):
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.remove(path)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+
 def serve(
     model: str,
     host: str = "127.0.0.1",
@@ -67,25 +172,33 @@ def serve(
     fold_every: int = 1000,
     fold_seconds: float = 60.0,
     log_level: str = "warning",
+    max_seconds: float = 10.0,
+    allow_hosts: Sequence[str] = (),
+    idle_seconds: float = 10.0,
 ) -> int:
     """Serve ``model`` until SIGTERM or SIGINT; returns the exit status."""
     if not os.path.isfile(model):
         _say(f"no model file {model!r}: train one first with `nbayes train`.")
         return 2
-    model = os.path.abspath(model)
-    lock = FileLock(model + ".lock", f"nbayes serve {model}")
+    model = os.path.realpath(model)  # a symlink's target: its journal sits beside it
+    lock = ModelLock(model, "nbayes serve")
     try:
-        lock.acquire()
-        _, n = recover(model)
-    except (LockedError, JournalError) as exc:
+        lock.acquire(refuse=lambda pid: holder_message(model, pid))
+        with locked(model):
+            _, n = recover(model)
+    except LockedError as exc:
+        _say(str(exc))
+        return 1
+    except JournalError as exc:
         _say(str(exc))
         return 1
     except OSError as exc:  # e.g. a folder the server may not write to
         _say(f"cannot use the files beside {model!r} ({exc}); the server writes its journal "
-             "and lock there.")  # fmt: skip
+             "there.")  # fmt: skip
         return 1
+    _tidy_legacy_locks(model)
     if n:
-        _say(f"replaying {n:,} journaled update(s) of {os.path.basename(model)}.journal")
+        _say(f"replaying {n:,} journaled update(s) of {os.path.basename(journal_path(model))}")
     try:
         sock = _bind(host, port)
     except OSError as exc:
@@ -95,25 +208,90 @@ def serve(
     needs_token = not is_loopback(host)
     if needs_token and token is None:
         _say("listening beyond loopback without --token: /update and /forget are refused.")
-    options = dict(
-        token=token, needs_token=needs_token, max_body=max_body, fold_every=fold_every,
-        fold_seconds=fold_seconds, log_level=log_level,
-    )  # fmt: skip
     shown = f"[{host.strip('[]')}]" if ":" in host else host
     url = f"http://{shown}:{bound}"
+    with locked(model):  # say who holds the model: `nbayes update` names this server
+        journal = Journal(model, file_digest(model))
+        journal.catch_up()
+        start_seq = journal.seq
+        journal.append({"op": "serving", "pid": os.getpid(), "url": url, "workers": workers})
+        journal.close()
+    options = dict(
+        token=token, needs_token=needs_token, max_body=max_body, fold_every=fold_every,
+        fold_seconds=fold_seconds, log_level=log_level, max_seconds=max_seconds,
+        allow_hosts=list(allow_hosts), idle_seconds=idle_seconds, start_seq=start_seq,
+    )  # fmt: skip
     if workers <= 1:
-        return _run_worker(model, sock, url, options, parent=None)
-    return _supervise(model, sock, url, options, workers)
+        return _run_worker(model, sock, url, options, lock, parent=None)
+    return _supervise(model, sock, url, options, workers, lock)
+
+
+def _protocol(idle_seconds: float) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol, closing a connection that has no request in progress and
+    does not send a complete one within ``idle_seconds`` (a new connection that sends
+    nothing, or half a request line: uvicorn's keep-alive timeout starts only after a
+    first answer, and any byte stops it)."""
+    base: Any
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as base
+    except ImportError:  # pragma: no cover - httptools is in the serve extra
+        from uvicorn.protocols.http.h11_impl import H11Protocol as base
+
+    class Protocol(base):
+        _deadline: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+            super().connection_lost(exc)
+
+        def _arm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            if self.transport.is_closing():
+                self._deadline = None
+                return
+            self._deadline = self.loop.call_later(idle_seconds, self._expire)
+
+        def _expire(self) -> None:
+            self._deadline = None
+            busy = self.cycle is not None and not self.cycle.response_complete
+            if busy:  # a request is being answered: the next answer arms it again
+                return
+            if not self.transport.is_closing():
+                self.transport.close()
+
+    return Protocol
 
 
 def _run_worker(
-    model: str, sock: socket.socket, url: str, options: dict[str, Any], parent: int | None,
-    ready_fd: int | None = None,
+    model: str, sock: socket.socket, url: str, options: dict[str, Any], lock: ModelLock,
+    parent: int | None, ready_fd: int | None = None, handoff: socket.socket | None = None,
 ) -> int:  # fmt: skip
     import uvicorn
 
     from nbayes.serve.app import create_app
+    from nbayes.serve.runner import SHUTDOWN_GRACE, ModelRunner
     from nbayes.serve.state import ModelState
+
+    def before_replace(folding: str) -> None:
+        """A fold is about to replace the model file: lock the new file first (and hand
+        it to the supervisor, which outlives this worker)."""
+        fd = lock.follow(folding)
+        if handoff is not None:
+            try:
+                socket.send_fds(handoff, [b"l"], [fd])
+            except OSError:  # the supervisor died: this worker is stopping, and holds it
+                pass
 
     try:
         # under the journal's lock no other worker appends or folds: the digest and the
@@ -121,7 +299,11 @@ def _run_worker(
         # again after a crash may find a fold it left half done: recover finishes it)
         with locked(model):
             digest, _ = recover(model)
-            state = ModelState(model, digest, options["fold_every"], options["fold_seconds"])
+            state = ModelState(
+                model, digest, options["fold_every"], options["fold_seconds"],
+                start_seq=options["start_seq"], before_replace=before_replace,
+                shared=parent is not None,
+            )  # fmt: skip
     except Exception as exc:  # the model file or the journal: say it in one line
         _say(f"cannot serve {model!r}: {exc}")
         sock.close()
@@ -131,6 +313,7 @@ def _run_worker(
     def watch() -> bool:
         if parent is not None and os.getppid() != parent:
             server.should_exit = True  # the supervisor died: stop, fold, exit
+            runner.stop(SHUTDOWN_GRACE)
             return True
         return False
 
@@ -141,15 +324,27 @@ def _run_worker(
             os.write(ready_fd, b"r")
             os.close(ready_fd)
 
+    runner = ModelRunner(options["max_seconds"], state.reload)
     app = create_app(
         state, token=options["token"], writes_need_token=options["needs_token"],
-        max_body=options["max_body"], on_ready=ready, watch=watch,
+        max_body=options["max_body"], max_seconds=options["max_seconds"],
+        allowed_hosts=options["allow_hosts"], on_ready=ready, watch=watch, runner=runner,
     )  # fmt: skip
     config = uvicorn.Config(
         app, log_level=options["log_level"], access_log=False, lifespan="on",
         timeout_graceful_shutdown=30, server_header=False,
+        timeout_keep_alive=max(1, int(options["idle_seconds"])),
+        http=_protocol(options["idle_seconds"]),
     )  # fmt: skip
-    server = uvicorn.Server(config)
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            # the reads in flight get a few seconds, then are stopped: uvicorn would wait
+            # for them as long as they run
+            runner.stop(SHUTDOWN_GRACE)
+            super().handle_exit(sig, frame)
+
+    server = Server(config)
     # uvicorn re-raises the signal it caught once it has shut down; a handler of our own
     # turns that into a normal return (exit status 0) instead of death by SIGTERM
     previous = signal.signal(signal.SIGTERM, lambda *_: None)
@@ -160,17 +355,23 @@ def _run_worker(
     return 0 if server.started else 2
 
 
-def _supervise(model: str, sock: socket.socket, url: str, options: dict[str, Any], n: int) -> int:
+def _supervise(
+    model: str, sock: socket.socket, url: str, options: dict[str, Any], n: int, lock: ModelLock
+) -> int:
     me = os.getpid()
     children: dict[int, int] = {}  # pid -> the read end of its "started" pipe (-1: read)
     ready: set[int] = set()
     stopping = False
+    # the workers hand over the model files they lock in a fold (the lock must outlive them)
+    keep, handoff = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    keep.setblocking(False)  # (socket.recv_fds ignores its flags before Python 3.12)
 
     def start() -> None:
         r, w = os.pipe()
         pid = os.fork()
         if pid == 0:  # the worker
             os.close(r)
+            keep.close()
             for other in children.values():
                 if other >= 0:
                     os.close(other)
@@ -178,7 +379,8 @@ def _supervise(model: str, sock: socket.socket, url: str, options: dict[str, Any
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             code = 1
             try:
-                code = _run_worker(model, sock, url, options, parent=me, ready_fd=w)
+                code = _run_worker(model, sock, url, options, lock, parent=me, ready_fd=w,
+                                   handoff=handoff)  # fmt: skip
             finally:
                 os._exit(code)
         os.close(w)
@@ -193,6 +395,16 @@ def _supervise(model: str, sock: socket.socket, url: str, options: dict[str, Any
             except ProcessLookupError:
                 pass
 
+    def adopt() -> None:
+        """Keep the model files the workers locked in their folds."""
+        while True:
+            try:
+                _, fds, _, _ = socket.recv_fds(keep, 16, 4)
+            except (BlockingIOError, InterruptedError):
+                return
+            for fd in fds:
+                lock.adopt(fd)
+
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     for _ in range(n):
@@ -201,23 +413,23 @@ def _supervise(model: str, sock: socket.socket, url: str, options: dict[str, Any
     status = 0
     while children:
         pipes = {r: pid for pid, r in children.items() if r >= 0}
-        if pipes:  # a worker writes "r" once it serves; end of file: it died first
-            readable, _, _ = select.select(list(pipes), [], [], 0.2)
-            for r in readable:
-                pid = pipes[r]
-                if os.read(r, 1) == b"r":
-                    ready.add(pid)
-                os.close(r)
-                children[pid] = -1
-            if not announced and len(ready) >= n:
-                _say(f"serving {os.path.basename(model)} on {url} with {n} workers (pid {me})")
-                announced = True
+        readable, _, _ = select.select([*pipes, keep.fileno()], [], [], 0.2)
+        for r in readable:
+            if r == keep.fileno():
+                adopt()
+                continue
+            pid = pipes[r]
+            if os.read(r, 1) == b"r":  # a worker writes "r" once it serves; EOF: it died
+                ready.add(pid)
+            os.close(r)
+            children[pid] = -1
+        if not announced and len(ready) >= n:
+            _say(f"serving {os.path.basename(model)} on {url} with {n} workers (pid {me})")
+            announced = True
+        try:
             pid, code = os.waitpid(-1, os.WNOHANG)
-        else:
-            try:
-                pid, code = os.wait()
-            except ChildProcessError:
-                break
+        except ChildProcessError:
+            break
         if pid == 0:
             continue
         r = children.pop(pid, -1)
@@ -235,5 +447,8 @@ def _supervise(model: str, sock: socket.socket, url: str, options: dict[str, Any
         ready.discard(pid)
         _say(f"worker {pid} exited (status {code}); starting another.")
         start()
+    adopt()
     sock.close()
+    keep.close()
+    handoff.close()
     return status

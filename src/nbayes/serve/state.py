@@ -5,25 +5,40 @@ only) until the first update; the estimator (:func:`nbayes.load`) is loaded for 
 update or forget (or at start, to replay the journal) and serves from then on (it scores
 through its own scorer of the new statistics). A table model is served by its estimator.
 
-Every request runs on the event loop's thread, one at a time, so a request never sees
-a model half updated. An update is applied in memory first (that is where a bad request
-is refused: labels of the wrong type, documents never learned), then journaled and
-fsync-ed, and only then acknowledged. If the journal cannot be written the model is
+Every request runs on the model's thread (:mod:`nbayes.serve.runner`), one at a time, so
+a request never sees a model half updated. An update is checked and framed as its journal
+record first (a request the journal cannot hold, such as text that is not valid Unicode,
+is refused before anything changes), then applied in memory (where the library refuses a
+bad one, all or nothing: labels of the wrong type, documents never learned), then journaled
+and fsync-ed, and only then acknowledged. If the journal cannot be written the model is
 rebuilt from the files, so memory never holds an update the disk lacks.
+
+A fold that fails (a full disk) changes nothing: the updates stay in the journal, the
+answer says the update is durable, and folding is retried later (``--fold-seconds`` after
+the failure, the pause doubling while it fails, up to 5 minutes; logged each time).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from nbayes.serve.inputs import ApiError, TableSpec, labels_of, texts_of
-from nbayes.serve.journal import Journal, JournalBehind, file_digest
+from nbayes.serve.journal import Journal, JournalBehind, file_digest, frame
+
+log = logging.getLogger("nbayes.serve")
+
+#: errors of the library that refuse a request's data (422), not a fault of the server
+_REFUSALS = (ValueError, TypeError, ArithmeticError)
+#: the longest pause between attempts of a fold that keeps failing, in seconds
+_FOLD_RETRY_MAX = 300.0
 
 __all__ = ["ModelState"]
 
@@ -41,23 +56,42 @@ class ModelState:
         Fold the journal into the model file after this many updates ...
     fold_seconds : float
         ... or when the oldest unfolded update is this old.
+    start_seq : int, optional
+        The journal's count of updates when the server started (``/health`` counts the
+        updates since: not the ones replayed at start). Default: where the journal is now.
+    before_replace : callable, optional
+        Called with the folded model file just before it replaces the model file (the
+        model's lock follows the file: :meth:`nbayes.io.lock.ModelLock.follow`).
+    shared : bool
+        Other processes (workers) write the journal too: look for their updates before
+        every request. A lone server holds the model's lock: nobody else writes it.
     """
 
-    def __init__(self, path: str, digest: str, fold_every: int = 1000,
-                 fold_seconds: float = 60.0) -> None:  # fmt: skip
-        self.path = path
+    def __init__(
+        self, path: str, digest: str, fold_every: int = 1000, fold_seconds: float = 60.0,
+        start_seq: int | None = None, before_replace: Callable[[str], Any] | None = None,
+        shared: bool = True,
+    ) -> None:  # fmt: skip
+        self.path = os.path.realpath(path)
+        self.shared = shared
         self.fold_every = max(int(fold_every), 1)
         self.fold_seconds = float(fold_seconds)
-        self.journal = Journal(path, digest)
+        self.journal = Journal(self.path, digest)
         self.estimator: Any = None
         self.scorer: Any = None
-        self.updates = 0
         self.folds = 0
+        self.fold_failures = 0
+        self.fold_error: str | None = None  # the last fold's failure, until one succeeds
+        self._fold_retry_at = 0.0
+        self._before_replace = before_replace
         self._dirty_since: float | None = None
         self._loader: threading.Thread | None = None
         self._loaded: Any = None
         self._file_params: dict[str, Any] | None = None
         self._load()
+        self._start_seq = self.journal.seq if start_seq is None else int(start_seq)
+        self.summary: dict[str, Any] = {}
+        self.publish()
 
     # ----------------------------------------------------------------- loading
     def _load(self) -> None:
@@ -78,7 +112,7 @@ class ModelState:
         for i, record in enumerate(records):
             try:
                 self._apply(record)
-            except (ApiError, ValueError, TypeError) as exc:
+            except (ApiError, *_REFUSALS) as exc:
                 raise RuntimeError(
                     f"Update {i + 1} of the journal {self.journal.path!r} no longer applies "
                     f"to the model ({exc}); move the journal away to serve the model as it is."
@@ -123,20 +157,54 @@ class ModelState:
     def classes(self) -> np.ndarray:
         return np.asarray(self.model.classes_)
 
+    @property
+    def updates(self) -> int:
+        """Updates and forgets journaled since the server started (by any worker; not
+        the ones replayed at start)."""
+        return max(self.journal.seq - self._start_seq, 0)
+
+    def publish(self) -> None:
+        """Refresh :attr:`summary`, what ``/health`` answers from the event loop without
+        touching the model (called on the model's thread after every job)."""
+        self.summary = {
+            "classes": len(self.classes), "updates": self.updates,
+            "journal_pending": self.journal.pending, "folds": self.folds,
+            "fold_error": self.fold_error,
+        }  # fmt: skip
+
+    def reload(self) -> None:
+        """Load the model from its files again and replay the journal (after a request
+        was stopped half way: a cache of the model may be half built)."""
+        with self.journal.writing():
+            self._rebuild()
+
     # ---------------------------------------------------------------- reading
     def refresh(self) -> None:
         """Apply the updates other workers journaled since the last request."""
-        if self.journal.needs_catch_up():
+        if self.needs_refresh():
             try:
                 self._catch_up()
             except JournalBehind:
                 with self.journal.writing():
                     self._rebuild()
 
+    def needs_refresh(self) -> bool:
+        """Whether other workers journaled updates (or folded) since the last request."""
+        return self.shared and self.journal.needs_catch_up()
+
     def _catch_up(self) -> None:
-        """Apply the journal's new records (inside :meth:`Journal.writing`, or not)."""
+        """Apply the journal's new records (inside :meth:`Journal.writing`, or not). A
+        record that does not apply here although it did for the worker that wrote it
+        (it never should) makes this worker load the files again, so that the workers
+        never disagree."""
         for record in self.journal.catch_up():
-            self._apply(record)
+            try:
+                self._apply(record)
+            except (ApiError, *_REFUSALS) as exc:
+                log.error("nbayes serve: a journaled update did not apply (%s); reloading "
+                          "the model from its files", exc)  # fmt: skip
+                self._rebuild()
+                return
 
     def _catch_up_locked(self) -> None:
         """:meth:`_catch_up` inside :meth:`Journal.writing`: when other workers folded
@@ -170,29 +238,43 @@ class ModelState:
         X = self.table.rows(body, "rows")
         return X, "rows", body["rows"]
 
-    def write(self, op: str, body: dict[str, Any]) -> int:
+    def write(self, op: str, body: dict[str, Any]) -> tuple[int, str | None]:
         """Learn (``op="update"``) or unlearn (``"forget"``) the examples of ``body``,
-        durably. Returns the number of examples."""
+        durably. Returns the number of examples, and a warning when the update is
+        durable but a fold that followed it failed (it is retried later)."""
         with self.journal.writing():
             self._catch_up_locked()  # every record before this one, in order
-            _, field, plain = self.inputs(body)
+            X, field, plain = self.inputs(body)
+            labels_of(body, len(X), self.classes)  # checked before anything changes
             record = {"op": op, field: plain, "labels": body.get("labels")}
+            try:
+                data = frame(record)  # what the journal will hold, made before applying
+            except ValueError as exc:
+                raise ApiError(422, f"{field}: {exc}", field) from None
             n = self._apply(record)
             if n == 0:
-                return 0
+                return 0, None
             try:
-                self.journal.append(record)
-            except OSError as exc:
+                self.journal.append(data, op)
+            except BaseException as exc:
                 self._rebuild()  # memory must not hold what the disk lacks
+                if not isinstance(exc, OSError):
+                    raise
                 raise ApiError(
                     503, f"The update could not be written to the journal ({exc}); it was "
                     "not applied.",
                 ) from None  # fmt: skip
             if self._dirty_since is None:
                 self._dirty_since = time.monotonic()
-            if self.journal.pending >= self.fold_every:
-                self._fold()
-        return n
+            warning = None
+            if self.journal.pending >= self.fold_every and time.monotonic() >= self._fold_retry_at:
+                if not self._try_fold():
+                    warning = (
+                        f"The update is durable (journaled) but folding the journal into the "
+                        f"model file failed ({self.fold_error}); folding is retried later. Do "
+                        "not send this update again."
+                    )
+        return n, warning
 
     def _apply(self, record: dict[str, Any]) -> int:
         """Apply a journal record (or a request in its form) to the estimator."""
@@ -215,29 +297,57 @@ class ModelState:
                     self.estimator.unlearn(X, y)
                 else:
                     self.estimator.update(X, y)
-        except (ValueError, TypeError) as exc:
+        except _REFUSALS as exc:
             raise ApiError(422, f"{field}: {exc}", field) from None
-        self.updates += 1
         return n
 
     # ---------------------------------------------------------------- folding
     def fold_due(self) -> bool:
-        return self._dirty_since is not None and (
-            time.monotonic() - self._dirty_since >= self.fold_seconds
+        now = time.monotonic()
+        return (
+            self._dirty_since is not None
+            and now - self._dirty_since >= self.fold_seconds
+            and now >= self._fold_retry_at
         )
 
     def fold(self) -> bool:
-        """Fold the journal into the model file if it holds any update (atomic)."""
+        """Fold the journal into the model file if it holds any update (atomic). Returns
+        whether it folded; a failure is logged and retried later (:attr:`fold_error`)."""
         with self.journal.writing():
             self._catch_up_locked()
             if self.journal.pending == 0:
                 self._dirty_since = None
                 return False
+            return self._try_fold()
+
+    def _try_fold(self) -> bool:
+        """:meth:`_fold`, a failure logged and its retry scheduled (inside writing)."""
+        try:
             self._fold()
-            return True
+        except Exception as exc:
+            self.fold_failures += 1
+            self.fold_error = f"{type(exc).__name__}: {exc}"
+            # --fold-seconds (at least 1 s, at most 60) after the first failure, doubling
+            first = max(min(self.fold_seconds, 60.0), 1.0)
+            pause = min(first * 2 ** min(self.fold_failures - 1, 8), _FOLD_RETRY_MAX)
+            self._fold_retry_at = time.monotonic() + pause
+            log.warning(
+                "nbayes serve: folding the journal into %s failed (%s); the %d update(s) stay "
+                "in the journal (durable); retrying in %g s", self.path, self.fold_error,
+                self.journal.pending, pause,
+            )  # fmt: skip
+            return False
+        if self.fold_failures:
+            log.warning("nbayes serve: folded %s after %d failed attempt(s)", self.path,
+                        self.fold_failures)  # fmt: skip
+        self.fold_failures = 0
+        self.fold_error = None
+        self._fold_retry_at = 0.0
+        return True
 
     def _fold(self) -> None:
-        from nbayes import save
+        from nbayes import load, save
+        from nbayes.exceptions import ModelFileError
 
         estimator = self.estimator
 
@@ -245,15 +355,37 @@ class ModelState:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 save(estimator, path)
+                # the file must load before it replaces the model: an update the library
+                # accepted may hold statistics no file can (issue 24, item 3); the fold
+                # is then refused and the updates stay in the journal, replayed at start
+                try:
+                    load(path)
+                except ModelFileError as exc:
+                    raise ValueError(
+                        f"the folded model would not load ({exc}); the model file is left "
+                        "as it was and the updates stay in the journal"
+                    ) from None
 
-        self.journal.fold(_save)
+        self.journal.fold(_save, self._before_replace)
         self.folds += 1
         self._dirty_since = None
 
-    def close(self) -> None:
-        """Fold what is journaled and let go of the files."""
+    def close(self, fold: bool = True) -> None:
+        """Fold what is journaled and let go of the files (a fold that fails leaves the
+        updates in the journal: the next start replays them). The journal is left with
+        no ``serving`` record: no server holds the model any more. ``fold=False`` leaves
+        the updates in the journal (a model in memory a stopped request may have left
+        half changed is not written)."""
         try:
-            self.fold()
+            with self.journal.writing():
+                if not fold:
+                    self.journal.catch_up()
+                    self.journal.drop_serving()
+                    return
+                self._catch_up_locked()
+                folded = self.journal.pending == 0 or self._try_fold()
+                if folded and self.journal.serving is not None:
+                    self.journal.start_new(file_digest(self.path), serving=False)
         finally:
             self.journal.close()
 
