@@ -544,6 +544,10 @@ def test_hyperparameter_errors_are_the_estimators_worded_with_the_flag() -> None
         "--bandwidth must be 'robust', 'scott', 'silverman' or a number > 0; got 'wide'."
     )
     assert flag_error(ValueError("X has 3 columns"), ["--alpha"]) is None
+    # the words come from the error's fields, never from parsing its message
+    assert (alpha.param, alpha.value, alpha.accepted) == ("alpha", -1.0, ("a number >= 0",))
+    lookalike = ValueError(str(alpha))
+    assert flag_error(lookalike, ["--alpha"]) is None
 
 
 def test_closed_stdout_is_one_clear_error(text_model: Path) -> None:

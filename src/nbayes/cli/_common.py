@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import inspect
 import os
-import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -19,6 +18,7 @@ import numpy as np
 
 from nbayes._flags import count_type, fraction_type
 from nbayes.cli._ui import UI, CLIError, isatty
+from nbayes.exceptions import InvalidParameterError
 
 __all__ = [
     "CLIError",
@@ -162,23 +162,6 @@ def refuse_set_flags(args: argparse.Namespace, flags: Iterable[str], why: str) -
 #: the flag that sets an estimator parameter, where it is not ``--`` + its name with dashes
 _FLAG_OF = {"ngram_range": "--ngrams", "C": "--c"}
 
-_PARAMETER_ERROR = re.compile(
-    r"The '(?P<name>\w+)' parameter of \w+ must be (?P<rule>.+?)\. Got (?P<got>.+) instead\.$",
-    re.DOTALL,
-)
-
-#: the estimators' wording of a rule -> the command line's (no arrays, no None there)
-_RULE_WORDS = (
-    (re.compile(r"a float in the range \[([^,]+), inf\)"), lambda m: f"a number >= {_num(m)}"),
-    (re.compile(r"a float in the range \(([^,]+), inf\)"), lambda m: f"a number > {_num(m)}"),
-    (re.compile(r"an int in the range \[([^,]+), inf\)"), lambda m: f"a whole number >= {_num(m)}"),
-    (re.compile(r"^None or |,? or None$| or an array-like"), lambda m: ""),
-)
-
-
-def _num(match: re.Match[str]) -> str:
-    return f"{float(match.group(1)):g}"
-
 
 def flag_error(exc: BaseException, flags: Iterable[str]) -> CLIError | None:
     """An estimator's invalid-parameter error in the words of the command line.
@@ -188,17 +171,17 @@ def flag_error(exc: BaseException, flags: Iterable[str]) -> CLIError | None:
     this is the error naming the flag, e.g. ``--alpha must be a number >= 0; got -1.0.``
     None when the error is about no such parameter.
     """
-    match = _PARAMETER_ERROR.match(" ".join(str(exc).split()))
-    if match is None:
+    if not isinstance(exc, InvalidParameterError) or exc.param is None:
         return None
-    name = match["name"]
-    flag = _FLAG_OF.get(name, "--" + name.replace("_", "-"))
-    if flag not in set(flags):
+    flag = _FLAG_OF.get(exc.param, "--" + exc.param.replace("_", "-"))
+    if flag not in set(flags) or not exc.accepted:
         return None
-    rule = match["rule"]
-    for pattern, words in _RULE_WORDS:
-        rule = pattern.sub(words, rule)
-    return CLIError(f"{flag} must be {rule}; got {match['got']}.")
+    rule = (
+        exc.accepted[0]
+        if len(exc.accepted) == 1
+        else (", ".join(exc.accepted[:-1]) + " or " + exc.accepted[-1])
+    )
+    return CLIError(f"{flag} must be {rule}; got {exc.value!r}.")
 
 
 @contextmanager

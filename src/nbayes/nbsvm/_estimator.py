@@ -52,12 +52,16 @@ VECTORIZER_PARAMS = (
     "max_features",
 )  # fmt: skip
 
-_positive_real = P.Rule(
-    lambda v: P._is_real(v) and v > 0 and np.isfinite(v), "a float in the range (0.0, inf)"
+_positive_real = P.positive_real()
+_unit_real = P.Rule(
+    lambda v: P._is_real(v) and 0 <= v <= 1,
+    "a float in the range [0.0, 1.0]",
+    "a number from 0 to 1",
 )
-_unit_real = P.Rule(lambda v: P._is_real(v) and 0 <= v <= 1, "a float in the range [0.0, 1.0]")
 _calibration = P.Rule(
-    lambda v: v is None or (isinstance(v, str) and v == "temperature"), "'temperature' or None"
+    lambda v: v is None or (isinstance(v, str) and v == "temperature"),
+    "'temperature' or None",
+    "'temperature'",
 )
 
 
@@ -201,7 +205,10 @@ class NBSVM(ClassifierMixin, BaseEstimator):
         if not isinstance(self.loss, str) or self.loss not in LOSSES:
             raise P.InvalidParameterError(
                 f"The 'loss' parameter of NBSVM must be a str among {set(LOSSES)}. "
-                f"Got {self.loss!r} instead."
+                f"Got {self.loss!r} instead.",
+                param="loss",
+                value=self.loss,
+                accepted=[", ".join(map(repr, LOSSES[:-1])) + f" or {LOSSES[-1]!r}"],
             )
         P.validate(self, self._param_rules)
 
