@@ -19,6 +19,7 @@ import numpy as np
 from nbayes._flags import count_type, fraction_type
 from nbayes.cli._ui import UI, CLIError, isatty
 from nbayes.exceptions import InvalidParameterError
+from nbayes.io import input_formats
 
 __all__ = [
     "CLIError",
@@ -106,7 +107,7 @@ def add_model_options(parser: argparse.ArgumentParser, models: Sequence[str]) ->
 
 
 #: the formats ``--data-format`` chooses (those of :func:`nbayes.io.read_texts`)
-DATA_FORMATS = ("csv", "tsv", "jsonl", "parquet", "lines", "document")
+DATA_FORMATS = input_formats.names()
 
 #: how the readers' advice names their options on the command line
 _READER_FLAGS = {
@@ -136,8 +137,8 @@ def add_data_options(parser: argparse.ArgumentParser, labels: bool = True) -> No
         choices=DATA_FORMATS,
         metavar="FORMAT",
         help="read every DATA file as this format instead of telling it from its extension "
-        "(standard input: from its first line): csv, tsv, jsonl, parquet, lines (one "
-        "document per line) or document (one document per file)",
+        "(standard input: from its first line): "
+        + "; ".join(f"{f.name} ({f.description})" for f in input_formats.FORMATS),
     )
     parser.add_argument(
         "--max-field-chars",
