@@ -36,6 +36,7 @@ __all__ = [
     "command_parser",
     "Documents",
     "reader_options",
+    "LabelledChunks",
     "flag_error",
     "flag_errors",
     "read_documents",
@@ -297,6 +298,38 @@ def read_documents(
         raise CLIError(f"No documents found in {', '.join(map(repr, sources))}.")
     named = files or len(tables) > 1
     return Documents(texts, found if labels else None, names if named else None)
+
+
+class LabelledChunks:
+    """The ``(documents, labels)`` chunks of ``sources`` as they are read (for a model's
+    ``fit_chunks``: one chunk in memory at a time), advancing ``advance`` by each chunk's
+    documents; the readers' errors name the command line's flags. After iteration,
+    ``documents`` is how many were read."""
+
+    def __init__(
+        self, ui: UI, sources: Sequence[str], args: argparse.Namespace, advance: Any
+    ) -> None:
+        self.ui, self.sources, self.args, self.advance = ui, sources, args, advance
+        self.documents = 0
+
+    def __iter__(self) -> Iterator[tuple[list[str], list[Any]]]:
+        from nbayes.io.readers import option_names, read_texts
+
+        args = self.args
+        options = reader_options(args)
+        items: list[Any] = [_stdin(self.ui) if s == "-" else s for s in self.sources]
+        try:
+            with option_names(_READER_FLAGS):
+                for chunk in read_texts(items, args.text_col, args.label_col, **options):
+                    yield chunk.texts, list(chunk.labels or [])
+                    self.documents += len(chunk)
+                    self.advance(len(chunk))
+        except FileNotFoundError as exc:
+            raise CLIError(str(exc.args[0] if exc.args else exc)) from None
+        except LookupError as exc:
+            raise CLIError(f"Unknown --encoding {options['encoding']!r} ({exc}).") from None
+        if not self.documents:
+            raise CLIError(f"No documents found in {', '.join(map(repr, self.sources))}.")
 
 
 def _stdin(ui: UI) -> Any:
