@@ -1,0 +1,101 @@
+"""The notebooks of docs/notebooks run from top to bottom and show the course notes' numbers.
+
+Each notebook is executed by nbclient in a fresh kernel ("python3", from ipykernel), as a
+student's Jupyter would; then the outputs of named cells (the cells' ids) are checked for the
+numbers the notes print (tables compared with their runs of spaces as one). The notebooks
+are stored without outputs, so these are the outputs of this run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "docs" / "notebooks"
+
+# notebook -> cell id -> what its output must contain (the notes' numbers)
+EXPECTED: dict[str, dict[str, list[str]]] = {
+    "01_match_reviews.ipynb": {
+        "reviews-table": ["keeper was sharp and composed", "match was not composed"],
+        "document-term-table": ["keeper  was  sharp  and  composed  match  brilliant  not"],
+        "mle-table": ["π̂ = P(y = positive) = 3/5", "keeper                  1/3              0/2",
+                      "was                     2/3              2/2",
+                      "not                     0/3              2/2"],
+        "match-was-sharp": ["'negative': (Fraction(0, 1), 0.0)", "(Fraction(32, 3645), 0.00878)"],
+        "match-was-sharp-proba": ["array(['positive']", "array([[0., 1.]])"],
+        "not-sharp-match": ["'negative': Fraction(0, 1), 'positive': Fraction(0, 1)}, None, True"],
+        "not-sharp-match-proba": ["the classifier cannot decide", "array([[nan, nan]])"],
+        "laplace-table": ["keeper                  2/5              1/4",
+                          "not                     1/5              3/4"],
+        "smoothed-decides": ["{'negative': 0.856, 'positive': 0.144}"],
+        "parameter-count": ["(17, 511)"],
+        "parameter-growth": ["8             17                     511"],
+        "samples": ["positive", "negative"],
+    },
+    "02_week8_spam_gaussian.ipynb": {
+        "spam-counts": ["ham      1    0      0        1      3      1      6",
+                        "spam     2    2      2        0      0      0      6"],
+        "laplace-table": ["free      (1 + 1)/(6 + 6) = 1/6   (2 + 1)/(6 + 6) = 1/4",
+                          "money    (0 + 1)/(6 + 6) = 1/12   (2 + 1)/(6 + 6) = 1/4"],
+        "free-money": ["'ham': Fraction(1, 144), 'spam': Fraction(1, 32)",
+                       "'ham': 0.182, 'spam': 0.818"],
+        "free-money-proba": ["array(['spam']", "array([[0.182, 0.818]])"],
+        "no-smoothing": ["'ham': Fraction(0, 1)"],
+        "parameter-counts": ["2   3                 7                       15",
+                             "2  10                21                     2047"],
+        "gaussian-parameters": ["+      [1.0, 3.0]     2.0          1.0    0.5",
+                                "-      [4.0, 6.0]     5.0          1.0    0.5"],
+        "gaussian-posterior": ["{'+': 0.242, '-': 0.054}", "array([[0.818, 0.182]])"],
+        "gaussian-boundary": ["3.5"],
+        "gaussian-plot": ["<Figure"],
+        "your-turn-5": ["{'A': 0.242, 'B': 0.0044}", "array(['A']", " 2.0)"],
+        "gaussian-samples": ["count  mean   var"],
+        "gaussian-samples-plot": ["<Figure"],
+        "spam-samples": ["spam", "ham"],
+    },
+}  # fmt: skip
+
+
+def _text(output: Any) -> str:
+    if output.get("output_type") == "stream":
+        return str(output["text"])
+    if output.get("output_type") == "error":
+        return f"{output['ename']}: {output['evalue']}"
+    return str(output.get("data", {}).get("text/plain", ""))
+
+
+def test_every_notebook_is_checked() -> None:
+    assert sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_notebook_runs_and_shows_the_notes_numbers(name: str, tmp_path: Path) -> None:
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), (
+        f"{name} is stored with outputs: clear them (Jupyter: Edit > Clear Outputs of All Cells)"
+    )
+    # the kernel draws figures with its inline backend (PNG), whatever MPLBACKEND says here
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("MPLBACKEND", raising=False)
+        nbclient.NotebookClient(
+            nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": tmp_path}}
+        ).execute()
+    cells = {c.get("id"): c for c in nb.cells if c.cell_type == "code"}
+    for c in cells.values():
+        errors = [o for o in c.outputs if o.output_type == "error"]
+        assert not errors, f"{name}, cell {c.get('id')}: {_text(errors[0])}"
+    for cell_id, wanted in EXPECTED[name].items():
+        assert cell_id in cells, f"{name} has no cell with id {cell_id!r}"
+        shown = "\n".join(_text(o) for o in cells[cell_id].outputs)
+        for text in wanted:  # tables compared with their runs of spaces as one space
+            assert " ".join(text.split()) in " ".join(shown.split()), (
+                f"{name}, cell {cell_id}: {text!r} not in\n{shown}"
+            )
+    # the figures are drawn (PNG), not only their text form
+    pictures = [o for c in cells.values() for o in c.outputs if "image/png" in o.get("data", {})]
+    assert len(pictures) == sum(s == ["<Figure"] for s in EXPECTED[name].values())
