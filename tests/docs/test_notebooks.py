@@ -59,6 +59,18 @@ EXPECTED: dict[str, dict[str, list[str]]] = {
         "gaussian-samples-plot": ["<Figure"],
         "spam-samples": ["spam", "ham"],
     },
+    "03_text_event_models.ipynb": {
+        "decisions": ["you stupid thing 1 1", "I love him 0 0", "he is a stupid garbage 1 1"],
+        # the walk-through's printed scores, to 12 decimals
+        "walkthrough-scores": ["you stupid thing -3.976561526566 -3.251665647691",
+                               "I love him -8.423126682377 -10.525105164770",
+                               "he is a stupid garbage -9.809421043497 -9.426492876102"],
+        "bernoulli-table": ["dog (1 + 1)/(2 + 3) (1 + 1)/(2 + 2)"],
+        "event-models-posterior": ["'Bernoulli': {0: 0.842, 1: 0.158}"],
+        "binary-counts": ["True"],
+        "parameter-counts": ["'|C| + |C||V|': 60", "'Bernoulli, free': 59",
+                             "'multinomial, free': 57"],
+    },
 }  # fmt: skip
 
 
