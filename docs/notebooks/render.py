@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 import nbclient
 import nbformat
@@ -36,19 +37,41 @@ FLAGS = [
 WIDTH, HEIGHT = 1100, 1400
 
 
-def render_html(path: Path, out: Path) -> Path:
-    """Execute one notebook and write it as HTML; returns the HTML file."""
+def execute(path: Path) -> Any:
+    """Run one notebook from top to bottom in a fresh "python3" kernel; the executed
+    notebook (its outputs filled in)."""
     nb = nbformat.read(path, as_version=4)
     nbclient.NotebookClient(
         nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(HERE)}}
     ).execute()
+    return nb
+
+
+def to_html(nb: Any) -> str:
+    """An executed notebook as one HTML page (JupyterLab's look, math by MathJax)."""
     exporter = HTMLExporter(template_name="lab")
     if LOCAL_MATHJAX.exists():
         exporter.mathjax_url = f"{LOCAL_MATHJAX.as_uri()}?config=TeX-AMS_CHTML-full"
     html, _ = exporter.from_notebook_node(nb)
+    return str(html)
+
+
+def render_html(path: Path, out: Path) -> Path:
+    """Execute one notebook and write it as HTML; returns the HTML file."""
     target = out / f"{path.stem}.html"
-    target.write_text(html, encoding="utf-8")
+    target.write_text(to_html(execute(path)), encoding="utf-8")
     return target
+
+
+def typeset(page: Any) -> None:
+    """Wait until MathJax 2 (nbconvert's) has typeset the loaded page, when it is there."""
+    page.wait_for_load_state("load")
+    page.evaluate(
+        """() => new Promise(done => {
+            if (!window.MathJax || !window.MathJax.Hub) return done();
+            window.MathJax.Hub.Queue(done);
+        })"""
+    )
 
 
 def screenshots(pages: list[Path]) -> list[Path]:
@@ -61,14 +84,7 @@ def screenshots(pages: list[Path]) -> list[Path]:
         page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
         for html in pages:
             page.goto(html.as_uri())
-            page.wait_for_load_state("load")
-            # MathJax 2 (nbconvert's): wait until its queue has run, when it is there
-            page.evaluate(
-                """() => new Promise(done => {
-                    if (!window.MathJax || !window.MathJax.Hub) return done();
-                    window.MathJax.Hub.Queue(done);
-                })"""
-            )
+            typeset(page)
             height = page.evaluate("document.documentElement.scrollHeight")
             for i, top in enumerate(range(0, height, HEIGHT), start=1):
                 page.evaluate(f"window.scrollTo(0, {top})")

@@ -8,6 +8,8 @@ are stored without outputs, so these are the outputs of this run.
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +17,37 @@ import pytest
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
+pytest.importorskip("nbconvert")
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "docs" / "notebooks"
+
+
+def _load_render() -> Any:
+    # docs/notebooks/render.py: how the notebooks are executed and rendered, one copy
+    spec = importlib.util.spec_from_file_location("render", NOTEBOOKS / "render.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+render = _load_render()
+_executed: dict[str, Any] = {}
+
+
+def executed(name: str) -> Any:
+    """The notebook run once in this session (the kernel's figures inline, as PNG)."""
+    if name not in _executed:
+        nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), (
+            f"{name} is stored with outputs: clear them (Jupyter: Edit > Clear Outputs of All "
+            "Cells)"
+        )
+        with pytest.MonkeyPatch.context() as mp:
+            mp.delenv("MPLBACKEND", raising=False)
+            _executed[name] = render.execute(NOTEBOOKS / name)
+    return _executed[name]
+
 
 # notebook -> cell id -> what its output must contain (the notes' numbers; runs of spaces
 # in the output count as one)
@@ -87,17 +118,8 @@ def test_every_notebook_is_checked() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_notebook_runs_and_shows_the_notes_numbers(name: str, tmp_path: Path) -> None:
-    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), (
-        f"{name} is stored with outputs: clear them (Jupyter: Edit > Clear Outputs of All Cells)"
-    )
-    # the kernel draws figures with its inline backend (PNG), whatever MPLBACKEND says here
-    with pytest.MonkeyPatch.context() as mp:
-        mp.delenv("MPLBACKEND", raising=False)
-        nbclient.NotebookClient(
-            nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": tmp_path}}
-        ).execute()
+def test_notebook_runs_and_shows_the_notes_numbers(name: str) -> None:
+    nb = executed(name)
     cells = {c.get("id"): c for c in nb.cells if c.cell_type == "code"}
     for c in cells.values():
         errors = [o for o in c.outputs if o.output_type == "error"]
@@ -112,3 +134,38 @@ def test_notebook_runs_and_shows_the_notes_numbers(name: str, tmp_path: Path) ->
     # the figures are drawn (PNG), not only their text form
     pictures = [o for c in cells.values() for o in c.outputs if "image/png" in o.get("data", {})]
     assert len(pictures) == sum(s == ["<Figure"] for s in EXPECTED[name].values())
+
+
+CHROMIUM = render.CHROMIUM
+
+
+@pytest.mark.skipif(
+    not os.path.exists(CHROMIUM) and not os.environ.get("NBAYES_REQUIRE_BROWSER"),
+    reason=f"no chromium at {CHROMIUM} (Debian: apt-get install chromium)",
+)
+def test_rendered_page_typesets_the_math(tmp_path: Path) -> None:
+    # what render.py shows a reader: the HTML page in headless chromium, MathJax run
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not render.LOCAL_MATHJAX.exists():
+        pytest.skip(f"no {render.LOCAL_MATHJAX} (Debian: apt-get install libjs-mathjax)")
+    page_file = tmp_path / "01_match_reviews.html"
+    page_file.write_text(render.to_html(executed("01_match_reviews.ipynb")), encoding="utf-8")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=render.FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": render.WIDTH, "height": render.HEIGHT})
+            page.goto(page_file.as_uri())
+            render.typeset(page)
+            typeset = page.evaluate("document.querySelectorAll('.MathJax_CHTML').length")
+            errors = page.evaluate(
+                "document.querySelectorAll('.MathJax_Error, .mjx-merror').length"
+            )
+            text = page.inner_text("body")
+            page.screenshot(path=str(tmp_path / "shot.png"))
+        finally:
+            browser.close()
+    assert typeset >= 10, "MathJax typeset almost nothing: is the page's MathJax loading?"
+    assert errors == 0
+    assert "$" not in text, "raw TeX left on the page"
+    assert "Fraction(32, 3645), 0.00878" in text
+    assert (tmp_path / "shot.png").stat().st_size > 10_000
