@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from nbayes._template.decisions import decide
+from nbayes import decide
 from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, count_type, is_text_model
 from nbayes.cli._data import unlabelled_inputs
 from nbayes.cli._models import load_for_prediction as _load_model

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from nbayes._template.decisions import decide
+from nbayes import decide
 from nbayes.explain import show_product
 
 #: exact fractions in JSON as "num/den" up to this many digits (Python prints 4,300 at most)
