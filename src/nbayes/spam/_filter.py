@@ -17,14 +17,18 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from email.message import Message
-from typing import Any, Self
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Self
 
 from nbayes.mail import MailTokenizer, RawMail
 from nbayes.spam._combining import fisher_log_scores, robinson_f
 from nbayes.spam._presets import PRESETS, Preset
 from nbayes.spam._table import TokenTable
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy is imported by the methods that return arrays only: verdicts, clues and learning
+# use the standard library (`nbayes filter` starts without numpy)
 
 __all__ = ["Clue", "Clues", "SpamFilter", "Verdict"]
 
@@ -262,6 +266,8 @@ class SpamFilter:
 
     @property
     def classes_(self) -> np.ndarray:
+        import numpy as np
+
         self._check_fitted()
         return np.array(self._settings().labels)
 
@@ -703,16 +709,22 @@ class SpamFilter:
 
     def spamicity(self, messages: Iterable[MessageLike]) -> np.ndarray:
         """The spamicity of each message, in [0, 1] (1: spam)."""
+        import numpy as np
+
         return np.array([v.spamicity for v in self.classify(messages)], dtype=np.float64)
 
     def decision_function(self, messages: Iterable[MessageLike]) -> np.ndarray:
         """The log-odds of each message's spamicity: ranks messages without the ties of
         spamicities that round to 1.0 (or 0.0)."""
+        import numpy as np
+
         return np.array([v.log_odds for v in self.classify(messages)], dtype=np.float64)
 
     def predict(self, messages: Iterable[MessageLike]) -> np.ndarray:
         """``"ham"``, ``"unsure"`` or ``"spam"`` for each message (the labels' names for
         ham and spam)."""
+        import numpy as np
+
         ham_label, spam_label = self._settings().labels
         names = {"ham": ham_label, "spam": spam_label, "unsure": "unsure"}
         return np.array([names[v.verdict] for v in self.classify(messages)], dtype=object)
@@ -721,6 +733,8 @@ class SpamFilter:
         """P(spam | message) of a multinomial Naive Bayes over the messages' distinct
         tokens, from the same counts (Laplace ``alpha``; class prior from the message
         counts, add-one)."""
+        import numpy as np
+
         self._check_fitted()
         sets = self._token_sets(messages)
         return np.array([_sigmoid(self._nb_log_odds(t)) for t in sets], dtype=np.float64)
@@ -728,6 +742,8 @@ class SpamFilter:
     def predict_proba(self, messages: Iterable[MessageLike]) -> np.ndarray:
         """``[1 - spamicity, spamicity]`` per message (columns in :attr:`classes_` order;
         the spamicity is a score, not a calibrated probability)."""
+        import numpy as np
+
         s = self.spamicity(messages)
         return np.column_stack([1.0 - s, s])
 
