@@ -438,6 +438,19 @@ class SpamFilter:
             table.unlearn(spam, spam=True)
             raise
 
+    def update(self, messages: Iterable[MessageLike], labels: Iterable[str]) -> Self:
+        """:meth:`partial_fit` under the name the other nbayes models use (``nbayes serve``'s
+        /update registers messages through it)."""
+        return self.partial_fit(messages, labels)
+
+    @property
+    def class_count_(self) -> np.ndarray:
+        """Messages learnt per class, ``[ham, spam]`` (in :attr:`classes_` order)."""
+        import numpy as np
+
+        self._check_fitted()
+        return np.array([self.table_.n_ham, self.table_.n_spam], dtype=np.float64)
+
     def unlearn(self, messages: Iterable[MessageLike], labels: Iterable[str]) -> Self:
         """Forget messages learnt with ``labels``, exactly (as if never learnt).
 
