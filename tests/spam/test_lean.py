@@ -75,3 +75,13 @@ def test_the_scorer_refuses_another_model_type(tmp_path: Path) -> None:
     path = tmp_path / "nb.nbayes"
     nbayes.save(nbayes.MultinomialNB().fit([[1, 0], [0, 1]], [0, 1]), path)
     assert load_spam_scorer(path) is None
+
+
+def test_clues_without_the_unused_tokens_are_the_combined_ones() -> None:
+    f = _filter()
+    message = b"Subject: cheap lunch\n\nwin cheap pills at noon, the zebra"
+    every = f.clues(message)
+    used = f.clues(message, unused=False)
+    assert used.verdict == every.verdict and used.n_used == every.n_used
+    assert used.clues == every.used()
+    assert any(c.side == "unused" for c in every.clues)

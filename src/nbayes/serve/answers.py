@@ -195,13 +195,12 @@ def spam_filtering(model: Any, message: str | bytes) -> dict[str, Any]:
     """A spam filter's answer on one raw message: the verdict, the spamicity, its log-odds
     and the clues (each combined token's f(w), its ham and spam counts and its side,
     strongest first)."""
-    clues = model.clues(message)
+    clues = model.clues(message, unused=False)
     v = clues.verdict
     return {
         "verdict": v.verdict,
         "spamicity": _num(v.spamicity),
         "log_odds": _float(v.log_odds),
-        "n_tokens": len(clues.clues),
         "clues": [
             {"token": c.token, "f": _num(c.f), "ham": c.ham, "spam": c.spam, "side": c.side}
             for c in clues.used()

@@ -129,10 +129,10 @@ class SpamScorer:
         names = {"ham": ham_label, "spam": spam_label, "unsure": "unsure"}
         return np.array([names[v.verdict] for v in self.classify(messages)], dtype=object)
 
-    def clues(self, message: MessageLike) -> Clues:
+    def clues(self, message: MessageLike, *, unused: bool = True) -> Clues:
         """Every token of ``message`` with its f(w) and side (:meth:`SpamFilter.clues`)."""
         tokens = self.filter._token_sets([message])[0]
-        return self._shell(tokens).clues(tokens)
+        return self._shell(tokens).clues(tokens, unused=unused)
 
     def __repr__(self) -> str:
         return f"SpamScorer({self.filter!r}, {len(self)} tokens)"
