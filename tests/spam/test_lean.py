@@ -85,3 +85,23 @@ def test_clues_without_the_unused_tokens_are_the_combined_ones() -> None:
     assert used.verdict == every.verdict and used.n_used == every.n_used
     assert used.clues == every.used()
     assert any(c.side == "unused" for c in every.clues)
+
+
+def test_a_damaged_model_gives_no_verdict(tmp_path: Path) -> None:
+    from nbayes.io.serializers.spam_scorer import open_spam_scorer
+
+    path = tmp_path / "f.nbayes"
+    nbayes.save(_filter(), path)
+    good = path.read_bytes()
+    for pos in range(len(good) - 33, 0, -1):  # the last byte of the arrays that is no padding
+        if good[pos]:
+            break
+    data = bytearray(good)
+    data[pos] ^= 0x01  # a count or a token byte: the structure still holds
+    path.write_bytes(bytes(data))
+    finish = open_spam_scorer(path)  # the digest is checked in a thread meanwhile
+    with pytest.raises(ModelFileError, match="checksum mismatch"):
+        finish()
+    _, arrays = read_model_file(path, raw=True, verify_later=True)
+    with pytest.raises(ModelFileError, match="checksum mismatch"):
+        arrays.verify()  # type: ignore[attr-defined]

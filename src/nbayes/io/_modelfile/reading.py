@@ -116,6 +116,37 @@ def _check_metadata_depth(value: Any, depth: int) -> bool:
 _CONTAINERS = frozenset({dict, list})
 
 
+class RawArrays(dict[str, Any]):
+    """The arrays of ``read_model_file(..., raw=True)``: name -> ``(dtype name, shape,
+    items)``. With ``verify_later=True`` the file's digest is being checked by a thread
+    while the caller goes on: :meth:`verify` waits for it (and raises
+    :class:`~nbayes.exceptions.ModelFileError` if the file is damaged); use nothing of the
+    arrays for an answer before it returns."""
+
+    _thread: Any = None
+    _error: BaseException | None = None
+
+    def start(self, check: Any) -> None:
+        import threading
+
+        def run() -> None:
+            try:
+                check()
+            except BaseException as exc:  # re-raised by verify()
+                self._error = exc
+
+        self._thread = threading.Thread(target=run, name="nbayes-digest", daemon=True)
+        self._thread.start()
+
+    def verify(self) -> None:
+        """Wait for the digest check (at once if it was made while reading)."""
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._error is not None:
+            raise self._error
+
+
 class _Reader:
     """Reads a model file from a binary stream, validating every claim it makes."""
 
@@ -126,6 +157,7 @@ class _Reader:
         self.hasher = hashlib.sha256()
         self.pos = 0
         self.diagnose = False  # on failure, check the digest to tell damage from bad writers
+        self.later = False  # raw, mapped: check the digest in a thread (RawArrays.verify)
 
     def fail(self, message: str) -> NoReturn:
         if self.diagnose:
@@ -273,7 +305,7 @@ class _Reader:
                 "file is corrupted: SHA-256 checksum mismatch (the content was modified or "
                 "damaged after it was written)"
             )
-        return metadata, arrays
+        return metadata, (RawArrays(arrays) if raw else arrays)
 
     def numpy_array(
         self, name: str, dtype_name: str, shape: tuple[int, ...], nbytes: int
@@ -328,14 +360,23 @@ class _Reader:
             end = offset + nbytes
         if any(data[end:data_nbytes]):
             self.fail("file is corrupted: non-zero padding bytes in the data section")
-        self.hasher.update(data)
         stored = view[start + data_nbytes : start + data_nbytes + DIGEST_SIZE].tobytes()
-        if stored != self.hasher.digest():
-            self.fail(
-                "file is corrupted: SHA-256 checksum mismatch (the content was modified or "
-                "damaged after it was written)"
-            )
-        return arrays
+        hasher, name = self.hasher, self.name
+
+        def check() -> None:
+            hasher.update(data)  # (hashlib lets other threads run meanwhile)
+            if stored != hasher.digest():
+                raise ModelFileError(
+                    f"{name}: file is corrupted: SHA-256 checksum mismatch (the content was "
+                    "modified or damaged after it was written)"
+                )
+
+        out = RawArrays(arrays)
+        if self.later:
+            out.start(check)
+        else:
+            check()
+        return out
 
     def raw_array(
         self, name: str, dtype_name: str, shape: tuple[int, ...], nbytes: int
@@ -537,9 +578,12 @@ def _read_stream(
     max_bytes: int | None = None,
     header_only: bool = False,
     raw: bool = False,
+    verify_later: bool = False,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Read a model file of ``size`` bytes from the start of the binary stream ``f``."""
-    return _Reader(f, size, name).read(max_bytes, header_only, raw)
+    reader = _Reader(f, size, name)
+    reader.later = verify_later
+    return reader.read(max_bytes, header_only, raw)
 
 
 def read_model_header(
@@ -557,6 +601,7 @@ def read_model_file(
     max_bytes: int | None = None,
     header_only: bool = False,
     raw: bool = False,
+    verify_later: bool = False,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Read a model file written by :func:`write_model_file`.
 
@@ -584,7 +629,9 @@ def read_model_file(
         order (a read-only :class:`memoryview` of the file mapped in memory, or an
         :class:`array.array`), and numpy is not imported: the same checks, for a program
         that must start fast (``nbayes filter``). The mapping lasts as long as a view of
-        it; the file is only ever replaced (renamed over), never changed in place.
+        it; the file is only ever replaced (renamed over), never changed in place. With
+        ``verify_later=True`` too, the arrays (a :class:`RawArrays`) come back while a
+        thread checks the digest: call their ``verify()`` before answering from them.
 
     Raises
     ------
@@ -608,7 +655,7 @@ def read_model_file(
             raise ModelFileError(f"{name} is not a regular file")
         with open(source, "rb") as f:
             size = os.fstat(f.fileno()).st_size
-            return _read_stream(f, size, name, max_bytes, header_only, raw)
+            return _read_stream(f, size, name, max_bytes, header_only, raw, verify_later)
     except FileNotFoundError as exc:
         raise ModelFileError(f"{name} does not exist") from exc
     except OSError as exc:

@@ -13,16 +13,21 @@ on the rows a message looks up (see :mod:`nbayes.spam._scorer`).
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from nbayes.exceptions import ModelFileError
 from nbayes.io._json import expect_dict, expect_int
 from nbayes.io._modelfile import read_model_file
-from nbayes.spam._filter import SpamFilter
-from nbayes.spam._scorer import SpamScorer
-from nbayes.spam._table import token_hash
 
-__all__ = ["load_spam_scorer", "spam_filter_of"]
+if TYPE_CHECKING:
+    from nbayes.spam._filter import SpamFilter
+    from nbayes.spam._scorer import SpamScorer
+
+# the scoring (e-mail parsing, the filter) is imported by open_spam_scorer's second step:
+# its import overlaps with the check of the file's digest
+
+__all__ = ["load_spam_scorer", "open_spam_scorer", "spam_filter_of"]
 
 WHERE = "metadata['model']"
 #: the top-level keys of a model file's metadata (nbayes.io.persist's)
@@ -53,6 +58,8 @@ def _tokenizer(value: Any, where: str) -> Any:
 def spam_filter_of(d: dict[str, Any]) -> tuple[SpamFilter, int, int, int]:
     """The filter ``metadata['model']`` describes (hyperparameters checked, recipe set, no
     table), with its ``n_ham``, ``n_spam`` and ``n_tokens``."""
+    from nbayes.spam._filter import SpamFilter
+
     expect_dict(d, WHERE, ("hyperparameters", "tokenizer", "n_ham", "n_spam", "n_tokens"))
     where = f"{WHERE}['hyperparameters']"
     hp = dict(expect_dict(d["hyperparameters"], where, SpamFilter._get_param_names()))
@@ -94,6 +101,8 @@ def _columns(arrays: dict[str, Any], n: int) -> dict[str, Any]:
 def _check(c: dict[str, Any], n: int, n_ham: int, n_spam: int) -> None:
     """What can be checked without a pass over every row (the rest is checked by the
     scorer on the rows it reads)."""
+    from nbayes.spam._table import token_hash
+
     offsets, blob = c["tokens/offsets"], c["tokens/bytes"]
     if offsets[0] != 0 or offsets[-1] != len(blob):
         raise ModelFileError(f"{WHERE}: 'tokens/offsets' do not cut 'tokens/bytes' into tokens")
@@ -126,31 +135,49 @@ def load_spam_scorer(
     ModelFileError
         If the file is not a valid model file.
     """
-    metadata, arrays = read_model_file(path, max_bytes=max_bytes, raw=True)
-    try:
-        expect_dict(metadata, "metadata", _TOP_KEYS)
-        if metadata["model_type"] != "SpamFilter":
-            return None
-        version = metadata["schema_version"]
-        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-            raise ModelFileError(f"metadata['schema_version'] is {version!r}")
-        if version > 2:  # nbayes.io.persist.SCHEMA_VERSION: its message is the full load's
-            from nbayes.io.persist import read_metadata
+    return open_spam_scorer(path, max_bytes=max_bytes)()
 
-            read_metadata(path, max_bytes=max_bytes)
-        model, n_ham, n_spam, n = spam_filter_of(expect_dict(metadata["model"], WHERE))
-        c = _columns(arrays, n)
-        _check(c, n, n_ham, n_spam)
-    except ModelFileError as exc:
-        raise ModelFileError(f"Cannot load the model file {os.fspath(path)!r}: {exc}") from None
-    return SpamScorer(
-        model,
-        c["tokens/hash"],
-        c["tokens/bytes"],
-        c["tokens/offsets"],
-        c["ham"],
-        c["spam"],
-        n_ham,
-        n_spam,
-        name=f"the model file {os.fspath(path)!r}",
-    )
+
+def open_spam_scorer(
+    path: str | os.PathLike[str], *, max_bytes: int | None = None
+) -> Callable[[], SpamScorer | None]:
+    """:func:`load_spam_scorer` in two steps, for a program that starts per message: this
+    call maps the file, checks its header and starts a thread on its SHA-256 digest (a
+    second's worth of numbers of a large model); the function it returns imports the
+    scoring, builds the scorer and waits for the digest (ModelFileError if the file is
+    damaged), so that the digest costs no time of its own on two cores."""
+    metadata, arrays = read_model_file(path, max_bytes=max_bytes, raw=True, verify_later=True)
+
+    def finish() -> SpamScorer | None:
+        from nbayes.spam._scorer import SpamScorer
+
+        try:
+            expect_dict(metadata, "metadata", _TOP_KEYS)
+            if metadata["model_type"] != "SpamFilter":
+                return None
+            version = metadata["schema_version"]
+            if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+                raise ModelFileError(f"metadata['schema_version'] is {version!r}")
+            if version > 2:  # nbayes.io.persist.SCHEMA_VERSION: its message is the full load's
+                from nbayes.io.persist import read_metadata
+
+                read_metadata(path, max_bytes=max_bytes)
+            model, n_ham, n_spam, n = spam_filter_of(expect_dict(metadata["model"], WHERE))
+            arrays.verify()  # type: ignore[attr-defined]  # the digest, before any column is read
+            c = _columns(arrays, n)
+            _check(c, n, n_ham, n_spam)
+        except ModelFileError as exc:
+            raise ModelFileError(f"Cannot load the model file {os.fspath(path)!r}: {exc}") from None
+        return SpamScorer(
+            model,
+            c["tokens/hash"],
+            c["tokens/bytes"],
+            c["tokens/offsets"],
+            c["ham"],
+            c["spam"],
+            n_ham,
+            n_spam,
+            name=f"the model file {os.fspath(path)!r}",
+        )
+
+    return finish
