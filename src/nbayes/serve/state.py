@@ -452,9 +452,10 @@ def _is_text(model: Any) -> bool:
 
 def _is_spam(model: Any) -> bool:
     """A spam filter: its texts are raw messages, its answers verdicts and clues."""
-    from nbayes.spam import SpamFilter
+    import sys
 
-    return isinstance(model, SpamFilter)
+    module = sys.modules.get("nbayes.spam._filter")  # not imported: no SpamFilter exists
+    return module is not None and isinstance(model, module.SpamFilter)
 
 
 def _file_hyperparameters(path: str) -> dict[str, Any]:
