@@ -627,7 +627,7 @@ class SpamFilter:
             math.fsum([c[3] for c in clues]), math.fsum([c[4] for c in clues]), len(clues)
         )
 
-    def _clue_cache(self) -> dict[str, tuple[float, str, float, float, float] | None]:
+    def _clue_cache(self) -> dict[str, tuple[float, str, float, float, float, int, int] | None]:
         """Per token looked up since the statistics last changed: its clue record, or
         None if it is too close to 0.5 to be a clue."""
         table = self.table_
@@ -637,9 +637,11 @@ class SpamFilter:
             self.__dict__["_f"] = cache
         return cache[2]
 
-    def _clue_values(self, tokens: Iterable[str]) -> list[tuple[float, str, float, float, float]]:
-        """``(|f - 0.5|, token, f, ln f, ln(1 - f))`` of the combined clues, strongest
-        first (ties by token: the choice does not depend on the tokens' order)."""
+    def _clue_values(
+        self, tokens: Iterable[str]
+    ) -> list[tuple[float, str, float, float, float, int, int]]:
+        """``(|f - 0.5|, token, f, ln f, ln(1 - f), ham, spam)`` of the combined clues,
+        strongest first (ties by token: the choice does not depend on the tokens' order)."""
         st = self._settings()
         table = self.table_
         index, ham, spam = table.index, table.ham, table.spam
@@ -657,6 +659,7 @@ class SpamFilter:
             clue = get(t, missing)
             if clue is missing:
                 i = index.get(t)
+                g = b = 0
                 if i is None:
                     f = x
                 else:
@@ -674,7 +677,7 @@ class SpamFilter:
                             ham_ratio = g / n_ham if n_ham else 0.0
                         f = (sx + n * (spam_ratio / (spam_ratio + ham_ratio))) / (s + n)
                 d = f - 0.5 if f > 0.5 else 0.5 - f
-                clue = (d, t, f, math.log(f), math.log1p(-f)) if d >= min_dev else None
+                clue = (d, t, f, math.log(f), math.log1p(-f), g, b) if d >= min_dev else None
                 if i is not None:  # unseen tokens are not kept: spam invents them
                     cache[t] = clue
             if clue is not None:
@@ -785,20 +788,20 @@ class SpamFilter:
         tokens = self._token_sets([message])[0]
         values = self._clue_values(tokens)  # computed once, for the verdict and the sides
         verdict = next(self._verdicts([tokens], values))
-        used = {clue[1]: clue[2] for clue in values}
+        used = {clue[1]: clue for clue in values}
         st, table = self._settings(), self.table_
         index, ham, spam = table.index, table.ham, table.spam
         rows = []
         for t in tokens if unused else used:
-            i = index.get(t)
-            g, b = (0, 0) if i is None else (ham[i], spam[i])
-            f = used.get(t)
-            if f is None:
+            clue = used.get(t)
+            if clue is None:
+                i = index.get(t)
+                g, b = (0, 0) if i is None else (ham[i], spam[i])
                 f = robinson_f(g, b, table.n_ham, table.n_spam, st.s, st.x, st.smoothing)
-                side = "unused"
-            else:
-                side = "spam" if f > 0.5 else "ham"
-            rows.append(Clue(t, f, g, b, side))
+                rows.append(Clue(t, f, g, b, "unused"))
+            else:  # its counts are the clue's: no second look-up
+                f, g, b = clue[2], clue[5], clue[6]
+                rows.append(Clue(t, f, g, b, "spam" if f > 0.5 else "ham"))
         rows.sort(key=lambda c: (c.side == "unused", -abs(c.f - 0.5), c.token))
         return Clues(verdict, rows, len(used))
 
