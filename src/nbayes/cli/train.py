@@ -8,12 +8,15 @@ folder per class (root/<label>/<file>). The other models (gaussian, categorical,
 poisson, kernel, mixed) read a table: one label column, every other column a
 feature. --model mixed (MixedNB) gives each column a family from its type
 (numbers, categories, booleans, counts, text); --columns overrides it.
+--model spam (SpamFilter) reads mail: DATA/ham/ and DATA/spam/, each of message
+files, mboxes or Maildirs (then `nbayes filter` gives verdicts).
 --workers N or --dask-scheduler ADDRESS trains on Dask (pip install 'nbayes[dask]')
 with the same result as one process.
 
 Example:
   nbayes train reviews.csv -o reviews.nbayes --ngrams 1-2 --alpha 0.5
   nbayes train emails/ -o spam.nbayes            # emails/spam/*, emails/ham/*
+  nbayes train mail/ -o mail.nbayes --model spam  # mail/ham/, mail/spam/: raw e-mail
   nbayes train iris.csv -o iris.nbayes --model gaussian --label-col species
   nbayes train t.csv -o t.nbayes --label-col y --model mixed --columns age=kde,city=categorical
   nbayes train 'big/*.csv' -o big.nbayes --workers 4
@@ -57,6 +60,7 @@ MODELS = (
     "kernel",
     "mixed",
     "nbsvm",
+    "spam",
 )
 TEXT_DEFAULT = ("multinomial", "bernoulli", "complement", "nbsvm")
 
@@ -312,6 +316,10 @@ def _any_file(pattern: str) -> bool:
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:
+    if args.model == "spam":  # SpamFilter, from a folder of mail per class
+        from nbayes.cli._spam import train_spam
+
+        return train_spam(args, ui)
     text = args.input == "text" or (args.input == "auto" and args.model in TEXT_DEFAULT)
     if args.model == "nbsvm" and not text:
         raise CLIError("--model nbsvm learns from documents: leave out --input table.")

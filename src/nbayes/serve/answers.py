@@ -185,3 +185,26 @@ def _factor_value(f: Any) -> float:
         return float(f.value)
     q = f.numerator / f.denominator
     return math.exp(f.power * (math.log(q.numerator) - math.log(q.denominator)))
+
+
+def spam_verdicts(model: Any, messages: list[str]) -> list[dict[str, Any]]:
+    """One ``{"label", "spamicity"}`` per raw message of a spam filter (``label``: ham,
+    unsure or spam)."""
+    return [{"label": v.verdict, "spamicity": _num(v.spamicity)} for v in model.classify(messages)]
+
+
+def spam_filtering(model: Any, message: str | bytes) -> dict[str, Any]:
+    """A spam filter's answer on one raw message: the verdict, the spamicity, its log-odds
+    and the clues (each combined token's f(w), its ham and spam counts and its side,
+    strongest first)."""
+    clues = model.clues(message, unused=False)
+    v = clues.verdict
+    return {
+        "verdict": v.verdict,
+        "spamicity": _num(v.spamicity),
+        "log_odds": _float(v.log_odds),
+        "clues": [
+            {"token": c.token, "f": _num(c.f), "ham": c.ham, "spam": c.spam, "side": c.side}
+            for c in clues.used()
+        ],
+    }
