@@ -25,6 +25,7 @@ static PyObject* py_run_new(PyObject*, PyObject* args) {
     if (cap == nullptr) delete r;
     return cap;
 }
+NBK_ENTRY(run_new, METH_VARARGS, "run_new(n_classes, small, expect=0) -> Run");
 
 static PyObject* py_run_count(PyObject*, PyObject* args) {
     PyObject *orun, *odocs, *oy, *otlow, *otid;
@@ -50,6 +51,8 @@ static PyObject* py_run_count(PyObject*, PyObject* args) {
         return nullptr;
     Py_RETURN_NONE;
 }
+NBK_ENTRY(run_count, METH_VARARGS,
+          "run_count(run, docs, lo, hi, y, tlow, tid, binary): intern and count documents lo..hi-1.");
 
 static PyObject* py_run_reserve(PyObject*, PyObject* args) {
     PyObject* orun;
@@ -61,12 +64,14 @@ static PyObject* py_run_reserve(PyObject*, PyObject* args) {
     if (!nogil([&] { r->reserve(expect); })) return nullptr;
     Py_RETURN_NONE;
 }
+NBK_ENTRY(run_reserve, METH_VARARGS, "run_reserve(run, expect): room for expect terms.");
 
 static PyObject* py_run_terms(PyObject*, PyObject* arg) {
     Run* r = unbox<Run>(arg, RUN, "Run");
     if (r == nullptr) return nullptr;
     return PyLong_FromLongLong(r->n_terms);
 }
+NBK_ENTRY(run_terms, METH_O, "Number of terms of a run.");
 
 PyDoc_STRVAR(run_finish_doc,
              "run_finish(run) -> (pool, tstart, tlen, counts, df, order, first, per, skeys, slen)\n\n"
@@ -102,15 +107,4 @@ static PyObject* py_run_finish(PyObject*, PyObject* arg) {
                          to_np(std::move(s.order)), to_np(std::move(s.first)), s.per,
                          to_np(std::move(s.skeys)), to_np(std::move(s.slen)));
 }
-
-namespace nbk {
-PyMethodDef count_methods[] = {
-    {"run_new", py_run_new, METH_VARARGS, "run_new(n_classes, small, expect=0) -> Run"},
-    {"run_count", py_run_count, METH_VARARGS,
-     "run_count(run, docs, lo, hi, y, tlow, tid, binary): intern and count documents lo..hi-1."},
-    {"run_reserve", py_run_reserve, METH_VARARGS, "run_reserve(run, expect): room for expect terms."},
-    {"run_terms", py_run_terms, METH_O, "Number of terms of a run."},
-    {"run_finish", py_run_finish, METH_O, run_finish_doc},
-    {nullptr, nullptr, 0, nullptr},
-};
-}  // namespace nbk
+NBK_ENTRY(run_finish, METH_O, run_finish_doc);

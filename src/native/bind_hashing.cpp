@@ -44,6 +44,8 @@ static PyObject* py_hash_run(PyObject*, PyObject* args) {
         return nullptr;
     return PyLong_FromLongLong(total);
 }
+NBK_ENTRY(hash_run, METH_VARARGS,
+          "hash_run(docs, rows, tlow, tid, binary, n_features, fc, aux, stop) -> tokens counted");
 
 static PyObject* py_hash_transform_run(PyObject*, PyObject* args) {
     PyObject *odocs, *otlow, *otid, *ostop;
@@ -67,13 +69,5 @@ static PyObject* py_hash_transform_run(PyObject*, PyObject* args) {
         return nullptr;
     return csr_tuple(std::move(c), false);
 }
-
-namespace nbk {
-PyMethodDef hashing_methods[] = {
-    {"hash_run", py_hash_run, METH_VARARGS,
-     "hash_run(docs, rows, tlow, tid, binary, n_features, fc, aux, stop) -> tokens counted"},
-    {"hash_transform_run", py_hash_transform_run, METH_VARARGS,
-     "hash_transform_run(docs, lo, hi, tlow, tid, n_features, alternate, stop) -> (indptr, indices, values)"},
-    {nullptr, nullptr, 0, nullptr},
-};
-}  // namespace nbk
+NBK_ENTRY(hash_transform_run, METH_VARARGS,
+          "hash_transform_run(docs, lo, hi, tlow, tid, n_features, alternate, stop) -> (indptr, indices, values)");

@@ -5,9 +5,40 @@
 
 using namespace nbk;
 
+// -- the interning table (a capsule) -----------------------------------------------------
+
+static InternTable* get_intern(PyObject* o) {
+    auto* t = unbox<InternTable>(o, INTERN, "Intern");
+    if (t != nullptr && t->busy) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "this interning table is in use by another thread; give each thread "
+                        "its own InternState");
+        return nullptr;
+    }
+    return t;
+}
+
+static PyObject* py_intern_new(PyObject*, PyObject* args) {
+    long long capacity = 1 << 12;
+    if (!PyArg_ParseTuple(args, "|L", &capacity)) return nullptr;
+    if (capacity < 0 || capacity > InternTable::MAX_TERMS)
+        return PyErr_Format(PyExc_ValueError, "capacity must be in [0, 2**30], got %lld", capacity);
+    InternTable* t = nullptr;
+    try {
+        t = new InternTable(capacity);
+    } catch (const std::bad_alloc&) {
+        return PyErr_NoMemory();
+    }
+    PyObject* cap = PyCapsule_New(t, INTERN, box_free<InternTable>);
+    if (cap == nullptr) delete t;
+    return cap;
+}
+NBK_ENTRY(intern_new, METH_VARARGS,
+          "intern_new(capacity=4096) -> Intern: an empty interning table.");
+
 template <class B>
-static bool intern_typed(PyArrayObject* buf, const In<i64>& spans, const In<u8>& is_word,
-                         InternArrays& A, Out<i32>& tok, Out<i64>& ptr, Out<i64>& pos,
+static bool intern_typed(InternTable& T, PyArrayObject* buf, const In<i64>& spans,
+                         const In<u8>& is_word, Out<i32>& tok, Out<i64>& ptr, Out<i64>& pos,
                          int& status) {
     const B* bp = static_cast<const B*>(PyArray_DATA(buf));
     const i64 n = static_cast<i64>(PyArray_SIZE(buf));
@@ -18,30 +49,26 @@ static bool intern_typed(PyArrayObject* buf, const In<i64>& spans, const In<u8>&
     } else if (is_word.n < 256) {
         return fail(PyExc_ValueError, "the word table needs 256 entries for a uint8 buffer");
     }
-    return nogil([&] {
-        status = intern_run(bp, spans.p, spans.dim(0), is_word.p, A, tok.p, tok.n, ptr.p, pos.p);
+    T.busy = true;
+    const bool ok = nogil([&] {
+        status = T.scan(bp, spans.p, spans.dim(0), is_word.p, tok.p, tok.n, ptr.p, pos.p);
     });
+    T.busy = false;
+    return ok;
 }
 
 static PyObject* py_intern_run(PyObject*, PyObject* args) {
-    PyObject *obuf, *ospans, *oword, *oslots, *othash, *otstart, *otlen, *ostop, *opool, *octr,
-        *otok, *optr, *opos;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOO", &obuf, &ospans, &oword, &oslots, &othash,
-                          &otstart, &otlen, &ostop, &opool, &octr, &otok, &optr, &opos))
+    PyObject *otable, *obuf, *ospans, *oword, *otok, *optr, *opos;
+    if (!PyArg_ParseTuple(args, "OOOOOOO", &otable, &obuf, &ospans, &oword, &otok, &optr, &opos))
         return nullptr;
+    InternTable* T = get_intern(otable);
+    if (T == nullptr) return nullptr;
     In<i64> spans;
     In<u8> is_word;
-    Out<i32> slots, tlen, tok;
-    Out<u64> thash;
-    Out<i64> tstart, counters, ptr, pos;
-    Out<u8> is_stop;
-    Out<u32> pool;
+    Out<i32> tok;
+    Out<i64> ptr, pos;
     if (!spans.get(ospans, "spans", 2) || !is_word.get(oword, "is_word") ||
-        !slots.get(oslots, "slots") || !thash.get(othash, "thash") ||
-        !tstart.get(otstart, "tstart") || !tlen.get(otlen, "tlen") ||
-        !is_stop.get(ostop, "is_stop") || !pool.get(opool, "pool") ||
-        !counters.get(octr, "counters") || !tok.get(otok, "tok") || !ptr.get(optr, "ptr") ||
-        !pos.get(opos, "pos"))
+        !tok.get(otok, "tok") || !ptr.get(optr, "ptr") || !pos.get(opos, "pos"))
         return nullptr;
     if (!PyArray_Check(obuf)) return PyErr_Format(PyExc_TypeError, "buf must be a numpy array");
     auto* buf = reinterpret_cast<PyArrayObject*>(obuf);
@@ -55,50 +82,92 @@ static PyObject* py_intern_run(PyObject*, PyObject* args) {
     for (i64 d = 0; d < n_docs; ++d)
         if (spans.p[2 * d] < 0 || spans.p[2 * d] > spans.p[2 * d + 1] || spans.p[2 * d + 1] > nbuf)
             return PyErr_Format(PyExc_ValueError, "span %lld out of range", static_cast<long long>(d));
-    const i64 cap = thash.n;
-    if (tstart.n != cap || tlen.n != cap || is_stop.n != cap || slots.n < 2 ||
-        (slots.n & (slots.n - 1)) != 0 || counters.n != 2 || pos.n != 3 || ptr.n != n_docs + 1)
-        return PyErr_Format(PyExc_ValueError, "intern_run: inconsistent table arrays");
-    const i64 n_terms = counters.p[0], used = counters.p[1];
-    if (n_terms < 0 || n_terms > cap || used < 0 || used > pool.n || pos.p[0] < 0 ||
-        pos.p[0] > n_docs || pos.p[2] < 0 || pos.p[2] > tok.n || pos.p[1] < 0 || pos.p[1] > nbuf)
-        return PyErr_Format(PyExc_ValueError, "intern_run: counters out of range");
-    i64 filled = 0;
-    for (i64 j = 0; j < slots.n; ++j) {
-        if (slots.p[j] < -1 || slots.p[j] >= n_terms)
-            return PyErr_Format(PyExc_ValueError, "intern_run: slot %lld out of range", static_cast<long long>(j));
-        filled += slots.p[j] >= 0;
-    }
-    // one slot per term and at least half the slots free: every probe reaches an empty slot
-    if (filled != n_terms || 2 * n_terms > slots.n)
-        return PyErr_Format(PyExc_ValueError, "intern_run: the slot table does not hold the %lld terms",
-                            static_cast<long long>(n_terms));
-    for (i64 t = 0; t < n_terms; ++t)
-        if (tstart.p[t] < 0 || tlen.p[t] < 0 || tlen.p[t] > used || tstart.p[t] > used - tlen.p[t])
-            return PyErr_Format(PyExc_ValueError, "intern_run: term %lld outside the pool", static_cast<long long>(t));
-    InternArrays A{slots.p, slots.n, thash.p, tstart.p, tlen.p, is_stop.p, cap, pool.p, pool.n, counters.p};
+    if (pos.n != 3 || ptr.n != n_docs + 1)
+        return PyErr_Format(PyExc_ValueError, "intern_run: ptr needs n_docs + 1 entries and pos 3");
+    if (pos.p[0] < 0 || pos.p[0] > n_docs || pos.p[2] < 0 || pos.p[2] > tok.n || pos.p[1] < 0 ||
+        pos.p[1] > nbuf)
+        return PyErr_Format(PyExc_ValueError, "intern_run: pos out of range");
     int status = 0;
-    const bool ok = b8 ? intern_typed<u8>(buf, spans, is_word, A, tok, ptr, pos, status)
-                       : intern_typed<u32>(buf, spans, is_word, A, tok, ptr, pos, status);
+    const bool ok = b8 ? intern_typed<u8>(*T, buf, spans, is_word, tok, ptr, pos, status)
+                       : intern_typed<u32>(*T, buf, spans, is_word, tok, ptr, pos, status);
     if (!ok) return nullptr;
     return PyLong_FromLong(status);
 }
+NBK_ENTRY(intern_run, METH_VARARGS,
+          "intern_run(table, buf, spans, is_word, tok, ptr, pos) -> status (0 done, 3 tok full: grow it, call again)");
 
-static PyObject* py_rehash(PyObject*, PyObject* args) {
-    PyObject *oslots, *othash;
-    long long n_terms;
-    if (!PyArg_ParseTuple(args, "OOL", &oslots, &othash, &n_terms)) return nullptr;
-    Out<i32> slots;
-    In<u64> thash;
-    if (!slots.get(oslots, "slots") || !thash.get(othash, "thash")) return nullptr;
-    if (slots.n < 1 || (slots.n & (slots.n - 1)) != 0 || n_terms < 0 || n_terms > thash.n ||
-        2 * n_terms > slots.n)
-        return PyErr_Format(PyExc_ValueError, "rehash: table too small");
-    for (i64 j = 0; j < slots.n; ++j)
-        if (slots.p[j] != -1) return PyErr_Format(PyExc_ValueError, "rehash: slots must be empty (-1)");
-    rehash(slots.p, slots.n, thash.p, n_terms);
+static PyObject* py_intern_size(PyObject*, PyObject* arg) {
+    InternTable* T = get_intern(arg);
+    if (T == nullptr) return nullptr;
+    return PyLong_FromLongLong(T->n_terms());
+}
+NBK_ENTRY(intern_size, METH_O, "Number of terms of an interning table.");
+
+static PyObject* py_intern_stop(PyObject*, PyObject* args) {
+    PyObject *otable, *oids;
+    if (!PyArg_ParseTuple(args, "OO", &otable, &oids)) return nullptr;
+    InternTable* T = get_intern(otable);
+    if (T == nullptr) return nullptr;
+    In<i32> ids;
+    if (!ids.get(oids, "ids") || !check_range(ids.p, ids.n, 0, T->n_terms(), "ids")) return nullptr;
+    for (i64 i = 0; i < ids.n; ++i) T->is_stop[static_cast<std::size_t>(ids.p[i])] = 1;
     Py_RETURN_NONE;
 }
+NBK_ENTRY(intern_stop, METH_VARARGS,
+          "intern_stop(table, ids): the terms ids are stop words (left out of later scans).");
+
+PyDoc_STRVAR(intern_terms_doc,
+             "intern_terms(table, lo) -> list of str\n\n"
+             "The terms lo, lo + 1, ... of an interning table, by id.");
+
+static PyObject* py_intern_terms(PyObject*, PyObject* args) {
+    PyObject* otable;
+    long long lo;
+    if (!PyArg_ParseTuple(args, "OL", &otable, &lo)) return nullptr;
+    InternTable* T = get_intern(otable);
+    if (T == nullptr) return nullptr;
+    const i64 n = T->n_terms();
+    if (lo < 0 || lo > n) return PyErr_Format(PyExc_ValueError, "lo = %lld is not in [0, %lld]", lo,
+                                              static_cast<long long>(n));
+    PyObject* out = PyList_New(static_cast<Py_ssize_t>(n - lo));
+    if (out == nullptr) return nullptr;
+    for (i64 t = lo; t < n; ++t) {
+        if (((t - lo) & 0xFFFF) == 0xFFFF && PyErr_CheckSignals() < 0) {
+            Py_DECREF(out);
+            return nullptr;
+        }
+        PyObject* s = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, T->pool.p + T->tstart[static_cast<std::size_t>(t)],
+                                                T->tlen[static_cast<std::size_t>(t)]);
+        if (s == nullptr) {
+            Py_DECREF(out);
+            return nullptr;
+        }
+        PyList_SET_ITEM(out, static_cast<Py_ssize_t>(t - lo), s);
+    }
+    return out;
+}
+NBK_ENTRY(intern_terms, METH_VARARGS, intern_terms_doc);
+
+// A copy of the table's terms for the sorting and blob kernels.
+static PyObject* py_intern_arrays(PyObject*, PyObject* arg) {
+    InternTable* T = get_intern(arg);
+    if (T == nullptr) return nullptr;
+    const i64 n = T->n_terms(), used = T->pool_used();
+    std::vector<u32> pool;
+    std::vector<i64> tstart, tlen;
+    T->busy = true;
+    const bool ok = nogil([&] {
+        pool.assign(T->pool.p, T->pool.p + used);
+        tstart.assign(T->tstart.p, T->tstart.p + n);
+        tlen.assign(T->tlen.p, T->tlen.p + n);
+    });
+    T->busy = false;
+    if (!ok) return nullptr;
+    return vectors_to_np(std::move(pool), std::move(tstart), std::move(tlen));
+}
+NBK_ENTRY(intern_arrays, METH_O,
+          "intern_arrays(table) -> (pool, tstart, tlen): a copy of the table's terms, their code "
+          "points (uint32) and every term's start and length in them (int64), by id.");
 
 static PyObject* py_pair_ids(PyObject*, PyObject* args) {
     PyObject *otok, *optr;
@@ -112,6 +181,7 @@ static PyObject* py_pair_ids(PyObject*, PyObject* args) {
     return Py_BuildValue("(NNNN)", to_np(std::move(P.out)), to_np(std::move(P.optr)),
                          to_np(std::move(P.first)), to_np(std::move(P.second)));
 }
+NBK_ENTRY(pair_ids, METH_VARARGS, "pair_ids(tok, ptr) -> (pair_tok, pair_ptr, first, second)");
 
 struct StreamArgs {
     In<i32> tok, ptok;
@@ -154,6 +224,8 @@ static PyObject* py_first_occurrence(PyObject*, PyObject* args) {
     if (!nogil([&] { n = first_occurrence(S.S, n_uni + n_pair, col); })) return nullptr;
     return Py_BuildValue("(NL)", to_np(std::move(col)), static_cast<long long>(n));
 }
+NBK_ENTRY(first_occurrence, METH_VARARGS,
+          "first_occurrence(tok, ptr, ptok, pptr, n_uni, n_pair, use_uni, use_pair) -> (col, n)");
 
 static PyObject* py_build_rows(PyObject*, PyObject* args) {
     PyObject *a, *b, *c, *d, *ocol;
@@ -172,6 +244,8 @@ static PyObject* py_build_rows(PyObject*, PyObject* args) {
     return Py_BuildValue("(NNN)", to_np(std::move(indptr)), to_np(std::move(indices)),
                          to_np(std::move(values)));
 }
+NBK_ENTRY(build_rows, METH_VARARGS,
+          "build_rows(tok, ptr, ptok, pptr, n_uni, use_uni, use_pair, col, n_cols) -> (indptr, indices, values)");
 
 static PyObject* py_stream_class_sums(PyObject*, PyObject* args) {
     PyObject *a, *b, *c, *d, *ocol, *oy;
@@ -213,6 +287,8 @@ static PyObject* py_stream_class_sums(PyObject*, PyObject* args) {
     }
     return Py_BuildValue("(NN)", out, df);
 }
+NBK_ENTRY(stream_class_sums, METH_VARARGS,
+          "stream_class_sums(tok, ptr, ptok, pptr, n_uni, use_uni, use_pair, col, n_cols, y, n_classes, binary, as_float) -> (sums, df)");
 
 static PyObject* py_ngram_blob(PyObject*, PyObject* args) {
     PyObject *op, *os, *ol, *of, *osec, *oids;
@@ -236,6 +312,8 @@ static PyObject* py_ngram_blob(PyObject*, PyObject* args) {
         return nullptr;
     return to_np(std::move(blob));
 }
+NBK_ENTRY(ngram_blob, METH_VARARGS,
+          "ngram_blob(pool, tstart, tlen, n_uni, first, second, ids) -> code points");
 
 static PyObject* py_order_rows(PyObject*, PyObject* args) {
     PyObject *oip, *oind, *oval, *okey;
@@ -254,22 +332,4 @@ static PyObject* py_order_rows(PyObject*, PyObject* args) {
     if (!nogil([&] { order_rows(indptr.p, indices.p, values.p, key.p, lo, hi); })) return nullptr;
     Py_RETURN_NONE;
 }
-
-namespace nbk {
-PyMethodDef intern_methods[] = {
-    {"intern_run", py_intern_run, METH_VARARGS,
-     "intern_run(buf, spans, is_word, slots, thash, tstart, tlen, is_stop, pool, counters, tok, ptr, pos) -> status"},
-    {"rehash", py_rehash, METH_VARARGS, "rehash(slots, thash, n_terms)"},
-    {"pair_ids", py_pair_ids, METH_VARARGS, "pair_ids(tok, ptr) -> (pair_tok, pair_ptr, first, second)"},
-    {"first_occurrence", py_first_occurrence, METH_VARARGS,
-     "first_occurrence(tok, ptr, ptok, pptr, n_uni, n_pair, use_uni, use_pair) -> (col, n)"},
-    {"build_rows", py_build_rows, METH_VARARGS,
-     "build_rows(tok, ptr, ptok, pptr, n_uni, use_uni, use_pair, col, n_cols) -> (indptr, indices, values)"},
-    {"stream_class_sums", py_stream_class_sums, METH_VARARGS,
-     "stream_class_sums(tok, ptr, ptok, pptr, n_uni, use_uni, use_pair, col, n_cols, y, n_classes, binary, as_float) -> (sums, df)"},
-    {"ngram_blob", py_ngram_blob, METH_VARARGS,
-     "ngram_blob(pool, tstart, tlen, n_uni, first, second, ids) -> code points"},
-    {"order_rows", py_order_rows, METH_VARARGS, "order_rows(indptr, indices, values, key, lo, hi)"},
-    {nullptr, nullptr, 0, nullptr},
-};
-}  // namespace nbk
+NBK_ENTRY(order_rows, METH_VARARGS, "order_rows(indptr, indices, values, key, lo, hi)");

@@ -6,11 +6,13 @@
 
 using namespace nbk;
 
-static PyObject* box_lookup(Lookup&& lk) {
-    Lookup* p = new (std::nothrow) Lookup(std::move(lk));
-    if (p == nullptr) return PyErr_NoMemory();
-    PyObject* cap = PyCapsule_New(p, LOOKUP, box_free<Lookup>);
-    if (cap == nullptr) delete p;
+// The lookup table that build() makes (without the GIL), in a capsule.
+template <class F>
+static PyObject* box_lookup(F&& build) {
+    std::unique_ptr<Lookup> lk;
+    if (!nogil([&] { lk = std::make_unique<Lookup>(build()); })) return nullptr;
+    PyObject* cap = PyCapsule_New(lk.get(), LOOKUP, box_free<Lookup>);
+    if (cap != nullptr) lk.release();
     return cap;
 }
 
@@ -25,10 +27,9 @@ static PyObject* py_build_lookup(PyObject*, PyObject* args) {
     if (cols.n != static_cast<i64>(ds->views.size()))
         return PyErr_Format(PyExc_ValueError, "cols must have one entry per term");
     if (!check_range(cols.p, cols.n, -1, 0xFFFFFFFELL, "cols")) return nullptr;
-    std::unique_ptr<Lookup> lk;
-    if (!nogil([&] { lk = std::make_unique<Lookup>(build_lookup(*ds, cols.p, tid.p)); })) return nullptr;
-    return box_lookup(std::move(*lk));
+    return box_lookup([&] { return build_lookup(*ds, cols.p, tid.p); });
 }
+NBK_ENTRY(build_lookup, METH_VARARGS, "build_lookup(docs, cols, tid) -> Lookup");
 
 static PyObject* py_build_lookup_blob(PyObject*, PyObject* args) {
     PyObject *oblob, *ocols, *otid;
@@ -40,11 +41,9 @@ static PyObject* py_build_lookup_blob(PyObject*, PyObject* args) {
     for (i64 i = 0; i < blob.n; ++i)
         if (blob.p[i] >= MAX_CP) return PyErr_Format(PyExc_ValueError, "blob holds a value above U+10FFFF");
     if (!check_range(cols.p, cols.n, -1, 0xFFFFFFFELL, "cols")) return nullptr;
-    std::unique_ptr<Lookup> lk;
-    if (!nogil([&] { lk = std::make_unique<Lookup>(build_lookup_blob(blob.p, blob.n, cols.p, cols.n, tid.p)); }))
-        return nullptr;
-    return box_lookup(std::move(*lk));
+    return box_lookup([&] { return build_lookup_blob(blob.p, blob.n, cols.p, cols.n, tid.p); });
 }
+NBK_ENTRY(build_lookup_blob, METH_VARARGS, "build_lookup_blob(blob, cols, tid) -> Lookup");
 
 static PyObject* py_build_lookup_packed(PyObject*, PyObject* args) {
     PyObject *obytes, *ooff, *ocols, *otid;
@@ -56,17 +55,17 @@ static PyObject* py_build_lookup_packed(PyObject*, PyObject* args) {
         return nullptr;
     if (cols.n != off.n - 1) return PyErr_Format(PyExc_ValueError, "cols must have one entry per term");
     if (!check_range(cols.p, cols.n, -1, 0xFFFFFFFELL, "cols")) return nullptr;
-    std::unique_ptr<Lookup> lk;
-    if (!nogil([&] { lk = std::make_unique<Lookup>(build_lookup_packed(data.p, off.p, cols.n, cols.p, tid.p)); }))
-        return nullptr;
-    return box_lookup(std::move(*lk));
+    return box_lookup([&] { return build_lookup_packed(data.p, off.p, cols.n, cols.p, tid.p); });
 }
+NBK_ENTRY(build_lookup_packed, METH_VARARGS,
+          "build_lookup_packed(bytes, offsets, cols, tid) -> Lookup");
 
 static PyObject* py_lookup_size(PyObject*, PyObject* arg) {
     Lookup* lk = unbox<Lookup>(arg, LOOKUP, "Lookup");
     if (lk == nullptr) return nullptr;
     return Py_BuildValue("(LL)", static_cast<long long>(lk->n_terms), static_cast<long long>(lk->max_col));
 }
+NBK_ENTRY(lookup_size, METH_O, "(number of terms, largest column) of a Lookup.");
 
 static PyObject* py_transform_run(PyObject*, PyObject* args) {
     PyObject *odocs, *otlow, *otid, *olk;
@@ -87,6 +86,8 @@ static PyObject* py_transform_run(PyObject*, PyObject* args) {
         return nullptr;
     return csr_tuple(std::move(c), true);
 }
+NBK_ENTRY(transform_run, METH_VARARGS,
+          "transform_run(docs, lo, hi, tlow, tid, lookup, n_cols, track=False) -> (indptr, indices, values, first)");
 
 static PyObject* py_count_one(PyObject*, PyObject* args) {
     PyObject *odoc, *ot, *olk;
@@ -106,19 +107,4 @@ static PyObject* py_count_one(PyObject*, PyObject* args) {
     if (!nogil([&] { count_one(v, t.p, *lk, uniq, counts); }, v.n > 100000)) return nullptr;
     return Py_BuildValue("(ONN)", Py_True, to_np(std::move(uniq)), to_np(std::move(counts)));
 }
-
-namespace nbk {
-PyMethodDef lookup_methods[] = {
-    {"build_lookup", py_build_lookup, METH_VARARGS, "build_lookup(docs, cols, tid) -> Lookup"},
-    {"build_lookup_blob", py_build_lookup_blob, METH_VARARGS,
-     "build_lookup_blob(blob, cols, tid) -> Lookup"},
-    {"build_lookup_packed", py_build_lookup_packed, METH_VARARGS,
-     "build_lookup_packed(bytes, offsets, cols, tid) -> Lookup"},
-    {"lookup_size", py_lookup_size, METH_O, "(number of terms, largest column) of a Lookup."},
-    {"transform_run", py_transform_run, METH_VARARGS,
-     "transform_run(docs, lo, hi, tlow, tid, lookup, n_cols, track=False) -> (indptr, indices, values, first)"},
-    {"count_one", py_count_one, METH_VARARGS,
-     "count_one(doc, t, lowercase, lookup) -> (ok, columns, counts)"},
-    {nullptr, nullptr, 0, nullptr},
-};
-}  // namespace nbk
+NBK_ENTRY(count_one, METH_VARARGS, "count_one(doc, t, lowercase, lookup) -> (ok, columns, counts)");

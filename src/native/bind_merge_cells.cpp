@@ -58,6 +58,7 @@ static PyObject* py_union_terms(PyObject*, PyObject* args) {
     if (!sorted) Py_RETURN_NONE;
     return vectors_to_np(std::move(data), std::move(offsets), std::move(cols));
 }
+NBK_ENTRY(union_terms, METH_VARARGS, union_terms_doc);
 
 PyDoc_STRVAR(nonzero_cells_doc,
              "nonzero_cells(flat) -> (index, values)\n\n"
@@ -72,6 +73,7 @@ static PyObject* py_nonzero_cells(PyObject*, PyObject* arg) {
     if (!nogil([&] { nonzero_cells(flat.p, flat.n, index, values); })) return nullptr;
     return vectors_to_np(std::move(index), std::move(values));
 }
+NBK_ENTRY(nonzero_cells, METH_O, nonzero_cells_doc);
 
 PyDoc_STRVAR(sum_cells_doc,
              "sum_cells(tables, n_rows, n_columns) -> (dense, index, values)\n\n"
@@ -154,12 +156,4 @@ static PyObject* py_sum_cells(PyObject*, PyObject* args) {
     }
     return Py_BuildValue("NNN", od, oi, ov);
 }
-
-namespace nbk {
-PyMethodDef merge_cells_methods[] = {
-    {"union_terms", py_union_terms, METH_VARARGS, union_terms_doc},
-    {"sum_cells", py_sum_cells, METH_VARARGS, sum_cells_doc},
-    {"nonzero_cells", py_nonzero_cells, METH_O, nonzero_cells_doc},
-    {nullptr, nullptr, 0, nullptr},
-};
-}  // namespace nbk
+NBK_ENTRY(sum_cells, METH_VARARGS, sum_cells_doc);

@@ -16,6 +16,8 @@ static PyObject* py_packed_check(PyObject*, PyObject* args) {
     return Py_BuildValue("(iLLO)", r.status, static_cast<long long>(r.at), static_cast<long long>(r.other),
                          r.sorted ? Py_True : Py_False);
 }
+NBK_ENTRY(packed_check, METH_VARARGS,
+          "packed_check(bytes, offsets) -> (status 0 ok / 1 offsets / 2 UTF-8 / 3 duplicate, at, other, sorted)");
 
 // The arguments (bytes, offsets, cols): a packing and term indices into it.
 static bool get_packed_cols(PyObject* args, In<u8>& data, In<i64>& off, In<i64>& cols) {
@@ -33,6 +35,7 @@ static PyObject* py_packed_sort(PyObject*, PyObject* args) {
     if (!nogil([&] { packed_sort(data.p, off.p, out); })) return nullptr;
     return to_np(std::move(out));
 }
+NBK_ENTRY(packed_sort, METH_VARARGS, "packed_sort(bytes, offsets, cols) -> cols sorted by term");
 
 // The terms cols, in that order, packed anew: (bytes, offsets). One pass over the
 // lengths, one copy of the bytes.
@@ -69,6 +72,8 @@ static PyObject* py_packed_take(PyObject*, PyObject* args) {
         return nullptr;
     return vectors_to_np(std::move(bytes), std::move(offsets));
 }
+NBK_ENTRY(packed_take, METH_VARARGS,
+          "packed_take(bytes, offsets, cols) -> (bytes, offsets) of the terms cols");
 
 // The terms as a list of str (first use of a packed vocabulary's strings: one
 // PyUnicode_DecodeUTF8 per term, "surrogatepass" as the bytes were written).
@@ -93,14 +98,4 @@ static PyObject* py_packed_strings(PyObject*, PyObject* args) {
     }
     return out;
 }
-
-namespace nbk {
-PyMethodDef packed_methods[] = {
-    {"packed_check", py_packed_check, METH_VARARGS,
-     "packed_check(bytes, offsets) -> (status 0 ok / 1 offsets / 2 UTF-8 / 3 duplicate, at, other, sorted)"},
-    {"packed_sort", py_packed_sort, METH_VARARGS, "packed_sort(bytes, offsets, cols) -> cols sorted by term"},
-    {"packed_take", py_packed_take, METH_VARARGS, "packed_take(bytes, offsets, cols) -> (bytes, offsets) of the terms cols"},
-    {"packed_strings", py_packed_strings, METH_VARARGS, "packed_strings(bytes, offsets) -> list of str"},
-    {nullptr, nullptr, 0, nullptr},
-};
-}  // namespace nbk
+NBK_ENTRY(packed_strings, METH_VARARGS, "packed_strings(bytes, offsets) -> list of str");

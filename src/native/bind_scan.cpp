@@ -77,6 +77,7 @@ static PyObject* py_doc_set(PyObject*, PyObject* args) {
     }
     return Py_BuildValue("(NN)", cap, lens);
 }
+NBK_ENTRY(doc_set, METH_VARARGS, doc_set_doc);
 
 PyDoc_STRVAR(word_table_doc,
              "word_table() -> uint8 array of 0x110000: 1 where re's \\w matches (str patterns).\n\n"
@@ -91,6 +92,7 @@ static PyObject* py_word_table(PyObject*, PyObject*) {
     for (i64 c = 0; c < MAX_CP; ++c) t[static_cast<std::size_t>(c)] = word_flag(static_cast<u32>(c)) ? 1 : 0;
     return to_np(std::move(t));
 }
+NBK_ENTRY(word_table, METH_NOARGS, word_table_doc);
 
 PyDoc_STRVAR(char_table_doc,
              "char_table(lowercase) -> uint32 array of 0x110000 (empty if it cannot be built)\n\n"
@@ -147,24 +149,16 @@ static PyObject* py_char_table(PyObject*, PyObject* arg) {
     }
     return to_np(std::move(t));
 }
+NBK_ENTRY(char_table, METH_O, char_table_doc);
 
 static PyObject* py_cancel(PyObject*, PyObject*) {
     g_cancel.store(true);
     Py_RETURN_NONE;
 }
+NBK_ENTRY(cancel, METH_NOARGS, "Ask every running kernel to stop (KeyboardInterrupt).");
 
 static PyObject* py_reset_cancel(PyObject*, PyObject*) {
     g_cancel.store(false);
     Py_RETURN_NONE;
 }
-
-namespace nbk {
-PyMethodDef scan_methods[] = {
-    {"doc_set", py_doc_set, METH_VARARGS, doc_set_doc},
-    {"word_table", py_word_table, METH_NOARGS, word_table_doc},
-    {"char_table", py_char_table, METH_O, char_table_doc},
-    {"cancel", py_cancel, METH_NOARGS, "Ask every running kernel to stop (KeyboardInterrupt)."},
-    {"reset_cancel", py_reset_cancel, METH_NOARGS, "Clear the cancel flag."},
-    {nullptr, nullptr, 0, nullptr},
-};
-}  // namespace nbk
+NBK_ENTRY(reset_cancel, METH_NOARGS, "Clear the cancel flag.");

@@ -36,10 +36,4 @@ static PyObject* py_rows_dot(PyObject*, PyObject* args) {
     if (!ok) return nullptr;
     Py_RETURN_NONE;
 }
-
-namespace nbk {
-PyMethodDef scoring_methods[] = {
-    {"rows_dot", py_rows_dot, METH_VARARGS, "rows_dot(indptr, indices, data, W, out, lo, hi)"},
-    {nullptr, nullptr, 0, nullptr},
-};
-}  // namespace nbk
+NBK_ENTRY(rows_dot, METH_VARARGS, "rows_dot(indptr, indices, data, W, out, lo, hi)");

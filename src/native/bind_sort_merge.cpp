@@ -23,6 +23,8 @@ static PyObject* py_sort_terms(PyObject*, PyObject* args) {
     if (!nogil([&] { s = sort_terms(terms_of(A)); })) return nullptr;
     return sort_out_tuple(std::move(s));
 }
+NBK_ENTRY(sort_terms, METH_VARARGS,
+          "sort_terms(pool, tstart, tlen) -> (order, first, per, skeys, slen)");
 
 static PyObject* py_prefix_keys(PyObject*, PyObject* args) {
     PyObject *op, *os, *ol;
@@ -33,6 +35,7 @@ static PyObject* py_prefix_keys(PyObject*, PyObject* args) {
     if (!nogil([&] { keys = prefix_keys(terms_of(A)); })) return nullptr;
     return to_np(std::move(keys));
 }
+NBK_ENTRY(prefix_keys, METH_VARARGS, "prefix_keys(pool, tstart, tlen) -> keys");
 
 static PyObject* py_split_sorted(PyObject*, PyObject* args) {
     PyObject *op, *os, *ol, *ok, *oo, *ob;
@@ -57,6 +60,8 @@ static PyObject* py_split_sorted(PyObject*, PyObject* args) {
         return nullptr;
     return to_np(std::move(cuts), n_pieces + 1, k);
 }
+NBK_ENTRY(split_sorted, METH_VARARGS,
+          "split_sorted(pool, tstart, tlen, keys, order, bounds, n_pieces) -> cuts");
 
 static PyObject* py_merge_piece(PyObject*, PyObject* args) {
     PyObject *op, *os, *ol, *ok, *oo, *ost, *oen, *opk, *opl;
@@ -87,6 +92,8 @@ static PyObject* py_merge_piece(PyObject*, PyObject* args) {
         return nullptr;
     return Py_BuildValue("(NL)", to_np(std::move(sel), m, k), static_cast<long long>(chars));
 }
+NBK_ENTRY(merge_piece, METH_VARARGS,
+          "merge_piece(pool, tstart, tlen, keys, order, starts, ends, pkeys, plen, low) -> (sel, chars)");
 
 static PyObject* py_fill_blob(PyObject*, PyObject* args) {
     PyObject *op, *os, *ol, *osel, *oblob;
@@ -111,6 +118,7 @@ static PyObject* py_fill_blob(PyObject*, PyObject* args) {
     if (!nogil([&] { fill_blob(terms_of(A), sel.p, n, k, blob.p, o, sep); })) return nullptr;
     Py_RETURN_NONE;
 }
+NBK_ENTRY(fill_blob, METH_VARARGS, "fill_blob(pool, tstart, tlen, sel, blob, o, sep)");
 
 template <class C, class O>
 static bool fill_counts_typed(const std::vector<PyArrayObject*>& counts,
@@ -200,19 +208,4 @@ static PyObject* py_fill_counts(PyObject*, PyObject* args) {
     if (!ok) return nullptr;
     Py_RETURN_NONE;
 }
-
-namespace nbk {
-PyMethodDef sort_merge_methods[] = {
-    {"sort_terms", py_sort_terms, METH_VARARGS,
-     "sort_terms(pool, tstart, tlen) -> (order, first, per, skeys, slen)"},
-    {"prefix_keys", py_prefix_keys, METH_VARARGS, "prefix_keys(pool, tstart, tlen) -> keys"},
-    {"split_sorted", py_split_sorted, METH_VARARGS,
-     "split_sorted(pool, tstart, tlen, keys, order, bounds, n_pieces) -> cuts"},
-    {"merge_piece", py_merge_piece, METH_VARARGS,
-     "merge_piece(pool, tstart, tlen, keys, order, starts, ends, pkeys, plen, low) -> (sel, chars)"},
-    {"fill_blob", py_fill_blob, METH_VARARGS, "fill_blob(pool, tstart, tlen, sel, blob, o, sep)"},
-    {"fill_counts", py_fill_counts, METH_VARARGS,
-     "fill_counts(counts, df, sel, n_classes, out, out_df, col0)"},
-    {nullptr, nullptr, 0, nullptr},
-};
-}  // namespace nbk
+NBK_ENTRY(fill_counts, METH_VARARGS, "fill_counts(counts, df, sel, n_classes, out, out_df, col0)");

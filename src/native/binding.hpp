@@ -22,6 +22,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -29,17 +30,23 @@
 
 namespace nbk {
 
-// The entry points of each binding file (a table ended by a zeroed entry; module.cpp
-// joins them into the module's).
-extern PyMethodDef scan_methods[];
-extern PyMethodDef count_methods[];
-extern PyMethodDef sort_merge_methods[];
-extern PyMethodDef lookup_methods[];
-extern PyMethodDef packed_methods[];
-extern PyMethodDef hashing_methods[];
-extern PyMethodDef intern_methods[];
-extern PyMethodDef scoring_methods[];
-extern PyMethodDef merge_cells_methods[];
+// The module's entry points. Each binding file names each of its functions right after
+// it (NBK_ENTRY), which adds it here when the library is loaded; PyInit__native makes the
+// module's method table of them.
+inline std::vector<PyMethodDef>& entries() {
+    static std::vector<PyMethodDef> all;
+    return all;
+}
+
+struct Entry {
+    Entry(const char* name, PyCFunction f, int flags, const char* doc) {
+        entries().push_back(PyMethodDef{name, f, flags, doc});
+    }
+};
+
+// NBK_ENTRY(name, flags, doc): py_<name> is the module's function <name>.
+#define NBK_ENTRY(name, flags, doc) \
+    static const nbk::Entry entry_##name(#name, py_##name, flags, doc)
 
 // ------------------------------------------------------------------------------------
 // errors, the GIL, interruption
@@ -114,35 +121,14 @@ inline bool fail(PyObject* type, const char* fmt, ...) {
 // arrays
 // ------------------------------------------------------------------------------------
 
+// The NumPy type number of T.
 template <class T>
-struct NpT;
-template <>
-struct NpT<u8> {
-    static constexpr int v = NPY_UINT8;
-};
-template <>
-struct NpT<i8> {
-    static constexpr int v = NPY_INT8;
-};
-template <>
-struct NpT<u32> {
-    static constexpr int v = NPY_UINT32;
-};
-template <>
-struct NpT<i32> {
-    static constexpr int v = NPY_INT32;
-};
-template <>
-struct NpT<i64> {
-    static constexpr int v = NPY_INT64;
-};
-template <>
-struct NpT<u64> {
-    static constexpr int v = NPY_UINT64;
-};
-template <>
-struct NpT<double> {
-    static constexpr int v = NPY_FLOAT64;
+struct NpT {
+    static constexpr int v = std::is_same_v<T, u8> ? NPY_UINT8 : std::is_same_v<T, i8> ? NPY_INT8
+                           : std::is_same_v<T, u32> ? NPY_UINT32 : std::is_same_v<T, i32> ? NPY_INT32
+                           : std::is_same_v<T, i64> ? NPY_INT64 : std::is_same_v<T, u64> ? NPY_UINT64
+                                                                                   : NPY_FLOAT64;
+    static_assert(v != NPY_FLOAT64 || std::is_same_v<T, double>, "no NumPy type for T");
 };
 
 // A read-only C-contiguous array of T (converted, safely, when it is not one).
@@ -325,12 +311,13 @@ inline bool get_table(PyObject* o, In<u32>& t, const char* name) {
 }
 
 // ------------------------------------------------------------------------------------
-// capsules: documents, counting runs, lookup tables
+// capsules: documents, counting runs, lookup tables, interning tables
 // ------------------------------------------------------------------------------------
 
 inline constexpr const char* DOCSET = "nbayes._native.DocSet";
 inline constexpr const char* RUN = "nbayes._native.Run";
 inline constexpr const char* LOOKUP = "nbayes._native.Lookup";
+inline constexpr const char* INTERN = "nbayes._native.Intern";
 
 struct DocSetBox {
     DocSet ds;

@@ -1,18 +1,13 @@
 // nbayes._native: the compiled text kernels, bound to Python through the CPython and
 // NumPy C APIs. Each kernel header has its binding file (bind_<header>.cpp, its entry
 // points and their argument checks); binding.hpp holds what they share (errors, the GIL
-// and interruption, arrays, capsules). This file makes the module from their tables.
+// and interruption, arrays, capsules). This file makes the module of their entry points.
 #define NBAYES_NATIVE_MODULE  // this translation unit imports NumPy's C API table
 #include "binding.hpp"
 
 using namespace nbk;
 
-static PyMethodDef* const tables[] = {
-    scan_methods,    count_methods,   sort_merge_methods, lookup_methods,      packed_methods,
-    hashing_methods, intern_methods,  scoring_methods,    merge_cells_methods,
-};
-
-static std::vector<PyMethodDef> methods;  // the joined tables, zero-terminated
+static std::vector<PyMethodDef> methods;  // the entry points, zero-terminated
 
 static struct PyModuleDef moduledef = {
     PyModuleDef_HEAD_INIT, "_native",
@@ -25,8 +20,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     import_array();
     if (methods.empty()) {
         try {
-            for (PyMethodDef* t : tables)
-                for (; t->ml_name != nullptr; ++t) methods.push_back(*t);
+            methods = entries();
             methods.push_back(PyMethodDef{nullptr, nullptr, 0, nullptr});
         } catch (const std::bad_alloc&) {
             methods.clear();
