@@ -15,6 +15,12 @@ static InternTable* get_intern(PyObject* o) {
                         "its own InternState");
         return nullptr;
     }
+    if (t != nullptr && t->broken) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "this interning table stopped in the middle of a scan (interrupted or "
+                        "failed); start again with a new InternState");
+        return nullptr;
+    }
     return t;
 }
 
@@ -54,6 +60,7 @@ static bool intern_typed(InternTable& T, PyArrayObject* buf, const In<i64>& span
         status = T.scan(bp, spans.p, spans.dim(0), is_word.p, tok.p, tok.n, ptr.p, pos.p);
     });
     T.busy = false;
+    T.broken = !ok;
     return ok;
 }
 

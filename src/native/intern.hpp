@@ -148,6 +148,8 @@ struct InternTable {
     i64 cap_terms = 0;  // room of thash, tstart, tlen, is_stop
     i64 counters[2] = {0, 0};  // n_terms, pool_used
     bool busy = false;  // a call is under way without the GIL
+    bool broken = false;  // a scan stopped midway (Ctrl-C, an error): its slots may hold
+                          // terms the counters do not, so the table is not used again
 
     explicit InternTable(i64 capacity) {
         i64 cap = 16;

@@ -548,9 +548,7 @@ def baselines(docs: list[str], src: Src):
         "ngram_blob": (
             N.ngram_blob,
             [
-                st.pool,
-                st.tstart[:nu].copy(),
-                st.tlen[:nu].astype(np.int64),
+                *st.arrays(),
                 nu,
                 f1,
                 f2,

@@ -280,6 +280,25 @@ def test_the_interning_table_grows_in_the_kernel() -> None:
     assert not hasattr(st, "slots") and not hasattr(st, "pool")
 
 
+def test_an_interrupted_interning_table_is_not_used_again() -> None:
+    """A scan stopped midway may leave terms in the slots that the counters do not hold:
+    the table refuses further calls with advice instead of probing a table it no longer
+    knows to be sound."""
+    st = _tk.InternState()
+    _, buf, spans = _tk.encode_corpus(["alpha beta gamma"], False)
+    _native.cancel()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            st.scan(buf, spans)
+    finally:
+        _native.reset_cancel()
+    with pytest.raises(RuntimeError, match="new InternState"):
+        st.scan(buf, spans)
+    fresh = _tk.InternState()
+    fresh.scan(buf, spans)
+    assert fresh.terms() == ["alpha", "beta", "gamma"]
+
+
 INTERRUPT = textwrap.dedent(
     """
     import sys, time
