@@ -5,12 +5,13 @@
 #pragma once
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "common.hpp"
 
 namespace nbk {
 
-// The interning table's arrays (owned by the Python InternState).
+// The interning table's arrays (owned by an InternTable, below).
 struct InternArrays {
     i32* slots;
     i64 n_slots;  // power of two
@@ -124,11 +125,86 @@ inline int intern_run(const B* buf, const i64* spans, i64 n_docs, const u8* is_w
 inline void rehash(i32* slots, i64 n_slots, const u64* thash, i64 n_terms) {
     const u64 mask = static_cast<u64>(n_slots - 1);
     for (i64 t = 0; t < n_terms; ++t) {
+        if ((t & 0xFFF) == 0) tick();  // a table of millions of terms: Ctrl-C stays live
         u64 j = thash[t] & mask;
         while (slots[j] != -1) j = (j + 1) & mask;
         slots[j] = static_cast<i32>(t);
     }
 }
+
+// The interning table of the copying path, owned by a capsule (nbayes._native.Intern).
+// Python never sees its arrays, so what intern_run relies on (one slot per term, at least
+// half the slots free, every term inside the pool) holds by construction: a call checks
+// what it is given, not the whole table. Ids are first-occurrence order.
+struct InternTable {
+    static constexpr i64 MAX_TERMS = i64{1} << 30;  // ids and lengths are int32
+
+    ZBuf<i32> slots;  // 2 * cap_terms, -1: free
+    ZBuf<u64> thash;
+    ZBuf<i64> tstart;
+    ZBuf<i32> tlen;
+    ZBuf<u8> is_stop;
+    ZBuf<u32> pool;
+    i64 cap_terms = 0;  // room of thash, tstart, tlen, is_stop
+    i64 counters[2] = {0, 0};  // n_terms, pool_used
+    bool busy = false;  // a call is under way without the GIL
+    bool broken = false;  // a scan stopped midway (Ctrl-C, an error): its slots may hold
+                          // terms the counters do not, so the table is not used again
+
+    explicit InternTable(i64 capacity) {
+        i64 cap = 16;
+        while (cap < capacity && cap < MAX_TERMS) cap *= 2;
+        slots.alloc_unset(static_cast<std::size_t>(2 * cap));
+        std::fill(slots.p, slots.p + 2 * cap, -1);
+        thash.alloc_unset(static_cast<std::size_t>(cap));
+        tstart.alloc_unset(static_cast<std::size_t>(cap));
+        tlen.alloc_unset(static_cast<std::size_t>(cap));
+        is_stop.alloc(static_cast<std::size_t>(cap));
+        pool.alloc_unset(static_cast<std::size_t>(8 * cap));
+        cap_terms = cap;
+    }
+    i64 n_terms() const { return counters[0]; }
+    i64 pool_used() const { return counters[1]; }
+    InternArrays arrays() {
+        return InternArrays{slots.p, static_cast<i64>(slots.n), thash.p, tstart.p, tlen.p,
+                            is_stop.p, cap_terms, pool.p, static_cast<i64>(pool.n), counters};
+    }
+    // Room for twice the terms, the slots rehashed (on bad_alloc or Ctrl-C the table is
+    // unchanged but for spare room).
+    void grow_terms() {
+        const i64 cap = 2 * cap_terms;
+        if (cap > MAX_TERMS) throw std::length_error("the interning table holds 2**30 terms, its most");
+        const auto c = static_cast<std::size_t>(cap);
+        thash.extend(c, false);
+        tstart.extend(c, false);
+        tlen.extend(c, false);
+        is_stop.extend(c, true);
+        ZBuf<i32> s;
+        s.alloc_unset(2 * c);
+        std::fill(s.p, s.p + 2 * cap, -1);
+        rehash(s.p, 2 * cap, thash.p, counters[0]);
+        slots = std::move(s);
+        cap_terms = cap;
+    }
+    void grow_pool() { pool.extend(2 * pool.n + 64, false); }
+
+    // Scan buf[spans] from pos (see intern_run), growing the table as it fills: 0 when
+    // done, 3 when the token buffer is full (pos saved for the caller to resume).
+    template <class B>
+    int scan(const B* buf, const i64* spans, i64 n_docs, const u8* is_word, i32* tok,
+             i64 cap_tok, i64* ptr, i64* pos) {
+        while (true) {
+            InternArrays A = arrays();
+            const int status = intern_run(buf, spans, n_docs, is_word, A, tok, cap_tok, ptr, pos);
+            if (status == 1)
+                grow_terms();
+            else if (status == 2)
+                grow_pool();
+            else
+                return status;
+        }
+    }
+};
 
 struct Pairs {
     std::vector<i32> out;

@@ -467,8 +467,8 @@ def baselines(docs: list[str], src: Src):
     col, ncols = N.first_occurrence(tok, ptr, ptok, pptr, nu, len(f1), True, True)
     ip, ind, val = N.build_rows(tok, ptr, ptok, pptr, nu, True, True, col, ncols)
     W = np.ones((max(ncols, 1), 2))
-    slots = np.full(64, -1, dtype=np.int32)
-    caps = [ds, lk, lk2, N.run_new(1, True)]
+    it = st._table
+    caps = [ds, lk, lk2, N.run_new(1, True), it]
     k_tok = np.zeros(max(16, len(buf)), dtype=np.int32)
     from nbayes.text._vocabulary import PackedTerms
 
@@ -523,22 +523,18 @@ def baselines(docs: list[str], src: Src):
         "intern_run": (
             N.intern_run,
             [
+                N.intern_new(16),
                 buf,
                 spans,
                 tk.word_table(),
-                slots,
-                np.zeros(32, np.uint64),
-                np.zeros(32, np.int64),
-                np.zeros(32, np.int32),
-                np.zeros(32, np.uint8),
-                np.zeros(256, np.uint32),
-                np.zeros(2, np.int64),
                 k_tok,
                 np.zeros(len(spans) + 1, np.int64),
                 np.zeros(3, np.int64),
             ],
         ),
-        "rehash": (N.rehash, [np.full(64, -1, np.int32), st.thash, min(nu, 32)]),
+        "intern_stop": (N.intern_stop, [it, tok[:4]]),
+        "intern_terms": (N.intern_terms, [it, src.choice([0, nu])]),
+        "intern_arrays": (N.intern_arrays, [it]),
         "pair_ids": (N.pair_ids, [tok, ptr]),
         "first_occurrence": (
             N.first_occurrence,
@@ -552,9 +548,7 @@ def baselines(docs: list[str], src: Src):
         "ngram_blob": (
             N.ngram_blob,
             [
-                st.pool,
-                st.tstart[:nu].copy(),
-                st.tlen[:nu].astype(np.int64),
+                *st.arrays(),
                 nu,
                 f1,
                 f2,
@@ -581,19 +575,6 @@ def baselines(docs: list[str], src: Src):
 def known_bug(name: str, args: list) -> str | None:
     """Arguments that trigger an already reported finding (tests/fuzz/repro_findings.py)."""
     try:
-        if name == "intern_run" and len(args) == 13:
-            ts, tl, sl, ctr = args[5], args[6], args[3], args[9]
-            if isinstance(ts, np.ndarray) and ts.dtype.kind in "iu" and ts.size:
-                big = ts.astype(np.float64) + (tl.astype(np.float64)[: ts.size]
-                                               if isinstance(tl, np.ndarray) and tl.size >= ts.size
-                                               else 0)  # fmt: skip
-                if (big >= 2**62).any() or (ts.astype(np.float64) >= 2**62).any():
-                    return "F3 intern_run tstart + tlen overflow"
-            if isinstance(sl, np.ndarray) and sl.size and not (sl == -1).any():
-                return "F4 intern_run with a full slot table never returns"
-            if isinstance(ctr, np.ndarray) and ctr.size >= 1 and isinstance(sl, np.ndarray):
-                if ctr.dtype.kind in "iu" and sl.size and int(ctr.flat[0]) * 2 > sl.size:
-                    return "F4 intern_run with a full slot table never returns"
         if name == "fill_counts" and len(args) >= 7:
             v = args[6]
             if isinstance(v, int) and not isinstance(v, bool) and v > 2**62:

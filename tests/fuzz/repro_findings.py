@@ -45,7 +45,8 @@ def case(name: str, what: str, must_succeed: bool = False):
     "F3",
     "intern_run: the check 'tstart[t] + tlen[t] > used' (module.cpp:942) overflows "
     "for tstart near 2**63, so a term outside the pool passes and the kernel reads "
-    "pool[tstart + k] (intern.hpp:73): SEGV",
+    "pool[tstart + k] (intern.hpp:73): SEGV. Since issue 25 the table is a capsule (the "
+    "call below, with its arrays, is refused: TypeError)",
 )
 def f3():
     """
@@ -72,7 +73,8 @@ def f3():
     "intern_run: a slot table without an empty (-1) slot is accepted (module.cpp:"
     "939-941 check the range only); the probe loop (intern.hpp:68-86) then never "
     "ends, with the GIL released and no poll inside: the call hangs, Ctrl-C does "
-    "not stop it",
+    "not stop it. Since issue 25 the table is a capsule (the call below, with its arrays, "
+    "is refused: TypeError)",
 )
 def f4():
     """

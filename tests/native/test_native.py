@@ -213,20 +213,26 @@ def test_str_subclasses_are_read() -> None:
             None,
         ),
         lambda: _native.intern_run(
+            _native.intern_new(),
             np.zeros(4, np.uint8),
-            np.array([[0, 9]]),
+            np.array([[0, 9]]),  # past the buffer
             _tk.word_table(),
-            np.full(4, -1, np.int32),
-            np.zeros(2, np.uint64),
-            np.zeros(2, np.int64),
-            np.zeros(2, np.int32),
-            np.zeros(2, np.uint8),
-            np.zeros(8, np.uint32),
-            np.zeros(2, np.int64),
             np.zeros(4, np.int32),
             np.zeros(2, np.int64),
             np.zeros(3, np.int64),
         ),
+        lambda: _native.intern_run(
+            _native.run_new(1, True),  # not an interning table
+            np.zeros(4, np.uint8),
+            np.array([[0, 4]]),
+            _tk.word_table(),
+            np.zeros(4, np.int32),
+            np.zeros(2, np.int64),
+            np.zeros(3, np.int64),
+        ),
+        lambda: _native.intern_stop(_native.intern_new(), np.array([0], np.int32)),
+        lambda: _native.intern_terms(_native.intern_new(), 1),
+        lambda: _native.intern_new(-1),
         lambda: _native.packed_take(
             np.zeros(2, np.uint8),
             np.array([0, 1, 2]),
@@ -252,6 +258,45 @@ def test_result_arrays_own_their_memory() -> None:
     assert lengths.tolist() == [10, 4]
     assert counts.tolist() == [1, 2] and df.tolist() == [1, 2]
     assert "".join(map(chr, pool)) == "alphabeta" and order.tolist() == [0, 1]
+
+
+def test_the_interning_table_grows_in_the_kernel() -> None:
+    """The copying path's table is a capsule that grows as it fills (terms, pool) while
+    the caller grows only its token buffer; ids stay first-occurrence order, stop words
+    stay out of later scans, and the terms decode as they were written."""
+    words = [f"w{i}\U0001d400" if i % 7 == 0 else f"t{i}é" for i in range(5000)]
+    st = _tk.InternState(16)
+    st.seed_stop(["t1é", "t2é"])
+    assert st.n_terms == 2
+    _, buf, spans = _tk.encode_corpus([" ".join(words[:10]), " ".join(words)], False)
+    tok, ptr = st.scan(buf, spans)
+    assert st.terms() == ["t1é", "t2é", *(w for w in words if w not in ("t1é", "t2é"))]
+    names = st.terms()
+    assert [names[t] for t in tok[ptr[1] : ptr[2]]] == [w for w in words if w not in ("t1é", "t2é")]
+    assert ptr[1] == 8  # the first document's 10 words less its two stop words
+    pool, tstart, tlen = st.arrays()
+    assert tstart.dtype == tlen.dtype == np.int64 and pool.dtype == np.uint32
+    assert "".join(map(chr, pool[tstart[5] : tstart[5] + tlen[5]])) == names[5]
+    assert not hasattr(st, "slots") and not hasattr(st, "pool")
+
+
+def test_an_interrupted_interning_table_is_not_used_again() -> None:
+    """A scan stopped midway may leave terms in the slots that the counters do not hold:
+    the table refuses further calls with advice instead of probing a table it no longer
+    knows to be sound."""
+    st = _tk.InternState()
+    _, buf, spans = _tk.encode_corpus(["alpha beta gamma"], False)
+    _native.cancel()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            st.scan(buf, spans)
+    finally:
+        _native.reset_cancel()
+    with pytest.raises(RuntimeError, match="new InternState"):
+        st.scan(buf, spans)
+    fresh = _tk.InternState()
+    fresh.scan(buf, spans)
+    assert fresh.terms() == ["alpha", "beta", "gamma"]
 
 
 INTERRUPT = textwrap.dedent(

@@ -71,14 +71,18 @@ def encode_corpus(docs: list[str], lowercase: bool) -> tuple[str, np.ndarray, np
     return text, buf, spans
 
 
-def _grown(a: np.ndarray, n: int, new_size: int, fill: int | None = None) -> np.ndarray:
-    out = np.empty(new_size, dtype=a.dtype) if fill is None else np.full(new_size, fill, a.dtype)
+def _grown(a: np.ndarray, n: int, new_size: int) -> np.ndarray:
+    out = np.empty(new_size, dtype=a.dtype)
     out[:n] = a[:n]
     return out
 
 
 class InternState:
     """Exact token -> id table shared across calls (ids are first-occurrence order).
+
+    The table itself (slots, hashes, the terms' code points) is compiled state behind a
+    capsule (``nbayes._native.Intern``): it grows inside the kernel, and a call checks only
+    the documents it is given, never the whole table again.
 
     Attributes
     ----------
@@ -87,19 +91,13 @@ class InternState:
     """
 
     def __init__(self, capacity: int = 1 << 12) -> None:
-        cap = 1 << max(4, int(capacity - 1).bit_length())
-        self.slots = np.full(2 * cap, -1, dtype=np.int32)
-        self.thash = np.empty(cap, dtype=np.uint64)
-        self.tstart = np.empty(cap, dtype=np.int64)
-        self.tlen = np.empty(cap, dtype=np.int32)
-        self.is_stop = np.zeros(cap, dtype=np.uint8)
-        self.pool = np.empty(8 * cap, dtype=np.uint32)
-        self.counters = np.zeros(2, dtype=np.int64)
+        self._table = _native.intern_new(capacity)
         self._terms: list[str] = []
+        self._arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @property
     def n_terms(self) -> int:
-        return int(self.counters[0])
+        return _native.intern_size(self._table)
 
     def scan(self, buf: np.ndarray, spans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Intern the tokens of ``buf[spans]``; return ``(token_ids, doc_ptr)``."""
@@ -109,38 +107,9 @@ class InternState:
         pos = np.zeros(3, dtype=np.int64)
         table = word_table()
         spans = np.ascontiguousarray(spans, dtype=np.int64)
-        while True:
-            status = _native.intern_run(
-                buf,
-                spans,
-                table,
-                self.slots,
-                self.thash,
-                self.tstart,
-                self.tlen,
-                self.is_stop,
-                self.pool,
-                self.counters,
-                tok,
-                ptr,
-                pos,
-            )
-            if status == 0:
-                break
-            n = self.n_terms
-            if status == 1:
-                cap = 2 * self.thash.shape[0]
-                self.thash = _grown(self.thash, n, cap)
-                self.tstart = _grown(self.tstart, n, cap)
-                self.tlen = _grown(self.tlen, n, cap)
-                self.is_stop = _grown(self.is_stop, n, cap, 0)
-                self.slots = np.full(2 * cap, -1, dtype=np.int32)
-                _native.rehash(self.slots, self.thash, n)
-            elif status == 2:
-                used = int(self.counters[1])
-                self.pool = _grown(self.pool, used, 2 * self.pool.shape[0] + 64)
-            else:
-                tok = _grown(tok, int(pos[2]), 2 * tok.shape[0])
+        # 3: the token buffer is full (the table grows inside the kernel)
+        while _native.intern_run(self._table, buf, spans, table, tok, ptr, pos) == 3:
+            tok = _grown(tok, int(pos[2]), 2 * tok.shape[0])
         return tok[: pos[2]], ptr
 
     def seed_stop(self, words: object) -> None:
@@ -154,20 +123,20 @@ class InternState:
             return
         _, buf, spans = encode_corpus(sorted(valid), lowercase=False)
         tok, _ = self.scan(buf, spans)
-        self.is_stop[tok] = 1
+        _native.intern_stop(self._table, tok)
 
     def terms(self) -> list[str]:
         """All interned terms, indexed by id (cached; extended incrementally)."""
-        n = self.n_terms
-        if len(self._terms) < n:
-            k = len(self._terms)
-            start = int(self.tstart[k]) if k < n else 0
-            stop = int(self.tstart[n - 1] + self.tlen[n - 1])
-            text = self.pool[start:stop].tobytes().decode("utf-32-le", "surrogatepass")
-            st = (self.tstart[k:n] - start).tolist()
-            ln = self.tlen[k:n].tolist()
-            self._terms.extend([text[a : a + b] for a, b in zip(st, ln, strict=True)])
+        if len(self._terms) < self.n_terms:
+            self._terms.extend(_native.intern_terms(self._table, len(self._terms)))
         return self._terms
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A copy of the terms as the sorting and blob kernels read them: ``(pool, tstart,
+        tlen)``, the code points and every term's start and length in them (int64)."""
+        if self._arrays is None or self._arrays[1].shape[0] != self.n_terms:
+            self._arrays = _native.intern_arrays(self._table)
+        return self._arrays
 
 
 _SINGLE = re.compile(r"\w\w+")
@@ -298,11 +267,10 @@ def ngram_order(
     strings. A pair "a b" sorts as the key (rank(a), rank(b)) and a word as (rank(w), -1):
     the space sorts below every word character, so a word that is a prefix of another
     sorts first followed by a space or not, exactly as Python compares the strings."""
-    n = state.n_terms
-    tstart = state.tstart[:n]
-    tlen = state.tlen[:n].astype(np.int64)
+    pool, tstart, tlen = state.arrays()
+    n = tstart.shape[0]
     rank = np.empty(n, dtype=np.int64)
-    rank[sort_terms(state.pool, tstart, tlen)[0]] = np.arange(n, dtype=np.int64)
+    rank[sort_terms(pool, tstart, tlen)[0]] = np.arange(n, dtype=np.int64)
     pair = ids >= n
     k1 = np.where(pair, 0, ids)
     k1[pair] = first[ids[pair] - n]

@@ -120,10 +120,9 @@ class _Analysis:
         """The term strings of ``ids``, decoded from one buffer."""
         if self.composed is not None:
             return self.composed.term_strings(ids)
-        st = self.state
-        n = st.n_terms
+        pool, tstart, tlen = self.state.arrays()
         blob = _tk.ngram_blob(
-            st.pool, st.tstart[:n], st.tlen[:n], n, self.first, self.second,
+            pool, tstart, tlen, tstart.shape[0], self.first, self.second,
             np.ascontiguousarray(ids, dtype=np.int64),
         )  # fmt: skip
         return _tk._decode_terms(blob) if len(ids) else []
