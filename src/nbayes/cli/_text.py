@@ -5,10 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["TEXT_ESTIMATORS", "make_text_model"]
-
-#: the ``--model`` choices that learn from documents
-TEXT_ESTIMATORS = ("multinomial", "bernoulli", "complement", "nbsvm")
+__all__ = ["make_text_model"]
 
 
 def make_text_model(
@@ -20,20 +17,21 @@ def make_text_model(
     hashing: bool = False,
 ) -> Any:
     """An unfitted :class:`~nbayes.TextClassifier` (or NBSVM) for ``nbayes train``;
-    ``ngram_range`` None is the estimator's default."""
-    if model == "nbsvm":
-        from nbayes.cli._common import CLIError
-        from nbayes.nbsvm import NBSVM
+    ``ngram_range`` None is the estimator's default (the table of estimators says what
+    each ``--model`` takes: :mod:`nbayes.cli._estimators`)."""
+    from nbayes.cli._common import CLIError
+    from nbayes.cli._estimators import estimator
 
-        if hashing:
-            raise CLIError("--hashing does not apply to --model nbsvm (its features are terms).")
-        return NBSVM(alpha=1.0 if alpha is None else alpha, ngram_range=ngram_range or (1, 2))
-    from nbayes.text import TextClassifier
-
-    return TextClassifier(
-        model=model,
-        alpha=1.0 if alpha is None else alpha,
-        binary=binary,
-        ngram_range=ngram_range or (1, 1),
-        hashing=hashing,
-    )
+    row = estimator(model)
+    if hashing and row.no_hashing is not None:
+        raise CLIError(f"--hashing does not apply to --model {model} ({row.no_hashing}).")
+    assert row.make_text is not None
+    settings: dict[str, Any] = {
+        "alpha": 1.0 if alpha is None else alpha,
+        "ngram_range": ngram_range or row.ngrams,
+    }
+    if row.no_binary is None:
+        settings.update(binary=binary)
+    if row.no_hashing is None:
+        settings.update(hashing=hashing)
+    return row.make_text(settings)
