@@ -134,7 +134,8 @@ class Kind:
     #: the type of its statistics
     stats_type: Any = CountStats
     #: how MixedNB reads a column of this kind: ``"number"`` (floats), ``"count"``
-    #: (floats >= 0), ``"flag"`` (0/1, True/False), ``"category"`` or ``"text"``
+    #: (floats >= 0), ``"flag"`` (0/1, True/False), ``"category"`` or ``"documents"``
+    #: (strings: a bag of words)
     values: str = "number"
     #: whether MixedNB takes a column of this kind
     column: bool = True

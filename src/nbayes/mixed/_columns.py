@@ -50,7 +50,7 @@ class TextKind(Kind):
 
     name = "text"
     stats_type = TextStats
-    values = "text"
+    values = "documents"
 
     def make_family(self) -> Family:
         return MultinomialFamily()

@@ -384,7 +384,7 @@ def _parse(col: _Column, family: str) -> tuple[np.ndarray, np.ndarray]:
         return vals, missing
     obj = col.objects()
     kind = _value_types(obj, name)
-    if values == "text":
+    if values == "documents":
         if kind not in ("str", "empty"):
             i = int(np.flatnonzero(~missing)[0])
             raise ValueError(
