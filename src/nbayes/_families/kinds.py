@@ -182,6 +182,11 @@ class Kind:
         """The statistics the family derives from (a text column's: its word counts)."""
         return col
 
+    def after_subtract(self, col: Any) -> Any:
+        """A column's statistics after ``unlearn``, in the form a fit gives (a text
+        column forgets the words no document uses any more)."""
+        return col
+
     def features(self, col: Any) -> np.ndarray | None:
         """The names of a column's own features (a text column's words), else None."""
         return None

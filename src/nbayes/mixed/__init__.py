@@ -9,7 +9,8 @@ rows where that column is present (so each column has its own class counts); one
 the template's (:class:`nbayes._template.base.BaseNB`); ``merge`` keeps checks of its own.
 
 The parts: :mod:`._table` reads tables, infers families and builds sampled ones,
-:mod:`._stats` and :mod:`._text` hold the statistics, :mod:`._columns` the per-column
+:mod:`._stats` holds the statistics (a text column's are those of a text model,
+:class:`nbayes.text._textstats.TextStats`), :mod:`._columns` the per-column
 families, :mod:`._estimator` the estimator.
 
 Family inference (``columns=None`` or a column left out of ``columns``), on the first fit:

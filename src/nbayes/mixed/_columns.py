@@ -36,40 +36,87 @@ from .._families.gaussian import largest_variance
 from .._families.kinds import POISSON_BETA, Kind, Marginal, register_kind
 from .._families.kinds import kind as kind_named
 from .._families.multinomial import MultinomialFamily
-from .._statistics import CountStats
-from . import _text as _mixed_text
+from .._statistics import CountStats, class_codes
+from ..text._class_counts import count_by_class, transform_counts
+from ..text._textstats import TextStats, Vocabulary
+from ..text.recipes import resolve as resolve_recipe
 from ._stats import MixedStats, pooled
 from ._table import _is_missing, _Table
-from ._text import TextStats
 
 __all__ = ["POISSON_BETA", "ColumnModel", "MixedFamily", "TextKind", "column_stats", "empty_column"]
 
 
 class TextKind(Kind):
-    """A text column: a bag of words, one multinomial over the column's vocabulary."""
+    """A text column: a bag of words, one multinomial over the column's vocabulary.
 
-    name = "text"
+    Its statistics are a text model's (:class:`nbayes.text._textstats.TextStats`),
+    counted by nbayes.text's compiled counting. The ``"text"`` kind counts as
+    scikit-learn's ``CountVectorizer()`` does; a kind registered under another name takes
+    n-grams, stop words and a ``preprocess`` recipe as :class:`~nbayes.text.TextClassifier`
+    does: ``register_kind(TextKind("bigrams", ngram_range=(1, 2), stop_words="english"))``.
+    """
+
     stats_type = TextStats
     values = "documents"
+
+    def __init__(
+        self,
+        name: str = "text",
+        *,
+        lowercase: bool = True,
+        ngram_range: tuple[int, int] = (1, 1),
+        stop_words: Any = None,
+        preprocess: Any = None,
+    ) -> None:
+        self.name = name
+        self.options = {"lowercase": lowercase, "ngram_range": ngram_range,
+                        "stop_words": stop_words}  # fmt: skip
+        self.preprocess = resolve_recipe(preprocess)
 
     def make_family(self) -> Family:
         return MultinomialFamily()
 
+    def _docs(self, vals: np.ndarray) -> list[str]:
+        docs = [str(v) for v in vals]
+        return docs if self.preprocess is None else [self.preprocess(d) for d in docs]
+
     def column_stats(self, vals: np.ndarray, y: np.ndarray, w: np.ndarray) -> Any:
-        return TextStats.from_batch(vals, y, w)
+        docs = self._docs(vals)
+        classes, codes = class_codes(y)
+        index: dict[str, int] = {}
+        if np.all(w == 1.0):  # the sums per class straight from the documents
+            _, sums, df = count_by_class(docs, codes, len(classes), vocabulary=index,
+                                         dtype=np.float64, **self.options)  # fmt: skip
+            term_freq = sums.sum(axis=0)
+        else:  # weighted rows: the vocabulary, then the rows' counts
+            count_by_class(docs, codes, len(classes), vocabulary=index, **self.options)
+            X = transform_counts(docs, index, **self.options)
+            sums = CountStats.from_batch(X, y, w).feature_count
+            df = np.bincount(X.indices, minlength=len(index))
+            term_freq = np.asarray(X.sum(axis=0), dtype=np.float64).reshape(-1)
+        class_count = np.bincount(codes, weights=w, minlength=len(classes)).astype(np.float64)
+        counts = CountStats(classes, class_count, sums)
+        stats = TextStats(counts, np.asarray(df, dtype=np.int64), term_freq, len(docs))
+        return stats.with_vocabulary(Vocabulary(index=index))
 
     def empty(self, classes: np.ndarray) -> Any:
-        return TextStats(np.zeros(0, dtype=object), CountStats.empty(classes, 0))
+        stats = TextStats(CountStats.empty(classes, 0), np.zeros(0, np.int64), np.zeros(0), 0)
+        return stats.with_vocabulary(Vocabulary(index={}))
 
     def family_stats(self, col: Any) -> Any:
         return col.counts
 
+    def after_subtract(self, col: Any) -> Any:
+        return col.without_unused_terms()
+
     def features(self, col: Any) -> np.ndarray | None:
-        vocabulary: np.ndarray = col.vocabulary
-        return vocabulary
+        terms = np.empty(col.n_columns, dtype=object)
+        terms[:] = list(col.vocabulary.terms)
+        return terms
 
     def log_likelihood(self, d: Any, vals: np.ndarray, features: Any) -> np.ndarray:
-        counts = _mixed_text._BAG_OF_WORDS.transform([str(v) for v in vals], features)
+        index = {str(w): i for i, w in enumerate(features)}
+        counts = transform_counts(self._docs(vals), index, **self.options)
         return np.asarray(self.family.log_likelihood(d, counts))
 
     def sample(
@@ -83,7 +130,7 @@ class TextKind(Kind):
         return out
 
     def size(self, col: Any) -> int | None:
-        return len(col.vocabulary)
+        return int(col.n_columns)
 
     def marginal(self, d: Any, stats: Any, k: int, n_grid: int, words: Any) -> Marginal:
         return kind_named("multinomial").marginal(d, stats, k, n_grid, words)
@@ -119,9 +166,8 @@ class ColumnModel:
     @classmethod
     def derive(cls, name: str, col: Any, p: dict[str, Any], epsilon: float) -> ColumnModel:
         of = kind_named(name)
-        stats = pooled(col)
-        features = of.features(stats)
-        stats = of.family_stats(stats)
+        features = of.features(col)
+        stats = pooled(of.family_stats(col))
         derived = of.family.derive(stats, of.hyperparameters(p, epsilon))
         return cls(name, of.family, stats, derived, col.class_count > 0, features)
 

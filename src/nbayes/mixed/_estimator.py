@@ -15,6 +15,7 @@ from .._statistics import CountStats
 from .._template import params as P
 from .._template.base import BaseNB
 from ..kernel import bandwidth_rule
+from ..text._textstats import TextStats
 from ._columns import MixedFamily, column_stats, empty_column
 from ._stats import MixedStats
 from ._table import (
@@ -31,7 +32,6 @@ from ._table import (
     infer_family,
 )
 from ._table import TEXT_MIN_WORDS as TEXT_MIN_WORDS
-from ._text import TextStats
 
 __all__ = [
     "FAMILIES",

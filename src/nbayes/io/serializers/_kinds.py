@@ -124,15 +124,35 @@ class _Categories(Codec):
         return CategoryStats(classes, class_count, (counts,), (cats,), False)
 
 
+def _stand_ins(fc: np.ndarray, class_count: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """What a text column's totals are taken to be where a file does not store them (files
+    before nbayes 0.3, which counted no documents per word): the word totals (rounded up,
+    an upper bound of the documents) and the rows."""
+    totals = fc.sum(axis=0)
+    return np.ceil(totals).astype(np.int64), totals, int(round(float(class_count.sum())))
+
+
 class _Words(Codec):
-    """A text column: its sorted words in the JSON, their counts per class."""
+    """A text column: its words, sorted, in the JSON; their counts per class; and, unless
+    they are what :func:`_stand_ins` gives, the documents per word (``doc_freq``), the
+    unweighted word totals (``term_freq``) and the documents (``n_docs``)."""
 
     keys = ("vocabulary",)
 
     def dump(self, stats: Any, writer: ArrayWriter) -> dict[str, Any]:
-        out = {"vocabulary": [str(w) for w in stats.vocabulary]}
-        writer.put("feature_count", stats.counts.feature_count)
-        return out
+        words = [str(w) for w in stats.vocabulary.terms]
+        order = sorted(range(len(words)), key=words.__getitem__)
+        cols = None if order == list(range(len(words))) else np.asarray(order, dtype=np.int64)
+        fc, df, tf = stats.counts.feature_count, stats.doc_freq, stats.term_freq
+        if cols is not None:
+            fc, df, tf = fc[:, cols], df[cols], tf[cols]
+        writer.put("feature_count", fc)
+        df0, tf0, n0 = _stand_ins(fc, stats.class_count)
+        if not (np.array_equal(df, df0) and np.array_equal(tf, tf0) and stats.n_docs == n0):
+            writer.put("doc_freq", df, np.int64)
+            writer.put("term_freq", tf)
+            writer.put("n_docs", [stats.n_docs], np.int64)
+        return {"vocabulary": [words[i] for i in order]}
 
     def load(
         self,
@@ -143,36 +163,52 @@ class _Words(Codec):
         extra: Mapping[str, Any],
         where: str,
     ) -> Any:
-        from nbayes.mixed import TextStats
+        from nbayes.text._textstats import TextStats, Vocabulary
 
         words = expect_str_list(extra["vocabulary"], f"{where}['vocabulary']")
         if any(not a < b for a, b in zip(words, words[1:], strict=False)):
             raise ModelFileError(f"{where}['vocabulary'] should be unique and sorted")
-        vocab = np.empty(len(words), dtype=object)
-        vocab[:] = words
-        fc = reader.get("feature_count", shape=(len(classes), len(words)), non_negative=True)
-        return TextStats(vocab, CountStats(classes, class_count, fc))
+        V = len(words)
+        fc = reader.get("feature_count", shape=(len(classes), V), non_negative=True)
+        df, tf, n_docs = _stand_ins(fc, class_count)
+        if reader.prefix + "doc_freq" in reader.arrays:
+            df = reader.get("doc_freq", np.int64, shape=(V,), non_negative=True)
+            tf = reader.get("term_freq", shape=(V,), non_negative=True)
+            n_docs = int(reader.get("n_docs", np.int64, shape=(1,), non_negative=True)[0])
+            if np.any(df > n_docs):
+                raise ModelFileError(f"{where}: a word is in more documents than the column has")
+        stats = TextStats(CountStats(classes, class_count, fc), df, tf, n_docs)
+        return stats.with_vocabulary(Vocabulary(terms=words))
 
 
-#: the codecs of nbayes's own kinds, by kind name
-_OWN: dict[str, Codec] = {
-    "gaussian": _Moments(),
-    "kde": _Points(),
-    "poisson": _Counts(bounded=False),
-    "bernoulli": _Counts(bounded=True),
-    "categorical": _Categories(),
-    "text": _Words(),
-}
+def _own() -> dict[type, Codec]:
+    """The codecs of nbayes's own kinds, by kind class."""
+    from nbayes._families import kinds as K
+    from nbayes.mixed._columns import TextKind
+
+    return {
+        K.GaussianKind: _Moments(),
+        K.KernelKind: _Points(),
+        K.PoissonKind: _Counts(bounded=False),
+        K.BernoulliKind: _Counts(bounded=True),
+        K.CategoricalKind: _Categories(),
+        TextKind: _Words(),
+    }
+
+
+_OWN: dict[type, Codec] = {}
 
 
 def codec_of(kind: Kind) -> Codec:
-    """The codec of ``kind``: its own, else nbayes's for it."""
-    codec = kind.codec if kind.codec is not None else _OWN.get(kind.name)
-    if codec is None:
-        raise ValueError(
-            f"The kind {kind.name!r} declares no codec: its statistics cannot be saved."
-        )
-    return codec
+    """The codec of ``kind``: its own, else that of the nbayes kind it is (a subclass of)."""
+    if kind.codec is not None:
+        return kind.codec
+    if not _OWN:
+        _OWN.update(_own())
+    for cls in type(kind).__mro__:
+        if cls in _OWN:
+            return _OWN[cls]
+    raise ValueError(f"The kind {kind.name!r} declares no codec: its statistics cannot be saved.")
 
 
 def kind_serializer(kind: Kind) -> Serializer:
