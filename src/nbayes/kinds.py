@@ -12,6 +12,7 @@ from __future__ import annotations
 from ._families.kinds import (
     ArraysCodec,
     Codec,
+    Head,
     Kind,
     Marginal,
     column_kinds,
@@ -24,6 +25,7 @@ from ._families.kinds import (
 __all__ = [
     "ArraysCodec",
     "Codec",
+    "Head",
     "Kind",
     "Marginal",
     "column_kinds",

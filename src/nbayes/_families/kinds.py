@@ -19,6 +19,7 @@ in MixedNB, the CLI, model files and plots.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,7 @@ from ._base import Family
 __all__ = [
     "ArraysCodec",
     "Codec",
+    "Head",
     "Kind",
     "Marginal",
     "column_kinds",
@@ -49,14 +51,24 @@ Writer = Any
 Reader = Any
 
 
+@dataclass(frozen=True)
+class Head:
+    """What a codec reads statistics against: the classes, their (checked) counts and the
+    number of features."""
+
+    classes: np.ndarray
+    class_count: np.ndarray
+    n_features: int
+
+
 class Codec:
     """How statistics of a kind are written to a model file and read back.
 
     :meth:`dump` puts the arrays (besides ``class_count``, which the caller writes) and
     returns the JSON entries that go with them (``keys``); :meth:`load` rebuilds the
-    statistics from them, raising :class:`~nbayes.exceptions.ModelFileError` for anything
-    a fit could not have made. One codec serves the kind's estimator and MixedNB's columns
-    (which have one feature each).
+    statistics from them and the :class:`Head` (classes, class counts, features), raising
+    :class:`~nbayes.exceptions.ModelFileError` for anything a fit could not have made. One
+    codec serves the kind's estimator and MixedNB's columns (which have one feature each).
     """
 
     #: the JSON entries :meth:`dump` writes besides the arrays
@@ -65,15 +77,7 @@ class Codec:
     def dump(self, stats: Any, writer: Writer) -> dict[str, Any]:
         raise NotImplementedError
 
-    def load(
-        self,
-        reader: Reader,
-        classes: np.ndarray,
-        class_count: np.ndarray,
-        n_features: int,
-        extra: Mapping[str, Any],
-        where: str,
-    ) -> Any:
+    def load(self, reader: Reader, head: Head, extra: Mapping[str, Any], where: str) -> Any:
         raise NotImplementedError
 
 
@@ -90,18 +94,10 @@ class ArraysCodec(Codec):
             writer.put(name, getattr(stats, name))
         return {}
 
-    def load(
-        self,
-        reader: Reader,
-        classes: np.ndarray,
-        class_count: np.ndarray,
-        n_features: int,
-        extra: Mapping[str, Any],
-        where: str,
-    ) -> Any:
-        shape = (len(classes), n_features)
+    def load(self, reader: Reader, head: Head, extra: Mapping[str, Any], where: str) -> Any:
+        shape = (len(head.classes), head.n_features)
         arrays = {name: reader.get(name, shape=shape, non_negative=True) for name in self.fields}
-        return self.stats_type(classes, class_count, **arrays)
+        return self.stats_type(head.classes, head.class_count, **arrays)
 
 
 @dataclass(frozen=True)
@@ -146,8 +142,15 @@ class Kind:
     estimator: type | None = None
     help: str = ""
 
+    #: where the family is, ``"module:Class"`` (imported on first use), unless
+    #: :meth:`make_family` is overridden
+    family_path: str = ""
+
     def make_family(self) -> Family:
-        raise NotImplementedError
+        """A new family object (stateless)."""
+        module, _, name = self.family_path.partition(":")
+        family: Family = getattr(importlib.import_module(module), name)()
+        return family
 
     @property
     def family(self) -> Family:
@@ -236,10 +239,7 @@ class GaussianKind(_Density):
     name = "gaussian"
     stats_type = MomentStats
 
-    def make_family(self) -> Family:
-        from .gaussian import GaussianFamily
-
-        return GaussianFamily()
+    family_path = "nbayes._families.gaussian:GaussianFamily"
 
     def hyperparameters(self, p: Mapping[str, Any], epsilon: float) -> dict[str, Any]:
         return {"epsilon": epsilon, "min_variance": np.finfo(float).tiny, "priors": None}
@@ -252,10 +252,7 @@ class KernelKind(_Density):
     name = "kde"
     stats_type = PointStats
 
-    def make_family(self) -> Family:
-        from .kde import KernelFamily
-
-        return KernelFamily()
+    family_path = "nbayes._families.kde:KernelFamily"
 
     def hyperparameters(self, p: Mapping[str, Any], epsilon: float) -> dict[str, Any]:
         return {"bandwidth": p["bandwidth"], "priors": None}
@@ -272,10 +269,7 @@ class PoissonKind(Kind):
     name = "poisson"
     values = "count"
 
-    def make_family(self) -> Family:
-        from .poisson import PoissonFamily
-
-        return PoissonFamily()
+    family_path = "nbayes._families.poisson:PoissonFamily"
 
     def hyperparameters(self, p: Mapping[str, Any], epsilon: float) -> dict[str, Any]:
         return {**super().hyperparameters(p, epsilon), "beta": float(p.get("beta", POISSON_BETA))}
@@ -285,10 +279,7 @@ class BernoulliKind(Kind):
     name = "bernoulli"
     values = "flag"
 
-    def make_family(self) -> Family:
-        from .bernoulli import BernoulliFamily
-
-        return BernoulliFamily()
+    family_path = "nbayes._families.bernoulli:BernoulliFamily"
 
     def sample(
         self, d: Any, stats: Any, codes: np.ndarray, rng: np.random.Generator, features: Any
@@ -305,10 +296,7 @@ class CategoricalKind(Kind):
     stats_type = CategoryStats
     values = "category"
 
-    def make_family(self) -> Family:
-        from .categorical import CategoricalFamily
-
-        return CategoricalFamily()
+    family_path = "nbayes._families.categorical:CategoricalFamily"
 
     def column_stats(self, vals: np.ndarray, y: np.ndarray, w: np.ndarray) -> Any:
         return CategoryStats.from_batch(vals[:, None], y, w, integer_coded=False)
@@ -346,10 +334,7 @@ class WordsKind(Kind):
     name = "multinomial"
     column = False
 
-    def make_family(self) -> Family:
-        from .multinomial import MultinomialFamily
-
-        return MultinomialFamily()
+    family_path = "nbayes._families.multinomial:MultinomialFamily"
 
     def marginal(self, d: Any, stats: Any, k: int, n_grid: int, words: Any) -> Marginal:
         # one occurrence of each word: its term is log P(w | y)
@@ -361,10 +346,7 @@ class WordsKind(Kind):
 class ComplementKind(WordsKind):
     name = "complement"
 
-    def make_family(self) -> Family:
-        from .complement import ComplementFamily
-
-        return ComplementFamily()
+    family_path = "nbayes._families.complement:ComplementFamily"
 
     def marginal(self, d: Any, stats: Any, k: int, n_grid: int, words: Any) -> Marginal:
         raise ValueError("marginals() cannot draw a complement column.")

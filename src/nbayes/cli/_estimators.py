@@ -113,26 +113,13 @@ def _mixed(values: Mapping[str, Any]) -> Any:
 
 
 _OWN = (
-    Estimator(
-        "multinomial",
-        "MultinomialNB",
-        documents=True,
-        make=_drop_in("MultinomialNB"),
-        make_text=_text_classifier("multinomial"),
-    ),
-    Estimator(
-        "bernoulli",
-        "BernoulliNB",
-        documents=True,
-        make=_drop_in("BernoulliNB"),
-        make_text=_text_classifier("bernoulli"),
-    ),
-    Estimator(
-        "complement",
-        "ComplementNB",
-        documents=True,
-        make=_drop_in("ComplementNB"),
-        make_text=_text_classifier("complement"),
+    *(
+        Estimator(name, cls, documents=True, make=_drop_in(cls), make_text=_text_classifier(name))
+        for name, cls in (
+            ("multinomial", "MultinomialNB"),
+            ("bernoulli", "BernoulliNB"),
+            ("complement", "ComplementNB"),
+        )
     ),
     Estimator("poisson", "PoissonNB", make=_drop_in("PoissonNB")),
     Estimator(

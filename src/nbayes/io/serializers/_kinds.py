@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from nbayes._families.kinds import Codec, Kind
+from nbayes._families.kinds import Codec, Head, Kind
 from nbayes._statistics import CategoryStats, CountStats
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader, ArrayWriter
@@ -38,16 +38,8 @@ class _Moments(Codec):
         dump_moments(stats, writer)
         return {}
 
-    def load(
-        self,
-        reader: ArrayReader,
-        classes: np.ndarray,
-        class_count: np.ndarray,
-        n_features: int,
-        extra: Mapping[str, Any],
-        where: str,
-    ) -> Any:
-        return load_moments(reader, classes, class_count, n_features)
+    def load(self, reader: ArrayReader, head: Head, extra: Mapping[str, Any], where: str) -> Any:
+        return load_moments(reader, head.classes, head.class_count, head.n_features)
 
 
 class _Points(Codec):
@@ -59,16 +51,8 @@ class _Points(Codec):
         dump_points(stats, writer, exact_only=True)
         return {}
 
-    def load(
-        self,
-        reader: ArrayReader,
-        classes: np.ndarray,
-        class_count: np.ndarray,
-        n_features: int,
-        extra: Mapping[str, Any],
-        where: str,
-    ) -> Any:
-        return load_points(reader, classes, class_count, n_features, None, binned=False)
+    def load(self, reader: ArrayReader, head: Head, extra: Mapping[str, Any], where: str) -> Any:
+        return load_points(reader, head.classes, head.class_count, head.n_features, None, False)
 
 
 class _Counts(Codec):
@@ -81,16 +65,9 @@ class _Counts(Codec):
         writer.put("feature_count", stats.feature_count)
         return {}
 
-    def load(
-        self,
-        reader: ArrayReader,
-        classes: np.ndarray,
-        class_count: np.ndarray,
-        n_features: int,
-        extra: Mapping[str, Any],
-        where: str,
-    ) -> Any:
-        fc = reader.get("feature_count", shape=(len(classes), n_features), non_negative=True)
+    def load(self, reader: ArrayReader, head: Head, extra: Mapping[str, Any], where: str) -> Any:
+        classes, class_count = head.classes, head.class_count
+        fc = reader.get("feature_count", shape=(len(classes), head.n_features), non_negative=True)
         if self.bounded:
             not_above(
                 fc.max(axis=1, initial=0.0),
@@ -110,15 +87,8 @@ class _Categories(Codec):
         writer.put("category_count", stats.category_count[0])
         return {"categories": encode_categories(stats.categories[0], 0)}
 
-    def load(
-        self,
-        reader: ArrayReader,
-        classes: np.ndarray,
-        class_count: np.ndarray,
-        n_features: int,
-        extra: Mapping[str, Any],
-        where: str,
-    ) -> Any:
+    def load(self, reader: ArrayReader, head: Head, extra: Mapping[str, Any], where: str) -> Any:
+        classes, class_count = head.classes, head.class_count
         cats = decode_categories(extra["categories"], f"{where}['categories']")
         counts = reader.get("category_count", shape=(len(classes), len(cats)), non_negative=True)
         return CategoryStats(classes, class_count, (counts,), (cats,), False)
@@ -154,15 +124,8 @@ class _Words(Codec):
             writer.put("n_docs", [stats.n_docs], np.int64)
         return {"vocabulary": [words[i] for i in order]}
 
-    def load(
-        self,
-        reader: ArrayReader,
-        classes: np.ndarray,
-        class_count: np.ndarray,
-        n_features: int,
-        extra: Mapping[str, Any],
-        where: str,
-    ) -> Any:
+    def load(self, reader: ArrayReader, head: Head, extra: Mapping[str, Any], where: str) -> Any:
+        classes, class_count = head.classes, head.class_count
         from nbayes.text._textstats import TextStats, Vocabulary
 
         words = expect_str_list(extra["vocabulary"], f"{where}['vocabulary']")
@@ -227,7 +190,8 @@ def kind_serializer(kind: Kind) -> Serializer:
         where = f"{WHERE}['stats']"
         expect_dict(st, where, ("kind", *codec.keys))
         class_count = header.class_count(reader)
-        stats = codec.load(reader, header.classes, class_count, header.n_features, st, where)
+        head = Head(header.classes, class_count, header.n_features)
+        stats = codec.load(reader, head, st, where)
         return finish(header, stats)
 
     return Serializer(cls.__name__, cls, dump, load)

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from nbayes._families.kinds import column_kinds, kind
+from nbayes._families.kinds import Head, column_kinds, kind
 from nbayes._statistics import CountStats
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader, ArrayWriter
@@ -220,7 +220,7 @@ def _load_column(
     not_above(cc, head.class_count, f"{where}: the observed count", "the class count")
     codec = codec_of(kind(family))
     expect_dict(extra, where, ("name", "family", *codec.keys))
-    return codec.load(reader, classes, cc, 1, extra, where)
+    return codec.load(reader, Head(classes, cc, 1), extra, where)
 
 
 def dump(model: MixedNB, writer: ArrayWriter) -> dict[str, Any]:
