@@ -21,7 +21,12 @@ statistics: ``class_count`` (rows where the column is present, per class) and
 * kde: ``values`` and ``weights`` (the stored points);
 * poisson, bernoulli: ``feature_count``;
 * categorical: ``category_count`` (the category labels are in the JSON);
-* text: ``feature_count`` over the vocabulary (its sorted words are in the JSON).
+* text: ``feature_count`` over the vocabulary (its sorted words are in the JSON), and, since
+  nbayes 0.3, ``doc_freq``, ``term_freq`` and ``n_docs`` where they are not the word totals
+  and the rows (which stand in for them in older files);
+* a registered kind (:mod:`nbayes.kinds`): the arrays of its codec.
+
+Each column is written and read by its kind's codec (:mod:`nbayes.io.serializers._kinds`).
 
 Loading checks everything (types, shapes, signs, sortedness, the invariants ``fit``
 guarantees) and raises :class:`~nbayes.exceptions.ModelFileError` for any problem.
