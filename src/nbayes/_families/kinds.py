@@ -137,10 +137,10 @@ class Kind:
     column: bool = True
     #: its codec (None: nbayes's own kinds, whose codecs are in nbayes.io)
     codec: Codec | None = None
-    #: the estimator of ``nbayes train --model NAME``, and the help line (None: none or
-    #: nbayes's own, which the CLI lists itself)
+    #: its estimator, which ``nbayes train --model NAME`` trains (taking ``--alpha``) and
+    #: model files save through the codec (None for nbayes's own kinds: the CLI's table of
+    #: estimators and io's serializers name theirs)
     estimator: type | None = None
-    help: str = ""
 
     #: where the family is, ``"module:Class"`` (imported on first use), unless
     #: :meth:`make_family` is overridden

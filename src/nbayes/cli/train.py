@@ -143,9 +143,13 @@ def make_estimator(
     The flags are checked here only for whether they apply to the model; their values
     are the estimator's to validate (when it is fitted: see :func:`flag_errors`).
     """
-    values = {"--alpha": alpha, "--columns": columns, "--max-points": max_points}
-    if bandwidth is not None:
-        values["--bandwidth"] = parse_bandwidth(bandwidth)
+    # in the order the flags were checked before the table of estimators
+    values = {
+        "--columns": columns,
+        "--bandwidth": None if bandwidth is None else parse_bandwidth(bandwidth),
+        "--max-points": max_points,
+        "--alpha": alpha,
+    }
     row = estimator_row(name)
     hyperparameters = check_flags(name, values)
     if row.make is None:

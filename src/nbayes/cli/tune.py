@@ -33,9 +33,7 @@ from nbayes.cli._estimators import (
     estimators,
     reads_documents,
 )
-from nbayes.cli._estimators import (
-    estimator as estimator_row,
-)
+from nbayes.cli._estimators import estimator as estimator_row
 
 __all__ = ["add_arguments", "run"]
 
