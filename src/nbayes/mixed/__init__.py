@@ -32,6 +32,18 @@ strings whose median value has >= 3 words       ``"text"`` (a bag of words)
 other strings                                    ``"categorical"``
 ==============================================  ==============================================
 
+A text column is counted by nbayes.text's compiled counting as scikit-learn's
+``CountVectorizer()`` counts (lowercased words of two or more characters); its statistics
+are a text model's. For word n-grams, stop words or a ``preprocess`` recipe, register a text
+kind of another name and give it in ``columns``::
+
+    from nbayes.kinds import register_kind
+    from nbayes.mixed._columns import TextKind
+    register_kind(TextKind("review_text", ngram_range=(1, 2), stop_words="english"))
+    MixedNB(columns={"review": "review_text"})
+
+Any kind of the registry (:mod:`nbayes.kinds`) is a family ``columns`` may name.
+
 Missing values (NaN, None, pandas NA, polars null) are skipped for their column when
 fitting and marginalised out when predicting: the column contributes nothing to that row.
 A class that never saw a value of a column uses the column's statistics pooled over all
