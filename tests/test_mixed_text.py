@@ -5,6 +5,7 @@ their own n-grams, stop words and recipes."""
 from __future__ import annotations
 
 import pickle
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -73,7 +74,20 @@ def test_unlearning_forgets_the_words_no_document_uses() -> None:
         model.unlearn(notes(["zebra crossing"]), Y[:1])
 
 
-def test_a_text_kind_of_its_own_takes_ngrams_stop_words_and_recipes(tmp_path: Path) -> None:
+@pytest.fixture
+def own_kinds() -> Iterator[None]:
+    """Kinds registered by a test are gone after it."""
+    from nbayes._families import kinds
+
+    before = dict(kinds._KINDS)
+    yield
+    kinds._KINDS.clear()
+    kinds._KINDS.update(before)
+
+
+def test_a_text_kind_of_its_own_takes_ngrams_stop_words_and_recipes(
+    own_kinds: None, tmp_path: Path
+) -> None:
     register_kind(TextKind("text_bigrams", ngram_range=(1, 2), stop_words="english",
                            preprocess="ratings"))  # fmt: skip
     assert kind("text_bigrams").values == "documents"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,18 +23,23 @@ from nbayes.mixed import MixedNB
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "zero_inflated_poisson.py"
 
 
-def _example() -> Any:
-    name = "zero_inflated_poisson"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, EXAMPLE)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+@pytest.fixture(scope="module")
+def zip_() -> Iterator[Any]:
+    """The example module, its kind registered for this module's tests only."""
+    from nbayes._families import kinds
+    from nbayes.io import _registry
 
-
-zip_ = _example()
+    before = dict(kinds._KINDS)
+    spec = importlib.util.spec_from_file_location("zero_inflated_poisson", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)  # registers the kind
+    yield module
+    kinds._KINDS.clear()
+    kinds._KINDS.update(before)
+    _registry._REGISTRY.pop("ZeroInflatedPoissonNB", None)
+    del sys.modules[spec.name]
 
 
 def _data(n: int = 300, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -46,12 +52,12 @@ def _data(n: int = 300, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return np.column_stack([visits, rng.poisson(2.0, n)]), y
 
 
-def test_the_registry_knows_the_new_kind() -> None:
+def test_the_registry_knows_the_new_kind(zip_: Any) -> None:
     assert "zip" in column_kinds()
     assert isinstance(kind("zip").family, zip_.ZIPFamily)
 
 
-def test_the_estimator_learns_the_zero_inflation() -> None:
+def test_the_estimator_learns_the_zero_inflation(zip_: Any) -> None:
     X, y = _data(4000)
     clf = zip_.ZeroInflatedPoissonNB().fit(X, y)
     d = clf._derived()
@@ -74,7 +80,7 @@ def _frame(n: int = 300) -> tuple[Any, np.ndarray]:
     return df, y
 
 
-def test_mixed_takes_a_zip_column() -> None:
+def test_mixed_takes_a_zip_column(zip_: Any) -> None:
     df, y = _frame()
     model = MixedNB({"visits": "zip"}).fit(df, y)
     assert model.families_ == {"visits": "zip", "height": "gaussian"}
@@ -93,7 +99,7 @@ def test_mixed_takes_a_zip_column() -> None:
         MixedNB({"visits": "zip"}).fit(df.assign(visits=-df["visits"] - 1), y)
 
 
-def test_model_files_keep_zip_models(tmp_path: Path) -> None:
+def test_model_files_keep_zip_models(zip_: Any, tmp_path: Path) -> None:
     df, y = _frame()
     for name, model, X in (
         ("mixed", MixedNB({"visits": "zip"}).fit(df, y), df),
@@ -109,7 +115,9 @@ def test_model_files_keep_zip_models(tmp_path: Path) -> None:
         assert again.read_bytes() == path.read_bytes()
 
 
-def test_the_cli_trains_zip_models(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_the_cli_trains_zip_models(
+    zip_: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     df, y = _frame()
     csv = tmp_path / "visits.csv"
     df.assign(y=y).to_csv(csv, index=False)
@@ -133,7 +141,7 @@ def test_the_cli_trains_zip_models(capsys: pytest.CaptureFixture[str], tmp_path:
     assert code == 1 and "--bandwidth applies to --model kernel and mixed only" in err
 
 
-def test_plots_draw_zip_columns(tmp_path: Path) -> None:
+def test_plots_draw_zip_columns(zip_: Any, tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     from nbayes.plot import marginals
 
