@@ -13,8 +13,8 @@ statistics live in :mod:`nbayes.text`); :func:`register_kind` adds another, in o
 
     register_kind(ZeroInflatedPoissonKind())
 
-``tests/families/test_new_kind.py`` adds a zero-inflated Poisson family that way and uses it
-in MixedNB, the CLI, model files and plots.
+``examples/zero_inflated_poisson.py`` adds a zero-inflated Poisson family that way;
+``tests/families/test_new_kind.py`` uses it in MixedNB, the CLI, model files and plots.
 """
 
 from __future__ import annotations
