@@ -71,6 +71,9 @@ class Estimator:
     #: binary, hashing), and its n-gram range when --ngrams is not given
     make_text: Callable[[Mapping[str, Any]], Any] | None = None
     ngrams: tuple[int, int] = (1, 1)
+    #: ``nbayes train``'s own path for it, ``(args, ui) -> exit status`` (it reads
+    #: neither documents nor a table: the spam filter reads mail); None: the common path
+    trains: Callable[[Any, Any], int] | None = None
 
 
 def _drop_in(class_name: str) -> Callable[[Mapping[str, Any]], Any]:
@@ -95,6 +98,12 @@ def _nbsvm(settings: Mapping[str, Any]) -> Any:
     from nbayes.nbsvm import NBSVM
 
     return NBSVM(**settings)
+
+
+def _train_spam(args: Any, ui: Any) -> int:
+    from nbayes.cli._spam import train_spam
+
+    return int(train_spam(args, ui))
 
 
 def _kernel(values: Mapping[str, Any]) -> Any:
@@ -146,6 +155,7 @@ _OWN = (
         no_hashing="its features are terms",
         ngrams=(1, 2),
     ),
+    Estimator("spam", "SpamFilter", table=None, flags=frozenset(), trains=_train_spam),
 )
 
 

@@ -2,11 +2,14 @@
 
 Evaluate MODEL on labelled DATA: accuracy, precision, recall and F1 per class,
 the confusion matrix and the log loss (nbayes.evaluate). --json prints the same
-figures as one JSON object.
+figures as one JSON object. A spam filter (--model spam) is evaluated on a folder
+of mail per class (DATA/ham/, DATA/spam/): ham lost, spam caught, spam passed and
+unsure at its cutoffs.
 
 Example:
   nbayes eval spam.nbayes test.csv
   nbayes eval spam.nbayes test.csv --json | jq .accuracy
+  nbayes eval mail.nbayes mail/         # a spam filter: mail/ham/, mail/spam/
 """
 
 from __future__ import annotations
@@ -27,7 +30,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:
+    from nbayes.cli._spam import eval_spam, is_spam_model
     from nbayes.evaluation import evaluate
+
+    if is_spam_model(args.model):  # ham lost, spam caught, unsure
+        return eval_spam(args, ui)
 
     model = load_model(args.model)
     X, y = labelled_inputs(ui, model, args.data, args)

@@ -8,12 +8,15 @@ folder per class (root/<label>/<file>). The other models (gaussian, categorical,
 poisson, kernel, mixed) read a table: one label column, every other column a
 feature. --model mixed (MixedNB) gives each column a family from its type
 (numbers, categories, booleans, counts, text); --columns overrides it.
+--model spam (SpamFilter) reads mail: DATA/ham/ and DATA/spam/, each of message
+files, mboxes or Maildirs (then `nbayes filter` gives verdicts).
 --workers N or --dask-scheduler ADDRESS trains on Dask (pip install 'nbayes[dask]')
 with the same result as one process.
 
 Example:
   nbayes train reviews.csv -o reviews.nbayes --ngrams 1-2 --alpha 0.5
   nbayes train emails/ -o spam.nbayes            # emails/spam/*, emails/ham/*
+  nbayes train mail/ -o mail.nbayes --model spam  # mail/ham/, mail/spam/: raw e-mail
   nbayes train iris.csv -o iris.nbayes --model gaussian --label-col species
   nbayes train t.csv -o t.nbayes --label-col y --model mixed --columns age=kde,city=categorical
   nbayes train 'big/*.csv' -o big.nbayes --workers 4
@@ -23,17 +26,16 @@ Example:
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
 from typing import Any
 
 from nbayes.cli._common import (
     UI,
     CLIError,
+    LabelledChunks,
     add_data_options,
     add_model_options,
     count_type,
     flag_errors,
-    read_labelled_texts,
     refuse_set_flags,
 )
 from nbayes.cli._estimators import (
@@ -48,6 +50,7 @@ from nbayes.cli._estimators import (
 )
 from nbayes.cli._estimators import estimator as estimator_row
 from nbayes.cli._models import check_model_output, save_model, warn_one_class
+from nbayes.cli._text import TEXT_OPTION_FLAGS, add_text_options, text_options
 
 __all__ = [
     "add_arguments",
@@ -59,7 +62,7 @@ __all__ = [
 ]
 
 #: the flags that set an estimator's hyperparameters: the estimator validates them
-HYPERPARAMETER_FLAGS = ("--alpha", "--bandwidth", "--max-points", "--ngrams")
+HYPERPARAMETER_FLAGS = ("--alpha", "--bandwidth", "--max-points", "--ngrams", *TEXT_OPTION_FLAGS)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -78,6 +81,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--ngrams", metavar="MIN-MAX", help="text: word n-grams, e.g. 1-2 (default 1-1; nbsvm 1-2)"
     )
+    add_text_options(p)
     p.add_argument(
         "--hashing",
         action="store_true",
@@ -177,6 +181,7 @@ def _check_text_only_options(args: argparse.Namespace) -> None:
 def _table_estimator(args: argparse.Namespace) -> Any:
     if args.binary or args.ngrams not in (None, "1-1") or args.hashing:
         raise CLIError("--binary, --ngrams and --hashing apply to text models only.")
+    refuse_set_flags(args, TEXT_OPTION_FLAGS, "applies to text models only.")
     return make_estimator(
         args.model,
         args.alpha,
@@ -217,6 +222,7 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
             binary=args.binary,
             ngram_range=args.ngrams and parse_ngrams(args.ngrams),
             hashing=args.hashing,
+            **text_options(args),
         )
     else:
         estimator = _table_estimator(args)
@@ -255,6 +261,9 @@ def _any_file(pattern: str) -> bool:
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:
+    row = estimator_row(args.model)
+    if row.trains is not None:  # a model with a command path of its own (spam: mail)
+        return row.trains(args, ui)
     text = reads_documents(args.model, args.input)
     check_binary(args.model, args.binary)
     check_model_output(args.output, args.data, force=args.force)  # before any work
@@ -279,17 +288,18 @@ def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
         _check_text_only_options(args)
         from nbayes.cli._text import make_text_model
 
-        texts, labels = read_labelled_texts(ui, args.data, args)
         model = make_text_model(
             args.model,
             args.alpha,
             binary=args.binary,
             ngram_range=args.ngrams and parse_ngrams(args.ngrams),
             hashing=args.hashing,
+            **text_options(args),
         )
-        with ui.progress("Training", "documents", total=len(texts)) as bar:
-            model.fit_chunks(_chunks(texts, labels, bar.advance))
-        what = f"{len(texts):,} documents, {len(model.get_feature_names_out()):,} terms"
+        with ui.progress("Training", "documents") as bar:  # streamed: a chunk at a time
+            chunks = LabelledChunks(ui, args.data, args, bar.advance)
+            model.fit_chunks(chunks)
+        what = f"{chunks.documents:,} documents, {len(model.get_feature_names_out()):,} terms"
     else:
         estimator = _table_estimator(args)
         from nbayes.cli._data import feature_kind
@@ -307,14 +317,3 @@ def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
             families = ", ".join(f"{k}: {v}" for k, v in model.families_.items())
             ui.note(f"Column families: {families}")
     return model, what
-
-
-def _chunks(
-    texts: list[str], labels: Any, advance: Any, size: int = 10_000
-) -> Iterator[tuple[list[str], Any]]:
-    """Documents in chunks for TextClassifier.fit_chunks, advancing the progress bar as
-    each chunk is consumed."""
-    labels = list(labels)
-    for start in range(0, len(texts), size):
-        yield texts[start : start + size], labels[start : start + size]
-        advance(min(size, len(texts) - start))
