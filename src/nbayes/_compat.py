@@ -36,7 +36,9 @@ MOVED = {
     "nbayes._mixed_columns": "nbayes.mixed._columns",
     "nbayes._mixed_stats": "nbayes.mixed._stats",
     "nbayes._mixed_table": "nbayes.mixed._table",
-    "nbayes._mixed_text": "nbayes.mixed._text",
+    # (a text column's statistics are now a text model's: nbayes.text._textstats.TextStats
+    # reads the state of the old ones)
+    "nbayes._mixed_text": "nbayes.mixed._stats",
     # the numpy-only scorer of text models
     "nbayes.scoring": "nbayes.text.scoring",
 }

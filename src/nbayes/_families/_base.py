@@ -21,6 +21,18 @@ class Family:
     name = "base"
     #: whether :meth:`exact_factors` can give a derivation with fractions
     exact_supported = False
+    #: whether the family models each feature's presence and absence (Bernoulli): counts
+    #: are clipped to 1, and an absent feature has a term of its own
+    presence = False
+
+    def linear_form(
+        self, d: Derived, cols: np.ndarray | None = None
+    ) -> tuple[FloatArray, FloatArray] | None:
+        """``(W, bias)`` with ``jll = counts @ W[cols] + bias``, when the family is linear
+        in the counts and the weights are finite (else None); with ``cols``, W holds those
+        columns only (for rows that use no other column). ``W`` has one C-contiguous row
+        per column, so a row's terms are a gather of rows (the lean text scorer's form)."""
+        return None
 
     def derive(self, stats: Any, p: dict[str, Any]) -> Derived:
         """Log-probabilities and the other fitted quantities, from the statistics."""

@@ -26,6 +26,25 @@ from .multinomial import as_int, exact_alpha
 class BernoulliFamily(Family):
     name = "bernoulli"
     exact_supported = True
+    presence = True
+
+    def linear_form(
+        self, d: Derived, cols: np.ndarray | None = None
+    ) -> tuple[FloatArray, FloatArray] | None:
+        flp = d["feature_log_prob"] if cols is None else d["feature_log_prob"][:, cols]
+        prior = np.asarray(d["class_log_prior"], dtype=np.float64)
+        neg = d["neg_log_prob"]
+        neg_cols = neg if cols is None else neg[:, cols]
+        absent = neg.sum(axis=1)  # finite when every log(1 - P) is
+        if not np.isfinite(absent).all():
+            return None
+        # written transposed in one pass (not a difference, then its transposed copy);
+        # finite exactly when both log-probabilities are (log P is never +inf)
+        with np.errstate(invalid="ignore"):
+            W = np.subtract(flp.T, neg_cols.T, order="C")
+        if not np.isfinite(W).all():
+            return None
+        return W, prior + absent
 
     def derive(self, stats: CountStats, p: dict[str, Any]) -> Derived:
         alpha = check_alpha(p["alpha"], p["force_alpha"], stats.n_features)

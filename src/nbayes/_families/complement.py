@@ -15,6 +15,14 @@ from .multinomial import MultinomialFamily, count_terms, smoothed_log_prob
 class ComplementFamily(Family):
     name = "complement"
 
+    def linear_form(
+        self, d: Derived, cols: np.ndarray | None = None
+    ) -> tuple[FloatArray, FloatArray] | None:
+        flp = d["feature_log_prob"] if cols is None else d["feature_log_prob"][:, cols]
+        prior = np.asarray(d["class_log_prior"], dtype=np.float64)
+        bias = prior if len(prior) == 1 else np.zeros_like(prior)
+        return np.ascontiguousarray(flp.T), bias
+
     def derive(self, stats: CountStats, p: dict[str, Any]) -> Derived:
         alpha = check_alpha(p["alpha"], p["force_alpha"], stats.n_features)
         fc = row_major(stats.feature_count)  # the row sums below: see there

@@ -29,6 +29,12 @@ class MultinomialFamily(Family):
     name = "multinomial"
     exact_supported = True
 
+    def linear_form(
+        self, d: Derived, cols: np.ndarray | None = None
+    ) -> tuple[FloatArray, FloatArray] | None:
+        flp = d["feature_log_prob"] if cols is None else d["feature_log_prob"][:, cols]
+        return np.ascontiguousarray(flp.T), np.asarray(d["class_log_prior"], dtype=np.float64)
+
     def derive(self, stats: CountStats, p: dict[str, Any]) -> Derived:
         alpha = check_alpha(p["alpha"], p["force_alpha"], stats.n_features)
         return {

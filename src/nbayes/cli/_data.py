@@ -14,11 +14,12 @@ __all__ = ["feature_kind", "labelled_inputs", "unlabelled_inputs"]
 
 
 def feature_kind(model: Any) -> str:
-    """``"categorical"`` for CategoricalNB, ``"mixed"`` for MixedNB, else ``"numeric"``."""
-    name = type(model).__name__
-    if name == "MixedNB":
-        return "mixed"
-    return "categorical" if name == "CategoricalNB" else "numeric"
+    """How ``model`` takes a table: ``"numbers"``, ``"categories"`` (CategoricalNB) or
+    ``"typed"`` (MixedNB), as the table of estimators says."""
+    from nbayes.cli._estimators import estimator_of
+
+    row = estimator_of(model)
+    return "numbers" if row is None or row.table is None else row.table
 
 
 def labelled_inputs(
@@ -31,7 +32,7 @@ def labelled_inputs(
     from nbayes.cli._tables import read_table, split_labels, table_features
 
     kind = feature_kind(model)
-    table = read_table(ui, sources, typed=kind == "mixed")
+    table = read_table(ui, sources, typed=kind == "typed")
     _, labels = split_labels(table, args.label_col)
     X = table_features(table, kind, args.label_col, model)
     return X, coerce_labels(labels, model.classes_)
@@ -51,5 +52,5 @@ def unlabelled_inputs(
     from nbayes.cli._tables import read_table, table_features
 
     kind = feature_kind(model)
-    table = read_table(ui, sources, typed=kind == "mixed")
+    table = read_table(ui, sources, typed=kind == "typed")
     return table_features(table, kind, args.label_col, model), None

@@ -16,19 +16,7 @@ import numpy as np
 from nbayes.cli._common import UI, CLIError
 from nbayes.io.input_formats import extensions_text, of_path, table_formats
 
-__all__ = ["TABLE_ESTIMATORS", "table_features", "read_table"]
-
-#: the estimators that learn from tables (``--model`` choices beyond text)
-TABLE_ESTIMATORS = (
-    "gaussian",
-    "categorical",
-    "poisson",
-    "multinomial",
-    "bernoulli",
-    "complement",
-    "kernel",
-    "mixed",
-)
+__all__ = ["table_features", "read_table"]
 
 
 def _pandas() -> Any:
@@ -127,7 +115,8 @@ def table_features(table: Any, kind: str, label_col: str | None, model: Any = No
     ----------
     table : DataFrame
     kind : str
-        ``"numeric"``, ``"categorical"`` or ``"mixed"`` (columns as read, cast to the
+        How the model takes a table (:attr:`nbayes.cli._estimators.Estimator.table`):
+        ``"numbers"``, ``"categories"`` or ``"typed"`` (columns as read, cast to the
         model's dtypes where they fit).
     label_col : str or None
         Dropped if present (prediction reads files with or without labels).
@@ -151,14 +140,14 @@ def table_features(table: Any, kind: str, label_col: str | None, model: Any = No
                 f"The data has {X.shape[1]} feature column(s) {list(map(str, X.columns))}, but "
                 f"the model expects {model.n_features_in_}."
             )
-        if model is not None and kind == "mixed":
+        if model is not None and kind == "typed":
             return X.to_numpy(dtype=object)
         if model is not None:  # trained without names: give none
             X = X.to_numpy()
             return _typed(pd, pd.DataFrame(X), kind, model).to_numpy()
     if X.shape[1] == 0:
         raise CLIError("The table has no feature column besides the labels.")
-    if kind == "mixed":
+    if kind == "typed":
         return _as_fitted(X, model)
     return _typed(pd, X, kind, model)
 
@@ -184,7 +173,7 @@ def _as_fitted(X: Any, model: Any) -> Any:
 
 
 def _typed(pd: Any, X: Any, kind: str, model: Any) -> Any:
-    if kind == "categorical":
+    if kind == "categories":
         coded = model is not None and model.categories_ and model.categories_[0].dtype.kind in "iu"
         if coded:
             return _numeric(pd, X, integer=True)

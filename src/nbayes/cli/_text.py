@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "TEXT_ESTIMATORS",
     "TEXT_OPTION_FLAGS",
     "add_text_options",
     "make_text_model",
@@ -21,9 +20,6 @@ __all__ = [
 #: the flags of the library's text options (`train` and `tune`): documents only
 TEXT_OPTION_FLAGS = ("--preprocess", "--stop-words", "--min-df", "--max-df")
 
-#: the ``--model`` choices that learn from documents
-TEXT_ESTIMATORS = ("multinomial", "bernoulli", "complement", "nbsvm")
-
 
 def make_text_model(
     model: str,
@@ -35,27 +31,25 @@ def make_text_model(
     **options: Any,
 ) -> Any:
     """An unfitted :class:`~nbayes.TextClassifier` (or NBSVM) for ``nbayes train``;
-    ``ngram_range`` None is the estimator's default; ``options`` are the text options the
-    command line set (:func:`text_options`)."""
-    if model == "nbsvm":
-        from nbayes.cli._common import CLIError
-        from nbayes.nbsvm import NBSVM
+    ``ngram_range`` None is the estimator's default (the table of estimators says what
+    each ``--model`` takes: :mod:`nbayes.cli._estimators`); ``options`` are the text
+    options the command line set (:func:`text_options`)."""
+    from nbayes.cli._common import CLIError
+    from nbayes.cli._estimators import estimator
 
-        if hashing:
-            raise CLIError("--hashing does not apply to --model nbsvm (its features are terms).")
-        return NBSVM(
-            alpha=1.0 if alpha is None else alpha, ngram_range=ngram_range or (1, 2), **options
-        )
-    from nbayes.text import TextClassifier
-
-    return TextClassifier(
-        model=model,
-        alpha=1.0 if alpha is None else alpha,
-        binary=binary,
-        ngram_range=ngram_range or (1, 1),
-        hashing=hashing,
-        **options,
-    )
+    row = estimator(model)
+    if hashing and row.no_hashing is not None:
+        raise CLIError(f"--hashing does not apply to --model {model} ({row.no_hashing}).")
+    assert row.make_text is not None
+    settings: dict[str, Any] = {
+        "alpha": 1.0 if alpha is None else alpha,
+        "ngram_range": ngram_range or row.ngrams,
+    }
+    if row.no_binary is None:
+        settings.update(binary=binary)
+    if row.no_hashing is None:
+        settings.update(hashing=hashing)
+    return row.make_text({**settings, **options})
 
 
 def _recipes() -> list[str]:

@@ -86,14 +86,14 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         n_terms = len(model.get_feature_names_out())
         what = "hash buckets in use" if getattr(model, "hashing", False) else "terms"
         ui.print(f"vocabulary: {n_terms:,} {what}")
-    elif type(est).__name__ == "MixedNB":
+    elif hasattr(est, "families_"):  # MixedNB: a family per column
         _mixed_columns(ui, est)
     else:
         names = getattr(est, "feature_names_in_", None)
         shown = "" if names is None else f": {', '.join(map(str, names[:20]))}"
         more = " ..." if names is not None and len(names) > 20 else ""
         ui.print(f"features: {est.n_features_in_}{shown}{more}")
-        if type(est).__name__ == "KernelNB":
+        if hasattr(est, "max_points"):  # KernelNB: stored points
             _kernel_points(ui, est)
     ui.print("classes:")
     for c, n in zip(model.classes_.tolist(), model.class_count_.tolist(), strict=True):

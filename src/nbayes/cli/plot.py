@@ -122,7 +122,9 @@ def _words(model: Any, args: argparse.Namespace) -> Any:
 
 def _text_column(model: Any, text_col: str) -> str:
     """The text column of a MixedNB that --words draws: its only one, or --text-col."""
-    texts = [name for name, kind in model.families_.items() if kind == "text"]
+    from nbayes.kinds import kind
+
+    texts = [name for name, k in model.families_.items() if kind(k).values == "documents"]
     if not texts:
         raise CLIError(
             "--words draws words; this MixedNB has no text column. Use --column NAME to draw "

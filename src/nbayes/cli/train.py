@@ -38,6 +38,17 @@ from nbayes.cli._common import (
     flag_errors,
     refuse_set_flags,
 )
+from nbayes.cli._estimators import (
+    check_binary,
+    check_flags,
+    column_families,
+    estimators,
+    lazy_text,
+    parse_bandwidth,
+    parse_columns,
+    reads_documents,
+)
+from nbayes.cli._estimators import estimator as estimator_row
 from nbayes.cli._models import check_model_output, save_model, warn_one_class
 from nbayes.cli._text import TEXT_OPTION_FLAGS, add_text_options, text_options
 
@@ -49,20 +60,6 @@ __all__ = [
     "parse_ngrams",
     "run",
 ]
-
-MODELS = (
-    "multinomial",
-    "bernoulli",
-    "complement",
-    "poisson",
-    "gaussian",
-    "categorical",
-    "kernel",
-    "mixed",
-    "nbsvm",
-    "spam",
-)
-TEXT_DEFAULT = ("multinomial", "bernoulli", "complement", "nbsvm")
 
 #: the flags that set an estimator's hyperparameters: the estimator validates them
 HYPERPARAMETER_FLAGS = ("--alpha", "--bandwidth", "--max-points", "--ngrams", *TEXT_OPTION_FLAGS)
@@ -77,7 +74,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="replace MODEL even if it exists and is not an nbayes model file (a DATA file "
         "is never replaced)",
     )
-    add_model_options(p, MODELS)
+    add_model_options(p, list(estimators()))
     add_data_options(p)
     p.add_argument("--alpha", type=float, default=None, help="smoothing (default 1.0)")
     p.add_argument("--binary", action="store_true", help="text: count each word once per document")
@@ -90,12 +87,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="text: hash words into 2**20 buckets (bounded memory, no vocabulary)",
     )
-    p.add_argument(
+    columns = p.add_argument(
         "--columns",
         metavar="NAME=FAMILY,...",
         help="mixed: families of some columns, e.g. age=kde,city=categorical (families: "
-        "gaussian, kde, poisson, categorical, bernoulli, text); the others are inferred",
+        "%(families)s); the others are inferred",
     )
+    columns.families = lazy_text(lambda: ", ".join(column_families()))  # type: ignore[attr-defined]
     p.add_argument(
         "--bandwidth",
         metavar="RULE",
@@ -136,38 +134,6 @@ def parse_ngrams(text: str) -> tuple[int, int]:
     return lo, hi
 
 
-def parse_columns(text: str) -> dict[str, str]:
-    """``"age=kde,city=categorical"`` -> ``{"age": "kde", "city": "categorical"}``."""
-    from nbayes.mixed import FAMILIES
-
-    out: dict[str, str] = {}
-    for item in text.split(","):
-        name, sep, family = (part.strip() for part in item.partition("="))
-        if not sep or not name or not family:
-            raise CLIError(
-                f"--columns must look like age=kde,city=categorical (NAME=FAMILY, comma "
-                f"separated); got {item.strip()!r}."
-            )
-        if family not in FAMILIES:
-            raise CLIError(
-                f"--columns: unknown family {family!r} for the column {name!r}; choose one of "
-                f"{', '.join(FAMILIES)}."
-            )
-        if name in out:
-            raise CLIError(f"--columns names the column {name!r} twice.")
-        out[name] = family
-    return out
-
-
-def parse_bandwidth(text: str) -> str | float:
-    """``"0.5"`` -> ``0.5``; a rule name (``"scott"``, ``"silverman"``) as it is. The
-    estimator validates the value."""
-    try:
-        return float(text)
-    except ValueError:
-        return text
-
-
 def make_estimator(
     name: str,
     alpha: float | None,
@@ -181,41 +147,19 @@ def make_estimator(
     The flags are checked here only for whether they apply to the model; their values
     are the estimator's to validate (when it is fitted: see :func:`flag_errors`).
     """
-    from nbayes import naive_bayes as nb
-
-    if columns is not None and name != "mixed":
-        raise CLIError("--columns applies to --model mixed only.")
-    if bandwidth is not None and name not in ("kernel", "mixed"):
-        raise CLIError("--bandwidth applies to --model kernel and --model mixed only.")
-    if max_points is not None and name != "kernel":
-        raise CLIError("--max-points applies to --model kernel only.")
-    # no --bandwidth: the estimator's own default (KernelNB "robust", MixedNB "scott")
-    bw: dict[str, Any] = {} if bandwidth is None else {"bandwidth": parse_bandwidth(bandwidth)}
-    if name == "kernel":
-        from nbayes.kernel import KernelNB
-
-        if alpha is not None:
-            raise CLIError("--alpha does not apply to --model kernel (it has no counts).")
-        return KernelNB(max_points=max_points, **bw)
-    if name == "mixed":
-        from nbayes.mixed import MixedNB
-
-        spec = None if columns is None else parse_columns(columns)
-        return MixedNB(spec, alpha=1.0 if alpha is None else alpha, **bw)
-
-    classes = {
-        "multinomial": nb.MultinomialNB,
-        "bernoulli": nb.BernoulliNB,
-        "complement": nb.ComplementNB,
-        "poisson": nb.PoissonNB,
-        "gaussian": nb.GaussianNB,
-        "categorical": nb.CategoricalNB,
+    # in the order the flags were checked before the table of estimators
+    values = {
+        "--columns": columns,
+        "--bandwidth": None if bandwidth is None else parse_bandwidth(bandwidth),
+        "--max-points": max_points,
+        "--alpha": alpha,
     }
-    if name == "gaussian":
-        if alpha is not None:
-            raise CLIError("--alpha does not apply to --model gaussian (it has no counts).")
-        return classes[name]()
-    return classes[name]() if alpha is None else classes[name](alpha=alpha)
+    row = estimator_row(name)
+    hyperparameters = check_flags(name, values)
+    if row.make is None:
+        raise CLIError(f"--model {name} learns from documents: leave out --input table.")
+    # no --bandwidth: the estimator's own default (KernelNB "robust", MixedNB "scott")
+    return row.make(hyperparameters)
 
 
 def _describe(model: Any) -> str:
@@ -266,10 +210,11 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
         _check_text_only_options(args)
         from nbayes.cli._text import make_text_model
 
-        if args.model == "nbsvm":
+        if not estimator_row(args.model).merges:
             raise CLIError(
-                "--workers and --dask-scheduler merge one model per partition; an nbsvm's "
-                "linear model is fitted on all documents at once: train it without them."
+                "--workers and --dask-scheduler merge one model per partition; an "
+                f"{args.model}'s linear model is fitted on all documents at once: train it "
+                "without them."
             )
         estimator: Any = make_text_model(
             args.model,
@@ -316,26 +261,18 @@ def _any_file(pattern: str) -> bool:
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:
-    if args.model == "spam":  # SpamFilter, from a folder of mail per class
-        from nbayes.cli._spam import train_spam
-
-        return train_spam(args, ui)
-    text = args.input == "text" or (args.input == "auto" and args.model in TEXT_DEFAULT)
-    if args.model == "nbsvm" and not text:
-        raise CLIError("--model nbsvm learns from documents: leave out --input table.")
-    if args.model == "nbsvm" and args.binary:
-        raise CLIError("--binary does not apply to --model nbsvm (its features always are).")
-    if text and args.model not in TEXT_DEFAULT:
-        raise CLIError(
-            f"--model {args.model} does not learn from documents: use one of "
-            f"{', '.join(TEXT_DEFAULT)}, or --input table for a table."
-        )
+    row = estimator_row(args.model)
+    if row.trains is not None:  # a model with a command path of its own (spam: mail)
+        return row.trains(args, ui)
+    text = reads_documents(args.model, args.input)
+    check_binary(args.model, args.binary)
     check_model_output(args.output, args.data, force=args.force)  # before any work
     with flag_errors(HYPERPARAMETER_FLAGS):
         model, what = _train(args, ui, text)
     save_model(model, args.output, args.data, force=args.force)
-    nbsvm = args.model == "nbsvm"
-    name = f"TextClassifier({model.model})" if text and not nbsvm else type(model).__name__
+    name = type(model).__name__
+    if text and isinstance(getattr(model, "model", None), str):  # TextClassifier(model=...)
+        name = f"{name}({model.model})"
     ui.note(f"Trained {name} on {what}: {_describe(model)}.")
     warn_one_class(ui, model, args.output)
     ui.note(f"Saved to {args.output}")
@@ -369,14 +306,14 @@ def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
         from nbayes.cli._tables import read_table, split_labels, table_features
 
         kind = feature_kind(estimator)
-        table = read_table(ui, args.data, typed=kind == "mixed")
+        table = read_table(ui, args.data, typed=kind == "typed")
         _, labels = split_labels(table, args.label_col)
         X = table_features(table, kind, args.label_col)
         with ui.progress("Training", "rows") as bar:
             model = estimator.fit(X, labels)
             bar.advance(len(labels))
         what = f"{len(labels):,} rows, {X.shape[1]} features"
-        if kind == "mixed":
+        if hasattr(model, "families_"):
             families = ", ".join(f"{k}: {v}" for k, v in model.families_.items())
             ui.note(f"Column families: {families}")
     return model, what

@@ -27,6 +27,13 @@ import numpy as np
 from nbayes.cli import _common as common
 from nbayes.cli import train
 from nbayes.cli._common import UI, CLIError, add_data_options, add_model_options, flag_errors
+from nbayes.cli._estimators import (
+    check_binary,
+    check_flags,
+    estimators,
+    reads_documents,
+)
+from nbayes.cli._estimators import estimator as estimator_row
 from nbayes.cli._text import (
     TEXT_OPTION_FLAGS,
     parse_document_frequency,
@@ -44,7 +51,8 @@ GRID_FLAGS = (
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", nargs="+", metavar="DATA", help="labelled data files")
-    add_model_options(p, train.MODELS)
+    # the models cross-validated here (not those with a command path of their own: spam)
+    add_model_options(p, [name for name, e in estimators().items() if e.trains is None])
     add_data_options(p)
     p.add_argument(
         "--folds", type=common.count_type(2), default=5, metavar="K", help="number of folds (5)"
@@ -130,10 +138,10 @@ def _bandwidths(text: str) -> list[str | float]:
 def _grid(args: argparse.Namespace, text: bool) -> dict[str, list[Any]]:
     grid: dict[str, list[Any]] = {}
     model = args.model
-    no_alpha = ("gaussian", "kernel")
+    row = estimator_row(model)
     if args.alpha is not None:
-        if not text and model in no_alpha:
-            raise CLIError(f"--alpha does not apply to --model {model} (it has no counts).")
+        if not text:
+            check_flags(model, {"--alpha": args.alpha})
         grid["alpha"] = _floats(args.alpha, "--alpha")
     if text:
         if args.ngrams is not None:
@@ -152,17 +160,14 @@ def _grid(args: argparse.Namespace, text: bool) -> dict[str, list[Any]]:
             grid["preprocess"] = list(
                 dict.fromkeys(parse_recipe(v.strip()) for v in args.preprocess.split(","))
             )
-        if model == "nbsvm":
-            if args.binary:
-                raise CLIError(
-                    "--binary does not apply to --model nbsvm (its features always are)."
-                )
-            if args.c is not None:
-                grid["C"] = _floats(args.c, "--c")
-            if args.beta is not None:
-                grid["beta"] = _floats(args.beta, "--beta")
-        else:
-            common.refuse_set_flags(args, ("--c", "--beta"), "applies to --model nbsvm only.")
+        check_binary(model, args.binary)
+        others = tuple(f for f in ("--c", "--beta") if f not in row.text_flags)
+        takers = [e.name for e in estimators().values() if e.text_flags]
+        common.refuse_set_flags(args, others, f"applies to --model {' and '.join(takers)} only.")
+        if args.c is not None:
+            grid["C"] = _floats(args.c, "--c")
+        if args.beta is not None:
+            grid["beta"] = _floats(args.beta, "--beta")
         common.refuse_set_flags(
             args,
             ("--var-smoothing", "--bandwidth", "--columns"),
@@ -171,13 +176,10 @@ def _grid(args: argparse.Namespace, text: bool) -> dict[str, list[Any]]:
     else:
         text_only = ("--ngrams", "--binary", "--c", "--beta", *TEXT_OPTION_FLAGS)
         common.refuse_set_flags(args, text_only, "applies to text models only.")
+        check_flags(model, {"--var-smoothing": args.var_smoothing, "--bandwidth": args.bandwidth})
         if args.var_smoothing is not None:
-            if model not in ("gaussian", "mixed"):
-                raise CLIError("--var-smoothing applies to --model gaussian and mixed only.")
             grid["var_smoothing"] = _floats(args.var_smoothing, "--var-smoothing")
         if args.bandwidth is not None:
-            if model not in ("kernel", "mixed"):
-                raise CLIError("--bandwidth applies to --model kernel and mixed only.")
             grid["bandwidth"] = _bandwidths(args.bandwidth)
     return grid
 
@@ -206,16 +208,12 @@ def _inputs(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, Any, Any
     """The unfitted estimator, X and y."""
     if text:
         from nbayes.cli._common import read_labelled_texts
-        from nbayes.text import TextClassifier
 
         texts, labels = read_labelled_texts(ui, args.data, args)
-        estimator: Any
-        if args.model == "nbsvm":
-            from nbayes.nbsvm import NBSVM
-
-            estimator = NBSVM()
-        else:
-            estimator = TextClassifier(model=args.model, binary=args.binary)
+        row = estimator_row(args.model)
+        assert row.make_text is not None
+        settings = {} if row.no_binary is not None else {"binary": args.binary}
+        estimator = row.make_text(settings)
         if args.stop_words is not None:  # a setting of every candidate
             estimator.set_params(stop_words=parse_stop_words(args.stop_words))
         return estimator, texts, np.asarray(labels)
@@ -224,7 +222,7 @@ def _inputs(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, Any, Any
 
     estimator = train.make_estimator(args.model, None, columns=args.columns)
     kind = feature_kind(estimator)
-    table = read_table(ui, args.data, typed=kind == "mixed")
+    table = read_table(ui, args.data, typed=kind == "typed")
     _, labels = split_labels(table, args.label_col)
     return estimator, table_features(table, kind, args.label_col), np.asarray(labels)
 
@@ -236,12 +234,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     from nbayes.cli._models import check_model_output, save_model
     from nbayes.model_selection import NBSearchCV
 
-    text = args.input == "text" or (args.input == "auto" and args.model in train.TEXT_DEFAULT)
-    if text and args.model not in train.TEXT_DEFAULT:
-        raise CLIError(
-            f"--model {args.model} does not learn from documents: use one of "
-            f"{', '.join(train.TEXT_DEFAULT)}, or --input table for a table."
-        )
+    text = reads_documents(args.model, args.input)
     if args.scoring not in get_scorer_names():
         raise CLIError(
             f"Unknown --scoring {args.scoring!r}; e.g. accuracy, balanced_accuracy, f1_macro, "

@@ -7,7 +7,8 @@ of its type first saved, never before: the serialisers import their estimators, 
 scikit-learn, which reading a file's metadata or scoring a text model
 (:func:`nbayes.load_scorer`) must not.
 
-:func:`register` adds a serialiser for another model type (or replaces one);
+:func:`register` adds a serialiser for another model type (or replaces one); the estimator
+a registered kind declares (:mod:`nbayes._families.kinds`) gets one from its codec;
 :func:`encode` and :func:`decode` write and read a model through whichever serialiser
 handles it, also for an estimator nested inside another (under a prefix of its arrays).
 """
@@ -181,9 +182,25 @@ def _import_builtin(model_type: str) -> None:
         _REGISTRY.setdefault(ser.model_type, ser)
 
 
+def _import_kinds(matches: Callable[[type], bool]) -> None:
+    """Register the serialisers of the estimators of registered kinds
+    (:mod:`nbayes._families.kinds`) that ``matches`` and no serialiser handles yet."""
+    from nbayes._families.kinds import kinds
+
+    for kind in kinds().values():
+        cls = kind.estimator
+        if cls is not None and matches(cls) and all(s.cls is not cls for s in _REGISTRY.values()):
+            from nbayes.io.serializers._kinds import kind_serializer
+
+            ser = kind_serializer(kind)
+            _REGISTRY.setdefault(ser.model_type, ser)
+
+
 def _serializer_for_type(model_type: str) -> Serializer:
     if model_type not in _REGISTRY and model_type in BUILTIN:
         _import_builtin(model_type)
+    if model_type not in _REGISTRY:
+        _import_kinds(lambda cls: cls.__name__ == model_type)
     if model_type not in _REGISTRY:
         raise _fail(
             f"the model type {_show(model_type)} is unknown to this nbayes (it knows "
@@ -203,6 +220,9 @@ def _serializer_for_model(model: Any) -> Serializer:
     ser = _registered_for(model)
     if ser is None and type(model).__name__ in BUILTIN:
         _import_builtin(type(model).__name__)
+        ser = _registered_for(model)
+    if ser is None:
+        _import_kinds(lambda cls: cls is type(model))
         ser = _registered_for(model)
     if ser is None:
         raise TypeError(

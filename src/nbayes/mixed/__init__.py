@@ -9,7 +9,8 @@ rows where that column is present (so each column has its own class counts); one
 the template's (:class:`nbayes._template.base.BaseNB`); ``merge`` keeps checks of its own.
 
 The parts: :mod:`._table` reads tables, infers families and builds sampled ones,
-:mod:`._stats` and :mod:`._text` hold the statistics, :mod:`._columns` the per-column
+:mod:`._stats` holds the statistics (a text column's are those of a text model,
+:class:`nbayes.text._textstats.TextStats`), :mod:`._columns` the per-column
 families, :mod:`._estimator` the estimator.
 
 Family inference (``columns=None`` or a column left out of ``columns``), on the first fit:
@@ -30,6 +31,18 @@ category / enum                                  ``"categorical"``
 strings whose median value has >= 3 words       ``"text"`` (a bag of words)
 other strings                                    ``"categorical"``
 ==============================================  ==============================================
+
+A text column is counted by nbayes.text's compiled counting as scikit-learn's
+``CountVectorizer()`` counts (lowercased words of two or more characters); its statistics
+are a text model's. For word n-grams, stop words or a ``preprocess`` recipe, register a text
+kind of another name and give it in ``columns``::
+
+    from nbayes.kinds import register_kind
+    from nbayes.mixed._columns import TextKind
+    register_kind(TextKind("review_text", ngram_range=(1, 2), stop_words="english"))
+    MixedNB(columns={"review": "review_text"})
+
+Any kind of the registry (:mod:`nbayes.kinds`) is a family ``columns`` may name.
 
 Missing values (NaN, None, pandas NA, polars null) are skipped for their column when
 fitting and marginalised out when predicting: the column contributes nothing to that row.

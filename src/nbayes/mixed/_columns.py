@@ -1,7 +1,8 @@
 """The columns of MixedNB, each one likelihood family over its own statistics.
 
-A column of kind ``k`` counts the statistics its family derives from and scores, samples
-and ranks through that family's public methods (``derive``, ``feature_log_density``,
+A column of kind ``k`` (a :class:`~nbayes._families.kinds.Kind` of the registry) counts the
+statistics its kind makes and scores, samples and ranks through that kind and its family's
+public methods (``derive``, ``feature_log_density``,
 ``log_likelihood``, ``sample``, ``separation``, ``n_parameters``): the math of a gaussian
 column is :class:`~nbayes._families.gaussian.GaussianFamily`'s, of a text column
 :class:`~nbayes._families.multinomial.MultinomialFamily`'s over the column's vocabulary, and
@@ -9,7 +10,7 @@ so on. MixedNB adds two rules of its own: a class that never saw a value of a co
 the column's statistics pooled over all classes (:func:`~nbayes.mixed._stats.pooled`), and
 a missing value contributes nothing.
 
-What the families are given to derive with (:func:`family_params`):
+What the families are given to derive with (each kind's ``hyperparameters``):
 
 * gaussian: ``epsilon``, ``var_smoothing`` times the largest variance of any gaussian
   column (one value for all of them, as GaussianNB has one for all its features), and the
@@ -29,74 +30,123 @@ from typing import Any
 
 import numpy as np
 
-from .._families import BernoulliFamily, CategoricalFamily, Family, GaussianFamily
+from .._families import Family
 from .._families._common import class_log_prior
 from .._families.gaussian import largest_variance
-from .._families.kde import KernelFamily
+from .._families.kinds import POISSON_BETA, Kind, Marginal, register_kind
+from .._families.kinds import kind as kind_named
 from .._families.multinomial import MultinomialFamily
-from .._families.poisson import PoissonFamily
-from .._statistics import CategoryStats, CountStats, MomentStats
-from .._statistics.points import PointStats
-from . import _text as _mixed_text
+from .._statistics import CountStats, class_codes
+from ..text._class_counts import count_by_class, transform_counts
+from ..text._textstats import TextStats, Vocabulary
+from ..text.recipes import resolve as resolve_recipe
 from ._stats import MixedStats, pooled
 from ._table import _is_missing, _Table
-from ._text import TextStats
 
-__all__ = ["POISSON_BETA", "ColumnModel", "MixedFamily", "column_stats", "empty_column"]
-
-#: the rate of the Gamma prior of poisson columns (MixedNB has no ``beta`` of its own)
-POISSON_BETA = 1.0
-
-#: the family of each kind of column
-FAMILY_OF: dict[str, Family] = {
-    "gaussian": GaussianFamily(),
-    "kde": KernelFamily(),
-    "poisson": PoissonFamily(),
-    "categorical": CategoricalFamily(),
-    "bernoulli": BernoulliFamily(),
-    "text": MultinomialFamily(),
-}
-_NUMERIC_STATS: dict[str, Any] = {
-    "gaussian": MomentStats,
-    "kde": PointStats,
-    "poisson": CountStats,
-    "bernoulli": CountStats,
-}
+__all__ = ["POISSON_BETA", "ColumnModel", "MixedFamily", "TextKind", "column_stats", "empty_column"]
 
 
-def column_stats(kind: str, vals: np.ndarray, y: np.ndarray, w: np.ndarray) -> Any:
-    """Statistics of one column from its present rows."""
-    if kind == "categorical":
-        return CategoryStats.from_batch(vals[:, None], y, w, integer_coded=False)
-    if kind == "text":
-        return TextStats.from_batch(vals, y, w)
-    return _NUMERIC_STATS[kind].from_batch(vals[:, None].astype(np.float64), y, w)
+class TextKind(Kind):
+    """A text column: a bag of words, one multinomial over the column's vocabulary.
+
+    Its statistics are a text model's (:class:`nbayes.text._textstats.TextStats`),
+    counted by nbayes.text's compiled counting. The ``"text"`` kind counts as
+    scikit-learn's ``CountVectorizer()`` does; a kind registered under another name takes
+    n-grams, stop words and a ``preprocess`` recipe as :class:`~nbayes.text.TextClassifier`
+    does: ``register_kind(TextKind("bigrams", ngram_range=(1, 2), stop_words="english"))``.
+    """
+
+    stats_type = TextStats
+    values = "documents"
+
+    def __init__(
+        self,
+        name: str = "text",
+        *,
+        lowercase: bool = True,
+        ngram_range: tuple[int, int] = (1, 1),
+        stop_words: Any = None,
+        preprocess: Any = None,
+    ) -> None:
+        self.name = name
+        self.options = {"lowercase": lowercase, "ngram_range": ngram_range,
+                        "stop_words": stop_words}  # fmt: skip
+        self.preprocess = resolve_recipe(preprocess)
+
+    def make_family(self) -> Family:
+        return MultinomialFamily()
+
+    def _docs(self, vals: np.ndarray) -> list[str]:
+        docs = [str(v) for v in vals]
+        return docs if self.preprocess is None else [self.preprocess(d) for d in docs]
+
+    def column_stats(self, vals: np.ndarray, y: np.ndarray, w: np.ndarray) -> Any:
+        docs = self._docs(vals)
+        classes, codes = class_codes(y)
+        index: dict[str, int] = {}
+        if np.all(w == 1.0):  # the sums per class straight from the documents
+            _, sums, df = count_by_class(docs, codes, len(classes), vocabulary=index,
+                                         dtype=np.float64, **self.options)  # fmt: skip
+            term_freq = sums.sum(axis=0)
+        else:  # weighted rows: the vocabulary, then the rows' counts
+            count_by_class(docs, codes, len(classes), vocabulary=index, **self.options)
+            X = transform_counts(docs, index, **self.options)
+            sums = CountStats.from_batch(X, y, w).feature_count
+            df = np.bincount(X.indices, minlength=len(index))
+            term_freq = np.asarray(X.sum(axis=0), dtype=np.float64).reshape(-1)
+        class_count = np.bincount(codes, weights=w, minlength=len(classes)).astype(np.float64)
+        counts = CountStats(classes, class_count, sums)
+        stats = TextStats(counts, np.asarray(df, dtype=np.int64), term_freq, len(docs))
+        return stats.with_vocabulary(Vocabulary(index=index))
+
+    def empty(self, classes: np.ndarray) -> Any:
+        stats = TextStats(CountStats.empty(classes, 0), np.zeros(0, np.int64), np.zeros(0), 0)
+        return stats.with_vocabulary(Vocabulary(index={}))
+
+    def family_stats(self, col: Any) -> Any:
+        return col.counts
+
+    def after_subtract(self, col: Any) -> Any:
+        return col.without_unused_terms()
+
+    def features(self, col: Any) -> np.ndarray | None:
+        terms = np.empty(col.n_columns, dtype=object)
+        terms[:] = list(col.vocabulary.terms)
+        return terms
+
+    def log_likelihood(self, d: Any, vals: np.ndarray, features: Any) -> np.ndarray:
+        index = {str(w): i for i, w in enumerate(features)}
+        counts = transform_counts(self._docs(vals), index, **self.options)
+        return np.asarray(self.family.log_likelihood(d, counts))
+
+    def sample(
+        self, d: Any, stats: Any, codes: np.ndarray, rng: np.random.Generator, features: Any
+    ) -> np.ndarray:
+        family: Any = self.family
+        docs = family.sample_sequences(d, stats, codes, rng)
+        out = np.empty(len(codes), dtype=object)
+        for i, words in enumerate(docs):
+            out[i] = " ".join(str(w) for w in features[words])
+        return out
+
+    def size(self, col: Any) -> int | None:
+        return int(col.n_columns)
+
+    def marginal(self, d: Any, stats: Any, k: int, n_grid: int, words: Any) -> Marginal:
+        return kind_named("multinomial").marginal(d, stats, k, n_grid, words)
 
 
-def empty_column(kind: str, classes: np.ndarray) -> Any:
-    """Statistics of a column that has seen no value."""
-    if kind == "categorical":
-        return CategoryStats.empty(classes, 1, integer_coded=False)
-    if kind == "text":
-        return TextStats(np.zeros(0, dtype=object), CountStats.empty(classes, 0))
-    return _NUMERIC_STATS[kind].empty(classes, 1)
+register_kind(TextKind())
 
 
-def family_params(kind: str, p: dict[str, Any], epsilon: float) -> dict[str, Any]:
-    """The derivation hyperparameters of a column's family (see the module docstring)."""
-    if kind == "gaussian":
-        return {"epsilon": epsilon, "min_variance": np.finfo(float).tiny, "priors": None}
-    if kind == "kde":
-        return {"bandwidth": p["bandwidth"], "priors": None}
-    q = {"alpha": float(p["alpha"]), "force_alpha": True, "fit_prior": True, "class_prior": None}
-    if kind == "poisson":
-        q["beta"] = float(p.get("beta", POISSON_BETA))
-    return q
+def column_stats(name: str, vals: np.ndarray, y: np.ndarray, w: np.ndarray) -> Any:
+    """Statistics of one column of kind ``name`` from its present rows."""
+    return kind_named(name).column_stats(vals, y, w)
 
 
-def _family_stats(col: Any) -> Any:
-    """The statistics a column's family takes: a text column's are its word counts."""
-    return col.counts if isinstance(col, TextStats) else col
+def empty_column(name: str, classes: np.ndarray) -> Any:
+    """Statistics of a column of kind ``name`` that has seen no value."""
+    return kind_named(name).empty(classes)
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,13 +164,12 @@ class ColumnModel:
     vocabulary: np.ndarray | None = None
 
     @classmethod
-    def derive(cls, kind: str, col: Any, p: dict[str, Any], epsilon: float) -> ColumnModel:
-        stats = pooled(col)
-        family = FAMILY_OF[kind]
-        vocabulary = stats.vocabulary if isinstance(stats, TextStats) else None
-        stats = _family_stats(stats)
-        derived = family.derive(stats, family_params(kind, p, epsilon))
-        return cls(kind, family, stats, derived, col.class_count > 0, vocabulary)
+    def derive(cls, name: str, col: Any, p: dict[str, Any], epsilon: float) -> ColumnModel:
+        of = kind_named(name)
+        features = of.features(col)
+        stats = pooled(of.family_stats(col))
+        derived = of.family.derive(stats, of.hyperparameters(p, epsilon))
+        return cls(name, of.family, stats, derived, col.class_count > 0, features)
 
     def log_likelihood(self, values: np.ndarray, missing: np.ndarray) -> np.ndarray:
         """log P(x_j | y) per row and class; 0 where the value is missing (and for a column
@@ -130,17 +179,10 @@ class ColumnModel:
         if not self.observed.any() or not present.any():
             return out
         with np.errstate(divide="ignore", invalid="ignore"):
-            out[present] = self._log_likelihood(values[present])
+            out[present] = kind_named(self.kind).log_likelihood(
+                self.derived, values[present], self.vocabulary
+            )
         return out
-
-    def _log_likelihood(self, vals: np.ndarray) -> np.ndarray:
-        if self.kind == "text":
-            assert self.vocabulary is not None
-            docs = [str(v) for v in vals]
-            counts = _mixed_text._BAG_OF_WORDS.transform(docs, self.vocabulary)
-            return self.family.log_likelihood(self.derived, counts)
-        X = vals[:, None] if self.kind == "categorical" else vals.astype(np.float64)[:, None]
-        return self.family.feature_log_density(self.derived, X)[:, :, 0]
 
     def separation(self) -> tuple[float, int]:
         """How strongly the column separates the classes that saw it, and the class it points
@@ -155,23 +197,14 @@ class ColumnModel:
 
     def sample(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Values drawn for rows of the given class codes, in the column's representation."""
-        if self.kind == "text":
-            assert isinstance(self.family, MultinomialFamily) and self.vocabulary is not None
-            docs = self.family.sample_sequences(self.derived, self.stats, codes, rng)
-            out = np.empty(len(codes), dtype=object)
-            for i, words in enumerate(docs):
-                out[i] = " ".join(str(w) for w in self.vocabulary[words])
-            return out
-        if self.kind == "categorical" and len(self.stats.categories[0]) == 0:
-            return np.full(len(codes), None, dtype=object)  # never observed: no category
-        X = np.asarray(self.family.sample(self.derived, self.stats, codes, rng))[:, 0]
-        return X.astype(bool) if self.kind == "bernoulli" else X
+        return kind_named(self.kind).sample(self.derived, self.stats, codes, rng, self.vocabulary)
 
 
-def _n_parameters(kind: str, col: Any, full_joint: bool, doc_length: int | None) -> float:
+def _n_parameters(name: str, col: Any, full_joint: bool, doc_length: int | None) -> float:
     """The column's parameters (beyond the class prior's), as its family counts them."""
     C = len(col.classes)
-    return FAMILY_OF[kind].n_parameters(_family_stats(col), full_joint, doc_length) - (C - 1)
+    of = kind_named(name)
+    return of.family.n_parameters(of.family_stats(col), full_joint, doc_length) - (C - 1)
 
 
 class MixedFamily(Family):
@@ -182,7 +215,7 @@ class MixedFamily(Family):
     def derive(self, stats: MixedStats, p: dict[str, Any]) -> dict[str, Any]:
         kinds = stats.families
         columns = zip(kinds, stats.columns, strict=True)
-        largest = [largest_variance(c) for k, c in columns if k == "gaussian"]
+        largest = [largest_variance(c) for k, c in columns if kind_named(k).is_variance()]
         epsilon = float(p["var_smoothing"]) * max(largest, default=0.0)
         return {
             "class_log_prior": class_log_prior(stats.class_count, p["fit_prior"], p["class_prior"]),
@@ -236,13 +269,13 @@ class MixedFamily(Family):
         # multivariate normal over the Gaussian columns (a conditional Gaussian model)
         levels = 1
         for k, c in zip(kinds, cols, strict=True):
-            if k == "gaussian":
+            if kind_named(k).is_variance():
                 continue
             n = _n_parameters(k, c, True, doc_length)
             if math.isinf(n):
                 return math.inf
             levels *= int(n) // C + 1  # the family's table: C · (levels - 1) parameters
-        g = kinds.count("gaussian")
+        g = sum(kind_named(k).is_variance() for k in kinds)
         return C * (levels - 1) + C * levels * (g + g * (g + 1) // 2) + C - 1
 
     def separation(

@@ -9,10 +9,13 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._families.kinds import column_kinds
+from .._families.kinds import kind as kind_named
 from .._statistics import CountStats
 from .._template import params as P
 from .._template.base import BaseNB
 from ..kernel import bandwidth_rule
+from ..text._textstats import TextStats
 from ._columns import MixedFamily, column_stats, empty_column
 from ._stats import MixedStats
 from ._table import (
@@ -29,7 +32,6 @@ from ._table import (
     infer_family,
 )
 from ._table import TEXT_MIN_WORDS as TEXT_MIN_WORDS
-from ._text import TextStats
 
 __all__ = [
     "FAMILIES",
@@ -138,10 +140,11 @@ class MixedNB(BaseNB):
             items = {str(k): v for k, v in spec.items()}
         else:
             items = {f"x{j}": v for j, v in enumerate(spec)}
+        known = column_kinds()
         for k, v in items.items():
-            if v not in FAMILIES:
+            if v not in known:
                 raise ValueError(
-                    f"Unknown family {v!r} for column {k!r}: choose one of {list(FAMILIES)}."
+                    f"Unknown family {v!r} for column {k!r}: choose one of {list(known)}."
                 )
         return items
 
@@ -255,14 +258,7 @@ class MixedNB(BaseNB):
         s = self._stats
         sizes: dict[str, int | None] = {}
         for name, family, col in zip(s.names, s.families, s.columns, strict=True):
-            if family == "categorical":
-                sizes[name] = len(col.categories[0])
-            elif family == "text":
-                sizes[name] = len(col.vocabulary)
-            elif family == "kde":
-                sizes[name] = len(col.values[0])
-            else:
-                sizes[name] = None
+            sizes[name] = kind_named(family).size(col)
         return sizes
 
     @property

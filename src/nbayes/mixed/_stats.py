@@ -11,10 +11,11 @@ from typing import Any
 
 import numpy as np
 
+from .._families.kinds import kind as kind_named
 from .._statistics import CategoryStats, CountStats, MomentStats, union_classes
 from .._statistics.moments import _chan_merge
 from .._statistics.points import PointStats
-from ._text import TextStats
+from ..text._textstats import TextStats
 
 __all__ = ["MixedStats", "pooled"]
 
@@ -72,8 +73,10 @@ class MixedStats:
         self._check(other)
         head = self.head.subtract(other.head)
         cols = tuple(
-            _align(a.subtract(b.reindex(union_classes(a.classes, b.classes))), head.classes)
-            for a, b in zip(self.columns, other.columns, strict=True)
+            kind_named(f).after_subtract(
+                _align(a.subtract(b.reindex(union_classes(a.classes, b.classes))), head.classes)
+            )
+            for f, a, b in zip(self.families, self.columns, other.columns, strict=True)
         )
         return replace(self, head=head, columns=cols)
 
@@ -89,8 +92,9 @@ def _align(col: Any, classes: np.ndarray) -> Any:
     extra = ~np.isin(col.classes, classes)
     if extra.any():
         if isinstance(col, TextStats):
-            counts = replace(col.counts, class_count=np.where(extra, 0.0, col.class_count))
-            col = replace(col, counts=counts)
+            col = col.with_counts(
+                replace(col.counts, class_count=np.where(extra, 0.0, col.class_count))
+            )
         else:
             col = replace(col, class_count=np.where(extra, 0.0, col.class_count))
         col = col.drop_emptied(col.classes[extra])

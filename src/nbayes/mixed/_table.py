@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
+from .._families.kinds import kind as kind_named
+
 __all__ = [
     "FAMILIES",
     "MAX_CODES",
@@ -26,6 +28,8 @@ __all__ = [
     "infer_family",
 ]
 
+#: nbayes's own column families (:func:`nbayes._families.kinds.column_kinds` adds the
+#: registered ones)
 FAMILIES = ("gaussian", "kde", "poisson", "categorical", "bernoulli", "text")
 #: non-negative int columns with at most this many distinct values are categorical
 MAX_CODES = 10
@@ -33,7 +37,6 @@ MAX_CODES = 10
 MAX_COUNT = 100
 #: string columns whose median value has at least this many words are text
 TEXT_MIN_WORDS = 3
-_NUMERIC = ("gaussian", "kde", "poisson")
 
 
 def _module(X: Any) -> str:
@@ -341,7 +344,8 @@ def _parse(col: _Column, family: str) -> tuple[np.ndarray, np.ndarray]:
     """Values of one column for ``family``, with clear errors naming the column."""
     name = col.name
     missing = col.missing()
-    if family in _NUMERIC or family == "bernoulli":
+    values = kind_named(family).values  # how the family reads the column
+    if values in ("number", "count", "flag"):
         vals = col.floats()
         if vals is None:
             obj = col.objects()
@@ -363,24 +367,24 @@ def _parse(col: _Column, family: str) -> tuple[np.ndarray, np.ndarray]:
                 f"Column {name!r} contains infinity ({float(vals[i])!r} at row {i}): clip it, "
                 "or set it to NaN to mark the value as missing."
             )
-        if family == "poisson" and np.any(vals[~missing] < 0):
+        if values == "count" and np.any(vals[~missing] < 0):
             i = int(np.flatnonzero(vals < 0)[0])
             raise ValueError(
-                f"Column {name!r} is a poisson (count) column but holds the negative value "
+                f"Column {name!r} is a {family} (count) column but holds the negative value "
                 f"{float(vals[i])!r} at row {i}: use columns={{{name!r}: 'gaussian'}} instead."
             )
-        if family == "bernoulli":
+        if values == "flag":
             ok = np.isnan(vals) | (vals == 0) | (vals == 1)
             if not ok.all():
                 i = int(np.flatnonzero(~ok)[0])
                 raise ValueError(
-                    f"Column {name!r} is a bernoulli column but holds {float(vals[i])!r} at row "
+                    f"Column {name!r} is a {family} column but holds {float(vals[i])!r} at row "
                     f"{i}: only True/False (or 1/0) are allowed."
                 )
         return vals, missing
     obj = col.objects()
     kind = _value_types(obj, name)
-    if family == "text":
+    if values == "documents":
         if kind not in ("str", "empty"):
             i = int(np.flatnonzero(~missing)[0])
             raise ValueError(

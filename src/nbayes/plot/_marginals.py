@@ -1,5 +1,6 @@
 """P(column | class) for every class of a fitted table model: density curves for gaussian
-and kde columns, bars for the discrete ones."""
+and kde columns, bars for the discrete ones (what to draw is each family's kind's
+``marginal``, :mod:`nbayes._families.kinds`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._families.kinds import kind_of_family
 from ._common import feature_names, likelihood, pyplot, set_title, short
 
 
@@ -30,14 +32,6 @@ def _column_model(model: Any, j: int) -> tuple[Any, Any, Any, int, Any]:
         col = family.column(d, j)
         return col.family, col.derived, col.stats, 0, col.vocabulary
     return family, d, stats, j, None
-
-
-def _log_density(family: Any, d: Any, n_features: int, k: int, values: Any) -> np.ndarray:
-    """log P(x_k = v | y) for each of ``values``, shape (n_classes, len(values)), through the
-    family's per-feature log-density (the other features, NaN, are not looked at)."""
-    X = np.full((len(values), n_features), np.nan)
-    X[:, k] = values
-    return np.asarray(family.feature_log_density(d, X)[:, :, k].T)
 
 
 def marginals(model: Any, column: Any, ax: Any = None, n_grid: int = 200) -> Any:
@@ -75,21 +69,20 @@ def marginals(model: Any, column: Any, ax: Any = None, n_grid: int = 200) -> Any
         _, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
     classes = model.classes_
     name = feature_names(model)[j]
-    if family.name in ("gaussian", "kde"):
-        lo, hi = family.value_range(d, k)
-        grid = np.linspace(lo, hi, n_grid)
-        dens = np.exp(_log_density(family, d, stats.n_features, k, grid))
+    drawn = _marginal(model, family, d, stats, k, n_grid, words)
+    if drawn.style == "density":
         for c, label in enumerate(classes):
-            ax.plot(grid, dens[c], color=f"C{c}", label=str(label))
+            ax.plot(drawn.values, drawn.probs[c], color=f"C{c}", label=str(label))
         ax.set_ylabel("density")
         _point_masses(ax, d, k, classes)
     else:
-        values, probs = _discrete(model, family, d, stats, k, words)
         width = 0.8 / len(classes)
-        pos = np.arange(len(values))
+        pos = np.arange(len(drawn.values))
         for c, label in enumerate(classes):
-            ax.bar(pos + c * width, probs[c], width=width, label=str(label))
-        ax.set_xticks(pos + 0.4 - width / 2, [short(v) for v in values], rotation=45, ha="right")
+            ax.bar(pos + c * width, drawn.probs[c], width=width, label=str(label))
+        ax.set_xticks(
+            pos + 0.4 - width / 2, [short(v) for v in drawn.values], rotation=45, ha="right"
+        )
         ax.set_ylabel("probability")
     ax.set_xlabel(name)
     set_title(ax, f"P({name} | class)")
@@ -112,28 +105,11 @@ def _point_masses(ax: Any, d: Any, k: int, classes: Any) -> None:
     right.set_ylabel("probability at a point mass (dots)")
 
 
-def _discrete(
-    model: Any, family: Any, d: Any, stats: Any, k: int, words: Any
-) -> tuple[list[Any], np.ndarray]:
-    """The values to draw bars for and their probabilities per class, shape (n_classes,
-    n_values)."""
-    fam = family.name
-    if fam == "categorical":
-        cats = stats.categories[k]
-        X = np.empty((len(cats), stats.n_features), dtype=object)
-        for i, other in enumerate(stats.categories):  # other features: any valid value
-            X[:, i] = other[0] if len(other) else (0 if stats.integer_coded else None)
-        X[:, k] = cats
-        return list(cats), np.exp(family.feature_log_density(d, X)[:, :, k].T)
-    if fam == "bernoulli":
-        return [False, True], np.exp(_log_density(family, d, stats.n_features, k, [0.0, 1.0]))
-    if fam == "poisson":
-        ks = np.arange(int(family.value_range(d, k)[1]) + 1)
-        return list(ks), np.exp(_log_density(family, d, stats.n_features, k, ks))
-    if fam == "multinomial":
-        # one occurrence of each word: its term is log P(w | y)
-        flp = family.feature_terms(d, np.ones(stats.n_features))
-        vocab = words if words is not None else np.asarray(feature_names(model))
-        top = np.argsort(-flp.max(axis=0))[:20]
-        return list(vocab[top]), np.exp(flp[:, top])
-    raise ValueError(f"marginals() cannot draw a {fam} column.")
+def _marginal(model: Any, family: Any, d: Any, stats: Any, k: int, n_grid: int, words: Any) -> Any:
+    """What to draw for feature k: its kind's marginal (:mod:`nbayes._families.kinds`)."""
+    of = kind_of_family(family)
+    if of is None:
+        raise ValueError(f"marginals() cannot draw a {family.name} column.")
+    if words is None:
+        words = np.asarray(feature_names(model))
+    return of.marginal(d, stats, k, n_grid, words)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from nbayes.explain import _relative
+from nbayes.kinds import kind
 
 from ._common import feature_names, fit_width, likelihood, pyplot, set_title, short
 
@@ -38,7 +39,7 @@ def word_evidence(model: Any, column: Any = None) -> tuple[list[str], np.ndarray
         )
     names = feature_names(model)
     if hasattr(family, "column"):  # MixedNB: one family per column
-        texts = [name for name, kind in model.families_.items() if kind == "text"]
+        texts = [name for name, k in model.families_.items() if kind(k).values == "documents"]
         if column is None and len(texts) == 1:
             column = texts[0]
         if column not in texts:

@@ -56,7 +56,7 @@ def raw_frequencies(model: Any) -> bool:
     apart from its class sums: a Bernoulli model counts presence, but the Pipeline it
     equals (``CountVectorizer(binary=False)`` + ``BernoulliNB``) ranks terms by their raw
     counts. Hashed buckets have no Pipeline to follow: they rank by what they sum."""
-    return model.model == "bernoulli" and not model.binary and not model.hashing
+    return model._family.presence and not model.binary and not model.hashing
 
 
 def require_terms(stats: TextStats) -> None:

@@ -99,6 +99,8 @@ class TextStats:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        if "doc_freq" not in state and "vocabulary" in state:
+            state = _of_mixed_column(state)
         for name, dtype in state.pop("_narrowed", {}).items():
             state[name] = state[name].astype(np.dtype(dtype))
         packed = state.pop("_packed_counts", None)
@@ -247,6 +249,19 @@ class TextStats:
             self.n_docs - b.n_docs,
         ).with_vocabulary(va)
 
+    def with_counts(self, counts: CountStats) -> TextStats:
+        """The same statistics (columns, totals, vocabulary) with other class counts."""
+        out = TextStats(counts, self.doc_freq, self.term_freq, self.n_docs)
+        return out.with_vocabulary(self.vocabulary)
+
+    def reindex(self, classes: np.ndarray) -> TextStats:
+        """The same statistics over ``classes`` (a superset of theirs: zeros for the new)."""
+        return self.with_counts(self.counts.reindex(classes))
+
+    def drop_emptied(self, touched: np.ndarray) -> TextStats:
+        """Without the classes of ``touched`` that no document is left in."""
+        return self.with_counts(self.counts.drop_emptied(touched))
+
     def without_unused_terms(self) -> TextStats:
         """Forget the terms no document uses any more (a fit without them never saw
         them); hash buckets stay."""
@@ -264,6 +279,22 @@ class TextStats:
             self.term_freq[keep],
             self.n_docs,
         ).with_vocabulary(Vocabulary(index={terms[j]: i for i, j in enumerate(keep.tolist())}))
+
+
+def _of_mixed_column(state: dict[str, Any]) -> dict[str, Any]:
+    """The state of the statistics of a MixedNB text column pickled before nbayes 0.3
+    (``vocabulary``: sorted words, ``counts``): they counted no documents per term, so the
+    word totals (rounded up) stand in for them, an upper bound (a MixedNB reads them only
+    in ``unlearn``'s check)."""
+    counts: CountStats = state["counts"]
+    totals = counts.feature_count.sum(axis=0)
+    return {
+        "counts": counts,
+        "doc_freq": np.ceil(totals).astype(np.int64),
+        "term_freq": totals,
+        "n_docs": int(round(float(counts.class_count.sum()))),
+        "_vocabulary": Vocabulary(terms=[str(w) for w in state["vocabulary"]]),
+    }
 
 
 # what a TextStats holds besides its vocabulary, packed (_cells, _shell) or not

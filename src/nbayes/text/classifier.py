@@ -145,7 +145,7 @@ class TextClassifier(TextLearning):
 
     @property
     def _clip(self) -> bool:
-        return bool(self.binary or self.model == "bernoulli")
+        return bool(self.binary or self._family.presence)
 
     #: the settings a model's counts were made with (changed on a fitted model, they take
     #: effect at the next fit, as a vectorizer's do)

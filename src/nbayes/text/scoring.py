@@ -142,32 +142,9 @@ def linear_form(
     model: str, d: dict[str, Any], cols: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """(W, bias) with jll = counts @ W[cols] + bias, when the model is linear and finite;
-    with ``cols``, W holds those columns only (documents using no other column).
-
-    ``W`` has one C-contiguous row per column (term), so a document's terms are a
-    gather of rows.
-    """
-    flp = d["feature_log_prob"]
-    if cols is not None:
-        flp = flp[:, cols]
-    prior = np.asarray(d["class_log_prior"], dtype=np.float64)
-    if model == "bernoulli":
-        neg = d["neg_log_prob"]
-        neg_cols = neg if cols is None else neg[:, cols]
-        absent = neg.sum(axis=1)  # finite when every log(1 - P) is
-        if not np.isfinite(absent).all():
-            return None
-        # written transposed in one pass (not a difference, then its transposed copy);
-        # finite exactly when both log-probabilities are (log P is never +inf)
-        with np.errstate(invalid="ignore"):
-            W = np.subtract(flp.T, neg_cols.T, order="C")
-        if not np.isfinite(W).all():
-            return None
-        return W, prior + absent
-    if model == "complement":
-        bias = prior if len(prior) == 1 else np.zeros_like(prior)
-        return np.ascontiguousarray(flp.T), bias
-    return np.ascontiguousarray(flp.T), prior
+    with ``cols``, W holds those columns only (documents using no other column): the
+    family's :meth:`~nbayes._families.Family.linear_form`."""
+    return FAMILIES[model].linear_form(d, cols)
 
 
 class TextScorer(PosteriorMixin):
@@ -210,7 +187,7 @@ class TextScorer(PosteriorMixin):
         self.lowercase = bool(params["lowercase"])
         self.ngram_range = M.ngram_of(params["ngram_range"])
         self.stop_words = M.stop_set(params["stop_words"])
-        self.binary = bool(params["binary"] or self.model == "bernoulli")
+        self.binary = bool(params["binary"] or self.family.presence)
         self.hashing = bool(params["hashing"])
         self.n_features = int(params["n_features"])
         self.preprocess: Callable[[str], str] | None = resolve_recipe(params["preprocess"])
@@ -447,7 +424,7 @@ class TextScorer(PosteriorMixin):
         # of its terms: no pass over the whole table after the first call)
         linear = self.linear
         jll = self.score_rows(x)[0] if linear is None else _one_row(x.indices, x.data, linear)
-        if self.model == "bernoulli" or exact:
+        if self.family.presence or exact:
             values = np.zeros(x.shape[1], dtype=np.float64)
             values[x.indices] = x.data
             lookup = None if self.hashing or self._vocabulary is None else self._vocabulary

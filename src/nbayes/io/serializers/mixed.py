@@ -21,7 +21,12 @@ statistics: ``class_count`` (rows where the column is present, per class) and
 * kde: ``values`` and ``weights`` (the stored points);
 * poisson, bernoulli: ``feature_count``;
 * categorical: ``category_count`` (the category labels are in the JSON);
-* text: ``feature_count`` over the vocabulary (its sorted words are in the JSON).
+* text: ``feature_count`` over the vocabulary (its sorted words are in the JSON), and, since
+  nbayes 0.3, ``doc_freq``, ``term_freq`` and ``n_docs`` where they are not the word totals
+  and the rows (which stand in for them in older files);
+* a registered kind (:mod:`nbayes.kinds`): the arrays of its codec.
+
+Each column is written and read by its kind's codec (:mod:`nbayes.io.serializers._kinds`).
 
 Loading checks everything (types, shapes, signs, sortedness, the invariants ``fit``
 guarantees) and raises :class:`~nbayes.exceptions.ModelFileError` for any problem.
@@ -33,7 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from nbayes._statistics import CategoryStats, CountStats
+from nbayes._families.kinds import Head, column_kinds, kind
+from nbayes._statistics import CountStats
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._codecs import decode_categories, encode_categories, encode_labels, encode_params
@@ -55,9 +61,8 @@ from nbayes.io.serializers._estimator import (
     decode_classes,
     decode_hyperparameters,
 )
-from nbayes.io.serializers.gaussian import dump_moments, load_moments
-from nbayes.io.serializers.kernel import dump_points, load_points
-from nbayes.mixed import FAMILIES, MixedNB, MixedStats, TextStats
+from nbayes.io.serializers._kinds import codec_of
+from nbayes.mixed import MixedNB, MixedStats
 
 _MIXED_KEYS = ("hyperparameters", "classes", "input", "columns")
 _INPUT_KEYS = ("source", "dtypes", "reasons", "feature_names")
@@ -118,10 +123,11 @@ def _decode_columns_param(value: Any, where: str) -> Any:
         result = list(families) if tag == "list" else tuple(families)
     else:
         raise ModelFileError(f"{where}['type'] is {tag!r}; expected 'dict', 'list' or 'tuple'")
-    bad = [f for f in families if f not in FAMILIES]
+    known = column_kinds()
+    bad = [f for f in families if f not in known]
     if bad:
         raise ModelFileError(
-            f"{where} holds the unknown family {bad[0]!r}; families: {list(FAMILIES)}"
+            f"{where} holds the unknown family {bad[0]!r}; families: {list(known)}"
         )
     return result
 
@@ -207,23 +213,8 @@ def _decode_dtype(value: Any, source: str, where: str) -> Any:
 
 
 def _dump_column(family: str, col: Any, writer: ArrayWriter) -> dict[str, Any]:
-    out: dict[str, Any] = {}
     writer.put("class_count", col.class_count)
-    if family == "gaussian":
-        dump_moments(col, writer)
-    elif family == "kde":
-        if col.max_points is not None or np.any(col.widths > 0):
-            raise ValueError("Cannot save a binned kde column of a MixedNB.")
-        dump_points(col, writer, exact_only=True)
-    elif family in ("poisson", "bernoulli"):
-        writer.put("feature_count", col.feature_count)
-    elif family == "categorical":
-        out["categories"] = encode_categories(col.categories[0], 0)
-        writer.put("category_count", col.category_count[0])
-    else:
-        out["vocabulary"] = [str(w) for w in col.vocabulary]
-        writer.put("feature_count", col.counts.feature_count)
-    return out
+    return codec_of(kind(family)).dump(col, writer)
 
 
 def _load_column(
@@ -232,31 +223,9 @@ def _load_column(
     classes, C = head.classes, len(head.classes)
     cc = reader.get("class_count", shape=(C,), non_negative=True)
     not_above(cc, head.class_count, f"{where}: the observed count", "the class count")
-    if family == "gaussian":
-        expect_dict(extra, where, ("name", "family"))
-        return load_moments(reader, classes, cc, 1)
-    if family == "kde":
-        expect_dict(extra, where, ("name", "family"))
-        return load_points(reader, classes, cc, 1, None, binned=False)
-    if family in ("poisson", "bernoulli"):
-        expect_dict(extra, where, ("name", "family"))
-        fc = reader.get("feature_count", shape=(C, 1), non_negative=True)
-        if family == "bernoulli":
-            not_above(fc[:, 0], cc, f"{where}: the count of true values", "the observed count")
-        return CountStats(classes, cc, fc)
-    if family == "categorical":
-        expect_dict(extra, where, ("name", "family", "categories"))
-        cats = decode_categories(extra["categories"], f"{where}['categories']")
-        counts = reader.get("category_count", shape=(C, len(cats)), non_negative=True)
-        return CategoryStats(classes, cc, (counts,), (cats,), False)
-    expect_dict(extra, where, ("name", "family", "vocabulary"))
-    words = expect_str_list(extra["vocabulary"], f"{where}['vocabulary']")
-    if any(not a < b for a, b in zip(words, words[1:], strict=False)):
-        raise ModelFileError(f"{where}['vocabulary'] should be unique and sorted")
-    vocab = np.empty(len(words), dtype=object)
-    vocab[:] = words
-    fc = reader.get("feature_count", shape=(C, len(words)), non_negative=True)
-    return TextStats(vocab, CountStats(classes, cc, fc))
+    codec = codec_of(kind(family))
+    expect_dict(extra, where, ("name", "family", *codec.keys))
+    return codec.load(reader, Head(classes, cc, 1), extra, where)
 
 
 def dump(model: MixedNB, writer: ArrayWriter) -> dict[str, Any]:
@@ -335,10 +304,9 @@ def load(d: dict[str, Any], reader: ArrayReader) -> MixedNB:
         entry = expect_dict(entry, where)
         name = expect_str(entry.get("name"), f"{where}['name']")
         family = entry.get("family")
-        if family not in FAMILIES:
-            raise ModelFileError(
-                f"{where}['family'] is {family!r}; expected one of {list(FAMILIES)}"
-            )
+        known = column_kinds()
+        if family not in known:
+            raise ModelFileError(f"{where}['family'] is {family!r}; expected one of {list(known)}")
         names.append(name)
         families.append(str(family))
         columns.append(_load_column(str(family), entry, cr.sub(str(j)), head, where))
