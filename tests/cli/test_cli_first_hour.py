@@ -206,3 +206,18 @@ def test_tune_shows_binary_in_its_table(
     assert ", binary=True (mean" in out.splitlines()[-1]
     code, out, _ = run(capsys, "tune", texts_csv, "--binary", "--folds", "2", "--json")
     assert json.loads(out)["fixed_params"] == {"binary": True}
+
+
+def test_plot_log_applies_to_column_only(
+    capsys: pytest.CaptureFixture[str], text_model: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "x.png"
+    code, _, err = run(capsys, "plot", text_model, "--words", "--log", "-o", out)
+    assert_error(code, err, "--log applies to --column only.")
+    table = write_csv(tmp_path / "t.csv", ["n", "label"],
+                      [[1, "a"], [30, "a"], [500, "b"], [7000, "b"]])  # fmt: skip
+    model = tmp_path / "k.nbayes"
+    assert run(capsys, "train", table, "-o", model, "--model", "kernel", "-q")[0] == 0
+    code, _, err = run(capsys, "plot", model, "--column", "n", "--log", "-o", out, "-q")
+    assert code == 0 and out.stat().st_size > 0, err

@@ -40,7 +40,20 @@ def _log_density(family: Any, d: Any, n_features: int, k: int, values: Any) -> n
     return np.asarray(family.feature_log_density(d, X)[:, :, k].T)
 
 
-def marginals(model: Any, column: Any, ax: Any = None, n_grid: int = 200) -> Any:
+#: the most probable categories drawn of a categorical column with more (the labels of
+#: hundreds would overprint one another)
+MAX_CATEGORIES = 20
+
+
+def marginals(
+    model: Any,
+    column: Any,
+    ax: Any = None,
+    n_grid: int = 200,
+    *,
+    log: bool = False,
+    max_categories: int = MAX_CATEGORIES,
+) -> Any:
     """Draw P(column | y) for every class of a fitted model.
 
     Parameters
@@ -52,6 +65,13 @@ def marginals(model: Any, column: Any, ax: Any = None, n_grid: int = 200) -> Any
         Where to draw (default: a new figure).
     n_grid : int, default=200
         Points of the density curves.
+    log : bool, default=False
+        The values on a log scale (heavy-tailed numeric columns: gaussian, kde, poisson;
+        the positive values are drawn).
+    max_categories : int, default=20
+        A categorical column with more categories shows its ``max_categories`` most
+        probable ones (largest probability in any class), most probable first, and says so
+        on its axis.
 
     Returns
     -------
@@ -75,26 +95,63 @@ def marginals(model: Any, column: Any, ax: Any = None, n_grid: int = 200) -> Any
         _, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
     classes = model.classes_
     name = feature_names(model)[j]
+    label_x = name
+    if log and family.name not in ("gaussian", "kde", "poisson"):
+        raise ValueError(
+            f"A log scale applies to numeric columns (gaussian, kde, poisson); {name!r} is "
+            f"{family.name}."
+        )
     if family.name in ("gaussian", "kde"):
         lo, hi = family.value_range(d, k)
-        grid = np.linspace(lo, hi, n_grid)
+        if log:
+            lo, hi = _positive_range(lo, hi, name)
+            grid = np.geomspace(lo, hi, n_grid)
+            ax.set_xscale("log")
+        else:
+            grid = np.linspace(lo, hi, n_grid)
         dens = np.exp(_log_density(family, d, stats.n_features, k, grid))
         for c, label in enumerate(classes):
             ax.plot(grid, dens[c], color=f"C{c}", label=str(label))
         ax.set_ylabel("density")
         _point_masses(ax, d, k, classes)
+    elif family.name == "poisson":  # numbers: bars at their values, the axis ticked by itself
+        values, probs = _discrete(model, family, d, stats, k, words)
+        ks = np.asarray(values, dtype=np.float64)
+        if log:
+            ks, probs = ks[ks > 0], probs[:, ks > 0]
+            ax.set_xscale("log")
+        for c, label in enumerate(classes):
+            if log or len(ks) > 40:  # many bars: a step line per class
+                ax.step(ks, probs[c], where="mid", color=f"C{c}", label=str(label))
+            else:
+                width = 0.8 / len(classes)
+                ax.bar(ks + (c - (len(classes) - 1) / 2) * width, probs[c], width=width,
+                       color=f"C{c}", label=str(label))  # fmt: skip
+        ax.set_ylabel("probability")
     else:
         values, probs = _discrete(model, family, d, stats, k, words)
+        if family.name == "categorical" and len(values) > max_categories:
+            order = np.argsort(-probs.max(axis=0), kind="stable")[: max(int(max_categories), 1)]
+            label_x = f"{name} (the {len(order)} most probable of {len(values):,} categories)"
+            values, probs = [values[i] for i in order], probs[:, order]
         width = 0.8 / len(classes)
         pos = np.arange(len(values))
         for c, label in enumerate(classes):
             ax.bar(pos + c * width, probs[c], width=width, label=str(label))
         ax.set_xticks(pos + 0.4 - width / 2, [short(v) for v in values], rotation=45, ha="right")
         ax.set_ylabel("probability")
-    ax.set_xlabel(name)
+    ax.set_xlabel(label_x)
     set_title(ax, f"P({name} | class)")
     ax.legend(title="class")
     return ax
+
+
+def _positive_range(lo: float, hi: float, name: str) -> tuple[float, float]:
+    """The positive part of ``[lo, hi]`` for a log axis (four decades at most when the
+    range reaches zero or below)."""
+    if hi <= 0:
+        raise ValueError(f"A log scale needs positive values; column {name!r} has none.")
+    return (lo if lo > 0 else hi * 1e-4), hi
 
 
 def _point_masses(ax: Any, d: Any, k: int, classes: Any) -> None:
