@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NOT_QUICK = {
     "tests/cli/test_cli_interrupt.py",
     "tests/distributed/test_distributed.py",
+    "tests/docs",
     "tests/fuzz",
     "tests/model_selection/test_model_selection.py",
     "tests/native/test_native.py",

@@ -212,3 +212,48 @@ def test_emptying_the_text_clears_the_prediction_and_no_favicon_is_missing(
     assert icon is not None and icon.startswith("data:image/svg+xml,")
     page.wait_for_timeout(300)
     assert not failed, failed
+
+
+MAIL_HAM = [
+    "Subject: lunch\n\nmeeting at noon, bring the quarterly report",
+    "Subject: report\n\nthe quarterly report is attached, comments welcome",
+]
+MAIL_SPAM = [
+    "Subject: cheap pills\n\nbuy cheap pills now, best price, click here",
+    "Subject: winner\n\nyou are a winner, claim your cash prize, click here",
+]
+RAW_SPAM = "From: x@example.com\nSubject: claim your prize\n\nclick here to claim your cash now"
+
+
+def test_the_page_of_a_spam_filter_filters_and_registers_a_pasted_message(
+    start: Any, browser: Any, tmp_path: Path
+) -> None:
+    from nbayes.spam import SpamFilter
+
+    path = tmp_path / "mail.nbayes"
+    f = SpamFilter().fit(MAIL_HAM + MAIL_SPAM, ["ham", "ham", "spam", "spam"])
+    nbayes.save(f, path)
+    server = start(str(path), "--token", "s3cret")
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"http://127.0.0.1:{server.port}/")
+    sync_api.expect(page.locator("#meta")).to_contain_text("SpamFilter")
+    page.locator("#text").fill(RAW_SPAM)
+    page.locator("#classify").click()
+    want = f.clues(RAW_SPAM)
+    sync_api.expect(page.locator("#label")).to_have_text("spam")
+    sync_api.expect(page.locator("#label-p")).to_contain_text(f"{want.verdict.spamicity:.6f}")
+    rows = page.locator("#clues tbody tr")
+    sync_api.expect(rows).to_have_count(min(40, want.n_used))
+    sync_api.expect(rows.first.locator("td").first).to_have_text(want.used()[0].token)
+    # "not spam" without the token: refused, nothing learnt
+    page.locator("#not-spam").click()
+    sync_api.expect(page.locator("#error")).to_contain_text("Bearer")
+    page.locator("#token").fill("s3cret")
+    page.locator("#not-spam").click()
+    sync_api.expect(page.locator("#registered")).to_contain_text("ham 3")
+    page.screenshot(path=str(_shots(tmp_path) / "page-spam.png"), full_page=True)
+    assert errors == []
+    assert server.terminate() == 0
+    assert nbayes.load(path).table_.n_ham == 3

@@ -40,6 +40,7 @@ _SUMMARIES = {
     "info": "describe a model file",
     "update": "learn more labelled data into a model (in place)",
     "forget": "unlearn labelled data from a model (in place)",
+    "filter": "a spam filter's verdict on a message (exit 0 spam, 1 ham, 2 unsure, 3 error)",
     "sample": "generate examples from a model",
     "tune": "cross-validate settings (alpha, n-grams, ...) and report the best",
     "plot": "draw a column per class (--column), the top words (--words), a confusion matrix "
@@ -162,8 +163,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     program = argv is None  # the process ends when this returns
     interrupts = Interrupts(sys.stderr)
     interrupts.install()
+    args = sys.argv[1:] if argv is None else list(argv)
     try:
-        return _main(sys.argv[1:] if argv is None else list(argv), interrupts)
+        if _command_of(args) == "filter":  # a mail delivery agent's: lean, exit 3 on errors
+            return _filter(args, interrupts)
+        return _main(args, interrupts)
     except KeyboardInterrupt:
         return interrupts.report(program)
     except BaseException:
@@ -174,6 +178,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise
     finally:
         interrupts.uninstall(program)
+
+
+def _filter(argv: list[str], interrupts: Interrupts) -> int:
+    """``nbayes filter``: parsed by its own module (bad arguments exit with 3, not 2,
+    which is its "unsure"), importing neither numpy nor the other commands."""
+    from nbayes.cli import filter as command
+
+    rest = list(argv)
+    rest.remove("filter")
+    return command.main(rest, interrupts=interrupts)
 
 
 def _main(argv: list[str], interrupts: Interrupts) -> int:

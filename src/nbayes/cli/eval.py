@@ -5,10 +5,13 @@ the confusion matrix and the log loss (nbayes.evaluate). --json prints the same
 figures as one JSON object. Data none of whose labels the model knows is refused
 (exit 1, naming the labels seen and the model's classes: usually the wrong
 --label-col); labels only some examples have are warned about (they count as errors).
+A spam filter (--model spam) is evaluated on a folder of mail per class (DATA/ham/,
+DATA/spam/): ham lost, spam caught, spam passed and unsure at its cutoffs.
 
 Example:
   nbayes eval spam.nbayes test.csv
   nbayes eval spam.nbayes test.csv --json | jq .accuracy
+  nbayes eval mail.nbayes mail/         # a spam filter: mail/ham/, mail/spam/
 """
 
 from __future__ import annotations
@@ -59,7 +62,11 @@ def _check_labels(ui: UI, y: np.ndarray, classes: np.ndarray, args: argparse.Nam
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:
+    from nbayes.cli._spam import eval_spam, is_spam_model
     from nbayes.evaluation import evaluate
+
+    if is_spam_model(args.model):  # ham lost, spam caught, unsure
+        return eval_spam(args, ui)
 
     model = _load_model(args.model)  # a TextClassifier's scorer: no scikit-learn
     X, y = labelled_inputs(ui, model, args.data, args)

@@ -15,6 +15,7 @@ Example:
   nbayes explain seeds.nbayes "free money" --exact
   nbayes explain spam.nbayes inbox.csv --row 3 --top 10
   nbayes explain iris.nbayes flowers.csv --row 3
+  nbayes explain mail.nbayes message.eml      # a spam filter: its clues
 """
 
 from __future__ import annotations
@@ -230,6 +231,12 @@ def _is_data(text: str) -> bool:
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:
+    from nbayes.cli._spam import explain_spam, is_spam_model
+
+    if is_spam_model(args.model):  # its clues: each token's f(w) and side
+        if args.exact or args.row:
+            raise CLIError("--exact and --row do not apply to a spam filter: give one message.")
+        return explain_spam(args, ui, Paint(ui.color(args.color)))
     model = _load_model(args.model)
     paint = Paint(ui.color(args.color))
     from nbayes.cli._data import unlabelled_inputs

@@ -8,12 +8,15 @@ folder per class (root/<label>/<file>). The other models (gaussian, categorical,
 poisson, kernel, mixed) read a table: one label column, every other column a
 feature. --model mixed (MixedNB) gives each column a family from its type
 (numbers, categories, booleans, counts, text); --columns overrides it.
+--model spam (SpamFilter) reads mail: DATA/ham/ and DATA/spam/, each of message
+files, mboxes or Maildirs (then `nbayes filter` gives verdicts).
 --workers N or --dask-scheduler ADDRESS trains on Dask (pip install 'nbayes[dask]')
 with the same result as one process.
 
 Example:
   nbayes train reviews.csv -o reviews.nbayes --ngrams 1-2 --alpha 0.5
   nbayes train emails/ -o spam.nbayes            # emails/spam/*, emails/ham/*
+  nbayes train mail/ -o mail.nbayes --model spam  # mail/ham/, mail/spam/: raw e-mail
   nbayes train iris.csv -o iris.nbayes --model gaussian --label-col species
   nbayes train t.csv -o t.nbayes --label-col y --model mixed --columns age=kde,city=categorical
   nbayes train 'big/*.csv' -o big.nbayes --workers 4
@@ -23,20 +26,20 @@ Example:
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
 from typing import Any
 
 from nbayes.cli._common import (
     UI,
     CLIError,
+    LabelledChunks,
     add_data_options,
     add_model_options,
     count_type,
     flag_errors,
-    read_labelled_texts,
     refuse_set_flags,
 )
 from nbayes.cli._models import check_model_output, save_model, warn_one_class
+from nbayes.cli._text import TEXT_OPTION_FLAGS, add_text_options, text_options
 
 __all__ = [
     "add_arguments",
@@ -57,11 +60,12 @@ MODELS = (
     "kernel",
     "mixed",
     "nbsvm",
+    "spam",
 )
 TEXT_DEFAULT = ("multinomial", "bernoulli", "complement", "nbsvm")
 
 #: the flags that set an estimator's hyperparameters: the estimator validates them
-HYPERPARAMETER_FLAGS = ("--alpha", "--bandwidth", "--max-points", "--ngrams")
+HYPERPARAMETER_FLAGS = ("--alpha", "--bandwidth", "--max-points", "--ngrams", *TEXT_OPTION_FLAGS)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -89,6 +93,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="text: word n-grams MIN to MAX, e.g. 1-2 (unigrams and bigrams) or 2-2 (bigrams "
         "only); a single N means 1-N, up to N-grams (default 1-1; nbsvm 1-2)",
     )
+    add_text_options(p)
     p.add_argument(
         "--hashing",
         action="store_true",
@@ -278,6 +283,7 @@ def _check_text_only_options(args: argparse.Namespace) -> None:
 def _table_estimator(args: argparse.Namespace) -> Any:
     if args.binary or args.ngrams not in (None, "1-1") or args.hashing:
         raise CLIError("--binary, --ngrams and --hashing apply to text models only.")
+    refuse_set_flags(args, TEXT_OPTION_FLAGS, "applies to text models only.")
     return make_estimator(
         args.model,
         args.alpha,
@@ -317,6 +323,7 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
             binary=args.binary,
             ngram_range=args.ngrams and parse_ngrams(args.ngrams),
             hashing=args.hashing,
+            **text_options(args),
         )
     else:
         estimator = _table_estimator(args)
@@ -355,6 +362,10 @@ def _any_file(pattern: str) -> bool:
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:
+    if args.model == "spam":  # SpamFilter, from a folder of mail per class
+        from nbayes.cli._spam import train_spam
+
+        return train_spam(args, ui)
     text = args.input == "text" or (args.input == "auto" and args.model in TEXT_DEFAULT)
     if args.model == "nbsvm" and not text:
         raise CLIError("--model nbsvm learns from documents: leave out --input table.")
@@ -379,18 +390,15 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     return 0
 
 
-def _read_texts(ui: UI, args: argparse.Namespace) -> tuple[list[str], list[Any]]:
-    """The documents and labels of DATA; a missing text column of a model that reads
-    documents by default also suggests ``--input table`` (DATA may be a table)."""
-    try:
-        return read_labelled_texts(ui, args.data, args)
-    except (CLIError, ValueError) as exc:  # the readers' errors name the flags
-        if args.input != "auto" or "--text-col" not in str(exc) or "not found" not in str(exc):
-            raise
-        raise CLIError(
-            f"{str(exc).rstrip('.')}; or, if DATA is a table of features, pass --input table "
-            f"(--model {args.model} reads documents unless told)."
-        ) from None
+def _maybe_a_table(args: argparse.Namespace, exc: Exception) -> Exception:
+    """``exc``; a missing text column of a model that reads documents by default also
+    suggests ``--input table`` (DATA may be a table)."""
+    if args.input != "auto" or "--text-col" not in str(exc) or "not found" not in str(exc):
+        return exc
+    return CLIError(
+        f"{str(exc).rstrip('.')}; or, if DATA is a table of features, pass --input table "
+        f"(--model {args.model} reads documents unless told)."
+    )
 
 
 def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
@@ -402,17 +410,21 @@ def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
         _check_text_only_options(args)
         from nbayes.cli._text import make_text_model
 
-        texts, labels = _read_texts(ui, args)
         model = make_text_model(
             args.model,
             args.alpha,
             binary=args.binary,
             ngram_range=args.ngrams and parse_ngrams(args.ngrams),
             hashing=args.hashing,
+            **text_options(args),
         )
-        with ui.progress("Training", "documents", total=len(texts)) as bar:
-            model.fit_chunks(_chunks(texts, labels, bar.advance))
-        what = f"{len(texts):,} documents, {len(model.get_feature_names_out()):,} terms"
+        try:
+            with ui.progress("Training", "documents") as bar:  # streamed: a chunk at a time
+                chunks = LabelledChunks(ui, args.data, args, bar.advance)
+                model.fit_chunks(chunks)
+        except (CLIError, ValueError) as exc:  # the readers' errors name the flags
+            raise _maybe_a_table(args, exc) from None
+        what = f"{chunks.documents:,} documents, {len(model.get_feature_names_out()):,} terms"
     else:
         estimator = _table_estimator(args)
         from nbayes.cli._data import feature_kind
@@ -430,14 +442,3 @@ def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
             families = ", ".join(f"{k}: {v}" for k, v in model.families_.items())
             ui.note(f"Column families: {families}")
     return model, what
-
-
-def _chunks(
-    texts: list[str], labels: Any, advance: Any, size: int = 10_000
-) -> Iterator[tuple[list[str], Any]]:
-    """Documents in chunks for TextClassifier.fit_chunks, advancing the progress bar as
-    each chunk is consumed."""
-    labels = list(labels)
-    for start in range(0, len(texts), size):
-        yield texts[start : start + size], labels[start : start + size]
-        advance(min(size, len(texts) - start))

@@ -9,7 +9,6 @@ expression over ``<!--.*?-->`` is quadratic on unterminated comments. Links (``h
 
 from __future__ import annotations
 
-import html
 import re
 
 __all__ = ["html_to_text"]
@@ -61,5 +60,7 @@ def html_to_text(markup: str) -> tuple[str, list[str]]:
     links = _LINK.findall(text) if "=" in text else []
     text = _TAG.sub(" ", text)
     if "&" in text:
-        text = html.unescape(text)
+        from html import unescape  # on first use: its table of entities is large
+
+        text = unescape(text)
     return text, links

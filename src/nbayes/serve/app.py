@@ -1,7 +1,8 @@
 """The HTTP service: a Starlette application around a :class:`ModelState`.
 
 Routes: ``GET /`` (the page), ``GET /health``, ``GET /info``, ``GET /metrics``,
-``POST /predict``, ``POST /explain``, ``POST /update``, ``POST /forget``. Whatever reads or
+``POST /predict``, ``POST /explain``, ``POST /filter`` (a spam filter's verdict and clues on
+a raw message), ``POST /update``, ``POST /forget``. Whatever reads or
 changes the model runs on the model's thread (:mod:`nbayes.serve.runner`), one request at a
 time, so requests see the model whole and the event loop stays free (``/health`` answers
 from a summary the model's thread publishes). Every answer is JSON (errors are
@@ -335,6 +336,8 @@ def create_app(
             X, _, _ = state.inputs(payload)
             if len(X) == 0:
                 return {"predictions": []}, 0
+            if state.spam:
+                return {"predictions": answers.spam_verdicts(state.model, X)}, len(X)
             try:
                 preds = answers.predictions(state.model, X, top, state.text)
             except (ValueError, TypeError, ArithmeticError) as exc:
@@ -350,6 +353,9 @@ def create_app(
 
         def work() -> tuple[Any, int]:
             payload = parse_json(body)
+            if state.spam:  # the clues of a raw message
+                check_fields(payload, ("text",))
+                return answers.spam_filtering(state.model, text_of(payload)), 1
             exact = flag_of(payload, "exact")
             if state.text:
                 check_fields(payload, ("text", "exact"))
@@ -366,6 +372,31 @@ def create_app(
                 field = "text" if state.text else "row"
                 raise ApiError(422, f"{field}: {exc}", field) from None
             return out, 1
+
+        data, n = await runner.read(reading(work), small(body))
+        return Response(data, media_type="application/json"), n
+
+    async def filter_(request: Request) -> tuple[Response, int]:
+        kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        if kind not in ("message/rfc822", "text/plain"):
+            raise ApiError(
+                415,
+                "/filter takes one raw e-mail message as the body, with 'Content-Type: "
+                f"message/rfc822' (got {kind or 'none'!r}); e.g. curl --data-binary @m.eml "
+                "-H 'Content-Type: message/rfc822' .../filter",
+            )
+        body = await _body(request, max_body)
+
+        def work() -> tuple[Any, int]:
+            if not state.spam:
+                raise ApiError(
+                    422,
+                    f"/filter answers for a spam filter (nbayes train MAILDATA -o MODEL --model "
+                    f"spam); this model is a {type(state.model).__name__}: use /predict.",
+                )
+            if not body.strip():
+                raise ApiError(422, "The body is empty: send one raw e-mail message.")
+            return answers.spam_filtering(state.model, body), 1
 
         data, n = await runner.read(reading(work), small(body))
         return Response(data, media_type="application/json"), n
@@ -452,6 +483,7 @@ def create_app(
         Route("/metrics", endpoint("/metrics", metrics_page), methods=["GET"]),
         Route("/predict", endpoint("/predict", predict), methods=["POST"]),
         Route("/explain", endpoint("/explain", explain), methods=["POST"]),
+        Route("/filter", endpoint("/filter", filter_), methods=["POST"]),
         Route("/update", endpoint("/update", writer("update")), methods=["POST"]),
         Route("/forget", endpoint("/forget", writer("forget")), methods=["POST"]),
     ]
@@ -460,7 +492,7 @@ def create_app(
         status = getattr(exc, "status_code", 404)
         message = (
             f"No {request.url.path!r} here: the endpoints are GET /, /health, /info, "
-            "/metrics and POST /predict, /explain, /update, /forget."
+            "/metrics and POST /predict, /explain, /filter, /update, /forget."
             if status == 404
             else f"{request.method} is not allowed on {request.url.path!r}."
         )

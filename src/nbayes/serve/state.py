@@ -107,6 +107,7 @@ class ModelState:
         if self.scorer is None:
             _check_servable(self.estimator)
         self.text = self.scorer is not None or _is_text(self.estimator)
+        self.spam = _is_spam(self.estimator)  # texts are raw e-mail: /filter answers
         self.table = None if self.text else TableSpec(self.estimator)
         records = self.journal.catch_up()
         for i, record in enumerate(records):
@@ -414,9 +415,11 @@ class ModelState:
             out["vocabulary_size"] = int(self.scorer.n_columns)
         else:
             params = self.estimator.get_params(deep=False)
-            out["kind"] = "text" if self.text else "table"
+            out["kind"] = "spam" if self.spam else "text" if self.text else "table"
             out["model_type"] = type(self.estimator).__name__
-            if self.text:
+            if self.spam:
+                out["vocabulary_size"] = len(self.estimator.table_)
+            elif self.text:
                 out["model"] = params.get("model")
                 out["vocabulary_size"] = len(self.estimator.get_feature_names_out())
             out["hyperparameters"] = {k: _jsonable(v) for k, v in sorted(params.items())}
@@ -433,18 +436,26 @@ def _check_servable(model: Any) -> None:
     models' API: posteriors, explanations by evidence, update and forget)."""
     from nbayes._template.base import BaseNB
 
-    if not isinstance(model, BaseNB):
+    if not isinstance(model, BaseNB) and not _is_spam(model):
         raise ValueError(
             f"a {type(model).__name__} model is not a Naive Bayes model: nbayes serve answers "
-            "for TextClassifier and the table models (posteriors, evidence, update, forget). "
-            "Predict with it through `nbayes predict MODEL` or the Python API."
+            "for TextClassifier, SpamFilter and the table models (posteriors, evidence, update, "
+            "forget). Predict with it through `nbayes predict MODEL` or the Python API."
         )
 
 
 def _is_text(model: Any) -> bool:
     from nbayes import TextClassifier
 
-    return isinstance(model, TextClassifier)
+    return isinstance(model, TextClassifier) or _is_spam(model)
+
+
+def _is_spam(model: Any) -> bool:
+    """A spam filter: its texts are raw messages, its answers verdicts and clues."""
+    import sys
+
+    module = sys.modules.get("nbayes.spam._filter")  # not imported: no SpamFilter exists
+    return module is not None and isinstance(model, module.SpamFilter)
 
 
 def _file_hyperparameters(path: str) -> dict[str, Any]:

@@ -17,14 +17,18 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from email.message import Message
-from typing import Any, Self
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Self
 
 from nbayes.mail import MailTokenizer, RawMail
 from nbayes.spam._combining import fisher_log_scores, robinson_f
 from nbayes.spam._presets import PRESETS, Preset
 from nbayes.spam._table import TokenTable
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy is imported by the methods that return arrays only: verdicts, clues and learning
+# use the standard library (`nbayes filter` starts without numpy)
 
 __all__ = ["Clue", "Clues", "SpamFilter", "Verdict"]
 
@@ -262,6 +266,8 @@ class SpamFilter:
 
     @property
     def classes_(self) -> np.ndarray:
+        import numpy as np
+
         self._check_fitted()
         return np.array(self._settings().labels)
 
@@ -432,6 +438,19 @@ class SpamFilter:
             table.unlearn(spam, spam=True)
             raise
 
+    def update(self, messages: Iterable[MessageLike], labels: Iterable[str]) -> Self:
+        """:meth:`partial_fit` under the name the other nbayes models use (``nbayes serve``'s
+        /update registers messages through it)."""
+        return self.partial_fit(messages, labels)
+
+    @property
+    def class_count_(self) -> np.ndarray:
+        """Messages learnt per class, ``[ham, spam]`` (in :attr:`classes_` order)."""
+        import numpy as np
+
+        self._check_fitted()
+        return np.array([self.table_.n_ham, self.table_.n_spam], dtype=np.float64)
+
     def unlearn(self, messages: Iterable[MessageLike], labels: Iterable[str]) -> Self:
         """Forget messages learnt with ``labels``, exactly (as if never learnt).
 
@@ -592,19 +611,23 @@ class SpamFilter:
         return self._settings().labels[1 if is_spam else 0]
 
     # ------------------------------------------------------------------ scoring
-    def _log_scores(self, tokens: frozenset[str]) -> tuple[float, float]:
-        """``(log spamicity, log(1 - spamicity))`` of one token set."""
+    def _log_scores(
+        self, tokens: frozenset[str], clues: list[Any] | None = None
+    ) -> tuple[float, float]:
+        """``(log spamicity, log(1 - spamicity))`` of one token set (``clues``: its
+        :meth:`_clue_values`, when already computed)."""
         if self._settings().combining == "naive_bayes":
             lo = self._nb_log_odds(tokens)
             return -_log1pexp(-lo), -_log1pexp(lo)
-        clues = self._clue_values(tokens)
+        if clues is None:
+            clues = self._clue_values(tokens)
         if not clues:
             return -_LN2, -_LN2
         return fisher_log_scores(
             math.fsum([c[3] for c in clues]), math.fsum([c[4] for c in clues]), len(clues)
         )
 
-    def _clue_cache(self) -> dict[str, tuple[float, str, float, float, float] | None]:
+    def _clue_cache(self) -> dict[str, tuple[float, str, float, float, float, int, int] | None]:
         """Per token looked up since the statistics last changed: its clue record, or
         None if it is too close to 0.5 to be a clue."""
         table = self.table_
@@ -614,9 +637,11 @@ class SpamFilter:
             self.__dict__["_f"] = cache
         return cache[2]
 
-    def _clue_values(self, tokens: Iterable[str]) -> list[tuple[float, str, float, float, float]]:
-        """``(|f - 0.5|, token, f, ln f, ln(1 - f))`` of the combined clues, strongest
-        first (ties by token: the choice does not depend on the tokens' order)."""
+    def _clue_values(
+        self, tokens: Iterable[str]
+    ) -> list[tuple[float, str, float, float, float, int, int]]:
+        """``(|f - 0.5|, token, f, ln f, ln(1 - f), ham, spam)`` of the combined clues,
+        strongest first (ties by token: the choice does not depend on the tokens' order)."""
         st = self._settings()
         table = self.table_
         index, ham, spam = table.index, table.ham, table.spam
@@ -634,6 +659,7 @@ class SpamFilter:
             clue = get(t, missing)
             if clue is missing:
                 i = index.get(t)
+                g = b = 0
                 if i is None:
                     f = x
                 else:
@@ -651,7 +677,7 @@ class SpamFilter:
                             ham_ratio = g / n_ham if n_ham else 0.0
                         f = (sx + n * (spam_ratio / (spam_ratio + ham_ratio))) / (s + n)
                 d = f - 0.5 if f > 0.5 else 0.5 - f
-                clue = (d, t, f, math.log(f), math.log1p(-f)) if d >= min_dev else None
+                clue = (d, t, f, math.log(f), math.log1p(-f), g, b) if d >= min_dev else None
                 if i is not None:  # unseen tokens are not kept: spam invents them
                     cache[t] = clue
             if clue is not None:
@@ -678,13 +704,15 @@ class SpamFilter:
             terms.append(math.log(spam[i] + a) - denom_spam - math.log(ham[i] + a) + denom_ham)
         return math.fsum(terms)
 
-    def _verdicts(self, sets: Sequence[frozenset[str]]) -> Iterator[Verdict]:
+    def _verdicts(
+        self, sets: Sequence[frozenset[str]], clues: list[Any] | None = None
+    ) -> Iterator[Verdict]:
         st = self._settings()
         table = self.table_
         cold = min(table.n_ham, table.n_spam) < st.min_learned
         lo_ham, lo_spam = _logit(st.ham_cutoff), _logit(st.spam_cutoff)
         for tokens in sets:
-            log_spam, log_ham = self._log_scores(tokens)
+            log_spam, log_ham = self._log_scores(tokens, clues)
             lo = log_spam - log_ham
             if cold:
                 v = "unsure"
@@ -703,16 +731,22 @@ class SpamFilter:
 
     def spamicity(self, messages: Iterable[MessageLike]) -> np.ndarray:
         """The spamicity of each message, in [0, 1] (1: spam)."""
+        import numpy as np
+
         return np.array([v.spamicity for v in self.classify(messages)], dtype=np.float64)
 
     def decision_function(self, messages: Iterable[MessageLike]) -> np.ndarray:
         """The log-odds of each message's spamicity: ranks messages without the ties of
         spamicities that round to 1.0 (or 0.0)."""
+        import numpy as np
+
         return np.array([v.log_odds for v in self.classify(messages)], dtype=np.float64)
 
     def predict(self, messages: Iterable[MessageLike]) -> np.ndarray:
         """``"ham"``, ``"unsure"`` or ``"spam"`` for each message (the labels' names for
         ham and spam)."""
+        import numpy as np
+
         ham_label, spam_label = self._settings().labels
         names = {"ham": ham_label, "spam": spam_label, "unsure": "unsure"}
         return np.array([names[v.verdict] for v in self.classify(messages)], dtype=object)
@@ -721,6 +755,8 @@ class SpamFilter:
         """P(spam | message) of a multinomial Naive Bayes over the messages' distinct
         tokens, from the same counts (Laplace ``alpha``; class prior from the message
         counts, add-one)."""
+        import numpy as np
+
         self._check_fitted()
         sets = self._token_sets(messages)
         return np.array([_sigmoid(self._nb_log_odds(t)) for t in sets], dtype=np.float64)
@@ -728,6 +764,8 @@ class SpamFilter:
     def predict_proba(self, messages: Iterable[MessageLike]) -> np.ndarray:
         """``[1 - spamicity, spamicity]`` per message (columns in :attr:`classes_` order;
         the spamicity is a score, not a calibrated probability)."""
+        import numpy as np
+
         s = self.spamicity(messages)
         return np.column_stack([1.0 - s, s])
 
@@ -742,19 +780,28 @@ class SpamFilter:
         return sum(p == t for p, t in zip(predicted, truth, strict=True)) / len(truth)
 
     # ------------------------------------------------------------------ explanations
-    def clues(self, message: MessageLike) -> Clues:
-        """Every token of ``message`` with its f(w) and its side in the combination."""
+    def clues(self, message: MessageLike, *, unused: bool = True) -> Clues:
+        """Every token of ``message`` with its f(w) and its side in the combination
+        (``unused=False``: the combined clues only, which saves a look-up per other
+        token)."""
         self._check_fitted()
         tokens = self._token_sets([message])[0]
-        verdict = next(self._verdicts([tokens]))
-        used = {clue[1] for clue in self._clue_values(tokens)}
+        values = self._clue_values(tokens)  # computed once, for the verdict and the sides
+        verdict = next(self._verdicts([tokens], values))
+        used = {clue[1]: clue for clue in values}
         st, table = self._settings(), self.table_
+        index, ham, spam = table.index, table.ham, table.spam
         rows = []
-        for t in tokens:
-            g, b = table.counts(t)
-            f = robinson_f(g, b, table.n_ham, table.n_spam, st.s, st.x, st.smoothing)
-            side = ("spam" if f > 0.5 else "ham") if t in used else "unused"
-            rows.append(Clue(t, f, g, b, side))
+        for t in tokens if unused else used:
+            clue = used.get(t)
+            if clue is None:
+                i = index.get(t)
+                g, b = (0, 0) if i is None else (ham[i], spam[i])
+                f = robinson_f(g, b, table.n_ham, table.n_spam, st.s, st.x, st.smoothing)
+                rows.append(Clue(t, f, g, b, "unused"))
+            else:  # its counts are the clue's: no second look-up
+                f, g, b = clue[2], clue[5], clue[6]
+                rows.append(Clue(t, f, g, b, "spam" if f > 0.5 else "ham"))
         rows.sort(key=lambda c: (c.side == "unused", -abs(c.f - 0.5), c.token))
         return Clues(verdict, rows, len(used))
 

@@ -11,13 +11,16 @@ full filter would use: same verdicts, spamicities and clues, bit for bit.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
-from typing import Any
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from nbayes.exceptions import ModelFileError
 from nbayes.spam._filter import Clues, MessageLike, SpamFilter, Verdict
 from nbayes.spam._table import TokenTable, token_hash
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["SpamScorer"]
 
@@ -27,19 +30,23 @@ class SpamScorer:
 
     Built by :func:`nbayes.io.serializers.spam.load_spam_scorer`; it answers
     :meth:`classify`, :meth:`spamicity`, :meth:`predict` and :meth:`clues` as the filter
-    does.
+    does. The columns are sequences of ints (the standard library's ``array``: the scorer
+    needs no numpy); the rows a message looks up are checked as they are read (a file's
+    checksum says it is the one written, these checks that a writer did it right), so that
+    opening a file costs no pass over its million rows.
     """
 
     def __init__(
         self,
         spam_filter: SpamFilter,
-        hashes: np.ndarray,
-        blob: bytes,
-        offsets: np.ndarray,
-        ham: np.ndarray,
-        spam: np.ndarray,
+        hashes: Sequence[int],
+        blob: bytes | memoryview,
+        offsets: Sequence[int],
+        ham: Sequence[int],
+        spam: Sequence[int],
         n_ham: int,
         n_spam: int,
+        name: str = "the model file",
     ) -> None:
         self.filter = spam_filter
         self._hashes = hashes
@@ -49,35 +56,53 @@ class SpamScorer:
         self._spam = spam
         self.n_ham = n_ham
         self.n_spam = n_spam
-        self._sums = (int(ham.sum()), int(spam.sum()), len(ham))
+        self._name = name
+        self._totals: tuple[int, int, int] | None = None
 
     def __len__(self) -> int:
         return len(self._hashes)
 
+    def _sums(self) -> tuple[int, int, int]:
+        """The columns' totals and the number of rows (the Naive Bayes posterior's
+        denominators; summed on first use only)."""
+        if self._totals is None:
+            self._totals = (sum(self._ham), sum(self._spam), len(self._ham))
+        return self._totals
+
+    def _bad(self, what: str) -> ModelFileError:
+        return ModelFileError(f"{self._name}: {what} (a file nbayes did not write)")
+
     def _table(self, tokens: Iterable[str]) -> TokenTable:
         """A table of the given tokens' counts, with the whole filter's totals."""
-        tokens = list(tokens)
-        encoded = [t.encode("utf-8", "surrogatepass") for t in tokens]
-        wanted = np.array([token_hash(b) for b in encoded], dtype=np.uint64)
-        first = np.searchsorted(self._hashes, wanted, side="left").tolist()
-        last = np.searchsorted(self._hashes, wanted, side="right").tolist()
+        hashes, offsets, blob = self._hashes, self._offsets, self._blob
+        ham, spam, n_ham, n_spam = self._ham, self._spam, self.n_ham, self.n_spam
+        size = len(blob)
         found: list[str] = []
-        rows: list[int] = []
-        offsets, blob = self._offsets, self._blob
-        for t, b, a, z in zip(tokens, encoded, first, last, strict=True):
-            for r in range(a, z):
-                if blob[int(offsets[r]) : int(offsets[r + 1])] == b:
+        g_col = array("q")
+        b_col = array("q")
+        for t in tokens:
+            b = t.encode("utf-8", "surrogatepass")
+            h = token_hash(b)
+            first = bisect_left(hashes, h)
+            last = bisect_right(hashes, h, first)
+            for r in range(first, last):
+                start, end = offsets[r], offsets[r + 1]
+                if not 0 <= start <= end <= size:
+                    raise self._bad("'tokens/offsets' do not cut 'tokens/bytes' into tokens")
+                if blob[start:end] == b:
+                    g, s = ham[r], spam[r]
+                    if not (0 <= g <= n_ham and 0 <= s <= n_spam and g + s > 0):
+                        raise self._bad(
+                            f"the token {t!r} is counted in {g} ham and {s} spam messages of "
+                            f"{n_ham} ham and {n_spam} spam learnt"
+                        )
                     found.append(t)
-                    rows.append(r)
+                    g_col.append(g)
+                    b_col.append(s)
                     break
-        table = TokenTable.from_columns(
-            found,
-            array("q", self._ham[rows].tolist()),
-            array("q", self._spam[rows].tolist()),
-            self.n_ham,
-            self.n_spam,
-        )
-        table.sum_ham, table.sum_spam, table.n_live = self._sums
+        table = TokenTable.from_columns(found, g_col, b_col, n_ham, n_spam)
+        if self.filter._settings().combining == "naive_bayes":
+            table.sum_ham, table.sum_spam, table.n_live = self._sums()
         return table
 
     def _shell(self, tokens: frozenset[str]) -> SpamFilter:
@@ -93,17 +118,21 @@ class SpamScorer:
         return out
 
     def spamicity(self, messages: Iterable[MessageLike]) -> np.ndarray:
+        import numpy as np
+
         return np.array([v.spamicity for v in self.classify(messages)], dtype=np.float64)
 
     def predict(self, messages: Iterable[MessageLike]) -> np.ndarray:
+        import numpy as np
+
         ham_label, spam_label = self.filter._settings().labels
         names = {"ham": ham_label, "spam": spam_label, "unsure": "unsure"}
         return np.array([names[v.verdict] for v in self.classify(messages)], dtype=object)
 
-    def clues(self, message: MessageLike) -> Clues:
+    def clues(self, message: MessageLike, *, unused: bool = True) -> Clues:
         """Every token of ``message`` with its f(w) and side (:meth:`SpamFilter.clues`)."""
         tokens = self.filter._token_sets([message])[0]
-        return self._shell(tokens).clues(tokens)
+        return self._shell(tokens).clues(tokens, unused=unused)
 
     def __repr__(self) -> str:
         return f"SpamScorer({self.filter!r}, {len(self)} tokens)"

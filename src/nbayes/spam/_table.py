@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 __all__ = ["TokenTable", "token_hash"]
 
 
-def token_hash(encoded: bytes) -> int:
+def token_hash(encoded: bytes | memoryview) -> int:
     """The 64-bit hash (BLAKE2b, little-endian) of a token's UTF-8 bytes, by which a model
     file orders its tokens (:class:`~nbayes.spam._scorer.SpamScorer` searches it).
 

@@ -84,6 +84,7 @@ Examples
 --------
 >>> import os, tempfile
 >>> import numpy as np
+>>> from nbayes.io._modelfile import write_model_file
 >>> tmp = tempfile.TemporaryDirectory()
 >>> path = os.path.join(tmp.name, "model.nbayes")
 >>> write_model_file(path, {"model": "MultinomialNB", "alpha": 1.0},
@@ -99,9 +100,24 @@ array([[0., 1., 2.],
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from nbayes.io._modelfile.layout import FORMAT_NAME, FORMAT_VERSION, MAGIC, MAX_JSON_DEPTH
 from nbayes.io._modelfile.reading import read_model_file, read_model_header
-from nbayes.io._modelfile.writing import write_model_file
+
+if TYPE_CHECKING:
+    from nbayes.io._modelfile.writing import write_model_file
+
+
+def __getattr__(name: str) -> Any:
+    # the writer (and numpy) is imported on first use: `nbayes filter` reads a model file
+    # (read_model_file(..., raw=True)) without numpy
+    if name == "write_model_file":
+        from nbayes.io._modelfile.writing import write_model_file
+
+        return write_model_file
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "FORMAT_NAME",

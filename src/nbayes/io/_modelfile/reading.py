@@ -1,6 +1,8 @@
 """Reading a model file: every claim of the header checked against the real file size
-before anything is allocated, the arrays copied into fresh numpy arrays, the digest
-compared; every failure a :class:`~nbayes.exceptions.ModelFileError` saying what is wrong."""
+before anything is allocated, the arrays copied into fresh numpy arrays (or, with
+``raw=True``, into arrays of the standard library's :mod:`array`, numpy not imported), the
+digest compared; every failure a :class:`~nbayes.exceptions.ModelFileError` saying what is
+wrong."""
 
 from __future__ import annotations
 
@@ -10,26 +12,30 @@ import math
 import os
 import reprlib
 import stat
-from typing import Any, BinaryIO, NoReturn
-
-import numpy as np
+import sys
+from array import array as StdArray
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
 
 from nbayes.exceptions import ModelFileError
 from nbayes.io._modelfile.layout import (
     ALIGN,
     DIGEST_SIZE,
-    DTYPES,
     ENTRY_KEYS,
     FORMAT_NAME,
     FORMAT_VERSION,
     HEADER_KEYS,
+    ITEMSIZES,
     MAGIC,
     MAX_JSON_DEPTH,
     MAX_NDIM,
     PREFIX,
     PREFIX_SIZE,
+    TYPECODES,
     align,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["read_model_file"]
 
@@ -110,6 +116,37 @@ def _check_metadata_depth(value: Any, depth: int) -> bool:
 _CONTAINERS = frozenset({dict, list})
 
 
+class RawArrays(dict[str, Any]):
+    """The arrays of ``read_model_file(..., raw=True)``: name -> ``(dtype name, shape,
+    items)``. With ``verify_later=True`` the file's digest is being checked by a thread
+    while the caller goes on: :meth:`verify` waits for it (and raises
+    :class:`~nbayes.exceptions.ModelFileError` if the file is damaged); use nothing of the
+    arrays for an answer before it returns."""
+
+    _thread: Any = None
+    _error: BaseException | None = None
+
+    def start(self, check: Any) -> None:
+        import threading
+
+        def run() -> None:
+            try:
+                check()
+            except BaseException as exc:  # re-raised by verify()
+                self._error = exc
+
+        self._thread = threading.Thread(target=run, name="nbayes-digest", daemon=True)
+        self._thread.start()
+
+    def verify(self) -> None:
+        """Wait for the digest check (at once if it was made while reading)."""
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._error is not None:
+            raise self._error
+
+
 class _Reader:
     """Reads a model file from a binary stream, validating every claim it makes."""
 
@@ -120,6 +157,7 @@ class _Reader:
         self.hasher = hashlib.sha256()
         self.pos = 0
         self.diagnose = False  # on failure, check the digest to tell damage from bad writers
+        self.later = False  # raw, mapped: check the digest in a thread (RawArrays.verify)
 
     def fail(self, message: str) -> NoReturn:
         if self.diagnose:
@@ -164,9 +202,10 @@ class _Reader:
         self.hasher.update(data)
         return data
 
-    def read_into(self, buf: np.ndarray, what: str) -> None:
-        """Fill the 1-d uint8 array ``buf`` from the stream."""
-        view = buf.data
+    def read_into(self, buf: Any, what: str) -> None:
+        """Fill the writable buffer ``buf`` (a 1-d uint8 numpy array, or any) from the
+        stream."""
+        view = memoryview(buf).cast("B")
         filled = 0
         while filled < len(view):
             got = self.f.readinto(view[filled:])  # type: ignore[attr-defined]
@@ -178,11 +217,13 @@ class _Reader:
         self.hasher.update(view)
 
     def read(
-        self, max_bytes: int | None, header_only: bool = False
-    ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        self, max_bytes: int | None, header_only: bool = False, raw: bool = False
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         """The metadata and the arrays, every claim checked and the checksum verified;
         ``header_only``: the metadata of the checked header, no arrays read and nothing
-        verified by the checksum (which covers the whole file)."""
+        verified by the checksum (which covers the whole file); ``raw``: each array as
+        ``(dtype name, shape, array.array of its items in C order)``, numpy not
+        imported."""
         size = self.size
         if max_bytes is not None and size > max_bytes:
             self.fail(f"file is {size} bytes, more than max_bytes={max_bytes}; not loading it")
@@ -218,10 +259,10 @@ class _Reader:
                 f"file is corrupted: header length {header_len} does not end the header "
                 f"on a multiple of {ALIGN} bytes"
             )
-        raw = self.read_exact(header_len, "JSON header")
-        self.check_header_cost(raw)
-        header = self.parse_header(raw)
-        del raw
+        text = self.read_exact(header_len, "JSON header")
+        self.check_header_cost(text)
+        header = self.parse_header(text)
+        del text
         metadata, entries, data_nbytes = self.check_header(header, version)
 
         expected = PREFIX_SIZE + header_len + data_nbytes + DIGEST_SIZE
@@ -237,24 +278,18 @@ class _Reader:
             )
         if header_only:
             return metadata, {}
+        if raw and sys.byteorder == "little":
+            mapped = self.mapped(entries, data_nbytes)
+            if mapped is not None:
+                return metadata, mapped
 
-        arrays: dict[str, np.ndarray] = {}
+        arrays: dict[str, Any] = {}
         end = 0
         for name, dtype_name, shape, offset, nbytes in entries:
-            label = _short(name)
             self.skip_padding(offset - end)
-            try:
-                array = np.empty(shape, dtype=DTYPES[dtype_name])
-            except (ValueError, OverflowError) as exc:  # zero-size array with an absurd shape
-                self.fail(f"array {label} has an unusable shape {_short(list(shape))}: {exc}")
-            flat = array.reshape(-1).view(np.uint8)
-            if nbytes:
-                self.read_into(flat, f"data of array {label}")
-            if dtype_name == "bool" and nbytes and int(flat.max()) > 1:
-                self.fail(f"file is corrupted: bool array {label} holds bytes other than 0/1")
-            if not array.dtype.isnative:  # pragma: no cover - big-endian hosts only
-                array = array.astype(array.dtype.newbyteorder("="))
-            arrays[name] = array
+            arrays[name] = (self.raw_array if raw else self.numpy_array)(
+                name, dtype_name, shape, nbytes
+            )
             end = offset + nbytes
         self.skip_padding(data_nbytes - end)
 
@@ -270,7 +305,94 @@ class _Reader:
                 "file is corrupted: SHA-256 checksum mismatch (the content was modified or "
                 "damaged after it was written)"
             )
-        return metadata, arrays
+        return metadata, (RawArrays(arrays) if raw else arrays)
+
+    def numpy_array(
+        self, name: str, dtype_name: str, shape: tuple[int, ...], nbytes: int
+    ) -> np.ndarray:
+        import numpy as np
+
+        from nbayes.io._modelfile.layout import DTYPES
+
+        label = _short(name)
+        try:
+            array = np.empty(shape, dtype=DTYPES[dtype_name])
+        except (ValueError, OverflowError) as exc:  # zero-size array with an absurd shape
+            self.fail(f"array {label} has an unusable shape {_short(list(shape))}: {exc}")
+        flat = array.reshape(-1).view(np.uint8)
+        if nbytes:
+            self.read_into(flat, f"data of array {label}")
+        if dtype_name == "bool" and nbytes and int(flat.max()) > 1:
+            self.fail(f"file is corrupted: bool array {label} holds bytes other than 0/1")
+        if not array.dtype.isnative:  # pragma: no cover - big-endian hosts only
+            array = array.astype(array.dtype.newbyteorder("="))
+        return array
+
+    def mapped(
+        self, entries: list[tuple[str, str, tuple[int, ...], int, int]], data_nbytes: int
+    ) -> dict[str, Any] | None:
+        """``raw`` arrays as views of the file mapped in memory (no copy: opening a model
+        of 30 MB costs its checksum only); None if the stream cannot be mapped."""
+        import mmap
+
+        try:
+            mm = mmap.mmap(self.f.fileno(), 0, access=mmap.ACCESS_READ)
+        except (AttributeError, OSError, ValueError):  # not a file: read it instead
+            return None
+        view = memoryview(mm)
+        if len(view) != self.size:
+            self.fail("file is corrupted: it changed while being read")
+        start = self.pos
+        data = view[start : start + data_nbytes]
+        arrays: dict[str, Any] = {}
+        end = 0
+        for name, dtype_name, shape, offset, nbytes in entries:
+            if any(data[end:offset]):
+                self.fail("file is corrupted: non-zero padding bytes in the data section")
+            items: Any = data[offset : offset + nbytes]
+            if TYPECODES[dtype_name] != "B":
+                items = items.cast(TYPECODES[dtype_name])
+            if dtype_name == "bool" and nbytes and max(items) > 1:
+                self.fail(
+                    f"file is corrupted: bool array {_short(name)} holds bytes other than 0/1"
+                )
+            arrays[name] = (dtype_name, shape, items)
+            end = offset + nbytes
+        if any(data[end:data_nbytes]):
+            self.fail("file is corrupted: non-zero padding bytes in the data section")
+        stored = view[start + data_nbytes : start + data_nbytes + DIGEST_SIZE].tobytes()
+        hasher, name = self.hasher, self.name
+
+        def check() -> None:
+            hasher.update(data)  # (hashlib lets other threads run meanwhile)
+            if stored != hasher.digest():
+                raise ModelFileError(
+                    f"{name}: file is corrupted: SHA-256 checksum mismatch (the content was "
+                    "modified or damaged after it was written)"
+                )
+
+        out = RawArrays(arrays)
+        if self.later:
+            out.start(check)
+        else:
+            check()
+        return out
+
+    def raw_array(
+        self, name: str, dtype_name: str, shape: tuple[int, ...], nbytes: int
+    ) -> tuple[str, tuple[int, ...], StdArray[Any]]:
+        label = _short(name)
+        items = StdArray(TYPECODES[dtype_name])
+        if items.itemsize != ITEMSIZES[dtype_name]:  # pragma: no cover - exotic C ints
+            self.fail(f"array {label}: this platform has no {dtype_name} of the standard array")
+        items.frombytes(bytes(nbytes))  # zeros, overwritten below
+        if nbytes:
+            self.read_into(items, f"data of array {label}")
+        if dtype_name == "bool" and nbytes and max(items) > 1:
+            self.fail(f"file is corrupted: bool array {label} holds bytes other than 0/1")
+        if sys.byteorder != "little" and items.itemsize > 1:  # pragma: no cover
+            items.byteswap()
+        return dtype_name, shape, items
 
     def skip_padding(self, n: int) -> None:
         if n and any(self.read_exact(n, "padding in the data section")):
@@ -355,9 +477,9 @@ class _Reader:
                 self.fail(bad + f"two arrays are named {_short(name)}")
             names.add(name)
             dtype_name = entry["dtype"]
-            if not isinstance(dtype_name, str) or dtype_name not in DTYPES:
+            if not isinstance(dtype_name, str) or dtype_name not in ITEMSIZES:
                 self.fail(
-                    bad + f"{where} has dtype {_short(dtype_name)}; allowed: {', '.join(DTYPES)}"
+                    bad + f"{where} has dtype {_short(dtype_name)}; allowed: {', '.join(ITEMSIZES)}"
                 )
             shape = entry["shape"]
             if (
@@ -372,7 +494,7 @@ class _Reader:
             offset, nbytes = entry["offset"], entry["nbytes"]
             if not _is_int(offset) or not _is_int(nbytes) or offset < 0 or nbytes < 0:
                 self.fail(bad + f"{where}: offset and nbytes must be non-negative integers")
-            expected_nbytes = math.prod(shape) * DTYPES[dtype_name].itemsize
+            expected_nbytes = math.prod(shape) * ITEMSIZES[dtype_name]
             if nbytes != expected_nbytes:
                 self.fail(
                     bad + f"{where}: nbytes is {_short(nbytes)} but shape {_short(shape)} of "
@@ -406,6 +528,10 @@ class _Reader:
 HEADER_COST_PER_BYTE = 3
 HEADER_COST_SLACK = 1 << 20
 _CHUNK = 1 << 16
+#: the most a byte of JSON can add to :func:`header_cost`'s estimate: a ',' or ':' outside
+#: strings (10 or 40) and the scalar it may start (32), itself (1); a string takes at least
+#: its 2 quotes for 49 + 27; a '{' or '[' 64 + 1
+_MAX_COST_PER_BYTE = 80
 
 
 def header_cost(raw: bytes) -> int:
@@ -414,6 +540,12 @@ def header_cost(raw: bytes) -> int:
     bits: an object or array takes 64 bytes, a list item 10 (its pointer), an object
     member 40 (its slot), a number 32 (plus its digits), a string 49 plus its length (76
     if it is not ASCII)."""
+    if _MAX_COST_PER_BYTE * len(raw) <= HEADER_COST_SLACK:
+        # no header this short can cost more than the slack every file is allowed: the
+        # count below (and numpy) is not needed
+        return _MAX_COST_PER_BYTE * len(raw)
+    import numpy as np
+
     # escaped backslashes and quotes removed, every '"' opens or closes a string
     text = raw.replace(b"\\\\", b"").replace(b'\\"', b"") if b"\\" in raw else raw
     quotes = containers = commas = colons = inside = high = 0
@@ -440,10 +572,18 @@ def header_cost(raw: bytes) -> int:
 
 
 def _read_stream(
-    f: BinaryIO, size: int, name: str, max_bytes: int | None = None, header_only: bool = False
-) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    f: BinaryIO,
+    size: int,
+    name: str,
+    max_bytes: int | None = None,
+    header_only: bool = False,
+    raw: bool = False,
+    verify_later: bool = False,
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Read a model file of ``size`` bytes from the start of the binary stream ``f``."""
-    return _Reader(f, size, name).read(max_bytes, header_only)
+    reader = _Reader(f, size, name)
+    reader.later = verify_later
+    return reader.read(max_bytes, header_only, raw)
 
 
 def read_model_header(
@@ -456,8 +596,13 @@ def read_model_header(
 
 
 def read_model_file(
-    path: str | os.PathLike[str], *, max_bytes: int | None = None, header_only: bool = False
-) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    path: str | os.PathLike[str],
+    *,
+    max_bytes: int | None = None,
+    header_only: bool = False,
+    raw: bool = False,
+    verify_later: bool = False,
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Read a model file written by :func:`write_model_file`.
 
     Every field is validated before it is used, and no allocation exceeds what the
@@ -479,7 +624,14 @@ def read_model_file(
         The metadata JSON object.
     arrays : dict[str, numpy.ndarray]
         The arrays, in their stored order: fresh, writeable, C-contiguous,
-        native-byte-order arrays with the stored dtype and shape.
+        native-byte-order arrays with the stored dtype and shape. With ``raw=True``, each
+        is ``(dtype name, shape, items)`` with ``items`` a flat sequence of the values in C
+        order (a read-only :class:`memoryview` of the file mapped in memory, or an
+        :class:`array.array`), and numpy is not imported: the same checks, for a program
+        that must start fast (``nbayes filter``). The mapping lasts as long as a view of
+        it; the file is only ever replaced (renamed over), never changed in place. With
+        ``verify_later=True`` too, the arrays (a :class:`RawArrays`) come back while a
+        thread checks the digest: call their ``verify()`` before answering from them.
 
     Raises
     ------
@@ -503,7 +655,7 @@ def read_model_file(
             raise ModelFileError(f"{name} is not a regular file")
         with open(source, "rb") as f:
             size = os.fstat(f.fileno()).st_size
-            return _read_stream(f, size, name, max_bytes, header_only)
+            return _read_stream(f, size, name, max_bytes, header_only, raw, verify_later)
     except FileNotFoundError as exc:
         raise ModelFileError(f"{name} does not exist") from exc
     except OSError as exc:

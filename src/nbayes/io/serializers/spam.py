@@ -21,7 +21,6 @@ the file (filter, explain, eval, serve) reads mail alike.
 
 from __future__ import annotations
 
-import os
 from array import array
 from typing import Any
 
@@ -29,13 +28,13 @@ import numpy as np
 
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader, ArrayWriter
-from nbayes.io._json import expect_dict, expect_int
 from nbayes.io._registry import Serializer
-from nbayes.io.persist import read_metadata
 from nbayes.io.serializers._estimator import WHERE, check_fitted
-from nbayes.mail import MailTokenizer
-from nbayes.spam import SpamFilter, SpamScorer, TokenTable
+from nbayes.io.serializers.spam_scorer import load_spam_scorer, spam_filter_of
+from nbayes.spam import SpamFilter, TokenTable
 from nbayes.spam._table import token_hash
+
+__all__ = ["SERIALIZERS", "dump", "load", "load_spam_scorer"]
 
 _FLOATS = ("s", "x", "smoothing", "min_dev", "ham_cutoff", "spam_cutoff")
 
@@ -75,33 +74,9 @@ def dump(model: SpamFilter, writer: ArrayWriter) -> dict[str, Any]:
     }
 
 
-def _tokenizer(value: Any, where: str) -> MailTokenizer:
-    try:
-        return MailTokenizer.from_dict(expect_dict(value, where))
-    except (TypeError, ValueError) as exc:
-        if isinstance(exc, ModelFileError):
-            raise
-        raise ModelFileError(f"{where} is not a valid e-mail recipe: {exc}") from None
-
-
 def _read(d: dict[str, Any], reader: ArrayReader) -> tuple[SpamFilter, dict[str, Any]]:
     """The filter (hyperparameters checked, not fitted) and its checked columns."""
-    expect_dict(d, WHERE, ("hyperparameters", "tokenizer", "n_ham", "n_spam", "n_tokens"))
-    where = f"{WHERE}['hyperparameters']"
-    hp = dict(expect_dict(d["hyperparameters"], where, SpamFilter._get_param_names()))
-    if hp["tokenizer"] is not None:
-        hp["tokenizer"] = _tokenizer(hp["tokenizer"], f"{where}['tokenizer']")
-    if isinstance(hp["labels"], list):
-        hp["labels"] = tuple(hp["labels"])
-    model = SpamFilter(**hp)
-    try:
-        model._settings()
-    except (TypeError, ValueError) as exc:
-        raise ModelFileError(f"invalid hyperparameters: {exc}") from None
-    model.tokenizer_ = _tokenizer(d["tokenizer"], f"{WHERE}['tokenizer']")
-    n_ham = expect_int(d["n_ham"], f"{WHERE}['n_ham']")
-    n_spam = expect_int(d["n_spam"], f"{WHERE}['n_spam']")
-    n = expect_int(d["n_tokens"], f"{WHERE}['n_tokens']")
+    model, n_ham, n_spam, n = spam_filter_of(d)
     hashes = reader.get("tokens/hash", np.uint64, (n,))
     data = reader.get("tokens/bytes", np.uint8, (None,), non_negative=True)
     offsets = reader.get("tokens/offsets", np.int64, (n + 1,), non_negative=True)
@@ -147,42 +122,6 @@ def load(d: dict[str, Any], reader: ArrayReader) -> SpamFilter:
             raise ModelFileError(f"{WHERE}: 'tokens/hash' does not hash the tokens")
     model.table_ = table
     return model
-
-
-def load_spam_scorer(
-    path: str | os.PathLike[str], *, max_bytes: int | None = None
-) -> SpamScorer | None:
-    """The :class:`~nbayes.spam.SpamScorer` of the SpamFilter saved at ``path``: its
-    verdicts without building its token table (a few milliseconds for a model of a
-    million tokens, against a second for :func:`nbayes.load`). None when the file holds
-    another model type.
-
-    Raises
-    ------
-    ModelFileError
-        If the file is not a valid model file.
-    """
-    metadata, arrays = read_metadata(path, max_bytes=max_bytes)
-    if metadata["model_type"] != "SpamFilter":
-        return None
-    reader = ArrayReader(arrays)
-    try:
-        model, c = _read(expect_dict(metadata["model"], WHERE), reader)
-        unused = reader.unused()
-        if unused:
-            raise ModelFileError(f"it holds arrays no model reads: {unused}")
-    except ModelFileError as exc:
-        raise ModelFileError(f"Cannot load the model file {os.fspath(path)!r}: {exc}") from None
-    return SpamScorer(
-        model,
-        c["hashes"],
-        c["bytes"].tobytes(),
-        c["offsets"],
-        c["ham"],
-        c["spam"],
-        c["n_ham"],
-        c["n_spam"],
-    )
 
 
 def _unpack(raw: bytes, offsets: np.ndarray) -> list[str]:

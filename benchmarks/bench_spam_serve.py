@@ -1,0 +1,139 @@
+"""A spam filter through ``nbayes serve``: per-message time end to end (issue 26: <= 2 ms).
+
+Starts ``python -m nbayes.serve MODEL --port 0`` (a SpamFilter of the whole SpamAssassin
+public corpus, trained by ``nbayes train CORPUS -o MODEL --model spam`` unless ``--model``
+names one), then, from one Python client on loopback over one kept-alive HTTP connection,
+POSTs raw messages of the corpus to ``/filter`` (Content-Type: message/rfc822) one after
+the other; in the same run, ``GET /health`` round trips (the server's and the client's own
+floor). Reported: median and 90th percentile per message, and messages per second.
+
+Usage::
+
+    python benchmarks/bench_spam_serve.py --messages 1000 --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _machine import machine  # noqa: E402
+from bench_spam import find_corpus  # noqa: E402
+
+
+def start(model: Path) -> tuple[subprocess.Popen[str], int]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nbayes.serve", str(model), "--port", "0"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    port: list[int] = []
+    ready = threading.Event()
+
+    def read() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            m = re.search(r"on http://[^ ]+:(\d+)", line)
+            if m and not port:
+                port.append(int(m.group(1)))
+                ready.set()
+        ready.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    if not ready.wait(300) or not port:
+        proc.kill()
+        raise SystemExit("the server did not start")
+    return proc, port[0]
+
+
+def timed_requests(
+    conn: http.client.HTTPConnection, method: str, path: str, bodies: list[bytes | None]
+) -> list[float]:
+    out = []
+    headers = {"content-type": "message/rfc822"}
+    for body in bodies:
+        t0 = time.perf_counter()
+        conn.request(method, path, body=body, headers=headers if body is not None else {})
+        response = conn.getresponse()
+        data = response.read()
+        out.append(time.perf_counter() - t0)
+        if response.status != 200:
+            raise SystemExit(f"{method} {path}: {response.status} {data[:200]!r}")
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--corpus", type=Path, default=None)
+    ap.add_argument("--model", type=Path, default=None)
+    ap.add_argument("--messages", type=int, default=1000)
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    corpus = args.corpus or find_corpus()
+    print(machine())
+    work = Path(tempfile.mkdtemp(prefix="bench_spam_serve_"))
+    try:
+        model = args.model
+        if model is None:
+            model = work / "sa.nbayes"
+            exe = shutil.which("nbayes") or str(Path(sys.executable).parent / "nbayes")
+            subprocess.run(
+                [exe, "train", str(corpus), "-o", str(model), "--model", "spam", "-q"], check=True
+            )
+        else:  # the server journals beside the model: serve a copy
+            shutil.copy(model, work / "sa.nbayes")
+            model = work / "sa.nbayes"
+        paths = sorted((corpus / "ham").iterdir()) + sorted((corpus / "spam").iterdir())
+        step = max(1, len(paths) // args.messages)
+        raw = [p.read_bytes() for p in paths[::step][: args.messages]]
+        proc, port = start(model)
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            timed_requests(conn, "POST", "/filter", raw[:50])  # warm up
+            filt: list[float] = []
+            health: list[float] = []
+            wall = 0.0
+            for _ in range(args.rounds):
+                health += timed_requests(conn, "GET", "/health", [None] * 200)
+                t0 = time.perf_counter()
+                filt += timed_requests(conn, "POST", "/filter", list(raw))
+                wall += time.perf_counter() - t0
+            conn.request("GET", "/info")
+            info = json.loads(conn.getresponse().read())
+        finally:
+            proc.terminate()
+            proc.wait(60)
+        size = sum(len(r) for r in raw) / len(raw) / 1000
+
+        def q(values: list[float], p: float) -> float:
+            return sorted(values)[int(p * (len(values) - 1))] * 1000
+
+        print(
+            f"\nmodel: {info['vocabulary_size']:,} tokens; {len(raw)} messages (mean "
+            f"{size:.1f} kB) x {args.rounds} rounds, one client, keep-alive, loopback"
+        )
+        print(f"POST /filter: median {statistics.median(filt) * 1000:.2f} ms, p90 "
+              f"{q(filt, 0.9):.2f} ms, {len(filt) / wall:.0f} msg/s")  # fmt: skip
+        print(f"GET /health:  median {statistics.median(health) * 1000:.2f} ms (the HTTP floor)")
+        med = statistics.median(filt) * 1000
+        print(f"\nper message end to end: {med:.2f} ms (goal <= 2 ms: "
+              f"{'met' if med <= 2 else 'NOT met'})")  # fmt: skip
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,179 @@
+"""The spam filter's side of ``train``, ``eval`` and ``explain`` (``--model spam`` and
+model files holding a :class:`~nbayes.SpamFilter`): mail in, verdicts and clues out.
+
+Nothing here computes anything about a model: the library does (nbayes.spam, nbayes.mail).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from nbayes.cli._ui import UI, CLIError
+
+__all__ = ["eval_spam", "explain_spam", "is_spam_model", "train_spam"]
+
+#: the flags of ``train`` that set another model's options
+_OTHER_MODELS_FLAGS = (
+    "--alpha",
+    "--binary",
+    "--ngrams",
+    "--hashing",
+    "--columns",
+    "--bandwidth",
+    "--max-points",
+    "--workers",
+    "--dask-scheduler",
+)
+
+
+def is_spam_model(path: str) -> bool:
+    """Whether the model file at ``path`` holds a spam filter (its header says so; a file
+    that is not a model is left to the command's own load to report)."""
+    from nbayes.exceptions import ModelFileError
+    from nbayes.io.persist import model_type
+
+    try:
+        return os.path.isfile(path) and model_type(path) == "SpamFilter"
+    except ModelFileError:
+        return False
+
+
+def _labelled_mail(roots: Iterable[str], advance: Any) -> Iterator[tuple[Any, str]]:
+    """``(message, label)`` of every MAILDATA root (``root/ham/``, ``root/spam/``)."""
+    from nbayes.mail import iter_classes
+
+    for root in roots:
+        if not os.path.isdir(root):
+            raise CLIError(
+                f"--model spam reads mail from folders: {root!r} is not one. Give a folder with "
+                "a ham/ and a spam/ sub-folder, each of message files, mboxes or Maildirs."
+            )
+        for mail, label in iter_classes(root, ("ham", "spam")):
+            yield mail, label
+            advance(1)
+
+
+def train_spam(args: argparse.Namespace, ui: UI) -> int:
+    """``nbayes train MAILDATA -o MODEL --model spam``."""
+    from nbayes.cli._common import refuse_set_flags
+    from nbayes.cli._models import check_model_output, save_model
+    from nbayes.spam import SpamFilter
+
+    refuse_set_flags(args, _OTHER_MODELS_FLAGS, "does not apply to --model spam.")
+    if args.input == "table":
+        raise CLIError("--model spam learns from mail: leave out --input table.")
+    check_model_output(args.output, args.data, force=args.force)
+    model = SpamFilter()
+    with ui.progress("Training", "messages") as bar:
+        model.fit_stream(_labelled_mail(args.data, bar.advance))
+    table = model.table_
+    if table.n_ham + table.n_spam == 0:
+        raise CLIError(f"No message found in {', '.join(args.data)}: nothing was learnt.")
+    save_model(model, args.output, args.data, force=args.force)
+    ui.note(
+        f"Trained SpamFilter on {table.n_ham:,} ham and {table.n_spam:,} spam messages "
+        f"({len(table):,} tokens)."
+    )
+    if not table.n_ham or not table.n_spam:
+        missing = "ham" if not table.n_ham else "spam"
+        ui.warn(
+            f"{args.output} has learnt no {missing}: every verdict leans one way. Register "
+            f"some with `nbayes filter {args.output} --register {missing} < message`."
+        )
+    ui.note(f"Saved to {args.output}")
+    return 0
+
+
+def eval_spam(args: argparse.Namespace, ui: UI) -> int:
+    """``nbayes eval MODEL MAILDATA``: ham lost, spam caught, passed and unsure."""
+    from nbayes.io.serializers.spam_scorer import load_spam_scorer
+    from nbayes.spam import verdict_report
+
+    scorer = load_spam_scorer(args.model)
+    assert scorer is not None  # is_spam_model said so
+    labels: list[str] = []
+    verdicts: list[str] = []
+    with ui.progress("Evaluating", "messages") as bar:
+        for mail, label in _labelled_mail(args.data, bar.advance):
+            labels.append(label)
+            verdicts.append(scorer.classify([mail])[0].verdict)
+    if not labels:
+        raise CLIError(f"No message found in {', '.join(args.data)}: nothing to evaluate.")
+    report = verdict_report(labels, verdicts)
+    shares = report.shares()
+    if args.json:
+        ui.print(json.dumps({**report.__dict__, "unsure": report.unsure, "shares": shares}))
+        return 0
+
+    def pct(x: float) -> str:
+        return "n/a" if x != x else f"{100 * x:.2f} %"
+
+    ui.print(f"{report.n_ham:,} ham, {report.n_spam:,} spam ({args.model})")
+    ui.print(f"ham lost (verdict spam):    {report.ham_lost:,} ({pct(shares['ham_lost'])} of ham)")
+    ui.print(
+        f"spam caught (verdict spam): {report.spam_caught:,} ({pct(shares['spam_caught'])} of spam)"
+    )
+    ui.print(
+        f"spam passed (verdict ham):  {report.spam_passed:,} ({pct(shares['spam_passed'])} of spam)"
+    )
+    ui.print(
+        f"unsure:                     {report.unsure:,} ({pct(shares['unsure'])} of all; "
+        f"{report.ham_unsure:,} ham, {report.spam_unsure:,} spam)"
+    )
+    return 0
+
+
+def _read_message(source: str) -> Any:
+    """The one message ``source`` names: a file (an mbox's first message), or ``-``."""
+    import sys
+
+    from nbayes.mail import iter_mail
+
+    if source == "-":
+        raw = sys.stdin.buffer.read()
+        if not raw.strip():
+            raise CLIError("standard input is empty: pipe one message into `nbayes explain`.")
+        return raw
+    if not os.path.exists(source):
+        raise CLIError(
+            f"No such message file {source!r}: a spam filter explains a message file (or - for "
+            "standard input)."
+        )
+    for mail in iter_mail(source):
+        return mail
+    raise CLIError(f"{source!r} holds no message.")
+
+
+def explain_spam(args: argparse.Namespace, ui: UI, paint: Any) -> int:
+    """``nbayes explain MODEL MESSAGE``: the verdict, then the clues (each token's f(w),
+    its ham and spam counts, and its side in the combination), strongest first."""
+    from nbayes.io.serializers.spam_scorer import load_spam_scorer
+
+    scorer = load_spam_scorer(args.model)
+    assert scorer is not None
+    clues = scorer.clues(_read_message(args.text))
+    v = clues.verdict
+    colour = {"spam": "\033[31m", "ham": "\033[32m", "unsure": "\033[2m"}[v.verdict]
+    ui.print(f"{paint(v.verdict, colour)} (spamicity {v.spamicity:.6f}, log-odds {v.log_odds:.2f})")
+    used = clues.used()
+    n_spam = sum(c.side == "spam" for c in used)
+    ui.print(
+        f"{len(used)} clues combined ({n_spam} spam, {len(used) - n_spam} ham) of "
+        f"{len(clues.clues)} tokens; f(w): 1 spam, 0 ham"
+    )
+    top = args.top
+    for side, code in (("spam", "\033[31m"), ("ham", "\033[32m")):
+        rows = [c for c in used if c.side == side]
+        shown = rows if top == 0 else rows[:top]
+        if not rows:
+            continue
+        part = "" if len(shown) == len(rows) else f" ({len(shown)} of {len(rows)})"
+        ui.print(f"strongest {side} clues{part}:")
+        for c in shown:
+            f = paint(f"{c.f:.4f}", code)
+            ui.print(f"  {f}  ham {c.ham:>6,}  spam {c.spam:>6,}  {c.token}")
+    return 0

@@ -1,0 +1,305 @@
+"""``nbayes filter``: a spam filter's verdict on one message, with bogofilter's conventions.
+
+Read one message on standard input (or every message of the MAIL files, mboxes and
+Maildirs given) and print its verdict and spamicity, e.g. `spam 0.999873` (with MAIL, one
+line per message: verdict, spamicity, then which message). The exit status is the verdict
+of a single message: 0 spam, 1 ham, 2 unsure; 3 is an error (bad arguments included), as
+bogofilter's. With several messages it is 0, or 3 if one of them could not be read.
+
+--passthrough writes the message back on stdout with the header
+`X-Nbayes-Status: spam, spamicity=0.999873` (any such header it came with removed), for
+procmail, maildrop or a sieve filter. --register spam|ham learns the message(s) into
+MODEL, --unregister spam|ham unlearns a registration made by mistake, --update learns each
+message whose verdict is sure (not unsure) as that verdict (bogofilter's -u). A change
+holds MODEL's lock from reading it to replacing it: deliveries at once take turns and no
+registration is lost; a model that `nbayes serve` serves is refused (send it to the
+server instead). MODEL is a spam filter: `nbayes train MAILDATA -o MODEL --model spam`.
+
+Example:
+  nbayes filter spam.nbayes < message.eml; echo $?
+  nbayes filter spam.nbayes --passthrough < message.eml > tagged.eml
+  nbayes filter spam.nbayes --register spam < missed.eml
+  nbayes filter spam.nbayes inbox.mbox Maildir/
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+# This module is the one command that must start in a fraction of a second (a mail
+# delivery agent runs it once per message): it imports the standard library, nbayes.mail
+# and the spam filter's scoring only; numpy and the model-file writer only to register.
+
+__all__ = ["EXIT", "HEADER", "add_arguments", "main", "run"]
+
+#: exit status per verdict (bogofilter's), and on an error
+EXIT = {"spam": 0, "ham": 1, "unsure": 2, "error": 3}
+#: the header --passthrough adds
+HEADER = "X-Nbayes-Status"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", metavar="MODEL", help="a spam filter's model file")
+    p.add_argument(
+        "mail",
+        nargs="*",
+        metavar="MAIL",
+        help="message files, mboxes or Maildirs (default: one message on standard input)",
+    )
+    change = p.add_mutually_exclusive_group()
+    change.add_argument(
+        "--register",
+        choices=("spam", "ham"),
+        metavar="spam|ham",
+        help="learn the message(s) as spam or ham (MODEL is updated in place)",
+    )
+    change.add_argument(
+        "--unregister",
+        choices=("spam", "ham"),
+        metavar="spam|ham",
+        help="unlearn message(s) registered as spam or ham by mistake",
+    )
+    change.add_argument(
+        "--update",
+        action="store_true",
+        help="learn each message whose verdict is sure as that verdict (bogofilter's -u)",
+    )
+    p.add_argument(
+        "--passthrough",
+        action="store_true",
+        help=f"write the message back with an {HEADER} header (standard input only)",
+    )
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """The help's layout, its width from $COLUMNS (default 80) rather than from
+    :func:`shutil.get_terminal_size`: argparse makes a formatter for every argument added,
+    and shutil's import (with bz2 and lzma) would cost each delivery a few milliseconds."""
+
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:  # fmt: skip
+        if width is None:
+            columns = os.environ.get("COLUMNS", "")
+            width = (int(columns) if columns.isdigit() else 80) - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments are one ``Error: ...`` line and exit status 3 (2 means unsure)."""
+
+    def error(self, message: str) -> Any:
+        self.exit(EXIT["error"], f"Error: {message} (see `{self.prog} -h`).\n")
+
+
+def main(argv: Sequence[str], ui: Any = None, interrupts: Any = None) -> int:
+    """``nbayes filter ARGV...`` (``argv`` without the word ``filter``), parsed here so
+    that bad arguments exit with 3 and nothing but this command is imported."""
+    parser = _Parser(
+        prog="nbayes filter",
+        description=(__doc__ or "").split("\n\n", 1)[1].split("\nExample:")[0],
+        epilog="Example:" + (__doc__ or "").split("\nExample:", 1)[1],
+        formatter_class=_Formatter,
+    )
+    group = parser.add_mutually_exclusive_group()  # as every command has them
+    group.add_argument("-q", "--quiet", action="store_true", help="print only results and errors")
+    group.add_argument("-v", "--verbose", action="store_true", help="print details")
+    add_arguments(parser)
+    try:
+        args = parser.parse_intermixed_args(list(argv))
+    except SystemExit as exc:  # -h (0) or bad arguments (3)
+        return int(exc.code) if isinstance(exc.code, int) else EXIT["error"]
+    if ui is None:
+        from nbayes.cli._ui import UI
+
+        ui = UI(quiet=args.quiet, verbose=args.verbose)
+    if interrupts is not None:
+        interrupts.err = ui.err
+    args.interrupts = interrupts
+    return run(args, ui)
+
+
+def run(args: argparse.Namespace, ui: Any) -> int:
+    """The command (also reached through ``nbayes``'s own parser): every error is one
+    ``Error: ...`` line and exit status 3, never a traceback (a delivery agent keeps the
+    message on 3)."""
+    try:
+        return _run(args, ui)
+    except (KeyboardInterrupt, BrokenPipeError):
+        raise
+    except Exception as exc:
+        return _error(ui, exc)
+
+
+def _error(ui: Any, exc: BaseException, where: str = "") -> int:
+    text = " ".join((str(exc).strip() or type(exc).__name__).split())
+    from nbayes.cli._ui import CLIError
+
+    known = isinstance(exc, CLIError | ValueError | TypeError | OSError | ImportError)
+    if not known:
+        text = f"unexpected {type(exc).__name__}: {text} (a bug in nbayes: please report it)"
+    ui.err.write(f"Error: {where}{text}\n")
+    return EXIT["error"]
+
+
+def _run(args: argparse.Namespace, ui: Any) -> int:
+    from nbayes.cli._ui import CLIError
+
+    if not os.path.exists(args.model):
+        raise CLIError(
+            f"No model file {args.model!r}: train a spam filter first with "
+            "`nbayes train MAILDATA -o MODEL --model spam`."
+        )
+    if args.passthrough and args.mail:
+        raise CLIError(
+            "--passthrough writes back the one message read on standard input: leave out the "
+            "MAIL arguments (or leave out --passthrough for one verdict line per message)."
+        )
+    if args.passthrough and (args.register or args.unregister):
+        raise CLIError("--passthrough goes with a verdict: not with --register or --unregister.")
+    if args.register or args.unregister or args.update:
+        return _change(args, ui)
+    from nbayes.io.serializers.spam_scorer import open_spam_scorer
+
+    finish = open_spam_scorer(args.model)  # its digest is checked while the scoring loads
+    raw = b"" if args.mail else _stdin()
+    scorer = finish()
+    if scorer is None:
+        raise CLIError(_not_spam(args.model))
+    if not args.mail:
+        verdict = scorer.classify([raw])[0]
+        _answer(args, ui, raw, verdict.verdict, verdict.spamicity)
+        return EXIT[verdict.verdict]
+    return _each(args, ui, lambda raw: scorer.classify([raw])[0])
+
+
+def _not_spam(path: str) -> str:
+    return (
+        f"{path} is not a spam filter: `nbayes filter` needs a model trained with "
+        f"`nbayes train MAILDATA -o {path} --model spam` (MAILDATA/ham/, MAILDATA/spam/)."
+    )
+
+
+def _stdin() -> bytes:
+    from nbayes.cli._ui import CLIError
+
+    raw = sys.stdin.buffer.read()
+    if not raw.strip():
+        raise CLIError(
+            "standard input is empty: pipe one message into `nbayes filter` (or name mail "
+            "files, mboxes or Maildirs as arguments)."
+        )
+    return raw
+
+
+def _line(verdict: str, spamicity: float, name: str = "") -> str:
+    return f"{verdict} {spamicity:.6f}" + (f" {name}" if name else "")
+
+
+def _answer(args: argparse.Namespace, ui: Any, raw: bytes, verdict: str, spamicity: float) -> None:
+    if args.passthrough:
+        from nbayes.mail import set_header
+
+        out = set_header(raw, HEADER, f"{verdict}, spamicity={spamicity:.6f}")
+        sys.stdout.flush()
+        sys.stdout.buffer.write(out)
+        sys.stdout.buffer.flush()
+    else:
+        ui.print(_line(verdict, spamicity))
+
+
+def _messages(paths: Sequence[str]) -> Iterator[Any]:
+    from nbayes.mail import iter_mail
+
+    for path in paths:
+        yield from iter_mail(path)
+
+
+def _each(args: argparse.Namespace, ui: Any, decide: Any) -> int:
+    """One line per message of the MAIL arguments; a message that cannot be read is an
+    ``Error:`` line naming it, and the others still get their verdicts."""
+    status = 0
+    n = 0
+    last = ""
+    for path in args.mail:
+        try:
+            for mail in _messages([path]):
+                try:
+                    verdict = decide(mail)
+                except (KeyboardInterrupt, BrokenPipeError):
+                    raise
+                except Exception as exc:
+                    status = _error(ui, exc, f"{mail.name}: ")
+                    continue
+                n += 1
+                last = verdict.verdict
+                ui.print(_line(verdict.verdict, verdict.spamicity, mail.name))
+        except (KeyboardInterrupt, BrokenPipeError):
+            raise
+        except Exception as exc:  # a path that cannot be read
+            status = _error(ui, exc)
+    if n == 1 and status == 0 and len(args.mail) == 1:
+        return EXIT[last]
+    return status
+
+
+# ---------------------------------------------------------------------------- changes
+
+
+def _change(args: argparse.Namespace, ui: Any) -> int:
+    """--register, --unregister, --update: read the messages first (a message that cannot
+    be read changes nothing), then load, change and save MODEL under its lock."""
+    from nbayes.cli._ui import CLIError
+    from nbayes.cli.update import _model_lock
+
+    if args.mail:
+        mails: list[Any] = list(_messages(args.mail))
+        if not mails:
+            raise CLIError(f"no message in {', '.join(args.mail)}: nothing to learn.")
+    else:
+        mails = [_stdin()]
+    from contextlib import nullcontext
+
+    from nbayes.cli._models import save_model, use_interrupts
+
+    interrupts = getattr(args, "interrupts", None)
+    registry = nullcontext() if interrupts is None else use_interrupts(interrupts)
+    with registry, _model_lock(args.model, ui):
+        from nbayes.io.persist import load
+        from nbayes.spam import SpamFilter
+
+        model = load(args.model)
+        if not isinstance(model, SpamFilter):
+            raise CLIError(_not_spam(args.model))
+        tokens = [model.tokenize(m) for m in mails]  # a failure here changes nothing
+        if args.update:
+            verdicts = model.auto_learn(tokens)
+        else:
+            ham_label, spam_label = model.classes_.tolist()
+            label = spam_label if (args.register or args.unregister) == "spam" else ham_label
+            if args.register:
+                model.partial_fit(tokens, [label] * len(tokens))
+            else:
+                model.unlearn(tokens, [label] * len(tokens))
+        save_model(model, args.model, args.mail, flag="MODEL")
+    table = model.table_
+    counts = f"{args.model} now has {table.n_ham:,} ham and {table.n_spam:,} spam"
+    if not args.update:
+        verb = "Registered" if args.register else "Unregistered"
+        what = args.register or args.unregister
+        ui.note(f"{verb} {len(mails):,} message(s) as {what}; {counts}.")
+        return 0
+    learnt = sum(v.verdict != "unsure" for v in verdicts)
+    ui.note(f"Learnt {learnt:,} of {len(mails):,} message(s) as their verdict; {counts}.")
+    if not args.mail:
+        v = verdicts[0]
+        _answer(args, ui, mails[0], v.verdict, v.spamicity)
+        return EXIT[v.verdict]
+    for mail, v in zip(mails, verdicts, strict=True):
+        ui.print(_line(v.verdict, v.spamicity, mail.name))
+    return EXIT[verdicts[0].verdict] if len(mails) == 1 else 0

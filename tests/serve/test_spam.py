@@ -1,0 +1,86 @@
+"""A spam filter served: ``/filter`` takes a raw message (message/rfc822) and answers the
+verdict, the spamicity and the clues; ``/update`` and ``/forget`` register and unregister
+raw messages (with the token where one is set); ``/info`` says it is a spam filter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import nbayes
+from nbayes.spam import SpamFilter
+
+HAM = [
+    b"Subject: lunch\n\nmeeting at noon, bring the quarterly report",
+    b"Subject: report\n\nthe quarterly report is attached, comments welcome",
+    b"Subject: weekend\n\nhiking on saturday if the weather holds",
+]
+SPAM = [
+    b"Subject: cheap pills\n\nbuy cheap pills now, best price, click here",
+    b"Subject: winner\n\nyou are a winner, claim your cash prize, click here",
+    b"Subject: offer\n\nlimited offer, make money fast, click here now",
+]
+SPAM_MESSAGE = b"From: x@example.com\nSubject: claim your prize\n\nclick here to claim cash now"
+RFC822 = {"content-type": "message/rfc822"}
+
+
+def _model(tmp_path: Path) -> str:
+    f = SpamFilter().fit(HAM + SPAM, ["ham"] * 3 + ["spam"] * 3)
+    path = tmp_path / "mail.nbayes"
+    nbayes.save(f, path)
+    return str(path)
+
+
+def test_filter_answers_verdict_spamicity_and_clues(tmp_path: Path, start: Any) -> None:
+    path = _model(tmp_path)
+    want = nbayes.load(path).clues(SPAM_MESSAGE)
+    server = start(path)
+    status, info = server.get("/info")
+    assert status == 200 and info["kind"] == "spam" and info["model_type"] == "SpamFilter"
+    status, out = server.request("POST", "/filter", raw=SPAM_MESSAGE, headers=RFC822)
+    assert status == 200, out
+    assert out["verdict"] == want.verdict.verdict == "spam"
+    assert out["spamicity"] == want.verdict.spamicity
+    assert [c["token"] for c in out["clues"]] == [c.token for c in want.used()]
+    assert {c["side"] for c in out["clues"]} <= {"spam", "ham"}
+    first = out["clues"][0]
+    assert set(first) == {"token", "f", "ham", "spam", "side"}
+    # /predict gives verdicts for a list of raw messages
+    status, out = server.post("/predict", {"texts": [SPAM_MESSAGE.decode(), HAM[0].decode()]})
+    assert status == 200 and [p["label"] for p in out["predictions"]] == ["spam", "ham"]
+
+
+def test_filter_refuses_what_it_cannot_read(tmp_path: Path, start: Any) -> None:
+    server = start(_model(tmp_path))
+    status, out = server.request("POST", "/filter", raw=SPAM_MESSAGE)  # JSON content type
+    assert status == 415 and "message/rfc822" in out["error"]
+    status, out = server.request("POST", "/filter", raw=b"  ", headers=RFC822)
+    assert status == 422 and "empty" in out["error"]
+
+
+def test_filter_on_another_model_says_which_endpoint(text_model: str, start: Any) -> None:
+    server = start(text_model)
+    status, out = server.request("POST", "/filter", raw=SPAM_MESSAGE, headers=RFC822)
+    assert status == 422 and "/predict" in out["error"]
+
+
+def test_registering_through_update_and_forget(tmp_path: Path, start: Any) -> None:
+    path = _model(tmp_path)
+    server = start(path, "--token", "s3cret")
+    message = "Subject: zzz\n\nqqqq wwww eeee"
+    status, out = server.request("POST", "/filter", raw=message.encode(), headers=RFC822)
+    assert out["verdict"] == "unsure"
+    body = {"texts": [message], "labels": ["spam"]}
+    status, out = server.post("/update", body)
+    assert status == 401
+    auth = {"authorization": "Bearer s3cret"}
+    status, out = server.post("/update", body, headers=auth)
+    assert status == 200 and out["learned"] == 1, out
+    status, out = server.request("POST", "/filter", raw=message.encode(), headers=RFC822)
+    assert out["verdict"] == "spam"
+    status, out = server.post("/forget", body, headers=auth)
+    assert status == 200 and out["forgot"] == 1, out
+    assert server.terminate() == 0
+    assert (
+        nbayes.load(path).table_ == SpamFilter().fit(HAM + SPAM, ["ham"] * 3 + ["spam"] * 3).table_
+    )

@@ -1,0 +1,392 @@
+"""The spam filter on the command line: ``nbayes train --model spam``, ``nbayes filter``
+(bogofilter's exit statuses, --passthrough, --register/--unregister/--update, mailboxes as
+arguments, bad mail), ``nbayes eval`` and ``nbayes explain`` on a spam filter. Every
+message is written here."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import nbayes
+from nbayes.cli import main
+
+HAM = [
+    ("Lunch tomorrow", "Are we still meeting for lunch tomorrow at the usual place?"),
+    ("Quarterly report", "The quarterly report is attached, please review the figures."),
+    ("Re: meeting notes", "Thanks for the notes from the meeting, I added my comments."),
+    ("Weekend plans", "We could go hiking on Saturday if the weather holds up."),
+    ("Code review", "I left a few comments on your patch, the tests look good."),
+]
+SPAM = [
+    ("WIN a FREE prize", "Claim your FREE prize now!!! Click here to win cash today."),
+    ("Cheap pills online", "Buy cheap pills online, best price, no prescription needed."),
+    ("You are a winner", "Congratulations winner, claim your cash prize, click here now."),
+    ("Make money fast", "Make money fast from home, click here, limited offer, act now!"),
+    ("Lowest mortgage rates", "Lowest rates guaranteed, click here to apply now, free quote."),
+]
+
+
+def message(subject: str, body: str, sender: str = "someone@example.com") -> bytes:
+    return (
+        f"From: {sender}\nTo: you@example.org\nSubject: {subject}\n"
+        f"Content-Type: text/plain; charset=utf-8\n\n{body}\n"
+    ).encode()
+
+
+SPAM_MESSAGE = message("Claim your FREE cash prize", "Click here now to claim your free cash!")
+HAM_MESSAGE = message("Meeting notes", "Thanks for the comments on the report from the meeting.")
+UNKNOWN_MESSAGE = message("zyxw", "qqqqq wwwww eeeee rrrrr")  # nothing the filter has seen
+
+
+@pytest.fixture
+def model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """A spam filter trained by ``nbayes train --model spam`` on mail/ham and mail/spam."""
+    root = tmp_path / "mail"
+    for label, mails in (("ham", HAM), ("spam", SPAM)):
+        (root / label).mkdir(parents=True)
+        for i, (subject, body) in enumerate(mails):
+            (root / label / f"{i}.eml").write_bytes(message(subject, body))
+    path = tmp_path / "mail.nbayes"
+    assert main(["train", str(root), "-o", str(path), "--model", "spam"]) == 0
+    err = capsys.readouterr().err
+    assert "5 ham and 5 spam" in err
+    return path
+
+
+def filter_(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    *argv: Any,
+    stdin: bytes = b"",
+) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    code = main(["filter", *(str(a) for a in argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def counts(path: Path) -> tuple[int, int]:
+    f = nbayes.load(path)
+    return f.table_.n_ham, f.table_.n_spam
+
+
+def test_the_verdict_is_the_exit_status(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = filter_(capsys, monkeypatch, model, stdin=SPAM_MESSAGE)
+    assert (code, out.split()[0], err) == (0, "spam", "")
+    assert 0.9 <= float(out.split()[1]) <= 1.0
+    code, out, _ = filter_(capsys, monkeypatch, model, stdin=HAM_MESSAGE)
+    assert (code, out.split()[0]) == (1, "ham")
+    assert float(out.split()[1]) <= 0.1
+    code, out, _ = filter_(capsys, monkeypatch, model, stdin=UNKNOWN_MESSAGE)
+    assert (code, out) == (2, "unsure 0.500000\n")
+
+
+def test_the_verdict_is_that_of_the_library(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    f = nbayes.load(model)
+    for raw in (SPAM_MESSAGE, HAM_MESSAGE, UNKNOWN_MESSAGE):
+        v = f.classify([raw])[0]
+        _, out, _ = filter_(capsys, monkeypatch, model, stdin=raw)
+        assert out == f"{v.verdict} {v.spamicity:.6f}\n"
+
+
+def test_passthrough_writes_the_message_back_with_the_verdict(model: Path) -> None:
+    forged = b"X-Nbayes-Status: ham, spamicity=0.000000\n" + SPAM_MESSAGE
+    proc = subprocess.run(
+        [sys.executable, "-m", "nbayes", "filter", str(model), "--passthrough"],
+        input=forged,
+        capture_output=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    head, _, body = proc.stdout.partition(b"\n\n")
+    assert body == SPAM_MESSAGE.partition(b"\n\n")[2]
+    status = [line for line in head.split(b"\n") if line.startswith(b"X-Nbayes-Status")]
+    assert len(status) == 1 and status[0].startswith(b"X-Nbayes-Status: spam, spamicity=0.9")
+    assert proc.stderr == b""
+
+
+def test_register_and_unregister_are_exact(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = nbayes.load(model)
+    code, out, err = filter_(
+        capsys, monkeypatch, model, "--register", "spam", stdin=UNKNOWN_MESSAGE
+    )
+    assert (code, out) == (0, "")
+    assert "Registered 1 message(s) as spam" in err and "6 spam" in err
+    assert counts(model) == (5, 6)
+    code, out, _ = filter_(capsys, monkeypatch, model, stdin=UNKNOWN_MESSAGE)
+    assert out.split()[0] == "spam" and code == 0  # learnt
+    code, _, err = filter_(
+        capsys, monkeypatch, model, "--unregister", "spam", stdin=UNKNOWN_MESSAGE
+    )
+    assert code == 0, err
+    assert nbayes.load(model).table_ == before.table_
+
+
+def test_unregistering_what_was_not_registered_changes_nothing(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = model.read_bytes()
+    code, out, err = filter_(capsys, monkeypatch, model, "--unregister", "ham", stdin=SPAM_MESSAGE)
+    assert code == 3 and out == ""
+    assert err.startswith("Error: cannot unlearn") and len(err.splitlines()) == 1, err
+    assert model.read_bytes() == data
+
+
+def test_update_learns_sure_verdicts_only(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = filter_(capsys, monkeypatch, model, "--update", stdin=SPAM_MESSAGE)
+    assert code == 0 and out.startswith("spam ")
+    assert "Learnt 1 of 1" in err
+    assert counts(model) == (5, 6)
+    code, out, err = filter_(capsys, monkeypatch, model, "--update", stdin=UNKNOWN_MESSAGE)
+    assert code == 2 and "Learnt 0 of 1" in err
+    assert counts(model) == (5, 6)
+
+
+def test_mailboxes_give_one_line_per_message(
+    model: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    mbox = tmp_path / "inbox.mbox"
+    # the body's unquoted "From " line does not start a message
+    mbox.write_bytes(
+        b"From alice@example.com Mon Jul  1 10:00:00 2002\n" + HAM_MESSAGE
+        + b"From here on it is spam, he said\n\n"
+        + b"From bob@example.com Mon Jul  1 11:00:00 2002\n" + SPAM_MESSAGE
+    )  # fmt: skip
+    maildir = tmp_path / "Maildir"
+    for sub in ("cur", "new", "tmp"):
+        (maildir / sub).mkdir(parents=True)
+    (maildir / "new" / "1.host").write_bytes(SPAM_MESSAGE)
+    code, out, err = filter_(capsys, monkeypatch, model, mbox, maildir)
+    lines = out.splitlines()
+    assert code == 0 and err == ""
+    assert [line.split()[0] for line in lines] == ["ham", "spam", "spam"]
+    assert lines[0].endswith("inbox.mbox, message 1")
+    assert lines[1].endswith("inbox.mbox, message 2")
+    assert lines[2].endswith(os.path.join("new", "1.host"))
+    # one message as an argument: its verdict is the exit status
+    one = tmp_path / "one.eml"
+    one.write_bytes(HAM_MESSAGE)
+    assert filter_(capsys, monkeypatch, model, one)[0] == 1
+
+
+def test_registering_files_is_all_or_nothing(
+    model: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    a = tmp_path / "a.eml"
+    a.write_bytes(SPAM_MESSAGE)
+    data = model.read_bytes()
+    code, _, err = filter_(
+        capsys, monkeypatch, model, "--register", "spam", a, tmp_path / "missing.eml"
+    )
+    assert code == 3 and "missing.eml" in err and len(err.splitlines()) == 1
+    assert model.read_bytes() == data
+    code, _, _ = filter_(capsys, monkeypatch, model, "--register", "ham", a, a)
+    assert code == 0 and counts(model) == (7, 5)
+
+
+BAD_MAIL = {
+    "not mail": b"\x00\x01\x02 binary junk \xff\xfe with no header at all",
+    "truncated MIME": (
+        b"From: a@example.com\nSubject: cut\nMIME-Version: 1.0\n"
+        b'Content-Type: multipart/mixed; boundary="XYZ"\n\n--XYZ\n'
+        b"Content-Type: text/plain\nContent-Transfer-Encoding: base64\n\nQ2xpY2sgaGVy"
+    ),
+    "wrong boundary": (
+        b"From: a@example.com\nSubject: win\nMIME-Version: 1.0\n"
+        b'Content-Type: multipart/alternative; boundary="AAA"\n\n--BBB\n'
+        b"Content-Type: text/plain\n\nclaim your free cash prize now\n--BBB--\n"
+    ),
+    "undecodable charset": (
+        b"From: a@example.com\nSubject: =?x-unknown?B?/////w==?=\n"
+        b"Content-Type: text/plain; charset=x-no-such-charset\n\n\xff\xfe\xfa claim cash\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_MAIL))
+def test_bad_mail_gets_a_verdict(
+    model: Path, name: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = filter_(capsys, monkeypatch, model, stdin=BAD_MAIL[name])
+    assert code in (0, 1, 2) and err == "", err
+    verdict, spamicity = out.split()
+    assert verdict in ("ham", "unsure", "spam") and 0.0 <= float(spamicity) <= 1.0
+    # and it can be registered
+    code, _, err = filter_(capsys, monkeypatch, model, "--register", "ham", stdin=BAD_MAIL[name])
+    assert code == 0, err
+
+
+def test_a_huge_attachment_is_read_in_part(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nbayes.mail import DEFAULT_MAX_BYTES
+
+    line = b"QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAx\n"
+    attachment = line * (DEFAULT_MAX_BYTES // len(line) + 1000)
+    raw = (
+        b"From: a@example.com\nSubject: big\nMIME-Version: 1.0\n"
+        b'Content-Type: multipart/mixed; boundary="B"\n\n--B\nContent-Type: text/plain\n\n'
+        b"claim your free cash prize\n--B\nContent-Type: application/octet-stream\n"
+        b"Content-Transfer-Encoding: base64\n\n" + attachment + b"--B--\n"
+    )
+    code, out, err = filter_(capsys, monkeypatch, model, stdin=raw)
+    assert code in (0, 1, 2) and err == "" and len(out.split()) == 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "stdin", "fragment"),
+    [
+        (["{missing}"], HAM_MESSAGE, "No model file"),
+        (["{model}"], b"", "standard input is empty"),
+        (["{model}", "--register", "eggs"], HAM_MESSAGE, "--register"),
+        (["{model}", "--register", "spam", "--update"], HAM_MESSAGE, "not allowed with"),
+        (["{model}", "--passthrough", "{model}"], HAM_MESSAGE, "--passthrough"),
+        (["{model}", "{missing}"], HAM_MESSAGE, "no such mail file"),
+        (["{text_model}"], HAM_MESSAGE, "is not a spam filter"),
+        (["{text_model}", "--register", "spam"], HAM_MESSAGE, "is not a spam filter"),
+        (["{junk}"], HAM_MESSAGE, "not an nbayes model file"),
+    ],
+)
+def test_errors_exit_with_3(
+    model: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    stdin: bytes,
+    fragment: str,
+) -> None:
+    text_model = tmp_path / "text.nbayes"
+    (tmp_path / "docs" / "a").mkdir(parents=True)
+    (tmp_path / "docs" / "b").mkdir()
+    (tmp_path / "docs" / "a" / "1.txt").write_text("one two")
+    (tmp_path / "docs" / "b" / "1.txt").write_text("three four")
+    assert main(["train", str(tmp_path / "docs"), "-o", str(text_model), "-q"]) == 0
+    junk = tmp_path / "junk.nbayes"
+    junk.write_bytes(b"not a model")
+    names = {"model": model, "missing": tmp_path / "nope", "text_model": text_model, "junk": junk}
+    code, out, err = filter_(capsys, monkeypatch, *(a.format(**names) for a in argv), stdin=stdin)
+    assert code == 3, (code, err)
+    assert err.startswith("Error: ") and fragment in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+_REGISTER = """
+import sys
+from nbayes.cli import main
+sys.exit(main(["filter", sys.argv[1], "--register", "spam"]))
+"""
+
+
+def test_deliveries_at_once_lose_no_registration(model: Path) -> None:
+    n = 6
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _REGISTER, str(model)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(n)
+    ]
+    for i, p in enumerate(procs):  # all started before any gets its message
+        assert p.stdin is not None
+        p.stdin.write(message(f"offer {i}", f"unique{i} token{i} claim now"))
+        p.stdin.close()
+    for p in procs:
+        assert p.wait(timeout=300) == 0
+        assert p.stderr is not None
+        err = p.stderr.read().decode()
+        p.stderr.close()
+        assert "Registered 1 message(s) as spam" in err, err
+    f = nbayes.load(model)
+    assert (f.table_.n_ham, f.table_.n_spam) == (5, 5 + n)
+    for i in range(n):  # every registration is in the model
+        assert f.table_.counts(f"unique{i}") == (0, 1)
+
+
+def test_the_filter_imports_neither_numpy_nor_scikit_learn(model: Path) -> None:
+    code = (
+        "import sys\n"
+        "from nbayes.cli import main\n"
+        f"status = main(['filter', {str(model)!r}])\n"
+        "heavy = [m for m in ('numpy', 'sklearn', 'scipy', 'pandas') if m in sys.modules]\n"
+        "print(status, heavy)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], input=SPAM_MESSAGE, capture_output=True, timeout=120
+    )
+    assert proc.stdout.decode().splitlines()[-1] == "0 []", proc.stderr
+
+
+def test_eval_reports_ham_lost_spam_caught_and_unsure(
+    model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "test"
+    (root / "ham").mkdir(parents=True)
+    (root / "spam").mkdir()
+    (root / "ham" / "1.eml").write_bytes(HAM_MESSAGE)
+    (root / "ham" / "2.eml").write_bytes(UNKNOWN_MESSAGE)
+    (root / "spam" / "1.eml").write_bytes(SPAM_MESSAGE)
+    assert main(["eval", str(model), str(root), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["n_ham"], report["n_spam"]) == (2, 1)
+    assert (report["ham_lost"], report["spam_caught"], report["unsure"]) == (0, 1, 1)
+    assert main(["eval", str(model), str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "ham lost" in out and "spam caught" in out and "unsure" in out
+
+
+def test_explain_shows_the_clues(
+    model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "m.eml"
+    path.write_bytes(SPAM_MESSAGE)
+    assert main(["explain", str(model), str(path), "--top", "3"]) == 0
+    out = capsys.readouterr().out
+    f = nbayes.load(model)
+    clues = f.clues(SPAM_MESSAGE)
+    assert out.startswith(f"spam (spamicity {clues.verdict.spamicity:.6f}")
+    assert f"{clues.n_used} clues combined" in out
+    strongest = clues.used()[0]
+    assert f"{strongest.f:.4f}" in out and strongest.token in out
+    assert "strongest spam clues" in out
+
+
+def test_train_refuses_what_is_not_mail_per_class(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "mail" / "ham").mkdir(parents=True)
+    code = main(
+        ["train", str(tmp_path / "mail"), "-o", str(tmp_path / "m.nbayes"), "--model", "spam"]
+    )
+    err = capsys.readouterr().err
+    assert code == 1 and "spam" in err and err.startswith("Error: ")
+    code = main(
+        ["train", str(tmp_path / "mail"), "-o", str(tmp_path / "m.nbayes"), "--model", "spam",
+         "--alpha", "2"]
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 1 and "--alpha" in err
