@@ -396,3 +396,20 @@ def test_mixed_integers_beyond_int64() -> None:
     model = MixedNB().fit(X, [0, 1])
     assert model.predict(X).tolist() == [0, 1]
     assert MixedNB().fit(np.array(X), [0, 1]).predict(np.array(X)).tolist() == [0, 1]
+
+
+def test_a_few_ages_are_not_codes_an_unseen_age_still_counts():
+    """Issue 28 trap 5: an 8-valued `age` column of a small table was categorical, so an
+    age never seen in training got the prior alone. Codes are few *and* small (<= 10)."""
+    import numpy as np
+
+    from nbayes import MixedNB
+
+    age = np.array([23, 25, 27, 29, 61, 63, 65, 67, 23, 61])
+    y = np.array(["young"] * 4 + ["old"] * 4 + ["young", "old"])
+    model = MixedNB().fit(age.reshape(-1, 1), y)
+    assert model.families_ == {"x0": "poisson"}
+    p_young = model.predict_proba(np.array([[24], [66]]))[:, list(model.classes_).index("young")]
+    assert p_young[0] > 0.9 and p_young[1] < 0.1  # unseen ages, each near its class
+    codes = MixedNB().fit(np.array([[1], [2], [3], [1]]), ["a", "b", "a", "b"])
+    assert codes.families_ == {"x0": "categorical"}

@@ -331,3 +331,39 @@ def test_marginals_draw_kernelnb_point_masses() -> None:
     want = np.exp(derived["log_mass"][0][:, 0])
     assert [float(d.get_xdata()[0]) for d in dots] == [0.0, 0.0]
     np.testing.assert_allclose([float(d.get_ydata()[0]) for d in dots], want)
+
+
+def test_a_categorical_column_of_many_values_shows_the_most_probable_only():
+    """Issue 28 trap 5: a categorical float column drew hundreds of overprinted labels."""
+    rng = np.random.default_rng(0)
+    values = np.round(rng.exponential(1.0, 400), 2)
+    values[:200] = 0.0  # one category far more probable than the others
+    X = pd.DataFrame({"freq": values})
+    y = np.where(rng.random(400) < 0.5, "a", "b")
+    model = MixedNB({"freq": "categorical"}).fit(X, y)
+    n_categories = len(np.unique(values))
+    assert n_categories > 100
+    ax = nbplot.marginals(model, "freq")
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert len(labels) == 20 and labels[0] == "0.0"
+    assert ax.get_xlabel() == f"freq (the 20 most probable of {n_categories} categories)"
+    plt.close(ax.figure)
+    ax = nbplot.marginals(model, "freq", max_categories=500)
+    assert len(ax.get_xticklabels()) == n_categories and ax.get_xlabel() == "freq"
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="log scale applies to numeric columns"):
+        nbplot.marginals(model, "freq", log=True)
+
+
+@pytest.mark.parametrize("family", ["gaussian", "kde", "poisson"])
+def test_log_scale_of_a_heavy_tailed_column(family):
+    rng = np.random.default_rng(1)
+    values = np.floor(rng.pareto(1.5, 300) * 10).astype(np.int64)
+    X = pd.DataFrame({"n": values})
+    y = np.where(values > 5, "big", "small")
+    model = MixedNB({"n": family}).fit(X, y)
+    ax = nbplot.marginals(model, "n", log=True)
+    assert ax.get_xscale() == "log"
+    lines = ax.get_lines()
+    assert lines and all((np.asarray(line.get_xdata()) > 0).all() for line in lines)
+    plt.close(ax.figure)

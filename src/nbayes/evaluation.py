@@ -1,8 +1,11 @@
 """Evaluate a fitted classifier on labelled data: one report with the usual figures.
 
 :func:`evaluate` returns an :class:`EvaluationReport` with the accuracy, per-class
-precision, recall, F1 and support, the confusion matrix and the log loss, computed with
-scikit-learn's metrics. ``nbayes eval`` prints the same report.
+precision, recall, F1 and support, the confusion matrix and the log loss: the figures of
+scikit-learn's metrics (``accuracy_score``, ``precision_recall_fscore_support`` with
+``zero_division=0``, ``confusion_matrix``, ``log_loss``), computed with numpy alone so that
+``nbayes eval`` of a text model starts without importing scikit-learn. ``nbayes eval``
+prints the same report.
 
 Examples
 --------
@@ -36,7 +39,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sklearn import metrics
 
 __all__ = ["EvaluationReport", "evaluate"]
 
@@ -141,7 +143,25 @@ def _log_loss(y: np.ndarray, proba: np.ndarray, classes: np.ndarray) -> float:
         return math.inf
     if len(classes) == 1:
         return 0.0
-    return float(metrics.log_loss(y, proba, labels=classes))
+    column = {c: j for j, c in enumerate(classes.tolist())}
+    p_true = proba[np.arange(len(y)), [column[v] for v in y.tolist()]]
+    eps = np.finfo(proba.dtype).eps  # scikit-learn's log_loss clips alike
+    return float(-np.mean(np.log(np.clip(p_true, eps, 1 - eps))))
+
+
+def _confusion(y: np.ndarray, y_pred: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """Rows: true class, columns: predicted, in the order of ``classes`` (sorted)."""
+    k = len(classes)
+    true = np.searchsorted(classes, y)
+    pred = np.searchsorted(classes, y_pred)
+    return np.bincount(true * k + pred, minlength=k * k).reshape(k, k).astype(np.int64)
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den, 0 where den is 0 (scikit-learn's ``zero_division=0``)."""
+    out = np.zeros(len(num), dtype=np.float64)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
 
 
 def _rows(X: Any, start: int, stop: int) -> Any:
@@ -204,18 +224,21 @@ def evaluate(
             progress(len(preds[-1]))
     y_pred = np.concatenate(preds)
     proba = np.concatenate(probas)
-    precision, recall, f1, support = metrics.precision_recall_fscore_support(
-        y, y_pred, labels=classes, zero_division=0.0
-    )
+    cm = _confusion(y, y_pred, classes)
+    hits = np.diag(cm).astype(np.float64)
+    support = cm.sum(axis=1)
+    precision = _ratio(hits, cm.sum(axis=0).astype(np.float64))
+    recall = _ratio(hits, support.astype(np.float64))
+    f1 = _ratio(2 * hits, (cm.sum(axis=0) + support).astype(np.float64))
     return EvaluationReport(
         classes=classes,
         n_samples=len(y),
-        accuracy=float(metrics.accuracy_score(y, y_pred)),
-        precision=np.asarray(precision, dtype=np.float64),
-        recall=np.asarray(recall, dtype=np.float64),
-        f1=np.asarray(f1, dtype=np.float64),
-        support=np.asarray(support, dtype=np.int64),
-        confusion_matrix=metrics.confusion_matrix(y, y_pred, labels=classes),
+        accuracy=float(hits.sum() / len(y)),
+        precision=precision,
+        recall=recall,
+        f1=f1,
+        support=support,
+        confusion_matrix=cm,
         log_loss=_log_loss(y, proba, model_classes),
         n_undecidable=int(np.isnan(proba).any(axis=1).sum()),
     )

@@ -573,3 +573,14 @@ def test_a_setting_changed_since_the_fit_is_refused_by_to_sklearn():
     model.set_params(alpha=-1.0)
     with pytest.raises(ValueError, match="'alpha' parameter of MultinomialNB"):
         model.to_sklearn()
+
+
+def test_merging_a_scikit_learn_model_says_so_and_how_to_convert_it():
+    """Not 'Cannot merge a MultinomialNB with a MultinomialNB' (issue 28, trap 5)."""
+    X, y = np.array([[2, 0], [0, 3]]), ["a", "b"]
+    MultinomialNB = nbayes.MultinomialNB
+    ours, theirs = MultinomialNB().fit(X, y), skl.MultinomialNB().fit(X, y)
+    with pytest.raises(ValueError, match=r"scikit-learn model .*nbayes\.MultinomialNB\.from_sk"):
+        ours.merge(theirs)
+    merged = ours.merge(MultinomialNB.from_sklearn(theirs))
+    assert merged.class_count_.tolist() == [2.0, 2.0]

@@ -188,6 +188,32 @@ def test_the_page_explains_a_mixed_row_with_a_missing_cell(
     page.screenshot(path=str(_shots(tmp_path) / "page-mixed-missing.png"), full_page=True)
 
 
+def test_emptying_the_text_clears_the_prediction_and_no_favicon_is_missing(
+    text_model: str, start: Any, browser: Any, tmp_path: Path
+) -> None:
+    """Issue 28 trap 5: the page kept the last text's prediction once the text was
+    emptied, and the browser's request for /favicon.ico got a 404."""
+    server = start(text_model)
+    page = browser.new_page(viewport={"width": 1000, "height": 700})
+    failed: list[str] = []
+    page.on("response", lambda r: failed.append(r.url) if r.status >= 400 else None)
+    page.goto(f"http://127.0.0.1:{server.port}/")
+    page.locator("#text").fill(SPAM)
+    page.locator("#classify").click()
+    sync_api.expect(page.locator("#label")).to_have_text("spam")
+    page.locator("#text").fill("")  # typed away: the input event classifies after a pause
+    sync_api.expect(page.locator("#answer")).to_be_hidden()
+    sync_api.expect(page.locator("#empty")).to_be_visible()
+    assert page.locator("#derive").is_disabled()
+    page.locator("#text").fill("see you at lunch")
+    sync_api.expect(page.locator("#answer")).to_be_visible()
+    page.screenshot(path=str(_shots(tmp_path) / "page-cleared.png"))
+    icon = page.locator("link[rel=icon]").get_attribute("href")
+    assert icon is not None and icon.startswith("data:image/svg+xml,")
+    page.wait_for_timeout(300)
+    assert not failed, failed
+
+
 MAIL_HAM = [
     "Subject: lunch\n\nmeeting at noon, bring the quarterly report",
     "Subject: report\n\nthe quarterly report is attached, comments welcome",

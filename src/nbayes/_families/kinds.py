@@ -103,11 +103,19 @@ class ArraysCodec(Codec):
 @dataclass(frozen=True)
 class Marginal:
     """What a plot of P(x_k | y) draws: a ``"density"`` curve over ``values`` (a grid) or
-    ``"bars"`` at ``values``, with ``probs`` of shape (n_classes, len(values))."""
+    ``"bars"`` at ``values``, with ``probs`` of shape (n_classes, len(values)); ``numeric``:
+    the values are numbers on an axis (a density, counts), so a plot may draw them at their
+    values and on a log scale (else they are labels: categories, words, false/true)."""
 
     style: str
     values: list[Any]
     probs: np.ndarray
+    numeric: bool = False
+
+
+def log_density_at(family: Family, d: Any, n_features: int, k: int, values: Any) -> np.ndarray:
+    """log P(x_k = v | y) for each of ``values``: see :func:`_log_density`."""
+    return _log_density(family, d, n_features, k, values)
 
 
 def _log_density(family: Family, d: Any, n_features: int, k: int, values: Any) -> np.ndarray:
@@ -220,7 +228,7 @@ class Kind:
         hi = int(family.value_range(d, k)[1])
         ks = np.arange(hi + 1)
         probs = np.exp(_log_density(self.family, d, stats.n_features, k, ks))
-        return Marginal("bars", list(ks), probs)
+        return Marginal("bars", list(ks), probs, numeric=True)
 
 
 class _Density(Kind):
@@ -230,9 +238,8 @@ class _Density(Kind):
         family: Any = self.family  # a family with a value_range
         lo, hi = family.value_range(d, k)
         grid = np.linspace(lo, hi, n_grid)
-        return Marginal(
-            "density", list(grid), np.exp(_log_density(self.family, d, stats.n_features, k, grid))
-        )
+        probs = np.exp(_log_density(self.family, d, stats.n_features, k, grid))
+        return Marginal("density", list(grid), probs, numeric=True)
 
 
 class GaussianKind(_Density):

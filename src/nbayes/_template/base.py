@@ -338,6 +338,18 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     def _check_mergeable(self, other: Any) -> None:
         if type(other) is not type(self):
+            module = type(other).__module__.split(".")[0]
+            if module == "sklearn":
+                ours = type(self).__name__
+                how = (
+                    f"convert it first with nbayes.{ours}.from_sklearn(model) (its counts "
+                    "carry over), then merge"
+                    if hasattr(type(self), "from_sklearn")
+                    else f"only an nbayes {ours} merges with this one"
+                )
+                raise ValueError(
+                    f"Cannot merge a {ours} with the scikit-learn model {other!r}: {how}."
+                )
             raise ValueError(
                 f"Cannot merge a {type(self).__name__} with a {type(other).__name__}: "
                 "only models of the same type combine."

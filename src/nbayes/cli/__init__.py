@@ -43,7 +43,8 @@ _SUMMARIES = {
     "filter": "a spam filter's verdict on a message (exit 0 spam, 1 ham, 2 unsure, 3 error)",
     "sample": "generate examples from a model",
     "tune": "cross-validate settings (alpha, n-grams, ...) and report the best",
-    "plot": "draw a column's distribution per class, or a confusion matrix (PNG, SVG, PDF)",
+    "plot": "draw a column per class (--column), the top words (--words), a confusion matrix "
+    "(--confusion) or a reliability curve (--reliability): PNG, SVG, PDF",
     "serve": "serve a model over HTTP: predict, explain, update, forget, and a page",
 }
 COMMANDS = tuple(_SUMMARIES)
@@ -81,6 +82,16 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:
         self.exit(2, f"Error: {message} (see `{self.prog} -h`).\n")
 
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """As argparse's, but an unknown flag of a command points to that command's help
+        (``nbayes train -h``: where its flags are), not to ``nbayes -h``."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = getattr(parsed, "command", None)
+            prog = self.prog if command is None else f"{self.prog} {command}"
+            self.exit(2, f"Error: unrecognized arguments: {' '.join(extras)} (see `{prog} -h`).\n")
+        return parsed
+
 
 def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser of ``nbayes`` with every sub-command.
@@ -103,7 +114,9 @@ def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentPars
             '  nbayes explain reviews.nbayes "loved every minute"\n'
             "  nbayes tune reviews.csv --alpha 0.1,0.5,1       # cross-validated alpha\n"
             "  nbayes train table.csv -o t.nbayes --model mixed --label-col y\n"
-            "  nbayes plot t.nbayes --column age -o age.png\n\n"
+            "  nbayes plot t.nbayes --column age -o age.png\n"
+            "  nbayes plot reviews.nbayes --words -o words.png          # strongest words\n"
+            "  nbayes plot reviews.nbayes --reliability test.csv -o r.png  # calibration\n\n"
             "Run `nbayes COMMAND -h` for the options of a command."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         i = int(np.flatnonzero((test_arr == cls) & correct)[0])
         ui.print("")
         ui.print(f"Held-out message ({cls}): {test_x[i]!r}")
-        explain_text(ui, model, test_x[i], exact=False, paint=paint)
+        explain_text(ui, model, test_x[i], exact=False, paint=paint, hint=False)
     if args.output:
         save_model(model, args.output, force=args.force)
         ui.note(f"Saved the model to {args.output}")

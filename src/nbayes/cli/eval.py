@@ -2,9 +2,11 @@
 
 Evaluate MODEL on labelled DATA: accuracy, precision, recall and F1 per class,
 the confusion matrix and the log loss (nbayes.evaluate). --json prints the same
-figures as one JSON object. A spam filter (--model spam) is evaluated on a folder
-of mail per class (DATA/ham/, DATA/spam/): ham lost, spam caught, spam passed and
-unsure at its cutoffs.
+figures as one JSON object. Data none of whose labels the model knows is refused
+(exit 1, naming the labels seen and the model's classes: usually the wrong
+--label-col); labels only some examples have are warned about (they count as errors).
+A spam filter (--model spam) is evaluated on a folder of mail per class (DATA/ham/,
+DATA/spam/): ham lost, spam caught, spam passed and unsure at its cutoffs.
 
 Example:
   nbayes eval spam.nbayes test.csv
@@ -16,9 +18,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
-from nbayes.cli._common import UI, add_data_options, add_inputs, load_model
+import numpy as np
+
+from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs
 from nbayes.cli._data import labelled_inputs
+from nbayes.cli._models import load_for_prediction as _load_model
 
 __all__ = ["add_arguments", "run"]
 
@@ -29,6 +35,32 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_data_options(p)
 
 
+def _shown(values: list[Any], limit: int = 10) -> str:
+    more = f", ... ({len(values)} in all)" if len(values) > limit else ""
+    return ", ".join(map(repr, values[:limit])) + more
+
+
+def _check_labels(ui: UI, y: np.ndarray, classes: np.ndarray, args: argparse.Namespace) -> None:
+    """Refuse data none of whose labels the model knows (every figure would be 0, which
+    is rarely the model's fault); warn when only some are unknown."""
+    known = np.isin(y, classes)
+    if known.all():
+        return
+    seen = np.unique(y).tolist()
+    unknown = np.unique(y[~known]).tolist()
+    model_classes = _shown(classes.tolist())
+    if not known.any():
+        raise CLIError(
+            f"None of the labels in the data is a class of the model: the data (column "
+            f"{args.label_col!r}) has {_shown(seen)}; the model knows {model_classes}. "
+            f"Check --label-col, or evaluate on data labelled like the training data."
+        )
+    ui.warn(
+        f"{int((~known).sum()):,} of {len(y):,} examples have labels the model does not know "
+        f"({_shown(unknown)}; it knows {model_classes}): they count as errors."
+    )
+
+
 def run(args: argparse.Namespace, ui: UI) -> int:
     from nbayes.cli._spam import eval_spam, is_spam_model
     from nbayes.evaluation import evaluate
@@ -36,8 +68,9 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     if is_spam_model(args.model):  # ham lost, spam caught, unsure
         return eval_spam(args, ui)
 
-    model = load_model(args.model)
+    model = _load_model(args.model)  # a TextClassifier's scorer: no scikit-learn
     X, y = labelled_inputs(ui, model, args.data, args)
+    _check_labels(ui, y, model.classes_, args)
     with ui.progress("Evaluating", "examples", total=len(y)) as bar:
         report = evaluate(model, X, y, progress=bar.advance)
     if args.json:

@@ -111,10 +111,25 @@ def _hashed_names(model: Any, terms: list[str]) -> dict[str, str]:
     return out
 
 
-def explain_text(ui: UI, model: Any, text: str, exact: bool, paint: Paint, top: int = 5) -> None:
+def _explain(model: Any, x: Any, exact: bool) -> Any:
+    """``model.explain(x, exact=exact)``, its refusal of an exact derivation in the command
+    line's words (``--exact``, not the API's ``exact=True``)."""
+    try:
+        return model.explain(x, exact=exact)
+    except ValueError as exc:
+        if not exact or "exact=" not in str(exc):
+            raise
+        words = str(exc).replace("exact=True", "--exact").replace("Use exact=False.", "")
+        raise CLIError(f"{words.strip()} Leave out --exact for the evidence in logs.") from None
+
+
+def explain_text(
+    ui: UI, model: Any, text: str, exact: bool, paint: Paint, top: int = 5, hint: bool = True
+) -> None:
     """Print the word-by-word explanation of one document (used by ``demo`` too); at most
-    ``4 * top`` words of the text, and ``top`` for and against the prediction."""
-    exp = model.explain(text, exact=exact)
+    ``4 * top`` words of the text, and ``top`` for and against the prediction. ``hint``:
+    say which ``--top`` lists every word (``nbayes demo`` has no such flag)."""
+    exp = _explain(model, text, exact)
     classes = exp.classes.tolist()
     post = exp.posterior
     if post is None:
@@ -142,10 +157,13 @@ def explain_text(ui: UI, model: Any, text: str, exact: bool, paint: Paint, top: 
             shown.append(paint(f"{term} (unknown)", _DIM))
     more = len(terms) - len(shown)
     if more:
-        shown.append(f"... ({more:,} more word{'s' if more > 1 else ''}; --top {top} shows "
-                     f"{limit})")  # fmt: skip
+        every = f"; --top {-(-len(terms) // 4)} lists them all" if hint else ""
+        shown.append(f"... ({more:,} more word{'s' if more > 1 else ''}{every})")
     label = f"evidence for {focus}" if len(classes) > 1 else "terms"
     ui.print(f"Words ({label}): " + ("  ".join(shown) if shown else "(no known words)"))
+    bernoulli = getattr(model, "model", None) == "bernoulli"  # absent words are evidence
+    if not known and not bernoulli and post is not None and len(classes) > 1:
+        _no_evidence(ui, exp, focus, classes, post)
     words_of: dict[str, str] = {}
     for term, name in feature.items():
         words_of.setdefault(name, term)
@@ -163,6 +181,22 @@ def explain_text(ui: UI, model: Any, text: str, exact: bool, paint: Paint, top: 
         _print_exact(ui, exp, listed, words_of if hashed else None)
 
 
+def _no_evidence(ui: UI, exp: Any, focus: Any, classes: list[Any], post: Any) -> None:
+    """Say that no word of the text is known: the prediction is the class prior alone
+    (a tie when the prior is uniform)."""
+    values = [float(post[c]) for c in classes]
+    if max(values) - min(values) <= 1e-12:
+        ui.print(
+            "No word of the text is known to the model: no evidence either way, a tie "
+            f"(every class has P = {values[0]:.4f}; {focus} is named as it comes first)."
+        )
+    else:
+        ui.print(
+            "No word of the text is known to the model: no evidence, so the prediction is "
+            f"the class prior alone (P({focus}) = {float(post[focus]):.4f})."
+        )
+
+
 def _print_exact(
     ui: UI, exp: Any, terms: set[str] | None, rename: dict[str, str] | None = None
 ) -> None:
@@ -173,7 +207,7 @@ def _print_exact(
         ui.print(f"  {line}")
     if exp.factors is None:
         return
-    ui.print("where")
+    lines = []
     for cls, row in zip(exp.classes.tolist(), exp.factors, strict=True):
         parts = []
         for f in row:
@@ -183,7 +217,11 @@ def _print_exact(
             shown = name if rename is None else rename.get(name, name)
             parts.append(f"P({shown} | {cls}) = {f}")
         if parts:
-            ui.print("  " + "; ".join(parts))
+            lines.append("  " + "; ".join(parts))
+    if lines:  # no factor listed (no known word): no empty "where"
+        ui.print("where")
+        for line in lines:
+            ui.print(line)
 
 
 def _is_data(text: str) -> bool:
@@ -222,7 +260,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         explain_text(ui, model, X[args.row], args.exact, paint, args.top)
         return 0
     row = X.iloc[[args.row]] if hasattr(X, "iloc") else X[args.row]
-    exp = model.explain(row, exact=args.exact)
+    exp = _explain(model, row, args.exact)
     if args.exact:
         _print_exact(ui, exp, None)
         return 0

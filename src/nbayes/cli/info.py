@@ -16,7 +16,8 @@ import math
 import os
 from typing import Any
 
-from nbayes.cli._common import UI, add_inputs, column_names, count_type, is_text_model, load_model
+from nbayes.cli._common import UI, add_inputs, column_names, count_type, is_text_model
+from nbayes.cli._models import load_for_prediction
 
 __all__ = ["add_arguments", "run"]
 
@@ -62,10 +63,16 @@ def _kernel_points(ui: UI, model: Any) -> None:
         ui.print(f"binned: {', '.join(binned)}")
 
 
+def _n_features(model: Any) -> int:
+    """Terms (or hash buckets in use) of a text model or its scorer."""
+    names = getattr(model, "feature_names", None)  # a TextScorer's: no copy
+    return len(model.get_feature_names_out() if names is None else names)
+
+
 def run(args: argparse.Namespace, ui: UI) -> int:
     from nbayes.io.persist import read_metadata
 
-    model = load_model(args.model)
+    model = load_for_prediction(args.model)  # a TextClassifier's scorer: no scikit-learn
     metadata, _ = read_metadata(args.model)
     text = is_text_model(model)
     est = model
@@ -83,7 +90,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     params = ", ".join(f"{k}={v!r}" for k, v in sorted(settings.items()))
     ui.print(f"hyperparameters: {params}")
     if text:
-        n_terms = len(model.get_feature_names_out())
+        n_terms = _n_features(model)
         what = "hash buckets in use" if getattr(model, "hashing", False) else "terms"
         ui.print(f"vocabulary: {n_terms:,} {what}")
     elif hasattr(est, "families_"):  # MixedNB: a family per column
@@ -107,7 +114,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         ui.print(f"parameters: {_count(naive)} (naive Bayes), {_count(full)} (full joint model)")
     k = max(args.top, 0)
     if k:
-        n_features = len(model.get_feature_names_out()) if text else est.n_features_in_
+        n_features = _n_features(model) if text else est.n_features_in_
         features = model.most_informative_features(n_features)
         score = "weight" if nbsvm else "log likelihood ratio"
         ui.print(f"most informative features per class (top {k}, {score}):")

@@ -4,7 +4,10 @@ confusion matrix or a reliability curve.
 Draw one of:
   --column NAME        P(column | class) for every class of a table model (MixedNB,
                        KernelNB, GaussianNB, PoissonNB, BernoulliNB, CategoricalNB):
-                       density curves for numeric columns, bars for discrete ones;
+                       density curves for numeric columns, bars for discrete ones (of a
+                       categorical column with more than 20 categories, the 20 most
+                       probable); --log puts the values of a heavy-tailed numeric
+                       column on a log scale;
   --words              the --top K most informative words of each class of a text model
                        (the words whose one occurrence is most evidence for the class);
   --confusion DATA     the confusion matrix of MODEL on the labelled DATA (any model;
@@ -17,6 +20,7 @@ pip install 'nbayes[plot]'.
 
 Example:
   nbayes plot people.nbayes --column age -o age.png
+  nbayes plot people.nbayes --column income --log -o income.png
   nbayes plot spam.nbayes --words --top 15 -o words.png
   nbayes plot spam.nbayes --confusion test.csv -o confusion.png --normalize
   nbayes plot spam.nbayes --reliability test.csv --class spam -o reliability.png
@@ -75,12 +79,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="LABEL",
         help="--reliability: the class whose probability is drawn",
     )
+    p.add_argument(
+        "--log",
+        action="store_true",
+        help="--column: the values on a log scale (heavy-tailed numeric columns)",
+    )
     p.add_argument("--dpi", type=count_type(1), default=100,
                    help="resolution of raster images (100)")  # fmt: skip
     add_data_options(p)
 
 
-def _marginals(model: Any, column: str) -> Any:
+def _marginals(model: Any, column: str, log: bool = False) -> Any:
     from nbayes.plot import marginals
 
     if is_text_model(model):
@@ -96,7 +105,12 @@ def _marginals(model: Any, column: str) -> Any:
     elif column not in names:
         shown = ", ".join(names[:20]) + (" ..." if len(names) > 20 else "")
         raise CLIError(f"The model has no column {column!r}; its columns are: {shown}.")
-    return marginals(model, target)
+    try:
+        return marginals(model, target, log=log)
+    except ValueError as exc:
+        if "log scale" not in str(exc):
+            raise
+        raise CLIError(str(exc).replace("A log scale", "--log")) from None
 
 
 def _words(model: Any, args: argparse.Namespace) -> Any:
@@ -188,6 +202,8 @@ def _check_flags(args: argparse.Namespace) -> None:
     """Refuse the options of another kind of plot."""
     if args.confusion is None:
         refuse_set_flags(args, ["--normalize"], "applies to --confusion only.")
+    if args.column is None:
+        refuse_set_flags(args, ["--log"], "applies to --column only.")
     if not args.words:
         refuse_set_flags(args, ["--top"], "applies to --words only.")
     if args.reliability is None:
@@ -204,7 +220,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         raise CLIError(f"Cannot write {args.output!r}: the folder {directory!r} does not exist.")
     model = load_model(args.model)
     if args.column is not None:
-        ax, what = _marginals(model, args.column), f"column {args.column!r}"
+        ax, what = _marginals(model, args.column, args.log), f"column {args.column!r}"
     elif args.words:
         ax, what = _words(model, args), "most informative words"
     elif args.confusion is not None:

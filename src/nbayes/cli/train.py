@@ -77,9 +77,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_model_options(p, list(estimators()))
     add_data_options(p)
     p.add_argument("--alpha", type=float, default=None, help="smoothing (default 1.0)")
+    p.add_argument(
+        "--class-prior",
+        metavar="CLASS=P,...",
+        help="fixed class probabilities instead of the class frequencies, e.g. "
+        "spam=0.2,ham=0.8 (every class, summing to 1)",
+    )
     p.add_argument("--binary", action="store_true", help="text: count each word once per document")
     p.add_argument(
-        "--ngrams", metavar="MIN-MAX", help="text: word n-grams, e.g. 1-2 (default 1-1; nbsvm 1-2)"
+        "--ngrams",
+        metavar="MIN-MAX",
+        help="text: word n-grams MIN to MAX, e.g. 1-2 (unigrams and bigrams) or 2-2 (bigrams "
+        "only); a single N means 1-N, up to N-grams (default 1-1; nbsvm 1-2)",
     )
     add_text_options(p)
     p.add_argument(
@@ -121,15 +130,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def parse_ngrams(text: str) -> tuple[int, int]:
-    """``"1-2"`` -> ``(1, 2)``; ``"2"`` -> ``(2, 2)``."""
+    """``"1-2"`` -> ``(1, 2)``; ``"2-2"`` -> ``(2, 2)``; ``"2"`` -> ``(1, 2)`` (up to
+    bigrams, as ``--ngrams 2`` means in most tools: a bare N never drops the unigrams)."""
     parts = text.split("-")
     try:
-        lo, hi = (int(parts[0]), int(parts[-1])) if len(parts) <= 2 else (0, -1)
+        lo, hi = (int(parts[0]), int(parts[-1])) if len(parts) == 2 else (0, -1)
+        if len(parts) == 1:
+            lo, hi = 1, int(parts[0])
     except ValueError:
         lo, hi = 0, -1
     if not 1 <= lo <= hi <= 10:
         raise CLIError(
-            f"--ngrams must look like 1-2 (MIN-MAX, 1 <= MIN <= MAX <= 10); got {text!r}."
+            f"--ngrams must look like 1-2 (MIN-MAX, 1 <= MIN <= MAX <= 10) or 2 (up to "
+            f"bigrams: 1-2); got {text!r}."
         )
     return lo, hi
 
@@ -160,6 +173,39 @@ def make_estimator(
         raise CLIError(f"--model {name} learns from documents: leave out --input table.")
     # no --bandwidth: the estimator's own default (KernelNB "robust", MixedNB "scott")
     return row.make(hyperparameters)
+
+
+def set_class_prior(model: Any, text: str) -> None:
+    """``--class-prior spam=0.2,ham=0.8``: the fitted ``model``'s class prior (a derivation
+    setting: no pass over the data), every class named once."""
+    given: dict[str, float] = {}
+    for item in text.split(","):
+        name, sep, value = item.partition("=")
+        try:
+            p = float(value)
+        except ValueError:
+            p = -1.0
+        if not sep or not name.strip() or not 0 <= p <= 1:
+            raise CLIError(
+                f"--class-prior must look like spam=0.2,ham=0.8 (CLASS=P with 0 <= P <= 1); "
+                f"got {item!r}."
+            )
+        given[name.strip()] = p
+    classes = [str(c) for c in model.classes_.tolist()]
+    if sorted(given) != sorted(classes):
+        raise CLIError(
+            f"--class-prior names {', '.join(given)}; the data's classes are "
+            f"{', '.join(classes)}: give a probability for each of them."
+        )
+    params = model.get_params(deep=False)
+    name = "priors" if "priors" in params else "class_prior"  # GaussianNB's is "priors"
+    if name not in params:
+        raise CLIError(f"--class-prior does not apply to {type(model).__name__}.")
+    total = sum(given.values())
+    if abs(total - 1) > 1e-6:
+        raise CLIError(f"--class-prior must sum to 1; got {total:g}.")
+    prior = [given[c] for c in classes]
+    model.set_params(**{name: prior})
 
 
 def _describe(model: Any) -> str:
@@ -269,6 +315,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     check_model_output(args.output, args.data, force=args.force)  # before any work
     with flag_errors(HYPERPARAMETER_FLAGS):
         model, what = _train(args, ui, text)
+    if args.class_prior is not None:
+        set_class_prior(model, args.class_prior)
     save_model(model, args.output, args.data, force=args.force)
     name = type(model).__name__
     if text and isinstance(getattr(model, "model", None), str):  # TextClassifier(model=...)
@@ -277,6 +325,17 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     warn_one_class(ui, model, args.output)
     ui.note(f"Saved to {args.output}")
     return 0
+
+
+def _maybe_a_table(args: argparse.Namespace, exc: Exception) -> Exception:
+    """``exc``; a missing text column of a model that reads documents by default also
+    suggests ``--input table`` (DATA may be a table)."""
+    if args.input != "auto" or "--text-col" not in str(exc) or "not found" not in str(exc):
+        return exc
+    return CLIError(
+        f"{str(exc).rstrip('.')}; or, if DATA is a table of features, pass --input table "
+        f"(--model {args.model} reads documents unless told)."
+    )
 
 
 def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
@@ -296,9 +355,12 @@ def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
             hashing=args.hashing,
             **text_options(args),
         )
-        with ui.progress("Training", "documents") as bar:  # streamed: a chunk at a time
-            chunks = LabelledChunks(ui, args.data, args, bar.advance)
-            model.fit_chunks(chunks)
+        try:
+            with ui.progress("Training", "documents") as bar:  # streamed: a chunk at a time
+                chunks = LabelledChunks(ui, args.data, args, bar.advance)
+                model.fit_chunks(chunks)
+        except (CLIError, ValueError) as exc:  # the readers' errors name the flags
+            raise _maybe_a_table(args, exc) from None
         what = f"{chunks.documents:,} documents, {len(model.get_feature_names_out()):,} terms"
     else:
         estimator = _table_estimator(args)

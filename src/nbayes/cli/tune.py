@@ -274,6 +274,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         for i, params in enumerate(res["params"])
     ]
     best = int(search.best_index_)
+    # settings every row shares (not searched): shown with the table, kept in the JSON
+    fixed = {"binary": True} if text and args.binary else {}
     if args.save is not None:
         save_model(search.best_estimator_, args.save, args.data, flag="--save", force=args.force)
     if args.json:
@@ -285,6 +287,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
                     "n_examples": len(y),
                     "results": [{k: r[k] for k in ("params", "mean", "std", "rank")} for r in rows],
                     "best_params": rows[best]["params"],
+                    "fixed_params": fixed,
                     "best_score": rows[best]["mean"],
                     "saved": args.save,
                 },
@@ -292,14 +295,20 @@ def run(args: argparse.Namespace, ui: UI) -> int:
             )
         )
     else:
-        _print_table(ui, rows, args.scoring, args.folds, len(y), best)
+        _print_table(ui, rows, args.scoring, args.folds, len(y), best, fixed)
     if args.save is not None:
         ui.note(f"Trained the best setting on all {len(y):,} examples; saved to {args.save}")
     return 0
 
 
 def _print_table(
-    ui: UI, rows: list[dict[str, Any]], scoring: str, folds: int, n: int, best: int
+    ui: UI,
+    rows: list[dict[str, Any]],
+    scoring: str,
+    folds: int,
+    n: int,
+    best: int,
+    fixed: dict[str, Any] | None = None,
 ) -> None:
     def num(v: Any) -> str:
         return "nan" if v is None else f"{v:.4f}"
@@ -307,8 +316,13 @@ def _print_table(
     head = ("setting", f"mean {scoring}", "std", "rank")
     table = [head] + [(r["setting"], num(r["mean"]), num(r["std"]), str(r["rank"])) for r in rows]
     width = [max(len(t[i]) for t in table) for i in range(4)]
-    ui.print(f"{folds}-fold cross-validation on {n:,} examples ({scoring}):")
+    every = _setting(fixed) if fixed else ""
+    with_fixed = f", every setting with {every}" if every else ""
+    ui.print(f"{folds}-fold cross-validation on {n:,} examples ({scoring}{with_fixed}):")
     for t in table:
         ui.print(f"{t[0]:<{width[0]}}  {t[1]:>{width[1]}}  {t[2]:>{width[2]}}  {t[3]:>{width[3]}}")
     r = rows[best]
-    ui.print(f"best: {r['setting']} (mean {scoring} {num(r['mean'])} ± {num(r['std'])})")
+    setting = r["setting"]
+    if every:
+        setting = every if setting == "(defaults)" else f"{setting}, {every}"
+    ui.print(f"best: {setting} (mean {scoring} {num(r['mean'])} ± {num(r['std'])})")

@@ -343,8 +343,9 @@ def parquet_rows(path: Path, opts: Options, decoding: Decoding) -> Iterator[tupl
 
 def _no_labels(path: Path | Stream, what: str) -> ValueError:
     label = " Pass label_col=None to read it without labels." if python_caller() else ""
+    stdin = isinstance(path, Stream) and path.name == "<stdin>"
     return ValueError(
-        f"{path if isinstance(path, Stream) else str(path)!r} is plain text ({what}): it has "
+        f"{'Standard input' if stdin else repr(str(path))} is plain text ({what}): it has "
         "no labels. Give labelled data as a CSV/TSV/JSON lines file with a label column, or "
         f"as a folder per class (root/<label>/<file>).{label}"
     )

@@ -127,13 +127,25 @@ class Decoding:
 # --------------------------------------------------------------------------- opening
 
 
-@dataclass
+@dataclass(repr=False)
 class Stream:
     """An open file (standard input) read as one table: its lines as text, the first one
-    already read to tell the format (:func:`open_stream`)."""
+    already read to tell the format (:func:`open_stream`). Messages name it by its name
+    (``str(stream)``: ``<stdin>``), never by its lines.
+
+    >>> s = Stream("<stdin>", iter(["text,label"]))
+    >>> s, str(s)
+    (Stream('<stdin>'), '<stdin>')
+    """
 
     name: str
     lines: Iterator[str]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"Stream({self.name!r})"
 
 
 def open_stream(obj: Any, fmt: str | None, opts: Options) -> tuple[Stream, str]:

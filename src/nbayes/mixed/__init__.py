@@ -23,9 +23,12 @@ float                                            ``"gaussian"`` (whole numbers t
                                                  int columns with gaps float; use ``Int64`` or
                                                  ``columns=``)
 int, some value negative                         ``"gaussian"``
-int >= 0, at most ``MAX_CODES`` = 10 values      ``"categorical"`` (codes, ratings, levels)
-int >= 0, more values, largest <= ``MAX_COUNT``  ``"poisson"`` (counts)
-   = 100
+int >= 0, at most ``MAX_CODES`` = 10 values,     ``"categorical"`` (codes, ratings, levels)
+   none above ``MAX_CODES``
+int >= 0, other, largest <= ``MAX_COUNT`` = 100  ``"poisson"`` (counts; also a few values
+                                                 spread wider, e.g. the ages of a small
+                                                 table: as codes, an unseen age would get
+                                                 the prior alone)
 int >= 0, larger values                          ``"gaussian"``
 category / enum                                  ``"categorical"``
 strings whose median value has >= 3 words       ``"text"`` (a bag of words)

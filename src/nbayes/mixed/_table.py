@@ -195,7 +195,9 @@ def infer_family(column: Any, name: str = "x") -> tuple[str, str]:
     >>> infer_family(np.array([0.5, 1.5]))
     ('gaussian', 'float values')
     >>> infer_family(np.array([1, 2, 3, 1]))
-    ('categorical', 'non-negative integers with 3 distinct values (<= 10): codes')
+    ('categorical', 'non-negative integers with 3 distinct values (<= 10), none above 10: codes')
+    >>> infer_family(np.array([23, 31, 47, 52, 23, 64, 38, 41]))  # ages, not codes
+    ('poisson', 'non-negative integers up to 100: counts')
     >>> infer_family(np.array(["a long enough review", "so short", "three words here"]))[0]
     'text'
     """
@@ -217,10 +219,14 @@ def infer_family(column: Any, name: str = "x") -> tuple[str, str]:
         if vals.size and vals.min() < 0:
             return "gaussian", "integers with negative values"
         distinct = len(np.unique(vals))
-        if distinct <= MAX_CODES:
+        # codes are few and small (0-10: levels, ratings); a few values spread wider (ages
+        # 23, 31, 47, ... of a small table) are measurements: as codes, an age not seen in
+        # training would get the prior alone
+        if distinct <= MAX_CODES and (vals.size == 0 or vals.max() <= MAX_CODES):
             return (
                 "categorical",
-                f"non-negative integers with {distinct} distinct values (<= {MAX_CODES}): codes",
+                f"non-negative integers with {distinct} distinct values (<= {MAX_CODES}), "
+                f"none above {MAX_CODES}: codes",
             )
         if vals.size == 0 or vals.max() <= MAX_COUNT:
             return "poisson", f"non-negative integers up to {MAX_COUNT}: counts"

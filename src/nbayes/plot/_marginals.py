@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._families.kinds import kind_of_family
+from .._families.kinds import kind_of_family, log_density_at
 from ._common import feature_names, likelihood, pyplot, set_title, short
 
 
@@ -34,7 +34,20 @@ def _column_model(model: Any, j: int) -> tuple[Any, Any, Any, int, Any]:
     return family, d, stats, j, None
 
 
-def marginals(model: Any, column: Any, ax: Any = None, n_grid: int = 200) -> Any:
+#: the most probable categories drawn of a categorical column with more (the labels of
+#: hundreds would overprint one another)
+MAX_CATEGORIES = 20
+
+
+def marginals(
+    model: Any,
+    column: Any,
+    ax: Any = None,
+    n_grid: int = 200,
+    *,
+    log: bool = False,
+    max_categories: int = MAX_CATEGORIES,
+) -> Any:
     """Draw P(column | y) for every class of a fitted model.
 
     Parameters
@@ -46,6 +59,13 @@ def marginals(model: Any, column: Any, ax: Any = None, n_grid: int = 200) -> Any
         Where to draw (default: a new figure).
     n_grid : int, default=200
         Points of the density curves.
+    log : bool, default=False
+        The values on a log scale (heavy-tailed numeric columns: gaussian, kde, poisson;
+        the positive values are drawn).
+    max_categories : int, default=20
+        A categorical column with more categories shows its ``max_categories`` most
+        probable ones (largest probability in any class), most probable first, and says so
+        on its axis.
 
     Returns
     -------
@@ -70,24 +90,62 @@ def marginals(model: Any, column: Any, ax: Any = None, n_grid: int = 200) -> Any
     classes = model.classes_
     name = feature_names(model)[j]
     drawn = _marginal(model, family, d, stats, k, n_grid, words)
+    label_x = name
+    if log and not drawn.numeric:
+        raise ValueError(
+            f"A log scale applies to numeric columns (densities and counts); {name!r} is "
+            f"{family.name}."
+        )
     if drawn.style == "density":
+        values, probs = np.asarray(drawn.values, dtype=np.float64), drawn.probs
+        if log:
+            lo, hi = _positive_range(float(values[0]), float(values[-1]), name)
+            values = np.geomspace(lo, hi, n_grid)
+            probs = np.exp(log_density_at(family, d, stats.n_features, k, values))
+            ax.set_xscale("log")
         for c, label in enumerate(classes):
-            ax.plot(drawn.values, drawn.probs[c], color=f"C{c}", label=str(label))
+            ax.plot(values, probs[c], color=f"C{c}", label=str(label))
         ax.set_ylabel("density")
         _point_masses(ax, d, k, classes)
-    else:
-        width = 0.8 / len(classes)
-        pos = np.arange(len(drawn.values))
+    elif drawn.numeric:  # counts: bars at their values, the axis ticked by itself
+        ks, probs = np.asarray(drawn.values, dtype=np.float64), drawn.probs
+        if log:
+            ks, probs = ks[ks > 0], probs[:, ks > 0]
+            ax.set_xscale("log")
         for c, label in enumerate(classes):
-            ax.bar(pos + c * width, drawn.probs[c], width=width, label=str(label))
+            if log or len(ks) > 40:  # many bars: a step line per class
+                ax.step(ks, probs[c], where="mid", color=f"C{c}", label=str(label))
+            else:
+                width = 0.8 / len(classes)
+                ax.bar(ks + (c - (len(classes) - 1) / 2) * width, probs[c], width=width,
+                       color=f"C{c}", label=str(label))  # fmt: skip
+        ax.set_ylabel("probability")
+    else:
+        values_list, probs = list(drawn.values), drawn.probs
+        if len(values_list) > max_categories:
+            order = np.argsort(-probs.max(axis=0), kind="stable")[: max(int(max_categories), 1)]
+            label_x = f"{name} (the {len(order)} most probable of {len(values_list):,} categories)"
+            values_list, probs = [values_list[i] for i in order], probs[:, order]
+        width = 0.8 / len(classes)
+        pos = np.arange(len(values_list))
+        for c, label in enumerate(classes):
+            ax.bar(pos + c * width, probs[c], width=width, label=str(label))
         ax.set_xticks(
-            pos + 0.4 - width / 2, [short(v) for v in drawn.values], rotation=45, ha="right"
+            pos + 0.4 - width / 2, [short(v) for v in values_list], rotation=45, ha="right"
         )
         ax.set_ylabel("probability")
-    ax.set_xlabel(name)
+    ax.set_xlabel(label_x)
     set_title(ax, f"P({name} | class)")
     ax.legend(title="class")
     return ax
+
+
+def _positive_range(lo: float, hi: float, name: str) -> tuple[float, float]:
+    """The positive part of ``[lo, hi]`` for a log axis (four decades at most when the
+    range reaches zero or below)."""
+    if hi <= 0:
+        raise ValueError(f"A log scale needs positive values; column {name!r} has none.")
+    return (lo if lo > 0 else hi * 1e-4), hi
 
 
 def _point_masses(ax: Any, d: Any, k: int, classes: Any) -> None:

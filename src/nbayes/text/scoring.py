@@ -43,6 +43,7 @@ True
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -177,6 +178,7 @@ class TextScorer(PosteriorMixin):
     def __init__(
         self, params: Mapping[str, Any], selection: Mapping[str, Any], d: dict[str, Any]
     ) -> None:
+        self.params: dict[str, Any] = dict(params)
         self.model: str = params["model"]
         self.family = FAMILIES[self.model]
         self.d = d
@@ -222,12 +224,35 @@ class TextScorer(PosteriorMixin):
         return self.stats.classes
 
     @property
+    def class_count_(self) -> np.ndarray:
+        """Documents (weights) learned per class."""
+        return self.stats.class_count
+
+    @property
     def class_log_prior_(self) -> np.ndarray:
         return self._class_log_prior()
 
     @property
     def feature_log_prob_(self) -> np.ndarray:
         return np.asarray(self.d["feature_log_prob"])
+
+    def get_params(self, deep: bool = False) -> dict[str, Any]:
+        """The TextClassifier hyperparameters it scores with (as the estimator's)."""
+        return dict(self.params)
+
+    def n_parameters(self, full_joint: bool = False, doc_length: int | None = None) -> float:
+        """Free parameters of the model, or of the full joint model over the same terms
+        (as :meth:`TextClassifier.n_parameters`)."""
+        n = self.family.n_parameters(self.stats, full_joint, doc_length)
+        return n if math.isinf(n) else int(n)
+
+    def most_informative_features(self, n: int = 10) -> list[tuple[str, Any, float]]:
+        """``(term, class, score)`` ranked by how strongly the term separates the classes
+        (as :meth:`TextClassifier.most_informative_features`)."""
+        scores, best = self.family.separation(self.d)
+        order = np.argsort(-scores, kind="stable")[: max(int(n), 0)]
+        names, labels = self.feature_names, self.classes_
+        return [(names[j], labels[best[j]], float(scores[j])) for j in order]
 
     @property
     def n_columns(self) -> int:
