@@ -161,8 +161,9 @@ def explain_text(
         shown.append(f"... ({more:,} more word{'s' if more > 1 else ''}{every})")
     label = f"evidence for {focus}" if len(classes) > 1 else "terms"
     ui.print(f"Words ({label}): " + ("  ".join(shown) if shown else "(no known words)"))
-    bernoulli = getattr(model, "model", None) == "bernoulli"  # absent words are evidence
-    if not known and not bernoulli and post is not None and len(classes) > 1:
+    # a family of presence and absence (Bernoulli) weighs the words the text lacks too
+    absent_count = bool(getattr(getattr(model, "family", None), "presence", False))
+    if not known and not absent_count and post is not None and len(classes) > 1:
         _no_evidence(ui, exp, focus, classes, post)
     words_of: dict[str, str] = {}
     for term, name in feature.items():
