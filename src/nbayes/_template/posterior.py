@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._families._common import log_normalize
+from ..display import TopPredictions
 from ..exceptions import UndecidableWarning
 
 __all__ = ["PosteriorMixin", "log_normalize"]
@@ -109,13 +110,14 @@ class PosteriorMixin:
             _warn_undecidable(rows)
         return self._labels_out(self._class_labels()[best])
 
-    def predict_top(self, X: Any, n: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    def predict_top(self, X: Any, n: int = 3) -> TopPredictions:
         """The ``n`` most probable classes of each row, best first, with their probabilities.
 
         Returns
         -------
-        labels : ndarray of shape (n_samples, n)
-        probabilities : ndarray of shape (n_samples, n)
+        TopPredictions
+            ``(labels, probabilities)``, arrays of shape (n_samples, n): it unpacks as the
+            tuple it is, and shows as a table in a notebook.
         """
         if not isinstance(n, int | np.integer) or n < 1:
             raise ValueError(f"n must be a positive integer; got {n!r}.")
@@ -125,4 +127,4 @@ class PosteriorMixin:
         order = np.argsort(-np.where(np.isnan(proba), -1.0, proba), axis=1, kind="stable")
         order[np.isnan(proba).any(axis=1)] = prior_rank
         top = order[:, :n]
-        return self._class_labels()[top], np.take_along_axis(proba, top, axis=1)
+        return TopPredictions(self._class_labels()[top], np.take_along_axis(proba, top, axis=1))
