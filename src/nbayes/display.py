@@ -42,7 +42,7 @@ __all__ = [
 
 #: Fractions whose numerator or denominator has more digits are shown shortened (their
 #: value in scientific form and their size); the exact value stays on the object.
-SHOWN_DIGITS = 40
+SHOWN_DIGITS = 40  # as nbayes.explain.MAX_DIGITS
 #: Rows of a parameter block shown in a notebook (``to_pandas()`` has them all).
 SHOWN_ROWS = 40
 #: The colours of the service's page (evidence for / against the class)
@@ -547,26 +547,44 @@ def _bar(value: float, scale: float, rgb: str, width: int = 90) -> str:
     )
 
 
-def _factors_tex(factors: list[Any]) -> str:
+def _factors_tex(factors: list[Any], names: Sequence[str]) -> str:
+    r"""The factors joined by ``\cdot``, each labelled underneath with its feature's name
+    (folded in the middle when there are many, as the text derivation is)."""
     from .explain import MAX_FACTORS
+
+    def one(f: Any) -> str:
+        tex = estimate_tex(f)
+        if getattr(f, "feature", None) is None:
+            return tex
+        return rf"\underset{{\scriptscriptstyle {_tex_text(names[f.feature])}}}{{{tex}}}"
 
     if len(factors) > MAX_FACTORS:
         hidden = len(factors) - (MAX_FACTORS - 2)
         head, tail = factors[: MAX_FACTORS - 4], factors[-2:]
         middle = rf"\cdots \text{{({hidden:,} more factors)}} \cdots"
-        return r" \cdot ".join([*map(estimate_tex, head), middle, *map(estimate_tex, tail)])
-    return r" \cdot ".join(estimate_tex(f) for f in factors)
+        return r" \cdot ".join([*map(one, head), middle, *map(one, tail)])
+    return r" \cdot ".join(one(f) for f in factors)
 
 
-def _factors_html(factors: list[Any]) -> str:
+def _factors_html(factors: list[Any], names: Sequence[str]) -> str:
     from .explain import MAX_FACTORS
+
+    def one(f: Any) -> str:
+        html_ = estimate_html(f)
+        if getattr(f, "feature", None) is None:
+            return html_
+        return (
+            '<span style="display:inline-flex;flex-direction:column;align-items:center;'
+            f'vertical-align:top">{html_}<span style="font-size:10px;color:#5d6773">'
+            f"{_e(names[f.feature])}</span></span>"
+        )
 
     if len(factors) > MAX_FACTORS:
         hidden = len(factors) - (MAX_FACTORS - 2)
         head, tail = factors[: MAX_FACTORS - 4], factors[-2:]
         middle = f"… ({hidden:,} more factors) …"
-        return " · ".join([*map(estimate_html, head), middle, *map(estimate_html, tail)])
-    return " · ".join(estimate_html(f) for f in factors)
+        return " · ".join([*map(one, head), middle, *map(one, tail)])
+    return " · ".join(one(f) for f in factors)
 
 
 def _joint_parts(e: Explanation) -> list[tuple[Any, list[Any], Any]]:
@@ -639,11 +657,14 @@ def explanation_latex(e: Explanation) -> str:
     lines = []
     for cls, factors, joint in _joint_parts(e):
         c = _tex_text(cls)
-        lines.append(
-            rf"P({c})\,P(\mathbf{{x}} \mid {c}) &= {_factors_tex(factors)} = {_value_tex(joint)}"
-        )
+        product = _factors_tex(factors, e.feature_names)
+        lines.append(rf"P({c})\,P(\mathbf{{x}} \mid {c}) &= {product} = {_value_tex(joint)}")
     if e.undecidable:
-        lines.append(rf"& {_tex_text(_CANNOT)}")
+        lines.append(r"&\text{Every class has probability 0: the classifier cannot decide.}")
+        lines.append(
+            r"&\text{(A zero count wiped out every product; smoothing, }\alpha > 0"
+            r"\text{, avoids this.)}"
+        )
     else:
         for cls, q, text in _posterior_shown(e):
             c = _tex_text(cls)
@@ -700,7 +721,7 @@ def _exact_html(e: Explanation) -> str:
     for cls, factors, joint in _joint_parts(e):
         out.append(
             f'<tr><td style="padding:6px 8px 6px 0;white-space:nowrap">P({_e(cls)}) · '
-            f"P(<b>x</b> | {_e(cls)})</td><td>= {_factors_html(factors)} = "
+            f"P(<b>x</b> | {_e(cls)})</td><td>= {_factors_html(factors, e.feature_names)} = "
             f"<b>{_value_html(joint)}</b></td></tr>"
         )
     out.append("</table>")

@@ -38,9 +38,10 @@ def _decimal_digits(q: Fraction) -> int | None:
 
 
 #: Fractions whose numerator or denominator has more decimal digits are shown in scientific
-#: form (a long document's exact joint probability has thousands of digits; Python refuses to
-#: print integers of more than 4,300 digits).
-MAX_DIGITS = 60
+#: form, with their sizes (a long document's exact joint probability has thousands of digits;
+#: Python refuses to print integers of more than 4,300 digits); the exact value stays on
+#: the explanation (:attr:`Explanation.joint`, :attr:`Explanation.posterior`).
+MAX_DIGITS = 40
 #: A derivation longer than this many factors shows the first and last ones.
 MAX_FACTORS = 12
 #: The derivation computes the exact posterior (a sum and divisions of the joint

@@ -8,13 +8,17 @@ the output: the words line lists at most 4K words of the text (then says how man
 more), and --exact (the derivation with exact fractions, or "cannot decide") lists
 the factors of those words only. TEXT that names an existing file or folder, or -
 (standard input), is a data file: --row picks its document (text models) or row
-(table models; TEXT is always a data file for them).
+(table models; TEXT is always a data file for them). --format latex or markdown prints
+the explanation for a paper or a blackboard instead: the exact derivation as LaTeX
+(with --exact; "cannot decide" when every class has probability 0), or Markdown (the
+derivation, or a table of the strongest evidence).
 
 Example:
   nbayes explain spam.nbayes "WIN a FREE prize, call now"
   nbayes explain seeds.nbayes "free money" --exact
   nbayes explain spam.nbayes inbox.csv --row 3 --top 10
   nbayes explain iris.nbayes flowers.csv --row 3
+  nbayes explain reviews.nbayes "match was sharp" --exact --format latex
 """
 
 from __future__ import annotations
@@ -46,6 +50,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "most 4K)",
     )  # fmt: skip
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument(
+        "--format", choices=("text", "latex", "markdown"), default="text",
+        help="text (default), latex (the exact derivation: needs --exact) or markdown",
+    )  # fmt: skip
     add_data_options(p, labels=True)
 
 
@@ -191,7 +199,22 @@ def _is_data(text: str) -> bool:
     return text == "-" or os.path.exists(text)
 
 
+def _print_formatted(ui: UI, model: Any, x: Any, args: argparse.Namespace) -> int:
+    """The explanation of ``x`` as LaTeX or Markdown (``--format``)."""
+    exp = model.explain(x, exact=args.exact)
+    text = exp.to_latex() if args.format == "latex" else exp.to_markdown(top=args.top)
+    for line in text.splitlines():
+        ui.print(line)
+    return 0
+
+
 def run(args: argparse.Namespace, ui: UI) -> int:
+    fmt = getattr(args, "format", "text")
+    if fmt == "latex" and not args.exact:
+        raise CLIError(
+            "--format latex prints the exact derivation: add --exact (or use --format "
+            "markdown for the evidence table)."
+        )
     model = _load_model(args.model)
     paint = Paint(ui.color(args.color))
     from nbayes.cli._data import unlabelled_inputs
@@ -203,6 +226,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
                 f"--row applies to a data file, and {args.text!r} is no file: give the path of "
                 "a data file (or - for standard input), or leave --row out to explain the text."
             )
+        if fmt != "text":
+            return _print_formatted(ui, model, args.text, args)
         explain_text(ui, model, args.text, args.exact, paint, args.top)
         return 0
     X, names = unlabelled_inputs(ui, model, [args.text], args)
@@ -212,9 +237,13 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     if text_model:
         if names is not None:
             ui.note(f"Explaining {names[args.row]}")
+        if fmt != "text":
+            return _print_formatted(ui, model, X[args.row], args)
         explain_text(ui, model, X[args.row], args.exact, paint, args.top)
         return 0
     row = X.iloc[[args.row]] if hasattr(X, "iloc") else X[args.row]
+    if fmt != "text":
+        return _print_formatted(ui, model, row, args)
     exp = model.explain(row, exact=args.exact)
     if args.exact:
         _print_exact(ui, exp, None)
