@@ -286,6 +286,13 @@ def test_a_documents_words_are_coloured_as_the_service_page_does() -> None:
     assert html.count("FREE") == 1 and "!</div>" in html  # the text as written
 
 
+def test_a_long_documents_words_are_bounded() -> None:
+    model = TextClassifier(alpha=1).fit([t for t, _ in EMAILS], [c for _, c in EMAILS])
+    html = model.explain(" ".join(["free", "lunch", "xyzzy"] * 1000), exact=True).to_html()
+    assert html.count('title="free: ') == 667 and "(1,000 more words)" in html
+    assert "Decision: " in html
+
+
 def test_explanations_read_well_as_plain_text(spam: MultinomialNB) -> None:
     e = spam.explain(counts("free money"), exact=True)
     assert repr(e) == (

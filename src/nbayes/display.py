@@ -782,39 +782,54 @@ def _evidence_html(e: Explanation, top: int) -> str:
 
 
 _WORD = re.compile(r"[^\W_]{2,}|\w{2,}")
+#: Words of a document coloured in its HTML view (the rest is summarised, as the command
+#: line's ``explain --top`` bounds its words line)
+SHOWN_WORDS = 2000
 
 
 def _words_html(e: Explanation) -> str:
     """The document, each word it shares with the model coloured by its evidence for the
-    predicted class (green for, red against, grey unknown), as the service's page does."""
+    predicted class (green for, red against, grey unknown), as the service's page does;
+    the first ``SHOWN_WORDS`` words (each distinct word's span made once)."""
     text = e.document or ""
     focus = e.prediction if e.prediction is not None else e.classes.tolist()[0]
-    words = [m.group(0) for m in _WORD.finditer(text)]
+    matches = []
+    for m in _WORD.finditer(text):
+        if len(matches) == SHOWN_WORDS:
+            break
+        matches.append(m)
+    cut = matches[-1].end() if len(matches) == SHOWN_WORDS else len(text)
+    words = {m.group(0) for m in matches}
     keys = {w: w.lower() if e.lowercase else w for w in words}
     index = e.feature_index(keys.values())
     row = e.classes.tolist().index(focus)
     values = e.evidence(list(index.values()))[row].tolist() if index else []
     evidence = dict(zip(index, values, strict=True))
     scale = max([1.0, *(abs(v) for v in values if math.isfinite(v))])
-    out, last = [], 0
-    for m in _WORD.finditer(text):
-        out.append(_e(text[last : m.start()]))
-        key = keys[m.group(0)]
+    spans: dict[str, str] = {}
+    for word, key in keys.items():
         if key not in evidence:
-            out.append(
-                f'<span style="color:#9aa3ad" title="unknown to the model">{_e(m.group(0))}</span>'
+            spans[word] = (
+                f'<span style="color:#9aa3ad" title="unknown to the model">{_e(word)}</span>'
             )
-        else:
-            v = evidence[key]
-            a = min(abs(v) / scale, 1.0) * 0.6 + 0.08 if v else 0.0
-            rgb = FOR_RGB if v > 0 else AGAINST_RGB
-            bg = f"background:rgba({rgb},{a:.3f});" if v else ""
-            out.append(
-                f'<span style="{bg}padding:1px 3px;border-radius:4px" '
-                f'title="{_e(key)}: {v:+.3f} for {_e(focus)}">{_e(m.group(0))}</span>'
-            )
+            continue
+        v = evidence[key]
+        a = min(abs(v) / scale, 1.0) * 0.6 + 0.08 if v else 0.0
+        rgb = FOR_RGB if v > 0 else AGAINST_RGB
+        bg = f"background:rgba({rgb},{a:.3f});" if v else ""
+        spans[word] = (
+            f'<span style="{bg}padding:1px 3px;border-radius:4px" '
+            f'title="{_e(key)}: {v:+.3f} for {_e(focus)}">{_e(word)}</span>'
+        )
+    out, last = [], 0
+    for m in matches:
+        out.append(_e(text[last : m.start()]))
+        out.append(spans[m.group(0)])
         last = m.end()
-    out.append(_e(text[last:]))
+    out.append(_e(text[last:cut]))
+    if cut < len(text):
+        more = sum(1 for _ in _WORD.finditer(text, cut))
+        out.append(f'<span style="color:#5d6773"> … ({more:,} more words)</span>')
     legend = (
         f'<div style="font-size:12px;color:#5d6773">'
         f'<span style="background:rgba({FOR_RGB},.55);padding:0 6px;border-radius:3px">for '
