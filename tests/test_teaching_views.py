@@ -217,9 +217,40 @@ def test_feature_names_must_be_one_per_feature(spam: MultinomialNB) -> None:
 
 
 def test_a_model_without_parameter_table_says_so() -> None:
-    model = MixedNB().fit(np.array([[1.5, 2], [0.5, 7], [2.5, 3]]), ["a", "b", "a"])
+    from nbayes import KernelNB
+
+    model = KernelNB().fit(np.array([[1.5, 2], [0.5, 7], [2.5, 3]]), ["a", "b", "a"])
     with pytest.raises(ValueError, match="has no parameter table"):
         model.parameter_table()
+
+
+def test_a_mixed_models_table_is_its_columns_and_predicts_as_it_does() -> None:
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({
+        "height": [1.0, 3.0, 4.0, 6.0, 5.0],
+        "city": ["a", "b", "a", "b", "a"],
+        "owner": [True, False, True, True, False],
+    })  # fmt: skip
+    model = MixedNB(var_smoothing=0).fit(df, ["+", "+", "-", "-", "-"])
+    table = model.parameter_table()
+    assert str(table.prior("+")) == "2/5"
+    assert str(table.get("city = a", "-")) == "(2 + 1)/(3 + 2·1)"
+    assert str(table.get("owner", "+")) == "(1 + 1)/(2 + 2·1)"
+    assert table.get("height", "+") == 2.0 and table.get("height", "-") == 5.0
+    # the posterior of a row, from the table's numbers alone, is the model's
+    row = {"height": 3.5, "city": "b", "owner": False}
+    joint = []
+    for c in ("+", "-"):
+        mean, var = table.get("height", c, block=1), table.get("height", c, block=2)
+        density = np.exp(-((3.5 - mean) ** 2) / (2 * var)) / np.sqrt(2 * np.pi * var)
+        joint.append(
+            float(table.prior(c).value)
+            * float(table.get("city = b", c).value)
+            * (1 - float(table.get("owner", c).value))
+            * density
+        )
+    expected = np.array(joint) / sum(joint)
+    np.testing.assert_allclose(model.predict_proba(pd.DataFrame([row]))[0], expected, rtol=1e-9)
 
 
 # ------------------------------------------------------------------ derivations

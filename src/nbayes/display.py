@@ -793,7 +793,7 @@ def _words_html(e: Explanation) -> str:
     the first ``SHOWN_WORDS`` words (each distinct word's span made once)."""
     text = e.document or ""
     focus = e.prediction if e.prediction is not None else e.classes.tolist()[0]
-    matches = []
+    matches: list[re.Match[str]] = []
     for m in _WORD.finditer(text):
         if len(matches) == SHOWN_WORDS:
             break
