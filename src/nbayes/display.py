@@ -658,7 +658,9 @@ def explanation_latex(e: Explanation) -> str:
     for cls, factors, joint in _joint_parts(e):
         c = _tex_text(cls)
         product = _factors_tex(factors, e.feature_names)
-        lines.append(rf"P({c})\,P(\mathbf{{x}} \mid {c}) &= {product} = {_value_tex(joint)}")
+        value = _value_tex(joint)
+        rel = "" if value.startswith(r"\approx") else "= "
+        lines.append(rf"P({c})\,P(\mathbf{{x}} \mid {c}) &= {product} {rel}{value}")
     if e.undecidable:
         lines.append(r"&\text{Every class has probability 0: the classifier cannot decide.}")
         lines.append(
@@ -719,10 +721,11 @@ def explanation_html(e: Explanation, top: int = 8) -> str:
 def _exact_html(e: Explanation) -> str:
     out = ['<table style="border-collapse:collapse">']
     for cls, factors, joint in _joint_parts(e):
+        value = _value_html(joint)
         out.append(
             f'<tr><td style="padding:6px 8px 6px 0;white-space:nowrap">P({_e(cls)}) · '
-            f"P(<b>x</b> | {_e(cls)})</td><td>= {_factors_html(factors, e.feature_names)} = "
-            f"<b>{_value_html(joint)}</b></td></tr>"
+            f"P(<b>x</b> | {_e(cls)})</td><td>= {_factors_html(factors, e.feature_names)} "
+            f"{'' if value.startswith('≈') else '= '}<b>{value}</b></td></tr>"
         )
     out.append("</table>")
     if e.undecidable:
@@ -730,11 +733,11 @@ def _exact_html(e: Explanation) -> str:
         return "".join(out)
     out.append('<table style="border-collapse:collapse">')
     for cls, q, text in _posterior_shown(e):
-        value = f"{rational_html(q)} {_e(text)}" if q is not None else _e("≈ " + text)
+        value = f"= {rational_html(q)} {_e(text)}" if q is not None else _e("≈ " + text)
         p = float(q) if q is not None else (e.posterior_floats() or {}).get(cls, 0.0)
         out.append(
             f'<tr><td style="padding:4px 8px 4px 0">P({_e(cls)} | <b>x</b>)</td>'
-            f'<td>= {value}</td><td style="padding-left:10px">{_bar(p, 1.0, FOR_RGB)}</td></tr>'
+            f'<td>{value}</td><td style="padding-left:10px">{_bar(p, 1.0, FOR_RGB)}</td></tr>'
         )
     out.append(f"</table><p><b>Decision: {_e(e.prediction)}</b></p>")
     return "".join(out)
