@@ -9,17 +9,29 @@ import numpy as np
 import pytest
 
 from nbayes import BernoulliNB, GaussianNB, MultinomialNB, UndecidableWarning
+from nbayes.datasets import load_abusive_posts, load_gaussian, load_match_reviews, load_spam_ham
 
 # --------------------------------------------------------------------------------------
-# Seed 000: match reviews, multivariate Bernoulli, maximum likelihood.
-VOCAB = ["keeper", "was", "sharp", "and", "composed", "match", "brilliant", "not"]
-REVIEWS = [
-    ("keeper was sharp and composed", "positive"),
-    ("match was composed", "positive"),
-    ("brilliant match", "positive"),
-    ("match was not sharp", "negative"),
-    ("match was not composed", "negative"),
-]
+# Seed 000: match reviews, multivariate Bernoulli, maximum likelihood. The examples come
+# from nbayes.datasets; the first tests check them against the notes' tables.
+MATCH = load_match_reviews()
+VOCAB = MATCH.feature_names
+REVIEWS = list(zip(MATCH.texts, MATCH.target.tolist(), strict=True))
+
+
+def test_seed000_reviews_as_the_notes_print_them() -> None:
+    assert VOCAB == ["keeper", "was", "sharp", "and", "composed", "match", "brilliant", "not"]
+    assert REVIEWS == [
+        ("keeper was sharp and composed", "positive"),
+        ("match was composed", "positive"),
+        ("brilliant match", "positive"),
+        ("match was not sharp", "negative"),
+        ("match was not composed", "negative"),
+    ]
+    assert {t: v.tolist() for t, v in MATCH.queries.items()} == {
+        "match was sharp": [0, 1, 1, 0, 0, 1, 0, 0],
+        "not sharp match": [0, 0, 1, 0, 0, 1, 0, 1],
+    }
 
 
 def bag(text: str) -> list[int]:
@@ -37,6 +49,7 @@ def reviews() -> BernoulliNB:
 
 
 def test_seed000_bag_of_words_table() -> None:
+    assert MATCH.data.tolist() == [bag(t) for t, _ in REVIEWS]
     assert [bag(t) for t, _ in REVIEWS] == [
         [1, 1, 1, 1, 1, 0, 0, 0],
         [0, 1, 0, 0, 1, 1, 0, 0],
@@ -102,24 +115,46 @@ def test_seed000_map_smoothing_fixes_it() -> None:
     proba = clf.predict_proba([bag("not sharp match")])
     assert np.isfinite(proba).all()
     np.testing.assert_allclose(proba.sum(), 1.0)
+    # Week 8 (seed 001): for a yes/no feature, (count + 1) / (n_c + 2)
+    positive = [Fraction(c + 1, 3 + 2) for c in (1, 2, 1, 1, 2, 2, 1, 0)]
+    negative = [Fraction(c + 1, 2 + 2) for c in (0, 2, 1, 0, 1, 2, 0, 2)]
+    np.testing.assert_allclose(
+        np.exp(clf.feature_log_prob_), np.array([negative, positive], dtype=float)
+    )
+    joint = clf.explain(bag("not sharp match"), exact=True).joint
+    x = bag("not sharp match")
+    for label, theta, prior in (
+        ("negative", negative, Fraction(2, 5)),
+        ("positive", positive, Fraction(3, 5)),
+    ):
+        expected = prior * math.prod(t if v else 1 - t for t, v in zip(theta, x, strict=True))
+        assert joint[label] == expected
 
 
 # --------------------------------------------------------------------------------------
 # Seed 001: spam, multinomial with Laplace smoothing; Gaussian NB; parameter counts.
-SPAM_VOCAB = ["free", "win", "money", "meeting", "today", "lunch"]
-EMAILS = [
-    ("free win", "spam"),
-    ("free money", "spam"),
-    ("win money", "spam"),
-    ("meeting today", "ham"),
-    ("free today", "ham"),
-    ("lunch today", "ham"),
-]
+SPAM_HAM = load_spam_ham()
+SPAM_VOCAB = SPAM_HAM.feature_names
+EMAILS = list(zip(SPAM_HAM.texts, SPAM_HAM.target.tolist(), strict=True))
 
 
 def counts(text: str) -> list[int]:
     words = text.split()
     return [words.count(w) for w in SPAM_VOCAB]
+
+
+def test_seed001_emails_as_the_notes_print_them() -> None:
+    assert SPAM_VOCAB == ["free", "win", "money", "meeting", "today", "lunch"]
+    assert EMAILS == [
+        ("free win", "spam"),
+        ("free money", "spam"),
+        ("win money", "spam"),
+        ("meeting today", "ham"),
+        ("free today", "ham"),
+        ("lunch today", "ham"),
+    ]
+    assert SPAM_HAM.data.tolist() == [counts(t) for t, _ in EMAILS]
+    assert (SPAM_HAM.query, SPAM_HAM.query_data.tolist()) == ("free money", counts("free money"))
 
 
 @pytest.fixture
@@ -194,15 +229,25 @@ def test_seed001_parameter_counts(d: int, naive: int, full: int) -> None:
     assert clf.n_parameters(full_joint=True) == full
 
 
-def gaussian(mean_a: float, mean_b: float, labels: tuple[str, str]) -> GaussianNB:
-    # two points at mean +- 1: mean as given, (population) variance 1
-    X = np.array([[mean_a - 1], [mean_a + 1], [mean_b - 1], [mean_b + 1]])
-    y = [labels[0], labels[0], labels[1], labels[1]]
-    return GaussianNB(var_smoothing=0).fit(X, y)
+def gaussian(exercise: bool) -> GaussianNB:
+    # nbayes.datasets: two points per class at mean +- 1, so the fitted mean is the notes'
+    # and the (population) variance is 1
+    example = load_gaussian(exercise=exercise)
+    clf = GaussianNB(var_smoothing=0).fit(example.data, example.target)
+    assert clf.theta_.ravel().tolist() == list(example.means.values())
+    assert clf.var_.ravel().tolist() == [1.0, 1.0]
+    return clf
+
+
+def test_seed001_gaussian_parameters_as_the_notes_give_them() -> None:
+    assert (load_gaussian().means, load_gaussian().query) == ({"+": 2.0, "-": 5.0}, 3.0)
+    exercise = load_gaussian(exercise=True)
+    assert (exercise.means, exercise.query) == ({"A": 0.0, "B": 4.0}, 1.0)
+    assert exercise.variances == {"A": 1.0, "B": 1.0}
 
 
 def test_seed001_gaussian_posterior_and_boundary() -> None:
-    clf = gaussian(2.0, 5.0, ("+", "-"))
+    clf = gaussian(exercise=False)
     plus = list(clf.classes_).index("+")
     e = clf.explain([3.0])
     densities = np.exp(e.terms[:, 0])
@@ -214,7 +259,7 @@ def test_seed001_gaussian_posterior_and_boundary() -> None:
 
 
 def test_seed001_your_turn_5_gaussian() -> None:
-    clf = gaussian(0.0, 4.0, ("A", "B"))
+    clf = gaussian(exercise=True)
     e = clf.explain([1.0])
     assert np.round(np.exp(e.terms[:, 0]), 4).tolist() == [0.242, 0.0044]
     assert clf.predict([[1.0]])[0] == "A"
@@ -244,6 +289,11 @@ def test_seed003_vocabulary_and_decisions() -> None:
     X = np.array([vec(p) for p, _ in POSTS])
     y = np.array([c for _, c in POSTS])
     Xt = np.array([vec(t) for t in TESTS])
+    shipped = load_abusive_posts()  # nbayes.datasets: the same posts, vocabulary and tests
+    assert (shipped.texts, shipped.target.tolist()) == tuple(map(list, zip(*POSTS, strict=True)))
+    assert (shipped.feature_names, shipped.tests) == (vocab, TESTS)
+    assert shipped.data.tolist() == X.tolist()
+    assert shipped.tests_data.tolist() == Xt.tolist()
     # The seed prints [1 0 1]; a proper Bernoulli and a multinomial model agree.
     assert BernoulliNB().fit(X, y).predict(Xt).tolist() == [1, 0, 1]
     assert MultinomialNB().fit(X, y).predict(Xt).tolist() == [1, 0, 1]

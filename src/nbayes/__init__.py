@@ -24,6 +24,7 @@ from .interop._import_hook import watch as _watch_skl2onnx
 _install_moved_paths()
 
 if TYPE_CHECKING:
+    from ._template.decisions import Decisions, decide
     from .evaluation import EvaluationReport, evaluate
     from .explain import Explanation
     from .interop.onnx import to_onnx
@@ -72,6 +73,8 @@ _LAZY = {
     "NBSVM": ".nbsvm",
     "SemiSupervisedNB": ".semi_supervised",
     "SpamFilter": ".spam",
+    "Decisions": "._template.decisions",
+    "decide": "._template.decisions",
     "EvaluationReport": ".evaluation",
     "evaluate": ".evaluation",
     "Explanation": ".explain",
@@ -103,9 +106,11 @@ __all__ = [
     "BernoulliNB",
     "CategoricalNB",
     "ComplementNB",
+    "Decisions",
     "DecodingWarning",
     "EvaluationReport",
     "Explanation",
+    "decide",
     "evaluate",
     "is_model_file",
     "load",

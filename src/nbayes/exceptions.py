@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 __all__ = [
     "DecodingWarning",
     "InvalidParameterError",
@@ -34,4 +37,40 @@ class ModelFileError(ValueError):
 
 
 class InvalidParameterError(ValueError, TypeError):
-    """A hyperparameter has the wrong type or value (raised by ``fit``, as in scikit-learn)."""
+    """A hyperparameter has the wrong type or value (raised by ``fit``, as in scikit-learn).
+
+    Besides scikit-learn's message it carries what a front end needs to say the same in its
+    own words, without reading the message: ``param`` (the parameter's name), ``value`` (the
+    value refused) and ``accepted`` (each accepted form in plain words, e.g. ``"a number >=
+    0"``; forms that no command line can give, such as None or an array, are left out).
+    They are None where the raiser did not say (an error raised with a message only).
+
+    >>> error = InvalidParameterError("bad", param="alpha", value=-1.0, accepted=["a number >= 0"])
+    >>> error.param, error.value, error.accepted
+    ('alpha', -1.0, ('a number >= 0',))
+    >>> import pickle
+    >>> pickle.loads(pickle.dumps(error)).accepted
+    ('a number >= 0',)
+    """
+
+    def __init__(
+        self,
+        *args: object,
+        param: str | None = None,
+        value: object = None,
+        accepted: Sequence[str] | None = None,
+    ) -> None:
+        super().__init__(*args)
+        self.param = param
+        self.value = value
+        self.accepted = None if accepted is None else tuple(accepted)
+
+    def __reduce__(self) -> tuple[object, ...]:  # the fields survive a pickle (Dask workers)
+        fields = {"param": self.param, "value": self.value, "accepted": self.accepted}
+        return (_rebuild_parameter_error, (self.args, fields))
+
+
+def _rebuild_parameter_error(
+    args: tuple[object, ...], fields: dict[str, Any]
+) -> InvalidParameterError:
+    return InvalidParameterError(*args, **fields)

@@ -26,13 +26,18 @@ bandwidth_rule = P.Rule(
         or (P._is_real(v) and v > 0 and np.isfinite(v))
     ),
     "'robust', 'scott', 'silverman' or a float in the range (0.0, inf)",
+    "'robust', 'scott', 'silverman' or a number > 0",
 )
 
 
 #: the default share of a feature's training weight that makes a repeated value a point mass
 POINT_MASS = 0.05
 
-point_mass_rule = P.Rule(lambda v: P._is_real(v) and 0 <= v < 1, "a float in the range [0.0, 1.0)")
+point_mass_rule = P.Rule(
+    lambda v: P._is_real(v) and 0 <= v < 1,
+    "a float in the range [0.0, 1.0)",
+    "a number >= 0 and < 1",
+)
 
 
 @P.hyperparameters

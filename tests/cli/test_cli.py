@@ -404,7 +404,7 @@ def test_verbose_prints_details(
     capsys: pytest.CaptureFixture[str], texts_csv: Path, tmp_path: Path
 ) -> None:
     code, _, err = run(capsys, "train", texts_csv, "-o", tmp_path / "m.nbayes", "-v")
-    assert code == 0 and "Reading: 9 documents in" in err
+    assert code == 0 and "Training: 9 documents in"  # read and learnt chunk by chunk in err
     code, _, err = run(capsys, "train", texts_csv, "-o", tmp_path / "m.nbayes", "-q")
     assert code == 0 and err == ""
 
@@ -544,6 +544,10 @@ def test_hyperparameter_errors_are_the_estimators_worded_with_the_flag() -> None
         "--bandwidth must be 'robust', 'scott', 'silverman' or a number > 0; got 'wide'."
     )
     assert flag_error(ValueError("X has 3 columns"), ["--alpha"]) is None
+    # the words come from the error's fields, never from parsing its message
+    assert (alpha.param, alpha.value, alpha.accepted) == ("alpha", -1.0, ("a number >= 0",))
+    lookalike = ValueError(str(alpha))
+    assert flag_error(lookalike, ["--alpha"]) is None
 
 
 def test_closed_stdout_is_one_clear_error(text_model: Path) -> None:

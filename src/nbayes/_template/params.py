@@ -22,6 +22,7 @@ __all__ = [
     "non_negative_int",
     "non_negative_real",
     "none",
+    "positive_real",
     "same_value",
     "validate",
 ]
@@ -128,11 +129,19 @@ def _inherited(cls: type) -> tuple[type, ...]:
 
 
 class Rule:
-    """One accepted form of a parameter: a test and how to say it in an error."""
+    """One accepted form of a parameter: a test, how to say it in an error (``text``, in
+    scikit-learn's wording) and in plain words (``words``: what a command line says; ``""``
+    for a form no command line can give, such as None or an array; default ``text``)."""
 
-    def __init__(self, test: Callable[[Any], bool], text: str) -> None:
+    def __init__(self, test: Callable[[Any], bool], text: str, words: str | None = None) -> None:
         self.test = test
         self.text = text
+        self.words = text if words is None else words
+
+
+def positive_real(text: str = "a float in the range (0.0, inf)") -> Rule:
+    """A finite number > 0."""
+    return Rule(lambda v: _is_real(v) and v > 0 and np.isfinite(v), text, "a number > 0")
 
 
 def _is_real(v: Any) -> bool:
@@ -145,11 +154,11 @@ def _is_array_like(v: Any) -> bool:
     return (hasattr(v, "__len__") or hasattr(v, "__array__")) and not np.isscalar(v)
 
 
-none = Rule(lambda v: v is None, "None")
+none = Rule(lambda v: v is None, "None", "")
 boolean = Rule(lambda v: isinstance(v, bool | np.bool_), "an instance of 'bool'")
-array_like = Rule(_is_array_like, "an array-like")
+array_like = Rule(_is_array_like, "an array-like", "")
 non_negative_real = Rule(  # inf is refused, as scikit-learn's Interval refuses it
-    lambda v: _is_real(v) and 0 <= v < np.inf, "a float in the range [0.0, inf)"
+    lambda v: _is_real(v) and 0 <= v < np.inf, "a float in the range [0.0, inf)", "a number >= 0"
 )
 
 
@@ -157,7 +166,12 @@ def non_negative_int(low: int = 0) -> Rule:
     return Rule(
         lambda v: isinstance(v, Integral) and not isinstance(v, bool) and int(v) >= low,
         f"an int in the range [{low}, inf)",
+        f"a whole number >= {low}",
     )
+
+
+def _either(texts: list[str]) -> str:
+    return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " or " + texts[-1]
 
 
 def validate(estimator: Any, rules: dict[str, list[Rule]], who: str | None = None) -> None:
@@ -167,11 +181,12 @@ def validate(estimator: Any, rules: dict[str, list[Rule]], who: str | None = Non
         value = getattr(estimator, name)
         if any(rule.test(value) for rule in accepted):
             continue
-        texts = [r.text for r in accepted]
-        expected = texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " or " + texts[-1]
         raise InvalidParameterError(
-            f"The {name!r} parameter of {who or type(estimator).__name__} must be {expected}. "
-            f"Got {value!r} instead."
+            f"The {name!r} parameter of {who or type(estimator).__name__} must be "
+            f"{_either([r.text for r in accepted])}. Got {value!r} instead.",
+            param=name,
+            value=value,
+            accepted=[r.words for r in accepted if r.words],
         )
 
 

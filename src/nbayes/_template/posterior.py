@@ -15,6 +15,7 @@ import numpy as np
 from .._families._common import log_normalize
 from ..display import TopPredictions
 from ..exceptions import UndecidableWarning
+from .decisions import Decisions, decisions_from_jll
 
 __all__ = ["PosteriorMixin", "log_normalize"]
 
@@ -110,6 +111,22 @@ class PosteriorMixin:
             _warn_undecidable(rows)
         return self._labels_out(self._class_labels()[best])
 
+    def decide(self, X: Any) -> Decisions:
+        """Everything the model decides on ``X`` from one scoring: labels (as
+        :meth:`predict`), probabilities (as :meth:`predict_proba`), the top classes (as
+        :meth:`predict_top`) and the undecidable rows, in a
+        :class:`~nbayes._template.decisions.Decisions` (numpy arrays).
+
+        A front end that answers with labels and probabilities asks this once instead of
+        scoring the inputs twice. Undecidable rows warn, as :meth:`predict` does.
+        """
+        decisions = decisions_from_jll(
+            self._joint(X), self._class_labels(), self._class_log_prior()
+        )
+        if decisions.undecidable.any():
+            _warn_undecidable(np.flatnonzero(decisions.undecidable))
+        return decisions
+
     def predict_top(self, X: Any, n: int = 3) -> TopPredictions:
         """The ``n`` most probable classes of each row, best first, with their probabilities.
 
@@ -121,10 +138,4 @@ class PosteriorMixin:
         """
         if not isinstance(n, int | np.integer) or n < 1:
             raise ValueError(f"n must be a positive integer; got {n!r}.")
-        proba = np.exp(self._log_proba(X))
-        n = min(int(n), proba.shape[1])
-        prior_rank = np.argsort(-self._class_log_prior(), kind="stable")
-        order = np.argsort(-np.where(np.isnan(proba), -1.0, proba), axis=1, kind="stable")
-        order[np.isnan(proba).any(axis=1)] = prior_rank
-        top = order[:, :n]
-        return TopPredictions(self._class_labels()[top], np.take_along_axis(proba, top, axis=1))
+        return self.decide(X).top(n)

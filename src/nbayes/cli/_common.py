@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import inspect
 import os
-import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -19,6 +18,8 @@ import numpy as np
 
 from nbayes._flags import count_type, fraction_type
 from nbayes.cli._ui import UI, CLIError, isatty
+from nbayes.exceptions import InvalidParameterError
+from nbayes.io import input_formats
 
 __all__ = [
     "CLIError",
@@ -35,6 +36,7 @@ __all__ = [
     "command_parser",
     "Documents",
     "reader_options",
+    "LabelledChunks",
     "flag_error",
     "flag_errors",
     "read_documents",
@@ -106,7 +108,7 @@ def add_model_options(parser: argparse.ArgumentParser, models: Sequence[str]) ->
 
 
 #: the formats ``--data-format`` chooses (those of :func:`nbayes.io.read_texts`)
-DATA_FORMATS = ("csv", "tsv", "jsonl", "parquet", "lines", "document")
+DATA_FORMATS = input_formats.names()
 
 #: how the readers' advice names their options on the command line
 _READER_FLAGS = {
@@ -136,8 +138,8 @@ def add_data_options(parser: argparse.ArgumentParser, labels: bool = True) -> No
         choices=DATA_FORMATS,
         metavar="FORMAT",
         help="read every DATA file as this format instead of telling it from its extension "
-        "(standard input: from its first line): csv, tsv, jsonl, parquet, lines (one "
-        "document per line) or document (one document per file)",
+        "(standard input: from its first line): "
+        + "; ".join(f"{f.name} ({f.description})" for f in input_formats.FORMATS),
     )
     parser.add_argument(
         "--max-field-chars",
@@ -162,23 +164,6 @@ def refuse_set_flags(args: argparse.Namespace, flags: Iterable[str], why: str) -
 #: the flag that sets an estimator parameter, where it is not ``--`` + its name with dashes
 _FLAG_OF = {"ngram_range": "--ngrams", "C": "--c"}
 
-_PARAMETER_ERROR = re.compile(
-    r"The '(?P<name>\w+)' parameter of \w+ must be (?P<rule>.+?)\. Got (?P<got>.+) instead\.$",
-    re.DOTALL,
-)
-
-#: the estimators' wording of a rule -> the command line's (no arrays, no None there)
-_RULE_WORDS = (
-    (re.compile(r"a float in the range \[([^,]+), inf\)"), lambda m: f"a number >= {_num(m)}"),
-    (re.compile(r"a float in the range \(([^,]+), inf\)"), lambda m: f"a number > {_num(m)}"),
-    (re.compile(r"an int in the range \[([^,]+), inf\)"), lambda m: f"a whole number >= {_num(m)}"),
-    (re.compile(r"^None or |,? or None$| or an array-like"), lambda m: ""),
-)
-
-
-def _num(match: re.Match[str]) -> str:
-    return f"{float(match.group(1)):g}"
-
 
 def flag_error(exc: BaseException, flags: Iterable[str]) -> CLIError | None:
     """An estimator's invalid-parameter error in the words of the command line.
@@ -188,17 +173,17 @@ def flag_error(exc: BaseException, flags: Iterable[str]) -> CLIError | None:
     this is the error naming the flag, e.g. ``--alpha must be a number >= 0; got -1.0.``
     None when the error is about no such parameter.
     """
-    match = _PARAMETER_ERROR.match(" ".join(str(exc).split()))
-    if match is None:
+    if not isinstance(exc, InvalidParameterError) or exc.param is None:
         return None
-    name = match["name"]
-    flag = _FLAG_OF.get(name, "--" + name.replace("_", "-"))
-    if flag not in set(flags):
+    flag = _FLAG_OF.get(exc.param, "--" + exc.param.replace("_", "-"))
+    if flag not in set(flags) or not exc.accepted:
         return None
-    rule = match["rule"]
-    for pattern, words in _RULE_WORDS:
-        rule = pattern.sub(words, rule)
-    return CLIError(f"{flag} must be {rule}; got {match['got']}.")
+    rule = (
+        exc.accepted[0]
+        if len(exc.accepted) == 1
+        else (", ".join(exc.accepted[:-1]) + " or " + exc.accepted[-1])
+    )
+    return CLIError(f"{flag} must be {rule}; got {exc.value!r}.")
 
 
 @contextmanager
@@ -313,6 +298,38 @@ def read_documents(
         raise CLIError(f"No documents found in {', '.join(map(repr, sources))}.")
     named = files or len(tables) > 1
     return Documents(texts, found if labels else None, names if named else None)
+
+
+class LabelledChunks:
+    """The ``(documents, labels)`` chunks of ``sources`` as they are read (for a model's
+    ``fit_chunks``: one chunk in memory at a time), advancing ``advance`` by each chunk's
+    documents; the readers' errors name the command line's flags. After iteration,
+    ``documents`` is how many were read."""
+
+    def __init__(
+        self, ui: UI, sources: Sequence[str], args: argparse.Namespace, advance: Any
+    ) -> None:
+        self.ui, self.sources, self.args, self.advance = ui, sources, args, advance
+        self.documents = 0
+
+    def __iter__(self) -> Iterator[tuple[list[str], list[Any]]]:
+        from nbayes.io.readers import option_names, read_texts
+
+        args = self.args
+        options = reader_options(args)
+        items: list[Any] = [_stdin(self.ui) if s == "-" else s for s in self.sources]
+        try:
+            with option_names(_READER_FLAGS):
+                for chunk in read_texts(items, args.text_col, args.label_col, **options):
+                    yield chunk.texts, list(chunk.labels or [])
+                    self.documents += len(chunk)
+                    self.advance(len(chunk))
+        except FileNotFoundError as exc:
+            raise CLIError(str(exc.args[0] if exc.args else exc)) from None
+        except LookupError as exc:
+            raise CLIError(f"Unknown --encoding {options['encoding']!r} ({exc}).") from None
+        if not self.documents:
+            raise CLIError(f"No documents found in {', '.join(map(repr, self.sources))}.")
 
 
 def _stdin(ui: UI) -> Any:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from nbayes.cli._common import UI, CLIError
+from nbayes.io.input_formats import extensions_text, of_path, table_formats
 
 __all__ = ["TABLE_ESTIMATORS", "table_features", "read_table"]
 
@@ -60,23 +61,22 @@ def _read_one(pd: Any, path: str, typed: bool = False) -> Any:
             f"{path!r} is a folder: the non-text models read one table per file "
             "(CSV, TSV, JSON lines or Parquet)."
         )
-    suffixes = [s.lower() for s in p.suffixes if s.lower() != ".gz"]
-    ext = suffixes[-1] if suffixes else ""
+    fmt = of_path(p, tables_only=True)
     try:
-        if ext in (".csv", ".tsv", ".tab"):
-            sep = "," if ext == ".csv" else "\t"
+        if fmt is not None and fmt.name in ("csv", "tsv"):
+            sep = "," if fmt.name == "csv" else "\t"
             if typed:  # pandas infers each column's type; empty cells are missing
                 return pd.read_csv(p, sep=sep)
             return pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False)
-        if ext in (".jsonl", ".ndjson"):
+        if fmt is not None and fmt.name == "jsonl":
             return pd.read_json(p, lines=True, dtype=False)
-        if ext in (".parquet", ".pq"):
+        if fmt is not None and fmt.name == "parquet":
             return pd.read_parquet(p)
     except (ValueError, OSError, UnicodeDecodeError) as exc:
         raise CLIError(f"Cannot read the table {path!r}: {exc}") from None
     raise CLIError(
-        f"Cannot tell the format of {path!r} from its extension: tables are .csv, .tsv, "
-        ".jsonl or .parquet (optionally .gz)."
+        f"Cannot tell the format of {path!r} from its extension: tables are "
+        f"{extensions_text(table_formats())} (optionally .gz)."
     )
 
 

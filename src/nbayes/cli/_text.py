@@ -3,9 +3,23 @@
 
 from __future__ import annotations
 
+import argparse
+from pathlib import Path
 from typing import Any
 
-__all__ = ["TEXT_ESTIMATORS", "make_text_model"]
+__all__ = [
+    "TEXT_ESTIMATORS",
+    "TEXT_OPTION_FLAGS",
+    "add_text_options",
+    "make_text_model",
+    "parse_document_frequency",
+    "parse_recipe",
+    "parse_stop_words",
+    "text_options",
+]
+
+#: the flags of the library's text options (`train` and `tune`): documents only
+TEXT_OPTION_FLAGS = ("--preprocess", "--stop-words", "--min-df", "--max-df")
 
 #: the ``--model`` choices that learn from documents
 TEXT_ESTIMATORS = ("multinomial", "bernoulli", "complement", "nbsvm")
@@ -18,16 +32,20 @@ def make_text_model(
     binary: bool = False,
     ngram_range: tuple[int, int] | None = None,
     hashing: bool = False,
+    **options: Any,
 ) -> Any:
     """An unfitted :class:`~nbayes.TextClassifier` (or NBSVM) for ``nbayes train``;
-    ``ngram_range`` None is the estimator's default."""
+    ``ngram_range`` None is the estimator's default; ``options`` are the text options the
+    command line set (:func:`text_options`)."""
     if model == "nbsvm":
         from nbayes.cli._common import CLIError
         from nbayes.nbsvm import NBSVM
 
         if hashing:
             raise CLIError("--hashing does not apply to --model nbsvm (its features are terms).")
-        return NBSVM(alpha=1.0 if alpha is None else alpha, ngram_range=ngram_range or (1, 2))
+        return NBSVM(
+            alpha=1.0 if alpha is None else alpha, ngram_range=ngram_range or (1, 2), **options
+        )
     from nbayes.text import TextClassifier
 
     return TextClassifier(
@@ -36,4 +54,106 @@ def make_text_model(
         binary=binary,
         ngram_range=ngram_range or (1, 1),
         hashing=hashing,
+        **options,
     )
+
+
+def _recipes() -> list[str]:
+    from nbayes.text.recipes import RECIPES
+
+    return sorted(RECIPES)
+
+
+def parse_recipe(text: str) -> str | None:
+    """A recipe's name for ``preprocess`` (``none``: None)."""
+    from nbayes.cli._common import CLIError
+
+    if text.lower() == "none":
+        return None
+    if text not in _recipes():
+        raise CLIError(
+            f"Unknown --preprocess {text!r}: use one of {', '.join(_recipes())} or none."
+        )
+    return text
+
+
+def parse_document_frequency(text: str, flag: str) -> int | float:
+    """A document count (``2``) or a fraction of the documents (``0.5``), as ``min_df`` and
+    ``max_df`` take them."""
+    from nbayes.cli._common import CLIError
+
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise CLIError(
+            f"{flag} takes a document count (2) or a fraction of the documents in [0, 1] "
+            f"(0.5); got {text!r}."
+        )
+    return value
+
+
+def parse_stop_words(text: str) -> str | list[str] | None:
+    """``english`` (scikit-learn's list), ``none``, or a file of stop words (one per line,
+    ``#`` comments)."""
+    from nbayes.cli._common import CLIError
+
+    if text.lower() in ("english", "none"):
+        return None if text.lower() == "none" else "english"
+    path = Path(text)
+    if not path.is_file():
+        raise CLIError(
+            f"--stop-words takes english, none or a file of words (one per line); "
+            f"{text!r} is none of them."
+        )
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CLIError(f"Cannot read the --stop-words file {text!r}: {exc}") from None
+    return [w.strip() for w in lines if w.strip() and not w.lstrip().startswith("#")]
+
+
+def add_text_options(p: argparse.ArgumentParser) -> None:
+    """``--preprocess``, ``--stop-words``, ``--min-df`` and ``--max-df``: the library's
+    text options (:class:`~nbayes.TextClassifier`'s parameters of the same names)."""
+    p.add_argument(
+        "--preprocess",
+        metavar="RECIPE",
+        help=f"text: rewrite documents before tokenizing with a recipe ({', '.join(_recipes())}"
+        "; sentiment is nbsvm's default; none: no recipe)",
+    )
+    p.add_argument(
+        "--stop-words",
+        metavar="WORDS",
+        help="text: drop stop words: english, none or a file of words (one per line)",
+    )
+    p.add_argument(
+        "--min-df",
+        metavar="N",
+        help="text: keep terms in at least N documents (a count, or a fraction like 0.01)",
+    )
+    p.add_argument(
+        "--max-df",
+        metavar="N",
+        help="text: keep terms in at most N documents (a count, or a fraction like 0.5)",
+    )
+
+
+def text_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The estimator parameters the text-option flags of ``args`` set (none set: {})."""
+
+    out: dict[str, Any] = {}
+    if args.preprocess is not None:
+        out["preprocess"] = parse_recipe(args.preprocess)
+    if args.stop_words is not None:
+        out["stop_words"] = parse_stop_words(args.stop_words)
+    if args.min_df is not None:
+        out["min_df"] = parse_document_frequency(args.min_df, "--min-df")
+    if args.max_df is not None:
+        out["max_df"] = parse_document_frequency(args.max_df, "--max-df")
+    return out

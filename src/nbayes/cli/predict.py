@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from nbayes import decide
 from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, count_type, is_text_model
 from nbayes.cli._data import unlabelled_inputs
 from nbayes.cli._models import load_for_prediction as _load_model
@@ -76,14 +77,15 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     ids: list[tuple[str, Any]] = [
         ("row", i) if names is None else ("file", names[i]) for i in range(len(X))
     ]
+    decisions = decide(model, X)  # one scoring: labels, probabilities and top classes
     if args.top is not None:
-        labels, proba = model.predict_top(X, n=args.top)
+        labels, proba = decisions.top(args.top)
         for (key, ident), ls, ps in zip(ids, labels.tolist(), proba.tolist(), strict=True):
             rows.append({key: ident, "top": list(zip(ls, ps, strict=True))})
     else:
-        pred = model.predict(X).tolist()
+        pred = decisions.labels.tolist()
         want = args.proba or fmt == "plain"
-        proba_rows = model.predict_proba(X).tolist() if want else None
+        proba_rows = decisions.proba.tolist() if want else None
         for i, ((key, ident), label) in enumerate(zip(ids, pred, strict=True)):
             row: dict[str, Any] = {key: ident, "prediction": label}
             if proba_rows is not None:

@@ -23,20 +23,20 @@ Example:
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
 from typing import Any
 
 from nbayes.cli._common import (
     UI,
     CLIError,
+    LabelledChunks,
     add_data_options,
     add_model_options,
     count_type,
     flag_errors,
-    read_labelled_texts,
     refuse_set_flags,
 )
 from nbayes.cli._models import check_model_output, save_model, warn_one_class
+from nbayes.cli._text import TEXT_OPTION_FLAGS, add_text_options, text_options
 
 __all__ = [
     "add_arguments",
@@ -61,7 +61,7 @@ MODELS = (
 TEXT_DEFAULT = ("multinomial", "bernoulli", "complement", "nbsvm")
 
 #: the flags that set an estimator's hyperparameters: the estimator validates them
-HYPERPARAMETER_FLAGS = ("--alpha", "--bandwidth", "--max-points", "--ngrams")
+HYPERPARAMETER_FLAGS = ("--alpha", "--bandwidth", "--max-points", "--ngrams", *TEXT_OPTION_FLAGS)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -80,6 +80,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--ngrams", metavar="MIN-MAX", help="text: word n-grams, e.g. 1-2 (default 1-1; nbsvm 1-2)"
     )
+    add_text_options(p)
     p.add_argument(
         "--hashing",
         action="store_true",
@@ -232,6 +233,7 @@ def _check_text_only_options(args: argparse.Namespace) -> None:
 def _table_estimator(args: argparse.Namespace) -> Any:
     if args.binary or args.ngrams not in (None, "1-1") or args.hashing:
         raise CLIError("--binary, --ngrams and --hashing apply to text models only.")
+    refuse_set_flags(args, TEXT_OPTION_FLAGS, "applies to text models only.")
     return make_estimator(
         args.model,
         args.alpha,
@@ -271,6 +273,7 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
             binary=args.binary,
             ngram_range=args.ngrams and parse_ngrams(args.ngrams),
             hashing=args.hashing,
+            **text_options(args),
         )
     else:
         estimator = _table_estimator(args)
@@ -340,17 +343,18 @@ def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
         _check_text_only_options(args)
         from nbayes.cli._text import make_text_model
 
-        texts, labels = read_labelled_texts(ui, args.data, args)
         model = make_text_model(
             args.model,
             args.alpha,
             binary=args.binary,
             ngram_range=args.ngrams and parse_ngrams(args.ngrams),
             hashing=args.hashing,
+            **text_options(args),
         )
-        with ui.progress("Training", "documents", total=len(texts)) as bar:
-            model.fit_chunks(_chunks(texts, labels, bar.advance))
-        what = f"{len(texts):,} documents, {len(model.get_feature_names_out()):,} terms"
+        with ui.progress("Training", "documents") as bar:  # streamed: a chunk at a time
+            chunks = LabelledChunks(ui, args.data, args, bar.advance)
+            model.fit_chunks(chunks)
+        what = f"{chunks.documents:,} documents, {len(model.get_feature_names_out()):,} terms"
     else:
         estimator = _table_estimator(args)
         from nbayes.cli._data import feature_kind
@@ -368,14 +372,3 @@ def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
             families = ", ".join(f"{k}: {v}" for k, v in model.families_.items())
             ui.note(f"Column families: {families}")
     return model, what
-
-
-def _chunks(
-    texts: list[str], labels: Any, advance: Any, size: int = 10_000
-) -> Iterator[tuple[list[str], Any]]:
-    """Documents in chunks for TextClassifier.fit_chunks, advancing the progress bar as
-    each chunk is consumed."""
-    labels = list(labels)
-    for start in range(0, len(texts), size):
-        yield texts[start : start + size], labels[start : start + size]
-        advance(min(size, len(texts) - start))

@@ -27,11 +27,19 @@ import numpy as np
 from nbayes.cli import _common as common
 from nbayes.cli import train
 from nbayes.cli._common import UI, CLIError, add_data_options, add_model_options, flag_errors
+from nbayes.cli._text import (
+    TEXT_OPTION_FLAGS,
+    parse_document_frequency,
+    parse_recipe,
+    parse_stop_words,
+)
 
 __all__ = ["add_arguments", "run"]
 
 #: the flags that give settings of an estimator's hyperparameters: the estimator validates
-GRID_FLAGS = ("--alpha", "--ngrams", "--min-df", "--var-smoothing", "--bandwidth", "--c", "--beta")
+GRID_FLAGS = (
+    "--alpha", "--ngrams", "--var-smoothing", "--bandwidth", "--c", "--beta", *TEXT_OPTION_FLAGS
+)  # fmt: skip
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -47,6 +55,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--ngrams", metavar="MIN-MAX,...", help="text: n-gram ranges to try, e.g. 1-1,1-2"
     )
     p.add_argument("--min-df", metavar="N,...", help="text: minimum document counts to try")
+    p.add_argument(
+        "--max-df", metavar="N,...", help="text: maximum document counts or fractions to try"
+    )
+    p.add_argument(
+        "--preprocess",
+        metavar="RECIPE,...",
+        help="text: preprocessing recipes to try, e.g. none,sentiment (see nbayes train -h)",
+    )
+    p.add_argument(
+        "--stop-words",
+        metavar="WORDS",
+        help="text: drop stop words in every setting: english, none or a file of words",
+    )
     p.add_argument("--c", metavar="C,...", help="nbsvm: SVM regularisation values, e.g. 0.1,1")
     p.add_argument("--beta", metavar="B,...", help="nbsvm: interpolation values, e.g. 0.25,1")
     p.add_argument(
@@ -121,6 +142,16 @@ def _grid(args: argparse.Namespace, text: bool) -> dict[str, list[Any]]:
             )
         if args.min_df is not None:
             grid["min_df"] = _min_df(args.min_df)
+        if args.max_df is not None:
+            grid["max_df"] = list(
+                dict.fromkeys(
+                    parse_document_frequency(v.strip(), "--max-df") for v in args.max_df.split(",")
+                )
+            )
+        if args.preprocess is not None:
+            grid["preprocess"] = list(
+                dict.fromkeys(parse_recipe(v.strip()) for v in args.preprocess.split(","))
+            )
         if model == "nbsvm":
             if args.binary:
                 raise CLIError(
@@ -138,7 +169,7 @@ def _grid(args: argparse.Namespace, text: bool) -> dict[str, list[Any]]:
             "applies to table models, not to documents.",
         )
     else:
-        text_only = ("--ngrams", "--min-df", "--binary", "--c", "--beta")
+        text_only = ("--ngrams", "--binary", "--c", "--beta", *TEXT_OPTION_FLAGS)
         common.refuse_set_flags(args, text_only, "applies to text models only.")
         if args.var_smoothing is not None:
             if model not in ("gaussian", "mixed"):
@@ -178,11 +209,16 @@ def _inputs(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, Any, Any
         from nbayes.text import TextClassifier
 
         texts, labels = read_labelled_texts(ui, args.data, args)
+        estimator: Any
         if args.model == "nbsvm":
             from nbayes.nbsvm import NBSVM
 
-            return NBSVM(), texts, np.asarray(labels)
-        return TextClassifier(model=args.model, binary=args.binary), texts, np.asarray(labels)
+            estimator = NBSVM()
+        else:
+            estimator = TextClassifier(model=args.model, binary=args.binary)
+        if args.stop_words is not None:  # a setting of every candidate
+            estimator.set_params(stop_words=parse_stop_words(args.stop_words))
+        return estimator, texts, np.asarray(labels)
     from nbayes.cli._data import feature_kind
     from nbayes.cli._tables import read_table, split_labels, table_features
 

@@ -3,35 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import PurePath
 from typing import Any
 
+from ..io.input_formats import COMPRESSION_SUFFIXES, is_compressed, of_path, table_formats
 from ._inputs import require_dask
 
 __all__ = ["read"]
 
-_FORMATS = {
-    ".csv": "csv",
-    ".tsv": "tsv",
-    ".tab": "tsv",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".json": "jsonl",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-}
-
 
 def _format_of(source: str) -> str:
-    suffixes = [s.lower() for s in PurePath(source.rstrip("/*")).suffixes]
-    if suffixes and suffixes[-1] in (".gz", ".bz2", ".xz", ".zst"):
-        suffixes = suffixes[:-1]
-    if suffixes and suffixes[-1] in _FORMATS:
-        return _FORMATS[suffixes[-1]]
-    raise ValueError(
-        f"Cannot tell the format of {source!r} from its name: give format= one of "
-        "'csv', 'tsv', 'jsonl', 'parquet'."
-    )
+    found = of_path(source, tables_only=True, compressions=COMPRESSION_SUFFIXES)
+    if found is None:
+        raise ValueError(
+            f"Cannot tell the format of {source!r} from its name: give format= one of {_TABLES}."
+        )
+    return found.name
+
+
+_TABLES = ", ".join(repr(f.name) for f in table_formats())
 
 
 def read(
@@ -66,7 +55,7 @@ def read(
     dd = dask.dataframe
     first = source if isinstance(source, str) else source[0]
     fmt = format or _format_of(first)
-    compressed = str(first).lower().endswith((".gz", ".bz2", ".xz", ".zst"))
+    compressed = is_compressed(str(first))
     if compressed:
         blocksize = None
     cols = None if columns is None else list(columns)
@@ -78,4 +67,4 @@ def read(
         return df if cols is None else df[cols]
     if fmt == "parquet":
         return dd.read_parquet(source, columns=cols, **kw)
-    raise ValueError(f"Unknown format {fmt!r}: use 'csv', 'tsv', 'jsonl' or 'parquet'.")
+    raise ValueError(f"Unknown format {fmt!r}: use {_TABLES}.")

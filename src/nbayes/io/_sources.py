@@ -9,22 +9,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-_EXTENSIONS = {
-    ".csv": "csv",
-    ".tsv": "tsv",
-    ".tab": "tsv",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-}
-#: files read as one document each when named directly (inside a class folder every file is
-#: a document, whatever its name)
-_DOCUMENT_EXTENSIONS = frozenset({"", ".txt", ".text", ".eml"})
+from nbayes.io.input_formats import extensions_text, names, of_path, table_formats
+
 _SUPPORTED_TEXT = (
-    "supported are .csv, .tsv, .tab, .jsonl, .ndjson, .parquet, .pq, the gzip-compressed "
-    ".csv.gz, .tsv.gz, .jsonl.gz, .ndjson.gz, plain text (.txt, .text, .eml or no "
-    "extension: one document per file) and a folder per class (root/<label>/<file>)"
+    f"supported are {extensions_text(table_formats())}, gzip-compressed (.gz) but for "
+    "Parquet, plain text (.txt, .text, .eml or no extension: one document per file) and a "
+    "folder per class (root/<label>/<file>)"
 )
 _GLOB_CHARS = frozenset("*?[")
 
@@ -83,25 +73,20 @@ def resolve(
 def _format_of(path: Path, fmt: str | None) -> str:
     if fmt is not None:
         return fmt
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] == ".gz":
-        suffixes = suffixes[:-1]
-        if suffixes and _EXTENSIONS.get(suffixes[-1]) == "parquet":
-            raise ValueError(
-                f"Cannot read {str(path)!r}: Parquet files are compressed internally and "
-                "cannot be read gzip-compressed; decompress the file first."
-            )
-    found = _EXTENSIONS.get(suffixes[-1]) if suffixes else None
-    if found is None and (suffixes[-1] if suffixes else "") in _DOCUMENT_EXTENSIONS:
-        found = "document"
+    found = of_path(path)
+    if found is not None and not found.gzip and path.name.lower().endswith(".gz"):
+        raise ValueError(
+            f"Cannot read {str(path)!r}: {found.description} files are compressed internally "
+            "and cannot be read gzip-compressed; decompress the file first."
+        )
     if found is None:
         from nbayes.io._opening import pass_option
 
         raise ValueError(
             f"Cannot tell the format of {str(path)!r} from its extension; {_SUPPORTED_TEXT}."
-            + pass_option("format", "to choose (csv, tsv, jsonl, parquet, lines or document)")
+            + pass_option("format", f"to choose ({', '.join(names())})")
         )
-    return found
+    return found.name
 
 
 def _visible(entries: Iterable[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
@@ -136,7 +121,4 @@ def _resolve_path(path: Path, fmt: str | None) -> Iterator[Unit]:
 
 
 def _is_table_name(name: str) -> bool:
-    suffixes = [s.lower() for s in Path(name).suffixes]
-    if suffixes and suffixes[-1] == ".gz":
-        suffixes = suffixes[:-1]
-    return bool(suffixes) and suffixes[-1] in _EXTENSIONS
+    return of_path(name, tables_only=True) is not None

@@ -18,22 +18,17 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from nbayes.io._formats import (
-    csv_rows,
-    doc_rows,
-    document_rows,
-    jsonl_rows,
-    line_rows,
-    parquet_rows,
-)
+from nbayes.io import input_formats
+from nbayes.io._formats import doc_rows
 from nbayes.io._opening import Decoding, Options, open_stream, option_names
 from nbayes.io._sources import Unit, resolve
+from nbayes.io.input_formats import by_name, row_reader
 
 __all__ = ["TextChunk", "option_names", "read_texts", "SUPPORTED_FORMATS"]
 
 #: Formats understood by :func:`read_texts` (values of its ``format`` parameter): tables,
 #: plain text with one document per line, and plain text that is one document.
-SUPPORTED_FORMATS = ("csv", "tsv", "jsonl", "parquet", "lines", "document")
+SUPPORTED_FORMATS = input_formats.names()
 
 #: Default upper bound on the length of one CSV field, in characters (16 Mi: a hundred
 #: times the longest document of 20 Newsgroups). It bounds what a quote that never closes
@@ -238,22 +233,15 @@ def _generate(units: list[Unit], opts: Options) -> Iterator[TextChunk]:
             files: list[str] | None = None
             if kind == "stream":
                 path, extra = open_stream(path, extra, opts)
-                if extra == "parquet":
-                    raise ValueError("A Parquet file cannot be read from a stream; give its path.")
+                if not by_name(extra).streamable:
+                    raise ValueError(f"A {extra} file cannot be read from a stream; give its path.")
             if kind == "docs":
                 rows = doc_rows(path, extra, opts, decoding)
                 files = [str(p) for p in extra]
-            elif extra == "parquet":
-                rows = parquet_rows(path, opts, decoding)
-            elif extra == "jsonl":
-                rows = jsonl_rows(path, opts, decoding)
-            elif extra == "lines":
-                rows = line_rows(path, opts, decoding)
-            elif extra == "document":
-                rows = document_rows(path, opts, decoding)
-                files = [str(path)]
             else:
-                rows = csv_rows(path, extra, opts, decoding)
+                rows = row_reader(extra)(path, opts, decoding)
+                if extra == "document":
+                    files = [str(path)]
             name = path.name if kind == "stream" else str(path)
             yield from _chunks(rows, name, opts, files)
     except GeneratorExit:

@@ -31,6 +31,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from .._template import params as P
+from .._template.decisions import Decisions, decisions_from_proba
 from .._template.sklearn_bases import BaseEstimator, ClassifierMixin
 from ..display import InformativeFeatures, TopPredictions
 from ..exceptions import NBayesWarning
@@ -53,12 +54,16 @@ VECTORIZER_PARAMS = (
     "max_features",
 )  # fmt: skip
 
-_positive_real = P.Rule(
-    lambda v: P._is_real(v) and v > 0 and np.isfinite(v), "a float in the range (0.0, inf)"
+_positive_real = P.positive_real()
+_unit_real = P.Rule(
+    lambda v: P._is_real(v) and 0 <= v <= 1,
+    "a float in the range [0.0, 1.0]",
+    "a number from 0 to 1",
 )
-_unit_real = P.Rule(lambda v: P._is_real(v) and 0 <= v <= 1, "a float in the range [0.0, 1.0]")
 _calibration = P.Rule(
-    lambda v: v is None or (isinstance(v, str) and v == "temperature"), "'temperature' or None"
+    lambda v: v is None or (isinstance(v, str) and v == "temperature"),
+    "'temperature' or None",
+    "'temperature'",
 )
 
 
@@ -202,7 +207,10 @@ class NBSVM(ClassifierMixin, BaseEstimator):
         if not isinstance(self.loss, str) or self.loss not in LOSSES:
             raise P.InvalidParameterError(
                 f"The 'loss' parameter of NBSVM must be a str among {set(LOSSES)}. "
-                f"Got {self.loss!r} instead."
+                f"Got {self.loss!r} instead.",
+                param="loss",
+                value=self.loss,
+                accepted=[", ".join(map(repr, LOSSES[:-1])) + f" or {LOSSES[-1]!r}"],
             )
         P.validate(self, self._param_rules)
 
@@ -438,14 +446,25 @@ class NBSVM(ClassifierMixin, BaseEstimator):
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
+    def decide(self, X: Any) -> Decisions:
+        """Labels (as :meth:`predict`), probabilities (as :meth:`predict_proba`) and top
+        classes of ``X`` from one scoring, as the Naive Bayes models'
+        :meth:`~nbayes.MultinomialNB.decide`."""
+        scores = self._scores(X)
+        if scores.shape[1] == 1:
+            labels = self.classes_[(scores[:, 0] > 0).astype(np.intp)]
+        else:
+            labels = self.classes_[np.argmax(scores, axis=1)]
+        scale = self.proba_scale_
+        proba = probabilities(scores, 1.0 if scale is None else scale)
+        return decisions_from_proba(proba, self.classes_, labels)
+
     def predict_top(self, X: Any, n: int = 3) -> TopPredictions:
         """The ``n`` most probable classes of each document, best first, and their
         probabilities (as the Naive Bayes models' ``predict_top``)."""
         if not isinstance(n, int | np.integer) or n < 1:
             raise ValueError(f"n must be a positive integer; got {n!r}.")
-        proba = self.predict_proba(X)
-        best = np.argsort(-proba, axis=1, kind="stable")[:, : min(int(n), proba.shape[1])]
-        return TopPredictions(self.classes_[best], np.take_along_axis(proba, best, axis=1))
+        return self.decide(X).top(n)
 
     # ------------------------------------------------------- beyond sklearn
     def explain(self, text: str, exact: bool = False) -> Explanation:

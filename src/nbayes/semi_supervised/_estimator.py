@@ -75,6 +75,7 @@ _RULES: dict[str, list[P.Rule]] = {
                 isinstance(v, Real) and not isinstance(v, bool) and 1 <= float(v) < math.inf
             ),  # inf: an objective of inf at every iteration
             "a float in the range [1, inf)",
+            "a number >= 1",
         ),
     ],
     "balance": [P.boolean, P.array_like],

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from nbayes import decide
 from nbayes.explain import show_product
 
 #: exact fractions in JSON as "num/den" up to this many digits (Python prints 4,300 at most)
@@ -44,16 +45,17 @@ def predictions(model: Any, X: Any, top: int | None, text: bool = False) -> list
         return out
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # undecidable rows: null probabilities say it
-        labels = model.predict(X).tolist()
-        if top is not None:
-            top_labels, top_proba = model.predict_top(X, n=top)
-            return [
-                {"label": label, "probabilities": {
-                    str(c): _num(p) for c, p in zip(ls, ps, strict=True)}}
-                for label, ls, ps in zip(labels, top_labels.tolist(), top_proba.tolist(),
-                                         strict=True)
-            ]  # fmt: skip
-        proba = model.predict_proba(X).tolist()
+        decisions = decide(model, X)  # one scoring: labels, probabilities, top classes
+    labels = decisions.labels.tolist()
+    if top is not None:
+        top_labels, top_proba = decisions.top(top)
+        return [
+            {"label": label, "probabilities": {
+                str(c): _num(p) for c, p in zip(ls, ps, strict=True)}}
+            for label, ls, ps in zip(labels, top_labels.tolist(), top_proba.tolist(),
+                                     strict=True)
+        ]  # fmt: skip
+    proba = decisions.proba.tolist()
     classes = [str(c) for c in model.classes_.tolist()]
     return [
         {"label": label, "probabilities": {c: _num(p) for c, p in zip(classes, row, strict=True)}}

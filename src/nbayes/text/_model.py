@@ -19,6 +19,7 @@ import numpy as np
 
 from .._statistics import CountStats
 from .._template import params as P
+from ..exceptions import InvalidParameterError
 from ._stop_words import ENGLISH_STOP_WORDS
 from ._textstats import TextStats, Vocabulary
 from ._vocabulary import PackedTerms
@@ -169,9 +170,12 @@ def check_params(est: Any, who: str = "TextClassifier") -> None:
             isinstance(v, Real) and not isinstance(v, Integral) and 0.0 <= float(v) <= 1.0
         )
         if not ok:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"The {name!r} parameter of TextClassifier must be an int >= 0 or a "
-                f"float in [0.0, 1.0]. Got {v!r} instead."
+                f"float in [0.0, 1.0]. Got {v!r} instead.",
+                param=name,
+                value=v,
+                accepted=["a document count >= 0 or a fraction from 0 to 1"],
             )
     if est.stop_words is not None and est.stop_words != "english":
         if isinstance(est.stop_words, str) or not isinstance(est.stop_words, Iterable):
