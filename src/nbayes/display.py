@@ -718,28 +718,31 @@ def explanation_html(e: Explanation, top: int = 8) -> str:
     return "".join(parts)
 
 
+#: a grid of (label, value) rows: no <table>, which notebooks' style sheets stripe and pad
+_GRID = "display:grid;grid-template-columns:max-content auto;gap:6px 10px;align-items:center"
+
+
 def _exact_html(e: Explanation) -> str:
-    out = ['<table style="border-collapse:collapse">']
+    out = [f'<div style="{_GRID}">']
     for cls, factors, joint in _joint_parts(e):
         value = _value_html(joint)
         out.append(
-            f'<tr><td style="padding:6px 8px 6px 0;white-space:nowrap">P({_e(cls)}) · '
-            f"P(<b>x</b> | {_e(cls)})</td><td>= {_factors_html(factors, e.feature_names)} "
-            f"{'' if value.startswith('≈') else '= '}<b>{value}</b></td></tr>"
+            f'<div style="white-space:nowrap">P({_e(cls)}) · P(<b>x</b> | {_e(cls)})</div>'
+            f"<div>= {_factors_html(factors, e.feature_names)} "
+            f"{'' if value.startswith('≈') else '= '}<b>{value}</b></div>"
         )
-    out.append("</table>")
+    out.append("</div>")
     if e.undecidable:
         out.append(f'<p style="color:rgb({AGAINST_RGB});font-weight:600">{_e(_CANNOT)}</p>')
         return "".join(out)
-    out.append('<table style="border-collapse:collapse">')
+    out.append(f'<div style="{_GRID};margin-top:8px">')
     for cls, q, text in _posterior_shown(e):
         value = f"= {rational_html(q)} {_e(text)}" if q is not None else _e("≈ " + text)
         p = float(q) if q is not None else (e.posterior_floats() or {}).get(cls, 0.0)
         out.append(
-            f'<tr><td style="padding:4px 8px 4px 0">P({_e(cls)} | <b>x</b>)</td>'
-            f'<td>{value}</td><td style="padding-left:10px">{_bar(p, 1.0, FOR_RGB)}</td></tr>'
+            f"<div>P({_e(cls)} | <b>x</b>)</div><div>{value} &nbsp;{_bar(p, 1.0, FOR_RGB)}</div>"
         )
-    out.append(f"</table><p><b>Decision: {_e(e.prediction)}</b></p>")
+    out.append(f"</div><p><b>Decision: {_e(e.prediction)}</b></p>")
     return "".join(out)
 
 
