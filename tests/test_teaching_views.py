@@ -220,7 +220,7 @@ def test_a_model_without_parameter_table_says_so() -> None:
     from nbayes import KernelNB
 
     model = KernelNB().fit(np.array([[1.5, 2], [0.5, 7], [2.5, 3]]), ["a", "b", "a"])
-    with pytest.raises(ValueError, match="has no parameter table"):
+    with pytest.raises(ValueError, match="densities have no parameter table"):
         model.parameter_table()
 
 

@@ -97,3 +97,19 @@ def test_explain_markdown_without_exact_is_the_evidence_table(
 def test_explain_latex_needs_exact(capsys: pytest.CaptureFixture[str], reviews_model: Path) -> None:
     code, _, err = run(capsys, "explain", reviews_model, "match was sharp", "--format", "latex")
     assert_error(code, err, "--format latex prints the exact derivation: add --exact")
+
+
+def test_info_parameters_of_a_kernel_model_says_it_has_none(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    data = write_csv(
+        tmp_path / "t.csv",
+        ["a", "b", "label"],
+        [[1.0, 2.0, "x"], [1.5, 2.5, "x"], [3.0, 1.0, "y"], [3.5, 0.5, "y"]],
+    )
+    out = tmp_path / "k.nbayes"
+    assert main(["train", str(data), "-o", str(out), "--model", "kernel", "--label-col", "label",
+                 "-q"]) == 0  # fmt: skip
+    capsys.readouterr()
+    code, _, err = run(capsys, "info", out, "--parameters")
+    assert_error(code, err, "kde densities have no parameter table")

@@ -133,8 +133,8 @@ class Family:
         """The estimated parameters of P(x_j | y), per feature and class, as the course
         notes tabulate them (the class prior is :func:`prior_block`'s)."""
         raise ValueError(
-            f"A {self.name} model has no parameter table (its densities are no small set "
-            "of estimates per class and feature)."
+            f"This model's {self.name} densities have no parameter table (they are no small "
+            "set of estimates per class and feature): use explain() or the plots to see them."
         )
 
     def sample(self, d: Derived, stats: Any, codes: np.ndarray, rng: np.random.Generator) -> Any:

@@ -56,8 +56,8 @@ def _parameters(ui: UI, model: Any, args: argparse.Namespace) -> int:
     """The parameter table of ``model`` as ``--format`` says."""
     if not hasattr(model, "parameter_table"):
         raise CLIError(
-            f"A {type(model).__name__} model has no parameter table (--parameters is for the "
-            "Naive Bayes models); leave --parameters out to describe it."
+            f"This {type(model).__name__} model has no parameter table (--parameters is for "
+            "the Naive Bayes models); leave --parameters out to describe it."
         )
     table = model.parameter_table(exact=not args.decimals)
     text = {"text": table.to_text, "latex": table.to_latex, "markdown": table.to_markdown}
