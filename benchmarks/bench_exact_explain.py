@@ -6,7 +6,9 @@ process, interleaved with "after": the smoothed total of each class as a sum of 
 Fraction per vocabulary word, the joint probability multiplied factor by factor (each
 step reducing an ever longer fraction), the posterior from those fractions. Both must give
 the same exact joint probabilities (checked at every length both run). Prints the median
-of ``--repeat`` runs per length, the ratio, and the time per token (flat when linear).
+of ``--repeat`` runs per length, the ratio, and the time per token (flat when linear); and
+the time of the explanation's displays (``to_latex()``, ``to_html()``, ``to_markdown()``:
+what a notebook and ``nbayes explain --format`` show) after it, also per token.
 
 Usage::
 
@@ -82,11 +84,12 @@ def main() -> None:
     print(machine(f"numpy {np.__version__}"))
     print(f"model: TextClassifier of {len(texts):,} SMS, {len(model.vocabulary_):,} terms")
     print(f"{'tokens':>8}{'before s':>11}{'after s':>10}{'after/before':>14}"
-          f"{'after us/token':>16}  same joint")  # fmt: skip
+          f"{'after us/token':>16}{'views s':>10}{'views us/token':>16}  same joint")  # fmt: skip
     for n in args.lengths:
         text = " ".join(words[:n])
         t_before: list[float] = []
         t_after: list[float] = []
+        t_views: list[float] = []
         same = "-"
         for _ in range(args.repeat):
             if n <= args.before_max:
@@ -96,12 +99,17 @@ def main() -> None:
             t = time.perf_counter()
             e, label = after(model, text)
             t_after.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            e.to_latex(), e.to_html(), e.to_markdown()
+            t_views.append(time.perf_counter() - t)
             if n <= args.before_max and same == "-":
                 same = str(list(e.joint.values()) == old_joint and label == old_label)
         b = statistics.median(t_before) if t_before else float("nan")
         a = statistics.median(t_after)
+        v = statistics.median(t_views)
         ratio = f"{a / b:.4f}" if t_before else "-"
-        print(f"{n:>8,}{b:>11.4f}{a:>10.4f}{ratio:>14}{a / n * 1e6:>16.1f}  {same}", flush=True)
+        print(f"{n:>8,}{b:>11.4f}{a:>10.4f}{ratio:>14}{a / n * 1e6:>16.1f}{v:>10.4f}"
+              f"{v / n * 1e6:>16.1f}  {same}", flush=True)  # fmt: skip
     print(f"(medians of {args.repeat} interleaved runs; before: up to {args.before_max:,} tokens)")
 
 

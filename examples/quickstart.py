@@ -30,8 +30,11 @@ def main() -> None:
     y = [label for _, label in EMAILS]
     model = MultinomialNB(alpha=1.0).fit(X, y)
 
+    print("The estimates, as fractions of the counts (Laplace: the pseudo-counts written in):\n")
+    print(model.parameter_table(feature_names=VOCAB))
+
     email = "free money"
-    print(f"Is {email!r} spam? Laplace-smoothed multinomial Naive Bayes, exactly:\n")
+    print(f"\nIs {email!r} spam? Laplace-smoothed multinomial Naive Bayes, exactly:\n")
     print(model.explain(counts(email), exact=True))
     print("\nThe same in floating point, feature by feature:\n")
     print(model.explain(counts(email), feature_names=VOCAB))

@@ -38,9 +38,10 @@ def _decimal_digits(q: Fraction) -> int | None:
 
 
 #: Fractions whose numerator or denominator has more decimal digits are shown in scientific
-#: form (a long document's exact joint probability has thousands of digits; Python refuses to
-#: print integers of more than 4,300 digits).
-MAX_DIGITS = 60
+#: form, with their sizes (a long document's exact joint probability has thousands of digits;
+#: Python refuses to print integers of more than 4,300 digits); the exact value stays on
+#: the explanation (:attr:`Explanation.joint`, :attr:`Explanation.posterior`).
+MAX_DIGITS = 40
 #: A derivation longer than this many factors shows the first and last ones.
 MAX_FACTORS = 12
 #: The derivation computes the exact posterior (a sum and divisions of the joint
@@ -213,6 +214,10 @@ class Explanation:
     #: feature name -> position in ``feature_names``, when the model has one (a text
     #: model's vocabulary); :meth:`feature_index` looks names up in it
     lookup: Mapping[str, int] | None = field(default=None, repr=False)
+    #: the document explained (a text model's), which the HTML view shows with its words
+    #: coloured by their evidence; ``lowercase``: whether the model lowercases its words
+    document: str | None = field(default=None, repr=False)
+    lowercase: bool = field(default=True, repr=False)
     _products: list[ExactProduct] | None = field(default=None, init=False, repr=False)
     _exact_post: list[Fraction] | None = field(default=None, init=False, repr=False, compare=False)
     _total: tuple[Any, np.ndarray] | None = field(
@@ -440,6 +445,44 @@ class Explanation:
 
     def __str__(self) -> str:
         return self.to_text()
+
+    def __repr__(self) -> str:
+        kind = "exact" if self.exact else "floating point"
+        decision = "cannot decide" if self.undecidable else f"decision={self.prediction!r}"
+        return (
+            f"<Explanation ({kind}) of {len(self.feature_names):,} features, classes "
+            f"{self.classes.tolist()!r}: {decision}>"
+        )
+
+    # IPython's display protocol: the derivation in LaTeX (exact), an HTML view (a table
+    # of evidence with bars; a document's words coloured), the text in a console
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(self.to_text())
+
+    def to_latex(self) -> str:
+        """The exact derivation in LaTeX (display math), the undecidable case saying that
+        the classifier cannot decide."""
+        from .display import explanation_latex
+
+        return explanation_latex(self)
+
+    def to_markdown(self, top: int = 5) -> str:
+        """The explanation in Markdown (an exact derivation as display math)."""
+        from .display import explanation_markdown
+
+        return explanation_markdown(self, top)
+
+    def to_html(self, top: int = 8) -> str:
+        """The explanation in HTML (no MathJax needed)."""
+        from .display import explanation_html
+
+        return explanation_html(self, top)
+
+    def _repr_latex_(self) -> str | None:
+        return self.to_latex() if self.exact else None
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
 
     def to_text(self, top: int = 5) -> str:
         """The explanation as text: the prediction, the per-class scores, and the ``top``

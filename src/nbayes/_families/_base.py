@@ -2,13 +2,87 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from ._common import Factor, FloatArray
+from ._common import Estimate, Factor, FloatArray, as_fraction
 
 Derived = dict[str, Any]
+
+
+@dataclass
+class ParameterBlock:
+    """One kind of estimated parameter of a fitted model, per class (``values[c, r]``)
+    and row ``r`` (a feature, or a feature's category), with what it is estimated from:
+    ``(counts + alpha) / (totals + extra)``, ``extra = k·alpha`` when ``k`` is given (see
+    :class:`~nbayes._families._common.Estimate`). ``counts`` is None for parameters that
+    are no fractions of counts (a Gaussian's mean and variance): ``values`` only.
+    """
+
+    #: what the rows hold, as text and in LaTeX: ``P(x_j = 1 | y)``
+    symbol: str
+    latex: str
+    #: the feature of each row (-1: none, the class prior)
+    features: list[int]
+    values: FloatArray
+    #: the category of each row (categorical features), else None
+    levels: list[Any] | None = None
+    counts: Any = None
+    totals: Any = None
+    alpha: Any = 0
+    k: Any = None
+    extra: Any = None
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.features)
+
+    def estimate(self, c: int, r: int) -> Estimate | float:
+        """The parameter of class ``c`` and row ``r``: an unreduced :class:`Estimate` when
+        it is a fraction of counts, else its float value."""
+        if self.counts is None:
+            return float(self.values[c, r])
+        alpha = self.alpha[r] if isinstance(self.alpha, list) else self.alpha
+        k = self.k[r] if isinstance(self.k, list) else self.k
+        count = self.counts[c][r]
+        count = count if isinstance(count, Fraction) else int(round(float(count)))
+        total = self.totals[c][r] if np.ndim(self.totals[c]) else self.totals[c]
+        total = total if isinstance(total, Fraction) else int(round(float(total)))
+        return Estimate(count, total, alpha, self.extra, k)
+
+
+def exact_alpha_of(alpha: Any, n_features: int) -> Fraction | list[Fraction]:
+    """alpha as the exact rational a person means: one, or one per feature."""
+    if np.ndim(alpha) == 0:
+        return as_fraction(float(alpha))
+    values = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_features,))
+    return [as_fraction(v) for v in values.tolist()]
+
+
+def prior_block(stats: Any, p: dict[str, Any], d: Derived) -> ParameterBlock:
+    """The class prior P(y): ``count / total`` of the classes when learnt (3/5), else
+    the prior given (``class_prior``/``priors``) or uniform (``fit_prior=False``)."""
+    n = len(stats.classes)
+    given = p.get("class_prior", p.get("priors"))
+    values = np.exp(np.asarray(d["class_log_prior"], dtype=np.float64))[:, None]
+    counts: list[list[Any]]
+    totals: list[Any]
+    if given is not None:
+        exact = [as_fraction(v) for v in np.asarray(given, dtype=np.float64).tolist()]
+        counts = [[q.numerator] for q in exact]  # 0.4 -> 2/5
+        totals = [q.denominator for q in exact]
+    elif not p.get("fit_prior", True):
+        counts, totals = [[1]] * n, [n] * n
+    else:
+        class_count = np.asarray(stats.class_count, dtype=np.float64)
+        if not np.array_equal(class_count, np.rint(class_count)):  # fractional weights
+            return ParameterBlock("P(y)", "P(y)", [-1], values)
+        counts = [[c] for c in class_count.tolist()]
+        totals = [float(class_count.sum())] * n
+    return ParameterBlock("P(y)", "P(y)", [-1], values, counts=counts, totals=totals)
 
 
 class Family:
@@ -65,6 +139,14 @@ class Family:
             f"exact=True is available for discrete models with integer counts (Bernoulli, "
             f"multinomial, categorical); a {self.name} model has no rational derivation. "
             "Use exact=False."
+        )
+
+    def parameters(self, stats: Any, p: dict[str, Any], d: Derived) -> list[ParameterBlock]:
+        """The estimated parameters of P(x_j | y), per feature and class, as the course
+        notes tabulate them (the class prior is :func:`prior_block`'s)."""
+        raise ValueError(
+            f"This model's {self.name} densities have no parameter table (they are no small "
+            "set of estimates per class and feature): use explain() or the plots to see them."
         )
 
     def sample(self, d: Derived, stats: Any, codes: np.ndarray, rng: np.random.Generator) -> Any:

@@ -170,6 +170,64 @@ class Factor:
         return f"Factor(feature={self.feature}, {self})"
 
 
+class Estimate:
+    """One estimated probability (or rate) as the notes write it, unreduced:
+    ``(count + alpha) / (total + extra)``, with ``extra = k·alpha`` when ``k`` is given
+    (Laplace smoothing of a Bernoulli estimate: ``(1 + 1)/(3 + 2·1)``); without smoothing
+    just ``count/total`` (``0/2`` and ``2/2`` stay so). ``value`` is the exact rational.
+    """
+
+    __slots__ = ("count", "total", "alpha", "extra", "k")
+
+    def __init__(
+        self, count: Any, total: Any, alpha: Any = 0, extra: Any = None, k: int | None = None
+    ) -> None:
+        self.count = Fraction(count)
+        self.total = Fraction(total)
+        self.alpha = Fraction(alpha)
+        self.k = k
+        self.extra = Fraction(extra) if extra is not None else self.alpha * (k or 0)
+
+    @property
+    def smoothed(self) -> bool:
+        return bool(self.alpha) or bool(self.extra)
+
+    @property
+    def numerator(self) -> Fraction:
+        return self.count + self.alpha
+
+    @property
+    def denominator(self) -> Fraction:
+        return self.total + self.extra
+
+    @property
+    def value(self) -> Fraction:
+        if self.denominator == 0:
+            raise ZeroDivisionError("an estimate with denominator 0 (an empty class) has no value")
+        return self.numerator / self.denominator
+
+    def parts(self) -> tuple[str, str]:
+        """The numerator and denominator as written: ``("1 + 1", "3 + 2·1")``."""
+        num, den = _fmt_rational(self.count), _fmt_rational(self.total)
+        if not self.smoothed:
+            return num, den
+        extra = (
+            f"{self.k}·{_fmt_rational(self.alpha)}"
+            if self.k is not None and self.extra == self.alpha * self.k
+            else _fmt_rational(self.extra)
+        )
+        return f"{num} + {_fmt_rational(self.alpha)}", f"{den} + {extra}"
+
+    def __str__(self) -> str:
+        num, den = self.parts()
+        if not self.smoothed:
+            return f"{num}/{den}"
+        return f"({num})/({den})"
+
+    def __repr__(self) -> str:
+        return f"Estimate({self})"
+
+
 def _fmt_rational(q: Fraction) -> str:
     return str(q.numerator) if q.denominator == 1 else f"({q.numerator}/{q.denominator})"
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._statistics import CountStats
-from ._base import Derived, Family, log_range
+from ._base import Derived, Family, ParameterBlock, exact_alpha_of, log_range
 from ._common import (
     Factor,
     FloatArray,
@@ -126,6 +126,17 @@ class BernoulliFamily(Family):
                     row.append(Factor(j, num + alpha[j], n_c + 2 * alpha[j]))
             out.append(row)
         return out
+
+    def parameters(self, stats: CountStats, p: dict[str, Any], d: Derived) -> list[ParameterBlock]:
+        # theta_jy = (documents of class y with word j + alpha) / (documents of y + 2 alpha)
+        V = stats.n_features
+        return [
+            ParameterBlock(
+                "P(x_j = 1 | y)", r"P(x_j = 1 \mid y)", list(range(V)),
+                np.exp(d["feature_log_prob"]), counts=stats.feature_count,
+                totals=stats.class_count, alpha=exact_alpha_of(p["alpha"], V), k=2,
+            )
+        ]  # fmt: skip
 
     def sample(
         self, d: Derived, stats: CountStats, codes: np.ndarray, rng: np.random.Generator

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._statistics import CategoryStats
-from ._base import Derived, Family
+from ._base import Derived, Family, ParameterBlock
 from ._common import Factor, FloatArray, as_fraction, check_alpha, class_log_prior, log
 from .multinomial import as_int
 
@@ -88,6 +88,33 @@ class CategoricalFamily(Family):
                 row.append(Factor(j, n_k + alpha, total + alpha * cc.shape[1]))
             out.append(row)
         return out
+
+    def parameters(
+        self, stats: CategoryStats, p: dict[str, Any], d: Derived
+    ) -> list[ParameterBlock]:
+        # P(x_j = k | y) = (rows of y with category k + alpha) / (rows of y + K_j alpha)
+        features: list[int] = []
+        levels: list[Any] = []
+        counts, totals, values, ks = [], [], [], []
+        for j, (cc, cats) in enumerate(zip(stats.category_count, stats.categories, strict=True)):
+            n_k = cc.shape[1]
+            features += [j] * n_k
+            levels += np.asarray(cats).tolist()[:n_k]
+            ks += [n_k] * n_k
+            counts.append(cc)
+            totals.append(np.repeat(cc.sum(axis=1, keepdims=True), n_k, axis=1))
+            values.append(np.exp(d["feature_log_prob"][j]))
+        n = len(stats.classes)
+
+        def stack(a: list[Any]) -> Any:
+            return np.hstack(a) if a else np.zeros((n, 0))
+
+        return [
+            ParameterBlock(
+                "P(x_j = k | y)", r"P(x_j = k \mid y)", features, stack(values), levels=levels,
+                counts=stack(counts), totals=stack(totals), alpha=as_fraction(p["alpha"]), k=ks,
+            )
+        ]  # fmt: skip
 
     def sample(
         self, d: Derived, stats: CategoryStats, codes: np.ndarray, rng: np.random.Generator

@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 
 from .._statistics import CountStats
-from ._base import Derived, Family, log_range
+from ._base import Derived, Family, ParameterBlock, log_range
 from ._common import FloatArray, check_alpha, class_log_prior, log, log_dot, row_major
-from .multinomial import MultinomialFamily, count_terms, smoothed_log_prob
+from .multinomial import MultinomialFamily, count_terms, smoothed_log_prob, word_block
 
 
 class ComplementFamily(Family):
@@ -51,6 +51,14 @@ class ComplementFamily(Family):
 
     def feature_log_density(self, d: Derived, X: Any) -> FloatArray:
         return count_terms(np.asarray(X, dtype=np.float64), d["feature_log_prob"])
+
+    def parameters(self, stats: CountStats, p: dict[str, Any], d: Derived) -> list[ParameterBlock]:
+        # the complement estimate: (count of w outside class y + alpha) / (words outside
+        # y + V alpha); the class's weights are its logarithms (normalised when norm=True)
+        fc = row_major(stats.feature_count)
+        comp = d["feature_all"] - fc
+        log_prob = smoothed_log_prob(comp, d["alpha"])
+        return [word_block("P(w | not y)", r"P(w \mid \neg y)", comp, p["alpha"], d, log_prob)]
 
     def sample(
         self, d: Derived, stats: CountStats, codes: np.ndarray, rng: np.random.Generator

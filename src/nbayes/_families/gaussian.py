@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .._statistics import MomentStats
-from ._base import Derived, Family
+from ._base import Derived, Family, ParameterBlock
 from ._common import FloatArray, log
 
 
@@ -68,6 +68,14 @@ class GaussianFamily(Family):
             "class_log_prior": log(prior),
             "seen": seen,
         }
+
+    def parameters(self, stats: MomentStats, p: dict[str, Any], d: Derived) -> list[ParameterBlock]:
+        # the class's sample mean and (population) variance of each feature, plus epsilon
+        rows = list(range(stats.n_features))
+        return [
+            ParameterBlock("mean μ", r"\mu_{j,y}", rows, np.asarray(d["theta"], dtype=np.float64)),
+            ParameterBlock("variance σ²", r"\sigma^2_{j,y}", rows, np.asarray(d["var"])),
+        ]
 
     def joint_log_likelihood(self, d: Derived, X: Any) -> FloatArray:
         X = np.asarray(X, dtype=np.float64)

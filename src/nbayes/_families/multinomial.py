@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._statistics import CountStats
-from ._base import Derived, Family, log_range
+from ._base import Derived, Family, ParameterBlock, exact_alpha_of, log_range
 from ._common import Factor, FloatArray, as_fraction, check_alpha, class_log_prior, log, log_dot
 
 
@@ -74,6 +74,10 @@ class MultinomialFamily(Family):
             ])  # fmt: skip
         return out
 
+    def parameters(self, stats: CountStats, p: dict[str, Any], d: Derived) -> list[ParameterBlock]:
+        # P(w | y) = (count of w in class y + alpha) / (words of class y + V alpha)
+        return [word_block("P(w | y)", r"P(w \mid y)", stats.feature_count, p["alpha"], d)]
+
     def sample(
         self, d: Derived, stats: CountStats, codes: np.ndarray, rng: np.random.Generator
     ) -> Any:
@@ -137,6 +141,23 @@ def mean_length(stats: CountStats) -> FloatArray:
             ),
             dtype=np.float64,
         )
+
+
+def word_block(
+    symbol: str, latex: str, counts: Any, alpha: Any, d: Derived, log_prob: Any = None
+) -> ParameterBlock:
+    """``(counts + alpha) / (row total + V·alpha)`` per class and word (the multinomial
+    estimate; the complement's of the other classes' counts)."""
+    V = counts.shape[1]
+    exact = exact_alpha_of(alpha, V)
+    totals = np.asarray(counts, dtype=np.float64).sum(axis=1)
+    scalar = not isinstance(exact, list)
+    extra = None if scalar else exact_alpha_at(alpha, V, np.arange(0))[1]
+    flp = d["feature_log_prob"] if log_prob is None else log_prob
+    return ParameterBlock(
+        symbol, latex, list(range(V)), np.exp(flp), counts=counts, totals=totals,
+        alpha=exact, k=V if scalar else None, extra=extra,
+    )  # fmt: skip
 
 
 def exact_alpha(alpha: Any, n_features: int) -> list[Any]:

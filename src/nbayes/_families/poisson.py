@@ -16,8 +16,8 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from .._statistics import CountStats
-from ._base import Derived, Family, log_range
-from ._common import FloatArray, class_log_prior, log, log_dot
+from ._base import Derived, Family, ParameterBlock, log_range
+from ._common import FloatArray, as_fraction, class_log_prior, log, log_dot
 
 
 class PoissonFamily(Family):
@@ -51,6 +51,16 @@ class PoissonFamily(Family):
         jll = log_dot(X, d["log_rate"]) - d["rate"].sum(axis=1) - log_fact[:, None]
         jll[:, d["undefined_class"]] = -np.inf
         return jll + d["class_log_prior"]
+
+    def parameters(self, stats: CountStats, p: dict[str, Any], d: Derived) -> list[ParameterBlock]:
+        # lambda_jy = (sum of x_j over class y + alpha) / (rows of y + beta)
+        return [
+            ParameterBlock(
+                "λ (rate of x_j | y)", r"\lambda_{j,y}", list(range(stats.n_features)),
+                d["rate"], counts=stats.feature_count, totals=stats.class_count,
+                alpha=as_fraction(p["alpha"]), extra=as_fraction(p["beta"]),
+            )
+        ]  # fmt: skip
 
     def feature_log_density(self, d: Derived, X: Any) -> FloatArray:
         x = np.asarray(X, dtype=np.float64)[:, None, :]

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .._families._common import log_normalize
+from ..display import TopPredictions
 
 __all__ = ["Decisions", "decide", "decisions_from_jll", "decisions_from_proba"]
 
@@ -62,7 +63,7 @@ class Decisions:
     def __len__(self) -> int:
         return len(self.labels)
 
-    def top(self, n: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    def top(self, n: int = 3) -> TopPredictions:
         """The ``n`` most probable classes of each row, best first, and their probabilities
         (what ``predict_top`` returns; ties keep the classes' order, an undecidable row lists
         the classes by prior with NaN probabilities)."""
@@ -73,7 +74,7 @@ class Decisions:
         order = np.argsort(-np.where(np.isnan(proba), -1.0, proba), axis=1, kind="stable")
         order[self.undecidable] = self.prior_rank
         top = order[:, :n]
-        return self.classes[top], np.take_along_axis(proba, top, axis=1)
+        return TopPredictions(self.classes[top], np.take_along_axis(proba, top, axis=1))
 
     def verdicts(
         self, positive: Any, low: float, high: float, unsure: Any = "unsure"

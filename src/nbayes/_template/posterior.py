@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._families._common import log_normalize
+from ..display import TopPredictions
 from ..exceptions import UndecidableWarning
 from .decisions import Decisions, decisions_from_jll
 
@@ -126,13 +127,14 @@ class PosteriorMixin:
             _warn_undecidable(np.flatnonzero(decisions.undecidable))
         return decisions
 
-    def predict_top(self, X: Any, n: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    def predict_top(self, X: Any, n: int = 3) -> TopPredictions:
         """The ``n`` most probable classes of each row, best first, with their probabilities.
 
         Returns
         -------
-        labels : ndarray of shape (n_samples, n)
-        probabilities : ndarray of shape (n_samples, n)
+        TopPredictions
+            ``(labels, probabilities)``, arrays of shape (n_samples, n): it unpacks as the
+            tuple it is, and shows as a table in a notebook.
         """
         if not isinstance(n, int | np.integer) or n < 1:
             raise ValueError(f"n must be a positive integer; got {n!r}.")

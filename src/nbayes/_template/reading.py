@@ -1,5 +1,6 @@
 """What a fitted model tells about itself beyond its posteriors: samples from its joint
-distribution, its number of free parameters, its most informative features, and its
+distribution, its number of free parameters and its parameter table, its most informative
+features, and its
 likelihood for readers such as the plots (a mixin of the template,
 :class:`nbayes._template.base.BaseNB`, reading its hooks ``_family``, ``_family_view()``,
 ``_feature_names()``, ``_class_labels()``)."""
@@ -13,6 +14,8 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._families import Family
+from .._families._base import prior_block
+from ..display import InformativeFeatures, ParameterTable
 
 __all__ = ["ReadingMixin"]
 
@@ -27,6 +30,7 @@ class ReadingMixin:
         def _family_view(self) -> tuple[dict[str, Any], Any]: ...
         def _feature_names(self) -> list[str]: ...
         def _class_labels(self) -> np.ndarray: ...
+        def _derivation_values(self) -> dict[str, Any]: ...
         def sample_classes(self, n_samples: int, rng: np.random.Generator) -> np.ndarray: ...
 
     def sample(self, n_samples: int = 1, random_state: Any = None) -> tuple[Any, np.ndarray]:
@@ -61,18 +65,97 @@ class ReadingMixin:
         n = self._family.n_parameters(self._family_view()[1], full_joint, doc_length)
         return n if math.isinf(n) else int(n)
 
-    def most_informative_features(self, n: int = 10) -> list[tuple[str, Any, float]]:
+    def most_informative_features(
+        self, n: int = 10, feature_names: Any = None
+    ) -> InformativeFeatures:
         """Features ranked by how strongly they separate the classes.
 
-        Returns a list of ``(feature, class, score)``: ``score`` is the log of the largest
-        likelihood ratio between two classes (for Gaussian features, the largest
-        standardised gap between class means) and ``class`` the class the feature points to.
+        Parameters
+        ----------
+        n : int, default=10
+        feature_names : list of str, default=None
+            Names of the features (default: the model's: ``feature_names_in_``, a text
+            model's terms, else x0, x1, ...).
+
+            .. versionadded:: 0.3
+
+        Returns
+        -------
+        InformativeFeatures
+            A list of ``(feature, class, score)`` (plain str, the class label as a Python
+            value, float) that shows as a table in a notebook: ``score`` is the log of the
+            largest likelihood ratio between two classes (for Gaussian features, the
+            largest standardised gap between class means) and ``class`` the class the
+            feature points to.
         """
         scores, best = self._family.separation(self._family_view()[0])
         order = np.argsort(-scores, kind="stable")[: max(int(n), 0)]
-        names = self._feature_names()
-        labels = self._class_labels()
-        return [(names[j], labels[best[j]], float(scores[j])) for j in order]
+        names = self._names_given(feature_names, len(scores))
+        labels = self._class_labels()[best[order]].tolist()
+        ranked = zip(order.tolist(), labels, strict=True)
+        return InformativeFeatures((str(names[j]), c, float(scores[j])) for j, c in ranked)
+
+    def _names_given(self, feature_names: Any, n_features: int) -> Any:
+        """``feature_names`` checked (one per feature), or the model's own."""
+        if feature_names is None:
+            return self._feature_names()
+        names = [str(f) for f in feature_names]
+        if len(names) != n_features:
+            raise ValueError(
+                f"feature_names has {len(names)} names for {n_features} features: give one "
+                "name per feature, in column order (or leave it out for the model's own)."
+            )
+        return names
+
+    def _parameter_view(self) -> tuple[dict[str, Any], Any, dict[str, Any]]:
+        """Hook: the derivation, the statistics and the derivation hyperparameters."""
+        d, stats = self._family_view()
+        return d, stats, self._derivation_values()
+
+    def parameter_table(self, exact: bool = True, feature_names: Any = None) -> ParameterTable:
+        """The estimated parameters, as the course notes print them.
+
+        The class prior P(y) (``3/5``), then per feature and class the model's estimates:
+        Bernoulli P(x_j = 1 | y) as count / class size, unreduced (``0/2`` and ``2/2``
+        stay so), with the pseudo-counts written in when smoothing
+        (``(count + alpha)/(N_y + 2·alpha)``); multinomial P(w | y), complement
+        P(w | not y), categorical P(x_j = k | y), Poisson rates likewise; Gaussian means and
+        variances (decimals).
+
+        Parameters
+        ----------
+        exact : bool, default=True
+            Unreduced fractions (needs whole-number counts); False: decimals.
+        feature_names : list of str, default=None
+            Names of the features (default: the model's).
+
+        Returns
+        -------
+        nbayes.display.ParameterTable
+            Shows as text, Markdown, LaTeX and HTML; ``.to_pandas()`` has every value.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB(alpha=1).fit([[2, 0], [0, 1]], ["spam", "ham"])
+        >>> print(model.parameter_table(feature_names=["free", "lunch"]))
+                ham                      spam
+        P(y)    1/2                      1/2
+        P(w | y)
+        free    (0 + 1)/(1 + 2·1) = 1/3  (2 + 1)/(2 + 2·1) = 3/4
+        lunch   (1 + 1)/(1 + 2·1) = 2/3  (0 + 1)/(2 + 2·1) = 1/4
+        """
+        check_is_fitted(self)
+        d, stats, params = self._parameter_view()
+        blocks = self._family.parameters(stats, params, d)
+        if exact and hasattr(stats, "is_integral") and not stats.is_integral():
+            raise ValueError(
+                "exact=True needs whole-number counts, but this model was fitted with "
+                "fractional sample weights. Use exact=False."
+            )
+        blocks = [prior_block(stats, params, d), *blocks]
+        names = self._names_given(feature_names, int(stats.n_features))
+        return ParameterTable(self._class_labels().tolist(), names, blocks, exact=exact)
 
     def likelihood(self) -> tuple[Family, dict[str, Any], Any]:
         """The fitted likelihood: ``(family, derived, stats)``.

@@ -8,7 +8,10 @@ the output: the words line lists at most 4K words of the text (then says how man
 more), and --exact (the derivation with exact fractions, or "cannot decide") lists
 the factors of those words only. TEXT that names an existing file or folder, or -
 (standard input), is a data file: --row picks its document (text models) or row
-(table models; TEXT is always a data file for them).
+(table models; TEXT is always a data file for them). --format latex or markdown prints
+the explanation for a paper or a blackboard instead: the exact derivation as LaTeX
+(with --exact; "cannot decide" when every class has probability 0), or Markdown (the
+derivation, or a table of the strongest evidence).
 
 Example:
   nbayes explain spam.nbayes "WIN a FREE prize, call now"
@@ -16,6 +19,7 @@ Example:
   nbayes explain spam.nbayes inbox.csv --row 3 --top 10
   nbayes explain iris.nbayes flowers.csv --row 3
   nbayes explain mail.nbayes message.eml      # a spam filter: its clues
+  nbayes explain reviews.nbayes "match was sharp" --exact --format latex
 """
 
 from __future__ import annotations
@@ -47,6 +51,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "most 4K)",
     )  # fmt: skip
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument(
+        "--format", choices=("text", "latex", "markdown"), default="text",
+        help="text (default), latex (the exact derivation: needs --exact) or markdown",
+    )  # fmt: skip
     add_data_options(p, labels=True)
 
 
@@ -231,13 +239,34 @@ def _is_data(text: str) -> bool:
     return text == "-" or os.path.exists(text)
 
 
+#: the ``--format`` values that print a document (LaTeX, Markdown) instead of the lines
+FORMATS = ("latex", "markdown")
+
+
+def _print_formatted(ui: UI, model: Any, x: Any, args: argparse.Namespace) -> int:
+    """The explanation of ``x`` as LaTeX or Markdown (``--format``)."""
+    exp = _explain(model, x, args.exact)
+    text = exp.to_latex() if args.format == "latex" else exp.to_markdown(top=args.top)
+    for line in text.splitlines():
+        ui.print(line)
+    return 0
+
+
 def run(args: argparse.Namespace, ui: UI) -> int:
     from nbayes.cli._spam import explain_spam, is_spam_model
 
+    formatted = getattr(args, "format", None) in FORMATS  # LaTeX or Markdown, not the lines
     if is_spam_model(args.model):  # its clues: each token's f(w) and side
-        if args.exact or args.row:
-            raise CLIError("--exact and --row do not apply to a spam filter: give one message.")
+        if args.exact or args.row or formatted:
+            raise CLIError(
+                "--exact, --row and --format do not apply to a spam filter: give one message."
+            )
         return explain_spam(args, ui, Paint(ui.color(args.color)))
+    if args.format == "latex" and not args.exact:
+        raise CLIError(
+            "--format latex prints the exact derivation: add --exact (or use --format "
+            "markdown for the evidence table)."
+        )
     model = _load_model(args.model)
     paint = Paint(ui.color(args.color))
     from nbayes.cli._data import unlabelled_inputs
@@ -249,6 +278,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
                 f"--row applies to a data file, and {args.text!r} is no file: give the path of "
                 "a data file (or - for standard input), or leave --row out to explain the text."
             )
+        if formatted:
+            return _print_formatted(ui, model, args.text, args)
         explain_text(ui, model, args.text, args.exact, paint, args.top)
         return 0
     X, names = unlabelled_inputs(ui, model, [args.text], args)
@@ -258,9 +289,13 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     if text_model:
         if names is not None:
             ui.note(f"Explaining {names[args.row]}")
+        if formatted:
+            return _print_formatted(ui, model, X[args.row], args)
         explain_text(ui, model, X[args.row], args.exact, paint, args.top)
         return 0
     row = X.iloc[[args.row]] if hasattr(X, "iloc") else X[args.row]
+    if formatted:
+        return _print_formatted(ui, model, row, args)
     exp = _explain(model, row, args.exact)
     if args.exact:
         _print_exact(ui, exp, None)

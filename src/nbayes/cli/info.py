@@ -3,10 +3,15 @@
 Describe MODEL: its type and hyperparameters, classes and their counts, the
 number of features (vocabulary size), the parameter count of the naive model and
 of the full joint model over the same features, and the most informative
-features per class.
+features per class. --parameters prints the model's parameter table instead, as the
+course notes print it: the class prior (3/5) and per feature and class the estimates as
+unreduced fractions of counts (1/3, 0/2; with smoothing the pseudo-counts written in),
+Gaussian means and variances; --decimals in decimals; --format latex or markdown for a
+paper or a blackboard.
 
 Example:
   nbayes info spam.nbayes --top 5
+  nbayes info reviews.nbayes --parameters --format latex
 """
 
 from __future__ import annotations
@@ -16,7 +21,15 @@ import math
 import os
 from typing import Any
 
-from nbayes.cli._common import UI, add_inputs, column_names, count_type, is_text_model
+from nbayes.cli._common import (
+    UI,
+    CLIError,
+    add_inputs,
+    column_names,
+    count_type,
+    is_text_model,
+    load_model,
+)
 from nbayes.cli._models import load_for_prediction
 
 __all__ = ["add_arguments", "run"]
@@ -27,6 +40,31 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--top", type=count_type(0), default=10, metavar="K", help="features listed per class"
     )
+    p.add_argument(
+        "--parameters", action="store_true",
+        help="print the parameter table (the estimates as fractions of counts) instead",
+    )  # fmt: skip
+    p.add_argument(
+        "--decimals", action="store_true", help="--parameters: decimals instead of fractions"
+    )
+    p.add_argument(
+        "--format", choices=("text", "latex", "markdown"), default="text",
+        help="--parameters: text (default), latex or markdown",
+    )  # fmt: skip
+
+
+def _parameters(ui: UI, model: Any, args: argparse.Namespace) -> int:
+    """The parameter table of ``model`` as ``--format`` says."""
+    if not hasattr(model, "parameter_table"):
+        raise CLIError(
+            f"This {type(model).__name__} model has no parameter table (--parameters is for "
+            "the Naive Bayes models); leave --parameters out to describe it."
+        )
+    table = model.parameter_table(exact=not args.decimals)
+    text = {"text": table.to_text, "latex": table.to_latex, "markdown": table.to_markdown}
+    for line in text[args.format]().splitlines():
+        ui.print(line)
+    return 0
 
 
 def _count(n: float) -> str:
@@ -72,6 +110,11 @@ def _n_features(model: Any) -> int:
 def run(args: argparse.Namespace, ui: UI) -> int:
     from nbayes.io.persist import read_metadata
 
+    if args.parameters:  # the estimator's own parameter table (the full model)
+        return _parameters(ui, load_model(args.model), args)
+    if args.decimals or args.format in ("latex", "markdown"):
+        flag = "--decimals" if args.decimals else "--format"
+        raise CLIError(f"{flag} applies to --parameters: add --parameters to print the table.")
     model = load_for_prediction(args.model)  # a TextClassifier's scorer: no scikit-learn
     metadata, _ = read_metadata(args.model)
     text = is_text_model(model)

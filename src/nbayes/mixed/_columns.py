@@ -25,12 +25,13 @@ What the families are given to derive with (each kind's ``hyperparameters``):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from .._families import Family
+from .._families._base import ParameterBlock
 from .._families._common import class_log_prior
 from .._families.gaussian import largest_variance
 from .._families.kinds import POISSON_BETA, Kind, Marginal, register_kind
@@ -277,6 +278,23 @@ class MixedFamily(Family):
             levels *= int(n) // C + 1  # the family's table: C · (levels - 1) parameters
         g = sum(kind_named(k).is_variance() for k in kinds)
         return C * (levels - 1) + C * levels * (g + g * (g + 1) // 2) + C - 1
+
+    def parameters(
+        self, stats: MixedStats, p: dict[str, Any], d: dict[str, Any]
+    ) -> list[ParameterBlock]:
+        """Each column's parameters as its family tabulates them, rows named by the column
+        (and its category, or a text column's word); kernel-density columns have none."""
+        blocks = []
+        for j, col in enumerate(d["columns"]):
+            if type(col.family).parameters is Family.parameters:
+                continue  # a family without a table of estimates (kernel densities)
+            q = kind_named(col.kind).hyperparameters(p, d["epsilon"])
+            for b in col.family.parameters(col.stats, q, col.derived):
+                levels = b.levels
+                if col.vocabulary is not None:  # a text column: its words
+                    levels = [str(w) for w in col.vocabulary.tolist()]
+                blocks.append(replace(b, features=[j] * b.n_rows, levels=levels))
+        return blocks
 
     def separation(
         self, d: dict[str, Any], among: np.ndarray | None = None

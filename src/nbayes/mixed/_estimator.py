@@ -14,6 +14,7 @@ from .._families.kinds import kind as kind_named
 from .._statistics import CountStats
 from .._template import params as P
 from .._template.base import BaseNB
+from ..display import Summary
 from ..kernel import bandwidth_rule
 from ..text._textstats import TextStats
 from ._columns import MixedFamily, column_stats, empty_column
@@ -278,8 +279,11 @@ class MixedNB(BaseNB):
     def _feature_names(self) -> list[str]:
         return list(self._stats.names)
 
-    def summary(self) -> str:
+    def summary(self) -> Summary:
         """What family each column got and why, with its observed counts per class.
+
+        A str (the text below) that shows as these lines in a notebook, and as an HTML
+        table.
 
         Examples
         --------
@@ -300,14 +304,13 @@ class MixedNB(BaseNB):
         for name, fam, col, why in zip(s.names, s.families, s.columns, reasons, strict=True):
             rows.append((name, fam, ", ".join(f"{c:g}" for c in col.class_count), why))
         width = [max(len(r[i]) for r in rows) for i in range(3)]
-        lines = [
-            f"MixedNB over {s.n_features} columns, classes {s.classes.tolist()} (rows {counts})"
-        ]
+        title = f"MixedNB over {s.n_features} columns, classes {s.classes.tolist()} (rows {counts})"
+        lines = [title]
         for r in rows:
             lines.append(
                 f"{r[0]:<{width[0]}}  {r[1]:<{max(width[1], 11)}}  {r[2]:<{width[2]}}  {r[3]}"
             )
-        return "\n".join(line.rstrip() for line in lines)
+        return Summary("\n".join(line.rstrip() for line in lines), title, rows)
 
     def explain(self, x: Any, exact: bool = False, feature_names: Any = None) -> Any:
         """Why the model classifies one row as it does: every column's term per class.

@@ -33,6 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._template import params as P
 from .._template.decisions import Decisions, decisions_from_proba
 from .._template.sklearn_bases import BaseEstimator, ClassifierMixin
+from ..display import InformativeFeatures, TopPredictions
 from ..exceptions import NBayesWarning
 from ..explain import Explanation
 from ..naive_bayes import MultinomialNB
@@ -458,7 +459,7 @@ class NBSVM(ClassifierMixin, BaseEstimator):
         proba = probabilities(scores, 1.0 if scale is None else scale)
         return decisions_from_proba(proba, self.classes_, labels)
 
-    def predict_top(self, X: Any, n: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    def predict_top(self, X: Any, n: int = 3) -> TopPredictions:
         """The ``n`` most probable classes of each document, best first, and their
         probabilities (as the Naive Bayes models' ``predict_top``)."""
         if not isinstance(n, int | np.integer) or n < 1:
@@ -505,7 +506,7 @@ class NBSVM(ClassifierMixin, BaseEstimator):
             log_posterior=log_posterior,
         )
 
-    def most_informative_features(self, n: int = 10) -> list[tuple[str, Any, float]]:
+    def most_informative_features(self, n: int = 10) -> InformativeFeatures:
         """``(term, class, weight)`` of the ``n`` terms with the largest weights: for two
         classes a term points to the second class when its weight is positive, to the
         first otherwise (the score is its magnitude); else to its best class."""
@@ -518,7 +519,9 @@ class NBSVM(ClassifierMixin, BaseEstimator):
             scores = coef[best, np.arange(coef.shape[1])]
         order = np.argsort(-scores, kind="stable")[: max(int(n), 0)]
         names = self.get_feature_names_out()
-        return [(str(names[j]), self.classes_[best[j]], float(scores[j])) for j in order]
+        labels = self.classes_[best[order]].tolist()  # plain Python values, not numpy's
+        ranked = zip(order.tolist(), labels, strict=True)
+        return InformativeFeatures((str(names[j]), c, float(scores[j])) for j, c in ranked)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()

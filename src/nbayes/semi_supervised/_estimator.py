@@ -506,6 +506,13 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self.estimator_.explain(x, **kw)
 
+    def parameter_table(self, exact: bool = True, feature_names: Any = None) -> Any:
+        """The fitted model's estimates as the course notes print them (see the
+        estimator's ``parameter_table``; EM's soft labels are fractional counts: use
+        ``exact=False``)."""
+        check_is_fitted(self)
+        return self.estimator_.parameter_table(exact=exact, feature_names=feature_names)
+
     @property
     def classes_(self) -> np.ndarray:
         """The classes of the labelled rows (sorted)."""

@@ -256,6 +256,10 @@ class TextClassifier(TextLearning):
     def _feature_names(self) -> Any:
         return self._derived()["names"]
 
+    def _parameter_view(self) -> tuple[dict[str, Any], Any, dict[str, Any]]:
+        scorer = self._scorer()
+        return scorer.d, scorer.stats, scorer.derivation
+
     def _joint_log_likelihood(self, docs: Any) -> np.ndarray:
         scorer = self._scorer()
         if "_transform_memo" not in self.__dict__:
@@ -405,6 +409,8 @@ class TextClassifier(TextLearning):
         the absent words count too.
         """
         explanation: Explanation = super().explain(text, exact)
+        explanation.document = text  # its HTML view colours the document's words
+        explanation.lowercase = bool(self.lowercase)
         return explanation
 
     def sample(

@@ -1,0 +1,115 @@
+"""The command line for a blackboard or a paper: ``nbayes explain --exact --format
+latex|markdown`` and ``nbayes info --parameters``, on the course notes' match reviews."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from nbayes.cli import main
+
+from .conftest import assert_error, assert_usage_error, run, write_csv
+
+REVIEWS = [
+    ["keeper was sharp and composed", "positive"],
+    ["match was composed", "positive"],
+    ["brilliant match", "positive"],
+    ["match was not sharp", "negative"],
+    ["match was not composed", "negative"],
+]
+
+
+@pytest.fixture
+def reviews_model(tmp_path: Path) -> Path:
+    """The notes' binary model, unsmoothed (maximum likelihood)."""
+    data = write_csv(tmp_path / "reviews.csv", ["text", "label"], REVIEWS)
+    out = tmp_path / "reviews.nbayes"
+    argv = ["train", str(data), "-o", str(out), "--model", "bernoulli", "--alpha", "0", "-q"]
+    assert main(argv) == 0
+    return out
+
+
+def test_info_parameters_prints_the_notes_table(
+    capsys: pytest.CaptureFixture[str], reviews_model: Path
+) -> None:
+    code, out, _ = run(capsys, "info", reviews_model, "--parameters")
+    assert code == 0
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[3:]}
+    assert out.splitlines()[1].split() == ["P(y)", "2/5", "3/5"]
+    # the vocabulary in the model's (sorted) order; negative, positive
+    assert rows == {
+        "and": ["0/2", "1/3"], "brilliant": ["0/2", "1/3"], "composed": ["1/2", "2/3"],
+        "keeper": ["0/2", "1/3"], "match": ["2/2", "2/3"], "not": ["2/2", "0/3"],
+        "sharp": ["1/2", "1/3"], "was": ["2/2", "2/3"],
+    }  # fmt: skip
+    code, out, _ = run(capsys, "info", reviews_model, "--parameters", "--format", "latex")
+    assert code == 0 and out.startswith("$$\n\\begin{array}{lcc}")
+    assert r"\text{not} & \frac{2}{2} & \frac{0}{3} \\" in out
+    code, out, _ = run(capsys, "info", reviews_model, "--parameters", "--format", "markdown")
+    assert "| keeper | 0/2 | 1/3 |" in out
+    code, out, _ = run(capsys, "info", reviews_model, "--parameters", "--decimals")
+    assert "0.3333" in out and "1/3" not in out
+
+
+def test_info_format_needs_parameters(
+    capsys: pytest.CaptureFixture[str], reviews_model: Path
+) -> None:
+    code, _, err = run(capsys, "info", reviews_model, "--format", "latex")
+    assert_error(code, err, "--format applies to --parameters")
+    code, _, err = run(capsys, "info", reviews_model, "--parameters", "--format", "html")
+    assert_usage_error(code, err, "--format")
+
+
+def test_explain_exact_latex_and_markdown(
+    capsys: pytest.CaptureFixture[str], reviews_model: Path
+) -> None:
+    code, out, _ = run(
+        capsys, "explain", reviews_model, "match was sharp", "--exact", "--format", "latex"
+    )
+    assert code == 0 and out.startswith("$$\n\\begin{aligned}")
+    positive = next(line for line in out.splitlines() if line.startswith(r"P(\text{positive})\,"))
+    # the vocabulary in the model's order: and brilliant composed keeper match not sharp was
+    shown = re.findall(r"\\frac\{(\d+)\}\{(\d+)\}", positive)
+    assert [f"{a}/{b}" for a, b in shown] == [
+        "3/5", "2/3", "2/3", "1/3", "2/3", "2/3", "3/3", "1/3", "2/3", "32/3645",
+    ]  # fmt: skip
+    assert r"\approx 0.00878" in positive and r"\text{Decision: } \text{positive}" in out
+    code, out, _ = run(
+        capsys, "explain", reviews_model, "not sharp match", "--exact", "--format", "markdown"
+    )
+    assert code == 0 and out.startswith("**Cannot decide.**")
+    assert "the classifier cannot decide" in out
+    code, out, _ = run(capsys, "explain", reviews_model, "not sharp match", "--exact")
+    assert "cannot decide" in out and "Exact derivation:" in out  # text, as before
+
+
+def test_explain_markdown_without_exact_is_the_evidence_table(
+    capsys: pytest.CaptureFixture[str], reviews_model: Path
+) -> None:
+    code, out, _ = run(capsys, "explain", reviews_model, "match was sharp", "--format", "markdown")
+    assert code == 0
+    assert out.startswith("**Prediction: positive**")
+    assert "| class | feature | evidence |" in out
+
+
+def test_explain_latex_needs_exact(capsys: pytest.CaptureFixture[str], reviews_model: Path) -> None:
+    code, _, err = run(capsys, "explain", reviews_model, "match was sharp", "--format", "latex")
+    assert_error(code, err, "--format latex prints the exact derivation: add --exact")
+
+
+def test_info_parameters_of_a_kernel_model_says_it_has_none(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    data = write_csv(
+        tmp_path / "t.csv",
+        ["a", "b", "label"],
+        [[1.0, 2.0, "x"], [1.5, 2.5, "x"], [3.0, 1.0, "y"], [3.5, 0.5, "y"]],
+    )
+    out = tmp_path / "k.nbayes"
+    assert main(["train", str(data), "-o", str(out), "--model", "kernel", "--label-col", "label",
+                 "-q"]) == 0  # fmt: skip
+    capsys.readouterr()
+    code, _, err = run(capsys, "info", out, "--parameters")
+    assert_error(code, err, "kde densities have no parameter table")

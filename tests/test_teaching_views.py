@@ -1,0 +1,427 @@
+"""Teaching views: the course notes' tables and derivations, shown as the notes print them
+(text, Markdown, LaTeX, HTML; IPython's display protocol), with the notes' numbers.
+
+The notes' examples are written inline (seeds 000 and 001 of ../shared/seeds).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from nbayes import (
+    BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
+    GaussianNB,
+    MultinomialNB,
+    PoissonNB,
+    TextClassifier,
+)
+from nbayes.mixed import MixedNB
+
+# Seed 000: the match reviews, a binary document-term matrix
+VOCAB = ["keeper", "was", "sharp", "and", "composed", "match", "brilliant", "not"]
+REVIEWS = [
+    ("keeper was sharp and composed", "positive"),
+    ("match was composed", "positive"),
+    ("brilliant match", "positive"),
+    ("match was not sharp", "negative"),
+    ("match was not composed", "negative"),
+]
+# the notes' table of maximum-likelihood estimates: word -> (positive, negative)
+NOTES_MLE = {
+    "keeper": ("1/3", "0/2"),
+    "was": ("2/3", "2/2"),
+    "sharp": ("1/3", "1/2"),
+    "and": ("1/3", "0/2"),
+    "composed": ("2/3", "1/2"),
+    "match": ("2/3", "2/2"),
+    "brilliant": ("1/3", "0/2"),
+    "not": ("0/3", "2/2"),
+}
+
+# Seed 001: spam and ham
+SPAM_VOCAB = ["free", "win", "money", "meeting", "today", "lunch"]
+EMAILS = [
+    ("free win", "spam"),
+    ("free money", "spam"),
+    ("win money", "spam"),
+    ("meeting today", "ham"),
+    ("free today", "ham"),
+    ("lunch today", "ham"),
+]
+
+
+def bag(text: str) -> list[int]:
+    words = set(text.split())
+    return [int(w in words) for w in VOCAB]
+
+
+def counts(text: str) -> list[int]:
+    words = text.split()
+    return [words.count(w) for w in SPAM_VOCAB]
+
+
+def reviews(alpha: float) -> BernoulliNB:
+    X = np.array([bag(t) for t, _ in REVIEWS])
+    return BernoulliNB(alpha=alpha).fit(X, [c for _, c in REVIEWS])
+
+
+@pytest.fixture
+def spam() -> MultinomialNB:
+    X = np.array([counts(t) for t, _ in EMAILS])
+    return MultinomialNB(alpha=1).fit(X, [c for _, c in EMAILS])
+
+
+def fractions_of(line: str) -> list[str]:
+    return [f"{a}/{b}" for a, b in re.findall(r"\\frac\{(\d+)\}\{(\d+)\}", line)]
+
+
+# ------------------------------------------------------------- parameter tables
+def test_the_mle_table_is_the_notes_table() -> None:
+    table = reviews(0).parameter_table(feature_names=VOCAB)
+    assert str(table.prior("positive")) == "3/5"
+    assert str(table.prior("negative")) == "2/5"
+    for word, (pos, neg) in NOTES_MLE.items():
+        assert str(table.get(word, "positive")) == pos
+        assert str(table.get(word, "negative")) == neg
+        assert table.get(word, "positive").value == Fraction(pos)
+    text = str(table).splitlines()
+    assert text[0].split() == ["negative", "positive"]
+    assert text[1].split() == ["P(y)", "2/5", "3/5"]
+    assert text[2] == "P(x_j = 1 | y)"
+    assert [line.split() for line in text[3:]] == [
+        [w, neg, pos] for w, (pos, neg) in NOTES_MLE.items()
+    ]
+    md = table.to_markdown()
+    assert "| keeper | 0/2 | 1/3 |" in md and "| not | 2/2 | 0/3 |" in md
+    assert r"| **P(x_j = 1 \| y)** |" in md
+    tex = table.to_latex()
+    assert r"\text{keeper} & \frac{0}{2} & \frac{1}{3} \\" in tex
+    assert tex.startswith("$$") and r"P(y) & \frac{2}{5} & \frac{3}{5}" in tex
+    html = table._repr_html_()
+    assert html.startswith("<table") and ">0</span>" in html and ">2</span>" in html
+    assert table._repr_latex_() == tex and table._repr_markdown_() == md
+
+
+def test_laplace_writes_the_pseudo_counts_in() -> None:
+    table = reviews(1).parameter_table(feature_names=VOCAB)
+    # (count + alpha) / (N_c + 2 alpha): "not" never in a positive review (0 of 3)
+    assert str(table.get("not", "positive")) == "(0 + 1)/(3 + 2·1)"
+    assert table.get("not", "positive").value == Fraction(1, 5)
+    assert "(2 + 1)/(2 + 2·1) = 3/4" in str(table)  # "was" in both negative reviews
+    assert r"\frac{0 + 1}{3 + 2 \cdot 1} = \frac{1}{5}" in table.to_latex()
+
+
+def test_seed004_bernoulli_estimate_in_the_table() -> None:
+    # (1 + DocNum(w, c)) / (2 + DocNum(c))
+    X = np.array([[1, 0], [1, 1], [0, 0], [0, 1], [0, 1]])
+    table = BernoulliNB(alpha=1).fit(X, ["a", "a", "a", "b", "b"]).parameter_table()
+    assert [table.get(f, "a").value for f in ("x0", "x1")] == [Fraction(3, 5), Fraction(2, 5)]
+    assert [table.get(f, "b").value for f in ("x0", "x1")] == [Fraction(1, 4), Fraction(3, 4)]
+
+
+def test_the_spam_table_and_decimals(spam: MultinomialNB) -> None:
+    table = spam.parameter_table(feature_names=SPAM_VOCAB)
+    assert table.get("free", "spam").value == Fraction(1, 4)
+    assert table.get("money", "spam").value == Fraction(1, 4)
+    assert table.get("free", "ham").value == Fraction(1, 6)
+    assert table.get("money", "ham").value == Fraction(1, 12)
+    assert str(table.get("money", "ham")) == "(0 + 1)/(6 + 6·1)"
+    decimals = spam.parameter_table(exact=False, feature_names=SPAM_VOCAB)
+    assert decimals.get("money", "ham") == pytest.approx(1 / 12)
+    assert "0.08333" in str(decimals) and "/" not in str(decimals).split("\n", 2)[2]
+
+
+def test_to_pandas_has_every_value(spam: MultinomialNB) -> None:
+    df = spam.parameter_table(feature_names=SPAM_VOCAB).to_pandas()
+    assert list(df.columns) == ["ham", "spam"]
+    assert df.loc[("P(y)", ""), "spam"] == Fraction(1, 2)
+    assert df.loc[("P(w | y)", "free"), "spam"] == Fraction(1, 4)
+    floats = spam.parameter_table(exact=False).to_pandas()
+    np.testing.assert_allclose(
+        floats.loc["P(w | y)"].to_numpy().T, np.exp(spam.feature_log_prob_), rtol=1e-12
+    )
+
+
+def test_the_gaussian_example_means_and_variances() -> None:
+    # two points at mean +- 1: N(3 | 2, 1) = 0.242, N(3 | 5, 1) = 0.054, posterior 0.818
+    X = np.array([[1.0], [3.0], [4.0], [6.0]])
+    model = GaussianNB(var_smoothing=0).fit(X, ["+", "+", "-", "-"])
+    table = model.parameter_table(feature_names=["score"])
+    assert table.get("score", "+", block=1) == 2.0 and table.get("score", "-", block=1) == 5.0
+    assert table.get("score", "+", block=2) == 1.0 and table.get("score", "-", block=2) == 1.0
+    assert str(table.prior("+")) == "2/4"
+    lines = str(table).splitlines()
+    assert lines[2] == "mean μ" and lines[3].split() == ["score", "2", "5"]
+    assert lines[4] == "variance σ²" and lines[5].split() == ["score", "1", "1"]
+    html = model.explain([3.0])._repr_html_()
+    assert "Prediction: +</b> (P = 0.818)" in html
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: BernoulliNB(alpha=0.5),
+        lambda: MultinomialNB(alpha=np.linspace(0.5, 2, 6), force_alpha=True),
+        lambda: ComplementNB(alpha=1),
+        lambda: PoissonNB(alpha=1, beta=2),
+        lambda: CategoricalNB(alpha=1),
+        lambda: BernoulliNB(alpha=1, class_prior=[0.25, 0.75]),
+        lambda: MultinomialNB(fit_prior=False),
+    ],
+)
+def test_every_exact_cell_equals_the_fitted_parameter(make: object) -> None:
+    """The table shows the model's own estimates: each unreduced fraction's value is the
+    float the model predicts with, and the decimals table holds the same."""
+    X = np.array([counts(t) for t, _ in EMAILS])
+    model = make().fit(X, [c for _, c in EMAILS])  # type: ignore[operator]
+    exact, decimals = model.parameter_table(), model.parameter_table(exact=False)
+    fitted = np.exp(model.class_log_prior_)
+    for b, (block, dblock) in enumerate(zip(exact.blocks, decimals.blocks, strict=True)):
+        for c in range(len(exact.classes)):
+            for r in range(block.n_rows):
+                q = exact.cell(block, c, r)
+                assert float(q.value) == pytest.approx(decimals.cell(dblock, c, r), rel=1e-12)
+                if b == 0:
+                    assert float(q.value) == pytest.approx(fitted[c], rel=1e-12)
+
+
+def test_categorical_rows_are_categories() -> None:
+    X = np.array([[0, 1], [1, 1], [2, 0], [0, 0]])
+    table = CategoricalNB(alpha=1).fit(X, ["a", "a", "b", "b"]).parameter_table()
+    assert str(table.get("x0 = 2", "b")) == "(1 + 1)/(2 + 3·1)"
+    assert table.get("x0 = 2", "b").value == Fraction(2, 5)
+    assert str(table.get("x1 = 0", "a")) == "(0 + 1)/(2 + 2·1)"
+
+
+def test_a_text_model_names_its_rows_by_its_vocabulary() -> None:
+    model = TextClassifier(alpha=1).fit([t for t, _ in EMAILS], [c for _, c in EMAILS])
+    table = model.parameter_table()
+    assert table.feature_names == sorted(SPAM_VOCAB)
+    assert table.get("free", "spam").value == Fraction(1, 4)
+    assert table.get("money", "ham").value == Fraction(1, 12)
+
+
+def test_feature_names_must_be_one_per_feature(spam: MultinomialNB) -> None:
+    with pytest.raises(ValueError, match="feature_names has 2 names for 6 features"):
+        spam.parameter_table(feature_names=["a", "b"])
+    with pytest.raises(ValueError, match="whole-number counts"):
+        MultinomialNB().fit([[1, 2], [3, 1]], [0, 1], sample_weight=[0.5, 1]).parameter_table()
+
+
+def test_a_model_without_parameter_table_says_so() -> None:
+    from nbayes import KernelNB
+
+    model = KernelNB().fit(np.array([[1.5, 2], [0.5, 7], [2.5, 3]]), ["a", "b", "a"])
+    with pytest.raises(ValueError, match="densities have no parameter table"):
+        model.parameter_table()
+
+
+def test_a_mixed_models_table_is_its_columns_and_predicts_as_it_does() -> None:
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({
+        "height": [1.0, 3.0, 4.0, 6.0, 5.0],
+        "city": ["a", "b", "a", "b", "a"],
+        "owner": [True, False, True, True, False],
+    })  # fmt: skip
+    model = MixedNB(var_smoothing=0).fit(df, ["+", "+", "-", "-", "-"])
+    table = model.parameter_table()
+    assert str(table.prior("+")) == "2/5"
+    assert str(table.get("city = a", "-")) == "(2 + 1)/(3 + 2·1)"
+    assert str(table.get("owner", "+")) == "(1 + 1)/(2 + 2·1)"
+    assert table.get("height", "+") == 2.0 and table.get("height", "-") == 5.0
+    # the posterior of a row, from the table's numbers alone, is the model's
+    row = {"height": 3.5, "city": "b", "owner": False}
+    joint = []
+    for c in ("+", "-"):
+        mean, var = table.get("height", c, block=1), table.get("height", c, block=2)
+        density = np.exp(-((3.5 - mean) ** 2) / (2 * var)) / np.sqrt(2 * np.pi * var)
+        joint.append(
+            float(table.prior(c).value)
+            * float(table.get("city = b", c).value)
+            * (1 - float(table.get("owner", c).value))
+            * density
+        )
+    expected = np.array(joint) / sum(joint)
+    np.testing.assert_allclose(model.predict_proba(pd.DataFrame([row]))[0], expected, rtol=1e-9)
+
+
+# ------------------------------------------------------------------ derivations
+def test_match_was_sharp_in_latex_and_html() -> None:
+    e = reviews(0).explain(bag("match was sharp"), exact=True, feature_names=VOCAB)
+    tex = e._repr_latex_()
+    assert tex is not None and tex.startswith("$$\n\\begin{aligned}")
+    neg, pos = [line for line in tex.splitlines() if r"\mathbf{x} \mid" in line]
+    assert fractions_of(pos) == [
+        "3/5", "2/3", "2/3", "1/3", "2/3", "1/3", "2/3", "2/3", "3/3", "32/3645",
+    ]  # fmt: skip
+    assert pos.endswith(r"\approx 0.00878 \\")
+    assert fractions_of(neg) == ["2/5", "2/2", "2/2", "1/2", "2/2", "1/2", "2/2", "2/2", "0/2"]
+    assert neg.endswith("= 0 \\\\")
+    assert r"\text{Decision: } \text{positive}" in tex
+    assert r"\underset{\scriptscriptstyle \text{keeper}}{\frac{2}{3}}" in pos
+    html = e._repr_html_()
+    assert "≈ 0.00878" in html and "Decision: positive" in html
+    assert "cannot decide" not in html
+    md = e.to_markdown()
+    assert md.startswith("**Decision: positive**") and tex in md
+
+
+def test_not_sharp_match_cannot_decide_in_every_view() -> None:
+    e = reviews(0).explain(bag("not sharp match"), exact=True, feature_names=VOCAB)
+    tex = e.to_latex()
+    neg, pos = [line for line in tex.splitlines() if r"\mathbf{x} \mid" in line]
+    assert fractions_of(pos) == ["3/5", "2/3", "1/3", "1/3", "2/3", "1/3", "2/3", "2/3", "0/3"]
+    assert fractions_of(neg) == ["2/5", "2/2", "0/2", "1/2", "2/2", "1/2", "2/2", "2/2", "2/2"]
+    assert "the classifier cannot decide" in tex and "Decision" not in tex
+    assert "the classifier cannot decide" in e._repr_html_()
+    assert e.to_markdown().startswith("**Cannot decide.**")
+    # with Laplace smoothing it decides
+    smoothed = reviews(1).explain(bag("not sharp match"), exact=True, feature_names=VOCAB)
+    assert "Decision: " in smoothed.to_latex() and "cannot decide" not in smoothed.to_latex()
+
+
+def test_the_spam_derivation_in_latex(spam: MultinomialNB) -> None:
+    tex = spam.explain(counts("free money"), exact=True, feature_names=SPAM_VOCAB).to_latex()
+    assert r"= \frac{1}{32} = 0.03125 \\" in tex
+    assert r"= \frac{1}{144} \approx 0.00694 \\" in tex
+    assert r"P(\text{spam} \mid \mathbf{x}) &= \frac{9}{11} \approx 0.818" in tex
+
+
+def test_a_floating_point_explanation_has_bars_and_no_latex(spam: MultinomialNB) -> None:
+    e = spam.explain(counts("free money"), feature_names=SPAM_VOCAB)
+    assert e._repr_latex_() is None
+    html = e._repr_html_()
+    assert "Prediction: spam</b> (P = 0.818)" in html
+    assert "evidence for spam" in html and "rgb(22, 128, 61)" in html  # bars for spam
+    with pytest.raises(ValueError, match="not exact"):
+        e.to_latex()
+    md = e.to_markdown()
+    assert md.startswith("**Prediction: spam** (P = 0.818)") and "| for spam | money |" in md
+
+
+def test_a_documents_words_are_coloured_as_the_service_page_does() -> None:
+    model = TextClassifier(alpha=1).fit([t for t, _ in EMAILS], [c for _, c in EMAILS])
+    html = model.explain("FREE money, xyzzy!")._repr_html_()
+    # for spam (green), unknown (grey), the page's colours and legend
+    assert re.search(r'background:rgba\(22, 128, 61,0\.\d+\);[^>]*title="free: \+', html)
+    assert re.search(r'background:rgba\(22, 128, 61,0\.\d+\);[^>]*title="money: \+', html)
+    assert '<span style="color:#9aa3ad" title="unknown to the model">xyzzy</span>' in html
+    assert html.count("FREE") == 1 and "!</div>" in html  # the text as written
+
+
+def test_a_long_documents_words_are_bounded() -> None:
+    model = TextClassifier(alpha=1).fit([t for t, _ in EMAILS], [c for _, c in EMAILS])
+    html = model.explain(" ".join(["free", "lunch", "xyzzy"] * 1000), exact=True).to_html()
+    assert html.count('title="free: ') == 667 and "(1,000 more words)" in html
+    assert "Decision: " in html
+
+
+def test_explanations_read_well_as_plain_text(spam: MultinomialNB) -> None:
+    e = spam.explain(counts("free money"), exact=True)
+    assert repr(e) == (
+        "<Explanation (exact) of 6 features, classes ['ham', 'spam']: decision='spam'>"
+    )
+    printed: list[str] = []
+
+    class Printer:
+        def text(self, s: str) -> None:
+            printed.append(s)
+
+    e._repr_pretty_(Printer(), False)
+    assert printed == [str(e)] and "P(spam | x) = 9/11 ≈ 0.818" in printed[0]
+
+
+def test_a_long_fraction_is_shortened_with_its_value_and_kept_exact() -> None:
+    """Over 40 digits a fraction shows as its value and size; the exact one stays."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 5, (40, 30))
+    model = MultinomialNB(alpha=1).fit(X, rng.integers(0, 2, 40))
+    e = model.explain(np.ones(30, dtype=int), exact=True)
+    joint = e.joint[0]
+    assert 40 < len(str(joint.denominator)) < 200
+    assert "exactly a fraction of" in str(e)
+    tex = e.to_latex()
+    assert r"\times 10^{-" in tex and "exactly a fraction of" in tex
+    assert str(joint.denominator) not in tex and str(joint.denominator) not in e.to_html()
+    # 40 digits or fewer: written out
+    small = reviews(0).explain(bag("match was sharp"), exact=True)
+    assert "32/3645" in str(small)
+
+
+# --------------------------------------------------------------- small results
+def test_predict_top_still_unpacks_and_shows_a_table(spam: MultinomialNB) -> None:
+    X = np.array([counts("free money"), counts("lunch today")])
+    top = spam.predict_top(X, n=2)
+    labels, proba = top
+    assert isinstance(top, tuple) and top.labels is labels and top.probabilities is proba
+    assert labels.tolist() == [["spam", "ham"], ["ham", "spam"]]
+    assert round(float(proba[0, 0]), 3) == 0.818
+    assert str(top).splitlines()[1].split() == ["0", "spam", "(0.818)", "ham", "(0.182)"]
+    assert "<table" in top._repr_html_() and "spam" in top._repr_html_()
+
+
+def test_most_informative_features_take_names_and_give_plain_values() -> None:
+    model = reviews(1)
+    ranked = model.most_informative_features(3, feature_names=VOCAB)
+    assert all(type(f) is str and type(c) is str and type(s) is float for f, c, s in ranked)
+    assert {f for f, _, _ in ranked} <= set(VOCAB)
+    assert ranked[0][0] == "not" and ranked[0][1] == "negative"
+    assert "np.str_" not in repr(ranked)
+    assert "<table" in ranked._repr_html_() and ">not</td>" in ranked._repr_html_()
+    assert str(ranked).splitlines()[0].split() == ["feature", "class", "score"]
+    default = model.most_informative_features(3)
+    assert [f for f, _, _ in default][0] == "x7"
+    with pytest.raises(ValueError, match="feature_names has 1 names for 8 features"):
+        model.most_informative_features(3, feature_names=["a"])
+
+
+def test_mixed_summary_is_the_text_and_a_table() -> None:
+    model = MixedNB().fit(np.array([[1.5, 2], [0.5, 7], [2.5, np.nan]]), ["a", "b", "a"])
+    s = model.summary()
+    assert isinstance(s, str)
+    assert s.splitlines()[0] == "MixedNB over 2 columns, classes ['a', 'b'] (rows 2, 1)"
+    html = s._repr_html_()
+    assert "<table" in html and "<td" in html and "float values" in html
+    assert "\\n" not in html
+
+
+def test_displays_import_nothing_heavy() -> None:
+    """Showing results imports nothing that fitting and predicting did not (pandas only in
+    ParameterTable.to_pandas)."""
+    code = """
+import sys
+import numpy as np
+from nbayes import MultinomialNB, TextClassifier
+X = np.array([[2, 0, 1], [0, 1, 1], [1, 1, 0]])
+m = MultinomialNB().fit(X, ["a", "b", "b"])
+text = TextClassifier().fit(["free money", "lunch today"], ["spam", "ham"])
+m.predict_proba(X), text.predict_proba(["free lunch"])
+before = set(sys.modules)
+t = m.parameter_table()
+shown = [t._repr_html_(), t._repr_latex_(), t._repr_markdown_(), str(t)]
+e = m.explain(X[0], exact=True)
+shown += [e._repr_html_(), e._repr_latex_(), e.to_markdown(), repr(e)]
+shown += [m.explain(X[0])._repr_html_(), m.predict_top(X)._repr_html_()]
+shown += [m.most_informative_features()._repr_html_()]
+shown += [text.explain("free lunch")._repr_html_(), text.parameter_table()._repr_html_()]
+new = {m.split(".")[0] for m in set(sys.modules) - before}
+print(sorted(new & {"pandas", "IPython", "scipy", "matplotlib", "sklearn"}))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+    # fitting imports pandas (through scikit-learn): the display modules themselves do not
+    code = """
+import sys
+import nbayes.display, nbayes.explain
+print(sorted(m for m in ("pandas", "IPython", "scipy", "sklearn") if m in sys.modules))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
