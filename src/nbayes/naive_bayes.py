@@ -230,6 +230,13 @@ class BernoulliNB(_DirichletNB):
             X = _binarize(X, threshold=self.binarize)
         return X
 
+    def _after_subtract(self, stats: Any) -> Any:
+        # binarized rows: a feature is present in at most every row of its class (what a
+        # model file must hold); more is the trace of rows never learned
+        if self.binarize is not None:
+            stats.check_presence()
+        return stats
+
 
 @P.hyperparameters
 class PoissonNB(_DiscreteNB):

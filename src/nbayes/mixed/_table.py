@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
+from .._template.guards import check_int_labels
+
 __all__ = [
     "FAMILIES",
     "MAX_CODES",
@@ -441,6 +443,7 @@ def _check_labels(y: Any, n_rows: int) -> np.ndarray:
         )
     if y.dtype.kind == "O":
         _value_types(y, "y")
+        check_int_labels(y)
     check_classification_targets(y)
     if y.dtype.kind == "O":
         kinds = {type(v) for v in y}
