@@ -9,8 +9,6 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from .guards import check_encodable, check_int_labels
-
 __all__ = [
     "MAX_CATEGORY_CODE",
     "check_categories",
@@ -177,8 +175,6 @@ def check_category_labels(X: np.ndarray, who: str, names: Sequence[str]) -> np.n
                 )
             if isinstance(v, str | np.str_):
                 kinds.add("str")
-                if not v.isascii():
-                    check_encodable([v], f"category of column {names[j]!r}")
             elif isinstance(v, int | float | np.number) and not isinstance(v, bool):
                 if isinstance(v, float | np.floating) and not np.isfinite(v):
                     raise ValueError(
@@ -219,7 +215,6 @@ def check_categories(
         X = validate_data(estimator, X, **kw)
     else:
         X, y = validate_data(estimator, X, y, **kw)
-        check_int_labels(y)
         check_classification_targets(y)
     who = type(estimator).__name__
     names = FeatureNames(estimator, X.shape[1])
