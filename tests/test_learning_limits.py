@@ -9,7 +9,8 @@ Each refusal happens at the learning call, with advice, and leaves the model as 
   binary text model's document frequencies above its class count, a class emptied of
   documents but not of words, a MixedNB row whose cell was missing where the learned row
   had a value -- items 3, 4 and 5;
-* labels, texts and categories UTF-8 cannot encode (lone surrogates) -- item 2;
+* labels, texts and categories UTF-8 cannot encode (lone surrogates) -- item 2 (the
+  spam filter's messages excepted: it reads surrogate-escaped mail by design);
 * integer labels beyond 64 bits -- item 10.
 """
 
@@ -243,12 +244,13 @@ def test_categories_and_mixed_columns_utf8_cannot_encode_are_refused() -> None:
         MixedNB(columns=["gaussian", "text"]).fit(texts, [0, 1])
 
 
-def test_a_spam_filter_refuses_a_message_utf8_cannot_encode() -> None:
+def test_a_spam_filter_keeps_learning_surrogate_escaped_mail() -> None:
+    # mail decoded with errors="surrogateescape" is the spam filter's daily input (its
+    # tokens are stored as "surrogatepass" writes them); its labels are its own settings
     spam = SpamFilter().fit(["free prize now", "lunch at noon"], ["spam", "ham"])
-    before = _state(spam)
-    with pytest.raises(ValueError, match="message.*lone surrogate"):
-        spam.partial_fit(["free \udfff prize"], ["spam"])
-    assert _state(spam) == before
+    spam.partial_fit(["free na\udcffve prize"], ["spam"])
+    with pytest.raises(ValueError, match="unknown label"):
+        spam.partial_fit(["free prize"], ["\udfff"])
 
 
 # ------------------------------------------------------ labels beyond 64 bits (item 10)

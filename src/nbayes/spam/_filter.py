@@ -21,7 +21,6 @@ from typing import Any, Self
 
 import numpy as np
 
-from nbayes._template.guards import check_encodable
 from nbayes.mail import MailTokenizer, RawMail
 from nbayes.spam._combining import fisher_log_scores, robinson_f
 from nbayes.spam._presets import PRESETS, Preset
@@ -315,8 +314,6 @@ class SpamFilter:
 
     @staticmethod
     def _message(m: Any) -> Any:
-        if isinstance(m, str) and not m.isascii():
-            check_encodable([m], "message")  # its tokens are stored as UTF-8
         if isinstance(m, bytes | bytearray | str | Message | RawMail | os.PathLike):
             return m
         raise TypeError(
