@@ -67,13 +67,10 @@ def restored_on_failure(obj: Any) -> Iterator[None]:
     try:
         yield
     except BaseException:
-        # attribute by attribute, never through an empty dict: a prediction in another
-        # thread meanwhile sees the old model or the failed call's (each consistent: see
-        # BaseNB's thread-safety contract), never an unfitted one
-        state = obj.__dict__
-        for name in [k for k in state if k not in before]:
-            state.pop(name, None)
-        state.update(before)
+        # the attributes of entry back in one step (never through an empty dict): a
+        # prediction in another thread sees the old model or the failed call's, never an
+        # unfitted one (BaseNB's thread-safety contract)
+        obj.__dict__ = before
         raise
 
 
