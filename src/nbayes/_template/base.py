@@ -410,7 +410,7 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         if cache is not None and cache[0] is stats and cache[1] == key:
             return cache[2]
         derived = self._family.derive(stats, values)
-        self._cache = (stats, key, derived)
+        self._keep_cache("_cache", (stats, key, derived))
         return derived
 
     def _consistent(self) -> Self:
@@ -418,18 +418,25 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         and derivation stay those of this moment while a learning call in another thread
         installs new ones (the thread-safety contract in :class:`BaseNB`'s docstring).
         Learning calls replace the statistics, never change them in place, so the copy of
-        a few references is the whole snapshot."""
-        if self.__dict__.get("_snapshot") or "_stats" not in self.__dict__:
+        a few references is the whole snapshot; what it derives it also caches on the
+        model (:meth:`_keep_cache`)."""
+        state = self.__dict__
+        if "_origin" in state or "_stats" not in state:
             return self
-        try:
-            self._derived()  # derived (and cached) on the model itself, not on the copy
-        except Exception:
-            return self  # the prediction raises the same error itself
+        copy = state.copy()  # one step under the GIL: old or new, never a mix
+        copy["_origin"] = self
         snapshot = object.__new__(type(self))
-        state = self.__dict__.copy()  # one step under the GIL: old or new, never a mix
-        state["_snapshot"] = True
-        snapshot.__dict__ = state
+        snapshot.__dict__ = copy
         return snapshot
+
+    def _keep_cache(self, name: str, entry: tuple[Any, ...]) -> None:
+        """Store a derivation cache ``entry`` (its first item: the statistics it was derived
+        from) under ``name``; a snapshot also stores it on its model while the model still
+        holds those statistics."""
+        self.__dict__[name] = entry
+        origin = self.__dict__.get("_origin")
+        if origin is not None and origin.__dict__.get("_stats") is entry[0]:
+            origin.__dict__[name] = entry
 
     def _check_derivation(self) -> None:
         """Surface bad derivation parameters (e.g. wrong number of priors) at fit time."""

@@ -345,7 +345,7 @@ class TextClassifier(TextLearning):
         derived["scorer"] = TextScorer(params, derived, d)
         values = tuple(params.values())
         unchanged = values if _immutable(values) else None
-        self.__dict__["_cache"] = (stats, key, derived, unchanged)
+        self._keep_cache("_cache", (stats, key, derived, unchanged))
         return derived
 
     def _scorer(self) -> TextScorer:
@@ -370,7 +370,7 @@ class TextClassifier(TextLearning):
             max_features=self.max_features, n_features=self.n_features,
             mapping=FrozenVocabulary,
         )  # fmt: skip
-        self._selection_cache = (stats, key, out)
+        self._keep_cache("_selection_cache", (stats, key, out))
         return out
 
     def analyze(self, text: str) -> list[str]:
