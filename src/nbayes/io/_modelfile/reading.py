@@ -232,8 +232,8 @@ class _Reader:
             self.diagnose = False
         if expected > size:
             self.fail(
-                f"file is truncated: the header describes {_short(expected)} bytes but the file "
-                f"has only {size}"
+                f"file is corrupted: truncated, the header describes {_short(expected)} bytes "
+                f"but the file has only {size} (an interrupted copy or download?)"
             )
         if expected < size:
             self.fail(
