@@ -22,6 +22,7 @@ from ._families import (
 )
 from ._statistics import CategoryStats, readonly
 from ._statistics.moments import MomentStats
+from ._template import guards as _guards
 from ._template import params as P
 from ._template.array_api import ArrayAPIOutputs
 from ._template.base import BaseNB
@@ -230,6 +231,13 @@ class BernoulliNB(_DirichletNB):
             X = _binarize(X, threshold=self.binarize)
         return X
 
+    def _after_subtract(self, stats: Any) -> Any:
+        # binarized rows: a feature is present in at most every row of its class (what a
+        # model file must hold); more is the trace of rows never learned
+        if self.binarize is not None:
+            stats.check_presence()
+        return stats
+
 
 @P.hyperparameters
 class PoissonNB(_DiscreteNB):
@@ -365,7 +373,14 @@ class CategoricalNB(_DirichletNB):
 
     def _check_categorical(self, X: Any, reset: bool, y: Any) -> Any:
         fitted = None if reset else self._stats.integer_coded
+        training = not (isinstance(y, str) and y == "no_validation")
+        if training:
+            _guards.check_int_labels(y)
         out, self._integer_coded = check_categories(self, X, y, reset, fitted)
+        if training and not self._integer_coded:  # labels: stored as UTF-8
+            cats = out[0]
+            for j in range(cats.shape[1]):
+                _guards.check_encodable(cats[:, j], f"category of column {j}")
         return out
 
     def _row_values(self, X: Any) -> np.ndarray:

@@ -318,3 +318,57 @@ def test_other_text_models(params: dict, sms: Any, tmp_path: Any, start: Any) ->
         assert all("digits" in v for v in body["exact"]["joint"].values())
     else:
         assert status == 200 and body["exact"]["derivation"]
+
+
+def test_writes_the_library_refuses_are_422_and_the_model_still_starts(tmp_path: Any) -> None:
+    """Issue 24, items 3-5: the library refuses at the learning call what a model file
+    could not hold, so the service answers 422 and changes nothing; after a fold and a
+    restart the model serves (before: 200, then a model file the server refused)."""
+    import numpy as np
+
+    from .conftest import Server
+
+    bern = tmp_path / "bernoulli.nbayes"
+    nbayes.save(
+        nbayes.TextClassifier(model="bernoulli").fit(
+            ["free prize now", "lunch at noon"], ["spam", "ham"]
+        ),
+        bern,
+    )
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = (np.arange(40) % 2).tolist()
+    gauss = tmp_path / "gaussian.nbayes"
+    nbayes.save(nbayes.GaussianNB().fit(X, y), gauss)
+    mixed = tmp_path / "mixed.nbayes"
+    nbayes.save(nbayes.MixedNB().fit(X, y), mixed)
+    cases = [
+        (bern, "/forget", {"texts": ["free"], "labels": ["spam"]}, "never learned"),
+        (bern, "/forget", {"texts": ["free prize"], "labels": ["spam"]}, "never learned"),
+        (gauss, "/update", {"rows": [[1e153, 1.0]], "labels": [0]}, "too large"),
+        (mixed, "/forget", {"rows": [[None, 1.0]], "labels": [0]}, "observed count"),
+    ]
+    for path, route, body, message in cases:
+        server = Server(str(path), "--fold-every", "1")
+        try:
+            status, answer = server.post(route, body)
+            assert status == 422 and message in answer["error"], (route, body, answer)
+            text = "texts" in body
+            good = (
+                {"texts": ["lunch"], "labels": ["ham"]}
+                if text
+                else {"rows": [[0.5, 0.5]], "labels": [1]}
+            )
+            status, _ = server.post("/update", good)  # a valid write still folds
+            assert status == 200
+        finally:
+            assert server.terminate() == 0
+            server.close()
+        again = Server(str(path))
+        try:
+            probe = {"texts": ["free lunch"]} if "texts" in body else {"rows": [[0.5, 0.5]]}
+            status, _ = again.post("/predict", probe)
+            assert status == 200
+        finally:
+            again.terminate()
+            again.close()

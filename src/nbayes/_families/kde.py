@@ -72,8 +72,14 @@ def _weighted_std(points: FloatArray, w: FloatArray) -> float:
     n = float(w.sum())
     if n <= 1 or len(points) < 2:
         return 0.0
-    mean = float(w @ points) / n
-    return math.sqrt(max(float(w @ (points - mean) ** 2) / (n - 1), 0.0))
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = float(w @ points) / n
+        var = float(w @ (points - mean) ** 2) / (n - 1)
+        if not math.isfinite(var):  # large values and weights: the same, in shares of n
+            q = w / n
+            mean = float(q @ points)
+            var = float(q @ (points - mean) ** 2) * (n / (n - 1))
+    return math.sqrt(max(var, 0.0))
 
 
 def _weighted_quantiles(points: FloatArray, w: FloatArray, q: FloatArray) -> FloatArray:
@@ -171,6 +177,8 @@ def derive_kde(
         total = wj.sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             mean = np.where(total > 0, (wj @ p) / total, 0.0) if len(p) else np.zeros(C)
+            if not np.isfinite(mean).all():  # large values and weights: in shares of total
+                mean = np.where(total > 0, (wj / total[:, None]) @ p, 0.0)
         pts.append(kp)
         logw.append(lw)
         bw.append(h)
@@ -229,9 +237,16 @@ def kde_log_density(d: Derived, X: FloatArray) -> FloatArray:
                 continue
             for start in range(0, len(elsewhere), step):
                 rows = elsewhere[start : start + step]
-                z = (col[rows, None] - pc[None, :]) / h
-                out[rows, c, j] = logsumexp(lwc - 0.5 * z * z, axis=1) - math.log(h)
+                # a point more than ~1e154 bandwidths away: its kernel is exactly 0 (the
+                # square overflows to inf, exp(-inf) = 0), not an error
+                with np.errstate(over="ignore"):
+                    z = (col[rows, None] - pc[None, :]) / h
+                    out[rows, c, j] = logsumexp(lwc - 0.5 * z * z, axis=1) - math.log(h)
             out[elsewhere, c, j] += d["log_rest"][c, j] - _LOG_SQRT_2PI
+        if len(elsewhere) and np.isneginf(out[elsewhere, :, j]).all(axis=1).any():
+            # a value so far from every stored point that no class has a density there:
+            # the arithmetic overflowed (the caller's advice: rescale)
+            raise FloatingPointError(f"overflow in the kernel densities of feature {j}")
     return out
 
 

@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 __all__ = [
     "FloatArray",
     "PerClassStats",
+    "check_not_above",
     "class_codes",
     "conform_classes",
     "issparse",
@@ -91,6 +92,28 @@ def _check_not_negative(name: str, value: np.ndarray, scale: np.ndarray | float)
             "(or were already unlearned). Nothing was changed."
         )
     return np.where(value <= tol, 0.0, value)
+
+
+def check_not_above(
+    part: np.ndarray, total: np.ndarray, what: str, labels: np.ndarray | None = None
+) -> None:
+    """After an unlearning: ``part <= total`` per class (``part`` of shape (n_classes, ...)
+    or (n_classes,)), up to the rounding of float weights; else the ValueError of data
+    never learned. What a fit gives always holds it: a feature present in at most every
+    row of its class, a column observed in at most every row."""
+    total = np.asarray(total, dtype=np.float64)
+    bound = total + _NEGATIVE_TOL * np.maximum(np.abs(total), 1.0)
+    part = np.asarray(part, dtype=np.float64)
+    over = part > (bound[:, None] if part.ndim == 2 else bound)
+    if over.any():
+        c = int(np.flatnonzero(over.reshape(len(total), -1).any(axis=1))[0])
+        label = c if labels is None else labels[c].item()
+        raise ValueError(
+            f"Cannot unlearn these examples: {what} would exceed the number of examples of "
+            f"its class (class {label!r}: {float(np.max(part[c]))!r} > {float(total[c])!r}), so "
+            "they were never learned by this model (or were already unlearned). Nothing was "
+            "changed."
+        )
 
 
 def class_codes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

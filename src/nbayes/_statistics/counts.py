@@ -15,6 +15,7 @@ from .base import (
     _check_not_negative,
     _check_subtract_classes,
     _class_sums,
+    check_not_above,
     class_codes,
     union_classes,
 )
@@ -77,8 +78,23 @@ class CountStats(PerClassStats):
         feature_count = _check_not_negative(
             "feature count", self.feature_count - b.feature_count, self.feature_count
         )
+        # a class left without examples keeps no feature counts: a fit never gives any
+        # (e.g. a document unlearned from a class that never had it, while its other
+        # documents are still counted)
+        gone = class_count <= 0
+        check_not_above(
+            feature_count[gone], class_count[gone], "the feature counts", self.classes[gone]
+        )
         out = replace(self, class_count=class_count, feature_count=feature_count)
         return out.drop_emptied(other.classes)
+
+    def check_presence(self) -> None:
+        """For counts of presence (binarized rows, Bernoulli and binary text models): a
+        feature is present in at most every row of its class; ValueError otherwise (what
+        an unlearning of rows never learned leaves)."""
+        check_not_above(
+            self.feature_count, self.class_count, "the count of a present feature", self.classes
+        )
 
     def is_integral(self) -> bool:
         return bool(

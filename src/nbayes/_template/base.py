@@ -19,6 +19,11 @@ its docstring (an override may add work, then hand on to the template with ``sup
 
 A learning call that fails (bad input, a bad setting, Ctrl-C) leaves the model exactly as it
 was, also in a subclass that overrides it (:func:`nbayes._template.guards.all_or_nothing`).
+
+Threads: predictions may run in any number of threads, also while one thread runs learning
+calls; each sees the model before or after a learning call, never a mix (it reads a snapshot
+taken once, :meth:`BaseNB._consistent`). Learning calls are not run concurrently with each
+other. docs/architecture.md ("Threads") states the contract.
 """
 
 from __future__ import annotations
@@ -111,7 +116,12 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     ``fit``, ``partial_fit``, ``update``, ``unlearn``, ``merge``, ``predict_joint_log_proba``
     and ``explain`` are implemented here only: a model that needs more (a docstring of its
-    own, a conversion of the result) adds its work and hands on with ``super()``. The
+    own, a conversion of the result) adds its work and hands on with ``super()``.
+
+    Thread safety: predictions (predict*, ``explain``, ``score``) may run in any number of
+    threads, also while one thread runs learning calls; each reads the model before or
+    after a learning call, never a mix. Learning calls (and ``set_params``) must not run
+    concurrently with each other: serialise them (docs/architecture.md, "Threads"). The
     models on the template: :mod:`nbayes.naive_bayes` (the six scikit-learn drop-ins),
     :class:`~nbayes.kernel.KernelNB`, :class:`~nbayes.MixedNB` and
     :class:`~nbayes.text.TextClassifier` (documents in, a growing vocabulary).
@@ -195,6 +205,7 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         X, y = validate_data(
             self, X, y, accept_sparse=self._accept_sparse, ensure_all_finite=False, reset=reset
         )
+        _guards.check_int_labels(y)
         check_classification_targets(y)
         return self._validate_X_values(X), np.asarray(y)
 
@@ -203,9 +214,10 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     # -------------------------------------------------------------- training
     def _set_stats(self, stats: Any) -> Self:
-        """Hook: install statistics (refused if they overflowed), dropping what was
-        derived from the old ones."""
-        _guards.check_finite_stats(stats, type(self).__name__)
+        """Hook: install statistics (refused if they overflowed or go beyond what a model
+        holds: :func:`nbayes._template.guards.check_stats`), dropping what was derived
+        from the old ones."""
+        _guards.check_stats(stats, type(self).__name__)
         self._stats = stats
         self.__dict__.pop("_cache", None)
         return self
@@ -213,7 +225,15 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
     def _batch(self, X: Any, y: Any, sample_weight: Any, reset: bool) -> Any:
         X, y = self._check_X_y(X, y, reset=reset)
         sw = check_sample_weight(sample_weight, X.shape[0])
-        return self._batch_stats(X, y, sw)
+        batch = self._batch_stats(X, y, sw)
+        self._check_encodable(batch.classes, reset)
+        return batch
+
+    def _check_encodable(self, classes: np.ndarray, reset: bool) -> None:
+        """The labels (and on a fit the feature names) can be stored: UTF-8 encodes them."""
+        _guards.check_encodable(classes, "class label")
+        if reset:
+            _guards.check_encodable(getattr(self, "feature_names_in_", ()), "feature name")
 
     @all_or_nothing
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
@@ -267,7 +287,9 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
             check_same_classes(classes, self._class_labels())
         batch = self._batch(X, y, sample_weight, reset=first)
         if first:
+            _guards.check_int_labels(classes)
             base = self._empty_stats(np.unique(np.asarray(classes)), self._n_columns())
+            self._check_encodable(base.classes, False)
         else:
             base = self._stats
         unknown = batch.classes[~np.isin(batch.classes, base.classes)]
@@ -393,14 +415,40 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     def _derived(self) -> dict[str, Any]:
         check_is_fitted(self)
+        stats = self._stats  # read once: a learning call in another thread may swap it
         values = self._derivation_values()
         key = tuple(_freeze(v) for v in values.values())
         cache = self.__dict__.get("_cache")
-        if cache is not None and cache[0] is self._stats and cache[1] == key:
+        if cache is not None and cache[0] is stats and cache[1] == key:
             return cache[2]
-        derived = self._family.derive(self._stats, values)
-        self._cache = (self._stats, key, derived)
+        derived = self._family.derive(stats, values)
+        self._keep_cache("_cache", (stats, key, derived))
         return derived
+
+    def _consistent(self) -> Self:
+        """The model as it is now, for one prediction: a shallow copy whose statistics
+        and derivation stay those of this moment while a learning call in another thread
+        installs new ones (the thread-safety contract in :class:`BaseNB`'s docstring).
+        Learning calls replace the statistics, never change them in place, so the copy of
+        a few references is the whole snapshot; what it derives it also caches on the
+        model (:meth:`_keep_cache`)."""
+        state = self.__dict__
+        if "_origin" in state or "_stats" not in state:
+            return self
+        copy = state.copy()  # one step under the GIL: old or new, never a mix
+        copy["_origin"] = self
+        snapshot = object.__new__(type(self))
+        snapshot.__dict__ = copy
+        return snapshot
+
+    def _keep_cache(self, name: str, entry: tuple[Any, ...]) -> None:
+        """Store a derivation cache ``entry`` (its first item: the statistics it was derived
+        from) under ``name``; a snapshot also stores it on its model while the model still
+        holds those statistics."""
+        self.__dict__[name] = entry
+        origin = self.__dict__.get("_origin")
+        if origin is not None and origin.__dict__.get("_stats") is entry[0]:
+            origin.__dict__[name] = entry
 
     def _check_derivation(self) -> None:
         """Surface bad derivation parameters (e.g. wrong number of priors) at fit time."""
@@ -431,9 +479,10 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         """
         if "_stats" not in self.__dict__:
             check_is_fitted(self)
-        if self._bounded_scores:
-            return self._joint_log_likelihood(self._check_X(X))
-        return _guards.scoring_overflow_checked(self._joint_log_likelihood, self._check_X(X), self)
+        m = self._consistent()
+        if m._bounded_scores:
+            return m._joint_log_likelihood(m._check_X(X))
+        return _guards.scoring_overflow_checked(m._joint_log_likelihood, m._check_X(X), m)
 
     # ------------------------------------------------------- beyond sklearn
     def _feature_names(self) -> list[str]:
@@ -458,7 +507,11 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         nbayes.Explanation
         """
         check_is_fitted(self)
-        return self._explain_one(self._one_row(x), exact, feature_names)
+        m = self._consistent()
+        try:
+            return m._explain_one(m._one_row(x), exact, feature_names)
+        except FloatingPointError:  # a family's scoring that overflowed (KernelNB)
+            raise _guards.overflow_error(self) from None
 
     def _explain_one(self, row: Any, exact: bool, feature_names: Any) -> Any:
         """Hook: the explanation of one row (as ``_one_row`` gives it)."""

@@ -7,16 +7,23 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
 import numpy as np
 
+from .._statistics.bounds import beyond_bounds
+
 __all__ = [
     "LEARNING_CALLS",
     "all_or_nothing",
+    "check_encodable",
+    "check_int_labels",
     "check_finite_stats",
+    "check_stats",
+    "overflow_error",
     "overflowed",
     "restored_on_failure",
     "scoring_overflow_checked",
@@ -60,9 +67,68 @@ def restored_on_failure(obj: Any) -> Iterator[None]:
     try:
         yield
     except BaseException:
-        obj.__dict__.clear()
-        obj.__dict__.update(before)
+        # the attributes of entry back in one step (never through an empty dict): a
+        # prediction in another thread sees the old model or the failed call's, never an
+        # unfitted one (BaseNB's thread-safety contract)
+        obj.__dict__ = before
         raise
+
+
+# a lone surrogate: what decoding bytes with errors="surrogateescape" leaves, or half a
+# UTF-16 pair; UTF-8 cannot encode it
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _first_unencodable(values: Any) -> tuple[int, str] | None:
+    if isinstance(values, np.ndarray) and values.dtype.kind == "U":
+        if values.size == 0 or values.dtype.itemsize == 0:
+            return None
+        codes = np.ascontiguousarray(values.reshape(-1)).view(np.uint32)
+        bad = (codes >= 0xD800) & (codes <= 0xDFFF)
+        if not bad.any():
+            return None
+        i = int(np.flatnonzero(bad)[0]) // (values.dtype.itemsize // 4)
+        return i, str(values.reshape(-1)[i])
+    items = values.tolist() if isinstance(values, np.ndarray) else values
+    for i, v in enumerate(items):
+        if isinstance(v, str) and not v.isascii() and _SURROGATE.search(v):
+            return i, v
+    return None
+
+
+def check_encodable(values: Any, what: str) -> None:
+    """ValueError naming the first str of ``values`` (a sequence or an array) that UTF-8
+    cannot encode: a lone surrogate such as ``"\\udfff"``. A model stores its labels,
+    terms and categories as UTF-8 (model files, the journal of ``nbayes serve``), so a
+    learning call refuses them before anything is applied."""
+    found = _first_unencodable(values)
+    if found is None:
+        return
+    i, value = found
+    char = _SURROGATE.search(value)
+    shown = value if len(value) <= 40 else value[:37] + "..."
+    raise ValueError(
+        f"The {what} at position {i} ({shown!r}) holds {char.group() if char else '?'!r}, a "
+        "lone surrogate that UTF-8 cannot encode (what decoding bytes with "
+        "errors='surrogateescape', or half a UTF-16 pair, leaves): a model stores its "
+        "labels and texts as UTF-8. Decode the data with errors='replace' (or fix it) "
+        "first. Nothing was changed."
+    )
+
+
+def check_int_labels(y: Any) -> None:
+    """ValueError for an integer label beyond int64 (``2**70`` makes an object array of
+    Python ints): a model stores integer labels as 64-bit integers."""
+    arr = np.asarray(y) if not isinstance(y, np.ndarray) else y
+    if arr.dtype != object:
+        return
+    for v in arr.reshape(-1).tolist():
+        if isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**63:
+            raise ValueError(
+                f"The label {v!r} is an integer beyond the 64-bit range a model stores "
+                "(-2**63 to 2**63 - 1): use smaller integers, or strings (e.g. str(label)). "
+                "Nothing was changed."
+            )
 
 
 def overflowed(stats: Any) -> str | None:
@@ -97,6 +163,34 @@ def check_finite_stats(stats: Any, who: str) -> None:
         )
 
 
+def check_stats(stats: Any, who: str) -> None:
+    """Refuse statistics a model cannot hold: not finite (:func:`check_finite_stats`), or
+    beyond the bounds of :mod:`nbayes._statistics.bounds` (what a model file stores), with
+    a ValueError that says which statistic and what to do."""
+    check_finite_stats(stats, who)
+    excess = beyond_bounds(stats)
+    if excess is None:
+        return
+    reached = f"{excess.name!r} reaches {excess.value:.3g}, beyond the {excess.bound:g}"
+    if excess.kind == "count":
+        advice = (
+            f"{reached} a model holds (a model file stores no more, and products of such "
+            "counts would overflow float64). The sample weights or the count values are "
+            "too large. Rescale them (divide every weight, or the count features, by the "
+            "same power of ten)"
+        )
+    elif excess.kind == "rows":
+        advice = f"{reached} rows a model counts exactly: learn fewer rows"
+    else:
+        advice = (
+            f"{reached} a model holds (a model file stores no more, and the squares of "
+            "such values would overflow float64). The training values are too large. "
+            "Rescale the features (e.g. divide them by a power of ten, or "
+            "sklearn.preprocessing.StandardScaler/MaxAbsScaler)"
+        )
+    raise ValueError(f"The statistics of {who} would be too large: {advice}. Nothing was changed.")
+
+
 def scoring_overflow_checked(score: Callable[[Any], np.ndarray], X: Any, model: Any) -> np.ndarray:
     """``score(X)``, with a ValueError that says so if the arithmetic overflows (finite
     values near 1e308: no class would have a finite log-likelihood, every posterior NaN)."""
@@ -104,8 +198,13 @@ def scoring_overflow_checked(score: Callable[[Any], np.ndarray], X: Any, model: 
         with np.errstate(over="raise"):
             return score(X)
     except FloatingPointError:
-        raise ValueError(
-            f"The log-likelihoods of X under {type(model).__name__} overflowed: its values are "
-            "too large for float64 arithmetic (near 1e308). Rescale the features as the "
-            "training data (e.g. divide them by a power of ten)."
-        ) from None
+        raise overflow_error(model) from None
+
+
+def overflow_error(model: Any) -> ValueError:
+    """The ValueError of scoring that overflowed (a FloatingPointError of the family)."""
+    return ValueError(
+        f"The log-likelihoods of X under {type(model).__name__} overflowed: its values are "
+        "too large for float64 arithmetic (near 1e308). Rescale the features as the "
+        "training data (e.g. divide them by a power of ten)."
+    )

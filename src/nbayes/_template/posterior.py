@@ -60,6 +60,11 @@ class PosteriorMixin:
             raise ValueError("The class prior is undefined: cannot sample from this model.")
         return rng.choice(len(prior), size=int(n_samples), p=prior / prior.sum())
 
+    def _consistent(self) -> Any:
+        """The model one prediction reads from start to end (itself here; an estimator
+        whose learning calls may run in another thread meanwhile returns a snapshot)."""
+        return self
+
     # Hooks of the outputs (identity here): a model answering in another array namespace
     # or float dtype (nbayes._template.array_api) converts the numpy results at the end.
     def _joint(self, X: Any) -> np.ndarray:
@@ -84,7 +89,8 @@ class PosteriorMixin:
 
     def predict_log_proba(self, X: Any) -> Any:
         """Log of the posterior P(y | x) per row and class (NaN for undecidable rows)."""
-        return self._float_out(self._log_proba(X))
+        m = self._consistent()
+        return m._float_out(m._log_proba(X))
 
     def predict_proba(self, X: Any) -> Any:
         """Posterior probability P(y | x) per row and class; rows sum to 1.
@@ -92,7 +98,8 @@ class PosteriorMixin:
         A row for which every class has zero likelihood (possible only without smoothing)
         gets NaN and an :class:`~nbayes.UndecidableWarning`.
         """
-        return self._float_out(np.exp(self._log_proba(X)))
+        m = self._consistent()
+        return m._float_out(np.exp(m._log_proba(X)))
 
     def predict(self, X: Any) -> Any:
         """The most probable class of each row.
@@ -100,16 +107,17 @@ class PosteriorMixin:
         Where every class has zero likelihood (unsmoothed models), the class with the
         highest prior is returned and an :class:`~nbayes.UndecidableWarning` is issued.
         """
-        jll = self._joint(X)
+        m = self._consistent()
+        jll = m._joint(X)
         if np.isfinite(jll).all():  # the common case: argmax needs no normalisation
-            return self._labels_out(self._class_labels()[np.argmax(jll, axis=1)])
+            return m._labels_out(m._class_labels()[np.argmax(jll, axis=1)])
         log_proba, undecidable = log_normalize(jll)
         best = np.argmax(np.where(np.isnan(log_proba), -np.inf, log_proba), axis=1)
         if undecidable.any():
             rows = np.flatnonzero(undecidable)
-            best[rows] = int(np.argmax(self._class_log_prior()))
+            best[rows] = int(np.argmax(m._class_log_prior()))
             _warn_undecidable(rows)
-        return self._labels_out(self._class_labels()[best])
+        return m._labels_out(m._class_labels()[best])
 
     def decide(self, X: Any) -> Decisions:
         """Everything the model decides on ``X`` from one scoring: labels (as
@@ -120,9 +128,8 @@ class PosteriorMixin:
         A front end that answers with labels and probabilities asks this once instead of
         scoring the inputs twice. Undecidable rows warn, as :meth:`predict` does.
         """
-        decisions = decisions_from_jll(
-            self._joint(X), self._class_labels(), self._class_log_prior()
-        )
+        m = self._consistent()  # one version of the model from start to end
+        decisions = decisions_from_jll(m._joint(X), m._class_labels(), m._class_log_prior())
         if decisions.undecidable.any():
             _warn_undecidable(np.flatnonzero(decisions.undecidable))
         return decisions

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from nbayes._statistics.bounds import MAX_COUNT, MAX_MOMENT, MAX_ROWS
 from nbayes.exceptions import ModelFileError
 from nbayes.text._vocabulary import PackedTerms, packed_problem
 
@@ -37,17 +38,8 @@ __all__ = [
     "not_above",
 ]
 
-MAX_COUNT: float = 1e150
-"""Largest total of a count array (class counts, term counts, weights): the counts of
-every real corpus, weighted or not, stay many orders of magnitude below it, and products
-of two such totals stay finite."""
-
-MAX_MOMENT: float = 1e150
-"""Largest absolute mean of a feature (its square, and sums of squares, stay finite)."""
-
-MAX_ROWS: int = 2**53
-"""Largest number of rows or documents a model has seen (exact in float64)."""
-
+# the bounds a learning call holds the statistics to (nbayes._statistics.bounds): a file
+# beyond them was not written by a fit
 MAX_NGRAM: int = 64
 """Largest ``max_n`` of a text model's ``ngram_range`` (longer n-grams are never useful,
 and every token of a document starts ``max_n - min_n + 1`` of them)."""

@@ -303,14 +303,15 @@ def load_scorer(
     """The :class:`TextScorer` of the TextClassifier saved at ``path``, built from its
     statistics without constructing the estimator (nor importing scikit-learn).
 
-    Returns None when the file holds another model type (load it with
+    Returns None when the file holds another model type this nbayes knows (load it with
     :func:`nbayes.load`). A file that :func:`nbayes.load` rejects is rejected the same
     way; ``max_bytes`` and ``functions`` are those of :func:`nbayes.load`.
 
     Raises
     ------
     ModelFileError
-        If the file is not a valid model file.
+        If the file is not a valid model file, or holds a model type unknown to this
+        nbayes (as :func:`nbayes.load` says).
     """
     from nbayes.io._text_model import read_text_model
     from nbayes.text.scoring import TextScorer
@@ -318,6 +319,12 @@ def load_scorer(
     given = check_functions(functions)
     metadata, arrays = read_metadata(path, max_bytes=max_bytes)
     if metadata["model_type"] != "TextClassifier":
+        if metadata["model_type"] not in registered_types():  # as nbayes.load refuses it
+            raise ModelFileError(
+                f"Cannot load the model file {os.fspath(path)!r}: the model type "
+                f"{_show(metadata['model_type'])} is unknown to this nbayes (it knows "
+                f"{', '.join(registered_types())}); it may need a newer nbayes"
+            )
         return None
     reader = ArrayReader(arrays)
     where = os.fspath(path)

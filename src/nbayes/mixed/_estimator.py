@@ -14,6 +14,7 @@ from .._families.kinds import kind as kind_named
 from .._statistics import CountStats
 from .._template import params as P
 from .._template.base import BaseNB
+from .._template.guards import check_encodable
 from ..display import Summary
 from ..kernel import bandwidth_rule
 from ..text._textstats import TextStats
@@ -208,6 +209,9 @@ class MixedNB(BaseNB):
     def _check_X_y(self, X: Any, y: Any, reset: bool) -> tuple[Any, np.ndarray]:
         table = self._read(X, reset=reset)
         y = _check_labels(y, table.n_rows)
+        for name, values in zip(table.names, table.values, strict=True):
+            if values.dtype == object:  # categories and texts are stored as UTF-8
+                check_encodable(values, f"value of column {name!r}")
         return table, y
 
     def _empty_stats(self, classes: np.ndarray, n_features: int) -> Any:

@@ -13,6 +13,7 @@ import numpy as np
 
 from .._families.kinds import kind as kind_named
 from .._statistics import CategoryStats, CountStats, MomentStats, union_classes
+from .._statistics.base import check_not_above
 from .._statistics.moments import _chan_merge
 from .._statistics.points import PointStats
 from ..text._textstats import TextStats
@@ -72,19 +73,35 @@ class MixedStats:
     def subtract(self, other: MixedStats) -> MixedStats:
         self._check(other)
         head = self.head.subtract(other.head)
-        cols = tuple(
-            kind_named(f).after_subtract(
-                _align(a.subtract(b.reindex(union_classes(a.classes, b.classes))), head.classes)
-            )
-            for f, a, b in zip(self.families, self.columns, other.columns, strict=True)
-        )
-        return replace(self, head=head, columns=cols)
+        cols = []
+        for name, f, a, b in zip(
+            self.names, self.families, self.columns, other.columns, strict=True
+        ):
+            col = a.subtract(b.reindex(union_classes(a.classes, b.classes)))
+            _check_observed(name, kind_named(f), col, head)
+            cols.append(kind_named(f).after_subtract(_align(col, head.classes)))
+        return replace(self, head=head, columns=tuple(cols))
 
     def drop_emptied(self, touched: np.ndarray) -> MixedStats:
         head = self.head.drop_emptied(touched)
         return replace(
             self, head=head, columns=tuple(_align(c, head.classes) for c in self.columns)
         )
+
+
+def _check_observed(name: str, kind: Any, col: Any, head: CountStats) -> None:
+    """After an unlearning: a column is observed in at most every row of its class (and
+    a bernoulli column true in at most every observed row), as a fit leaves it; rows never
+    learned (e.g. with a missing value where the learned row had one) break it."""
+    rows = np.zeros(len(col.classes))
+    known = np.isin(col.classes, head.classes)
+    rows[known] = head.class_count[np.searchsorted(head.classes, col.classes[known])]
+    try:
+        check_not_above(col.class_count, rows, "the observed count", col.classes)
+        if kind.family.presence:  # true in at most every observed row
+            col.check_presence()
+    except ValueError as exc:
+        raise ValueError(f"Column {name!r}: {exc}") from None
 
 
 def _align(col: Any, classes: np.ndarray) -> Any:

@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._families.kinds import kind as kind_named
+from .._template.guards import check_int_labels
 
 __all__ = [
     "FAMILIES",
@@ -451,6 +452,7 @@ def _check_labels(y: Any, n_rows: int) -> np.ndarray:
         )
     if y.dtype.kind == "O":
         _value_types(y, "y")
+        check_int_labels(y)
     check_classification_targets(y)
     if y.dtype.kind == "O":
         kinds = {type(v) for v in y}

@@ -17,6 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from .._statistics import CountStats, class_codes
+from .._template.guards import check_encodable, check_int_labels
 from .._template.validation import check_sample_weight
 from . import _routes as routes
 from ._class_counts import count_by_class, count_terms, transform_counts
@@ -79,6 +80,7 @@ def check_labels(y: np.ndarray) -> None:
             f"The labels contain NaN or None for document(s) {rows}: every document needs a "
             "label. Drop the unlabelled documents first."
         )
+    check_int_labels(y)
     check_classification_targets(y)
 
 
@@ -96,6 +98,8 @@ def checked(docs: list[str], y: Any) -> tuple[list[str], np.ndarray]:
     if len(docs) == 0:
         raise ValueError("Found 0 documents: pass at least one document to learn from.")
     check_labels(y)
+    check_encodable(y, "label")
+    check_encodable(docs, "document")
     return docs, y
 
 

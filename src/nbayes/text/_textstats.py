@@ -146,6 +146,20 @@ class TextStats:
         counts: CountStats = state["counts"] if "counts" in state else state["_shell"]
         return counts
 
+    def bounded_parts(self) -> list[tuple[str, Any]]:
+        """The statistics :func:`nbayes._statistics.bounds.beyond_bounds` checks, by name
+        (a packed count table by its cells' sums: never laid out for the check)."""
+        state = self.__dict__
+        table = state["counts"].feature_count if "counts" in state else None
+        if table is None:
+            table = state["_cells"].column_sums()
+        return [
+            ("class_count", self.class_count),
+            ("feature_count", table),
+            ("term_freq", self.term_freq),
+            ("n_docs", self.n_docs),
+        ]
+
     @property
     def n_columns(self) -> int:
         return int(self.doc_freq.shape[0])
@@ -236,7 +250,9 @@ class TextStats:
         b = other.widen(self.n_columns)
         doc_freq = self.doc_freq - b.doc_freq
         term_freq = self.term_freq - b.term_freq
-        too_much = (doc_freq < 0).any() or b.n_docs > self.n_docs
+        n_docs = self.n_docs - b.n_docs
+        # a term is in at most every document left (else documents never learned)
+        too_much = (doc_freq < 0).any() or n_docs < 0 or (doc_freq > n_docs).any()
         if too_much or (term_freq < -1e-9 * np.maximum(self.term_freq, 1)).any():
             raise ValueError(
                 "Cannot unlearn these documents: some of their words were never learned "

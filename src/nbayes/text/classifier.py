@@ -87,6 +87,14 @@ class TextClassifier(TextLearning):
     fit_prior, class_prior, force_alpha, norm
         As in the scikit-learn estimators (``norm`` for complement only).
 
+    Notes
+    -----
+    Thread safety: ``predict``, ``predict_proba``, ``predict_top``, ``explain`` and the
+    other predictions may run in any number of threads, also while one thread calls
+    ``update`` (new words, new classes), ``partial_fit`` or ``unlearn``: each prediction
+    sees the model before or after that call, never a mix. Run the learning calls
+    themselves one at a time (docs/architecture.md, "Threads").
+
     Examples
     --------
     >>> from nbayes import TextClassifier
@@ -236,6 +244,8 @@ class TextClassifier(TextLearning):
         return batch
 
     def _after_subtract(self, stats: TextStats) -> TextStats:
+        if self._clip:  # presence counts: a term is in at most every document of its class
+            stats.counts.check_presence()
         return stats.without_unused_terms()
 
     def _check_derivation(self) -> None:
@@ -316,7 +326,10 @@ class TextClassifier(TextLearning):
     # ------------------------------------------------------------ derivation
     def _derived(self) -> dict[str, Any]:
         cache = self.__dict__.get("_cache")
-        if cache is not None and cache[0] is self.__dict__.get("_stats") and cache[3] is not None:
+        # the statistics are read once: a learning call in another thread may install new
+        # ones meanwhile, and what is derived (and cached) must be derived from these
+        stats = self.__dict__.get("_stats")
+        if cache is not None and cache[0] is stats and cache[3] is not None:
             # the common case of prediction: the same statistics and hyperparameters that
             # are all immutable values (a mutable one, e.g. a stop-word list changed in
             # place, is compared by its repr below)
@@ -324,10 +337,10 @@ class TextClassifier(TextLearning):
                 return cache[2]
         check_is_fitted(self)
         key = tuple(repr(getattr(self, name)) for name in _PARAM_NAMES)
-        if cache is not None and cache[0] is self._stats and cache[1] == key:
+        if cache is not None and cache[0] is stats and cache[1] == key:
             return cache[2]
         self._check_params()
-        derived: dict[str, Any] = dict(self._selection())
+        derived: dict[str, Any] = dict(self._selection(stats))
         params = {name: getattr(self, name) for name in _PARAM_NAMES}
         d = self._family.derive(derived["inner_stats"], M.derivation_values(params))
         derived.update(d=d, stop_set=self._stop_set())
@@ -336,7 +349,7 @@ class TextClassifier(TextLearning):
         derived["scorer"] = TextScorer(params, derived, d)
         values = tuple(params.values())
         unchanged = values if _immutable(values) else None
-        self.__dict__["_cache"] = (self._stats, key, derived, unchanged)
+        self._keep_cache("_cache", (stats, key, derived, unchanged))
         return derived
 
     def _scorer(self) -> TextScorer:
@@ -345,10 +358,11 @@ class TextClassifier(TextLearning):
         scorer: TextScorer = self._derived()["scorer"]
         return scorer
 
-    def _selection(self) -> dict[str, Any]:
-        """The kept vocabulary (min_df, max_df, max_features), cached apart from smoothing:
-        an alpha sweep re-derives log-probabilities, not the vocabulary."""
-        stats = self._stats
+    def _selection(self, stats: TextStats | None = None) -> dict[str, Any]:
+        """The kept vocabulary (min_df, max_df, max_features) of ``stats`` (default: the
+        model's), cached apart from smoothing: an alpha sweep re-derives
+        log-probabilities, not the vocabulary."""
+        stats = self._stats if stats is None else stats
         key = (self.min_df, self.max_df, self.max_features, self.hashing, self.n_features)
         cache = self.__dict__.get("_selection_cache")
         if cache is not None and cache[0] is stats and cache[1] == key:
@@ -360,7 +374,7 @@ class TextClassifier(TextLearning):
             max_features=self.max_features, n_features=self.n_features,
             mapping=FrozenVocabulary,
         )  # fmt: skip
-        self._selection_cache = (stats, key, out)
+        self._keep_cache("_selection_cache", (stats, key, out))
         return out
 
     def analyze(self, text: str) -> list[str]:

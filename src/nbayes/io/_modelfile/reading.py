@@ -250,6 +250,7 @@ class _Reader:
         self.diagnose = True
         room = size - PREFIX_SIZE - DIGEST_SIZE
         if header_len > room:
+            self.diagnose = False  # the sizes say it all (no checksum of the whole file)
             self.fail(
                 f"file is truncated or corrupted: the header claims {header_len} bytes but "
                 f"the {size}-byte file has room for at most {max(room, 0)}"
@@ -266,10 +267,14 @@ class _Reader:
         metadata, entries, data_nbytes = self.check_header(header, version)
 
         expected = PREFIX_SIZE + header_len + data_nbytes + DIGEST_SIZE
+        if expected != size:
+            # the sizes from the header say it all: no checksum of a (maybe huge, sparse)
+            # file to diagnose, nothing read beyond the header
+            self.diagnose = False
         if expected > size:
             self.fail(
-                f"file is truncated: the header describes {_short(expected)} bytes but the file "
-                f"has only {size}"
+                f"file is corrupted: truncated, the header describes {_short(expected)} bytes "
+                f"but the file has only {size} (an interrupted copy or download?)"
             )
         if expected < size:
             self.fail(

@@ -13,7 +13,8 @@ file written before point masses existed, and a model with ``point_mass=None``) 
 ``point_mass=None``, the plain kernel density it was saved with, so such a file loads to
 the same predictions and saves back byte for byte.
 
-Loading checks what ``fit`` guarantees: values unique and sorted, every point weighed by
+Loading checks what ``fit`` guarantees: values unique, sorted and within
+``MAX_MOMENT`` (1e150) in absolute value, every point weighed by
 some class, no class weighing more than its count, bins on their power-of-two grid, at
 most ``max_points`` points per feature.
 """
@@ -28,7 +29,7 @@ import numpy as np
 from nbayes._statistics.points import PointStats
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader, ArrayWriter
-from nbayes.io._invariants import not_above
+from nbayes.io._invariants import MAX_MOMENT, not_above
 from nbayes.io._json import expect_int
 from nbayes.io._registry import Serializer
 from nbayes.io.serializers._estimator import WHERE, dump_start, finish, load_start
@@ -89,6 +90,11 @@ def _check_points(
     for j in range(len(bounds) - 1):
         v = np.ascontiguousarray(values[bounds[j] : bounds[j + 1]])
         w = np.ascontiguousarray(weights[:, bounds[j] : bounds[j + 1]])
+        if len(v) and not float(np.max(np.abs(v))) <= MAX_MOMENT:
+            raise ModelFileError(
+                f"the stored values of feature {j} reach {float(np.max(np.abs(v)))!r}, beyond "
+                f"the {MAX_MOMENT:g} a fit ever reaches (a hostile or corrupted file)"
+            )
         if len(v) > 1 and not bool(np.all(v[1:] > v[:-1])):
             raise ModelFileError(f"the stored values of feature {j} should be unique and sorted")
         if len(v) and not bool(np.all(w.sum(axis=0) > 0)):

@@ -120,6 +120,22 @@ def _load_held_out(
                          np.array(weight))  # fmt: skip
 
 
+def _check_vectorizer_types(settings: dict[str, Any]) -> None:
+    """The vectorizer settings a fit writes: ``lowercase`` a bool, ``ngram_range`` two
+    ints ``1 <= min_n <= max_n`` (scikit-learn's own validation takes any truthy
+    ``lowercase`` and a tuple of anything; the model would fail at its first document)."""
+    if not isinstance(settings["lowercase"], bool):
+        raise ValueError(f"lowercase={settings['lowercase']!r} is not a bool")
+    ngram = settings["ngram_range"]
+    if not (
+        isinstance(ngram, tuple)
+        and len(ngram) == 2
+        and all(isinstance(n, int) and not isinstance(n, bool) for n in ngram)
+        and 1 <= ngram[0] <= ngram[1]
+    ):
+        raise ValueError(f"ngram_range={ngram!r} is not a pair of ints 1 <= min_n <= max_n")
+
+
 def load(d: dict[str, Any], reader: ArrayReader) -> NBSVM:
     if isinstance(d, dict) and "held_out" not in d and isinstance(d.get("hyperparameters"), dict):
         # a file of nbayes 0.1: no calibration, the probabilities it gave
@@ -149,7 +165,9 @@ def load(d: dict[str, Any], reader: ArrayReader) -> NBSVM:
             )
     vectorizer = CountVectorizer(binary=True, dtype=np.float64, **settings)
     try:
-        vectorizer.build_analyzer()  # scikit-learn's own checks of the settings
+        _check_vectorizer_types(settings)
+        vectorizer._validate_params()  # scikit-learn's checks of the types and ranges
+        vectorizer.build_analyzer()  # and of the settings together
         resolve_recipe(preprocess)
     except (ValueError, TypeError) as exc:
         raise ModelFileError(f"{WHERE}['fitted'] holds invalid settings: {exc}") from None
