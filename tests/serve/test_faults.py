@@ -427,12 +427,15 @@ def test_a_mixed_row_with_a_missing_cell_is_explained_without_it(tmp_path: Any,
         strict(answer)
 
 
-def test_a_fold_that_would_not_load_leaves_the_model_file_as_it_was(
+def test_an_update_no_model_file_could_hold_is_refused_before_it_is_journaled(
     tmp_path: Any, start: Any
 ) -> None:
     """A GaussianNB /update of 1e153 was accepted and folded into a file the server then
-    could not start on (the library accepts it: issue 24, item 3). The fold now checks that
-    its file loads: the model file stays as it was and the update stays in the journal."""
+    could not start on (issue 24, item 3). The library now refuses it at the learning call
+    (statistics beyond what a model file holds): the answer is a 422 naming the field,
+    nothing is applied or journaled, the model file stays as it was, the server keeps
+    learning, and it starts again on its file. (The fold still checks that its file loads
+    before it replaces the model: the next test.)"""
     rng = np.random.default_rng(2)
     path = str(tmp_path / "gauss.nbayes")
     nbayes.save(nbayes.GaussianNB().fit(rng.normal(size=(40, 2)), rng.integers(0, 2, 40)), path)
@@ -440,14 +443,44 @@ def test_a_fold_that_would_not_load_leaves_the_model_file_as_it_was(
         before = f.read()
     server = start(path, "--fold-every", "1")
     status, answer = server.post("/update", {"rows": [[1e153, 0.0]], "labels": [0]})
-    assert status == 200 and "would not load" in answer["warning"], answer
-    assert "would not load" in server.get("/health")[1]["fold_error"]
+    assert status == 422 and answer["field"] == "rows", answer
+    assert "too large" in answer["error"] and "Nothing was changed" in answer["error"]
     with open(path, "rb") as f:
         assert f.read() == before
-    assert server.terminate() == 0  # the fold at shutdown fails the same way: logged
+    assert J.recover(path)[1] == 0  # nothing journaled
+    assert server.post("/update", {"rows": [[0.5, 0.0]], "labels": [0]})[0] == 200
+    assert server.terminate() == 0
     again = start(path)
-    assert "replaying 1 journaled update(s)" in again.stderr
+    assert "replaying" not in again.stderr
     assert again.post("/predict", {"rows": [[0.0, 0.0]]})[0] == 200
+
+
+def test_a_fold_whose_file_would_not_load_leaves_the_model_file_as_it_was(
+    tmp_path: Any, monkeypatch: Any
+) -> None:
+    """The fold's safety net: a folded file that does not load (whatever the cause) does
+    not replace the model file; the updates stay in the journal and the failure is said."""
+    from nbayes.exceptions import ModelFileError
+    from nbayes.serve.state import ModelState
+
+    rng = np.random.default_rng(2)
+    path = str(tmp_path / "gauss.nbayes")
+    nbayes.save(nbayes.GaussianNB().fit(rng.normal(size=(40, 2)), rng.integers(0, 2, 40)), path)
+    with open(path, "rb") as f:
+        before = f.read()
+    state = ModelState(path, J.recover(path)[0], fold_every=1)
+
+    def refuses(*args: Any, **kw: Any) -> Any:
+        raise ModelFileError("a forged refusal")
+
+    monkeypatch.setattr(nbayes, "load", refuses)
+    n, warning = state.write("update", {"rows": [[0.5, 0.0]], "labels": [0]})
+    assert n == 1 and warning is not None and "would not load" in warning, warning
+    assert state.fold_error is not None and "would not load" in state.fold_error
+    with open(path, "rb") as f:
+        assert f.read() == before
+    assert J.recover(path)[1] == 1  # the update is durable, in the journal
+    state.close(fold=False)
 
 
 # ------------------------------------------------------------------------- item 11: the rest
