@@ -4,7 +4,6 @@
 def words(
     text: str, min_length: int, max_length: int, bigrams: bool, out: set[str], /
 ) -> list[str]: ...
-
 def clue_logs(
     tokens: frozenset[str] | set[str],
     index: dict[str, int],
