@@ -132,12 +132,12 @@ def _simple_head(head: bytes) -> Message | None:
         return None  # a misplaced envelope line (a defect), or not a field
     if not text:
         return msg
-    headers = msg._headers  # what Message.set_raw appends to, one field at a time
+    set_raw = msg.set_raw  # what the feed parser calls, one field at a time
     for field in _FIELD_START.split(text[:-1]):
         # compat32's header_source_parse: the first line's value left-stripped, the
         # continuation lines kept with their line breaks, the trailing ones dropped
         name, value = field.split(":", 1)
-        headers.append((name, value.lstrip(" \t").rstrip("\r\n")))
+        set_raw(name, value.lstrip(" \t").rstrip("\r\n"))
     return msg
 
 
