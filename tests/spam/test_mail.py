@@ -406,3 +406,19 @@ def test_the_head_fast_path_on_a_slice_of_the_corpus() -> None:
     for row in rows[::12]:  # 504 messages of every kind
         raw = (root / row[1]).read_bytes()
         assert tok.tokens(raw) == tok.tokens(BytesParser().parsebytes(raw)), row[1]
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        '<a href="http://a.example/x">x</a> <IMG SRC=http://b.example/i.gif>',
+        "hrefsrc=no <p background = 'c.example/bg'> xhref=no _src=no src=d.example",
+        '<form action="e.example">, href =  "f.example" href="g.example"src=h.example',
+        "<a href=>empty</a> href=",
+        "<a hre\u017f=nope ſrc=\u017fi.example>non-ascii: findall itself</a>",
+    ],
+)
+def test_links_are_the_link_regexs_findall(markup: str) -> None:
+    from nbayes.mail._html import _LINK, _links
+
+    assert _links(markup) == _LINK.findall(markup)
