@@ -130,7 +130,7 @@ const char clue_logs_doc[] =
     "The ln f(w) and ln(1 - f(w)) of the clues of one message's `tokens` (row of each in the\n"
     "dict `index`, counts in the array('q') columns `ham` and `spam`): those with |f - 0.5|\n"
     ">= min_dev, the max_clues strongest (0: all). None where SpamFilter._clue_values would\n"
-    "divide by zero (the caller takes that path).";
+    "divide by zero or `tokens` is not a set (the caller takes that path).";
 
 PyObject* py_clue_logs(PyObject*, PyObject* args) {
     PyObject *tokens, *index, *ham_obj, *spam_obj;
@@ -152,7 +152,9 @@ PyObject* py_clue_logs(PyObject*, PyObject* args) {
     PyObject* result = nullptr;
     bool fallback = false;
     bool failed = false;
-    PyObject* it = PyObject_GetIter(tokens);
+    // a set or frozenset only: it keeps the tokens alive while the clues point at them
+    PyObject* it = PyAnySet_Check(tokens) ? PyObject_GetIter(tokens) : nullptr;
+    if (it == nullptr && !PyErr_Occurred()) fallback = true;
     if (it != nullptr) {
         PyObject* t;
         while ((t = PyIter_Next(it)) != nullptr) {
@@ -186,7 +188,7 @@ PyObject* py_clue_logs(PyObject*, PyObject* args) {
         }
         Py_DECREF(it);
         if (PyErr_Occurred()) failed = true;
-    } else {
+    } else if (!fallback) {
         failed = true;
     }
     if (!failed && !fallback) {
