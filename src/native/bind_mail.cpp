@@ -6,8 +6,12 @@
 #include <Python.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
 #include <vector>
 
+#include "mail_clues.hpp"
 #include "mail_words.hpp"
 
 namespace {
@@ -87,8 +91,140 @@ PyObject* py_words(PyObject*, PyObject* args) {
     return result;
 }
 
+
+// ---------------------------------------------------------------------------- clues
+
+struct Clue {
+    double d;
+    double log_f;
+    double log_1mf;
+    PyObject* token;  // borrowed: the token set holds it
+};
+
+// (d, token) descending, as Python's sort of the (d, token, ...) tuples with reverse=True.
+struct Stronger {
+    bool* failed;
+    bool operator()(const Clue& a, const Clue& b) const {
+        if (a.d != b.d) return a.d > b.d;
+        int cmp = PyUnicode_Compare(a.token, b.token);
+        if (cmp == -1 && PyErr_Occurred()) *failed = true;
+        return cmp > 0;
+    }
+};
+
+// A read-only int64 column (array('q')); false (a Python error set) if it is not one.
+bool int64_column(PyObject* obj, Py_buffer* view) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return false;
+    if (view->itemsize != 8 || view->format == nullptr ||
+        (std::string(view->format) != "q" && std::string(view->format) != "l")) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_TypeError, "clue_logs: the count columns must be array('q')");
+        return false;
+    }
+    return true;
+}
+
+const char clue_logs_doc[] =
+    "clue_logs(tokens, index, ham, spam, n_ham, n_spam, s, x, c, min_dev, max_clues)\n"
+    "-> (log_f, log_1mf) or None\n\n"
+    "The ln f(w) and ln(1 - f(w)) of the clues of one message's `tokens` (row of each in the\n"
+    "dict `index`, counts in the array('q') columns `ham` and `spam`): those with |f - 0.5|\n"
+    ">= min_dev, the max_clues strongest (0: all). None where SpamFilter._clue_values would\n"
+    "divide by zero or `tokens` is not a set (the caller takes that path).";
+
+PyObject* py_clue_logs(PyObject*, PyObject* args) {
+    PyObject *tokens, *index, *ham_obj, *spam_obj;
+    nbk_mail::ClueParams p;
+    Py_ssize_t cap;
+    if (!PyArg_ParseTuple(args, "OO!OOLLddddn", &tokens, &PyDict_Type, &index, &ham_obj,
+                          &spam_obj, &p.n_ham, &p.n_spam, &p.s, &p.x, &p.c, &p.min_dev, &cap))
+        return nullptr;
+    Py_buffer hv, sv;
+    if (!int64_column(ham_obj, &hv)) return nullptr;
+    if (!int64_column(spam_obj, &sv)) {
+        PyBuffer_Release(&hv);
+        return nullptr;
+    }
+    const auto* ham = static_cast<const std::int64_t*>(hv.buf);
+    const auto* spam = static_cast<const std::int64_t*>(sv.buf);
+    Py_ssize_t rows = std::min(hv.len, sv.len) / 8;
+    std::vector<Clue> clues;
+    PyObject* result = nullptr;
+    bool fallback = false;
+    bool failed = false;
+    // a set or frozenset only: it keeps the tokens alive while the clues point at them
+    PyObject* it = PyAnySet_Check(tokens) ? PyObject_GetIter(tokens) : nullptr;
+    if (it == nullptr && !PyErr_Occurred()) fallback = true;
+    if (it != nullptr) {
+        PyObject* t;
+        while ((t = PyIter_Next(it)) != nullptr) {
+            Py_DECREF(t);  // the set keeps it alive
+            if (!PyUnicode_Check(t)) {
+                fallback = true;
+                break;
+            }
+            PyObject* row = PyDict_GetItemWithError(index, t);
+            std::int64_t g = 0, b = 0;
+            if (row != nullptr) {
+                Py_ssize_t i = PyLong_AsSsize_t(row);
+                if (i < 0 || i >= rows) {
+                    if (PyErr_Occurred()) PyErr_Clear();
+                    fallback = true;
+                    break;
+                }
+                g = ham[i];
+                b = spam[i];
+            } else if (PyErr_Occurred()) {
+                failed = true;
+                break;
+            }
+            double f;
+            if (!nbk_mail::robinson_f(g, b, p, f)) {
+                fallback = true;
+                break;
+            }
+            double d = nbk_mail::deviation(f);
+            if (d >= p.min_dev) clues.push_back(Clue{d, std::log(f), std::log1p(-f), t});
+        }
+        Py_DECREF(it);
+        if (PyErr_Occurred()) failed = true;
+    } else if (!fallback) {
+        failed = true;
+    }
+    if (!failed && !fallback) {
+        if (cap > 0 && static_cast<Py_ssize_t>(clues.size()) > cap) {
+            std::nth_element(clues.begin(), clues.begin() + cap, clues.end(), Stronger{&failed});
+            clues.resize(static_cast<std::size_t>(cap));
+        }
+        PyObject* lf = failed ? nullptr : PyList_New(static_cast<Py_ssize_t>(clues.size()));
+        PyObject* l1 = lf ? PyList_New(static_cast<Py_ssize_t>(clues.size())) : nullptr;
+        bool ok = l1 != nullptr;
+        for (std::size_t k = 0; ok && k < clues.size(); ++k) {
+            PyObject* a = PyFloat_FromDouble(clues[k].log_f);
+            PyObject* b = PyFloat_FromDouble(clues[k].log_1mf);
+            if (a == nullptr || b == nullptr) {
+                Py_XDECREF(a);
+                Py_XDECREF(b);
+                ok = false;
+                break;
+            }
+            PyList_SET_ITEM(lf, static_cast<Py_ssize_t>(k), a);
+            PyList_SET_ITEM(l1, static_cast<Py_ssize_t>(k), b);
+        }
+        if (ok) result = PyTuple_Pack(2, lf, l1);
+        Py_XDECREF(lf);
+        Py_XDECREF(l1);
+    } else if (fallback && !failed) {
+        result = Py_NewRef(Py_None);
+    }
+    PyBuffer_Release(&hv);
+    PyBuffer_Release(&sv);
+    return result;
+}
+
 PyMethodDef methods[] = {
     {"words", py_words, METH_VARARGS, words_doc},
+    {"clue_logs", py_clue_logs, METH_VARARGS, clue_logs_doc},
     {nullptr, nullptr, 0, nullptr},
 };
 

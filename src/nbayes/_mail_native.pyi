@@ -4,3 +4,17 @@
 def words(
     text: str, min_length: int, max_length: int, bigrams: bool, out: set[str], /
 ) -> list[str]: ...
+def clue_logs(
+    tokens: frozenset[str] | set[str],
+    index: dict[str, int],
+    ham: object,
+    spam: object,
+    n_ham: int,
+    n_spam: int,
+    s: float,
+    x: float,
+    c: float,
+    min_dev: float,
+    max_clues: int,
+    /,
+) -> tuple[list[float], list[float]] | None: ...

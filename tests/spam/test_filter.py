@@ -476,3 +476,49 @@ def test_setting_a_hyperparameter_directly_takes_effect() -> None:
     before = f.spamicity(probe)
     f.s = 5.0
     assert f.spamicity(probe) != before
+
+
+def _python_log_scores(f: SpamFilter, tokens: frozenset[str]) -> tuple[float, float]:
+    """The verdict's scores from the Python reading of the clues (``_clue_values``)."""
+    from nbayes.spam import fisher_log_scores
+
+    clues = f._clue_values(tokens)
+    if not clues:
+        return -math.log(2.0), -math.log(2.0)
+    return fisher_log_scores(
+        math.fsum([c[3] for c in clues]), math.fsum([c[4] for c in clues]), len(clues)
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    CORPUS,
+    st.sampled_from(["nbayes", "bogofilter", "spambayes"]),
+    st.sampled_from([None, 0, 1, 2, 3]),
+    st.sampled_from([0.0, 0.1, 0.4]),
+)
+def test_the_compiled_clues_are_the_python_clues_bit_for_bit(
+    corpus: list, preset: str, max_clues: int | None, min_dev: float
+) -> None:
+    # max_clues of 1-3 over tokens of equal counts: the choice among ties is the token's
+    sets, labels = [m for m, _ in corpus], [y for _, y in corpus]
+    f = SpamFilter(preset=preset, max_clues=max_clues, min_dev=min_dev).fit(sets, labels)
+    probes = [*PROBE, frozenset(f"t{i}" for i in range(14)), frozenset()]
+    for tokens in probes:
+        assert f._clue_logs(tokens) is not None
+        assert f._log_scores(tokens) == _python_log_scores(f, tokens)
+
+
+def test_the_compiled_clues_on_a_slice_of_the_corpus() -> None:
+    root = _corpus()
+    if root is None:
+        pytest.skip("the shared data (spamassassin_public) is not beside this checkout")
+    rows = [line.split("\t") for line in (root / "index.tsv").read_text().splitlines()[1:]]
+    rows = rows[::15]  # 404 messages, in the protocol's order
+    f = SpamFilter()
+    sets = [f.tokenize(root / r[1]) for r in rows]
+    labels = [r[2] for r in rows]
+    f.fit(sets[:2], labels[:2])
+    for i in range(2, len(sets)):  # every model size of the protocol, one class empty first
+        assert f._log_scores(sets[i]) == _python_log_scores(f, sets[i]), rows[i][1]
+        f.partial_fit([sets[i]], [labels[i]])

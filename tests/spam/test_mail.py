@@ -336,3 +336,89 @@ def test_a_message_beyond_max_bytes_is_cut_not_parsed_whole() -> None:
     assert "mail:truncated" not in TOK(big)
     with pytest.raises(ValueError, match="max_bytes"):
         MailTokenizer(max_bytes=0)
+
+
+# ---------------------------------------------------------------------- the head's fast path
+HEADS = [
+    b"Subject: hi\n",
+    b"From x@example.com  Thu Aug 22 12:36:23 2002\nSubject: hi\nFrom: A <a@example.com>\n",
+    b"Subject:no space\nX-Empty:\nX-Spaces:   \t \nTo: a@example.com,\n\tb@example.com\n",
+    b"Subject: =?utf-8?q?caf=C3=A9?=\n  continued\n \n\tagain\nX-Odd-Name_1!: v: w\n",
+    b"Subject: caf\xc3\xa9 8-bit\nContent-Type: text/plain; charset=utf-8\n",
+    b"Content-Type: multipart/mixed;\n boundary=B\n",
+    # unusual heads: the feed parser reads them (defects and all)
+    b"Subject: hi\nnot a field\n",
+    b" leading continuation\nSubject: hi\n",
+    b"Subject: hi\nFrom misplaced envelope line\n",
+    b": no name\n",
+    b"Subject hi\n",
+    b"\n",
+    b"From only-an-envelope\n",
+]
+
+
+@pytest.mark.parametrize("head", HEADS)
+def test_the_simple_head_is_the_feed_parsers(head: bytes) -> None:
+    from email.parser import BytesParser
+
+    from nbayes.mail._mime import _simple_head
+
+    want = BytesParser().parsebytes(head, headersonly=True)
+    got = _simple_head(head)
+    if got is None:  # left to the feed parser: only where it finds something unusual
+        assert want.defects or want.get_payload() or head in (b"\n", b": no name\n")
+        return
+    assert got._headers == want._headers
+    assert got.get_unixfrom() == want.get_unixfrom()
+    assert got.defects == want.defects == []
+    assert not want.get_payload()
+
+
+@pytest.mark.parametrize("head", HEADS)
+def test_messages_parse_as_the_feed_parser_parses_them(head: bytes) -> None:
+    from email.parser import BytesParser
+
+    from nbayes.mail._mime import parse
+
+    for body in (b"\nhello\nworld\n", b"\n--B\n\nin a part\n--B--\n", b"\n"):
+        raw = head + body
+        got, want = parse(raw), BytesParser().parsebytes(raw)
+        assert got.items() == want.items()
+        assert got.get_unixfrom() == want.get_unixfrom()
+        assert [p.get_payload() for p in got.walk() if not p.is_multipart()] == [
+            p.get_payload() for p in want.walk() if not p.is_multipart()
+        ]
+        assert MailTokenizer().tokens(raw) == MailTokenizer().tokens(want)
+
+
+def test_the_head_fast_path_on_a_slice_of_the_corpus() -> None:
+    import os
+    from email.parser import BytesParser
+
+    here = Path(__file__).resolve()
+    bases = [os.environ.get("NBAYES_SHARED"), here.parents[3] / "shared", Path("/work/shared")]
+    roots = [Path(b) / "data" / "spamassassin_public" for b in bases if b]
+    root = next((r for r in roots if (r / "index.tsv").is_file()), None)
+    if root is None:
+        pytest.skip("the shared data (spamassassin_public) is not beside this checkout")
+    rows = [line.split("\t") for line in (root / "index.tsv").read_text().splitlines()[1:]]
+    tok = MailTokenizer()
+    for row in rows[::12]:  # 504 messages of every kind
+        raw = (root / row[1]).read_bytes()
+        assert tok.tokens(raw) == tok.tokens(BytesParser().parsebytes(raw)), row[1]
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        '<a href="http://a.example/x">x</a> <IMG SRC=http://b.example/i.gif>',
+        "hrefsrc=no <p background = 'c.example/bg'> xhref=no _src=no src=d.example",
+        '<form action="e.example">, href =  "f.example" href="g.example"src=h.example',
+        "<a href=>empty</a> href=",
+        "<a hre\u017f=nope ſrc=\u017fi.example>non-ascii: findall itself</a>",
+    ],
+)
+def test_links_are_the_link_regexs_findall(markup: str) -> None:
+    from nbayes.mail._html import _LINK, _links
+
+    assert _links(markup) == _LINK.findall(markup)

@@ -14,6 +14,7 @@ import re
 __all__ = ["html_to_text"]
 
 _LINK = re.compile(r"""\b(?:href|src|action|background)\s*=\s*["']?\s*([^"'\s>]+)""", re.I)
+_LINK_NAMES = ("href", "src", "action", "background")
 _TAG = re.compile(r"<[^<>]{0,2000}>")
 _DROPPED = ("script", "style")
 
@@ -46,6 +47,33 @@ def _cut(text: str, lower: str, start: str, end: str) -> tuple[str, str]:
     return "".join(out), "".join(lows)
 
 
+def _links(text: str) -> list[str]:
+    """``_LINK.findall(text)``, with the regular expression tried only where one of its
+    attribute names starts (found by ``str.find`` in the lower-cased text): a
+    case-insensitive pattern starting with ``\\b`` is otherwise tried at every character.
+    Non-ASCII text takes ``findall`` itself (under ``re.I`` "ſ" matches "s")."""
+    if not text.isascii():
+        return _LINK.findall(text)
+    lower = text.lower()
+    starts: list[int] = []
+    for name in _LINK_NAMES:
+        pos = lower.find(name)
+        while pos >= 0:
+            starts.append(pos)
+            pos = lower.find(name, pos + 1)
+    starts.sort()
+    out: list[str] = []
+    end = 0
+    for pos in starts:
+        if pos < end:  # inside the previous link (findall's matches do not overlap)
+            continue
+        m = _LINK.match(text, pos)
+        if m is not None:
+            out.append(m.group(1))
+            end = m.end()
+    return out
+
+
 def html_to_text(markup: str) -> tuple[str, list[str]]:
     """The visible text of ``markup`` and the URLs of its links.
 
@@ -57,7 +85,7 @@ def html_to_text(markup: str) -> tuple[str, list[str]]:
     text, lower = _cut(markup, lower, "<!--", "-->")
     for name in _DROPPED:
         text, lower = _cut(text, lower, "<" + name, "</" + name)
-    links = _LINK.findall(text) if "=" in text else []
+    links = _links(text) if "=" in text else []
     text = _TAG.sub(" ", text)
     if "&" in text:
         from html import unescape  # on first use: its table of entities is large

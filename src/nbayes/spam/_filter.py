@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from email.message import Message
 from typing import TYPE_CHECKING, Any, Self
 
+from nbayes import _mail_native
 from nbayes.mail import MailTokenizer, RawMail
 from nbayes.spam._combining import fisher_log_scores, robinson_f
 from nbayes.spam._presets import PRESETS, Preset
@@ -620,11 +621,39 @@ class SpamFilter:
             lo = self._nb_log_odds(tokens)
             return -_log1pexp(-lo), -_log1pexp(lo)
         if clues is None:
+            logs = self._clue_logs(tokens)
+            if logs is not None:
+                log_f, log_1mf = logs
+                if not log_f:
+                    return -_LN2, -_LN2
+                return fisher_log_scores(math.fsum(log_f), math.fsum(log_1mf), len(log_f))
             clues = self._clue_values(tokens)
         if not clues:
             return -_LN2, -_LN2
         return fisher_log_scores(
             math.fsum([c[3] for c in clues]), math.fsum([c[4] for c in clues]), len(clues)
+        )
+
+    def _clue_logs(self, tokens: frozenset[str]) -> tuple[list[float], list[float]] | None:
+        """The ``ln f`` and ``ln(1 - f)`` of the clues :meth:`_clue_values` chooses, bit
+        for bit, computed by the compiled kernel (``nbayes._mail_native.clue_logs``): a
+        verdict needs only these, and the kernel reads the counts without a Python object
+        per token (no clue cache: computing f(w) costs less than looking it up). None
+        where that path must answer (it raises what it always raised)."""
+        st = self._settings()
+        table = self.table_
+        return _mail_native.clue_logs(
+            tokens,
+            table.index,
+            table.ham,
+            table.spam,
+            table.n_ham,
+            table.n_spam,
+            st.s,
+            st.x,
+            st.smoothing,
+            st.min_dev,
+            st.max_clues or 0,
         )
 
     def _clue_cache(self) -> dict[str, tuple[float, str, float, float, float, int, int] | None]:
