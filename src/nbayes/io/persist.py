@@ -164,6 +164,25 @@ def save(model: Any, path: str | os.PathLike[str]) -> None:
     write_model_file(path, metadata, writer.store)
 
 
+def save_text_statistics(params: dict[str, Any], stats: Any, path: str | os.PathLike[str]) -> None:
+    """Write the model file of a TextClassifier of hyperparameters ``params`` and
+    statistics ``stats`` (a :class:`~nbayes.text.TextStats`), atomically: the file
+    :func:`save` writes of that fitted TextClassifier, without the estimator (whose base
+    classes import scikit-learn): ``nbayes train`` of a text model
+    (:mod:`nbayes.text._lean`)."""
+    from nbayes.io._text_model import write_text_statistics
+
+    writer = ArrayWriter()
+    model = write_text_statistics(params, stats, writer)
+    metadata = {
+        "nbayes_version": _nbayes_version(),
+        "schema_version": writer.schema_version,
+        "model_type": "TextClassifier",
+        "model": model,
+    }
+    write_model_file(path, metadata, writer.store)
+
+
 def is_model_file(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is a file that starts as every nbayes model file does (its magic
     bytes; the rest is checked by :func:`load`). False for folders, missing or unreadable
