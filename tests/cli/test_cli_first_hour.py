@@ -70,6 +70,19 @@ def test_training_a_text_model_imports_no_scikit_learn_scipy_or_pandas(
     assert out.exists()
 
 
+@pytest.mark.parametrize("flags", [[], ["--hashing", "--model", "bernoulli"]], ids=repr)
+def test_updating_and_forgetting_a_text_model_import_no_scikit_learn_scipy_or_pandas(
+    tmp_path: Path, texts_csv: Path, flags: list[str]
+) -> None:
+    model = tmp_path / "m.nbayes"
+    assert _heavy_imports(["train", str(texts_csv), "-o", str(model), "-q", *flags]) == set()
+    trained = model.read_bytes()
+    assert _heavy_imports(["update", str(model), str(texts_csv), "-q"]) == set()
+    assert model.read_bytes() != trained
+    assert _heavy_imports(["forget", str(model), str(texts_csv), "-q"]) == set()
+    assert model.read_bytes() == trained
+
+
 # ------------------------------------------------------------------ trap 4: eval labels
 
 

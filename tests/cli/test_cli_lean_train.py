@@ -115,3 +115,62 @@ def test_train_refuses_what_the_estimator_refuses(
     assert not out.exists()
     code, _, err = run(capsys, "train", docs_csv, "-o", out, "--alpha", "-1")
     assert code != 0 and "--alpha" in err and not out.exists()
+
+
+MORE = [
+    ("Free tickets: claim now, brand new words", "spam"),
+    ("Notes for tomorrow's meeting, unseen vocabulary", "ham"),
+    ("a brand new class of message", "news"),
+]
+
+
+def _estimator_after(tmp_path: Path, params: dict[str, Any], forget: bool) -> Path:
+    model = nbayes.load(_estimator_file(tmp_path, params))
+    texts, labels = [d for d, _ in MORE], [c for _, c in MORE]
+    model.update(texts, labels)
+    if forget:
+        model.unlearn(texts[:2], labels[:2])
+    out = tmp_path / "estimator-after.nbayes"
+    nbayes.save(model, out)
+    return out
+
+
+@pytest.mark.parametrize(("flags", "params"), SETTINGS, ids=lambda v: repr(v))
+def test_update_and_forget_write_the_files_the_estimator_writes(
+    tmp_path: Path, docs_csv: Path, flags: list[str], params: dict[str, Any]
+) -> None:
+    model = tmp_path / "lean.nbayes"
+    assert main(["train", str(docs_csv), "-o", str(model), "-q", *flags]) == 0
+    trained = model.read_bytes()
+    more = write_csv(tmp_path / "more.csv", ["text", "label"], [list(r) for r in MORE])
+    assert main(["update", str(model), str(more), "-q"]) == 0
+    assert model.read_bytes() == _estimator_after(tmp_path, params, forget=False).read_bytes()
+    some = write_csv(tmp_path / "some.csv", ["text", "label"], [list(r) for r in MORE[:2]])
+    assert main(["forget", str(model), str(some), "-q"]) == 0
+    assert model.read_bytes() == _estimator_after(tmp_path, params, forget=True).read_bytes()
+    news = write_csv(tmp_path / "news.csv", ["text", "label"], [list(MORE[2])])
+    assert main(["forget", str(model), str(news), "-q"]) == 0
+    assert model.read_bytes() == trained  # update then forget of the same: the trained file
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [[["free prize", "news"]],  # a class the model never learned
+     [["free free free free free free free prize prize prize prize", "spam"]],  # too many
+     [["word never seen anywhere", "ham"]]],  # terms it never learned
+    ids=["unknown class", "negative counts", "unknown terms"],
+)  # fmt: skip
+def test_forget_refuses_what_the_estimator_refuses(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, docs_csv: Path, rows: list[list[str]]
+) -> None:
+    model = tmp_path / "lean.nbayes"
+    assert main(["train", str(docs_csv), "-o", str(model), "-q"]) == 0
+    before = model.read_bytes()
+    data = write_csv(tmp_path / "bad.csv", ["text", "label"], rows)
+    code, _, err = run(capsys, "forget", model, data)
+    assert code != 0 and "Traceback" not in err
+    assert model.read_bytes() == before  # nothing changed
+    estimator = nbayes.load(model)
+    with pytest.raises(ValueError) as exc:
+        estimator.unlearn([r[0] for r in rows], [r[1] for r in rows])
+    assert str(exc.value).split(":")[0] in err

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from .._families import Family
-from . import _analyzer, _streaming
+from .._template.guards import check_stats
+from . import _analyzer, _batch, _streaming
 from . import _model as M
 from ._textstats import TextStats, Vocabulary
 from ._tokenize import FrozenVocabulary
@@ -130,6 +131,51 @@ class TextSettings:
             )  # fmt: skip
             self._kept = kept
         return kept
+
+    @classmethod
+    def fitted(cls, params: dict[str, Any], stats: TextStats, terms: Any) -> TextSettings:
+        """The settings of a fitted TextClassifier (a model file's hyperparameters,
+        statistics and terms: ``nbayes.io.persist.load_text_statistics``), to
+        :meth:`update` or :meth:`unlearn`."""
+        settings = cls(**params)
+        settings._check_params()
+        return settings._set(stats, terms)
+
+    def _counted(self, X: Any, y: Any) -> TextStats:
+        """TextClassifier's batch of a fitted model: over its vocabulary, extended by the
+        new terms (``TextClassifier._batch`` with ``reset=False``)."""
+        self._check_params()
+        docs, labels = _batch.checked(self._docs(X), y)
+        if self.hashing:
+            return _batch.count(self, docs, labels, None, {})
+        assert self._stats.vocabulary is not None
+        vocabulary, index = Vocabulary.extending(self._stats.vocabulary)
+        return _batch.count(self, docs, labels, None, index).with_vocabulary(vocabulary)
+
+    def _install(self, stats: TextStats) -> TextSettings:
+        check_stats(stats, "TextClassifier")  # as the estimator's _set_stats refuses them
+        self._stats = stats
+        self.__dict__.pop("_kept", None)
+        return self
+
+    def update(self, X: Any, y: Any) -> TextSettings:
+        """``TextClassifier.update`` (all or nothing: a failure changes nothing)."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._install(self._stats.merge(self._counted(X, y)))
+
+    def unlearn(self, X: Any, y: Any) -> TextSettings:
+        """``TextClassifier.unlearn``: refuses what the model never learned, as it does."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            stats = self._stats.subtract(self._counted(X, y))
+            if self._clip:  # presence counts: a term is in at most every document of its class
+                stats.counts.check_presence()
+            stats = stats.without_unused_terms()
+            if len(stats.classes) == 0:
+                raise ValueError(
+                    "Cannot unlearn every document: the model would have no class left. "
+                    "Nothing was changed."
+                )
+            return self._install(stats)
 
     # what the command line reports and saves of a fitted model
     @property
