@@ -54,6 +54,35 @@ def test_reading_a_text_model_imports_no_scikit_learn_scipy_or_pandas(
     assert _heavy_imports(argv) == set()
 
 
+@pytest.mark.parametrize(
+    "flags",
+    [[], ["--model", "bernoulli", "--ngrams", "1-2"], ["--model", "complement", "--min-df", "1"],
+     ["--hashing"], ["--hashing", "--binary", "--model", "bernoulli"], ["--stop-words", "english"],
+     ["--class-prior", "spam=0.3,ham=0.7"]],
+    ids=repr,
+)  # fmt: skip
+def test_training_a_text_model_imports_no_scikit_learn_scipy_or_pandas(
+    tmp_path: Path, texts_csv: Path, flags: list[str]
+) -> None:
+    # (hashed n-grams beyond unigrams still add sparse per-chunk tables: scipy)
+    out = tmp_path / "trained.nbayes"
+    assert _heavy_imports(["train", str(texts_csv), "-o", str(out), "-q", *flags]) == set()
+    assert out.exists()
+
+
+@pytest.mark.parametrize("flags", [[], ["--hashing", "--model", "bernoulli"]], ids=repr)
+def test_updating_and_forgetting_a_text_model_import_no_scikit_learn_scipy_or_pandas(
+    tmp_path: Path, texts_csv: Path, flags: list[str]
+) -> None:
+    model = tmp_path / "m.nbayes"
+    assert _heavy_imports(["train", str(texts_csv), "-o", str(model), "-q", *flags]) == set()
+    trained = model.read_bytes()
+    assert _heavy_imports(["update", str(model), str(texts_csv), "-q"]) == set()
+    assert model.read_bytes() != trained
+    assert _heavy_imports(["forget", str(model), str(texts_csv), "-q"]) == set()
+    assert model.read_bytes() == trained
+
+
 # ------------------------------------------------------------------ trap 4: eval labels
 
 

@@ -99,12 +99,12 @@ def test_train_streams_the_documents(
             yield chunk
 
     monkeypatch.setattr(readers, "read_texts", small_chunks)
-    from nbayes.text import TextClassifier
+    from nbayes.text import TextSettings  # train counts a TextClassifier's statistics with it
 
     fed: list[int] = []
-    fit_chunks = TextClassifier.fit_chunks
+    fit_chunks = TextSettings.fit_chunks
 
-    def watched(self: TextClassifier, chunks: object) -> TextClassifier:
+    def watched(self: TextSettings, chunks: object) -> TextSettings:
         def each() -> object:
             for texts, labels in chunks:  # type: ignore[attr-defined]
                 fed.append(len(texts))
@@ -113,7 +113,7 @@ def test_train_streams_the_documents(
 
         return fit_chunks(self, each())  # type: ignore[arg-type]
 
-    monkeypatch.setattr(TextClassifier, "fit_chunks", watched)
+    monkeypatch.setattr(TextSettings, "fit_chunks", watched)
     model = _train(tmp_path, reviews)
     assert fed == [2, 2, 2]
     assert model.class_count_.sum() == len(DOCS)  # type: ignore[attr-defined]

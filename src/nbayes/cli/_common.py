@@ -224,9 +224,10 @@ def column_names(model: Any) -> list[str]:
 
 def is_text_model(model: Any) -> bool:
     """A TextClassifier, the scorer of one, or an NBSVM (a model of documents)."""
+    from nbayes.text import TextSettings
     from nbayes.text.scoring import TextScorer
 
-    if isinstance(model, TextScorer):
+    if isinstance(model, (TextScorer, TextSettings)):
         return True
     # a TextClassifier exists only once its module is loaded: no import needed to tell
     classifier = sys.modules.get("nbayes.text.classifier")

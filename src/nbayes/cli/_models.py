@@ -111,14 +111,21 @@ def save_model(
 ) -> None:
     """Write ``model`` to ``path`` atomically, after :func:`check_model_output` (commands
     also call that before they start, so that a refusal costs no training)."""
-    from nbayes.io.persist import save
+    from nbayes.io.persist import save, save_text_statistics
+    from nbayes.text import TextSettings
+
+    def write() -> None:
+        if isinstance(model, TextSettings):  # a TextClassifier's statistics (train)
+            save_text_statistics(model.get_params(), model.statistics, path)
+        else:
+            save(model, path)
 
     check_model_output(path, inputs, flag=flag, force=force)
     if _INTERRUPTS is None:
-        save(model, path)
+        write()
         return
     with _INTERRUPTS.writing(path):
-        save(model, path)
+        write()
 
 
 def warn_one_class(ui: UI, model: Any, path: str) -> None:

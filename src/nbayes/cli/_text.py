@@ -21,6 +21,10 @@ __all__ = [
 TEXT_OPTION_FLAGS = ("--preprocess", "--stop-words", "--min-df", "--max-df")
 
 
+#: the --model names of a TextClassifier(model=NAME): trained without the estimator
+TEXT_CLASSIFIER_MODELS = ("multinomial", "bernoulli", "complement")
+
+
 def make_text_model(
     model: str,
     alpha: float | None,
@@ -28,12 +32,15 @@ def make_text_model(
     binary: bool = False,
     ngram_range: tuple[int, int] | None = None,
     hashing: bool = False,
+    lean: bool = False,
     **options: Any,
 ) -> Any:
     """An unfitted :class:`~nbayes.TextClassifier` (or NBSVM) for ``nbayes train``;
     ``ngram_range`` None is the estimator's default (the table of estimators says what
     each ``--model`` takes: :mod:`nbayes.cli._estimators`); ``options`` are the text
-    options the command line set (:func:`text_options`)."""
+    options the command line set (:func:`text_options`). ``lean``: for a TextClassifier,
+    its settings (:class:`nbayes.text.TextSettings`), which count the same statistics
+    and are saved to the same file without importing scikit-learn."""
     from nbayes.cli._common import CLIError
     from nbayes.cli._estimators import estimator
 
@@ -49,6 +56,12 @@ def make_text_model(
         settings.update(binary=binary)
     if row.no_hashing is None:
         settings.update(hashing=hashing)
+    if lean and row.name in TEXT_CLASSIFIER_MODELS:
+        # the TextClassifier's settings and counting, without the estimator (no
+        # scikit-learn): nbayes train writes the same file (nbayes.text.TextSettings)
+        from nbayes.text import TextSettings
+
+        return TextSettings(model=model, **settings, **options)
     return row.make_text({**settings, **options})
 
 

@@ -318,7 +318,9 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     if args.class_prior is not None:
         set_class_prior(model, args.class_prior)
     save_model(model, args.output, args.data, force=args.force)
-    name = type(model).__name__
+    from nbayes.text import TextSettings
+
+    name = "TextClassifier" if isinstance(model, TextSettings) else type(model).__name__
     if text and isinstance(getattr(model, "model", None), str):  # TextClassifier(model=...)
         name = f"{name}({model.model})"
     ui.note(f"Trained {name} on {what}: {_describe(model)}.")
@@ -346,6 +348,7 @@ def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
     if text:
         _check_text_only_options(args)
         from nbayes.cli._text import make_text_model
+        from nbayes.text import TextSettings
 
         model = make_text_model(
             args.model,
@@ -353,6 +356,7 @@ def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
             binary=args.binary,
             ngram_range=args.ngrams and parse_ngrams(args.ngrams),
             hashing=args.hashing,
+            lean=True,  # a TextClassifier: counted and saved without scikit-learn
             **text_options(args),
         )
         try:
@@ -361,7 +365,12 @@ def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
                 model.fit_chunks(chunks)
         except (CLIError, ValueError) as exc:  # the readers' errors name the flags
             raise _maybe_a_table(args, exc) from None
-        what = f"{chunks.documents:,} documents, {len(model.get_feature_names_out()):,} terms"
+        n_terms = (
+            model.n_kept_terms()
+            if isinstance(model, TextSettings)
+            else len(model.get_feature_names_out())
+        )
+        what = f"{chunks.documents:,} documents, {n_terms:,} terms"
     else:
         estimator = _table_estimator(args)
         from nbayes.cli._data import feature_kind

@@ -120,7 +120,7 @@ def _fold_journal(path: str, lock: Any, ui: UI) -> None:
 
 def _apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
     check_model_output(args.model, args.data, flag="MODEL")
-    model = load_model(args.model)
+    model = _load_for_learning(args.model)
     if not hasattr(model, "unlearn"):
         raise CLIError(
             f"{args.model} holds an {type(model).__name__}, whose linear model cannot learn or "
@@ -142,6 +142,21 @@ def _apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
     ui.note(f"{verb} {len(y):,} examples; {args.model} now has: {counts}.")
     warn_one_class(ui, model, args.model)
     return 0
+
+
+def _load_for_learning(path: str) -> Any:
+    """The model in ``path``; a TextClassifier as its :class:`nbayes.text.TextSettings`,
+    which learns and unlearns as the estimator does, and is saved to the same file,
+    without importing scikit-learn (the estimator's base classes)."""
+    if not os.path.exists(path):
+        return load_model(path)  # its error
+    from nbayes.io.persist import load_text_statistics
+    from nbayes.text import TextSettings
+
+    fitted = load_text_statistics(path)
+    if fitted is None:
+        return load_model(path)
+    return TextSettings.fitted(*fitted)
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:

@@ -13,8 +13,8 @@ import numpy as np
 
 from nbayes._statistics import CountStats
 from nbayes.exceptions import ModelFileError
-from nbayes.io._arrays import ArrayReader
-from nbayes.io._codecs import decode_labels, decode_param
+from nbayes.io._arrays import ArrayReader, ArrayWriter
+from nbayes.io._codecs import decode_labels, decode_param, encode_labels, encode_params
 from nbayes.io._invariants import (
     MAX_ROWS,
     check_class_prior,
@@ -23,7 +23,7 @@ from nbayes.io._invariants import (
     check_rows,
 )
 from nbayes.io._json import expect_dict, expect_int, expect_str_list
-from nbayes.text._model import PARAM_NAMES, check_params
+from nbayes.text._model import PARAM_NAMES, check_params, ngram_of
 from nbayes.text._textstats import TextStats
 from nbayes.text._vocabulary import PackedTerms
 
@@ -102,3 +102,45 @@ def _distinct(terms: list[str]) -> bool:
     if all(a < b for a, b in itertools.pairwise(terms)):
         return True
     return len(set(terms)) == len(terms)
+
+
+def write_text_statistics(
+    params: dict[str, Any], stats: TextStats, writer: ArrayWriter
+) -> dict[str, Any]:
+    """The ``"model"`` metadata of a TextClassifier of hyperparameters ``params`` and
+    statistics ``stats``, its arrays put into ``writer``: the serializer's ``dump`` of a
+    fitted TextClassifier, and ``nbayes train``'s writer of the statistics it counted
+    without the estimator (:mod:`nbayes.text._lean`), so both write the same file."""
+    check_ngram_range(ngram_of(params["ngram_range"]), ValueError)
+    try:  # a model file holding another prior does not load
+        check_class_prior(params["class_prior"], len(stats.counts.classes), ValueError)
+    except ValueError as exc:
+        raise ValueError(
+            f"Cannot save this TextClassifier: {exc}. Set a valid class_prior (set_params) "
+            "and save again."
+        ) from None
+    table, doc_freq, term_freq = stats.counts.feature_count, stats.doc_freq, stats.term_freq
+    packed = None if stats.vocabulary is None else stats.vocabulary.packed()  # no str per term
+    if packed is not None and not packed.sorted:
+        # columns in term order (a fit over chunks or batches appends new terms): the
+        # file is the same whatever the order of learning, and a load selects its columns
+        # without a sort or a copy of the table (compiled, no str per term)
+        order = packed.order(np.arange(len(packed)))
+        packed = packed.take(order, in_order=True)
+        table, doc_freq, term_freq = table[:, order], doc_freq[order], term_freq[order]
+    writer.put("class_count", stats.counts.class_count)
+    writer.put("feature_count", table)
+    writer.put("doc_freq", doc_freq, np.int64)
+    writer.put("term_freq", term_freq)
+    vocabulary = None
+    if packed is not None:
+        writer.put("vocabulary/bytes", packed.data, np.uint8)
+        writer.put("vocabulary/offsets", packed.offsets, np.int64)
+        writer.require_schema(2)
+        vocabulary = {"n_terms": len(packed)}
+    return {
+        "hyperparameters": encode_params(params),
+        "classes": encode_labels(stats.counts.classes),
+        "n_docs": int(stats.n_docs),
+        "vocabulary": vocabulary,
+    }

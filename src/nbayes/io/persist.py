@@ -164,6 +164,58 @@ def save(model: Any, path: str | os.PathLike[str]) -> None:
     write_model_file(path, metadata, writer.store)
 
 
+def save_text_statistics(params: dict[str, Any], stats: Any, path: str | os.PathLike[str]) -> None:
+    """Write the model file of a TextClassifier of hyperparameters ``params`` and
+    statistics ``stats`` (a :class:`~nbayes.text.TextStats`), atomically: the file
+    :func:`save` writes of that fitted TextClassifier, without the estimator (whose base
+    classes import scikit-learn): ``nbayes train`` of a text model
+    (:mod:`nbayes.text._lean`)."""
+    from nbayes.io._text_model import write_text_statistics
+
+    writer = ArrayWriter()
+    model = write_text_statistics(params, stats, writer)
+    metadata = {
+        "nbayes_version": _nbayes_version(),
+        "schema_version": writer.schema_version,
+        "model_type": "TextClassifier",
+        "model": model,
+    }
+    write_model_file(path, metadata, writer.store)
+
+
+def load_text_statistics(
+    path: str | os.PathLike[str],
+) -> tuple[dict[str, Any], Any, Any] | None:
+    """``(hyperparameters, statistics, terms)`` of the TextClassifier in the model file
+    ``path``, read without building the estimator (``nbayes update`` and ``forget`` of a
+    text model, :class:`nbayes.text.TextSettings`); None if the file holds another model.
+    Refuses (ModelFileError) what :func:`load` refuses of a TextClassifier's file: both
+    read it with :func:`nbayes.io._text_model.read_text_model`."""
+    from nbayes.io._text_model import read_text_model
+
+    metadata, arrays = read_metadata(path)
+    if metadata["model_type"] != "TextClassifier":
+        return None
+    reader = ArrayReader(arrays)
+    where = os.fspath(path)
+    try:
+        model = expect_dict(metadata["model"], "metadata['model']")
+        params, stats, terms = read_text_model(model, reader)
+        unused = reader.unused()
+        if unused:
+            raise ModelFileError(f"it holds arrays no model reads: {_show(unused)}")
+    except ModelFileError as exc:
+        raise ModelFileError(f"Cannot load the model file {where!r}: {exc}") from None
+    except Exception as exc:  # as nbayes.load: a hostile file only raises ModelFileError
+        if not _WRAP_UNEXPECTED:
+            raise
+        raise ModelFileError(
+            f"Cannot load the model file {where!r}: its content is inconsistent "
+            f"({type(exc).__name__}: {exc})"
+        ) from exc
+    return params, stats, terms
+
+
 def is_model_file(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is a file that starts as every nbayes model file does (its magic
     bytes; the rest is checked by :func:`load`). False for folders, missing or unreadable

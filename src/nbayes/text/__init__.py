@@ -1,6 +1,8 @@
 """Fast, exact bag-of-words: Naive Bayes on raw text and scikit-learn compatible vectorizers.
 
-The public names: :class:`TextClassifier`, :class:`CountVectorizer` and
+The public names: :class:`TextClassifier` (and :class:`TextSettings`: its
+hyperparameters and training without the estimator, for ``nbayes train``),
+:class:`CountVectorizer` and
 :class:`HashingVectorizer` (scikit-learn's, with a compiled fast path), and the documented
 kernel-level counts :func:`count_by_class` (per-class term counts without a document x
 term matrix), :func:`hashing_transform` (``HashingVectorizer(...).transform``) and
@@ -14,6 +16,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from nbayes.text._lean import TextSettings
     from nbayes.text.classifier import TextClassifier
     from nbayes.text.vectorizers import (
         CountVectorizer,
@@ -27,6 +30,7 @@ __all__ = [
     "CountVectorizer",
     "HashingVectorizer",
     "TextClassifier",
+    "TextSettings",
     "count_by_class",
     "hash_into",
     "hashing_transform",
@@ -36,6 +40,7 @@ __all__ = [
 # numpy-only modules of this package (the lean prediction path) can load without them.
 _LAZY = {name: "nbayes.text.vectorizers" for name in __all__}
 _LAZY["TextClassifier"] = "nbayes.text.classifier"
+_LAZY["TextSettings"] = "nbayes.text._lean"  # numpy only
 
 
 def __getattr__(name: str) -> Any:

@@ -12,13 +12,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d
 
+# scipy and scikit-learn are imported where a route needs them: nbayes train, update and
+# forget count text without them (issue 28)
 from .._statistics import CountStats, class_codes
 from .._template.guards import check_encodable, check_int_labels
-from .._template.validation import check_sample_weight
 from . import _routes as routes
 from ._class_counts import count_by_class, count_terms, transform_counts
 from ._hash_counts import hash_by_class, hashing_transform
@@ -81,6 +79,8 @@ def check_labels(y: np.ndarray) -> None:
             "label. Drop the unlabelled documents first."
         )
     check_int_labels(y)
+    from sklearn.utils.multiclass import check_classification_targets
+
     check_classification_targets(y)
 
 
@@ -89,6 +89,8 @@ def checked(docs: list[str], y: Any) -> tuple[list[str], np.ndarray]:
     validated."""
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
+        from sklearn.utils.validation import column_or_1d
+
         y = column_or_1d(y, warn=True)  # scikit-learn's DataConversionWarning, then 1-D
     if y.ndim != 1 or len(y) != len(docs):
         raise ValueError(
@@ -120,12 +122,18 @@ def count(
     n = len(classes)
     ngram = model._ngram()
     kw = dict(lowercase=model.lowercase, ngram_range=ngram, stop_words=model.stop_words)
-    sw = None if sample_weight is None else check_sample_weight(sample_weight, len(docs))
+    sw = None
+    if sample_weight is not None:
+        from .._template.validation import check_sample_weight
+
+        sw = check_sample_weight(sample_weight, len(docs))
     route = routes.batch(hashing=model.hashing, weighted=sw is not None, ngram=ngram,
                          stream=stream)  # fmt: skip
     binary, n_features = model._clip, model.n_features
     term_freq = None
     if route in (routes.HASHED_SPARSE, routes.HASHED_INTO):
+        import scipy.sparse as sp
+
         X = sp.csr_matrix(
             hashing_transform(
                 docs, n_features=n_features, alternate_sign=False, norm=None, binary=binary, **kw

@@ -25,17 +25,20 @@ array([2, 1, 1, 1])
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn import get_config
-from sklearn.feature_extraction import text as _sk_text
 
+# scipy and scikit-learn are imported where a route needs them: nbayes train, update and
+# forget count text without them (issue 28)
 from nbayes.text import _routes as routes
 from nbayes.text import _tokenize as _tk
 from nbayes.text._analyzer import exact_str
 from nbayes.text._counting import _Analysis, _check_ngram, count_rows
+from nbayes.text._stop_words import ENGLISH_STOP_WORDS
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = ["count_by_class", "count_terms", "transform_counts"]
 
@@ -45,11 +48,24 @@ def as_configured(X: Any) -> Any:
     (``sklearn.get_config()["sparse_interface"]``: "sparray" or "spmatrix"), as its own
     vectorizers return it. The public-API equivalent of scikit-learn's private
     ``sklearn.utils._sparse._align_api_if_sparse``."""
-    if not sp.issparse(X):
+    if not _is_sparse(X):
         return X
+    import scipy.sparse as sp
+    from sklearn import get_config
+
     if get_config().get("sparse_interface", "spmatrix") == "sparray":
         return getattr(sp, X.format + "_array")(X) if sp.isspmatrix(X) else X
     return X if sp.isspmatrix(X) else getattr(sp, X.format + "_matrix")(X)
+
+
+def _is_sparse(X: Any) -> bool:
+    """``scipy.sparse.issparse(X)``, importing scipy only if ``X`` may be one (an object
+    of a scipy module)."""
+    if not type(X).__module__.startswith("scipy"):
+        return False
+    import scipy.sparse as sp
+
+    return bool(sp.issparse(X))
 
 
 def stop_set(stop_words: Any) -> frozenset[Any] | None:
@@ -58,7 +74,7 @@ def stop_set(stop_words: Any) -> frozenset[Any] | None:
         return None
     if isinstance(stop_words, str):
         if stop_words == "english":
-            return _sk_text.ENGLISH_STOP_WORDS
+            return ENGLISH_STOP_WORDS  # scikit-learn's list (the tests check they are equal)
         raise ValueError(
             f"stop_words={stop_words!r} is not a built-in stop list; use 'english', "
             "a collection of words, or None."
@@ -95,6 +111,8 @@ def csr_pieces_to_sklearn(
     """Build the CSR exactly as scikit-learn's ``_count_vocab`` does (``sort=False``:
     the rows are already in the order wanted)."""
     idx_dtype = np.int64 if indptr[-1] > np.iinfo(np.int32).max else np.int32
+    import scipy.sparse as sp
+
     X = sp.csr_array(
         (
             values.astype(np.intc, copy=False),

@@ -6,23 +6,27 @@ straight from the documents, through the compiled kernels of :mod:`nbayes.text._
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.preprocessing import normalize
-from sklearn.utils import murmurhash3_32
 
+# scipy and scikit-learn are imported where a route needs them: nbayes train, update and
+# forget count text without them (issue 28)
 from nbayes.text import _hashing
 from nbayes.text import _routes as routes
 from nbayes.text._class_counts import as_configured, as_str_list, stop_set
 from nbayes.text._counting import _Analysis, _check_ngram
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = ["hash_by_class", "hash_into", "hashing_transform"]
 
 
 def _murmur_index_sign(terms: list[str], n_features: int) -> tuple[np.ndarray, np.ndarray]:
     """scikit-learn's FeatureHasher mapping term -> (column, sign), seed 0."""
+    from sklearn.utils import murmurhash3_32
+
     h = np.fromiter((murmurhash3_32(t, seed=0) for t in terms), dtype=np.int64, count=len(terms))
     idx = np.abs(h) % n_features
     idx[h == -(2**31)] = (2**31 - 1 - (n_features - 1)) % n_features
@@ -69,6 +73,8 @@ def hashing_transform(
     if pieces is not None:
         indptr, cols, sums = pieces
         idx_dtype = np.int64 if indptr[-1] > np.iinfo(np.int32).max else np.int32
+        import scipy.sparse as sp
+
         X = sp.csr_array(
             (sums.astype(dtype), cols.astype(np.int32), indptr.astype(idx_dtype)),
             shape=(len(docs), int(n_features)),
@@ -80,6 +86,8 @@ def hashing_transform(
     if binary:
         X.data.fill(1)
     if norm is not None:
+        from sklearn.preprocessing import normalize
+
         X = normalize(X, norm=norm, copy=False)
     return as_configured(X)
 
@@ -107,6 +115,8 @@ def _hash_analysis(
     lut_sign[used] = sign_u if alternate_sign else 1
     values = (counts * lut_sign[ids]).astype(dtype)
     idx_dtype = np.int64 if indptr[-1] > np.iinfo(np.int32).max else np.int32
+    import scipy.sparse as sp
+
     X = sp.csr_array(
         (values, lut_idx[ids].astype(np.int32), indptr.astype(idx_dtype)),
         dtype=dtype,
@@ -200,6 +210,8 @@ def hash_by_class(
     )  # fmt: skip
     if y.shape != (X.shape[0],):
         raise ValueError(f"y_codes must have shape ({X.shape[0]},), got {y.shape}.")
+    import scipy.sparse as sp
+
     Y = sp.csr_array((np.ones(len(y)), y, np.arange(len(y) + 1)), shape=(len(y), int(n_classes)))
     sums = np.asarray((Y.T @ sp.csr_array(X)).toarray(), dtype=np.float64)
     df = np.bincount(X.indices, minlength=int(n_features)).astype(np.int64)

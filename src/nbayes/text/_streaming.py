@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
+# scipy and scikit-learn are imported where a route needs them: nbayes train, update and
+# forget count text without them (issue 28)
 from .._statistics import CountStats, class_codes, union_classes
 from . import _batch
 from . import _routes as routes
@@ -78,7 +79,9 @@ class Accumulator:
         width = batch.n_columns
         self._grow_columns(width)
         fc = batch.counts.feature_count
-        if sp.issparse(fc):  # hashed batches: add the non-zeros, never a dense C x 2^20
+        if not isinstance(fc, np.ndarray):  # hashed batches: add the non-zeros, never a
+            import scipy.sparse as sp  # dense C x 2^20
+
             coo = sp.coo_matrix(fc)
             coo.sum_duplicates()
             self.fc[rows[coo.row], coo.col] += coo.data

@@ -32,15 +32,11 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-import numpy as np
-
 from nbayes._statistics import CountStats
 from nbayes.io._arrays import ArrayReader, ArrayWriter
-from nbayes.io._codecs import encode_labels, encode_params
-from nbayes.io._invariants import check_ngram_range
 from nbayes.io._registry import Serializer
-from nbayes.io._text_model import read_text_model
-from nbayes.io.serializers._estimator import check_derivation, check_fitted, check_saved_prior
+from nbayes.io._text_model import read_text_model, write_text_statistics
+from nbayes.io.serializers._estimator import check_derivation, check_fitted
 from nbayes.text import _model as M
 from nbayes.text._textstats import TextStats
 from nbayes.text.classifier import TextClassifier
@@ -49,34 +45,8 @@ from nbayes.text.classifier import TextClassifier
 def dump(model: TextClassifier, writer: ArrayWriter) -> dict[str, Any]:
     check_fitted(model)
     model._check_counting()  # a setting changed since the fit: the file would lie
-    stats = model._stats
-    check_ngram_range(M.ngram_of(model.ngram_range), ValueError)
-    check_saved_prior(model, len(stats.counts.classes))
-    table, doc_freq, term_freq = stats.counts.feature_count, stats.doc_freq, stats.term_freq
-    packed = None if stats.vocabulary is None else stats.vocabulary.packed()  # no str per term
-    if packed is not None and not packed.sorted:
-        # columns in term order (a fit over chunks or batches appends new terms): the
-        # file is the same whatever the order of learning, and a load selects its columns
-        # without a sort or a copy of the table (compiled, no str per term)
-        order = packed.order(np.arange(len(packed)))
-        packed = packed.take(order, in_order=True)
-        table, doc_freq, term_freq = table[:, order], doc_freq[order], term_freq[order]
-    writer.put("class_count", stats.counts.class_count)
-    writer.put("feature_count", table)
-    writer.put("doc_freq", doc_freq, np.int64)
-    writer.put("term_freq", term_freq)
-    vocabulary = None
-    if packed is not None:
-        writer.put("vocabulary/bytes", packed.data, np.uint8)
-        writer.put("vocabulary/offsets", packed.offsets, np.int64)
-        writer.require_schema(2)
-        vocabulary = {"n_terms": len(packed)}
-    return {
-        "hyperparameters": encode_params(model.get_params(deep=False)),
-        "classes": encode_labels(stats.counts.classes),
-        "n_docs": int(stats.n_docs),
-        "vocabulary": vocabulary,
-    }
+    # the hyperparameters (ngram_range, class_prior) are checked by the writer
+    return write_text_statistics(model.get_params(deep=False), model._stats, writer)
 
 
 def load(d: dict[str, Any], reader: ArrayReader) -> TextClassifier:

@@ -1,0 +1,196 @@
+"""A text model's training without the estimator: what ``nbayes train`` counts with.
+
+:class:`TextSettings` holds :class:`~nbayes.text.TextClassifier`'s hyperparameters and the
+counting hooks :func:`nbayes.text._streaming.fit_chunks` calls (the same function
+``TextClassifier.fit_chunks`` runs), so its statistics are those of the estimator, counted
+by the same code. It imports neither scikit-learn nor scipy (the estimator's base classes
+are scikit-learn's): a command is a process, and importing scikit-learn costs more than
+counting a small corpus. Its model file is written by
+:func:`nbayes.io.persist.save_text_statistics` with the serializer's own writer of the
+statistics, so ``nbayes.load`` gives the same TextClassifier as from
+``TextClassifier.fit_chunks`` + ``nbayes.save`` (the tests compare the files).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .._families import Family
+from .._template.guards import check_stats
+from . import _analyzer, _batch, _streaming
+from . import _model as M
+from ._textstats import TextStats, Vocabulary
+from ._tokenize import FrozenVocabulary
+from .recipes import resolve as resolve_recipe
+from .scoring import FAMILIES
+
+__all__ = ["TEXT_DEFAULTS", "TextSettings"]
+
+#: TextClassifier's hyperparameters and their defaults (a test checks they are the
+#: estimator's: ``TextClassifier().get_params()``)
+TEXT_DEFAULTS: dict[str, Any] = {
+    "alpha": 1.0,
+    "binary": False,
+    "class_prior": None,
+    "fit_prior": True,
+    "force_alpha": True,
+    "hashing": False,
+    "lowercase": True,
+    "max_df": 1.0,
+    "max_features": None,
+    "min_df": 1,
+    "model": "multinomial",
+    "n_features": 2**20,
+    "ngram_range": (1, 1),
+    "norm": False,
+    "preprocess": None,
+    "stop_words": None,
+}
+
+
+class TextSettings:
+    """TextClassifier's hyperparameters, validated as the estimator validates them, and,
+    after :meth:`fit_chunks`, the statistics it would hold (``_stats``)."""
+
+    def __init__(self, **params: Any) -> None:
+        unknown = sorted(set(params) - set(TEXT_DEFAULTS))
+        if unknown:
+            raise TypeError(f"TextClassifier got unexpected keyword argument(s) {unknown}.")
+        for name, default in TEXT_DEFAULTS.items():
+            setattr(self, name, params.get(name, default))
+
+    # the hooks of the counting (as TextClassifier's)
+    model: str
+    binary: bool
+    hashing: bool
+    lowercase: bool
+    n_features: int
+    ngram_range: Any
+    preprocess: Any
+    stop_words: Any
+    min_df: Any
+    max_df: Any
+    max_features: int | None
+
+    def get_params(self, deep: bool = False) -> dict[str, Any]:
+        """The hyperparameters, by name (sorted, as scikit-learn's ``get_params``)."""
+        return {name: getattr(self, name) for name in sorted(TEXT_DEFAULTS)}
+
+    def set_params(self, **params: Any) -> TextSettings:
+        unknown = sorted(set(params) - set(TEXT_DEFAULTS))
+        if unknown:
+            raise ValueError(f"Invalid parameter(s) {unknown} for TextClassifier.")
+        for name, value in params.items():
+            setattr(self, name, value)
+        return self
+
+    @property
+    def _family(self) -> Family:
+        return FAMILIES[self.model]
+
+    def _check_params(self) -> None:
+        M.check_params(self)
+
+    def _ngram(self) -> tuple[int, int]:
+        return M.ngram_of(self.ngram_range)
+
+    def _stop_set(self) -> frozenset[str] | None:
+        return M.stop_set(self.stop_words)
+
+    @property
+    def _clip(self) -> bool:
+        return bool(self.binary or self._family.presence)
+
+    def _docs(self, X: Any) -> list[str]:
+        return _analyzer.documents(X, resolve_recipe(self.preprocess))
+
+    def _set(self, stats: TextStats, vocabulary: Any) -> TextSettings:
+        self._stats = stats.with_vocabulary(Vocabulary.of(vocabulary))
+        self.__dict__.pop("_kept", None)
+        return self
+
+    # learning
+    def fit_chunks(self, chunks: Iterable[tuple[Sequence[str], Any]]) -> TextSettings:
+        """``TextClassifier.fit_chunks``: the statistics of every chunk, and the kept
+        vocabulary chosen at once (a pruning that keeps no term fails here, as there)."""
+        _streaming.fit_chunks(self, chunks)
+        self._selection()
+        return self
+
+    def _selection(self) -> dict[str, Any]:
+        kept = self.__dict__.get("_kept")
+        if kept is None:
+            vocabulary = self._stats.vocabulary
+            kept = M.select_columns(
+                self._stats, None if vocabulary is None else vocabulary.terms,
+                min_df=self.min_df, max_df=self.max_df, max_features=self.max_features,
+                n_features=self.n_features, mapping=FrozenVocabulary,
+            )  # fmt: skip
+            self._kept = kept
+        return kept
+
+    @classmethod
+    def fitted(cls, params: dict[str, Any], stats: TextStats, terms: Any) -> TextSettings:
+        """The settings of a fitted TextClassifier (a model file's hyperparameters,
+        statistics and terms: ``nbayes.io.persist.load_text_statistics``), to
+        :meth:`update` or :meth:`unlearn`."""
+        settings = cls(**params)
+        settings._check_params()
+        return settings._set(stats, terms)
+
+    def _counted(self, X: Any, y: Any) -> TextStats:
+        """TextClassifier's batch of a fitted model: over its vocabulary, extended by the
+        new terms (``TextClassifier._batch`` with ``reset=False``)."""
+        self._check_params()
+        docs, labels = _batch.checked(self._docs(X), y)
+        if self.hashing:
+            return _batch.count(self, docs, labels, None, {})
+        assert self._stats.vocabulary is not None
+        vocabulary, index = Vocabulary.extending(self._stats.vocabulary)
+        return _batch.count(self, docs, labels, None, index).with_vocabulary(vocabulary)
+
+    def _install(self, stats: TextStats) -> TextSettings:
+        check_stats(stats, "TextClassifier")  # as the estimator's _set_stats refuses them
+        self._stats = stats
+        self.__dict__.pop("_kept", None)
+        return self
+
+    def update(self, X: Any, y: Any) -> TextSettings:
+        """``TextClassifier.update`` (all or nothing: a failure changes nothing)."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._install(self._stats.merge(self._counted(X, y)))
+
+    def unlearn(self, X: Any, y: Any) -> TextSettings:
+        """``TextClassifier.unlearn``: refuses what the model never learned, as it does."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            stats = self._stats.subtract(self._counted(X, y))
+            if self._clip:  # presence counts: a term is in at most every document of its class
+                stats.counts.check_presence()
+            stats = stats.without_unused_terms()
+            if len(stats.classes) == 0:
+                raise ValueError(
+                    "Cannot unlearn every document: the model would have no class left. "
+                    "Nothing was changed."
+                )
+            return self._install(stats)
+
+    # what the command line reports and saves of a fitted model
+    @property
+    def statistics(self) -> TextStats:
+        """The statistics counted (what ``TextClassifier`` would hold after the fit)."""
+        return self._stats
+
+    @property
+    def classes_(self) -> np.ndarray:
+        return self._stats.counts.classes
+
+    @property
+    def class_count_(self) -> np.ndarray:
+        return self._stats.counts.class_count
+
+    def n_kept_terms(self) -> int:
+        """The number of terms (or buckets) the model keeps: its features."""
+        return len(self._selection()["names"])
