@@ -541,7 +541,7 @@ def test_the_probabilities_are_the_scaled_decisions_and_change_no_prediction(rt,
         return np.hstack([1 - p, p]) if p.shape[1] == 1 else p / p.sum(1, keepdims=True)
 
     for docs, y in (rt, rt3):
-        model = NBSVM(random_state=0).fit(docs[:240], y[:240])
+        model = NBSVM(random_state=0, calibration="temperature").fit(docs[:240], y[:240])
         plain = NBSVM(random_state=0, calibration=None).fit(docs[:240], y[:240])
         test = docs[240:]
         scores = model.decision_function(test).reshape(len(test), -1)
@@ -623,3 +623,96 @@ def test_a_file_with_bad_held_out_decisions_is_refused(rt):
     ]:
         with pytest.raises(ModelFileError, match=re.escape(message)):
             _registry.decode(encoded, ArrayReader({**writer.store, name: value}))
+
+
+def _ece(codes: np.ndarray, proba: np.ndarray, bins: int = 15) -> float:
+    confidence, right = proba.max(1), proba.argmax(1) == codes
+    which = np.minimum((confidence * bins).astype(np.intp), bins - 1)
+    return float(sum((which == b).mean() * abs(right[which == b].mean()
+                     - confidence[which == b].mean()) for b in np.unique(which)))  # fmt: skip
+
+
+def test_the_shift_is_fitted_with_the_scale_and_changes_no_prediction(tmp_path, rt, rt3):
+    """calibration="temperature_shift" (the default): with more than two classes the
+    probabilities are the logistic of proba_scale_ * decision + proba_shift_ normalised, the
+    pair of least held-out log loss (no lower than the scale alone's); the most probable
+    class is predict's. Two classes: shift 0, the probabilities of "temperature"."""
+    from scipy.special import expit
+
+    from nbayes.nbsvm._calibration import _log_probabilities, _platt_targets
+
+    docs, y = rt3
+    model = NBSVM(random_state=0).fit(docs[:240], y[:240])
+    alone = NBSVM(random_state=0, calibration="temperature").fit(docs[:240], y[:240])
+    assert model.calibration == "temperature_shift"
+    a, t = model.proba_scale_, model.proba_shift_
+    assert t != 0
+    test = docs[240:]
+    scores = model.decision_function(test)
+    p = expit(a * scores + t)
+    np.testing.assert_allclose(model.predict_proba(test), p / p.sum(1, keepdims=True), rtol=1e-12)
+    assert (
+        model.classes_[model.predict_proba(test).argmax(1)].tolist()
+        == (model.predict(test).tolist())
+        == alone.predict(test).tolist()
+    )
+    held = model.held_out_
+    target = _platt_targets(held.codes, held.weight, 3)
+
+    def loss(scale: float, shift: float) -> float:
+        return float(-(target * _log_probabilities(held.decision(0.25), scale, shift)).sum())
+
+    best = loss(a, t)
+    assert best < loss(alone.proba_scale_, 0.0)
+    for da, dt in ((1.01, 0.0), (0.99, 0.0), (1.0, 0.01), (1.0, -0.01)):
+        assert best < loss(a * da, t + dt)  # a minimum
+    nbayes.save(model, tmp_path / "m.nbayes")
+    loaded = nbayes.load(tmp_path / "m.nbayes")
+    assert (loaded.proba_scale_, loaded.proba_shift_) == (a, t)
+    np.testing.assert_array_equal(loaded.predict_proba(test), model.predict_proba(test))
+    docs, y = rt
+    two = NBSVM(random_state=0).fit(docs[:240], y[:240])
+    same = NBSVM(random_state=0, calibration="temperature").fit(docs[:240], y[:240])
+    assert two.proba_shift_ == 0.0 and two.proba_scale_ == same.proba_scale_
+    np.testing.assert_array_equal(two.predict_proba(docs), same.predict_proba(docs))
+
+
+def test_a_file_of_the_scale_alone_loads_with_the_probabilities_it_gave(tmp_path, rt3):
+    """A file written before the shift existed says calibration="temperature": it loads with
+    that map (shift 0), not the new default, so its probabilities are unchanged."""
+    docs, y = rt3
+    old = NBSVM(random_state=0, calibration="temperature").fit(docs[:240], y[:240])
+    nbayes.save(old, tmp_path / "old.nbayes")
+    loaded = nbayes.load(tmp_path / "old.nbayes")
+    assert loaded.calibration == "temperature" and loaded.proba_shift_ == 0.0
+    np.testing.assert_array_equal(loaded.predict_proba(docs), old.predict_proba(docs))
+    shifted = loaded.set_params(calibration="temperature_shift")  # asked: re-derived, no refit
+    assert shifted.proba_shift_ != 0.0
+    assert shifted.predict(docs).tolist() == old.predict(docs).tolist()
+
+
+def test_the_shift_improves_the_calibration_of_many_classes() -> None:
+    """Decision values whose classes follow a shifted logistic (10 classes): the scale and
+    shift fitted on one half calibrate the other half better than the scale alone, with the
+    same most probable class."""
+    from scipy.special import expit
+
+    from nbayes.nbsvm._calibration import fit_scale, fit_scale_shift, probabilities
+
+    rng = np.random.default_rng(0)
+    n, k = 6000, 10
+    scores = rng.normal(-1.0, 0.6, (n, k))
+    scores[np.arange(n), rng.integers(0, k, n)] += rng.gamma(2.0, 0.6, n)
+    truth = expit(3.0 * scores + 2.0)
+    truth /= truth.sum(1, keepdims=True)
+    codes = (truth.cumsum(1) > rng.random((n, 1))).argmax(1)
+    fit, test = slice(0, n // 2), slice(n // 2, n)
+    weight = np.ones(n // 2)
+    scale = fit_scale(scores[fit], codes[fit], weight, k)
+    a, t = fit_scale_shift(scores[fit], codes[fit], weight, k)
+    alone, shifted = probabilities(scores[test], scale), probabilities(scores[test], a, t)
+    assert a == pytest.approx(3.0, rel=0.15) and t == pytest.approx(2.0, abs=0.4)
+    assert np.array_equal(alone.argmax(1), shifted.argmax(1))
+    assert _ece(codes[test], shifted) < 0.7 * _ece(codes[test], alone)
+    with pytest.raises(ValueError, match="its shift is 0"):
+        probabilities(scores[:, :1], 1.0, 0.5)

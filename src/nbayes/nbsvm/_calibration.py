@@ -30,7 +30,22 @@ large on RT-s). How the held-out decision values are obtained:
   shared by the others (finite when the folds are separable). With 20 classes this form
   calibrates better than ``softmax(a s)`` (20 Newsgroups test set: 0.037 against 0.050).
 
-The scale changes no prediction: each problem's probability grows with its decision value.
+``calibration="temperature_shift"`` (the default) adds one degree of freedom with more than
+two classes: the logistic of ``a s + t`` for every problem's decision value ``s``, the same
+shift ``t`` for all, normalised over the classes; ``a`` and ``t`` minimise the same held-out
+log loss (from the scale alone and ``t = 0``). The shift changes the shape of the map, not
+only its steepness: a problem's logistic saturates where ``a s + t`` is large and is
+exponential where it is very negative, so ``t`` sets how the probability is shared between
+the few classes whose decision values are near 0 and the many far below (one scale leaves
+the middle confidences underconfident: on 20 Newsgroups' held-out documents 0.44 predicted
+where 0.58 were right). Two classes have one problem, whose shift would move the
+decision threshold: there the shift is 0 and the probabilities are those of the scale alone.
+On 20 Newsgroups' bydate test set the expected calibration error is 0.035 against 0.038 with
+the scale alone (BENCHMARKS.md); a power ``sigmoid(a s)^g`` (0.040) and a softmax with a
+shift and a power (0.036) did worse.
+
+The scale and the shift change no prediction: each problem's probability grows with its
+decision value, by the same map for all.
 """
 
 from __future__ import annotations
@@ -41,7 +56,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import minimize_scalar
+from scipy.optimize import minimize, minimize_scalar
 from scipy.special import expit, log_expit, logsumexp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
@@ -52,9 +67,11 @@ __all__ = [
     "FOLDS",
     "MAX_ITER",
     "SCALE_RANGE",
+    "SHIFT_RANGE",
     "HeldOutScores",
     "cross_fit",
     "fit_scale",
+    "fit_scale_shift",
     "probabilities",
 ]
 
@@ -65,6 +82,8 @@ MAX_ITER = 100
 SCALE_RANGE = (1e-3, 1e4)
 """The scales allowed: a decision value that tells nothing on held-out documents gets the
 smallest (probabilities near 1/n_classes that still rank as the decisions do)."""
+SHIFT_RANGE = (-10.0, 10.0)
+"""The shifts allowed (``calibration="temperature_shift"``, more than two classes)."""
 
 
 @dataclass(frozen=True)
@@ -86,24 +105,43 @@ class HeldOutScores:
         """The probability scale fitted to the held-out decision values at ``beta``."""
         return fit_scale(self.decision(beta), self.codes, self.weight, n_classes)
 
+    def scale_shift(self, beta: float, n_classes: int) -> tuple[float, float]:
+        """The probability scale and shift fitted to the held-out decision values at
+        ``beta`` (the shift is 0 with two classes)."""
+        return fit_scale_shift(self.decision(beta), self.codes, self.weight, n_classes)
 
-def probabilities(scores: np.ndarray, scale: float = 1.0) -> np.ndarray:
+
+def probabilities(scores: np.ndarray, scale: float = 1.0, shift: float = 0.0) -> np.ndarray:
     """Class probabilities from decision values (n_documents, n_problems): the logistic of
-    each problem's scaled decision value, normalised over the classes (one-vs-rest, as
-    scikit-learn's ``LogisticRegression``); two classes have one problem, for the second."""
-    p = expit(scale * scores)
-    if p.shape[1] == 1:
+    each problem's scaled and shifted decision value, normalised over the classes
+    (one-vs-rest, as scikit-learn's ``LogisticRegression``); two classes have one problem,
+    for the second, and no shift."""
+    if scores.shape[1] == 1:
+        if shift:
+            raise ValueError(f"two classes have one problem: its shift is 0, not {shift!r}")
+        p = expit(scale * scores)
         return np.hstack([1.0 - p, p])
+    p = expit(scale * scores + shift)
     total = p.sum(axis=1, keepdims=True)
     return p / np.where(total == 0, 1.0, total)
 
 
-def _log_probabilities(scores: np.ndarray, scale: float) -> np.ndarray:
+def _log_probabilities(scores: np.ndarray, scale: float, shift: float = 0.0) -> np.ndarray:
     """The logarithm of :func:`probabilities`, computed without rounding to 0."""
-    log_p = log_expit(scale * scores)
     if scores.shape[1] == 1:
-        return np.hstack([log_expit(-scale * scores), log_p])
+        return np.hstack([log_expit(-scale * scores), log_expit(scale * scores)])
+    log_p = log_expit(scale * scores + shift)
     return log_p - logsumexp(log_p, axis=1, keepdims=True)
+
+
+def _platt_targets(codes: np.ndarray, weight: np.ndarray, n_classes: int) -> np.ndarray:
+    """Platt's targets: ``(N_c + 1) / (N_c + 2)`` for a document's class ``c``, the rest
+    shared by the other classes."""
+    mass = np.bincount(codes, weights=weight, minlength=n_classes)
+    own = ((mass + 1.0) / (mass + 2.0))[codes]
+    target = np.repeat(((1.0 - own) / max(n_classes - 1, 1))[:, None], n_classes, axis=1)
+    target[np.arange(len(codes)), codes] = own
+    return target
 
 
 def fit_scale(scores: np.ndarray, codes: np.ndarray, weight: np.ndarray, n_classes: int) -> float:
@@ -111,10 +149,7 @@ def fit_scale(scores: np.ndarray, codes: np.ndarray, weight: np.ndarray, n_class
     Platt's targets, within ``SCALE_RANGE``: the best of a grid of 4 scales a decade, then
     Brent's method between its neighbours."""
     scores = np.asarray(scores, dtype=np.float64)
-    mass = np.bincount(codes, weights=weight, minlength=n_classes)
-    own = ((mass + 1.0) / (mass + 2.0))[codes]  # Platt's target of a document's own class
-    target = np.repeat(((1.0 - own) / max(n_classes - 1, 1))[:, None], n_classes, axis=1)
-    target[np.arange(len(codes)), codes] = own
+    target = _platt_targets(codes, weight, n_classes)
 
     def loss(log_scale: float) -> float:
         log_p = _log_probabilities(scores, float(np.exp(log_scale)))
@@ -126,6 +161,32 @@ def fit_scale(scores: np.ndarray, codes: np.ndarray, weight: np.ndarray, n_class
     bounds = (grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)])
     found = minimize_scalar(loss, bounds=bounds, method="bounded", options={"xatol": 1e-10})
     return float(np.exp(found.x))
+
+
+def fit_scale_shift(
+    scores: np.ndarray, codes: np.ndarray, weight: np.ndarray, n_classes: int
+) -> tuple[float, float]:
+    """The scale ``a`` and shift ``t`` of least (weighted) log loss of
+    ``probabilities(s, a, t)`` against Platt's targets, within ``SCALE_RANGE`` and
+    ``SHIFT_RANGE``: L-BFGS-B from :func:`fit_scale`'s scale and ``t = 0`` (so never a
+    larger loss than the scale alone). Two classes (one problem): that scale, shift 0."""
+    scores = np.asarray(scores, dtype=np.float64)
+    scale = fit_scale(scores, codes, weight, n_classes)
+    if scores.shape[1] == 1:
+        return scale, 0.0
+    target = _platt_targets(codes, weight, n_classes)
+
+    def loss(x: np.ndarray) -> float:
+        log_p = _log_probabilities(scores, float(np.exp(x[0])), float(x[1]))
+        return float(-np.dot(weight, (target * log_p).sum(axis=1)))
+
+    start = np.array([np.log(scale), 0.0])
+    bounds = [tuple(np.log(SCALE_RANGE)), SHIFT_RANGE]
+    found = minimize(loss, start, method="L-BFGS-B", bounds=bounds,
+                     options={"ftol": 1e-12, "gtol": 1e-8})  # fmt: skip
+    if not loss(found.x) < loss(start):
+        return scale, 0.0
+    return float(np.exp(found.x[0])), float(found.x[1])
 
 
 def cross_fit(
