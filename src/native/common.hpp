@@ -151,6 +151,15 @@ inline u32 src_cp(const void* src, i32 width, const u32* t, i64 k) {
     return t[static_cast<const u32*>(src)[k]] & CPM;
 }
 
+// Whether the ``L`` code points of a stored term (``pool[p]`` on) are those ``cp(0..L-1)``
+// gives: how a probe of an open-addressing table of terms tells a match from a collision.
+template <class CodePoint>
+inline bool same_code_points(const u32* pool, i64 p, i64 L, CodePoint cp) {
+    for (i64 q = 0; q < L; ++q)
+        if (pool[p + q] != cp(q)) return false;
+    return true;
+}
+
 // Large buffers ask Linux for transparent huge pages (as numpy does for its arrays of 4 MiB
 // and more): a table of tens of MiB is then first touched in 2 MiB faults instead of
 // thousands of 4 KiB ones (the second fit of a process paid ~2x the page faults without).

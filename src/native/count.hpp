@@ -46,16 +46,8 @@ inline void probe_block(i64 nb, const KeyBuf& kb, i64* bid, const u32* tlow, con
                     break;
                 }
                 const u32* t = k.low ? tlow : tid;
-                const i64 p = tstart[cand];
-                const i64 L = tlen[cand];
-                bool same = true;
-                for (i64 q = 0; q < L; ++q) {
-                    if (pool[p + q] != src_cp(k.src, k.width, t, q)) {
-                        same = false;
-                        break;
-                    }
-                }
-                if (same) {
+                auto cp = [&](i64 q) { return src_cp(k.src, k.width, t, q); };
+                if (same_code_points(pool, tstart[cand], tlen[cand], cp)) {
                     term = cand;
                     break;
                 }

@@ -69,19 +69,11 @@ inline int intern_run(const B* buf, const i64* spans, i64 n_docs, const u8* is_w
             while (true) {
                 const i64 t = A.slots[j];
                 if (t == -1) break;
-                if (A.thash[t] == h && A.tlen[t] == L) {
-                    const i64 p = A.tstart[t];
-                    bool same = true;
-                    for (i64 k = 0; k < L; ++k) {
-                        if (A.pool[p + k] != static_cast<u32>(buf[s + k])) {
-                            same = false;
-                            break;
-                        }
-                    }
-                    if (same) {
-                        tid = t;
-                        break;
-                    }
+                auto cp = [&](i64 k) { return static_cast<u32>(buf[s + k]); };
+                if (A.thash[t] == h && A.tlen[t] == L &&
+                    same_code_points(A.pool, A.tstart[t], L, cp)) {
+                    tid = t;
+                    break;
                 }
                 j = (j + 1) & mask;
             }

@@ -77,14 +77,16 @@ def _bag_of_words(text: str, vocabulary: list[str], binary: bool) -> list[int]:
 
 
 def _text_dataset(
-    texts: list[str],
-    labels: list[Any],
+    examples: list[tuple[str, Any]],
     vocabulary: list[str],
     binary: bool,
     source: str,
     descr: str,
     **extra: Any,
 ) -> Dataset:
+    """The notes' (text, label) examples as a bag-of-words over ``vocabulary``."""
+    texts = [t for t, _ in examples]
+    labels = [c for _, c in examples]
     return Dataset(
         texts=list(texts),
         data=np.array([_bag_of_words(t, vocabulary, binary) for t in texts], dtype=np.int64),
@@ -143,8 +145,7 @@ def load_match_reviews() -> Dataset:
         "not sharp match": np.array([0, 0, 1, 0, 0, 1, 0, 1]),
     }
     return _text_dataset(
-        [t for t, _ in reviews],
-        [c for _, c in reviews],
+        reviews,
         vocabulary,
         binary=True,
         source=f"{_NAIVE_BAYES_CHAPTER}, sections 3, 4 and 5.5.1",
@@ -193,8 +194,7 @@ def load_spam_ham() -> Dataset:
     ]
     query = "free money"
     return _text_dataset(
-        [t for t, _ in emails],
-        [c for _, c in emails],
+        emails,
         vocabulary,
         binary=False,
         source=f"{_WEEK_8}, 'Solved example: 1. Spam or not?'",
@@ -300,8 +300,7 @@ def load_abusive_posts() -> Dataset:
     tests = ["you stupid thing", "I love him", "he is a stupid garbage"]
     vocabulary = sorted({w for p, _ in posts for w in p.split()})
     return _text_dataset(
-        [p for p, _ in posts],
-        [c for _, c in posts],
+        posts,
         vocabulary,
         binary=True,
         source=f"{_POSTINGS}, 'Implementation (Naive Bayes)'",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -325,13 +325,24 @@ class ParameterTable:
     def _repr_markdown_(self) -> str:
         return self.to_markdown(SHOWN_ROWS)
 
-    def _tex_cell(self, v: Any) -> str:
+    def _cell(
+        self,
+        v: Any,
+        estimate: Callable[[Estimate], str],
+        rational: Callable[[Fraction], str],
+        escape: Callable[[str], str],
+    ) -> str:
+        """One cell in a markup (LaTeX or HTML): an estimate as its formula (and value,
+        when smoothed) when ``exact``, else a decimal; any other value as text."""
         if isinstance(v, Estimate):
             if not self.exact:
                 return _decimal(float(v.value))
-            text = estimate_tex(v)
-            return f"{text} = {rational_tex(v.value)}" if v.smoothed else text
-        return _value_text(v, self.exact)
+            text = estimate(v)
+            return f"{text} = {rational(v.value)}" if v.smoothed else text
+        return escape(_value_text(v, self.exact))
+
+    def _tex_cell(self, v: Any) -> str:
+        return self._cell(v, estimate_tex, rational_tex, str)
 
     def to_latex(self, max_rows: int | None = None) -> str:
         """The table as a LaTeX ``array`` in display math (``$$ ... $$``)."""
@@ -356,12 +367,7 @@ class ParameterTable:
         return self.to_latex(SHOWN_ROWS)
 
     def _html_cell(self, v: Any) -> str:
-        if isinstance(v, Estimate):
-            if not self.exact:
-                return _decimal(float(v.value))
-            text = estimate_html(v)
-            return f"{text} = {rational_html(v.value)}" if v.smoothed else text
-        return _e(_value_text(v, self.exact))
+        return self._cell(v, estimate_html, rational_html, _e)
 
     def to_html(self, max_rows: int | None = SHOWN_ROWS) -> str:
         n = len(self.classes)

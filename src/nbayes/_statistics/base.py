@@ -195,6 +195,20 @@ class PerClassStats:
         arrays = self._per_class(lambda a: a[keep])
         return replace(self, classes=self.classes[keep], **arrays)  # type: ignore[type-var]
 
+    def _merged_pair(self, other: Self) -> tuple[Self, Self]:
+        """``self`` and ``other`` over the union of their classes, for a merge (checked to
+        be over the same features)."""
+        self._check_compatible(other)
+        classes = union_classes(self.classes, other.classes)
+        return self.reindex(classes), other.reindex(classes)
+
+    def _removed(self, other: Self) -> Self:
+        """``other`` over this statistics' classes, for subtracting it (checked to be over
+        the same features and to remove no class this one does not hold)."""
+        self._check_compatible(other)
+        _check_subtract_classes(other.classes, self.classes)
+        return other.reindex(self.classes)
+
     def _check_compatible(self, other: PerClassStats) -> None:
         if other.n_features != self.n_features:
             raise ValueError(

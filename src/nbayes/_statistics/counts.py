@@ -59,9 +59,7 @@ class CountStats(PerClassStats):
         return int(self.feature_count.shape[1])
 
     def merge(self, other: Self) -> Self:
-        self._check_compatible(other)
-        classes = union_classes(self.classes, other.classes)
-        a, b = self.reindex(classes), other.reindex(classes)
+        a, b = self._merged_pair(other)
         return replace(
             a,
             class_count=a.class_count + b.class_count,
@@ -69,9 +67,7 @@ class CountStats(PerClassStats):
         )
 
     def subtract(self, other: Self) -> Self:
-        self._check_compatible(other)
-        _check_subtract_classes(other.classes, self.classes)
-        b = other.reindex(self.classes)
+        b = self._removed(other)
         class_count = _check_not_negative(
             "class count", self.class_count - b.class_count, self.class_count
         )

@@ -26,9 +26,7 @@ from .base import (
     FloatArray,
     PerClassStats,
     _check_not_negative,
-    _check_subtract_classes,
     class_codes,
-    union_classes,
 )
 
 __all__ = ["MomentStats"]
@@ -189,9 +187,7 @@ class MomentStats(PerClassStats):
         return int(self.mean.shape[1])
 
     def merge(self, other: Self) -> Self:
-        self._check_compatible(other)
-        classes = union_classes(self.classes, other.classes)
-        a, b = self.reindex(classes), other.reindex(classes)
+        a, b = self._merged_pair(other)
         count, mean, low, m2 = _combine(
             a.class_count, a.mean, a.mean_low, a.m2, b.class_count, b.mean, b.mean_low, b.m2
         )
@@ -205,9 +201,7 @@ class MomentStats(PerClassStats):
         )  # fmt: skip
 
     def subtract(self, other: Self) -> Self:
-        self._check_compatible(other)
-        _check_subtract_classes(other.classes, self.classes)
-        b = other.reindex(self.classes)
+        b = self._removed(other)
         count, mean, low, m2 = _subtract(
             self.class_count, self.mean, self.mean_low, self.m2,
             b.class_count, b.mean, b.mean_low, b.m2, "class count",

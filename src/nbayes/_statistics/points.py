@@ -31,9 +31,7 @@ from numpy.typing import NDArray
 from .base import (
     PerClassStats,
     _check_not_negative,
-    _check_subtract_classes,
     class_codes,
-    union_classes,
 )
 
 __all__ = ["PointStats", "grid_width"]
@@ -203,9 +201,7 @@ class PointStats(PerClassStats):
         return self.values[j] + self.widths[j] / 2 if self.widths[j] > 0 else self.values[j]
 
     def merge(self, other: Self) -> Self:
-        self._check_compatible(other)
-        classes = union_classes(self.classes, other.classes)
-        a, b = self.reindex(classes), other.reindex(classes)
+        a, b = self._merged_pair(other)
         values, weights, widths = [], [], []
         for j in range(self.n_features):
             width = float(max(a.widths[j], b.widths[j]))
@@ -228,9 +224,7 @@ class PointStats(PerClassStats):
         )
 
     def subtract(self, other: Self) -> Self:
-        self._check_compatible(other)
-        _check_subtract_classes(other.classes, self.classes)
-        b = other.reindex(self.classes)
+        b = self._removed(other)
         values, weights = [], []
         for j in range(self.n_features):
             width = float(self.widths[j])

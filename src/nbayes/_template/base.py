@@ -54,7 +54,15 @@ from .validation import (
     feature_names,
 )
 
-__all__ = ["BaseNB", "PosteriorMixin", "log_normalize"]
+__all__ = ["BaseNB", "PosteriorMixin", "log_normalize", "text_input_tags"]
+
+
+def text_input_tags(tags: Any) -> Any:
+    """scikit-learn's ``tags`` of an estimator that takes documents (a sequence of str)
+    instead of a 2-d array: set, and returned."""
+    tags.input_tags.string = True
+    tags.input_tags.two_d_array = False
+    return tags
 
 
 def _freeze(value: Any) -> Any:

@@ -113,18 +113,7 @@ def _floats(text: str, flag: str) -> list[float]:
 def _min_df(text: str) -> list[int | float]:
     out: list[int | float] = []
     for item in text.split(","):
-        try:
-            value: int | float = int(item)
-        except ValueError:
-            try:
-                value = float(item)
-            except ValueError:
-                value = -1
-            if not 0.0 <= value <= 1.0:
-                raise CLIError(
-                    "--min-df takes document counts (1,2) or fractions in [0, 1] (0.01); "
-                    f"got {item!r}."
-                ) from None
+        value = parse_document_frequency(item, "--min-df")
         if isinstance(value, int) and value < 1:
             raise CLIError(f"--min-df counts must be >= 1; got {value}.")
         out.append(value)

@@ -234,6 +234,17 @@ def _numbered_lines(path: Path | Stream, encoding: str) -> Iterator[tuple[int, s
 _FIRST_KEYS = "keys of the first record"
 
 
+def _missing_key(
+    which: str, key: str, what: str, obj: dict[str, Any], path: Path | Stream, row: int, line: int
+) -> NoReturn:
+    """A JSON-lines record without the text's (or label's) key: in the first record, the
+    option names the keys there are; later, the row and line say where."""
+    if row == 0:
+        _missing_column(which, key, path, list(obj), _FIRST_KEYS)
+    src = _name(path) if isinstance(path, Stream) else str(path)
+    raise ValueError(f"{src}, row {row} (line {line}): no key {key!r} (missing {what}).")
+
+
 def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterator[tuple[str, Any]]:
     src = _name(path) if isinstance(path, Stream) else str(path)
     text_col, label_col = opts.text_col, opts.label_col
@@ -254,11 +265,7 @@ def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterat
                 f"{src}, line {line_no}: expected a JSON object, got {type(obj).__name__}."
             )
         if text_col not in obj:
-            if row_i == 0:
-                _missing_column("text_col", text_col, path, list(obj), _FIRST_KEYS)
-            raise ValueError(
-                f"{src}, row {row_i} (line {line_no}): no key {text_col!r} (missing text)."
-            )
+            _missing_key("text_col", text_col, "text", obj, path, row_i, line_no)
         text = obj[text_col]
         if not isinstance(text, str):
             what = "missing text (null)" if text is None else f"got {type(text).__name__}"
@@ -268,11 +275,7 @@ def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterat
         label = None
         if label_col is not None:
             if label_col not in obj:
-                if row_i == 0:
-                    _missing_column("label_col", label_col, path, list(obj), _FIRST_KEYS)
-                raise ValueError(
-                    f"{src}, row {row_i} (line {line_no}): no key {label_col!r} (missing label)."
-                )
+                _missing_key("label_col", label_col, "label", obj, path, row_i, line_no)
             label = obj[label_col]
             if label is None:
                 raise ValueError(f"{src}, row {row_i} (line {line_no}): missing label (null).")

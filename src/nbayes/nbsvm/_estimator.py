@@ -31,6 +31,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from .._template import params as P
+from .._template.base import text_input_tags
 from .._template.decisions import Decisions, decisions_from_proba
 from .._template.sklearn_bases import BaseEstimator, ClassifierMixin
 from ..display import InformativeFeatures, TopPredictions
@@ -558,10 +559,7 @@ class NBSVM(ClassifierMixin, BaseEstimator):
         return InformativeFeatures((str(names[j]), c, float(scores[j])) for j, c in ranked)
 
     def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.input_tags.string = True
-        tags.input_tags.two_d_array = False
-        return tags
+        return text_input_tags(super().__sklearn_tags__())
 
     def _cv_counter(self) -> Any:
         """The protocol of :mod:`nbayes.model_selection`: one fit per split and setting of

@@ -481,55 +481,52 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             print(f"SemiSupervisedNB iteration {iteration}: log-likelihood {score:.6f}")
 
     # ------------------------------------------------------------ prediction
+    def _fitted(self) -> Any:
+        """The fitted model (``estimator_``), which answers every question below; raises
+        NotFittedError before :meth:`fit`."""
+        check_is_fitted(self)
+        return self.estimator_
+
     def predict(self, X: Any) -> np.ndarray:
         """The most probable class of each row (the fitted model's)."""
-        check_is_fitted(self)
-        return np.asarray(self.estimator_.predict(X))
+        return np.asarray(self._fitted().predict(X))
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities, columns in the order of ``classes_``."""
-        check_is_fitted(self)
-        return np.asarray(self.estimator_.predict_proba(X))
+        return np.asarray(self._fitted().predict_proba(X))
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """Log class probabilities, columns in the order of ``classes_``."""
-        check_is_fitted(self)
-        return np.asarray(self.estimator_.predict_log_proba(X))
+        return np.asarray(self._fitted().predict_log_proba(X))
 
     def predict_joint_log_proba(self, X: Any) -> np.ndarray:
         """Joint log-probabilities ``log P(x, c)``, columns in the order of ``classes_``."""
-        check_is_fitted(self)
-        return np.asarray(self.estimator_.predict_joint_log_proba(X))
+        return np.asarray(self._fitted().predict_joint_log_proba(X))
 
     def explain(self, x: Any, **kw: Any) -> Any:
         """The fitted model's explanation of one row (see the estimator's ``explain``)."""
-        check_is_fitted(self)
-        return self.estimator_.explain(x, **kw)
+        return self._fitted().explain(x, **kw)
 
     def parameter_table(self, exact: bool = True, feature_names: Any = None) -> Any:
         """The fitted model's estimates as the course notes print them (see the
         estimator's ``parameter_table``; EM's soft labels are fractional counts: use
         ``exact=False``)."""
-        check_is_fitted(self)
-        return self.estimator_.parameter_table(exact=exact, feature_names=feature_names)
+        return self._fitted().parameter_table(exact=exact, feature_names=feature_names)
 
     @property
     def classes_(self) -> np.ndarray:
         """The classes of the labelled rows (sorted)."""
-        check_is_fitted(self)
-        return np.asarray(self.estimator_.classes_)
+        return np.asarray(self._fitted().classes_)
 
     @property
     def n_features_in_(self) -> int:
         """Number of features of the fitted model (models of a table or a matrix)."""
-        check_is_fitted(self)
-        return int(self.estimator_.n_features_in_)
+        return int(self._fitted().n_features_in_)
 
     @property
     def feature_names_in_(self) -> np.ndarray:
         """The column names of the training table, when it had them."""
-        check_is_fitted(self)
-        return np.asarray(self.estimator_.feature_names_in_)
+        return np.asarray(self._fitted().feature_names_in_)
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "estimator_")

@@ -29,6 +29,7 @@ __all__ = [
     "chi2_log_cdf",
     "chi2_log_sf",
     "fisher_log_scores",
+    "logit",
     "robinson_f",
 ]
 
@@ -65,6 +66,16 @@ def robinson_f(
         ham_ratio = g / n_ham if n_ham else 0.0
     p = spam_ratio / (spam_ratio + ham_ratio)
     return (s * x + n * p) / (s + n)
+
+
+def logit(p: float) -> float:
+    """``log(p / (1 - p))``, the log-odds of a probability (a cutoff's, compared with a
+    score's log-odds); infinite at 0 and 1."""
+    if p <= 0.0:
+        return -math.inf
+    if p >= 1.0:
+        return math.inf
+    return math.log(p) - math.log1p(-p)
 
 
 def _logaddexp(a: float, b: float) -> float:

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from nbayes.spam._combining import logit
 from nbayes.spam._filter import MessageLike, SpamFilter
 
 __all__ = ["CutoffChoice", "choose_cutoffs"]
@@ -127,7 +128,7 @@ def choose_cutoffs(
         ham_cut = 0.0
     ham_cut = min(ham_cut, spam_cut)
     chosen = model.set_params(ham_cutoff=ham_cut, spam_cutoff=spam_cut)
-    lo_ham, lo_spam = _logit(chosen.effective_params_.ham_cutoff), _logit(spam_cut)
+    lo_ham, lo_spam = logit(chosen.effective_params_.ham_cutoff), logit(spam_cut)
     lost = sum(s >= lo_spam for s in ham_scores)
     passed = sum(s <= lo_ham for s in spam_scores)
     unsure = sum(lo_ham < s < lo_spam for s in ham_scores + spam_scores)
@@ -135,14 +136,6 @@ def choose_cutoffs(
     return CutoffChoice(
         ham_cut, spam_cut, lost / len(ham_scores), passed / len(spam_scores), unsure / total
     )
-
-
-def _logit(p: float) -> float:
-    if p <= 0.0:
-        return -math.inf
-    if p >= 1.0:
-        return math.inf
-    return math.log(p) - math.log1p(-p)
 
 
 def _stratified_folds(flags: list[bool], cv: int, random_state: Any) -> list[list[int]]:

@@ -15,13 +15,13 @@ import heapq
 import math
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from email.message import Message
 from typing import TYPE_CHECKING, Any, Self
 
 from nbayes import _mail_native
 from nbayes.mail import MailTokenizer, RawMail
-from nbayes.spam._combining import fisher_log_scores, robinson_f
+from nbayes.spam._combining import fisher_log_scores, logit, robinson_f
 from nbayes.spam._presets import PRESETS, Preset
 from nbayes.spam._table import TokenTable
 
@@ -276,9 +276,7 @@ class SpamFilter:
     def effective_params_(self) -> Preset:
         """The scoring parameters and cutoffs in force (the preset's where left at None)."""
         st = self._settings()
-        return Preset(
-            st.s, st.x, st.smoothing, st.min_dev, st.max_clues, st.ham_cutoff, st.spam_cutoff
-        )
+        return Preset(*(getattr(st, f.name) for f in fields(Preset)))
 
     # ------------------------------------------------------------------ tokens
     def tokenize(self, message: MessageLike) -> frozenset[str]:
@@ -739,7 +737,7 @@ class SpamFilter:
         st = self._settings()
         table = self.table_
         cold = min(table.n_ham, table.n_spam) < st.min_learned
-        lo_ham, lo_spam = _logit(st.ham_cutoff), _logit(st.spam_cutoff)
+        lo_ham, lo_spam = logit(st.ham_cutoff), logit(st.spam_cutoff)
         for tokens in sets:
             log_spam, log_ham = self._log_scores(tokens, clues)
             lo = log_spam - log_ham
@@ -875,14 +873,6 @@ class SpamFilter:
 _HYPERPARAMETERS = frozenset(SpamFilter._get_param_names())
 
 
-def _logit(p: float) -> float:
-    if p <= 0.0:
-        return -math.inf
-    if p >= 1.0:
-        return math.inf
-    return math.log(p) - math.log1p(-p)
-
-
 def _log1pexp(z: float) -> float:
     return z + math.log1p(math.exp(-z)) if z > 0 else math.log1p(math.exp(z))
 
@@ -892,16 +882,10 @@ def _sigmoid(z: float) -> float:
 
 
 @dataclass(frozen=True)
-class _Settings:
-    """The hyperparameters, checked, with the preset's values filled in."""
+class _Settings(Preset):
+    """The hyperparameters, checked, with the preset's values filled in (the scoring
+    parameters and cutoffs, a :class:`Preset`, then the others)."""
 
-    s: float
-    x: float
-    smoothing: float
-    min_dev: float
-    max_clues: int | None
-    ham_cutoff: float
-    spam_cutoff: float
     combining: str
     alpha: float
     min_learned: int

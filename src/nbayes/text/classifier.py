@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._families import Family
 from .._statistics import CountStats, readonly
 from .._template import params as P
+from .._template.base import text_input_tags
 from ..explain import Explanation
 from . import _analyzer, _batch
 from . import _model as M
@@ -477,10 +478,7 @@ class TextClassifier(TextLearning):
         return readonly(self._derived()["d"]["class_log_prior"])
 
     def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.input_tags.string = True
-        tags.input_tags.two_d_array = False
-        return tags
+        return text_input_tags(super().__sklearn_tags__())
 
     def _cv_counter(self) -> TextCounter:
         """The counting protocol of :mod:`nbayes.model_selection` for text."""

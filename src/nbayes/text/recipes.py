@@ -47,7 +47,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NoReturn
 
 __all__ = [
     "RECIPES",
@@ -85,6 +85,10 @@ _QUESTION = re.compile(r"\?")
 _SCOPE_SEP = r"[^\w.,:;!?\n]+"
 _SCOPE_WORD = r"\w+(?:['\u2019]\w+)*"
 _SCOPE_WORD_RE = re.compile(_SCOPE_WORD)
+
+
+def _not_a_str(recipe: str, text: Any) -> NoReturn:
+    raise TypeError(f"{recipe}() takes a str, got {type(text).__name__}.")
 
 
 def _any_case(words: Iterable[str]) -> str:
@@ -183,7 +187,7 @@ def mark_negation(text: str, prefix: str = "NOT_", scope: int | None = None) -> 
     ''
     """
     if not isinstance(text, str):
-        raise TypeError(f"mark_negation() takes a str, got {type(text).__name__}.")
+        _not_a_str("mark_negation", text)
     if not re.fullmatch(r"\w+", prefix):
         raise ValueError(f"prefix must be made of word characters only, got {prefix!r}.")
     if scope is not None and (
@@ -216,7 +220,7 @@ def strip_html(text: str) -> str:
     'x <- y'
     """
     if not isinstance(text, str):
-        raise TypeError(f"strip_html() takes a str, got {type(text).__name__}.")
+        _not_a_str("strip_html", text)
     return _TAG.sub("\n", text)
 
 
@@ -233,7 +237,7 @@ def mark_punctuation(text: str) -> str:
     'Great! EXCLAMATIONMARK ! EXCLAMATIONMARK  Really? QUESTIONMARK '
     """
     if not isinstance(text, str):
-        raise TypeError(f"mark_punctuation() takes a str, got {type(text).__name__}.")
+        _not_a_str("mark_punctuation", text)
     return _QUESTION.sub("? QUESTIONMARK ", _BANG.sub("! EXCLAMATIONMARK ", text))
 
 
@@ -267,7 +271,7 @@ def mark_ratings(text: str) -> str:
     'no score here'
     """
     if not isinstance(text, str):
-        raise TypeError(f"mark_ratings() takes a str, got {type(text).__name__}.")
+        _not_a_str("mark_ratings", text)
     return _RATING.sub(_rating_token, text)
 
 
@@ -353,7 +357,7 @@ def sentiment_preprocess(text: str) -> str:
     "I didn't NOT_like NOT_it:  2_OUT_OF_10 ."
     """
     if not isinstance(text, str):
-        raise TypeError(f"sentiment_preprocess() takes a str, got {type(text).__name__}.")
+        _not_a_str("sentiment_preprocess", text)
     return mark_negation(mark_ratings(text), scope=SENTIMENT_NEGATION_SCOPE)
 
 
