@@ -57,7 +57,8 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -197,22 +198,9 @@ def load_text_statistics(
     if metadata["model_type"] != "TextClassifier":
         return None
     reader = ArrayReader(arrays)
-    where = os.fspath(path)
-    try:
+    with _reading(path, reader):
         model = expect_dict(metadata["model"], "metadata['model']")
         params, stats, terms = read_text_model(model, reader)
-        unused = reader.unused()
-        if unused:
-            raise ModelFileError(f"it holds arrays no model reads: {_show(unused)}")
-    except ModelFileError as exc:
-        raise ModelFileError(f"Cannot load the model file {where!r}: {exc}") from None
-    except Exception as exc:  # as nbayes.load: a hostile file only raises ModelFileError
-        if not _WRAP_UNEXPECTED:
-            raise
-        raise ModelFileError(
-            f"Cannot load the model file {where!r}: its content is inconsistent "
-            f"({type(exc).__name__}: {exc})"
-        ) from exc
     return params, stats, terms
 
 
@@ -287,6 +275,28 @@ def _check_top(metadata: dict[str, Any]) -> None:
 _WRAP_UNEXPECTED = True
 
 
+@contextmanager
+def _reading(path: str | os.PathLike[str], reader: ArrayReader) -> Iterator[None]:
+    """What loading says of a file it cannot read, the same for every reader of model
+    files: ModelFileError naming the file, also for arrays no model reads and (a safety
+    net: a hostile file must only raise ModelFileError) for any other exception."""
+    where = os.fspath(path)
+    try:
+        yield
+        unused = reader.unused()
+        if unused:
+            raise ModelFileError(f"it holds arrays no model reads: {_show(unused)}")
+    except ModelFileError as exc:
+        raise ModelFileError(f"Cannot load the model file {where!r}: {exc}") from None
+    except Exception as exc:
+        if not _WRAP_UNEXPECTED:
+            raise
+        raise ModelFileError(
+            f"Cannot load the model file {where!r}: its content is inconsistent "
+            f"({type(exc).__name__}: {exc})"
+        ) from exc
+
+
 def load(
     path: str | os.PathLike[str],
     *,
@@ -326,23 +336,8 @@ def load(
     given = check_functions(functions)
     metadata, arrays = read_metadata(path, max_bytes=max_bytes)
     reader = ArrayReader(arrays)
-    try:
-        with functions_given(given):
-            model = decode(
-                {"model_type": metadata["model_type"], "model": metadata["model"]}, reader
-            )
-        unused = reader.unused()
-        if unused:
-            raise ModelFileError(f"it holds arrays no model reads: {_show(unused)}")
-    except ModelFileError as exc:
-        raise ModelFileError(f"Cannot load the model file {os.fspath(path)!r}: {exc}") from None
-    except Exception as exc:  # a safety net: a hostile file must only raise ModelFileError
-        if not _WRAP_UNEXPECTED:
-            raise
-        raise ModelFileError(
-            f"Cannot load the model file {os.fspath(path)!r}: its content is inconsistent "
-            f"({type(exc).__name__}: {exc})"
-        ) from exc
+    with _reading(path, reader), functions_given(given):
+        model = decode({"model_type": metadata["model_type"], "model": metadata["model"]}, reader)
     return model
 
 
@@ -379,8 +374,7 @@ def load_scorer(
             )
         return None
     reader = ArrayReader(arrays)
-    where = os.fspath(path)
-    try:
+    with _reading(path, reader):
         model = expect_dict(metadata["model"], "metadata['model']")
         with functions_given(given):
             params, stats, terms = read_text_model(model, reader)
@@ -392,17 +386,5 @@ def load_scorer(
                 raise ModelFileError(
                     f"the hyperparameters do not fit the statistics: {exc}"
                 ) from None
-        unused = reader.unused()
-        if unused:
-            raise ModelFileError(f"it holds arrays no model reads: {_show(unused)}")
-    except ModelFileError as exc:
-        raise ModelFileError(f"Cannot load the model file {where!r}: {exc}") from None
-    except Exception as exc:  # as nbayes.load: a hostile file only raises ModelFileError
-        if not _WRAP_UNEXPECTED:
-            raise
-        raise ModelFileError(
-            f"Cannot load the model file {where!r}: its content is inconsistent "
-            f"({type(exc).__name__}: {exc})"
-        ) from exc
     scorer._pending = list(caught)
     return scorer
