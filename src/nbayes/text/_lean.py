@@ -18,14 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from .._families import Family
 from .._template.guards import check_stats
 from . import _analyzer, _batch, _streaming
 from . import _model as M
 from ._textstats import TextStats, Vocabulary
 from ._tokenize import FrozenVocabulary
 from .recipes import resolve as resolve_recipe
-from .scoring import FAMILIES
 
 __all__ = ["TEXT_DEFAULTS", "TextSettings"]
 
@@ -51,7 +49,7 @@ TEXT_DEFAULTS: dict[str, Any] = {
 }
 
 
-class TextSettings:
+class TextSettings(M.CountingHooks):
     """TextClassifier's hyperparameters, validated as the estimator validates them, and,
     after :meth:`fit_chunks`, the statistics it would hold (``_stats``)."""
 
@@ -86,23 +84,6 @@ class TextSettings:
         for name, value in params.items():
             setattr(self, name, value)
         return self
-
-    @property
-    def _family(self) -> Family:
-        return FAMILIES[self.model]
-
-    def _check_params(self) -> None:
-        M.check_params(self)
-
-    def _ngram(self) -> tuple[int, int]:
-        return M.ngram_of(self.ngram_range)
-
-    def _stop_set(self) -> frozenset[str] | None:
-        return M.stop_set(self.stop_words)
-
-    @property
-    def _clip(self) -> bool:
-        return bool(self.binary or self._family.presence)
 
     def _docs(self, X: Any) -> list[str]:
         return _analyzer.documents(X, resolve_recipe(self.preprocess))

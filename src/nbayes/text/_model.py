@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._families import BernoulliFamily, ComplementFamily, Family, MultinomialFamily
 from .._statistics import CountStats
 from .._template import params as P
 from ..exceptions import InvalidParameterError
@@ -146,6 +147,44 @@ def stop_set(stop_words: Any) -> frozenset[str] | None:
     if stop_words == "english":
         return frozenset(ENGLISH_STOP_WORDS)
     return frozenset(stop_words)
+
+
+#: the likelihood family of each TextClassifier ``model`` (families are stateless)
+FAMILIES: dict[str, Family] = {
+    "multinomial": MultinomialFamily(),
+    "bernoulli": BernoulliFamily(),
+    "complement": ComplementFamily(),
+}
+
+
+class CountingHooks:
+    """What the counting (``_batch``, ``_streaming``, ``_class_counts``) asks of a text
+    model's settings, read from its hyperparameters: shared by :class:`TextClassifier` and
+    the lean :class:`~nbayes.text.TextSettings`, so the two count alike."""
+
+    model: str
+    binary: bool
+    ngram_range: Any
+    stop_words: Any
+
+    @property
+    def _family(self) -> Family:
+        """The likelihood family of ``model``."""
+        return FAMILIES[self.model]
+
+    def _check_params(self) -> None:
+        check_params(self)
+
+    def _ngram(self) -> tuple[int, int]:
+        return ngram_of(self.ngram_range)
+
+    def _stop_set(self) -> frozenset[str] | None:
+        return stop_set(self.stop_words)
+
+    @property
+    def _clip(self) -> bool:
+        """Whether counts are clipped to presence (``binary``, or a Bernoulli model)."""
+        return bool(self.binary or self._family.presence)
 
 
 def check_params(est: Any, who: str = "TextClassifier") -> None:

@@ -23,7 +23,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from .._families import Family
 from .._statistics import CountStats, readonly
 from .._template import params as P
 from .._template.base import text_input_tags
@@ -36,13 +35,13 @@ from ._stop_words import warn_if_inconsistent
 from ._textstats import TextStats, Vocabulary
 from ._tokenize import FrozenVocabulary, TermColumns
 from .recipes import resolve as resolve_recipe
-from .scoring import FAMILIES, CountRows, TextScorer
+from .scoring import CountRows, TextScorer
 
 __all__ = ["TextClassifier", "TextStats"]
 
 
 @P.hyperparameters
-class TextClassifier(TextLearning):
+class TextClassifier(M.CountingHooks, TextLearning):  # type: ignore[override]
     """Naive Bayes text classifier on raw strings: multinomial, Bernoulli or complement.
 
     Equal to scikit-learn's ``Pipeline(CountVectorizer(...), MultinomialNB(...))`` (or
@@ -138,23 +137,7 @@ class TextClassifier(TextLearning):
     norm: bool = False
 
     # ---------------------------------------------------------------- settings
-    @property
-    def _family(self) -> Family:  # type: ignore[override]
-        """The likelihood family of ``model``."""
-        return FAMILIES[self.model]
-
-    def _check_params(self) -> None:
-        M.check_params(self)
-
-    def _ngram(self) -> tuple[int, int]:
-        return M.ngram_of(self.ngram_range)
-
-    def _stop_set(self) -> frozenset[str] | None:
-        return M.stop_set(self.stop_words)
-
-    @property
-    def _clip(self) -> bool:
-        return bool(self.binary or self._family.presence)
+    # (``_family``, ``_check_params``, ``_ngram``, ``_stop_set``, ``_clip``: CountingHooks)
 
     #: the settings a model's counts were made with (changed on a fitted model, they take
     #: effect at the next fit, as a vectorizer's do)

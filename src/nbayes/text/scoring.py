@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from .._families import BernoulliFamily, ComplementFamily, Family, MultinomialFamily
+from .._families import Family
 from .._families._common import log_normalize
 from .._statistics import CountStats
 from .._template.posterior import PosteriorMixin
@@ -63,11 +63,7 @@ from .recipes import resolve as resolve_recipe
 __all__ = ["CountRows", "TextScorer", "linear_form"]
 
 #: the likelihood family of each TextClassifier ``model`` (families are stateless)
-FAMILIES: dict[str, Family] = {
-    "multinomial": MultinomialFamily(),
-    "bernoulli": BernoulliFamily(),
-    "complement": ComplementFamily(),
-}
+FAMILIES: dict[str, Family] = M.FAMILIES
 
 
 def _index_dtype(*sizes: int) -> Any:
