@@ -37,6 +37,7 @@ __all__ = [
     "Documents",
     "reader_options",
     "LabelledChunks",
+    "text_chunks",
     "flag_error",
     "flag_errors",
     "read_documents",
@@ -262,41 +263,52 @@ def reader_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
+def text_chunks(
+    ui: UI, sources: Sequence[str], args: argparse.Namespace, labels: bool
+) -> Iterator[Any]:
+    """The :class:`~nbayes.io.TextChunk` s of ``sources`` (files, folders, patterns; ``-``
+    is standard input) as they are read, with their labels (``--label-col``) when
+    ``labels``; the readers' errors name the command line's flags, and no document at all
+    is an error."""
+    from nbayes.io.readers import option_names, read_texts
+
+    options = reader_options(args)
+    items: list[Any] = [_stdin(ui) if s == "-" else s for s in sources]
+    label_col = args.label_col if labels else None
+    read = 0
+    try:
+        with option_names(_READER_FLAGS):
+            for chunk in read_texts(items, args.text_col, label_col, **options):
+                read += len(chunk)
+                yield chunk
+    except FileNotFoundError as exc:
+        raise CLIError(str(exc.args[0] if exc.args else exc)) from None
+    except LookupError as exc:
+        raise CLIError(f"Unknown --encoding {options['encoding']!r} ({exc}).") from None
+    if not read:
+        raise CLIError(f"No documents found in {', '.join(map(repr, sources))}.")
+
+
 def read_documents(
     ui: UI, sources: Sequence[str], args: argparse.Namespace, labels: bool
 ) -> Documents:
-    """The documents of ``sources`` (files, folders, patterns; ``-`` is standard input),
-    with their labels (``--label-col``) when ``labels``; the readers' errors name the
-    command line's flags."""
-    from nbayes.io.readers import option_names, read_texts
-
-    encoding = reader_options(args)["encoding"]
-    items: list[Any] = [_stdin(ui) if s == "-" else s for s in sources]
-    label_col = args.label_col if labels else None
+    """Every document of ``sources`` (:func:`text_chunks`) in memory, with their labels
+    when ``labels`` and their names."""
     texts: list[str] = []
     found: list[Any] = []
     names: list[str] = []
     files = False
     tables: set[str] = set()
-    try:
-        with option_names(_READER_FLAGS):
-            chunks = read_texts(items, args.text_col, label_col, **reader_options(args))
-            with ui.progress("Reading", "documents") as bar:
-                for chunk in chunks:
-                    texts.extend(chunk.texts)
-                    if chunk.labels is not None:
-                        found.extend(chunk.labels)
-                    names.extend(chunk.names())
-                    files = files or chunk.files is not None
-                    if chunk.files is None:
-                        tables.add(chunk.source)
-                    bar.advance(len(chunk))
-    except FileNotFoundError as exc:
-        raise CLIError(str(exc.args[0] if exc.args else exc)) from None
-    except LookupError as exc:
-        raise CLIError(f"Unknown --encoding {encoding!r} ({exc}).") from None
-    if not texts:
-        raise CLIError(f"No documents found in {', '.join(map(repr, sources))}.")
+    with ui.progress("Reading", "documents") as bar:
+        for chunk in text_chunks(ui, sources, args, labels):
+            texts.extend(chunk.texts)
+            if chunk.labels is not None:
+                found.extend(chunk.labels)
+            names.extend(chunk.names())
+            files = files or chunk.files is not None
+            if chunk.files is None:
+                tables.add(chunk.source)
+            bar.advance(len(chunk))
     named = files or len(tables) > 1
     return Documents(texts, found if labels else None, names if named else None)
 
@@ -304,8 +316,7 @@ def read_documents(
 class LabelledChunks:
     """The ``(documents, labels)`` chunks of ``sources`` as they are read (for a model's
     ``fit_chunks``: one chunk in memory at a time), advancing ``advance`` by each chunk's
-    documents; the readers' errors name the command line's flags. After iteration,
-    ``documents`` is how many were read."""
+    documents (:func:`text_chunks`). After iteration, ``documents`` is how many were read."""
 
     def __init__(
         self, ui: UI, sources: Sequence[str], args: argparse.Namespace, advance: Any
@@ -314,23 +325,10 @@ class LabelledChunks:
         self.documents = 0
 
     def __iter__(self) -> Iterator[tuple[list[str], list[Any]]]:
-        from nbayes.io.readers import option_names, read_texts
-
-        args = self.args
-        options = reader_options(args)
-        items: list[Any] = [_stdin(self.ui) if s == "-" else s for s in self.sources]
-        try:
-            with option_names(_READER_FLAGS):
-                for chunk in read_texts(items, args.text_col, args.label_col, **options):
-                    yield chunk.texts, list(chunk.labels or [])
-                    self.documents += len(chunk)
-                    self.advance(len(chunk))
-        except FileNotFoundError as exc:
-            raise CLIError(str(exc.args[0] if exc.args else exc)) from None
-        except LookupError as exc:
-            raise CLIError(f"Unknown --encoding {options['encoding']!r} ({exc}).") from None
-        if not self.documents:
-            raise CLIError(f"No documents found in {', '.join(map(repr, self.sources))}.")
+        for chunk in text_chunks(self.ui, self.sources, self.args, labels=True):
+            yield chunk.texts, list(chunk.labels or [])
+            self.documents += len(chunk)
+            self.advance(len(chunk))
 
 
 def _stdin(ui: UI) -> Any:
