@@ -23,6 +23,7 @@ only: the lean prediction path imports it without scikit-learn.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -30,7 +31,7 @@ import numpy as np
 from .._families._common import log_normalize
 from ..display import TopPredictions
 
-__all__ = ["Decisions", "decide", "decisions_from_jll", "decisions_from_proba"]
+__all__ = ["Decisions", "best_classes", "decide", "decisions_from_jll", "decisions_from_proba"]
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -108,21 +109,32 @@ class Decisions:
         return out
 
 
+def best_classes(
+    jll: np.ndarray,
+    class_log_prior: Callable[[], np.ndarray],
+    normalized: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The index of each row's most probable class, and the mask of undecidable rows (they
+    get the class with the highest prior, ``class_log_prior()``, asked only then).
+    ``normalized``: ``log_normalize(jll)`` where the caller has it."""
+    if np.isfinite(jll).all():  # the common case: argmax needs no normalisation
+        return np.argmax(jll, axis=1), np.zeros(len(jll), dtype=bool)
+    log_proba, undecidable = log_normalize(jll) if normalized is None else normalized
+    best = np.argmax(np.where(np.isnan(log_proba), -np.inf, log_proba), axis=1)
+    if undecidable.any():
+        best[undecidable] = int(np.argmax(class_log_prior()))
+    return best, undecidable
+
+
 def decisions_from_jll(
     jll: np.ndarray, classes: np.ndarray, class_log_prior: np.ndarray
 ) -> Decisions:
     """The decisions of joint log-likelihoods (rows: inputs, columns: ``classes``), the
     way every Naive Bayes model decides (:class:`~nbayes._template.posterior.PosteriorMixin`)."""
+    log_proba, undecidable = log_normalize(jll)
+    best, _ = best_classes(jll, lambda: class_log_prior, (log_proba, undecidable))
     prior_rank = np.argsort(-class_log_prior, kind="stable")
-    if np.isfinite(jll).all():  # the common case: argmax needs no normalisation
-        log_proba, undecidable = log_normalize(jll)
-        labels = classes[np.argmax(jll, axis=1)]
-    else:
-        log_proba, undecidable = log_normalize(jll)
-        best = np.argmax(np.where(np.isnan(log_proba), -np.inf, log_proba), axis=1)
-        best[undecidable] = int(prior_rank[0]) if len(prior_rank) else 0
-        labels = classes[best]
-    return Decisions(classes, labels, np.exp(log_proba), undecidable, prior_rank)
+    return Decisions(classes, classes[best], np.exp(log_proba), undecidable, prior_rank)
 
 
 def decisions_from_proba(

@@ -15,7 +15,7 @@ import numpy as np
 from .._families._common import log_normalize
 from ..display import TopPredictions
 from ..exceptions import UndecidableWarning
-from .decisions import Decisions, decisions_from_jll
+from .decisions import Decisions, best_classes, decisions_from_jll
 
 __all__ = ["PosteriorMixin", "log_normalize"]
 
@@ -108,15 +108,9 @@ class PosteriorMixin:
         highest prior is returned and an :class:`~nbayes.UndecidableWarning` is issued.
         """
         m = self._consistent()
-        jll = m._joint(X)
-        if np.isfinite(jll).all():  # the common case: argmax needs no normalisation
-            return m._labels_out(m._class_labels()[np.argmax(jll, axis=1)])
-        log_proba, undecidable = log_normalize(jll)
-        best = np.argmax(np.where(np.isnan(log_proba), -np.inf, log_proba), axis=1)
+        best, undecidable = best_classes(m._joint(X), m._class_log_prior)
         if undecidable.any():
-            rows = np.flatnonzero(undecidable)
-            best[rows] = int(np.argmax(m._class_log_prior()))
-            _warn_undecidable(rows)
+            _warn_undecidable(np.flatnonzero(undecidable))
         return m._labels_out(m._class_labels()[best])
 
     def decide(self, X: Any) -> Decisions:
