@@ -419,7 +419,10 @@ class NBSVM(ClassifierMixin, BaseEstimator):
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X: Any) -> np.ndarray:
-        scores = self._scores(X)
+        return self._labels(self._scores(X))
+
+    def _labels(self, scores: np.ndarray) -> np.ndarray:
+        """The class of each row of decision values (two classes: the second where > 0)."""
         if scores.shape[1] == 1:
             return self.classes_[(scores[:, 0] > 0).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]
@@ -487,12 +490,8 @@ class NBSVM(ClassifierMixin, BaseEstimator):
         classes of ``X`` from one scoring, as the Naive Bayes models'
         :meth:`~nbayes.MultinomialNB.decide`."""
         scores = self._scores(X)
-        if scores.shape[1] == 1:
-            labels = self.classes_[(scores[:, 0] > 0).astype(np.intp)]
-        else:
-            labels = self.classes_[np.argmax(scores, axis=1)]
         proba = probabilities(scores, *self._proba_map())
-        return decisions_from_proba(proba, self.classes_, labels)
+        return decisions_from_proba(proba, self.classes_, self._labels(scores))
 
     def predict_top(self, X: Any, n: int = 3) -> TopPredictions:
         """The ``n`` most probable classes of each document, best first, and their
