@@ -94,6 +94,10 @@ def test_verdicts_refuse_bad_cutoffs_with_advice() -> None:
     d = decisions_from_proba(np.array([[0.9, 0.1]]), np.array(["ham", "spam"]))
     with pytest.raises(ValueError, match="0 <= low <= high <= 1"):
         d.verdicts("spam", 0.9, 0.1)
+    with pytest.raises(ValueError, match="0 <= low <= high <= 1; got low=nan"):
+        d.verdicts("spam", float("nan"), 0.9)
+    with pytest.raises(TypeError, match="cutoff high must be a number in \\[0, 1\\]; got '0.9'"):
+        d.verdicts("spam", 0.1, "0.9")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="'junk' is not a class.*'ham', 'spam'"):
         d.verdicts("junk", 0.1, 0.9)
     three = decisions_from_proba(np.full((1, 3), 1 / 3), np.array([1, 2, 3]))

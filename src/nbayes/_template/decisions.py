@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -91,6 +92,9 @@ class Decisions:
                 f"Cutoffs decide between two classes; this model has {len(self.classes)}: "
                 f"{self.classes.tolist()!r}."
             )
+        for name, value in (("low", low), ("high", high)):
+            if not isinstance(value, Real) or isinstance(value, bool):
+                raise TypeError(f"The cutoff {name} must be a number in [0, 1]; got {value!r}.")
         if not 0.0 <= low <= high <= 1.0:
             raise ValueError(f"Cutoffs need 0 <= low <= high <= 1; got low={low}, high={high}.")
         hits = np.flatnonzero(self.classes == positive)
