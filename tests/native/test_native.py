@@ -480,5 +480,7 @@ def test_ctrl_c_interrupts_a_fit_of_millions_of_word_pairs() -> None:
     Ctrl-C (median 0.28 s of ten interrupts, worst 0.7 s; now ~0.015 s). The vocabulary's
     np.lexsort (ngram_order, ~0.3 s) and select_columns' dict still do not."""
     times = sorted(_time_to_interrupt_script(BIGRAMS, after) for after in (1.7, 3.2, 4.4, 6.1, 8.0))
-    assert times[2] < 0.2, f"took {times} s to stop"  # 0.42 s before
+    # 0.42 s before; ~0.015 s on an idle machine, 0.21 s once at load 9 (other jobs):
+    # the bound leaves room for a loaded machine and still fails on the old code
+    assert times[2] < 0.3, f"took {times} s to stop"
     assert times[-1] < 2.0, f"took {times} s to stop"
