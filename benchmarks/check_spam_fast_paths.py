@@ -26,7 +26,7 @@ from nbayes.mail._mime import parse
 from nbayes.spam import SpamFilter, fisher_log_scores
 
 
-def message_fields(m: Message) -> Any:
+def message_fields(m: Any) -> Any:
     """Everything of a parsed message a reader can see, parts included, as plain data."""
     payload = m.get_payload()
     body = [message_fields(p) for p in payload] if isinstance(payload, list) else payload
@@ -46,7 +46,7 @@ class _Counting(BytesParser):
 
     calls = 0
 
-    def parsebytes(self, text: bytes, headersonly: bool = False) -> Message:
+    def parsebytes(self, text: bytes | bytearray, headersonly: bool = False) -> Message:
         if not headersonly:
             self.calls += 1
         return super().parsebytes(text, headersonly)
