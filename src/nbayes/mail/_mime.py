@@ -94,8 +94,9 @@ def parse(message: bytes | bytearray | str | Message | os.PathLike[str]) -> Mess
 def _parse_bytes(data: bytes) -> Message:
     """The parsed message: a single-part message's headers are parsed alone and its body
     set as the payload (what the full parse gives, at a fraction of its cost: the feed
-    parser splits the whole body into lines); multipart messages and anything unusual
-    take the full parse."""
+    parser splits the whole body into lines), a multipart message of one level split at
+    its boundary lines (:func:`_simple_multipart`); anything unusual takes the full
+    parse."""
     end = data.find(b"\n\n")
     if end <= 0 or b"\r" in data[:end]:  # (a message starting with a blank line: no head)
         return _PARSER.parsebytes(data)
