@@ -11,6 +11,12 @@ from nbayes import _mail_native
 from nbayes.spam import SpamFilter, TokenTable
 
 
+@pytest.fixture(autouse=True)
+def _index_every_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tables are small: index them all the same (large ones are by default)."""
+    monkeypatch.setattr(SpamFilter, "_INDEXED_ROWS", 0)
+
+
 def _dict_logs(f: SpamFilter, tokens: frozenset[str]) -> object:
     st, t = f._settings(), f.table_
     return _mail_native.clue_logs(
@@ -32,6 +38,13 @@ def test_the_index_finds_the_rows_the_dict_finds_as_the_table_grows() -> None:
             assert f._clue_logs(tokens) == _dict_logs(f, tokens)
         f.partial_fit([sets[i]], ["spam" if i % 3 else "ham"])
     assert f._token_lookup().rows() == len(f.table_.row_tokens)
+
+
+def test_small_tables_are_looked_up_in_their_dict(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(SpamFilter, "_INDEXED_ROWS", 1000)
+    f = SpamFilter().fit(_sets(4, 3), ["ham", "spam", "ham", "spam"])
+    f._clue_logs(frozenset({"w1"}))
+    assert "_lookup" not in f.__dict__
 
 
 def test_a_failed_learn_truncates_and_the_index_starts_over() -> None:

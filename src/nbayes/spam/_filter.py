@@ -643,9 +643,10 @@ class SpamFilter:
         that path must answer (it raises what it always raised)."""
         st = self._settings()
         table = self.table_
+        small = len(table.row_tokens) < self._INDEXED_ROWS
         return _mail_native.clue_logs(
             tokens,
-            self._token_lookup(),
+            table.index if small else self._token_lookup(),
             table.ham,
             table.spam,
             table.n_ham,
@@ -656,6 +657,10 @@ class SpamFilter:
             st.min_dev,
             st.max_clues or 0,
         )
+
+    #: tables of fewer rows are looked up in their dict: it stays in the CPU's caches (and
+    #: a SpamScorer's table of one message's tokens is not worth an index)
+    _INDEXED_ROWS = 1 << 15
 
     def _token_lookup(self) -> _mail_native.TokenIndex:
         """The compiled index of the table's tokens, brought up to date: built on first
