@@ -93,3 +93,16 @@ def test_sync_refuses_what_is_not_a_list() -> None:
         lookup.sync(("a", "b"))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="dict or a TokenIndex"):
         _mail_native.clue_logs(frozenset(), [], b"", b"", 0, 0, 0.1, 0.5, 0.0, 0.0, 0)  # type: ignore[arg-type]
+
+
+def test_a_filter_with_its_index_pickles_and_copies_without_it() -> None:
+    import copy
+    import pickle
+
+    f = SpamFilter(min_dev=0.0).fit(_sets(30, 7), ["ham", "spam"] * 15)
+    probe = _sets(10, 11)
+    before = [f._clue_logs(t) for t in probe]
+    assert "_lookup" in f.__dict__
+    for g in (pickle.loads(pickle.dumps(f)), copy.deepcopy(f)):
+        assert "_lookup" not in g.__dict__
+        assert [g._clue_logs(t) for t in probe] == before
