@@ -528,3 +528,31 @@ def test_random_multiparts_parse_as_the_feed_parser_parses_them(
     body = "\n".join(lines) + ("\n" if final_newline else "")
     raw = ("Content-Type: multipart/mixed; boundary=B\n\n" + body).encode("utf-8")
     assert _fields(parse(raw)) == _fields(BytesParser().parsebytes(raw))
+
+
+def test_nested_multiparts_parse_as_the_feed_parser_parses_them() -> None:
+    from email.parser import BytesParser
+    from unittest import mock
+
+    from nbayes.mail import _mime
+    from nbayes.mail._mime import parse
+
+    def nest(level: int, epilogue: str) -> str:
+        inner = "Content-Type: text/plain\n\ninnermost\n"
+        if level:
+            inner = f"Content-Type: multipart/alternative; boundary=L{level}\n\n" + nest(
+                level - 1, epilogue
+            )
+        b = f"L{level + 1}"
+        return f"pre\n--{b}\nContent-Type: text/html\n\n<p>x</p>\n--{b}\n{inner}--{b}--\n{epilogue}"
+
+    for depth in (1, 2, 12):  # 12: deeper than the fast path goes
+        for epilogue in ("", "\n", "after\n\n"):
+            raw = f"Content-Type: multipart/mixed; boundary=L{depth + 1}\n\n{nest(depth, epilogue)}"
+            data = raw.encode()
+            want = BytesParser().parsebytes(data)
+            with mock.patch.object(_mime, "_PARSER", wraps=_mime._PARSER) as feed:
+                got = parse(data)
+            assert _fields(got) == _fields(want), (depth, epilogue)
+            assert feed.parsebytes.called == (depth > 8)  # the fast path, up to 8 levels
+            assert MailTokenizer().tokens(data) == MailTokenizer().tokens(want)
