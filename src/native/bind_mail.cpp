@@ -8,10 +8,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "mail_clues.hpp"
+#include "mail_index.hpp"
 #include "mail_words.hpp"
 
 namespace {
@@ -124,21 +127,226 @@ bool int64_column(PyObject* obj, Py_buffer* view) {
     return true;
 }
 
+// ---------------------------------------------------------------------------- token index
+
+// nbayes._mail_native's TokenIndex: a filter's token -> row mapping (TokenTable._index)
+// as a HashIndex (mail_index.hpp) on the tokens' Python hashes, kept in step with the
+// table's list of tokens by row (sync), for clue_logs' prefetched look-ups.
+struct TokenIndexObject {
+    PyObject_HEAD
+    PyObject* tokens;  // the list of tokens by row indexed (a strong reference) or NULL
+    std::vector<PyObject*>* keys;  // rows 0..covered-1: strong references
+    nbk_mail::HashIndex<PyObject*>* index;
+    bool usable;  // false: a token is not an exact str (clue_logs then answers None)
+};
+
+void index_reset(TokenIndexObject* self) {
+    if (self->keys != nullptr) {
+        for (PyObject* k : *self->keys) Py_DECREF(k);
+        self->keys->clear();
+    }
+    if (self->index != nullptr) self->index->clear();
+    Py_CLEAR(self->tokens);
+    self->usable = true;
+}
+
+void index_dealloc(PyObject* obj) {
+    auto* self = reinterpret_cast<TokenIndexObject*>(obj);
+    index_reset(self);
+    delete self->keys;
+    delete self->index;
+    Py_TYPE(obj)->tp_free(obj);
+}
+
+const char sync_doc[] =
+    "sync(tokens) -> None\n\n"
+    "Index the rows of the list `tokens` (a TokenTable's tokens by row) not indexed yet;\n"
+    "start over if `tokens` is another list, shorter, or its last indexed row changed.";
+
+PyObject* index_sync(PyObject* obj, PyObject* tokens) {
+    auto* self = reinterpret_cast<TokenIndexObject*>(obj);
+    if (!PyList_CheckExact(tokens)) {
+        PyErr_SetString(PyExc_TypeError, "TokenIndex.sync: tokens must be a list of str");
+        return nullptr;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(tokens);
+    std::size_t covered = self->keys->size();
+    if (self->tokens != tokens || static_cast<std::size_t>(n) < covered ||
+        (covered > 0 && PyList_GET_ITEM(tokens, covered - 1) != self->keys->back())) {
+        index_reset(self);
+        self->tokens = Py_NewRef(tokens);
+        covered = 0;
+    }
+    try {
+        std::size_t more = static_cast<std::size_t>(n) - covered;
+        if (more > covered) self->keys->reserve(static_cast<std::size_t>(n));  // (amortised)
+        self->index->reserve(more);
+    } catch (const std::bad_alloc&) {
+        index_reset(self);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t r = static_cast<Py_ssize_t>(covered); r < n; ++r) {
+        PyObject* k = PyList_GET_ITEM(tokens, r);
+        if (!PyUnicode_CheckExact(k)) self->usable = false;
+        Py_hash_t h = PyObject_Hash(k);
+        if (h == -1) {
+            index_reset(self);
+            return nullptr;
+        }
+        try {
+            self->keys->push_back(Py_NewRef(k));
+            self->index->insert(static_cast<std::uint64_t>(h), k, r);
+        } catch (const std::bad_alloc&) {
+            index_reset(self);
+            return PyErr_NoMemory();
+        }
+    }
+    Py_RETURN_NONE;
+}
+
+PyObject* index_len(PyObject* obj, PyObject*) {
+    return PyLong_FromSize_t(reinterpret_cast<TokenIndexObject*>(obj)->keys->size());
+}
+
+PyMethodDef index_methods[] = {
+    {"sync", index_sync, METH_O, sync_doc},
+    {"rows", index_len, METH_NOARGS, "rows() -> int\n\nThe number of rows indexed."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+PyTypeObject TokenIndexType = {PyVarObject_HEAD_INIT(nullptr, 0)};
+
+const char token_index_doc[] =
+    "token_index() -> TokenIndex\n\n"
+    "An empty index of a spam filter's tokens (its sync(tokens) indexes a TokenTable's\n"
+    "tokens by row), for clue_logs in place of the table's dict.";
+
+PyObject* py_token_index(PyObject*, PyObject*) {
+    auto* self = PyObject_New(TokenIndexObject, &TokenIndexType);
+    if (self == nullptr) return nullptr;
+    self->tokens = nullptr;
+    self->usable = true;
+    self->keys = nullptr;
+    self->index = nullptr;
+    try {
+        self->keys = new std::vector<PyObject*>();
+        self->index = new nbk_mail::HashIndex<PyObject*>();
+    } catch (const std::bad_alloc&) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    return reinterpret_cast<PyObject*>(self);
+}
+
+// ---------------------------------------------------------------------------- clues
+
+// unicode_eq of CPython's dict: the same length, kind and code units.
+inline bool same_str(PyObject* a, PyObject* b) {
+    if (a == b) return true;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+    if (n != PyUnicode_GET_LENGTH(b)) return false;
+    int kind = PyUnicode_KIND(a);
+    if (kind != PyUnicode_KIND(b)) return false;
+    return std::memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), static_cast<std::size_t>(n) * kind) ==
+           0;
+}
+
+struct Probe {
+    PyObject* token;
+    std::uint64_t hash;
+    std::size_t pos;  // the slot of the first key of the token's hash, if any
+    std::int64_t row;  // that key's row, -1: no key of this hash
+};
+
+// The rows of `tokens` (a set of exact str) in `index`, -1 for a token not in it, in three
+// passes over the message's tokens: the home slots prefetched, then the first slot of each
+// hash found and its key and counts prefetched, then the keys compared. False if a token
+// is not an exact str (or a Python error is set); `probes` pairs each token with its row.
+bool lookup_rows(PyObject* tokens, const nbk_mail::HashIndex<PyObject*>& index,
+                 const std::int64_t* ham, const std::int64_t* spam, std::vector<Probe>& probes) {
+    PyObject* t;
+    Py_hash_t h;
+    probes.clear();
+    probes.reserve(static_cast<std::size_t>(PySet_GET_SIZE(tokens)));
+    PyObject* it = PyObject_GetIter(tokens);
+    if (it == nullptr) return false;
+    while ((t = PyIter_Next(it)) != nullptr) {
+        Py_DECREF(t);  // the set keeps it alive
+        if (!PyUnicode_CheckExact(t)) {
+            Py_DECREF(it);
+            return false;
+        }
+        h = PyObject_Hash(t);  // cached in the str
+        if (h == -1) {
+            Py_DECREF(it);
+            return false;
+        }
+        auto hash = static_cast<std::uint64_t>(h);
+        std::size_t home = 0;
+        if (!index.empty()) {
+            home = index.home(hash);
+            __builtin_prefetch(index.slot_address(home));
+        }
+        probes.push_back(Probe{t, hash, home, -1});
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) return false;
+    if (index.empty()) return true;  // a table without rows: no token in it
+    for (Probe& p : probes) {
+        std::size_t at = p.pos;
+        for (;;) {
+            const auto& s = index.slot(at);
+            if (s.row < 0) break;
+            if (s.hash == p.hash) {
+                p.row = s.row;
+                __builtin_prefetch(s.key);
+                __builtin_prefetch(ham + s.row);
+                __builtin_prefetch(spam + s.row);
+                break;
+            }
+            at = index.next(at);
+        }
+        p.pos = at;
+    }
+    for (Probe& p : probes) {
+        if (p.row < 0) continue;
+        std::size_t at = p.pos;
+        std::int64_t row = -1;
+        for (;;) {  // the first key of this hash, then (rarely) the others
+            const auto& s = index.slot(at);
+            if (s.row < 0) break;
+            if (s.hash == p.hash && same_str(s.key, p.token)) {
+                row = s.row;
+                break;
+            }
+            at = index.next(at);
+        }
+        p.row = row;
+    }
+    return true;
+}
+
 const char clue_logs_doc[] =
     "clue_logs(tokens, index, ham, spam, n_ham, n_spam, s, x, c, min_dev, max_clues)\n"
     "-> (log_f, log_1mf) or None\n\n"
     "The ln f(w) and ln(1 - f(w)) of the clues of one message's `tokens` (row of each in the\n"
-    "dict `index`, counts in the array('q') columns `ham` and `spam`): those with |f - 0.5|\n"
-    ">= min_dev, the max_clues strongest (0: all). None where SpamFilter._clue_values would\n"
-    "divide by zero or `tokens` is not a set (the caller takes that path).";
+    "dict `index`, or in a TokenIndex synced with the table, counts in the array('q')\n"
+    "columns `ham` and `spam`): those with |f - 0.5| >= min_dev, the max_clues strongest (0:\n"
+    "all). None where SpamFilter._clue_values would divide by zero, `tokens` is not a set or\n"
+    "(with a TokenIndex) holds other than exact str (the caller takes that path).";
 
 PyObject* py_clue_logs(PyObject*, PyObject* args) {
     PyObject *tokens, *index, *ham_obj, *spam_obj;
     nbk_mail::ClueParams p;
     Py_ssize_t cap;
-    if (!PyArg_ParseTuple(args, "OO!OOLLddddn", &tokens, &PyDict_Type, &index, &ham_obj,
-                          &spam_obj, &p.n_ham, &p.n_spam, &p.s, &p.x, &p.c, &p.min_dev, &cap))
+    if (!PyArg_ParseTuple(args, "OOOOLLddddn", &tokens, &index, &ham_obj, &spam_obj, &p.n_ham,
+                          &p.n_spam, &p.s, &p.x, &p.c, &p.min_dev, &cap))
         return nullptr;
+    bool indexed = Py_IS_TYPE(index, &TokenIndexType);
+    if (!indexed && !PyDict_Check(index)) {
+        PyErr_SetString(PyExc_TypeError, "clue_logs: index must be a dict or a TokenIndex");
+        return nullptr;
+    }
     Py_buffer hv, sv;
     if (!int64_column(ham_obj, &hv)) return nullptr;
     if (!int64_column(spam_obj, &sv)) {
@@ -152,44 +360,72 @@ PyObject* py_clue_logs(PyObject*, PyObject* args) {
     PyObject* result = nullptr;
     bool fallback = false;
     bool failed = false;
-    // a set or frozenset only: it keeps the tokens alive while the clues point at them
-    PyObject* it = PyAnySet_Check(tokens) ? PyObject_GetIter(tokens) : nullptr;
-    if (it == nullptr && !PyErr_Occurred()) fallback = true;
-    if (it != nullptr) {
-        PyObject* t;
-        while ((t = PyIter_Next(it)) != nullptr) {
-            Py_DECREF(t);  // the set keeps it alive
-            if (!PyUnicode_Check(t)) {
-                fallback = true;
-                break;
+    auto add = [&](PyObject* t, std::int64_t g, std::int64_t b) {
+        double f;
+        if (!nbk_mail::robinson_f(g, b, p, f)) {
+            fallback = true;
+            return;
+        }
+        double d = nbk_mail::deviation(f);
+        if (d >= p.min_dev) clues.push_back(Clue{d, std::log(f), std::log1p(-f), t});
+    };
+    auto* ti = reinterpret_cast<TokenIndexObject*>(index);
+    if (indexed && (!ti->usable || !PyAnySet_Check(tokens))) {
+        fallback = true;
+    } else if (indexed) {
+        std::vector<Probe> probes;
+        try {
+            if (!lookup_rows(tokens, *ti->index, ham, spam, probes)) {
+                if (PyErr_Occurred()) failed = true;
+                else fallback = true;
             }
-            PyObject* row = PyDict_GetItemWithError(index, t);
-            std::int64_t g = 0, b = 0;
-            if (row != nullptr) {
-                Py_ssize_t i = PyLong_AsSsize_t(row);
-                if (i < 0 || i >= rows) {
-                    if (PyErr_Occurred()) PyErr_Clear();
+            for (std::size_t k = 0; !failed && !fallback && k < probes.size(); ++k) {
+                std::int64_t i = probes[k].row;
+                if (i >= rows) {
                     fallback = true;
                     break;
                 }
-                g = ham[i];
-                b = spam[i];
-            } else if (PyErr_Occurred()) {
-                failed = true;
-                break;
+                add(probes[k].token, i < 0 ? 0 : ham[i], i < 0 ? 0 : spam[i]);
             }
-            double f;
-            if (!nbk_mail::robinson_f(g, b, p, f)) {
-                fallback = true;
-                break;
-            }
-            double d = nbk_mail::deviation(f);
-            if (d >= p.min_dev) clues.push_back(Clue{d, std::log(f), std::log1p(-f), t});
+        } catch (const std::bad_alloc&) {
+            PyErr_NoMemory();
+            failed = true;
         }
-        Py_DECREF(it);
-        if (PyErr_Occurred()) failed = true;
-    } else if (!fallback) {
-        failed = true;
+    } else {
+        // a set or frozenset only: it keeps the tokens alive while the clues point at them
+        PyObject* it = PyAnySet_Check(tokens) ? PyObject_GetIter(tokens) : nullptr;
+        if (it == nullptr && !PyErr_Occurred()) fallback = true;
+        if (it != nullptr) {
+            PyObject* t;
+            while ((t = PyIter_Next(it)) != nullptr) {
+                Py_DECREF(t);  // the set keeps it alive
+                if (!PyUnicode_Check(t)) {
+                    fallback = true;
+                    break;
+                }
+                PyObject* row = PyDict_GetItemWithError(index, t);
+                std::int64_t g = 0, b = 0;
+                if (row != nullptr) {
+                    Py_ssize_t i = PyLong_AsSsize_t(row);
+                    if (i < 0 || i >= rows) {
+                        if (PyErr_Occurred()) PyErr_Clear();
+                        fallback = true;
+                        break;
+                    }
+                    g = ham[i];
+                    b = spam[i];
+                } else if (PyErr_Occurred()) {
+                    failed = true;
+                    break;
+                }
+                add(t, g, b);
+                if (fallback) break;
+            }
+            Py_DECREF(it);
+            if (PyErr_Occurred()) failed = true;
+        } else if (!fallback) {
+            failed = true;
+        }
     }
     if (!failed && !fallback) {
         if (cap > 0 && static_cast<Py_ssize_t>(clues.size()) > cap) {
@@ -225,6 +461,7 @@ PyObject* py_clue_logs(PyObject*, PyObject* args) {
 PyMethodDef methods[] = {
     {"words", py_words, METH_VARARGS, words_doc},
     {"clue_logs", py_clue_logs, METH_VARARGS, clue_logs_doc},
+    {"token_index", py_token_index, METH_NOARGS, token_index_doc},
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -236,4 +473,13 @@ struct PyModuleDef moduledef = {
 
 }  // namespace
 
-PyMODINIT_FUNC PyInit__mail_native(void) { return PyModule_Create(&moduledef); }
+PyMODINIT_FUNC PyInit__mail_native(void) {
+    TokenIndexType.tp_name = "nbayes._mail_native.TokenIndex";
+    TokenIndexType.tp_basicsize = sizeof(TokenIndexObject);
+    TokenIndexType.tp_dealloc = index_dealloc;
+    TokenIndexType.tp_flags = Py_TPFLAGS_DEFAULT;
+    TokenIndexType.tp_doc = "A spam filter's token -> row index (token_index()). Internal.";
+    TokenIndexType.tp_methods = index_methods;
+    if (PyType_Ready(&TokenIndexType) < 0) return nullptr;
+    return PyModule_Create(&moduledef);
+}

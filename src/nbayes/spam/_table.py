@@ -78,6 +78,12 @@ class TokenTable:
     def token_at(self, row: int) -> str:
         return self._tokens[row]
 
+    @property
+    def row_tokens(self) -> list[str]:
+        """The tokens by row (read only: rows are appended, and a truncation replaces the
+        list, so that an index of it, ``nbayes._mail_native.TokenIndex``, sees it)."""
+        return self._tokens
+
     # ------------------------------------------------------------------ learning
     def learn(self, messages: Iterable[Iterable[str]], *, spam: bool) -> None:
         """Count each message's distinct tokens once, in ``spam`` or ham.
@@ -128,7 +134,7 @@ class TokenTable:
         """Drop the rows from ``n_rows`` on (rows a failed call had added)."""
         for t in self._tokens[n_rows:]:
             del self._index[t]
-        del self._tokens[n_rows:]
+        self._tokens = self._tokens[:n_rows]  # a new list: see row_tokens
         del self.ham[n_rows:]
         del self.spam[n_rows:]
 

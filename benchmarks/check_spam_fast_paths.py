@@ -1,0 +1,116 @@
+"""Checks that the spam filter's fast paths change nothing, on the whole shared corpus.
+
+For every message of the SpamAssassin public corpus: the message the fast MIME reading
+(:func:`nbayes.mail._mime.parse`: heads without the feed parser, simple multiparts split
+by ``str.find``) builds is the feed parser's (compat32) in every field, parts included; and
+the tokens are the feed parser's message's; the verdicts, spamicities and log-odds of a
+filter trained on the whole corpus (three presets) are bit for bit those of the Python
+reading (the dict look-ups and ``_clue_values``), and the clues (every 7th message) those
+of the feed parser's message. Prints the counts and exits 1 if anything differs:
+
+    python benchmarks/check_spam_fast_paths.py [--corpus DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from email.message import Message
+from email.parser import BytesParser
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+from nbayes.mail import MailTokenizer, _mime
+from nbayes.mail._mime import parse
+from nbayes.spam import SpamFilter, fisher_log_scores
+
+
+def message_fields(m: Any) -> Any:
+    """Everything of a parsed message a reader can see, parts included, as plain data."""
+    payload = m.get_payload()
+    body = [message_fields(p) for p in payload] if isinstance(payload, list) else payload
+    return (
+        m.get_unixfrom(),
+        list(m.raw_items()),
+        m.get_default_type(),
+        [type(d).__name__ for d in m.defects],
+        m.preamble,
+        m.epilogue,
+        body,
+    )
+
+
+class _Counting(BytesParser):
+    """The feed parser, counting the messages it parses whole."""
+
+    calls = 0
+
+    def parsebytes(self, text: bytes | bytearray, headersonly: bool = False) -> Message:
+        if not headersonly:
+            self.calls += 1
+        return super().parsebytes(text, headersonly)
+
+
+def python_log_scores(f: SpamFilter, tokens: frozenset[str]) -> tuple[float, float]:
+    clues = f._clue_values(tokens)
+    if not clues:
+        return -math.log(2.0), -math.log(2.0)
+    return fisher_log_scores(
+        math.fsum([c[3] for c in clues]), math.fsum([c[4] for c in clues]), len(clues)
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--corpus", type=Path, default=Path("/work/shared/data/spamassassin_public"))
+    root = ap.parse_args().corpus
+    rows = [line.split("\t") for line in (root / "index.tsv").read_text().splitlines()[1:]]
+    raw = [(root / r[1]).read_bytes() for r in rows]
+    labels = [r[2] for r in rows]
+    parser = BytesParser()
+    differ = [
+        r[1]
+        for r, data in zip(rows, raw, strict=True)
+        if message_fields(parse(data)) != message_fields(parser.parsebytes(data))
+    ]
+    multipart = [data for data in raw if parse(data).is_multipart()]
+    with mock.patch.object(_mime, "_PARSER", _Counting()) as counting:
+        for data in multipart:
+            parse(data)
+    print(
+        f"messages: {len(raw)}; parsed differently: {len(differ)}; multipart: "
+        f"{len(multipart)}, of which the feed parser read {counting.calls}"
+    )
+    tok = MailTokenizer()
+    token_differ = [
+        r[1]
+        for r, data in zip(rows, raw, strict=True)
+        if tok.tokens(data) != tok.tokens(parser.parsebytes(data))
+    ]
+    print(f"token sets differing from the feed parser's message's: {len(token_differ)}")
+    for name in (differ + token_differ)[:10]:
+        print("  ", name)
+    failures = len(differ) + len(token_differ)
+    for preset in ("nbayes", "bogofilter", "spambayes"):
+        f = SpamFilter(preset=preset)
+        sets = [f.tokenize(data) for data in raw]
+        f.fit(sets, labels)
+        bad = 0
+        for tokens, verdict in zip(sets, f.classify(raw), strict=True):
+            log_spam, log_ham = python_log_scores(f, tokens)
+            same_scores = f._log_scores(tokens) == (log_spam, log_ham)
+            same = same_scores and verdict.spamicity == math.exp(log_spam)
+            bad += not same or verdict.log_odds != log_spam - log_ham
+        clue_bad = sum(
+            f.clues(raw[i]) != f.clues(parser.parsebytes(raw[i])) for i in range(0, len(raw), 7)
+        )
+        print(f"preset {preset}: verdicts differing from the Python reading: {bad}; clues "
+              f"differing from the feed parser's message's (every 7th): {clue_bad}")  # fmt: skip
+        failures += bad + clue_bad
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
