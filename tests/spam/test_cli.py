@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -325,6 +326,34 @@ def test_deliveries_at_once_lose_no_registration(model: Path) -> None:
     assert (f.table_.n_ham, f.table_.n_spam) == (5, 5 + n)
     for i in range(n):  # every registration is in the model
         assert f.table_.counts(f"unique{i}") == (0, 1)
+
+
+def test_a_model_changed_after_a_verdict_is_refused_at_the_next(
+    model: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The filter remembers a model file it hashed (nbayes.io._modelfile.verified); the
+    same file changed in place afterwards, its modification time put back, is refused."""
+    from nbayes.io._modelfile import verified
+
+    monkeypatch.setenv(verified.ENV, str(tmp_path / "cache"))
+    monkeypatch.setattr(verified, "RACY_SECONDS", 0.0)
+    for _ in range(2):  # hashed and recorded, then known
+        assert filter_(capsys, monkeypatch, model, stdin=SPAM_MESSAGE)[0] == 0
+    assert (tmp_path / "cache" / "verified-models").exists()
+    time.sleep(0.05)  # (a few kernel clock ticks: the file's change time moves)
+    st = os.stat(model)
+    with open(model, "r+b") as f:
+        f.seek(st.st_size - 40)  # a byte of the data section, flipped
+        byte = f.read(1)[0] ^ 0xFF
+        f.seek(st.st_size - 40)
+        f.write(bytes([byte]))
+    os.utime(model, ns=(st.st_atime_ns, st.st_mtime_ns))
+    code, out, err = filter_(capsys, monkeypatch, model, stdin=SPAM_MESSAGE)
+    assert (code, out) == (3, "")
+    assert err.startswith("Error: ") and "checksum mismatch" in err, err
 
 
 def test_the_filter_imports_neither_numpy_nor_scikit_learn(model: Path) -> None:

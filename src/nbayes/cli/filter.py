@@ -166,7 +166,9 @@ def _run(args: argparse.Namespace, ui: Any) -> int:
         return _change(args, ui)
     from nbayes.io.serializers.spam_scorer import open_spam_scorer
 
-    finish = open_spam_scorer(args.model)  # its digest is checked while the scoring loads
+    # its digest is checked while the scoring loads (or not again: a file checked before
+    # and unchanged since, see nbayes.io._modelfile.verified)
+    finish = open_spam_scorer(args.model, cached_check=True)
     raw = b"" if args.mail else _stdin()
     scorer = finish()
     if scorer is None:
