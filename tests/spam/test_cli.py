@@ -356,12 +356,50 @@ def test_a_model_changed_after_a_verdict_is_refused_at_the_next(
     assert err.startswith("Error: ") and "checksum mismatch" in err, err
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["m.nbayes"],
+        ["m.nbayes", "--passthrough"],
+        ["-q", "m.nbayes"],
+        ["--verbose", "m.nbayes", "--passthrough", "--passthrough"],
+        ["--quiet", "m.nbayes", "-q"],
+        [""],
+    ],
+)
+def test_a_deliverys_arguments_are_read_as_argparse_reads_them(argv: list[str]) -> None:
+    from nbayes.cli import filter as command
+
+    quick = command._quick(argv)
+    assert quick is not None
+    assert vars(quick) == vars(command._parser().parse_intermixed_args(argv))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["-h"],
+        ["m", "a.mbox"],
+        ["m", "-q", "-v"],
+        ["m", "--pass"],
+        ["m", "--update"],
+        ["--", "m"],
+    ],
+)
+def test_other_arguments_are_left_to_argparse(argv: list[str]) -> None:
+    from nbayes.cli import filter as command
+
+    assert command._quick(argv) is None
+
+
 def test_the_filter_imports_neither_numpy_nor_scikit_learn(model: Path) -> None:
     code = (
         "import sys\n"
         "from nbayes.cli import main\n"
         f"status = main(['filter', {str(model)!r}])\n"
-        "heavy = [m for m in ('numpy', 'sklearn', 'scipy', 'pandas') if m in sys.modules]\n"
+        "heavy = [m for m in ('numpy', 'sklearn', 'scipy', 'pandas', 'argparse')\n"
+        "         if m in sys.modules]\n"
         "print(status, heavy)\n"
     )
     proc = subprocess.run(
