@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import re
 import shutil
 import statistics
@@ -62,6 +63,13 @@ def start(model: Path) -> tuple[subprocess.Popen[str], int]:
         proc.kill()
         raise SystemExit("the server did not start")
     return proc, port[0]
+
+
+def server_cpu(pid: int) -> float:
+    """The CPU time (user + system, all threads) the server process has used, in seconds:
+    on a busy machine a request's wall time counts the waits for a core, this hardly."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def timed_requests(
@@ -122,6 +130,7 @@ def main() -> None:
         }
         times: dict[str, list[float]] = {name: [] for name in ways}
         walls: dict[str, float] = dict.fromkeys(ways, 0.0)
+        cpus: dict[str, float] = dict.fromkeys(ways, 0.0)
         try:
 
             def connection() -> http.client.HTTPConnection:
@@ -134,10 +143,11 @@ def main() -> None:
             for _ in range(args.rounds):
                 health += timed_requests(connection(), "GET", "/health", [None] * 200)
                 for name, (keep, path) in ways.items():
-                    t0 = time.perf_counter()
+                    t0, c0 = time.perf_counter(), server_cpu(proc.pid)
                     conn = connection() if keep else port
                     times[name] += timed_requests(conn, "POST", path, list(raw))
                     walls[name] += time.perf_counter() - t0
+                    cpus[name] += server_cpu(proc.pid) - c0
             conn = connection()
             conn.request("GET", "/info")
             info = json.loads(conn.getresponse().read())
@@ -151,12 +161,15 @@ def main() -> None:
 
         print(
             f"\nmodel: {info['vocabulary_size']:,} tokens; {len(raw)} messages (mean "
-            f"{size:.1f} kB) x {args.rounds} rounds, one client, loopback"
+            f"{size:.1f} kB) x {args.rounds} rounds, one client, loopback; load average "
+            f"{os.getloadavg()[0]:.1f}; server CPU: the server process's CPU time per message"
         )
         for name, values in times.items():
             med, rate = statistics.median(values) * 1000, len(values) / walls[name]
+            cpu = cpus[name] / len(values) * 1000
+            p90 = q(values, 0.9)
             print(f"POST /filter, {name:<34} median {med:5.2f} ms, "
-                  f"p90 {q(values, 0.9):5.2f} ms, {rate:4.0f} msg/s")  # fmt: skip
+                  f"p90 {p90:5.2f} ms, {rate:4.0f} msg/s, server CPU {cpu:4.2f} ms")  # fmt: skip
         print(f"GET /health, keep-alive (the HTTP floor)          median "
               f"{statistics.median(health) * 1000:5.2f} ms")  # fmt: skip
         med = statistics.median(times["keep-alive, with clues (default)"]) * 1000

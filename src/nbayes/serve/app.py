@@ -69,7 +69,8 @@ _CLUES = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no"
 
 def _clues_wanted(request: Request) -> bool:
     """``/filter?clues=0`` answers the verdict without the clues (a mail delivery agent's
-    answer: a third of the work and a tenth of the bytes); the default is with them."""
+    answer: ~60 bytes instead of ~6 kB to encode, send and parse; the scoring is the same);
+    the default is with them."""
     value = request.query_params.get("clues")
     if value is None:
         return True
