@@ -88,3 +88,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if function in NOT_QUICK_TESTS:
             continue
         item.add_marker(pytest.mark.quick)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _verified_record_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The record of checked model files (``nbayes filter``'s, see
+    :mod:`nbayes.io._modelfile.verified`) is kept in a folder of the test run, not in the
+    user's cache (the processes the tests start inherit it)."""
+    import os
+
+    os.environ["NBAYES_CACHE_DIR"] = str(tmp_path_factory.mktemp("nbayes-cache"))

@@ -70,11 +70,12 @@ def test_the_version_is_the_installed_metadata(capsys: pytest.CaptureFixture[str
 def test_the_version_is_read_only_when_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
     """Reading the package metadata costs ~25 ms: a command's parser must not do it."""
     import nbayes.cli as cli
+    from nbayes.cli import _parser
 
     def no_metadata() -> str:
         raise AssertionError("the version was read")
 
-    monkeypatch.setattr(cli, "_version", no_metadata)
+    monkeypatch.setattr(_parser, "_version", no_metadata)
     cli.build_parser(["info"]).parse_args(["info", "m.nbayes"])
 
 

@@ -232,7 +232,9 @@ def test_the_help_lists_every_command_without_importing_it() -> None:
     proc = _python(code)
     assert proc.returncode == 0, proc.stderr
     *help_lines, modules = proc.stdout.splitlines()
-    assert modules == "['nbayes.cli._common', 'nbayes.cli._interrupt', 'nbayes.cli._ui']"
+    assert modules == (
+        "['nbayes.cli._common', 'nbayes.cli._interrupt', 'nbayes.cli._parser', 'nbayes.cli._ui']"
+    )
     from nbayes.cli import COMMANDS, build_parser
 
     for command in COMMANDS:

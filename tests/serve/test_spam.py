@@ -84,3 +84,37 @@ def test_registering_through_update_and_forget(tmp_path: Path, start: Any) -> No
     assert (
         nbayes.load(path).table_ == SpamFilter().fit(HAM + SPAM, ["ham"] * 3 + ["spam"] * 3).table_
     )
+
+
+def test_filter_without_clues_is_the_same_verdict(tmp_path: Path, start: Any) -> None:
+    server = start(_model(tmp_path))
+    _, full = server.request("POST", "/filter", raw=SPAM_MESSAGE, headers=RFC822)
+    status, out = server.request("POST", "/filter?clues=0", raw=SPAM_MESSAGE, headers=RFC822)
+    assert status == 200, out
+    assert out == {k: full[k] for k in ("verdict", "spamicity", "log_odds")}
+    status, out = server.request("POST", "/filter?clues=yes", raw=SPAM_MESSAGE, headers=RFC822)
+    assert status == 200 and out == full
+    status, out = server.request("POST", "/filter?clues=some", raw=SPAM_MESSAGE, headers=RFC822)
+    assert status == 422 and out["field"] == "clues" and "clues=0" in out["error"]
+
+
+def test_the_answer_written_directly_is_the_generic_encoders(tmp_path: Path) -> None:
+    from nbayes.serve.answers import spam_filtering, spam_filtering_json
+    from nbayes.serve.app import json_bytes
+
+    odd = (
+        'Subject: "quoted" \\ back\\slash caf\u00e9 \u2603 tab\there\n'
+        "From: =?utf-8?q?J=C3=BCrgen?= <j@example.com>\n\n"
+        'click \x01 here \u00fcber \U0001f600 <b>cheap</b> pills \\u0041 "now"'
+    )
+    # learnt, so that its odd tokens are clues
+    model = SpamFilter().fit([*HAM, *SPAM, odd.encode()], ["ham"] * 3 + ["spam"] * 4)
+    messages: list[Any] = [*HAM, *SPAM, SPAM_MESSAGE, b"", odd, odd.encode(), "x \udcff y"]
+    for message in messages:
+        for clues in (True, False):
+            want = json_bytes(spam_filtering(model, message, clues))
+            got = spam_filtering_json(model, message, clues)
+            assert (got if got is not None else want) == want, message
+    tokens = [c["token"] for c in spam_filtering(model, odd)["clues"]]
+    assert any('"' in t or "\\" in t for t in tokens) and any(not t.isascii() for t in tokens)
+    assert spam_filtering_json(model, odd, True) is not None  # the escapes written directly

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -327,12 +328,78 @@ def test_deliveries_at_once_lose_no_registration(model: Path) -> None:
         assert f.table_.counts(f"unique{i}") == (0, 1)
 
 
+def test_a_model_changed_after_a_verdict_is_refused_at_the_next(
+    model: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The filter remembers a model file it hashed (nbayes.io._modelfile.verified); the
+    same file changed in place afterwards, its modification time put back, is refused."""
+    from nbayes.io._modelfile import verified
+
+    monkeypatch.setenv(verified.ENV, str(tmp_path / "cache"))
+    monkeypatch.setattr(verified, "RACY_SECONDS", 0.0)
+    for _ in range(2):  # hashed and recorded, then known
+        assert filter_(capsys, monkeypatch, model, stdin=SPAM_MESSAGE)[0] == 0
+    assert (tmp_path / "cache" / "verified-models").exists()
+    time.sleep(0.05)  # (a few kernel clock ticks: the file's change time moves)
+    st = os.stat(model)
+    with open(model, "r+b") as f:
+        f.seek(st.st_size - 40)  # a byte of the data section, flipped
+        byte = f.read(1)[0] ^ 0xFF
+        f.seek(st.st_size - 40)
+        f.write(bytes([byte]))
+    os.utime(model, ns=(st.st_atime_ns, st.st_mtime_ns))
+    code, out, err = filter_(capsys, monkeypatch, model, stdin=SPAM_MESSAGE)
+    assert (code, out) == (3, "")
+    assert err.startswith("Error: ") and "checksum mismatch" in err, err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["m.nbayes"],
+        ["m.nbayes", "--passthrough"],
+        ["-q", "m.nbayes"],
+        ["--verbose", "m.nbayes", "--passthrough", "--passthrough"],
+        ["--quiet", "m.nbayes", "-q"],
+        [""],
+    ],
+)
+def test_a_deliverys_arguments_are_read_as_argparse_reads_them(argv: list[str]) -> None:
+    from nbayes.cli import filter as command
+
+    quick = command._quick(argv)
+    assert quick is not None
+    assert vars(quick) == vars(command._parser().parse_intermixed_args(argv))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["-h"],
+        ["m", "a.mbox"],
+        ["m", "-q", "-v"],
+        ["m", "--pass"],
+        ["m", "--update"],
+        ["--", "m"],
+    ],
+)
+def test_other_arguments_are_left_to_argparse(argv: list[str]) -> None:
+    from nbayes.cli import filter as command
+
+    assert command._quick(argv) is None
+
+
 def test_the_filter_imports_neither_numpy_nor_scikit_learn(model: Path) -> None:
     code = (
         "import sys\n"
         "from nbayes.cli import main\n"
         f"status = main(['filter', {str(model)!r}])\n"
-        "heavy = [m for m in ('numpy', 'sklearn', 'scipy', 'pandas') if m in sys.modules]\n"
+        "heavy = [m for m in ('numpy', 'sklearn', 'scipy', 'pandas', 'argparse')\n"
+        "         if m in sys.modules]\n"
         "print(status, heavy)\n"
     )
     proc = subprocess.run(

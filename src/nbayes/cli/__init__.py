@@ -14,16 +14,20 @@ Error: No model file 'no-such-model.nbayes': train one first with `nbayes train`
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nbayes.cli._interrupt import Interrupts
 
+if TYPE_CHECKING:
+    import argparse
+
 # This module imports the standard library only (numpy and the commands are imported by
 # `main`, after it has taken over Ctrl-C): an interrupt during start-up is one line too.
+# Not argparse either (nbayes.cli._parser, imported by every command but `filter`, which
+# a mail delivery agent runs once per message: see nbayes.cli.filter).
 
 __all__ = ["build_parser", "main"]
 
@@ -55,81 +59,15 @@ def command_module(name: str) -> Any:
     return import_module(f"nbayes.cli.{name}")
 
 
-def _version() -> str:
-    from nbayes import __version__
-
-    return str(__version__)
-
-
-class _VersionAction(argparse.Action):
-    """``--version``: the installed version, read (from the package metadata, ~25 ms)
-    only when asked for, not by every command's parser."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
-                 default: Any = argparse.SUPPRESS, help: str | None = None) -> None:  # fmt: skip
-        super().__init__(option_strings, dest, nargs=0, default=default,
-                         help=help or "show the version of nbayes and exit")  # fmt: skip
-
-    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
-        print(f"nbayes {_version()}")  # on stdout, as argparse's own version action
-        parser.exit(0)
-
-
-class _Parser(argparse.ArgumentParser):
-    """Bad arguments are one ``Error: ...`` line naming the flag (exit status 2), as the
-    other errors are; the usage is one ``-h`` away."""
-
-    def error(self, message: str) -> Any:
-        self.exit(2, f"Error: {message} (see `{self.prog} -h`).\n")
-
-    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
-        """As argparse's, but an unknown flag of a command points to that command's help
-        (``nbayes train -h``: where its flags are), not to ``nbayes -h``."""
-        parsed, extras = self.parse_known_args(args, namespace)
-        if extras:
-            command = getattr(parsed, "command", None)
-            prog = self.prog if command is None else f"{self.prog} {command}"
-            self.exit(2, f"Error: unrecognized arguments: {' '.join(extras)} (see `{prog} -h`).\n")
-        return parsed
-
-
 def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser of ``nbayes`` with every sub-command.
 
     With ``commands``, only those commands get their full parser (their modules are
     imported); the others are listed, with their summary, but take no arguments.
     """
-    from nbayes.cli._common import command_parser
+    from nbayes.cli._parser import build
 
-    parser = _Parser(
-        prog="nbayes",
-        description=(
-            "Naive Bayes from sufficient statistics: train, evaluate, explain and update "
-            "models from the command line."
-        ),
-        epilog=(
-            "Example:\n"
-            "  nbayes demo                                   # spam filter on bundled SMS data\n"
-            "  nbayes train reviews.csv -o reviews.nbayes    # columns text,label\n"
-            '  nbayes explain reviews.nbayes "loved every minute"\n'
-            "  nbayes tune reviews.csv --alpha 0.1,0.5,1       # cross-validated alpha\n"
-            "  nbayes train table.csv -o t.nbayes --model mixed --label-col y\n"
-            "  nbayes plot t.nbayes --column age -o age.png\n"
-            "  nbayes plot reviews.nbayes --words -o words.png          # strongest words\n"
-            "  nbayes plot reviews.nbayes --reliability test.csv -o r.png  # calibration\n\n"
-            "Run `nbayes COMMAND -h` for the options of a command."
-        ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action=_VersionAction)
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    full = COMMANDS if commands is None else tuple(commands)
-    for name, summary in _SUMMARIES.items():
-        if name in full:
-            command_parser(subparsers, name, summary, command_module(name))
-        else:
-            subparsers.add_parser(name, help=summary)
-    return parser
+    return build(_SUMMARIES, command_module, commands)
 
 
 def _command_of(argv: Sequence[str]) -> str | None:

@@ -24,15 +24,18 @@ Example:
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import argparse
 
 # This module is the one command that must start in a fraction of a second (a mail
 # delivery agent runs it once per message): it imports the standard library, nbayes.mail
-# and the spam filter's scoring only; numpy and the model-file writer only to register.
+# and the spam filter's scoring only; numpy and the model-file writer only to register;
+# argparse only for arguments other than a delivery's (see _quick).
 
 __all__ = ["EXIT", "HEADER", "add_arguments", "main", "run"]
 
@@ -75,45 +78,79 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-class _Formatter(argparse.RawDescriptionHelpFormatter):
-    """The help's layout, its width from $COLUMNS (default 80) rather than from
-    :func:`shutil.get_terminal_size`: argparse makes a formatter for every argument added,
-    and shutil's import (with bz2 and lzma) would cost each delivery a few milliseconds."""
-
-    def __init__(
-        self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-        width: int | None = None,
-    ) -> None:  # fmt: skip
-        if width is None:
-            columns = os.environ.get("COLUMNS", "")
-            width = (int(columns) if columns.isdigit() else 80) - 2
-        super().__init__(prog, indent_increment, max_help_position, width)
+#: the flags of a delivery's call (``nbayes filter MODEL [--passthrough] [-q|-v]``): read
+#: without argparse, whose import and parser cost a process ~4 ms
+_QUICK_FLAGS = {
+    "--passthrough": "passthrough", "-q": "quiet", "--quiet": "quiet", "-v": "verbose",
+    "--verbose": "verbose",
+}  # fmt: skip
 
 
-class _Parser(argparse.ArgumentParser):
-    """Bad arguments are one ``Error: ...`` line and exit status 3 (2 means unsure)."""
+def _quick(argv: Sequence[str]) -> Any:
+    """The arguments of ``nbayes filter MODEL`` with at most the flags of
+    :data:`_QUICK_FLAGS` (the namespace argparse would make of them), or None for any
+    other call (argparse parses it: its help, its errors)."""
+    from types import SimpleNamespace
 
-    def error(self, message: str) -> Any:
-        self.exit(EXIT["error"], f"Error: {message} (see `{self.prog} -h`).\n")
+    model = None
+    flags = dict.fromkeys(("passthrough", "quiet", "verbose"), False)
+    for arg in argv:
+        if arg in _QUICK_FLAGS:
+            flags[_QUICK_FLAGS[arg]] = True
+        elif arg.startswith("-") or model is not None:
+            return None
+        else:
+            model = arg
+    if model is None or (flags["quiet"] and flags["verbose"]):
+        return None
+    return SimpleNamespace(
+        model=model, mail=[], register=None, unregister=None, update=False, **flags
+    )
 
 
-def main(argv: Sequence[str], ui: Any = None, interrupts: Any = None) -> int:
-    """``nbayes filter ARGV...`` (``argv`` without the word ``filter``), parsed here so
-    that bad arguments exit with 3 and nothing but this command is imported."""
-    parser = _Parser(
+def _parser() -> argparse.ArgumentParser:
+    """``nbayes filter``'s own parser: bad arguments are one ``Error: ...`` line and exit
+    status 3 (2 means unsure); the help's width from $COLUMNS (default 80) rather than
+    from :func:`shutil.get_terminal_size`: argparse makes a formatter for every argument
+    added, and shutil's import (with bz2 and lzma) would cost each call a few ms."""
+    import argparse
+
+    class Formatter(argparse.RawDescriptionHelpFormatter):
+        def __init__(
+            self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+            width: int | None = None,
+        ) -> None:  # fmt: skip
+            if width is None:
+                columns = os.environ.get("COLUMNS", "")
+                width = (int(columns) if columns.isdigit() else 80) - 2
+            super().__init__(prog, indent_increment, max_help_position, width)
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> Any:
+            self.exit(EXIT["error"], f"Error: {message} (see `{self.prog} -h`).\n")
+
+    parser = Parser(
         prog="nbayes filter",
         description=(__doc__ or "").split("\n\n", 1)[1].split("\nExample:")[0],
         epilog="Example:" + (__doc__ or "").split("\nExample:", 1)[1],
-        formatter_class=_Formatter,
+        formatter_class=Formatter,
     )
     group = parser.add_mutually_exclusive_group()  # as every command has them
     group.add_argument("-q", "--quiet", action="store_true", help="print only results and errors")
     group.add_argument("-v", "--verbose", action="store_true", help="print details")
     add_arguments(parser)
-    try:
-        args = parser.parse_intermixed_args(list(argv))
-    except SystemExit as exc:  # -h (0) or bad arguments (3)
-        return int(exc.code) if isinstance(exc.code, int) else EXIT["error"]
+    return parser
+
+
+def main(argv: Sequence[str], ui: Any = None, interrupts: Any = None) -> int:
+    """``nbayes filter ARGV...`` (``argv`` without the word ``filter``), parsed here so
+    that bad arguments exit with 3 and nothing but this command is imported."""
+    args = _quick(argv)
+    if args is None:
+        try:
+            args = _parser().parse_intermixed_args(list(argv))
+        except SystemExit as exc:  # -h (0) or bad arguments (3)
+            return int(exc.code) if isinstance(exc.code, int) else EXIT["error"]
     if ui is None:
         from nbayes.cli._ui import UI
 
@@ -166,7 +203,9 @@ def _run(args: argparse.Namespace, ui: Any) -> int:
         return _change(args, ui)
     from nbayes.io.serializers.spam_scorer import open_spam_scorer
 
-    finish = open_spam_scorer(args.model)  # its digest is checked while the scoring loads
+    # its digest is checked while the scoring loads (or not again: a file checked before
+    # and unchanged since, see nbayes.io._modelfile.verified)
+    finish = open_spam_scorer(args.model, cached_check=True)
     raw = b"" if args.mail else _stdin()
     scorer = finish()
     if scorer is None:

@@ -204,7 +204,10 @@ class ModelRunner:
                 if job is None:
                     return
                 with self._model:
-                    self._one(job)
+                    result, error = self._one(job)
+                # answered once the model is free: the client's next request (sent as soon
+                # as it has this answer) then finds the model idle and can run inline
+                self._deliver(job, result, error)
                 job = None
             except Stopped:
                 # the interruption of a read that landed just outside its function: the
@@ -218,10 +221,10 @@ class ModelRunner:
                     self._deliver(job, None, self._refusal(job.why))
                 job = None
 
-    def _one(self, job: _Job) -> None:
+    def _one(self, job: _Job) -> tuple[Any, BaseException | None]:
+        """Run ``job`` (the model's lock held): its result and its error, to deliver."""
         if job.read and (self.stopping or job.future.done()):
-            self._deliver(job, None, self._refusal("shutdown" if self.stopping else job.why))
-            return
+            return None, self._refusal("shutdown" if self.stopping else job.why)
         if self._dirty and not self.stopping:  # (at shutdown the model is not used again)
             self._dirty = False
             try:
@@ -245,7 +248,7 @@ class ModelRunner:
             with self._lock:
                 self._current = None
                 job.done = True
-        self._deliver(job, result, error)
+        return result, error
 
     def _deliver(self, job: _Job, result: Any, error: BaseException | None) -> None:
         def settle() -> None:

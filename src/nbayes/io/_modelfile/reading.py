@@ -6,7 +6,6 @@ wrong."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -147,17 +146,34 @@ class RawArrays(dict[str, Any]):
             raise self._error
 
 
+def _sha256() -> Any:
+    import hashlib  # (its import loads OpenSSL: a few ms a reading that skips it saves)
+
+    return hashlib.sha256()
+
+
 class _Reader:
     """Reads a model file from a binary stream, validating every claim it makes."""
 
-    def __init__(self, f: BinaryIO, size: int, name: str) -> None:
+    def __init__(
+        self, f: BinaryIO, size: int, name: str, st: os.stat_result | None = None,
+        cached: bool = False,
+    ) -> None:  # fmt: skip
         self.f = f
         self.size = size
         self.name = name
-        self.hasher = hashlib.sha256()
+        #: the running digest of what was read; None while a raw, mapped reading may skip
+        #: it (``cached_check``: the mapped view is hashed from its start when needed)
+        self.hasher: Any = None if cached else _sha256()
         self.pos = 0
         self.diagnose = False  # on failure, check the digest to tell damage from bad writers
         self.later = False  # raw, mapped: check the digest in a thread (RawArrays.verify)
+        self.st = st  # the file's identity (fstat of the stream), for the verified record
+        self.cached = cached  # skip the digest of a file the record says was checked
+
+    def update(self, data: Any) -> None:
+        if self.hasher is not None:
+            self.hasher.update(data)
 
     def fail(self, message: str) -> NoReturn:
         if self.diagnose:
@@ -175,7 +191,7 @@ class _Reader:
             return False
         try:
             self.f.seek(0)
-            hasher = hashlib.sha256()
+            hasher = _sha256()
             remaining = self.size - DIGEST_SIZE
             while remaining > 0:
                 chunk = self.f.read(min(remaining, 1 << 20))
@@ -199,7 +215,7 @@ class _Reader:
         self.pos += len(data)
         if len(data) != n:
             self.truncated(what)
-        self.hasher.update(data)
+        self.update(data)
         return data
 
     def read_into(self, buf: Any, what: str) -> None:
@@ -214,7 +230,7 @@ class _Reader:
                 self.truncated(what)
             filled += got
         self.pos += filled
-        self.hasher.update(view)
+        self.update(view)
 
     def read(
         self, max_bytes: int | None, header_only: bool = False, raw: bool = False
@@ -237,7 +253,7 @@ class _Reader:
             self.pos = len(head)
             self.truncated("fixed-size prefix")
         self.pos = PREFIX_SIZE
-        self.hasher.update(head)
+        self.update(head)
         _, version, header_len = PREFIX.unpack(head)
         if version > FORMAT_VERSION:
             self.fail(
@@ -287,6 +303,10 @@ class _Reader:
             mapped = self.mapped(entries, data_nbytes)
             if mapped is not None:
                 return metadata, mapped
+        if self.hasher is None:  # (not mapped after all: hash what was read so far)
+            self.hasher = _sha256()
+            self.f.seek(0)
+            self.hasher.update(self.f.read(self.pos))
 
         arrays: dict[str, Any] = {}
         end = 0
@@ -366,17 +386,29 @@ class _Reader:
         if any(data[end:data_nbytes]):
             self.fail("file is corrupted: non-zero padding bytes in the data section")
         stored = view[start + data_nbytes : start + data_nbytes + DIGEST_SIZE].tobytes()
-        hasher, name = self.hasher, self.name
+        out = RawArrays(arrays)
+        st = self.st
+        if self.cached and st is not None:
+            from nbayes.io._modelfile import verified
+
+            if verified.is_verified(st, stored):  # checked before, unchanged since
+                return out
+        hasher, name, cached = self.hasher, self.name, self.cached
+        covered = data if hasher is not None else view[: start + data_nbytes]
 
         def check() -> None:
-            hasher.update(data)  # (hashlib lets other threads run meanwhile)
-            if stored != hasher.digest():
+            h = hasher if hasher is not None else _sha256()
+            h.update(covered)  # (hashlib lets other threads run meanwhile)
+            if stored != h.digest():
                 raise ModelFileError(
                     f"{name}: file is corrupted: SHA-256 checksum mismatch (the content was "
                     "modified or damaged after it was written)"
                 )
+            if cached and st is not None:
+                from nbayes.io._modelfile import verified
 
-        out = RawArrays(arrays)
+                verified.remember(st, stored)
+
         if self.later:
             out.start(check)
         else:
@@ -584,9 +616,11 @@ def _read_stream(
     header_only: bool = False,
     raw: bool = False,
     verify_later: bool = False,
+    st: os.stat_result | None = None,
+    cached_check: bool = False,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Read a model file of ``size`` bytes from the start of the binary stream ``f``."""
-    reader = _Reader(f, size, name)
+    reader = _Reader(f, size, name, st, cached=cached_check and raw and st is not None)
     reader.later = verify_later
     return reader.read(max_bytes, header_only, raw)
 
@@ -607,6 +641,7 @@ def read_model_file(
     header_only: bool = False,
     raw: bool = False,
     verify_later: bool = False,
+    cached_check: bool = False,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Read a model file written by :func:`write_model_file`.
 
@@ -637,6 +672,11 @@ def read_model_file(
         it; the file is only ever replaced (renamed over), never changed in place. With
         ``verify_later=True`` too, the arrays (a :class:`RawArrays`) come back while a
         thread checks the digest: call their ``verify()`` before answering from them.
+        With ``raw=True`` and ``cached_check=True``, a file whose digest matched before
+        and that is unchanged since (same device, inode, size, modification and
+        status-change times, and stored digest: :mod:`nbayes.io._modelfile.verified`) is
+        not hashed again, and a file whose digest matches now is recorded; every other
+        check is made as always.
 
     Raises
     ------
@@ -659,8 +699,10 @@ def read_model_file(
         if not stat.S_ISREG(st.st_mode):
             raise ModelFileError(f"{name} is not a regular file")
         with open(source, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            return _read_stream(f, size, name, max_bytes, header_only, raw, verify_later)
+            st = os.fstat(f.fileno())
+            return _read_stream(
+                f, st.st_size, name, max_bytes, header_only, raw, verify_later, st, cached_check
+            )
     except FileNotFoundError as exc:
         raise ModelFileError(f"{name} does not exist") from exc
     except OSError as exc:

@@ -139,14 +139,20 @@ def load_spam_scorer(
 
 
 def open_spam_scorer(
-    path: str | os.PathLike[str], *, max_bytes: int | None = None
+    path: str | os.PathLike[str], *, max_bytes: int | None = None, cached_check: bool = False
 ) -> Callable[[], SpamScorer | None]:
     """:func:`load_spam_scorer` in two steps, for a program that starts per message: this
     call maps the file, checks its header and starts a thread on its SHA-256 digest (a
     second's worth of numbers of a large model); the function it returns imports the
     scoring, builds the scorer and waits for the digest (ModelFileError if the file is
-    damaged), so that the digest costs no time of its own on two cores."""
-    metadata, arrays = read_model_file(path, max_bytes=max_bytes, raw=True, verify_later=True)
+    damaged), so that the digest costs no time of its own on two cores.
+
+    With ``cached_check=True`` a file whose digest matched before and that is unchanged
+    since is not hashed again (``read_model_file``'s ``cached_check``: the record of
+    :mod:`nbayes.io._modelfile.verified`), for ``nbayes filter``."""
+    metadata, arrays = read_model_file(
+        path, max_bytes=max_bytes, raw=True, verify_later=True, cached_check=cached_check
+    )
 
     def finish() -> SpamScorer | None:
         from nbayes.spam._scorer import SpamScorer
