@@ -67,7 +67,16 @@ def _as_saved_now(
     vocabulary a JSON list) is written with the packed vocabulary of schema 2 (the same
     terms as UTF-8 bytes and offsets), its columns in term order; every other file as it
     was. An NBSVM of nbayes 0.1 (no calibration then) is written with ``calibration=None``
-    and no held-out decision values."""
+    and no held-out decision values. A SpamFilter of nbayes 0.2.0 (its recipe without the
+    header clues) is written with ``message_id`` and ``header_counts`` False: the tokens it
+    counted with, spelt out."""
+    if (
+        metadata["model_type"] == "SpamFilter"
+        and "message_id" not in metadata["model"]["tokenizer"]
+    ):
+        model = dict(metadata["model"])
+        model["tokenizer"] = {**model["tokenizer"], "message_id": False, "header_counts": False}
+        return {**metadata, "model": model}, arrays
     if metadata["model_type"] == "NBSVM" and "held_out" not in metadata["model"]:
         model = dict(metadata["model"])
         model["hyperparameters"] = {**model["hyperparameters"], "calibration": None}

@@ -341,6 +341,34 @@ def test_save_load_merge_round_trip(tmp_path: Path) -> None:
         f.merge(trained())
 
 
+def test_a_model_file_of_an_earlier_version_scores_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nbayes.io.serializers.spam import load_spam_scorer
+
+    old_recipe = MailTokenizer(message_id=False, header_counts=False)
+    f = SpamFilter(tokenizer=old_recipe).fit(HAM + SPAM, LABELS)
+    f.tokenizer = None  # the default hyperparameter, as earlier files stored it
+    to_dict = MailTokenizer.to_dict
+
+    def earlier(self: MailTokenizer) -> dict[str, object]:  # no message_id, header_counts
+        d = to_dict(self)
+        del d["message_id"], d["header_counts"]
+        return d
+
+    monkeypatch.setattr(MailTokenizer, "to_dict", earlier)
+    path = tmp_path / "old.nbm"
+    nbayes.save(f, path)
+    monkeypatch.undo()
+    g = nbayes.load(path)
+    assert g.tokenizer_ == old_recipe and g.table_ == f.table_
+    probe = [*HAM, *SPAM, b"Message-ID: <1@x.example>\nSubject: offer\n\nclick here now"]
+    assert g.classify(probe) == f.classify(probe)
+    scorer = load_spam_scorer(path)
+    assert scorer is not None and scorer.classify(probe) == f.classify(probe)
+    assert not any(t.startswith("message-id:") for t, _, _ in g.table_.rows())
+
+
 def test_a_damaged_model_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "spam.nbm"
     nbayes.save(trained(), path)

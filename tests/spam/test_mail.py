@@ -59,9 +59,23 @@ def test_header_tokens_have_prefixes() -> None:
 
 def test_received_and_other_headers_are_off_by_default() -> None:
     raw = b"Received: from relay.example.net (10.1.2.3)\nX-Spam-Level: *****\n" + PLAIN
-    assert not any(t.startswith(("received:", "header:", "x-spam-level:")) for t in TOK(raw))
+    t = TOK(raw)
+    assert not any(t.startswith(("received:", "x-spam-level:")) for t in t)
+    assert not {"header:received", "header:x-spam-level", "header:Received:1"} & t
     on = MailTokenizer(received=True, other_headers=True)(raw)
     assert {"received:relay.example.net", "received:10.1.2.3", "header:x-spam-level"} <= on
+
+
+def test_message_id_and_header_line_counts() -> None:
+    head = b"Message-ID: <20020801.ABC12@Mail3.example.com>\nTo: a@example.org\nTo: b@x.org\n"
+    t = TOK(head + b"SUBJECT: hi\nReceived: from x\nMIME-Version: 1.0\n\nbody text here\n")
+    assert {"message-id:@mail9.example.com", "message-id:shape:9.a9"} <= t
+    assert {"header:To:2", "header:SUBJECT:1", "header:MIME-Version:1", "header:Message-ID:1"} <= t
+    assert not any(x.startswith(("header:Received", "header:Subject")) for x in t)
+    assert "message-id:invalid" in TOK(b"Message-ID: <no-at-sign>\n\nbody\n")
+    assert "message-id:none" in TOK(b"Subject: x\n\nbody\n")
+    off = MailTokenizer(message_id=False, header_counts=False)(head + b"\nbody text\n")
+    assert not any(x.startswith(("message-id:", "header:")) for x in off)
 
 
 def test_base64_quoted_printable_and_charsets_are_decoded() -> None:
@@ -208,6 +222,17 @@ def test_recipe_round_trips_and_is_checked() -> None:
         MailTokenizer(headers="subject")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown MailTokenizer options"):
         MailTokenizer.from_dict({"colour": 1})
+    with pytest.raises(TypeError, match="message_id must be a bool"):
+        MailTokenizer.from_dict({"message_id": 1})
+
+
+def test_a_recipe_stored_before_the_header_clues_keeps_its_tokens() -> None:
+    d = MailTokenizer().to_dict()
+    del d["message_id"], d["header_counts"]  # as files of earlier versions store it
+    old = MailTokenizer.from_dict(d)
+    assert old == MailTokenizer(message_id=False, header_counts=False)
+    raw = b"Message-ID: <1@example.com>\n" + PLAIN
+    assert old(raw) == {t for t in TOK(raw) if not t.startswith(("message-id:", "header:"))}
 
 
 # ---------------------------------------------------------------------- sources

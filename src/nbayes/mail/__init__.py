@@ -20,9 +20,10 @@ from nbayes.mail._sources import (
     iter_mail,
     read_mbox,
 )
-from nbayes.mail._tokenizer import DEFAULT_HEADERS, MailTokenizer
+from nbayes.mail._tokenizer import COUNTED_HEADERS, DEFAULT_HEADERS, MailTokenizer
 
 __all__ = [
+    "COUNTED_HEADERS",
     "DEFAULT_HEADERS",
     "DEFAULT_MAX_BYTES",
     "MailError",

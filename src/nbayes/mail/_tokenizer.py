@@ -15,6 +15,12 @@ the SpamAssassin public corpus (benchmarks/bench_spam.py; BENCHMARKS.md):
   ``reply-to:`` names and addresses, the mailer; every part gives ``content-type:``,
   ``charset:``, ``encoding:``, ``filename:`` tokens (non-text parts give only these);
   MIME defects (a wrong boundary, a truncated message) give ``mime-defect:`` tokens;
+* the ``Message-ID``'s host (digits as ``9``) and the shape of its left part
+  (``message-id:@mail9.example.com``, ``message-id:shape:9.a9``; ``message-id:invalid``,
+  ``message-id:none``), and how many lines each of a few headers has, its name as written
+  (``header:Subject:1``, ``header:MIME-Version:1``; SpamBayes' "safe headers" less
+  ``Received`` and ``Date``): SpamBayes' header clues, meant to hold on mail of mixed
+  sources (``message_id=True``, ``header_counts=True``; BENCHMARKS.md);
 * ``Received`` lines and the other headers are off by default (``received=True``,
   ``other_headers=True``): on mail collected from different sources for ham and spam they
   separate the sources rather than the classes.
@@ -36,7 +42,7 @@ from nbayes.mail._html import html_to_text
 from nbayes.mail._mime import decode_header, parse, uudecoded_names, walk_parts
 from nbayes.mail._sources import DEFAULT_MAX_BYTES, RawMail
 
-__all__ = ["DEFAULT_HEADERS", "MailTokenizer", "split_urls"]
+__all__ = ["COUNTED_HEADERS", "DEFAULT_HEADERS", "MailTokenizer", "split_urls"]
 
 DEFAULT_HEADERS = ("subject", "from", "to", "cc", "reply-to", "x-mailer", "user-agent")
 """The headers tokenized by default (besides the parts' content types)."""
@@ -48,6 +54,33 @@ _URL_PIECE = re.compile(r"[/.?=&:;#%+~,!@_-]+")
 _PUNCT_RUN = re.compile(r"[^\w\s]+")
 _HTML_TAG = re.compile(r"<\s*([a-zA-Z][\w:-]{0,20})([^<>]{0,500})>")
 _HTML_ATTR = re.compile(r"([a-zA-Z][\w:-]{0,20})\s*=")
+_MESSAGE_ID = re.compile(r"<?([^<>@\s]+)@([^<>@\s]+?)>?")
+_DIGIT = re.compile(r"\d")
+_DIGITS = re.compile(r"\d+")
+_LETTERS = re.compile(r"[a-z]+")
+COUNTED_HEADERS = frozenset(
+    {
+        "abuse-reports-to",
+        "errors-to",
+        "from",
+        "importance",
+        "in-reply-to",
+        "message-id",
+        "mime-version",
+        "organization",
+        "reply-to",
+        "return-path",
+        "subject",
+        "to",
+        "user-agent",
+        "x-abuse-info",
+        "x-complaints-to",
+        "x-face",
+    }
+)
+"""The headers whose number of lines is a token (``header_counts``): SpamBayes'
+``safe_headers`` without ``Received`` and ``Date`` (how many hops a message took tells
+where it was collected, not its class)."""
 _HOST = re.compile(r"\b(?:[a-z0-9-]+\.)+[a-z]{2,}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b")
 
 
@@ -78,6 +111,16 @@ class MailTokenizer:
     bigrams : bool
         Also count pairs of adjacent body words (``bi:first second``; SpamBayes'
         experimental option): on by default, measured better (BENCHMARKS.md).
+    message_id : bool
+        Tokens of the ``Message-ID`` header: its host with digits as ``9`` and the shape
+        of its left part (runs of digits ``9``, of letters ``a``), ``message-id:invalid``
+        or ``message-id:none``.
+    header_counts : bool
+        ``header:<Name>:<lines>`` for each header of :data:`COUNTED_HEADERS` present, the
+        name as the message writes it (``SUBJECT`` is not ``Subject``).
+
+    A recipe stored before ``message_id`` and ``header_counts`` existed reads them as
+    False (:meth:`from_dict`): a model file keeps tokenizing as it counted.
 
     Examples
     --------
@@ -85,8 +128,9 @@ class MailTokenizer:
     >>> sorted(tok.tokens(b"From: Ann <ann@example.com>\\nSubject: Cheap pills!!\\n\\n"
     ...                   b"Visit http://pills.example/buy now"))
     ['bi:visit now', 'content-type:text/plain', 'from:addr:ann', 'from:addr:example.com',
-     'from:name:ann', 'now', 'proto:http', 'subject:!!', 'subject:cheap', 'subject:pills!!',
-     'url:buy', 'url:pills.example', 'visit']
+     'from:name:ann', 'header:From:1', 'header:Subject:1', 'message-id:none', 'now',
+     'proto:http', 'subject:!!', 'subject:cheap', 'subject:pills!!', 'url:buy',
+     'url:pills.example', 'visit']
     """
 
     headers: tuple[str, ...] = DEFAULT_HEADERS
@@ -98,6 +142,8 @@ class MailTokenizer:
     lowercase: bool = True
     html_tags: bool = False
     max_bytes: int = DEFAULT_MAX_BYTES
+    message_id: bool = True
+    header_counts: bool = True
 
     def __post_init__(self) -> None:
         if isinstance(self.headers, str) or not all(isinstance(h, str) for h in self.headers):
@@ -124,17 +170,19 @@ class MailTokenizer:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MailTokenizer:
-        """The tokenizer of :meth:`to_dict`'s options (TypeError/ValueError if invalid)."""
+        """The tokenizer of :meth:`to_dict`'s options (TypeError/ValueError if invalid).
+        Options added after a recipe was stored take the value that reproduces its
+        tokens: ``message_id`` and ``header_counts`` missing are False."""
         names = {f.name for f in fields(cls)}
         unknown = set(d) - names
         if unknown:
             raise ValueError(f"unknown MailTokenizer options {sorted(unknown)}")
-        d = dict(d)
+        d = {**_BEFORE_OPTIONS, **d}
         if "headers" in d:
             if not isinstance(d["headers"], list | tuple):
                 raise TypeError(f"MailTokenizer's headers must be a list; got {d['headers']!r}")
             d["headers"] = tuple(d["headers"])
-        for name in ("received", "other_headers", "bigrams", "lowercase", "html_tags"):
+        for name in _BOOLS:
             if name in d and not isinstance(d[name], bool):
                 raise TypeError(f"MailTokenizer's {name} must be a bool; got {d[name]!r}")
         return cls(**d)
@@ -230,8 +278,17 @@ class MailTokenizer:
     def _header_tokens(self, msg: Message, out: set[str]) -> None:
         wanted = self.headers
         fields: dict[str, list[Any]] = {}
+        counted: dict[str, int] = {}
+        count = self.header_counts
         for name, value in msg.raw_items():  # one pass: get_all lower-cases every name
-            fields.setdefault(name.lower(), []).append(value)
+            lower = name.lower()
+            fields.setdefault(lower, []).append(value)
+            if count and lower in COUNTED_HEADERS:
+                counted[name] = counted.get(name, 0) + 1
+        for name, n in counted.items():
+            out.add(f"header:{name}:{n}")
+        if self.message_id:
+            _message_id_tokens(fields.get("message-id"), out)
         for field in wanted:
             values = fields.get(field)
             if not values:
@@ -259,6 +316,19 @@ class MailTokenizer:
                     continue
                 for value in values:
                     self._words(decode_header(value).lower(), out, field + ":")
+
+
+_BOOLS = (
+    "received",
+    "other_headers",
+    "bigrams",
+    "lowercase",
+    "html_tags",
+    "message_id",
+    "header_counts",
+)
+#: the options a recipe stored before they existed reads as (its tokens unchanged)
+_BEFORE_OPTIONS = {"message_id": False, "header_counts": False}
 
 
 def split_urls(text: str) -> tuple[str, list[str]]:
@@ -368,6 +438,22 @@ def _address_tokens(field: str, values: list[Any], out: set[str]) -> None:
             out.add(f"{field}:addr:{local_domain.group(2)[:60]}")
     if field in ("to", "cc"):
         out.add(f"{field}:count:{min(count, 2**4).bit_length()}")
+
+
+def _message_id_tokens(values: list[Any] | None, out: set[str]) -> None:
+    """The first ``Message-ID``'s host, digits as 9 (``mail9.example.com``: the host
+    without its numbered machines), and the shape of its left part (``9.a9``), or
+    ``message-id:invalid`` / ``message-id:none``."""
+    value = str(values[0]).strip().lower() if values else ""
+    if not value:
+        out.add("message-id:none")
+        return
+    m = _MESSAGE_ID.fullmatch(value)
+    if m is None:
+        out.add("message-id:invalid")
+        return
+    out.add("message-id:@" + _DIGIT.sub("9", m.group(2))[:40])
+    out.add("message-id:shape:" + _LETTERS.sub("a", _DIGITS.sub("9", m.group(1)))[:30])
 
 
 def _filename_tokens(name: str, out: set[str]) -> None:
