@@ -61,7 +61,14 @@ def _same_file(fd: int, path: str) -> bool:
 
 def holder_pid(path: str) -> int | None:
     """The process that holds the ``flock`` of the file at ``path``, from ``/proc/locks``
-    (Linux); None when unknown (another system, or nobody holds it)."""
+    (Linux); None when unknown (another system, or nobody holds it).
+
+    ``/proc/locks`` names a file by its device and inode only, and an inode number is
+    reused once a file is deleted: a process still holding the lock of a deleted model
+    (a server whose folder was removed) would look like the holder of a new file with its
+    number. A candidate counts only if it has this very file open (a link in
+    ``/proc/PID/fd`` to a file that is not deleted); one whose descriptors cannot be
+    read (another user's) is taken at its word."""
     try:
         st = os.stat(path)
         with open("/proc/locks") as f:
@@ -76,9 +83,28 @@ def holder_pid(path: str) -> int | None:
             try:
                 pid = int(parts[4])
             except ValueError:
-                return None
-            return pid if pid > 0 else None
+                continue
+            if pid > 0 and _has_open(pid, st.st_dev, st.st_ino) is not False:
+                return pid
     return None
+
+
+def _has_open(pid: int, dev: int, ino: int) -> bool | None:
+    """Whether process ``pid`` has the (not deleted) file ``(dev, ino)`` open; None when
+    its descriptors cannot be read."""
+    folder = f"/proc/{pid}/fd"
+    try:
+        fds = os.listdir(folder)
+    except OSError:
+        return None
+    for fd in fds:
+        try:
+            st = os.stat(os.path.join(folder, fd))
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) == (dev, ino) and st.st_nlink > 0:
+            return True
+    return False
 
 
 class ModelLock:
