@@ -45,23 +45,36 @@ def test_documents_and_batch_size_decide_too() -> None:
 
 
 @pytest.mark.parametrize(
-    ("kw", "route"),
+    ("kw", "plan"),
     [
-        ({"hashing": False, "weighted": False, "ngram": (1, 1), "fresh": True}, routes.FIT_TERMS),
-        ({"hashing": False, "weighted": False, "ngram": (1, 2), "fresh": True}, routes.CLASS_SUMS),
-        ({"hashing": False, "weighted": False, "ngram": (1, 1)}, routes.CLASS_SUMS),
-        ({"hashing": False, "weighted": True, "ngram": (1, 1), "fresh": True},
-         routes.WEIGHTED_ROWS),
-        ({"hashing": True, "weighted": False, "ngram": (1, 1)}, routes.HASHED_SUMS),
-        ({"hashing": True, "weighted": True, "ngram": (1, 1)}, routes.HASHED_WEIGHTED),
-        ({"hashing": True, "weighted": False, "ngram": (1, 1), "stream": True},
-         routes.HASHED_INTO),
-        ({"hashing": True, "weighted": False, "ngram": (1, 2), "stream": True},
-         routes.HASHED_SPARSE),
+        ({"hashing": False, "weighted": False}, ("vocabulary", "class-sums")),
+        ({"hashing": False, "weighted": True}, ("vocabulary", "weighted-rows")),
+        ({"hashing": False, "weighted": False, "stream": True},
+         ("vocabulary", "running-totals")),
+        ({"hashing": True, "weighted": False}, ("hashed", "class-sums")),
+        ({"hashing": True, "weighted": True}, ("hashed", "weighted-rows")),
+        ({"hashing": True, "weighted": False, "stream": True}, ("hashed", "running-totals")),
     ],
 )  # fmt: skip
-def test_classifier_batches_follow_the_table(kw: dict, route: str) -> None:
-    assert routes.batch(**kw) == route
+def test_classifier_batches_are_three_orthogonal_steps(kw: dict, plan: tuple) -> None:
+    """The index and the accumulation do not depend on the tokenizing step."""
+    for tokens in (routes.ZERO_COPY, routes.TOKEN_STREAMS, routes.COMPOSED_NGRAMS):
+        assert routes.batch(tokens=tokens, **kw) == (tokens, *plan)
+
+
+def test_counting_settings_choose_the_plan() -> None:
+    """The counting settings are read once from the hyperparameters, and choose the
+    tokenizing step from the n-gram range."""
+    from nbayes.text._model import Counting
+
+    for ngram, tokens in [((1, 1), routes.ZERO_COPY), ((1, 2), routes.TOKEN_STREAMS),
+                          ((2, 4), routes.COMPOSED_NGRAMS)]:  # fmt: skip
+        counting = TextClassifier(ngram_range=ngram, hashing=True)._counting()
+        assert counting.plan(weighted=True) == (tokens, routes.HASHED, routes.WEIGHTED_ROWS)
+    bern = Counting.of(TextClassifier(model="bernoulli", stop_words="english").get_params())
+    assert bern.clip and not bern.binary and bern.raw_frequencies
+    assert bern.stop is not None and "the" in bern.stop
+    assert not Counting.of(TextClassifier(model="bernoulli", binary=True)).raw_frequencies
 
 
 def test_every_classifier_route_counts_the_same() -> None:

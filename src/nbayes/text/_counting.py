@@ -17,7 +17,7 @@ from nbayes.text import _tokenize as _tk
 from nbayes.text._ngrams import ComposedNgrams
 from nbayes.text._routes import COMPOSED_NGRAMS, ZERO_COPY, tokens
 
-__all__ = ["count_rows"]
+__all__ = ["count_rows", "vocabulary_sums"]
 
 
 def _check_ngram(ngram_range: Any) -> tuple[int, int]:
@@ -45,6 +45,7 @@ class _Analysis:
 
     __slots__ = (
         "state", "tok", "ptr", "ptok", "pptr", "first", "second", "lo", "hi", "composed",
+        "n_uni", "n_pair", "use_uni", "use_pair",
     )  # fmt: skip
 
     def __init__(
@@ -53,7 +54,10 @@ class _Analysis:
         lowercase: bool,
         stop: frozenset[Any] | None,
         ngram_range: tuple[int, int],
+        route: str | None = None,
     ) -> None:
+        """``route``: the tokenizing step of ``ngram_range``, if known (else
+        :func:`~nbayes.text._routes.tokens` says)."""
         self.state = _tk.InternState()
         if stop:
             self.state.seed_stop(stop)
@@ -61,7 +65,7 @@ class _Analysis:
         self.tok, self.ptr = self.state.scan(buf, spans)
         self.lo, self.hi = ngram_range
         self.composed: ComposedNgrams | None = None
-        if tokens(ngram_range) == COMPOSED_NGRAMS:
+        if (route or tokens(ngram_range)) == COMPOSED_NGRAMS:
             self.composed = ComposedNgrams(
                 self.tok, self.ptr, self.state.n_terms, self.lo, self.hi, self.state.terms
             )
@@ -73,22 +77,11 @@ class _Analysis:
             self.ptok = np.empty(0, dtype=np.int32)
             self.pptr = np.zeros(len(docs) + 1, dtype=np.int64)
             self.first = self.second = np.empty(0, dtype=np.int32)
-
-    @property
-    def n_uni(self) -> int:
-        return self.state.n_terms if self.composed is None else self.composed.n_ids
-
-    @property
-    def n_pair(self) -> int:
-        return int(self.first.shape[0])
-
-    @property
-    def use_uni(self) -> bool:
-        return self.lo == 1
-
-    @property
-    def use_pair(self) -> bool:
-        return self.hi == 2
+        # plain attributes (the kernels' drivers read them often): the streams are made
+        self.n_uni: int = self.state.n_terms if self.composed is None else self.composed.n_ids
+        self.n_pair = int(self.first.shape[0])
+        self.use_uni = self.lo == 1
+        self.use_pair = self.hi == 2
 
     def seen(self) -> tuple[np.ndarray, int]:
         """First-occurrence column of every id (-1 for ids not in the analyzer output)."""
@@ -150,20 +143,72 @@ class _Analysis:
         return col
 
 
+def vocabulary_sums(
+    docs: list[str],
+    lowercase: bool,
+    stop: frozenset[Any] | None,
+    ngram: tuple[int, int],
+    vocabulary: dict[str, int] | None,
+    fixed: bool,
+    y: np.ndarray,
+    n_classes: int,
+    binary: bool,
+    dtype: Any,
+    route: str | None = None,
+) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+    """``count_by_class`` through the token streams: the vocabulary (new, extended in
+    place by the new terms in sorted order, or ``fixed``), the per-class sums and the
+    document frequencies of its columns."""
+    an = _Analysis(docs, lowercase, stop, ngram, route)
+    if vocabulary is not None and fixed:
+        col = an.fixed_columns(vocabulary)
+    else:
+        seen, _ = an.seen()
+        if vocabulary is None:
+            vocabulary = {}
+            col = np.full(seen.shape[0], -1, dtype=np.int64)
+            new_ids = np.flatnonzero(seen >= 0)
+        else:
+            col = an.fixed_columns(vocabulary)
+            new_ids = np.flatnonzero((seen >= 0) & (col < 0))
+        ordered = an.sorted_ids(new_ids)
+        base = len(vocabulary)
+        terms = an.term_strings(ordered)
+        _add_terms(vocabulary, terms, base)
+        col[ordered] = np.arange(base, base + len(ordered), dtype=np.int64)
+    counts, df = _tk.stream_class_sums(an, col, len(vocabulary), y, n_classes, binary, dtype)
+    return vocabulary, counts, df
+
+
+#: terms added to a vocabulary per dict.update (~25 ms each): Python looks at Ctrl-C only
+#: between C calls, and one update of the ~2 million n-grams of a bigram fit took 0.7 s
+_ADD_STEP = 1 << 16
+
+
+def _add_terms(vocabulary: dict[str, int], terms: list[str], base: int) -> None:
+    """``vocabulary.update(zip(terms, range(base, base + len(terms))))`` in steps of
+    ``_ADD_STEP`` terms, so that Ctrl-C stops a fit of many new terms within ~25 ms."""
+    for lo in range(0, len(terms), _ADD_STEP):
+        chunk = terms[lo : lo + _ADD_STEP]
+        vocabulary.update(zip(chunk, range(base + lo, base + lo + len(chunk)), strict=True))
+
+
 def count_rows(
     docs: list[str],
     vocabulary: Mapping[str, int],
     lowercase: bool,
     ngram: tuple[int, int],
     stop: frozenset[Any] | None,
+    route: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """CSR pieces ``(indptr, indices, values)`` of the counts of ``docs`` over
     ``vocabulary`` (columns ``0..len-1``; unknown terms ignored). ``ngram`` is any valid
-    range (:func:`_check_ngram`); the indices of a row may come unsorted."""
+    range (:func:`_check_ngram`); ``route``: its tokenizing step, if known
+    (:func:`nbayes.text._routes.tokens`); the indices of a row may come unsorted."""
     pieces = None
-    if tokens(ngram) == ZERO_COPY:  # declined (None): token streams
+    if (route or tokens(ngram)) == ZERO_COPY:  # declined (None): token streams
         pieces = _tk.direct_transform(docs, vocabulary, lowercase, stop)
     if pieces is None:
-        an = _Analysis(docs, lowercase, stop, ngram)
+        an = _Analysis(docs, lowercase, stop, ngram, route)
         pieces = an.rows(an.fixed_columns(vocabulary), len(vocabulary))
     return pieces

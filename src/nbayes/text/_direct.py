@@ -41,6 +41,10 @@ class DirectCounts:
             self._pending = None
         return self._result
 
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(counts, df, tf)`` at once (waits for them)."""
+        return self._get()
+
     @property
     def counts(self) -> np.ndarray:
         return self._get()[0]

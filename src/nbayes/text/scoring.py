@@ -58,7 +58,6 @@ from ..explain import Explanation, explain_row
 from . import _analyzer
 from . import _model as M
 from . import _routes as routes
-from .recipes import resolve as resolve_recipe
 
 __all__ = ["CountRows", "TextScorer", "linear_form"]
 
@@ -181,14 +180,16 @@ class TextScorer(PosteriorMixin):
         self.stats: CountStats = selection["inner_stats"]
         self.derivation = M.derivation_values(params)
         self.feature_names: Sequence[str] = selection["names"]
-        # the analyzer
-        self.lowercase = bool(params["lowercase"])
-        self.ngram_range = M.ngram_of(params["ngram_range"])
-        self.stop_words = M.stop_set(params["stop_words"])
-        self.binary = bool(params["binary"] or self.family.presence)
-        self.hashing = bool(params["hashing"])
-        self.n_features = int(params["n_features"])
-        self.preprocess: Callable[[str], str] | None = resolve_recipe(params["preprocess"])
+        # the analyzer: the counting settings, read once from the hyperparameters (the
+        # attributes below are theirs, by the names the scorer always had)
+        self.counting = counting = M.Counting.of(params)
+        self.lowercase = counting.lowercase
+        self.ngram_range = counting.ngram
+        self.stop_words = counting.stop
+        self.binary = counting.clip
+        self.hashing = counting.hashing
+        self.n_features = counting.n_features
+        self.preprocess: Callable[[str], str] | None = counting.preprocess
         self._vocabulary: Any = selection.get("vocabulary")
         self._lut: np.ndarray | None = selection.get("lut")
         self._one_route = routes.one_document(self.ngram_range, self.stop_words)
@@ -304,13 +305,13 @@ class TextScorer(PosteriorMixin):
         """The (already validated) documents as counts over the kept columns."""
         if self.hashing:
             return self._hashed(docs)
-        from ._counting import _check_ngram, count_rows
+        from ._counting import count_rows
 
-        ngram = _check_ngram(self.ngram_range)
         vocabulary = self._kernel_vocabulary()
         indptr, indices, values = count_rows(
-            docs, vocabulary, self.lowercase, ngram, self.stop_words
-        )
+            docs, vocabulary, self.lowercase, self.ngram_range, self.stop_words,
+            self.counting.tokens,
+        )  # fmt: skip
         n_cols = len(vocabulary)
         idx = _index_dtype(int(indptr[-1]) if len(indptr) else 0, n_cols)
         indices, values = _sorted_rows(indptr, indices, values)
@@ -325,7 +326,7 @@ class TextScorer(PosteriorMixin):
 
     def _hashed(self, docs: list[str]) -> CountRows:
         pieces = None
-        if docs and routes.tokens(self.ngram_range) == routes.ZERO_COPY:
+        if docs and self.counting.tokens == routes.ZERO_COPY:
             from . import _hashing
 
             pieces = _hashing.direct_hash_transform(
