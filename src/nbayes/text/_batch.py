@@ -18,8 +18,8 @@ import numpy as np
 from .._statistics import CountStats, class_codes
 from .._template.guards import check_encodable, check_int_labels
 from . import _routes as routes
-from ._class_counts import vocabulary_batch
-from ._hash_counts import hashed_batch
+from ._drivers.class_counts import vocabulary_batch
+from ._drivers.hash_counts import hashed_batch
 from ._textstats import TextStats, Vocabulary
 
 __all__ = ["check_labels", "checked", "count", "require_terms", "text_stats"]

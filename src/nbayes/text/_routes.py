@@ -9,7 +9,8 @@ deciding itself. Two questions, two functions:
   with the default word analyzer: its ``preprocess`` step runs before): a :class:`Plan`
   of three orthogonal steps, below;
 * :func:`one_document`: how :class:`nbayes.text.scoring.TextScorer` counts a single document
-  (batches: :func:`tokens`, through ``_counting.count_rows`` or the hashing kernels).
+  (batches: :func:`tokens`, through ``token_streams.count_rows`` or the hashing kernels;
+  the drivers are the modules of :mod:`nbayes.text._drivers`).
 
 ========================  =======================================  ==========================
 route                     counts with                              taken when / falls back
@@ -23,11 +24,11 @@ route                     counts with                              taken when / 
                                                                    be used (this Python's str
                                                                    layout): then
                                                                    ``TOKEN_STREAMS``
-``TOKEN_STREAMS``         ``_counting._Analysis`` (compiled        word n-grams (1, 2) or
-                          token ids and pairs); hashed:            (2, 2) with the default
-                          ``vectorizers._hash_analysis``           analyzer, or the fallback
-``COMPOSED_NGRAMS``       ``_counting._Analysis`` over             any other word n-gram
-                          ``_ngrams.ComposedNgrams``: compiled     range ((1, 3), (2, 3),
+``TOKEN_STREAMS``         ``token_streams._Analysis``              word n-grams (1, 2) or
+                          (compiled token ids and pairs);          (2, 2) with the default
+                          hashed: ``hash_counts._hash_analysis``   analyzer, or the fallback
+``COMPOSED_NGRAMS``       ``token_streams._Analysis`` over         any other word n-gram
+                          ``ngrams.ComposedNgrams``: compiled      range ((1, 3), (2, 3),
                           token ids, longer n-grams composed in    (3, 5), ...) with the
                           numpy (``np.unique`` per n), counted     default analyzer
                           by the unigram kernels; strings made

@@ -18,8 +18,8 @@ import numpy as np
 from .._statistics import CountStats, class_codes, union_classes
 from . import _batch
 from . import _routes as routes
-from ._class_counts import count_by_class
-from ._hash_counts import add_hashed
+from ._drivers.class_counts import count_by_class
+from ._drivers.hash_counts import add_hashed
 from ._model import Counting, sklearn_like_selection
 from ._stop_words import warn_if_inconsistent
 from ._textstats import TextStats

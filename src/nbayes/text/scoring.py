@@ -17,8 +17,8 @@ predicts starts in a fraction of the time:
 
 A single document of a vocabulary model is counted in pure Python (``re`` and dict
 look-ups); a batch, and hashed text, go through the compiled kernels of
-:mod:`nbayes.text._tokenize` and :mod:`nbayes.text._hashing` (imported then), the product
-with the weights through :func:`nbayes.text._scoring.csr_dot`. One setting is served by
+:mod:`nbayes.text._tokenize` and :mod:`nbayes.text._drivers.hashing` (imported then), the product
+with the weights through :func:`nbayes.text._drivers.sparse_dot.csr_dot`. One setting is served by
 other code: hashed word n-grams (and hashed text the compiled reader cannot take) are
 hashed by :func:`nbayes.text.hashing_transform`, with scikit-learn's MurmurHash, so that
 path imports scikit-learn. Everything a model file can hold is served; what only an
@@ -76,7 +76,7 @@ class CountRows:
     ``indices`` are sorted within each row, as in the scipy matrix
     :meth:`TextClassifier.transform` returns (``scipy.sparse.csr_matrix((data, indices,
     indptr), shape)``). ``X @ W`` for a dense ``W`` of shape ``(n_columns, k)`` is the
-    compiled :func:`~nbayes.text._scoring.csr_dot`, equal to scipy's product bit for bit,
+    compiled :func:`~nbayes.text._drivers.sparse_dot.csr_dot`, equal to scipy's product bit for bit,
     so the likelihood families score these rows as they score scipy matrices.
     """
 
@@ -95,7 +95,7 @@ class CountRows:
         return int(self.indptr[-1]) if len(self.indptr) else 0
 
     def __matmul__(self, W: Any) -> np.ndarray:
-        from ._scoring import csr_dot
+        from ._drivers.sparse_dot import csr_dot
 
         return csr_dot(self, np.asarray(W))
 
@@ -305,7 +305,7 @@ class TextScorer(PosteriorMixin):
         """The (already validated) documents as counts over the kept columns."""
         if self.hashing:
             return self._hashed(docs)
-        from ._counting import count_rows
+        from ._drivers.token_streams import count_rows
 
         vocabulary = self._kernel_vocabulary()
         indptr, indices, values = count_rows(
@@ -327,7 +327,7 @@ class TextScorer(PosteriorMixin):
     def _hashed(self, docs: list[str]) -> CountRows:
         pieces = None
         if docs and self.counting.tokens == routes.ZERO_COPY:
-            from . import _hashing
+            from ._drivers import hashing as _hashing
 
             pieces = _hashing.direct_hash_transform(
                 docs, self.lowercase, self.n_features, False, self.stop_words
@@ -379,7 +379,7 @@ class TextScorer(PosteriorMixin):
         """Joint log-likelihoods of documents already counted (:meth:`count`)."""
         linear = self.linear
         if linear is not None:  # finite weights: one threaded product, no copy of W
-            from ._scoring import csr_dot
+            from ._drivers.sparse_dot import csr_dot
 
             W, bias = linear
             return csr_dot(X, W) + bias
@@ -389,7 +389,7 @@ class TextScorer(PosteriorMixin):
             cols = np.flatnonzero(present)
             sub = linear_form(self.model, self.d, cols)
             if sub is not None:
-                from ._scoring import csr_dot
+                from ._drivers.sparse_dot import csr_dot
 
                 pos = (np.cumsum(present) - 1)[X.indices]
                 idx = _index_dtype(X.nnz, len(cols))

@@ -1,5 +1,5 @@
 """Hashed term counts: scikit-learn's ``HashingVectorizer`` output, and per-class sums of it
-straight from the documents, through the compiled kernels of :mod:`nbayes.text._hashing`
+straight from the documents, through the compiled kernels of :mod:`nbayes.text._drivers.hashing`
 (unigrams) or the token streams (n-grams), as :mod:`nbayes.text._routes` chooses.
 """
 
@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nbayes.text import _routes as routes
+
 # scipy and scikit-learn are imported where a route needs them: nbayes train, update and
 # forget count text without them (issue 28)
-from nbayes.text import _hashing
-from nbayes.text import _routes as routes
-from nbayes.text._class_counts import as_configured, as_str_list, stop_set
-from nbayes.text._counting import _Analysis, _check_ngram
+from nbayes.text._drivers import hashing as _hashing
+from nbayes.text._drivers.class_counts import as_configured, as_str_list, stop_set
+from nbayes.text._drivers.token_streams import _Analysis, _check_ngram
 
 if TYPE_CHECKING:
     import scipy.sparse as sp

@@ -32,9 +32,9 @@ import numpy as np
 # scipy and scikit-learn are imported where a route needs them: nbayes train, update and
 # forget count text without them (issue 28)
 from nbayes.text import _routes as routes
-from nbayes.text import _tokenize as _tk
 from nbayes.text._analyzer import exact_str
-from nbayes.text._counting import _check_ngram, count_rows, vocabulary_sums
+from nbayes.text._drivers import zero_copy as _tk
+from nbayes.text._drivers.token_streams import _check_ngram, count_rows, vocabulary_sums
 from nbayes.text._stop_words import ENGLISH_STOP_WORDS
 
 if TYPE_CHECKING:
