@@ -42,6 +42,24 @@ OLD_NAMES = {
     "nbayes._mixed_table": ["infer_family", "FAMILIES"],
     "nbayes._mixed_text": ["TextStats"],
     "nbayes.scoring": ["TextScorer", "FAMILIES", "CountRows"],
+    "nbayes.text._chars": ["char_table", "word_table", "zero_copy_docs", "_MAX_CP"],
+    "nbayes.text._threads": ["default_threads", "PARALLEL_MIN_CHARS", "_map", "_chunks"],
+    "nbayes.text._direct": ["DirectCounts", "Terms", "direct_count", "_decode_terms"],
+    "nbayes.text._lookup": [
+        "FrozenVocabulary", "TermColumns", "build_lookup", "direct_transform", "order_rows",
+    ],
+    "nbayes.text._copying": [
+        "InternState", "encode_corpus", "pair_ids", "first_occurrence", "build_rows",
+        "stream_class_sums", "ngram_order", "_SINGLE",
+    ],
+    "nbayes.text._counting": ["count_rows", "_Analysis", "_check_ngram"],
+    "nbayes.text._ngrams": ["ComposedNgrams"],
+    "nbayes.text._hashing": ["direct_hash", "direct_hash_transform"],
+    "nbayes.text._class_counts": [
+        "count_by_class", "transform_counts", "count_terms", "as_configured", "stop_set",
+    ],
+    "nbayes.text._hash_counts": ["hash_by_class", "hash_into", "hashing_transform"],
+    "nbayes.text._scoring": ["csr_dot"],
 }  # fmt: skip
 
 
@@ -88,3 +106,27 @@ def test_pickles_of_nbayes_0_2_0_load_and_predict_alike() -> None:
         # and they keep learning: an update is the template's
         if name not in ("text", "mixed"):
             model.update(arg, model.predict(arg))
+
+
+def test_pickles_naming_the_old_driver_modules_load() -> None:
+    """A vocabulary pickled when the drivers were loose modules of nbayes.text (its class
+    named ``nbayes.text._lookup.FrozenVocabulary``) loads as today's class."""
+    from nbayes.text._drivers.lookup import FrozenVocabulary
+
+    now = pickle.dumps(FrozenVocabulary({"cat": 0, "dog": 1}), protocol=0)
+    assert b"nbayes.text._drivers.lookup" in now
+    old = now.replace(b"nbayes.text._drivers.lookup", b"nbayes.text._lookup")
+    got = pickle.loads(old)  # noqa: S301 - made here
+    assert type(got) is FrozenVocabulary and got == {"cat": 0, "dog": 1}
+
+
+def test_old_driver_paths_work_in_a_fresh_interpreter() -> None:
+    """What tests and scripts of nbayes 0.2 import, as the first import of a process."""
+    code = (
+        "from nbayes.text import _tokenize as tk, _direct, _counting, _copying\n"
+        "from nbayes.text._class_counts import count_by_class\n"
+        "from nbayes.text._drivers.class_counts import count_by_class as c\n"
+        "assert count_by_class is c and _counting is _copying\n"
+        "assert tk.direct_count is _direct.direct_count\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -41,6 +41,18 @@ MOVED = {
     "nbayes._mixed_text": "nbayes.mixed._stats",
     # the numpy-only scorer of text models
     "nbayes.scoring": "nbayes.text.scoring",
+    # text's compiled drivers, one package (nbayes 0.2: loose modules of nbayes.text)
+    "nbayes.text._chars": "nbayes.text._drivers.chars",
+    "nbayes.text._threads": "nbayes.text._drivers.threads",
+    "nbayes.text._direct": "nbayes.text._drivers.zero_copy",
+    "nbayes.text._lookup": "nbayes.text._drivers.lookup",
+    "nbayes.text._copying": "nbayes.text._drivers.token_streams",
+    "nbayes.text._counting": "nbayes.text._drivers.token_streams",
+    "nbayes.text._ngrams": "nbayes.text._drivers.ngrams",
+    "nbayes.text._hashing": "nbayes.text._drivers.hashing",
+    "nbayes.text._class_counts": "nbayes.text._drivers.class_counts",
+    "nbayes.text._hash_counts": "nbayes.text._drivers.hash_counts",
+    "nbayes.text._scoring": "nbayes.text._drivers.sparse_dot",
 }
 
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import collections
+import sys
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -45,23 +49,36 @@ def test_documents_and_batch_size_decide_too() -> None:
 
 
 @pytest.mark.parametrize(
-    ("kw", "route"),
+    ("kw", "plan"),
     [
-        ({"hashing": False, "weighted": False, "ngram": (1, 1), "fresh": True}, routes.FIT_TERMS),
-        ({"hashing": False, "weighted": False, "ngram": (1, 2), "fresh": True}, routes.CLASS_SUMS),
-        ({"hashing": False, "weighted": False, "ngram": (1, 1)}, routes.CLASS_SUMS),
-        ({"hashing": False, "weighted": True, "ngram": (1, 1), "fresh": True},
-         routes.WEIGHTED_ROWS),
-        ({"hashing": True, "weighted": False, "ngram": (1, 1)}, routes.HASHED_SUMS),
-        ({"hashing": True, "weighted": True, "ngram": (1, 1)}, routes.HASHED_WEIGHTED),
-        ({"hashing": True, "weighted": False, "ngram": (1, 1), "stream": True},
-         routes.HASHED_INTO),
-        ({"hashing": True, "weighted": False, "ngram": (1, 2), "stream": True},
-         routes.HASHED_SPARSE),
+        ({"hashing": False, "weighted": False}, ("vocabulary", "class-sums")),
+        ({"hashing": False, "weighted": True}, ("vocabulary", "weighted-rows")),
+        ({"hashing": False, "weighted": False, "stream": True},
+         ("vocabulary", "running-totals")),
+        ({"hashing": True, "weighted": False}, ("hashed", "class-sums")),
+        ({"hashing": True, "weighted": True}, ("hashed", "weighted-rows")),
+        ({"hashing": True, "weighted": False, "stream": True}, ("hashed", "running-totals")),
     ],
 )  # fmt: skip
-def test_classifier_batches_follow_the_table(kw: dict, route: str) -> None:
-    assert routes.batch(**kw) == route
+def test_classifier_batches_are_three_orthogonal_steps(kw: dict, plan: tuple) -> None:
+    """The index and the accumulation do not depend on the tokenizing step."""
+    for tokens in (routes.ZERO_COPY, routes.TOKEN_STREAMS, routes.COMPOSED_NGRAMS):
+        assert routes.batch(tokens=tokens, **kw) == (tokens, *plan)
+
+
+def test_counting_settings_choose_the_plan() -> None:
+    """The counting settings are read once from the hyperparameters, and choose the
+    tokenizing step from the n-gram range."""
+    from nbayes.text._model import Counting
+
+    for ngram, tokens in [((1, 1), routes.ZERO_COPY), ((1, 2), routes.TOKEN_STREAMS),
+                          ((2, 4), routes.COMPOSED_NGRAMS)]:  # fmt: skip
+        counting = TextClassifier(ngram_range=ngram, hashing=True)._counting()
+        assert counting.plan(weighted=True) == (tokens, routes.HASHED, routes.WEIGHTED_ROWS)
+    bern = Counting.of(TextClassifier(model="bernoulli", stop_words="english").get_params())
+    assert bern.clip and not bern.binary and bern.raw_frequencies
+    assert bern.stop is not None and "the" in bern.stop
+    assert not Counting.of(TextClassifier(model="bernoulli", binary=True)).raw_frequencies
 
 
 def test_every_classifier_route_counts_the_same() -> None:
@@ -94,3 +111,64 @@ def test_one_document_routes_follow_the_table() -> None:
         "the cat and the dog", True, frozenset({"the"})
     )
     assert [scorer.feature_names[j] for j in cols] == ["cat", "dog"]
+
+
+def _entries(fn: Any) -> collections.Counter[str]:
+    """Modules of nbayes.text entered from another module while ``fn`` runs (a call back
+    into a module still on the stack is not an entry): benchmarks/trace_batch_path.py."""
+    seen: collections.Counter[str] = collections.Counter()
+
+    def on_stack(frame: Any, name: str) -> bool:
+        while frame is not None:
+            if frame.f_globals.get("__name__", "") == name:
+                return True
+            frame = frame.f_back
+        return False
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        name = frame.f_globals.get("__name__", "")
+        if event == "call" and name.startswith("nbayes.text"):
+            back = frame.f_back
+            if back is None or back.f_globals.get("__name__", "") != name:
+                if not on_stack(back, name):
+                    seen[name] += 1
+
+    sys.setprofile(profile)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+#: the modules that choose and compose a batch's steps, and the kernel-level counts
+COMPOSING = (
+    "nbayes.text.classifier", "nbayes.text._batch", "nbayes.text._model",
+    "nbayes.text._drivers.class_counts", "nbayes.text._drivers.hash_counts",
+    "nbayes.text._drivers.token_streams", "nbayes.text.scoring",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"model": "bernoulli"}, {"ngram_range": (1, 2)}, {"ngram_range": (1, 3)},
+     {"stop_words": "english"}, {"hashing": True, "n_features": 256}],
+)  # fmt: skip
+def test_a_batch_enters_each_composing_module_at_most_twice(params: dict) -> None:
+    """The plan is chosen once: a batch (fit, weighted fit, partial_fit of a fitted model,
+    predict) passes through the modules that compose its steps at most twice each."""
+    docs = [f"{w} cat sat on the mat {w} dog" for w in ("red", "blue", "green")] * 4
+    y = ["a", "b", "c"] * 4
+    fitted = TextClassifier(**params).fit(docs, y)
+    fitted.predict(docs[:2])
+    calls = {
+        "fit": lambda: TextClassifier(**params)._batch(docs, y, None, True),
+        "weighted": lambda: TextClassifier(**params)._batch(docs, y, np.ones(len(y)), True),
+        "partial_fit": lambda: fitted._batch(["zebra yak cat"] * 3, y[:3], None, False),
+        "predict": lambda: fitted.predict(docs),
+    }
+    for what, call in calls.items():
+        call()  # first-use caches and imports are not a batch's way
+        seen = _entries(call)
+        over = {m: k for m, k in seen.items() if m in COMPOSING and k > 2}
+        assert not over, (what, over)

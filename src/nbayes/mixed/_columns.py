@@ -38,7 +38,7 @@ from .._families.kinds import POISSON_BETA, Kind, Marginal, register_kind
 from .._families.kinds import kind as kind_named
 from .._families.multinomial import MultinomialFamily
 from .._statistics import CountStats, class_codes
-from ..text._class_counts import count_by_class, transform_counts
+from ..text._drivers.class_counts import count_by_class, transform_counts
 from ..text._textstats import TextStats, Vocabulary
 from ..text.recipes import resolve as resolve_recipe
 from ._stats import MixedStats, pooled

@@ -1,14 +1,14 @@
 """One batch of documents and labels into the statistics of a text model.
 
-:func:`checked` validates a training batch; :func:`count` counts it per class over a
-vocabulary (extended in place with its new terms, or fixed) or into hash buckets, by the
-route :mod:`nbayes.text._routes` chooses; :func:`count_fresh` is a fit's unigram count
-that builds no term dict.
+:func:`checked` validates a training batch; :func:`count` counts it with a model's
+counting settings (:class:`nbayes.text._model.Counting`): the three steps of
+:mod:`nbayes.text._routes` (how the documents become terms; how the terms are indexed:
+a vocabulary, extended, fixed or fresh, or hash buckets; how the counts accumulate:
+class sums, weighted rows, running totals), chosen once per batch and composed here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -18,14 +18,11 @@ import numpy as np
 from .._statistics import CountStats, class_codes
 from .._template.guards import check_encodable, check_int_labels
 from . import _routes as routes
-from ._class_counts import count_by_class, count_terms, transform_counts
-from ._hash_counts import hash_by_class, hashing_transform
-from ._textstats import TextStats
+from ._drivers.class_counts import vocabulary_batch
+from ._drivers.hash_counts import hashed_batch
+from ._textstats import TextStats, Vocabulary
 
-__all__ = [
-    "check_labels", "checked", "count", "count_fresh", "raw_frequencies", "require_terms",
-    "text_stats",
-]  # fmt: skip
+__all__ = ["check_labels", "checked", "count", "require_terms", "text_stats"]
 
 
 def text_stats(
@@ -48,14 +45,6 @@ def text_stats(
         term_freq=np.asarray(term_freq, dtype=np.float64),
         n_docs=n_docs,
     )
-
-
-def raw_frequencies(model: Any) -> bool:
-    """Whether a model's term frequencies (what ``max_features`` ranks by) must be counted
-    apart from its class sums: a Bernoulli model counts presence, but the Pipeline it
-    equals (``CountVectorizer(binary=False)`` + ``BernoulliNB``) ranks terms by their raw
-    counts. Hashed buckets have no Pipeline to follow: they rank by what they sum."""
-    return model._family.presence and not model.binary and not model.hashing
 
 
 def require_terms(stats: TextStats) -> None:
@@ -106,93 +95,61 @@ def checked(docs: list[str], y: Any) -> tuple[list[str], np.ndarray]:
 
 
 def count(
-    model: Any,
+    counting: Any,
     docs: list[str],
     y: np.ndarray,
-    sample_weight: Any,
-    vocabulary: dict[str, int],
-    stream: bool = False,
+    sample_weight: Any = None,
+    vocabulary: dict[str, int] | None = None,
+    *,
     fixed: bool = False,
+    plan: routes.Plan | None = None,
 ) -> TextStats:
-    """Statistics of one batch under ``model``'s settings; extends ``vocabulary`` in
-    place with its new terms (``fixed``: counts only the terms of ``vocabulary``,
-    ignoring the others). ``stream`` (a batch of ``fit_chunks``): hashed sums may stay a
-    sparse matrix instead of a dense ``n_classes x n_features`` table."""
+    """Statistics of one batch counted with ``counting`` (a
+    :class:`~nbayes.text._model.Counting`): the composition of the plan's three steps
+    (:mod:`nbayes.text._routes`: tokens, index, accumulate), chosen once here.
+
+    ``vocabulary``: a dict extended in place with the batch's new terms (``fixed``: only
+    its terms are counted), or None: a fresh vocabulary, which the statistics then carry
+    (the sorted terms of a fit, without a term dict where the compiled count takes the
+    batch). ``plan``: the steps, if chosen already (``fit_chunks`` chooses them once for
+    every chunk: running totals, where hashed sums stay a sparse matrix instead of a dense
+    ``n_classes x n_features`` table); else those of ``counting.plan``."""
     classes, codes = class_codes(y)
     n = len(classes)
-    ngram = model._ngram()
-    kw = dict(lowercase=model.lowercase, ngram_range=ngram, stop_words=model.stop_words)
     sw = None
     if sample_weight is not None:
         from .._template.validation import check_sample_weight
 
         sw = check_sample_weight(sample_weight, len(docs))
-    route = routes.batch(hashing=model.hashing, weighted=sw is not None, ngram=ngram,
-                         stream=stream)  # fmt: skip
-    binary, n_features = model._clip, model.n_features
-    term_freq = None
-    if route in (routes.HASHED_SPARSE, routes.HASHED_INTO):
+    if plan is None:
+        plan = counting.plan(weighted=sw is not None)
+    steps = dict(lowercase=counting.lowercase, ngram=counting.ngram, tokens=plan.tokens,
+                 stop=counting.stop)  # fmt: skip
+    fresh = vocabulary is None and plan.indexing == routes.VOCABULARY
+    # running totals of hashed batches: a sparse table per batch (a dense one would be
+    # n_classes x n_features); of a vocabulary's batches: their class sums
+    sparse = plan.indexing == routes.HASHED and plan.accumulate == routes.RUNNING_TOTALS
+    term_freq: np.ndarray | None
+    if plan.indexing == routes.HASHED:
+        rows = sparse or sw is not None
+        sums, df, term_freq = hashed_batch(docs, codes, n, rows=rows, binary=counting.clip,
+                                           n_features=counting.n_features, **steps)  # fmt: skip
+    else:
+        vocabulary, sums, df, term_freq = vocabulary_batch(
+            docs, codes, n, vocabulary, fixed=fixed, weighted=sw is not None,
+            binary=counting.binary, clip=counting.clip, raw=counting.raw_frequencies, **steps,
+        )  # fmt: skip
+    if sw is not None:  # WEIGHTED_ROWS: the documents' rows weighted into class sums
+        sums = CountStats.from_batch(sums, y, sw).feature_count
+    elif sparse:  # the non-zeros of the batch, which the accumulator adds
         import scipy.sparse as sp
 
-        X = sp.csr_matrix(
-            hashing_transform(
-                docs, n_features=n_features, alternate_sign=False, norm=None, binary=binary, **kw
-            )  # fmt: skip
-        )
+        X = sp.csr_matrix(sums)
         Y = sp.csr_matrix((np.ones(len(codes)), (codes, np.arange(len(codes)))), (n, len(codes)))
-        sums = Y @ X  # sparse: the accumulator adds its non-zeros
-        df = np.bincount(X.indices, minlength=n_features).astype(np.int64)
-        term_freq = np.asarray(X.sum(axis=0), dtype=np.float64).reshape(-1)
-    elif route in (routes.HASHED_SUMS, routes.HASHED_WEIGHTED):
-        sums, df = hash_by_class(docs, codes, n, n_features=n_features, binary=binary, **kw)
-        term_freq = sums.sum(axis=0)
-        if route == routes.HASHED_WEIGHTED:
-            X = hashing_transform(docs, n_features=n_features, alternate_sign=False,
-                                  norm=None, binary=binary, **kw)  # fmt: skip
-            assert sw is not None
-            sums = CountStats.from_batch(X, y, sw).feature_count
-    elif route == routes.CLASS_SUMS:
-        vocabulary, sums, df = count_by_class(
-            docs, codes, n, binary=binary, vocabulary=vocabulary, fixed_vocabulary=fixed,
-            dtype=np.float64, **kw,
-        )  # fmt: skip
-        if raw_frequencies(model):  # the raw totals, over the columns just laid out
-            zeros = np.zeros(len(docs), dtype=np.int64)
-            raw = count_by_class(docs, zeros, 1, vocabulary=vocabulary, fixed_vocabulary=True,
-                                 dtype=np.float64, **kw)[1]  # fmt: skip
-            term_freq = raw[0]
-    else:  # WEIGHTED_ROWS
-        assert sw is not None
-        count_by_class(docs, codes, n, vocabulary=vocabulary, **kw)  # extend vocab
-        X = transform_counts(docs, vocabulary, binary=model.binary, **kw)
-        # the term frequencies are unweighted, as a vectorizer's (raw for Bernoulli)
-        term_freq = np.asarray(X.sum(axis=0), dtype=np.float64).reshape(-1)
-        if binary and not model.binary:
-            X.data.fill(1)
-        sums = CountStats.from_batch(X, y, sw).feature_count
-        df = np.bincount(X.indices, minlength=len(vocabulary)).astype(np.int64)
-    return text_stats(classes, codes, sw, sums, df, len(docs), term_freq)
-
-
-def count_fresh(
-    model: Any, docs: list[str], y: np.ndarray
-) -> tuple[TextStats, Sequence[str]] | None:
-    """A fit's statistics and its sorted terms without building the term dict (the
-    ``FIT_TERMS`` route); None when that route does not take the batch."""
-    route = routes.batch(hashing=model.hashing, weighted=False, ngram=model._ngram(),
-                         fresh=True)  # fmt: skip
-    if route != routes.FIT_TERMS:
-        return None
-    classes, codes = class_codes(y)
-    got = count_terms(docs, codes, len(classes), lowercase=model.lowercase,
-                      binary=model._clip, stop_words=model.stop_words)  # fmt: skip
-    if got is None:
-        return None
-    terms, sums, df, tf = got
-    if raw_frequencies(model):  # the raw totals of the same sorted terms
-        raw = count_terms(docs, np.zeros(len(docs), dtype=np.int64), 1,
-                          lowercase=model.lowercase, stop_words=model.stop_words)  # fmt: skip
-        if raw is None or len(raw[0]) != len(terms):
-            return None
-        tf = raw[1][0]
-    return text_stats(classes, codes, None, sums, df, len(docs), tf), terms
+        sums = Y @ X
+    stats = text_stats(classes, codes, sw, sums, df, len(docs), term_freq)
+    if fresh:  # the terms of a fresh vocabulary: a dict, or a fit's sorted terms
+        if isinstance(vocabulary, dict):
+            return stats.with_vocabulary(Vocabulary(index=vocabulary))
+        return stats.with_vocabulary(Vocabulary(terms=vocabulary))
+    return stats

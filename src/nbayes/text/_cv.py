@@ -10,6 +10,7 @@ import numpy as np
 from .._statistics import conform_classes
 from .._template.validation import check_sample_weight
 from . import _batch
+from ._model import Counting
 from ._textstats import TextStats, Vocabulary
 
 __all__ = ["TextCounter"]
@@ -36,10 +37,11 @@ class TextCounter:
         self._docs: list[str] = []
         self._y = np.zeros(0)
         self._sw: np.ndarray | None = None
+        self._counting: Counting  # the counting settings, built in prepare (validated)
 
     def prepare(self, X: Any, y: Any, sample_weight: Any) -> np.ndarray:
         model = self.model
-        model._check_params()
+        self._counting = model._counting(check=True)
         self._docs = model._docs(X)
         y = np.asarray(y)
         if y.ndim != 1 or len(y) != len(self._docs):
@@ -55,13 +57,13 @@ class TextCounter:
     def count(self, rows: np.ndarray) -> TextStats:
         docs = [self._docs[i] for i in rows]
         sw = None if self._sw is None else self._sw[rows]
-        vocabulary = self._vocab if not self.model.hashing else {}
-        return _batch.count(self.model, docs, self._y[rows], sw, vocabulary)
+        vocabulary = None if self._counting.hashing else self._vocab
+        return _batch.count(self._counting, docs, self._y[rows], sw, vocabulary)
 
     def finish(self, stats: TextStats, classes: np.ndarray) -> Any:
         stats = replace(stats, counts=conform_classes(stats.counts, classes))
-        if self.model.hashing:
-            return stats.widen(self.model.n_features)
+        if self._counting.hashing:
+            return stats.widen(self._counting.n_features)
         stats = stats.widen(len(self._vocab))
         stats = stats.with_vocabulary(Vocabulary(index=dict(self._vocab)))
         return stats.without_unused_terms()

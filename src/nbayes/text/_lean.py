@@ -127,11 +127,12 @@ class TextSettings(M.CountingHooks):
         new terms (``TextClassifier._batch`` with ``reset=False``)."""
         self._check_params()
         docs, labels = _batch.checked(self._docs(X), y)
+        counting = self._counting()
         if self.hashing:
-            return _batch.count(self, docs, labels, None, {})
+            return _batch.count(counting, docs, labels)
         assert self._stats.vocabulary is not None
         vocabulary, index = Vocabulary.extending(self._stats.vocabulary)
-        return _batch.count(self, docs, labels, None, index).with_vocabulary(vocabulary)
+        return _batch.count(counting, docs, labels, None, index).with_vocabulary(vocabulary)
 
     def _install(self, stats: TextStats) -> TextSettings:
         check_stats(stats, "TextClassifier")  # as the estimator's _set_stats refuses them

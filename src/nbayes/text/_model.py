@@ -11,7 +11,8 @@ estimator validates and derives it: the hyperparameter checks, the vocabulary se
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
 
@@ -21,6 +22,7 @@ from .._families import BernoulliFamily, ComplementFamily, Family, MultinomialFa
 from .._statistics import CountStats
 from .._template import params as P
 from ..exceptions import InvalidParameterError
+from . import _routes as routes
 from ._stop_words import ENGLISH_STOP_WORDS
 from ._textstats import TextStats, Vocabulary
 from ._vocabulary import PackedTerms
@@ -28,6 +30,7 @@ from .recipes import resolve as resolve_recipe
 
 __all__ = [
     "BucketNames",
+    "Counting",
     "DERIVATION_PARAMS",
     "MODELS",
     "PARAM_NAMES",
@@ -157,10 +160,74 @@ FAMILIES: dict[str, Family] = {
 }
 
 
+@dataclass(frozen=True, eq=False)
+class Counting:
+    """How a text model counts documents, read once from its hyperparameters: what the
+    counting (``_batch``, ``_streaming``, ``_cv``) and the scorer ask, instead of reading
+    the estimator. :meth:`of` builds it from an object with TextClassifier's
+    hyperparameters as attributes (the estimator, :class:`~nbayes.text.TextSettings`) or
+    from a mapping of them (``get_params()``, a model file's); they are validated before
+    (``check_params``).
+
+    The batch's way is a composition of three steps (:mod:`nbayes.text._routes`): how the
+    documents become terms (``tokens``, from ``ngram``), how the terms are indexed (a
+    vocabulary, or ``hashing`` into ``n_features`` buckets) and how the counts are
+    accumulated (chosen per call: class sums, weighted rows, running totals).
+    """
+
+    model: str
+    family: Family
+    lowercase: bool
+    #: ``ngram_range`` as ints
+    ngram: tuple[int, int]
+    #: ``stop_words`` as given (None, "english", or words) and as a set
+    stop_words: Any
+    stop: frozenset[str] | None
+    #: the ``binary`` hyperparameter, and whether counts are clipped to presence (``binary``
+    #: or a Bernoulli model)
+    binary: bool
+    clip: bool
+    hashing: bool
+    n_features: int
+    #: the ``preprocess`` step, resolved (None: none)
+    preprocess: Callable[[str], str] | None
+    #: whether the term frequencies (what ``max_features`` ranks by) are counted apart
+    #: from the class sums: a Bernoulli model counts presence, but the Pipeline it equals
+    #: (``CountVectorizer(binary=False)`` + ``BernoulliNB``) ranks terms by their raw
+    #: counts; hashed buckets have no Pipeline to follow: they rank by what they sum
+    raw_frequencies: bool
+    #: the tokenizing step (``routes.tokens(ngram)``)
+    tokens: str
+
+    @classmethod
+    def of(cls, params: Any) -> Counting:
+        get = params.__getitem__ if isinstance(params, Mapping) else params.__getattribute__
+        model = get("model")
+        family = FAMILIES[model]
+        ngram = ngram_of(get("ngram_range"))
+        stop_words = get("stop_words")
+        binary = bool(get("binary"))
+        hashing = bool(get("hashing"))
+        return cls(
+            model=model, family=family, lowercase=bool(get("lowercase")), ngram=ngram,
+            stop_words=stop_words, stop=stop_set(stop_words), binary=binary,
+            clip=binary or family.presence, hashing=hashing,
+            n_features=int(get("n_features")), preprocess=resolve_recipe(get("preprocess")),
+            raw_frequencies=family.presence and not binary and not hashing,
+            tokens=routes.tokens(ngram),
+        )  # fmt: skip
+
+    def plan(self, *, weighted: bool, stream: bool = False) -> routes.Plan:
+        """The steps of a batch counted with these settings (:func:`routes.batch`)."""
+        return routes.batch(tokens=self.tokens, hashing=self.hashing, weighted=weighted,
+                            stream=stream)  # fmt: skip
+
+
 class CountingHooks:
-    """What the counting (``_batch``, ``_streaming``, ``_class_counts``) asks of a text
-    model's settings, read from its hyperparameters: shared by :class:`TextClassifier` and
-    the lean :class:`~nbayes.text.TextSettings`, so the two count alike."""
+    """What the learning calls ask of a text model's settings, read from its
+    hyperparameters: shared by :class:`TextClassifier` and the lean
+    :class:`~nbayes.text.TextSettings`, so the two count alike. The counting itself reads
+    the :class:`Counting` value of :meth:`_counting`, built once per learning call."""
 
     model: str
     binary: bool
@@ -174,6 +241,13 @@ class CountingHooks:
 
     def _check_params(self) -> None:
         check_params(self)
+
+    def _counting(self, check: bool = False) -> Counting:
+        """The counting settings of the current hyperparameters, validated first with
+        ``check`` (else they were: ``_check_params``)."""
+        if check:
+            self._check_params()
+        return Counting.of(self)
 
     def _ngram(self) -> tuple[int, int]:
         return ngram_of(self.ngram_range)

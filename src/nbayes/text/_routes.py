@@ -5,10 +5,12 @@ Every counter of :mod:`nbayes.text` (the vectorizers, the kernel-level functions
 deciding itself. Two questions, two functions:
 
 * :func:`tokens`: how the documents become terms;
-* :func:`batch`: how a TextClassifier's batch becomes per-class sums (it always tokenizes
-  with the default word analyzer: its ``preprocess`` step runs before);
+* :func:`batch`: how a TextClassifier's batch becomes statistics (it always tokenizes
+  with the default word analyzer: its ``preprocess`` step runs before): a :class:`Plan`
+  of three orthogonal steps, below;
 * :func:`one_document`: how :class:`nbayes.text.scoring.TextScorer` counts a single document
-  (batches: :func:`tokens`, through ``_counting.count_rows`` or the hashing kernels).
+  (batches: :func:`tokens`, through ``token_streams.count_rows`` or the hashing kernels;
+  the drivers are the modules of :mod:`nbayes.text._drivers`).
 
 ========================  =======================================  ==========================
 route                     counts with                              taken when / falls back
@@ -22,11 +24,11 @@ route                     counts with                              taken when / 
                                                                    be used (this Python's str
                                                                    layout): then
                                                                    ``TOKEN_STREAMS``
-``TOKEN_STREAMS``         ``_counting._Analysis`` (compiled        word n-grams (1, 2) or
-                          token ids and pairs); hashed:            (2, 2) with the default
-                          ``vectorizers._hash_analysis``           analyzer, or the fallback
-``COMPOSED_NGRAMS``       ``_counting._Analysis`` over             any other word n-gram
-                          ``_ngrams.ComposedNgrams``: compiled     range ((1, 3), (2, 3),
+``TOKEN_STREAMS``         ``token_streams._Analysis``              word n-grams (1, 2) or
+                          (compiled token ids and pairs);          (2, 2) with the default
+                          hashed: ``hash_counts._hash_analysis``   analyzer, or the fallback
+``COMPOSED_NGRAMS``       ``token_streams._Analysis`` over         any other word n-gram
+                          ``ngrams.ComposedNgrams``: compiled      range ((1, 3), (2, 3),
                           token ids, longer n-grams composed in    (3, 5), ...) with the
                           numpy (``np.unique`` per n), counted     default analyzer
                           by the unigram kernels; strings made
@@ -55,26 +57,6 @@ route                     counts with                              taken when / 
                                                                    ``norm``,
                                                                    a bad ``n_features``
 ------------------------  ---------------------------------------  --------------------------
-``FIT_TERMS``             ``vectorizers.count_terms``: sorted      TextClassifier ``fit``,
-                          unigram terms and class sums, no term    unweighted, not hashing,
-                          dict built                               unigrams; kernel declines:
-                                                                   ``CLASS_SUMS``
-``CLASS_SUMS``            ``count_by_class`` over the vocabulary   unweighted batch, terms
-``WEIGHTED_ROWS``         ``count_by_class`` (new terms), then     ``sample_weight`` given,
-                          ``transform_counts`` rows weighted       terms
-                          into class sums
-``HASHED_SUMS``           ``hash_by_class`` (``direct_hash``, or   hashing, unweighted, a
-                          ``hashing_transform`` for n-grams)       dense table
-``HASHED_WEIGHTED``       ``hash_by_class`` (document              hashing, ``sample_weight``
-                          frequencies), then                       given
-                          ``hashing_transform`` rows weighted
-``HASHED_SPARSE``         ``hashing_transform`` rows summed as     hashing, ``fit_chunks``'s
-                          a sparse matrix (the accumulator adds    batches (unweighted), when
-                          the non-zeros)                           ``HASHED_INTO`` cannot
-``HASHED_INTO``           ``hash_into`` straight into the          hashing, ``fit_chunks``,
-                          running totals (no per-batch table)      unigrams; kernel declines:
-                                                                   ``HASHED_SPARSE``
-------------------------  ---------------------------------------  --------------------------
 ``ONE_COMPILED``          the compiled table of a fit's or a       one document scored or
                           file's terms (``TermColumns.count_one``, explained, a vocabulary
                           stop words left out of the table): no    from a compiled fit or a
@@ -85,6 +67,25 @@ route                     counts with                              taken when / 
                           Python (the lean path)
 ========================  =======================================  ==========================
 
+A TextClassifier's batch (:func:`batch`) is a :class:`Plan` of three steps, each chosen
+from one question, once per batch (``nbayes.text._batch.count`` composes them):
+
+==============  ==================================================================
+step            choices
+==============  ==================================================================
+``tokens``      how the documents become terms: ``ZERO_COPY`` (unigrams),
+                ``TOKEN_STREAMS`` or ``COMPOSED_NGRAMS`` (:func:`tokens`)
+``indexing``    how the terms find their columns: ``VOCABULARY`` (extended by the
+                new terms, fixed, or a fit's fresh one: then the compiled count keeps
+                the sorted terms and builds no term dict) or ``HASHED``
+                (``n_features`` buckets)
+``accumulate``  how the counts add up: ``CLASS_SUMS`` (per-class sums straight from
+                the documents, no document x term matrix), ``WEIGHTED_ROWS``
+                (``sample_weight``: document rows weighted into class sums) or
+                ``RUNNING_TOTALS`` (``fit_chunks``: added into the totals of the
+                chunks so far; hashed unigrams by the kernel in place)
+==============  ==================================================================
+
 Every route gives the same numbers (the parity tests hold each to scikit-learn's); they
 differ in speed and memory only.
 """
@@ -92,7 +93,7 @@ differ in speed and memory only.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._analyzer import DEFAULT_TOKEN_PATTERN
 
@@ -100,12 +101,11 @@ __all__ = [
     "CLASS_SUMS",
     "COMPOSED_NGRAMS",
     "FAST_NGRAMS",
-    "FIT_TERMS",
-    "HASHED_INTO",
-    "HASHED_SPARSE",
-    "HASHED_SUMS",
-    "HASHED_WEIGHTED",
+    "HASHED",
+    "RUNNING_TOTALS",
     "SKLEARN",
+    "VOCABULARY",
+    "Plan",
     "TOKEN_STREAMS",
     "WEIGHTED_ROWS",
     "ONE_COMPILED",
@@ -122,13 +122,11 @@ ZERO_COPY = "zero-copy"
 TOKEN_STREAMS = "token-streams"
 COMPOSED_NGRAMS = "composed-ngrams"
 SKLEARN = "sklearn"
-FIT_TERMS = "fit-terms"
+VOCABULARY = "vocabulary"
+HASHED = "hashed"
 CLASS_SUMS = "class-sums"
 WEIGHTED_ROWS = "weighted-rows"
-HASHED_SUMS = "hashed-sums"
-HASHED_WEIGHTED = "hashed-weighted"
-HASHED_SPARSE = "hashed-sparse"
-HASHED_INTO = "hashed-into"
+RUNNING_TOTALS = "running-totals"
 ONE_COMPILED = "one-compiled"
 ONE_PYTHON = "one-python"
 
@@ -205,24 +203,20 @@ def hashing_vectorizer(est: Any, docs: list[Any]) -> tuple[str, tuple[int, int]]
     return tokens(ngram), ngram
 
 
-def batch(
-    *, hashing: bool, weighted: bool, ngram: tuple[int, int], fresh: bool = False,
-    stream: bool = False,
-) -> str:  # fmt: skip
-    """The route of one TextClassifier batch.
+class Plan(NamedTuple):
+    """A TextClassifier batch's way: its three steps (the table of the module)."""
 
-    ``fresh``: a fit (no vocabulary to extend); ``stream``: a batch of ``fit_chunks``,
-    added into running totals (unweighted).
-    """
-    if hashing:
-        if stream:
-            return HASHED_INTO if ngram == (1, 1) else HASHED_SPARSE
-        return HASHED_WEIGHTED if weighted else HASHED_SUMS
-    if weighted:
-        return WEIGHTED_ROWS
-    if fresh and ngram == (1, 1):
-        return FIT_TERMS
-    return CLASS_SUMS
+    tokens: str
+    indexing: str
+    accumulate: str
+
+
+def batch(*, tokens: str, hashing: bool, weighted: bool, stream: bool = False) -> Plan:
+    """The plan of one TextClassifier batch: ``tokens`` is the counting settings' tokenizing
+    step (:func:`tokens` of its ``ngram_range``); ``stream``: a batch of ``fit_chunks``
+    (unweighted), added into running totals."""
+    accumulate = RUNNING_TOTALS if stream else WEIGHTED_ROWS if weighted else CLASS_SUMS
+    return Plan(tokens, HASHED if hashing else VOCABULARY, accumulate)
 
 
 def one_document(ngram: tuple[int, int], stop_words: Any) -> str:

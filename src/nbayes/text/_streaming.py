@@ -18,9 +18,9 @@ import numpy as np
 from .._statistics import CountStats, class_codes, union_classes
 from . import _batch
 from . import _routes as routes
-from ._class_counts import count_by_class
-from ._hash_counts import hash_into
-from ._model import sklearn_like_selection
+from ._drivers.class_counts import count_by_class
+from ._drivers.hash_counts import add_hashed
+from ._model import Counting, sklearn_like_selection
 from ._stop_words import warn_if_inconsistent
 from ._textstats import TextStats
 
@@ -93,21 +93,16 @@ class Accumulator:
         self.width = max(self.width, width)
         self.n_docs += batch.n_docs
 
-    def add_hashed(self, docs: list[str], y: np.ndarray, model: Any) -> bool:
-        """Add the hashed counts of a batch straight into the totals (no per-batch table,
-        no term list: the ``HASHED_INTO`` route); False, having added nothing, if that
-        route does not take the batch."""
+    def add_hashed(self, docs: list[str], y: np.ndarray, counting: Counting) -> bool:
+        """Add the hashed unigram counts of a batch straight into the totals by the kernel
+        (no per-batch table, no term list); False, having added nothing, if the kernel
+        does not take the batch."""
         classes, codes = class_codes(y)
-        width = int(model.n_features)
-        route = routes.batch(hashing=True, weighted=False, ngram=model._ngram(), stream=True)
-        if route != routes.HASHED_INTO:
-            return False
+        width = counting.n_features
         rows = self._grow_classes(classes)
         self._grow_columns(width)
-        if not hash_into(
-            docs, rows[codes], self.fc, self.df, n_features=width,
-            binary=model._clip, lowercase=model.lowercase, stop_words=model._stop_set(),
-        ):  # fmt: skip
+        if not add_hashed(docs, rows[codes], self.fc, self.df, width, counting.clip,
+                          counting.lowercase, counting.stop):  # fmt: skip
             return False
         self.tf_from_fc = True  # unweighted: the column totals, summed once in stats()
         self.class_count[rows] += np.bincount(codes, minlength=len(classes))
@@ -127,27 +122,30 @@ class Accumulator:
 
 def fit_chunks(model: Any, chunks: Iterable[tuple[Sequence[str], Any]]) -> Any:
     """``model.fit_chunks(chunks)``: the statistics of every chunk, added in place."""
-    model._check_params()
-    warn_if_inconsistent(model.stop_words, model.lowercase)
+    counting = model._counting(check=True)
+    warn_if_inconsistent(counting.stop_words, counting.lowercase)
+    plan = counting.plan(weighted=False, stream=True)
+    # hashed unigrams: added by the kernel into the running totals in place
+    in_place = plan.indexing == routes.HASHED and plan.tokens == routes.ZERO_COPY
     vocabulary: dict[str, int] = {}
     total = Accumulator()
     for texts, labels in chunks:
         docs, y = _batch.checked(model._docs(texts), labels)
-        if model.hashing and total.add_hashed(docs, y, model):
+        if in_place and total.add_hashed(docs, y, counting):
             continue
-        total.add(_batch.count(model, docs, y, None, vocabulary, stream=True))
+        total.add(_batch.count(counting, docs, y, None, vocabulary, plan=plan))
     stats = total.stats()
     if stats is None:
         raise NoDocuments("No documents: nothing to learn from.")
     _batch.require_terms(stats)
-    return model._set(stats, None if model.hashing else vocabulary)
+    return model._set(stats, None if counting.hashing else vocabulary)
 
 
 def fit_pruned_first(model: Any, chunks: Callable[[], Iterable[tuple[Any, Any]]]) -> Any:
     """Two passes: frequencies to choose the vocabulary, then per-class counts."""
-    model._check_params()
-    warn_if_inconsistent(model.stop_words, model.lowercase)
-    kw = dict(lowercase=model.lowercase, ngram_range=model._ngram(), stop_words=model.stop_words)
+    counting = model._counting(check=True)
+    warn_if_inconsistent(counting.stop_words, counting.lowercase)
+    kw = dict(lowercase=counting.lowercase, ngram_range=counting.ngram, stop_words=counting.stop)
     everything: dict[str, int] = {}
     df_total = Accumulator()
     for texts, labels in chunks():
@@ -155,7 +153,7 @@ def fit_pruned_first(model: Any, chunks: Callable[[], Iterable[tuple[Any, Any]]]
         if len(docs) != len(labels):
             raise ValueError(f"Found {len(docs)} documents but {len(labels)} labels.")
         _, tf, df = count_by_class(
-            docs, np.zeros(len(docs), dtype=np.int64), 1, binary=bool(model.binary),
+            docs, np.zeros(len(docs), dtype=np.int64), 1, binary=counting.binary,
             vocabulary=everything, dtype=np.float64, **kw,
         )  # fmt: skip
         one = CountStats(np.array([0]), np.array([float(len(docs))]), tf)
@@ -174,7 +172,7 @@ def fit_pruned_first(model: Any, chunks: Callable[[], Iterable[tuple[Any, Any]]]
     for texts, labels in chunks():
         docs, y = model._docs(texts), np.asarray(labels)
         _batch.check_labels(y)
-        total.add(_batch.count(model, docs, y, None, vocabulary, fixed=True))
+        total.add(_batch.count(counting, docs, y, None, vocabulary, fixed=True))
     stats = total.stats()
     if stats is None:
         raise NoDocuments("No documents: nothing to learn from.")

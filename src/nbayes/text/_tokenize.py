@@ -34,10 +34,18 @@ on Ctrl-C (worker threads are told through :func:`nbayes._native.cancel`).
 from __future__ import annotations
 
 # The pieces, one module each; this module is their one entry point for the callers.
-from nbayes.text._chars import _MAX_CP as _MAX_CP  # the tests read these private names here
-from nbayes.text._chars import char_table, word_table, zero_copy_docs
-from nbayes.text._copying import _SINGLE as _SINGLE
-from nbayes.text._copying import (
+from nbayes.text._drivers.chars import _MAX_CP as _MAX_CP  # the tests read these private names here
+from nbayes.text._drivers.chars import char_table, word_table, zero_copy_docs
+from nbayes.text._drivers.lookup import (
+    FrozenVocabulary,
+    TermColumns,
+    build_lookup,
+    direct_transform,
+    order_rows,
+)
+from nbayes.text._drivers.threads import PARALLEL_MIN_CHARS, default_threads
+from nbayes.text._drivers.token_streams import _SINGLE as _SINGLE
+from nbayes.text._drivers.token_streams import (
     InternState,
     build_rows,
     encode_corpus,
@@ -50,16 +58,8 @@ from nbayes.text._copying import (
     sort_terms,
     stream_class_sums,
 )
-from nbayes.text._direct import DirectCounts, Terms, direct_count
-from nbayes.text._direct import _decode_terms as _decode_terms
-from nbayes.text._lookup import (
-    FrozenVocabulary,
-    TermColumns,
-    build_lookup,
-    direct_transform,
-    order_rows,
-)
-from nbayes.text._threads import PARALLEL_MIN_CHARS, default_threads
+from nbayes.text._drivers.zero_copy import DirectCounts, Terms, direct_count
+from nbayes.text._drivers.zero_copy import _decode_terms as _decode_terms
 
 __all__ = [
     "PARALLEL_MIN_CHARS",

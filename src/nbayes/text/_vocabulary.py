@@ -81,7 +81,7 @@ class PackedTerms(Sequence[str]):
     @classmethod
     def from_code_points(cls, blob: np.ndarray, n: int) -> PackedTerms:
         """The packing of a fit's sorted terms, kept as code points joined by ``"\\n"``
-        (:class:`~nbayes.text._direct.Terms`): one decode of the whole blob, no str per
+        (:class:`~nbayes.text._drivers.zero_copy.Terms`): one decode of the whole blob, no str per
         term."""
         if n == 0:
             return cls(np.empty(0, np.uint8), np.zeros(1, np.int64), True)
@@ -236,9 +236,9 @@ def packed_problem(data: np.ndarray, offsets: np.ndarray) -> tuple[str | None, b
 
 
 def _is_code_points(terms: Any) -> bool:
-    """Whether ``terms`` are a fit's :class:`~nbayes.text._direct.Terms` (checked
+    """Whether ``terms`` are a fit's :class:`~nbayes.text._drivers.zero_copy.Terms` (checked
     without importing the kernels)."""
-    direct = sys.modules.get("nbayes.text._direct")
+    direct = sys.modules.get("nbayes.text._drivers.zero_copy")
     return direct is not None and isinstance(terms, direct.Terms)
 
 

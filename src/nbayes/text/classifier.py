@@ -198,21 +198,15 @@ class TextClassifier(M.CountingHooks, TextLearning):  # type: ignore[override]
         docs, y = self._check_X_y(X, y, reset=reset is True)
         if reset is True:  # a fit, or a first partial_fit: the Pipeline's fit would warn
             warn_if_inconsistent(self.stop_words, self.lowercase)
+        counting = self._counting()
         if isinstance(reset, dict):
-            return _batch.count(self, docs, y, sample_weight, reset)
-        if self.hashing:
-            return _batch.count(self, docs, y, sample_weight, {})
-        if reset or not self.__sklearn_is_fitted__():
-            fresh = None if sample_weight is not None else _batch.count_fresh(self, docs, y)
-            if fresh is not None:
-                stats, terms = fresh
-                return stats.with_vocabulary(Vocabulary(terms=terms))
-            index: dict[str, int] = {}
-            stats = _batch.count(self, docs, y, sample_weight, index)
-            return stats.with_vocabulary(Vocabulary(index=index))
-        assert self._stats.vocabulary is not None
-        vocabulary, index = Vocabulary.extending(self._stats.vocabulary)
-        stats = _batch.count(self, docs, y, sample_weight, index)
+            return _batch.count(counting, docs, y, sample_weight, reset)
+        if self.hashing or reset or not self.__sklearn_is_fitted__():  # a fresh vocabulary
+            return _batch.count(counting, docs, y, sample_weight)
+        known = self._stats.vocabulary
+        assert known is not None
+        vocabulary, index = Vocabulary.extending(known)
+        stats = _batch.count(counting, docs, y, sample_weight, index)
         return stats.with_vocabulary(vocabulary)
 
     def _empty_stats(self, classes: np.ndarray, n_features: int) -> TextStats:

@@ -17,8 +17,8 @@ predicts starts in a fraction of the time:
 
 A single document of a vocabulary model is counted in pure Python (``re`` and dict
 look-ups); a batch, and hashed text, go through the compiled kernels of
-:mod:`nbayes.text._tokenize` and :mod:`nbayes.text._hashing` (imported then), the product
-with the weights through :func:`nbayes.text._scoring.csr_dot`. One setting is served by
+:mod:`nbayes.text._tokenize` and :mod:`nbayes.text._drivers.hashing` (imported then), the product
+with the weights through :func:`nbayes.text._drivers.sparse_dot.csr_dot`. One setting is served by
 other code: hashed word n-grams (and hashed text the compiled reader cannot take) are
 hashed by :func:`nbayes.text.hashing_transform`, with scikit-learn's MurmurHash, so that
 path imports scikit-learn. Everything a model file can hold is served; what only an
@@ -58,7 +58,6 @@ from ..explain import Explanation, explain_row
 from . import _analyzer
 from . import _model as M
 from . import _routes as routes
-from .recipes import resolve as resolve_recipe
 
 __all__ = ["CountRows", "TextScorer", "linear_form"]
 
@@ -77,7 +76,7 @@ class CountRows:
     ``indices`` are sorted within each row, as in the scipy matrix
     :meth:`TextClassifier.transform` returns (``scipy.sparse.csr_matrix((data, indices,
     indptr), shape)``). ``X @ W`` for a dense ``W`` of shape ``(n_columns, k)`` is the
-    compiled :func:`~nbayes.text._scoring.csr_dot`, equal to scipy's product bit for bit,
+    compiled :func:`~nbayes.text._drivers.sparse_dot.csr_dot`, equal to scipy's product bit for bit,
     so the likelihood families score these rows as they score scipy matrices.
     """
 
@@ -96,7 +95,7 @@ class CountRows:
         return int(self.indptr[-1]) if len(self.indptr) else 0
 
     def __matmul__(self, W: Any) -> np.ndarray:
-        from ._scoring import csr_dot
+        from ._drivers.sparse_dot import csr_dot
 
         return csr_dot(self, np.asarray(W))
 
@@ -181,14 +180,16 @@ class TextScorer(PosteriorMixin):
         self.stats: CountStats = selection["inner_stats"]
         self.derivation = M.derivation_values(params)
         self.feature_names: Sequence[str] = selection["names"]
-        # the analyzer
-        self.lowercase = bool(params["lowercase"])
-        self.ngram_range = M.ngram_of(params["ngram_range"])
-        self.stop_words = M.stop_set(params["stop_words"])
-        self.binary = bool(params["binary"] or self.family.presence)
-        self.hashing = bool(params["hashing"])
-        self.n_features = int(params["n_features"])
-        self.preprocess: Callable[[str], str] | None = resolve_recipe(params["preprocess"])
+        # the analyzer: the counting settings, read once from the hyperparameters (the
+        # attributes below are theirs, by the names the scorer always had)
+        self.counting = counting = M.Counting.of(params)
+        self.lowercase = counting.lowercase
+        self.ngram_range = counting.ngram
+        self.stop_words = counting.stop
+        self.binary = counting.clip
+        self.hashing = counting.hashing
+        self.n_features = counting.n_features
+        self.preprocess: Callable[[str], str] | None = counting.preprocess
         self._vocabulary: Any = selection.get("vocabulary")
         self._lut: np.ndarray | None = selection.get("lut")
         self._one_route = routes.one_document(self.ngram_range, self.stop_words)
@@ -304,13 +305,13 @@ class TextScorer(PosteriorMixin):
         """The (already validated) documents as counts over the kept columns."""
         if self.hashing:
             return self._hashed(docs)
-        from ._counting import _check_ngram, count_rows
+        from ._drivers.token_streams import count_rows
 
-        ngram = _check_ngram(self.ngram_range)
         vocabulary = self._kernel_vocabulary()
         indptr, indices, values = count_rows(
-            docs, vocabulary, self.lowercase, ngram, self.stop_words
-        )
+            docs, vocabulary, self.lowercase, self.ngram_range, self.stop_words,
+            self.counting.tokens,
+        )  # fmt: skip
         n_cols = len(vocabulary)
         idx = _index_dtype(int(indptr[-1]) if len(indptr) else 0, n_cols)
         indices, values = _sorted_rows(indptr, indices, values)
@@ -325,8 +326,8 @@ class TextScorer(PosteriorMixin):
 
     def _hashed(self, docs: list[str]) -> CountRows:
         pieces = None
-        if docs and routes.tokens(self.ngram_range) == routes.ZERO_COPY:
-            from . import _hashing
+        if docs and self.counting.tokens == routes.ZERO_COPY:
+            from ._drivers import hashing as _hashing
 
             pieces = _hashing.direct_hash_transform(
                 docs, self.lowercase, self.n_features, False, self.stop_words
@@ -378,7 +379,7 @@ class TextScorer(PosteriorMixin):
         """Joint log-likelihoods of documents already counted (:meth:`count`)."""
         linear = self.linear
         if linear is not None:  # finite weights: one threaded product, no copy of W
-            from ._scoring import csr_dot
+            from ._drivers.sparse_dot import csr_dot
 
             W, bias = linear
             return csr_dot(X, W) + bias
@@ -388,7 +389,7 @@ class TextScorer(PosteriorMixin):
             cols = np.flatnonzero(present)
             sub = linear_form(self.model, self.d, cols)
             if sub is not None:
-                from ._scoring import csr_dot
+                from ._drivers.sparse_dot import csr_dot
 
                 pos = (np.cumsum(present) - 1)[X.indices]
                 idx = _index_dtype(X.nnz, len(cols))

@@ -6,8 +6,8 @@ scikit-learn's own code (:mod:`nbayes.text._routes` decides), so results are alw
 identical to scikit-learn's.
 
 The kernel-level entry points used to train and apply Naive Bayes without materialising
-a document x term matrix live in :mod:`nbayes.text._class_counts` (:func:`count_by_class`,
-:func:`transform_counts`) and :mod:`nbayes.text._hash_counts` (:func:`hashing_transform`,
+a document x term matrix live in :mod:`nbayes.text._drivers.class_counts` (:func:`count_by_class`,
+:func:`transform_counts`) and :mod:`nbayes.text._drivers.hash_counts` (:func:`hashing_transform`,
 :func:`hash_by_class`, :func:`hash_into`); they are importable from here too.
 """
 
@@ -23,15 +23,15 @@ from nbayes._template.guards import restored_on_failure
 from nbayes.text import _routes as routes
 from nbayes.text import _tokenize as _tk
 from nbayes.text._analyzer import transform_one
-from nbayes.text._class_counts import (
+from nbayes.text._drivers.class_counts import (
     _without_stop_words,
     count_by_class,
     csr_pieces_to_sklearn,
     stop_set,
     transform_counts,
 )
-from nbayes.text._counting import _Analysis
-from nbayes.text._hash_counts import hash_by_class, hash_into, hashing_transform
+from nbayes.text._drivers.hash_counts import hash_by_class, hash_into, hashing_transform
+from nbayes.text._drivers.token_streams import _Analysis
 
 __all__ = [
     "CountVectorizer",
@@ -65,7 +65,7 @@ class CountVectorizer(_sk_text.CountVectorizer):
     ``tokenizer``, no ``strip_accents``, ``input='content'``, any word
     ``ngram_range``) and all documents are ``str``, counting runs in compiled kernels
     (n-grams longer than pairs composed from the compiled token ids, see
-    :mod:`nbayes.text._ngrams`); otherwise scikit-learn's implementation is used.
+    :mod:`nbayes.text._drivers.ngrams`); otherwise scikit-learn's implementation is used.
 
     Examples
     --------

@@ -20,9 +20,9 @@ import numpy as np
 
 import nbayes._native as _native
 
-from ._chars import char_table, zero_copy_docs
-from ._lookup import build_lookup
-from ._threads import _chunks, _join_rows, _map
+from .chars import char_table, zero_copy_docs
+from .lookup import build_lookup
+from .threads import _chunks, _join_rows, _map
 
 __all__ = ["direct_hash", "direct_hash_transform"]
 

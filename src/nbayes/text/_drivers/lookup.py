@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 
 import nbayes._native as _native
-from nbayes.text import _chars
-from nbayes.text._chars import char_table, zero_copy_docs
-from nbayes.text._direct import Terms
-from nbayes.text._threads import _chunks, _join_rows, _map
+from nbayes.text._drivers import chars as _chars
+from nbayes.text._drivers.chars import char_table, zero_copy_docs
+from nbayes.text._drivers.threads import _chunks, _join_rows, _map
+from nbayes.text._drivers.zero_copy import Terms
 from nbayes.text._vocabulary import PackedTerms
 
 __all__ = ["FrozenVocabulary", "TermColumns", "build_lookup", "direct_transform", "order_rows"]

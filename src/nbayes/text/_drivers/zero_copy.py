@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 import nbayes._native as _native
-from nbayes.text._chars import char_table, zero_copy_docs
-from nbayes.text._threads import _chunks, _map, _pool, default_threads
+from nbayes.text._drivers.chars import char_table, zero_copy_docs
+from nbayes.text._drivers.threads import _chunks, _map, _pool, default_threads
 
 __all__ = ["DirectCounts", "Terms", "direct_count"]
 
@@ -40,6 +40,10 @@ class DirectCounts:
             self._result = p.result() if hasattr(p, "result") else p
             self._pending = None
         return self._result
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(counts, df, tf)`` at once (waits for them)."""
+        return self._get()
 
     @property
     def counts(self) -> np.ndarray:

@@ -1,5 +1,5 @@
 """Hashed term counts: scikit-learn's ``HashingVectorizer`` output, and per-class sums of it
-straight from the documents, through the compiled kernels of :mod:`nbayes.text._hashing`
+straight from the documents, through the compiled kernels of :mod:`nbayes.text._drivers.hashing`
 (unigrams) or the token streams (n-grams), as :mod:`nbayes.text._routes` chooses.
 """
 
@@ -10,17 +10,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nbayes.text import _routes as routes
+
 # scipy and scikit-learn are imported where a route needs them: nbayes train, update and
 # forget count text without them (issue 28)
-from nbayes.text import _hashing
-from nbayes.text import _routes as routes
-from nbayes.text._class_counts import as_configured, as_str_list, stop_set
-from nbayes.text._counting import _Analysis, _check_ngram
+from nbayes.text._drivers import hashing as _hashing
+from nbayes.text._drivers.class_counts import as_configured, as_str_list, stop_set
+from nbayes.text._drivers.token_streams import _Analysis, _check_ngram
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
-__all__ = ["hash_by_class", "hash_into", "hashing_transform"]
+__all__ = ["hash_by_class", "hash_into", "hashed_batch", "hashing_transform"]
 
 
 def _murmur_index_sign(terms: list[str], n_features: int) -> tuple[np.ndarray, np.ndarray]:
@@ -65,9 +66,25 @@ def hashing_transform(
             "float16, and hashed values are floats. Pass dtype=np.float32 or np.float64."
         )
     ngram = _check_ngram(ngram_range)
-    stop = stop_set(stop_words)
+    return _transform(docs, int(n_features), alternate_sign, norm, binary, bool(lowercase),
+                      ngram, routes.tokens(ngram), stop_set(stop_words), dtype)  # fmt: skip
+
+
+def _transform(
+    docs: list[str],
+    n_features: int,
+    alternate_sign: bool,
+    norm: str | None,
+    binary: bool,
+    lowercase: bool,
+    ngram: tuple[int, int],
+    tokens: str,
+    stop: frozenset[Any] | None,
+    dtype: Any,
+) -> Any:
+    """:func:`hashing_transform` of checked arguments (the tokenizing step ``tokens``)."""
     pieces = None
-    if routes.tokens(ngram) == routes.ZERO_COPY:  # declined (None): token streams
+    if tokens == routes.ZERO_COPY:  # declined (None): token streams
         pieces = _hashing.direct_hash_transform(docs, bool(lowercase), int(n_features),
                                            bool(alternate_sign), stop)  # fmt: skip
     if pieces is not None:
@@ -81,7 +98,8 @@ def hashing_transform(
         )
         X.has_canonical_format = True  # sorted, summed per row by the kernel
     else:
-        X = _hash_analysis(docs, lowercase, stop, ngram, int(n_features), alternate_sign, dtype)
+        X = _hash_analysis(docs, lowercase, stop, ngram, int(n_features), alternate_sign, dtype,
+                           tokens)  # fmt: skip
     X = as_configured(X)
     if binary:
         X.data.fill(1)
@@ -100,9 +118,10 @@ def _hash_analysis(
     n_features: int,
     alternate_sign: bool,
     dtype: Any,
+    route: str | None = None,
 ) -> Any:
     """FeatureHasher's matrix through the interning analysis (word n-grams)."""
-    an = _Analysis(docs, lowercase, stop, ngram)
+    an = _Analysis(docs, lowercase, stop, ngram, route)
     n_ids = an.n_uni + an.n_pair
     ident = np.arange(n_ids, dtype=np.int64)
     indptr, ids, counts = an.rows(ident, n_ids)
@@ -152,7 +171,24 @@ def hash_into(
     n-grams, documents that are not exact ``str``, a Python without the zero-copy
     reader): use :func:`hashing_transform` then.
     """
-    if routes.tokens(_check_ngram(ngram_range)) != routes.ZERO_COPY or not routes.all_str(docs):
+    if routes.tokens(_check_ngram(ngram_range)) != routes.ZERO_COPY:
+        return False
+    return add_hashed(docs, rows, sums, doc_freq, int(n_features), bool(binary),
+                      bool(lowercase), stop_set(stop_words))  # fmt: skip
+
+
+def add_hashed(
+    docs: Sequence[str],
+    rows: np.ndarray,
+    sums: np.ndarray,
+    doc_freq: np.ndarray,
+    n_features: int,
+    binary: bool,
+    lowercase: bool,
+    stop: frozenset[Any] | None,
+) -> bool:
+    """:func:`hash_into` of unigrams, the other settings checked."""
+    if not routes.all_str(docs):
         return False
     if sums.shape[1] < n_features or doc_freq.shape[0] < n_features:
         raise ValueError(f"sums and doc_freq need at least n_features={n_features} columns.")
@@ -162,10 +198,7 @@ def hash_into(
             f"rows must hold one row of sums (0..{len(sums) - 1}) per document; got shape "
             f"{rows.shape}."
         )
-    return _hashing.direct_hash(
-        docs, rows, bool(lowercase), bool(binary), int(n_features), sums, doc_freq,
-        stop_set(stop_words),
-    )  # fmt: skip
+    return _hashing.direct_hash(docs, rows, lowercase, binary, n_features, sums, doc_freq, stop)
 
 
 def hash_by_class(
@@ -216,3 +249,41 @@ def hash_by_class(
     sums = np.asarray((Y.T @ sp.csr_array(X)).toarray(), dtype=np.float64)
     df = np.bincount(X.indices, minlength=int(n_features)).astype(np.int64)
     return sums, df
+
+
+def hashed_batch(
+    docs: list[str],
+    codes: np.ndarray,
+    n_classes: int,
+    *,
+    rows: bool,
+    n_features: int,
+    binary: bool,
+    lowercase: bool,
+    ngram: tuple[int, int],
+    tokens: str,
+    stop: frozenset[Any] | None,
+) -> tuple[Any, np.ndarray, np.ndarray]:
+    """One TextClassifier batch hashed into ``n_features`` buckets (the counts of
+    ``HashingVectorizer(alternate_sign=False, norm=None, binary=...)``): ``(sums,
+    doc_freq, term_freq)``. ``rows``: ``sums`` are the documents' rows (a CSR matrix) for
+    the caller to weight or add as they are; else the dense per-class sums, by the
+    compiled kernel straight from the documents where it takes them (unigrams, exact
+    ``str``). ``codes`` are valid class codes."""
+    if not rows and tokens == routes.ZERO_COPY and routes.all_str(docs):
+        sums = np.zeros((n_classes, n_features))
+        df = np.zeros(n_features, dtype=np.int64)
+        y = np.asarray(codes).astype(np.int64, copy=False)
+        if _hashing.direct_hash(docs, y, lowercase, binary, n_features, sums, df, stop):
+            return sums, df, sums.sum(axis=0)
+    X = _transform(docs, n_features, False, None, binary, lowercase, ngram, tokens, stop,
+                   np.float64)  # fmt: skip
+    df = np.bincount(X.indices, minlength=n_features).astype(np.int64)
+    if rows:
+        return X, df, np.asarray(X.sum(axis=0), dtype=np.float64).reshape(-1)
+    import scipy.sparse as sp
+
+    n = len(codes)
+    Y = sp.csr_array((np.ones(n), codes, np.arange(n + 1)), shape=(n, n_classes))
+    sums = np.asarray((Y.T @ sp.csr_array(X)).toarray(), dtype=np.float64)
+    return sums, df, sums.sum(axis=0)

@@ -25,16 +25,16 @@ array([2, 1, 1, 1])
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
 # scipy and scikit-learn are imported where a route needs them: nbayes train, update and
 # forget count text without them (issue 28)
 from nbayes.text import _routes as routes
-from nbayes.text import _tokenize as _tk
 from nbayes.text._analyzer import exact_str
-from nbayes.text._counting import _Analysis, _check_ngram, count_rows
+from nbayes.text._drivers import zero_copy as _tk
+from nbayes.text._drivers.token_streams import _check_ngram, count_rows, vocabulary_sums
 from nbayes.text._stop_words import ENGLISH_STOP_WORDS
 
 if TYPE_CHECKING:
@@ -194,47 +194,110 @@ def count_by_class(
     if np.dtype(dtype) not in (np.dtype(np.int64), np.dtype(np.float64)):
         raise ValueError(f"dtype must be np.int64 or np.float64, got {np.dtype(dtype)}.")
     ngram = _check_ngram(ngram_range)
-    stop = stop_set(stop_words)
-    if routes.tokens(ngram) == routes.ZERO_COPY:  # declined (None): token streams
-        direct = _tk.direct_count(
-            docs, y, int(n_classes), bool(lowercase), bool(binary), dtype=dtype
-        )
+    return _class_sums(
+        docs, y, int(n_classes), bool(lowercase), bool(binary), ngram, routes.tokens(ngram),
+        stop_set(stop_words), vocabulary, fixed_vocabulary, dtype,
+    )  # fmt: skip
+
+
+def _class_sums(
+    docs: list[str],
+    y: np.ndarray,
+    n_classes: int,
+    lowercase: bool,
+    binary: bool,
+    ngram: tuple[int, int],
+    tokens: str,
+    stop: frozenset[Any] | None,
+    vocabulary: dict[str, int] | None,
+    fixed_vocabulary: bool,
+    dtype: Any,
+) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+    """:func:`count_by_class` of checked arguments (the tokenizing step ``tokens``)."""
+    if tokens == routes.ZERO_COPY:  # declined (None): token streams
+        direct = _tk.direct_count(docs, y, n_classes, lowercase, binary, dtype=dtype)
         if direct is not None:
             return _place_direct(direct, stop, vocabulary, fixed_vocabulary)
-    an = _Analysis(docs, lowercase, stop, ngram)
-    if vocabulary is not None and fixed_vocabulary:
-        col = an.fixed_columns(vocabulary)
-        n_cols = len(vocabulary)
-    else:
-        seen, _ = an.seen()
-        if vocabulary is None:
-            vocabulary = {}
-            col = np.full(seen.shape[0], -1, dtype=np.int64)
-            new_ids = np.flatnonzero(seen >= 0)
-        else:
-            col = an.fixed_columns(vocabulary)
-            new_ids = np.flatnonzero((seen >= 0) & (col < 0))
-        ordered = an.sorted_ids(new_ids)
-        base = len(vocabulary)
-        terms = an.term_strings(ordered)
-        _add_terms(vocabulary, terms, base)
-        col[ordered] = np.arange(base, base + len(ordered), dtype=np.int64)
-        n_cols = len(vocabulary)
-    counts, df = _tk.stream_class_sums(an, col, n_cols, y, int(n_classes), bool(binary), dtype)
-    return vocabulary, counts, df
+    return vocabulary_sums(docs, lowercase, stop, ngram, vocabulary, fixed_vocabulary, y,
+                           n_classes, binary, dtype, tokens)  # fmt: skip
 
 
-#: terms added to a vocabulary per dict.update (~25 ms each): Python looks at Ctrl-C only
-#: between C calls, and one update of the ~2 million n-grams of a bigram fit took 0.7 s
-_ADD_STEP = 1 << 16
+def vocabulary_batch(
+    docs: list[str],
+    codes: np.ndarray,
+    n_classes: int,
+    vocabulary: dict[str, int] | None,
+    *,
+    fixed: bool,
+    weighted: bool,
+    lowercase: bool,
+    binary: bool,
+    clip: bool,
+    raw: bool,
+    ngram: tuple[int, int],
+    tokens: str,
+    stop: frozenset[Any] | None,
+) -> tuple[Any, Any, np.ndarray, np.ndarray | None]:
+    """One TextClassifier batch indexed by a vocabulary: ``(terms, sums, doc_freq,
+    term_freq)`` (``term_freq`` None: the column totals of ``sums``).
+
+    ``vocabulary``: a dict extended in place by the new terms (``fixed``: its terms only),
+    ``terms`` is then that dict; None: a fresh vocabulary, and ``terms`` the sorted terms
+    (a fit's compiled ``Terms`` when the zero-copy count takes the batch: no term dict).
+    ``weighted``: ``sums`` are the document rows (a CSR matrix of counts, clipped when
+    ``clip``) for the caller to weight, and ``term_freq`` their raw totals; else the
+    per-class sums (``clip``: each document's counts clipped to presence) and, with
+    ``raw``, the raw term totals counted apart (a Bernoulli model's frequencies).
+    """
+    if vocabulary is None and tokens == routes.ZERO_COPY and not weighted:
+        got = _fresh_terms(docs, codes, n_classes, lowercase, clip, stop, raw)
+        if got is not None:
+            return got
+    if vocabulary is None:
+        vocabulary = {}
+    if weighted:  # the new terms, then the documents' rows over the vocabulary
+        _class_sums(docs, codes, n_classes, lowercase, False, ngram, tokens, stop, vocabulary,
+                    fixed, np.int64)  # fmt: skip
+        pieces = count_rows(docs, vocabulary, lowercase, ngram, stop, tokens)
+        X = csr_pieces_to_sklearn(*pieces, len(vocabulary), np.int64)  # transform_counts
+        if binary:
+            X.data.fill(1)
+        # the term frequencies are unweighted, as a vectorizer's (raw for Bernoulli)
+        totals = np.asarray(X.sum(axis=0), dtype=np.float64).reshape(-1)
+        if clip and not binary:
+            X.data.fill(1)
+        df = np.bincount(X.indices, minlength=len(vocabulary)).astype(np.int64)
+        return vocabulary, X, df, totals
+    vocabulary, sums, df = _class_sums(docs, codes, n_classes, lowercase, clip, ngram, tokens,
+                                       stop, vocabulary, fixed, np.float64)  # fmt: skip
+    tf: np.ndarray | None = None
+    if raw:  # the raw totals, over the columns just laid out
+        zeros = np.zeros(len(docs), dtype=np.int64)
+        tf = _class_sums(docs, zeros, 1, lowercase, False, ngram, tokens, stop, vocabulary,
+                         True, np.float64)[1][0]  # fmt: skip
+    return vocabulary, sums, df, tf
 
 
-def _add_terms(vocabulary: dict[str, int], terms: list[str], base: int) -> None:
-    """``vocabulary.update(zip(terms, range(base, base + len(terms))))`` in steps of
-    ``_ADD_STEP`` terms, so that Ctrl-C stops a fit of many new terms within ~25 ms."""
-    for lo in range(0, len(terms), _ADD_STEP):
-        chunk = terms[lo : lo + _ADD_STEP]
-        vocabulary.update(zip(chunk, range(base + lo, base + lo + len(chunk)), strict=True))
+def _fresh_terms(
+    docs: list[str],
+    codes: np.ndarray,
+    n_classes: int,
+    lowercase: bool,
+    clip: bool,
+    stop: frozenset[Any] | None,
+    raw: bool,
+) -> tuple[Sequence[str], np.ndarray, np.ndarray, np.ndarray | None] | None:
+    """A fit's unigram count without a term dict (:func:`count_terms`); None when the
+    compiled zero-copy count declines."""
+    got = _count_terms(docs, codes, n_classes, lowercase, clip, stop)
+    if got is None or not raw:
+        return got
+    terms, sums, df, _ = got
+    zeros = np.zeros(len(docs), dtype=np.int64)
+    every = _count_terms(docs, zeros, 1, lowercase, False, stop)  # the raw totals
+    if every is None or every[1].shape[1] != sums.shape[1]:
+        return None
+    return terms, sums, df, every[1][0]
 
 
 def count_terms(
@@ -253,28 +316,49 @@ def count_terms(
     The terms are a list, or :class:`~nbayes.text._tokenize.Terms` (decoded when read)."""
     docs = as_str_list(docs)
     y = np.asarray(y_codes).astype(np.int64, copy=False)
-    direct = _tk.direct_count(docs, y, int(n_classes), bool(lowercase), bool(binary),
-                              dtype=np.float64)  # fmt: skip
+    return _count_terms(docs, y, int(n_classes), bool(lowercase), bool(binary),
+                        stop_set(stop_words))  # fmt: skip
+
+
+def _count_terms(
+    docs: list[str],
+    y: np.ndarray,
+    n_classes: int,
+    lowercase: bool,
+    binary: bool,
+    stop: frozenset[Any] | None,
+) -> tuple[Sequence[str], np.ndarray, np.ndarray, np.ndarray | None] | None:
+    """:func:`count_terms` of checked arguments."""
+    direct = _tk.direct_count(docs, y, n_classes, lowercase, binary, dtype=np.float64)
     if direct is None:
         return None
-    terms, counts, df = _without_stop_words(direct, stop_set(stop_words))
-    # each term's total, summed by the kernel (None when stop words took columns out)
-    tf = direct.tf if len(terms) == len(direct.terms) else None
-    return terms, counts, df, tf
+    return _without_stop_words(direct, stop, with_tf=True)
 
 
+@overload
 def _without_stop_words(
     direct: _tk.DirectCounts, stop: frozenset[Any] | None
-) -> tuple[Sequence[str], np.ndarray, np.ndarray]:
-    """The sorted terms, counts and document frequencies of ``direct`` minus stop words."""
+) -> tuple[Sequence[str], np.ndarray, np.ndarray]: ...
+@overload
+def _without_stop_words(
+    direct: _tk.DirectCounts, stop: frozenset[Any] | None, with_tf: Literal[True]
+) -> tuple[Sequence[str], np.ndarray, np.ndarray, np.ndarray | None]: ...
+def _without_stop_words(
+    direct: _tk.DirectCounts, stop: frozenset[Any] | None, with_tf: bool = False
+) -> Any:
+    """The sorted terms, counts and document frequencies of ``direct`` minus stop words
+    (``with_tf``: and each term's total, summed by the kernel, None when stop words took
+    columns out). The counts are read at once, the terms only when there are stop words."""
     terms: Sequence[str] = direct.terms
-    counts, df = direct.counts, direct.df
+    counts, df, every_tf = direct.arrays()
+    tf: np.ndarray | None = every_tf
     if stop:
-        keep = np.fromiter((t not in stop for t in terms), dtype=bool, count=len(terms))
+        names = list(terms)
+        keep = np.fromiter((t not in stop for t in names), dtype=bool, count=len(names))
         if not keep.all():
-            terms = [t for t, k in zip(terms, keep.tolist(), strict=True) if k]
-            counts, df = counts[:, keep], df[keep]
-    return terms, counts, df
+            terms = [t for t, k in zip(names, keep.tolist(), strict=True) if k]
+            counts, df, tf = counts[:, keep], df[keep], None
+    return (terms, counts, df, tf) if with_tf else (terms, counts, df)
 
 
 def _place_direct(
@@ -285,9 +369,11 @@ def _place_direct(
 ) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
     """``count_by_class``'s result from sorted unigram statistics."""
     terms, counts, df = _without_stop_words(direct, stop)
+    if not isinstance(terms, list):
+        terms = list(terms)  # decoded once (a fit's Terms)
     fresh = None
     if vocabulary is None or (not vocabulary and not fixed_vocabulary):
-        fresh = dict(zip(terms, range(len(terms)), strict=True))
+        fresh = dict(zip(terms, range(counts.shape[1]), strict=True))
     if fresh is not None:
         if vocabulary is None:
             return fresh, counts, df

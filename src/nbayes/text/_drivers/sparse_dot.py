@@ -21,7 +21,7 @@ import numpy as np
 
 import nbayes._native as _native
 
-from ._threads import _chunks, _map
+from .threads import _chunks, _map
 
 __all__ = ["csr_dot"]
 

@@ -2,7 +2,8 @@
 
 The kernels of :mod:`nbayes._native` count unigrams and word pairs; longer n-grams
 (``ngram_range=(1, 3)``, ``(2, 3)``, ``(3, 5)``, ...) are composed here, in numpy, from the
-token-id stream the compiled scanner makes (:class:`~nbayes.text._copying.InternState`,
+token-id stream the compiled scanner makes
+(:class:`~nbayes.text._drivers.token_streams.InternState`,
 stop words already dropped, as scikit-learn drops them before making n-grams): the id of
 the k-gram starting at a position is the rank of the pair (id of its (k-1)-gram prefix,
 id of its last token) among the pairs of the batch (``np.unique``), so every distinct

@@ -1,25 +1,36 @@
 # mypy: disallow-untyped-defs=False
-"""The copying path (n-grams, CountVectorizer's analysis): the documents joined and encoded
-as one code point array, tokens and word pairs interned, turned into scikit-learn's column
-order, CSR rows or per-class sums ``Y^T X``; sorting terms in ``str`` order.
+"""Token streams (word n-grams, CountVectorizer's analysis): the documents joined and
+encoded as one code point array, tokens and word pairs interned (first-occurrence ids),
+longer n-grams composed from them (:mod:`~nbayes.text._drivers.ngrams`), turned into
+scikit-learn's column order, CSR rows or per-class sums ``Y^T X`` over a vocabulary;
+sorting terms in ``str`` order.
 
-See :mod:`nbayes.text._tokenize` for how this path relates to the zero-copy one.
+:class:`_Analysis` is a batch's streams; :func:`vocabulary_sums` a batch's class sums over
+a vocabulary (new, extended or fixed) and :func:`count_rows` its rows over a fixed one
+(the zero-copy reader first for unigrams). See :mod:`nbayes.text._tokenize` for how this
+path relates to the zero-copy one.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import numpy as np
 
 import nbayes._native as _native
-from nbayes.text._chars import word_table
+from nbayes.text._drivers.chars import word_table
+from nbayes.text._drivers.lookup import direct_transform
+from nbayes.text._drivers.ngrams import ComposedNgrams
+from nbayes.text._drivers.zero_copy import _decode_terms
+from nbayes.text._routes import COMPOSED_NGRAMS, ZERO_COPY, tokens
 
 __all__ = [
     "IdStreams",
     "InternState",
     "build_rows",
+    "count_rows",
     "encode_corpus",
     "first_occurrence",
     "intern_tokens",
@@ -29,6 +40,7 @@ __all__ = [
     "prefix_keys",
     "sort_terms",
     "stream_class_sums",
+    "vocabulary_sums",
 ]
 
 
@@ -277,3 +289,197 @@ def ngram_order(
     k2 = np.full(ids.shape[0], -1, dtype=np.int64)
     k2[pair] = rank[second[ids[pair] - n]]
     return ids[np.lexsort((k2, rank[k1]))]
+
+
+def _check_ngram(ngram_range: Any) -> tuple[int, int]:
+    """``ngram_range`` as ints ``(min_n, max_n)`` with ``1 <= min_n <= max_n`` (any such
+    range is counted: :func:`nbayes.text._routes.tokens` says by which route)."""
+    try:
+        lo, hi = (int(v) for v in ngram_range)
+    except (TypeError, ValueError):
+        lo, hi = -1, -1
+    if not 1 <= lo <= hi:
+        raise ValueError(
+            f"Invalid value for ngram_range={ngram_range!r}: lower boundary larger than "
+            "the upper boundary, or below 1. Pass (min_n, max_n) with 1 <= min_n <= max_n."
+        )
+    return lo, hi
+
+
+class _Analysis:
+    """Token-id streams for a corpus under the default word analyzer.
+
+    Unigrams and word pairs are the kernels' own streams; any other n-gram range
+    (``COMPOSED_NGRAMS``) is one stream of composed term ids
+    (:class:`~nbayes.text._drivers.ngrams.ComposedNgrams`) that the kernels count as unigrams.
+    """
+
+    __slots__ = (
+        "state", "tok", "ptr", "ptok", "pptr", "first", "second", "lo", "hi", "composed",
+        "n_uni", "n_pair", "use_uni", "use_pair",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        docs: list[str],
+        lowercase: bool,
+        stop: frozenset[Any] | None,
+        ngram_range: tuple[int, int],
+        route: str | None = None,
+    ) -> None:
+        """``route``: the tokenizing step of ``ngram_range``, if known (else
+        :func:`~nbayes.text._routes.tokens` says)."""
+        self.state = InternState()
+        if stop:
+            self.state.seed_stop(stop)
+        _, buf, spans = encode_corpus(docs, bool(lowercase))
+        self.tok, self.ptr = self.state.scan(buf, spans)
+        self.lo, self.hi = ngram_range
+        self.composed: ComposedNgrams | None = None
+        if (route or tokens(ngram_range)) == COMPOSED_NGRAMS:
+            self.composed = ComposedNgrams(
+                self.tok, self.ptr, self.state.n_terms, self.lo, self.hi, self.state.terms
+            )
+            self.tok, self.ptr = self.composed.stream, self.composed.ptr
+            self.lo = self.hi = 1  # the composed ids are counted as the kernels count words
+        if self.hi >= 2:
+            self.ptok, self.pptr, self.first, self.second = pair_ids(self.tok, self.ptr)
+        else:
+            self.ptok = np.empty(0, dtype=np.int32)
+            self.pptr = np.zeros(len(docs) + 1, dtype=np.int64)
+            self.first = self.second = np.empty(0, dtype=np.int32)
+        # plain attributes (the kernels' drivers read them often): the streams are made
+        self.n_uni: int = self.state.n_terms if self.composed is None else self.composed.n_ids
+        self.n_pair = int(self.first.shape[0])
+        self.use_uni = self.lo == 1
+        self.use_pair = self.hi == 2
+
+    def seen(self) -> tuple[np.ndarray, int]:
+        """First-occurrence column of every id (-1 for ids not in the analyzer output)."""
+        return first_occurrence(self)
+
+    def term_list(self, ids: np.ndarray) -> list[str]:
+        if self.composed is not None:
+            return self.composed.term_strings(ids)
+        terms = self.state.terms()
+        n = self.n_uni
+        out: list[str] = []
+        first = self.first.tolist()
+        second = self.second.tolist()
+        for i in ids.tolist():
+            if i < n:
+                out.append(terms[i])
+            else:
+                p = i - n
+                out.append(terms[first[p]] + " " + terms[second[p]])
+        return out
+
+    def sorted_ids(self, ids: np.ndarray) -> np.ndarray:
+        """``ids`` in the order of their term strings (compiled; no strings made)."""
+        if self.composed is not None:
+            return self.composed.sorted_ids(ids)
+        return ngram_order(self.state, self.first, self.second, ids)
+
+    def term_strings(self, ids: np.ndarray) -> list[str]:
+        """The term strings of ``ids``, decoded from one buffer."""
+        if self.composed is not None:
+            return self.composed.term_strings(ids)
+        pool, tstart, tlen = self.state.arrays()
+        blob = ngram_blob(
+            pool, tstart, tlen, tstart.shape[0], self.first, self.second,
+            np.ascontiguousarray(ids, dtype=np.int64),
+        )  # fmt: skip
+        return _decode_terms(blob) if len(ids) else []
+
+    def rows(self, col: np.ndarray, n_cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return build_rows(self, col, n_cols)
+
+    def fixed_columns(self, vocabulary: Mapping[str, int]) -> np.ndarray:
+        """Map every id to ``vocabulary[term]`` or -1."""
+        if self.composed is not None:
+            return self.composed.columns(vocabulary)
+        n = self.n_uni
+        col = np.full(n + self.n_pair, -1, dtype=np.int64)
+        if self.use_uni:
+            get = vocabulary.get
+            terms = self.state.terms()
+            col[:n] = [get(t, -1) for t in terms]
+        if self.use_pair and self.n_pair and any(" " in t for t in vocabulary):
+            terms = self.state.terms()
+            get = vocabulary.get
+            col[n:] = [
+                get(terms[a] + " " + terms[b], -1)
+                for a, b in zip(self.first.tolist(), self.second.tolist(), strict=True)
+            ]
+        return col
+
+
+def vocabulary_sums(
+    docs: list[str],
+    lowercase: bool,
+    stop: frozenset[Any] | None,
+    ngram: tuple[int, int],
+    vocabulary: dict[str, int] | None,
+    fixed: bool,
+    y: np.ndarray,
+    n_classes: int,
+    binary: bool,
+    dtype: Any,
+    route: str | None = None,
+) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+    """``count_by_class`` through the token streams: the vocabulary (new, extended in
+    place by the new terms in sorted order, or ``fixed``), the per-class sums and the
+    document frequencies of its columns."""
+    an = _Analysis(docs, lowercase, stop, ngram, route)
+    if vocabulary is not None and fixed:
+        col = an.fixed_columns(vocabulary)
+    else:
+        seen, _ = an.seen()
+        if vocabulary is None:
+            vocabulary = {}
+            col = np.full(seen.shape[0], -1, dtype=np.int64)
+            new_ids = np.flatnonzero(seen >= 0)
+        else:
+            col = an.fixed_columns(vocabulary)
+            new_ids = np.flatnonzero((seen >= 0) & (col < 0))
+        ordered = an.sorted_ids(new_ids)
+        base = len(vocabulary)
+        terms = an.term_strings(ordered)
+        _add_terms(vocabulary, terms, base)
+        col[ordered] = np.arange(base, base + len(ordered), dtype=np.int64)
+    counts, df = stream_class_sums(an, col, len(vocabulary), y, n_classes, binary, dtype)
+    return vocabulary, counts, df
+
+
+#: terms added to a vocabulary per dict.update (~25 ms each): Python looks at Ctrl-C only
+#: between C calls, and one update of the ~2 million n-grams of a bigram fit took 0.7 s
+_ADD_STEP = 1 << 16
+
+
+def _add_terms(vocabulary: dict[str, int], terms: list[str], base: int) -> None:
+    """``vocabulary.update(zip(terms, range(base, base + len(terms))))`` in steps of
+    ``_ADD_STEP`` terms, so that Ctrl-C stops a fit of many new terms within ~25 ms."""
+    for lo in range(0, len(terms), _ADD_STEP):
+        chunk = terms[lo : lo + _ADD_STEP]
+        vocabulary.update(zip(chunk, range(base + lo, base + lo + len(chunk)), strict=True))
+
+
+def count_rows(
+    docs: list[str],
+    vocabulary: Mapping[str, int],
+    lowercase: bool,
+    ngram: tuple[int, int],
+    stop: frozenset[Any] | None,
+    route: str | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR pieces ``(indptr, indices, values)`` of the counts of ``docs`` over
+    ``vocabulary`` (columns ``0..len-1``; unknown terms ignored). ``ngram`` is any valid
+    range (:func:`_check_ngram`); ``route``: its tokenizing step, if known
+    (:func:`nbayes.text._routes.tokens`); the indices of a row may come unsorted."""
+    pieces = None
+    if (route or tokens(ngram)) == ZERO_COPY:  # declined (None): token streams
+        pieces = direct_transform(docs, vocabulary, lowercase, stop)
+    if pieces is None:
+        an = _Analysis(docs, lowercase, stop, ngram, route)
+        pieces = an.rows(an.fixed_columns(vocabulary), len(vocabulary))
+    return pieces
