@@ -56,8 +56,9 @@ def test_documents_and_batch_size_decide_too() -> None:
         ({"hashing": True, "weighted": True, "ngram": (1, 1)}, routes.HASHED_WEIGHTED),
         ({"hashing": True, "weighted": False, "ngram": (1, 1), "stream": True},
          routes.HASHED_INTO),
+        # n-grams too: hash_into counts them through the token streams (no sparse table)
         ({"hashing": True, "weighted": False, "ngram": (1, 2), "stream": True},
-         routes.HASHED_SPARSE),
+         routes.HASHED_INTO),
     ],
 )  # fmt: skip
 def test_classifier_batches_follow_the_table(kw: dict, route: str) -> None:

@@ -24,7 +24,7 @@ route                     counts with                              taken when / 
                                                                    ``TOKEN_STREAMS``
 ``TOKEN_STREAMS``         ``_counting._Analysis`` (compiled        word n-grams (1, 2) or
                           token ids and pairs); hashed:            (2, 2) with the default
-                          ``vectorizers._hash_analysis``           analyzer, or the fallback
+                          ``_hash_counts._hash_analysis``          analyzer, or the fallback
 ``COMPOSED_NGRAMS``       ``_counting._Analysis`` over             any other word n-gram
                           ``_ngrams.ComposedNgrams``: compiled     range ((1, 3), (2, 3),
                           token ids, longer n-grams composed in    (3, 5), ...) with the
@@ -64,16 +64,17 @@ route                     counts with                              taken when / 
                           ``transform_counts`` rows weighted       terms
                           into class sums
 ``HASHED_SUMS``           ``hash_by_class`` (``direct_hash``, or   hashing, unweighted, a
-                          ``hashing_transform`` for n-grams)       dense table
+                          ``hash_into``'s token streams for        dense table
+                          n-grams)
 ``HASHED_WEIGHTED``       ``hash_by_class`` (document              hashing, ``sample_weight``
                           frequencies), then                       given
                           ``hashing_transform`` rows weighted
 ``HASHED_SPARSE``         ``hashing_transform`` rows summed as     hashing, ``fit_chunks``'s
                           a sparse matrix (the accumulator adds    batches (unweighted), when
                           the non-zeros)                           ``HASHED_INTO`` cannot
-``HASHED_INTO``           ``hash_into`` straight into the          hashing, ``fit_chunks``,
-                          running totals (no per-batch table)      unigrams; kernel declines:
-                                                                   ``HASHED_SPARSE``
+``HASHED_INTO``           ``hash_into`` straight into the          hashing, ``fit_chunks``;
+                          running totals (no per-batch table;      documents not all ``str``:
+                          n-grams: the token streams' rows)        ``HASHED_SPARSE``
 ------------------------  ---------------------------------------  --------------------------
 ``ONE_COMPILED``          the compiled table of a fit's or a       one document scored or
                           file's terms (``TermColumns.count_one``, explained, a vocabulary
@@ -216,7 +217,7 @@ def batch(
     """
     if hashing:
         if stream:
-            return HASHED_INTO if ngram == (1, 1) else HASHED_SPARSE
+            return HASHED_INTO
         return HASHED_WEIGHTED if weighted else HASHED_SUMS
     if weighted:
         return WEIGHTED_ROWS

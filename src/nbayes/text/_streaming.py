@@ -106,7 +106,8 @@ class Accumulator:
         self._grow_columns(width)
         if not hash_into(
             docs, rows[codes], self.fc, self.df, n_features=width,
-            binary=model._clip, lowercase=model.lowercase, stop_words=model._stop_set(),
+            binary=model._clip, lowercase=model.lowercase, ngram_range=model._ngram(),
+            stop_words=model._stop_set(),
         ):  # fmt: skip
             return False
         self.tf_from_fc = True  # unweighted: the column totals, summed once in stats()
