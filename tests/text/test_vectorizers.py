@@ -505,6 +505,10 @@ def test_hash_into_adds_in_place_and_validates() -> None:
     assert hash_into(docs, y, sums, df, n_features=64, ngram_range=(1, 2))
     np.testing.assert_array_equal(sums, 2 * ref + bigrams)
     np.testing.assert_array_equal(df, 2 * ref_df + bigram_df)
+    columns_first = np.zeros((64, 2)).T  # not C-contiguous: added in place all the same
+    assert hash_into(docs, y, columns_first, np.zeros(64, np.int64), n_features=64,
+                     ngram_range=(1, 2))  # fmt: skip
+    np.testing.assert_array_equal(columns_first, bigrams)
     with pytest.raises(ValueError, match="rows must hold one row"):
         hash_into(docs, np.array([0, 2, 0]), sums, df, n_features=64)
     with pytest.raises(ValueError, match="n_features=128"):

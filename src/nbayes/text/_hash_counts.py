@@ -224,7 +224,10 @@ def hash_into(
     indptr, cols, counts = _analysed_rows(docs, lowercase, stop, ngram, int(n_features))
     values = np.ones(len(cols), dtype=sums.dtype) if binary else counts.astype(sums.dtype)
     doc_rows = np.repeat(rows.astype(np.int64, copy=False), np.diff(indptr))
-    np.add.at(sums, (doc_rows, cols), values)
+    if sums.flags.c_contiguous:  # one flat index: numpy's fast path of add.at (~5x)
+        np.add.at(sums.reshape(-1), doc_rows * sums.shape[1] + cols, values)
+    else:
+        np.add.at(sums, (doc_rows, cols), values)
     doc_freq[: int(n_features)] += np.bincount(cols, minlength=int(n_features))
     return True
 
