@@ -6,17 +6,20 @@ separate processes: ``python -c "import numpy"`` (the floor: nbayes cannot start
 than numpy), ``python -c pass``, and ``nbayes train``, ``predict``, ``explain``, ``info``,
 ``eval``, ``update`` and ``forget`` (update/forget on a copy of the model, with a 60-message
 file), and ``train`` with scikit-learn and scipy imported first (what it cost before it
-trained without them). One warm-up round, then ``--runs`` rounds of every measure in turn
-(interleaved, so a busy machine slows them alike); the table gives the median, min and max,
-the ratio of the median to the numpy floor, and the heavy modules (scikit-learn, scipy,
-pandas) the command imported. Goal: ``nbayes info`` <= 2.5x the numpy floor; train,
-predict, explain, info, eval, update and forget on a text model import none of the heavy
-modules.
+trained without them). A hashed n-gram model (``--hashing --ngrams 1-2``) is trained,
+updated and used to predict too; ``--baseline-python`` runs these three with another
+interpreter as well (one with an older nbayes installed: before/after in one run). One
+warm-up round, then ``--runs`` rounds of every measure in turn (interleaved, so a busy
+machine slows them alike); the table gives the median, min and max, the ratio of the median
+to the numpy floor, and the heavy modules (scikit-learn, scipy, pandas) the command
+imported. Goal: ``nbayes info`` <= 2.5x the numpy floor; train, predict, explain, info,
+eval, update and forget on a text model import none of the heavy modules.
 
 Usage::
 
     python benchmarks/bench_cli_costs.py                 # 9 rounds
     python benchmarks/bench_cli_costs.py --runs 15 --json costs.json
+    python benchmarks/bench_cli_costs.py --baseline-python /path/to/old/venv/bin/python
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ from _machine import machine
 SMS = Path("/work/shared/data/sms_spam_collection/sms_spam_collection.csv")
 TEXT = "WINNER!! You have been selected to receive a free prize. Call now to claim your cash"
 GOAL_INFO_RATIO = 2.5
+#: the hashed n-gram model's flags
+HASHED_NGRAMS = ["--hashing", "--ngrams", "1-2"]
 
 # runs the command line in this process and reports the heavy modules it imported (on stderr)
 PROBE = """\
@@ -62,6 +67,10 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=SMS, help="labelled CSV (text,label)")
     ap.add_argument("--runs", type=int, default=9)
     ap.add_argument("--json", type=Path, help="write the figures to this file")
+    ap.add_argument(
+        "--baseline-python", type=Path,
+        help="also time the hashed n-gram commands with this interpreter (before)",
+    )  # fmt: skip
     args = ap.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="nbayes-cli-costs-"))
@@ -75,6 +84,9 @@ def main() -> int:
     subprocess.run([sys.executable, "-m", "nbayes", "train", str(train_csv), "-o", str(model),
                     "-q"], check=True)  # fmt: skip
     shutil.copy(model, copy)
+    hashed = work / "hashed.nbayes"
+    subprocess.run([sys.executable, "-m", "nbayes", "train", str(train_csv), "-o", str(hashed),
+                    "-q", *HASHED_NGRAMS], check=True)  # fmt: skip
 
     py = [sys.executable]
     nb = [sys.executable, "-c", PROBE]
@@ -108,6 +120,17 @@ def main() -> int:
         "nbayes update (60 rows)": [*nb, "update", str(copy), str(more_csv), "-q"],
         "nbayes forget (60 rows)": [*nb, "forget", str(copy), str(more_csv), "-q"],
     }
+    pythons = {"": sys.executable}
+    if args.baseline_python:
+        pythons[" (before)"] = str(args.baseline_python)
+    for tag, python in pythons.items():
+        tnb = [python, "-c", PROBE]
+        out = work / f"hashed{len(tag)}.nbayes"
+        measures[f"hashed 1-2: train{tag}"] = [
+            *tnb, "train", str(train_csv), "-o", str(out), "-q", "--force", *HASHED_NGRAMS
+        ]  # fmt: skip
+        measures[f"hashed 1-2: predict{tag}"] = [*tnb, "predict", str(hashed), str(eval_csv)]
+        measures[f"hashed 1-2: update{tag}"] = [*tnb, "update", str(out), str(more_csv), "-q"]
     times: dict[str, list[float]] = {name: [] for name in measures}
     heavy: dict[str, str] = {}
     for round_ in range(args.runs + 1):  # round 0 warms up
@@ -124,11 +147,11 @@ def main() -> int:
                 times[name].append(elapsed)
     floor = statistics.median(times["python -c 'import numpy'"])
     print(f"# {machine()}; {args.runs} interleaved rounds, text model of {len(rows):,} messages")
-    print(f"{'command':<28} {'median s':>9} {'min':>7} {'max':>7} {'x numpy':>8}  heavy imports")
+    print(f"{'command':<34} {'median s':>9} {'min':>7} {'max':>7} {'x numpy':>8}  heavy imports")
     report = {}
     for name, ts in times.items():
         med = statistics.median(ts)
-        print(f"{name:<28} {med:>9.3f} {min(ts):>7.3f} {max(ts):>7.3f} {med / floor:>8.2f}  "
+        print(f"{name:<34} {med:>9.3f} {min(ts):>7.3f} {max(ts):>7.3f} {med / floor:>8.2f}  "
               f"{heavy.get(name, '')}")  # fmt: skip
         report[name] = {"median_s": med, "min_s": min(ts), "max_s": max(ts),
                         "ratio_to_numpy": med / floor, "heavy": heavy.get(name, "")}  # fmt: skip

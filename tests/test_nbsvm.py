@@ -633,7 +633,7 @@ def _ece(codes: np.ndarray, proba: np.ndarray, bins: int = 15) -> float:
 
 
 def test_the_shift_is_fitted_with_the_scale_and_changes_no_prediction(tmp_path, rt, rt3):
-    """calibration="temperature_shift" (the default): with more than two classes the
+    """calibration="temperature_shift": with more than two classes the
     probabilities are the logistic of proba_scale_ * decision + proba_shift_ normalised, the
     pair of least held-out log loss (no lower than the scale alone's); the most probable
     class is predict's. Two classes: shift 0, the probabilities of "temperature"."""
@@ -642,9 +642,8 @@ def test_the_shift_is_fitted_with_the_scale_and_changes_no_prediction(tmp_path, 
     from nbayes.nbsvm._calibration import _log_probabilities, _platt_targets
 
     docs, y = rt3
-    model = NBSVM(random_state=0).fit(docs[:240], y[:240])
+    model = NBSVM(random_state=0, calibration="temperature_shift").fit(docs[:240], y[:240])
     alone = NBSVM(random_state=0, calibration="temperature").fit(docs[:240], y[:240])
-    assert model.calibration == "temperature_shift"
     a, t = model.proba_scale_, model.proba_shift_
     assert t != 0
     test = docs[240:]
@@ -675,6 +674,72 @@ def test_the_shift_is_fitted_with_the_scale_and_changes_no_prediction(tmp_path, 
     same = NBSVM(random_state=0, calibration="temperature").fit(docs[:240], y[:240])
     assert two.proba_shift_ == 0.0 and two.proba_scale_ == same.proba_scale_
     np.testing.assert_array_equal(two.predict_proba(docs), same.predict_proba(docs))
+
+
+def test_binned_is_the_shifted_map_with_the_top_probability_binned(tmp_path, rt3, rt):
+    """calibration="binned" (the default): with more than two classes the top probability
+    of "temperature_shift" becomes its held-out bin's accuracy, the others scaled to fill
+    the rest; no prediction changes; a file loads with the same probabilities. Two
+    classes: the probabilities of "temperature"."""
+    from nbayes.nbsvm._calibration import TopBins, probabilities
+
+    docs, y = rt3
+    model = NBSVM(random_state=0).fit(docs[:240], y[:240])
+    assert model.calibration == "binned"
+    test = docs[240:]
+    shifted = probabilities(model.decision_function(test), model.proba_scale_,
+                            model.proba_shift_)  # fmt: skip
+    held = model.held_out_
+    bins = TopBins.fit(
+        probabilities(held.decision(model.beta), model.proba_scale_, model.proba_shift_),
+        held.codes, held.weight,
+    )  # fmt: skip
+    got = model.predict_proba(test)
+    np.testing.assert_array_equal(got, bins.apply(shifted))
+    np.testing.assert_allclose(got.sum(1), 1.0, rtol=1e-12)
+    assert model.classes_[got.argmax(1)].tolist() == model.predict(test).tolist()
+    others = np.delete(shifted, shifted.argmax(1)[:, None] + 3 * np.arange(len(test))[:, None],
+                       axis=None).reshape(len(test), 2)  # fmt: skip
+    kept = np.delete(got, got.argmax(1)[:, None] + 3 * np.arange(len(test))[:, None],
+                     axis=None).reshape(len(test), 2)  # fmt: skip
+    np.testing.assert_allclose(kept[:, 0] * others[:, 1], kept[:, 1] * others[:, 0], atol=1e-15)
+    nbayes.save(model, tmp_path / "m.nbayes")
+    loaded = nbayes.load(tmp_path / "m.nbayes")
+    np.testing.assert_array_equal(loaded.predict_proba(test), got)
+    assert np.array_equal(loaded.set_params(calibration="temperature_shift").predict_proba(test),
+                          shifted)  # fmt: skip
+    docs, y = rt
+    two = NBSVM(random_state=0).fit(docs[:240], y[:240])
+    same = NBSVM(random_state=0, calibration="temperature").fit(docs[:240], y[:240])
+    np.testing.assert_array_equal(two.predict_proba(docs), same.predict_proba(docs))
+
+
+def test_top_bins_calibrate_an_overconfident_top_class_and_keep_the_argmax() -> None:
+    """Probabilities whose top class is right less often than they say: bins fitted on one
+    half calibrate the other (ECE at least halved); the most probable class never changes,
+    also where the bin's value is below what the second class would get."""
+    from nbayes.nbsvm._calibration import TopBins
+
+    rng = np.random.default_rng(0)
+    n, k = 8000, 5
+    proba = rng.dirichlet(np.full(k, 0.3), n)
+    top = proba.max(1)
+    right = rng.random(n) < top**2  # overconfident: right with probability top^2
+    best = proba.argmax(1)
+    codes = np.where(right, best, (best + 1 + rng.integers(0, k - 1, n)) % k)
+    half = n // 2
+    bins = TopBins.fit(proba[:half], codes[:half], np.ones(half))
+    assert len(bins.values) == len(bins.edges) + 1 <= 15
+    assert ((bins.values > 0) & (bins.values < 1)).all()
+    out = bins.apply(proba[half:])
+    assert np.array_equal(out.argmax(1), proba[half:].argmax(1))
+    np.testing.assert_allclose(out.sum(1), 1.0, rtol=1e-12)
+    assert _ece(codes[half:], out) < 0.5 * _ece(codes[half:], proba[half:])
+    close = np.array([[0.34, 0.33, 0.33], [0.5, 0.5, 0.0], [1.0, 0.0, 0.0]])
+    low = TopBins(np.array([0.9]), np.array([0.2, 0.95]))
+    got = low.apply(close)
+    assert got.argmax(1).tolist() == [0, 0, 0] and got[0, 0] > got[0, 1]
+    np.testing.assert_allclose(got.sum(1), 1.0)
 
 
 def test_a_file_of_the_scale_alone_loads_with_the_probabilities_it_gave(tmp_path, rt3):

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from nbayes.cli import main
+
 from .conftest import assert_error, run, write_csv
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -41,6 +43,18 @@ def _heavy_imports(argv: list[str]) -> set[str]:
     return loaded & {"sklearn", "scipy", "pandas"}
 
 
+#: the text settings of the command line: hashing x n-grams x binary x the models
+TEXT_SETTINGS = [
+    [], ["--model", "bernoulli", "--ngrams", "1-2"], ["--model", "complement", "--min-df", "1"],
+    ["--hashing"], ["--hashing", "--binary", "--model", "bernoulli"], ["--stop-words", "english"],
+    ["--class-prior", "spam=0.3,ham=0.7"], ["--hashing", "--ngrams", "2"],
+    ["--hashing", "--ngrams", "2-2", "--binary"],
+    ["--hashing", "--ngrams", "1-3", "--model", "complement", "--stop-words", "english"],
+    ["--hashing", "--ngrams", "1-2", "--model", "bernoulli", "--binary"],
+    ["--ngrams", "2-3", "--binary", "--model", "complement"],
+]  # fmt: skip
+
+
 @pytest.mark.parametrize("command", ["info", "eval", "predict", "explain"])
 def test_reading_a_text_model_imports_no_scikit_learn_scipy_or_pandas(
     text_model: Path, texts_csv: Path, command: str
@@ -55,22 +69,36 @@ def test_reading_a_text_model_imports_no_scikit_learn_scipy_or_pandas(
 
 
 @pytest.mark.parametrize(
-    "flags",
-    [[], ["--model", "bernoulli", "--ngrams", "1-2"], ["--model", "complement", "--min-df", "1"],
-     ["--hashing"], ["--hashing", "--binary", "--model", "bernoulli"], ["--stop-words", "english"],
-     ["--class-prior", "spam=0.3,ham=0.7"]],
-    ids=repr,
-)  # fmt: skip
+    "flags", [s for s in TEXT_SETTINGS if "--hashing" in s and "--ngrams" in s], ids=repr
+)
+def test_reading_a_hashed_ngram_model_imports_no_scikit_learn_scipy_or_pandas(
+    tmp_path: Path, texts_csv: Path, flags: list[str]
+) -> None:
+    # its words are hashed as they are counted: scikit-learn's MurmurHash, in numpy
+    model = tmp_path / "hashed.nbayes"
+    assert main(["train", str(texts_csv), "-o", str(model), "-q", *flags]) == 0
+    for argv in (["info", str(model)], ["eval", str(model), str(texts_csv)],
+                 ["predict", str(model), str(texts_csv)],
+                 ["explain", str(model), "free prize now",
+                  *([] if "complement" in flags else ["--exact"])]):  # fmt: skip
+        assert _heavy_imports(argv) == set(), argv
+
+
+@pytest.mark.parametrize("flags", TEXT_SETTINGS, ids=repr)
 def test_training_a_text_model_imports_no_scikit_learn_scipy_or_pandas(
     tmp_path: Path, texts_csv: Path, flags: list[str]
 ) -> None:
-    # (hashed n-grams beyond unigrams still add sparse per-chunk tables: scipy)
     out = tmp_path / "trained.nbayes"
     assert _heavy_imports(["train", str(texts_csv), "-o", str(out), "-q", *flags]) == set()
     assert out.exists()
 
 
-@pytest.mark.parametrize("flags", [[], ["--hashing", "--model", "bernoulli"]], ids=repr)
+@pytest.mark.parametrize(
+    "flags",
+    [[], ["--hashing", "--model", "bernoulli"], ["--hashing", "--ngrams", "1-2"],
+     ["--hashing", "--ngrams", "2-3", "--binary", "--model", "complement"]],
+    ids=repr,
+)  # fmt: skip
 def test_updating_and_forgetting_a_text_model_import_no_scikit_learn_scipy_or_pandas(
     tmp_path: Path, texts_csv: Path, flags: list[str]
 ) -> None:

@@ -460,9 +460,11 @@ def test_latin1_scanner_matches_sklearn(docs: list[str], lowercase: bool) -> Non
     lowercase=st.booleans(),
     stop=st.sampled_from([None, "english", ["ab", "été", "σας", "x" * 20, "can't", "i̇ab"]]),
     n_features=st.sampled_from([1, 7, 2**10]),
+    ngram_range=st.sampled_from([(1, 1), (1, 2), (2, 2), (1, 3)]),
 )
-def test_hash_into_matches_sklearn(docs, binary, lowercase, stop, n_features) -> None:
-    """The compiled hashing kernel (murmurhash3 of UTF-8) equals scikit-learn."""
+def test_hash_into_matches_sklearn(docs, binary, lowercase, stop, n_features, ngram_range) -> None:
+    """The compiled hashing kernel (murmurhash3 of UTF-8) equals scikit-learn, and so do
+    the n-grams' counts (the token streams, each term hashed in numpy)."""
     import warnings as _w
 
     y = np.arange(len(docs)) % 2
@@ -472,11 +474,11 @@ def test_hash_into_matches_sklearn(docs, binary, lowercase, stop, n_features) ->
         _w.simplefilter("ignore")  # scikit-learn warns about inconsistent stop lists
         X = SkHash(
             n_features=n_features, alternate_sign=False, norm=None, binary=binary,
-            lowercase=lowercase, stop_words=stop,
+            lowercase=lowercase, stop_words=stop, ngram_range=ngram_range,
         ).transform(docs)  # fmt: skip
     assert hash_into(
         docs, y, sums, df, n_features=n_features, binary=binary, lowercase=lowercase,
-        stop_words=stop,
+        stop_words=stop, ngram_range=ngram_range,
     )  # fmt: skip
     Y = sp.csr_matrix((np.ones(len(y)), (y, np.arange(len(y)))), shape=(2, len(y)))
     np.testing.assert_array_equal(sums, (Y @ X).toarray())
@@ -493,8 +495,20 @@ def test_hash_into_adds_in_place_and_validates() -> None:
     ref, ref_df = hash_by_class(docs, y, 2, n_features=64)
     np.testing.assert_array_equal(sums, 2 * ref)
     np.testing.assert_array_equal(df, 2 * ref_df)
-    assert not hash_into(docs, y, sums, df, n_features=64, ngram_range=(1, 2))
+
+    class Doc(str):
+        pass
+
+    assert not hash_into([Doc(d) for d in docs], y, sums, df, n_features=64)
     np.testing.assert_array_equal(sums, 2 * ref)  # nothing added when it declines
+    bigrams, bigram_df = hash_by_class(docs, y, 2, n_features=64, ngram_range=(1, 2))
+    assert hash_into(docs, y, sums, df, n_features=64, ngram_range=(1, 2))
+    np.testing.assert_array_equal(sums, 2 * ref + bigrams)
+    np.testing.assert_array_equal(df, 2 * ref_df + bigram_df)
+    columns_first = np.zeros((64, 2)).T  # not C-contiguous: added in place all the same
+    assert hash_into(docs, y, columns_first, np.zeros(64, np.int64), n_features=64,
+                     ngram_range=(1, 2))  # fmt: skip
+    np.testing.assert_array_equal(columns_first, bigrams)
     with pytest.raises(ValueError, match="rows must hold one row"):
         hash_into(docs, np.array([0, 2, 0]), sums, df, n_features=64)
     with pytest.raises(ValueError, match="n_features=128"):
@@ -517,6 +531,45 @@ def test_hash_into_every_token_length(alphabet: str) -> None:
     Y = sp.csr_matrix((np.ones(len(y)), (y, np.arange(len(y)))), shape=(3, len(y)))
     np.testing.assert_array_equal(sums, (Y @ X).toarray())
     np.testing.assert_array_equal(df, np.bincount(X.indices, minlength=2**16))
+
+
+@settings(max_examples=60, deadline=None)
+@given(terms=st.lists(st.one_of(tricky_text, any_text, st.just("")), max_size=12))
+def test_murmurhash_in_numpy_is_sklearns(terms: list[str]) -> None:
+    from sklearn.utils import murmurhash3_32 as sk_murmur
+
+    from nbayes.text._murmur import murmurhash3_32
+
+    terms = [t for t in terms if not any(0xD800 <= ord(c) < 0xE000 for c in t)]
+    want = [sk_murmur(t, seed=0) for t in terms]
+    assert murmurhash3_32(terms).tolist() == want
+
+
+def test_murmurhash_in_numpy_of_every_length() -> None:
+    """Blocks and tails of every length, terms longer than the vectorized blocks."""
+    from sklearn.utils import murmurhash3_32 as sk_murmur
+
+    from nbayes.text._murmur import murmurhash3_32
+
+    terms = ["aé中😀"[: n % 4 + 1] * (n // 3) + "x" * (n % 5) for n in range(700)]
+    terms += ["", "z" * 10_001, "a b", "😀" * 65]
+    assert murmurhash3_32(terms).tolist() == [sk_murmur(t, seed=0) for t in terms]
+    assert murmurhash3_32([]).shape == (0,)
+
+
+@pytest.mark.parametrize("ngram_range", [(1, 1), (1, 2), (2, 2), (2, 4)])
+@pytest.mark.parametrize("stop", [None, "english"])
+def test_hash_rows_are_sklearns_hashed_counts(ngram_range, stop) -> None:
+    from nbayes.text._class_counts import stop_set
+    from nbayes.text._hash_counts import hash_rows
+
+    want = SkHash(n_features=2**10, alternate_sign=False, norm=None, ngram_range=ngram_range,
+                  stop_words=stop).transform(SMS)  # fmt: skip
+    indptr, indices, counts = hash_rows(SMS, n_features=2**10, ngram_range=ngram_range,
+                                        stop_words=stop_set(stop))  # fmt: skip
+    got = sp.csr_matrix((counts, indices, indptr), shape=want.shape)
+    assert got.has_sorted_indices and counts.dtype == np.float64
+    np.testing.assert_array_equal(got.toarray(), want.toarray())
 
 
 def test_frozen_vocabulary_is_read_only_and_pickles() -> None:

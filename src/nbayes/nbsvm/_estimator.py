@@ -41,7 +41,7 @@ from ..naive_bayes import MultinomialNB
 from ..text import _analyzer
 from ..text.recipes import resolve as resolve_recipe
 from ..text.vectorizers import CountVectorizer
-from ._calibration import HeldOutScores, cross_fit, probabilities
+from ._calibration import HeldOutScores, TopBins, cross_fit, probabilities
 from ._ratios import problem_ratios
 
 __all__ = ["NBSVM"]
@@ -61,11 +61,11 @@ _unit_real = P.Rule(
     "a float in the range [0.0, 1.0]",
     "a number from 0 to 1",
 )
-CALIBRATIONS = ("temperature_shift", "temperature")
+CALIBRATIONS = ("binned", "temperature_shift", "temperature")
 _calibration = P.Rule(
     lambda v: v is None or (isinstance(v, str) and v in CALIBRATIONS),
-    "'temperature_shift', 'temperature' or None",
-    "'temperature_shift' or 'temperature'",
+    "'binned', 'temperature_shift', 'temperature' or None",
+    "'binned', 'temperature_shift' or 'temperature'",
 )
 
 
@@ -120,7 +120,7 @@ class NBSVM(ClassifierMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         The solver's coordinate order (liblinear shuffles): fix it for reproducible fits.
         It also draws the folds of the calibration (a fixed seed when None).
-    calibration : {"temperature_shift", "temperature"} or None, default="temperature_shift"
+    calibration : {"binned", "temperature_shift", "temperature"} or None, default="binned"
         How :meth:`predict_proba` maps the decision values to probabilities.
         "temperature": the logistic of ``proba_scale_ * decision`` (normalised over the
         classes, one-vs-rest), one scale fitted at ``fit`` to
@@ -134,8 +134,14 @@ class NBSVM(ClassifierMixin, BaseEstimator):
         ``proba_scale_ * decision + proba_shift_``, the same shift for every class, both
         fitted to the same held-out values (20 Newsgroups' bydate test set: expected
         calibration error 0.035 against 0.038 with the scale alone); with two classes the
-        shift is 0 and it is "temperature". It changes no prediction either. None: the
-        logistic of the decision values, as before nbayes 0.2 (it hugs 0.5).
+        shift is 0 and it is "temperature". It changes no prediction either.
+        "binned": "temperature_shift", then with more than two classes the most probable
+        class's probability binned: the held-out documents' top probabilities cut into 15
+        bins of equal numbers of documents, each valued at its documents' accuracy
+        (Laplace-smoothed), the other classes sharing the rest (20 Newsgroups' bydate test
+        set: 0.026 against 0.035); with two classes it is "temperature". It changes no
+        prediction either. None: the logistic of the decision values, as before nbayes 0.2
+        (it hugs 0.5).
 
     Attributes
     ----------
@@ -211,7 +217,7 @@ class NBSVM(ClassifierMixin, BaseEstimator):
     tol: float = 1e-4
     max_iter: int = 1000
     random_state: Any = None
-    calibration: str | None = "temperature_shift"
+    calibration: str | None = "binned"
 
     # ---------------------------------------------------------------- settings
     def _check_params(self) -> None:
@@ -341,6 +347,7 @@ class NBSVM(ClassifierMixin, BaseEstimator):
         self.solver_intercept_ = intercept
         self.__dict__.pop("_weights_cache", None)
         self.__dict__.pop("_scale_cache", None)
+        self.__dict__.pop("_bins_cache", None)
         return self
 
     # ------------------------------------------------------------ derivation
@@ -439,7 +446,28 @@ class NBSVM(ClassifierMixin, BaseEstimator):
         (``calibration=None``, or a model file of nbayes 0.1) the scale is 1: with the SVM
         losses a monotone map of the margins that hugs 0.5.
         """
-        return probabilities(self._scores(X), *self._proba_map())
+        return self._probabilities(self._scores(X))
+
+    def _probabilities(self, scores: np.ndarray) -> np.ndarray:
+        """Class probabilities of decision values by the fitted map."""
+        proba = probabilities(scores, *self._proba_map())
+        bins = self._top_bins()
+        return proba if bins is None else bins.apply(proba)
+
+    def _top_bins(self) -> TopBins | None:
+        """The binning of the top probability (``calibration="binned"`` and more than two
+        classes; else None), fitted to ``held_out_`` for the current ``beta``, cached."""
+        if self.calibration != "binned" or len(self.classes_) < 3:
+            return None
+        fitted = self._fitted_map()
+        held_out = self.__dict__.get("held_out_")
+        if fitted is None or held_out is None:
+            return None
+        cache = self.__dict__.get("_bins_cache")
+        if cache is None or cache[0] != (self.beta, fitted):
+            cache = ((self.beta, fitted), held_out.top_bins(float(self.beta), *fitted))
+            self.__dict__["_bins_cache"] = cache
+        return cache[1]
 
     def _proba_map(self) -> tuple[float, float]:
         """The scale and shift of :meth:`predict_proba` (1 and 0 uncalibrated)."""
@@ -460,7 +488,7 @@ class NBSVM(ClassifierMixin, BaseEstimator):
             beta, n_classes = float(self.beta), len(self.classes_)
             if self.calibration == "temperature":
                 fitted = (held_out.scale(beta, n_classes), 0.0)
-            else:  # "temperature_shift" (or None set after the fit: the fit's held-out values)
+            else:  # "temperature_shift", "binned" (or None set after the fit: the held out)
                 fitted = held_out.scale_shift(beta, n_classes)
             cache = (key, fitted)
             self.__dict__["_scale_cache"] = cache
@@ -490,7 +518,7 @@ class NBSVM(ClassifierMixin, BaseEstimator):
         classes of ``X`` from one scoring, as the Naive Bayes models'
         :meth:`~nbayes.MultinomialNB.decide`."""
         scores = self._scores(X)
-        proba = probabilities(scores, *self._proba_map())
+        proba = self._probabilities(scores)
         return decisions_from_proba(proba, self.classes_, self._labels(scores))
 
     def predict_top(self, X: Any, n: int = 3) -> TopPredictions:

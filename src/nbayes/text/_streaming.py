@@ -94,15 +94,15 @@ class Accumulator:
         self.n_docs += batch.n_docs
 
     def add_hashed(self, docs: list[str], y: np.ndarray, counting: Counting) -> bool:
-        """Add the hashed unigram counts of a batch straight into the totals by the kernel
-        (no per-batch table, no term list); False, having added nothing, if the kernel
-        does not take the batch."""
+        """Add the hashed counts of a batch straight into the totals (no per-batch table,
+        no term list; n-grams through the token streams); False, having added nothing, if
+        the documents are not all ``str``."""
         classes, codes = class_codes(y)
         width = counting.n_features
         rows = self._grow_classes(classes)
         self._grow_columns(width)
         if not add_hashed(docs, rows[codes], self.fc, self.df, width, counting.clip,
-                          counting.lowercase, counting.stop):  # fmt: skip
+                          counting.lowercase, counting.stop, counting.ngram):  # fmt: skip
             return False
         self.tf_from_fc = True  # unweighted: the column totals, summed once in stats()
         self.class_count[rows] += np.bincount(codes, minlength=len(classes))
@@ -125,8 +125,8 @@ def fit_chunks(model: Any, chunks: Iterable[tuple[Sequence[str], Any]]) -> Any:
     counting = model._counting(check=True)
     warn_if_inconsistent(counting.stop_words, counting.lowercase)
     plan = counting.plan(weighted=False, stream=True)
-    # hashed unigrams: added by the kernel into the running totals in place
-    in_place = plan.indexing == routes.HASHED and plan.tokens == routes.ZERO_COPY
+    # hashed counts: added into the running totals in place (no scipy)
+    in_place = plan.indexing == routes.HASHED
     vocabulary: dict[str, int] = {}
     total = Accumulator()
     for texts, labels in chunks:

@@ -18,12 +18,12 @@ predicts starts in a fraction of the time:
 A single document of a vocabulary model is counted in pure Python (``re`` and dict
 look-ups); a batch, and hashed text, go through the compiled kernels of
 :mod:`nbayes.text._tokenize` and :mod:`nbayes.text._drivers.hashing` (imported then), the product
-with the weights through :func:`nbayes.text._drivers.sparse_dot.csr_dot`. One setting is served by
-other code: hashed word n-grams (and hashed text the compiled reader cannot take) are
-hashed by :func:`nbayes.text.hashing_transform`, with scikit-learn's MurmurHash, so that
-path imports scikit-learn. Everything a model file can hold is served; what only an
-in-memory TextClassifier can have (a ``preprocess`` function, a list of stop words) is
-served by its own scorer, except :meth:`TextClassifier.analyze` with a list of stop
+with the weights through :func:`nbayes.text._drivers.sparse_dot.csr_dot`; hashed word n-grams (and
+hashed text the compiled reader cannot take) through the token streams, each term's bucket
+scikit-learn's MurmurHash computed in numpy (:func:`nbayes.text._drivers.hash_counts.hash_rows`),
+so no setting imports scikit-learn or scipy. Everything a model file can hold is served;
+what only an in-memory TextClassifier can have (a ``preprocess`` function, a list of stop
+words) is served by its own scorer, except :meth:`TextClassifier.analyze` with a list of stop
 words, which keeps scikit-learn's analyzer for its consistency warning.
 
 Examples
@@ -325,25 +325,12 @@ class TextScorer(PosteriorMixin):
         )  # fmt: skip
 
     def _hashed(self, docs: list[str]) -> CountRows:
-        pieces = None
-        if docs and self.counting.tokens == routes.ZERO_COPY:
-            from ._drivers import hashing as _hashing
+        from ._drivers.hash_counts import hash_rows
 
-            pieces = _hashing.direct_hash_transform(
-                docs, self.lowercase, self.n_features, False, self.stop_words
-            )
-        if pieces is not None:
-            indptr, indices, sums = pieces
-            data = sums.astype(np.float64)
-        else:  # word n-grams (or text the compiled reader cannot take): scikit-learn's hash
-            from .vectorizers import hashing_transform
-
-            X = hashing_transform(
-                docs, n_features=self.n_features, alternate_sign=False, norm=None,
-                lowercase=self.lowercase, ngram_range=self.ngram_range,
-                stop_words=self.stop_words,
-            )  # fmt: skip
-            indptr, indices, data = X.indptr, X.indices, X.data
+        indptr, indices, data = hash_rows(
+            docs, n_features=self.n_features, lowercase=self.lowercase,
+            ngram_range=self.ngram_range, stop_words=self.stop_words,
+        )  # fmt: skip
         if self.binary:
             data = np.ones_like(data)
         assert self._lut is not None

@@ -17,13 +17,15 @@ predicts exactly as the saved one and ``beta`` can still be changed. ``"fitted"`
 settings the fit tokenized with (``preprocess_`` and the vectorizer's), which prediction
 uses even when the hyperparameters were changed after the fit.
 
-A calibrated model (``calibration="temperature_shift"`` or ``"temperature"``) stores its
-``held_out_`` decision values under ``held_out/``: ``nb`` and ``svm`` (n_documents,
-n_problems), ``codes`` (int64, the class of each document) and ``weight`` (n_documents,);
-the probability scale (and shift) is derived from them on load, for any ``beta``, as ``fit``
-derives it, by the map the hyperparameter ``calibration`` names (validated at load, as every
-hyperparameter): a file written before the shift existed says "temperature" and loads with
-the probabilities it gave. A file of nbayes 0.1 has neither
+A calibrated model (``calibration="binned"``, ``"temperature_shift"`` or ``"temperature"``)
+stores its ``held_out_`` decision values under ``held_out/``: ``nb`` and ``svm``
+(n_documents, n_problems), ``codes`` (int64, the class of each document) and ``weight``
+(n_documents,); the probability scale (and shift) is derived from them on load, for any
+``beta``, as ``fit`` derives it, by the map the hyperparameter ``calibration`` names
+(validated at load, as every hyperparameter): a file written before the shift existed says
+"temperature", one before the binning "temperature_shift", and each loads with the
+probabilities it gave (the bins of "binned" are derived from the same held-out values).
+A file of nbayes 0.1 has neither
 ``"held_out"`` nor the hyperparameter ``calibration``: it loads uncalibrated
 (``calibration=None``), with the probabilities it gave.
 """

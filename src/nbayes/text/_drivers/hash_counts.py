@@ -1,6 +1,13 @@
 """Hashed term counts: scikit-learn's ``HashingVectorizer`` output, and per-class sums of it
 straight from the documents, through the compiled kernels of :mod:`nbayes.text._drivers.hashing`
 (unigrams) or the token streams (n-grams), as :mod:`nbayes.text._routes` chooses.
+
+The n-grams' buckets are scikit-learn's MurmurHash of each distinct term, computed in numpy
+(:mod:`nbayes.text._murmur`); their counts are made by the token-stream kernels with a
+column per term id (its bucket), which sum the terms of a document that share a bucket.
+Neither scikit-learn nor scipy is imported for counts that are not a sparse matrix
+(:func:`hash_into`, :func:`hash_by_class`, :func:`hash_rows`): ``nbayes train``,
+``update``, ``forget`` and ``predict`` of a hashed n-gram model (issue 28).
 """
 
 from __future__ import annotations
@@ -17,18 +24,24 @@ from nbayes.text import _routes as routes
 from nbayes.text._drivers import hashing as _hashing
 from nbayes.text._drivers.class_counts import as_configured, as_str_list, stop_set
 from nbayes.text._drivers.token_streams import _Analysis, _check_ngram
+from nbayes.text._murmur import murmurhash3_32
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
-__all__ = ["hash_by_class", "hash_into", "hashed_batch", "hashing_transform"]
+__all__ = [
+    "add_hashed",
+    "hash_by_class",
+    "hash_into",
+    "hash_rows",
+    "hashed_batch",
+    "hashing_transform",
+]
 
 
 def _murmur_index_sign(terms: list[str], n_features: int) -> tuple[np.ndarray, np.ndarray]:
     """scikit-learn's FeatureHasher mapping term -> (column, sign), seed 0."""
-    from sklearn.utils import murmurhash3_32
-
-    h = np.fromiter((murmurhash3_32(t, seed=0) for t in terms), dtype=np.int64, count=len(terms))
+    h = murmurhash3_32(terms)
     idx = np.abs(h) % n_features
     idx[h == -(2**31)] = (2**31 - 1 - (n_features - 1)) % n_features
     sign = np.where(h >= 0, 1, -1)
@@ -145,6 +158,49 @@ def _hash_analysis(
     return X
 
 
+def _hashed_columns(an: _Analysis, n_features: int) -> np.ndarray:
+    """The bucket of every term id the analysis emitted (-1 for the ids it did not)."""
+    seen, _ = an.seen()
+    used = np.flatnonzero(seen >= 0)
+    col = np.full(len(seen), -1, dtype=np.int64)
+    col[used] = _murmur_index_sign(an.term_strings(used), n_features)[0]
+    return col
+
+
+def _analysed_rows(
+    docs: list[str], lowercase: bool, stop: frozenset[Any] | None, ngram: tuple[int, int],
+    n_features: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """CSR pieces of the hashed counts (``alternate_sign=False``) through the token
+    streams: every row's buckets sorted, the terms sharing a bucket summed."""
+    an = _Analysis(docs, lowercase, stop, ngram)
+    return an.rows(_hashed_columns(an, n_features), n_features)
+
+
+def hash_rows(
+    docs: list[str],
+    *,
+    n_features: int,
+    lowercase: bool = True,
+    ngram_range: tuple[int, int] = (1, 1),
+    stop_words: frozenset[Any] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR pieces ``(indptr, indices, counts)`` of
+    ``hashing_transform(docs, alternate_sign=False, norm=None)`` (indices sorted within each
+    row, float64 counts) without scipy or scikit-learn: what a hashed model scores.
+    ``docs`` are exact ``str``; ``stop_words`` a set (:func:`stop_set`)."""
+    ngram = _check_ngram(ngram_range)
+    pieces = None
+    if docs and routes.tokens(ngram) == routes.ZERO_COPY:
+        pieces = _hashing.direct_hash_transform(
+            docs, bool(lowercase), int(n_features), False, stop_words
+        )
+    if pieces is None:  # n-grams, or text the zero-copy reader cannot take
+        pieces = _analysed_rows(docs, lowercase, stop_words, ngram, int(n_features))
+    indptr, indices, counts = pieces
+    return indptr, indices, counts.astype(np.float64)
+
+
 def hash_into(
     docs: Sequence[str],
     rows: np.ndarray,
@@ -157,24 +213,25 @@ def hash_into(
     ngram_range: tuple[int, int] = (1, 1),
     stop_words: str | Iterable[str] | None = None,
 ) -> bool:
-    """Add the hashed counts of ``docs`` into ``sums[rows[i]]``, ``doc_freq`` and
-    ``term_freq`` in place, by the compiled kernel (no term is ever stored).
+    """Add the hashed counts of ``docs`` into ``sums[rows[i]]`` and ``doc_freq`` in
+    place, by the compiled kernels (for unigrams no term is ever stored).
 
     The counts are those of ``HashingVectorizer(n_features, alternate_sign=False,
     norm=None, binary, lowercase, stop_words)``: ``sums[c, j]`` gains the count of
     column ``j`` in the documents with ``rows[i] == c``, ``doc_freq[j]`` the number of
-    documents with column ``j``. Memory is that of the arrays given plus 8 bytes per
-    column, whatever the number of distinct words. Single-threaded (each add goes to
+    documents with column ``j``. Unigrams: memory is that of the arrays given plus 8
+    bytes per column, whatever the number of distinct words. Single-threaded (each add goes to
     the shared arrays); about 4x scikit-learn's HashingVectorizer alone.
 
-    Returns False, having added nothing, when the kernel cannot take the input (word
-    n-grams, documents that are not exact ``str``, a Python without the zero-copy
-    reader): use :func:`hashing_transform` then.
+    Word n-grams (and unigrams when this Python's strings cannot be read in place) are
+    counted through the token streams: each distinct term hashed once, the counts of a
+    batch added as its sparse rows (memory of the order of the batch's entries).
+
+    Returns False, having added nothing, when the documents are not all exact ``str``:
+    use :func:`hashing_transform` then.
     """
-    if routes.tokens(_check_ngram(ngram_range)) != routes.ZERO_COPY:
-        return False
     return add_hashed(docs, rows, sums, doc_freq, int(n_features), bool(binary),
-                      bool(lowercase), stop_set(stop_words))  # fmt: skip
+                      bool(lowercase), stop_set(stop_words), _check_ngram(ngram_range))  # fmt: skip
 
 
 def add_hashed(
@@ -186,8 +243,9 @@ def add_hashed(
     binary: bool,
     lowercase: bool,
     stop: frozenset[Any] | None,
+    ngram: tuple[int, int] = (1, 1),
 ) -> bool:
-    """:func:`hash_into` of unigrams, the other settings checked."""
+    """:func:`hash_into` of checked settings."""
     if not routes.all_str(docs):
         return False
     if sums.shape[1] < n_features or doc_freq.shape[0] < n_features:
@@ -198,7 +256,20 @@ def add_hashed(
             f"rows must hold one row of sums (0..{len(sums) - 1}) per document; got shape "
             f"{rows.shape}."
         )
-    return _hashing.direct_hash(docs, rows, lowercase, binary, n_features, sums, doc_freq, stop)
+    if routes.tokens(ngram) == routes.ZERO_COPY and _hashing.direct_hash(
+        docs, rows, lowercase, binary, n_features, sums, doc_freq, stop
+    ):
+        return True
+    docs = as_str_list(docs)
+    indptr, cols, counts = _analysed_rows(docs, lowercase, stop, ngram, n_features)
+    values = np.ones(len(cols), dtype=sums.dtype) if binary else counts.astype(sums.dtype)
+    doc_rows = np.repeat(rows.astype(np.int64, copy=False), np.diff(indptr))
+    if sums.flags.c_contiguous:  # one flat index: numpy's fast path of add.at (~5x)
+        np.add.at(sums.reshape(-1), doc_rows * sums.shape[1] + cols, values)
+    else:
+        np.add.at(sums, (doc_rows, cols), values)
+    doc_freq[:n_features] += np.bincount(cols, minlength=n_features)
+    return True
 
 
 def hash_by_class(
@@ -268,13 +339,13 @@ def hashed_batch(
     ``HashingVectorizer(alternate_sign=False, norm=None, binary=...)``): ``(sums,
     doc_freq, term_freq)``. ``rows``: ``sums`` are the documents' rows (a CSR matrix) for
     the caller to weight or add as they are; else the dense per-class sums, by the
-    compiled kernel straight from the documents where it takes them (unigrams, exact
-    ``str``). ``codes`` are valid class codes."""
-    if not rows and tokens == routes.ZERO_COPY and routes.all_str(docs):
+    compiled kernel (unigrams) or the token streams (n-grams) straight from the documents
+    when they are all exact ``str`` (no scipy). ``codes`` are valid class codes."""
+    if not rows and routes.all_str(docs):  # unigrams by the kernel, n-grams by the streams
         sums = np.zeros((n_classes, n_features))
         df = np.zeros(n_features, dtype=np.int64)
         y = np.asarray(codes).astype(np.int64, copy=False)
-        if _hashing.direct_hash(docs, y, lowercase, binary, n_features, sums, df, stop):
+        if add_hashed(docs, y, sums, df, n_features, binary, lowercase, stop, ngram):
             return sums, df, sums.sum(axis=0)
     X = _transform(docs, n_features, False, None, binary, lowercase, ngram, tokens, stop,
                    np.float64)  # fmt: skip
