@@ -115,8 +115,7 @@ class TextCounts(Counts):
         kept = np.asarray(model._scorer().selection.kept)
         if self._kept is None or not np.array_equal(self._kept[0], kept):
             self._kept = (kept, self.D[:, kept])  # the kept columns are the same every time
-        family, d, _ = model.likelihood()
-        return np.asarray(family.joint_log_likelihood(d, self._kept[1]))
+        return model.likelihood().joint_log_likelihood(self._kept[1])
 
 
 class MatrixCounts(Counts):
