@@ -29,7 +29,7 @@ other. docs/architecture.md ("Threads") states the contract.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
 import numpy as np
@@ -553,7 +553,8 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         X = self._check_X(row)
         values = self._row_values(X)
         names = self._feature_names() if feature_names is None else list(feature_names)
-        fitted = replace(self._fitted(), feature_names=names)
+        f = self._fitted()  # named here (a plain call: dataclasses.replace costs microseconds)
+        fitted = FittedLikelihood(f.family, f.derived, f.stats, f.params, names, f.lookup)
         return explain_row(fitted, X, values, exact)
 
     def _exact_prior(self, params: dict[str, Any]) -> Any:
