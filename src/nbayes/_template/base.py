@@ -28,7 +28,7 @@ other. docs/architecture.md ("Threads") states the contract.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
@@ -205,11 +205,12 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         as :func:`nbayes._template.params.same_value` says."""
         return _params.same_value(a, b)
 
-    def _fitted(self) -> FittedLikelihood:
+    def _fitted(self, feature_names: Sequence[str] | None = None) -> FittedLikelihood:
         """Hook: the fitted likelihood, the family with its derivation, the statistics
-        behind it and the derivation's hyperparameters."""
+        behind it and the derivation's hyperparameters (and ``feature_names``, for
+        ``explain``)."""
         return FittedLikelihood(
-            self._family, self._derived(), self._stats, self._derivation_values()
+            self._family, self._derived(), self._stats, self._derivation_values(), feature_names
         )
 
     # ------------------------------------------------------------ validation
@@ -553,9 +554,7 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         X = self._check_X(row)
         values = self._row_values(X)
         names = self._feature_names() if feature_names is None else list(feature_names)
-        f = self._fitted()  # named here (a plain call: dataclasses.replace costs microseconds)
-        fitted = FittedLikelihood(f.family, f.derived, f.stats, f.params, names, f.lookup)
-        return explain_row(fitted, X, values, exact)
+        return explain_row(self._fitted(names), X, values, exact)
 
     def _exact_prior(self, params: dict[str, Any]) -> Any:
         return exact_prior_of(self._stats, params)

@@ -260,8 +260,8 @@ class TextClassifier(M.CountingHooks, TextLearning):  # type: ignore[override]
         self.__dict__.pop("_selection_cache", None)
         return super()._set_stats(stats)
 
-    def _fitted(self) -> FittedLikelihood:
-        return self._scorer().fitted
+    def _fitted(self, feature_names: Any = None) -> FittedLikelihood:
+        return self._scorer().fitted  # named by its terms
 
     def _feature_names(self) -> Any:
         return self._scorer().feature_names
