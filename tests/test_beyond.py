@@ -111,7 +111,7 @@ def test_derivation_is_lazy_and_follows_alpha() -> None:
     clf = MultinomialNB(alpha=1.0)
     for start in range(0, 90, 10):
         clf.partial_fit(Xc[start : start + 10], yc[start : start + 10], classes=["a", "b", "c"])
-    assert "_cache" not in clf.__dict__ or clf.__dict__["_cache"][0] is not clf._stats
+    assert "_cache" not in clf.__dict__ or clf.__dict__["_cache"].stats is not clf._stats
     first = clf.feature_log_prob_
     assert clf.feature_log_prob_ is not first or True
     assert clf._derived() is clf._derived()  # cached

@@ -20,6 +20,7 @@ import numpy as np
 
 from ._families._common import Factor, exact_prior_of, log_normalize
 from ._families._exact import ExactProduct, exact_compare, exact_posterior, log10_posterior
+from ._families.fitted import FittedLikelihood
 
 __all__ = ["Explanation", "explain_row", "format_fraction", "show_fraction", "show_product"]
 
@@ -518,41 +519,38 @@ class Explanation:
 
 
 def explain_row(
-    family: Any,
-    d: dict[str, Any],
-    stats: Any,
-    params: dict[str, Any],
+    fitted: FittedLikelihood,
     X: Any,
     values: np.ndarray,
-    feature_names: list[str],
-    exact: bool,
+    exact: bool = False,
     jll: np.ndarray | None = None,
-    lookup: Mapping[str, int] | None = None,
 ) -> Explanation:
-    """The :class:`Explanation` of one row as the likelihood ``family`` scores it.
+    """The :class:`Explanation` of one row as the ``fitted`` likelihood scores it.
 
     ``X`` is the row as the model takes it (one row, validated), ``values`` the same as a
-    dense 1-D float array; ``d`` is the family's derivation from ``stats`` with the
-    hyperparameters ``params`` (which ``exact=True`` also derives fractions from).
-    ``jll``: the row's joint log-likelihood as the model predicts it, when the caller
-    has it (else the family's); ``lookup``: see :attr:`Explanation.lookup`.
+    dense 1-D float array; ``exact=True`` also derives the fractions from the fitted
+    statistics and hyperparameters (``fitted.stats``, ``fitted.params``). The features are
+    named by ``fitted.feature_names`` (``x0, x1, ...`` when it has none) and looked up in
+    ``fitted.lookup`` (:attr:`Explanation.lookup`). ``jll``: the row's joint
+    log-likelihood as the model predicts it, when the caller has it (else the family's).
     """
     if jll is None:
-        jll = family.joint_log_likelihood(d, X)[0]
+        jll = fitted.joint_log_likelihood(X)[0]
     log_post, _ = log_normalize(jll[None, :])
     prior_factors = factors = None
     if exact:
-        factors = family.exact_factors(stats, params, values)
-        prior_factors = exact_prior_of(stats, params)
+        factors = fitted.family.exact_factors(fitted.stats, dict(fitted.params), values)
+        prior_factors = exact_prior_of(fitted.stats, dict(fitted.params))
+    names = fitted.feature_names
     return Explanation(
-        classes=stats.classes,
-        feature_names=feature_names,
+        classes=fitted.stats.classes,
+        feature_names=[f"x{j}" for j in range(len(values))] if names is None else list(names),
         values=values,
-        log_prior=np.asarray(d["class_log_prior"], dtype=np.float64),
-        terms=family.feature_terms(d, values),
+        log_prior=fitted.class_log_prior,
+        terms=fitted.feature_terms(values),
         joint_log_likelihood=jll,
         log_posterior=log_post[0],
         prior_factors=prior_factors,
         factors=factors,
-        lookup=lookup,
+        lookup=fitted.lookup,
     )

@@ -348,7 +348,7 @@ def test_one_document_path_equals_the_batch_path(train, queries, lowercase, bina
     clf = TextClassifier(lowercase=lowercase, binary=binary).fit(train, y)
     from nbayes.text._tokenize import TermColumns
 
-    assert isinstance(clf._derived()["vocabulary"], TermColumns)  # the compiled path
+    assert isinstance(clf._scorer().selection.vocabulary, TermColumns)  # the compiled path
     for q in [*queries, *train[:3]]:
         one = clf.predict_joint_log_proba([q])[0]
         batch = clf.predict_joint_log_proba([q, q])[0]

@@ -28,7 +28,8 @@ other. docs/architecture.md ("Threads") states the contract.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
 import numpy as np
@@ -38,6 +39,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._families import Family
 from .._families._common import exact_prior_of, log_normalize, row_values
+from .._families.fitted import FittedLikelihood
 from .._statistics import CountStats, readonly
 from . import guards as _guards
 from . import params as _params
@@ -71,6 +73,20 @@ def _freeze(value: Any) -> Any:
         return value
     arr = np.asarray(value)
     return (arr.dtype.str, arr.shape, arr.tobytes())
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Cached:
+    """One entry of a derivation cache: what was derived (``value``) from the statistics
+    ``stats`` (compared by identity: statistics are never changed in place) under the
+    hyperparameters ``key``. ``unchanged``: the hyperparameter values themselves when
+    they are all immutable (compared by ``==``, cheaper than making ``key`` again), else
+    None."""
+
+    stats: Any
+    key: Any
+    value: Any
+    unchanged: tuple[Any, ...] | None = None
 
 
 class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
@@ -112,15 +128,15 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
     ``_same_param(a, b)``      hyperparameter equality for ``merge`` [equal values]
     ``_check_merge_inputs(other)``  both models read the same input [features, names]
     ``_fitted_inputs``         attributes a merged model copies [n_features_in_, names]
-    ``_family_view()``         the derivation and statistics the family reads [``_derived()``,
-                               ``_stats``]
+    ``_fitted()``              the fitted likelihood the family reads: a ``FittedLikelihood``
+                               [``_family``, ``_derived()``, ``_stats``, derivation values]
     ``_joint_log_likelihood(X)``, ``_class_log_prior()``  scoring checked input
     ``_one_row(x)``, ``_explain_one(row, exact, feature_names)``  what ``explain`` reads
     ``_feature_names()``, ``_row_values(X)``, ``_sample_noun``  names in results, messages
     ``_bounded_scores``        scores cannot overflow: predict skips the check [False]
     ``_derived()``             the cached derivation [``_family.derive(stats, params)``]
-    ``likelihood()``           public: the family, its derivation and statistics, for plots
-                               and other readers [``_family``, ``_family_view()``]
+    ``likelihood()``           public: the fitted likelihood, for plots and other readers
+                               [``_fitted()``]
 
     ``fit``, ``partial_fit``, ``update``, ``unlearn``, ``merge``, ``predict_joint_log_proba``
     and ``explain`` are implemented here only: a model that needs more (a docstring of its
@@ -189,9 +205,13 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         as :func:`nbayes._template.params.same_value` says."""
         return _params.same_value(a, b)
 
-    def _family_view(self) -> tuple[dict[str, Any], Any]:
-        """Hook: what the family reads, its derivation and the statistics behind it."""
-        return self._derived(), self._stats
+    def _fitted(self, feature_names: Sequence[str] | None = None) -> FittedLikelihood:
+        """Hook: the fitted likelihood, the family with its derivation, the statistics
+        behind it and the derivation's hyperparameters (and ``feature_names``, for
+        ``explain``)."""
+        return FittedLikelihood(
+            self._family, self._derived(), self._stats, self._derivation_values(), feature_names
+        )
 
     # ------------------------------------------------------------ validation
     def _validate_X_values(self, X: Any) -> Any:
@@ -426,11 +446,11 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         stats = self._stats  # read once: a learning call in another thread may swap it
         values = self._derivation_values()
         key = tuple(_freeze(v) for v in values.values())
-        cache = self.__dict__.get("_cache")
-        if cache is not None and cache[0] is stats and cache[1] == key:
-            return cache[2]
+        cache: Cached | None = self.__dict__.get("_cache")
+        if cache is not None and cache.stats is stats and cache.key == key:
+            return cache.value
         derived = self._family.derive(stats, values)
-        self._keep_cache("_cache", (stats, key, derived))
+        self._keep_cache("_cache", Cached(stats, key, derived))
         return derived
 
     def _consistent(self) -> Self:
@@ -449,14 +469,20 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         snapshot.__dict__ = copy
         return snapshot
 
-    def _keep_cache(self, name: str, entry: tuple[Any, ...]) -> None:
-        """Store a derivation cache ``entry`` (its first item: the statistics it was derived
-        from) under ``name``; a snapshot also stores it on its model while the model still
-        holds those statistics."""
+    def _keep_cache(self, name: str, entry: Cached) -> None:
+        """Store a derivation cache ``entry`` under ``name``; a snapshot also stores it on
+        its model while the model still holds the statistics it was derived from."""
         self.__dict__[name] = entry
         origin = self.__dict__.get("_origin")
-        if origin is not None and origin.__dict__.get("_stats") is entry[0]:
+        if origin is not None and origin.__dict__.get("_stats") is entry.stats:
             origin.__dict__[name] = entry
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # pickles of earlier versions kept the derivation cache as a tuple (stats, key,
+        # derived): derived again on first use
+        if "_cache" in state and not isinstance(state["_cache"], Cached):
+            state = {k: v for k, v in state.items() if k != "_cache"}
+        super().__setstate__(state)
 
     def _check_derivation(self) -> None:
         """Surface bad derivation parameters (e.g. wrong number of priors) at fit time."""
@@ -528,10 +554,7 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         X = self._check_X(row)
         values = self._row_values(X)
         names = self._feature_names() if feature_names is None else list(feature_names)
-        return explain_row(
-            self._family, self._derived(), self._stats, self._derivation_values(), X, values,
-            names, exact,
-        )  # fmt: skip
+        return explain_row(self._fitted(names), X, values, exact)
 
     def _exact_prior(self, params: dict[str, Any]) -> Any:
         return exact_prior_of(self._stats, params)

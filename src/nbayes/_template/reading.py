@@ -2,7 +2,7 @@
 distribution, its number of free parameters and its parameter table, its most informative
 features, and its
 likelihood for readers such as the plots (a mixin of the template,
-:class:`nbayes._template.base.BaseNB`, reading its hooks ``_family``, ``_family_view()``,
+:class:`nbayes._template.base.BaseNB`, reading its hooks ``_family``, ``_fitted()``,
 ``_feature_names()``, ``_class_labels()``)."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._families import Family
 from .._families._base import prior_block
+from .._families.fitted import FittedLikelihood
 from ..display import InformativeFeatures, ParameterTable
 
 __all__ = ["ReadingMixin"]
@@ -27,10 +28,9 @@ class ReadingMixin:
 
     if TYPE_CHECKING:  # the template's hooks (and PosteriorMixin's sample_classes)
 
-        def _family_view(self) -> tuple[dict[str, Any], Any]: ...
+        def _fitted(self) -> FittedLikelihood: ...
         def _feature_names(self) -> list[str]: ...
         def _class_labels(self) -> np.ndarray: ...
-        def _derivation_values(self) -> dict[str, Any]: ...
         def sample_classes(self, n_samples: int, rng: np.random.Generator) -> np.ndarray: ...
 
     def sample(self, n_samples: int = 1, random_state: Any = None) -> tuple[Any, np.ndarray]:
@@ -48,7 +48,8 @@ class ReadingMixin:
         """
         rng = np.random.default_rng(random_state)
         codes = self.sample_classes(n_samples, rng)
-        X = self._family.sample(*self._family_view(), codes, rng)
+        fitted = self._fitted()
+        X = fitted.family.sample(fitted.derived, fitted.stats, codes, rng)
         return X, self._class_labels()[codes]
 
     def n_parameters(self, full_joint: bool = False, doc_length: int | None = None) -> float:
@@ -62,7 +63,7 @@ class ReadingMixin:
         unbounded length, unless ``doc_length`` is given) the answer is ``math.inf``.
         """
         check_is_fitted(self)
-        n = self._family.n_parameters(self._family_view()[1], full_joint, doc_length)
+        n = self._family.n_parameters(self._fitted().stats, full_joint, doc_length)
         return n if math.isinf(n) else int(n)
 
     def most_informative_features(
@@ -88,7 +89,7 @@ class ReadingMixin:
             largest standardised gap between class means) and ``class`` the class the
             feature points to.
         """
-        scores, best = self._family.separation(self._family_view()[0])
+        scores, best = self._family.separation(self._fitted().derived)
         order = np.argsort(-scores, kind="stable")[: max(int(n), 0)]
         names = self._names_given(feature_names, len(scores))
         labels = self._class_labels()[best[order]].tolist()
@@ -106,11 +107,6 @@ class ReadingMixin:
                 "name per feature, in column order (or leave it out for the model's own)."
             )
         return names
-
-    def _parameter_view(self) -> tuple[dict[str, Any], Any, dict[str, Any]]:
-        """Hook: the derivation, the statistics and the derivation hyperparameters."""
-        d, stats = self._family_view()
-        return d, stats, self._derivation_values()
 
     def parameter_table(self, exact: bool = True, feature_names: Any = None) -> ParameterTable:
         """The estimated parameters, as the course notes print them.
@@ -146,8 +142,9 @@ class ReadingMixin:
         lunch   (1 + 1)/(1 + 2·1) = 2/3  (0 + 1)/(2 + 2·1) = 1/4
         """
         check_is_fitted(self)
-        d, stats, params = self._parameter_view()
-        blocks = self._family.parameters(stats, params, d)
+        fitted = self._fitted()
+        stats, params, d = fitted.stats, dict(fitted.params), fitted.derived
+        blocks = fitted.family.parameters(stats, params, d)
         if exact and hasattr(stats, "is_integral") and not stats.is_integral():
             raise ValueError(
                 "exact=True needs whole-number counts, but this model was fitted with "
@@ -157,15 +154,17 @@ class ReadingMixin:
         names = self._names_given(feature_names, int(stats.n_features))
         return ParameterTable(self._class_labels().tolist(), names, blocks, exact=exact)
 
-    def likelihood(self) -> tuple[Family, dict[str, Any], Any]:
-        """The fitted likelihood: ``(family, derived, stats)``.
+    def likelihood(self) -> FittedLikelihood:
+        """The fitted likelihood: a :class:`~nbayes._families.fitted.FittedLikelihood`.
 
-        ``family`` is the model's :class:`~nbayes._families.Family`; ``derived`` (its
+        Its ``family`` is the model's :class:`~nbayes._families.Family`; ``derived`` (its
         log-probabilities, moments, ...) and ``stats`` (the statistics they come from) are
         what the family's public methods take: ``family.feature_log_density(derived, X)``
         (each feature's term of log P(x | y)), ``family.feature_terms(derived, x)``,
-        ``family.value_range(derived, j)``, ``family.separation(derived)``. Read them, do not
-        change them. This is what :mod:`nbayes.plot` draws with.
+        ``family.value_range(derived, j)``, ``family.separation(derived)``; ``params`` the
+        hyperparameters of the derivation. Read them, do not change them. It unpacks as
+        the tuple earlier versions returned: ``family, derived, stats =
+        model.likelihood()``. This is what :mod:`nbayes.plot` draws with.
         """
         check_is_fitted(self)
-        return (self._family, *self._family_view())
+        return self._fitted()

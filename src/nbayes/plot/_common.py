@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from .._families.fitted import FittedLikelihood
+
 #: a label longer than this is shortened (with an ellipsis) on an axis
 MAX_LABEL = 24
 
@@ -31,7 +33,7 @@ def pyplot() -> Any:
     return plt
 
 
-def likelihood(model: Any, what: str) -> tuple[Any, Any, Any]:
+def likelihood(model: Any, what: str) -> FittedLikelihood:
     """``model.likelihood()`` (family, derivation, statistics), or advice if the model is not
     a fitted nbayes model."""
     if not callable(getattr(model, "likelihood", None)):
@@ -46,8 +48,8 @@ def likelihood(model: Any, what: str) -> tuple[Any, Any, Any]:
             f"{what} draws a fitted nbayes model; got a {type(model).__name__}. "
             "Fit an nbayes estimator (e.g. nbayes.TextClassifier, nbayes.MultinomialNB) first."
         )
-    family, derived, stats = model.likelihood()
-    return family, derived, stats
+    fitted: FittedLikelihood = model.likelihood()
+    return fitted
 
 
 def feature_names(model: Any) -> list[str]:

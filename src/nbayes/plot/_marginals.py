@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._families.fitted import FittedLikelihood
 from .._families.kinds import kind_of_family, log_density_at
 from ._common import feature_names, likelihood, pyplot, set_title, short
 
@@ -23,15 +24,15 @@ def _column_index(model: Any, column: Any) -> int:
     return names.index(str(column))
 
 
-def _column_model(model: Any, j: int) -> tuple[Any, Any, Any, int, Any]:
-    """The family that scores column j, its derivation and statistics, the column's index
-    among that family's features, and the names of the column's own features (a MixedNB
-    text column's vocabulary; else None)."""
-    family, d, stats = likelihood(model, "marginals()")
-    if hasattr(family, "column"):  # MixedNB: one family per column
-        col = family.column(d, j)
-        return col.family, col.derived, col.stats, 0, col.vocabulary
-    return family, d, stats, j, None
+def _column_model(model: Any, j: int) -> tuple[FittedLikelihood, int]:
+    """The fitted likelihood that scores column j (its ``feature_names``: the names of a
+    MixedNB text column's own features, its vocabulary; else None) and the column's index
+    among its features."""
+    fitted = likelihood(model, "marginals()")
+    if hasattr(fitted.family, "column"):  # MixedNB: one family per column
+        col = fitted.family.column(fitted.derived, j)
+        return FittedLikelihood(col.family, col.derived, col.stats, feature_names=col.vocabulary), 0
+    return fitted, j
 
 
 #: the most probable categories drawn of a categorical column with more (the labels of
@@ -84,7 +85,8 @@ def marginals(
     """
     plt = pyplot()
     j = _column_index(model, column)
-    family, d, stats, k, words = _column_model(model, j)
+    fitted, k = _column_model(model, j)
+    family, d, stats, words = fitted.family, fitted.derived, fitted.stats, fitted.feature_names
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
     classes = model.classes_

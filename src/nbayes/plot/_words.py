@@ -31,7 +31,8 @@ def word_evidence(model: Any, column: Any = None) -> tuple[list[str], np.ndarray
     (for two classes, the word's log-likelihood ratio). For a Bernoulli model, the word's
     presence against its absence. ``column`` picks a text column of a MixedNB.
     """
-    family, d, _ = likelihood(model, "informative_words()")
+    fitted = likelihood(model, "informative_words()")
+    family, d = fitted.family, fitted.derived
     if getattr(model, "hashing", False) is True:
         raise ValueError(
             "informative_words() needs the model's words; a hashing TextClassifier keeps only "

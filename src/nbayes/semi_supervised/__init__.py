@@ -43,7 +43,7 @@ and its parameters, ``set_params``, ``fit``, ``predict_joint_log_proba``); the p
 the template still used (a test of tests/test_semi_supervised.py fails if one changes):
 ``_set_stats`` (install statistics: the M-step), for a TextClassifier ``_stats`` (the whole
 TextStats of the corpus: ``counts``, ``vocabulary``, ``with_vocabulary``) and
-``_derived()["kept"]`` (the kept columns), for the count models ``_check_params``,
+``_scorer().selection.kept`` (the kept columns), for the count models ``_check_params``,
 ``_check_X_y``, ``_fitted_inputs``, ``_check_derivation`` and ``_joint_log_likelihood``
 (validate the input once, score it without validating it again).
 """

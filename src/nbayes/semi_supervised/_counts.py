@@ -96,7 +96,7 @@ class TextCounts(Counts):
         counter.fit(X, any_labels)
         self.corpus = counter._stats  # the whole TextStats (likelihood() has the kept part)
         D = counter.transform(X).tocsr()
-        kept = np.asarray(counter._derived()["kept"])
+        kept = np.asarray(counter._scorer().selection.kept)
         n_columns = self.corpus.counts.n_features
         if len(kept) != n_columns or (np.diff(kept) != 1).any():  # hash buckets: seen ones
             D = sp.csr_matrix((D.data, kept[D.indices], D.indptr), shape=(D.shape[0], n_columns))
@@ -112,11 +112,10 @@ class TextCounts(Counts):
         return model
 
     def joint_log_likelihood(self, model: Any) -> np.ndarray:
-        kept = np.asarray(model._derived()["kept"])
+        kept = np.asarray(model._scorer().selection.kept)
         if self._kept is None or not np.array_equal(self._kept[0], kept):
             self._kept = (kept, self.D[:, kept])  # the kept columns are the same every time
-        family, d, _ = model.likelihood()
-        return np.asarray(family.joint_log_likelihood(d, self._kept[1]))
+        return model.likelihood().joint_log_likelihood(self._kept[1])
 
 
 class MatrixCounts(Counts):

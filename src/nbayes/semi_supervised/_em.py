@@ -200,7 +200,8 @@ def _objective(
 def _log_prior(model: BaseNB) -> float:
     """``log P(theta)`` (up to a constant) of the Dirichlet prior that additive smoothing
     ``alpha`` is the MAP estimate under; 0 for maximum-likelihood families."""
-    family, d, _ = model.likelihood()
+    fitted = model.likelihood()
+    family, d = fitted.family, fitted.derived
     if not isinstance(family, MultinomialFamily | BernoulliFamily | CategoricalFamily):
         return 0.0
     alpha = np.asarray(d["alpha"], dtype=np.float64)

@@ -101,7 +101,7 @@ class TextSettings(M.CountingHooks):
         self._selection()
         return self
 
-    def _selection(self) -> dict[str, Any]:
+    def _selection(self) -> M.Selection:
         kept = self.__dict__.get("_kept")
         if kept is None:
             vocabulary = self._stats.vocabulary
@@ -175,4 +175,4 @@ class TextSettings(M.CountingHooks):
 
     def n_kept_terms(self) -> int:
         """The number of terms (or buckets) the model keeps: its features."""
-        return len(self._selection()["names"])
+        return len(self._selection().names)

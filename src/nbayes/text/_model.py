@@ -35,6 +35,7 @@ __all__ = [
     "MODELS",
     "PARAM_NAMES",
     "PARAM_RULES",
+    "Selection",
     "TextStats",
     "Vocabulary",
     "check_params",
@@ -312,6 +313,32 @@ def _is_terms(terms: Any) -> bool:
     return tk is not None and isinstance(terms, tk.Terms)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class Selection:
+    """The columns a text model keeps (``min_df``, ``max_df``, ``max_features``) and how
+    documents find them (:func:`select_columns`).
+
+    Attributes
+    ----------
+    kept : ndarray of int
+        The kept columns of the statistics, in the order of the model's columns.
+    inner_stats : CountStats
+        The statistics of the kept columns (what the family derives from).
+    names : sequence of str
+        The kept terms, or ``"bucket j"`` when hashing.
+    vocabulary : mapping or None
+        Term -> model column (None when hashing).
+    lut : ndarray or None
+        Bucket -> model column, -1 if not kept (hashing only).
+    """
+
+    kept: np.ndarray
+    inner_stats: CountStats
+    names: Sequence[str]
+    vocabulary: Any = None
+    lut: np.ndarray | None = None
+
+
 def select_columns(
     stats: TextStats,
     terms: Sequence[str] | None,
@@ -321,17 +348,14 @@ def select_columns(
     max_features: int | None,
     n_features: int,
     mapping: Any = dict,
-) -> dict[str, Any]:
+) -> Selection:
     """The columns a model keeps (``min_df``, ``max_df``, ``max_features``) and how
     documents find them.
 
     ``terms`` are the terms of the statistics' columns in order (a fit's sorted
     ``Terms``, the ``PackedTerms`` of a model file, or a list), or None for a hashing
-    model. Returns ``kept`` (the kept
-    columns of the statistics, in the order of the model's columns), ``inner_stats``
-    (the statistics of the kept columns), ``names`` (the kept terms, or ``"bucket j"``)
-    and either ``vocabulary`` (term -> model column: ``TermColumns`` over ``Terms``, else
-    ``mapping`` of the pairs) or ``lut`` (bucket -> model column, -1 if not kept).
+    model. Returns the :class:`Selection` (its ``vocabulary``: ``TermColumns`` over
+    ``Terms``, else ``mapping`` of the pairs term -> model column).
     """
     fit_terms = _is_terms(terms)
     packed = terms if isinstance(terms, PackedTerms) else None
@@ -347,30 +371,21 @@ def select_columns(
     every = len(kept) == fc.shape[1] and not (np.diff(kept) != 1).any()  # all, in order
     if not every:  # else no copy
         fc = fc[:, kept]
-    out: dict[str, Any] = {
-        "kept": kept,
-        "inner_stats": CountStats(c.classes, c.class_count, fc),
-    }
+    inner = CountStats(c.classes, c.class_count, fc)
     if fit_terms or packed is not None:
         from ._tokenize import TermColumns
 
         assert terms is not None
         if every:
-            out["names"] = terms
-            out["vocabulary"] = TermColumns(terms)  # type: ignore[arg-type]
-        elif packed is not None:  # the kept terms, in term order: sorted, searchable
-            out["names"] = packed.take(kept, in_order=True)
-            out["vocabulary"] = TermColumns(out["names"])
-        else:
-            out["names"] = [terms[j] for j in kept.tolist()]
-            out["vocabulary"] = TermColumns(terms, kept)  # type: ignore[arg-type]
-    elif terms is not None:
+            return Selection(kept, inner, terms, TermColumns(terms))  # type: ignore[arg-type]
+        if packed is not None:  # the kept terms, in term order: sorted, searchable
+            taken = packed.take(kept, in_order=True)
+            return Selection(kept, inner, taken, TermColumns(taken))
+        vocabulary = TermColumns(terms, kept)  # type: ignore[arg-type]
+        return Selection(kept, inner, [terms[j] for j in kept.tolist()], vocabulary)
+    if terms is not None:
         names = [terms[j] for j in kept]
-        out["names"] = names
-        out["vocabulary"] = mapping(zip(names, range(len(names)), strict=True))
-    else:
-        lut = np.full(n_features, -1, dtype=np.int64)
-        lut[kept] = np.arange(len(kept))
-        out["lut"] = lut
-        out["names"] = BucketNames(kept)
-    return out
+        return Selection(kept, inner, names, mapping(zip(names, range(len(names)), strict=True)))
+    lut = np.full(n_features, -1, dtype=np.int64)
+    lut[kept] = np.arange(len(kept))
+    return Selection(kept, inner, BucketNames(kept), lut=lut)

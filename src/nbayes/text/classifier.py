@@ -17,15 +17,17 @@ streams of chunks :mod:`nbayes.text._streaming`, cross-validation :mod:`nbayes.t
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
+from .._families.fitted import FittedLikelihood
 from .._statistics import CountStats, readonly
 from .._template import params as P
-from .._template.base import text_input_tags
+from .._template.base import Cached, text_input_tags
 from ..explain import Explanation
 from . import _analyzer, _batch
 from . import _model as M
@@ -147,25 +149,27 @@ class TextClassifier(M.CountingHooks, TextLearning):  # type: ignore[override]
     def set_params(self, **params: Any) -> Self:
         fitted = "_stats" in self.__dict__
         if fitted:
-            counted = self.__dict__.get("_recounting", (None, None, None))[:2]
-            if counted[0] is None:
-                counted = ({k: getattr(self, k) for k in self._COUNTING}, self._clip)
+            counted: Recounting | None = self.__dict__.get("_recounting")
+            settings = counted.settings if counted is not None else {
+                k: getattr(self, k) for k in self._COUNTING
+            }  # fmt: skip
+            clip = counted.clip if counted is not None else self._clip
         super().set_params(**params)
         if fitted:
-            settings, clip = counted
             changed = [k for k in self._COUNTING if not P.same_value(settings[k], getattr(self, k))]
             if clip != self._clip and "binary" not in changed:
                 changed.append("model")  # to or from bernoulli: counts clipped or not
             if changed:
-                self.__dict__["_recounting"] = (settings, clip, changed)
+                self.__dict__["_recounting"] = Recounting(settings, clip, tuple(changed))
             else:
                 self.__dict__.pop("_recounting", None)  # set back as they were
         return self
 
     def _check_counting(self) -> None:
         """ValueError if a setting the counts were made with changed since the fit."""
-        if "_recounting" in self.__dict__:
-            changed = self.__dict__["_recounting"][2]
+        counted: Recounting | None = self.__dict__.get("_recounting")
+        if counted is not None:
+            changed = counted.changed
             raise ValueError(
                 f"{', '.join(changed)} changed since this model was fitted (set_params): its "
                 "counts were made with the old setting. Call fit to count again with the new "
@@ -182,10 +186,23 @@ class TextClassifier(M.CountingHooks, TextLearning):  # type: ignore[override]
         return _analyzer.raw_documents(X)
 
     # ------------------------------------------------------- template hooks
+    @property
+    def _transform_memo(self) -> HeldOutRows | None:
+        """Model selection's memo of counted held-out documents (None: not kept)."""
+        return self.__dict__.get("_held_out")
+
+    @_transform_memo.setter
+    def _transform_memo(self, counted: list[Any]) -> None:
+        # nbayes.text._cv sets it to [] on its own model: keep the counts of the held-out
+        # documents it scores again under other settings
+        self.__dict__["_held_out"] = HeldOutRows(counted=list(counted))
+
     def _check_X(self, X: Any) -> Any:
-        if "_transform_memo" in self.__dict__:
-            self._memo_given = X  # model selection: the held-out documents, by identity
-        return self._docs(X)
+        docs = self._docs(X)
+        memo: HeldOutRows | None = self.__dict__.get("_held_out")
+        if memo is not None:  # model selection: the held-out documents, by identity
+            memo.given, memo.docs = X, docs
+        return docs
 
     def _check_X_y(self, X: Any, y: Any, reset: bool) -> tuple[Any, np.ndarray]:
         return _batch.checked(self._docs(X), y)
@@ -237,22 +254,20 @@ class TextClassifier(M.CountingHooks, TextLearning):  # type: ignore[override]
         self.__dict__.pop("_selection_cache", None)
         return super()._set_stats(stats)
 
-    def _family_view(self) -> tuple[dict[str, Any], Any]:
-        derived = self._derived()
-        return derived["d"], derived["inner_stats"]
+    def _fitted(self, feature_names: Any = None) -> FittedLikelihood:
+        return self._scorer().fitted  # named by its terms
 
     def _feature_names(self) -> Any:
-        return self._derived()["names"]
-
-    def _parameter_view(self) -> tuple[dict[str, Any], Any, dict[str, Any]]:
-        scorer = self._scorer()
-        return scorer.d, scorer.stats, scorer.derivation
+        return self._scorer().feature_names
 
     def _joint_log_likelihood(self, docs: Any) -> np.ndarray:
         scorer = self._scorer()
-        if "_transform_memo" not in self.__dict__:
+        memo: HeldOutRows | None = self.__dict__.get("_held_out")
+        if memo is None:
             return scorer.score_documents(docs)
-        X = self.__dict__.pop("_memo_given", None)
+        X, memo.given, given_docs, memo.docs = memo.given, None, memo.docs, None
+        if given_docs is None or given_docs is not docs:  # not what _check_X saw: no memo
+            return scorer.score_documents(docs)
         return scorer.score_documents(docs, lambda docs: self._scored_rows(X, docs))
 
     def _class_log_prior(self) -> np.ndarray:
@@ -287,14 +302,23 @@ class TextClassifier(M.CountingHooks, TextLearning):  # type: ignore[override]
         # what is derived from the statistics (kept vocabulary, log-probabilities) is made
         # again on first use: a pickle holds the statistics only
         state: dict[str, Any] = dict(super().__getstate__())
-        state.pop("_cache", None)
-        state.pop("_selection_cache", None)
+        for name in _DERIVED:
+            state.pop(name, None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # pickles of earlier releases kept the vocabulary beside the statistics
         terms = state.pop("_vocab_terms", None)
         index = state.pop("_vocab_dict", None)
+        # and maybe caches in the tuples of earlier versions: made again on first use (a
+        # model selection's memo, ``_transform_memo``, with them); the counting settings
+        # changed since the fit are kept
+        for name in (*_DERIVED, "_transform_memo", "_memo_given"):
+            state.pop(name, None)
+        recounting = state.get("_recounting")
+        if isinstance(recounting, tuple):
+            settings, clip, changed = recounting
+            state["_recounting"] = Recounting(settings, clip, tuple(changed))
         super().__setstate__(state)
         stats = self.__dict__.get("_stats")
         if stats is not None and stats.vocabulary is None and not self.hashing:
@@ -303,48 +327,47 @@ class TextClassifier(M.CountingHooks, TextLearning):  # type: ignore[override]
 
     # ------------------------------------------------------------ derivation
     def _derived(self) -> dict[str, Any]:
-        cache = self.__dict__.get("_cache")
+        """The family's derivation (log-probabilities) of the kept columns."""
+        return self._scorer().d
+
+    def _scorer(self) -> TextScorer:
+        """What prediction and explanations need, derived from the statistics: the kept
+        vocabulary, the family's derivation and the numpy-only scorer of them (its
+        weights laid out on first use), cached: new statistics or hyperparameters make a
+        new one."""
+        cache: Cached | None = self.__dict__.get("_cache")
         # the statistics are read once: a learning call in another thread may install new
         # ones meanwhile, and what is derived (and cached) must be derived from these
         stats = self.__dict__.get("_stats")
-        if cache is not None and cache[0] is stats and cache[3] is not None:
+        if cache is not None and cache.stats is stats and cache.unchanged is not None:
             # the common case of prediction: the same statistics and hyperparameters that
             # are all immutable values (a mutable one, e.g. a stop-word list changed in
             # place, is compared by its repr below)
-            if tuple(map(self.__dict__.get, _PARAM_NAMES)) == cache[3]:
-                return cache[2]
+            if tuple(map(self.__dict__.get, _PARAM_NAMES)) == cache.unchanged:
+                return cache.value
         check_is_fitted(self)
         key = tuple(repr(getattr(self, name)) for name in _PARAM_NAMES)
-        if cache is not None and cache[0] is stats and cache[1] == key:
-            return cache[2]
+        if cache is not None and cache.stats is stats and cache.key == key:
+            return cache.value
         self._check_params()
-        derived: dict[str, Any] = dict(self._selection(stats))
+        selection = self._selection(stats)
         params = {name: getattr(self, name) for name in _PARAM_NAMES}
-        d = self._family.derive(derived["inner_stats"], M.derivation_values(params))
-        derived.update(d=d, stop_set=self._stop_set())
-        # prediction and explanations: the numpy-only scorer of these log-probabilities
-        # (its weights are laid out on first use)
-        derived["scorer"] = TextScorer(params, derived, d)
+        d = self._family.derive(selection.inner_stats, M.derivation_values(params))
+        scorer = TextScorer(params, selection, d)
         values = tuple(params.values())
         unchanged = values if _immutable(values) else None
-        self._keep_cache("_cache", (stats, key, derived, unchanged))
-        return derived
-
-    def _scorer(self) -> TextScorer:
-        """What prediction needs, derived from the statistics (cached with the derivation:
-        new statistics or hyperparameters make a new one)."""
-        scorer: TextScorer = self._derived()["scorer"]
+        self._keep_cache("_cache", Cached(stats, key, scorer, unchanged))
         return scorer
 
-    def _selection(self, stats: TextStats | None = None) -> dict[str, Any]:
+    def _selection(self, stats: TextStats | None = None) -> M.Selection:
         """The kept vocabulary (min_df, max_df, max_features) of ``stats`` (default: the
         model's), cached apart from smoothing: an alpha sweep re-derives
         log-probabilities, not the vocabulary."""
         stats = self._stats if stats is None else stats
         key = (self.min_df, self.max_df, self.max_features, self.hashing, self.n_features)
-        cache = self.__dict__.get("_selection_cache")
-        if cache is not None and cache[0] is stats and cache[1] == key:
-            return cache[2]
+        cache: Cached | None = self.__dict__.get("_selection_cache")
+        if cache is not None and cache.stats is stats and cache.key == key:
+            return cache.value
         vocabulary = stats.vocabulary
         terms = None if vocabulary is None else vocabulary.terms
         out = M.select_columns(
@@ -352,7 +375,7 @@ class TextClassifier(M.CountingHooks, TextLearning):  # type: ignore[override]
             max_features=self.max_features, n_features=self.n_features,
             mapping=FrozenVocabulary,
         )  # fmt: skip
-        self._keep_cache("_selection_cache", (stats, key, out))
+        self._keep_cache("_selection_cache", Cached(stats, key, out))
         return out
 
     def analyze(self, text: str) -> list[str]:
@@ -384,13 +407,14 @@ class TextClassifier(M.CountingHooks, TextLearning):  # type: ignore[override]
     def _scored_rows(self, X: Any, docs: list[str]) -> CountRows:
         # Model selection scores the same held-out documents under many smoothing settings:
         # tokenize them once per kept vocabulary (see nbayes.text._cv).
-        memo = self.__dict__["_transform_memo"]
-        kept = self._derived()["kept"]
-        for given, for_kept, rows in memo:
-            if given is X and for_kept is kept:
-                return rows
-        rows = self._scorer().count(docs)
-        memo[:] = [*memo[-1:], (X, kept, rows)]
+        memo: HeldOutRows = self.__dict__["_held_out"]
+        scorer = self._scorer()
+        kept = scorer.selection.kept
+        for counted in memo.counted:
+            if counted.given is X and counted.kept is kept:
+                return counted.rows
+        rows = scorer.count(docs)
+        memo.counted = [*memo.counted[-1:], CountedRows(X, kept, rows)]
         return rows
 
     # ------------------------------------------------------- beyond sklearn
@@ -433,26 +457,26 @@ class TextClassifier(M.CountingHooks, TextLearning):  # type: ignore[override]
         """Term -> column of the kept vocabulary, sorted by term (as CountVectorizer's)."""
         if self.hashing:
             raise AttributeError("A hashing TextClassifier has no vocabulary_.")
-        vocabulary = self._derived()["vocabulary"]
+        vocabulary = self._scorer().selection.vocabulary
         if isinstance(vocabulary, TermColumns):
             vocabulary = vocabulary.mapping()
         return dict(vocabulary)
 
     def get_feature_names_out(self) -> np.ndarray:
-        return np.asarray(list(self._derived()["names"]), dtype=object)
+        return np.asarray(list(self._scorer().feature_names), dtype=object)
 
     @property
     def feature_count_(self) -> np.ndarray:
         """Per-class counts of the kept terms, shape (n_classes, n_kept)."""
-        return readonly(self._derived()["inner_stats"].feature_count)
+        return readonly(self._scorer().stats.feature_count)
 
     @property
     def feature_log_prob_(self) -> np.ndarray:
-        return readonly(self._derived()["d"]["feature_log_prob"])
+        return readonly(self._derived()["feature_log_prob"])
 
     @property
     def class_log_prior_(self) -> np.ndarray:
-        return readonly(self._derived()["d"]["class_log_prior"])
+        return readonly(self._derived()["class_log_prior"])
 
     def __sklearn_tags__(self) -> Any:
         return text_input_tags(super().__sklearn_tags__())
@@ -462,6 +486,44 @@ class TextClassifier(M.CountingHooks, TextLearning):  # type: ignore[override]
         return TextCounter(self)
 
 
+@dataclass(frozen=True, slots=True)
+class Recounting:
+    """The counting settings a fitted model's counts were made with, kept while
+    ``set_params`` has changed some of them (``changed``: their names; ``clip``: whether
+    the counts were clipped to presence): the model refuses to count more until a fit
+    (or until they are set back)."""
+
+    settings: dict[str, Any]
+    clip: bool
+    changed: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CountedRows:
+    """Held-out documents (``given``, by identity) counted over a kept vocabulary (the
+    ``kept`` columns, by identity)."""
+
+    given: Any
+    kept: np.ndarray
+    rows: CountRows
+
+
+@dataclass(slots=True)
+class HeldOutRows:
+    """Model selection's memo (:mod:`nbayes.text._cv`): it scores the same held-out
+    documents under many smoothing settings, so each is tokenized once per kept
+    vocabulary. ``given`` and ``docs``: the documents of the prediction under way, as
+    passed and as validated (set by ``_check_X``, taken by ``_joint_log_likelihood``);
+    ``counted``: the last two countings. The model selection's own model, used by one
+    thread."""
+
+    given: Any = None
+    docs: list[str] | None = None
+    counted: list[CountedRows] = field(default_factory=list)
+
+
+#: what a model derives from its statistics: made again on first use, never pickled
+_DERIVED = ("_cache", "_selection_cache")
 _PARAM_NAMES = tuple(TextClassifier._get_param_names())
 _SCALARS = (bool, int, float, str, bytes, type(None))
 

@@ -52,6 +52,7 @@ import numpy as np
 
 from .._families import Family
 from .._families._common import log_normalize
+from .._families.fitted import FittedLikelihood
 from .._statistics import CountStats
 from .._template.posterior import PosteriorMixin
 from ..explain import Explanation, explain_row
@@ -153,10 +154,10 @@ class TextScorer(PosteriorMixin):
     ----------
     params : mapping
         The TextClassifier hyperparameters (``get_params()``).
-    selection : mapping
+    selection : Selection
         The kept columns and their lookup (:func:`nbayes.text._model.select_columns`).
     d : dict
-        The family's derivation from ``selection["inner_stats"]`` (log-probabilities).
+        The family's derivation from ``selection.inner_stats`` (log-probabilities).
 
     Attributes
     ----------
@@ -168,18 +169,25 @@ class TextScorer(PosteriorMixin):
         The term (or ``"bucket j"``) of every kept column.
     model : str
         ``"multinomial"``, ``"bernoulli"`` or ``"complement"``.
+    selection : Selection
+        The kept columns and their lookup.
+    fitted : FittedLikelihood
+        The family, its derivation ``d``, the statistics of the kept columns, the
+        derivation's hyperparameters and the kept terms: what explanations, parameter
+        tables and plots read.
     """
 
     def __init__(
-        self, params: Mapping[str, Any], selection: Mapping[str, Any], d: dict[str, Any]
+        self, params: Mapping[str, Any], selection: M.Selection, d: dict[str, Any]
     ) -> None:
         self.params: dict[str, Any] = dict(params)
         self.model: str = params["model"]
         self.family = FAMILIES[self.model]
         self.d = d
-        self.stats: CountStats = selection["inner_stats"]
+        self.selection = selection
+        self.stats: CountStats = selection.inner_stats
         self.derivation = M.derivation_values(params)
-        self.feature_names: Sequence[str] = selection["names"]
+        self.feature_names: Sequence[str] = selection.names
         # the analyzer: the counting settings, read once from the hyperparameters (the
         # attributes below are theirs, by the names the scorer always had)
         self.counting = counting = M.Counting.of(params)
@@ -190,10 +198,14 @@ class TextScorer(PosteriorMixin):
         self.hashing = counting.hashing
         self.n_features = counting.n_features
         self.preprocess: Callable[[str], str] | None = counting.preprocess
-        self._vocabulary: Any = selection.get("vocabulary")
-        self._lut: np.ndarray | None = selection.get("lut")
+        self._vocabulary: Any = selection.vocabulary
+        self._lut: np.ndarray | None = selection.lut
         self._one_route = routes.one_document(self.ngram_range, self.stop_words)
-        self._n_columns = len(selection["kept"])
+        self._n_columns = len(selection.kept)
+        lookup = None if self.hashing else selection.vocabulary
+        self.fitted = FittedLikelihood(
+            self.family, d, self.stats, self.derivation, self.feature_names, lookup
+        )
         self._linear: tuple[np.ndarray, np.ndarray] | None = None
         self._linear_made = False
         self._pending: list[warnings.WarningMessage] = []
@@ -212,7 +224,7 @@ class TextScorer(PosteriorMixin):
             n_features=int(params["n_features"]),
         )  # fmt: skip
         family = FAMILIES[params["model"]]
-        d = family.derive(selection["inner_stats"], M.derivation_values(params))
+        d = family.derive(selection.inner_stats, M.derivation_values(params))
         return cls(params, selection, d)
 
     # ---------------------------------------------------------------- attributes
@@ -436,11 +448,7 @@ class TextScorer(PosteriorMixin):
         if self.family.presence or exact:
             values = np.zeros(x.shape[1], dtype=np.float64)
             values[x.indices] = x.data
-            lookup = None if self.hashing or self._vocabulary is None else self._vocabulary
-            return explain_row(
-                self.family, self.d, self.stats, self.derivation, x, values, list(names),
-                exact, jll=jll, lookup=lookup,
-            )  # fmt: skip
+            return explain_row(self.fitted, x, values, exact, jll=jll)
         # multinomial / complement: the columns the document uses only
         cols = np.asarray(x.indices, dtype=np.int64)
         values = np.asarray(x.data, dtype=np.float64)
