@@ -16,7 +16,7 @@ from ._families.kde import KernelFamily
 from ._statistics import readonly
 from ._statistics.points import PointStats, grid_width
 from ._template import params as P
-from ._template.base import BaseNB
+from ._template.base import BaseNB, Derived
 
 __all__ = ["KernelNB", "PointStats", "grid_width"]
 
@@ -190,15 +190,9 @@ class KernelNB(BaseNB):
     def _batch_stats(self, X: Any, y: np.ndarray, sample_weight: np.ndarray) -> Any:
         return PointStats.from_batch(X, y, sample_weight, self._grid())
 
-    @property
-    def bandwidth_(self) -> np.ndarray:
-        """Kernel width per class and feature."""
-        return readonly(self._derived()["bandwidth"])
+    bandwidth_ = Derived("bandwidth", "Kernel width per class and feature.")
 
-    @property
-    def class_prior_(self) -> np.ndarray:
-        """Probability of each class."""
-        return readonly(self._derived()["class_prior"])
+    class_prior_ = Derived("class_prior", "Probability of each class.")
 
     @property
     def point_masses_(self) -> tuple[np.ndarray, ...]:

@@ -25,7 +25,7 @@ from ._statistics.moments import MomentStats
 from ._template import guards as _guards
 from ._template import params as P
 from ._template.array_api import ArrayAPIOutputs
-from ._template.base import BaseNB
+from ._template.base import BaseNB, Derived
 from ._template.validation import check_categories, check_min_categories
 from .interop.sklearn import SklearnCounterpart
 
@@ -55,15 +55,14 @@ class _DiscreteNB(BaseNB):
         """Weighted sum of each feature per class, shape (n_classes, n_features)."""
         return readonly(self._stats.feature_count)
 
-    @property
-    def feature_log_prob_(self) -> np.ndarray:
-        """Log-probability (or weight) of each feature per class, derived from the counts."""
-        return readonly(self._derived()["feature_log_prob"])
+    feature_log_prob_ = Derived(
+        "feature_log_prob",
+        "Log-probability (or weight) of each feature per class, derived from the counts.",
+    )
 
-    @property
-    def class_log_prior_(self) -> np.ndarray:
-        """Smoothed empirical log-probability of each class (or the given prior)."""
-        return readonly(self._derived()["class_log_prior"])
+    class_log_prior_ = Derived(
+        "class_log_prior", "Smoothed empirical log-probability of each class (or the given prior)."
+    )
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -181,10 +180,7 @@ class ComplementNB(_DirichletNB):
 
     norm: bool = False
 
-    @property
-    def feature_all_(self) -> np.ndarray:
-        """Weighted count of each feature over all classes."""
-        return readonly(self._derived()["feature_all"])
+    feature_all_ = Derived("feature_all", "Weighted count of each feature over all classes.")
 
 
 @P.hyperparameters
@@ -288,14 +284,9 @@ class PoissonNB(_DiscreteNB):
     fit_prior: bool = True
     class_prior: Any = None
 
-    @property
-    def rate_(self) -> np.ndarray:
-        return readonly(self._derived()["rate"])
+    rate_ = Derived("rate")
 
-    @property
-    def feature_log_prob_(self) -> np.ndarray:
-        """log of ``rate_``."""
-        return readonly(self._derived()["log_rate"])
+    feature_log_prob_ = Derived("log_rate", "log of ``rate_``.")
 
 
 @P.hyperparameters

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, overload
 
 import numpy as np
 from sklearn.base import clone
@@ -56,7 +56,38 @@ from .validation import (
     feature_names,
 )
 
-__all__ = ["BaseNB", "PosteriorMixin", "log_normalize", "text_input_tags"]
+__all__ = ["BaseNB", "Derived", "PosteriorMixin", "log_normalize", "text_input_tags"]
+
+
+class Derived:
+    """A fitted attribute that is one value of the family's derivation, read-only::
+
+        feature_log_prob_ = Derived("feature_log_prob", "Log-probability of each feature.")
+
+    is the property ``readonly(self._derived()["feature_log_prob"])`` (so, before a fit,
+    ``NotFittedError``; and, like a property, it cannot be set)."""
+
+    def __init__(self, key: str, doc: str | None = None) -> None:
+        self.key = key
+        self.name = key
+        self.__doc__ = doc
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> Derived: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> np.ndarray: ...
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        return readonly(obj._derived()[self.key])
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        raise AttributeError(
+            f"property {self.name!r} of {type(obj).__name__!r} object has no setter"
+        )
 
 
 def text_input_tags(tags: Any) -> Any:

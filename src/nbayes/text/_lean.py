@@ -49,7 +49,7 @@ TEXT_DEFAULTS: dict[str, Any] = {
 }
 
 
-class TextSettings(M.CountingHooks):
+class TextSettings(M.CountedClasses, M.CountingHooks):
     """TextClassifier's hyperparameters, validated as the estimator validates them, and,
     after :meth:`fit_chunks`, the statistics it would hold (``_stats``)."""
 
@@ -164,14 +164,6 @@ class TextSettings(M.CountingHooks):
     def statistics(self) -> TextStats:
         """The statistics counted (what ``TextClassifier`` would hold after the fit)."""
         return self._stats
-
-    @property
-    def classes_(self) -> np.ndarray:
-        return self._stats.counts.classes
-
-    @property
-    def class_count_(self) -> np.ndarray:
-        return self._stats.counts.class_count
 
     def n_kept_terms(self) -> int:
         """The number of terms (or buckets) the model keeps: its features."""

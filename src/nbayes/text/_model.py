@@ -30,6 +30,7 @@ from .recipes import resolve as resolve_recipe
 
 __all__ = [
     "BucketNames",
+    "CountedClasses",
     "Counting",
     "DERIVATION_PARAMS",
     "MODELS",
@@ -222,6 +223,21 @@ class Counting:
         """The steps of a batch counted with these settings (:func:`routes.batch`)."""
         return routes.batch(tokens=self.tokens, hashing=self.hashing, weighted=weighted,
                             stream=stream)  # fmt: skip
+
+
+class CountedClasses:
+    """The fitted attributes a text model reads straight from its statistics: shared by
+    :class:`TextClassifier` and the lean :class:`~nbayes.text.TextSettings`."""
+
+    _stats: Any
+
+    @property
+    def classes_(self) -> np.ndarray:
+        return self._stats.counts.classes
+
+    @property
+    def class_count_(self) -> np.ndarray:
+        return self._stats.counts.class_count
 
 
 class CountingHooks:

@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._families.fitted import FittedLikelihood
 from .._statistics import CountStats, readonly
 from .._template import params as P
-from .._template.base import Cached, text_input_tags
+from .._template.base import Cached, Derived, text_input_tags
 from ..explain import Explanation
 from . import _analyzer, _batch
 from . import _model as M
@@ -43,7 +43,7 @@ __all__ = ["TextClassifier", "TextStats"]
 
 
 @P.hyperparameters
-class TextClassifier(M.CountingHooks, TextLearning):  # type: ignore[override]
+class TextClassifier(M.CountedClasses, M.CountingHooks, TextLearning):  # type: ignore[override]
     """Naive Bayes text classifier on raw strings: multinomial, Bernoulli or complement.
 
     Equal to scikit-learn's ``Pipeline(CountVectorizer(...), MultinomialNB(...))`` (or
@@ -445,14 +445,6 @@ class TextClassifier(M.CountingHooks, TextLearning):  # type: ignore[override]
 
     # ------------------------------------------------------ fitted attributes
     @property
-    def classes_(self) -> np.ndarray:
-        return self._stats.counts.classes
-
-    @property
-    def class_count_(self) -> np.ndarray:
-        return self._stats.counts.class_count
-
-    @property
     def vocabulary_(self) -> dict[str, int]:
         """Term -> column of the kept vocabulary, sorted by term (as CountVectorizer's)."""
         if self.hashing:
@@ -470,13 +462,9 @@ class TextClassifier(M.CountingHooks, TextLearning):  # type: ignore[override]
         """Per-class counts of the kept terms, shape (n_classes, n_kept)."""
         return readonly(self._scorer().stats.feature_count)
 
-    @property
-    def feature_log_prob_(self) -> np.ndarray:
-        return readonly(self._derived()["feature_log_prob"])
+    feature_log_prob_ = Derived("feature_log_prob")
 
-    @property
-    def class_log_prior_(self) -> np.ndarray:
-        return readonly(self._derived()["class_log_prior"])
+    class_log_prior_ = Derived("class_log_prior")
 
     def __sklearn_tags__(self) -> Any:
         return text_input_tags(super().__sklearn_tags__())
