@@ -679,9 +679,10 @@ def setup_fast_paths() -> None:
 def instrument_nbayes(atheris) -> int:
     """Python coverage for the drivers (the editable install's custom loader defeats
     atheris.instrument_imports, and instrument_all takes minutes under ASan)."""
-    import nbayes.text  # noqa: F401
     import nbayes.text._hashing  # noqa: F401
     import nbayes.text._scoring  # noqa: F401
+
+    import nbayes.text  # noqa: F401
 
     n = 0
     for obj in gc.get_objects():

@@ -134,8 +134,9 @@ def test_forged_offsets_are_a_message_never_a_crash(data: bytes, offsets: list[i
     )
     if not valid:
         assert problem is not None
-    import nbayes._native as native
     from nbayes.text._chars import char_table
+
+    import nbayes._native as native
 
     # the kernels refuse a packing they cannot index safely, whoever calls them
     safe = (
