@@ -19,27 +19,11 @@ import sys
 from email.message import Message
 from email.parser import BytesParser
 from pathlib import Path
-from typing import Any
 from unittest import mock
 
 from nbayes.mail import MailTokenizer, _mime
-from nbayes.mail._mime import parse
+from nbayes.mail._mime import message_fields, parse
 from nbayes.spam import SpamFilter, fisher_log_scores
-
-
-def message_fields(m: Any) -> Any:
-    """Everything of a parsed message a reader can see, parts included, as plain data."""
-    payload = m.get_payload()
-    body = [message_fields(p) for p in payload] if isinstance(payload, list) else payload
-    return (
-        m.get_unixfrom(),
-        list(m.raw_items()),
-        m.get_default_type(),
-        [type(d).__name__ for d in m.defects],
-        m.preamble,
-        m.epilogue,
-        body,
-    )
 
 
 class _Counting(BytesParser):

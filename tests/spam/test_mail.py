@@ -26,6 +26,7 @@ from nbayes.mail import (
     read_mbox,
     walk_parts,
 )
+from nbayes.mail._mime import message_fields
 
 TOK = MailTokenizer()
 
@@ -452,24 +453,6 @@ def test_links_are_the_link_regexs_findall(markup: str) -> None:
 
 
 # ---------------------------------------------------------------------- the multipart fast path
-def _fields(m: object) -> object:
-    """Everything of a parsed message a reader sees, parts included, as plain data."""
-    from email.message import Message
-
-    assert isinstance(m, Message)
-    payload = m.get_payload()
-    body = [_fields(p) for p in payload] if isinstance(payload, list) else payload
-    return (
-        m.get_unixfrom(),
-        list(m.raw_items()),
-        m.get_default_type(),
-        [type(d).__name__ for d in m.defects],
-        m.preamble,
-        m.epilogue,
-        body,
-    )
-
-
 _B64 = base64.encodebytes("café au lait, prix spécial".encode()).decode()
 MULTIPART_BODIES = [
     # read by str.find
@@ -514,7 +497,7 @@ def test_multiparts_parse_as_the_feed_parser_parses_them(head: str, body: str) -
 
     raw = (head + "\n" + body).encode("utf-8")
     want = BytesParser().parsebytes(raw)
-    assert _fields(parse(raw)) == _fields(want)
+    assert message_fields(parse(raw)) == message_fields(want)
     assert MailTokenizer().tokens(raw) == MailTokenizer().tokens(want)
 
 
@@ -552,7 +535,7 @@ def test_random_multiparts_parse_as_the_feed_parser_parses_them(
 
     body = "\n".join(lines) + ("\n" if final_newline else "")
     raw = ("Content-Type: multipart/mixed; boundary=B\n\n" + body).encode("utf-8")
-    assert _fields(parse(raw)) == _fields(BytesParser().parsebytes(raw))
+    assert message_fields(parse(raw)) == message_fields(BytesParser().parsebytes(raw))
 
 
 def test_nested_multiparts_parse_as_the_feed_parser_parses_them() -> None:
@@ -578,6 +561,6 @@ def test_nested_multiparts_parse_as_the_feed_parser_parses_them() -> None:
             want = BytesParser().parsebytes(data)
             with mock.patch.object(_mime, "_PARSER", wraps=_mime._PARSER) as feed:
                 got = parse(data)
-            assert _fields(got) == _fields(want), (depth, epilogue)
+            assert message_fields(got) == message_fields(want), (depth, epilogue)
             assert feed.parsebytes.called == (depth > 8)  # the fast path, up to 8 levels
             assert MailTokenizer().tokens(data) == MailTokenizer().tokens(want)

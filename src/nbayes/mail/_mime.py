@@ -28,7 +28,15 @@ from typing import Any
 
 from nbayes.mail._errors import MailError
 
-__all__ = ["MailPart", "decode_header", "decode_text", "parse", "uudecoded_names", "walk_parts"]
+__all__ = [
+    "MailPart",
+    "decode_header",
+    "decode_text",
+    "message_fields",
+    "parse",
+    "uudecoded_names",
+    "walk_parts",
+]
 
 _PARSER = BytesParser()  # compat32, the default (email.policy, a heavy import, is not needed)
 _UUENCODE_BEGIN = re.compile(r"^begin [0-7]{3,4} (\S[^\r\n]*)$", re.M)
@@ -400,3 +408,20 @@ def uudecoded_names(text: str) -> tuple[str, list[str]]:
             break
         pos = end.end()
     return "".join(out), names
+
+
+def message_fields(m: Any) -> Any:
+    """Everything of a parsed message a reader can see, parts included, as plain data: the
+    fast multipart split (:func:`parse`) must give the feed parser's message, and this is
+    what the tests and ``benchmarks/check_spam_fast_paths.py`` compare."""
+    payload = m.get_payload()
+    body = [message_fields(p) for p in payload] if isinstance(payload, list) else payload
+    return (
+        m.get_unixfrom(),
+        list(m.raw_items()),
+        m.get_default_type(),
+        [type(d).__name__ for d in m.defects],
+        m.preamble,
+        m.epilogue,
+        body,
+    )
