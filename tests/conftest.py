@@ -8,7 +8,9 @@ property searches): the library, the file formats and the command line in a few 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -98,3 +100,23 @@ def _verified_record_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFact
     import os
 
     os.environ["NBAYES_CACHE_DIR"] = str(tmp_path_factory.mktemp("nbayes-cache"))
+
+
+@pytest.fixture(scope="session")
+def benchmark_script() -> Callable[[str], ModuleType]:
+    """``benchmark_script("count_seams")``: the script ``benchmarks/count_seams.py`` as a
+    module, for the tests that hold a goal its script measures (skipped when benchmarks/
+    is not beside the tests, as in an unpacked sdist)."""
+    import importlib.util
+
+    def load(name: str) -> ModuleType:
+        path = ROOT / "benchmarks" / f"{name}.py"
+        if not path.exists():
+            pytest.skip("benchmarks/ is not beside the tests")
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load

@@ -5,35 +5,21 @@ package, at most 15 (83 before the registry)."""
 from __future__ import annotations
 
 import ast
-import importlib.util
 from pathlib import Path
-
-import pytest
+from typing import Any
 
 import nbayes
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "count_kind_names.py"
 
-
-def _counter():  # type: ignore[no-untyped-def]
-    if not SCRIPT.exists():
-        pytest.skip("benchmarks/ is not beside the tests")
-    spec = importlib.util.spec_from_file_location("count_kind_names", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_at_most_15_comparisons_by_kind_name() -> None:
-    counter = _counter()
+def test_at_most_15_comparisons_by_kind_name(benchmark_script: Any) -> None:
+    counter = benchmark_script("count_kind_names")
     found = counter.count(Path(nbayes.__file__).parent)
     total = sum(len(hits) for hits in found.values())
     assert total <= 15, found
 
 
-def test_the_counter_sees_what_it_should() -> None:
-    counter = _counter()
+def test_the_counter_sees_what_it_should(benchmark_script: Any) -> None:
+    counter = benchmark_script("count_kind_names")
     code = (
         "if fam == 'gaussian': pass\n"
         "ok = name in ('kernel', 'mixed')\n"

@@ -8,7 +8,6 @@ position of modules this step leaves to others)."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -20,24 +19,13 @@ from nbayes import BernoulliNB, GaussianNB, MultinomialNB, TextClassifier
 from nbayes._families.fitted import FittedLikelihood
 from nbayes.explain import explain_row
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "count_seams.py"
 #: caches by position left, in modules this step does not own (the spam filter's
 #: statistics cache, the compiled lookup's table cache, NBSVM's and model selection's)
 ELSEWHERE = ("spam/", "text/_drivers/lookup.py", "nbsvm/", "model_selection/")
 
 
-def _counter():  # type: ignore[no-untyped-def]
-    if not SCRIPT.exists():
-        pytest.skip("benchmarks/ is not beside the tests")
-    spec = importlib.util.spec_from_file_location("count_seams", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_no_likelihood_tuple_and_no_derived_value_by_key_is_left() -> None:
-    found = _counter().count(Path(nbayes.__file__).parent)
+def test_no_likelihood_tuple_and_no_derived_value_by_key_is_left(benchmark_script: Any) -> None:
+    found = benchmark_script("count_seams").count(Path(nbayes.__file__).parent)
     for kind in (
         "likelihood tuples",
         "explain_row parameters",
@@ -49,8 +37,8 @@ def test_no_likelihood_tuple_and_no_derived_value_by_key_is_left() -> None:
     assert mine == []
 
 
-def test_the_counter_sees_what_it_should() -> None:
-    counter = _counter()
+def test_the_counter_sees_what_it_should(benchmark_script: Any) -> None:
+    counter = benchmark_script("count_seams")
     code = (
         "family, d, _ = model.likelihood()\n"
         "n = self._family_view()[1]\n"

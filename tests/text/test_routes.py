@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import collections
-import sys
 from typing import Any
 
 import numpy as np
@@ -113,34 +111,6 @@ def test_one_document_routes_follow_the_table() -> None:
     assert [scorer.feature_names[j] for j in cols] == ["cat", "dog"]
 
 
-def _entries(fn: Any) -> collections.Counter[str]:
-    """Modules of nbayes.text entered from another module while ``fn`` runs (a call back
-    into a module still on the stack is not an entry): benchmarks/trace_batch_path.py."""
-    seen: collections.Counter[str] = collections.Counter()
-
-    def on_stack(frame: Any, name: str) -> bool:
-        while frame is not None:
-            if frame.f_globals.get("__name__", "") == name:
-                return True
-            frame = frame.f_back
-        return False
-
-    def profile(frame: Any, event: str, arg: Any) -> None:
-        name = frame.f_globals.get("__name__", "")
-        if event == "call" and name.startswith("nbayes.text"):
-            back = frame.f_back
-            if back is None or back.f_globals.get("__name__", "") != name:
-                if not on_stack(back, name):
-                    seen[name] += 1
-
-    sys.setprofile(profile)
-    try:
-        fn()
-    finally:
-        sys.setprofile(None)
-    return seen
-
-
 #: the modules that choose and compose a batch's steps, and the kernel-level counts
 COMPOSING = (
     "nbayes.text.classifier", "nbayes.text._batch", "nbayes.text._model",
@@ -154,7 +124,9 @@ COMPOSING = (
     [{}, {"model": "bernoulli"}, {"ngram_range": (1, 2)}, {"ngram_range": (1, 3)},
      {"stop_words": "english"}, {"hashing": True, "n_features": 256}],
 )  # fmt: skip
-def test_a_batch_enters_each_composing_module_at_most_twice(params: dict) -> None:
+def test_a_batch_enters_each_composing_module_at_most_twice(
+    params: dict, benchmark_script: Any
+) -> None:
     """The plan is chosen once: a batch (fit, weighted fit, partial_fit of a fitted model,
     predict) passes through the modules that compose its steps at most twice each."""
     docs = [f"{w} cat sat on the mat {w} dog" for w in ("red", "blue", "green")] * 4
@@ -167,8 +139,10 @@ def test_a_batch_enters_each_composing_module_at_most_twice(params: dict) -> Non
         "partial_fit": lambda: fitted._batch(["zebra yak cat"] * 3, y[:3], None, False),
         "predict": lambda: fitted.predict(docs),
     }
+    entries = benchmark_script("trace_batch_path").entries  # (a call back into a module
+    # still on the stack is not an entry)
     for what, call in calls.items():
         call()  # first-use caches and imports are not a batch's way
-        seen = _entries(call)
+        seen = entries(call)
         over = {m: k for m, k in seen.items() if m in COMPOSING and k > 2}
         assert not over, (what, over)
