@@ -22,11 +22,8 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import statistics
-import subprocess
 
+from _interleaved import interleaved, median
 from _machine import machine
 
 WORKER = r"""
@@ -105,25 +102,18 @@ def main() -> None:
         help="the TextClassifier models to time (Bernoulli: no exact explanation)",
     )
     args = ap.parse_args()
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    pythons = {"a": args.a, "b": args.b}
     print(machine())
     for model in args.models:
-        got: dict[str, list[dict]] = {"a": [], "b": []}
-        for _ in range(args.rounds):
-            for key in ("a", "b"):
-                out = subprocess.run(
-                    [getattr(args, key), "-c", WORKER, model, str(args.calls)],
-                    capture_output=True, text=True, env=env, check=True,
-                )  # fmt: skip
-                got[key].append(json.loads(out.stdout.strip().splitlines()[-1]))
+        got = interleaved(pythons, ["-c", WORKER, model, str(args.calls)], args.rounds)
         same = got["a"][0]["answers"] == got["b"][0]["answers"]
         print(f"TextClassifier(model={model!r}) on 20NG train; answers identical: {same}")
         print(f"{'':<22}{'a µs':>10}{'b µs':>10}{'b/a':>8}")
         for name in NAMES:
             if got["a"][0][name] is None:
                 continue
-            a = statistics.median(r[name] for r in got["a"]) * 1e6
-            b = statistics.median(r[name] for r in got["b"]) * 1e6
+            a = median(got["a"], name) * 1e6
+            b = median(got["b"], name) * 1e6
             print(f"{name:<22}{a:>10.1f}{b:>10.1f}{b / a:>8.3f}")
         print(f"(medians of {args.rounds} interleaved rounds; each the median of its calls)")
 

@@ -16,12 +16,9 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import statistics
-import subprocess
 from pathlib import Path
 
+from _interleaved import interleaved, median
 from _machine import machine
 
 SMS = Path(__file__).resolve().parents[1] / "tests" / "data" / "sms_slice.csv"
@@ -59,20 +56,12 @@ def main() -> None:
     ap.add_argument("--b", required=True, help="interpreter of the change")
     ap.add_argument("--rounds", type=int, default=10)
     args = ap.parse_args()
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    got: dict[str, list[dict]] = {"a": [], "b": []}
-    for _ in range(args.rounds):
-        for key in ("a", "b"):
-            out = subprocess.run(
-                [getattr(args, key), "-c", WORKER, str(SMS)],
-                capture_output=True, text=True, env=env, check=True,
-            )  # fmt: skip
-            got[key].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    got = interleaved({"a": args.a, "b": args.b}, ["-c", WORKER, str(SMS)], args.rounds)
     print(machine())
     print(f"{'':<16}{'a µs':>10}{'b µs':>10}{'b/a':>8}")
     for name in got["a"][0]:
-        a = statistics.median(r[name] for r in got["a"]) * 1e6
-        b = statistics.median(r[name] for r in got["b"]) * 1e6
+        a = median(got["a"], name) * 1e6
+        b = median(got["b"], name) * 1e6
         print(f"{name:<16}{a:>10.2f}{b:>10.2f}{b / a:>8.3f}")
     print(f"(medians of {args.rounds} interleaved rounds; each the best of 7 x 1,000 calls)")
 

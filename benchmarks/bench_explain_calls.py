@@ -17,12 +17,9 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import statistics
-import subprocess
 from pathlib import Path
 
+from _interleaved import interleaved, median
 from _machine import machine
 
 WORKER = r"""
@@ -57,23 +54,16 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--calls", type=int, default=20, help="explain calls timed per process")
     args = ap.parse_args()
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    got: dict[str, list[dict]] = {"a": [], "b": []}
-    for _ in range(args.rounds):
-        for key in ("a", "b"):
-            out = subprocess.run(
-                [getattr(args, key), "-c", WORKER, str(args.model), str(args.calls)],
-                capture_output=True, text=True, env=env, check=True,
-            )  # fmt: skip
-            got[key].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    argv = ["-c", WORKER, str(args.model), str(args.calls)]
+    got = interleaved({"a": args.a, "b": args.b}, argv, args.rounds)
     same = got["a"][0]["answers"] == got["b"][0]["answers"]
     print(machine())
     print(f"model {args.model} ({args.model.stat().st_size / 1e6:.0f} MB); "
           f"explanations identical: {same}")  # fmt: skip
     print(f"{'':<22}{'a':>10}{'b':>10}{'b/a':>8}")
     for name in ("first_predict", "first_explain", "explain"):
-        a = statistics.median(r[name] for r in got["a"])
-        b = statistics.median(r[name] for r in got["b"])
+        a = median(got["a"], name)
+        b = median(got["b"], name)
         print(f"{name + ' s':<22}{a:>10.4f}{b:>10.4f}{b / a:>8.2f}")
     print(f"(medians of {args.rounds} rounds; explain: median of {args.calls} calls each)")
 
