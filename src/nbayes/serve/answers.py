@@ -193,45 +193,39 @@ def spam_verdicts(model: Any, messages: list[str]) -> list[dict[str, Any]]:
     return [{"label": v.verdict, "spamicity": _num(v.spamicity)} for v in model.classify(messages)]
 
 
-def spam_filtering(model: Any, message: str | bytes, clues: bool = True) -> dict[str, Any]:
-    """A spam filter's answer on one raw message: the verdict, the spamicity, its log-odds
-    and (unless ``clues`` is False) the clues (each combined token's f(w), its ham and spam
-    counts and its side, strongest first)."""
+def spam_filtered(model: Any, message: str | bytes, clues: bool = True) -> tuple[Any, list | None]:
+    """A spam filter's verdict on one raw message and (unless ``clues`` is False) the clues
+    it combined, strongest first: what :func:`filtering_answer` and :func:`filtering_json`
+    write, scored once."""
     if not clues:
-        v = model.classify([message])[0]
-        return {
-            "verdict": v.verdict,
-            "spamicity": _num(v.spamicity),
-            "log_odds": _float(v.log_odds),
-        }
+        return model.classify([message])[0], None
     found = model.clues(message, unused=False)
-    v = found.verdict
-    return {
-        "verdict": v.verdict,
-        "spamicity": _num(v.spamicity),
-        "log_odds": _float(v.log_odds),
-        "clues": [
+    return found.verdict, found.used()
+
+
+def filtering_answer(v: Any, used: list | None) -> dict[str, Any]:
+    """The answer of :func:`spam_filtered`'s verdict and clues: the verdict, the spamicity,
+    its log-odds and the clues (each combined token's f(w), its ham and spam counts and its
+    side), when there are."""
+    out = {"verdict": v.verdict, "spamicity": _num(v.spamicity), "log_odds": _float(v.log_odds)}
+    if used is not None:
+        out["clues"] = [
             {"token": c.token, "f": _num(c.f), "ham": c.ham, "spam": c.spam, "side": c.side}
-            for c in found.used()
-        ],
-    }
+            for c in used
+        ]
+    return out
 
 
-def spam_filtering_json(model: Any, message: str | bytes, clues: bool = True) -> bytes | None:
-    """:func:`spam_filtering`'s answer as the JSON bytes ``nbayes.serve.app.json_bytes``
-    writes for it (byte for byte), written directly: the 150 clue objects of a message
-    cost the generic encoder ~5 us each, a format string ~1 us. None for an answer that
-    needs the generic encoder's care (a number that is not finite, text that UTF-8 cannot
-    carry): encode :func:`spam_filtering`'s dict then."""
+def filtering_json(v: Any, used: list | None) -> bytes | None:
+    """:func:`filtering_answer` as the JSON bytes ``nbayes.serve.app.json_bytes`` writes for
+    it (byte for byte), written directly: the 150 clue objects of a message cost the generic
+    encoder ~5 us each, a format string ~1 us. None for an answer that needs the generic
+    encoder's care (a number that is not finite, text that UTF-8 cannot carry): encode
+    :func:`filtering_answer`'s dict then."""
     from json.encoder import encode_basestring as text  # (the C one: JSON's string escapes)
 
-    if not clues:
-        v = model.classify([message])[0]
-        parts = []
-    else:
-        found = model.clues(message, unused=False)
-        v = found.verdict
-        used = found.used()
+    parts = []
+    if used is not None:
         if not all(math.isfinite(c.f) for c in used):
             return None
         parts = [
@@ -243,8 +237,18 @@ def spam_filtering_json(model: Any, message: str | bytes, clues: bool = True) ->
     if not (math.isfinite(spamicity) and math.isfinite(log_odds)):
         return None
     head = f'{{"verdict":{text(v.verdict)},"spamicity":{spamicity!r},"log_odds":{log_odds!r}'
-    out = head + (',"clues":[' + ",".join(parts) + "]}" if clues else "}")
+    out = head + (',"clues":[' + ",".join(parts) + "]}" if used is not None else "}")
     try:
         return out.encode("utf-8")
     except UnicodeEncodeError:
         return None
+
+
+def spam_filtering(model: Any, message: str | bytes, clues: bool = True) -> dict[str, Any]:
+    """A spam filter's answer on one raw message (:func:`filtering_answer`)."""
+    return filtering_answer(*spam_filtered(model, message, clues))
+
+
+def spam_filtering_json(model: Any, message: str | bytes, clues: bool = True) -> bytes | None:
+    """:func:`spam_filtering`'s answer written directly (:func:`filtering_json`)."""
+    return filtering_json(*spam_filtered(model, message, clues))
