@@ -10,7 +10,7 @@ import statistics
 import subprocess
 from typing import Any
 
-__all__ = ["interleaved", "median"]
+__all__ = ["interleaved", "median", "print_ratios"]
 
 
 def interleaved(pythons: dict[str, str], argv: list[str], rounds: int) -> dict[str, list[dict]]:
@@ -31,3 +31,22 @@ def interleaved(pythons: dict[str, str], argv: list[str], rounds: int) -> dict[s
 def median(runs: list[dict[str, Any]], name: str) -> float:
     """The median over the rounds of the timing ``name``."""
     return statistics.median(r[name] for r in runs)
+
+
+def print_ratios(
+    got: dict[str, list[dict]],
+    names: Any,
+    *,
+    scale: float = 1e6,
+    unit: str = "µs",
+    width: int = 22,
+    digits: int = 1,
+) -> None:
+    """A table of each timing's median on both sides (times ``scale``, in ``unit``) and
+    their ratio b/a; a timing a side did not measure (None) is left out."""
+    print(f"{'':<{width}}{'a ' + unit:>10}{'b ' + unit:>10}{'b/a':>8}")
+    for name in names:
+        if got["a"][0][name] is None:
+            continue
+        a, b = median(got["a"], name) * scale, median(got["b"], name) * scale
+        print(f"{name:<{width}}{a:>10.{digits}f}{b:>10.{digits}f}{b / a:>8.3f}")

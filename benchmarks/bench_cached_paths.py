@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import argparse
 
-from _interleaved import interleaved, median
+from _interleaved import interleaved, print_ratios
 from _machine import machine
 
 WORKER = r"""
@@ -108,13 +108,7 @@ def main() -> None:
         got = interleaved(pythons, ["-c", WORKER, model, str(args.calls)], args.rounds)
         same = got["a"][0]["answers"] == got["b"][0]["answers"]
         print(f"TextClassifier(model={model!r}) on 20NG train; answers identical: {same}")
-        print(f"{'':<22}{'a µs':>10}{'b µs':>10}{'b/a':>8}")
-        for name in NAMES:
-            if got["a"][0][name] is None:
-                continue
-            a = median(got["a"], name) * 1e6
-            b = median(got["b"], name) * 1e6
-            print(f"{name:<22}{a:>10.1f}{b:>10.1f}{b / a:>8.3f}")
+        print_ratios(got, NAMES)
         print(f"(medians of {args.rounds} interleaved rounds; each the median of its calls)")
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from _interleaved import interleaved, median
+from _interleaved import interleaved, print_ratios
 from _machine import machine
 
 SMS = Path(__file__).resolve().parents[1] / "tests" / "data" / "sms_slice.csv"
@@ -58,11 +58,7 @@ def main() -> None:
     args = ap.parse_args()
     got = interleaved({"a": args.a, "b": args.b}, ["-c", WORKER, str(SMS)], args.rounds)
     print(machine())
-    print(f"{'':<16}{'a µs':>10}{'b µs':>10}{'b/a':>8}")
-    for name in got["a"][0]:
-        a = median(got["a"], name) * 1e6
-        b = median(got["b"], name) * 1e6
-        print(f"{name:<16}{a:>10.2f}{b:>10.2f}{b / a:>8.3f}")
+    print_ratios(got, got["a"][0], width=16, digits=2)
     print(f"(medians of {args.rounds} interleaved rounds; each the best of 7 x 1,000 calls)")
 
 
