@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nbayes.exceptions import ModelFileError
+from nbayes.io import _json
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._codecs import (
     decode_categories,
@@ -74,15 +75,8 @@ from nbayes.io._codecs import (
     encode_param,
 )
 from nbayes.io._functions import check_functions, functions_given
-from nbayes.io._json import (
-    _show,
-    expect_bool,
-    expect_dict,
-    expect_int,
-    expect_list,
-    expect_str,
-    expect_str_list,
-)
+from nbayes.io._json import *  # noqa: F403  (re-exported, see __all__)
+from nbayes.io._json import _show, expect_dict, expect_int, expect_str
 from nbayes.io._modelfile import MAGIC, read_model_file, read_model_header, write_model_file
 from nbayes.io._registry import Serializer, decode, encode, register, registered_types
 
@@ -102,12 +96,6 @@ __all__ = [
     "encode_categories",
     "encode_labels",
     "encode_param",
-    "expect_bool",
-    "expect_dict",
-    "expect_int",
-    "expect_list",
-    "expect_str",
-    "expect_str_list",
     "is_model_file",
     "load",
     "load_scorer",
@@ -117,6 +105,7 @@ __all__ = [
     "registered_types",
     "save",
 ]
+__all__ += _json.__all__  # the checks every (de)serialiser reads its JSON through
 
 SCHEMA_VERSION: int = 2
 """The newest version of the metadata layout this nbayes reads (it reads every version
