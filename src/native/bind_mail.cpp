@@ -15,11 +15,33 @@
 
 #include "mail_clues.hpp"
 #include "mail_index.hpp"
+#include "mail_tokens.hpp"
 #include "mail_words.hpp"
 
 namespace {
 
 using nbk_mail::Span;
+using nbk_mail::TokenRef;
+
+// A str as a TokenRef (its code points, whatever its storage width).
+inline TokenRef str_ref(PyObject* s) {
+    return TokenRef{PyUnicode_DATA(s), static_cast<int>(PyUnicode_KIND(s)), 0,
+                    PyUnicode_GET_LENGTH(s), -1, -1, s};
+}
+
+// Splits `text` as mail_words.hpp's split_words.
+void split_text(PyObject* text, Py_ssize_t lo, Py_ssize_t hi, std::vector<Span>& kept,
+                std::vector<Span>& longs) {
+    int kind = PyUnicode_KIND(text);
+    const void* data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (kind == PyUnicode_1BYTE_KIND)
+        nbk_mail::split_words(static_cast<const Py_UCS1*>(data), n, lo, hi, kept, longs);
+    else if (kind == PyUnicode_2BYTE_KIND)
+        nbk_mail::split_words(static_cast<const Py_UCS2*>(data), n, lo, hi, kept, longs);
+    else
+        nbk_mail::split_words(static_cast<const Py_UCS4*>(data), n, lo, hi, kept, longs);
+}
 
 // "bi:" + a + " " + b, canonical (the kind its largest code point needs).
 PyObject* bigram(PyObject* text, int kind, const void* data, const Span& a, const Span& b) {
@@ -46,25 +68,28 @@ const char words_doc[] =
     "words(text, min_length, max_length, bigrams, out) -> list\n\n"
     "Add to the set `out` the white-space separated words of `text` of min_length to\n"
     "max_length code points and, if `bigrams`, 'bi:<word> <next word>' for each pair of\n"
-    "consecutive such words; return the longer words, in text order.";
+    "consecutive such words; return the longer words, in text order (out None: only\n"
+    "return them).";
 
 PyObject* py_words(PyObject*, PyObject* args) {
     PyObject* text;
     Py_ssize_t lo, hi;
     int bigrams;
     PyObject* out;
-    if (!PyArg_ParseTuple(args, "UnnpO!", &text, &lo, &hi, &bigrams, &PySet_Type, &out))
+    if (!PyArg_ParseTuple(args, "UnnpO", &text, &lo, &hi, &bigrams, &out)) return nullptr;
+    if (out != Py_None && !PySet_CheckExact(out)) {
+        PyErr_SetString(PyExc_TypeError, "words: out must be a set or None");
         return nullptr;
+    }
     int kind = PyUnicode_KIND(text);
     const void* data = PyUnicode_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     std::vector<Span> kept, longs;
-    if (kind == PyUnicode_1BYTE_KIND)
-        nbk_mail::split_words(static_cast<const Py_UCS1*>(data), n, lo, hi, kept, longs);
-    else if (kind == PyUnicode_2BYTE_KIND)
-        nbk_mail::split_words(static_cast<const Py_UCS2*>(data), n, lo, hi, kept, longs);
-    else
-        nbk_mail::split_words(static_cast<const Py_UCS4*>(data), n, lo, hi, kept, longs);
+    try {
+        split_text(text, lo, hi, kept, longs);
+    } catch (const std::bad_alloc&) {
+        return PyErr_NoMemory();
+    }
+    if (out == Py_None) kept.clear();  // the longer words only
     for (std::size_t k = 0; k < kept.size(); ++k) {
         PyObject* w = PyUnicode_Substring(text, kept[k].start, kept[k].end);
         if (w == nullptr || PySet_Add(out, w) < 0) {
@@ -101,17 +126,14 @@ struct Clue {
     double d;
     double log_f;
     double log_1mf;
-    PyObject* token;  // borrowed: the token set holds it
+    TokenRef token;  // borrowed: the token set (or the text) holds it
 };
 
 // (d, token) descending, as Python's sort of the (d, token, ...) tuples with reverse=True.
 struct Stronger {
-    bool* failed;
     bool operator()(const Clue& a, const Clue& b) const {
         if (a.d != b.d) return a.d > b.d;
-        int cmp = PyUnicode_Compare(a.token, b.token);
-        if (cmp == -1 && PyErr_Occurred()) *failed = true;
-        return cmp > 0;
+        return nbk_mail::compare_tokens(a.token, b.token) > 0;
     }
 };
 
@@ -130,7 +152,8 @@ bool int64_column(PyObject* obj, Py_buffer* view) {
 // ---------------------------------------------------------------------------- token index
 
 // nbayes._mail_native's TokenIndex: a filter's token -> row mapping (TokenTable._index)
-// as a HashIndex (mail_index.hpp) on the tokens' Python hashes, kept in step with the
+// as a HashIndex (mail_index.hpp) on the tokens' code point hashes (mail_tokens.hpp: a
+// body word is looked up from its text without a str of its own), kept in step with the
 // table's list of tokens by row (sync), for clue_logs' prefetched look-ups.
 struct TokenIndexObject {
     PyObject_HEAD
@@ -188,11 +211,7 @@ PyObject* index_sync(PyObject* obj, PyObject* tokens) {
     for (Py_ssize_t r = static_cast<Py_ssize_t>(covered); r < n; ++r) {
         PyObject* k = PyList_GET_ITEM(tokens, r);
         if (!PyUnicode_CheckExact(k)) self->usable = false;
-        Py_hash_t h = PyObject_Hash(k);
-        if (h == -1) {
-            index_reset(self);
-            return nullptr;
-        }
+        std::uint64_t h = PyUnicode_Check(k) ? nbk_mail::ref_hash(str_ref(k)) : 0;
         try {
             self->keys->push_back(Py_NewRef(k));
             self->index->insert(static_cast<std::uint64_t>(h), k, r);
@@ -251,47 +270,30 @@ inline bool same_str(PyObject* a, PyObject* b) {
            0;
 }
 
+// An index key (an exact str) is the token `r`.
+inline bool same_key(PyObject* key, const TokenRef& r) {
+    if (r.obj != nullptr) return same_str(key, static_cast<PyObject*>(r.obj));
+    return nbk_mail::same_tokens(str_ref(key), r);
+}
+
 struct Probe {
-    PyObject* token;
     std::uint64_t hash;
     std::size_t pos;  // the slot of the first key of the token's hash, if any
     std::int64_t row;  // that key's row, -1: no key of this hash
 };
 
-// The rows of `tokens` (a set of exact str) in `index`, -1 for a token not in it, in three
-// passes over the message's tokens: the home slots prefetched, then the first slot of each
-// hash found and its key and counts prefetched, then the keys compared. False if a token
-// is not an exact str (or a Python error is set); `probes` pairs each token with its row.
-bool lookup_rows(PyObject* tokens, const nbk_mail::HashIndex<PyObject*>& index,
-                 const std::int64_t* ham, const std::int64_t* spam, std::vector<Probe>& probes) {
-    PyObject* t;
-    Py_hash_t h;
-    probes.clear();
-    probes.reserve(static_cast<std::size_t>(PySet_GET_SIZE(tokens)));
-    PyObject* it = PyObject_GetIter(tokens);
-    if (it == nullptr) return false;
-    while ((t = PyIter_Next(it)) != nullptr) {
-        Py_DECREF(t);  // the set keeps it alive
-        if (!PyUnicode_CheckExact(t)) {
-            Py_DECREF(it);
-            return false;
-        }
-        h = PyObject_Hash(t);  // cached in the str
-        if (h == -1) {
-            Py_DECREF(it);
-            return false;
-        }
-        auto hash = static_cast<std::uint64_t>(h);
-        std::size_t home = 0;
-        if (!index.empty()) {
-            home = index.home(hash);
-            __builtin_prefetch(index.slot_address(home));
-        }
-        probes.push_back(Probe{t, hash, home, -1});
+using Index = nbk_mail::HashIndex<PyObject*>;
+
+// The rows of `refs` (hashes in `probes`) in `index`, -1 for a token not in it, in three
+// passes: the home slots prefetched, then the first slot of each hash found and its key
+// and counts prefetched, then the keys compared.
+void lookup_rows(const std::vector<TokenRef>& refs, std::vector<Probe>& probes,
+                 const Index& index, const std::int64_t* ham, const std::int64_t* spam) {
+    if (index.empty()) return;  // a table without rows: no token in it
+    for (Probe& p : probes) {
+        p.pos = index.home(p.hash);
+        __builtin_prefetch(index.slot_address(p.pos));
     }
-    Py_DECREF(it);
-    if (PyErr_Occurred()) return false;
-    if (index.empty()) return true;  // a table without rows: no token in it
     for (Probe& p : probes) {
         std::size_t at = p.pos;
         for (;;) {
@@ -308,14 +310,15 @@ bool lookup_rows(PyObject* tokens, const nbk_mail::HashIndex<PyObject*>& index,
         }
         p.pos = at;
     }
-    for (Probe& p : probes) {
+    for (std::size_t k = 0; k < probes.size(); ++k) {
+        Probe& p = probes[k];
         if (p.row < 0) continue;
         std::size_t at = p.pos;
         std::int64_t row = -1;
         for (;;) {  // the first key of this hash, then (rarely) the others
             const auto& s = index.slot(at);
             if (s.row < 0) break;
-            if (s.hash == p.hash && same_str(s.key, p.token)) {
+            if (s.hash == p.hash && same_key(s.key, refs[k])) {
                 row = s.row;
                 break;
             }
@@ -323,6 +326,88 @@ bool lookup_rows(PyObject* tokens, const nbk_mail::HashIndex<PyObject*>& index,
         }
         p.row = row;
     }
+}
+
+// The tokens of the set `tokens` as refs with their hashes; false if one is not an exact
+// str (or a Python error is set).
+bool set_refs(PyObject* tokens, std::vector<TokenRef>& refs, std::vector<Probe>& probes) {
+    PyObject* t;
+    refs.reserve(static_cast<std::size_t>(PySet_GET_SIZE(tokens)));
+    PyObject* it = PyObject_GetIter(tokens);
+    if (it == nullptr) return false;
+    while ((t = PyIter_Next(it)) != nullptr) {
+        Py_DECREF(t);  // the set keeps it alive
+        if (!PyUnicode_CheckExact(t)) {
+            Py_DECREF(it);
+            return false;
+        }
+        refs.push_back(str_ref(t));
+        probes.push_back(Probe{nbk_mail::ref_hash(refs.back()), 0, -1});
+    }
+    Py_DECREF(it);
+    return !PyErr_Occurred();
+}
+
+struct Scoring {
+    nbk_mail::ClueParams p;
+    Py_ssize_t cap;
+    const std::int64_t* ham;
+    const std::int64_t* spam;
+    Py_ssize_t rows;
+};
+
+// The clues of `refs` at `probes`' rows; false where the Python reading must answer.
+bool collect(const std::vector<TokenRef>& refs, const std::vector<Probe>& probes,
+             const Scoring& sc, std::vector<Clue>& clues) {
+    for (std::size_t k = 0; k < refs.size(); ++k) {
+        std::int64_t i = probes[k].row;
+        if (i >= sc.rows) return false;
+        double f;
+        if (!nbk_mail::robinson_f(i < 0 ? 0 : sc.ham[i], i < 0 ? 0 : sc.spam[i], sc.p, f))
+            return false;
+        double d = nbk_mail::deviation(f);
+        if (d >= sc.p.min_dev) clues.push_back(Clue{d, std::log(f), std::log1p(-f), refs[k]});
+    }
+    return true;
+}
+
+// (log_f list, log_1mf list) of the `cap` strongest clues (0: all).
+PyObject* clue_lists(std::vector<Clue>& clues, Py_ssize_t cap) {
+    if (cap > 0 && static_cast<Py_ssize_t>(clues.size()) > cap) {
+        std::nth_element(clues.begin(), clues.begin() + cap, clues.end(), Stronger{});
+        clues.resize(static_cast<std::size_t>(cap));
+    }
+    PyObject* lf = PyList_New(static_cast<Py_ssize_t>(clues.size()));
+    PyObject* l1 = lf ? PyList_New(static_cast<Py_ssize_t>(clues.size())) : nullptr;
+    bool ok = l1 != nullptr;
+    for (std::size_t k = 0; ok && k < clues.size(); ++k) {
+        PyObject* a = PyFloat_FromDouble(clues[k].log_f);
+        PyObject* b = PyFloat_FromDouble(clues[k].log_1mf);
+        if (a == nullptr || b == nullptr) {
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+            ok = false;
+            break;
+        }
+        PyList_SET_ITEM(lf, static_cast<Py_ssize_t>(k), a);
+        PyList_SET_ITEM(l1, static_cast<Py_ssize_t>(k), b);
+    }
+    PyObject* result = ok ? PyTuple_Pack(2, lf, l1) : nullptr;
+    Py_XDECREF(lf);
+    Py_XDECREF(l1);
+    return result;
+}
+
+// The count columns of a clue_logs call; false (a Python error set) if they are not.
+bool columns(PyObject* ham_obj, PyObject* spam_obj, Py_buffer* hv, Py_buffer* sv, Scoring& sc) {
+    if (!int64_column(ham_obj, hv)) return false;
+    if (!int64_column(spam_obj, sv)) {
+        PyBuffer_Release(hv);
+        return false;
+    }
+    sc.ham = static_cast<const std::int64_t*>(hv->buf);
+    sc.spam = static_cast<const std::int64_t*>(sv->buf);
+    sc.rows = std::min(hv->len, sv->len) / 8;
     return true;
 }
 
@@ -337,10 +422,9 @@ const char clue_logs_doc[] =
 
 PyObject* py_clue_logs(PyObject*, PyObject* args) {
     PyObject *tokens, *index, *ham_obj, *spam_obj;
-    nbk_mail::ClueParams p;
-    Py_ssize_t cap;
-    if (!PyArg_ParseTuple(args, "OOOOLLddddn", &tokens, &index, &ham_obj, &spam_obj, &p.n_ham,
-                          &p.n_spam, &p.s, &p.x, &p.c, &p.min_dev, &cap))
+    Scoring sc;
+    if (!PyArg_ParseTuple(args, "OOOOLLddddn", &tokens, &index, &ham_obj, &spam_obj, &sc.p.n_ham,
+                          &sc.p.n_spam, &sc.p.s, &sc.p.x, &sc.p.c, &sc.p.min_dev, &sc.cap))
         return nullptr;
     bool indexed = Py_IS_TYPE(index, &TokenIndexType);
     if (!indexed && !PyDict_Check(index)) {
@@ -348,56 +432,30 @@ PyObject* py_clue_logs(PyObject*, PyObject* args) {
         return nullptr;
     }
     Py_buffer hv, sv;
-    if (!int64_column(ham_obj, &hv)) return nullptr;
-    if (!int64_column(spam_obj, &sv)) {
-        PyBuffer_Release(&hv);
-        return nullptr;
-    }
-    const auto* ham = static_cast<const std::int64_t*>(hv.buf);
-    const auto* spam = static_cast<const std::int64_t*>(sv.buf);
-    Py_ssize_t rows = std::min(hv.len, sv.len) / 8;
+    if (!columns(ham_obj, spam_obj, &hv, &sv, sc)) return nullptr;
     std::vector<Clue> clues;
     PyObject* result = nullptr;
     bool fallback = false;
     bool failed = false;
-    auto add = [&](PyObject* t, std::int64_t g, std::int64_t b) {
-        double f;
-        if (!nbk_mail::robinson_f(g, b, p, f)) {
-            fallback = true;
-            return;
-        }
-        double d = nbk_mail::deviation(f);
-        if (d >= p.min_dev) clues.push_back(Clue{d, std::log(f), std::log1p(-f), t});
-    };
     auto* ti = reinterpret_cast<TokenIndexObject*>(index);
-    if (indexed && (!ti->usable || !PyAnySet_Check(tokens))) {
-        fallback = true;
-    } else if (indexed) {
-        std::vector<Probe> probes;
-        try {
-            if (!lookup_rows(tokens, *ti->index, ham, spam, probes)) {
-                if (PyErr_Occurred()) failed = true;
-                else fallback = true;
+    try {
+        if (!PyAnySet_Check(tokens) || (indexed && !ti->usable)) {
+            fallback = true;
+        } else if (indexed) {
+            std::vector<TokenRef> refs;
+            std::vector<Probe> probes;
+            if (!set_refs(tokens, refs, probes)) {
+                failed = PyErr_Occurred() != nullptr;
+                fallback = !failed;
+            } else {
+                lookup_rows(refs, probes, *ti->index, sc.ham, sc.spam);
+                fallback = !collect(refs, probes, sc, clues);
             }
-            for (std::size_t k = 0; !failed && !fallback && k < probes.size(); ++k) {
-                std::int64_t i = probes[k].row;
-                if (i >= rows) {
-                    fallback = true;
-                    break;
-                }
-                add(probes[k].token, i < 0 ? 0 : ham[i], i < 0 ? 0 : spam[i]);
-            }
-        } catch (const std::bad_alloc&) {
-            PyErr_NoMemory();
-            failed = true;
-        }
-    } else {
-        // a set or frozenset only: it keeps the tokens alive while the clues point at them
-        PyObject* it = PyAnySet_Check(tokens) ? PyObject_GetIter(tokens) : nullptr;
-        if (it == nullptr && !PyErr_Occurred()) fallback = true;
-        if (it != nullptr) {
+        } else {
+            // a set or frozenset only: it keeps the tokens alive while the clues point at them
+            PyObject* it = PyObject_GetIter(tokens);
             PyObject* t;
-            while ((t = PyIter_Next(it)) != nullptr) {
+            while (it != nullptr && (t = PyIter_Next(it)) != nullptr) {
                 Py_DECREF(t);  // the set keeps it alive
                 if (!PyUnicode_Check(t)) {
                     fallback = true;
@@ -407,51 +465,127 @@ PyObject* py_clue_logs(PyObject*, PyObject* args) {
                 std::int64_t g = 0, b = 0;
                 if (row != nullptr) {
                     Py_ssize_t i = PyLong_AsSsize_t(row);
-                    if (i < 0 || i >= rows) {
+                    if (i < 0 || i >= sc.rows) {
                         if (PyErr_Occurred()) PyErr_Clear();
                         fallback = true;
                         break;
                     }
-                    g = ham[i];
-                    b = spam[i];
+                    g = sc.ham[i];
+                    b = sc.spam[i];
                 } else if (PyErr_Occurred()) {
-                    failed = true;
                     break;
                 }
-                add(t, g, b);
-                if (fallback) break;
+                double f;
+                if (!nbk_mail::robinson_f(g, b, sc.p, f)) {
+                    fallback = true;
+                    break;
+                }
+                double d = nbk_mail::deviation(f);
+                if (d >= sc.p.min_dev)
+                    clues.push_back(Clue{d, std::log(f), std::log1p(-f), str_ref(t)});
             }
-            Py_DECREF(it);
+            Py_XDECREF(it);
             if (PyErr_Occurred()) failed = true;
-        } else if (!fallback) {
-            failed = true;
         }
+        if (!failed && !fallback) result = clue_lists(clues, sc.cap);
+        else if (!failed) result = Py_NewRef(Py_None);
+    } catch (const std::bad_alloc&) {
+        PyErr_NoMemory();
     }
-    if (!failed && !fallback) {
-        if (cap > 0 && static_cast<Py_ssize_t>(clues.size()) > cap) {
-            std::nth_element(clues.begin(), clues.begin() + cap, clues.end(), Stronger{&failed});
-            clues.resize(static_cast<std::size_t>(cap));
+    PyBuffer_Release(&hv);
+    PyBuffer_Release(&sv);
+    return result;
+}
+
+// Adds refs[k] (hash hashes) to the open-addressing set `seen` of refs' indices (-1:
+// empty) unless a ref of the same code points is there; true if added.
+bool add_new(std::vector<std::int32_t>& seen, const std::vector<TokenRef>& refs,
+             const std::vector<Probe>& probes, std::size_t k, bool check) {
+    std::size_t mask = seen.size() - 1;
+    std::uint64_t h = probes[k].hash;
+    for (std::size_t at = static_cast<std::size_t>(h) & mask;; at = (at + 1) & mask) {
+        std::int32_t j = seen[at];
+        if (j < 0) {
+            seen[at] = static_cast<std::int32_t>(k);
+            return true;
         }
-        PyObject* lf = failed ? nullptr : PyList_New(static_cast<Py_ssize_t>(clues.size()));
-        PyObject* l1 = lf ? PyList_New(static_cast<Py_ssize_t>(clues.size())) : nullptr;
-        bool ok = l1 != nullptr;
-        for (std::size_t k = 0; ok && k < clues.size(); ++k) {
-            PyObject* a = PyFloat_FromDouble(clues[k].log_f);
-            PyObject* b = PyFloat_FromDouble(clues[k].log_1mf);
-            if (a == nullptr || b == nullptr) {
-                Py_XDECREF(a);
-                Py_XDECREF(b);
-                ok = false;
-                break;
+        if (check && probes[static_cast<std::size_t>(j)].hash == h &&
+            nbk_mail::same_tokens(refs[static_cast<std::size_t>(j)], refs[k]))
+            return false;
+    }
+}
+
+const char clue_logs_text_doc[] =
+    "clue_logs_text(tokens, text, min_length, max_length, bigrams, index, ham, spam, n_ham,\n"
+    "n_spam, s, x, c, min_dev, max_clues) -> (log_f, log_1mf) or None\n\n"
+    "clue_logs of the set `tokens` with the words of `text` (and their bigrams) that\n"
+    "words(text, min_length, max_length, bigrams, out) would add to it, read from the text\n"
+    "without a str per word: the same values. None unless `index` is a usable TokenIndex\n"
+    "and `tokens` a set of exact str, or where clue_logs answers None.";
+
+PyObject* py_clue_logs_text(PyObject*, PyObject* args) {
+    PyObject *tokens, *text, *index, *ham_obj, *spam_obj;
+    Py_ssize_t lo, hi;
+    int bigrams;
+    Scoring sc;
+    if (!PyArg_ParseTuple(args, "OUnnpOOOLLddddn", &tokens, &text, &lo, &hi, &bigrams, &index,
+                          &ham_obj, &spam_obj, &sc.p.n_ham, &sc.p.n_spam, &sc.p.s, &sc.p.x,
+                          &sc.p.c, &sc.p.min_dev, &sc.cap))
+        return nullptr;
+    auto* ti = reinterpret_cast<TokenIndexObject*>(index);
+    if (!Py_IS_TYPE(index, &TokenIndexType) || !ti->usable || !PyAnySet_Check(tokens))
+        Py_RETURN_NONE;
+    Py_buffer hv, sv;
+    if (!columns(ham_obj, spam_obj, &hv, &sv, sc)) return nullptr;
+    PyObject* result = nullptr;
+    try {
+        std::vector<TokenRef> refs;
+        std::vector<Probe> probes;
+        std::vector<Span> kept, longs;
+        std::vector<Clue> clues;
+        bool ok = set_refs(tokens, refs, probes);
+        if (ok) split_text(text, lo, hi, kept, longs);
+        std::size_t most = refs.size() + 2 * kept.size();
+        if (ok && most > (std::size_t{1} << 30)) ok = false;  // (int32 indices)
+        if (ok) {
+            std::size_t size = 16;
+            while (size < 2 * most) size *= 2;
+            std::vector<std::int32_t> seen(size, -1);
+            for (std::size_t k = 0; k < refs.size(); ++k) add_new(seen, refs, probes, k, false);
+            int kind = PyUnicode_KIND(text);
+            const void* data = PyUnicode_DATA(text);
+            std::uint64_t prev_h = 0, prev_p = 0;
+            for (std::size_t k = 0; k < kept.size(); ++k) {
+                const Span& w = kept[k];
+                std::uint64_t h, pw;
+                nbk_mail::span_hash(kind, data, w.start, w.end, h, pw);
+                refs.push_back(TokenRef{data, kind, w.start, w.end, -1, -1, nullptr});
+                probes.push_back(Probe{nbk_mail::finish_hash(h, w.end - w.start), 0, -1});
+                if (!add_new(seen, refs, probes, refs.size() - 1, true)) {
+                    refs.pop_back();
+                    probes.pop_back();
+                }
+                if (bigrams && k > 0) {
+                    const Span& v = kept[k - 1];
+                    TokenRef b{data, kind, v.start, v.end, w.start, w.end, nullptr};
+                    refs.push_back(b);
+                    probes.push_back(Probe{nbk_mail::bigram_hash(prev_h, prev_p, h, pw, b.size()),
+                                           0, -1});
+                    if (!add_new(seen, refs, probes, refs.size() - 1, true)) {
+                        refs.pop_back();
+                        probes.pop_back();
+                    }
+                }
+                prev_h = h;
+                prev_p = pw;
             }
-            PyList_SET_ITEM(lf, static_cast<Py_ssize_t>(k), a);
-            PyList_SET_ITEM(l1, static_cast<Py_ssize_t>(k), b);
+            lookup_rows(refs, probes, *ti->index, sc.ham, sc.spam);
+            ok = collect(refs, probes, sc, clues);
         }
-        if (ok) result = PyTuple_Pack(2, lf, l1);
-        Py_XDECREF(lf);
-        Py_XDECREF(l1);
-    } else if (fallback && !failed) {
-        result = Py_NewRef(Py_None);
+        if (ok) result = clue_lists(clues, sc.cap);
+        else if (!PyErr_Occurred()) result = Py_NewRef(Py_None);
+    } catch (const std::bad_alloc&) {
+        PyErr_NoMemory();
     }
     PyBuffer_Release(&hv);
     PyBuffer_Release(&sv);
@@ -461,6 +595,7 @@ PyObject* py_clue_logs(PyObject*, PyObject* args) {
 PyMethodDef methods[] = {
     {"words", py_words, METH_VARARGS, words_doc},
     {"clue_logs", py_clue_logs, METH_VARARGS, clue_logs_doc},
+    {"clue_logs_text", py_clue_logs_text, METH_VARARGS, clue_logs_text_doc},
     {"token_index", py_token_index, METH_NOARGS, token_index_doc},
     {nullptr, nullptr, 0, nullptr},
 };

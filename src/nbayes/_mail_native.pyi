@@ -2,7 +2,7 @@
 (src/native/bind_mail.cpp)."""
 
 def words(
-    text: str, min_length: int, max_length: int, bigrams: bool, out: set[str], /
+    text: str, min_length: int, max_length: int, bigrams: bool, out: set[str] | None, /
 ) -> list[str]: ...
 
 class TokenIndex:
@@ -15,6 +15,24 @@ def token_index() -> TokenIndex: ...
 def clue_logs(
     tokens: frozenset[str] | set[str],
     index: dict[str, int] | TokenIndex,
+    ham: object,
+    spam: object,
+    n_ham: int,
+    n_spam: int,
+    s: float,
+    x: float,
+    c: float,
+    min_dev: float,
+    max_clues: int,
+    /,
+) -> tuple[list[float], list[float]] | None: ...
+def clue_logs_text(
+    tokens: frozenset[str] | set[str],
+    text: str,
+    min_length: int,
+    max_length: int,
+    bigrams: bool,
+    index: TokenIndex,
     ham: object,
     spam: object,
     n_ham: int,

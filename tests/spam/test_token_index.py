@@ -4,6 +4,7 @@ up in: the same rows as the table's dict through every change to the table."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -106,3 +107,124 @@ def test_a_filter_with_its_index_pickles_and_copies_without_it() -> None:
     for g in (pickle.loads(pickle.dumps(f)), copy.deepcopy(f)):
         assert "_lookup" not in g.__dict__
         assert [g._clue_logs(t) for t in probe] == before
+
+
+# ---------------------------------------------------------------- body words from the text
+_TEXTS = [
+    "cheap pills now cheap pills now! buy buy buy",
+    "café crème brûlée crème café",  # 1-byte kind beyond ASCII
+    "привет мир привет друг мир",  # 2-byte
+    "emoji 🎉🎉 party 🎉🎉 party time",  # 4-byte
+    "mixed ascii and ελληνικά words: proto:http url:pills.example",
+    "a bb ccc dddd averyveryverylongword ccc dddd ccc",
+    "",
+    "   \t\n  ",
+    "w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11 w12 w13 w1 w2 w3",
+]
+
+
+def _text_logs(
+    f: SpamFilter, tokens: set[str], text: str, **kw: int
+) -> tuple[list[float], list[float]] | None:
+    st, t, tok = f._settings(), f.table_, f._tokenizer()
+    lo, hi, bigrams = kw.get("lo", tok.min_length), kw.get("hi", tok.max_length), tok.bigrams
+    return _mail_native.clue_logs_text(
+        frozenset(tokens), text, lo, hi, bool(kw.get("bigrams", bigrams)), f._token_lookup(),
+        t.ham, t.spam, t.n_ham, t.n_spam, st.s, st.x, st.smoothing, st.min_dev,
+        st.max_clues or 0,
+    )  # fmt: skip
+
+
+def _word_sets(text: str, **kw: int) -> frozenset[str]:
+    out: set[str] = set()
+    _mail_native.words(text, kw.get("lo", 3), kw.get("hi", 12), bool(kw.get("bigrams", 1)), out)
+    return frozenset(out)
+
+
+@pytest.mark.parametrize("max_clues", [None, 3, 150])
+@pytest.mark.parametrize("bigrams", [1, 0])
+def test_words_read_from_the_text_score_as_the_token_set(
+    max_clues: int | None, bigrams: int
+) -> None:
+    # the table holds the texts' words and bigrams (some once, some in both classes), the
+    # set tokens overlap the words ("proto:http" is both): the same clues either way
+    learnt = [_word_sets(t, bigrams=bigrams) | {"proto:http", "url:x"} for t in _TEXTS[:6]]
+    learnt += [frozenset(f"w{k}" for k in range(1, 14, 2)), frozenset({"w2", "w4", "party"})]
+    labels = ["ham", "spam", "spam", "ham", "spam", "ham", "spam", "ham"]
+    f = SpamFilter(min_dev=0.0, max_clues=max_clues).fit(learnt, labels)
+    for text in _TEXTS:
+        for extra in (set(), {"proto:http", "subject:cheap"}, {"café", "bi:cheap pills"}):
+            full = _word_sets(text, bigrams=bigrams) | extra
+            expected = f._clue_logs(full)
+            got = _text_logs(f, extra, text, bigrams=bigrams)
+            assert got is not None and expected is not None
+            assert sorted(got[0]) == sorted(expected[0]), (text, extra)
+            assert sorted(got[1]) == sorted(expected[1]), (text, extra)
+
+
+def test_ties_at_the_clue_cap_are_broken_by_the_token_as_the_set_path() -> None:
+    # every token seen once: equal |f - 0.5| in ham and in spam, the cap cuts through ties
+    words = [f"t{k:02d}" for k in range(40)]
+    f = SpamFilter(min_dev=0.0, max_clues=7).fit(
+        [frozenset(words[::2]), frozenset(words[1::2])], ["ham", "spam"]
+    )
+    text = " ".join(reversed(words))
+    for cut in (0, 5, 20):
+        extra = set(words[:cut]) | {"t99"}
+        expected = f._clue_logs(_word_sets(text) | extra)
+        got = _text_logs(f, extra, text)
+        assert got is not None and expected is not None
+        assert (sorted(got[0]), sorted(got[1])) == (sorted(expected[0]), sorted(expected[1]))
+
+
+def test_the_text_path_declines_what_the_index_cannot_read() -> None:
+    class Word(str):
+        pass
+
+    f = SpamFilter().fit(_sets(4, 5), ["ham", "spam", "ham", "spam"])
+    st, t = f._settings(), f.table_
+    args = (t.ham, t.spam, t.n_ham, t.n_spam, st.s, st.x, st.smoothing, st.min_dev, 0)
+    lookup = f._token_lookup()
+    assert (
+        _mail_native.clue_logs_text(frozenset({Word("w5")}), "a b", 3, 12, True, lookup, *args)
+        is None
+    )
+    assert _mail_native.clue_logs_text(["w5"], "a b", 3, 12, True, lookup, *args) is None  # type: ignore[arg-type]
+    assert _mail_native.clue_logs_text(frozenset(), "a b", 3, 12, True, t.index, *args) is None  # type: ignore[arg-type]
+
+
+def test_bulk_classify_gives_the_verdicts_of_the_token_sets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ham = [
+        b"Subject: lunch\n\nlunch at noon with the team, caf\xc3\xa9 cr\xc3\xa8me",
+        b"From: Ann <ann@example.com>\nSubject: re: lunch\n\nnoon is fine http://example.com/menu",
+    ]
+    spam = [
+        b"Subject: win\n\ncheap pills now cheap pills now www.pills.example",
+        (
+            b"Subject: =?utf-8?q?gagnez?=\nContent-Type: text/html\n\n"
+            b"<html><body>cheap <b>pills</b> averyveryveryverylongword</body></html>"
+        ),
+    ]
+    msgs = ham + spam
+    f = SpamFilter(min_dev=0.0, min_learned=1).fit(msgs, ["ham", "ham", "spam", "spam"])
+    probe: list[Any] = [
+        *msgs,
+        b"Subject: lunch pills\n\ncheap lunch now",
+        b"",
+        frozenset({"pills"}),
+    ]
+    expected = list(f._verdicts(f._token_sets(probe)))
+    calls = []
+    kernel = _mail_native.clue_logs_text
+
+    def counted(*args: object) -> object:
+        calls.append(1)
+        return kernel(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_mail_native, "clue_logs_text", counted)
+    assert f.classify(probe) == expected  # _INDEXED_ROWS is 0 here: the bulk path
+    assert len(calls) == len(probe) - 1  # (the token set is scored as one)
+    with pytest.raises(TypeError, match="wrap it in a list"):
+        f.classify(b"Subject: one\n\nmessage")  # type: ignore[arg-type]

@@ -194,6 +194,18 @@ class MailTokenizer:
     def tokens(self, message: bytes | str | Message | RawMail | Any) -> set[str]:
         """The set of tokens of one message (bytes, str, a parsed message, a path or a
         :class:`RawMail`)."""
+        out, text = self.tokens_but_words(message)
+        _mail_native.words(text, self.min_length, self.max_length, self.bigrams, out)
+        return out
+
+    def tokens_but_words(
+        self, message: bytes | str | Message | RawMail | Any
+    ) -> tuple[set[str], str]:
+        """The tokens of one message but its body's words and bigrams, and the body text
+        they are read from (lower-cased, its URLs cut out): :meth:`tokens` adds those words
+        with ``_mail_native.words(text, min_length, max_length, bigrams, out)``, a spam
+        filter's bulk scoring looks them up in its table straight from the text
+        (``_mail_native.clue_logs_text``). The body's long words are summarised here."""
         out: set[str] = set()
         if isinstance(message, RawMail):
             if message.truncated:
@@ -235,8 +247,7 @@ class MailTokenizer:
                 for name in names:
                     _filename_tokens(name, out)
             texts.append(text)
-        self._text_tokens(" ".join(texts), out)
-        return out
+        return out, self._text_tokens(" ".join(texts), out)
 
     def _words(self, text: str, out: set[str], prefix: str) -> None:
         lo, hi = self.min_length, self.max_length
@@ -251,17 +262,20 @@ class MailTokenizer:
                 longs.append(w)
         _long_words(longs, out, prefix)
 
-    def _text_tokens(self, text: str, out: set[str]) -> None:
+    def _text_tokens(self, text: str, out: set[str]) -> str:
+        """Adds the URL and long-word tokens of the body ``text`` to ``out``; the text
+        whose words and bigrams are tokens too (the compiled kernel reads them:
+        body_words_reference is its specification in Python, tests/spam check that both
+        agree)."""
         if self.lowercase:
             text = text.lower()
         if "://" in text or "www." in text or "WWW." in text:
             text, urls = split_urls(text)
             for url in urls:
                 _url_tokens(url.lower(), out)
-        # the compiled kernel adds the words and bigrams; body_words_reference is its
-        # specification in Python (tests/spam check that both agree)
-        longs = _mail_native.words(text, self.min_length, self.max_length, self.bigrams, out)
+        longs = _mail_native.words(text, self.min_length, self.max_length, self.bigrams, None)
         _long_words(set(longs), out, "")
+        return text
 
     def body_words_reference(self, text: str) -> set[str]:
         """The body tokens of a lower-cased, URL-free ``text``, in plain Python: what the

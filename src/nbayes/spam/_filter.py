@@ -14,7 +14,7 @@ from __future__ import annotations
 import heapq
 import math
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from email.message import Message
 from typing import TYPE_CHECKING, Any, Self
@@ -302,14 +302,9 @@ class SpamFilter:
     def _token_sets(
         self, messages: Any, what: str = "messages", tokenizer: MailTokenizer | None = None
     ) -> list[frozenset[str]]:
-        if isinstance(messages, bytes | bytearray | str | Message | RawMail | os.PathLike):
-            raise TypeError(
-                f"{what} must be a list (or other iterable) of messages; got one "
-                f"{type(messages).__name__}: wrap it in a list, [message]"
-            )
         tok = self._tokenizer() if tokenizer is None else tokenizer
         out = []
-        for m in messages:
+        for m in self._message_list(messages, what):
             if isinstance(m, frozenset):
                 out.append(m)
             elif isinstance(m, set):
@@ -317,6 +312,16 @@ class SpamFilter:
             else:
                 out.append(frozenset(tok.tokens(self._message(m))))
         return out
+
+    @staticmethod
+    def _message_list(messages: Any, what: str = "messages") -> Iterable[Any]:
+        """``messages``, unless it is one message (TypeError)."""
+        if isinstance(messages, bytes | bytearray | str | Message | RawMail | os.PathLike):
+            raise TypeError(
+                f"{what} must be a list (or other iterable) of messages; got one "
+                f"{type(messages).__name__}: wrap it in a list, [message]"
+            )
+        return messages
 
     @staticmethod
     def _message(m: Any) -> Any:
@@ -622,10 +627,7 @@ class SpamFilter:
         if clues is None:
             logs = self._clue_logs(tokens)
             if logs is not None:
-                log_f, log_1mf = logs
-                if not log_f:
-                    return -_LN2, -_LN2
-                return fisher_log_scores(math.fsum(log_f), math.fsum(log_1mf), len(log_f))
+                return _fisher(logs)
             clues = self._clue_values(tokens)
         if not clues:
             return -_LN2, -_LN2
@@ -749,15 +751,15 @@ class SpamFilter:
             terms.append(math.log(spam[i] + a) - denom_spam - math.log(ham[i] + a) + denom_ham)
         return math.fsum(terms)
 
-    def _verdicts(
-        self, sets: Sequence[frozenset[str]], clues: list[Any] | None = None
-    ) -> Iterator[Verdict]:
+    def _decide(self) -> Callable[[tuple[float, float]], Verdict]:
+        """The verdict of a message's ``(log spamicity, log(1 - spamicity))``."""
         st = self._settings()
         table = self.table_
         cold = min(table.n_ham, table.n_spam) < st.min_learned
         lo_ham, lo_spam = logit(st.ham_cutoff), logit(st.spam_cutoff)
-        for tokens in sets:
-            log_spam, log_ham = self._log_scores(tokens, clues)
+
+        def decide(scores: tuple[float, float]) -> Verdict:
+            log_spam, log_ham = scores
             lo = log_spam - log_ham
             if cold:
                 v = "unsure"
@@ -767,12 +769,54 @@ class SpamFilter:
                 v = "ham"
             else:
                 v = "unsure"
-            yield Verdict(v, math.exp(log_spam), lo)
+            return Verdict(v, math.exp(log_spam), lo)
+
+        return decide
+
+    def _verdicts(
+        self, sets: Sequence[frozenset[str]], clues: list[Any] | None = None
+    ) -> Iterator[Verdict]:
+        decide = self._decide()
+        for tokens in sets:
+            yield decide(self._log_scores(tokens, clues))
 
     def classify(self, messages: Iterable[MessageLike]) -> list[Verdict]:
         """The :class:`Verdict` of each message (verdict, spamicity, log-odds)."""
         self._check_fitted()
+        if (
+            self._settings().combining != "naive_bayes"
+            and len(self.table_.row_tokens) >= self._INDEXED_ROWS
+        ):
+            return self._bulk_verdicts(messages)
         return list(self._verdicts(self._token_sets(messages)))
+
+    def _bulk_verdicts(self, messages: Iterable[MessageLike]) -> list[Verdict]:
+        """:meth:`classify` on a large table: each raw message's body words and bigrams
+        (most of its tokens) looked up in the compiled index straight from its text
+        (``_mail_native.clue_logs_text``: no str per word, no set of them), the same
+        verdicts as the token sets' (benchmarks/check_spam_fast_paths.py checks the
+        corpus, tests/spam the rules)."""
+        st = self._settings()
+        table = self.table_
+        tok = self._tokenizer()
+        lookup = self._token_lookup()
+        decide = self._decide()
+        lo, hi, bigrams = tok.min_length, tok.max_length, tok.bigrams
+        args = (table.ham, table.spam, table.n_ham, table.n_spam, st.s, st.x, st.smoothing)
+        tail = (st.min_dev, st.max_clues or 0)
+        out = []
+        for m in self._message_list(messages):
+            if isinstance(m, frozenset | set):
+                out.append(decide(self._log_scores(frozenset(m))))
+                continue
+            tokens, text = tok.tokens_but_words(self._message(m))
+            logs = _mail_native.clue_logs_text(tokens, text, lo, hi, bigrams, lookup, *args, *tail)
+            if logs is None:  # (the kernel declines: the token set's path)
+                _mail_native.words(text, lo, hi, bigrams, tokens)
+                out.append(decide(self._log_scores(frozenset(tokens))))
+            else:
+                out.append(decide(_fisher(logs)))
+        return out
 
     def spamicity(self, messages: Iterable[MessageLike]) -> np.ndarray:
         """The spamicity of each message, in [0, 1] (1: spam)."""
@@ -1009,3 +1053,11 @@ class _Settings(Preset):
             tokenizer,
             (labels[0], labels[1]),
         )
+
+
+def _fisher(logs: tuple[list[float], list[float]]) -> tuple[float, float]:
+    """``(log spamicity, log(1 - spamicity))`` of the clues' ``ln f`` and ``ln(1 - f)``."""
+    log_f, log_1mf = logs
+    if not log_f:
+        return -_LN2, -_LN2
+    return fisher_log_scores(math.fsum(log_f), math.fsum(log_1mf), len(log_f))
