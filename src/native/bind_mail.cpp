@@ -124,8 +124,7 @@ PyObject* py_words(PyObject*, PyObject* args) {
 
 struct Clue {
     double d;
-    double log_f;
-    double log_1mf;
+    double f;  // its logs are taken once the clues are chosen (clue_lists)
     TokenRef token;  // borrowed: the token set (or the text) holds it
 };
 
@@ -273,7 +272,7 @@ inline bool same_str(PyObject* a, PyObject* b) {
 // An index key (an exact str) is the token `r`.
 inline bool same_key(PyObject* key, const TokenRef& r) {
     if (r.obj != nullptr) return same_str(key, static_cast<PyObject*>(r.obj));
-    return nbk_mail::same_tokens(str_ref(key), r);
+    return nbk_mail::same_key_tokens(str_ref(key), r);
 }
 
 struct Probe {
@@ -366,7 +365,7 @@ bool collect(const std::vector<TokenRef>& refs, const std::vector<Probe>& probes
         if (!nbk_mail::robinson_f(i < 0 ? 0 : sc.ham[i], i < 0 ? 0 : sc.spam[i], sc.p, f))
             return false;
         double d = nbk_mail::deviation(f);
-        if (d >= sc.p.min_dev) clues.push_back(Clue{d, std::log(f), std::log1p(-f), refs[k]});
+        if (d >= sc.p.min_dev) clues.push_back(Clue{d, f, refs[k]});
     }
     return true;
 }
@@ -381,8 +380,8 @@ PyObject* clue_lists(std::vector<Clue>& clues, Py_ssize_t cap) {
     PyObject* l1 = lf ? PyList_New(static_cast<Py_ssize_t>(clues.size())) : nullptr;
     bool ok = l1 != nullptr;
     for (std::size_t k = 0; ok && k < clues.size(); ++k) {
-        PyObject* a = PyFloat_FromDouble(clues[k].log_f);
-        PyObject* b = PyFloat_FromDouble(clues[k].log_1mf);
+        PyObject* a = PyFloat_FromDouble(std::log(clues[k].f));
+        PyObject* b = PyFloat_FromDouble(std::log1p(-clues[k].f));
         if (a == nullptr || b == nullptr) {
             Py_XDECREF(a);
             Py_XDECREF(b);
@@ -482,7 +481,7 @@ PyObject* py_clue_logs(PyObject*, PyObject* args) {
                 }
                 double d = nbk_mail::deviation(f);
                 if (d >= sc.p.min_dev)
-                    clues.push_back(Clue{d, std::log(f), std::log1p(-f), str_ref(t)});
+                    clues.push_back(Clue{d, f, str_ref(t)});
             }
             Py_XDECREF(it);
             if (PyErr_Occurred()) failed = true;
@@ -510,7 +509,7 @@ bool add_new(std::vector<std::int32_t>& seen, const std::vector<TokenRef>& refs,
             return true;
         }
         if (check && probes[static_cast<std::size_t>(j)].hash == h &&
-            nbk_mail::same_tokens(refs[static_cast<std::size_t>(j)], refs[k]))
+            nbk_mail::same_text_tokens(refs[static_cast<std::size_t>(j)], refs[k]))
             return false;
     }
 }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 namespace nbk_mail {
 
@@ -98,6 +99,57 @@ inline bool same_tokens(const TokenRef& a, const TokenRef& b) {
     for (std::int64_t i = 0; i < n; ++i)
         if (a.at(i) != b.at(i)) return false;
     return true;
+}
+
+// data_a[a:a+n] and data_b[b:b+n] hold the same code points (storage widths ka, kb).
+template <class A, class B>
+inline bool same_span(const A* x, const B* y, std::int64_t n) {
+    for (std::int64_t i = 0; i < n; ++i)
+        if (static_cast<std::uint32_t>(x[i]) != static_cast<std::uint32_t>(y[i])) return false;
+    return true;
+}
+
+template <class A>
+inline bool same_span(const A* x, int kb, const void* db, std::int64_t n) {
+    if (kb == 1) return same_span(x, static_cast<const std::uint8_t*>(db), n);
+    if (kb == 2) return same_span(x, static_cast<const std::uint16_t*>(db), n);
+    return same_span(x, static_cast<const std::uint32_t*>(db), n);
+}
+
+inline bool same_span(int ka, const void* da, std::int64_t a, int kb, const void* db,
+                      std::int64_t b, std::int64_t n) {
+    if (ka == kb) return std::memcmp(static_cast<const char*>(da) + a * ka,
+                                     static_cast<const char*>(db) + b * kb,
+                                     static_cast<std::size_t>(n) * ka) == 0;
+    const void* y = static_cast<const char*>(db) + b * kb;
+    if (ka == 1) return same_span(static_cast<const std::uint8_t*>(da) + a, kb, y, n);
+    if (ka == 2) return same_span(static_cast<const std::uint16_t*>(da) + a, kb, y, n);
+    return same_span(static_cast<const std::uint32_t*>(da) + a, kb, y, n);
+}
+
+// same_tokens of a whole string `key` (b0 < 0) and `r`, a span at a time.
+inline bool same_key_tokens(const TokenRef& key, const TokenRef& r) {
+    std::int64_t n = r.size();
+    if (key.a1 - key.a0 != n) return false;
+    if (r.b0 < 0) return same_span(key.kind, key.data, key.a0, r.kind, r.data, r.a0, n);
+    std::int64_t la = r.a1 - r.a0;
+    std::int64_t k = key.a0;
+    return key.at(0) == 'b' && key.at(1) == 'i' && key.at(2) == ':' &&
+           same_span(key.kind, key.data, k + 3, r.kind, r.data, r.a0, la) &&
+           key.at(3 + la) == ' ' &&
+           same_span(key.kind, key.data, k + 4 + la, r.kind, r.data, r.b0, r.b1 - r.b0);
+}
+
+// same_tokens where `b` is a word or bigram of a text and `a` one of the same text's too or
+// a whole string (obj set).
+inline bool same_text_tokens(const TokenRef& a, const TokenRef& b) {
+    if (a.obj != nullptr) return same_key_tokens(a, b);
+    if (a.size() != b.size()) return false;
+    if ((a.b0 < 0) != (b.b0 < 0)) return same_tokens(a, b);
+    if (a.b0 < 0) return same_span(a.kind, a.data, a.a0, b.kind, b.data, b.a0, a.a1 - a.a0);
+    return a.a1 - a.a0 == b.a1 - b.a0 &&
+           same_span(a.kind, a.data, a.a0, b.kind, b.data, b.a0, a.a1 - a.a0) &&
+           same_span(a.kind, a.data, a.b0, b.kind, b.data, b.b0, a.b1 - a.b0);
 }
 
 // <0, 0, >0 as the code point sequences compare (Python's order of str).
