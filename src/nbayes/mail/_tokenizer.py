@@ -35,6 +35,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
 from email.message import Message
+from functools import lru_cache
 from typing import Any
 
 from nbayes import _mail_native
@@ -250,17 +251,7 @@ class MailTokenizer:
         return out, self._text_tokens(" ".join(texts), out)
 
     def _words(self, text: str, out: set[str], prefix: str) -> None:
-        lo, hi = self.min_length, self.max_length
-        longs = []
-        for w in set(text.split()):
-            n = len(w)
-            if n < lo:
-                continue
-            if n <= hi:
-                out.add(prefix + w)
-            else:
-                longs.append(w)
-        _long_words(longs, out, prefix)
+        _field_words(text, out, prefix, self.min_length, self.max_length)
 
     def _text_tokens(self, text: str, out: set[str]) -> str:
         """Adds the URL and long-word tokens of the body ``text`` to ``out``; the text
@@ -314,10 +305,7 @@ class MailTokenizer:
                     out.add(f"{field}:{decode_header(value).strip().lower()[:60]}")
             else:
                 for value in values:
-                    text = decode_header(value)
-                    for run in _PUNCT_RUN.findall(text):
-                        out.add(f"{field}:{run}")
-                    self._words(text.lower(), out, field + ":")
+                    out.update(_word_field(field, value, self.min_length, self.max_length))
         if self.received:
             for value in fields.get("received", ()):
                 for host in _HOST.findall(str(value).lower()):
@@ -388,6 +376,42 @@ def split_urls(text: str) -> tuple[str, list[str]]:
     return " ".join(pieces), urls
 
 
+# A header value's tokens and a URL's, remembered (the least recently used forgotten): in
+# bulk, mail of one sender or list repeats its From, To and Subject lines and its links
+# (half of the corpus' values and URLs), and each costs several regular expressions.
+_MEMO = 1 << 14
+
+
+@lru_cache(maxsize=_MEMO)
+def _word_field_of(field: str, value: str, lo: int, hi: int) -> tuple[str, ...]:
+    """The tokens of a header tokenized word by word: its punctuation runs and words."""
+    out: set[str] = set()
+    text = decode_header(value)
+    for run in _PUNCT_RUN.findall(text):
+        out.add(f"{field}:{run}")
+    _field_words(text.lower(), out, field + ":", lo, hi)
+    return tuple(out)
+
+
+def _word_field(field: str, value: Any, lo: int, hi: int) -> tuple[str, ...]:
+    if type(value) is str:
+        return _word_field_of(field, value, lo, hi)
+    return _word_field_of.__wrapped__(field, value, lo, hi)  # (a Header: not hashable)
+
+
+def _field_words(text: str, out: set[str], prefix: str, lo: int, hi: int) -> None:
+    longs = []
+    for w in set(text.split()):
+        n = len(w)
+        if n < lo:
+            continue
+        if n <= hi:
+            out.add(prefix + w)
+        else:
+            longs.append(w)
+    _long_words(longs, out, prefix)
+
+
 def _long_words(words: Iterable[str], out: set[str], prefix: str) -> None:
     """Words longer than the tokenizer's ``max_length``: e-mail addresses in pieces, the
     others summarised by first character and length (and their share of 8-bit
@@ -412,6 +436,12 @@ def _looks_like_html(text: str) -> bool:
 
 
 def _url_tokens(url: str, out: set[str]) -> None:
+    out.update(_url_tokens_of(url))
+
+
+@lru_cache(maxsize=_MEMO)
+def _url_tokens_of(url: str) -> tuple[str, ...]:
+    out: set[str] = set()
     proto, sep, rest = url.partition("://")
     if sep:
         out.add("proto:" + proto)
@@ -427,6 +457,7 @@ def _url_tokens(url: str, out: set[str]) -> None:
     for piece in _URL_PIECE.split(path):
         if 2 < len(piece) <= 20:
             out.add("url:" + piece)
+    return tuple(out)
 
 
 _ADDRESS = re.compile(r"([^\s<>()\[\]:;@,\"']+)@([\w.-]+)")
@@ -439,19 +470,33 @@ def _address_tokens(field: str, values: list[Any], out: set[str]) -> None:
     message's tokens)."""
     count = 0
     for value in values:
-        text = decode_header(value).lower()
-        for entry in text.split(","):
-            local_domain = _ADDRESS.search(entry)
-            if local_domain is None:
-                continue
-            count += 1
-            m = _NAME.search(entry)
-            name = (m.group(1) or m.group(2) or "").strip() if m else ""
-            out.add(f"{field}:name:{name[:40]}" if name else f"{field}:no name")
-            out.add(f"{field}:addr:{local_domain.group(1)[:40]}")
-            out.add(f"{field}:addr:{local_domain.group(2)[:60]}")
+        if type(value) is str:
+            tokens, n = _address_value(field, value)
+        else:  # (a Header: not hashable)
+            tokens, n = _address_value.__wrapped__(field, value)
+        out.update(tokens)
+        count += n
     if field in ("to", "cc"):
         out.add(f"{field}:count:{min(count, 2**4).bit_length()}")
+
+
+@lru_cache(maxsize=_MEMO)
+def _address_value(field: str, value: str) -> tuple[tuple[str, ...], int]:
+    """The name and address tokens of one address header line, and its addresses."""
+    out: list[str] = []
+    count = 0
+    text = decode_header(value).lower()
+    for entry in text.split(","):
+        local_domain = _ADDRESS.search(entry)
+        if local_domain is None:
+            continue
+        count += 1
+        m = _NAME.search(entry)
+        name = (m.group(1) or m.group(2) or "").strip() if m else ""
+        out.append(f"{field}:name:{name[:40]}" if name else f"{field}:no name")
+        out.append(f"{field}:addr:{local_domain.group(1)[:40]}")
+        out.append(f"{field}:addr:{local_domain.group(2)[:60]}")
+    return tuple(out), count
 
 
 def _message_id_tokens(values: list[Any] | None, out: set[str]) -> None:
