@@ -564,3 +564,23 @@ def test_nested_multiparts_parse_as_the_feed_parser_parses_them() -> None:
             assert message_fields(got) == message_fields(want), (depth, epilogue)
             assert feed.parsebytes.called == (depth > 8)  # the fast path, up to 8 levels
             assert MailTokenizer().tokens(data) == MailTokenizer().tokens(want)
+
+
+def test_header_objects_give_the_tokens_of_their_text() -> None:
+    # a Message built in code may hold email.header.Header values (not hashable: the
+    # remembered tokens of header lines are looked up by str only)
+    from email.header import Header
+    from email.message import Message as Built
+
+    tok = MailTokenizer()
+    built = Built()
+    built["Subject"] = Header("Cheap pills!! now", "utf-8")
+    built["To"] = Header("Ann <ann@example.com>, bob@example.org", "utf-8")
+    built.set_payload("hello there")
+    plain = Built()
+    plain["Subject"] = "Cheap pills!! now"
+    plain["To"] = "Ann <ann@example.com>, bob@example.org"
+    plain.set_payload("hello there")
+    tokens = tok.tokens(built)
+    assert tokens == tok.tokens(plain)
+    assert {"subject:cheap", "to:addr:ann", "to:count:2", "subject:!!"} <= tokens
