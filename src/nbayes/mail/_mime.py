@@ -339,7 +339,32 @@ def _param(part: Message, heads: dict[str, str], name: str, header: str) -> str 
     return decode_header(value).strip() or None
 
 
-def _text_of(part: Message, charset: str | None) -> str:
+_COMPAT32 = Message().policy  # (without importing email.policy)
+#: the transfer encodings ``Message.get_payload(decode=True)`` undoes (compat32)
+_TRANSFER_ENCODED = frozenset(
+    {"quoted-printable", "base64", "x-uuencode", "uuencode", "uue", "x-uue"}
+)
+
+
+def _text_of(part: Message, charset: str | None, cte: Any = None) -> str:
+    """The decoded text of a leaf part (``cte``: its first Content-Transfer-Encoding
+    header as parsed)."""
+    raw = part.__dict__.get("_payload")  # (what get_payload reads; no public reader of it)
+    if (
+        type(raw) is str
+        and type(part) is Message
+        and part.policy is _COMPAT32
+        and (cte is None or (type(cte) is str and cte.isascii()))
+        and (cte is None or cte.lower() not in _TRANSFER_ENCODED)
+    ):
+        # what get_payload(decode=True) returns for a payload not transfer-encoded (its
+        # 8-bit bytes read as surrogates), without its copies and checks of the text
+        if raw.isascii():
+            return raw  # (decode_text of ASCII bytes: the same text)
+        try:
+            return decode_text(raw.encode("ascii", "surrogateescape"), charset)
+        except UnicodeEncodeError:
+            pass  # (code points beyond ASCII and the 8-bit surrogates: the library's way)
     try:
         payload = part.get_payload(decode=True)
     except (ValueError, LookupError, AssertionError):  # pragma: no cover - compat32 is lenient
@@ -374,7 +399,7 @@ def walk_parts(message: Message) -> Iterator[MailPart]:
         )
         encoding = heads.get("content-transfer-encoding")
         disposition = heads.get("content-disposition")
-        text = _text_of(part, charset) if ctype.startswith("text/") else None
+        text = _text_of(part, charset, encoding) if ctype.startswith("text/") else None
         yield MailPart(
             ctype,
             charset.lower() if charset else None,
