@@ -631,3 +631,25 @@ def test_a_part_s_text_is_get_payload_s_bytes_decoded(
             _text_of(part, charset, cte)
         return
     assert _text_of(part, charset, cte) == expected
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"Subject: x\n",
+        b"Content-Type: text/html; charset=utf-8\n",
+        b"CONTENT-TYPE:  Multipart/Mixed ; boundary=b\n",
+        b"Content-Type: nonsense\n",
+        b"Content-Type: a/b/c\n",
+        b"Content-Type:\n",
+        b"Content-type: text/plain\nContent-Type: text/html\n",
+        b"Content-Type: text/caf\xc3\xa9; x=1\n",
+        b"Content-Typ: text/html\nContent-Type: message/rfc822\n",
+    ],
+)
+def test_the_content_type_read_in_one_pass_is_get_content_type(head: bytes) -> None:
+    from nbayes.mail._mime import _content_type_of, _simple_head
+
+    msg = _simple_head(head)
+    assert msg is not None
+    assert _content_type_of(msg) == msg.get_content_type()

@@ -111,12 +111,16 @@ def _parse_bytes(data: bytes) -> Message:
     msg = _simple_head(data[: end + 1])
     if msg is None:
         msg = _PARSER.parsebytes(data[: end + 1], headersonly=True)
-    elif msg.get_content_maintype() == "multipart" and b"\r" not in data:
-        parts = _simple_multipart(msg, data[end + 2 :].decode("ascii", "surrogateescape"))
-        if parts is not None:
-            return parts
-    if msg.get_payload() or msg.get_content_maintype() in ("multipart", "message"):
-        return _PARSER.parsebytes(data)  # a non-header line in the head, or parts
+        if msg.get_payload() or msg.get_content_maintype() in ("multipart", "message"):
+            return _PARSER.parsebytes(data)  # a non-header line in the head, or parts
+    else:  # (a simple head has no payload)
+        maintype = _content_type_of(msg).partition("/")[0]
+        if maintype == "multipart" and b"\r" not in data:
+            parts = _simple_multipart(msg, data[end + 2 :].decode("ascii", "surrogateescape"))
+            if parts is not None:
+                return parts
+        if maintype in ("multipart", "message"):
+            return _PARSER.parsebytes(data)  # parts
     msg.set_payload(data[end + 2 :].decode("ascii", "surrogateescape"))
     return msg
 
@@ -154,6 +158,18 @@ def _simple_head(head: bytes | str) -> Message | None:
     return msg
 
 
+def _content_type_of(msg: Message) -> str:
+    """``msg.get_content_type()`` in one pass over the header names (``Message.get``
+    lower-cases each name until it finds the field, and each call starts over)."""
+    for name, value in msg.raw_items():
+        if len(name) == 12 and name.lower() == "content-type":
+            if type(value) is not str or not value.isascii():
+                return msg.get_content_type()  # (8-bit: the library's reading)
+            ctype = value.partition(";")[0].strip().lower()
+            return ctype if ctype.count("/") == 1 else "text/plain"
+    return msg.get_default_type()
+
+
 def _boundary_lines(body: str, sep: str) -> Iterator[tuple[int, int, bool]]:
     """The lines of ``body`` (newline-separated) that the feed parser's boundary pattern
     matches, ``sep`` ("--" and the boundary) then optionally "--" (a close), spaces or
@@ -186,7 +202,7 @@ def _simple_multipart(msg: Message, body: str, depth: int = 0) -> Message | None
     it, defects and all: a missing or wrong boundary, adjacent boundaries, a part without
     a blank line after its head). tests/spam/test_mail.py checks that both give the same
     message. Multiparts nested deeper than 8 levels are left to the feed parser too."""
-    if depth > 8 or msg.get_content_type() == "multipart/digest":  # (digest: its parts
+    if depth > 8 or _content_type_of(msg) == "multipart/digest":  # (digest: its parts
         return None  # default to message/rfc822)
     boundary = msg.get_boundary()
     cte = str(msg.get("content-transfer-encoding", "8bit")).lower()
@@ -210,9 +226,10 @@ def _simple_multipart(msg: Message, body: str, depth: int = 0) -> Message | None
                 return None  # a head without a blank line after it
             part = _simple_head(text[: blank + 1])
             content = text[blank + 2 :]
-        if part is None or part.get_content_maintype() == "message":
+        maintype = None if part is None else _content_type_of(part).partition("/")[0]
+        if part is None or maintype == "message":
             return None
-        if part.get_content_maintype() == "multipart":  # nested: its own boundary inside
+        if maintype == "multipart":  # nested: its own boundary inside
             if _simple_multipart(part, content, depth + 1) is None:
                 return None
             # the last newline of its epilogue belongs to this boundary (none: None)
