@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mail_clues.hpp"
+#include "mail_fisher.hpp"
 #include "mail_index.hpp"
 #include "mail_tokens.hpp"
 #include "mail_words.hpp"
@@ -371,11 +372,15 @@ bool collect(const std::vector<TokenRef>& refs, const std::vector<Probe>& probes
 }
 
 // (log_f list, log_1mf list) of the `cap` strongest clues (0: all).
-PyObject* clue_lists(std::vector<Clue>& clues, Py_ssize_t cap) {
+void choose(std::vector<Clue>& clues, Py_ssize_t cap) {
     if (cap > 0 && static_cast<Py_ssize_t>(clues.size()) > cap) {
         std::nth_element(clues.begin(), clues.begin() + cap, clues.end(), Stronger{});
         clues.resize(static_cast<std::size_t>(cap));
     }
+}
+
+PyObject* clue_lists(std::vector<Clue>& clues, Py_ssize_t cap) {
+    choose(clues, cap);
     PyObject* lf = PyList_New(static_cast<Py_ssize_t>(clues.size()));
     PyObject* l1 = lf ? PyList_New(static_cast<Py_ssize_t>(clues.size())) : nullptr;
     bool ok = l1 != nullptr;
@@ -522,20 +527,53 @@ const char clue_logs_text_doc[] =
     "without a str per word: the same values. None unless `index` is a usable TokenIndex\n"
     "and `tokens` a set of exact str, or where clue_logs answers None.";
 
-PyObject* py_clue_logs_text(PyObject*, PyObject* args) {
-    PyObject *tokens, *text, *index, *ham_obj, *spam_obj;
+// The (log spamicity, log(1 - spamicity)) of the chosen clues, as
+// nbayes.spam._filter._fisher computes them; None where that path must answer.
+PyObject* fisher_scores(std::vector<Clue>& clues, Py_ssize_t cap, const nbk_mail::Lgamma& lg) {
+    choose(clues, cap);
+    std::vector<double> logs, partials;
+    double sum_f, sum_1mf, log_spam, log_ham;
+    logs.reserve(clues.size());
+    for (const Clue& c : clues) logs.push_back(std::log(c.f));
+    bool ok = nbk_mail::fsum(logs, partials, sum_f);
+    logs.clear();
+    for (const Clue& c : clues) logs.push_back(std::log1p(-c.f));
+    ok = ok && nbk_mail::fsum(logs, partials, sum_1mf) &&
+         nbk_mail::fisher_log_scores(sum_f, sum_1mf, static_cast<std::int64_t>(clues.size()), lg,
+                                     log_spam, log_ham);
+    if (!ok) return Py_NewRef(Py_None);
+    return Py_BuildValue("(dd)", log_spam, log_ham);
+}
+
+// clue_logs_text (lgamma nullptr) or fisher_text.
+PyObject* text_clues(PyObject* args, bool fisher) {
+    PyObject *tokens, *text, *index, *ham_obj, *spam_obj, *lg_obj = nullptr;
     Py_ssize_t lo, hi;
     int bigrams;
     Scoring sc;
-    if (!PyArg_ParseTuple(args, "OUnnpOOOLLddddn", &tokens, &text, &lo, &hi, &bigrams, &index,
-                          &ham_obj, &spam_obj, &sc.p.n_ham, &sc.p.n_spam, &sc.p.s, &sc.p.x,
-                          &sc.p.c, &sc.p.min_dev, &sc.cap))
+    if (!PyArg_ParseTuple(args, fisher ? "OUnnpOOOLLddddnO" : "OUnnpOOOLLddddn", &tokens, &text,
+                          &lo, &hi, &bigrams, &index, &ham_obj, &spam_obj, &sc.p.n_ham,
+                          &sc.p.n_spam, &sc.p.s, &sc.p.x, &sc.p.c, &sc.p.min_dev, &sc.cap, &lg_obj))
         return nullptr;
     auto* ti = reinterpret_cast<TokenIndexObject*>(index);
     if (!Py_IS_TYPE(index, &TokenIndexType) || !ti->usable || !PyAnySet_Check(tokens))
         Py_RETURN_NONE;
+    Py_buffer lv{};
+    nbk_mail::Lgamma lg{nullptr, 0};
+    if (fisher) {
+        if (PyObject_GetBuffer(lg_obj, &lv, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return nullptr;
+        if (lv.itemsize != 8 || lv.format == nullptr || std::string(lv.format) != "d") {
+            PyBuffer_Release(&lv);
+            PyErr_SetString(PyExc_TypeError, "fisher_text: lgamma must be an array('d')");
+            return nullptr;
+        }
+        lg = nbk_mail::Lgamma{static_cast<const double*>(lv.buf), lv.len / 8};
+    }
     Py_buffer hv, sv;
-    if (!columns(ham_obj, spam_obj, &hv, &sv, sc)) return nullptr;
+    if (!columns(ham_obj, spam_obj, &hv, &sv, sc)) {
+        if (fisher) PyBuffer_Release(&lv);
+        return nullptr;
+    }
     PyObject* result = nullptr;
     try {
         std::vector<TokenRef> refs;
@@ -581,20 +619,34 @@ PyObject* py_clue_logs_text(PyObject*, PyObject* args) {
             lookup_rows(refs, probes, *ti->index, sc.ham, sc.spam);
             ok = collect(refs, probes, sc, clues);
         }
-        if (ok) result = clue_lists(clues, sc.cap);
+        if (ok) result = fisher ? fisher_scores(clues, sc.cap, lg) : clue_lists(clues, sc.cap);
         else if (!PyErr_Occurred()) result = Py_NewRef(Py_None);
     } catch (const std::bad_alloc&) {
         PyErr_NoMemory();
     }
     PyBuffer_Release(&hv);
     PyBuffer_Release(&sv);
+    if (fisher) PyBuffer_Release(&lv);
     return result;
 }
+
+PyObject* py_clue_logs_text(PyObject*, PyObject* args) { return text_clues(args, false); }
+
+const char fisher_text_doc[] =
+    "fisher_text(tokens, text, min_length, max_length, bigrams, index, ham, spam, n_ham,\n"
+    "n_spam, s, x, c, min_dev, max_clues, lgamma) -> (log_spam, log_ham) or None\n\n"
+    "Fisher's combining (nbayes.spam._combining.fisher_log_scores of math.fsum of the\n"
+    "logs) of clue_logs_text's clues, bit for bit; `lgamma` an array('d') of\n"
+    "math.lgamma(0..n-1). None where clue_logs_text answers None, a clue count needs a\n"
+    "longer lgamma, or a value is not finite (the Python path then answers).";
+
+PyObject* py_fisher_text(PyObject*, PyObject* args) { return text_clues(args, true); }
 
 PyMethodDef methods[] = {
     {"words", py_words, METH_VARARGS, words_doc},
     {"clue_logs", py_clue_logs, METH_VARARGS, clue_logs_doc},
     {"clue_logs_text", py_clue_logs_text, METH_VARARGS, clue_logs_text_doc},
+    {"fisher_text", py_fisher_text, METH_VARARGS, fisher_text_doc},
     {"token_index", py_token_index, METH_NOARGS, token_index_doc},
     {nullptr, nullptr, 0, nullptr},
 };

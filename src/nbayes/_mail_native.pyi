@@ -44,3 +44,22 @@ def clue_logs_text(
     max_clues: int,
     /,
 ) -> tuple[list[float], list[float]] | None: ...
+def fisher_text(
+    tokens: frozenset[str] | set[str],
+    text: str,
+    min_length: int,
+    max_length: int,
+    bigrams: bool,
+    index: TokenIndex,
+    ham: object,
+    spam: object,
+    n_ham: int,
+    n_spam: int,
+    s: float,
+    x: float,
+    c: float,
+    min_dev: float,
+    max_clues: int,
+    lgamma: object,
+    /,
+) -> tuple[float, float] | None: ...

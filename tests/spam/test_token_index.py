@@ -3,6 +3,7 @@ up in: the same rows as the table's dict through every change to the table."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -218,14 +219,41 @@ def test_bulk_classify_gives_the_verdicts_of_the_token_sets(
     ]
     expected = list(f._verdicts(f._token_sets(probe)))
     calls = []
-    kernel = _mail_native.clue_logs_text
+    kernel = _mail_native.fisher_text
 
     def counted(*args: object) -> object:
         calls.append(1)
         return kernel(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(_mail_native, "clue_logs_text", counted)
+    monkeypatch.setattr(_mail_native, "fisher_text", counted)
     assert f.classify(probe) == expected  # _INDEXED_ROWS is 0 here: the bulk path
     assert len(calls) == len(probe) - 1  # (the token set is scored as one)
     with pytest.raises(TypeError, match="wrap it in a list"):
         f.classify(b"Subject: one\n\nmessage")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("preset", ["nbayes", "bogofilter", "spambayes"])
+def test_the_compiled_fisher_combining_is_the_python_one_bit_for_bit(preset: str) -> None:
+    from array import array
+
+    from nbayes.spam._filter import _fisher, _lgamma_table
+
+    learnt = [_word_sets(t) | {"proto:http"} for t in _TEXTS[:6]]
+    learnt += [frozenset(f"w{k}" for k in range(1, 14, 2)), frozenset({"w2", "w4", "party"})]
+    labels = ["ham", "spam", "spam", "ham", "spam", "ham", "spam", "ham"]
+    f = SpamFilter(preset=preset, min_dev=0.0).fit(learnt, labels)
+    st, t = f._settings(), f.table_
+    args = (t.ham, t.spam, t.n_ham, t.n_spam, st.s, st.x, st.smoothing, st.min_dev)
+    texts = [*_TEXTS, " ".join(_TEXTS), " ".join(reversed(_TEXTS)) * 3]
+    for text in texts:
+        for cap in (0, 1, 2, 5, 150):
+            for extra in (set(), {"proto:http", "subject:cheap"}):
+                call = (frozenset(extra), text, 3, 12, True, f._token_lookup(), *args, cap)
+                logs = _mail_native.clue_logs_text(*call)
+                assert logs is not None
+                got = _mail_native.fisher_text(*call, _lgamma_table())
+                assert got == _fisher(logs), (text, cap, extra)
+                # a table too short for the number of clues: the Python path answers
+                short = array("d", [math.inf, 0.0])
+                if len(logs[0]) >= 1:
+                    assert _mail_native.fisher_text(*call, short) is None

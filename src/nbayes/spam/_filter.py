@@ -14,6 +14,7 @@ from __future__ import annotations
 import heapq
 import math
 import os
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from email.message import Message
@@ -792,16 +793,17 @@ class SpamFilter:
 
     def _bulk_verdicts(self, messages: Iterable[MessageLike]) -> list[Verdict]:
         """:meth:`classify` on a large table: each raw message's body words and bigrams
-        (most of its tokens) looked up in the compiled index straight from its text
-        (``_mail_native.clue_logs_text``: no str per word, no set of them), the same
-        verdicts as the token sets' (benchmarks/check_spam_fast_paths.py checks the
-        corpus, tests/spam the rules)."""
+        (most of its tokens) looked up in the compiled index straight from its text, and
+        its clues combined there (``_mail_native.fisher_text``: no str per word, no set
+        of them, no list of logs), the same verdicts as the token sets' bit for bit
+        (benchmarks/check_spam_fast_paths.py checks the corpus, tests/spam the rules)."""
         st = self._settings()
         table = self.table_
         tok = self._tokenizer()
         lookup = self._token_lookup()
         decide = self._decide()
         lo, hi, bigrams = tok.min_length, tok.max_length, tok.bigrams
+        fisher_text, lgamma = _mail_native.fisher_text, _lgamma_table()
         args = (table.ham, table.spam, table.n_ham, table.n_spam, st.s, st.x, st.smoothing)
         tail = (st.min_dev, st.max_clues or 0)
         out = []
@@ -810,12 +812,11 @@ class SpamFilter:
                 out.append(decide(self._log_scores(frozenset(m))))
                 continue
             tokens, text = tok.tokens_but_words(self._message(m))
-            logs = _mail_native.clue_logs_text(tokens, text, lo, hi, bigrams, lookup, *args, *tail)
-            if logs is None:  # (the kernel declines: the token set's path)
+            scores = fisher_text(tokens, text, lo, hi, bigrams, lookup, *args, *tail, lgamma)
+            if scores is None:  # (the kernel declines: the token set's path)
                 _mail_native.words(text, lo, hi, bigrams, tokens)
-                out.append(decide(self._log_scores(frozenset(tokens))))
-            else:
-                out.append(decide(_fisher(logs)))
+                scores = self._log_scores(frozenset(tokens))
+            out.append(decide(scores))
         return out
 
     def spamicity(self, messages: Iterable[MessageLike]) -> np.ndarray:
@@ -1053,6 +1054,17 @@ class _Settings(Preset):
             tokenizer,
             (labels[0], labels[1]),
         )
+
+
+_LGAMMA: list[array[float]] = []
+
+
+def _lgamma_table() -> array[float]:
+    """``math.lgamma(0..4095)`` (the first inf), which the compiled Fisher combining reads
+    (CPython computes lgamma its own way: the C library's may differ in the last bit)."""
+    if not _LGAMMA:
+        _LGAMMA.append(array("d", [math.inf] + [math.lgamma(i) for i in range(1, 1 << 12)]))
+    return _LGAMMA[0]
 
 
 def _fisher(logs: tuple[list[float], list[float]]) -> tuple[float, float]:
