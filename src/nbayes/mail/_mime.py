@@ -17,9 +17,11 @@ import codecs
 import email.header
 import email.utils
 import os
+import quopri
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from email._encoded_words import decode_b  # (what get_payload decodes base64 with)
 from email.message import Message
 from email.parser import BytesParser
 from functools import lru_cache
@@ -363,6 +365,9 @@ _TRANSFER_ENCODED = frozenset(
 )
 
 
+_UUENCODED = frozenset({"x-uuencode", "uuencode", "uue", "x-uue"})  # (left to get_payload)
+
+
 def _text_of(part: Message, charset: str | None, cte: Any = None) -> str:
     """The decoded text of a leaf part (``cte``: its first Content-Transfer-Encoding
     header as parsed)."""
@@ -372,16 +377,26 @@ def _text_of(part: Message, charset: str | None, cte: Any = None) -> str:
         and type(part) is Message
         and part.policy is _COMPAT32
         and (cte is None or (type(cte) is str and cte.isascii()))
-        and (cte is None or cte.lower() not in _TRANSFER_ENCODED)
     ):
-        # what get_payload(decode=True) returns for a payload not transfer-encoded (its
-        # 8-bit bytes read as surrogates), without its copies and checks of the text
-        if raw.isascii():
+        # what get_payload(decode=True) returns for a payload that is not uuencoded (its
+        # 8-bit bytes read as surrogates), without its header scan, its check of the
+        # whole text for surrogates and its copies
+        encoding = "" if cte is None else cte.lower()
+        if encoding not in _TRANSFER_ENCODED and raw.isascii():
             return raw  # (decode_text of ASCII bytes: the same text)
-        try:
-            return decode_text(raw.encode("ascii", "surrogateescape"), charset)
-        except UnicodeEncodeError:
-            pass  # (code points beyond ASCII and the 8-bit surrogates: the library's way)
+        if encoding not in _UUENCODED:
+            try:
+                data = raw.encode("ascii", "surrogateescape")
+            except UnicodeEncodeError:
+                data = None  # (code points beyond ASCII and the 8-bit surrogates)
+            if data is not None:
+                if encoding == "quoted-printable":
+                    data = quopri.decodestring(data)
+                elif encoding == "base64":
+                    data, defects = decode_b(b"".join(data.splitlines()))
+                    for defect in defects:
+                        part.policy.handle_defect(part, defect)
+                return decode_text(data, charset)
     try:
         payload = part.get_payload(decode=True)
     except (ValueError, LookupError, AssertionError):  # pragma: no cover - compat32 is lenient
