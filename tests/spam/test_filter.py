@@ -434,7 +434,12 @@ def test_classify_many_keeps_order_on_two_processes() -> None:
     f = trained()
     probe = (HAM + SPAM) * 20
     assert list(classify_many(f, probe, n_jobs=2, chunk_size=7)) == f.classify(probe)
+    # a list is read by the workers from their copy (the chunks' bounds sent), any other
+    # iterable sent chunk by chunk: the same verdicts in the same order
+    assert list(classify_many(f, tuple(probe), n_jobs=2, chunk_size=300)) == f.classify(probe)
+    assert list(classify_many(f, iter(probe), n_jobs=2, chunk_size=7)) == f.classify(probe)
     assert list(classify_many(f, iter(probe), n_jobs=1)) == f.classify(probe)
+    assert list(classify_many(f, [], n_jobs=2)) == []
     with pytest.raises(ValueError, match="n_jobs"):
         list(classify_many(f, probe, n_jobs=0))
 

@@ -3,8 +3,10 @@
 Reading and tokenizing mail is most of a verdict's cost, and it is pure Python: one
 process scores a few thousand messages a second. :func:`classify_many` forks worker
 processes that inherit the (read-only) filter and each parse, tokenize and score chunks of
-messages, and yields the verdicts in the messages' order. Messages travel to the workers
-as they were given (bytes, paths, :class:`~nbayes.mail.RawMail`), verdicts come back.
+messages, and yields the verdicts in the messages' order. A list (or tuple) of messages is
+inherited too, and the workers are sent the bounds of their chunks; the messages of any
+other iterable travel to the workers as they were given (bytes, paths,
+:class:`~nbayes.mail.RawMail`). Verdicts come back.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from nbayes.spam._filter import MessageLike, SpamFilter, Verdict
@@ -20,16 +22,22 @@ from nbayes.spam._filter import MessageLike, SpamFilter, Verdict
 __all__ = ["classify_many"]
 
 _WORKER_FILTER: SpamFilter | None = None
+_WORKER_MESSAGES: Sequence[Any] = ()
 
 
-def _init(spam_filter: SpamFilter) -> None:  # pragma: no cover - runs in the workers
-    global _WORKER_FILTER
+def _init(spam_filter: SpamFilter, messages: Sequence[Any]) -> None:  # pragma: no cover
+    global _WORKER_FILTER, _WORKER_MESSAGES  # (runs in the workers)
     _WORKER_FILTER = spam_filter
+    _WORKER_MESSAGES = messages
 
 
 def _score(chunk: list[Any]) -> list[tuple[str, float, float]]:  # pragma: no cover
     assert _WORKER_FILTER is not None
     return [(v.verdict, v.spamicity, v.log_odds) for v in _WORKER_FILTER.classify(chunk)]
+
+
+def _score_range(span: tuple[int, int]) -> list[tuple[str, float, float]]:  # pragma: no cover
+    return _score(list(_WORKER_MESSAGES[span[0] : span[1]]))
 
 
 def _chunks(messages: Iterable[Any], size: int) -> Iterator[list[Any]]:
@@ -80,7 +88,18 @@ def classify_many(
     if len(spam_filter.table_.row_tokens) >= spam_filter._INDEXED_ROWS:
         spam_filter._token_lookup()  # built once, before the workers fork, not once in each
     ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(n_jobs, initializer=_init, initargs=(spam_filter,)) as pool:
+    if isinstance(messages, list | tuple):
+        # the workers read the messages from their (forked) copy of the list: only the
+        # chunks' bounds travel, not the messages, pickled by this process (which shares
+        # the cores with the workers) and unpickled by them
+        n = len(messages)
+        spans = [(i, min(i + chunk_size, n)) for i in range(0, n, chunk_size)]
+        with ctx.Pool(n_jobs, initializer=_init, initargs=(spam_filter, messages)) as pool:
+            for result in pool.imap(_score_range, spans):
+                for verdict, spamicity, log_odds in result:
+                    yield Verdict(verdict, spamicity, log_odds)
+        return
+    with ctx.Pool(n_jobs, initializer=_init, initargs=(spam_filter, ())) as pool:
         for result in pool.imap(_score, _chunks(messages, chunk_size)):
             for verdict, spamicity, log_odds in result:
                 yield Verdict(verdict, spamicity, log_odds)
