@@ -374,6 +374,8 @@ HEADS = [
     b"Subject: =?utf-8?q?caf=C3=A9?=\n  continued\n \n\tagain\nX-Odd-Name_1!: v: w\n",
     b"Subject: caf\xc3\xa9 8-bit\nContent-Type: text/plain; charset=utf-8\n",
     b"Content-Type: multipart/mixed;\n boundary=B\n",
+    b"Subject: hi\r\nX-Cr: \r\nTo: a@example.com,\r\n\tb@example.com\r\n",
+    b"Subject: a\n \n\t\nX-Tab:\t\tv\t\nX-Colons::: v\n",
     # unusual heads: the feed parser reads them (defects and all)
     b"Subject: hi\nnot a field\n",
     b" leading continuation\nSubject: hi\n",

@@ -133,6 +133,7 @@ def _parse_bytes(data: bytes) -> Message:
 # feed parser).
 _SIMPLE_HEAD = re.compile(r"(?:[!-9;-~]+:[^\n]*\n(?:[ \t][^\n]*\n)*)*")
 _FIELD_START = re.compile(r"\n(?![ \t])")
+_FIELD = re.compile(r"([!-9;-~]+):[ \t]*([^\n]*(?:\n[ \t][^\n]*)*)\n")
 
 
 def _simple_head(head: bytes | str) -> Message | None:
@@ -151,10 +152,13 @@ def _simple_head(head: bytes | str) -> Message | None:
         return None  # a misplaced envelope line (a defect), or not a field
     if not text:
         return msg
-    set_raw = msg.set_raw  # what the feed parser calls, one field at a time
+    # compat32's header_source_parse: the first line's value left-stripped, the
+    # continuation lines kept with their line breaks, the trailing ones dropped
+    if "\r" not in text:  # stored as set_raw (what the feed parser calls) stores them
+        msg.__dict__["_headers"].extend(_FIELD.findall(text))
+        return msg
+    set_raw = msg.set_raw
     for field in _FIELD_START.split(text[:-1]):
-        # compat32's header_source_parse: the first line's value left-stripped, the
-        # continuation lines kept with their line breaks, the trailing ones dropped
         name, value = field.split(":", 1)
         set_raw(name, value.lstrip(" \t").rstrip("\r\n"))
     return msg
