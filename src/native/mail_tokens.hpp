@@ -38,8 +38,16 @@ inline std::uint32_t code_point(int kind, const void* data, std::int64_t i) {
 template <class C>
 inline void span_hash(const C* s, std::int64_t start, std::int64_t end, std::uint64_t& h,
                       std::uint64_t& power) {
+    // two code points a step (the same polynomial: h * B^2 + (c0 * B + c1)), so that the
+    // chain of multiplications is half as long
+    constexpr std::uint64_t kBase2 = kBase * kBase;
     std::uint64_t v = 0, p = 1;
-    for (std::int64_t i = start; i < end; ++i) {
+    std::int64_t i = start;
+    for (; i + 1 < end; i += 2) {
+        v = v * kBase2 + (static_cast<std::uint32_t>(s[i]) * kBase + static_cast<std::uint32_t>(s[i + 1]));
+        p *= kBase2;
+    }
+    if (i < end) {
         v = v * kBase + static_cast<std::uint32_t>(s[i]);
         p *= kBase;
     }
