@@ -324,11 +324,19 @@ _PARAM = {
 
 def _headers_of(part: Message) -> dict[str, str]:
     """A part's headers by lower-case name, the first of each (as ``Message.get`` finds
-    them), values as parsed: one pass instead of a scan of every header per ``get``."""
+    them), values as parsed: one pass instead of a scan of every header per ``get``. Only
+    names of the lengths of those walk_parts reads (a lower-cased name keeps its length,
+    but for "İ", which no such name holds)."""
     heads: dict[str, str] = {}
     for name, value in part.raw_items():
-        heads.setdefault(name.lower(), value)
+        if len(name) in _PART_HEADER_LENGTHS:  # (most names: no need to lower-case them)
+            heads.setdefault(name.lower(), value)
     return heads
+
+
+#: the lengths of the header names walk_parts reads (content-type, -disposition,
+#: -transfer-encoding): :func:`_headers_of` keeps names of these lengths only
+_PART_HEADER_LENGTHS = frozenset({12, 19, 25})
 
 
 def _content_type(part: Message, heads: dict[str, str]) -> str:
