@@ -201,6 +201,16 @@ def test_a_model_file_without_tail_weight_scores_as_before(
     assert nbayes.load(new).classify(probe) == f.classify(probe)
 
 
+def test_a_pickle_without_tail_weight_scores_as_before() -> None:
+    f = trained()
+    del f.__dict__["tail_weight"]  # the state a SpamFilter pickled before tail_weight has
+    g = pickle.loads(pickle.dumps(f))
+    assert "tail_weight" not in g.__dict__ and g.get_params()["tail_weight"] == 0.0
+    probe = [*HAM, *SPAM, b"Subject: cheap report\n\nclick here for the report"]
+    assert g.classify(probe) == trained(tail_weight=0.0).classify(probe)
+    assert g.classify(probe) != trained().classify(probe)
+
+
 def test_cold_start_is_unsure() -> None:
     f = SpamFilter(min_learned=3).fit(HAM[:2] + SPAM, ["ham"] * 2 + ["spam"] * 4)
     assert set(f.predict(SPAM).tolist()) == {"unsure"}

@@ -207,6 +207,10 @@ class SpamFilter:
         self.tokenizer = tokenizer
         self.labels = labels
 
+    #: what a SpamFilter pickled before ``tail_weight`` existed reads (its state has no
+    #: such attribute): it scored with Fisher's indicator alone, and still does
+    tail_weight: float | None = 0.0
+
     # ------------------------------------------------------------------ estimator API
     def __setattr__(self, name: str, value: Any) -> None:
         # the checked settings and the clue cache derive from the hyperparameters: any
