@@ -40,7 +40,8 @@ Usage::
 message with an empty head: a check on another source that a change in the tokens or the
 scoring did not overfit the mail corpus). The row "recipe before the header clues" is
 ``SpamFilter()`` with the tokenizer of model files written before ``message_id`` and
-``header_counts`` existed.
+``header_counts`` existed; the row "tail_weight=0" is ``SpamFilter()`` scoring as model
+files written before ``tail_weight`` existed (Fisher's indicator alone).
 """
 
 from __future__ import annotations
@@ -286,6 +287,7 @@ def main() -> None:
     protocols = (
         ("nbayes SpamFilter()", {}),
         ("nbayes, recipe before the header clues", {"tokenizer": EARLIER_RECIPE}),
+        ("nbayes, tail_weight=0 (before the tail ratio)", {"tail_weight": 0.0}),
         ("nbayes preset='bogofilter'", {"preset": "bogofilter"}),
         ("nbayes preset='spambayes'", {"preset": "spambayes"}),
     )
@@ -312,7 +314,7 @@ def main() -> None:
 
     if args.sms and not args.speed_only:
         sms, sms_labels = sms_collection(root)
-        for name, params in protocols[:2]:
+        for name, params in protocols[:3]:
             own = [SpamFilter(**params).tokenize(d) for d in sms]
             scores, verdicts = protocol_nbayes(own, sms_labels, **params)
             results["accuracy"][f"SMS: {name}"] = parts(scores, verdicts, np.array(sms_labels))

@@ -42,7 +42,10 @@ def python_log_scores(f: SpamFilter, tokens: frozenset[str]) -> tuple[float, flo
     if not clues:
         return -math.log(2.0), -math.log(2.0)
     return fisher_log_scores(
-        math.fsum([c[3] for c in clues]), math.fsum([c[4] for c in clues]), len(clues)
+        math.fsum([c[3] for c in clues]),
+        math.fsum([c[4] for c in clues]),
+        len(clues),
+        f._settings().tail_weight,
     )
 
 

@@ -1,6 +1,6 @@
 // Fisher's chi-square combining of a message's clues in log space, bit for bit as
 // nbayes/spam/_combining.py's fisher_log_scores computes it from math.fsum of the clues'
-// ln f and ln(1 - f): the same operations in the same order in IEEE double precision
+// ln f and ln(1 - f) (with its tail_weight term): the same operations in the same order in IEEE double precision
 // (CMakeLists.txt builds this module with -ffp-contract=off), log, log1p and exp from the
 // C library as Python's math module's, math.lgamma's values passed in by the caller (a
 // table of lgamma(0..n-1): CPython computes lgamma its own way), and math.fsum's
@@ -131,9 +131,16 @@ inline double logaddexp(double a, double b) {
     return a + std::log1p(std::exp(b - a));
 }
 
-// fisher_log_scores(sum_log_f, sum_log_1mf, k) -> (log spamicity, log(1 - spamicity)).
+// _log1pexp: log(1 + exp(z)) without overflow.
+inline double log1pexp(double z) {
+    return z > 0 ? z + std::log1p(std::exp(-z)) : std::log1p(std::exp(z));
+}
+
+// fisher_log_scores(sum_log_f, sum_log_1mf, k, tail_weight) -> (log spamicity,
+// log(1 - spamicity)).
 inline bool fisher_log_scores(double sum_log_f, double sum_log_1mf, std::int64_t k,
-                              const Lgamma& lg, double& log_spam, double& log_ham) {
+                              double tail_weight, const Lgamma& lg, double& log_spam,
+                              double& log_ham) {
     const double ln2 = std::log(2.0);
     if (k == 0) {
         log_spam = log_ham = -ln2;
@@ -141,12 +148,16 @@ inline bool fisher_log_scores(double sum_log_f, double sum_log_1mf, std::int64_t
     }
     double h_chi2 = -2.0 * sum_log_f;
     double s_chi2 = -2.0 * sum_log_1mf;
-    double a, b, c, d;
-    if (!chi2_log_cdf(s_chi2, k, lg, a) || !chi2_log_sf(h_chi2, k, lg, b) ||
-        !chi2_log_cdf(h_chi2, k, lg, c) || !chi2_log_sf(s_chi2, k, lg, d))
+    double log_h_tail, log_s_tail, a, c;
+    if (!chi2_log_sf(h_chi2, k, lg, log_h_tail) || !chi2_log_sf(s_chi2, k, lg, log_s_tail) ||
+        !chi2_log_cdf(s_chi2, k, lg, a) || !chi2_log_cdf(h_chi2, k, lg, c))
         return false;
-    log_spam = logaddexp(a, b) - ln2;
-    log_ham = logaddexp(c, d) - ln2;
+    log_spam = logaddexp(a, log_h_tail) - ln2;
+    log_ham = logaddexp(c, log_s_tail) - ln2;
+    if (tail_weight == 0.0) return true;
+    double z = log_spam - log_ham + tail_weight * (log_h_tail - log_s_tail);
+    log_spam = -log1pexp(-z);
+    log_ham = -log1pexp(z);
     return true;
 }
 

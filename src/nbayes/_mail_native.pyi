@@ -60,6 +60,7 @@ def fisher_text(
     c: float,
     min_dev: float,
     max_clues: int,
+    tail_weight: float,
     lgamma: object,
     /,
 ) -> tuple[float, float] | None: ...

@@ -130,6 +130,87 @@ def test_log_space_scores_do_not_tie_at_one() -> None:
     assert math.exp(ls) >= 1 - 1e-15 and lh < -100
 
 
+def test_the_tail_ratio_decides_overwhelming_clues_both_ways() -> None:
+    # 60 sure ham clues and 60 sure spam clues: Fisher's indicator is 1/2 to the last bit
+    def sums(ham_f: float, spam_f: float) -> tuple[float, float]:
+        return (
+            math.log(ham_f) * 60 + math.log(spam_f) * 60,
+            math.log1p(-ham_f) * 60 + math.log1p(-spam_f) * 60,
+        )
+
+    hammy, spammy = sums(0.001, 0.99), sums(0.01, 0.999)  # the ham side stronger, then spam
+    for both in (hammy, spammy):
+        ls, lh = fisher_log_scores(*both, 120)
+        assert abs(ls - lh) < 1e-12
+    ls, lh = fisher_log_scores(*hammy, 120, tail_weight=0.003)
+    assert ls - lh < -0.1 and math.exp(ls) + math.exp(lh) == pytest.approx(1.0)
+    ls2, lh2 = fisher_log_scores(*spammy, 120, tail_weight=0.003)
+    assert ls2 - lh2 == pytest.approx(-(ls - lh))  # the mirror image: the opposite score
+    # one-sided clues: the term moves the log-odds a little, never across 1/2
+    sure = (math.log(0.999) * 150, math.log(0.001) * 150)
+    plain = fisher_log_scores(*sure, 150)
+    tilted = fisher_log_scores(*sure, 150, tail_weight=0.003)
+    assert plain[0] - plain[1] > 36 and tilted[0] - tilted[1] > plain[0] - plain[1]
+    assert fisher_log_scores(*sure, 150, tail_weight=0.0) == plain
+
+
+def test_tail_weight_is_a_checked_parameter_of_the_presets() -> None:
+    assert SpamFilter().effective_params_.tail_weight == 0.003
+    for preset in ("bogofilter", "spambayes"):  # they combine as their programs do
+        assert SpamFilter(preset=preset).effective_params_.tail_weight == 0.0
+    f, plain = trained(), trained(tail_weight=0.0)
+    probe = HAM + SPAM
+    scores, plain_scores = f.decision_function(probe), plain.decision_function(probe)
+    assert scores.tolist() != plain_scores.tolist()
+    assert np.sign(scores).tolist() == np.sign(plain_scores).tolist()
+    v = f.classify(probe)
+    assert all(math.log(x.spamicity) - math.log1p(-x.spamicity) == pytest.approx(x.log_odds)
+               for x in v)  # fmt: skip
+    for bad in (-0.1, math.inf, "0.1", True):
+        with pytest.raises(ValueError, match="'tail_weight' parameter of SpamFilter"):
+            SpamFilter(tail_weight=bad).fit(HAM + SPAM, LABELS)
+
+
+def test_a_model_file_without_tail_weight_scores_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nbayes.io.serializers import spam as spam_io
+    from nbayes.io.serializers.spam import load_spam_scorer
+
+    f = trained()  # tail_weight None: the preset's
+    hyperparameters = spam_io._hyperparameters
+
+    def earlier(model: SpamFilter) -> dict[str, object]:  # as files before tail_weight
+        hp = hyperparameters(model)
+        del hp["tail_weight"]
+        return hp
+
+    monkeypatch.setattr(spam_io, "_hyperparameters", earlier)
+    path = tmp_path / "old.nbm"
+    nbayes.save(f, path)
+    monkeypatch.undo()
+    g = nbayes.load(path)
+    assert g.tail_weight == 0.0 and g.effective_params_.tail_weight == 0.0
+    probe = [*HAM, *SPAM, b"Subject: cheap report\n\nclick here for the report"]
+    before = trained(tail_weight=0.0).classify(probe)
+    assert g.classify(probe) == before != f.classify(probe)
+    scorer = load_spam_scorer(path)
+    assert scorer is not None and scorer.classify(probe) == before
+    new = tmp_path / "new.nbm"  # written now: the preset's, as set
+    nbayes.save(f, new)
+    assert nbayes.load(new).classify(probe) == f.classify(probe)
+
+
+def test_a_pickle_without_tail_weight_scores_as_before() -> None:
+    f = trained()
+    del f.__dict__["tail_weight"]  # the state a SpamFilter pickled before tail_weight has
+    g = pickle.loads(pickle.dumps(f))
+    assert "tail_weight" not in g.__dict__ and g.get_params()["tail_weight"] == 0.0
+    probe = [*HAM, *SPAM, b"Subject: cheap report\n\nclick here for the report"]
+    assert g.classify(probe) == trained(tail_weight=0.0).classify(probe)
+    assert g.classify(probe) != trained().classify(probe)
+
+
 def test_cold_start_is_unsure() -> None:
     f = SpamFilter(min_learned=3).fit(HAM[:2] + SPAM, ["ham"] * 2 + ["spam"] * 4)
     assert set(f.predict(SPAM).tolist()) == {"unsure"}
@@ -519,7 +600,10 @@ def _python_log_scores(f: SpamFilter, tokens: frozenset[str]) -> tuple[float, fl
     if not clues:
         return -math.log(2.0), -math.log(2.0)
     return fisher_log_scores(
-        math.fsum([c[3] for c in clues]), math.fsum([c[4] for c in clues]), len(clues)
+        math.fsum([c[3] for c in clues]),
+        math.fsum([c[4] for c in clues]),
+        len(clues),
+        f._settings().tail_weight,
     )
 
 

@@ -251,9 +251,10 @@ def test_the_compiled_fisher_combining_is_the_python_one_bit_for_bit(preset: str
                 call = (frozenset(extra), text, 3, 12, True, f._token_lookup(), *args, cap)
                 logs = _mail_native.clue_logs_text(*call)
                 assert logs is not None
-                got = _mail_native.fisher_text(*call, _lgamma_table())
-                assert got == _fisher(logs), (text, cap, extra)
+                for tail_weight in {0.0, st.tail_weight, 0.5}:  # (the tails' log ratio)
+                    got = _mail_native.fisher_text(*call, tail_weight, _lgamma_table())
+                    assert got == _fisher(logs, tail_weight), (text, cap, extra, tail_weight)
                 # a table too short for the number of clues: the Python path answers
                 short = array("d", [math.inf, 0.0])
                 if len(logs[0]) >= 1:
-                    assert _mail_native.fisher_text(*call, short) is None
+                    assert _mail_native.fisher_text(*call, st.tail_weight, short) is None

@@ -17,6 +17,14 @@ spamicity itself rounds to 1.0. ``Q`` at even degrees of freedom is a finite Poi
 summed here in log space; its complement is summed from the other tail where that one is
 the small one, so neither loses digits.
 
+Where a message has overwhelming clues both ways, ``H`` and ``S`` are both tiny and the
+spamicity is 1/2 to within a rounding error, whichever side's clues are the stronger. With
+``tail_weight`` w > 0 the log-odds are ``logit((1 + H - S) / 2) + w * (ln H - ln S)``: the
+log ratio of the two tails says which hypothesis of chance the clues reject the harder
+(``ln S`` far below ``ln H``: the spam clues are the less likely by chance), and decides
+that band; elsewhere the indicator's log-odds are large and the small term barely moves
+them. ``w = 0`` is Robinson's and SpamBayes' indicator.
+
 The sums over clues use :func:`math.fsum`, which is correctly rounded and so independent of
 the clues' order: a merged model scores bit for bit as one trained on everything.
 """
@@ -148,9 +156,17 @@ def chi2_log_cdf(chi2: float, k: int) -> float:
     return -m + k * math.log(m) - math.lgamma(k + 1) + math.log(total)
 
 
-def fisher_log_scores(sum_log_f: float, sum_log_1mf: float, k: int) -> tuple[float, float]:
+def _log1pexp(z: float) -> float:
+    """``log(1 + exp(z))`` without overflow."""
+    return z + math.log1p(math.exp(-z)) if z > 0 else math.log1p(math.exp(z))
+
+
+def fisher_log_scores(
+    sum_log_f: float, sum_log_1mf: float, k: int, tail_weight: float = 0.0
+) -> tuple[float, float]:
     """``(log spamicity, log(1 - spamicity))`` of ``k`` clues whose ``ln f`` sum to
-    ``sum_log_f`` and whose ``ln(1 - f)`` sum to ``sum_log_1mf``.
+    ``sum_log_f`` and whose ``ln(1 - f)`` sum to ``sum_log_1mf``; with ``tail_weight``
+    w > 0, of the spamicity whose log-odds are the indicator's plus ``w * (ln H - ln S)``.
 
     >>> import math
     >>> ls, lh = fisher_log_scores(math.log(0.99) * 3, math.log(0.01) * 3, 3)
@@ -158,12 +174,29 @@ def fisher_log_scores(sum_log_f: float, sum_log_1mf: float, k: int) -> tuple[flo
     (0.999943, 5.7e-05)
     >>> fisher_log_scores(0.0, 0.0, 0) == (math.log(0.5), math.log(0.5))
     True
+
+    Overwhelming clues both ways: 1/2 to within a rounding error, unless the tails decide
+    (here the ham clues are the stronger):
+
+    >>> sum_log_f = math.log(0.001) * 60 + math.log(0.99) * 60  # 60 ham, 60 spam clues
+    >>> sum_log_1mf = math.log(0.999) * 60 + math.log(0.01) * 60
+    >>> ls, lh = fisher_log_scores(sum_log_f, sum_log_1mf, 120)
+    >>> abs(ls - lh) < 1e-12
+    True
+    >>> ls, lh = fisher_log_scores(sum_log_f, sum_log_1mf, 120, tail_weight=0.003)
+    >>> round(ls - lh, 3)
+    -0.272
     """
     if k == 0:
         return -_LN2, -_LN2
     h_chi2 = -2.0 * sum_log_f
     s_chi2 = -2.0 * sum_log_1mf
+    log_h_tail = chi2_log_sf(h_chi2, k)
+    log_s_tail = chi2_log_sf(s_chi2, k)
     # spamicity = (1 + H - S) / 2 = ((1 - S) + H) / 2;  1 - spamicity = ((1 - H) + S) / 2
-    log_spam = _logaddexp(chi2_log_cdf(s_chi2, k), chi2_log_sf(h_chi2, k)) - _LN2
-    log_ham = _logaddexp(chi2_log_cdf(h_chi2, k), chi2_log_sf(s_chi2, k)) - _LN2
-    return log_spam, log_ham
+    log_spam = _logaddexp(chi2_log_cdf(s_chi2, k), log_h_tail) - _LN2
+    log_ham = _logaddexp(chi2_log_cdf(h_chi2, k), log_s_tail) - _LN2
+    if not tail_weight:
+        return log_spam, log_ham
+    z = log_spam - log_ham + tail_weight * (log_h_tail - log_s_tail)
+    return -_log1pexp(-z), -_log1pexp(z)

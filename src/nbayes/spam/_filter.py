@@ -133,6 +133,12 @@ class SpamFilter:
         Combine at most this many clues (the farthest from 0.5); 0: all.
     ham_cutoff, spam_cutoff : float in [0, 1], optional
         Verdicts: ``spamicity <= ham_cutoff`` ham, ``>= spam_cutoff`` spam, else unsure.
+    tail_weight : float >= 0, optional
+        Adds ``tail_weight * (ln H - ln S)``, the log ratio of Fisher's two chi-square
+        tails, to the log-odds of ``(1 + H - S) / 2``: a message with overwhelming clues
+        both ways scores by the side whose clues chance explains the less, not 1/2
+        (:func:`~nbayes.spam.fisher_log_scores`); 0 is Robinson's and SpamBayes'
+        spamicity. A model file written before this parameter existed loads with 0.
     combining : {"chi2", "naive_bayes"}
         Fisher's chi-square combining of Robinson's f(w) (the default), or the posterior of
         a multinomial Naive Bayes over the messages' distinct tokens (Laplace ``alpha``).
@@ -180,6 +186,7 @@ class SpamFilter:
         max_clues: int | None = None,
         ham_cutoff: float | None = None,
         spam_cutoff: float | None = None,
+        tail_weight: float | None = None,
         combining: str = "chi2",
         alpha: float = 1.0,
         min_learned: int = 0,
@@ -194,11 +201,16 @@ class SpamFilter:
         self.max_clues = max_clues
         self.ham_cutoff = ham_cutoff
         self.spam_cutoff = spam_cutoff
+        self.tail_weight = tail_weight
         self.combining = combining
         self.alpha = alpha
         self.min_learned = min_learned
         self.tokenizer = tokenizer
         self.labels = labels
+
+    #: what a SpamFilter pickled before ``tail_weight`` existed reads (its state has no
+    #: such attribute): it scored with Fisher's indicator alone, and still does
+    tail_weight: float | None = 0.0
 
     # ------------------------------------------------------------------ estimator API
     def __setattr__(self, name: str, value: Any) -> None:
@@ -622,18 +634,22 @@ class SpamFilter:
     ) -> tuple[float, float]:
         """``(log spamicity, log(1 - spamicity))`` of one token set (``clues``: its
         :meth:`_clue_values`, when already computed)."""
-        if self._settings().combining == "naive_bayes":
+        st = self._settings()
+        if st.combining == "naive_bayes":
             lo = self._nb_log_odds(tokens)
             return -_log1pexp(-lo), -_log1pexp(lo)
         if clues is None:
             logs = self._clue_logs(tokens)
             if logs is not None:
-                return _fisher(logs)
+                return _fisher(logs, st.tail_weight)
             clues = self._clue_values(tokens)
         if not clues:
             return -_LN2, -_LN2
         return fisher_log_scores(
-            math.fsum([c[3] for c in clues]), math.fsum([c[4] for c in clues]), len(clues)
+            math.fsum([c[3] for c in clues]),
+            math.fsum([c[4] for c in clues]),
+            len(clues),
+            st.tail_weight,
         )
 
     def _clue_logs(self, tokens: frozenset[str]) -> tuple[list[float], list[float]] | None:
@@ -805,7 +821,7 @@ class SpamFilter:
         lo, hi, bigrams = tok.min_length, tok.max_length, tok.bigrams
         fisher_text, lgamma = _mail_native.fisher_text, _lgamma_table()
         args = (table.ham, table.spam, table.n_ham, table.n_spam, st.s, st.x, st.smoothing)
-        tail = (st.min_dev, st.max_clues or 0)
+        tail = (st.min_dev, st.max_clues or 0, st.tail_weight)
         out = []
         for m in self._message_list(messages):
             if isinstance(m, frozenset | set):
@@ -997,6 +1013,13 @@ class _Settings(Preset):
             1.0,
             "[]",
         )
+        tail_weight = real(
+            "tail_weight",
+            p.tail_weight if f.tail_weight is None else f.tail_weight,
+            0.0,
+            math.inf,
+            "[)",
+        )
         if ham_cutoff > spam_cutoff:
             raise ValueError(
                 f"SpamFilter's ham_cutoff ({ham_cutoff}) is above its spam_cutoff "
@@ -1048,6 +1071,7 @@ class _Settings(Preset):
             max_clues or None,
             ham_cutoff,
             spam_cutoff,
+            tail_weight,
             f.combining,
             alpha,
             ml,
@@ -1067,9 +1091,9 @@ def _lgamma_table() -> array[float]:
     return _LGAMMA[0]
 
 
-def _fisher(logs: tuple[list[float], list[float]]) -> tuple[float, float]:
+def _fisher(logs: tuple[list[float], list[float]], tail_weight: float) -> tuple[float, float]:
     """``(log spamicity, log(1 - spamicity))`` of the clues' ``ln f`` and ``ln(1 - f)``."""
     log_f, log_1mf = logs
     if not log_f:
         return -_LN2, -_LN2
-    return fisher_log_scores(math.fsum(log_f), math.fsum(log_1mf), len(log_f))
+    return fisher_log_scores(math.fsum(log_f), math.fsum(log_1mf), len(log_f), tail_weight)

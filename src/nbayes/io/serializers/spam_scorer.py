@@ -62,7 +62,10 @@ def spam_filter_of(d: dict[str, Any]) -> tuple[SpamFilter, int, int, int]:
 
     expect_dict(d, WHERE, ("hyperparameters", "tokenizer", "n_ham", "n_spam", "n_tokens"))
     where = f"{WHERE}['hyperparameters']"
-    hp = dict(expect_dict(d["hyperparameters"], where, SpamFilter._get_param_names()))
+    hp = dict(expect_dict(d["hyperparameters"], where))
+    # a file written before tail_weight existed: it scored with Fisher's indicator alone
+    hp.setdefault("tail_weight", 0.0)
+    hp = dict(expect_dict(hp, where, SpamFilter._get_param_names()))
     if hp["tokenizer"] is not None:
         hp["tokenizer"] = _tokenizer(hp["tokenizer"], f"{where}['tokenizer']")
     if isinstance(hp["labels"], list):
