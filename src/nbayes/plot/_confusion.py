@@ -62,7 +62,6 @@ def confusion_matrix(
 
     Examples
     --------
-    >>> import pytest; _ = pytest.importorskip("matplotlib")
     >>> from nbayes.plot import confusion_matrix
     >>> ax = confusion_matrix(["a", "b", "b"], ["a", "b", "a"])
     >>> ax.get_xlabel()

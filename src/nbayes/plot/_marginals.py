@@ -74,7 +74,6 @@ def marginals(
 
     Examples
     --------
-    >>> import pytest; _ = pytest.importorskip("matplotlib")
     >>> import numpy as np
     >>> from nbayes.kernel import KernelNB
     >>> from nbayes.plot import marginals

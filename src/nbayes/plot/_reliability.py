@@ -93,7 +93,6 @@ def reliability(
 
     Examples
     --------
-    >>> import pytest; _ = pytest.importorskip("matplotlib")
     >>> from nbayes.plot import reliability
     >>> ax = reliability([0, 0, 1, 1], [0.1, 0.6, 0.4, 0.9], n_bins=2)
     >>> ax.get_lines()[1].get_xydata().tolist()

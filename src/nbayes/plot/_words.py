@@ -106,7 +106,6 @@ def informative_words(
 
     Examples
     --------
-    >>> import pytest; _ = pytest.importorskip("matplotlib")
     >>> from nbayes import TextClassifier
     >>> from nbayes.plot import informative_words
     >>> docs = ["cheap pills now", "cheap offer now", "lunch at noon", "see you at lunch"]
