@@ -60,8 +60,9 @@ def test_documents_and_batch_size_decide_too() -> None:
 )  # fmt: skip
 def test_classifier_batches_are_three_orthogonal_steps(kw: dict, plan: tuple) -> None:
     """The index and the accumulation do not depend on the tokenizing step."""
-    for tokens in (routes.ZERO_COPY, routes.TOKEN_STREAMS, routes.COMPOSED_NGRAMS):
-        assert routes.batch(tokens=tokens, **kw) == (tokens, *plan)
+    for ngram, tokens in [((1, 1), routes.ZERO_COPY), ((1, 2), routes.TOKEN_STREAMS),
+                          ((1, 3), routes.COMPOSED_NGRAMS)]:  # fmt: skip
+        assert routes.batch(ngram=ngram, **kw) == (tokens, *plan)
 
 
 def test_counting_settings_choose_the_plan() -> None:

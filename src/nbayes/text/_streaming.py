@@ -93,16 +93,16 @@ class Accumulator:
         self.width = max(self.width, width)
         self.n_docs += batch.n_docs
 
-    def add_hashed(self, docs: list[str], y: np.ndarray, counting: Counting) -> bool:
+    def add_hashed(self, docs: list[str], y: np.ndarray, counting: Counting, tokens: str) -> bool:
         """Add the hashed counts of a batch straight into the totals (no per-batch table,
-        no term list; n-grams through the token streams); False, having added nothing, if
-        the documents are not all ``str``."""
+        no term list; n-grams through the token streams; ``tokens``: the plan's tokenizing
+        step); False, having added nothing, if the documents are not all ``str``."""
         classes, codes = class_codes(y)
         width = counting.n_features
         rows = self._grow_classes(classes)
         self._grow_columns(width)
         if not add_hashed(docs, rows[codes], self.fc, self.df, width, counting.clip,
-                          counting.lowercase, counting.stop, counting.ngram):  # fmt: skip
+                          counting.lowercase, counting.stop, counting.ngram, tokens):  # fmt: skip
             return False
         self.tf_from_fc = True  # unweighted: the column totals, summed once in stats()
         self.class_count[rows] += np.bincount(codes, minlength=len(classes))
@@ -131,7 +131,7 @@ def fit_chunks(model: Any, chunks: Iterable[tuple[Sequence[str], Any]]) -> Any:
     total = Accumulator()
     for texts, labels in chunks:
         docs, y = _batch.checked(model._docs(texts), labels)
-        if in_place and total.add_hashed(docs, y, counting):
+        if in_place and total.add_hashed(docs, y, counting, plan.tokens):
             continue
         total.add(_batch.count(counting, docs, y, None, vocabulary, plan=plan))
     stats = total.stats()
