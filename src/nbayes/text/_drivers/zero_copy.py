@@ -134,7 +134,7 @@ def direct_count(
     corpora of at least :data:`PARALLEL_MIN_CHARS` characters. ``dtype``: of the returned
     counts (int64, or float64 to skip a conversion later). ``raw``: the raw term totals
     too (a Bernoulli model's frequencies, whatever ``binary``), counted by the same
-    workers in the same pass over each span: a pair ``(DirectCounts, totals)``, the
+    workers in the same hand-off: a pair ``(DirectCounts, totals)``, the
     totals a one-class :class:`DirectCounts`. ``then``: the next step of the batch, given
     the result (what this returns then); it runs inside the hand-off to the threads.
     """
@@ -153,7 +153,6 @@ def direct_count(
 
     def job(team: Team) -> Any:
         spans, n_workers = team.spans, team.workers
-        ticket = itertools.count()  # next() is atomic: workers take spans in turn
 
         # Tables start at one term per 128 characters of a worker's share, at most 2**17
         # (fewer doublings), and grow by doubling. Under-reserving costs a re-insertion
@@ -166,20 +165,22 @@ def direct_count(
         # 0.35 s).
         expect = min(int(lengths.sum()) // n_workers // 128, 1 << 17)
 
-        def worker(_: int) -> Any:
-            run = _native.run_new(C, small, expect)
-            every = _native.run_new(1, small, expect) if raw else None
-            while (i := next(ticket)) < len(spans):
-                lo, hi = spans[i]
-                _native.run_count(run, ds, lo, hi, y, tlow, tid, bool(binary))
-                if every is not None:  # the raw totals, while the span is in cache
-                    _native.run_count(every, ds, lo, hi, zeros, tlow, tid, False)
-            return _native.run_finish(run), None if every is None else _native.run_finish(every)
+        def count(codes: np.ndarray, n: int, clip: bool) -> list[Any]:
+            ticket = itertools.count()  # next() is atomic: workers take spans in turn
 
-        runs = team.map(worker, list(range(n_workers)))
-        got: Any = _union(team, [r[0] for r in runs], C, like)
-        if raw:
-            got = (got, _union(team, [r[1] for r in runs], 1, like))
+            def worker(_: int) -> Any:
+                run = _native.run_new(n, small, expect)
+                while (i := next(ticket)) < len(spans):
+                    lo, hi = spans[i]
+                    _native.run_count(run, ds, lo, hi, codes, tlow, tid, clip)
+                return _native.run_finish(run)
+
+            return team.map(worker, list(range(n_workers)))
+
+        got: Any = _union(team, count(y, C, bool(binary)), C, like)
+        if raw:  # the raw totals: a second pass of the same workers (one table each at a
+            # time: two tables per worker contend for the caches)
+            got = (got, _union(team, count(zeros, 1, False), 1, like))
         return got if then is None else then(got)
 
     return hand_off(job, lengths, n_threads, pieces=8)
