@@ -68,7 +68,9 @@ route                     counts with                              taken when / 
 ========================  =======================================  ==========================
 
 A TextClassifier's batch (:func:`batch`) is a :class:`Plan` of three steps, each chosen
-from one question, once per batch (``nbayes.text._batch.count`` composes them):
+from one question, once per batch (``nbayes.text._batch.count`` composes them, and
+``_batch.add_chunk`` for a chunk of ``fit_chunks``; each driver hands its whole batch to the
+kernel threads once and passes its result on to the next step):
 
 ==============  ==================================================================
 step            choices
