@@ -60,8 +60,9 @@ def test_documents_and_batch_size_decide_too() -> None:
 )  # fmt: skip
 def test_classifier_batches_are_three_orthogonal_steps(kw: dict, plan: tuple) -> None:
     """The index and the accumulation do not depend on the tokenizing step."""
-    for tokens in (routes.ZERO_COPY, routes.TOKEN_STREAMS, routes.COMPOSED_NGRAMS):
-        assert routes.batch(tokens=tokens, **kw) == (tokens, *plan)
+    for ngram, tokens in [((1, 1), routes.ZERO_COPY), ((1, 2), routes.TOKEN_STREAMS),
+                          ((1, 3), routes.COMPOSED_NGRAMS)]:  # fmt: skip
+        assert routes.batch(ngram=ngram, **kw) == (tokens, *plan)
 
 
 def test_counting_settings_choose_the_plan() -> None:
@@ -146,3 +147,21 @@ def test_a_batch_enters_each_composing_module_at_most_twice(
         seen = entries(call)
         over = {m: k for m, k in seen.items() if m in COMPOSING and k > 2}
         assert not over, (what, over)
+
+
+def test_every_traced_batch_enters_each_text_module_at_most_twice(benchmark_script: Any) -> None:
+    """Issue 25 item 7: ``python benchmarks/trace_batch_path.py --max 2`` holds, i.e. in
+    every scenario of the tracer (fits, Bernoulli, weighted, partial_fit, n-grams, hashed,
+    fit_chunks, predict) no module of ``nbayes.text`` is entered more than twice: one
+    hand-off to the kernel threads per counting, the character tables read with the
+    documents, the plan's steps composed rather than re-entered."""
+    trace = benchmark_script("trace_batch_path")
+    over = {}
+    for name, fn in trace.scenarios().items():
+        fn()  # first-use caches and imports are not a batch's way
+        seen = trace.entries(fn)
+        assert seen, name  # the tracer sees the batch
+        worst = {m: k for m, k in seen.items() if k > 2}
+        if worst:
+            over[name] = worst
+    assert not over, over

@@ -9,7 +9,7 @@ class sums, weighted rows, running totals), chosen once per batch and composed h
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from ._drivers.class_counts import vocabulary_batch
 from ._drivers.hash_counts import hashed_batch
 from ._textstats import TextStats, Vocabulary
 
-__all__ = ["check_labels", "checked", "count", "require_terms", "text_stats"]
+__all__ = ["add_chunk", "check_labels", "checked", "count", "require_terms", "text_stats"]
 
 
 def text_stats(
@@ -33,17 +33,20 @@ def text_stats(
     df: np.ndarray,
     n_docs: int,
     term_freq: Any = None,
+    vocabulary: Vocabulary | None = None,
 ) -> TextStats:
     """TextStats of one batch: class counts (weighted by ``sw``) and the per-class sums;
-    the term frequency defaults to the column totals (unweighted counts)."""
+    the term frequency defaults to the column totals (unweighted counts); ``vocabulary``
+    names the columns."""
     class_count = np.bincount(codes, weights=sw, minlength=len(classes)).astype(np.float64)
     if term_freq is None:
         term_freq = sums.sum(axis=0)
-    return TextStats(
-        counts=CountStats(classes, class_count, sums),
-        doc_freq=np.asarray(df, dtype=np.int64),
-        term_freq=np.asarray(term_freq, dtype=np.float64),
-        n_docs=n_docs,
+    return TextStats.named(
+        CountStats(classes, class_count, sums),
+        np.asarray(df, dtype=np.int64),
+        np.asarray(term_freq, dtype=np.float64),
+        n_docs,
+        vocabulary,
     )
 
 
@@ -94,6 +97,20 @@ def checked(docs: list[str], y: Any) -> tuple[list[str], np.ndarray]:
     return docs, y
 
 
+class _Counted(NamedTuple):
+    """A batch through its plan's steps: its classes, the documents' class codes and
+    weights, the accumulated sums, document and term frequencies (None: the column
+    totals), and the terms of a fresh vocabulary (None: none made)."""
+
+    classes: np.ndarray
+    codes: np.ndarray
+    sw: np.ndarray | None
+    sums: Any
+    df: np.ndarray
+    term_freq: np.ndarray | None
+    fresh: Vocabulary | None
+
+
 def count(
     counting: Any,
     docs: list[str],
@@ -103,6 +120,7 @@ def count(
     *,
     fixed: bool = False,
     plan: routes.Plan | None = None,
+    named: Vocabulary | None = None,
 ) -> TextStats:
     """Statistics of one batch counted with ``counting`` (a
     :class:`~nbayes.text._model.Counting`): the composition of the plan's three steps
@@ -111,9 +129,48 @@ def count(
     ``vocabulary``: a dict extended in place with the batch's new terms (``fixed``: only
     its terms are counted), or None: a fresh vocabulary, which the statistics then carry
     (the sorted terms of a fit, without a term dict where the compiled count takes the
-    batch). ``plan``: the steps, if chosen already (``fit_chunks`` chooses them once for
-    every chunk: running totals, where hashed sums stay a sparse matrix instead of a dense
-    ``n_classes x n_features`` table); else those of ``counting.plan``."""
+    batch). ``named``: the vocabulary the statistics carry otherwise (a partial fit's,
+    extended by ``vocabulary``). ``plan``: the steps, if chosen already; else those of
+    ``counting.plan``."""
+    got = _steps(counting, docs, y, sample_weight, vocabulary, fixed, plan)
+    return text_stats(got.classes, got.codes, got.sw, got.sums, got.df, len(docs),
+                      got.term_freq, named if got.fresh is None else got.fresh)  # fmt: skip
+
+
+def add_chunk(
+    counting: Any,
+    docs: list[str],
+    labels: Any,
+    total: Any,
+    vocabulary: dict[str, int],
+    plan: routes.Plan,
+) -> None:
+    """One chunk of ``fit_chunks`` (documents through ``preprocess``, unweighted) checked
+    and added into ``total``, the running totals of the chunks so far
+    (``RUNNING_TOTALS``: a :class:`nbayes.text._streaming.Accumulator`); ``vocabulary``
+    is extended in place. Hashed counts go straight into the totals (no per-chunk table;
+    the kernel in place for unigrams); a vocabulary's class sums, and hashed counts of
+    documents that are not all ``str``, are added as the chunk's sums (hashed: a sparse
+    table per chunk, never a dense ``n_classes x n_features`` one)."""
+    docs, y = checked(docs, labels)
+    if plan.indexing == routes.HASHED and total.add_hashed(docs, y, counting, plan.tokens):
+        return
+    got = _steps(counting, docs, y, None, vocabulary, False, plan)
+    class_count = np.bincount(got.codes, minlength=len(got.classes)).astype(np.float64)
+    tf = got.sums.sum(axis=0) if got.term_freq is None else got.term_freq
+    total.add_counts(got.classes, class_count, got.sums, got.df, tf, len(docs))
+
+
+def _steps(
+    counting: Any,
+    docs: list[str],
+    y: np.ndarray,
+    sample_weight: Any,
+    vocabulary: dict[str, int] | None,
+    fixed: bool,
+    plan: routes.Plan | None,
+) -> _Counted:
+    """The plan's steps of one batch (:func:`count`)."""
     classes, codes = class_codes(y)
     n = len(classes)
     sw = None
@@ -147,9 +204,10 @@ def count(
         X = sp.csr_matrix(sums)
         Y = sp.csr_matrix((np.ones(len(codes)), (codes, np.arange(len(codes)))), (n, len(codes)))
         sums = Y @ X
-    stats = text_stats(classes, codes, sw, sums, df, len(docs), term_freq)
+    terms = None
     if fresh:  # the terms of a fresh vocabulary: a dict, or a fit's sorted terms
         if isinstance(vocabulary, dict):
-            return stats.with_vocabulary(Vocabulary(index=vocabulary))
-        return stats.with_vocabulary(Vocabulary(terms=vocabulary))
-    return stats
+            terms = Vocabulary(index=vocabulary)
+        else:
+            terms = Vocabulary(terms=vocabulary)
+    return _Counted(classes, codes, sw, sums, df, term_freq, terms)

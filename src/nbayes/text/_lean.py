@@ -85,11 +85,14 @@ class TextSettings(M.CountedClasses, M.CountingHooks):
             setattr(self, name, value)
         return self
 
-    def _docs(self, X: Any) -> list[str]:
-        return _analyzer.documents(X, resolve_recipe(self.preprocess))
+    def _docs(self, X: Any, counting: Any = None) -> list[str]:
+        preprocess = resolve_recipe(self.preprocess) if counting is None else counting.preprocess
+        return _analyzer.documents(X, preprocess)
 
-    def _set(self, stats: TextStats, vocabulary: Any) -> TextSettings:
-        self._stats = stats.with_vocabulary(Vocabulary.of(vocabulary))
+    def _set(
+        self, stats: TextStats, vocabulary: Any = None, *, named: bool = False
+    ) -> TextSettings:
+        self._stats = stats if named else stats.with_vocabulary(Vocabulary.of(vocabulary))
         self.__dict__.pop("_kept", None)
         return self
 
@@ -132,7 +135,7 @@ class TextSettings(M.CountedClasses, M.CountingHooks):
             return _batch.count(counting, docs, labels)
         assert self._stats.vocabulary is not None
         vocabulary, index = Vocabulary.extending(self._stats.vocabulary)
-        return _batch.count(counting, docs, labels, None, index).with_vocabulary(vocabulary)
+        return _batch.count(counting, docs, labels, None, index, named=vocabulary)
 
     def _install(self, stats: TextStats) -> TextSettings:
         check_stats(stats, "TextClassifier")  # as the estimator's _set_stats refuses them

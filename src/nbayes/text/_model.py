@@ -198,8 +198,6 @@ class Counting:
     #: (``CountVectorizer(binary=False)`` + ``BernoulliNB``) ranks terms by their raw
     #: counts; hashed buckets have no Pipeline to follow: they rank by what they sum
     raw_frequencies: bool
-    #: the tokenizing step (``routes.tokens(ngram)``)
-    tokens: str
 
     @classmethod
     def of(cls, params: Any) -> Counting:
@@ -216,12 +214,17 @@ class Counting:
             clip=binary or family.presence, hashing=hashing,
             n_features=int(get("n_features")), preprocess=resolve_recipe(get("preprocess")),
             raw_frequencies=family.presence and not binary and not hashing,
-            tokens=routes.tokens(ngram),
         )  # fmt: skip
 
+    @property
+    def tokens(self) -> str:
+        """The tokenizing step (``routes.tokens(ngram)``)."""
+        return routes.tokens(self.ngram)
+
     def plan(self, *, weighted: bool, stream: bool = False) -> routes.Plan:
-        """The steps of a batch counted with these settings (:func:`routes.batch`)."""
-        return routes.batch(tokens=self.tokens, hashing=self.hashing, weighted=weighted,
+        """The steps of a batch counted with these settings (:func:`routes.batch`: the
+        tokenizing step is chosen there, from ``ngram``)."""
+        return routes.batch(ngram=self.ngram, hashing=self.hashing, weighted=weighted,
                             stream=stream)  # fmt: skip
 
 

@@ -68,7 +68,9 @@ route                     counts with                              taken when / 
 ========================  =======================================  ==========================
 
 A TextClassifier's batch (:func:`batch`) is a :class:`Plan` of three steps, each chosen
-from one question, once per batch (``nbayes.text._batch.count`` composes them):
+from one question, once per batch (``nbayes.text._batch.count`` composes them, and
+``_batch.add_chunk`` for a chunk of ``fit_chunks``; each driver hands its whole batch to the
+kernel threads once and passes its result on to the next step):
 
 ==============  ==================================================================
 step            choices
@@ -211,12 +213,12 @@ class Plan(NamedTuple):
     accumulate: str
 
 
-def batch(*, tokens: str, hashing: bool, weighted: bool, stream: bool = False) -> Plan:
-    """The plan of one TextClassifier batch: ``tokens`` is the counting settings' tokenizing
-    step (:func:`tokens` of its ``ngram_range``); ``stream``: a batch of ``fit_chunks``
-    (unweighted), added into running totals."""
+def batch(*, ngram: tuple[int, int], hashing: bool, weighted: bool, stream: bool = False) -> Plan:
+    """The plan of one TextClassifier batch of the counting settings' ``ngram`` range (its
+    tokenizing step: :func:`tokens`); ``stream``: a batch of ``fit_chunks`` (unweighted),
+    added into running totals."""
     accumulate = RUNNING_TOTALS if stream else WEIGHTED_ROWS if weighted else CLASS_SUMS
-    return Plan(tokens, HASHED if hashing else VOCABULARY, accumulate)
+    return Plan(tokens(ngram), HASHED if hashing else VOCABULARY, accumulate)
 
 
 def one_document(ngram: tuple[int, int], stop_words: Any) -> str:

@@ -17,12 +17,12 @@ import numpy as np
 # forget count text without them (issue 28)
 from .._statistics import CountStats, class_codes, union_classes
 from . import _batch
-from . import _routes as routes
 from ._drivers.class_counts import count_by_class
 from ._drivers.hash_counts import add_hashed
 from ._model import Counting, sklearn_like_selection
 from ._stop_words import warn_if_inconsistent
 from ._textstats import TextStats
+from ._vocabulary import Vocabulary
 
 __all__ = ["Accumulator", "NoDocuments", "fit_chunks", "fit_pruned_first"]
 
@@ -75,10 +75,24 @@ class Accumulator:
         return np.searchsorted(self.classes, batch_classes)
 
     def add(self, batch: TextStats) -> None:
-        rows = self._grow_classes(batch.counts.classes)
-        width = batch.n_columns
+        counts = batch.counts
+        self.add_counts(counts.classes, counts.class_count, counts.feature_count,
+                        batch.doc_freq, batch.term_freq, batch.n_docs)  # fmt: skip
+
+    def add_counts(
+        self,
+        classes: np.ndarray,
+        class_count: np.ndarray,
+        fc: Any,
+        doc_freq: np.ndarray,
+        term_freq: np.ndarray,
+        n_docs: int,
+    ) -> None:
+        """Add one batch's statistics, given by their parts (``fc``: per-class sums over
+        the batch's columns, dense or sparse)."""
+        rows = self._grow_classes(classes)
+        width = int(doc_freq.shape[0])
         self._grow_columns(width)
-        fc = batch.counts.feature_count
         if not isinstance(fc, np.ndarray):  # hashed batches: add the non-zeros, never a
             import scipy.sparse as sp  # dense C x 2^20
 
@@ -87,22 +101,22 @@ class Accumulator:
             self.fc[rows[coo.row], coo.col] += coo.data
         else:
             self.fc[rows, :width] += fc
-        self.class_count[rows] += batch.counts.class_count
-        self.df[:width] += batch.doc_freq
-        self.tf[:width] += batch.term_freq
+        self.class_count[rows] += class_count
+        self.df[:width] += doc_freq
+        self.tf[:width] += np.asarray(term_freq).reshape(-1)
         self.width = max(self.width, width)
-        self.n_docs += batch.n_docs
+        self.n_docs += n_docs
 
-    def add_hashed(self, docs: list[str], y: np.ndarray, counting: Counting) -> bool:
+    def add_hashed(self, docs: list[str], y: np.ndarray, counting: Counting, tokens: str) -> bool:
         """Add the hashed counts of a batch straight into the totals (no per-batch table,
-        no term list; n-grams through the token streams); False, having added nothing, if
-        the documents are not all ``str``."""
+        no term list; n-grams through the token streams; ``tokens``: the plan's tokenizing
+        step); False, having added nothing, if the documents are not all ``str``."""
         classes, codes = class_codes(y)
         width = counting.n_features
         rows = self._grow_classes(classes)
         self._grow_columns(width)
         if not add_hashed(docs, rows[codes], self.fc, self.df, width, counting.clip,
-                          counting.lowercase, counting.stop, counting.ngram):  # fmt: skip
+                          counting.lowercase, counting.stop, counting.ngram, tokens):  # fmt: skip
             return False
         self.tf_from_fc = True  # unweighted: the column totals, summed once in stats()
         self.class_count[rows] += np.bincount(codes, minlength=len(classes))
@@ -110,14 +124,16 @@ class Accumulator:
         self.n_docs += len(docs)
         return True
 
-    def stats(self) -> TextStats | None:
+    def stats(self, vocabulary: Any = None) -> TextStats | None:
+        """The totals (None: no batch), their columns named by ``vocabulary`` (a dict
+        term -> column, or None)."""
         if self.classes is None:
             return None
         w = self.width
         counts = CountStats(self.classes, self.class_count, self.fc[:, :w])
         # the batches of fit_chunks are unweighted: term frequency = column total
         tf = self.fc[:, :w].sum(axis=0) if self.tf_from_fc else self.tf[:w]
-        return TextStats(counts, self.df[:w], tf, self.n_docs)
+        return TextStats.named(counts, self.df[:w], tf, self.n_docs, Vocabulary.of(vocabulary))
 
 
 def fit_chunks(model: Any, chunks: Iterable[tuple[Sequence[str], Any]]) -> Any:
@@ -125,20 +141,16 @@ def fit_chunks(model: Any, chunks: Iterable[tuple[Sequence[str], Any]]) -> Any:
     counting = model._counting(check=True)
     warn_if_inconsistent(counting.stop_words, counting.lowercase)
     plan = counting.plan(weighted=False, stream=True)
-    # hashed counts: added into the running totals in place (no scipy)
-    in_place = plan.indexing == routes.HASHED
     vocabulary: dict[str, int] = {}
     total = Accumulator()
-    for texts, labels in chunks:
-        docs, y = _batch.checked(model._docs(texts), labels)
-        if in_place and total.add_hashed(docs, y, counting):
-            continue
-        total.add(_batch.count(counting, docs, y, None, vocabulary, plan=plan))
-    stats = total.stats()
+    for texts, labels in chunks:  # hashed counts: added into the totals in place
+        _batch.add_chunk(counting, model._docs(texts, counting), labels, total, vocabulary,
+                         plan)  # fmt: skip
+    stats = total.stats(None if counting.hashing else vocabulary)
     if stats is None:
         raise NoDocuments("No documents: nothing to learn from.")
     _batch.require_terms(stats)
-    return model._set(stats, None if counting.hashing else vocabulary)
+    return model._set(stats, named=True)
 
 
 def fit_pruned_first(model: Any, chunks: Callable[[], Iterable[tuple[Any, Any]]]) -> Any:

@@ -125,6 +125,22 @@ class TextStats:
         cells: Cells | None = self.__dict__.get("_cells")
         return Cells.of(self.counts.feature_count) if cells is None else cells
 
+    @classmethod
+    def named(
+        cls,
+        counts: CountStats,
+        doc_freq: np.ndarray,
+        term_freq: np.ndarray,
+        n_docs: int,
+        vocabulary: Vocabulary | None,
+    ) -> TextStats:
+        """Statistics with their columns named by ``vocabulary`` (None: unnamed), made at
+        once (``TextStats(...).with_vocabulary(vocabulary)``)."""
+        out = cls(counts, doc_freq, term_freq, n_docs)
+        if vocabulary is not None:
+            object.__setattr__(out, "_vocabulary", vocabulary)
+        return out
+
     def with_vocabulary(self, vocabulary: Vocabulary | None) -> TextStats:
         """These statistics with their columns named by ``vocabulary``."""
         out = object.__new__(TextStats)

@@ -176,10 +176,12 @@ class TextClassifier(M.CountedClasses, M.CountingHooks, TextLearning):  # type: 
                 "one, or set it back."
             )
 
-    def _docs(self, X: Any) -> list[str]:
-        """Validated documents, after the ``preprocess`` step."""
+    def _docs(self, X: Any, counting: M.Counting | None = None) -> list[str]:
+        """Validated documents, after the ``preprocess`` step (that of ``counting``, the
+        current counting settings, if given)."""
         self._check_counting()
-        return _analyzer.documents(X, resolve_recipe(self.preprocess))
+        preprocess = resolve_recipe(self.preprocess) if counting is None else counting.preprocess
+        return _analyzer.documents(X, preprocess)
 
     @staticmethod
     def _raw_docs(X: Any) -> list[str]:
@@ -223,8 +225,7 @@ class TextClassifier(M.CountedClasses, M.CountingHooks, TextLearning):  # type: 
         known = self._stats.vocabulary
         assert known is not None
         vocabulary, index = Vocabulary.extending(known)
-        stats = _batch.count(counting, docs, y, sample_weight, index)
-        return stats.with_vocabulary(vocabulary)
+        return _batch.count(counting, docs, y, sample_weight, index, named=vocabulary)
 
     def _empty_stats(self, classes: np.ndarray, n_features: int) -> TextStats:
         vocabulary = None if self.hashing else Vocabulary(index={})
@@ -282,10 +283,11 @@ class TextClassifier(M.CountedClasses, M.CountingHooks, TextLearning):  # type: 
         return self._scorer().explain(row, exact=exact)
 
     # ------------------------------------------------------------ statistics
-    def _set(self, stats: TextStats, vocabulary: Any) -> Self:
+    def _set(self, stats: TextStats, vocabulary: Any = None, *, named: bool = False) -> Self:
         """Install statistics and the terms of their columns: a dict term -> column, or
-        the terms in column order (None when hashing)."""
-        return self._set_stats(stats.with_vocabulary(Vocabulary.of(vocabulary)))
+        the terms in column order (None when hashing); ``named``: the statistics carry
+        their terms already."""
+        return self._set_stats(stats if named else stats.with_vocabulary(Vocabulary.of(vocabulary)))
 
     @property
     def _vocab(self) -> dict[str, int] | None:

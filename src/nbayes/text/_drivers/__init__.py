@@ -4,8 +4,10 @@
 module                        what it does
 ============================  ==============================================================
 ``chars``                     the character tables (word characters, lowercasing) and the
-                              zero-copy reader of ``str`` documents
-``threads``                   how many kernel threads, spans of documents, waiting for them
+                              zero-copy reader of ``str`` documents (``read``: both at once)
+``threads``                   how many kernel threads, spans of documents, waiting for them;
+                              a batch handed to them once (``hand_off``: a job and its
+                              ``Team``)
 ``zero_copy``                 unigram counts per class with the strings read in place
                               (``DirectCounts``, the sorted ``Terms``)
 ``lookup``                    a vocabulary's compiled lookup table; rows over a fixed

@@ -3,19 +3,21 @@ and the zero-copy document set.
 
 :func:`word_table` is sre's definition of ``\\w``, :func:`char_table` the lowercasing of
 ``str.lower`` with the word flag, both built by :mod:`nbayes._native` from the running
-Python. :func:`zero_copy_docs` reads documents in place (or says it cannot).
+Python. :func:`zero_copy_docs` reads documents in place (or says it cannot); :func:`read`
+is what a driver takes for a batch: the documents read in place with the two tables the
+scanners need, in one call.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 import nbayes._native as _native
 
-__all__ = ["ZERO_COPY", "char_table", "word_table", "zero_copy_docs"]
+__all__ = ["ZERO_COPY", "Reading", "char_table", "read", "word_table", "zero_copy_docs"]
 
 _MAX_CP = 0x110000
 _WORD_TABLE: np.ndarray | None = None
@@ -66,3 +68,23 @@ def zero_copy_docs(docs: Sequence[str], lowercase: bool) -> tuple[Any, np.ndarra
     if not ZERO_COPY or char_table(lowercase).shape[0] != _MAX_CP:
         return None
     return _native.doc_set(docs, bool(lowercase))
+
+
+class Reading(NamedTuple):
+    """Documents as the zero-copy scanners read them: the ``DocSet`` (it keeps the strings
+    alive), their ``lengths``, and the character tables: ``lower`` (lowercased or not, as
+    asked) and ``ident`` (not lowercased)."""
+
+    docs: Any
+    lengths: np.ndarray
+    lower: np.ndarray
+    ident: np.ndarray
+
+
+def read(docs: Sequence[str], lowercase: bool) -> Reading | None:
+    """The documents read in place with their tables (:class:`Reading`), or None when the
+    zero-copy path cannot be used."""
+    prep = zero_copy_docs(docs, lowercase)
+    if prep is None:
+        return None
+    return Reading(prep[0], prep[1], char_table(lowercase), char_table(False))

@@ -215,9 +215,12 @@ def _class_sums(
 ) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
     """:func:`count_by_class` of checked arguments (the tokenizing step ``tokens``)."""
     if tokens == routes.ZERO_COPY:  # declined (None): token streams
-        direct = _tk.direct_count(docs, y, n_classes, lowercase, binary, dtype=dtype)
-        if direct is not None:
-            return _place_direct(direct, stop, vocabulary, fixed_vocabulary)
+        placed = _tk.direct_count(
+            docs, y, n_classes, lowercase, binary, dtype=dtype,
+            then=lambda direct: _place_direct(direct, stop, vocabulary, fixed_vocabulary),
+        )  # fmt: skip
+        if placed is not None:
+            return placed
     return vocabulary_sums(docs, lowercase, stop, ngram, vocabulary, fixed_vocabulary, y,
                            n_classes, binary, dtype, tokens)  # fmt: skip
 
@@ -250,7 +253,8 @@ def vocabulary_batch(
     ``raw``, the raw term totals counted apart (a Bernoulli model's frequencies).
     """
     if vocabulary is None and tokens == routes.ZERO_COPY and not weighted:
-        got = _fresh_terms(docs, codes, n_classes, lowercase, clip, stop, raw)
+        # a fit's unigram count without a term dict (raw totals in the same pass)
+        got = _count_terms(docs, codes, n_classes, lowercase, clip, stop, raw)
         if got is not None:
             return got
     if vocabulary is None:
@@ -276,28 +280,6 @@ def vocabulary_batch(
         tf = _class_sums(docs, zeros, 1, lowercase, False, ngram, tokens, stop, vocabulary,
                          True, np.float64)[1][0]  # fmt: skip
     return vocabulary, sums, df, tf
-
-
-def _fresh_terms(
-    docs: list[str],
-    codes: np.ndarray,
-    n_classes: int,
-    lowercase: bool,
-    clip: bool,
-    stop: frozenset[Any] | None,
-    raw: bool,
-) -> tuple[Sequence[str], np.ndarray, np.ndarray, np.ndarray | None] | None:
-    """A fit's unigram count without a term dict (:func:`count_terms`); None when the
-    compiled zero-copy count declines."""
-    got = _count_terms(docs, codes, n_classes, lowercase, clip, stop)
-    if got is None or not raw:
-        return got
-    terms, sums, df, _ = got
-    zeros = np.zeros(len(docs), dtype=np.int64)
-    every = _count_terms(docs, zeros, 1, lowercase, False, stop)  # the raw totals
-    if every is None or every[1].shape[1] != sums.shape[1]:
-        return None
-    return terms, sums, df, every[1][0]
 
 
 def count_terms(
@@ -327,12 +309,23 @@ def _count_terms(
     lowercase: bool,
     binary: bool,
     stop: frozenset[Any] | None,
+    raw: bool = False,
 ) -> tuple[Sequence[str], np.ndarray, np.ndarray, np.ndarray | None] | None:
-    """:func:`count_terms` of checked arguments."""
-    direct = _tk.direct_count(docs, y, n_classes, lowercase, binary, dtype=np.float64)
-    if direct is None:
-        return None
-    return _without_stop_words(direct, stop, with_tf=True)
+    """:func:`count_terms` of checked arguments (``raw``: the term totals are the raw
+    counts, whatever ``binary``)."""
+
+    def terms(got: Any) -> Any:
+        if not raw:
+            return _without_stop_words(got, stop, with_tf=True)
+        direct, every = got
+        names, sums, df, _ = _without_stop_words(direct, stop, with_tf=True)
+        totals = _without_stop_words(every, stop)[1]
+        if totals.shape[1] != sums.shape[1]:
+            return None
+        return names, sums, df, totals[0]
+
+    return _tk.direct_count(docs, y, n_classes, lowercase, binary, dtype=np.float64, then=terms,
+                            raw=raw)  # fmt: skip
 
 
 @overload

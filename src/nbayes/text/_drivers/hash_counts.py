@@ -23,7 +23,7 @@ from nbayes.text import _routes as routes
 # forget count text without them (issue 28)
 from nbayes.text._drivers import hashing as _hashing
 from nbayes.text._drivers.class_counts import as_configured, as_str_list, stop_set
-from nbayes.text._drivers.token_streams import _Analysis, _check_ngram
+from nbayes.text._drivers.token_streams import _Analysis, _check_ngram, bucket_rows
 from nbayes.text._murmur import murmurhash3_32
 
 if TYPE_CHECKING:
@@ -158,23 +158,15 @@ def _hash_analysis(
     return X
 
 
-def _hashed_columns(an: _Analysis, n_features: int) -> np.ndarray:
-    """The bucket of every term id the analysis emitted (-1 for the ids it did not)."""
-    seen, _ = an.seen()
-    used = np.flatnonzero(seen >= 0)
-    col = np.full(len(seen), -1, dtype=np.int64)
-    col[used] = _murmur_index_sign(an.term_strings(used), n_features)[0]
-    return col
-
-
 def _analysed_rows(
     docs: list[str], lowercase: bool, stop: frozenset[Any] | None, ngram: tuple[int, int],
-    n_features: int,
+    n_features: int, tokens: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """CSR pieces of the hashed counts (``alternate_sign=False``) through the token
-    streams: every row's buckets sorted, the terms sharing a bucket summed."""
-    an = _Analysis(docs, lowercase, stop, ngram)
-    return an.rows(_hashed_columns(an, n_features), n_features)
+    streams: every row's buckets sorted, the terms sharing a bucket summed (each distinct
+    term hashed once). ``tokens``: the tokenizing step, if known."""
+    return bucket_rows(docs, lowercase, stop, ngram, n_features,
+                       lambda terms: _murmur_index_sign(terms, n_features)[0], tokens)  # fmt: skip
 
 
 def hash_rows(
@@ -244,8 +236,10 @@ def add_hashed(
     lowercase: bool,
     stop: frozenset[Any] | None,
     ngram: tuple[int, int] = (1, 1),
+    tokens: str | None = None,
 ) -> bool:
-    """:func:`hash_into` of checked settings."""
+    """:func:`hash_into` of checked settings (``tokens``: the tokenizing step of ``ngram``,
+    if known: :func:`nbayes.text._routes.tokens`)."""
     if not routes.all_str(docs):
         return False
     if sums.shape[1] < n_features or doc_freq.shape[0] < n_features:
@@ -256,12 +250,31 @@ def add_hashed(
             f"rows must hold one row of sums (0..{len(sums) - 1}) per document; got shape "
             f"{rows.shape}."
         )
-    if routes.tokens(ngram) == routes.ZERO_COPY and _hashing.direct_hash(
+    _add(docs, rows, sums, doc_freq, n_features, binary, lowercase, stop, ngram,
+         tokens or routes.tokens(ngram))  # fmt: skip
+    return True
+
+
+def _add(
+    docs: Sequence[str],
+    rows: np.ndarray,
+    sums: np.ndarray,
+    doc_freq: np.ndarray,
+    n_features: int,
+    binary: bool,
+    lowercase: bool,
+    stop: frozenset[Any] | None,
+    ngram: tuple[int, int],
+    tokens: str,
+) -> None:
+    """:func:`add_hashed` of exact ``str`` documents and arrays that fit (the
+    tokenizing step ``tokens``)."""
+    if tokens == routes.ZERO_COPY and _hashing.direct_hash(
         docs, rows, lowercase, binary, n_features, sums, doc_freq, stop
     ):
-        return True
+        return
     docs = as_str_list(docs)
-    indptr, cols, counts = _analysed_rows(docs, lowercase, stop, ngram, n_features)
+    indptr, cols, counts = _analysed_rows(docs, lowercase, stop, ngram, n_features, tokens)
     values = np.ones(len(cols), dtype=sums.dtype) if binary else counts.astype(sums.dtype)
     doc_rows = np.repeat(rows.astype(np.int64, copy=False), np.diff(indptr))
     if sums.flags.c_contiguous:  # one flat index: numpy's fast path of add.at (~5x)
@@ -269,7 +282,6 @@ def add_hashed(
     else:
         np.add.at(sums, (doc_rows, cols), values)
     doc_freq[:n_features] += np.bincount(cols, minlength=n_features)
-    return True
 
 
 def hash_by_class(
@@ -345,8 +357,8 @@ def hashed_batch(
         sums = np.zeros((n_classes, n_features))
         df = np.zeros(n_features, dtype=np.int64)
         y = np.asarray(codes).astype(np.int64, copy=False)
-        if add_hashed(docs, y, sums, df, n_features, binary, lowercase, stop, ngram):
-            return sums, df, sums.sum(axis=0)
+        _add(docs, y, sums, df, n_features, binary, lowercase, stop, ngram, tokens)
+        return sums, df, sums.sum(axis=0)
     X = _transform(docs, n_features, False, None, binary, lowercase, ngram, tokens, stop,
                    np.float64)  # fmt: skip
     df = np.bincount(X.indices, minlength=n_features).astype(np.int64)

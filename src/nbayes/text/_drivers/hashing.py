@@ -20,22 +20,22 @@ import numpy as np
 
 import nbayes._native as _native
 
-from .chars import char_table, zero_copy_docs
+from .chars import read
 from .lookup import build_lookup
-from .threads import _chunks, _join_rows, _map
+from .threads import Team, hand_off
 
 __all__ = ["direct_hash", "direct_hash_transform"]
 
 _LO32 = np.uint64(0xFFFFFFFF)
 
 
-def _stop_table(stop: frozenset[Any] | None) -> Any:
+def _stop_table(stop: frozenset[Any] | None, ident: np.ndarray) -> Any:
     """Exact lookup table of the stop words, or None when there are none (no stop word
-    can equal a token)."""
+    can equal a token). ``ident``: the identity character table."""
     words = [w for w in (stop or ()) if isinstance(w, str)]
     if not words:
         return None
-    table = build_lookup(words, np.arange(len(words), dtype=np.int64))
+    table = build_lookup(words, np.arange(len(words), dtype=np.int64), ident)
     return table if _native.lookup_size(table)[0] else None
 
 
@@ -53,15 +53,14 @@ def direct_hash(
     of ``docs`` into row ``rows[i]`` of ``fc`` and into ``df``, in place, without
     interning a single term: memory is that of the arrays given (plus one word per
     column). False (nothing added) when the zero-copy reader cannot be used."""
-    prep = zero_copy_docs(docs, lowercase)
-    if prep is None:
+    reading = read(docs, lowercase)
+    if reading is None:
         return False
-    ds, _ = prep
-    stab = _stop_table(stop)
+    ds, _, tlow, tid = reading
+    stab = _stop_table(stop, tid)
     aux = np.zeros(int(n_features), dtype=np.uint64)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
-    _native.hash_run(ds, rows, char_table(lowercase), char_table(False), bool(binary),
-                     int(n_features), fc, aux, stab)  # fmt: skip
+    _native.hash_run(ds, rows, tlow, tid, bool(binary), int(n_features), fc, aux, stab)
     df[: int(n_features)] += (aux & _LO32).astype(np.int64)
     return True
 
@@ -76,17 +75,17 @@ def direct_hash_transform(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """FeatureHasher's CSR pieces of the unigrams of ``docs`` (summed signs, sorted
     indices) with the zero-copy reader, in threads; None if it cannot be used."""
-    prep = zero_copy_docs(docs, lowercase)
-    if prep is None:
+    reading = read(docs, lowercase)
+    if reading is None:
         return None
-    ds, lengths = prep
-    stab = _stop_table(stop)
-    tid = char_table(False)
-    tlow = char_table(lowercase)
+    ds, lengths, tlow, tid = reading
+    stab = _stop_table(stop, tid)
 
     def run(span: tuple[int, int]) -> Any:
         return _native.hash_transform_run(ds, span[0], span[1], tlow, tid, int(n_features),
                                           bool(alternate_sign), stab)  # fmt: skip
 
-    parts = _map(run, _chunks(lengths, n_threads))
-    return _join_rows(parts)
+    def job(team: Team) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return team.rows(team.map(run, team.spans))
+
+    return hand_off(job, lengths, n_threads)

@@ -12,8 +12,8 @@ import numpy as np
 
 import nbayes._native as _native
 from nbayes.text._drivers import chars as _chars
-from nbayes.text._drivers.chars import char_table, zero_copy_docs
-from nbayes.text._drivers.threads import _chunks, _join_rows, _map
+from nbayes.text._drivers.chars import char_table, read
+from nbayes.text._drivers.threads import Team, hand_off
 from nbayes.text._drivers.zero_copy import Terms
 from nbayes.text._vocabulary import PackedTerms
 
@@ -181,18 +181,20 @@ class TermColumns(Mapping[str, int]):
         return table
 
 
-def build_lookup(terms: Sequence[str], cols: np.ndarray) -> Any:
+def build_lookup(terms: Sequence[str], cols: np.ndarray, ident: np.ndarray | None = None) -> Any:
     """Exact lookup table of ``terms`` (a vocabulary): ``terms[i]`` maps to column
     ``cols[i]``. Strings that are not exactly one token are left out (no token can equal
-    them)."""
+    them). ``ident``: the identity character table, if at hand (:func:`char_table`)."""
     ds, _ = _native.doc_set(terms, False)
-    return _native.build_lookup(ds, np.ascontiguousarray(cols, dtype=np.int64), char_table(False))
+    if ident is None:
+        ident = char_table(False)
+    return _native.build_lookup(ds, np.ascontiguousarray(cols, dtype=np.int64), ident)
 
 
-def _vocab_lookup(vocabulary: Any, stop: frozenset[Any] | None) -> Any:
+def _vocab_lookup(vocabulary: Any, stop: frozenset[Any] | None, ident: Any = None) -> Any:
     """The compiled lookup table of ``vocabulary`` (cached while the mapping is unchanged:
     identity, and for a plain dict equality with a snapshot, are checked on every call);
-    None when a column is out of range."""
+    None when a column is out of range. ``ident``: as :func:`build_lookup`'s."""
     if type(vocabulary) is TermColumns:
         return vocabulary.table(stop)
     frozen = type(vocabulary) in (FrozenVocabulary, TermColumns)
@@ -214,7 +216,7 @@ def _vocab_lookup(vocabulary: Any, stop: frozenset[Any] | None) -> Any:
     n_cols = len(vocabulary)
     if len(cols) and (cols.min() < 0 or cols.max() >= n_cols):
         return None
-    table = build_lookup(terms, cols)
+    table = build_lookup(terms, cols, ident)
     _LOOKUPS.insert(0, (vocabulary, stop, snapshot, table))
     del _LOOKUPS[2:]
     return table
@@ -231,29 +233,30 @@ def direct_transform(
     """Unigram counts of ``docs`` over a fixed ``vocabulary`` (term -> column) as CSR
     pieces, with the zero-copy reader; None if it cannot be used. A list given as
     ``first`` receives the columns in the order of their first occurrence."""
-    prep = zero_copy_docs(docs, lowercase)
-    if prep is None:
+    reading = read(docs, lowercase)
+    if reading is None:
         return None
-    ds, lengths = prep
-    table = _vocab_lookup(vocabulary, stop)
+    ds, lengths, tlow, tid = reading
+    table = _vocab_lookup(vocabulary, stop, tid)
     if table is None:
         return None
     n_cols = len(vocabulary)
-    tid = char_table(False)
-    tlow = char_table(lowercase)
     track = first is not None
 
     def run(span: tuple[int, int]) -> Any:
         return _native.transform_run(ds, span[0], span[1], tlow, tid, table, n_cols, track)
 
-    parts = _map(run, _chunks(lengths, n_threads))
-    if first is not None:
-        done = np.zeros(n_cols, dtype=bool)
-        for part in parts:  # spans are consecutive: a column is new where first seen
-            cols = part[3][~done[part[3]]]
-            done[cols] = True
-            first.append(cols)
-    return _join_rows([p[:3] for p in parts])
+    def job(team: Team) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        parts = team.map(run, team.spans)
+        if first is not None:
+            done = np.zeros(n_cols, dtype=bool)
+            for part in parts:  # spans are consecutive: a column is new where first seen
+                cols = part[3][~done[part[3]]]
+                done[cols] = True
+                first.append(cols)
+        return team.rows([p[:3] for p in parts])
+
+    return hand_off(job, lengths, n_threads)
 
 
 def order_rows(
@@ -261,7 +264,9 @@ def order_rows(
 ) -> None:
     """Sort every CSR row by ``key[column]`` (unique keys), in place, in threads."""
     key = np.ascontiguousarray(key, dtype=np.int64)
-    _map(
-        lambda s: _native.order_rows(indptr, indices, values, key, s[0], s[1]),
-        _chunks(np.diff(indptr), None),
-    )
+
+    def job(team: Team) -> None:
+        team.map(lambda s: _native.order_rows(indptr, indices, values, key, s[0], s[1]),
+                 team.spans)  # fmt: skip
+
+    hand_off(job, np.diff(indptr))

@@ -102,3 +102,17 @@ class ComposedNgrams:
             return np.full(self.n_ids, -1, dtype=np.int64)
         get = vocabulary.get
         return np.fromiter((get(s, -1) for s in self.strings()), dtype=np.int64, count=self.n_ids)
+
+    def index(self, vocabulary: Any, seen: np.ndarray | None) -> tuple[np.ndarray, list[str]]:
+        """The indexing step of a batch over ``vocabulary`` (a mapping term -> column):
+        ``(col, new)``, the column of every id (-1: not counted) and the new terms, in
+        string order, given the columns after ``len(vocabulary)`` (for the caller to add).
+        ``seen``: the first-occurrence column of every id (-1: not emitted), or None for a
+        fixed vocabulary (no new term)."""
+        col = self.columns(vocabulary)
+        if seen is None:
+            return col, []
+        ordered = self.sorted_ids(np.flatnonzero((seen >= 0) & (col < 0)))
+        base = len(vocabulary)
+        col[ordered] = np.arange(base, base + len(ordered), dtype=np.int64)
+        return col, self.term_strings(ordered)

@@ -21,7 +21,7 @@ import numpy as np
 
 import nbayes._native as _native
 
-from .threads import _chunks, _map
+from .threads import Team, hand_off
 
 __all__ = ["csr_dot"]
 
@@ -42,6 +42,10 @@ def csr_dot(X: Any, W: np.ndarray, n_threads: int | None = None) -> np.ndarray:
     indices, data = X.indices, np.ascontiguousarray(X.data, dtype=np.float64)
     if n_threads is None and X.nnz < PARALLEL_MIN_NNZ:
         n_threads = 1
-    spans = _chunks(np.diff(indptr), n_threads)
-    _map(lambda s: _native.rows_dot(indptr, indices, data, W, out, s[0], s[1]), spans)
-    return out
+
+    def job(team: Team) -> np.ndarray:
+        team.map(lambda s: _native.rows_dot(indptr, indices, data, W, out, s[0], s[1]),
+                 team.spans)  # fmt: skip
+        return out
+
+    return hand_off(job, np.diff(indptr), n_threads)

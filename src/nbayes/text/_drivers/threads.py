@@ -14,7 +14,7 @@ import numpy as np
 
 import nbayes._native as _native
 
-__all__ = ["PARALLEL_MIN_CHARS", "default_threads"]
+__all__ = ["PARALLEL_MIN_CHARS", "Team", "default_threads", "hand_off"]
 
 _POOL: ThreadPoolExecutor | None = None
 #: Below this many characters one thread is faster than two (thread start, merge).
@@ -114,3 +114,39 @@ def _join_rows(parts: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         [parts[0][0]] + [p[0][1:] + off for p, off in zip(parts[1:], offsets[1:], strict=True)]
     )
     return indptr, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
+
+
+class Team:
+    """The kernel threads of one hand-off (:func:`hand_off`): the documents' ``spans``, how
+    many ``workers`` take them, and the pool's calls for the job's phases."""
+
+    __slots__ = ("spans", "workers")
+
+    def __init__(self, spans: list[tuple[int, int]], workers: int) -> None:
+        self.spans = spans
+        self.workers = workers
+
+    def map(self, fn: Any, items: list[Any]) -> list[Any]:
+        """``[fn(i) for i in items]``, in the kernel threads when there is more than one."""
+        return _map(fn, items)
+
+    def submit(self, fn: Any, *args: Any) -> Any:
+        """``fn(*args)`` in a kernel thread (its future)."""
+        return _pool().submit(fn, *args)
+
+    @staticmethod
+    def rows(parts: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """One set of CSR pieces from the consecutive spans' pieces."""
+        return _join_rows(parts)
+
+
+def hand_off(job: Any, lengths: np.ndarray, n_threads: int | None = None, pieces: int = 1) -> Any:
+    """``job(team)``: one batch's parallel work handed to the kernel threads at once.
+
+    ``lengths`` are the documents' sizes (spans of about equal text: ``pieces`` per thread,
+    one span when one thread is used; ``n_threads`` None: :func:`default_threads` for
+    inputs of at least :data:`PARALLEL_MIN_CHARS`). The job runs every phase of the batch
+    (counting per span, merging, filling) through the :class:`Team` it is given."""
+    spans = _chunks(lengths, n_threads, pieces)
+    threads = default_threads() if n_threads is None else max(1, int(n_threads))
+    return job(Team(spans, max(1, min(len(spans), threads))))

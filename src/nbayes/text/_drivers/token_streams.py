@@ -29,6 +29,7 @@ from nbayes.text._routes import COMPOSED_NGRAMS, ZERO_COPY, tokens
 __all__ = [
     "IdStreams",
     "InternState",
+    "bucket_rows",
     "build_rows",
     "count_rows",
     "encode_corpus",
@@ -414,6 +415,26 @@ class _Analysis:
         return col
 
 
+def bucket_rows(
+    docs: list[str],
+    lowercase: bool,
+    stop: frozenset[Any] | None,
+    ngram: tuple[int, int],
+    n_cols: int,
+    buckets: Any,
+    route: str | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR pieces of the counts of ``docs`` in columns given by their terms: ``buckets``
+    maps a list of distinct term strings to their columns (``< n_cols``); every row's
+    columns sorted, the terms sharing a column summed. ``route``: as :func:`count_rows`'s."""
+    an = _Analysis(docs, lowercase, stop, ngram, route)
+    seen, _ = an.seen()
+    used = np.flatnonzero(seen >= 0)
+    col = np.full(len(seen), -1, dtype=np.int64)
+    col[used] = buckets(an.term_strings(used))
+    return an.rows(col, n_cols)
+
+
 def vocabulary_sums(
     docs: list[str],
     lowercase: bool,
@@ -431,7 +452,13 @@ def vocabulary_sums(
     place by the new terms in sorted order, or ``fixed``), the per-class sums and the
     document frequencies of its columns."""
     an = _Analysis(docs, lowercase, stop, ngram, route)
-    if vocabulary is not None and fixed:
+    if an.composed is not None:  # the composer indexes its own ids (strings made there)
+        if vocabulary is None:
+            vocabulary = {}
+        base = len(vocabulary)
+        col, terms = an.composed.index(vocabulary, None if fixed else an.seen()[0])
+        _add_terms(vocabulary, terms, base)
+    elif vocabulary is not None and fixed:
         col = an.fixed_columns(vocabulary)
     else:
         seen, _ = an.seen()

@@ -6,14 +6,14 @@ worker threads, each its own table, whose sorted vocabularies are merged into on
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 import nbayes._native as _native
-from nbayes.text._drivers.chars import char_table, zero_copy_docs
-from nbayes.text._drivers.threads import _chunks, _map, _pool, default_threads
+from nbayes.text._drivers.chars import read
+from nbayes.text._drivers.threads import Team, hand_off
 
 __all__ = ["DirectCounts", "Terms", "direct_count"]
 
@@ -124,51 +124,66 @@ def direct_count(
     binary: bool,
     n_threads: int | None = None,
     dtype: Any = np.int64,
-) -> DirectCounts | None:
+    *,
+    raw: bool = False,
+    then: Callable[[Any], Any] | None = None,
+) -> Any:
     """Unigram class counts with the zero-copy reader; None if it cannot be used.
 
     ``docs`` must hold ``str`` objects. ``n_threads`` None: :func:`default_threads` for
     corpora of at least :data:`PARALLEL_MIN_CHARS` characters. ``dtype``: of the returned
-    counts (int64, or float64 to skip a conversion later).
+    counts (int64, or float64 to skip a conversion later). ``raw``: the raw term totals
+    too (a Bernoulli model's frequencies, whatever ``binary``), counted by the same
+    workers in the same hand-off: a pair ``(DirectCounts, totals)``, the
+    totals a one-class :class:`DirectCounts`. ``then``: the next step of the batch, given
+    the result (what this returns then); it runs inside the hand-off to the threads.
     """
     like = np.zeros(0, dtype=dtype)
-    prep = zero_copy_docs(docs, lowercase)
-    if prep is None:
+    reading = read(docs, lowercase)
+    if reading is None:
         return None
-    ds, lengths = prep
+    ds, lengths, tlow, tid = reading
     y = np.ascontiguousarray(y, dtype=np.int64)
-    tlow = char_table(lowercase)
-    tid = char_table(False)
+    zeros = np.zeros(len(y), dtype=np.int64) if raw else y
     C = int(n_classes)
 
     # int32 counts halve the memory the counting touches; exact while no count can
     # reach 2**31 (a token has at least two characters).
     small = int(lengths.sum()) < 2**32
 
-    spans = _chunks(lengths, n_threads, pieces=8)
-    threads = default_threads() if n_threads is None else max(1, int(n_threads))
-    n_workers = min(len(spans), threads)
-    ticket = itertools.count()  # next() is atomic: workers take spans in turn
+    def job(team: Team) -> Any:
+        spans, n_workers = team.spans, team.workers
 
-    # Tables start at one term per 128 characters of a worker's share, at most 2**17
-    # (fewer doublings), and grow by doubling. Under-reserving costs a re-insertion of
-    # every term and a second table; over-reserving only the zeroing of unused slots:
-    # 20 Newsgroups' workers end with one term per ~134 characters (82k terms each; one
-    # per 256, at most 2**16, made each of them double once, and the 100 MB Zipf
-    # corpus's (~200k terms each) twice). Sizing them ahead from the first span
-    # (Heaps' law) was tried: on a saturating vocabulary it over-reserves ~2x, and two
-    # workers' tables then contend for the memory system (Zipf 100 MB: 0.56 s, not 0.35 s).
-    expect = min(int(lengths.sum()) // max(1, n_workers) // 128, 1 << 17)
+        # Tables start at one term per 128 characters of a worker's share, at most 2**17
+        # (fewer doublings), and grow by doubling. Under-reserving costs a re-insertion
+        # of every term and a second table; over-reserving only the zeroing of unused
+        # slots: 20 Newsgroups' workers end with one term per ~134 characters (82k terms
+        # each; one per 256, at most 2**16, made each of them double once, and the 100 MB
+        # Zipf corpus's (~200k terms each) twice). Sizing them ahead from the first span
+        # (Heaps' law) was tried: on a saturating vocabulary it over-reserves ~2x, and two
+        # workers' tables then contend for the memory system (Zipf 100 MB: 0.56 s, not
+        # 0.35 s).
+        expect = min(int(lengths.sum()) // n_workers // 128, 1 << 17)
 
-    def worker(_: int) -> Any:
-        run = _native.run_new(C, small, expect)
-        while (i := next(ticket)) < len(spans):
-            lo, hi = spans[i]
-            _native.run_count(run, ds, lo, hi, y, tlow, tid, bool(binary))
-        return _native.run_finish(run)
+        def count(codes: np.ndarray, n: int, clip: bool) -> list[Any]:
+            ticket = itertools.count()  # next() is atomic: workers take spans in turn
 
-    runs = _map(worker, list(range(max(1, n_workers))))
-    return _union(runs, C, like)
+            def worker(_: int) -> Any:
+                run = _native.run_new(n, small, expect)
+                while (i := next(ticket)) < len(spans):
+                    lo, hi = spans[i]
+                    _native.run_count(run, ds, lo, hi, codes, tlow, tid, clip)
+                return _native.run_finish(run)
+
+            return team.map(worker, list(range(n_workers)))
+
+        got: Any = _union(team, count(y, C, bool(binary)), C, like)
+        if raw:  # the raw totals: a second pass of the same workers (one table each at a
+            # time: two tables per worker contend for the caches)
+            got = (got, _union(team, count(zeros, 1, False), 1, like))
+        return got if then is None else then(got)
+
+    return hand_off(job, lengths, n_threads, pieces=8)
 
 
 class _Pending:
@@ -184,7 +199,7 @@ class _Pending:
         return self._value
 
 
-def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
+def _union(team: Team, runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
     """Merge the sorted runs of the workers into one sorted vocabulary with its counts.
 
     The term range is cut into pieces (pivots from run 0) that are merged in parallel;
@@ -214,7 +229,7 @@ def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
     low = (1 << {8: 8, 4: 16, 3: 21}[int(per)]) - 1
     n_pieces = 1 if len(runs) == 1 else 2 * len(runs)
     cuts = _native.split_sorted(pool, tstart, tlen, keys, order, bounds, n_pieces)
-    pieces = _map(
+    pieces = team.map(
         lambda i: _native.merge_piece(
             pool, tstart, tlen, keys, order, cuts[i], cuts[i + 1], pkeys, plen, low
         ),  # fmt: skip
@@ -223,7 +238,7 @@ def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
     col0 = np.cumsum([0] + [p[0].shape[0] for p in pieces]).tolist()
     at = np.cumsum([0] + [p[1] for p in pieces]).tolist()
     blob = np.empty(at[-1], dtype=np.uint32)
-    _map(
+    team.map(
         lambda i: _native.fill_blob(pool, tstart, tlen, pieces[i][0], blob, at[i], 10),
         list(range(n_pieces)),
     )
@@ -240,7 +255,7 @@ def _union(runs: list[Any], n_classes: int, like: np.ndarray) -> DirectCounts:
 
     if n_pieces > 1:  # count matrix in parallel with the strings
         result = (out.T, out_df, out_tf)
-        pending: Any = _Pending([_pool().submit(fill, i) for i in range(n_pieces)], result)
+        pending: Any = _Pending([team.submit(fill, i) for i in range(n_pieces)], result)
     else:
         fill(0)
         pending = (out.T, out_df, out_tf)
