@@ -290,7 +290,7 @@ class SpamFilter:
     def effective_params_(self) -> Preset:
         """The scoring parameters and cutoffs in force (the preset's where left at None)."""
         st = self._settings()
-        return Preset(*(getattr(st, f.name) for f in fields(Preset)))
+        return Preset(**{f.name: getattr(st, f.name) for f in fields(Preset)})
 
     # ------------------------------------------------------------------ tokens
     def tokenize(self, message: MessageLike) -> frozenset[str]:
@@ -960,7 +960,7 @@ def _sigmoid(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Settings(Preset):
     """The hyperparameters, checked, with the preset's values filled in (the scoring
     parameters and cutoffs, a :class:`Preset`, then the others)."""
@@ -1064,19 +1064,19 @@ class _Settings(Preset):
                 f"neither 'unsure'. Got {labels!r} instead."
             )
         return cls(
-            s,
-            x,
-            smoothing,
-            min_dev,
-            max_clues or None,
-            ham_cutoff,
-            spam_cutoff,
-            tail_weight,
-            f.combining,
-            alpha,
-            ml,
-            tokenizer,
-            (labels[0], labels[1]),
+            s=s,
+            x=x,
+            smoothing=smoothing,
+            min_dev=min_dev,
+            max_clues=max_clues or None,
+            ham_cutoff=ham_cutoff,
+            spam_cutoff=spam_cutoff,
+            tail_weight=tail_weight,
+            combining=f.combining,
+            alpha=alpha,
+            min_learned=ml,
+            tokenizer=tokenizer,
+            labels=(labels[0], labels[1]),
         )
 
 

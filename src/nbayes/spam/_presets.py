@@ -20,50 +20,29 @@ from dataclasses import dataclass
 __all__ = ["PRESETS", "Preset"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Preset:
-    """Scoring parameters (see :mod:`nbayes.spam._combining`) and cutoffs."""
+    """Scoring parameters (see :mod:`nbayes.spam._combining`) and cutoffs; a preset names
+    what differs from Robinson's unbiased prior (x = 1/2), raw counts (no smoothing), 150
+    clues and Fisher's indicator alone (no tail ratio)."""
 
     s: float
-    x: float
-    smoothing: float
     min_dev: float
-    max_clues: int | None
     ham_cutoff: float
     spam_cutoff: float
-    tail_weight: float
+    x: float = 0.5
+    smoothing: float = 0.0
+    max_clues: int | None = 150
+    tail_weight: float = 0.0
 
 
 PRESETS: dict[str, Preset] = {
     "nbayes": Preset(
-        s=0.1,
-        x=0.5,
-        smoothing=1.0,
-        min_dev=0.1,
-        max_clues=150,
-        ham_cutoff=0.4,
-        spam_cutoff=0.9,
-        tail_weight=0.003,
+        s=0.1, min_dev=0.1, ham_cutoff=0.4, spam_cutoff=0.9, smoothing=1.0, tail_weight=0.003
     ),
     "bogofilter": Preset(
-        s=0.0178,
-        x=0.52,
-        smoothing=0.0,
-        min_dev=0.375,
-        max_clues=None,
-        ham_cutoff=0.45,
-        spam_cutoff=0.99,
-        tail_weight=0.0,
+        s=0.0178, min_dev=0.375, ham_cutoff=0.45, spam_cutoff=0.99, x=0.52, max_clues=None
     ),
-    "spambayes": Preset(
-        s=0.45,
-        x=0.5,
-        smoothing=0.0,
-        min_dev=0.1,
-        max_clues=150,
-        ham_cutoff=0.2,
-        spam_cutoff=0.9,
-        tail_weight=0.0,
-    ),
+    "spambayes": Preset(s=0.45, min_dev=0.1, ham_cutoff=0.2, spam_cutoff=0.9),
 }
 """Preset name -> its settings."""

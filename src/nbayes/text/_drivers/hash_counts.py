@@ -237,42 +237,30 @@ def add_hashed(
     stop: frozenset[Any] | None,
     ngram: tuple[int, int] = (1, 1),
     tokens: str | None = None,
+    *,
+    checked: bool = False,
 ) -> bool:
     """:func:`hash_into` of checked settings (``tokens``: the tokenizing step of ``ngram``,
-    if known: :func:`nbayes.text._routes.tokens`)."""
-    if not routes.all_str(docs):
-        return False
-    if sums.shape[1] < n_features or doc_freq.shape[0] < n_features:
-        raise ValueError(f"sums and doc_freq need at least n_features={n_features} columns.")
-    rows = np.asarray(rows)
-    if rows.shape != (len(docs),) or (rows.size and (rows.min() < 0 or rows.max() >= len(sums))):
-        raise ValueError(
-            f"rows must hold one row of sums (0..{len(sums) - 1}) per document; got shape "
-            f"{rows.shape}."
-        )
-    _add(docs, rows, sums, doc_freq, n_features, binary, lowercase, stop, ngram,
-         tokens or routes.tokens(ngram))  # fmt: skip
-    return True
-
-
-def _add(
-    docs: Sequence[str],
-    rows: np.ndarray,
-    sums: np.ndarray,
-    doc_freq: np.ndarray,
-    n_features: int,
-    binary: bool,
-    lowercase: bool,
-    stop: frozenset[Any] | None,
-    ngram: tuple[int, int],
-    tokens: str,
-) -> None:
-    """:func:`add_hashed` of exact ``str`` documents and arrays that fit (the
-    tokenizing step ``tokens``)."""
+    if known: :func:`nbayes.text._routes.tokens`; ``checked``: the caller knows the
+    documents are exact ``str`` and the arrays fit)."""
+    if not checked:
+        if not routes.all_str(docs):
+            return False
+        if sums.shape[1] < n_features or doc_freq.shape[0] < n_features:
+            raise ValueError(f"sums and doc_freq need at least n_features={n_features} columns.")
+        rows = np.asarray(rows)
+        if rows.shape != (len(docs),) or (
+            rows.size and (rows.min() < 0 or rows.max() >= len(sums))
+        ):
+            raise ValueError(
+                f"rows must hold one row of sums (0..{len(sums) - 1}) per document; got shape "
+                f"{rows.shape}."
+            )
+    tokens = tokens or routes.tokens(ngram)
     if tokens == routes.ZERO_COPY and _hashing.direct_hash(
         docs, rows, lowercase, binary, n_features, sums, doc_freq, stop
     ):
-        return
+        return True
     docs = as_str_list(docs)
     indptr, cols, counts = _analysed_rows(docs, lowercase, stop, ngram, n_features, tokens)
     values = np.ones(len(cols), dtype=sums.dtype) if binary else counts.astype(sums.dtype)
@@ -282,6 +270,7 @@ def _add(
     else:
         np.add.at(sums, (doc_rows, cols), values)
     doc_freq[:n_features] += np.bincount(cols, minlength=n_features)
+    return True
 
 
 def hash_by_class(
@@ -357,7 +346,9 @@ def hashed_batch(
         sums = np.zeros((n_classes, n_features))
         df = np.zeros(n_features, dtype=np.int64)
         y = np.asarray(codes).astype(np.int64, copy=False)
-        _add(docs, y, sums, df, n_features, binary, lowercase, stop, ngram, tokens)
+        add_hashed(
+            docs, y, sums, df, n_features, binary, lowercase, stop, ngram, tokens, checked=True
+        )
         return sums, df, sums.sum(axis=0)
     X = _transform(docs, n_features, False, None, binary, lowercase, ngram, tokens, stop,
                    np.float64)  # fmt: skip
