@@ -171,6 +171,28 @@ def test_tail_weight_is_a_checked_parameter_of_the_presets() -> None:
             SpamFilter(tail_weight=bad).fit(HAM + SPAM, LABELS)
 
 
+def save_as_earlier(
+    f: SpamFilter,
+    path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    owner: object,
+    writer: str,
+    *keys: str,
+) -> None:
+    """Save ``f`` as an earlier version wrote it: ``owner.writer``'s dict without ``keys``."""
+    write = getattr(owner, writer)
+
+    def earlier(*args: object) -> dict[str, object]:
+        d = write(*args)
+        for key in keys:
+            del d[key]
+        return d
+
+    monkeypatch.setattr(owner, writer, earlier)
+    nbayes.save(f, path)
+    monkeypatch.undo()
+
+
 def test_a_model_file_without_tail_weight_scores_as_before(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -178,17 +200,8 @@ def test_a_model_file_without_tail_weight_scores_as_before(
     from nbayes.io.serializers.spam import load_spam_scorer
 
     f = trained()  # tail_weight None: the preset's
-    hyperparameters = spam_io._hyperparameters
-
-    def earlier(model: SpamFilter) -> dict[str, object]:  # as files before tail_weight
-        hp = hyperparameters(model)
-        del hp["tail_weight"]
-        return hp
-
-    monkeypatch.setattr(spam_io, "_hyperparameters", earlier)
-    path = tmp_path / "old.nbm"
-    nbayes.save(f, path)
-    monkeypatch.undo()
+    path = tmp_path / "old.nbm"  # as files before tail_weight
+    save_as_earlier(f, path, monkeypatch, spam_io, "_hyperparameters", "tail_weight")
     g = nbayes.load(path)
     assert g.tail_weight == 0.0 and g.effective_params_.tail_weight == 0.0
     probe = [*HAM, *SPAM, b"Subject: cheap report\n\nclick here for the report"]
@@ -430,17 +443,8 @@ def test_a_model_file_of_an_earlier_version_scores_as_before(
     old_recipe = MailTokenizer(message_id=False, header_counts=False)
     f = SpamFilter(tokenizer=old_recipe).fit(HAM + SPAM, LABELS)
     f.tokenizer = None  # the default hyperparameter, as earlier files stored it
-    to_dict = MailTokenizer.to_dict
-
-    def earlier(self: MailTokenizer) -> dict[str, object]:  # no message_id, header_counts
-        d = to_dict(self)
-        del d["message_id"], d["header_counts"]
-        return d
-
-    monkeypatch.setattr(MailTokenizer, "to_dict", earlier)
-    path = tmp_path / "old.nbm"
-    nbayes.save(f, path)
-    monkeypatch.undo()
+    path = tmp_path / "old.nbm"  # its recipe without message_id and header_counts
+    save_as_earlier(f, path, monkeypatch, MailTokenizer, "to_dict", "message_id", "header_counts")
     g = nbayes.load(path)
     assert g.tokenizer_ == old_recipe and g.table_ == f.table_
     probe = [*HAM, *SPAM, b"Message-ID: <1@x.example>\nSubject: offer\n\nclick here now"]
