@@ -23,7 +23,7 @@ from unittest import mock
 
 from nbayes.mail import MailTokenizer, _mime
 from nbayes.mail._mime import message_fields, parse
-from nbayes.spam import SpamFilter, fisher_log_scores
+from nbayes.spam import SpamFilter
 
 
 class _Counting(BytesParser):
@@ -38,15 +38,9 @@ class _Counting(BytesParser):
 
 
 def python_log_scores(f: SpamFilter, tokens: frozenset[str]) -> tuple[float, float]:
-    clues = f._clue_values(tokens)
-    if not clues:
-        return -math.log(2.0), -math.log(2.0)
-    return fisher_log_scores(
-        math.fsum([c[3] for c in clues]),
-        math.fsum([c[4] for c in clues]),
-        len(clues),
-        f._settings().tail_weight,
-    )
+    """The verdict's scores from the Python reading of the clues (``_clue_values``): given
+    the clues, ``_log_scores`` combines them in Python, without the compiled kernel."""
+    return f._log_scores(tokens, f._clue_values(tokens))
 
 
 def main() -> None:

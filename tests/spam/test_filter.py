@@ -597,18 +597,9 @@ def test_setting_a_hyperparameter_directly_takes_effect() -> None:
 
 
 def _python_log_scores(f: SpamFilter, tokens: frozenset[str]) -> tuple[float, float]:
-    """The verdict's scores from the Python reading of the clues (``_clue_values``)."""
-    from nbayes.spam import fisher_log_scores
-
-    clues = f._clue_values(tokens)
-    if not clues:
-        return -math.log(2.0), -math.log(2.0)
-    return fisher_log_scores(
-        math.fsum([c[3] for c in clues]),
-        math.fsum([c[4] for c in clues]),
-        len(clues),
-        f._settings().tail_weight,
-    )
+    """The verdict's scores from the Python reading of the clues (``_clue_values``): given
+    the clues, ``_log_scores`` combines them in Python, without the compiled kernel."""
+    return f._log_scores(tokens, f._clue_values(tokens))
 
 
 @settings(max_examples=60, deadline=None)
