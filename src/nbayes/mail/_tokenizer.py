@@ -400,10 +400,16 @@ def _word_field_of(field: str, value: str, lo: int, hi: int) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _word_field(field: str, value: Any, lo: int, hi: int) -> tuple[str, ...]:
+def _remembered(memo: Any, field: str, value: Any, *rest: int) -> Any:
+    """``memo(field, value, *rest)``, remembered when ``value`` is a str (an
+    ``email.header.Header``, from a message built in code, is not hashable)."""
     if type(value) is str:
-        return _word_field_of(field, value, lo, hi)
-    return _word_field_of.__wrapped__(field, value, lo, hi)  # (a Header: not hashable)
+        return memo(field, value, *rest)
+    return memo.__wrapped__(field, value, *rest)
+
+
+def _word_field(field: str, value: Any, lo: int, hi: int) -> tuple[str, ...]:
+    return _remembered(_word_field_of, field, value, lo, hi)
 
 
 def _field_words(text: str, out: set[str], prefix: str, lo: int, hi: int) -> None:
@@ -477,10 +483,7 @@ def _address_tokens(field: str, values: list[Any], out: set[str]) -> None:
     message's tokens)."""
     count = 0
     for value in values:
-        if type(value) is str:
-            tokens, n = _address_value(field, value)
-        else:  # (a Header: not hashable)
-            tokens, n = _address_value.__wrapped__(field, value)
+        tokens, n = _remembered(_address_value, field, value)
         out.update(tokens)
         count += n
     if field in ("to", "cc"):
