@@ -18,6 +18,7 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from email.message import Message
+from functools import cache
 from typing import TYPE_CHECKING, Any, Self
 
 from nbayes import _mail_native
@@ -638,19 +639,11 @@ class SpamFilter:
         if st.combining == "naive_bayes":
             lo = self._nb_log_odds(tokens)
             return -_log1pexp(-lo), -_log1pexp(lo)
-        if clues is None:
-            logs = self._clue_logs(tokens)
-            if logs is not None:
-                return _fisher(logs, st.tail_weight)
-            clues = self._clue_values(tokens)
-        if not clues:
-            return -_LN2, -_LN2
-        return fisher_log_scores(
-            math.fsum([c[3] for c in clues]),
-            math.fsum([c[4] for c in clues]),
-            len(clues),
-            st.tail_weight,
-        )
+        logs = None if clues is not None else self._clue_logs(tokens)
+        if logs is None:  # the Python reading of the clues (given, or the kernel declined)
+            clues = self._clue_values(tokens) if clues is None else clues
+            logs = ([c[3] for c in clues], [c[4] for c in clues])
+        return _fisher(logs, st.tail_weight)
 
     def _clue_logs(self, tokens: frozenset[str]) -> tuple[list[float], list[float]] | None:
         """The ``ln f`` and ``ln(1 - f)`` of the clues :meth:`_clue_values` chooses, bit
@@ -1080,15 +1073,11 @@ class _Settings(Preset):
         )
 
 
-_LGAMMA: list[array[float]] = []
-
-
+@cache
 def _lgamma_table() -> array[float]:
     """``math.lgamma(0..4095)`` (the first inf), which the compiled Fisher combining reads
     (CPython computes lgamma its own way: the C library's may differ in the last bit)."""
-    if not _LGAMMA:
-        _LGAMMA.append(array("d", [math.inf] + [math.lgamma(i) for i in range(1, 1 << 12)]))
-    return _LGAMMA[0]
+    return array("d", [math.inf] + [math.lgamma(i) for i in range(1, 1 << 12)])
 
 
 def _fisher(logs: tuple[list[float], list[float]], tail_weight: float) -> tuple[float, float]:
