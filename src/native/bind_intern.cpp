@@ -270,29 +270,31 @@ static PyObject* py_stream_class_sums(PyObject*, PyObject* args) {
     if (n_classes < 1 || n_cols < 0 || n_cols > (1LL << 40) || n_classes > (1LL << 31))
         return PyErr_Format(PyExc_ValueError, "n_classes or n_cols out of range");
     if (!check_range(y.p, S.S.n_docs, 0, n_classes, "y")) return nullptr;
-    npy_intp dims[2] = {static_cast<npy_intp>(n_classes), static_cast<npy_intp>(n_cols)};
-    PyObject* out = PyArray_ZEROS(2, dims, as_float ? NPY_FLOAT64 : NPY_INT64, 0);
-    if (out == nullptr) return nullptr;
-    npy_intp one = static_cast<npy_intp>(n_cols);
-    PyObject* df = PyArray_ZEROS(1, &one, NPY_INT64, 0);
-    if (df == nullptr) {
-        Py_DECREF(out);
-        return nullptr;
-    }
-    void* op = PyArray_DATA(reinterpret_cast<PyArrayObject*>(out));
-    i64* dp = static_cast<i64*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(df)));
+    // the outputs are C++ buffers handed to numpy, not numpy's zeros: numpy asks for huge
+    // pages on large arrays, and the first random writes into them stalled this call (and
+    // Ctrl-C) for ~1 s on a machine that compacts memory to make them
+    const auto cells = static_cast<std::size_t>(n_classes) * static_cast<std::size_t>(n_cols);
+    std::vector<double> fout;
+    std::vector<i64> iout, df;
     const bool ok = nogil([&] {
-        if (as_float)
-            stream_class_sums(S.S, col.p, n_cols, y.p, binary != 0, static_cast<double*>(op), dp);
-        else
-            stream_class_sums(S.S, col.p, n_cols, y.p, binary != 0, static_cast<i64*>(op), dp);
+        df.assign(static_cast<std::size_t>(n_cols), 0);
+        if (as_float) {
+            fout.assign(cells, 0.0);
+            stream_class_sums(S.S, col.p, n_cols, y.p, binary != 0, fout.data(), df.data());
+        } else {
+            iout.assign(cells, 0);
+            stream_class_sums(S.S, col.p, n_cols, y.p, binary != 0, iout.data(), df.data());
+        }
     });
-    if (!ok) {
+    if (!ok) return nullptr;
+    PyObject* out = as_float ? to_np(std::move(fout), n_classes, n_cols) : to_np(std::move(iout), n_classes, n_cols);
+    if (out == nullptr) return nullptr;
+    PyObject* dfa = to_np(std::move(df));
+    if (dfa == nullptr) {
         Py_DECREF(out);
-        Py_DECREF(df);
         return nullptr;
     }
-    return Py_BuildValue("(NN)", out, df);
+    return Py_BuildValue("(NN)", out, dfa);
 }
 NBK_ENTRY(stream_class_sums, METH_VARARGS,
           "stream_class_sums(tok, ptr, ptok, pptr, n_uni, use_uni, use_pair, col, n_cols, y, n_classes, binary, as_float) -> (sums, df)");

@@ -84,6 +84,34 @@ inline void radix_sort(u64* keys, i64* order, i64 lo, i64 hi) {
     }
 }
 
+// Word and word-pair ids in the order of their strings. ``order`` holds the n word ids in
+// string order; an id i >= n is the pair first[i - n], second[i - n] ("a b"). A pair sorts
+// as the key (rank(a), 1 + rank(b)) and a word as (rank(w), 0): the space sorts below every
+// word character, so a word that is a prefix of another sorts first, followed by a space
+// or not, exactly as Python compares the strings. One radix sort of the packed keys.
+inline std::vector<i64> ngram_order(const i64* order, i64 n, const i32* first, const i32* second,
+                                    const i64* ids, i64 m) {
+    std::vector<i64> rank(static_cast<std::size_t>(n));
+    for (i64 q = 0; q < n; ++q) {
+        tick_every_scattered(q);
+        rank[static_cast<std::size_t>(order[q])] = q;
+    }
+    std::vector<u64> keys(static_cast<std::size_t>(m));
+    std::vector<i64> out(ids, ids + m);
+    for (i64 q = 0; q < m; ++q) {
+        tick_every(q);
+        const i64 i = ids[q];
+        if (i < n) {
+            keys[static_cast<std::size_t>(q)] = static_cast<u64>(rank[static_cast<std::size_t>(i)]) << 32;
+        } else {
+            const auto a = static_cast<std::size_t>(first[i - n]), b = static_cast<std::size_t>(second[i - n]);
+            keys[static_cast<std::size_t>(q)] = (static_cast<u64>(rank[a]) << 32) | static_cast<u64>(rank[b] + 1);
+        }
+    }
+    radix_sort(keys.data(), out.data(), 0, m);
+    return out;
+}
+
 struct SortOut {
     std::vector<i64> order;
     std::vector<u64> first;  // every term's first key, by id

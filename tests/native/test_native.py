@@ -158,6 +158,13 @@ def test_str_subclasses_are_read() -> None:
         lambda: _native.run_new(0, True),
         lambda: _native.sort_terms(np.zeros(3, np.uint32), np.array([2]), np.array([5])),
         lambda: _native.sort_terms(np.zeros(3, np.uint32), np.array([-1]), np.array([1])),
+        # ngram_order: a word rank out of range, a pair naming no word, an id past the pairs
+        lambda: _native.ngram_order(np.array([0, 2]), np.zeros(0, np.int32), np.zeros(0, np.int32),
+                                    np.array([0])),  # fmt: skip
+        lambda: _native.ngram_order(np.array([1, 0]), np.array([0], np.int32),
+                                    np.array([2], np.int32), np.array([2])),  # fmt: skip
+        lambda: _native.ngram_order(np.array([1, 0]), np.array([0], np.int32),
+                                    np.array([1], np.int32), np.array([3])),  # fmt: skip
         lambda: _native.build_lookup_blob(
             np.array([0x110000], np.uint32), np.array([0]), _tk.char_table(False)
         ),

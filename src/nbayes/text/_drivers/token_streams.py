@@ -279,17 +279,13 @@ def ngram_order(
     """``ids`` (words and word pairs, as :func:`ngram_blob`) in the order of their
     strings. A pair "a b" sorts as the key (rank(a), rank(b)) and a word as (rank(w), -1):
     the space sorts below every word character, so a word that is a prefix of another
-    sorts first followed by a space or not, exactly as Python compares the strings."""
+    sorts first followed by a space or not, exactly as Python compares the strings.
+
+    One compiled call that looks at Ctrl-C: over a bigram fit's ~3 million terms, the
+    numpy gathers and ``np.lexsort`` it replaces ran 0.3-1 s without a look."""
     pool, tstart, tlen = state.arrays()
-    n = tstart.shape[0]
-    rank = np.empty(n, dtype=np.int64)
-    rank[sort_terms(pool, tstart, tlen)[0]] = np.arange(n, dtype=np.int64)
-    pair = ids >= n
-    k1 = np.where(pair, 0, ids)
-    k1[pair] = first[ids[pair] - n]
-    k2 = np.full(ids.shape[0], -1, dtype=np.int64)
-    k2[pair] = rank[second[ids[pair] - n]]
-    return ids[np.lexsort((k2, rank[k1]))]
+    order = sort_terms(pool, tstart, tlen)[0]
+    return _native.ngram_order(order, first, second, np.asarray(ids, dtype=np.int64))
 
 
 def _check_ngram(ngram_range: Any) -> tuple[int, int]:
