@@ -358,6 +358,13 @@ class Selection:
     lut: np.ndarray | None = None
 
 
+def _in_column_order(index: Mapping[str, int] | None, n: int) -> bool:
+    """Whether ``index`` maps its ``n`` terms, in their order, to 0, 1, ..., n - 1."""
+    if not isinstance(index, dict) or len(index) != n:
+        return False
+    return bool((np.fromiter(index.values(), np.int64, n) == np.arange(n)).all())
+
+
 def select_columns(
     stats: TextStats,
     terms: Sequence[str] | None,
@@ -367,6 +374,7 @@ def select_columns(
     max_features: int | None,
     n_features: int,
     mapping: Any = dict,
+    index: Mapping[str, int] | None = None,
 ) -> Selection:
     """The columns a model keeps (``min_df``, ``max_df``, ``max_features``) and how
     documents find them.
@@ -374,7 +382,8 @@ def select_columns(
     ``terms`` are the terms of the statistics' columns in order (a fit's sorted
     ``Terms``, the ``PackedTerms`` of a model file, or a list), or None for a hashing
     model. Returns the :class:`Selection` (its ``vocabulary``: ``TermColumns`` over
-    ``Terms``, else ``mapping`` of the pairs term -> model column).
+    ``Terms``, else ``mapping`` of the pairs term -> model column). ``index``: the
+    statistics' own term -> column dict, if made (copied when every term is kept).
     """
     fit_terms = _is_terms(terms)
     packed = terms if isinstance(terms, PackedTerms) else None
@@ -403,6 +412,10 @@ def select_columns(
         vocabulary = TermColumns(terms, kept)  # type: ignore[arg-type]
         return Selection(kept, inner, [terms[j] for j in kept.tolist()], vocabulary)
     if terms is not None:
+        if every and _in_column_order(index, len(terms)):
+            # a copy of the counting's own dict (its stored hashes, no str touched): made
+            # again from the strings, a bigram fit's 3 million terms took 1.7 s in one call
+            return Selection(kept, inner, list(terms), mapping(index))
         names = [terms[j] for j in kept]
         return Selection(kept, inner, names, mapping(zip(names, range(len(names)), strict=True)))
     lut = np.full(n_features, -1, dtype=np.int64)

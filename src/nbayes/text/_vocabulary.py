@@ -300,6 +300,10 @@ class Vocabulary:
             self._index = dict(zip(terms, range(len(terms)), strict=True))
         return self._index
 
+    def index_if_made(self) -> dict[str, int] | None:
+        """Term -> column if it has been made (a fit's counting makes it), else None."""
+        return self._index
+
     def packed(self) -> PackedTerms:
         """The terms as :class:`PackedTerms` (what a model file and a pickle hold): as
         they are when packed, from the code points of a fit's terms, else from strings."""

@@ -376,6 +376,7 @@ class TextClassifier(M.CountedClasses, M.CountingHooks, TextLearning):  # type: 
             stats, terms, min_df=self.min_df, max_df=self.max_df,
             max_features=self.max_features, n_features=self.n_features,
             mapping=FrozenVocabulary,
+            index=None if vocabulary is None else vocabulary.index_if_made(),
         )  # fmt: skip
         self._keep_cache("_selection_cache", Cached(stats, key, out))
         return out
