@@ -58,15 +58,27 @@ class DirectCounts:
         return self._get()[2]
 
 
+#: terms decoded and split per step (~5 ms): Python looks at Ctrl-C only between C calls,
+#: and one split of a bigram fit's ~3 million terms took 0.2 s
+_DECODE_STEP = 1 << 16
+
+
 def _decode_terms(blob: np.ndarray) -> list[str]:
+    """The ``"\n"``-separated terms of ``blob`` (code points), in steps of
+    ``_DECODE_STEP`` terms."""
     if blob.shape[0] == 0:
         return []
-    top = int(blob.max())
-    if top < 256:
-        text = blob.astype(np.uint8).tobytes().decode("latin-1")
-    else:
-        text = blob.tobytes().decode("utf-32-le", "surrogatepass")
-    return text.split("\n")
+    narrow = int(blob.max()) < 256
+    ends = np.flatnonzero(blob == 10)[_DECODE_STEP - 1 :: _DECODE_STEP].tolist()
+    terms: list[str] = []
+    for lo, hi in zip([0, *(e + 1 for e in ends)], [*ends, blob.shape[0]], strict=True):
+        piece = blob[lo:hi]
+        if narrow:
+            text = piece.astype(np.uint8).tobytes().decode("latin-1")
+        else:
+            text = piece.tobytes().decode("utf-32-le", "surrogatepass")
+        terms.extend(text.split("\n"))
+    return terms
 
 
 class Terms(Sequence[str]):
