@@ -5,7 +5,10 @@ accumulation); no way may be slower. A and B are two Python interpreters, each w
 nbayes installed (``--a`` the baseline, ``--b`` the change). Each round runs one worker
 process per interpreter (A, then B; ``--rounds`` rounds, interleaved); a worker reads the
 ``--docs`` posts of 20 Newsgroups' training set (a fixed shuffle) and times every workload
-``--calls`` times (after one warm-up call), keeping the median. The table gives per
+``--calls`` times (after one warm-up call), keeping the median. Each workload runs in a
+process of its own (``--shared``: all of them in one process per side and round, where
+what one workload leaves in memory changes the next one's times: the hashed workloads
+measured 1.10-1.21x there, 0.94-1.02x alone, for code doing the same calls). The table gives per
 workload the median over the rounds of A and B and the ratio B / A of those medians
 (< 1: B faster), and whether A and B computed the same (a checksum of the statistics).
 
@@ -18,7 +21,8 @@ Workloads: ``fit`` (unigrams), ``fit bernoulli`` (raw term frequencies apart),
 Usage::
 
     python benchmarks/bench_batch_paths.py --a /tmp/venv-main/bin/python \\
-        --b .venv/bin/python [--rounds 5] [--docs 4000] [--calls 3]
+        --b .venv/bin/python [--rounds 5] [--docs 4000] [--calls 3] \\
+        [--workloads "fit weighted;hashing"] [--shared]
 """
 
 from __future__ import annotations
@@ -50,7 +54,10 @@ half = len(docs) // 2
 chunks = [(docs[i:i + len(docs) // 8], y[i:i + len(docs) // 8])
           for i in range(0, len(docs), len(docs) // 8)]
 H = dict(hashing=True, n_features=2**18)
-fitted2 = TextClassifier(ngram_range=(1, 2)).fit(docs, y)
+only = [w for w in sys.argv[3].split(";") if w] if len(sys.argv) > 3 else []
+# the model predict_proba (1,2) scores with (fitted only when that workload runs)
+if not only or "predict_proba (1,2)" in only:
+    fitted2 = TextClassifier(ngram_range=(1, 2)).fit(docs, y)
 def partial():
     m = TextClassifier().fit(docs[:half], y[:half])
     t = time.perf_counter()
@@ -73,6 +80,8 @@ work = {
 }
 out = {}
 for name, fn in work.items():
+    if only and name not in only:
+        continue
     times, result = [], None
     for i in range(calls + 1):
         t = time.perf_counter()
@@ -93,10 +102,16 @@ print(json.dumps(out))
 """
 
 
-def run(python: str, docs: int, calls: int) -> dict[str, list[float]]:
+#: the worker's workloads, in its order
+WORKLOADS = ["fit", "fit bernoulli", "fit weighted", "fit (1,2)", "fit (1,3)", "fit stop words",
+             "partial_fit", "hashing", "hashing weighted", "hashing (1,2)", "fit_chunks",
+             "fit_chunks hashing", "predict_proba (1,2)"]  # fmt: skip
+
+
+def run(python: str, docs: int, calls: int, only: str = "") -> dict[str, list[float]]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     got = subprocess.run(
-        [python, "-c", WORKER, str(docs), str(calls)],
+        [python, "-c", WORKER, str(docs), str(calls), only],
         capture_output=True, text=True, env=env,
     )  # fmt: skip
     if got.returncode:
@@ -112,11 +127,23 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--docs", type=int, default=4000)
     ap.add_argument("--calls", type=int, default=3)
+    ap.add_argument("--workloads", default="",
+                    help="workload names separated by ';' (default: all)")  # fmt: skip
+    ap.add_argument("--shared", action="store_true",
+                    help="every workload in one process per side and round (default: each "
+                         "workload in a fresh process)")  # fmt: skip
     args = ap.parse_args()
+    names = [w for w in args.workloads.split(";") if w] or WORKLOADS
     runs: dict[str, list[dict[str, list[float]]]] = {"A": [], "B": []}
     for r in range(args.rounds):
         for side, python in (("A", args.a), ("B", args.b)):
-            runs[side].append(run(python, args.docs, args.calls))
+            if args.shared:
+                runs[side].append(run(python, args.docs, args.calls, ";".join(names)))
+            else:
+                got: dict[str, list[float]] = {}
+                for name in names:
+                    got.update(run(python, args.docs, args.calls, name))
+                runs[side].append(got)
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
     print(f"{'workload':<22} {'A s':>8} {'B s':>8} {'B/A':>6}  same")
     worst = 0.0
