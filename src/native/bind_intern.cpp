@@ -304,19 +304,13 @@ static PyObject* py_ngram_blob(PyObject*, PyObject* args) {
     long long n_uni;
     if (!PyArg_ParseTuple(args, "OOOLOOO", &op, &os, &ol, &n_uni, &of, &osec, &oids)) return nullptr;
     TermArgs A;
-    In<i32> first, second;
-    In<i64> ids;
-    if (!A.get(op, os, ol) || !first.get(of, "first") || !second.get(osec, "second") || !ids.get(oids, "ids"))
-        return nullptr;
-    if (n_uni != A.tstart.n || first.n != second.n)
-        return PyErr_Format(PyExc_ValueError, "ngram_blob: inconsistent lengths");
-    if (!check_range(ids.p, ids.n, 0, n_uni + first.n, "ids") ||
-        !check_range(first.p, first.n, 0, n_uni, "first") ||
-        !check_range(second.p, second.n, 0, n_uni, "second"))
-        return nullptr;
+    if (!A.get(op, os, ol)) return nullptr;
+    if (n_uni != A.tstart.n) return PyErr_Format(PyExc_ValueError, "ngram_blob: n_uni is not the number of terms");
+    NgramIdArgs P;
+    if (!P.get(of, osec, oids, n_uni)) return nullptr;
     std::vector<u32> blob;
     if (!nogil([&] {
-            blob = ngram_blob(A.pool.p, A.tstart.p, A.tlen.p, n_uni, first.p, second.p, ids.p, ids.n);
+            blob = ngram_blob(A.pool.p, A.tstart.p, A.tlen.p, n_uni, P.first.p, P.second.p, P.ids.p, P.ids.n);
         }))
         return nullptr;
     return to_np(std::move(blob));

@@ -37,28 +37,6 @@ static PyObject* py_prefix_keys(PyObject*, PyObject* args) {
 }
 NBK_ENTRY(prefix_keys, METH_VARARGS, "prefix_keys(pool, tstart, tlen) -> keys");
 
-static PyObject* py_ngram_order(PyObject*, PyObject* args) {
-    PyObject *oorder, *ofirst, *osecond, *oids;
-    if (!PyArg_ParseTuple(args, "OOOO", &oorder, &ofirst, &osecond, &oids)) return nullptr;
-    In<i64> order, ids;
-    In<i32> first, second;
-    if (!order.get(oorder, "order") || !first.get(ofirst, "first") || !second.get(osecond, "second") ||
-        !ids.get(oids, "ids"))
-        return nullptr;
-    const i64 n = order.n, m = first.n;
-    if (second.n != m) return PyErr_Format(PyExc_ValueError, "first and second differ in length");
-    if (n >= (1LL << 31)) return PyErr_Format(PyExc_ValueError, "more than 2**31 - 1 words");
-    if (!check_range(order.p, n, 0, n, "order") || !check_range(first.p, m, 0, n, "first") ||
-        !check_range(second.p, m, 0, n, "second") || !check_range(ids.p, ids.n, 0, n + m, "ids"))
-        return nullptr;
-    std::vector<i64> out;
-    if (!nogil([&] { out = ngram_order(order.p, n, first.p, second.p, ids.p, ids.n); })) return nullptr;
-    return to_np(std::move(out));
-}
-NBK_ENTRY(ngram_order, METH_VARARGS,
-          "ngram_order(order, first, second, ids) -> ids in the order of their strings (order: "
-          "the word ids in string order; an id >= len(order) is the pair first/second of id - n)");
-
 static PyObject* py_split_sorted(PyObject*, PyObject* args) {
     PyObject *op, *os, *ol, *ok, *oo, *ob;
     long long n_pieces;
@@ -231,3 +209,21 @@ static PyObject* py_fill_counts(PyObject*, PyObject* args) {
     Py_RETURN_NONE;
 }
 NBK_ENTRY(fill_counts, METH_VARARGS, "fill_counts(counts, df, sel, n_classes, out, out_df, col0)");
+
+static PyObject* py_ngram_order(PyObject*, PyObject* args) {
+    PyObject *oorder, *ofirst, *osecond, *oids;
+    if (!PyArg_ParseTuple(args, "OOOO", &oorder, &ofirst, &osecond, &oids)) return nullptr;
+    In<i64> order;
+    if (!order.get(oorder, "order")) return nullptr;
+    const i64 n = order.n;
+    if (n >= (1LL << 31)) return PyErr_Format(PyExc_ValueError, "more than 2**31 - 1 words");
+    NgramIdArgs P;
+    if (!check_range(order.p, n, 0, n, "order") || !P.get(ofirst, osecond, oids, n)) return nullptr;
+    std::vector<i64> out;
+    if (!nogil([&] { out = ngram_order(order.p, n, P.first.p, P.second.p, P.ids.p, P.ids.n); }))
+        return nullptr;
+    return to_np(std::move(out));
+}
+NBK_ENTRY(ngram_order, METH_VARARGS,
+          "ngram_order(order, first, second, ids) -> ids in the order of their strings (order: "
+          "the word ids in string order; an id >= len(order) is the pair first/second of id - n)");

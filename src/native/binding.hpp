@@ -389,6 +389,20 @@ struct TermArgs {
     }
 };
 
+// Word pairs (first[i], second[i]: word ids below n_words) and ids of words and pairs (an
+// id below n_words is a word, n_words + i the pair i), as ngram_blob and ngram_order take.
+struct NgramIdArgs {
+    In<i32> first, second;
+    In<i64> ids;
+    bool get(PyObject* of, PyObject* os, PyObject* oi, i64 n_words) {
+        if (!first.get(of, "first") || !second.get(os, "second") || !ids.get(oi, "ids")) return false;
+        if (first.n != second.n) return fail(PyExc_ValueError, "first and second differ in length");
+        return check_range(first.p, first.n, 0, n_words, "first") &&
+               check_range(second.p, second.n, 0, n_words, "second") &&
+               check_range(ids.p, ids.n, 0, n_words + first.n, "ids");
+    }
+};
+
 
 // bytes (uint8) and offsets (int64) whose offsets are safe to index with: n + 1 >= 1
 // nondecreasing values from 0 to at most the number of bytes.

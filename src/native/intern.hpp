@@ -266,6 +266,21 @@ struct Streams {
         if (use_pair)
             for (i64 i = pptr[d]; i < pptr[d + 1]; ++i) f(n_uni + static_cast<i64>(ptok[i]));
     }
+
+    // f(c, first) for the column c = col[id] of each id of document d that has one (-1:
+    // none), first when c is new to the document (mark[c] holds the last document that
+    // had it). ``step`` counts the ids for Ctrl-C: the writes go to columns at random.
+    template <class F>
+    inline void each_column(i64 d, const i64* col, std::vector<i64>& mark, i64& step, F&& f) const {
+        each(d, [&](i64 t) {
+            tick_every_scattered(++step);
+            const i64 c = col[t];
+            if (c < 0) return;
+            const bool first = mark[static_cast<std::size_t>(c)] != d;
+            if (first) mark[static_cast<std::size_t>(c)] = d;
+            f(c, first);
+        });
+    }
 };
 
 // Column of each id in scikit-learn's fit order (first occurrence; -1 if never emitted).
@@ -289,12 +304,8 @@ inline void build_rows(const Streams& S, const i64* col, i64 n_cols, std::vector
     i64 step = 0;
     for (i64 d = 0; d < S.n_docs; ++d) {
         const std::size_t start = indices.size();
-        S.each(d, [&](i64 t) {
-            tick_every_scattered(++step);
-            const i64 c = col[t];
-            if (c < 0) return;
-            if (mark[static_cast<std::size_t>(c)] != d) {
-                mark[static_cast<std::size_t>(c)] = d;
+        S.each_column(d, col, mark, step, [&](i64 c, bool first) {
+            if (first) {
                 cnt[static_cast<std::size_t>(c)] = 1;
                 indices.push_back(c);
             } else {
@@ -313,20 +324,12 @@ template <class O>
 inline void stream_class_sums(const Streams& S, const i64* col, i64 n_cols, const i64* y,
                               bool binary, O* out, i64* df) {
     std::vector<i64> mark(static_cast<std::size_t>(std::max<i64>(n_cols, 1)), -1);
-    i64 step = 0;  // ~0.4 s over a bigram fit's streams without a look at Ctrl-C
+    i64 step = 0;
     for (i64 d = 0; d < S.n_docs; ++d) {
         O* row = out + y[d] * n_cols;
-        S.each(d, [&](i64 t) {
-            tick_every_scattered(++step);
-            const i64 c = col[t];
-            if (c < 0) return;
-            if (mark[static_cast<std::size_t>(c)] != d) {
-                mark[static_cast<std::size_t>(c)] = d;
-                ++df[c];
-                row[c] += 1;
-            } else if (!binary) {
-                row[c] += 1;
-            }
+        S.each_column(d, col, mark, step, [&](i64 c, bool first) {
+            if (first) ++df[c];
+            if (first || !binary) row[c] += 1;
         });
     }
 }

@@ -11,6 +11,7 @@ import sys
 import textwrap
 import time
 from collections import Counter
+from typing import Any
 
 import numpy as np
 import pytest
@@ -159,12 +160,15 @@ def test_str_subclasses_are_read() -> None:
         lambda: _native.sort_terms(np.zeros(3, np.uint32), np.array([2]), np.array([5])),
         lambda: _native.sort_terms(np.zeros(3, np.uint32), np.array([-1]), np.array([1])),
         # ngram_order: a word rank out of range, a pair naming no word, an id past the pairs
-        lambda: _native.ngram_order(np.array([0, 2]), np.zeros(0, np.int32), np.zeros(0, np.int32),
-                                    np.array([0])),  # fmt: skip
-        lambda: _native.ngram_order(np.array([1, 0]), np.array([0], np.int32),
-                                    np.array([2], np.int32), np.array([2])),  # fmt: skip
-        lambda: _native.ngram_order(np.array([1, 0]), np.array([0], np.int32),
-                                    np.array([1], np.int32), np.array([3])),  # fmt: skip
+        lambda: _native.ngram_order(
+            np.array([0, 2]), np.zeros(0, np.int32), np.zeros(0, np.int32), np.array([0])
+        ),
+        lambda: _native.ngram_order(
+            np.array([1, 0]), np.array([0], np.int32), np.array([2], np.int32), np.array([2])
+        ),
+        lambda: _native.ngram_order(
+            np.array([1, 0]), np.array([0], np.int32), np.array([1], np.int32), np.array([3])
+        ),
         lambda: _native.build_lookup_blob(
             np.array([0x110000], np.uint32), np.array([0]), _tk.char_table(False)
         ),
@@ -461,27 +465,8 @@ def test_runs_that_grow_many_times_count_exactly(n_threads: int) -> None:
     assert got.df.tolist() == [df[t] for t in terms]
 
 
-BIGRAMS = textwrap.dedent(
-    """
-    import numpy as np
-    from nbayes import TextClassifier
-    rng = np.random.default_rng(0)
-    words = np.array([f"w{i:x}q" for i in range(2_500_000)])
-    docs = [" ".join(words[rng.integers(0, len(words), 300)]) for _ in range(6000)]
-    y = (np.arange(len(docs)) % 5).astype(str)
-    TextClassifier(ngram_range=(1, 2)).fit(docs[:100], y[:100])
-    print("ready", flush=True)
-    try:
-        while True:  # ~6 s a fit: ~3 million new words and word pairs
-            TextClassifier(ngram_range=(1, 2)).fit(docs, y)
-    except KeyboardInterrupt:
-        print("interrupted", flush=True)
-    """
-)
-
-
 @pytest.mark.slow
-def test_ctrl_c_interrupts_a_fit_of_millions_of_word_pairs() -> None:
+def test_ctrl_c_interrupts_a_fit_of_millions_of_word_pairs(benchmark_script: Any) -> None:
     """A bigram fit adds ~3 million terms to its vocabulary: one dict.update of them
     (0.7 s) and the compiled ngram_blob of their strings (0.5 s, no tick) did not look at
     Ctrl-C (median 0.28 s of ten interrupts, worst 0.7 s). Nor did, later found on CI
@@ -489,7 +474,9 @@ def test_ctrl_c_interrupts_a_fit_of_millions_of_word_pairs() -> None:
     np.lexsort in ngram_order (0.3-1 s), and stream_class_sums writing into numpy's
     huge-page zeros (0.6-1.5 s on a machine that compacts memory for them). Now, of 30
     interrupts at random points of the fit: median 0.007 s, worst 0.22 s."""
-    times = sorted(_time_to_interrupt_script(BIGRAMS, after) for after in (1.7, 3.2, 4.4, 6.1, 8.0))
+    # the fits of benchmarks/bench_interrupt.py (~6 s each, ~3 million words and word pairs)
+    bigrams = benchmark_script("bench_interrupt").CHILD
+    times = sorted(_time_to_interrupt_script(bigrams, after) for after in (1.7, 3.2, 4.4, 6.1, 8.0))
     # the bounds leave room for a loaded machine and still fail on the old code
     assert times[2] < 0.3, f"took {times} s to stop"
     assert times[-1] < 2.0, f"took {times} s to stop"
