@@ -64,7 +64,7 @@ _DECODE_STEP = 1 << 16
 
 
 def _decode_terms(blob: np.ndarray) -> list[str]:
-    """The ``"\n"``-separated terms of ``blob`` (code points), in steps of
+    """The newline-separated terms of ``blob`` (code points), in steps of
     ``_DECODE_STEP`` terms."""
     if blob.shape[0] == 0:
         return []
