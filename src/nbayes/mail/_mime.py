@@ -371,13 +371,9 @@ def _param(part: Message, heads: dict[str, str], name: str, header: str) -> str 
 
 
 _COMPAT32 = Message().policy  # (without importing email.policy)
-#: the transfer encodings ``Message.get_payload(decode=True)`` undoes (compat32)
-_TRANSFER_ENCODED = frozenset(
-    {"quoted-printable", "base64", "x-uuencode", "uuencode", "uue", "x-uue"}
-)
-
-
 _UUENCODED = frozenset({"x-uuencode", "uuencode", "uue", "x-uue"})  # (left to get_payload)
+#: the transfer encodings ``Message.get_payload(decode=True)`` undoes (compat32)
+_TRANSFER_ENCODED = _UUENCODED | {"quoted-printable", "base64"}
 
 
 def _text_of(part: Message, charset: str | None, cte: Any = None) -> str:
