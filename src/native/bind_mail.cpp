@@ -127,6 +127,7 @@ struct Clue {
     double d;
     double f;  // its logs are taken once the clues are chosen (clue_lists)
     TokenRef token;  // borrowed: the token set (or the text) holds it
+    std::int64_t ham, spam;  // the token's counts (same_counts_min)
 };
 
 // (d, token) descending, as Python's sort of the (d, token, ...) tuples with reverse=True.
@@ -356,6 +357,7 @@ bool set_refs(PyObject* tokens, std::vector<TokenRef>& refs, std::vector<Probe>&
 struct Scoring {
     nbk_mail::ClueParams p;
     Py_ssize_t cap;
+    Py_ssize_t same_min = 0;  // same_counts_min
     const std::int64_t* ham;
     const std::int64_t* spam;
     Py_ssize_t rows;
@@ -367,25 +369,61 @@ bool collect(const std::vector<TokenRef>& refs, const std::vector<Probe>& probes
     for (std::size_t k = 0; k < refs.size(); ++k) {
         std::int64_t i = probes[k].row;
         if (i >= sc.rows) return false;
+        std::int64_t g = i < 0 ? 0 : sc.ham[i], b = i < 0 ? 0 : sc.spam[i];
         double f;
-        if (!nbk_mail::robinson_f(i < 0 ? 0 : sc.ham[i], i < 0 ? 0 : sc.spam[i], sc.p, f))
-            return false;
+        if (!nbk_mail::robinson_f(g, b, sc.p, f)) return false;
         double d = nbk_mail::deviation(f);
-        if (d >= sc.p.min_dev) clues.push_back(Clue{d, f, refs[k]});
+        if (d >= sc.p.min_dev) clues.push_back(Clue{d, f, refs[k], g, b});
     }
     return true;
 }
 
-// (log_f list, log_1mf list) of the `cap` strongest clues (0: all).
-void choose(std::vector<Clue>& clues, Py_ssize_t cap) {
+// One clue per ham and spam counts among those seen in both classes and in at least
+// `least` messages, the greatest token of each, as nbayes.spam._filter._once_per_counts
+// keeps (the clue cap's ties by token then choose alike): one pass, the counts found in an
+// open-addressing table of the kept clues' indices.
+void once_per_counts(std::vector<Clue>& clues, Py_ssize_t least) {
+    std::size_t size = 16;
+    while (size < 2 * clues.size()) size *= 2;
+    std::vector<std::int32_t> slot(size, -1);
+    std::size_t mask = size - 1, out = 0;
+    for (std::size_t k = 0; k < clues.size(); ++k) {
+        const Clue c = clues[k];
+        if (c.ham <= 0 || c.spam <= 0 || c.ham + c.spam < static_cast<std::int64_t>(least)) {
+            clues[out++] = c;
+            continue;
+        }
+        std::uint64_t h = static_cast<std::uint64_t>(c.ham) * 0x9E3779B97F4A7C15ULL ^
+                          static_cast<std::uint64_t>(c.spam) * 0xC2B2AE3D27D4EB4FULL;
+        h ^= h >> 31;
+        for (std::size_t at = static_cast<std::size_t>(h) & mask;; at = (at + 1) & mask) {
+            std::int32_t j = slot[at];
+            if (j < 0) {
+                slot[at] = static_cast<std::int32_t>(out);
+                clues[out++] = c;
+                break;
+            }
+            Clue& kept = clues[static_cast<std::size_t>(j)];
+            if (kept.ham == c.ham && kept.spam == c.spam) {
+                if (nbk_mail::compare_tokens(c.token, kept.token) > 0) kept = c;
+                break;
+            }
+        }
+    }
+    clues.resize(out);
+}
+
+// once_per_counts (least > 0), then the `cap` strongest clues (0: all).
+void choose(std::vector<Clue>& clues, Py_ssize_t cap, Py_ssize_t least) {
+    if (least > 0) once_per_counts(clues, least);
     if (cap > 0 && static_cast<Py_ssize_t>(clues.size()) > cap) {
         std::nth_element(clues.begin(), clues.begin() + cap, clues.end(), Stronger{});
         clues.resize(static_cast<std::size_t>(cap));
     }
 }
 
-PyObject* clue_lists(std::vector<Clue>& clues, Py_ssize_t cap) {
-    choose(clues, cap);
+PyObject* clue_lists(std::vector<Clue>& clues, const Scoring& sc) {
+    choose(clues, sc.cap, sc.same_min);
     PyObject* lf = PyList_New(static_cast<Py_ssize_t>(clues.size()));
     PyObject* l1 = lf ? PyList_New(static_cast<Py_ssize_t>(clues.size())) : nullptr;
     bool ok = l1 != nullptr;
@@ -421,19 +459,21 @@ bool columns(PyObject* ham_obj, PyObject* spam_obj, Py_buffer* hv, Py_buffer* sv
 }
 
 const char clue_logs_doc[] =
-    "clue_logs(tokens, index, ham, spam, n_ham, n_spam, s, x, c, min_dev, max_clues)\n"
-    "-> (log_f, log_1mf) or None\n\n"
+    "clue_logs(tokens, index, ham, spam, n_ham, n_spam, s, x, c, min_dev, max_clues,\n"
+    "same_counts_min) -> (log_f, log_1mf) or None\n\n"
     "The ln f(w) and ln(1 - f(w)) of the clues of one message's `tokens` (row of each in the\n"
     "dict `index`, or in a TokenIndex synced with the table, counts in the array('q')\n"
-    "columns `ham` and `spam`): those with |f - 0.5| >= min_dev, the max_clues strongest (0:\n"
+    "columns `ham` and `spam`): those with |f - 0.5| >= min_dev, one of each ham and spam\n"
+    "counts seen in at least same_counts_min messages (0: all), the max_clues strongest (0:\n"
     "all). None where SpamFilter._clue_values would divide by zero, `tokens` is not a set or\n"
     "(with a TokenIndex) holds other than exact str (the caller takes that path).";
 
 PyObject* py_clue_logs(PyObject*, PyObject* args) {
     PyObject *tokens, *index, *ham_obj, *spam_obj;
     Scoring sc;
-    if (!PyArg_ParseTuple(args, "OOOOLLddddn", &tokens, &index, &ham_obj, &spam_obj, &sc.p.n_ham,
-                          &sc.p.n_spam, &sc.p.s, &sc.p.x, &sc.p.c, &sc.p.min_dev, &sc.cap))
+    if (!PyArg_ParseTuple(args, "OOOOLLddddnn", &tokens, &index, &ham_obj, &spam_obj,
+                          &sc.p.n_ham, &sc.p.n_spam, &sc.p.s, &sc.p.x, &sc.p.c, &sc.p.min_dev,
+                          &sc.cap, &sc.same_min))
         return nullptr;
     bool indexed = Py_IS_TYPE(index, &TokenIndexType);
     if (!indexed && !PyDict_Check(index)) {
@@ -491,12 +531,12 @@ PyObject* py_clue_logs(PyObject*, PyObject* args) {
                 }
                 double d = nbk_mail::deviation(f);
                 if (d >= sc.p.min_dev)
-                    clues.push_back(Clue{d, f, str_ref(t)});
+                    clues.push_back(Clue{d, f, str_ref(t), g, b});
             }
             Py_XDECREF(it);
             if (PyErr_Occurred()) failed = true;
         }
-        if (!failed && !fallback) result = clue_lists(clues, sc.cap);
+        if (!failed && !fallback) result = clue_lists(clues, sc);
         else if (!failed) result = Py_NewRef(Py_None);
     } catch (const std::bad_alloc&) {
         PyErr_NoMemory();
@@ -526,7 +566,7 @@ bool add_new(std::vector<std::int32_t>& seen, const std::vector<TokenRef>& refs,
 
 const char clue_logs_text_doc[] =
     "clue_logs_text(tokens, text, min_length, max_length, bigrams, index, ham, spam, n_ham,\n"
-    "n_spam, s, x, c, min_dev, max_clues) -> (log_f, log_1mf) or None\n\n"
+    "n_spam, s, x, c, min_dev, max_clues, same_counts_min) -> (log_f, log_1mf) or None\n\n"
     "clue_logs of the set `tokens` with the words of `text` (and their bigrams) that\n"
     "words(text, min_length, max_length, bigrams, out) would add to it, read from the text\n"
     "without a str per word: the same values. None unless `index` is a usable TokenIndex\n"
@@ -534,9 +574,9 @@ const char clue_logs_text_doc[] =
 
 // The (log spamicity, log(1 - spamicity)) of the chosen clues, as
 // nbayes.spam._filter._fisher computes them; None where that path must answer.
-PyObject* fisher_scores(std::vector<Clue>& clues, Py_ssize_t cap, double tail_weight,
+PyObject* fisher_scores(std::vector<Clue>& clues, const Scoring& sc, double tail_weight,
                         const nbk_mail::Lgamma& lg) {
-    choose(clues, cap);
+    choose(clues, sc.cap, sc.same_min);
     std::vector<double> logs, partials;
     double sum_f, sum_1mf, log_spam, log_ham;
     logs.reserve(clues.size());
@@ -558,10 +598,10 @@ PyObject* text_clues(PyObject* args, bool fisher) {
     int bigrams;
     double tail_weight = 0.0;
     Scoring sc;
-    if (!PyArg_ParseTuple(args, fisher ? "OUnnpOOOLLddddndO" : "OUnnpOOOLLddddn", &tokens, &text,
-                          &lo, &hi, &bigrams, &index, &ham_obj, &spam_obj, &sc.p.n_ham,
+    if (!PyArg_ParseTuple(args, fisher ? "OUnnpOOOLLddddnndO" : "OUnnpOOOLLddddnn", &tokens,
+                          &text, &lo, &hi, &bigrams, &index, &ham_obj, &spam_obj, &sc.p.n_ham,
                           &sc.p.n_spam, &sc.p.s, &sc.p.x, &sc.p.c, &sc.p.min_dev, &sc.cap,
-                          &tail_weight, &lg_obj))
+                          &sc.same_min, &tail_weight, &lg_obj))
         return nullptr;
     auto* ti = reinterpret_cast<TokenIndexObject*>(index);
     if (!Py_IS_TYPE(index, &TokenIndexType) || !ti->usable || !PyAnySet_Check(tokens))
@@ -628,8 +668,7 @@ PyObject* text_clues(PyObject* args, bool fisher) {
             ok = collect(refs, probes, sc, clues);
         }
         if (ok)
-            result = fisher ? fisher_scores(clues, sc.cap, tail_weight, lg)
-                            : clue_lists(clues, sc.cap);
+            result = fisher ? fisher_scores(clues, sc, tail_weight, lg) : clue_lists(clues, sc);
         else if (!PyErr_Occurred()) result = Py_NewRef(Py_None);
     } catch (const std::bad_alloc&) {
         PyErr_NoMemory();
@@ -644,8 +683,8 @@ PyObject* py_clue_logs_text(PyObject*, PyObject* args) { return text_clues(args,
 
 const char fisher_text_doc[] =
     "fisher_text(tokens, text, min_length, max_length, bigrams, index, ham, spam, n_ham,\n"
-    "n_spam, s, x, c, min_dev, max_clues, tail_weight, lgamma) -> (log_spam, log_ham) or\n"
-    "None\n\n"
+    "n_spam, s, x, c, min_dev, max_clues, same_counts_min, tail_weight, lgamma) ->\n"
+    "(log_spam, log_ham) or None\n\n"
     "Fisher's combining (nbayes.spam._combining.fisher_log_scores of math.fsum of the\n"
     "logs) of clue_logs_text's clues, bit for bit; `lgamma` an array('d') of\n"
     "math.lgamma(0..n-1). None where clue_logs_text answers None, a clue count needs a\n"

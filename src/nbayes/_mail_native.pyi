@@ -24,6 +24,7 @@ def clue_logs(
     c: float,
     min_dev: float,
     max_clues: int,
+    same_counts_min: int,
     /,
 ) -> tuple[list[float], list[float]] | None: ...
 def clue_logs_text(
@@ -42,6 +43,7 @@ def clue_logs_text(
     c: float,
     min_dev: float,
     max_clues: int,
+    same_counts_min: int,
     /,
 ) -> tuple[list[float], list[float]] | None: ...
 def fisher_text(
@@ -60,6 +62,7 @@ def fisher_text(
     c: float,
     min_dev: float,
     max_clues: int,
+    same_counts_min: int,
     tail_weight: float,
     lgamma: object,
     /,

@@ -224,6 +224,93 @@ def test_a_pickle_without_tail_weight_scores_as_before() -> None:
     assert g.classify(probe) != trained().classify(probe)
 
 
+# ------------------------------------------------------------ clues of the same counts
+FOOTER = frozenset(f"footer{k}" for k in range(8))  # a mailing list's footer: always together
+
+
+def _list_traffic(footer: frozenset[str]) -> tuple[list[frozenset[str]], list[str]]:
+    """12 ham and 3 spam through a list that appends ``footer``, 10 spam from elsewhere: a
+    word in 5 of them, another in the other 5."""
+    sets = [frozenset({f"ham{k}", "meeting"}) | footer for k in range(12)]
+    sets += [frozenset({f"spam{k}", "pills"}) | footer for k in range(3)]
+    sets += [frozenset({f"spam{k}", "pills", "cheap"}) for k in range(3, 8)]
+    sets += [frozenset({f"spam{k}", "offer"}) for k in range(8, 13)]
+    return sets, ["ham"] * 12 + ["spam"] * 13
+
+
+def test_tokens_of_the_same_counts_count_once_as_one_token_would() -> None:
+    sets, labels = _list_traffic(FOOTER)
+    one_sets, _ = _list_traffic(frozenset({"footer7"}))  # the footer as one token
+    probe = FOOTER | {"pills", "cheap"}
+    f = SpamFilter().fit(sets, labels)
+    assert f.effective_params_.same_counts_min == 10
+    assert f.table_.counts("footer0") == (12, 3)  # seen in both classes, 15 messages
+    one = SpamFilter().fit(one_sets, labels)
+    assert (
+        f.decision_function([probe])[0]
+        == one.decision_function([frozenset({"footer7", "pills", "cheap"})])[0]
+    )  # bit for bit: the same clues
+    # counted eight times, the footer outweighs the spam words
+    every = SpamFilter(same_counts_min=0).fit(sets, labels)
+    assert every.decision_function([probe])[0] < f.decision_function([probe])[0]
+    assert (
+        SpamFilter(same_counts_min=16).fit(sets, labels).decision_function([probe]).tolist()
+        == every.decision_function([probe]).tolist()
+    )  # 15 messages < 16: each counts
+    # "cheap" and "offer" share their counts (0 ham, 5 spam) by chance: tokens seen in one
+    # class only are not merged
+    assert f.table_.counts("cheap") == f.table_.counts("offer") == (0, 5)
+    assert f.clues(frozenset({"cheap", "offer"})).n_used == 2
+
+
+def test_the_explanation_shows_the_tokens_counted_once() -> None:
+    f = SpamFilter().fit(*_list_traffic(FOOTER))
+    c = f.clues(FOOTER | {"pills"})
+    used = c.used()
+    assert [x.token for x in used if x.token.startswith("footer")] == ["footer7"]
+    repeats = [x for x in c.clues if x.side == "repeat"]
+    assert sorted(x.token for x in repeats) == [f"footer{k}" for k in range(7)]
+    footer7 = next(x for x in used if x.token == "footer7")
+    assert all((x.ham, x.spam, x.f) == (12, 3, footer7.f) for x in repeats)
+    assert c.clues[: c.n_used] == used and all(x.side != "repeat" for x in used)
+    plain = SpamFilter(same_counts_min=0).fit(*_list_traffic(FOOTER)).clues(FOOTER)
+    assert plain.n_used == 8 and not any(x.side == "repeat" for x in plain.clues)
+
+
+def test_same_counts_min_is_a_checked_parameter_of_the_presets() -> None:
+    for preset in ("bogofilter", "spambayes"):  # they combine as their programs do
+        assert SpamFilter(preset=preset).effective_params_.same_counts_min == 0
+    for bad in (-1, 2.0, "10", True):
+        with pytest.raises(ValueError, match="'same_counts_min' parameter of SpamFilter"):
+            SpamFilter(same_counts_min=bad).fit(HAM + SPAM, LABELS)
+
+
+def test_a_model_file_or_pickle_without_same_counts_min_scores_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nbayes.io.serializers import spam as spam_io
+    from nbayes.io.serializers.spam import load_spam_scorer
+
+    sets, labels = _list_traffic(FOOTER)
+    f = SpamFilter().fit(sets, labels)
+    before = SpamFilter(same_counts_min=0).fit(sets, labels)
+    probe = [FOOTER | {"pills"}, FOOTER, frozenset({"pills", "cheap"})]
+    assert f.classify(probe) != before.classify(probe)
+    path = tmp_path / "old.nbm"  # as files before same_counts_min
+    save_as_earlier(f, path, monkeypatch, spam_io, "_hyperparameters", "same_counts_min")
+    g = nbayes.load(path)
+    assert g.same_counts_min == 0 and g.effective_params_.same_counts_min == 0
+    assert g.classify(probe) == before.classify(probe)
+    scorer = load_spam_scorer(path)
+    assert scorer is not None and scorer.classify(probe) == before.classify(probe)
+    nbayes.save(f, tmp_path / "new.nbm")
+    assert nbayes.load(tmp_path / "new.nbm").classify(probe) == f.classify(probe)
+    del f.__dict__["same_counts_min"]  # the state a SpamFilter pickled before it has
+    h = pickle.loads(pickle.dumps(f))
+    assert h.get_params()["same_counts_min"] == 0
+    assert h.classify(probe) == before.classify(probe)
+
+
 def test_cold_start_is_unsure() -> None:
     f = SpamFilter(min_learned=3).fit(HAM[:2] + SPAM, ["ham"] * 2 + ["spam"] * 4)
     assert set(f.predict(SPAM).tolist()) == {"unsure"}
@@ -608,13 +695,16 @@ def _python_log_scores(f: SpamFilter, tokens: frozenset[str]) -> tuple[float, fl
     st.sampled_from(["nbayes", "bogofilter", "spambayes"]),
     st.sampled_from([None, 0, 1, 2, 3]),
     st.sampled_from([0.0, 0.1, 0.4]),
+    st.sampled_from([None, 0, 2, 3]),
 )
 def test_the_compiled_clues_are_the_python_clues_bit_for_bit(
-    corpus: list, preset: str, max_clues: int | None, min_dev: float
+    corpus: list, preset: str, max_clues: int | None, min_dev: float, same: int | None
 ) -> None:
-    # max_clues of 1-3 over tokens of equal counts: the choice among ties is the token's
+    # max_clues of 1-3 over tokens of equal counts: the choice among ties is the token's;
+    # same_counts_min 2-3 merges many (the token kept for each counts is the greatest)
     sets, labels = [m for m, _ in corpus], [y for _, y in corpus]
-    f = SpamFilter(preset=preset, max_clues=max_clues, min_dev=min_dev).fit(sets, labels)
+    f = SpamFilter(preset=preset, max_clues=max_clues, min_dev=min_dev, same_counts_min=same)
+    f.fit(sets, labels)
     probes = [*PROBE, frozenset(f"t{i}" for i in range(14)), frozenset()]
     for tokens in probes:
         assert f._clue_logs(tokens) is not None

@@ -72,7 +72,9 @@ class Clue:
         Learnt ham and spam messages the token was in.
     side : str
         ``"spam"`` or ``"ham"`` if it is one of the combined clues (f above or below
-        0.5), ``"unused"`` if it was too close to 0.5 or beyond the clue cap.
+        0.5); ``"repeat"`` if it was seen in the same numbers of ham and spam messages as
+        a combined clue's token (``same_counts_min``: the two count once, as that clue);
+        ``"unused"`` if it was too close to 0.5 or beyond the clue cap.
     """
 
     token: str
@@ -140,6 +142,16 @@ class SpamFilter:
         both ways scores by the side whose clues chance explains the less, not 1/2
         (:func:`~nbayes.spam.fisher_log_scores`); 0 is Robinson's and SpamBayes'
         spamicity. A model file written before this parameter existed loads with 0.
+    same_counts_min : int >= 0, optional
+        Clues whose tokens were seen in the same numbers of ham and spam messages, in both
+        classes and in at least ``same_counts_min`` messages in all, count once: tokens
+        that always come together (a mailing list's footer, a phrase and its bigrams, a
+        URL and its host) are one piece of evidence, which Fisher's combining would
+        otherwise count as many independent ones. Tokens seen in one class only are not
+        merged (many share counts such as 0 ham, 60 spam by chance). The same counts give
+        the same f(w), so which token stands for them does not change the score. 0: every
+        clue counts (bogofilter's and SpamBayes' combining). A model file written before
+        this parameter existed loads with 0.
     combining : {"chi2", "naive_bayes"}
         Fisher's chi-square combining of Robinson's f(w) (the default), or the posterior of
         a multinomial Naive Bayes over the messages' distinct tokens (Laplace ``alpha``).
@@ -188,6 +200,7 @@ class SpamFilter:
         ham_cutoff: float | None = None,
         spam_cutoff: float | None = None,
         tail_weight: float | None = None,
+        same_counts_min: int | None = None,
         combining: str = "chi2",
         alpha: float = 1.0,
         min_learned: int = 0,
@@ -203,6 +216,7 @@ class SpamFilter:
         self.ham_cutoff = ham_cutoff
         self.spam_cutoff = spam_cutoff
         self.tail_weight = tail_weight
+        self.same_counts_min = same_counts_min
         self.combining = combining
         self.alpha = alpha
         self.min_learned = min_learned
@@ -212,6 +226,8 @@ class SpamFilter:
     #: what a SpamFilter pickled before ``tail_weight`` existed reads (its state has no
     #: such attribute): it scored with Fisher's indicator alone, and still does
     tail_weight: float | None = 0.0
+    #: the same for ``same_counts_min``: every clue counted
+    same_counts_min: int | None = 0
 
     # ------------------------------------------------------------------ estimator API
     def __setattr__(self, name: str, value: Any) -> None:
@@ -668,6 +684,7 @@ class SpamFilter:
             st.smoothing,
             st.min_dev,
             st.max_clues or 0,
+            st.same_counts_min,
         )
 
     #: tables of fewer rows are looked up in their dict: it stays in the CPU's caches (and
@@ -698,7 +715,8 @@ class SpamFilter:
         self, tokens: Iterable[str]
     ) -> list[tuple[float, str, float, float, float, int, int]]:
         """``(|f - 0.5|, token, f, ln f, ln(1 - f), ham, spam)`` of the combined clues,
-        strongest first (ties by token: the choice does not depend on the tokens' order)."""
+        strongest first (ties by token: the choice does not depend on the tokens' order),
+        those of the same counts once (``same_counts_min``)."""
         st = self._settings()
         table = self.table_
         index, ham, spam = table.index, table.ham, table.spam
@@ -739,6 +757,8 @@ class SpamFilter:
                     cache[t] = clue
             if clue is not None:
                 clues.append(clue)
+        if st.same_counts_min:
+            clues = _once_per_counts(clues, st.same_counts_min)
         cap = st.max_clues
         if cap and len(clues) > cap:
             clues.sort(reverse=True)
@@ -814,7 +834,7 @@ class SpamFilter:
         lo, hi, bigrams = tok.min_length, tok.max_length, tok.bigrams
         fisher_text, lgamma = _mail_native.fisher_text, _lgamma_table()
         args = (table.ham, table.spam, table.n_ham, table.n_spam, st.s, st.x, st.smoothing)
-        tail = (st.min_dev, st.max_clues or 0, st.tail_weight)
+        tail = (st.min_dev, st.max_clues or 0, st.same_counts_min, st.tail_weight)
         out = []
         for m in self._message_list(messages):
             if isinstance(m, frozenset | set):
@@ -890,6 +910,8 @@ class SpamFilter:
         used = {clue[1]: clue for clue in values}
         st, table = self._settings(), self.table_
         index, ham, spam = table.index, table.ham, table.spam
+        least = st.same_counts_min
+        used_counts = {(c[5], c[6]) for c in values if _merged(c[5], c[6], least)}
         rows = []
         for t in tokens if unused else used:
             clue = used.get(t)
@@ -897,11 +919,12 @@ class SpamFilter:
                 i = index.get(t)
                 g, b = (0, 0) if i is None else (ham[i], spam[i])
                 f = robinson_f(g, b, table.n_ham, table.n_spam, st.s, st.x, st.smoothing)
-                rows.append(Clue(t, f, g, b, "unused"))
+                side = "repeat" if (g, b) in used_counts else "unused"
+                rows.append(Clue(t, f, g, b, side))
             else:  # its counts are the clue's: no second look-up
                 f, g, b = clue[2], clue[5], clue[6]
                 rows.append(Clue(t, f, g, b, "spam" if f > 0.5 else "ham"))
-        rows.sort(key=lambda c: (c.side == "unused", -abs(c.f - 0.5), c.token))
+        rows.sort(key=lambda c: (c.side in _NOT_COMBINED, -abs(c.f - 0.5), c.token))
         return Clues(verdict, rows, len(used))
 
     explain = clues
@@ -943,6 +966,32 @@ class SpamFilter:
 
 
 _HYPERPARAMETERS = frozenset(SpamFilter._get_param_names())
+_NOT_COMBINED = ("repeat", "unused")
+
+
+def _once_per_counts(clues: list[Any], least: int) -> list[Any]:
+    """``clues`` (:meth:`SpamFilter._clue_values`' records) with one clue per ham and
+    spam counts among those :func:`_merged` merges: the greatest token of each (the
+    compiled kernel keeps the same one, so that the clue cap's ties by token choose
+    alike)."""
+    kept: dict[tuple[int, int], Any] = {}
+    out = []
+    for clue in clues:
+        g, b = clue[5], clue[6]
+        if not _merged(g, b, least):
+            out.append(clue)
+            continue
+        other = kept.get((g, b))
+        if other is None or clue[1] > other[1]:
+            kept[g, b] = clue
+    out.extend(kept.values())
+    return out
+
+
+def _merged(ham: int, spam: int, least: int) -> bool:
+    """Whether a token of these counts is merged with the others of the same counts
+    (``same_counts_min=least``; 0: none is)."""
+    return ham > 0 and spam > 0 and ham + spam >= least > 0
 
 
 def _log1pexp(z: float) -> float:
@@ -1013,6 +1062,16 @@ class _Settings(Preset):
             math.inf,
             "[)",
         )
+        same_counts_min = p.same_counts_min if f.same_counts_min is None else f.same_counts_min
+        if (
+            isinstance(same_counts_min, bool)
+            or not isinstance(same_counts_min, int)
+            or same_counts_min < 0
+        ):
+            raise ValueError(
+                "The 'same_counts_min' parameter of SpamFilter must be an int >= 0 (0: every "
+                f"clue counts). Got {same_counts_min!r} instead."
+            )
         if ham_cutoff > spam_cutoff:
             raise ValueError(
                 f"SpamFilter's ham_cutoff ({ham_cutoff}) is above its spam_cutoff "
@@ -1065,6 +1124,7 @@ class _Settings(Preset):
             ham_cutoff=ham_cutoff,
             spam_cutoff=spam_cutoff,
             tail_weight=tail_weight,
+            same_counts_min=same_counts_min,
             combining=f.combining,
             alpha=alpha,
             min_learned=ml,

@@ -9,8 +9,12 @@
   designed on the first 60 % of its messages and checked on the rest (BENCHMARKS.md,
   "Spam filter"), and on the SMS spam collection; ``tail_weight=0.003`` ranks the
   messages whose clues are overwhelming both ways by the ratio of the chi-square tails
-  (:func:`~nbayes.spam.fisher_log_scores`). The other two presets combine as their
-  programs do (``tail_weight=0``).
+  (:func:`~nbayes.spam.fisher_log_scores`), and ``same_counts_min=10`` counts once the
+  clues of tokens seen in the same numbers of ham and spam messages (in both classes, 10
+  or more in all: a mailing list's footer, a phrase and its bigrams are one piece of
+  evidence, not ten).
+  The other two presets combine as their programs do (``tail_weight=0``,
+  ``same_counts_min=0``).
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ __all__ = ["PRESETS", "Preset"]
 class Preset:
     """Scoring parameters (see :mod:`nbayes.spam._combining`) and cutoffs; a preset names
     what differs from Robinson's unbiased prior (x = 1/2), raw counts (no smoothing), 150
-    clues and Fisher's indicator alone (no tail ratio)."""
+    clues, Fisher's indicator alone (no tail ratio) and every clue counted (none merged by
+    their counts)."""
 
     s: float
     min_dev: float
@@ -34,11 +39,18 @@ class Preset:
     smoothing: float = 0.0
     max_clues: int | None = 150
     tail_weight: float = 0.0
+    same_counts_min: int = 0
 
 
 PRESETS: dict[str, Preset] = {
     "nbayes": Preset(
-        s=0.1, min_dev=0.1, ham_cutoff=0.4, spam_cutoff=0.9, smoothing=1.0, tail_weight=0.003
+        s=0.1,
+        min_dev=0.1,
+        ham_cutoff=0.4,
+        spam_cutoff=0.9,
+        smoothing=1.0,
+        tail_weight=0.003,
+        same_counts_min=10,
     ),
     "bogofilter": Preset(
         s=0.0178, min_dev=0.375, ham_cutoff=0.45, spam_cutoff=0.99, x=0.52, max_clues=None

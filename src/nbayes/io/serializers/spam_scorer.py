@@ -65,6 +65,8 @@ def spam_filter_of(d: dict[str, Any]) -> tuple[SpamFilter, int, int, int]:
     hp = dict(expect_dict(d["hyperparameters"], where))
     # a file written before tail_weight existed: it scored with Fisher's indicator alone
     hp.setdefault("tail_weight", 0.0)
+    # ... and before same_counts_min: every clue counted
+    hp.setdefault("same_counts_min", 0)
     hp = dict(expect_dict(hp, where, SpamFilter._get_param_names()))
     if hp["tokenizer"] is not None:
         hp["tokenizer"] = _tokenizer(hp["tokenizer"], f"{where}['tokenizer']")
