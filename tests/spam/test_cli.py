@@ -442,6 +442,31 @@ def test_explain_shows_the_clues(
     assert "strongest spam clues" in out
 
 
+def test_explain_says_which_tokens_counted_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a list's footer, on 8 of 12 ham and 3 of 10 spam: its words and bigrams share their
+    # counts
+    footer = "Irish Linux Users Group: listmaster for subscription information"
+    root = tmp_path / "mail"
+    for label, n, listed in (("ham", 12, 8), ("spam", 10, 3)):
+        (root / label).mkdir(parents=True)
+        for i in range(n):
+            text = f"{label} number {i} {'meeting notes' if label == 'ham' else 'cheap pills'}"
+            text += f"\n{footer}" if i < listed else ""
+            (root / label / f"{i}.eml").write_bytes(message(f"{label} {i}", text))
+    model = tmp_path / "list.nbayes"
+    assert main(["train", str(root), "-o", str(model), "--model", "spam", "-q"]) == 0
+    path = tmp_path / "m.eml"
+    path.write_bytes(message("offer", f"cheap pills\n{footer}"))
+    capsys.readouterr()
+    assert main(["explain", str(model), str(path), "--top", "0"]) == 0
+    out = capsys.readouterr().out
+    repeats = [c for c in nbayes.load(model).clues(path.read_bytes()).clues if c.side == "repeat"]
+    assert len(repeats) >= 10  # the footer's words and bigrams but one
+    assert f"(and {len(repeats)} more of these counts, counted once)" in out
+
+
 def test_train_refuses_what_is_not_mail_per_class(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

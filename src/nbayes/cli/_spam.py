@@ -165,6 +165,10 @@ def explain_spam(args: argparse.Namespace, ui: UI, paint: Any) -> int:
         f"{len(used)} clues combined ({n_spam} spam, {len(used) - n_spam} ham) of "
         f"{len(clues.clues)} tokens; f(w): 1 spam, 0 ham"
     )
+    repeats: dict[tuple[int, int], int] = {}
+    for c in clues.clues:
+        if c.side == "repeat":
+            repeats[c.ham, c.spam] = repeats.get((c.ham, c.spam), 0) + 1
     top = args.top
     for side, code in (("spam", "\033[31m"), ("ham", "\033[32m")):
         rows = [c for c in used if c.side == side]
@@ -175,5 +179,7 @@ def explain_spam(args: argparse.Namespace, ui: UI, paint: Any) -> int:
         ui.print(f"strongest {side} clues{part}:")
         for c in shown:
             f = paint(f"{c.f:.4f}", code)
-            ui.print(f"  {f}  ham {c.ham:>6,}  spam {c.spam:>6,}  {c.token}")
+            n = repeats.get((c.ham, c.spam), 0)
+            more = f"  (and {n} more of these counts, counted once)" if n else ""
+            ui.print(f"  {f}  ham {c.ham:>6,}  spam {c.spam:>6,}  {c.token}{more}")
     return 0
