@@ -41,7 +41,9 @@ message with an empty head: a check on another source that a change in the token
 scoring did not overfit the mail corpus). The row "recipe before the header clues" is
 ``SpamFilter()`` with the tokenizer of model files written before ``message_id`` and
 ``header_counts`` existed; the row "tail_weight=0" is ``SpamFilter()`` scoring as model
-files written before ``tail_weight`` existed (Fisher's indicator alone).
+files written before ``tail_weight`` existed (Fisher's indicator alone); the row
+"same_counts_min=0" as files written before ``same_counts_min`` (every clue counted, the
+ones of the same counts too).
 """
 
 from __future__ import annotations
@@ -286,6 +288,7 @@ def main() -> None:
     results["tokenize_rate"] = len(raw) / (time.perf_counter() - t0)
     protocols = (
         ("nbayes SpamFilter()", {}),
+        ("nbayes, same_counts_min=0 (every clue counted)", {"same_counts_min": 0}),
         ("nbayes, recipe before the header clues", {"tokenizer": EARLIER_RECIPE}),
         ("nbayes, tail_weight=0 (before the tail ratio)", {"tail_weight": 0.0}),
         ("nbayes preset='bogofilter'", {"preset": "bogofilter"}),
@@ -314,7 +317,7 @@ def main() -> None:
 
     if args.sms and not args.speed_only:
         sms, sms_labels = sms_collection(root)
-        for name, params in protocols[:3]:
+        for name, params in protocols[:4]:
             own = [SpamFilter(**params).tokenize(d) for d in sms]
             scores, verdicts = protocol_nbayes(own, sms_labels, **params)
             results["accuracy"][f"SMS: {name}"] = parts(scores, verdicts, np.array(sms_labels))
