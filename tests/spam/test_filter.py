@@ -277,12 +277,14 @@ def test_the_explanation_shows_the_tokens_counted_once() -> None:
     assert plain.n_used == 8 and not any(x.side == "repeat" for x in plain.clues)
 
 
-def test_same_counts_min_is_a_checked_parameter_of_the_presets() -> None:
+def test_same_counts_min_and_the_other_counts_are_checked_parameters() -> None:
     for preset in ("bogofilter", "spambayes"):  # they combine as their programs do
         assert SpamFilter(preset=preset).effective_params_.same_counts_min == 0
-    for bad in (-1, 2.0, "10", True):
-        with pytest.raises(ValueError, match="'same_counts_min' parameter of SpamFilter"):
-            SpamFilter(same_counts_min=bad).fit(HAM + SPAM, LABELS)
+    for name in ("same_counts_min", "max_clues", "min_learned"):
+        # 10**30: beyond the C size the compiled clues take (it raised OverflowError there)
+        for bad in (-1, 2.0, "10", True, 10**30):
+            with pytest.raises(ValueError, match=f"'{name}' parameter of SpamFilter"):
+                SpamFilter(**{name: bad}).fit(HAM + SPAM, LABELS)
 
 
 def test_a_model_file_or_pickle_without_same_counts_min_scores_as_before(

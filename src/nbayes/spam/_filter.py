@@ -14,6 +14,7 @@ from __future__ import annotations
 import heapq
 import math
 import os
+import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
@@ -1039,6 +1040,20 @@ class _Settings(Preset):
                 )
             return v
 
+        def count(name: str, value: Any, zero: str = "") -> Any:
+            # at most sys.maxsize: the compiled clues take max_clues and same_counts_min
+            # as a C size (a larger one raised OverflowError there)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int)
+                or not 0 <= value <= sys.maxsize
+            ):
+                raise ValueError(
+                    f"The {name!r} parameter of SpamFilter must be an int >= 0{zero} and "
+                    f"<= {sys.maxsize}. Got {value!r} instead."
+                )
+            return value
+
         s = real("s", p.s if f.s is None else f.s, 0.0, math.inf, "()")
         x = real("x", p.x if f.x is None else f.x, 0.0, 1.0, "()")
         smoothing = real(
@@ -1062,41 +1077,26 @@ class _Settings(Preset):
             math.inf,
             "[)",
         )
-        same_counts_min = p.same_counts_min if f.same_counts_min is None else f.same_counts_min
-        if (
-            isinstance(same_counts_min, bool)
-            or not isinstance(same_counts_min, int)
-            or same_counts_min < 0
-        ):
-            raise ValueError(
-                "The 'same_counts_min' parameter of SpamFilter must be an int >= 0 (0: every "
-                f"clue counts). Got {same_counts_min!r} instead."
-            )
+        same_counts_min = count(
+            "same_counts_min",
+            p.same_counts_min if f.same_counts_min is None else f.same_counts_min,
+            " (0: every clue counts)",
+        )
         if ham_cutoff > spam_cutoff:
             raise ValueError(
                 f"SpamFilter's ham_cutoff ({ham_cutoff}) is above its spam_cutoff "
                 f"({spam_cutoff}); the unsure band lies between them: ham_cutoff <= spam_cutoff"
             )
         max_clues = p.max_clues if f.max_clues is None else f.max_clues
-        if max_clues is not None and (
-            isinstance(max_clues, bool) or not isinstance(max_clues, int) or max_clues < 0
-        ):
-            raise ValueError(
-                "The 'max_clues' parameter of SpamFilter must be an int >= 0 (0: every clue). "
-                f"Got {max_clues!r} instead."
-            )
+        if max_clues is not None:
+            max_clues = count("max_clues", max_clues, " (0: every clue)")
         if f.combining not in ("chi2", "naive_bayes"):
             raise ValueError(
                 "The 'combining' parameter of SpamFilter must be 'chi2' or 'naive_bayes'. "
                 f"Got {f.combining!r} instead."
             )
         alpha = real("alpha", f.alpha, 0.0, math.inf, "()")
-        ml = f.min_learned
-        if isinstance(ml, bool) or not isinstance(ml, int) or ml < 0:
-            raise ValueError(
-                f"The 'min_learned' parameter of SpamFilter must be an int >= 0. Got {ml!r} "
-                "instead."
-            )
+        ml = count("min_learned", f.min_learned)
         tokenizer = MailTokenizer() if f.tokenizer is None else f.tokenizer
         if not isinstance(tokenizer, MailTokenizer):
             raise TypeError(
