@@ -575,7 +575,7 @@ const char clue_logs_text_doc[] =
 // The (log spamicity, log(1 - spamicity)) of the chosen clues, as
 // nbayes.spam._filter._fisher computes them; None where that path must answer.
 PyObject* fisher_scores(std::vector<Clue>& clues, const Scoring& sc, double tail_weight,
-                        const nbk_mail::Lgamma& lg) {
+                        double ham_bias, const nbk_mail::Lgamma& lg) {
     choose(clues, sc.cap, sc.same_min);
     std::vector<double> logs, partials;
     double sum_f, sum_1mf, log_spam, log_ham;
@@ -586,7 +586,7 @@ PyObject* fisher_scores(std::vector<Clue>& clues, const Scoring& sc, double tail
     for (const Clue& c : clues) logs.push_back(std::log1p(-c.f));
     ok = ok && nbk_mail::fsum(logs, partials, sum_1mf) &&
          nbk_mail::fisher_log_scores(sum_f, sum_1mf, static_cast<std::int64_t>(clues.size()),
-                                     tail_weight, lg, log_spam, log_ham);
+                                     tail_weight, ham_bias, lg, log_spam, log_ham);
     if (!ok) return Py_NewRef(Py_None);
     return Py_BuildValue("(dd)", log_spam, log_ham);
 }
@@ -596,12 +596,12 @@ PyObject* text_clues(PyObject* args, bool fisher) {
     PyObject *tokens, *text, *index, *ham_obj, *spam_obj, *lg_obj = nullptr;
     Py_ssize_t lo, hi;
     int bigrams;
-    double tail_weight = 0.0;
+    double tail_weight = 0.0, ham_bias = 0.0;
     Scoring sc;
-    if (!PyArg_ParseTuple(args, fisher ? "OUnnpOOOLLddddnndO" : "OUnnpOOOLLddddnn", &tokens,
+    if (!PyArg_ParseTuple(args, fisher ? "OUnnpOOOLLddddnnddO" : "OUnnpOOOLLddddnn", &tokens,
                           &text, &lo, &hi, &bigrams, &index, &ham_obj, &spam_obj, &sc.p.n_ham,
                           &sc.p.n_spam, &sc.p.s, &sc.p.x, &sc.p.c, &sc.p.min_dev, &sc.cap,
-                          &sc.same_min, &tail_weight, &lg_obj))
+                          &sc.same_min, &tail_weight, &ham_bias, &lg_obj))
         return nullptr;
     auto* ti = reinterpret_cast<TokenIndexObject*>(index);
     if (!Py_IS_TYPE(index, &TokenIndexType) || !ti->usable || !PyAnySet_Check(tokens))
@@ -668,7 +668,8 @@ PyObject* text_clues(PyObject* args, bool fisher) {
             ok = collect(refs, probes, sc, clues);
         }
         if (ok)
-            result = fisher ? fisher_scores(clues, sc, tail_weight, lg) : clue_lists(clues, sc);
+            result = fisher ? fisher_scores(clues, sc, tail_weight, ham_bias, lg)
+                            : clue_lists(clues, sc);
         else if (!PyErr_Occurred()) result = Py_NewRef(Py_None);
     } catch (const std::bad_alloc&) {
         PyErr_NoMemory();
@@ -683,8 +684,8 @@ PyObject* py_clue_logs_text(PyObject*, PyObject* args) { return text_clues(args,
 
 const char fisher_text_doc[] =
     "fisher_text(tokens, text, min_length, max_length, bigrams, index, ham, spam, n_ham,\n"
-    "n_spam, s, x, c, min_dev, max_clues, same_counts_min, tail_weight, lgamma) ->\n"
-    "(log_spam, log_ham) or None\n\n"
+    "n_spam, s, x, c, min_dev, max_clues, same_counts_min, tail_weight, ham_bias, lgamma)\n"
+    "-> (log_spam, log_ham) or None\n\n"
     "Fisher's combining (nbayes.spam._combining.fisher_log_scores of math.fsum of the\n"
     "logs) of clue_logs_text's clues, bit for bit; `lgamma` an array('d') of\n"
     "math.lgamma(0..n-1). None where clue_logs_text answers None, a clue count needs a\n"

@@ -136,13 +136,13 @@ inline double log1pexp(double z) {
     return z > 0 ? z + std::log1p(std::exp(-z)) : std::log1p(std::exp(z));
 }
 
-// fisher_log_scores(sum_log_f, sum_log_1mf, k, tail_weight) -> (log spamicity,
+// fisher_log_scores(sum_log_f, sum_log_1mf, k, tail_weight, ham_bias) -> (log spamicity,
 // log(1 - spamicity)).
 inline bool fisher_log_scores(double sum_log_f, double sum_log_1mf, std::int64_t k,
-                              double tail_weight, const Lgamma& lg, double& log_spam,
-                              double& log_ham) {
+                              double tail_weight, double ham_bias, const Lgamma& lg,
+                              double& log_spam, double& log_ham) {
     const double ln2 = std::log(2.0);
-    if (k == 0) {
+    if (k == 0) {  // no clues: 1/2, whatever the bias
         log_spam = log_ham = -ln2;
         return true;
     }
@@ -154,8 +154,9 @@ inline bool fisher_log_scores(double sum_log_f, double sum_log_1mf, std::int64_t
         return false;
     log_spam = logaddexp(a, log_h_tail) - ln2;
     log_ham = logaddexp(c, log_s_tail) - ln2;
-    if (tail_weight == 0.0) return true;
-    double z = log_spam - log_ham + tail_weight * (log_h_tail - log_s_tail);
+    if (tail_weight == 0.0 && ham_bias == 0.0) return true;
+    double z = log_spam - log_ham + tail_weight * (log_h_tail - log_s_tail) -
+               ham_bias / static_cast<double>(k);
     log_spam = -log1pexp(-z);
     log_ham = -log1pexp(z);
     return true;

@@ -64,6 +64,7 @@ def fisher_text(
     max_clues: int,
     same_counts_min: int,
     tail_weight: float,
+    ham_bias: float,
     lgamma: object,
     /,
 ) -> tuple[float, float] | None: ...

@@ -440,6 +440,8 @@ def test_explain_shows_the_clues(
     strongest = clues.used()[0]
     assert f"{strongest.f:.4f}" in out and strongest.token in out
     assert "strongest spam clues" in out
+    k = clues.n_used  # the bias of few clues, with its numbers
+    assert f"log-odds lowered by ham_bias / clues = 8 / {k} = {8 / k:.2f}" in out
 
 
 def test_explain_says_which_tokens_counted_once(

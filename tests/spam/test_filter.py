@@ -313,6 +313,106 @@ def test_a_model_file_or_pickle_without_same_counts_min_scores_as_before(
     assert h.classify(probe) == before.classify(probe)
 
 
+# ------------------------------------------------------------ the bias of few clues
+def _with_one_spam_word() -> tuple[list[frozenset[str]], list[str]]:
+    """Traffic where ``pills`` was seen once, in spam, and ``lunch`` in ham often."""
+    sets = [frozenset({"lunch", f"h{k}"}) for k in range(30)]
+    sets += [frozenset({"pills", "s0"})] + [frozenset({f"s{k}", "cheap"}) for k in range(1, 10)]
+    return sets, ["ham"] * 30 + ["spam"] * 10
+
+
+def test_ham_bias_lowers_the_log_odds_by_the_bias_over_the_clues() -> None:
+    sets, labels = _with_one_spam_word()
+    f, plain = SpamFilter().fit(sets, labels), SpamFilter(ham_bias=0.0).fit(sets, labels)
+    assert f.effective_params_.ham_bias == 8.0
+    for preset in ("bogofilter", "spambayes"):  # they combine as their programs do
+        assert SpamFilter(preset=preset).effective_params_.ham_bias == 0.0
+    # one known token, seen once, in spam: Fisher's combining of it is its f(w), spam at
+    # 0.9 and more without the bias; with it, the text is not called spam on that alone
+    lone = frozenset({"pills", "never-seen"})
+    assert plain.clues(lone).n_used == 1 and plain.predict([lone]).tolist() == ["spam"]
+    assert f.predict([lone]).tolist() != ["spam"]
+    # the bias is 8 / k on the log-odds, k the clues combined (the tail ratio aside)
+    probes = [lone, frozenset({"cheap", "s1", "s2", "s3", "s4"}), frozenset({"lunch", "h1"})]
+    tails = SpamFilter(ham_bias=0.0, tail_weight=0.0).fit(sets, labels)
+    only = SpamFilter(tail_weight=0.0).fit(sets, labels)
+    for probe in probes:
+        k = only.clues(probe).n_used
+        got = only.decision_function([probe])[0]
+        assert got == pytest.approx(tails.decision_function([probe])[0] - 8.0 / k, abs=1e-12)
+    # many clues: spam still; no clues: 1/2 still, whatever the bias
+    assert f.predict([frozenset({"cheap", "s1", "s2", "s3", "s4"})]).tolist() == ["spam"]
+    nothing = frozenset({"never-seen"})
+    assert f.classify([nothing]) == plain.classify([nothing])
+    assert f.classify([nothing])[0].spamicity == 0.5
+    # the verdicts' spamicity stays the log-odds' logistic
+    v = f.classify(probes)
+    assert all(math.log(x.spamicity) - math.log1p(-x.spamicity) == pytest.approx(x.log_odds)
+               for x in v)  # fmt: skip
+    for bad in (-0.1, math.inf, math.nan, "8", True):
+        with pytest.raises(ValueError, match="'ham_bias' parameter of SpamFilter"):
+            SpamFilter(ham_bias=bad).fit(sets, labels)
+
+
+def test_ham_bias_scores_alike_on_every_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The token sets' Python path, the compiled clues and the bulk kernel of raw mail
+    (a table large enough for the compiled index), and a saved model's scorer."""
+    from nbayes import _mail_native
+    from nbayes.io.serializers.spam import load_spam_scorer
+    from nbayes.spam import classify_many
+
+    ham = [b"Subject: notes %d\n\nthe minutes of meeting %d, see you monday" % (k, k)
+           for k in range(40)]  # fmt: skip
+    spam = [b"Subject: offer %d\n\ncheap pills %d now, click here" % (k, k) for k in range(20)]
+    f = SpamFilter().fit(ham + spam, ["ham"] * 40 + ["spam"] * 20)
+    probe = [b"Subject: hello\n\npills", b"Subject: offer\n\ncheap pills now", ham[0], b"x"]
+    want = f.classify(probe)
+    kernel, calls = _mail_native.fisher_text, []
+
+    def counted(*args: object) -> object:
+        calls.append(args[-2])  # (its ham_bias)
+        return kernel(*args)
+
+    monkeypatch.setattr(_mail_native, "fisher_text", counted)
+    f._INDEXED_ROWS = 1  # the bulk path (fisher_text) for every table
+    assert f.classify(probe) == want and calls and set(calls) == {8.0}
+    monkeypatch.undo()
+    assert [v for v in classify_many(f, probe, n_jobs=1)] == want
+    path = tmp_path / "m.nbm"
+    nbayes.save(f, path)
+    scorer = load_spam_scorer(path)
+    assert scorer is not None and scorer.classify(probe) == want
+    assert nbayes.load(path).effective_params_.ham_bias == 8.0
+
+
+def test_a_model_file_or_pickle_without_ham_bias_scores_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nbayes.io.serializers import spam as spam_io
+    from nbayes.io.serializers.spam import load_spam_scorer
+
+    sets, labels = _with_one_spam_word()
+    f = SpamFilter().fit(sets, labels)
+    before = SpamFilter(ham_bias=0.0).fit(sets, labels)
+    probe = [frozenset({"pills"}), frozenset({"lunch", "h1"}), frozenset({"cheap", "s1"})]
+    assert f.classify(probe) != before.classify(probe)
+    path = tmp_path / "old.nbm"  # as files before ham_bias
+    save_as_earlier(f, path, monkeypatch, spam_io, "_hyperparameters", "ham_bias")
+    g = nbayes.load(path)
+    assert g.ham_bias == 0.0 and g.effective_params_.ham_bias == 0.0
+    assert g.classify(probe) == before.classify(probe)
+    scorer = load_spam_scorer(path)
+    assert scorer is not None and scorer.classify(probe) == before.classify(probe)
+    nbayes.save(f, tmp_path / "new.nbm")
+    assert nbayes.load(tmp_path / "new.nbm").classify(probe) == f.classify(probe)
+    del f.__dict__["ham_bias"]  # the state a SpamFilter pickled before it has
+    h = pickle.loads(pickle.dumps(f))
+    assert h.get_params()["ham_bias"] == 0.0
+    assert h.classify(probe) == before.classify(probe)
+
+
 def test_cold_start_is_unsure() -> None:
     f = SpamFilter(min_learned=3).fit(HAM[:2] + SPAM, ["ham"] * 2 + ["spam"] * 4)
     assert set(f.predict(SPAM).tolist()) == {"unsure"}

@@ -258,9 +258,12 @@ def test_the_compiled_fisher_combining_is_the_python_one_bit_for_bit(
                 logs = _mail_native.clue_logs_text(*call)
                 assert logs is not None
                 for tail_weight in {0.0, st.tail_weight, 0.5}:  # (the tails' log ratio)
-                    got = _mail_native.fisher_text(*call, tail_weight, _lgamma_table())
-                    assert got == _fisher(logs, tail_weight), (text, cap, extra, tail_weight)
+                    for bias in {0.0, st.ham_bias, 8.0, 0.3}:  # (and the few clues' bias)
+                        got = _mail_native.fisher_text(*call, tail_weight, bias, _lgamma_table())
+                        want = _fisher(logs, tail_weight, bias)
+                        assert got == want, (text, cap, extra, tail_weight, bias)
                 # a table too short for the number of clues: the Python path answers
                 short = array("d", [math.inf, 0.0])
                 if len(logs[0]) >= 1:
-                    assert _mail_native.fisher_text(*call, st.tail_weight, short) is None
+                    tail = (st.tail_weight, st.ham_bias)
+                    assert _mail_native.fisher_text(*call, *tail, short) is None

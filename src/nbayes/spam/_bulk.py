@@ -67,10 +67,13 @@ def classify_many(
 
     Examples
     --------
-    >>> ham = [b"Subject: hi\\n\\nlunch at noon", b"Subject: re: hi\\n\\nnoon is fine"]
-    >>> spam = [b"Subject: win\\n\\ncheap pills now", b"Subject: win big\\n\\npills now"]
+    >>> ham = [b"Subject: lunch\\n\\nmeeting at noon, bring the report",
+    ...        b"Subject: report\\n\\nthe quarterly report is attached"]
+    >>> spam = [b"Subject: cheap pills\\n\\nbuy cheap pills now, best price",
+    ...         b"Subject: winner\\n\\nyou are a winner, claim your cheap prize now"]
     >>> f = SpamFilter().fit(ham + spam, ["ham", "ham", "spam", "spam"])
-    >>> probe = [b"Subject: win\\n\\ncheap pills now", b"Subject: hi\\n\\nlunch at noon"]
+    >>> probe = [b"Subject: cheap pills\\n\\nclaim your cheap prize now",
+    ...          b"Subject: report\\n\\nthe report for the meeting"]
     >>> [v.verdict for v in classify_many(f, probe, n_jobs=2)]
     ['spam', 'ham']
     """

@@ -153,6 +153,14 @@ class SpamFilter:
         the same f(w), so which token stands for them does not change the score. 0: every
         clue counts (bogofilter's and SpamBayes' combining). A model file written before
         this parameter existed loads with 0.
+    ham_bias : float >= 0, optional
+        Lowers the log-odds of a message of k >= 1 clues by ``ham_bias / k``: a verdict of
+        spam on one or two clues needs them strong, while a message of many clues barely
+        moves, and one of none stays at 1/2 (:func:`~nbayes.spam.fisher_log_scores`).
+        Fisher's combining of one clue is that clue's f(w), so without it a text whose only
+        known token was seen once, in spam, is spam at 0.95. 0 is Robinson's, bogofilter's
+        and SpamBayes' spamicity. A model file written before this parameter existed
+        loads with 0.
     combining : {"chi2", "naive_bayes"}
         Fisher's chi-square combining of Robinson's f(w) (the default), or the posterior of
         a multinomial Naive Bayes over the messages' distinct tokens (Laplace ``alpha``).
@@ -202,6 +210,7 @@ class SpamFilter:
         spam_cutoff: float | None = None,
         tail_weight: float | None = None,
         same_counts_min: int | None = None,
+        ham_bias: float | None = None,
         combining: str = "chi2",
         alpha: float = 1.0,
         min_learned: int = 0,
@@ -218,6 +227,7 @@ class SpamFilter:
         self.spam_cutoff = spam_cutoff
         self.tail_weight = tail_weight
         self.same_counts_min = same_counts_min
+        self.ham_bias = ham_bias
         self.combining = combining
         self.alpha = alpha
         self.min_learned = min_learned
@@ -229,6 +239,8 @@ class SpamFilter:
     tail_weight: float | None = 0.0
     #: the same for ``same_counts_min``: every clue counted
     same_counts_min: int | None = 0
+    #: ... and for ``ham_bias``: no bias
+    ham_bias: float | None = 0.0
 
     # ------------------------------------------------------------------ estimator API
     def __setattr__(self, name: str, value: Any) -> None:
@@ -660,7 +672,7 @@ class SpamFilter:
         if logs is None:  # the Python reading of the clues (given, or the kernel declined)
             clues = self._clue_values(tokens) if clues is None else clues
             logs = ([c[3] for c in clues], [c[4] for c in clues])
-        return _fisher(logs, st.tail_weight)
+        return _fisher(logs, st.tail_weight, st.ham_bias)
 
     def _clue_logs(self, tokens: frozenset[str]) -> tuple[list[float], list[float]] | None:
         """The ``ln f`` and ``ln(1 - f)`` of the clues :meth:`_clue_values` chooses, bit
@@ -835,7 +847,7 @@ class SpamFilter:
         lo, hi, bigrams = tok.min_length, tok.max_length, tok.bigrams
         fisher_text, lgamma = _mail_native.fisher_text, _lgamma_table()
         args = (table.ham, table.spam, table.n_ham, table.n_spam, st.s, st.x, st.smoothing)
-        tail = (st.min_dev, st.max_clues or 0, st.same_counts_min, st.tail_weight)
+        tail = (st.min_dev, st.max_clues or 0, st.same_counts_min, st.tail_weight, st.ham_bias)
         out = []
         for m in self._message_list(messages):
             if isinstance(m, frozenset | set):
@@ -1082,6 +1094,9 @@ class _Settings(Preset):
             p.same_counts_min if f.same_counts_min is None else f.same_counts_min,
             " (0: every clue counts)",
         )
+        ham_bias = real(
+            "ham_bias", p.ham_bias if f.ham_bias is None else f.ham_bias, 0.0, math.inf, "[)"
+        )
         if ham_cutoff > spam_cutoff:
             raise ValueError(
                 f"SpamFilter's ham_cutoff ({ham_cutoff}) is above its spam_cutoff "
@@ -1125,6 +1140,7 @@ class _Settings(Preset):
             spam_cutoff=spam_cutoff,
             tail_weight=tail_weight,
             same_counts_min=same_counts_min,
+            ham_bias=ham_bias,
             combining=f.combining,
             alpha=alpha,
             min_learned=ml,
@@ -1140,9 +1156,11 @@ def _lgamma_table() -> array[float]:
     return array("d", [math.inf] + [math.lgamma(i) for i in range(1, 1 << 12)])
 
 
-def _fisher(logs: tuple[list[float], list[float]], tail_weight: float) -> tuple[float, float]:
+def _fisher(
+    logs: tuple[list[float], list[float]], tail_weight: float, ham_bias: float
+) -> tuple[float, float]:
     """``(log spamicity, log(1 - spamicity))`` of the clues' ``ln f`` and ``ln(1 - f)``."""
     log_f, log_1mf = logs
-    if not log_f:
-        return -_LN2, -_LN2
-    return fisher_log_scores(math.fsum(log_f), math.fsum(log_1mf), len(log_f), tail_weight)
+    return fisher_log_scores(
+        math.fsum(log_f), math.fsum(log_1mf), len(log_f), tail_weight, ham_bias
+    )

@@ -12,9 +12,11 @@
   (:func:`~nbayes.spam.fisher_log_scores`), and ``same_counts_min=10`` counts once the
   clues of tokens seen in the same numbers of ham and spam messages (in both classes, 10
   or more in all: a mailing list's footer, a phrase and its bigrams are one piece of
-  evidence, not ten).
+  evidence, not ten), and ``ham_bias=8`` lowers the log-odds of a message of k clues by
+  8 / k (a verdict of spam on one or two clues needs them strong: chosen on the first 60 %
+  of the SMS collection, where texts have few clues).
   The other two presets combine as their programs do (``tail_weight=0``,
-  ``same_counts_min=0``).
+  ``same_counts_min=0``, ``ham_bias=0``).
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ __all__ = ["PRESETS", "Preset"]
 class Preset:
     """Scoring parameters (see :mod:`nbayes.spam._combining`) and cutoffs; a preset names
     what differs from Robinson's unbiased prior (x = 1/2), raw counts (no smoothing), 150
-    clues, Fisher's indicator alone (no tail ratio) and every clue counted (none merged by
-    their counts)."""
+    clues, Fisher's indicator alone (no tail ratio, no bias) and every clue counted (none
+    merged by their counts)."""
 
     s: float
     min_dev: float
@@ -40,6 +42,7 @@ class Preset:
     max_clues: int | None = 150
     tail_weight: float = 0.0
     same_counts_min: int = 0
+    ham_bias: float = 0.0
 
 
 PRESETS: dict[str, Preset] = {
@@ -51,6 +54,7 @@ PRESETS: dict[str, Preset] = {
         smoothing=1.0,
         tail_weight=0.003,
         same_counts_min=10,
+        ham_bias=8.0,
     ),
     "bogofilter": Preset(
         s=0.0178, min_dev=0.375, ham_cutoff=0.45, spam_cutoff=0.99, x=0.52, max_clues=None

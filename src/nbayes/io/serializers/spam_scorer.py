@@ -67,6 +67,8 @@ def spam_filter_of(d: dict[str, Any]) -> tuple[SpamFilter, int, int, int]:
     hp.setdefault("tail_weight", 0.0)
     # ... and before same_counts_min: every clue counted
     hp.setdefault("same_counts_min", 0)
+    # ... and before ham_bias: no bias
+    hp.setdefault("ham_bias", 0.0)
     hp = dict(expect_dict(hp, where, SpamFilter._get_param_names()))
     if hp["tokenizer"] is not None:
         hp["tokenizer"] = _tokenizer(hp["tokenizer"], f"{where}['tokenizer']")
