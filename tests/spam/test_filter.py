@@ -287,32 +287,6 @@ def test_same_counts_min_and_the_other_counts_are_checked_parameters() -> None:
                 SpamFilter(**{name: bad}).fit(HAM + SPAM, LABELS)
 
 
-def test_a_model_file_or_pickle_without_same_counts_min_scores_as_before(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from nbayes.io.serializers import spam as spam_io
-    from nbayes.io.serializers.spam import load_spam_scorer
-
-    sets, labels = _list_traffic(FOOTER)
-    f = SpamFilter().fit(sets, labels)
-    before = SpamFilter(same_counts_min=0).fit(sets, labels)
-    probe = [FOOTER | {"pills"}, FOOTER, frozenset({"pills", "cheap"})]
-    assert f.classify(probe) != before.classify(probe)
-    path = tmp_path / "old.nbm"  # as files before same_counts_min
-    save_as_earlier(f, path, monkeypatch, spam_io, "_hyperparameters", "same_counts_min")
-    g = nbayes.load(path)
-    assert g.same_counts_min == 0 and g.effective_params_.same_counts_min == 0
-    assert g.classify(probe) == before.classify(probe)
-    scorer = load_spam_scorer(path)
-    assert scorer is not None and scorer.classify(probe) == before.classify(probe)
-    nbayes.save(f, tmp_path / "new.nbm")
-    assert nbayes.load(tmp_path / "new.nbm").classify(probe) == f.classify(probe)
-    del f.__dict__["same_counts_min"]  # the state a SpamFilter pickled before it has
-    h = pickle.loads(pickle.dumps(f))
-    assert h.get_params()["same_counts_min"] == 0
-    assert h.classify(probe) == before.classify(probe)
-
-
 # ------------------------------------------------------------ the bias of few clues
 def _with_one_spam_word() -> tuple[list[frozenset[str]], list[str]]:
     """Traffic where ``pills`` was seen once, in spam, and ``lunch`` in ham often."""
@@ -387,29 +361,42 @@ def test_ham_bias_scores_alike_on_every_path(
     assert nbayes.load(path).effective_params_.ham_bias == 8.0
 
 
-def test_a_model_file_or_pickle_without_ham_bias_scores_as_before(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _old_file_cases() -> list[tuple[str, object, list[frozenset[str]]]]:
+    return [
+        ("same_counts_min", 0, [FOOTER | {"pills"}, FOOTER, frozenset({"pills", "cheap"})]),
+        ("ham_bias", 0.0, [frozenset({"pills"}), frozenset({"lunch", "h1"}), frozenset({"s1"})]),
+    ]
+
+
+@pytest.mark.parametrize(("name", "earlier", "probe"), _old_file_cases())
+def test_a_model_file_or_pickle_without_a_newer_parameter_scores_as_before(
+    name: str,
+    earlier: object,
+    probe: list[frozenset[str]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Files and pickles written before ``same_counts_min`` or ``ham_bias`` load with the
+    value that scores as they did (0: every clue counted; no bias)."""
     from nbayes.io.serializers import spam as spam_io
     from nbayes.io.serializers.spam import load_spam_scorer
 
-    sets, labels = _with_one_spam_word()
+    sets, labels = _list_traffic(FOOTER) if name == "same_counts_min" else _with_one_spam_word()
     f = SpamFilter().fit(sets, labels)
-    before = SpamFilter(ham_bias=0.0).fit(sets, labels)
-    probe = [frozenset({"pills"}), frozenset({"lunch", "h1"}), frozenset({"cheap", "s1"})]
+    before = SpamFilter(**{name: earlier}).fit(sets, labels)  # type: ignore[arg-type]
     assert f.classify(probe) != before.classify(probe)
-    path = tmp_path / "old.nbm"  # as files before ham_bias
-    save_as_earlier(f, path, monkeypatch, spam_io, "_hyperparameters", "ham_bias")
+    path = tmp_path / "old.nbm"  # as files before the parameter
+    save_as_earlier(f, path, monkeypatch, spam_io, "_hyperparameters", name)
     g = nbayes.load(path)
-    assert g.ham_bias == 0.0 and g.effective_params_.ham_bias == 0.0
+    assert getattr(g, name) == earlier and getattr(g.effective_params_, name) == earlier
     assert g.classify(probe) == before.classify(probe)
     scorer = load_spam_scorer(path)
     assert scorer is not None and scorer.classify(probe) == before.classify(probe)
     nbayes.save(f, tmp_path / "new.nbm")
     assert nbayes.load(tmp_path / "new.nbm").classify(probe) == f.classify(probe)
-    del f.__dict__["ham_bias"]  # the state a SpamFilter pickled before it has
+    del f.__dict__[name]  # the state a SpamFilter pickled before it has
     h = pickle.loads(pickle.dumps(f))
-    assert h.get_params()["ham_bias"] == 0.0
+    assert h.get_params()[name] == earlier
     assert h.classify(probe) == before.classify(probe)
 
 

@@ -67,13 +67,15 @@ def classify_many(
 
     Examples
     --------
-    >>> ham = [b"Subject: lunch\\n\\nmeeting at noon, bring the report",
-    ...        b"Subject: report\\n\\nthe quarterly report is attached"]
-    >>> spam = [b"Subject: cheap pills\\n\\nbuy cheap pills now, best price",
-    ...         b"Subject: winner\\n\\nyou are a winner, claim your cheap prize now"]
-    >>> f = SpamFilter().fit(ham + spam, ["ham", "ham", "spam", "spam"])
-    >>> probe = [b"Subject: cheap pills\\n\\nclaim your cheap prize now",
-    ...          b"Subject: report\\n\\nthe report for the meeting"]
+    >>> mail = {
+    ...     b"Subject: minutes\\n\\nproject meeting minutes": "ham",
+    ...     b"Subject: build\\n\\nproject build failed": "ham",
+    ...     b"Subject: free money\\n\\nclick here now": "spam",
+    ...     b"Subject: free offer\\n\\nclick here for money": "spam",
+    ... }
+    >>> f = SpamFilter().fit(list(mail), list(mail.values()))
+    >>> probe = [b"Subject: free\\n\\nclick here now for free money",
+    ...          b"Subject: build\\n\\nmeeting minutes"]
     >>> [v.verdict for v in classify_many(f, probe, n_jobs=2)]
     ['spam', 'ham']
     """
