@@ -155,8 +155,9 @@ inline bool fisher_log_scores(double sum_log_f, double sum_log_1mf, std::int64_t
     log_spam = logaddexp(a, log_h_tail) - ln2;
     log_ham = logaddexp(c, log_s_tail) - ln2;
     if (tail_weight == 0.0 && ham_bias == 0.0) return true;
-    double z = log_spam - log_ham + tail_weight * (log_h_tail - log_s_tail) -
-               ham_bias / static_cast<double>(k);
+    double z = log_spam - log_ham;
+    if (tail_weight != 0.0) z += tail_weight * (log_h_tail - log_s_tail);
+    if (ham_bias != 0.0) z -= ham_bias / static_cast<double>(k);
     log_spam = -log1pexp(-z);
     log_ham = -log1pexp(z);
     return true;

@@ -226,5 +226,9 @@ def fisher_log_scores(
     log_ham = _logaddexp(chi2_log_cdf(h_chi2, k), log_s_tail) - _LN2
     if not tail_weight and not ham_bias:
         return log_spam, log_ham
-    z = log_spam - log_ham + tail_weight * (log_h_tail - log_s_tail) - ham_bias / k
+    z = log_spam - log_ham
+    if tail_weight:
+        z += tail_weight * (log_h_tail - log_s_tail)
+    if ham_bias:
+        z -= ham_bias / k
     return -_log1pexp(-z), -_log1pexp(z)
