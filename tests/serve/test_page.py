@@ -244,6 +244,9 @@ def test_the_page_of_a_spam_filter_filters_and_registers_a_pasted_message(
     want = f.clues(RAW_SPAM)
     sync_api.expect(page.locator("#label")).to_have_text("spam")
     sync_api.expect(page.locator("#label-p")).to_contain_text(f"{want.verdict.spamicity:.6f}")
+    sync_api.expect(page.locator("#label-p")).to_contain_text(
+        f"log-odds lowered by {want.bias:.2f} (ham_bias)"
+    )
     rows = page.locator("#clues tbody tr")
     sync_api.expect(rows).to_have_count(min(40, want.n_used))
     sync_api.expect(rows.first.locator("td").first).to_have_text(want.used()[0].token)

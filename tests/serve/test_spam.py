@@ -43,6 +43,7 @@ def test_filter_answers_verdict_spamicity_and_clues(tmp_path: Path, start: Any) 
     assert out["spamicity"] == want.verdict.spamicity
     assert [c["token"] for c in out["clues"]] == [c.token for c in want.used()]
     assert {c["side"] for c in out["clues"]} <= {"spam", "ham"}
+    assert out["bias"] == want.bias == 8.0 / want.n_used  # the bias of few clues, taken off
     first = out["clues"][0]
     assert set(first) == {"token", "f", "ham", "spam", "side"}
     # /predict gives verdicts for a list of raw messages

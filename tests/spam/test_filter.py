@@ -314,10 +314,15 @@ def test_ham_bias_lowers_the_log_odds_by_the_bias_over_the_clues() -> None:
         k = only.clues(probe).n_used
         got = only.decision_function([probe])[0]
         assert got == pytest.approx(tails.decision_function([probe])[0] - 8.0 / k, abs=1e-12)
+    # clues() says what the bias took off: 8 / k, and 0 without it
+    for probe in probes:
+        k = f.clues(probe).n_used
+        assert f.clues(probe).bias == 8.0 / k and plain.clues(probe).bias == 0.0
+    assert SpamFilter(combining="naive_bayes").fit(sets, labels).clues(lone).bias == 0.0
     # many clues: spam still; no clues: 1/2 still, whatever the bias
     assert f.predict([frozenset({"cheap", "s1", "s2", "s3", "s4"})]).tolist() == ["spam"]
     nothing = frozenset({"never-seen"})
-    assert f.classify([nothing]) == plain.classify([nothing])
+    assert f.classify([nothing]) == plain.classify([nothing]) and f.clues(nothing).bias == 0.0
     assert f.classify([nothing])[0].spamicity == 0.5
     # the verdicts' spamicity stays the log-odds' logistic
     v = f.classify(probes)

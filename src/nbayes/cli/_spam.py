@@ -165,11 +165,10 @@ def explain_spam(args: argparse.Namespace, ui: UI, paint: Any) -> int:
         f"{len(used)} clues combined ({n_spam} spam, {len(used) - n_spam} ham) of "
         f"{len(clues.clues)} tokens; f(w): 1 spam, 0 ham"
     )
-    bias = scorer.filter.effective_params_.ham_bias
-    if bias and used and scorer.filter.combining == "chi2":
+    if clues.bias:
         ui.print(
-            f"log-odds lowered by ham_bias / clues = {bias:g} / {len(used)} = "
-            f"{bias / len(used):.2f} (a spam verdict on few clues needs them strong)"
+            f"log-odds lowered by ham_bias / clues = {scorer.filter.effective_params_.ham_bias:g}"
+            f" / {len(used)} = {clues.bias:.2f} (a spam verdict on few clues needs them strong)"
         )
     repeats: dict[tuple[int, int], int] = {}
     for c in clues.clues:

@@ -193,22 +193,26 @@ def spam_verdicts(model: Any, messages: list[str]) -> list[dict[str, Any]]:
     return [{"label": v.verdict, "spamicity": _num(v.spamicity)} for v in model.classify(messages)]
 
 
-def spam_filtered(model: Any, message: str | bytes, clues: bool = True) -> tuple[Any, list | None]:
+def spam_filtered(
+    model: Any, message: str | bytes, clues: bool = True
+) -> tuple[Any, list | None, float]:
     """A spam filter's verdict on one raw message and (unless ``clues`` is False) the clues
-    it combined, strongest first: what :func:`filtering_answer` and :func:`filtering_json`
-    write, scored once."""
+    it combined, strongest first, and what the bias of few clues took off its log-odds: what
+    :func:`filtering_answer` and :func:`filtering_json` write, scored once."""
     if not clues:
-        return model.classify([message])[0], None
+        return model.classify([message])[0], None, 0.0
     found = model.clues(message, unused=False)
-    return found.verdict, found.used()
+    return found.verdict, found.used(), found.bias
 
 
-def filtering_answer(v: Any, used: list | None) -> dict[str, Any]:
+def filtering_answer(v: Any, used: list | None, bias: float = 0.0) -> dict[str, Any]:
     """The answer of :func:`spam_filtered`'s verdict and clues: the verdict, the spamicity,
-    its log-odds and the clues (each combined token's f(w), its ham and spam counts and its
-    side), when there are."""
+    its log-odds and, when asked for, the bias of few clues (``ham_bias / clues``, taken
+    off the log-odds) and the clues (each combined token's f(w), its ham and spam counts
+    and its side)."""
     out = {"verdict": v.verdict, "spamicity": _num(v.spamicity), "log_odds": _float(v.log_odds)}
     if used is not None:
+        out["bias"] = _float(bias)
         out["clues"] = [
             {"token": c.token, "f": _num(c.f), "ham": c.ham, "spam": c.spam, "side": c.side}
             for c in used
@@ -216,7 +220,7 @@ def filtering_answer(v: Any, used: list | None) -> dict[str, Any]:
     return out
 
 
-def filtering_json(v: Any, used: list | None) -> bytes | None:
+def filtering_json(v: Any, used: list | None, bias: float = 0.0) -> bytes | None:
     """:func:`filtering_answer` as the JSON bytes ``nbayes.serve.app.json_bytes`` writes for
     it (byte for byte), written directly: the 150 clue objects of a message cost the generic
     encoder ~5 us each, a format string ~1 us. None for an answer that needs the generic
@@ -237,7 +241,13 @@ def filtering_json(v: Any, used: list | None) -> bytes | None:
     if not (math.isfinite(spamicity) and math.isfinite(log_odds)):
         return None
     head = f'{{"verdict":{text(v.verdict)},"spamicity":{spamicity!r},"log_odds":{log_odds!r}'
-    out = head + (',"clues":[' + ",".join(parts) + "]}" if used is not None else "}")
+    if used is None:
+        out = head + "}"
+    else:
+        bias = float(bias)
+        if not math.isfinite(bias):
+            return None
+        out = head + f',"bias":{bias!r},"clues":[' + ",".join(parts) + "]}"
     try:
         return out.encode("utf-8")
     except UnicodeEncodeError:

@@ -424,10 +424,10 @@ def create_app(
                 )
             if not body.strip():
                 raise ApiError(422, "The body is empty: send one raw e-mail message.")
-            v, used = answers.spam_filtered(state.model, body, clues)  # scored once
-            data = answers.filtering_json(v, used)
+            v, used, bias = answers.spam_filtered(state.model, body, clues)  # scored once
+            data = answers.filtering_json(v, used, bias)
             if data is None:  # (an answer the generic encoder must write)
-                return answers.filtering_answer(v, used), 1
+                return answers.filtering_answer(v, used, bias), 1
             return data, 1
 
         # a message (no JSON to look into) of up to SMALL_MESSAGE bytes runs inline

@@ -96,11 +96,15 @@ class Clues:
     clues : list of Clue
     n_used : int
         How many clues were combined.
+    bias : float
+        What the bias of few clues took off the log-odds: ``ham_bias / n_used`` (0 without
+        a bias, without clues, or with the Naive Bayes combining).
     """
 
     verdict: Verdict
     clues: list[Clue]
     n_used: int
+    bias: float = 0.0
 
     def used(self) -> list[Clue]:
         """The combined clues, strongest first."""
@@ -938,7 +942,9 @@ class SpamFilter:
                 f, g, b = clue[2], clue[5], clue[6]
                 rows.append(Clue(t, f, g, b, "spam" if f > 0.5 else "ham"))
         rows.sort(key=lambda c: (c.side in _NOT_COMBINED, -abs(c.f - 0.5), c.token))
-        return Clues(verdict, rows, len(used))
+        chi2 = st.combining == "chi2"
+        bias = st.ham_bias / len(used) if st.ham_bias and used and chi2 else 0.0
+        return Clues(verdict, rows, len(used), bias)
 
     explain = clues
 
