@@ -239,7 +239,8 @@ class SpamFilter:
         self.labels = labels
 
     #: what a SpamFilter pickled before ``tail_weight`` existed reads (its state has no
-    #: such attribute): it scored with Fisher's indicator alone, and still does
+    #: such attribute): it scored with Fisher's indicator alone, and still does; model
+    #: files written before a parameter read these class attributes too
     tail_weight: float | None = 0.0
     #: the same for ``same_counts_min``: every clue counted
     same_counts_min: int | None = 0

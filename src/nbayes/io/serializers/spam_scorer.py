@@ -63,13 +63,11 @@ def spam_filter_of(d: dict[str, Any]) -> tuple[SpamFilter, int, int, int]:
     expect_dict(d, WHERE, ("hyperparameters", "tokenizer", "n_ham", "n_spam", "n_tokens"))
     where = f"{WHERE}['hyperparameters']"
     hp = dict(expect_dict(d["hyperparameters"], where))
-    # a file written before tail_weight existed: it scored with Fisher's indicator alone
-    hp.setdefault("tail_weight", 0.0)
-    # ... and before same_counts_min: every clue counted
-    hp.setdefault("same_counts_min", 0)
-    # ... and before ham_bias: no bias
-    hp.setdefault("ham_bias", 0.0)
-    hp = dict(expect_dict(hp, where, SpamFilter._get_param_names()))
+    # a file written before a parameter existed (tail_weight, same_counts_min, ham_bias)
+    # scores as it did: with the value SpamFilter's class attribute gives a pickle of then
+    names = SpamFilter._get_param_names()
+    hp = {**{n: v for n, v in vars(SpamFilter).items() if n in names}, **hp}
+    hp = dict(expect_dict(hp, where, names))
     if hp["tokenizer"] is not None:
         hp["tokenizer"] = _tokenizer(hp["tokenizer"], f"{where}['tokenizer']")
     if isinstance(hp["labels"], list):
