@@ -192,6 +192,53 @@ def test_mime_defects_are_tokens() -> None:
     assert any(t.startswith("mime-defect:") for t in TOK(raw))
 
 
+def _nested_multiparts(depth: int, newline: bytes = b"\n") -> bytes:
+    lines = [
+        b"From: x@example.com",
+        b"Subject: nested",
+        b'Content-Type: multipart/mixed; boundary="B0"',
+        b"",
+    ]
+    for i in range(1, depth + 1):
+        lines += [b"--B%d" % (i - 1), b'Content-Type: multipart/mixed; boundary="B%d"' % i, b""]
+    lines += [b"--B%d" % depth, b"Content-Type: text/plain", b"", b"deep inside"]
+    return newline.join(lines) + newline
+
+
+def _nested_messages(depth: int) -> bytes:
+    layer = b"Content-Type: message/rfc822\n\nFrom: y@example.com\n"
+    return b"Subject: nested\n" + layer * depth + b"Content-Type: text/plain\n\ndeep inside\n"
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [_nested_multiparts(1500), _nested_multiparts(1500, b"\r\n"), _nested_messages(3000)],
+    ids=["multiparts", "multiparts-crlf", "attached-messages"],
+)
+def test_parts_nested_deeper_than_the_parser_recurses_are_read_as_text(raw: bytes) -> None:
+    # the standard library's parser recurses once per level: a RecursionError, which
+    # must not be the answer to a hostile message (nbayes filter would exit 3)
+    tokens = TOK(raw)
+    assert {"mime-defect:NestingTooDeepDefect", "deep", "inside", "subject:nested"} <= tokens
+
+
+def test_parts_nested_deep_are_walked_without_recursion() -> None:
+    # a message built (not parsed) 3,000 levels deep: Message.walk would recurse
+    from email.message import Message
+
+    top = inner = Message()
+    for _ in range(3000):
+        inner.set_type("multipart/mixed")
+        child = Message()
+        inner.attach(child)
+        inner = child
+    inner.set_payload("deep inside")
+    parts = list(walk_parts(top))
+    assert len(parts) == 3001 and parts[-1].text == "deep inside"
+    assert {p.content_type for p in parts[:-1]} == {"multipart/mixed"}
+    assert "deep" in TOK(top)
+
+
 def test_messages_of_every_kind() -> None:
     msg = EmailMessage()
     msg["Subject"] = "Parsed already"

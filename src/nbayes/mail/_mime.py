@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from email._encoded_words import decode_b  # (what get_payload decodes base64 with)
+from email.errors import MessageDefect
 from email.message import Message
 from email.parser import BytesParser
 from functools import lru_cache
@@ -109,12 +110,12 @@ def _parse_bytes(data: bytes) -> Message:
     parse."""
     end = data.find(b"\n\n")
     if end <= 0 or b"\r" in data[:end]:  # (a message starting with a blank line: no head)
-        return _PARSER.parsebytes(data)
+        return _full_parse(data)
     msg = _simple_head(data[: end + 1])
     if msg is None:
         msg = _PARSER.parsebytes(data[: end + 1], headersonly=True)
         if msg.get_payload() or msg.get_content_maintype() in ("multipart", "message"):
-            return _PARSER.parsebytes(data)  # a non-header line in the head, or parts
+            return _full_parse(data)  # a non-header line in the head, or parts
     else:  # (a simple head has no payload)
         maintype = _content_type_of(msg).partition("/")[0]
         if maintype == "multipart" and b"\r" not in data:
@@ -122,8 +123,36 @@ def _parse_bytes(data: bytes) -> Message:
             if parts is not None:
                 return parts
         if maintype in ("multipart", "message"):
-            return _PARSER.parsebytes(data)  # parts
+            return _full_parse(data)  # parts
     msg.set_payload(data[end + 2 :].decode("ascii", "surrogateescape"))
+    return msg
+
+
+class NestingTooDeepDefect(MessageDefect):
+    """Parts nested deeper than the standard library's parser can follow (it recurses once
+    per level: about a thousand multiparts): the message is read as its headers and a
+    plain-text body, its nested heads and boundaries included as text."""
+
+
+def _full_parse(data: bytes) -> Message:
+    """The feed parser's message, or, for parts nested too deep for it, the message read as
+    a plain-text body (:class:`NestingTooDeepDefect`): a verdict, not a RecursionError."""
+    try:
+        return _PARSER.parsebytes(data)
+    except RecursionError:
+        pass
+    end, gap = data.find(b"\n\n"), 2
+    crlf = data.find(b"\r\n\r\n")
+    if crlf >= 0 and (end < 0 or crlf < end):
+        end, gap = crlf, 4
+    if end < 0:
+        end, gap = len(data), 0
+    msg = _PARSER.parsebytes(data[: end + 1], headersonly=True)
+    for name in ("content-type", "content-transfer-encoding"):
+        del msg[name]
+    msg["Content-Type"] = "text/plain"
+    msg.set_payload(data[end + gap :].decode("ascii", "surrogateescape"))
+    msg.defects.append(NestingTooDeepDefect())
     return msg
 
 
@@ -427,11 +456,15 @@ def walk_parts(message: Message) -> Iterator[MailPart]:
     [('multipart/mixed', None, None), ('text/plain', None, 'café'),
      ('application/pdf', 'bill.pdf', None)]
     """
-    for part in message.walk():
+    stack = [message]  # Message.walk's order, without its recursion (parts nested deep)
+    while stack:
+        part = stack.pop()
         heads = _headers_of(part)
         ctype = _content_type(part, heads)
         if part.is_multipart():  # containers (and attached messages) are described only
             yield MailPart(ctype, None, None, None, None, None)
+            children: list[Message] = part.get_payload()  # type: ignore[assignment]
+            stack.extend(reversed(children))
             continue
         charset = _param(part, heads, "charset", "content-type")
         filename = _param(part, heads, "filename", "content-disposition") or _param(
