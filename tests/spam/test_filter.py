@@ -101,6 +101,23 @@ def test_unlearn_refuses_what_was_not_learnt_and_changes_nothing() -> None:
         f.unlearn(HAM + HAM[:1], ["ham"] * 5)
 
 
+def test_unlearn_refuses_a_message_not_learnt_whose_tokens_all_were(tmp_path: Path) -> None:
+    # every token of `odd` is in a learnt spam, but the tokens in every spam it lacks
+    # ("header:Subject:1", ...) would be left in more spam than the filter had learnt: a
+    # model file nbayes could not load again. Refused, and nothing changes.
+    f = trained()
+    odd = frozenset(t for t in f.tokenize(SPAM[0]) if f.table_.counts(t)[1] < 4)
+    assert odd and f.table_.counts("header:Subject:1") == (4, 4)
+    before = f.table_.copy()
+    with pytest.raises(ValueError, match=r"is in 4 of the 4 learnt spam and in 0 of them"):
+        f.unlearn([odd], ["spam"])
+    assert f.table_ == before
+    nbayes.save(f, tmp_path / "m.nbayes")
+    assert nbayes.load(tmp_path / "m.nbayes").table_ == before
+    f.unlearn([SPAM[0]], ["spam"])  # one that was learnt still goes
+    assert f.table_.n_spam == 3
+
+
 def test_correct_is_unlearn_then_learn() -> None:
     wrong = SpamFilter().fit(HAM + SPAM, ["ham"] * 3 + ["spam"] * 5)  # HAM[3] as spam
     wrong.correct([HAM[3]], ["ham"])

@@ -14,6 +14,8 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
+import numpy as np
+
 __all__ = ["TokenTable", "token_hash"]
 
 
@@ -156,6 +158,20 @@ class TokenTable:
                 return (
                     f"cannot unlearn these {label} message(s): the token {t!r} is in {k} of "
                     f"them but in only {have} learnt {label} message(s) (unlearn only "
+                    "messages learnt with that label)"
+                )
+        # A token in every learnt spam but not in these messages would, after them, be in
+        # more spam than the filter had learnt: these were not all learnt as spam.
+        left = n_class - len(messages)
+        counts = np.frombuffer(col, dtype=np.int64) if len(col) else np.zeros(0, np.int64)
+        for i in np.flatnonzero(counts > left).tolist():
+            t = self._tokens[i]
+            if col[i] - need.get(t, 0) > left:
+                return (
+                    f"cannot unlearn these {label} message(s): the token {t!r} is in "
+                    f"{col[i]} of the {n_class} learnt {label} and in {need.get(t, 0)} of "
+                    f"them, so it would be left in more {label} messages than the "
+                    f"{left} left (these were not all learnt as {label}: unlearn only "
                     "messages learnt with that label)"
                 )
         return None
