@@ -343,6 +343,24 @@ def test_a_stream_is_one_message_or_an_mbox() -> None:
     assert len(box) == 3
 
 
+@pytest.mark.skipif(not Path("/dev/fd").is_dir(), reason="needs /dev/fd")
+@pytest.mark.parametrize("data", [PLAIN, MBOX], ids=["message", "mbox"])
+def test_a_pipe_given_as_a_path_is_read_once(data: bytes) -> None:
+    # bash's <(cat m.eml) and /dev/stdin are pipes: peeking for an mbox, then opening the
+    # path again, read an empty message (and a FIFO waited for a second writer)
+    import os
+
+    r, w = os.pipe()
+    os.write(w, data)
+    os.close(w)
+    try:
+        got = list(iter_mail(f"/dev/fd/{r}"))
+    finally:
+        os.close(r)
+    want = list(iter_mail(io.BufferedReader(io.BytesIO(data))))  # type: ignore[arg-type]
+    assert [m.data for m in got] == [m.data for m in want] and got[0].data
+
+
 def test_garbage_before_the_first_postmark_is_a_clear_error() -> None:
     with pytest.raises(MailError, match="is not an mbox"):
         list(read_mbox(io.BytesIO(b"hello\nFrom a@b Mon Jul  1 10:00:00 2002\n"), "junk"))

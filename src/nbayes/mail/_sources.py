@@ -175,11 +175,17 @@ def _read_path(path: Path, max_bytes: int) -> Iterator[RawMail]:
         fh = open(path, "rb")
     except OSError as exc:
         raise MailError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
-    with fh:
-        if looks_like_mbox(fh.peek(256)[:256]):
-            yield from read_mbox(fh, str(path), max_bytes)
-            return
-    yield _read_file(path, max_bytes)
+    with fh:  # read once: a pipe (``<(cat m.eml)``, /dev/stdin, a FIFO) cannot be reopened
+        try:
+            if looks_like_mbox(fh.peek(256)[:256]):
+                yield from read_mbox(fh, str(path), max_bytes)
+                return
+            data = fh.read(max_bytes + 1)
+        except OSError as exc:
+            raise MailError(
+                f"cannot read the message {str(path)!r}: {exc.strerror or exc}"
+            ) from None
+    yield RawMail(str(path), data[:max_bytes], len(data) > max_bytes)
 
 
 def iter_mail(
