@@ -567,6 +567,35 @@ def test_new_file_permissions_follow_the_umask(tmp_path: Path) -> None:
     assert stat.S_IMODE(path.stat().st_mode) == stat.S_IMODE(reference.stat().st_mode)
 
 
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_a_replaced_file_keeps_its_permissions(tmp_path: Path) -> None:
+    # a model holds words of someone's mail: chmod 600 must survive the next save
+    path = tmp_path / "m.nbayes"
+    write_model_file(path, {"v": 1}, {})
+    for mode in (0o600, 0o640, 0o444):
+        path.chmod(mode)
+        write_model_file(path, {"v": mode}, {})
+        assert stat.S_IMODE(path.stat().st_mode) == mode
+        assert read_model_file(path)[0] == {"v": mode}
+    assert_no_temp_files(tmp_path)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symbolic links")
+def test_writing_through_a_symlink_replaces_its_target_and_keeps_the_link(
+    tmp_path: Path,
+) -> None:
+    real = tmp_path / "store" / "real.nbayes"
+    real.parent.mkdir()
+    write_model_file(real, {"v": 1}, {})
+    link = tmp_path / "link.nbayes"
+    link.symlink_to(real)
+    write_model_file(link, {"v": 2}, {})
+    assert link.is_symlink() and link.resolve() == real
+    assert read_model_file(real)[0] == {"v": 2}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.nbayes", "store"]
+    assert_no_temp_files(real.parent)
+
+
 # --------------------------------------------------------------------------------------
 # reader: files that are not model files, paths, versions
 # --------------------------------------------------------------------------------------

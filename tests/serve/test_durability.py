@@ -236,6 +236,20 @@ def test_catch_up_follows_another_process_across_a_fold(tmp_path: Any) -> None:
     reader.close()
 
 
+def test_a_fold_keeps_the_model_file_s_permissions(tmp_path: Any) -> None:
+    # the folded model replaces the file: a chmod 600 model must stay private
+    model = str(tmp_path / "m.nbayes")
+    _write_model(model, 0)
+    os.chmod(model, 0o600)
+    digest, _ = J.recover(model)
+    j = J.Journal(model, digest)
+    with j.writing():
+        j.append({"op": "update", "rows": [[1, 1, 1]], "labels": [0]})
+        j.fold(lambda path: _write_model(path, 5))
+    j.close()
+    assert os.stat(model).st_mode & 0o777 == 0o600
+
+
 def test_a_worker_two_folds_behind_rebuilds_from_the_files(text_model: str) -> None:
     """Two states of one model (two workers, in one process here): one writes and folds
     twice while the other is idle; the other then reloads the model file and replays the

@@ -48,7 +48,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from nbayes.io._modelfile.writing import fsync_directory
+from nbayes.io._modelfile.writing import existing_mode, fsync_directory
 
 __all__ = [
     "Journal",
@@ -470,6 +470,9 @@ class Journal:
         folding = self.model_path + ".folding"
         try:
             save(folding)
+            mode = existing_mode(self.model_path)
+            if mode is not None:  # the model keeps its permission bits (a private one too)
+                os.chmod(folding, mode)
             digest = file_digest(folding)
             if before_replace is not None:
                 before_replace(folding)

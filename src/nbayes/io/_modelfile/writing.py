@@ -10,6 +10,7 @@ import math
 import os
 import re
 import secrets
+import stat
 import time
 from collections.abc import Mapping
 from typing import Any, BinaryIO
@@ -182,6 +183,15 @@ def _write_body(
     f.write(hasher.digest())
 
 
+def existing_mode(path: str) -> int | None:
+    """The permission bits of the file at ``path`` (None if there is none), which the file
+    that replaces it gets too."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return None
+
+
 def _create_temp(directory: str, basename: str) -> tuple[int, str]:
     """Create a new, empty temporary file next to the target; return ``(fd, path)``."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
@@ -259,7 +269,8 @@ def write_model_file(
     ----------
     path : str or os.PathLike
         Destination file. Its directory must exist. If ``path`` is a symbolic link,
-        the link itself is replaced by the new file.
+        the file it points to is replaced and the link kept; a file replaced keeps its
+        permission bits (a private model stays private).
     metadata : Mapping[str, Any]
         Plain-JSON object: str keys; values ``dict``/``list``/``tuple``/``str``/
         ``int``/finite ``float``/``bool``/``None``, nested at most
@@ -292,14 +303,18 @@ def write_model_file(
     header, data_nbytes = _build_header(plain_metadata, prepared)
     if os.path.isdir(target):
         raise IsADirectoryError(f"cannot write a model file to {target!r}: it is a directory")
+    target = os.path.realpath(target)  # through a symlink: the link stays a link
+    mode = existing_mode(target)
 
-    directory = os.path.dirname(os.path.abspath(target))
+    directory = os.path.dirname(target)
     remove_stale_temporaries(directory, os.path.basename(target))
     tmp = None
     try:
         # inside the try: an interrupt right after the temporary is made removes it too
         fd, tmp = _create_temp(directory, os.path.basename(target))
         try:
+            if mode is not None:
+                os.fchmod(fd, mode)
             f = os.fdopen(fd, "wb")
         except BaseException:
             os.close(fd)
