@@ -14,8 +14,6 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
-import numpy as np
-
 __all__ = ["TokenTable", "token_hash"]
 
 
@@ -163,7 +161,11 @@ class TokenTable:
         # A token in every learnt spam but not in these messages would, after them, be in
         # more spam than the filter had learnt: these were not all learnt as spam.
         left = n_class - len(messages)
-        counts = np.frombuffer(col, dtype=np.int64) if len(col) else np.zeros(0, np.int64)
+        if not col or max(col) <= left:
+            return None
+        import numpy as np  # here only: `nbayes filter` verdicts do not import numpy
+
+        counts = np.frombuffer(col, dtype=np.int64)
         for i in np.flatnonzero(counts > left).tolist():
             t = self._tokens[i]
             if col[i] - need.get(t, 0) > left:
