@@ -484,3 +484,23 @@ def test_train_refuses_what_is_not_mail_per_class(
     )  # fmt: skip
     err = capsys.readouterr().err
     assert code == 1 and "--alpha" in err
+
+
+def test_train_over_a_model_in_use_waits_for_its_lock_and_loses_nothing(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a registration holds the model's lock: `train -o` over it must not write its new
+    # file under the registration (which would then save over it, or be lost under it)
+    from nbayes.cli import update
+    from nbayes.io.lock import ModelLock
+
+    monkeypatch.setattr(update, "LOCK_TIMEOUT", 0.2)
+    before = model.read_bytes()
+    root = model.parent / "mail"
+    with ModelLock(str(model), "nbayes filter --register"):
+        code = main(["train", str(root), "-o", str(model), "--model", "spam"])
+    err = capsys.readouterr().err
+    assert code == 1 and "is in use by another process" in err and "Traceback" not in err
+    assert model.read_bytes() == before
+    assert main(["train", str(root), "-o", str(model), "--model", "spam", "-q"]) == 0  # free
+    assert counts(model) == (5, 5)

@@ -107,10 +107,27 @@ def check_model_output(
 
 
 def save_model(
-    model: Any, path: str, inputs: Iterable[str] = (), *, flag: str = "-o", force: bool = False
+    model: Any,
+    path: str,
+    inputs: Iterable[str] = (),
+    *,
+    flag: str = "-o",
+    force: bool = False,
+    lock_with: UI | None = None,
 ) -> None:
     """Write ``model`` to ``path`` atomically, after :func:`check_model_output` (commands
-    also call that before they start, so that a refusal costs no training)."""
+    also call that before they start, so that a refusal costs no training).
+
+    ``lock_with``: a command that writes a new model over ``path`` (``train -o``) takes the
+    model's lock first, as registrations and updates do (they hold it already and leave
+    this None): a model a server is serving is refused, and a registration in progress is
+    waited for instead of lost under the new file, or the new file under it."""
+    if lock_with is not None and os.path.exists(path):
+        from nbayes.cli.update import _model_lock
+
+        with _model_lock(path, lock_with):
+            save_model(model, path, inputs, flag=flag, force=force)
+        return
     from nbayes.io.persist import save, save_text_statistics
     from nbayes.text import TextSettings
 

@@ -73,7 +73,7 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
     table = model.table_
     if table.n_ham + table.n_spam == 0:
         raise CLIError(f"No message found in {', '.join(args.data)}: nothing was learnt.")
-    save_model(model, args.output, args.data, force=args.force)
+    save_model(model, args.output, args.data, force=args.force, lock_with=ui)
     ui.note(
         f"Trained SpamFilter on {table.n_ham:,} ham and {table.n_spam:,} spam messages "
         f"({len(table):,} tokens)."

@@ -71,7 +71,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         ui.print(f"Held-out message ({cls}): {test_x[i]!r}")
         explain_text(ui, model, test_x[i], exact=False, paint=paint, hint=False)
     if args.output:
-        save_model(model, args.output, force=args.force)
+        save_model(model, args.output, force=args.force, lock_with=ui)
         ui.note(f"Saved the model to {args.output}")
     ui.print("")
     ui.print(f"Data: {SMS_SPAM_CITATION}")

@@ -317,7 +317,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         model, what = _train(args, ui, text)
     if args.class_prior is not None:
         set_class_prior(model, args.class_prior)
-    save_model(model, args.output, args.data, force=args.force)
+    save_model(model, args.output, args.data, force=args.force, lock_with=ui)
     from nbayes.text import TextSettings
 
     name = "TextClassifier" if isinstance(model, TextSettings) else type(model).__name__
