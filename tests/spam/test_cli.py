@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -504,3 +505,17 @@ def test_train_over_a_model_in_use_waits_for_its_lock_and_loses_nothing(
     assert model.read_bytes() == before
     assert main(["train", str(root), "-o", str(model), "--model", "spam", "-q"]) == 0  # free
     assert counts(model) == (5, 5)
+
+
+def test_info_describes_a_spam_filter(model: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["info", str(model), "--top", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "model: SpamFilter" in out
+    assert "settings in force (preset 'nbayes'): s=0.1, min_dev=0.1" in out  # not s=None
+    assert "ham_bias=8.0" in out and "tokenizer: headers=['subject'" in out
+    assert "messages learnt: 5 ham, 5 spam" in out
+    spam_line = next(line for line in out.splitlines() if line.startswith("  spam: "))
+    ham_line = next(line for line in out.splitlines() if line.startswith("  ham: "))
+    assert spam_line.startswith("  spam: click (0.907: 0 / 4), ")  # in 4 spam, no ham
+    assert spam_line.count(" / ") == ham_line.count(" / ") == 2
+    assert re.match(r"  ham: \S+ \(0\.\d+: [1-5] / 0\)", ham_line), ham_line

@@ -107,6 +107,40 @@ def _n_features(model: Any) -> int:
     return len(model.get_feature_names_out() if names is None else names)
 
 
+def _spam_filter(ui: UI, model: Any, top: int) -> int:
+    """A SpamFilter: the settings in force (its preset's where left at None), the
+    tokenizer's recipe, the messages learnt, and per class the tokens of the strongest
+    f(w)."""
+    import heapq
+    from dataclasses import asdict
+
+    from nbayes.spam import robinson_f
+
+    p = model.effective_params_
+    settings = ", ".join(f"{k}={v!r}" for k, v in asdict(p).items())
+    ui.print(f"settings in force (preset {model.preset!r}): {settings}")
+    ui.print(f"combining: {model.combining}; min_learned: {model.min_learned}")
+    recipe = model.tokenizer_.to_dict()
+    ui.print("tokenizer: " + ", ".join(f"{k}={v!r}" for k, v in recipe.items()))
+    table = model.table_
+    ham, spam = model.classes_.tolist()
+    ui.print(f"messages learnt: {table.n_ham:,} {ham}, {table.n_spam:,} {spam}")
+    ui.print(f"tokens: {table.n_live:,}")
+    if top:
+        n_ham, n_spam = table.n_ham, table.n_spam
+
+        def f_of(row: tuple[str, int, int]) -> float:
+            return robinson_f(row[1], row[2], n_ham, n_spam, p.s, p.x, p.smoothing)
+
+        rows = [r for r in table.rows() if r[1] or r[2]]
+        ui.print(f"strongest tokens per class (top {top}: f(w), {ham} / {spam} messages):")
+        for name, sign in ((spam, 1.0), (ham, -1.0)):
+            best = heapq.nlargest(top, rows, key=lambda r: (sign * f_of(r), r[1] + r[2], r[0]))
+            shown = ", ".join(f"{t} ({f_of((t, g, b)):.3f}: {g} / {b})" for t, g, b in best)
+            ui.print(f"  {name}: {shown}")
+    return 0
+
+
 def run(args: argparse.Namespace, ui: UI) -> int:
     from nbayes.io.persist import read_metadata
 
@@ -127,6 +161,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     else:
         kind = f"text model (TextClassifier, {model.model})" if text else type(est).__name__
     ui.print(f"model: {kind}")
+    if kind == "SpamFilter":
+        return _spam_filter(ui, model, max(args.top, 0))
     settings = est.get_params(deep=False)
     if text and not settings.get("hashing"):
         settings.pop("n_features", None)  # the number of hash buckets: hashing only
