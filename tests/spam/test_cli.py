@@ -119,6 +119,23 @@ def test_passthrough_writes_the_message_back_with_the_verdict(model: Path) -> No
     assert proc.stderr == b""
 
 
+@pytest.mark.parametrize(("raw", "verdict"), [(HAM_MESSAGE, "ham"), (SPAM_MESSAGE, "spam")])
+def test_ham_true_passthrough_exits_0_for_every_verdict(
+    model: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    raw: bytes,
+    verdict: str,
+) -> None:
+    # procmail's `:0fw | nbayes filter MODEL --passthrough -e` (bogofilter -e -p): an exit
+    # status of 1 (ham) would read as a failed filter, and the message stay untagged
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw)))
+    out = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out))
+    assert main(["filter", str(model), "--passthrough", "-e"]) == 0
+    assert f"X-Nbayes-Status: {verdict}, spamicity=".encode() in out.getvalue()
+
+
 def test_register_and_unregister_are_exact(
     model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -269,6 +286,8 @@ def test_a_huge_attachment_is_read_in_part(
         (["{text_model}"], HAM_MESSAGE, "is not a spam filter"),
         (["{text_model}", "--register", "spam"], HAM_MESSAGE, "is not a spam filter"),
         (["{junk}"], HAM_MESSAGE, "not an nbayes model file"),
+        (["{model}", "-e"], HAM_MESSAGE, "add --passthrough"),
+        ([], HAM_MESSAGE, "the MODEL argument is required"),
     ],
 )
 def test_errors_exit_with_3(
@@ -365,6 +384,8 @@ def test_a_model_changed_after_a_verdict_is_refused_at_the_next(
         ["-q", "m.nbayes"],
         ["--verbose", "m.nbayes", "--passthrough", "--passthrough"],
         ["--quiet", "m.nbayes", "-q"],
+        ["m.nbayes", "--passthrough", "-e"],
+        ["--ham-true", "m.nbayes", "--passthrough"],
         [""],
     ],
 )

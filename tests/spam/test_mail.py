@@ -418,6 +418,30 @@ def test_set_header_replaces_forged_verdicts_and_keeps_the_rest() -> None:
         set_header(PLAIN, "X A", "1")
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"\nbody only, after an empty head\n",
+        b"just a line of text, no head at all\n",
+        b"no newline at all",
+        b"From a@b Mon Jul  1 10:00:00 2002\nSubject: postmark first\n\nbody\n",
+        b"Subject: hi\nthis line is not a header\nTo: x@y\n\nbody\n",
+        b"Subject: crlf\r\n\r\nbody\r\n",
+        b"\r\nbody after an empty crlf head\r\n",
+        b"",
+    ],
+)
+def test_the_verdict_header_is_where_mail_programs_read_headers(raw: bytes) -> None:
+    # a message without a head (or with a broken one) got the header after its body
+    from nbayes.mail import set_header
+
+    out = set_header(raw, "X-Nbayes-Status", "ham, spamicity=0.000001")
+    assert parse(out)["X-Nbayes-Status"] == "ham, spamicity=0.000001"
+    eol = b"\r\n" if b"\r\n" in raw else b"\n"
+    added = b"X-Nbayes-Status: ham, spamicity=0.000001" + eol
+    assert out.replace(added, b"", 1) in (raw, raw + eol)  # every other byte kept
+
+
 def test_a_message_beyond_max_bytes_is_cut_not_parsed_whole() -> None:
     big = multipart(
         b"Content-Type: text/plain\n\nsee attached",

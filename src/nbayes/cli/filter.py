@@ -8,12 +8,14 @@ bogofilter's. With several messages it is 0, or 3 if one of them could not be re
 
 --passthrough writes the message back on stdout with the header
 `X-Nbayes-Status: spam, spamicity=0.999873` (any such header it came with removed), for
-procmail, maildrop or a sieve filter. --register spam|ham learns the message(s) into
-MODEL, --unregister spam|ham unlearns a registration made by mistake, --update learns each
-message whose verdict is sure (not unsure) as that verdict (bogofilter's -u). A change
-holds MODEL's lock from reading it to replacing it: deliveries at once take turns and no
-registration is lost; a model that `nbayes serve` serves is refused (send it to the
-server instead). MODEL is a spam filter: `nbayes train MAILDATA -o MODEL --model spam`.
+procmail, maildrop or a sieve filter; with --ham-true (-e) it exits 0 whatever the verdict
+(3 still on an error), as procmail's `:0fw` recipes want. --register spam|ham learns the
+message(s) into MODEL, --unregister spam|ham unlearns a registration made by mistake,
+--update learns each message whose verdict is sure (not unsure) as that verdict
+(bogofilter's -u). A change holds MODEL's lock from reading it to replacing it: deliveries
+at once take turns and no registration is lost; a model that `nbayes serve` serves is
+refused (send it to the server instead). MODEL is a spam filter: `nbayes train MAILDATA
+-o MODEL --model spam`.
 
 Example:
   nbayes filter spam.nbayes < message.eml; echo $?
@@ -76,13 +78,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help=f"write the message back with an {HEADER} header (standard input only)",
     )
+    p.add_argument(
+        "-e",
+        "--ham-true",
+        action="store_true",
+        help="with --passthrough, exit 0 for every verdict, 3 still on an error "
+        "(bogofilter's -e): procmail's `:0fw` keeps a message unfiltered when the filter "
+        "exits non-zero, so a ham would lose its header",
+    )
 
 
 #: the flags of a delivery's call (``nbayes filter MODEL [--passthrough] [-q|-v]``): read
 #: without argparse, whose import and parser cost a process ~4 ms
 _QUICK_FLAGS = {
     "--passthrough": "passthrough", "-q": "quiet", "--quiet": "quiet", "-v": "verbose",
-    "--verbose": "verbose",
+    "--verbose": "verbose", "-e": "ham_true", "--ham-true": "ham_true",
 }  # fmt: skip
 
 
@@ -93,7 +103,7 @@ def _quick(argv: Sequence[str]) -> Any:
     from types import SimpleNamespace
 
     model = None
-    flags = dict.fromkeys(("passthrough", "quiet", "verbose"), False)
+    flags = dict.fromkeys(("passthrough", "quiet", "verbose", "ham_true"), False)
     for arg in argv:
         if arg in _QUICK_FLAGS:
             flags[_QUICK_FLAGS[arg]] = True
@@ -127,6 +137,8 @@ def _parser() -> argparse.ArgumentParser:
 
     class Parser(argparse.ArgumentParser):
         def error(self, message: str) -> Any:
+            if "required: MODEL" in message:  # argparse names MAIL too, which is optional
+                message = "the MODEL argument is required (a spam filter's model file)"
             self.exit(EXIT["error"], f"Error: {message} (see `{self.prog} -h`).\n")
 
     parser = Parser(
@@ -199,6 +211,11 @@ def _run(args: argparse.Namespace, ui: Any) -> int:
         )
     if args.passthrough and (args.register or args.unregister):
         raise CLIError("--passthrough goes with a verdict: not with --register or --unregister.")
+    if args.ham_true and not args.passthrough:
+        raise CLIError(
+            "--ham-true (-e) makes --passthrough exit 0 for every verdict: add --passthrough, "
+            "or leave out --ham-true to read the verdict from the exit status."
+        )
     if args.register or args.unregister or args.update:
         return _change(args, ui)
     from nbayes.io.serializers.spam_scorer import open_spam_scorer
@@ -213,8 +230,13 @@ def _run(args: argparse.Namespace, ui: Any) -> int:
     if not args.mail:
         verdict = scorer.classify([raw])[0]
         _answer(args, ui, raw, verdict.verdict, verdict.spamicity)
-        return EXIT[verdict.verdict]
+        return _status(args, verdict.verdict)
     return _each(args, ui, lambda raw: scorer.classify([raw])[0])
+
+
+def _status(args: argparse.Namespace, verdict: str) -> int:
+    """The exit status of one message's verdict: 0 with --passthrough --ham-true."""
+    return 0 if args.passthrough and args.ham_true else EXIT[verdict]
 
 
 def _not_spam(path: str) -> str:
@@ -338,7 +360,7 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
     if not args.mail:
         v = verdicts[0]
         _answer(args, ui, mails[0], v.verdict, v.spamicity)
-        return EXIT[v.verdict]
+        return _status(args, v.verdict)
     for mail, v in zip(mails, verdicts, strict=True):
         ui.print(_line(v.verdict, v.spamicity, mail.name))
     return EXIT[verdicts[0].verdict] if len(mails) == 1 else 0
