@@ -288,6 +288,7 @@ def test_a_huge_attachment_is_read_in_part(
         (["{junk}"], HAM_MESSAGE, "not an nbayes model file"),
         (["{model}", "-e"], HAM_MESSAGE, "add --passthrough"),
         ([], HAM_MESSAGE, "the MODEL argument is required"),
+        (["{model}", "{empty}"], HAM_MESSAGE, "a folder without mail"),
     ],
 )
 def test_errors_exit_with_3(
@@ -307,7 +308,14 @@ def test_errors_exit_with_3(
     assert main(["train", str(tmp_path / "docs"), "-o", str(text_model), "-q"]) == 0
     junk = tmp_path / "junk.nbayes"
     junk.write_bytes(b"not a model")
-    names = {"model": model, "missing": tmp_path / "nope", "text_model": text_model, "junk": junk}
+    (tmp_path / "empty").mkdir()
+    names = {
+        "model": model,
+        "missing": tmp_path / "nope",
+        "text_model": text_model,
+        "junk": junk,
+        "empty": tmp_path / "empty",
+    }
     code, out, err = filter_(capsys, monkeypatch, *(a.format(**names) for a in argv), stdin=stdin)
     assert code == 3, (code, err)
     assert err.startswith("Error: ") and fragment in err, err
@@ -540,3 +548,15 @@ def test_info_describes_a_spam_filter(model: Path, capsys: pytest.CaptureFixture
     assert spam_line.startswith("  spam: click (0.907: 0 / 4), ")  # in 4 spam, no ham
     assert spam_line.count(" / ") == ham_line.count(" / ") == 2
     assert re.match(r"  ham: \S+ \(0\.\d+: [1-5] / 0\)", ham_line), ham_line
+
+
+def test_train_names_the_folders_it_does_not_read(
+    model: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = model.parent / "mail"
+    (root / "newsletters").mkdir()
+    (root / "newsletters" / "1.eml").write_bytes(HAM_MESSAGE)
+    assert main(["train", str(root), "-o", str(model), "--model", "spam"]) == 0
+    err = capsys.readouterr().err
+    assert "not read: newsletters/ (a spam filter learns from ham/ and spam/ only)" in err
+    assert counts(model) == (5, 5)

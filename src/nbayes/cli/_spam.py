@@ -42,8 +42,11 @@ def is_spam_model(path: str) -> bool:
         return False
 
 
-def _labelled_mail(roots: Iterable[str], advance: Any) -> Iterator[tuple[Any, str]]:
-    """``(message, label)`` of every MAILDATA root (``root/ham/``, ``root/spam/``)."""
+def _labelled_mail(
+    roots: Iterable[str], advance: Any, ui: UI | None = None
+) -> Iterator[tuple[Any, str]]:
+    """``(message, label)`` of every MAILDATA root (``root/ham/``, ``root/spam/``); other
+    sub-folders are named in a warning (``ui``), not read."""
     from nbayes.mail import iter_classes
 
     for root in roots:
@@ -51,6 +54,16 @@ def _labelled_mail(roots: Iterable[str], advance: Any) -> Iterator[tuple[Any, st
             raise CLIError(
                 f"--model spam reads mail from folders: {root!r} is not one. Give a folder with "
                 "a ham/ and a spam/ sub-folder, each of message files, mboxes or Maildirs."
+            )
+        others = sorted(
+            e.name
+            for e in os.scandir(root)
+            if e.is_dir() and e.name not in ("ham", "spam") and not e.name.startswith(".")
+        )
+        if others and ui is not None:
+            ui.warn(
+                f"{root}: not read: {', '.join(o + '/' for o in others)} (a spam filter learns "
+                "from ham/ and spam/ only)"
             )
         for mail, label in iter_classes(root, ("ham", "spam")):
             yield mail, label
@@ -69,7 +82,7 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
     check_model_output(args.output, args.data, force=args.force)
     model = SpamFilter()
     with ui.progress("Training", "messages") as bar:
-        model.fit_stream(_labelled_mail(args.data, bar.advance))
+        model.fit_stream(_labelled_mail(args.data, bar.advance, ui))
     table = model.table_
     if table.n_ham + table.n_spam == 0:
         raise CLIError(f"No message found in {', '.join(args.data)}: nothing was learnt.")

@@ -288,8 +288,10 @@ def _each(args: argparse.Namespace, ui: Any, decide: Any) -> int:
     n = 0
     last = ""
     for path in args.mail:
+        seen = 0
         try:
             for mail in _messages([path]):
+                seen += 1
                 try:
                     verdict = decide(mail)
                 except (KeyboardInterrupt, BrokenPipeError):
@@ -304,6 +306,9 @@ def _each(args: argparse.Namespace, ui: Any, decide: Any) -> int:
             raise
         except Exception as exc:  # a path that cannot be read
             status = _error(ui, exc)
+            continue
+        if not seen:  # a folder without mail (an empty file is an empty message)
+            status = _error(ui, ValueError(f"no message in {path!r} (a folder without mail)"))
     if n == 1 and status == 0 and len(args.mail) == 1:
         return EXIT[last]
     return status
