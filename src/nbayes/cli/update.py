@@ -110,7 +110,8 @@ def _fold_journal(path: str, lock: Any, ui: UI) -> None:
         raise CLIError(
             f"{path} has {n} update(s) in its journal that a server acknowledged but did not "
             f"fold into the model, and folding them failed ({state.fold_error}); nothing "
-            "was changed. Free some disk space and try again."
+            "was changed. Fix what that says (a full disk: free some space), then try "
+            f"again; `nbayes serve {path}` once replays them too."
         )
     ui.note(
         f"Folded {n} update(s) that a server had journaled (acknowledged) but not yet written "
