@@ -560,3 +560,15 @@ def test_train_names_the_folders_it_does_not_read(
     err = capsys.readouterr().err
     assert "not read: newsletters/ (a spam filter learns from ham/ and spam/ only)" in err
     assert counts(model) == (5, 5)
+
+
+def test_explain_of_an_mbox_says_it_explains_the_first_message(
+    model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    box = tmp_path / "two.mbox"
+    postmark = b"From a@example.com Mon Jul  1 10:00:00 2002\n"
+    box.write_bytes(postmark + SPAM_MESSAGE + b"\n" + postmark + HAM_MESSAGE)
+    assert main(["explain", str(model), str(box)]) == 0
+    out, err = capsys.readouterr()
+    assert "holds several messages: this explains its first" in err
+    assert f"{box}, message 1" in err and out.startswith("spam ")

@@ -140,8 +140,9 @@ def eval_spam(args: argparse.Namespace, ui: UI) -> int:
     return 0
 
 
-def _read_message(source: str) -> Any:
-    """The one message ``source`` names: a file (an mbox's first message), or ``-``."""
+def _read_message(source: str, ui: UI | None = None) -> Any:
+    """The one message ``source`` names: a file (an mbox's first message, which ``ui``
+    says when there are more), or ``-``."""
     import sys
 
     from nbayes.mail import iter_mail
@@ -156,7 +157,13 @@ def _read_message(source: str) -> Any:
             f"No such message file {source!r}: a spam filter explains a message file (or - for "
             "standard input)."
         )
-    for mail in iter_mail(source):
+    mails = iter_mail(source)
+    for mail in mails:
+        if ui is not None and next(mails, None) is not None:
+            ui.note(
+                f"{source} holds several messages: this explains its first ({mail.name}). "
+                f"`nbayes filter MODEL {source}` gives each one's verdict."
+            )
         return mail
     raise CLIError(f"{source!r} holds no message.")
 
@@ -168,7 +175,7 @@ def explain_spam(args: argparse.Namespace, ui: UI, paint: Any) -> int:
 
     scorer = load_spam_scorer(args.model)
     assert scorer is not None
-    clues = scorer.clues(_read_message(args.text))
+    clues = scorer.clues(_read_message(args.text, ui))
     v = clues.verdict
     colour = {"spam": "\033[31m", "ham": "\033[32m", "unsure": "\033[2m"}[v.verdict]
     ui.print(f"{paint(v.verdict, colour)} (spamicity {v.spamicity:.6f}, log-odds {v.log_odds:.2f})")
@@ -176,7 +183,8 @@ def explain_spam(args: argparse.Namespace, ui: UI, paint: Any) -> int:
     n_spam = sum(c.side == "spam" for c in used)
     ui.print(
         f"{len(used)} clues combined ({n_spam} spam, {len(used) - n_spam} ham) of "
-        f"{len(clues.clues)} tokens; f(w): 1 spam, 0 ham"
+        f"{len(clues.clues)} tokens; f(w) is each token's spam probability (near 1: spam, "
+        "near 0: ham)"
     )
     if clues.bias:
         ui.print(
