@@ -13,8 +13,13 @@ import hashlib
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 __all__ = ["TokenTable", "token_hash"]
+
+#: how far below a class's message count :meth:`TokenTable._rows_near_n` keeps the rows it
+#: found (how many messages may be unlearnt before it looks at every row again)
+_HIGH_DEPTH = 64
 
 
 def token_hash(encoded: bytes | memoryview) -> int:
@@ -48,6 +53,7 @@ class TokenTable:
         "sum_ham",
         "sum_spam",
         "version",
+        "_high",
     )
 
     def __init__(self) -> None:
@@ -61,6 +67,7 @@ class TokenTable:
         self.sum_ham = 0  # the ham column's total (a multinomial NB's denominator)
         self.sum_spam = 0
         self.version = 0  # bumped by every change (caches of derived values key on it)
+        self._high: list[list[Any] | None] = [None, None]  # per class: see _rows_near_n
 
     def __len__(self) -> int:
         return self.n_live
@@ -161,12 +168,7 @@ class TokenTable:
         # A token in every learnt spam but not in these messages would, after them, be in
         # more spam than the filter had learnt: these were not all learnt as spam.
         left = n_class - len(messages)
-        if not col or max(col) <= left:
-            return None
-        import numpy as np  # here only: `nbayes filter` verdicts do not import numpy
-
-        counts = np.frombuffer(col, dtype=np.int64)
-        for i in np.flatnonzero(counts > left).tolist():
+        for i in self._rows_near_n(spam, len(messages)):
             t = self._tokens[i]
             if col[i] - need.get(t, 0) > left:
                 return (
@@ -177,6 +179,38 @@ class TokenTable:
                     "messages learnt with that label)"
                 )
         return None
+
+    def _rows_near_n(self, spam: bool, m: int) -> list[int]:
+        """Rows that may be counted in more than ``n - m`` messages of the class (``n`` its
+        messages learnt): every row whose count can exceed what unlearning ``m`` messages
+        leaves.
+
+        Finding them looks at every row (numpy, about 1 ms at 700,000 tokens), so the rows
+        within :data:`_HIGH_DEPTH` of ``n`` are kept and reused while few messages are
+        unlearnt. A row outside them was counted in at most ``n0 - D - 1`` messages when
+        they were found (``n0`` messages learnt then, ``D`` the depth), or is new since;
+        learning ``L`` messages (or merging them) raises its count by at most ``L`` and
+        ``n`` by ``L``, and unlearning ``U`` lowers ``n`` by ``U``. So it stays at most
+        ``n - m`` while ``U + m <= min(n0, D)``: no pass over the rows is needed until then.
+        """
+        col = self.spam if spam else self.ham
+        n = self.n_spam if spam else self.n_ham
+        high = getattr(self, "_high", None)  # (a pickle of a table from before it)
+        if high is None:
+            high = self._high = [None, None]
+        state = high[spam]
+        if state is not None and state[1] + m <= state[2]:
+            return [i for i in state[0] if i < len(col)]  # (rows a failed learn dropped)
+        if not col:
+            return []
+        import numpy as np  # here only: `nbayes filter` verdicts do not import numpy
+
+        counts = np.frombuffer(col, dtype=np.int64)
+        if m > _HIGH_DEPTH:  # a large batch (a fold of a cross-validation): no reuse
+            return np.flatnonzero(counts > n - m).tolist()
+        rows = np.flatnonzero(counts >= n - _HIGH_DEPTH).tolist()
+        high[spam] = [rows, 0, min(n, _HIGH_DEPTH)]  # rows, unlearnt since, slack
+        return rows
 
     def unlearn(self, messages: Sequence[Iterable[str]], *, spam: bool) -> None:
         """Subtract messages learnt as ``spam`` (or ham); ValueError, and no change, if
@@ -211,6 +245,9 @@ class TokenTable:
         else:
             self.n_ham -= len(messages)
             self.sum_ham -= total
+        state = self._high[spam] if getattr(self, "_high", None) else None
+        if state is not None:
+            state[1] += len(messages)
         self.version += 1
 
     # ------------------------------------------------------------------ whole tables
