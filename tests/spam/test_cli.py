@@ -519,16 +519,32 @@ def test_train_refuses_what_is_not_mail_per_class(
 def test_train_over_a_model_in_use_waits_for_its_lock_and_loses_nothing(
     model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # a registration holds the model's lock: `train -o` over it must not write its new
-    # file under the registration (which would then save over it, or be lost under it)
+    # a registration (another process) holds the model's lock: `train -o` over it must not
+    # write its new file under the registration (which would then save over it, or be
+    # lost under it)
     from nbayes.cli import update
-    from nbayes.io.lock import ModelLock
 
     monkeypatch.setattr(update, "LOCK_TIMEOUT", 0.2)
     before = model.read_bytes()
-    root = model.parent / "mail"
-    with ModelLock(str(model), "nbayes filter --register"):
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from nbayes.io.lock import ModelLock; "
+            "lock = ModelLock(sys.argv[1], 'nbayes filter --register').acquire(); "
+            "print('locked', flush=True); time.sleep(60)",
+            str(model),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        root = model.parent / "mail"
         code = main(["train", str(root), "-o", str(model), "--model", "spam"])
+    finally:
+        holder.kill()
+        holder.communicate()  # (closes its stdout)
     err = capsys.readouterr().err
     assert code == 1 and "is in use by another process" in err and "Traceback" not in err
     assert model.read_bytes() == before
