@@ -128,15 +128,14 @@ def _spam_filter(ui: UI, model: Any, top: int) -> int:
     ui.print(f"tokens: {table.n_live:,}")
     if top:
         n_ham, n_spam = table.n_ham, table.n_spam
-
-        def f_of(row: tuple[str, int, int]) -> float:
-            return robinson_f(row[1], row[2], n_ham, n_spam, p.s, p.x, p.smoothing)
-
-        rows = [r for r in table.rows() if r[1] or r[2]]
+        rows = [  # table.rows() holds the tokens seen in a learnt message only
+            (robinson_f(g, b, n_ham, n_spam, p.s, p.x, p.smoothing), g + b, t, g, b)
+            for t, g, b in table.rows()
+        ]
         ui.print(f"strongest tokens per class (top {top}: f(w), {ham} / {spam} messages):")
         for name, sign in ((spam, 1.0), (ham, -1.0)):
-            best = heapq.nlargest(top, rows, key=lambda r: (sign * f_of(r), r[1] + r[2], r[0]))
-            shown = ", ".join(f"{t} ({f_of((t, g, b)):.3f}: {g} / {b})" for t, g, b in best)
+            best = heapq.nlargest(top, rows, key=lambda r: (sign * r[0], r[1], r[2]))
+            shown = ", ".join(f"{t} ({f:.3f}: {g} / {b})" for f, _, t, g, b in best)
             ui.print(f"  {name}: {shown}")
     return 0
 
