@@ -158,14 +158,15 @@ def _read_message(source: str, ui: UI | None = None) -> Any:
             "standard input)."
         )
     mails = iter_mail(source)
-    for mail in mails:
-        if ui is not None and next(mails, None) is not None:
-            ui.note(
-                f"{source} holds several messages: this explains its first ({mail.name}). "
-                f"`nbayes filter MODEL {source}` gives each one's verdict."
-            )
-        return mail
-    raise CLIError(f"{source!r} holds no message.")
+    mail = next(mails, None)
+    if mail is None:
+        raise CLIError(f"{source!r} holds no message.")
+    if ui is not None and next(mails, None) is not None:
+        ui.note(
+            f"{source} holds several messages: this explains its first ({mail.name}). "
+            f"`nbayes filter MODEL {source}` gives each one's verdict."
+        )
+    return mail
 
 
 def explain_spam(args: argparse.Namespace, ui: UI, paint: Any) -> int:
