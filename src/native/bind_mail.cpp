@@ -358,6 +358,7 @@ struct Scoring {
     nbk_mail::ClueParams p;
     Py_ssize_t cap;
     Py_ssize_t same_min = 0;  // same_counts_min
+    int tile = 0;             // tile_bigrams
     const std::int64_t* ham;
     const std::int64_t* spam;
     Py_ssize_t rows;
@@ -413,8 +414,95 @@ void once_per_counts(std::vector<Clue>& clues, Py_ssize_t least) {
     clues.resize(out);
 }
 
-// once_per_counts (least > 0), then the `cap` strongest clues (0: all).
-void choose(std::vector<Clue>& clues, Py_ssize_t cap, Py_ssize_t least) {
+// The two words of a bigram clue's token, as spans without a string of their own; false
+// if the token is not a bigram ("bi:" + word + " " + word: a body word has no space).
+bool bigram_words(const TokenRef& t, TokenRef& a, TokenRef& b) {
+    if (t.b0 >= 0) {  // a bigram of a text's two words
+        a = TokenRef{t.data, t.kind, t.a0, t.a1, -1, -1, nullptr};
+        b = TokenRef{t.data, t.kind, t.b0, t.b1, -1, -1, nullptr};
+        return true;
+    }
+    std::int64_t n = t.a1 - t.a0;
+    if (n < 4 || t.at(0) != 'b' || t.at(1) != 'i' || t.at(2) != ':') return false;
+    for (std::int64_t i = 3; i < n; ++i) {
+        if (t.at(i) == ' ') {
+            a = TokenRef{t.data, t.kind, t.a0 + 3, t.a0 + i, -1, -1, nullptr};
+            b = TokenRef{t.data, t.kind, t.a0 + i + 1, t.a1, -1, -1, nullptr};
+            return true;
+        }
+    }
+    return false;
+}
+
+// The slot of the word `w` in the open-addressing set `slot` of indices into `words` (-1:
+// empty): where it is, or the empty slot where it would go.
+std::size_t word_slot(const std::vector<std::int32_t>& slot, const std::vector<TokenRef>& words,
+                      const TokenRef& w) {
+    std::uint64_t h, power;
+    nbk_mail::span_hash(w.kind, w.data, w.a0, w.a1, h, power);
+    h = nbk_mail::finish_hash(h, w.a1 - w.a0);
+    std::size_t mask = slot.size() - 1;
+    for (std::size_t at = static_cast<std::size_t>(h) & mask;; at = (at + 1) & mask) {
+        std::int32_t j = slot[at];
+        if (j < 0) return at;
+        const TokenRef& o = words[static_cast<std::size_t>(j)];
+        if (o.a1 - o.a0 == w.a1 - w.a0 &&
+            nbk_mail::same_span(o.kind, o.data, o.a0, w.kind, w.data, w.a0, w.a1 - w.a0))
+            return at;
+    }
+}
+
+// The bigram clues tiled, as nbayes.spam._filter._tiled: strongest first, a bigram is kept
+// only if neither of its words is a word of a bigram kept before it (overlapping bigrams
+// are one piece of evidence); the other clues are kept, in their order.
+void tile_bigrams(std::vector<Clue>& clues) {
+    std::vector<std::size_t> at;
+    std::vector<TokenRef> firsts, seconds;
+    TokenRef a{}, b{};
+    for (std::size_t k = 0; k < clues.size(); ++k) {
+        if (bigram_words(clues[k].token, a, b)) {
+            at.push_back(k);
+            firsts.push_back(a);
+            seconds.push_back(b);
+        }
+    }
+    if (at.size() < 2) return;
+    std::vector<std::size_t> order(at.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+        return Stronger{}(clues[at[x]], clues[at[y]]);
+    });
+    std::size_t size = 16;
+    while (size < 4 * at.size()) size *= 2;
+    std::vector<std::int32_t> slot(size, -1);
+    std::vector<TokenRef> words;
+    words.reserve(2 * at.size());
+    std::vector<char> dropped(clues.size(), 0);
+    for (std::size_t k : order) {
+        std::size_t sx = word_slot(slot, words, firsts[k]);
+        std::size_t sy = word_slot(slot, words, seconds[k]);
+        if (slot[sx] >= 0 || slot[sy] >= 0) {  // a word of a stronger kept bigram
+            dropped[at[k]] = 1;
+            continue;
+        }
+        slot[sx] = static_cast<std::int32_t>(words.size());
+        words.push_back(firsts[k]);
+        sy = word_slot(slot, words, seconds[k]);  // (the same word again: found, not added)
+        if (slot[sy] < 0) {
+            slot[sy] = static_cast<std::int32_t>(words.size());
+            words.push_back(seconds[k]);
+        }
+    }
+    std::size_t out = 0;
+    for (std::size_t k = 0; k < clues.size(); ++k)
+        if (!dropped[k]) clues[out++] = clues[k];
+    clues.resize(out);
+}
+
+// The bigrams tiled (tile), once_per_counts (least > 0), then the `cap` strongest clues
+// (0: all).
+void choose(std::vector<Clue>& clues, Py_ssize_t cap, Py_ssize_t least, bool tile) {
+    if (tile) tile_bigrams(clues);
     if (least > 0) once_per_counts(clues, least);
     if (cap > 0 && static_cast<Py_ssize_t>(clues.size()) > cap) {
         std::nth_element(clues.begin(), clues.begin() + cap, clues.end(), Stronger{});
@@ -423,7 +511,7 @@ void choose(std::vector<Clue>& clues, Py_ssize_t cap, Py_ssize_t least) {
 }
 
 PyObject* clue_lists(std::vector<Clue>& clues, const Scoring& sc) {
-    choose(clues, sc.cap, sc.same_min);
+    choose(clues, sc.cap, sc.same_min, sc.tile != 0);
     PyObject* lf = PyList_New(static_cast<Py_ssize_t>(clues.size()));
     PyObject* l1 = lf ? PyList_New(static_cast<Py_ssize_t>(clues.size())) : nullptr;
     bool ok = l1 != nullptr;
@@ -460,20 +548,21 @@ bool columns(PyObject* ham_obj, PyObject* spam_obj, Py_buffer* hv, Py_buffer* sv
 
 const char clue_logs_doc[] =
     "clue_logs(tokens, index, ham, spam, n_ham, n_spam, s, x, c, min_dev, max_clues,\n"
-    "same_counts_min) -> (log_f, log_1mf) or None\n\n"
+    "same_counts_min, tile_bigrams) -> (log_f, log_1mf) or None\n\n"
     "The ln f(w) and ln(1 - f(w)) of the clues of one message's `tokens` (row of each in the\n"
     "dict `index`, or in a TokenIndex synced with the table, counts in the array('q')\n"
-    "columns `ham` and `spam`): those with |f - 0.5| >= min_dev, one of each ham and spam\n"
-    "counts seen in at least same_counts_min messages (0: all), the max_clues strongest (0:\n"
-    "all). None where SpamFilter._clue_values would divide by zero, `tokens` is not a set or\n"
-    "(with a TokenIndex) holds other than exact str (the caller takes that path).";
+    "columns `ham` and `spam`): those with |f - 0.5| >= min_dev, their bigrams tiled (if\n"
+    "tile_bigrams: a bigram sharing a word with a stronger one dropped), one of each ham and\n"
+    "spam counts seen in at least same_counts_min messages (0: all), the max_clues strongest\n"
+    "(0: all). None where SpamFilter._clue_values would divide by zero, `tokens` is not a\n"
+    "set or (with a TokenIndex) holds other than exact str (the caller takes that path).";
 
 PyObject* py_clue_logs(PyObject*, PyObject* args) {
     PyObject *tokens, *index, *ham_obj, *spam_obj;
     Scoring sc;
-    if (!PyArg_ParseTuple(args, "OOOOLLddddnn", &tokens, &index, &ham_obj, &spam_obj,
+    if (!PyArg_ParseTuple(args, "OOOOLLddddnnp", &tokens, &index, &ham_obj, &spam_obj,
                           &sc.p.n_ham, &sc.p.n_spam, &sc.p.s, &sc.p.x, &sc.p.c, &sc.p.min_dev,
-                          &sc.cap, &sc.same_min))
+                          &sc.cap, &sc.same_min, &sc.tile))
         return nullptr;
     bool indexed = Py_IS_TYPE(index, &TokenIndexType);
     if (!indexed && !PyDict_Check(index)) {
@@ -566,7 +655,8 @@ bool add_new(std::vector<std::int32_t>& seen, const std::vector<TokenRef>& refs,
 
 const char clue_logs_text_doc[] =
     "clue_logs_text(tokens, text, min_length, max_length, bigrams, index, ham, spam, n_ham,\n"
-    "n_spam, s, x, c, min_dev, max_clues, same_counts_min) -> (log_f, log_1mf) or None\n\n"
+    "n_spam, s, x, c, min_dev, max_clues, same_counts_min, tile_bigrams) -> (log_f, log_1mf)\n"
+    "or None\n\n"
     "clue_logs of the set `tokens` with the words of `text` (and their bigrams) that\n"
     "words(text, min_length, max_length, bigrams, out) would add to it, read from the text\n"
     "without a str per word: the same values. None unless `index` is a usable TokenIndex\n"
@@ -576,7 +666,7 @@ const char clue_logs_text_doc[] =
 // nbayes.spam._filter._fisher computes them; None where that path must answer.
 PyObject* fisher_scores(std::vector<Clue>& clues, const Scoring& sc, double tail_weight,
                         double ham_bias, const nbk_mail::Lgamma& lg) {
-    choose(clues, sc.cap, sc.same_min);
+    choose(clues, sc.cap, sc.same_min, sc.tile != 0);
     std::vector<double> logs, partials;
     double sum_f, sum_1mf, log_spam, log_ham;
     logs.reserve(clues.size());
@@ -598,10 +688,10 @@ PyObject* text_clues(PyObject* args, bool fisher) {
     int bigrams;
     double tail_weight = 0.0, ham_bias = 0.0;
     Scoring sc;
-    if (!PyArg_ParseTuple(args, fisher ? "OUnnpOOOLLddddnnddO" : "OUnnpOOOLLddddnn", &tokens,
+    if (!PyArg_ParseTuple(args, fisher ? "OUnnpOOOLLddddnnpddO" : "OUnnpOOOLLddddnnp", &tokens,
                           &text, &lo, &hi, &bigrams, &index, &ham_obj, &spam_obj, &sc.p.n_ham,
                           &sc.p.n_spam, &sc.p.s, &sc.p.x, &sc.p.c, &sc.p.min_dev, &sc.cap,
-                          &sc.same_min, &tail_weight, &ham_bias, &lg_obj))
+                          &sc.same_min, &sc.tile, &tail_weight, &ham_bias, &lg_obj))
         return nullptr;
     auto* ti = reinterpret_cast<TokenIndexObject*>(index);
     if (!Py_IS_TYPE(index, &TokenIndexType) || !ti->usable || !PyAnySet_Check(tokens))
@@ -684,7 +774,8 @@ PyObject* py_clue_logs_text(PyObject*, PyObject* args) { return text_clues(args,
 
 const char fisher_text_doc[] =
     "fisher_text(tokens, text, min_length, max_length, bigrams, index, ham, spam, n_ham,\n"
-    "n_spam, s, x, c, min_dev, max_clues, same_counts_min, tail_weight, ham_bias, lgamma)\n"
+    "n_spam, s, x, c, min_dev, max_clues, same_counts_min, tile_bigrams, tail_weight, ham_bias,\n"
+    "lgamma)\n"
     "-> (log_spam, log_ham) or None\n\n"
     "Fisher's combining (nbayes.spam._combining.fisher_log_scores of math.fsum of the\n"
     "logs) of clue_logs_text's clues, bit for bit; `lgamma` an array('d') of\n"

@@ -25,6 +25,7 @@ def clue_logs(
     min_dev: float,
     max_clues: int,
     same_counts_min: int,
+    tile_bigrams: bool,
     /,
 ) -> tuple[list[float], list[float]] | None: ...
 def clue_logs_text(
@@ -44,6 +45,7 @@ def clue_logs_text(
     min_dev: float,
     max_clues: int,
     same_counts_min: int,
+    tile_bigrams: bool,
     /,
 ) -> tuple[list[float], list[float]] | None: ...
 def fisher_text(
@@ -63,6 +65,7 @@ def fisher_text(
     min_dev: float,
     max_clues: int,
     same_counts_min: int,
+    tile_bigrams: bool,
     tail_weight: float,
     ham_bias: float,
     lgamma: object,

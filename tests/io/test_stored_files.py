@@ -69,8 +69,8 @@ def _as_saved_now(
     was. An NBSVM of nbayes 0.1 (no calibration then) is written with ``calibration=None``
     and no held-out decision values. A SpamFilter of nbayes 0.2.0 (its recipe without the
     header clues) is written with ``message_id`` and ``header_counts`` False: the tokens it
-    counted with, spelt out; and with ``tail_weight=0.0``, ``same_counts_min=0`` and
-    ``ham_bias=0.0``, the scoring it had."""
+    counted with, spelt out; and with ``tail_weight=0.0``, ``same_counts_min=0``,
+    ``ham_bias=0.0`` and ``tile_bigrams=False``, the scoring it had."""
     if metadata["model_type"] == "SpamFilter":
         model = dict(metadata["model"])
         if "message_id" not in model["tokenizer"]:
@@ -83,6 +83,7 @@ def _as_saved_now(
             "tail_weight": 0.0,
             "same_counts_min": 0,
             "ham_bias": 0.0,
+            "tile_bigrams": False,
             **model["hyperparameters"],
         }
         return {**metadata, "model": model}, arrays

@@ -588,3 +588,25 @@ def test_explain_of_an_mbox_says_it_explains_the_first_message(
     out, err = capsys.readouterr()
     assert "holds several messages: this explains its first" in err
     assert f"{box}, message 1" in err and out.startswith("spam ")
+
+
+def test_explain_says_how_many_overlapping_bigrams_it_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "mail"
+    for label, words in (("ham", "meeting notes attached"), ("spam", "buy cheap pills now")):
+        (root / label).mkdir(parents=True)
+        for i in range(6):
+            (root / label / f"{i}.eml").write_bytes(message(f"{label} {i}", f"{words} {i}x"))
+    model = tmp_path / "phrase.nbayes"
+    assert main(["train", str(root), "-o", str(model), "--model", "spam", "-q"]) == 0
+    path = tmp_path / "m.eml"
+    path.write_bytes(message("hello", "buy cheap pills now"))
+    capsys.readouterr()
+    assert main(["explain", str(model), str(path)]) == 0
+    out = capsys.readouterr().out
+    overlap = [
+        c.token for c in nbayes.load(model).clues(path.read_bytes()).clues if c.side == "overlap"
+    ]
+    assert overlap == ["bi:cheap pills"]  # "bi:pills now" and "bi:buy cheap" are kept
+    assert "1 bigram left out: each shares a word with a stronger bigram clue" in out

@@ -366,6 +366,69 @@ def test_same_counts_min_and_the_other_counts_are_checked_parameters() -> None:
                 SpamFilter(**{name: bad}).fit(HAM + SPAM, LABELS)
 
 
+# ------------------------------------------------------------ overlapping bigrams
+PHRASE = frozenset(
+    {"buy", "cheap", "pills", "now", "bi:buy cheap", "bi:cheap pills", "bi:pills now"}
+)
+
+
+def _phrase_traffic() -> tuple[list[frozenset[str]], list[str]]:
+    """6 spam that say "buy cheap pills now", 6 ham about a meeting (and a word of each
+    message)."""
+    sets = [PHRASE | {f"s{k}"} for k in range(6)]
+    sets += [frozenset({"meeting", "notes", "bi:meeting notes", f"h{k}"}) for k in range(6)]
+    return sets, ["spam"] * 6 + ["ham"] * 6
+
+
+def test_bigrams_of_one_phrase_count_once_where_they_overlap() -> None:
+    sets, labels = _phrase_traffic()
+    probe = PHRASE | {"meeting"}
+    f = SpamFilter().fit(sets, labels)
+    assert f.effective_params_.tile_bigrams
+    # the three bigrams tie (6 spam, 0 ham): strongest first by token, "bi:pills now" is
+    # kept, "bi:cheap pills" shares "pills" with it, "bi:buy cheap" shares no word
+    c = f.clues(probe)
+    assert [x.token for x in c.clues if x.side == "overlap"] == ["bi:cheap pills"]
+    assert {"bi:pills now", "bi:buy cheap"} <= {x.token for x in c.used()}
+    assert c.clues[: c.n_used] == c.used()  # the left-out bigram after the combined clues
+    plain = SpamFilter(tile_bigrams=False).fit(sets, labels)
+    assert plain.clues(probe).n_used == c.n_used + 1
+    # bit for bit the score of the same clues without the left-out bigram, on every path
+    want = plain.decision_function([probe - {"bi:cheap pills"}])[0]
+    assert f.decision_function([probe])[0] == want
+    assert f._log_scores(probe, f._clue_values(probe)) == plain._log_scores(
+        probe - {"bi:cheap pills"}
+    )
+    assert f.decision_function([probe])[0] < plain.decision_function([probe])[0]
+
+
+def test_tiling_keeps_a_bigram_whose_word_only_a_dropped_bigram_used() -> None:
+    # "bi:a b" is kept, "bi:b c" dropped (b), then "bi:c d": c was a word of a dropped
+    # bigram only, so it is kept (the compiled kernel tiles alike: tests/spam/
+    # test_token_index.py)
+    from nbayes.spam._filter import _tiled
+
+    rec = lambda t, d: (d, t, 0.5 + d, 0.0, 0.0, 0, 1)  # noqa: E731
+    clues = [rec("bi:a b", 0.4), rec("bi:b c", 0.3), rec("bi:c d", 0.2), rec("bi:d d", 0.1)]
+    overlaps: set[str] = set()
+    assert [x[1] for x in _tiled(clues, overlaps)] == ["bi:a b", "bi:c d"]
+    assert overlaps == {"bi:b c", "bi:d d"}
+    assert _tiled([rec("bi:x x", 0.2), rec("bi:y z", 0.1)]) == [
+        rec("bi:x x", 0.2),
+        rec("bi:y z", 0.1),
+    ]
+    assert _tiled([rec("bi:x", 0.2), rec("bi:x", 0.1)]) == [rec("bi:x", 0.2), rec("bi:x", 0.1)]
+
+
+def test_tile_bigrams_is_a_checked_parameter_off_in_the_programs_presets() -> None:
+    for preset in ("bogofilter", "spambayes"):
+        assert SpamFilter(preset=preset).effective_params_.tile_bigrams is False
+    assert SpamFilter(preset="bogofilter", tile_bigrams=True).effective_params_.tile_bigrams
+    for bad in (1, "yes", 0.0):
+        with pytest.raises(ValueError, match="'tile_bigrams' parameter of SpamFilter"):
+            SpamFilter(tile_bigrams=bad).fit(HAM + SPAM, LABELS)  # type: ignore[arg-type]
+
+
 # ------------------------------------------------------------ the bias of few clues
 def _with_one_spam_word() -> tuple[list[frozenset[str]], list[str]]:
     """Traffic where ``pills`` was seen once, in spam, and ``lunch`` in ham often."""
@@ -449,6 +512,7 @@ def _old_file_cases() -> list[tuple[str, object, list[frozenset[str]]]]:
     return [
         ("same_counts_min", 0, [FOOTER | {"pills"}, FOOTER, frozenset({"pills", "cheap"})]),
         ("ham_bias", 0.0, [frozenset({"pills"}), frozenset({"lunch", "h1"}), frozenset({"s1"})]),
+        ("tile_bigrams", False, [PHRASE | {"meeting"}, PHRASE, frozenset({"notes"})]),
     ]
 
 
@@ -460,12 +524,14 @@ def test_a_model_file_or_pickle_without_a_newer_parameter_scores_as_before(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Files and pickles written before ``same_counts_min`` or ``ham_bias`` load with the
-    value that scores as they did (0: every clue counted; no bias)."""
+    """Files and pickles written before ``same_counts_min``, ``ham_bias`` or
+    ``tile_bigrams`` load with the value that scores as they did (0: every clue counted;
+    no bias; no tiling)."""
     from nbayes.io.serializers import spam as spam_io
     from nbayes.io.serializers.spam import load_spam_scorer
 
-    sets, labels = _list_traffic(FOOTER) if name == "same_counts_min" else _with_one_spam_word()
+    traffic = {"same_counts_min": lambda: _list_traffic(FOOTER), "tile_bigrams": _phrase_traffic}
+    sets, labels = traffic.get(name, _with_one_spam_word)()
     f = SpamFilter().fit(sets, labels)
     before = SpamFilter(**{name: earlier}).fit(sets, labels)  # type: ignore[arg-type]
     assert f.classify(probe) != before.classify(probe)

@@ -23,7 +23,7 @@ def _dict_logs(f: SpamFilter, tokens: frozenset[str]) -> object:
     st, t = f._settings(), f.table_
     return _mail_native.clue_logs(
         tokens, t.index, t.ham, t.spam, t.n_ham, t.n_spam, st.s, st.x, st.smoothing,
-        st.min_dev, st.max_clues or 0, st.same_counts_min,
+        st.min_dev, st.max_clues or 0, st.same_counts_min, st.tile_bigrams,
     )  # fmt: skip
 
 
@@ -74,7 +74,7 @@ def test_tokens_that_are_not_exact_str_take_the_python_path() -> None:
     table = TokenTable.from_rows([(Word("w5"), 1, 0), ("w6", 0, 1)], 1, 1)
     lookup = _mail_native.token_index()
     lookup.sync(table.row_tokens)
-    args = (table.ham, table.spam, 1, 1, 0.1, 0.5, 1.0, 0.0, 0, 0)
+    args = (table.ham, table.spam, 1, 1, 0.1, 0.5, 1.0, 0.0, 0, 0, True)
     assert _mail_native.clue_logs(frozenset({"w6"}), lookup, *args) is None
 
 
@@ -94,7 +94,7 @@ def test_sync_refuses_what_is_not_a_list() -> None:
     with pytest.raises(TypeError, match="list of str"):
         lookup.sync(("a", "b"))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="dict or a TokenIndex"):
-        _mail_native.clue_logs(frozenset(), [], b"", b"", 0, 0, 0.1, 0.5, 0.0, 0.0, 0, 0)  # type: ignore[arg-type]
+        _mail_native.clue_logs(frozenset(), [], b"", b"", 0, 0, 0.1, 0.5, 0.0, 0.0, 0, 0, False)  # type: ignore[arg-type]
 
 
 def test_a_filter_with_its_index_pickles_and_copies_without_it() -> None:
@@ -132,7 +132,7 @@ def _text_logs(
     return _mail_native.clue_logs_text(
         frozenset(tokens), text, lo, hi, bool(kw.get("bigrams", bigrams)), f._token_lookup(),
         t.ham, t.spam, t.n_ham, t.n_spam, st.s, st.x, st.smoothing, st.min_dev,
-        st.max_clues or 0, st.same_counts_min,
+        st.max_clues or 0, st.same_counts_min, st.tile_bigrams,
     )  # fmt: skip
 
 
@@ -145,18 +145,23 @@ def _word_sets(text: str, **kw: int) -> frozenset[str]:
 @pytest.mark.parametrize("max_clues", [None, 3, 150])
 @pytest.mark.parametrize("bigrams", [1, 0])
 @pytest.mark.parametrize("same_counts_min", [None, 2])
+@pytest.mark.parametrize("tile_bigrams", [None, False])
 def test_words_read_from_the_text_score_as_the_token_set(
-    max_clues: int | None, bigrams: int, same_counts_min: int | None
+    max_clues: int | None, bigrams: int, same_counts_min: int | None, tile_bigrams: bool | None
 ) -> None:
     # the table holds the texts' words and bigrams (some once, some in both classes), the
     # set tokens overlap the words ("proto:http" is both): the same clues either way
     learnt = [_word_sets(t, bigrams=bigrams) | {"proto:http", "url:x"} for t in _TEXTS[:6]]
     learnt += [frozenset(f"w{k}" for k in range(1, 14, 2)), frozenset({"w2", "w4", "party"})]
     labels = ["ham", "spam", "spam", "ham", "spam", "ham", "spam", "ham"]
-    f = SpamFilter(min_dev=0.0, max_clues=max_clues, same_counts_min=same_counts_min)
+    f = SpamFilter(
+        min_dev=0.0, max_clues=max_clues, same_counts_min=same_counts_min, tile_bigrams=tile_bigrams
+    )
     f.fit(learnt, labels)
     for text in _TEXTS:
-        for extra in (set(), {"proto:http", "subject:cheap"}, {"café", "bi:cheap pills"}):
+        # (a bigram of the set overlapping the text's: tiled across the two readings)
+        extras = ({"proto:http", "subject:cheap"}, {"café", "bi:cheap pills", "bi:café now"})
+        for extra in (set(), *extras):
             full = _word_sets(text, bigrams=bigrams) | extra
             clues = f._clue_values(full)  # the Python reading: the spec
             got = _text_logs(f, extra, text, bigrams=bigrams)
@@ -187,7 +192,7 @@ def test_the_text_path_declines_what_the_index_cannot_read() -> None:
 
     f = SpamFilter().fit(_sets(4, 5), ["ham", "spam", "ham", "spam"])
     st, t = f._settings(), f.table_
-    args = (t.ham, t.spam, t.n_ham, t.n_spam, st.s, st.x, st.smoothing, st.min_dev, 0, 0)
+    args = (t.ham, t.spam, t.n_ham, t.n_spam, st.s, st.x, st.smoothing, st.min_dev, 0, 0, True)
     lookup = f._token_lookup()
     assert (
         _mail_native.clue_logs_text(frozenset({Word("w5")}), "a b", 3, 12, True, lookup, *args)
@@ -236,8 +241,9 @@ def test_bulk_classify_gives_the_verdicts_of_the_token_sets(
 
 @pytest.mark.parametrize("preset", ["nbayes", "bogofilter", "spambayes"])
 @pytest.mark.parametrize("same_counts_min", [0, 2])
+@pytest.mark.parametrize("tile_bigrams", [False, True])
 def test_the_compiled_fisher_combining_is_the_python_one_bit_for_bit(
-    preset: str, same_counts_min: int
+    preset: str, same_counts_min: int, tile_bigrams: bool
 ) -> None:
     from array import array
 
@@ -254,7 +260,7 @@ def test_the_compiled_fisher_combining_is_the_python_one_bit_for_bit(
         for cap in (0, 1, 2, 5, 150):
             for extra in (set(), {"proto:http", "subject:cheap"}):
                 call = (frozenset(extra), text, 3, 12, True, f._token_lookup(), *args, cap,
-                        same_counts_min)  # fmt: skip
+                        same_counts_min, tile_bigrams)  # fmt: skip
                 logs = _mail_native.clue_logs_text(*call)
                 assert logs is not None
                 for tail_weight in {0.0, st.tail_weight, 0.5}:  # (the tails' log ratio)

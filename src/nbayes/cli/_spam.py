@@ -192,6 +192,12 @@ def explain_spam(args: argparse.Namespace, ui: UI, paint: Any) -> int:
             f"log-odds lowered by ham_bias / clues = {scorer.filter.effective_params_.ham_bias:g}"
             f" / {len(used)} = {clues.bias:.2f} (a spam verdict on few clues needs them strong)"
         )
+    overlaps = sum(c.side == "overlap" for c in clues.clues)
+    if overlaps:
+        ui.print(
+            f"{overlaps} bigram{'s' if overlaps > 1 else ''} left out: each shares a word with a"
+            " stronger bigram clue (one phrase counts once)"
+        )
     repeats: dict[tuple[int, int], int] = {}
     for c in clues.clues:
         if c.side == "repeat":

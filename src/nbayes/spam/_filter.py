@@ -75,6 +75,8 @@ class Clue:
         ``"spam"`` or ``"ham"`` if it is one of the combined clues (f above or below
         0.5); ``"repeat"`` if it was seen in the same numbers of ham and spam messages as
         a combined clue's token (``same_counts_min``: the two count once, as that clue);
+        ``"overlap"`` if it is a bigram sharing a word with a stronger bigram clue
+        (``tile_bigrams``: overlapping bigrams are one phrase, counted once);
         ``"unused"`` if it was too close to 0.5 or beyond the clue cap.
     """
 
@@ -165,6 +167,15 @@ class SpamFilter:
         known token was seen once, in spam, is spam at 0.95. 0 is Robinson's, bogofilter's
         and SpamBayes' spamicity. A model file written before this parameter existed
         loads with 0.
+    tile_bigrams : bool, optional
+        Among the bigram clues (``bi:first second``), strongest first, keep one only if
+        neither of its words is a word of a bigram clue kept before it: the bigrams of one
+        phrase ("buy cheap", "cheap pills", "pills now") overlap, and Fisher's combining
+        would count them as independent evidence (SpamBayes' tiling of its bigrams, by
+        word rather than by position, as the counts are of token sets). Word clues are
+        not affected. False is bogofilter's and SpamBayes' combining (which have no
+        bigrams by default). A model file written before this parameter existed loads
+        with False.
     combining : {"chi2", "naive_bayes"}
         Fisher's chi-square combining of Robinson's f(w) (the default), or the posterior of
         a multinomial Naive Bayes over the messages' distinct tokens (Laplace ``alpha``).
@@ -215,6 +226,7 @@ class SpamFilter:
         tail_weight: float | None = None,
         same_counts_min: int | None = None,
         ham_bias: float | None = None,
+        tile_bigrams: bool | None = None,
         combining: str = "chi2",
         alpha: float = 1.0,
         min_learned: int = 0,
@@ -232,6 +244,7 @@ class SpamFilter:
         self.tail_weight = tail_weight
         self.same_counts_min = same_counts_min
         self.ham_bias = ham_bias
+        self.tile_bigrams = tile_bigrams
         self.combining = combining
         self.alpha = alpha
         self.min_learned = min_learned
@@ -246,6 +259,8 @@ class SpamFilter:
     same_counts_min: int | None = 0
     #: ... and for ``ham_bias``: no bias
     ham_bias: float | None = 0.0
+    #: ... and for ``tile_bigrams``: every bigram clue counted
+    tile_bigrams: bool | None = False
 
     # ------------------------------------------------------------------ estimator API
     def __setattr__(self, name: str, value: Any) -> None:
@@ -703,6 +718,7 @@ class SpamFilter:
             st.min_dev,
             st.max_clues or 0,
             st.same_counts_min,
+            st.tile_bigrams,
         )
 
     #: tables of fewer rows are looked up in their dict: it stays in the CPU's caches (and
@@ -730,11 +746,12 @@ class SpamFilter:
         return cache[2]
 
     def _clue_values(
-        self, tokens: Iterable[str]
+        self, tokens: Iterable[str], overlaps: set[str] | None = None
     ) -> list[tuple[float, str, float, float, float, int, int]]:
         """``(|f - 0.5|, token, f, ln f, ln(1 - f), ham, spam)`` of the combined clues,
         strongest first (ties by token: the choice does not depend on the tokens' order),
-        those of the same counts once (``same_counts_min``)."""
+        overlapping bigrams tiled (``tile_bigrams``: those dropped are added to
+        ``overlaps``), those of the same counts once (``same_counts_min``)."""
         st = self._settings()
         table = self.table_
         index, ham, spam = table.index, table.ham, table.spam
@@ -775,6 +792,8 @@ class SpamFilter:
                     cache[t] = clue
             if clue is not None:
                 clues.append(clue)
+        if st.tile_bigrams:
+            clues = _tiled(clues, overlaps)
         if st.same_counts_min:
             clues = _once_per_counts(clues, st.same_counts_min)
         cap = st.max_clues
@@ -852,7 +871,14 @@ class SpamFilter:
         lo, hi, bigrams = tok.min_length, tok.max_length, tok.bigrams
         fisher_text, lgamma = _mail_native.fisher_text, _lgamma_table()
         args = (table.ham, table.spam, table.n_ham, table.n_spam, st.s, st.x, st.smoothing)
-        tail = (st.min_dev, st.max_clues or 0, st.same_counts_min, st.tail_weight, st.ham_bias)
+        tail = (
+            st.min_dev,
+            st.max_clues or 0,
+            st.same_counts_min,
+            st.tile_bigrams,
+            st.tail_weight,
+            st.ham_bias,
+        )
         out = []
         for m in self._message_list(messages):
             if isinstance(m, frozenset | set):
@@ -923,7 +949,8 @@ class SpamFilter:
         token)."""
         self._check_fitted()
         tokens = self._token_sets([message])[0]
-        values = self._clue_values(tokens)  # computed once, for the verdict and the sides
+        overlaps: set[str] = set()
+        values = self._clue_values(tokens, overlaps)  # once, for the verdict and the sides
         verdict = next(self._verdicts([tokens], values))
         used = {clue[1]: clue for clue in values}
         st, table = self._settings(), self.table_
@@ -937,7 +964,10 @@ class SpamFilter:
                 i = index.get(t)
                 g, b = (0, 0) if i is None else (ham[i], spam[i])
                 f = robinson_f(g, b, table.n_ham, table.n_spam, st.s, st.x, st.smoothing)
-                side = "repeat" if (g, b) in used_counts else "unused"
+                if t in overlaps:
+                    side = "overlap"
+                else:
+                    side = "repeat" if (g, b) in used_counts else "unused"
                 rows.append(Clue(t, f, g, b, side))
             else:  # its counts are the clue's: no second look-up
                 f, g, b = clue[2], clue[5], clue[6]
@@ -986,7 +1016,7 @@ class SpamFilter:
 
 
 _HYPERPARAMETERS = frozenset(SpamFilter._get_param_names())
-_NOT_COMBINED = ("repeat", "unused")
+_NOT_COMBINED = ("repeat", "overlap", "unused")
 
 
 def _once_per_counts(clues: list[Any], least: int) -> list[Any]:
@@ -1006,6 +1036,38 @@ def _once_per_counts(clues: list[Any], least: int) -> list[Any]:
             kept[g, b] = clue
     out.extend(kept.values())
     return out
+
+
+def _tiled(clues: list[Any], overlaps: set[str] | None = None) -> list[Any]:
+    """``clues`` (:meth:`SpamFilter._clue_values`' records) with their bigrams tiled
+    (``tile_bigrams``): strongest first (ties by token), a bigram clue is kept only if
+    neither of its words is a word of a bigram clue kept before it; the others are kept,
+    in their order. The compiled kernel tiles alike. The tokens dropped are added to
+    ``overlaps``.
+
+    >>> rec = lambda t, d: (d, t, 0.5 + d, 0.0, 0.0, 0, 1)
+    >>> clues = [rec("bi:buy cheap", 0.3), rec("bi:cheap pills", 0.4),
+    ...          rec("bi:pills now", 0.2), rec("cheap", 0.45), rec("bi:act now", 0.1)]
+    >>> [c[1] for c in _tiled(clues)]
+    ['bi:cheap pills', 'cheap', 'bi:act now']
+    """
+    bigrams = sorted((c for c in clues if c[1].startswith("bi:") and " " in c[1]), reverse=True)
+    if len(bigrams) < 2:
+        return clues
+    words: set[str] = set()
+    dropped = set()
+    for clue in bigrams:
+        first, _, second = clue[1][3:].partition(" ")
+        if first in words or second in words:
+            dropped.add(clue[1])
+        else:
+            words.add(first)
+            words.add(second)
+    if not dropped:
+        return clues
+    if overlaps is not None:
+        overlaps.update(dropped)
+    return [c for c in clues if c[1] not in dropped]
 
 
 def _merged(ham: int, spam: int, least: int) -> bool:
@@ -1104,6 +1166,12 @@ class _Settings(Preset):
         ham_bias = real(
             "ham_bias", p.ham_bias if f.ham_bias is None else f.ham_bias, 0.0, math.inf, "[)"
         )
+        tile_bigrams = p.tile_bigrams if f.tile_bigrams is None else f.tile_bigrams
+        if not isinstance(tile_bigrams, bool):
+            raise ValueError(
+                "The 'tile_bigrams' parameter of SpamFilter must be a bool or None. "
+                f"Got {tile_bigrams!r} instead."
+            )
         if ham_cutoff > spam_cutoff:
             raise ValueError(
                 f"SpamFilter's ham_cutoff ({ham_cutoff}) is above its spam_cutoff "
@@ -1148,6 +1216,7 @@ class _Settings(Preset):
             tail_weight=tail_weight,
             same_counts_min=same_counts_min,
             ham_bias=ham_bias,
+            tile_bigrams=tile_bigrams,
             combining=f.combining,
             alpha=alpha,
             min_learned=ml,

@@ -63,8 +63,9 @@ def spam_filter_of(d: dict[str, Any]) -> tuple[SpamFilter, int, int, int]:
     expect_dict(d, WHERE, ("hyperparameters", "tokenizer", "n_ham", "n_spam", "n_tokens"))
     where = f"{WHERE}['hyperparameters']"
     hp = dict(expect_dict(d["hyperparameters"], where))
-    # a file written before a parameter existed (tail_weight, same_counts_min, ham_bias)
-    # scores as it did: with the value SpamFilter's class attribute gives a pickle of then
+    # a file written before a parameter existed (tail_weight, same_counts_min, ham_bias,
+    # tile_bigrams) scores as it did: with the value SpamFilter's class attribute gives a
+    # pickle of then
     names = SpamFilter._get_param_names()
     hp = {**{n: v for n, v in vars(SpamFilter).items() if n in names}, **hp}
     hp = dict(expect_dict(hp, where, names))
