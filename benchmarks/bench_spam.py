@@ -294,6 +294,7 @@ def main() -> None:
         ("nbayes, same_counts_min=0 (every clue counted)", {"same_counts_min": 0}),
         ("nbayes, recipe before the header clues", {"tokenizer": EARLIER_RECIPE}),
         ("nbayes, tail_weight=0 (before the tail ratio)", {"tail_weight": 0.0}),
+        ("nbayes, tile_bigrams=False (every bigram clue counted)", {"tile_bigrams": False}),
         ("nbayes preset='bogofilter'", {"preset": "bogofilter"}),
         ("nbayes preset='spambayes'", {"preset": "spambayes"}),
     )

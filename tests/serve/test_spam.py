@@ -68,7 +68,7 @@ def test_filter_on_another_model_says_which_endpoint(text_model: str, start: Any
 def test_registering_through_update_and_forget(tmp_path: Path, start: Any) -> None:
     path = _model(tmp_path)
     server = start(path, "--token", "s3cret")
-    message = "Subject: zzz\n\nqqqq wwww eeee"
+    message = "Subject: zzz\n\nqqqq wwww eeee rrrr"
     status, out = server.request("POST", "/filter", raw=message.encode(), headers=RFC822)
     assert out["verdict"] == "unsure"
     body = {"texts": [message], "labels": ["spam"]}
