@@ -452,6 +452,80 @@ std::size_t word_slot(const std::vector<std::int32_t>& slot, const std::vector<T
     }
 }
 
+// <0, 0, >0 as the code points of x[0:n] and y[0:n] compare (storage widths kx, ky).
+template <class A, class B>
+int compare_n(const A* x, const B* y, std::int64_t n) {
+    for (std::int64_t i = 0; i < n; ++i)
+        if (static_cast<std::uint32_t>(x[i]) != static_cast<std::uint32_t>(y[i]))
+            return static_cast<std::uint32_t>(x[i]) < static_cast<std::uint32_t>(y[i]) ? -1 : 1;
+    return 0;
+}
+
+template <class A>
+int compare_n(const A* x, int ky, const void* y, std::int64_t n) {
+    if (ky == 1) return compare_n(x, static_cast<const std::uint8_t*>(y), n);
+    if (ky == 2) return compare_n(x, static_cast<const std::uint16_t*>(y), n);
+    return compare_n(x, static_cast<const std::uint32_t*>(y), n);
+}
+
+int compare_words(const TokenRef& x, const TokenRef& y, std::int64_t n) {
+    const char* dx = static_cast<const char*>(x.data) + x.a0 * x.kind;
+    const char* dy = static_cast<const char*>(y.data) + y.a0 * y.kind;
+    if (x.kind == 1 && y.kind == 1) {  // (bytes compare as unsigned: as code points)
+        int c = std::memcmp(dx, dy, static_cast<std::size_t>(n));
+        return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+    if (x.kind == 1) return compare_n(reinterpret_cast<const std::uint8_t*>(dx), y.kind, dy, n);
+    if (x.kind == 2) return compare_n(reinterpret_cast<const std::uint16_t*>(dx), y.kind, dy, n);
+    return compare_n(reinterpret_cast<const std::uint32_t*>(dx), y.kind, dy, n);
+}
+
+// compare_tokens of the bigrams "bi:" + a1 + " " + b1 and "bi:" + a2 + " " + b2 from their
+// words (which hold no space): the words compared span to span, not code point by code
+// point through TokenRef::at.
+int compare_bigrams(const TokenRef& a1, const TokenRef& b1, const TokenRef& a2,
+                    const TokenRef& b2) {
+    std::int64_t n1 = a1.a1 - a1.a0, n2 = a2.a1 - a2.a0;
+    int c = compare_words(a1, a2, std::min(n1, n2));
+    if (c != 0) return c;
+    if (n1 != n2) {  // one first word is a prefix of the other: " " against its next letter
+        std::uint32_t next = n1 < n2 ? nbk_mail::code_point(a2.kind, a2.data, a2.a0 + n1)
+                                     : nbk_mail::code_point(a1.kind, a1.data, a1.a0 + n2);
+        bool space_first = ' ' < next;
+        return (n1 < n2) == space_first ? -1 : 1;
+    }
+    n1 = b1.a1 - b1.a0;
+    n2 = b2.a1 - b2.a0;
+    c = compare_words(b1, b2, std::min(n1, n2));
+    if (c != 0) return c;
+    return n1 < n2 ? -1 : (n1 > n2 ? 1 : 0);
+}
+
+constexpr std::uint64_t kNoKey = ~std::uint64_t{0};
+
+// The first 8 code points of a + " " + b as the bytes of a big-endian word, zeros past its
+// end: ordered as the tokens "bi:" + a + " " + b are, where they differ in those code
+// points (a zero byte is below every letter, so a prefix comes first); kNoKey if one of
+// them is 0 or above 255 (those tokens are compared by their words).
+std::uint64_t prefix_key(const TokenRef& a, const TokenRef& b) {
+    std::uint64_t key = 0;
+    int filled = 0;
+    const TokenRef* parts[2] = {&a, &b};
+    for (int p = 0; p < 2 && filled < 8; ++p) {
+        if (p == 1) {
+            key = key << 8 | ' ';
+            ++filled;
+        }
+        const TokenRef& w = *parts[p];
+        for (std::int64_t i = w.a0; i < w.a1 && filled < 8; ++i, ++filled) {
+            std::uint32_t c = nbk_mail::code_point(w.kind, w.data, i);
+            if (c == 0 || c > 255) return kNoKey;
+            key = key << 8 | c;
+        }
+    }
+    return key << (8 * (8 - filled));  // (filled < 8: shifts in the zeros past the end)
+}
+
 // The bigram clues tiled, as nbayes.spam._filter._tiled: strongest first, a bigram is kept
 // only if neither of its words is a word of a bigram kept before it (overlapping bigrams
 // are one piece of evidence); the other clues are kept, in their order.
@@ -467,10 +541,20 @@ void tile_bigrams(std::vector<Clue>& clues) {
         }
     }
     if (at.size() < 2) return;
+    // Stronger's order: |f - 1/2| descending, then the token. Ties are many (a bigram seen
+    // once in spam has the f of every other such bigram); most are told apart by the
+    // first 8 code points of "a b" packed in a word (prefix_key), the rest by their words.
     std::vector<std::size_t> order(at.size());
-    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::vector<std::uint64_t> key(at.size());
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        order[k] = k;
+        key[k] = prefix_key(firsts[k], seconds[k]);
+    }
     std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-        return Stronger{}(clues[at[x]], clues[at[y]]);
+        double dx = clues[at[x]].d, dy = clues[at[y]].d;
+        if (dx != dy) return dx > dy;
+        if (key[x] != key[y] && key[x] != kNoKey && key[y] != kNoKey) return key[x] > key[y];
+        return compare_bigrams(firsts[x], seconds[x], firsts[y], seconds[y]) > 0;
     });
     std::size_t size = 16;
     while (size < 4 * at.size()) size *= 2;
@@ -502,6 +586,22 @@ void tile_bigrams(std::vector<Clue>& clues) {
 // The bigrams tiled (tile), once_per_counts (least > 0), then the `cap` strongest clues
 // (0: all).
 void choose(std::vector<Clue>& clues, Py_ssize_t cap, Py_ssize_t least, bool tile) {
+    std::size_t most = 2 * static_cast<std::size_t>(std::max<Py_ssize_t>(cap, 0)) + 16;
+    if (tile && cap > 0 && clues.size() > most) {
+        // Whether a clue survives the tiling and once_per_counts depends on stronger clues
+        // only, so the strongest `most` decide alone which of them survive; if `cap` of
+        // them do, those are the answer (a long message's many weak bigrams are not tiled).
+        auto end = clues.begin() + static_cast<std::ptrdiff_t>(most);
+        std::nth_element(clues.begin(), end, clues.end(), Stronger{});
+        std::vector<Clue> strongest(clues.begin(), end);
+        tile_bigrams(strongest);
+        if (least > 0) once_per_counts(strongest, least);
+        if (static_cast<Py_ssize_t>(strongest.size()) >= cap) {
+            clues.swap(strongest);
+            tile = false;
+            least = 0;
+        }
+    }
     if (tile) tile_bigrams(clues);
     if (least > 0) once_per_counts(clues, least);
     if (cap > 0 && static_cast<Py_ssize_t>(clues.size()) > cap) {

@@ -121,6 +121,10 @@ _TEXTS = [
     "",
     "   \t\n  ",
     "w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11 w12 w13 w1 w2 w3",
+    # bigrams whose first words are prefixes of each other (" " against the next letter,
+    # below and above it): the ties between them are broken by the token, as Python's
+    "ab q ab\x01 q ab~ q abc q ab q",
+    "ab qq абв qq ab\x01 qq ab qq",
 ]
 
 
@@ -273,3 +277,56 @@ def test_the_compiled_fisher_combining_is_the_python_one_bit_for_bit(
                 if len(logs[0]) >= 1:
                     tail = (st.tail_weight, st.ham_bias)
                     assert _mail_native.fisher_text(*call, *tail, short) is None
+
+
+@pytest.mark.parametrize(
+    ("spammy", "hammy"),
+    [
+        ("bi:ab zz", "bi:ab\x01 zz"),  # " " above the next letter of the longer first word
+        ("bi:ab~ yy", "bi:ab yy"),  # ... and below it
+        ("bi:абв zz", "bi:аб zz"),  # 2-byte words
+        ("bi:ab zz", "bi:ab\U0001f389 zz"),  # a 1-byte word against a 4-byte one
+    ],
+)
+def test_tied_overlapping_bigrams_keep_the_greater_token_on_every_path(
+    spammy: str, hammy: str
+) -> None:
+    # f and 1 - f: the same strength, so the token decides which bigram the tiling keeps
+    # (the greater, as Python's sort); the two share a word, so the other is dropped
+    f = SpamFilter(min_dev=0.0).fit([frozenset({"x"}), frozenset({"y"})], ["ham", "spam"])
+    f.table_ = TokenTable.from_rows([(spammy, 0, 1), (hammy, 1, 0)], 1, 1)
+    tokens = frozenset({spammy, hammy})
+    clues = f._clue_values(tokens)
+    assert [c[1] for c in clues] == [max(spammy, hammy)]
+    want = ([c[3] for c in clues], [c[4] for c in clues])
+    assert f._clue_logs(tokens) == want == _dict_logs(f, tokens)
+    # the greater one read from a text (with its two words), the other from the set
+    first, _, second = max(spammy, hammy)[3:].partition(" ")
+    text = f"{first} {second}"
+    full = _word_sets(text, lo=1, hi=12) | {min(spammy, hammy)}
+    clues = f._clue_values(full)
+    kept = {c[1] for c in clues}
+    assert max(spammy, hammy) in kept and min(spammy, hammy) not in kept
+    got = _text_logs(f, {min(spammy, hammy)}, text, lo=1, hi=12)
+    assert got is not None
+    assert sorted(got[0]) == sorted(c[3] for c in clues)
+    assert sorted(got[1]) == sorted(c[4] for c in clues)
+
+
+def test_the_strongest_clues_merged_below_the_cap_take_the_full_reading() -> None:
+    # the compiled clues tile and merge only the strongest 2 * max_clues + 16 when as
+    # many as max_clues survive; here the 30 strongest share their counts (one clue),
+    # so the weaker ones fill the cap, as in the Python reading
+    rows = [(f"m{k:02d}", 1, 39) for k in range(30)]
+    rows += [(f"w{k}", 1, 2 + k) for k in range(8)]
+    rows += [("bi:w0 w1", 0, 4), ("bi:w1 w2", 0, 4)]
+    f = SpamFilter(max_clues=5, same_counts_min=2, min_dev=0.0)
+    f.fit([frozenset({"x"}), frozenset({"y"})], ["ham", "spam"])
+    f.table_ = TokenTable.from_rows(rows, 10, 40)
+    tokens = frozenset(t for t, _, _ in rows)
+    clues = f._clue_values(tokens)
+    assert len(clues) == 5 and sum(c[1].startswith("m") for c in clues) == 1
+    want = ([c[3] for c in clues], [c[4] for c in clues])
+    got = f._clue_logs(tokens)
+    assert got is not None
+    assert sorted(got[0]) == sorted(want[0]) and sorted(got[1]) == sorted(want[1])
