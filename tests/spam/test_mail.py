@@ -127,6 +127,22 @@ def test_html_keeps_visible_text_and_links() -> None:
     assert "hidden" not in t and "var" not in t
 
 
+def test_a_dotted_capital_i_does_not_shift_what_is_cut_out() -> None:
+    # "İ".lower() is two code points: positions found in the lower-cased text were off by
+    # one per "İ", so a comment's cut took visible text and left hidden text in
+    hidden = "İİİİ<!-- hidden -->visible text here<script>bad()</script>more <a href=x.example>"
+    assert html_to_text(hidden) == ("İİİİ visible text here more  ", ["x.example"])
+    t = TOK(b"Content-Type: text/html; charset=utf-8\n\n" + hidden.encode())
+    assert {"visible", "text", "here", "more"} <= t and "hidden" not in t and "bad()" not in t
+    from nbayes.mail._tokenizer import split_urls
+
+    assert split_urls("İİ see http://a.example/x and") == ("İİ see   and", ["http://a.example/x"])
+    kept_case = MailTokenizer(lowercase=False)(
+        b"Subject: x\n\nI\xc4\xb0 see http://a.example/x now"
+    )
+    assert {"see", "now", "url:a.example"} <= kept_case and "/x" not in str(kept_case)
+
+
 def test_html_scan_is_linear_on_unterminated_markup() -> None:
     nasty = "<!--" + "x <!-- " * 50_000  # quadratic for a backtracking regex
     start = time.perf_counter()
@@ -540,7 +556,7 @@ def test_the_head_fast_path_on_a_slice_of_the_corpus() -> None:
 def test_links_are_the_link_regexs_findall(markup: str) -> None:
     from nbayes.mail._html import _LINK, _links
 
-    assert _links(markup) == _LINK.findall(markup)
+    assert _links(markup, markup.lower()) == _LINK.findall(markup)
 
 
 # ---------------------------------------------------------------------- the multipart fast path

@@ -11,12 +11,26 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["html_to_text"]
+__all__ = ["html_to_text", "lower_same_length"]
 
 _LINK = re.compile(r"""\b(?:href|src|action|background)\s*=\s*["']?\s*([^"'\s>]+)""", re.I)
 _LINK_NAMES = ("href", "src", "action", "background")
 _TAG = re.compile(r"<[^<>]{0,2000}>")
 _DROPPED = ("script", "style")
+
+
+def lower_same_length(text: str) -> str:
+    """``text`` lower-cased code point for code point, so that a position found in it
+    indexes ``text``: ``str.lower`` turns "İ" (U+0130, the one such code point) into two,
+    "i" and a combining dot, which would shift every position after it; here it is "i".
+
+    >>> lower_same_length("İSTANBUL <!--x-->"), "İSTANBUL <!--x-->".lower()[:10]
+    ('istanbul <!--x-->', 'i̇stanbul ')
+    """
+    lower = text.lower()
+    if len(lower) != len(text):
+        lower = text.replace("\u0130", "I").lower()
+    return lower
 
 
 def _cut(text: str, lower: str, start: str, end: str) -> tuple[str, str]:
@@ -47,14 +61,13 @@ def _cut(text: str, lower: str, start: str, end: str) -> tuple[str, str]:
     return "".join(out), "".join(lows)
 
 
-def _links(text: str) -> list[str]:
+def _links(text: str, lower: str) -> list[str]:
     """``_LINK.findall(text)``, with the regular expression tried only where one of its
-    attribute names starts (found by ``str.find`` in the lower-cased text): a
+    attribute names starts (found by ``str.find`` in ``lower``, the lower-cased text): a
     case-insensitive pattern starting with ``\\b`` is otherwise tried at every character.
     Non-ASCII text takes ``findall`` itself (under ``re.I`` "ſ" matches "s")."""
     if not text.isascii():
         return _LINK.findall(text)
-    lower = text.lower()
     starts: list[int] = []
     for name in _LINK_NAMES:
         pos = lower.find(name)
@@ -81,11 +94,10 @@ def html_to_text(markup: str) -> tuple[str, list[str]]:
     ...              '<a href="http://spam.example/buy">here</a> &amp; save</p>')
     (' Buy  now       here  & save ', ['http://spam.example/buy'])
     """
-    lower = markup.lower()
-    text, lower = _cut(markup, lower, "<!--", "-->")
+    text, lower = _cut(markup, lower_same_length(markup), "<!--", "-->")
     for name in _DROPPED:
         text, lower = _cut(text, lower, "<" + name, "</" + name)
-    links = _links(text) if "=" in text else []
+    links = _links(text, lower) if "=" in text else []
     text = _TAG.sub(" ", text)
     if "&" in text:
         from html import unescape  # on first use: its table of entities is large
