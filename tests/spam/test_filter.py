@@ -950,6 +950,37 @@ def test_the_compiled_clues_are_the_python_clues_bit_for_bit(
         assert f._log_scores(tokens) == _python_log_scores(f, tokens)
 
 
+_WORDS = ["a", "b", "ab", "ab\x01", "ab~", "", "İ", "é", "🎉", "bi:", "b c"]
+BIGRAM_TOKENS = st.frozensets(
+    st.one_of(
+        st.builds(lambda x, y: f"bi:{x} {y}", st.sampled_from(_WORDS), st.sampled_from(_WORDS)),
+        st.sampled_from(["a", "ab", "bi:a", "bi:", "bi: ", "subject:bi:a b"]),
+    ),
+    max_size=10,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.tuples(BIGRAM_TOKENS, st.sampled_from(["ham", "spam"])), min_size=2, max_size=20),
+    st.lists(BIGRAM_TOKENS, min_size=1, max_size=4),
+    st.sampled_from([None, 1, 2, 3]),
+    st.sampled_from([0, 2]),
+)
+def test_the_compiled_tiling_is_the_python_tiling_bit_for_bit(
+    corpus: list, probes: list, max_clues: int | None, same: int
+) -> None:
+    # bigrams sharing words of every storage width, words that are prefixes of others
+    # ("ab", "ab\x01", "ab~"), empty words, a second word with a space, tokens that start
+    # with "bi:" but are no bigram: the kernel tiles as _tiled does
+    sets, labels = [m for m, _ in corpus], [y for _, y in corpus]
+    f = SpamFilter(min_dev=0.0, max_clues=max_clues, same_counts_min=same).fit(sets, labels)
+    assert f.effective_params_.tile_bigrams
+    for tokens in probes:
+        assert f._clue_logs(tokens) is not None
+        assert f._log_scores(tokens) == _python_log_scores(f, tokens)
+
+
 def test_the_compiled_clues_on_a_slice_of_the_corpus() -> None:
     root = _corpus()
     if root is None:
