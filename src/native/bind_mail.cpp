@@ -438,17 +438,11 @@ bool bigram_words(const TokenRef& t, TokenRef& a, TokenRef& b) {
 // empty): where it is, or the empty slot where it would go.
 std::size_t word_slot(const std::vector<std::int32_t>& slot, const std::vector<TokenRef>& words,
                       const TokenRef& w) {
-    std::uint64_t h, power;
-    nbk_mail::span_hash(w.kind, w.data, w.a0, w.a1, h, power);
-    h = nbk_mail::finish_hash(h, w.a1 - w.a0);
     std::size_t mask = slot.size() - 1;
-    for (std::size_t at = static_cast<std::size_t>(h) & mask;; at = (at + 1) & mask) {
+    for (std::size_t at = static_cast<std::size_t>(nbk_mail::ref_hash(w)) & mask;;
+         at = (at + 1) & mask) {
         std::int32_t j = slot[at];
-        if (j < 0) return at;
-        const TokenRef& o = words[static_cast<std::size_t>(j)];
-        if (o.a1 - o.a0 == w.a1 - w.a0 &&
-            nbk_mail::same_span(o.kind, o.data, o.a0, w.kind, w.data, w.a0, w.a1 - w.a0))
-            return at;
+        if (j < 0 || nbk_mail::same_text_tokens(words[static_cast<std::size_t>(j)], w)) return at;
     }
 }
 
