@@ -16,6 +16,7 @@
 #include "mail_clues.hpp"
 #include "mail_fisher.hpp"
 #include "mail_index.hpp"
+#include "mail_markup.hpp"
 #include "mail_tokens.hpp"
 #include "mail_words.hpp"
 
@@ -878,12 +879,120 @@ const char fisher_text_doc[] =
 
 PyObject* py_fisher_text(PyObject*, PyObject* args) { return text_clues(args, true); }
 
+const char head_fields_doc[] =
+    "head_fields(head) -> [(name, value), ...] or None\n\n"
+    "The fields of the message head `head` (a str ending in its last field's newline) as\n"
+    "nbayes.mail._mime's _FIELD.findall finds them, if _SIMPLE_HEAD.fullmatch(head) holds\n"
+    "(well-formed fields only: each a name, \":\", the rest of its line and its continuation\n"
+    "lines); None otherwise.";
+
+PyObject* py_head_fields(PyObject*, PyObject* arg) {
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "head_fields: head must be a str");
+        return nullptr;
+    }
+    int kind = PyUnicode_KIND(arg);
+    const void* data = PyUnicode_DATA(arg);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    std::vector<nbk_mail::Field> fields;
+    bool ok;
+    try {
+        if (kind == PyUnicode_1BYTE_KIND)
+            ok = nbk_mail::head_fields(static_cast<const Py_UCS1*>(data), n, fields);
+        else if (kind == PyUnicode_2BYTE_KIND)
+            ok = nbk_mail::head_fields(static_cast<const Py_UCS2*>(data), n, fields);
+        else
+            ok = nbk_mail::head_fields(static_cast<const Py_UCS4*>(data), n, fields);
+    } catch (const std::bad_alloc&) {
+        return PyErr_NoMemory();
+    }
+    if (!ok) Py_RETURN_NONE;
+    PyObject* out = PyList_New(static_cast<Py_ssize_t>(fields.size()));
+    if (out == nullptr) return nullptr;
+    for (std::size_t k = 0; k < fields.size(); ++k) {
+        const nbk_mail::Field& f = fields[k];
+        PyObject* name = PyUnicode_Substring(arg, f.name_start, f.name_end);
+        PyObject* value = name ? PyUnicode_Substring(arg, f.value_start, f.value_end) : nullptr;
+        PyObject* pair = value ? PyTuple_Pack(2, name, value) : nullptr;
+        Py_XDECREF(name);
+        Py_XDECREF(value);
+        if (pair == nullptr) {
+            Py_DECREF(out);
+            return nullptr;
+        }
+        PyList_SET_ITEM(out, static_cast<Py_ssize_t>(k), pair);
+    }
+    return out;
+}
+
+const char strip_tags_doc[] =
+    "strip_tags(markup) -> str\n\n"
+    "`markup` with each tag replaced by a space, as nbayes.mail._html's\n"
+    "_TAG.sub(\" \", markup) replaces them: a \"<\", at most 2000 characters that are neither\n"
+    "\"<\" nor \">\", and a \">\".";
+
+PyObject* py_strip_tags(PyObject*, PyObject* arg) {
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "strip_tags: markup must be a str");
+        return nullptr;
+    }
+    int kind = PyUnicode_KIND(arg);
+    const void* data = PyUnicode_DATA(arg);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    std::vector<std::int64_t> spans;
+    try {
+        if (kind == PyUnicode_1BYTE_KIND)
+            nbk_mail::tag_spans(static_cast<const Py_UCS1*>(data), n, spans);
+        else if (kind == PyUnicode_2BYTE_KIND)
+            nbk_mail::tag_spans(static_cast<const Py_UCS2*>(data), n, spans);
+        else
+            nbk_mail::tag_spans(static_cast<const Py_UCS4*>(data), n, spans);
+    } catch (const std::bad_alloc&) {
+        return PyErr_NoMemory();
+    }
+    if (spans.empty()) return Py_NewRef(arg);
+    // the text between the tags (and a space for each): its length and largest code point
+    Py_ssize_t size = 0;
+    Py_UCS4 top = ' ';
+    bool ascii = PyUnicode_IS_ASCII(arg);
+    for (std::size_t k = 0; k <= spans.size(); k += 2) {
+        Py_ssize_t from = k == 0 ? 0 : spans[k - 1];
+        Py_ssize_t to = k < spans.size() ? spans[k] : n;
+        size += to - from + (k < spans.size() ? 1 : 0);
+        if (!ascii)
+            for (Py_ssize_t i = from; i < to; ++i)
+                top = std::max(top, PyUnicode_READ(kind, data, i));
+    }
+    PyObject* out = PyUnicode_New(size, ascii ? 127 : top);
+    if (out == nullptr) return nullptr;
+    int okind = PyUnicode_KIND(out);
+    void* odata = PyUnicode_DATA(out);
+    Py_ssize_t pos = 0;
+    for (std::size_t k = 0; k <= spans.size(); k += 2) {
+        Py_ssize_t from = k == 0 ? 0 : spans[k - 1];
+        Py_ssize_t to = k < spans.size() ? spans[k] : n;
+        if (okind == kind) {  // (the largest code point may be narrower than the input's)
+            std::memcpy(static_cast<char*>(odata) + pos * kind,
+                        static_cast<const char*>(data) + from * kind,
+                        static_cast<std::size_t>((to - from) * kind));
+            pos += to - from;
+        } else {
+            for (Py_ssize_t i = from; i < to; ++i)
+                PyUnicode_WRITE(okind, odata, pos++, PyUnicode_READ(kind, data, i));
+        }
+        if (k < spans.size()) PyUnicode_WRITE(okind, odata, pos++, ' ');
+    }
+    return out;
+}
+
 PyMethodDef methods[] = {
     {"words", py_words, METH_VARARGS, words_doc},
     {"clue_logs", py_clue_logs, METH_VARARGS, clue_logs_doc},
     {"clue_logs_text", py_clue_logs_text, METH_VARARGS, clue_logs_text_doc},
     {"fisher_text", py_fisher_text, METH_VARARGS, fisher_text_doc},
     {"token_index", py_token_index, METH_NOARGS, token_index_doc},
+    {"head_fields", py_head_fields, METH_O, head_fields_doc},
+    {"strip_tags", py_strip_tags, METH_O, strip_tags_doc},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 
+from nbayes import _mail_native
+
 __all__ = ["html_to_text", "lower_same_length"]
 
 _LINK = re.compile(r"""\b(?:href|src|action|background)\s*=\s*["']?\s*([^"'\s>]+)""", re.I)
 _LINK_NAMES = ("href", "src", "action", "background")
-_TAG = re.compile(r"<[^<>]{0,2000}>")
+_TAG = re.compile(r"<[^<>]{0,2000}>")  # (what _mail_native.strip_tags replaces, 5x faster)
 _DROPPED = ("script", "style")
 
 
@@ -98,7 +100,7 @@ def html_to_text(markup: str) -> tuple[str, list[str]]:
     for name in _DROPPED:
         text, lower = _cut(text, lower, "<" + name, "</" + name)
     links = _links(text, lower) if "=" in text else []
-    text = _TAG.sub(" ", text)
+    text = _mail_native.strip_tags(text)  # _TAG.sub(" ", text)
     if "&" in text:
         from html import unescape  # on first use: its table of entities is large
 

@@ -29,6 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from nbayes import _mail_native
 from nbayes.mail._errors import MailError
 
 __all__ = [
@@ -159,7 +160,9 @@ def _full_parse(data: bytes) -> Message:
 # A head of well-formed fields only: "Name: value" lines (RFC 5322's printable name, as
 # the feed parser's headerRE), each followed by its continuation lines (starting with a
 # space or a tab), every line ending in "\n" (no "\r": _parse_bytes sends those to the
-# feed parser).
+# feed parser). _SIMPLE_HEAD.fullmatch and _FIELD.findall are the specification of
+# _mail_native.head_fields, which reads a head in one linear pass, 8x faster
+# (tests/spam/test_mail_markup.py compares them).
 _SIMPLE_HEAD = re.compile(r"(?:[!-9;-~]+:[^\n]*\n(?:[ \t][^\n]*\n)*)*")
 _FIELD_START = re.compile(r"\n(?![ \t])")
 _FIELD = re.compile(r"([!-9;-~]+):[ \t]*([^\n]*(?:\n[ \t][^\n]*)*)\n")
@@ -177,14 +180,15 @@ def _simple_head(head: bytes | str) -> Message | None:
         eol = text.find("\n")
         msg.set_unixfrom(text[:eol])
         text = text[eol + 1 :]
-    if "\nFrom " in text or not _SIMPLE_HEAD.fullmatch(text):
-        return None  # a misplaced envelope line (a defect), or not a field
-    if not text:
-        return msg
+    if "\nFrom " in text:
+        return None  # a misplaced envelope line (a defect)
+    fields = _mail_native.head_fields(text)
+    if fields is None:
+        return None  # not a field
     # compat32's header_source_parse: the first line's value left-stripped, the
     # continuation lines kept with their line breaks, the trailing ones dropped
     if "\r" not in text:  # stored as set_raw (what the feed parser calls) stores them
-        msg.__dict__["_headers"].extend(_FIELD.findall(text))
+        msg.__dict__["_headers"].extend(fields)
         return msg
     set_raw = msg.set_raw
     for field in _FIELD_START.split(text[:-1]):

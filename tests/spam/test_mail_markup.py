@@ -1,0 +1,91 @@
+"""The compiled scans of mail's markup (``_mail_native.head_fields`` and ``strip_tags``,
+src/native/mail_markup.hpp) give what the regular expressions they replace give:
+``_mime._SIMPLE_HEAD.fullmatch`` with ``_mime._FIELD.findall``, and ``_html._TAG.sub``."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nbayes import _mail_native
+from nbayes.mail import _html, _mime
+
+
+def _head_reference(text: str) -> list[tuple[str, str]] | None:
+    return _mime._FIELD.findall(text) if _mime._SIMPLE_HEAD.fullmatch(text) else None
+
+
+def _tags_reference(text: str) -> str:
+    return _html._TAG.sub(" ", text)
+
+
+# the characters the scans turn on, and others of each storage width (a surrogate: an
+# 8-bit byte of a head decoded with surrogateescape)
+_PIECES = st.sampled_from(
+    ["a", "B", "7", ":", " ", "\t", "\n", "\r", "<", ">", "-", "~", "!", ";", "9", "\x7f",
+     "é", "\udc80", "€", "\U0001f600", "X-Mailer:", "\n ", "\n\t", "<a href=x>", "</p>"]
+)  # fmt: skip
+_TEXTS = st.lists(_PIECES, max_size=30).map("".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_TEXTS)
+def test_head_fields_is_the_regular_expressions_reading(text: str) -> None:
+    assert _mail_native.head_fields(text) == _head_reference(text)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_TEXTS)
+def test_strip_tags_is_the_regular_expressions_substitution(text: str) -> None:
+    assert _mail_native.strip_tags(text) == _tags_reference(text)
+
+
+@pytest.mark.parametrize(
+    ("head", "fields"),
+    [
+        ("", []),
+        ("Subject: hi\n", [("Subject", "hi")]),
+        ("Subject:\t  hi there \n", [("Subject", "hi there ")]),
+        ("Subject:\n folded\n", [("Subject", "\n folded")]),
+        ("To: a,\n\tb\nFrom: c\n", [("To", "a,\n\tb"), ("From", "c")]),
+        ("X-8bit: caf\udce9\n", [("X-8bit", "caf\udce9")]),
+        ("Subject: no newline", None),
+        (" Subject: starts with a space\n", None),
+        ("Subject: hi\n\nbody\n", None),  # a blank line is no field
+        ("Subject hi\n", None),
+        (": no name\n", None),
+        ("Subj\u00e9ct: a name of 8-bit\n", None),
+    ],
+)
+def test_head_fields_of_heads(head: str, fields: list[tuple[str, str]] | None) -> None:
+    assert _mail_native.head_fields(head) == fields == _head_reference(head)
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        "<" + "a" * 2000 + ">x",  # the longest tag
+        "<" + "a" * 2001 + ">x",  # one longer: no tag
+        "<" * 3 + "b>c<<d>",
+        "a > b < c",
+        "<p>caf\u00e9</p>",
+        "<img alt='\u00e9'>plain",  # 8-bit only inside the tag: the result is ASCII
+        "<x \U0001f600>\u20ac",  # 4-byte storage in, 2-byte out
+        "<\udc80>",
+    ],
+)
+def test_strip_tags_of_markup(markup: str) -> None:
+    out = _mail_native.strip_tags(markup)
+    assert out == _tags_reference(markup)
+    # a str of the narrowest storage its characters need (else equal strings would
+    # hash apart): what the regular expression returns
+    assert out.isascii() == _tags_reference(markup).isascii()
+    assert hash(out) == hash(_tags_reference(markup))
+
+
+def test_the_scans_refuse_what_is_not_a_str() -> None:
+    with pytest.raises(TypeError, match="head must be a str"):
+        _mail_native.head_fields(b"Subject: hi\n")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="markup must be a str"):
+        _mail_native.strip_tags(None)  # type: ignore[arg-type]
