@@ -539,17 +539,18 @@ void tile_bigrams(std::vector<Clue>& clues) {
     // Stronger's order: |f - 1/2| descending, then the token. Ties are many (a bigram seen
     // once in spam has the f of every other such bigram); most are told apart by the
     // first 8 code points of "a b" packed in a word (prefix_key), the rest by their words.
-    std::vector<std::size_t> order(at.size());
-    std::vector<std::uint64_t> key(at.size());
-    for (std::size_t k = 0; k < order.size(); ++k) {
-        order[k] = k;
-        key[k] = prefix_key(firsts[k], seconds[k]);
-    }
-    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-        double dx = clues[at[x]].d, dy = clues[at[y]].d;
-        if (dx != dy) return dx > dy;
-        if (key[x] != key[y] && key[x] != kNoKey && key[y] != kNoKey) return key[x] > key[y];
-        return compare_bigrams(firsts[x], seconds[x], firsts[y], seconds[y]) > 0;
+    struct Entry {
+        double d;
+        std::uint64_t key;
+        std::size_t k;  // (into at, firsts, seconds)
+    };
+    std::vector<Entry> order(at.size());
+    for (std::size_t k = 0; k < order.size(); ++k)
+        order[k] = Entry{clues[at[k]].d, prefix_key(firsts[k], seconds[k]), k};
+    std::sort(order.begin(), order.end(), [&](const Entry& x, const Entry& y) {
+        if (x.d != y.d) return x.d > y.d;
+        if (x.key != y.key && x.key != kNoKey && y.key != kNoKey) return x.key > y.key;
+        return compare_bigrams(firsts[x.k], seconds[x.k], firsts[y.k], seconds[y.k]) > 0;
     });
     std::size_t size = 16;
     while (size < 4 * at.size()) size *= 2;
@@ -557,7 +558,8 @@ void tile_bigrams(std::vector<Clue>& clues) {
     std::vector<TokenRef> words;
     words.reserve(2 * at.size());
     std::vector<char> dropped(clues.size(), 0);
-    for (std::size_t k : order) {
+    for (const Entry& e : order) {
+        std::size_t k = e.k;
         std::size_t sx = word_slot(slot, words, firsts[k]);
         std::size_t sy = word_slot(slot, words, seconds[k]);
         if (slot[sx] >= 0 || slot[sy] >= 0) {  // a word of a stronger kept bigram
@@ -813,10 +815,14 @@ PyObject* text_clues(PyObject* args, bool fisher) {
         std::vector<Probe> probes;
         std::vector<Span> kept, longs;
         std::vector<Clue> clues;
-        bool ok = set_refs(tokens, refs, probes);
-        if (ok) split_text(text, lo, hi, kept, longs);
-        std::size_t most = refs.size() + 2 * kept.size();
-        if (ok && most > (std::size_t{1} << 30)) ok = false;  // (int32 indices)
+        split_text(text, lo, hi, kept, longs);
+        std::size_t most = static_cast<std::size_t>(PySet_GET_SIZE(tokens)) + 2 * kept.size();
+        bool ok = most <= (std::size_t{1} << 30);  // (int32 indices)
+        if (ok) {
+            refs.reserve(most);
+            probes.reserve(most);
+            ok = set_refs(tokens, refs, probes);
+        }
         if (ok) {
             std::size_t size = 16;
             while (size < 2 * most) size *= 2;
