@@ -991,6 +991,41 @@ PyObject* py_strip_tags(PyObject*, PyObject* arg) {
     return out;
 }
 
+const char links_doc[] =
+    "links(text) -> [url, ...]\n\n"
+    "The URLs of the links of the ASCII text `text` (href, src, action and background\n"
+    "attributes), as nbayes.mail._html's _LINK.findall(text) finds them. ValueError if\n"
+    "`text` is not ASCII (_LINK ignores case beyond ASCII: findall reads such text).";
+
+PyObject* py_links(PyObject*, PyObject* arg) {
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "links: text must be a str");
+        return nullptr;
+    }
+    if (!PyUnicode_IS_ASCII(arg)) {
+        PyErr_SetString(PyExc_ValueError, "links: text must be ASCII");
+        return nullptr;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    std::vector<std::int64_t> spans;
+    try {
+        nbk_mail::link_spans(static_cast<const Py_UCS1*>(PyUnicode_DATA(arg)), n, spans);
+    } catch (const std::bad_alloc&) {
+        return PyErr_NoMemory();
+    }
+    PyObject* out = PyList_New(static_cast<Py_ssize_t>(spans.size() / 2));
+    if (out == nullptr) return nullptr;
+    for (std::size_t k = 0; k < spans.size(); k += 2) {
+        PyObject* url = PyUnicode_Substring(arg, spans[k], spans[k + 1]);
+        if (url == nullptr) {
+            Py_DECREF(out);
+            return nullptr;
+        }
+        PyList_SET_ITEM(out, static_cast<Py_ssize_t>(k / 2), url);
+    }
+    return out;
+}
+
 PyMethodDef methods[] = {
     {"words", py_words, METH_VARARGS, words_doc},
     {"clue_logs", py_clue_logs, METH_VARARGS, clue_logs_doc},
@@ -999,6 +1034,7 @@ PyMethodDef methods[] = {
     {"token_index", py_token_index, METH_NOARGS, token_index_doc},
     {"head_fields", py_head_fields, METH_O, head_fields_doc},
     {"strip_tags", py_strip_tags, METH_O, strip_tags_doc},
+    {"links", py_links, METH_O, links_doc},
     {nullptr, nullptr, 0, nullptr},
 };
 

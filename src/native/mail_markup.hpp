@@ -4,7 +4,8 @@
 // - head_fields: a message head of well-formed fields split into its (name, value) spans,
 //   as nbayes.mail._mime's _SIMPLE_HEAD.fullmatch and _FIELD.findall read it;
 // - tag_spans: the tags of HTML that nbayes.mail._html's _TAG.sub(" ", text) replaces,
-//   `<[^<>]{0,2000}>`.
+//   `<[^<>]{0,2000}>`;
+// - link_spans: the URLs of an ASCII text's links, as _html's _LINK.findall finds them.
 //
 // Plain C++ (no Python.h): bind_mail.cpp binds it to Python.
 #pragma once
@@ -75,6 +76,54 @@ void tag_spans(const C* s, std::int64_t n, std::vector<std::int64_t>& spans) {
             // no tag starts at i, nor at any position before j (none holds a "<")
             i = j;
         }
+    }
+}
+
+// Python's \s and \w on an ASCII code point (str patterns: \s holds \x1c-\x1f too).
+inline bool is_re_space(std::uint32_t c) {
+    return c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f);
+}
+inline bool is_re_word(std::uint32_t c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+inline std::uint32_t ascii_lower(std::uint32_t c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+// The [start, end) of each URL in the ASCII text s[0:n] that
+// `\b(?:href|src|action|background)\s*=\s*["']?\s*([^"'\s>]+)` (ignoring case) finds, in
+// order, as findall finds its group: matches leftmost, not overlapping. (Each part of the
+// pattern either matches greedily or the match fails: backtracking finds no other.)
+template <class C>
+void link_spans(const C* s, std::int64_t n, std::vector<std::int64_t>& spans) {
+    static const char* const kNames[] = {"href", "src", "action", "background"};
+    std::int64_t p = 0;
+    while (p < n) {
+        std::uint32_t c = ascii_lower(s[p]);
+        if ((c != 'h' && c != 's' && c != 'a' && c != 'b') || (p > 0 && is_re_word(s[p - 1]))) {
+            ++p;
+            continue;
+        }
+        const char* name = c == 'h' ? kNames[0] : c == 's' ? kNames[1] : c == 'a' ? kNames[2]
+                                                                        : kNames[3];
+        std::int64_t i = p;
+        for (const char* k = name; *k != '\0'; ++k, ++i)
+            if (i >= n || ascii_lower(s[i]) != static_cast<std::uint32_t>(*k)) goto next;
+        while (i < n && is_re_space(s[i])) ++i;
+        if (i >= n || s[i] != '=') goto next;
+        ++i;
+        while (i < n && is_re_space(s[i])) ++i;
+        if (i < n && (s[i] == '"' || s[i] == '\'')) ++i;
+        while (i < n && is_re_space(s[i])) ++i;
+        {
+            std::int64_t start = i;
+            while (i < n && s[i] != '"' && s[i] != '\'' && s[i] != '>' && !is_re_space(s[i])) ++i;
+            if (i == start) goto next;
+            spans.push_back(start);
+            spans.push_back(i);
+            p = i;  // (the next match starts after this one)
+            continue;
+        }
+    next:
+        ++p;
     }
 }
 

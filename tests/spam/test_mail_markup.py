@@ -1,6 +1,7 @@
-"""The compiled scans of mail's markup (``_mail_native.head_fields`` and ``strip_tags``,
-src/native/mail_markup.hpp) give what the regular expressions they replace give:
-``_mime._SIMPLE_HEAD.fullmatch`` with ``_mime._FIELD.findall``, and ``_html._TAG.sub``."""
+"""The compiled scans of mail's markup (``_mail_native.head_fields``, ``strip_tags`` and
+``links``, src/native/mail_markup.hpp) give what the regular expressions they replace give:
+``_mime._SIMPLE_HEAD.fullmatch`` with ``_mime._FIELD.findall``, ``_html._TAG.sub`` and
+``_html._LINK.findall``."""
 
 from __future__ import annotations
 
@@ -84,8 +85,38 @@ def test_strip_tags_of_markup(markup: str) -> None:
     assert hash(out) == hash(_tags_reference(markup))
 
 
+# the link pattern's pieces: its names in any case, its separators, Python's ASCII white
+# space (\x1c-\x1f included), word characters before a name (no word boundary)
+_LINK_PIECES = st.sampled_from(
+    ["href", "HrEf", "src", "SRC", "action", "background", "backgroun", "=", '"', "'", " ",
+     "\t", "\x1c", "\x0b", ">", "<", "_", "a", "x", "9", "/", ":", "h", "s", "\n", "-"]
+)  # fmt: skip
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(_LINK_PIECES, max_size=24).map("".join))
+def test_links_is_the_regular_expressions_findall(text: str) -> None:
+    assert _mail_native.links(text) == _html._LINK.findall(text)
+
+
+@pytest.mark.parametrize(
+    ("markup", "urls"),
+    [
+        ('<a HREF = " a.example/x">', ["a.example/x"]),
+        ("<img src='b.example/i.png'><body background=c.example/bg>", ["b.example/i.png", "c.example/bg"]),
+        ("xhref=no _src=no href=", []),
+        ("href=a.examplesrc=b.example href\x1c=\x1cc.example", ["a.examplesrc=b.example", "c.example"]),
+        ("<form action=\"\">", []),
+    ],
+)  # fmt: skip
+def test_links_of_markup(markup: str, urls: list[str]) -> None:
+    assert _mail_native.links(markup) == urls == _html._LINK.findall(markup)
+
+
 def test_the_scans_refuse_what_is_not_a_str() -> None:
     with pytest.raises(TypeError, match="head must be a str"):
         _mail_native.head_fields(b"Subject: hi\n")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="markup must be a str"):
         _mail_native.strip_tags(None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="must be ASCII"):
+        _mail_native.links("href=caf\u00e9")  # (_links gives such text to findall)
