@@ -40,6 +40,23 @@ def _score_range(span: tuple[int, int]) -> list[tuple[str, float, float]]:  # pr
     return _score(list(_WORKER_MESSAGES[span[0] : span[1]]))
 
 
+def _spans(n: int, size: int, n_jobs: int) -> list[tuple[int, int]]:
+    """The bounds of chunks of ``size`` messages of ``n``, the last ones smaller (a
+    ``2 * n_jobs``-th of what is left, down to 8 messages), so that the workers finish
+    together: no worker idles while another scores the last full chunk.
+
+    >>> _spans(100, 32, 2)
+    [(0, 25), (25, 44), (44, 58), (58, 69), (69, 77), (77, 85), (85, 93), (93, 100)]
+    """
+    spans = []
+    start = 0
+    while start < n:
+        step = min(size, max(8, -(-(n - start) // (2 * n_jobs))))
+        spans.append((start, min(start + step, n)))
+        start += step
+    return spans
+
+
 def _chunks(messages: Iterable[Any], size: int) -> Iterator[list[Any]]:
     it = iter(messages)
     while chunk := list(itertools.islice(it, size)):
@@ -64,6 +81,8 @@ def classify_many(
     n_jobs : int, optional
         Worker processes (default: the usable cores); 1 scores in this process.
     chunk_size : int
+        Messages a worker is given at a time (of a list or tuple, the last chunks are
+        smaller, so that the workers finish together).
 
     Examples
     --------
@@ -97,8 +116,7 @@ def classify_many(
         # the workers read the messages from their (forked) copy of the list: only the
         # chunks' bounds travel, not the messages, pickled by this process (which shares
         # the cores with the workers) and unpickled by them
-        n = len(messages)
-        spans = [(i, min(i + chunk_size, n)) for i in range(0, n, chunk_size)]
+        spans = _spans(len(messages), chunk_size, n_jobs)
         with ctx.Pool(n_jobs, initializer=_init, initargs=(spam_filter, messages)) as pool:
             for result in pool.imap(_score_range, spans):
                 for verdict, spamicity, log_odds in result:
