@@ -1009,7 +1009,7 @@ PyObject* py_links(PyObject*, PyObject* arg) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
     std::vector<std::int64_t> spans;
     try {
-        nbk_mail::link_spans(static_cast<const Py_UCS1*>(PyUnicode_DATA(arg)), n, spans);
+        nbk_mail::link_spans(static_cast<const unsigned char*>(PyUnicode_DATA(arg)), n, spans);
     } catch (const std::bad_alloc&) {
         return PyErr_NoMemory();
     }

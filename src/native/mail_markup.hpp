@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace nbk_mail {
@@ -90,40 +91,43 @@ inline std::uint32_t ascii_lower(std::uint32_t c) { return c >= 'A' && c <= 'Z' 
 
 // The [start, end) of each URL in the ASCII text s[0:n] that
 // `\b(?:href|src|action|background)\s*=\s*["']?\s*([^"'\s>]+)` (ignoring case) finds, in
-// order, as findall finds its group: matches leftmost, not overlapping. (Each part of the
-// pattern either matches greedily or the match fails: backtracking finds no other.)
-template <class C>
-void link_spans(const C* s, std::int64_t n, std::vector<std::int64_t>& spans) {
+// order, as findall finds its group: matches leftmost, not overlapping. Each match holds
+// one "=", after its name and white space: the "="s are found (memchr) and the name looked
+// for before each, the rest of the pattern after it. (Each part of the pattern either
+// matches greedily or the match fails: backtracking finds no other.)
+inline void link_spans(const unsigned char* s, std::int64_t n, std::vector<std::int64_t>& spans) {
     static const char* const kNames[] = {"href", "src", "action", "background"};
-    std::int64_t p = 0;
-    while (p < n) {
-        std::uint32_t c = ascii_lower(s[p]);
-        if ((c != 'h' && c != 's' && c != 'a' && c != 'b') || (p > 0 && is_re_word(s[p - 1]))) {
-            ++p;
-            continue;
+    std::int64_t done = 0;  // the end of the last match: the next starts there or after
+    for (std::int64_t q = 0; q < n; ++q) {
+        const void* at = std::memchr(s + q, '=', static_cast<std::size_t>(n - q));
+        if (at == nullptr) break;
+        q = static_cast<const unsigned char*>(at) - s;
+        std::int64_t e = q;  // the name's end
+        while (e > done && is_re_space(s[e - 1])) --e;
+        bool named = false;
+        for (const char* name : kNames) {
+            std::int64_t len = static_cast<std::int64_t>(std::strlen(name));
+            std::int64_t p = e - len;
+            if (p < done || (p > 0 && is_re_word(s[p - 1]))) continue;
+            std::int64_t k = 0;
+            while (k < len && ascii_lower(s[p + k]) == static_cast<std::uint32_t>(name[k])) ++k;
+            if (k == len) {
+                named = true;
+                break;
+            }
         }
-        const char* name = c == 'h' ? kNames[0] : c == 's' ? kNames[1] : c == 'a' ? kNames[2]
-                                                                        : kNames[3];
-        std::int64_t i = p;
-        for (const char* k = name; *k != '\0'; ++k, ++i)
-            if (i >= n || ascii_lower(s[i]) != static_cast<std::uint32_t>(*k)) goto next;
-        while (i < n && is_re_space(s[i])) ++i;
-        if (i >= n || s[i] != '=') goto next;
-        ++i;
+        if (!named) continue;
+        std::int64_t i = q + 1;
         while (i < n && is_re_space(s[i])) ++i;
         if (i < n && (s[i] == '"' || s[i] == '\'')) ++i;
         while (i < n && is_re_space(s[i])) ++i;
-        {
-            std::int64_t start = i;
-            while (i < n && s[i] != '"' && s[i] != '\'' && s[i] != '>' && !is_re_space(s[i])) ++i;
-            if (i == start) goto next;
-            spans.push_back(start);
-            spans.push_back(i);
-            p = i;  // (the next match starts after this one)
-            continue;
-        }
-    next:
-        ++p;
+        std::int64_t start = i;
+        while (i < n && s[i] != '"' && s[i] != '\'' && s[i] != '>' && !is_re_space(s[i])) ++i;
+        if (i == start) continue;
+        spans.push_back(start);
+        spans.push_back(i);
+        done = i;
+        q = i - 1;  // (the loop's ++q: the next "=" after the URL)
     }
 }
 

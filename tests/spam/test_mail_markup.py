@@ -30,13 +30,13 @@ _PIECES = st.sampled_from(
 _TEXTS = st.lists(_PIECES, max_size=30).map("".join)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(_TEXTS)
 def test_head_fields_is_the_regular_expressions_reading(text: str) -> None:
     assert _mail_native.head_fields(text) == _head_reference(text)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(_TEXTS)
 def test_strip_tags_is_the_regular_expressions_substitution(text: str) -> None:
     assert _mail_native.strip_tags(text) == _tags_reference(text)
@@ -93,10 +93,25 @@ _LINK_PIECES = st.sampled_from(
 )  # fmt: skip
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(st.lists(_LINK_PIECES, max_size=24).map("".join))
 def test_links_is_the_regular_expressions_findall(text: str) -> None:
     assert _mail_native.links(text) == _html._LINK.findall(text)
+
+
+# and beyond ASCII: letters and digits (no word boundary before a name), Unicode white
+# space, and the four characters re.I matches to an ASCII letter of another lower case
+_UNICODE_LINK_PIECES = st.one_of(
+    _LINK_PIECES,
+    st.sampled_from(["\u00e9", "\u0663", "\u00a0", "\u2003", "\u017f", "\u0131", "\u0130",
+                     "\u212a", "\U0001f600", "HREF", "\u017fRC", "\u00e9href=x"]),
+)  # fmt: skip
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_UNICODE_LINK_PIECES, max_size=24).map("".join))
+def test_links_of_any_text_are_the_regular_expressions_findall(text: str) -> None:
+    assert _html._links(text) == _html._LINK.findall(text)
 
 
 @pytest.mark.parametrize(
