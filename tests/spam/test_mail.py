@@ -559,6 +559,20 @@ def test_links_are_the_link_regexs_findall(markup: str) -> None:
     assert _links(markup) == _LINK.findall(markup)
 
 
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(['"', "<", ">", "(", ")", " ", "\t", "a", "b c", "x@y.example", "\u00e9", "\\"]),
+        max_size=16,
+    ).map("".join)
+)  # fmt: skip
+def test_an_address_entrys_name_is_the_name_patterns(entry: str) -> None:
+    from nbayes.mail._tokenizer import _NAME, _name_of
+
+    m = _NAME.search(entry)
+    assert _name_of(entry) == ((m.group(1) or m.group(2) or "").strip() if m else "")
+
+
 # ---------------------------------------------------------------------- the multipart fast path
 _B64 = base64.encodebytes("café au lait, prix spécial".encode()).decode()
 MULTIPART_BODIES = [

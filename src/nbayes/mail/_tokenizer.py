@@ -476,6 +476,7 @@ def _url_tokens_of(url: str) -> tuple[str, ...]:
 
 _ADDRESS = re.compile(r"([^\s<>()\[\]:;@,\"']+)@([\w.-]+)")
 _NAME = re.compile(r'"?([^"<>,]*?)"?\s*<|\(([^()]*)\)')
+_COMMENT = re.compile(r"\(([^()]*)\)")  # (_NAME's second alternative)
 
 
 def _address_tokens(field: str, values: list[Any], out: set[str]) -> None:
@@ -502,12 +503,25 @@ def _address_value(field: str, value: str) -> tuple[tuple[str, ...], int]:
         if local_domain is None:
             continue
         count += 1
-        m = _NAME.search(entry)
-        name = (m.group(1) or m.group(2) or "").strip() if m else ""
+        name = _name_of(entry)
         out.append(f"{field}:name:{name[:40]}" if name else f"{field}:no name")
         out.append(f"{field}:addr:{local_domain.group(1)[:40]}")
         out.append(f"{field}:addr:{local_domain.group(2)[:60]}")
     return tuple(out), count
+
+
+def _name_of(entry: str) -> str:
+    """The display name (or comment) of one address ``entry`` that ``_NAME.search`` finds.
+    Its first alternative ends at a "<": without one, the search tries the pattern's
+    lazy name from every character to the entry's end (quadratic, 9x slower on the
+    corpus's entries), for the comment alternative alone."""
+    if "<" in entry:
+        m = _NAME.search(entry)
+        return (m.group(1) or m.group(2) or "").strip() if m else ""
+    if "(" in entry:
+        m = _COMMENT.search(entry)
+        return m.group(1).strip() if m else ""
+    return ""
 
 
 def _message_id_tokens(values: list[Any] | None, out: set[str]) -> None:
