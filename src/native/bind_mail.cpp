@@ -292,46 +292,56 @@ struct Probe {
 using Index = nbk_mail::HashIndex<PyObject*>;
 
 // The rows of `refs` (hashes in `probes`) in `index`, -1 for a token not in it, in three
-// passes: the home slots prefetched, then the first slot of each hash found and its key
-// and counts prefetched, then the keys compared.
+// stages run as a pipeline over the tokens: a token's home slot is prefetched, the first
+// slot of its hash is found kSlotAhead tokens later (its key and counts prefetched), and
+// its key compared kKeyAhead tokens after that. The misses of a few dozen tokens overlap,
+// no more: prefetching every token's slot first (and then every key) asked for more lines
+// than the CPU keeps in flight, and most of them were dropped.
 void lookup_rows(const std::vector<TokenRef>& refs, std::vector<Probe>& probes,
                  const Index& index, const std::int64_t* ham, const std::int64_t* spam) {
     if (index.empty()) return;  // a table without rows: no token in it
-    for (Probe& p : probes) {
-        p.pos = index.home(p.hash);
-        __builtin_prefetch(index.slot_address(p.pos));
-    }
-    for (Probe& p : probes) {
-        std::size_t at = p.pos;
-        for (;;) {
-            const auto& s = index.slot(at);
-            if (s.row < 0) break;
-            if (s.hash == p.hash) {
-                p.row = s.row;
-                __builtin_prefetch(s.key);
-                __builtin_prefetch(ham + s.row);
-                __builtin_prefetch(spam + s.row);
-                break;
-            }
-            at = index.next(at);
+    constexpr std::size_t kSlotAhead = 8, kKeyAhead = 8;  // (16 and 32: slower)
+    const std::size_t n = probes.size();
+    for (std::size_t k = 0; k < n + kSlotAhead + kKeyAhead; ++k) {
+        if (k < n) {
+            Probe& p = probes[k];
+            p.pos = index.home(p.hash);
+            __builtin_prefetch(index.slot_address(p.pos));
         }
-        p.pos = at;
-    }
-    for (std::size_t k = 0; k < probes.size(); ++k) {
-        Probe& p = probes[k];
-        if (p.row < 0) continue;
-        std::size_t at = p.pos;
-        std::int64_t row = -1;
-        for (;;) {  // the first key of this hash, then (rarely) the others
-            const auto& s = index.slot(at);
-            if (s.row < 0) break;
-            if (s.hash == p.hash && same_key(s.key, refs[k])) {
-                row = s.row;
-                break;
+        if (k >= kSlotAhead && k - kSlotAhead < n) {  // the first slot of the hash
+            Probe& p = probes[k - kSlotAhead];
+            std::size_t at = p.pos;
+            for (;;) {
+                const auto& s = index.slot(at);
+                if (s.row < 0) break;
+                if (s.hash == p.hash) {
+                    p.row = s.row;
+                    __builtin_prefetch(s.key);
+                    __builtin_prefetch(ham + s.row);
+                    __builtin_prefetch(spam + s.row);
+                    break;
+                }
+                at = index.next(at);
             }
-            at = index.next(at);
+            p.pos = at;
         }
-        p.row = row;
+        if (k >= kSlotAhead + kKeyAhead && k - kSlotAhead - kKeyAhead < n) {
+            std::size_t j = k - kSlotAhead - kKeyAhead;
+            Probe& p = probes[j];
+            if (p.row < 0) continue;
+            std::size_t at = p.pos;
+            std::int64_t row = -1;
+            for (;;) {  // the first key of this hash, then (rarely) the others
+                const auto& s = index.slot(at);
+                if (s.row < 0) break;
+                if (s.hash == p.hash && same_key(s.key, refs[j])) {
+                    row = s.row;
+                    break;
+                }
+                at = index.next(at);
+            }
+            p.row = row;
+        }
     }
 }
 

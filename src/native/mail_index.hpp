@@ -1,9 +1,10 @@
 // The spam filter's token table as an open-addressing hash table: each token's (full,
 // 64-bit) hash and its row, probed linearly. A message's few hundred look-ups in a table
 // of a million tokens are memory-bound (a Python dict costs ~6 cache misses per token:
-// index, entry, key, value object, two count columns); here the caller computes every
-// token's slot first and prefetches it, then the rows' keys and counts, so that the
-// misses of one message overlap instead of following one another.
+// index, entry, key, value object, two count columns); here the caller prefetches each
+// token's slot, then its row's key and counts, a few tokens ahead of where it reads them
+// (bind_mail.cpp's lookup_rows), so that the misses of a message overlap instead of
+// following one another.
 //
 // Plain C++ (no Python.h): bind_mail.cpp binds it to Python, with the keys (which a hit
 // is compared with, so that two tokens of one hash are never mixed up) as `Key`.
