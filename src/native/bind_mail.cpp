@@ -941,36 +941,18 @@ PyObject* py_head_fields(PyObject*, PyObject* arg) {
     return out;
 }
 
-const char strip_tags_doc[] =
-    "strip_tags(markup) -> str\n\n"
-    "`markup` with each tag replaced by a space, as nbayes.mail._html's\n"
-    "_TAG.sub(\" \", markup) replaces them: a \"<\", at most 2000 characters that are neither\n"
-    "\"<\" nor \">\", and a \">\".";
-
-PyObject* py_strip_tags(PyObject*, PyObject* arg) {
-    if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "strip_tags: markup must be a str");
-        return nullptr;
-    }
-    int kind = PyUnicode_KIND(arg);
-    const void* data = PyUnicode_DATA(arg);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
-    std::vector<std::int64_t> spans;
-    try {
-        if (kind == PyUnicode_1BYTE_KIND)
-            nbk_mail::tag_spans(static_cast<const Py_UCS1*>(data), n, spans);
-        else if (kind == PyUnicode_2BYTE_KIND)
-            nbk_mail::tag_spans(static_cast<const Py_UCS2*>(data), n, spans);
-        else
-            nbk_mail::tag_spans(static_cast<const Py_UCS4*>(data), n, spans);
-    } catch (const std::bad_alloc&) {
-        return PyErr_NoMemory();
-    }
-    if (spans.empty()) return Py_NewRef(arg);
-    // the text between the tags (and a space for each): its length and largest code point
+// `text` with each of the spans [spans[0], spans[1]), [spans[2], spans[3]), ... (in order,
+// not overlapping) replaced by a space: a str of the narrowest storage its code points need
+// (as Python's own str operations make: equal strings of two widths would compare unequal).
+PyObject* spaced_out(PyObject* text, const std::vector<std::int64_t>& spans) {
+    if (spans.empty()) return Py_NewRef(text);
+    int kind = PyUnicode_KIND(text);
+    const void* data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    // the text between the spans (and a space for each): its length and largest code point
     Py_ssize_t size = 0;
     Py_UCS4 top = ' ';
-    bool ascii = PyUnicode_IS_ASCII(arg);
+    bool ascii = PyUnicode_IS_ASCII(text);
     for (std::size_t k = 0; k <= spans.size(); k += 2) {
         Py_ssize_t from = k == 0 ? 0 : spans[k - 1];
         Py_ssize_t to = k < spans.size() ? spans[k] : n;
@@ -999,6 +981,34 @@ PyObject* py_strip_tags(PyObject*, PyObject* arg) {
         if (k < spans.size()) PyUnicode_WRITE(okind, odata, pos++, ' ');
     }
     return out;
+}
+
+const char strip_tags_doc[] =
+    "strip_tags(markup) -> str\n\n"
+    "`markup` with each tag replaced by a space, as nbayes.mail._html's\n"
+    "_TAG.sub(\" \", markup) replaces them: a \"<\", at most 2000 characters that are neither\n"
+    "\"<\" nor \">\", and a \">\".";
+
+PyObject* py_strip_tags(PyObject*, PyObject* arg) {
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "strip_tags: markup must be a str");
+        return nullptr;
+    }
+    int kind = PyUnicode_KIND(arg);
+    const void* data = PyUnicode_DATA(arg);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    std::vector<std::int64_t> spans;
+    try {
+        if (kind == PyUnicode_1BYTE_KIND)
+            nbk_mail::tag_spans(static_cast<const Py_UCS1*>(data), n, spans);
+        else if (kind == PyUnicode_2BYTE_KIND)
+            nbk_mail::tag_spans(static_cast<const Py_UCS2*>(data), n, spans);
+        else
+            nbk_mail::tag_spans(static_cast<const Py_UCS4*>(data), n, spans);
+    } catch (const std::bad_alloc&) {
+        return PyErr_NoMemory();
+    }
+    return spaced_out(arg, spans);
 }
 
 const char links_doc[] =
@@ -1036,6 +1046,54 @@ PyObject* py_links(PyObject*, PyObject* arg) {
     return out;
 }
 
+const char split_urls_doc[] =
+    "split_urls(text, lower) -> (text without its URLs, [url, ...])\n\n"
+    "nbayes.mail._tokenizer.split_urls: the URLs (http://, https://, ftp://, www.) found\n"
+    "in `lower` (`text` lower-cased code point for code point) cut out of `text`, each\n"
+    "replaced by a space, and the URLs as `text` spells them, in order.";
+
+PyObject* py_split_urls(PyObject*, PyObject* args) {
+    PyObject *text, *lower;
+    if (!PyArg_ParseTuple(args, "UU", &text, &lower)) return nullptr;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (PyUnicode_GET_LENGTH(lower) != n) {
+        PyErr_SetString(PyExc_ValueError, "split_urls: lower must be as long as text");
+        return nullptr;
+    }
+    int kind = PyUnicode_KIND(lower);
+    const void* data = PyUnicode_DATA(lower);
+    std::vector<std::int64_t> spans;
+    try {
+        if (kind == PyUnicode_1BYTE_KIND)
+            nbk_mail::url_spans(static_cast<const Py_UCS1*>(data), n, spans);
+        else if (kind == PyUnicode_2BYTE_KIND)
+            nbk_mail::url_spans(static_cast<const Py_UCS2*>(data), n, spans);
+        else
+            nbk_mail::url_spans(static_cast<const Py_UCS4*>(data), n, spans);
+    } catch (const std::bad_alloc&) {
+        return PyErr_NoMemory();
+    }
+    PyObject* urls = PyList_New(static_cast<Py_ssize_t>(spans.size() / 2));
+    if (urls == nullptr) return nullptr;
+    for (std::size_t k = 0; k < spans.size(); k += 2) {
+        PyObject* url = PyUnicode_Substring(text, spans[k], spans[k + 1]);
+        if (url == nullptr) {
+            Py_DECREF(urls);
+            return nullptr;
+        }
+        PyList_SET_ITEM(urls, static_cast<Py_ssize_t>(k / 2), url);
+    }
+    PyObject* rest = spaced_out(text, spans);
+    if (rest == nullptr) {
+        Py_DECREF(urls);
+        return nullptr;
+    }
+    PyObject* result = PyTuple_Pack(2, rest, urls);
+    Py_DECREF(rest);
+    Py_DECREF(urls);
+    return result;
+}
+
 PyMethodDef methods[] = {
     {"words", py_words, METH_VARARGS, words_doc},
     {"clue_logs", py_clue_logs, METH_VARARGS, clue_logs_doc},
@@ -1045,6 +1103,7 @@ PyMethodDef methods[] = {
     {"head_fields", py_head_fields, METH_O, head_fields_doc},
     {"strip_tags", py_strip_tags, METH_O, strip_tags_doc},
     {"links", py_links, METH_O, links_doc},
+    {"split_urls", py_split_urls, METH_VARARGS, split_urls_doc},
     {nullptr, nullptr, 0, nullptr},
 };
 

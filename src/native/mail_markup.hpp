@@ -5,14 +5,20 @@
 //   as nbayes.mail._mime's _SIMPLE_HEAD.fullmatch and _FIELD.findall read it;
 // - tag_spans: the tags of HTML that nbayes.mail._html's _TAG.sub(" ", text) replaces,
 //   `<[^<>]{0,2000}>`;
-// - link_spans: the URLs of an ASCII text's links, as _html's _LINK.findall finds them.
+// - link_spans: the URLs of an ASCII text's links, as _html's _LINK.findall finds them;
+// - url_spans: the URLs of a body's text, as nbayes.mail._tokenizer's split_urls finds
+//   them (its _split_urls_reference).
 //
 // Plain C++ (no Python.h): bind_mail.cpp binds it to Python.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
+
+#include "mail_words.hpp"  // (is_space: Python's str.isspace)
 
 namespace nbk_mail {
 
@@ -128,6 +134,70 @@ inline void link_spans(const unsigned char* s, std::int64_t n, std::vector<std::
         spans.push_back(i);
         done = i;
         q = i - 1;  // (the loop's ++q: the next "=" after the URL)
+    }
+}
+
+// The first position >= from of `marker` (ASCII, m code points) in s[0:n], or -1.
+template <class C>
+std::int64_t find_ascii(const C* s, std::int64_t n, const char* marker, std::int64_t m,
+                        std::int64_t from) {
+    for (std::int64_t i = from; i + m <= n; ++i) {
+        if (s[i] != static_cast<C>(marker[0])) continue;
+        std::int64_t k = 1;
+        while (k < m && s[i + k] == static_cast<C>(marker[k])) ++k;
+        if (k == m) return i;
+    }
+    return -1;
+}
+
+// A URL's end: the first white space or one of <>"'()[]{} at or after `from` (or n).
+template <class C>
+std::int64_t url_end(const C* s, std::int64_t n, std::int64_t from) {
+    for (std::int64_t i = from; i < n; ++i) {
+        std::uint32_t c = s[i];
+        if (is_space(c) || c == '<' || c == '>' || c == '"' || c == '\'' || c == '(' ||
+            c == ')' || c == '[' || c == ']' || c == '{' || c == '}')
+            return i;
+    }
+    return n;
+}
+
+// The [start, end) of each URL of the lower-cased text s[0:n], in order, not overlapping:
+// "://" after "https", "http" or "ftp" (the URL starts at the scheme), or "www.", up to
+// url_end, if anything follows the marker; a "www." inside a URL found is not another.
+template <class C>
+void url_spans(const C* s, std::int64_t n, std::vector<std::int64_t>& spans) {
+    static const char* const kSchemes[] = {"https", "http", "ftp"};
+    std::vector<std::pair<std::int64_t, std::int64_t>> found;
+    for (std::int64_t pos = find_ascii(s, n, "://", 3, 0); pos >= 0;) {
+        std::int64_t start = -1;
+        for (const char* scheme : kSchemes) {
+            std::int64_t len = static_cast<std::int64_t>(std::strlen(scheme));
+            if (pos >= len && find_ascii(s + pos - len, len, scheme, len, 0) == 0) {
+                start = pos - len;
+                break;
+            }
+        }
+        if (start < 0) {
+            pos = find_ascii(s, n, "://", 3, pos + 3);
+            continue;
+        }
+        std::int64_t end = url_end(s, n, pos + 3);
+        if (end > pos + 3) found.emplace_back(start, end);
+        pos = find_ascii(s, n, "://", 3, end);
+    }
+    for (std::int64_t pos = find_ascii(s, n, "www.", 4, 0); pos >= 0;) {
+        std::int64_t end = url_end(s, n, pos + 4);
+        if (end > pos + 4) found.emplace_back(pos, end);
+        pos = find_ascii(s, n, "www.", 4, end);
+    }
+    std::sort(found.begin(), found.end());
+    std::int64_t last = 0;
+    for (const auto& [start, end] : found) {
+        if (start < last) continue;  // www. inside an http:// URL already cut
+        spans.push_back(start);
+        spans.push_back(end);
+        last = end;
     }
 }
 

@@ -1,7 +1,7 @@
 """The compiled scans of mail's markup (``_mail_native.head_fields``, ``strip_tags`` and
 ``links``, src/native/mail_markup.hpp) give what the regular expressions they replace give:
 ``_mime._SIMPLE_HEAD.fullmatch`` with ``_mime._FIELD.findall``, ``_html._TAG.sub`` and
-``_html._LINK.findall``."""
+``_html._LINK.findall``; ``split_urls`` what its Python reading gives."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nbayes import _mail_native
-from nbayes.mail import _html, _mime
+from nbayes.mail import _html, _mime, _tokenizer
 
 
 def _head_reference(text: str) -> list[tuple[str, str]] | None:
@@ -128,10 +128,43 @@ def test_links_of_markup(markup: str, urls: list[str]) -> None:
     assert _mail_native.links(markup) == urls == _html._LINK.findall(markup)
 
 
+_URL_PIECES = st.sampled_from(
+    ["http", "HTTPS", "s", "ftp", "://", "www.", "WWW.", ".", "/", "x", "a.example", " ",
+     "\u2003", "\n", "<", ">", ")", "{", '"', "\u00e9", "\U0001f600", "\u0130", "\u017f"]
+)  # fmt: skip
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_URL_PIECES, max_size=20).map("".join))
+def test_split_urls_is_its_python_reading(text: str) -> None:
+    lower = _html.lower_same_length(text)
+    assert _mail_native.split_urls(text, lower) == _tokenizer._split_urls_reference(text, lower)
+    assert _tokenizer.split_urls(lower, lowered=True) == _tokenizer._split_urls_reference(
+        lower, lower
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "rest", "urls"),
+    [
+        ("://x http", "://x http", []),  # (no scheme before the marker: no URL)
+        ("go to WWW.A.example/x<b>now", "go to  <b>now", ["WWW.A.example/x"]),
+        ("http://a.example/www.b.example/ end", "  end", ["http://a.example/www.b.example/"]),
+        ("caf\u00e9 https://\u00e9.example", "caf\u00e9  ", ["https://\u00e9.example"]),
+        ("\u2003http://x.example\u2003y", "\u2003 \u2003y", ["http://x.example"]),
+        ("http:// www.", "http:// www.", []),
+    ],
+)
+def test_split_urls_of_text(text: str, rest: str, urls: list[str]) -> None:
+    assert _tokenizer.split_urls(text) == (rest, urls)
+
+
 def test_the_scans_refuse_what_is_not_a_str() -> None:
     with pytest.raises(TypeError, match="head must be a str"):
         _mail_native.head_fields(b"Subject: hi\n")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="markup must be a str"):
         _mail_native.strip_tags(None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="as long as text"):
+        _mail_native.split_urls("\u0130 http://x.example", "\u0130 http://x.example".lower())
     with pytest.raises(ValueError, match="must be ASCII"):
         _mail_native.links("href=caf\u00e9")  # (_links gives such text to findall)
