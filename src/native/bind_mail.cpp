@@ -1093,6 +1093,64 @@ PyObject* py_split_urls(PyObject*, PyObject* args) {
     return result;
 }
 
+// Adds prefix + text[start:end] to the set `out` (a str of the narrowest storage its code
+// points need); false with a Python error set if that fails.
+bool add_prefixed(PyObject* out, const char* prefix, PyObject* text, Py_ssize_t start,
+                  Py_ssize_t end) {
+    int kind = PyUnicode_KIND(text);
+    const void* data = PyUnicode_DATA(text);
+    Py_ssize_t plen = static_cast<Py_ssize_t>(std::strlen(prefix));
+    Py_UCS4 top = 127;
+    if (!PyUnicode_IS_ASCII(text))
+        for (Py_ssize_t i = start; i < end; ++i) top = std::max(top, PyUnicode_READ(kind, data, i));
+    PyObject* token = PyUnicode_New(plen + end - start, top);
+    if (token == nullptr) return false;
+    int tkind = PyUnicode_KIND(token);
+    void* tdata = PyUnicode_DATA(token);
+    for (Py_ssize_t i = 0; i < plen; ++i) PyUnicode_WRITE(tkind, tdata, i, prefix[i]);
+    for (Py_ssize_t i = start; i < end; ++i)
+        PyUnicode_WRITE(tkind, tdata, plen + i - start, PyUnicode_READ(kind, data, i));
+    int failed = PySet_Add(out, token);
+    Py_DECREF(token);
+    return failed == 0;
+}
+
+const char url_tokens_doc[] =
+    "url_tokens(url, out)\n\n"
+    "Adds to the set `out` the tokens of the (lower-cased) URL `url` that\n"
+    "nbayes.mail._tokenizer's _url_tokens_reference gives: 'proto:' + its scheme, 'url:' +\n"
+    "its host, its last two labels, and each piece of its path of 3 to 20 characters.";
+
+PyObject* py_url_tokens(PyObject*, PyObject* args) {
+    PyObject *url, *out;
+    if (!PyArg_ParseTuple(args, "UO!", &url, &PySet_Type, &out)) return nullptr;
+    int kind = PyUnicode_KIND(url);
+    const void* data = PyUnicode_DATA(url);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(url);
+    nbk_mail::UrlParts parts;
+    try {
+        if (kind == PyUnicode_1BYTE_KIND)
+            nbk_mail::url_parts(static_cast<const Py_UCS1*>(data), n, parts);
+        else if (kind == PyUnicode_2BYTE_KIND)
+            nbk_mail::url_parts(static_cast<const Py_UCS2*>(data), n, parts);
+        else
+            nbk_mail::url_parts(static_cast<const Py_UCS4*>(data), n, parts);
+    } catch (const std::bad_alloc&) {
+        return PyErr_NoMemory();
+    }
+    if (parts.proto_start >= 0 &&
+        !add_prefixed(out, "proto:", url, parts.proto_start, parts.proto_end))
+        return nullptr;
+    if (parts.host_start >= 0 && !add_prefixed(out, "url:", url, parts.host_start, parts.host_end))
+        return nullptr;
+    if (parts.domain_start >= 0 &&
+        !add_prefixed(out, "url:", url, parts.domain_start, parts.domain_end))
+        return nullptr;
+    for (std::size_t k = 0; k < parts.pieces.size(); k += 2)
+        if (!add_prefixed(out, "url:", url, parts.pieces[k], parts.pieces[k + 1])) return nullptr;
+    Py_RETURN_NONE;
+}
+
 PyMethodDef methods[] = {
     {"words", py_words, METH_VARARGS, words_doc},
     {"clue_logs", py_clue_logs, METH_VARARGS, clue_logs_doc},
@@ -1103,6 +1161,7 @@ PyMethodDef methods[] = {
     {"strip_tags", py_strip_tags, METH_O, strip_tags_doc},
     {"links", py_links, METH_O, links_doc},
     {"split_urls", py_split_urls, METH_VARARGS, split_urls_doc},
+    {"url_tokens", py_url_tokens, METH_VARARGS, url_tokens_doc},
     {nullptr, nullptr, 0, nullptr},
 };
 

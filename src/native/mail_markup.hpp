@@ -7,7 +7,9 @@
 //   `<[^<>]{0,2000}>`;
 // - link_spans: the URLs of an ASCII text's links, as _html's _LINK.findall finds them;
 // - url_spans: the URLs of a body's text, as nbayes.mail._tokenizer's split_urls finds
-//   them (its _split_urls_reference).
+//   them (its _split_urls_reference);
+// - url_parts: a URL's scheme, host, domain and path pieces, as _tokenizer's
+//   _url_tokens_reference reads them.
 //
 // Plain C++ (no Python.h): bind_mail.cpp binds it to Python.
 #pragma once
@@ -198,6 +200,70 @@ void url_spans(const C* s, std::int64_t n, std::vector<std::int64_t>& spans) {
         spans.push_back(start);
         spans.push_back(end);
         last = end;
+    }
+}
+
+// The parts of a URL that are its tokens, as [start, end) spans (start -1: none).
+struct UrlParts {
+    std::int64_t proto_start = -1, proto_end = -1;    // before its "://"
+    std::int64_t host_start = -1, host_end = -1;      // after an "@", before a ":"
+    std::int64_t domain_start = -1, domain_end = -1;  // the host's last two labels
+    std::vector<std::int64_t> pieces;  // the path's pieces of 3 to 20 code points
+};
+
+// A character of _tokenizer's _URL_PIECE, which splits a URL's path: /.?=&:;#%+~,!@_-
+inline bool is_url_separator(std::uint32_t c) {
+    return c < 128 && std::strchr("/.?=&:;#%+~,!@_-", static_cast<int>(c)) != nullptr && c != 0;
+}
+
+// The parts of the URL s[0:n], as str.partition and _URL_PIECE.split read them: the
+// scheme before the first "://" (if any); in what follows, the host before the first "/"
+// (after its last "@", before its first ":"), its last two labels if it has more; the
+// path after that "/" split on runs of separators.
+template <class C>
+void url_parts(const C* s, std::int64_t n, UrlParts& parts) {
+    std::int64_t rest = 0;
+    std::int64_t sep = find_ascii(s, n, "://", 3, 0);
+    if (sep >= 0) {
+        parts.proto_start = 0;
+        parts.proto_end = sep;
+        rest = sep + 3;
+    }
+    std::int64_t slash = rest;
+    while (slash < n && s[slash] != '/') ++slash;
+    std::int64_t host = rest;
+    for (std::int64_t i = slash; i > rest; --i) {
+        if (s[i - 1] == '@') {
+            host = i;
+            break;
+        }
+    }
+    std::int64_t host_end = host;
+    while (host_end < slash && s[host_end] != ':') ++host_end;
+    if (host_end > host) {
+        parts.host_start = host;
+        parts.host_end = host_end;
+        int dots = 0;
+        for (std::int64_t i = host_end; i > host; --i) {
+            if (s[i - 1] == '.' && ++dots == 2) {
+                parts.domain_start = i;
+                parts.domain_end = host_end;
+                break;
+            }
+        }
+    }
+    if (slash >= n) return;  // (no path)
+    std::int64_t i = slash + 1;
+    while (i <= n) {
+        std::int64_t start = i;
+        while (i < n && !is_url_separator(s[i])) ++i;
+        std::int64_t len = i - start;
+        if (len > 2 && len <= 20) {
+            parts.pieces.push_back(start);
+            parts.pieces.push_back(i);
+        }
+        while (i < n && is_url_separator(s[i])) ++i;
+        if (i >= n) break;
     }
 }
 

@@ -1,7 +1,7 @@
 """The compiled scans of mail's markup (``_mail_native.head_fields``, ``strip_tags`` and
 ``links``, src/native/mail_markup.hpp) give what the regular expressions they replace give:
 ``_mime._SIMPLE_HEAD.fullmatch`` with ``_mime._FIELD.findall``, ``_html._TAG.sub`` and
-``_html._LINK.findall``; ``split_urls`` what its Python reading gives."""
+``_html._LINK.findall``; ``split_urls`` and ``url_tokens`` what their Python readings give."""
 
 from __future__ import annotations
 
@@ -159,11 +159,46 @@ def test_split_urls_of_text(text: str, rest: str, urls: list[str]) -> None:
     assert _tokenizer.split_urls(text) == (rest, urls)
 
 
+_URL_TOKEN_PIECES = st.sampled_from(
+    ["http", "://", "/", "//", ".", "@", ":", "a", "bcd", "x.example", "?", "=", "&", "_", "-",
+     "~", "%20", "\u00e9", "\U0001f600", "\udc80", "a" * 21, "a" * 20, "www", "9"]
+)  # fmt: skip
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_URL_TOKEN_PIECES, max_size=16).map("".join))
+def test_url_tokens_are_its_python_readings(url: str) -> None:
+    out: set[str] = set()
+    _mail_native.url_tokens(url, out)
+    assert out == _tokenizer._url_tokens_reference(url)
+
+
+@pytest.mark.parametrize(
+    ("url", "tokens"),
+    [
+        ("http://user@www.shop.example:8080/buy/now.html?id=12345",
+         {"proto:http", "url:www.shop.example", "url:shop.example", "url:buy", "url:now",
+          "url:html", "url:12345"}),
+        ("www.a.example", {"url:www.a.example", "url:a.example"}),
+        ("://", {"proto:"}),
+        ("http://caf\u00e9.example/\U0001f600\U0001f600\U0001f600",
+         {"proto:http", "url:caf\u00e9.example", "url:\U0001f600\U0001f600\U0001f600"}),
+    ],
+)  # fmt: skip
+def test_url_tokens_of_urls(url: str, tokens: set[str]) -> None:
+    out = {"already"}
+    _mail_native.url_tokens(url, out)
+    assert out == tokens | {"already"}
+    assert {t for t in out if t.isascii()} == {t for t in tokens | {"already"} if t.isascii()}
+
+
 def test_the_scans_refuse_what_is_not_a_str() -> None:
     with pytest.raises(TypeError, match="head must be a str"):
         _mail_native.head_fields(b"Subject: hi\n")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="markup must be a str"):
         _mail_native.strip_tags(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        _mail_native.url_tokens("http://x.example", [])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="as long as text"):
         _mail_native.split_urls("\u0130 http://x.example", "\u0130 http://x.example".lower())
     with pytest.raises(ValueError, match="must be ASCII"):
