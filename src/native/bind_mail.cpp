@@ -164,6 +164,8 @@ struct TokenIndexObject {
     bool usable;  // false: a token is not an exact str (clue_logs then answers None)
 };
 
+constexpr std::size_t kMostIndexedRows = nbk_mail::HashIndex<PyObject*>::kMostRows;
+
 void index_reset(TokenIndexObject* self) {
     if (self->keys != nullptr) {
         for (PyObject* k : *self->keys) Py_DECREF(k);
@@ -201,6 +203,12 @@ PyObject* index_sync(PyObject* obj, PyObject* tokens) {
         self->tokens = Py_NewRef(tokens);
         covered = 0;
     }
+    if (static_cast<std::size_t>(n) > kMostIndexedRows) {  // (rows are 32-bit)
+        index_reset(self);
+        self->tokens = Py_NewRef(tokens);
+        self->usable = false;  // (the dict's path answers)
+        Py_RETURN_NONE;
+    }
     try {
         std::size_t more = static_cast<std::size_t>(n) - covered;
         if (more > covered) self->keys->reserve(static_cast<std::size_t>(n));  // (amortised)
@@ -220,7 +228,7 @@ PyObject* index_sync(PyObject* obj, PyObject* tokens) {
         std::uint64_t h = PyUnicode_Check(k) ? nbk_mail::ref_hash(str_ref(k)) : 0;
         try {
             self->keys->push_back(Py_NewRef(k));
-            self->index->insert(static_cast<std::uint64_t>(h), k, r);
+            self->index->insert(static_cast<std::uint64_t>(h), k);
         } catch (const std::bad_alloc&) {
             index_reset(self);
             return PyErr_NoMemory();
@@ -312,8 +320,8 @@ void lookup_rows(const std::vector<TokenRef>& refs, std::vector<Probe>& probes,
             std::size_t at = p.pos;
             for (;;) {
                 const auto& s = index.slot(at);
-                if (s.row < 0) break;
-                if (s.hash == p.hash) {
+                if (s.row == Index::kEmpty) break;
+                if (s.tag == Index::tag(p.hash)) {
                     p.row = s.row;
                     __builtin_prefetch(s.key);
                     __builtin_prefetch(ham + s.row);
@@ -332,8 +340,8 @@ void lookup_rows(const std::vector<TokenRef>& refs, std::vector<Probe>& probes,
             std::int64_t row = -1;
             for (;;) {  // the first key of this hash, then (rarely) the others
                 const auto& s = index.slot(at);
-                if (s.row < 0) break;
-                if (s.hash == p.hash && same_key(s.key, refs[j])) {
+                if (s.row == Index::kEmpty) break;
+                if (s.tag == Index::tag(p.hash) && same_key(s.key, refs[j])) {
                     row = s.row;
                     break;
                 }

@@ -19,13 +19,20 @@ namespace nbk_mail {
 template <class Key>
 class HashIndex {
   public:
+    // A slot of 16 bytes (four to a cache line, none across two): the low 32 bits of its
+    // token's hash (a hit is confirmed by comparing the key), its row and its key.
     struct Slot {
-        std::uint64_t hash;
+        std::uint32_t tag;
+        std::uint32_t row;  // kEmpty: an empty slot
         Key key;
-        std::int64_t row;  // -1: empty
     };
+    static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
+    // The most rows an index holds (rows are 32-bit; kEmpty marks an empty slot).
+    static constexpr std::size_t kMostRows = kEmpty;
 
-    std::size_t size() const { return used_; }
+    static std::uint32_t tag(std::uint64_t hash) { return static_cast<std::uint32_t>(hash); }
+
+    std::size_t size() const { return hashes_.size(); }
 
     // The first slot a hash probes (the hash multiplied by a constant: hashes of a
     // weak hash function, an int's, spread too).
@@ -40,46 +47,48 @@ class HashIndex {
 
     // Room for `more` insertions without a rehash.
     void reserve(std::size_t more) {
-        while ((used_ + more) * 4 > slots_.size() * 3) grow();
+        hashes_.reserve(hashes_.size() + more);
+        while ((size() + more) * 4 > slots_.size() * 3) grow();
     }
 
-    // Adds (hash, key, row); the caller adds each row once.
-    void insert(std::uint64_t hash, Key key, std::int64_t row) {
-        if ((used_ + 1) * 4 > slots_.size() * 3) grow();
-        place(hash, key, row);
-        ++used_;
+    // Adds (hash, key) as the next row, size() (rows are 0, 1, 2, ... in order: the full
+    // hashes kept by row rehash the slots when they grow).
+    void insert(std::uint64_t hash, Key key) {
+        if ((size() + 1) * 4 > slots_.size() * 3) grow();
+        place(hash, key, static_cast<std::uint32_t>(hashes_.size()));
+        hashes_.push_back(hash);
     }
 
     void clear() {
         slots_.clear();
-        used_ = 0;
+        hashes_.clear();
         mask_ = 0;
         shift_ = 0;
     }
 
   private:
     std::vector<Slot> slots_;
-    std::size_t used_ = 0;
+    std::vector<std::uint64_t> hashes_;  // by row
     std::size_t mask_ = 0;
     unsigned shift_ = 0;
 
-    void place(std::uint64_t hash, Key key, std::int64_t row) {
+    void place(std::uint64_t hash, Key key, std::uint32_t row) {
         std::size_t pos = home(hash);
-        while (slots_[pos].row >= 0) pos = next(pos);
-        slots_[pos] = Slot{hash, key, row};
+        while (slots_[pos].row != kEmpty) pos = next(pos);
+        slots_[pos] = Slot{tag(hash), row, key};
     }
 
     void grow() {
         std::size_t cap = slots_.empty() ? 1024 : slots_.size() * 2;
         std::vector<Slot> old;
         old.swap(slots_);
-        slots_.assign(cap, Slot{0, Key{}, -1});
+        slots_.assign(cap, Slot{0, kEmpty, Key{}});
         mask_ = cap - 1;
         unsigned bits = 0;
         while ((std::size_t{1} << bits) < cap) ++bits;
         shift_ = 64 - bits;
         for (const Slot& s : old)
-            if (s.row >= 0) place(s.hash, s.key, s.row);
+            if (s.row != kEmpty) place(hashes_[s.row], s.key, s.row);
     }
 };
 
