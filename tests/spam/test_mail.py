@@ -562,7 +562,9 @@ def test_links_are_the_link_regexs_findall(markup: str) -> None:
 @settings(max_examples=1000, deadline=None)
 @given(
     st.lists(
-        st.sampled_from(['"', "<", ">", "(", ")", " ", "\t", "a", "b c", "x@y.example", "\u00e9", "\\"]),
+        st.sampled_from(
+            ['"', "<", ">", "(", ")", " ", "\t", "a", "b c", "x@y.example", "\u00e9", "\\"]
+        ),
         max_size=16,
     ).map("".join)
 )  # fmt: skip

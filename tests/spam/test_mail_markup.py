@@ -118,9 +118,11 @@ def test_links_of_any_text_are_the_regular_expressions_findall(text: str) -> Non
     ("markup", "urls"),
     [
         ('<a HREF = " a.example/x">', ["a.example/x"]),
-        ("<img src='b.example/i.png'><body background=c.example/bg>", ["b.example/i.png", "c.example/bg"]),
+        ("<img src='b.example/i.png'><body background=c.example/bg>",
+         ["b.example/i.png", "c.example/bg"]),
         ("xhref=no _src=no href=", []),
-        ("href=a.examplesrc=b.example href\x1c=\x1cc.example", ["a.examplesrc=b.example", "c.example"]),
+        ("href=a.examplesrc=b.example href\x1c=\x1cc.example",
+         ["a.examplesrc=b.example", "c.example"]),
         ("<form action=\"\">", []),
     ],
 )  # fmt: skip
