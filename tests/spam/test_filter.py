@@ -853,6 +853,12 @@ def test_classify_many_keeps_order_on_two_processes() -> None:
     assert list(classify_many(f, [], n_jobs=2)) == []
     with pytest.raises(ValueError, match="n_jobs"):
         list(classify_many(f, probe, n_jobs=0))
+    # the default chunks: of a list, 512 at most, the last ones smaller
+    many = probe * 30  # (1,200 messages)
+    assert list(classify_many(f, many, n_jobs=2)) == f.classify(many)
+    for bad in (0, True, 2.5):
+        with pytest.raises(ValueError, match="chunk_size must be an int >= 1 or None"):
+            list(classify_many(f, probe, n_jobs=2, chunk_size=bad))  # type: ignore[arg-type]
 
 
 def test_fit_stream_equals_fit_and_is_all_or_nothing(tmp_path: Path) -> None:
