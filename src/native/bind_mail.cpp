@@ -902,6 +902,30 @@ const char fisher_text_doc[] =
 
 PyObject* py_fisher_text(PyObject*, PyObject* args) { return text_clues(args, true); }
 
+// scan(data, n) on the code points of the str `text`, typed by their storage width.
+template <class Scan>
+auto by_width(PyObject* text, Scan&& scan) {
+    const void* data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND)
+        return scan(static_cast<const Py_UCS1*>(data), n);
+    if (PyUnicode_KIND(text) == PyUnicode_2BYTE_KIND)
+        return scan(static_cast<const Py_UCS2*>(data), n);
+    return scan(static_cast<const Py_UCS4*>(data), n);
+}
+
+// Runs `work`; false (MemoryError set) if it ran out of memory.
+template <class Work>
+bool guarded(Work&& work) {
+    try {
+        work();
+        return true;
+    } catch (const std::bad_alloc&) {
+        PyErr_NoMemory();
+        return false;
+    }
+}
+
 const char head_fields_doc[] =
     "head_fields(head) -> [(name, value), ...] or None\n\n"
     "The fields of the message head `head` (a str ending in its last field's newline) as\n"
@@ -909,33 +933,20 @@ const char head_fields_doc[] =
     "(well-formed fields only: each a name, \":\", the rest of its line and its continuation\n"
     "lines); None otherwise.";
 
-PyObject* py_head_fields(PyObject*, PyObject* arg) {
-    if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "head_fields: head must be a str");
-        return nullptr;
-    }
-    int kind = PyUnicode_KIND(arg);
-    const void* data = PyUnicode_DATA(arg);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+PyObject* py_head_fields(PyObject*, PyObject* args) {
+    PyObject* head;
     std::vector<nbk_mail::Field> fields;
-    bool ok;
-    try {
-        if (kind == PyUnicode_1BYTE_KIND)
-            ok = nbk_mail::head_fields(static_cast<const Py_UCS1*>(data), n, fields);
-        else if (kind == PyUnicode_2BYTE_KIND)
-            ok = nbk_mail::head_fields(static_cast<const Py_UCS2*>(data), n, fields);
-        else
-            ok = nbk_mail::head_fields(static_cast<const Py_UCS4*>(data), n, fields);
-    } catch (const std::bad_alloc&) {
-        return PyErr_NoMemory();
-    }
-    if (!ok) Py_RETURN_NONE;
+    bool simple = false;
+    auto scan = [&](const auto* s, Py_ssize_t n) { simple = nbk_mail::head_fields(s, n, fields); };
+    if (!PyArg_ParseTuple(args, "U:head_fields", &head) || !guarded([&] { by_width(head, scan); }))
+        return nullptr;
+    if (!simple) Py_RETURN_NONE;
     PyObject* out = PyList_New(static_cast<Py_ssize_t>(fields.size()));
     if (out == nullptr) return nullptr;
     for (std::size_t k = 0; k < fields.size(); ++k) {
         const nbk_mail::Field& f = fields[k];
-        PyObject* name = PyUnicode_Substring(arg, f.name_start, f.name_end);
-        PyObject* value = name ? PyUnicode_Substring(arg, f.value_start, f.value_end) : nullptr;
+        PyObject* name = PyUnicode_Substring(head, f.name_start, f.name_end);
+        PyObject* value = name ? PyUnicode_Substring(head, f.value_start, f.value_end) : nullptr;
         PyObject* pair = value ? PyTuple_Pack(2, name, value) : nullptr;
         Py_XDECREF(name);
         Py_XDECREF(value);
@@ -944,6 +955,21 @@ PyObject* py_head_fields(PyObject*, PyObject* arg) {
             return nullptr;
         }
         PyList_SET_ITEM(out, static_cast<Py_ssize_t>(k), pair);
+    }
+    return out;
+}
+
+// The list of text[spans[0]:spans[1]], text[spans[2]:spans[3]], ...
+PyObject* pieces(PyObject* text, const std::vector<std::int64_t>& spans) {
+    PyObject* out = PyList_New(static_cast<Py_ssize_t>(spans.size() / 2));
+    if (out == nullptr) return nullptr;
+    for (std::size_t k = 0; k < spans.size(); k += 2) {
+        PyObject* piece = PyUnicode_Substring(text, spans[k], spans[k + 1]);
+        if (piece == nullptr) {
+            Py_DECREF(out);
+            return nullptr;
+        }
+        PyList_SET_ITEM(out, static_cast<Py_ssize_t>(k / 2), piece);
     }
     return out;
 }
@@ -992,30 +1018,16 @@ PyObject* spaced_out(PyObject* text, const std::vector<std::int64_t>& spans) {
 
 const char strip_tags_doc[] =
     "strip_tags(markup) -> str\n\n"
-    "`markup` with each tag replaced by a space, as nbayes.mail._html's\n"
-    "_TAG.sub(\" \", markup) replaces them: a \"<\", at most 2000 characters that are neither\n"
-    "\"<\" nor \">\", and a \">\".";
+    "`markup` with its tags replaced by spaces, as nbayes.mail._html's _TAG.sub(\" \", markup).";
 
-PyObject* py_strip_tags(PyObject*, PyObject* arg) {
-    if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "strip_tags: markup must be a str");
-        return nullptr;
-    }
-    int kind = PyUnicode_KIND(arg);
-    const void* data = PyUnicode_DATA(arg);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
-    std::vector<std::int64_t> spans;
-    try {
-        if (kind == PyUnicode_1BYTE_KIND)
-            nbk_mail::tag_spans(static_cast<const Py_UCS1*>(data), n, spans);
-        else if (kind == PyUnicode_2BYTE_KIND)
-            nbk_mail::tag_spans(static_cast<const Py_UCS2*>(data), n, spans);
-        else
-            nbk_mail::tag_spans(static_cast<const Py_UCS4*>(data), n, spans);
-    } catch (const std::bad_alloc&) {
-        return PyErr_NoMemory();
-    }
-    return spaced_out(arg, spans);
+PyObject* py_strip_tags(PyObject*, PyObject* args) {
+    PyObject* markup;
+    std::vector<std::int64_t> tags;
+    auto scan = [&](const auto* s, Py_ssize_t n) { nbk_mail::tag_spans(s, n, tags); };
+    bool ok = PyArg_ParseTuple(args, "U:strip_tags", &markup) && guarded([&] {
+        by_width(markup, scan);
+    });
+    return ok ? spaced_out(markup, tags) : nullptr;
 }
 
 const char links_doc[] =
@@ -1024,33 +1036,18 @@ const char links_doc[] =
     "attributes), as nbayes.mail._html's _LINK.findall(text) finds them. ValueError if\n"
     "`text` is not ASCII (_LINK ignores case beyond ASCII: findall reads such text).";
 
-PyObject* py_links(PyObject*, PyObject* arg) {
-    if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "links: text must be a str");
-        return nullptr;
-    }
+PyObject* py_links(PyObject*, PyObject* args) {
+    PyObject* arg;
+    if (!PyArg_ParseTuple(args, "U:links", &arg)) return nullptr;
     if (!PyUnicode_IS_ASCII(arg)) {
         PyErr_SetString(PyExc_ValueError, "links: text must be ASCII");
         return nullptr;
     }
-    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    const auto* ascii = static_cast<const unsigned char*>(PyUnicode_DATA(arg));
     std::vector<std::int64_t> spans;
-    try {
-        nbk_mail::link_spans(static_cast<const unsigned char*>(PyUnicode_DATA(arg)), n, spans);
-    } catch (const std::bad_alloc&) {
-        return PyErr_NoMemory();
-    }
-    PyObject* out = PyList_New(static_cast<Py_ssize_t>(spans.size() / 2));
-    if (out == nullptr) return nullptr;
-    for (std::size_t k = 0; k < spans.size(); k += 2) {
-        PyObject* url = PyUnicode_Substring(arg, spans[k], spans[k + 1]);
-        if (url == nullptr) {
-            Py_DECREF(out);
-            return nullptr;
-        }
-        PyList_SET_ITEM(out, static_cast<Py_ssize_t>(k / 2), url);
-    }
-    return out;
+    if (!guarded([&] { nbk_mail::link_spans(ascii, PyUnicode_GET_LENGTH(arg), spans); }))
+        return nullptr;
+    return pieces(arg, spans);
 }
 
 const char split_urls_doc[] =
@@ -1061,35 +1058,17 @@ const char split_urls_doc[] =
 
 PyObject* py_split_urls(PyObject*, PyObject* args) {
     PyObject *text, *lower;
-    if (!PyArg_ParseTuple(args, "UU", &text, &lower)) return nullptr;
+    if (!PyArg_ParseTuple(args, "UU:split_urls", &text, &lower)) return nullptr;
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     if (PyUnicode_GET_LENGTH(lower) != n) {
         PyErr_SetString(PyExc_ValueError, "split_urls: lower must be as long as text");
         return nullptr;
     }
-    int kind = PyUnicode_KIND(lower);
-    const void* data = PyUnicode_DATA(lower);
     std::vector<std::int64_t> spans;
-    try {
-        if (kind == PyUnicode_1BYTE_KIND)
-            nbk_mail::url_spans(static_cast<const Py_UCS1*>(data), n, spans);
-        else if (kind == PyUnicode_2BYTE_KIND)
-            nbk_mail::url_spans(static_cast<const Py_UCS2*>(data), n, spans);
-        else
-            nbk_mail::url_spans(static_cast<const Py_UCS4*>(data), n, spans);
-    } catch (const std::bad_alloc&) {
-        return PyErr_NoMemory();
-    }
-    PyObject* urls = PyList_New(static_cast<Py_ssize_t>(spans.size() / 2));
+    auto scan = [&](const auto* s, Py_ssize_t m) { nbk_mail::url_spans(s, m, spans); };
+    if (!guarded([&] { by_width(lower, scan); })) return nullptr;
+    PyObject* urls = pieces(text, spans);
     if (urls == nullptr) return nullptr;
-    for (std::size_t k = 0; k < spans.size(); k += 2) {
-        PyObject* url = PyUnicode_Substring(text, spans[k], spans[k + 1]);
-        if (url == nullptr) {
-            Py_DECREF(urls);
-            return nullptr;
-        }
-        PyList_SET_ITEM(urls, static_cast<Py_ssize_t>(k / 2), url);
-    }
     PyObject* rest = spaced_out(text, spans);
     if (rest == nullptr) {
         Py_DECREF(urls);
@@ -1131,21 +1110,10 @@ const char url_tokens_doc[] =
 
 PyObject* py_url_tokens(PyObject*, PyObject* args) {
     PyObject *url, *out;
-    if (!PyArg_ParseTuple(args, "UO!", &url, &PySet_Type, &out)) return nullptr;
-    int kind = PyUnicode_KIND(url);
-    const void* data = PyUnicode_DATA(url);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(url);
+    if (!PyArg_ParseTuple(args, "UO!:url_tokens", &url, &PySet_Type, &out)) return nullptr;
     nbk_mail::UrlParts parts;
-    try {
-        if (kind == PyUnicode_1BYTE_KIND)
-            nbk_mail::url_parts(static_cast<const Py_UCS1*>(data), n, parts);
-        else if (kind == PyUnicode_2BYTE_KIND)
-            nbk_mail::url_parts(static_cast<const Py_UCS2*>(data), n, parts);
-        else
-            nbk_mail::url_parts(static_cast<const Py_UCS4*>(data), n, parts);
-    } catch (const std::bad_alloc&) {
-        return PyErr_NoMemory();
-    }
+    auto scan = [&](const auto* s, Py_ssize_t n) { nbk_mail::url_parts(s, n, parts); };
+    if (!guarded([&] { by_width(url, scan); })) return nullptr;
     if (parts.proto_start >= 0 &&
         !add_prefixed(out, "proto:", url, parts.proto_start, parts.proto_end))
         return nullptr;
@@ -1165,9 +1133,9 @@ PyMethodDef methods[] = {
     {"clue_logs_text", py_clue_logs_text, METH_VARARGS, clue_logs_text_doc},
     {"fisher_text", py_fisher_text, METH_VARARGS, fisher_text_doc},
     {"token_index", py_token_index, METH_NOARGS, token_index_doc},
-    {"head_fields", py_head_fields, METH_O, head_fields_doc},
-    {"strip_tags", py_strip_tags, METH_O, strip_tags_doc},
-    {"links", py_links, METH_O, links_doc},
+    {"head_fields", py_head_fields, METH_VARARGS, head_fields_doc},
+    {"strip_tags", py_strip_tags, METH_VARARGS, strip_tags_doc},
+    {"links", py_links, METH_VARARGS, links_doc},
     {"split_urls", py_split_urls, METH_VARARGS, split_urls_doc},
     {"url_tokens", py_url_tokens, METH_VARARGS, url_tokens_doc},
     {nullptr, nullptr, 0, nullptr},
