@@ -1,6 +1,6 @@
-// Two scans of mail's markup that regular expressions did in Python, as linear loops over
-// code points (the same answers, tests/spam/test_mail_markup.py checks them against the
-// expressions):
+// The scans of a message's head, HTML and URLs that regular expressions (or Python loops)
+// did, as linear loops over code points, each giving what its Python reading gives
+// (tests/spam/test_mail_markup.py compares them; benchmarks/bench_mail_scans.py times them):
 // - head_fields: a message head of well-formed fields split into its (name, value) spans,
 //   as nbayes.mail._mime's _SIMPLE_HEAD.fullmatch and _FIELD.findall read it;
 // - tag_spans: the tags of HTML that nbayes.mail._html's _TAG.sub(" ", text) replaces,
