@@ -86,11 +86,14 @@ PyObject* py_words(PyObject*, PyObject* args) {
     int kind = PyUnicode_KIND(text);
     const void* data = PyUnicode_DATA(text);
     std::vector<Span> kept, longs;
-    try {  // (out None: the longer words only, none kept: words of hi + 1 or more)
-        split_text(text, out == Py_None ? std::max<Py_ssize_t>(lo, hi + 1) : lo, hi, kept, longs);
+    // out None: the longer words only (a word is kept from hi + 1 code points: none is)
+    Py_ssize_t least = out != Py_None || hi == PY_SSIZE_T_MAX ? lo : std::max(lo, hi + 1);
+    try {
+        split_text(text, least, hi, kept, longs);
     } catch (const std::bad_alloc&) {
         return PyErr_NoMemory();
     }
+    if (out == Py_None) kept.clear();
     for (std::size_t k = 0; k < kept.size(); ++k) {
         PyObject* w = PyUnicode_Substring(text, kept[k].start, kept[k].end);
         if (w == nullptr || PySet_Add(out, w) < 0) {

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -207,3 +209,15 @@ def test_the_scans_refuse_what_is_not_a_str() -> None:
         _mail_native.split_urls("\u0130 http://x.example", "\u0130 http://x.example".lower())
     with pytest.raises(ValueError, match="must be ASCII"):
         _mail_native.links("href=caf\u00e9")  # (_links gives such text to findall)
+
+
+@pytest.mark.parametrize("hi", [3, 12, sys.maxsize])
+def test_words_without_a_set_returns_the_longer_words_only(hi: int) -> None:
+    text = "a bb ccc dddd eeeeeeeeeeeeeeeee ccc"
+    out: set[str] = set()
+    longer = _mail_native.words(text, 2, hi, True, out)
+    assert _mail_native.words(text, 2, hi, True, None) == longer
+    assert longer == [w for w in text.split() if len(w) > hi]
+    assert {w for w in out if not w.startswith("bi:")} == {
+        w for w in text.split() if 2 <= len(w) <= hi
+    }
