@@ -88,10 +88,7 @@ void tag_spans(const C* s, std::int64_t n, std::vector<std::int64_t>& spans) {
     }
 }
 
-// Python's \s and \w on an ASCII code point (str patterns: \s holds \x1c-\x1f too).
-inline bool is_re_space(std::uint32_t c) {
-    return c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f);
-}
+// Python's \w on an ASCII code point. (Its \s, on str patterns, is str.isspace: is_space.)
 inline bool is_re_word(std::uint32_t c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
@@ -111,7 +108,7 @@ inline void link_spans(const unsigned char* s, std::int64_t n, std::vector<std::
         if (at == nullptr) break;
         q = static_cast<const unsigned char*>(at) - s;
         std::int64_t e = q;  // the name's end
-        while (e > done && is_re_space(s[e - 1])) --e;
+        while (e > done && is_space(s[e - 1])) --e;
         bool named = false;
         for (const char* name : kNames) {
             std::int64_t len = static_cast<std::int64_t>(std::strlen(name));
@@ -126,11 +123,11 @@ inline void link_spans(const unsigned char* s, std::int64_t n, std::vector<std::
         }
         if (!named) continue;
         std::int64_t i = q + 1;
-        while (i < n && is_re_space(s[i])) ++i;
+        while (i < n && is_space(s[i])) ++i;
         if (i < n && (s[i] == '"' || s[i] == '\'')) ++i;
-        while (i < n && is_re_space(s[i])) ++i;
+        while (i < n && is_space(s[i])) ++i;
         std::int64_t start = i;
-        while (i < n && s[i] != '"' && s[i] != '\'' && s[i] != '>' && !is_re_space(s[i])) ++i;
+        while (i < n && s[i] != '"' && s[i] != '\'' && s[i] != '>' && !is_space(s[i])) ++i;
         if (i == start) continue;
         spans.push_back(start);
         spans.push_back(i);
@@ -139,16 +136,20 @@ inline void link_spans(const unsigned char* s, std::int64_t n, std::vector<std::
     }
 }
 
+// Whether s[0:m] are the code points of `word` (ASCII, m code points).
+template <class C>
+bool is_ascii_word(const C* s, const char* word, std::int64_t m) {
+    for (std::int64_t k = 0; k < m; ++k)
+        if (s[k] != static_cast<C>(word[k])) return false;
+    return true;
+}
+
 // The first position >= from of `marker` (ASCII, m code points) in s[0:n], or -1.
 template <class C>
 std::int64_t find_ascii(const C* s, std::int64_t n, const char* marker, std::int64_t m,
                         std::int64_t from) {
-    for (std::int64_t i = from; i + m <= n; ++i) {
-        if (s[i] != static_cast<C>(marker[0])) continue;
-        std::int64_t k = 1;
-        while (k < m && s[i + k] == static_cast<C>(marker[k])) ++k;
-        if (k == m) return i;
-    }
+    for (std::int64_t i = from; i + m <= n; ++i)
+        if (s[i] == static_cast<C>(marker[0]) && is_ascii_word(s + i, marker, m)) return i;
     return -1;
 }
 
@@ -175,7 +176,7 @@ void url_spans(const C* s, std::int64_t n, std::vector<std::int64_t>& spans) {
         std::int64_t start = -1;
         for (const char* scheme : kSchemes) {
             std::int64_t len = static_cast<std::int64_t>(std::strlen(scheme));
-            if (pos >= len && find_ascii(s + pos - len, len, scheme, len, 0) == 0) {
+            if (pos >= len && is_ascii_word(s + pos - len, scheme, len)) {
                 start = pos - len;
                 break;
             }
