@@ -31,18 +31,24 @@ inline TokenRef str_ref(PyObject* s) {
                     PyUnicode_GET_LENGTH(s), -1, -1, s};
 }
 
+// scan(data, n) on the code points of the str `text`, typed by their storage width.
+template <class Scan>
+auto by_width(PyObject* text, Scan&& scan) {
+    const void* data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND)
+        return scan(static_cast<const Py_UCS1*>(data), n);
+    if (PyUnicode_KIND(text) == PyUnicode_2BYTE_KIND)
+        return scan(static_cast<const Py_UCS2*>(data), n);
+    return scan(static_cast<const Py_UCS4*>(data), n);
+}
+
 // Splits `text` as mail_words.hpp's split_words.
 void split_text(PyObject* text, Py_ssize_t lo, Py_ssize_t hi, std::vector<Span>& kept,
                 std::vector<Span>& longs) {
-    int kind = PyUnicode_KIND(text);
-    const void* data = PyUnicode_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    if (kind == PyUnicode_1BYTE_KIND)
-        nbk_mail::split_words(static_cast<const Py_UCS1*>(data), n, lo, hi, kept, longs);
-    else if (kind == PyUnicode_2BYTE_KIND)
-        nbk_mail::split_words(static_cast<const Py_UCS2*>(data), n, lo, hi, kept, longs);
-    else
-        nbk_mail::split_words(static_cast<const Py_UCS4*>(data), n, lo, hi, kept, longs);
+    by_width(text, [&](const auto* s, Py_ssize_t n) {
+        nbk_mail::split_words(s, n, lo, hi, kept, longs);
+    });
 }
 
 // "bi:" + a + " " + b, canonical (the kind its largest code point needs).
@@ -904,18 +910,6 @@ const char fisher_text_doc[] =
     "longer lgamma, or a value is not finite (the Python path then answers).";
 
 PyObject* py_fisher_text(PyObject*, PyObject* args) { return text_clues(args, true); }
-
-// scan(data, n) on the code points of the str `text`, typed by their storage width.
-template <class Scan>
-auto by_width(PyObject* text, Scan&& scan) {
-    const void* data = PyUnicode_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    if (PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND)
-        return scan(static_cast<const Py_UCS1*>(data), n);
-    if (PyUnicode_KIND(text) == PyUnicode_2BYTE_KIND)
-        return scan(static_cast<const Py_UCS2*>(data), n);
-    return scan(static_cast<const Py_UCS4*>(data), n);
-}
 
 // Runs `work`; false (MemoryError set) if it ran out of memory.
 template <class Work>
