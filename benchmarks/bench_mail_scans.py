@@ -69,7 +69,9 @@ def inputs(raw: list[bytes]) -> dict[str, list[Any]]:
             lower = body.lower()
             bodies.append(lower)
             urls += [url.lower() for url in _tokenizer.split_urls(lower, lowered=True)[1]]
-    return {"heads": heads, "pages": pages, "bodies": bodies, "urls": urls, "entries": entries}
+    lowered = [(page, _html.lower_same_length(page)) for page in pages]  # (as html_to_text has)
+    return {"heads": heads, "pages": pages, "lowered pages": lowered, "bodies": bodies,
+            "urls": urls, "entries": entries}  # fmt: skip
 
 
 def timed(fn: Callable[[Any], Any], items: Sequence[Any], n_messages: int) -> float:
@@ -91,7 +93,8 @@ def main() -> None:
     scans = [
         ("head fields", "heads", _mail_native.head_fields, head_reference),
         ("HTML tags", "pages", _mail_native.strip_tags, lambda t: _html._TAG.sub(" ", t)),
-        ("links", "pages", _html._links, _html._LINK.findall),
+        ("links", "lowered pages", lambda tl: _html._links(*tl),
+         lambda tl: _html._LINK.findall(tl[0])),
         ("URLs in text", "bodies", lambda t: _tokenizer.split_urls(t, lowered=True),
          lambda t: _tokenizer._split_urls_reference(t, t)),
         ("a URL's tokens", "urls", url_tokens_native, _tokenizer._url_tokens_reference),
