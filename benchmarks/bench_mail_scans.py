@@ -8,7 +8,8 @@ The scans (src/native/mail_markup.hpp): a head's fields (``head_fields`` against
 ``_SIMPLE_HEAD.fullmatch`` + ``_FIELD.findall``), HTML tags (``strip_tags`` against
 ``_TAG.sub``), a page's links (``_links`` against ``_LINK.findall``), a body's URLs
 (``split_urls`` against ``_split_urls_reference``), a URL's tokens (``url_tokens`` against
-``_url_tokens_reference``); and an address entry's name (``_name_of`` against the name
+``_url_tokens_reference``), a Message-ID's tokens (``message_id_tokens`` against
+``_message_id_reference``); and an address entry's name (``_name_of`` against the name
 pattern's search).
 """
 
@@ -45,9 +46,14 @@ def url_tokens_native(url: str) -> set[str]:
     return out
 
 
+def message_id_native(value: str) -> set[str]:
+    out: set[str] = set()
+    return out if _mail_native.message_id_tokens(value, out) else {"message-id:invalid"}
+
+
 def inputs(raw: list[bytes]) -> dict[str, list[Any]]:
     """What each scan reads, as the tokenizer hands it over, from every message."""
-    heads, pages, bodies, urls, entries = [], [], [], [], []
+    heads, pages, bodies, urls, entries, ids = [], [], [], [], [], []
     for data in raw:
         text = data.decode("ascii", "surrogateescape")
         end = text.find("\n\n")
@@ -55,6 +61,9 @@ def inputs(raw: list[bytes]) -> dict[str, list[Any]]:
             head = text[: end + 1]
             heads.append(head[head.find("\n") + 1 :] if head.startswith("From ") else head)
         msg = parse(data)
+        value = str(msg.get("message-id", "")).strip().lower()
+        if value:
+            ids.append(value)  # (as _message_id_tokens hands it over)
         for name, value in msg.raw_items():
             if name.lower() in ("from", "to", "cc", "reply-to") and type(value) is str:
                 entries += decode_header(value).lower().split(",")
@@ -71,7 +80,7 @@ def inputs(raw: list[bytes]) -> dict[str, list[Any]]:
             urls += [url.lower() for url in _tokenizer.split_urls(lower, lowered=True)[1]]
     lowered = [(page, _html.lower_same_length(page)) for page in pages]  # (as html_to_text has)
     return {"heads": heads, "pages": pages, "lowered pages": lowered, "bodies": bodies,
-            "urls": urls, "entries": entries}  # fmt: skip
+            "urls": urls, "entries": entries, "ids": ids}  # fmt: skip
 
 
 def timed(fn: Callable[[Any], Any], items: Sequence[Any], n_messages: int) -> float:
@@ -98,6 +107,7 @@ def main() -> None:
         ("URLs in text", "bodies", lambda t: _tokenizer.split_urls(t, lowered=True),
          lambda t: _tokenizer._split_urls_reference(t, t)),
         ("a URL's tokens", "urls", url_tokens_native, _tokenizer._url_tokens_reference),
+        ("a Message-ID", "ids", message_id_native, _tokenizer._message_id_reference),
         ("an address's name", "entries", _tokenizer._name_of, name_reference),
     ]  # fmt: skip
     differ = 0

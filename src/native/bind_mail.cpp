@@ -1124,6 +1124,46 @@ PyObject* py_url_tokens(PyObject*, PyObject* args) {
     Py_RETURN_NONE;
 }
 
+// Adds prefix + the code points `cps` to the set `out` (canonical: the narrowest storage);
+// false with a Python error set if that fails.
+bool add_code_points(PyObject* out, const char* prefix, const std::vector<std::uint32_t>& cps) {
+    std::vector<Py_UCS4> all(prefix, prefix + std::strlen(prefix));
+    all.insert(all.end(), cps.begin(), cps.end());
+    PyObject* token = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, all.data(),
+                                                static_cast<Py_ssize_t>(all.size()));
+    if (token == nullptr) return false;
+    int failed = PySet_Add(out, token);
+    Py_DECREF(token);
+    return failed == 0;
+}
+
+const char message_id_tokens_doc[] =
+    "message_id_tokens(value, out) -> bool\n\n"
+    "Adds to the set `out` the two tokens nbayes.mail._tokenizer's _message_id_reference\n"
+    "gives the (stripped, lower-cased) Message-ID `value`: 'message-id:@' + its host with\n"
+    "digits as 9 (40 code points at most) and 'message-id:shape:' + its left part's shape\n"
+    "(30 at most). False, adding nothing, if `value` is not of the form left@host.";
+
+PyObject* py_message_id_tokens(PyObject*, PyObject* args) {
+    PyObject *value, *out;
+    if (!PyArg_ParseTuple(args, "UO!:message_id_tokens", &value, &PySet_Type, &out))
+        return nullptr;
+    std::vector<std::uint32_t> host, shape;
+    bool valid = false;
+    auto is_digit = [](std::uint32_t c) { return Py_UNICODE_ISDECIMAL(c) != 0; };
+    auto scan = [&](const auto* s, Py_ssize_t n) {
+        valid = nbk_mail::message_id_parts(s, n, is_digit, 40, 30, host, shape);
+    };
+    if (!guarded([&] { by_width(value, scan); })) return nullptr;
+    if (!valid) Py_RETURN_FALSE;
+    bool ok = guarded([&] {
+        valid = add_code_points(out, "message-id:@", host) &&
+                add_code_points(out, "message-id:shape:", shape);
+    });
+    if (!ok || !valid) return nullptr;
+    Py_RETURN_TRUE;
+}
+
 PyMethodDef methods[] = {
     {"words", py_words, METH_VARARGS, words_doc},
     {"clue_logs", py_clue_logs, METH_VARARGS, clue_logs_doc},
@@ -1135,6 +1175,7 @@ PyMethodDef methods[] = {
     {"links", py_links, METH_VARARGS, links_doc},
     {"split_urls", py_split_urls, METH_VARARGS, split_urls_doc},
     {"url_tokens", py_url_tokens, METH_VARARGS, url_tokens_doc},
+    {"message_id_tokens", py_message_id_tokens, METH_VARARGS, message_id_tokens_doc},
     {nullptr, nullptr, 0, nullptr},
 };
 

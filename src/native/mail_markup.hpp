@@ -9,7 +9,9 @@
 // - url_spans: the URLs of a body's text, as nbayes.mail._tokenizer's split_urls finds
 //   them (its _split_urls_reference);
 // - url_parts: a URL's scheme, host, domain and path pieces, as _tokenizer's
-//   _url_tokens_reference reads them.
+//   _url_tokens_reference reads them;
+// - message_id_parts: a Message-ID's host (digits as 9) and the shape of its left part,
+//   as _tokenizer's _message_id_reference reads them.
 //
 // Plain C++ (no Python.h): bind_mail.cpp binds it to Python.
 #pragma once
@@ -266,6 +268,48 @@ void url_parts(const C* s, std::int64_t n, UrlParts& parts) {
         while (i < n && is_url_separator(s[i])) ++i;
         if (i >= n) break;
     }
+}
+
+// A Message-ID's two tokens, from its (stripped, lower-cased) value s[0:n], as
+// _tokenizer's _message_id_reference reads them: false if `<?([^<>@\s]+)@([^<>@\s]+?)>?`
+// does not match the whole value; else `host` is the part after the "@" with each digit
+// (`is_digit`: \d, Unicode's decimal digits) as "9", and `shape` the part before it with
+// each run of digits as "9" and each run of ASCII lower-case letters as "a", both cut to
+// `host_max` and `shape_max` code points.
+template <class C, class IsDigit>
+bool message_id_parts(const C* s, std::int64_t n, IsDigit is_digit, std::int64_t host_max,
+                      std::int64_t shape_max, std::vector<std::uint32_t>& host,
+                      std::vector<std::uint32_t>& shape) {
+    auto allowed = [](std::uint32_t c) {
+        return c != '<' && c != '>' && c != '@' && !is_space(c);
+    };
+    std::int64_t left = n > 0 && s[0] == '<' ? 1 : 0;
+    std::int64_t at = left;
+    while (at < n && allowed(s[at])) ++at;
+    if (at == left || at >= n || s[at] != '@') return false;
+    // the host is lazy: it stops before a last ">", and holds only allowed code points
+    std::int64_t end = s[n - 1] == '>' ? n - 1 : n;
+    if (end <= at + 1) return false;
+    for (std::int64_t i = at + 1; i < end; ++i)
+        if (!allowed(s[i])) return false;
+    host.clear();
+    for (std::int64_t i = at + 1; i < end && static_cast<std::int64_t>(host.size()) < host_max; ++i)
+        host.push_back(is_digit(s[i]) ? '9' : static_cast<std::uint32_t>(s[i]));
+    shape.clear();
+    for (std::int64_t i = left; i < at && static_cast<std::int64_t>(shape.size()) < shape_max;) {
+        std::uint32_t c = s[i];
+        if (is_digit(c)) {
+            while (i < at && is_digit(s[i])) ++i;
+            shape.push_back('9');
+        } else if (c >= 'a' && c <= 'z') {
+            while (i < at && s[i] >= 'a' && s[i] <= 'z') ++i;
+            shape.push_back('a');
+        } else {
+            shape.push_back(c);
+            ++i;
+        }
+    }
+    return true;
 }
 
 }  // namespace nbk_mail

@@ -1,7 +1,8 @@
 """The compiled scans of mail's markup (``_mail_native.head_fields``, ``strip_tags`` and
 ``links``, src/native/mail_markup.hpp) give what the regular expressions they replace give:
 ``_mime._SIMPLE_HEAD.fullmatch`` with ``_mime._FIELD.findall``, ``_html._TAG.sub`` and
-``_html._LINK.findall``; ``split_urls`` and ``url_tokens`` what their Python readings give."""
+``_html._LINK.findall``; ``split_urls``, ``url_tokens`` and ``message_id_tokens`` what their
+Python readings give."""
 
 from __future__ import annotations
 
@@ -196,6 +197,69 @@ def test_url_tokens_of_urls(url: str, tokens: set[str]) -> None:
     assert {t for t in out if t.isascii()} == {t for t in tokens | {"already"} if t.isascii()}
 
 
+# a Message-ID's pieces: its marks, digits of each width ("\u0663" and "\U0001d7d8" are
+# decimal digits, \\d; "\u00b2" is a digit but not decimal), letters, white space
+_MESSAGE_ID_PIECES = st.sampled_from(
+    ["<", ">", "@", ".", "-", "$", "a", "zq", "123", "9", "\u0663", "\U0001d7d8", "\u00b2",
+     "\u00e9", "\u20ac", "\U0001f600", "\udc80", " ", "\u2003", "\x1c", "mail2.example",
+     "A"]
+)  # fmt: skip
+
+
+_ID_PART = st.one_of(
+    st.lists(_MESSAGE_ID_PIECES.filter(lambda p: p not in "<>@ \u2003\x1c"), max_size=10),
+    st.lists(_MESSAGE_ID_PIECES, max_size=10),
+).map("".join)
+# most of them of the form "<" left "@" host ">" (each mark optional), the rest anything
+_MESSAGE_IDS = st.one_of(
+    st.tuples(st.sampled_from(["", "<"]), _ID_PART, _ID_PART, st.sampled_from(["", ">"])).map(
+        lambda t: f"{t[0]}{t[1]}@{t[2]}{t[3]}"
+    ),
+    st.lists(_MESSAGE_ID_PIECES, min_size=1, max_size=24).map("".join),
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_MESSAGE_IDS)
+def test_message_id_tokens_are_its_python_reading(value: str) -> None:
+    out: set[str] = set()
+    valid = _mail_native.message_id_tokens(value, out)
+    expected = _tokenizer._message_id_reference(value)
+    assert (out if valid else {"message-id:invalid"}) == expected
+    assert valid or not out
+
+
+@pytest.mark.parametrize(
+    ("value", "tokens"),
+    [
+        ("<20021003.1234.abc@mail2.example.com>",
+         {"message-id:@mail9.example.com", "message-id:shape:9.9.a"}),
+        ("<x@y>", {"message-id:@y", "message-id:shape:a"}),
+        ("<z9.zz@y>", {"message-id:@y", "message-id:shape:a9.a"}),
+        ("x@y>", {"message-id:@y", "message-id:shape:a"}),
+        ("<x@y", {"message-id:@y", "message-id:shape:a"}),
+        ("<" + "7a" * 40 + "@" + "h1" * 30 + ">",
+         {"message-id:@" + "h9" * 20, "message-id:shape:" + "9a" * 15}),
+        ("<\u0663\u0663caf\u00e9@\U0001d7d8.example>",
+         {"message-id:@9.example", "message-id:shape:9a\u00e9"}),
+        ("<x@y>>", None),
+        ("<@y>", None),
+        ("<x@>", None),
+        ("<x@y@z>", None),
+        ("<x y@z>", None),
+        ("<x@y z>", None),
+        ("<<x@y>", None),
+        ("x", None),
+        (">", None),
+    ],
+)  # fmt: skip
+def test_message_id_tokens_of_values(value: str, tokens: set[str] | None) -> None:
+    out = {"already"}
+    assert _mail_native.message_id_tokens(value, out) is (tokens is not None)
+    assert out == (tokens or set()) | {"already"}
+    assert _tokenizer._message_id_reference(value) == (tokens or {"message-id:invalid"})
+
+
 def test_the_scans_refuse_what_is_not_a_str() -> None:
     with pytest.raises(TypeError, match=r"head_fields\(\) argument 1 must be str"):
         _mail_native.head_fields(b"Subject: hi\n")  # type: ignore[arg-type]
@@ -205,6 +269,8 @@ def test_the_scans_refuse_what_is_not_a_str() -> None:
         _mail_native.url_tokens("http://x.example", [])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"links\(\) argument 1 must be str"):
         _mail_native.links(b"href=x")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"message_id_tokens\(\) argument 2 must be set"):
+        _mail_native.message_id_tokens("<x@y>", {})  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="as long as text"):
         _mail_native.split_urls("\u0130 http://x.example", "\u0130 http://x.example".lower())
     with pytest.raises(ValueError, match="must be ASCII"):

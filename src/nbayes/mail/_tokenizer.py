@@ -537,17 +537,25 @@ def _name_of(entry: str) -> str:
 def _message_id_tokens(values: list[Any] | None, out: set[str]) -> None:
     """The first ``Message-ID``'s host, digits as 9 (``mail9.example.com``: the host
     without its numbered machines), and the shape of its left part (``9.a9``), or
-    ``message-id:invalid`` / ``message-id:none``."""
+    ``message-id:invalid`` / ``message-id:none``: read by the kernel
+    (``_mail_native.message_id_tokens``), as :func:`_message_id_reference` reads them."""
     value = str(values[0]).strip().lower() if values else ""
     if not value:
         out.add("message-id:none")
-        return
+    elif not _mail_native.message_id_tokens(value, out):
+        out.add("message-id:invalid")
+
+
+def _message_id_reference(value: str) -> set[str]:
+    """The tokens of the (stripped, lower-cased, not empty) Message-ID ``value``, in
+    Python (tests compare the kernel with it)."""
     m = _MESSAGE_ID.fullmatch(value)
     if m is None:
-        out.add("message-id:invalid")
-        return
-    out.add("message-id:@" + _DIGIT.sub("9", m.group(2))[:40])
-    out.add("message-id:shape:" + _LETTERS.sub("a", _DIGITS.sub("9", m.group(1)))[:30])
+        return {"message-id:invalid"}
+    return {
+        "message-id:@" + _DIGIT.sub("9", m.group(2))[:40],
+        "message-id:shape:" + _LETTERS.sub("a", _DIGITS.sub("9", m.group(1)))[:30],
+    }
 
 
 def _filename_tokens(name: str, out: set[str]) -> None:
