@@ -9,7 +9,8 @@ The scans (src/native/mail_markup.hpp): a head's fields (``head_fields`` against
 ``_TAG.sub``), a page's links (``_links`` against ``_LINK.findall``), a body's URLs
 (``split_urls`` against ``_split_urls_reference``), a URL's tokens (``url_tokens`` against
 ``_url_tokens_reference``), a Message-ID's tokens (``message_id_tokens`` against
-``_message_id_reference``); and an address entry's name (``_name_of`` against the name
+``_message_id_reference``), a head's fields grouped by name (``fields_by_name`` against
+``_fields_reference``); and an address entry's name (``_name_of`` against the name
 pattern's search).
 """
 
@@ -53,7 +54,7 @@ def message_id_native(value: str) -> set[str]:
 
 def inputs(raw: list[bytes]) -> dict[str, list[Any]]:
     """What each scan reads, as the tokenizer hands it over, from every message."""
-    heads, pages, bodies, urls, entries, ids = [], [], [], [], [], []
+    heads, pages, bodies, urls, entries, ids, items = [], [], [], [], [], [], []
     for data in raw:
         text = data.decode("ascii", "surrogateescape")
         end = text.find("\n\n")
@@ -61,6 +62,7 @@ def inputs(raw: list[bytes]) -> dict[str, list[Any]]:
             head = text[: end + 1]
             heads.append(head[head.find("\n") + 1 :] if head.startswith("From ") else head)
         msg = parse(data)
+        items.append(msg.raw_items())
         value = str(msg.get("message-id", "")).strip().lower()
         if value:
             ids.append(value)  # (as _message_id_tokens hands it over)
@@ -80,7 +82,8 @@ def inputs(raw: list[bytes]) -> dict[str, list[Any]]:
             urls += [url.lower() for url in _tokenizer.split_urls(lower, lowered=True)[1]]
     lowered = [(page, _html.lower_same_length(page)) for page in pages]  # (as html_to_text has)
     return {"heads": heads, "pages": pages, "lowered pages": lowered, "bodies": bodies,
-            "urls": urls, "entries": entries, "ids": ids}  # fmt: skip
+            "urls": urls, "entries": entries, "ids": ids,
+            "items": [list(i) for i in items]}  # fmt: skip
 
 
 def timed(fn: Callable[[Any], Any], items: Sequence[Any], n_messages: int) -> float:
@@ -108,6 +111,9 @@ def main() -> None:
          lambda t: _tokenizer._split_urls_reference(t, t)),
         ("a URL's tokens", "urls", url_tokens_native, _tokenizer._url_tokens_reference),
         ("a Message-ID", "ids", message_id_native, _tokenizer._message_id_reference),
+        ("fields by name", "items",
+         lambda i: _mail_native.fields_by_name(i, _tokenizer.COUNTED_HEADERS),
+         lambda i: _tokenizer._fields_reference(i, _tokenizer.COUNTED_HEADERS)),
         ("an address's name", "entries", _tokenizer._name_of, name_reference),
     ]  # fmt: skip
     differ = 0

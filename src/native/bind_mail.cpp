@@ -1124,6 +1124,97 @@ PyObject* py_url_tokens(PyObject*, PyObject* args) {
     Py_RETURN_NONE;
 }
 
+// name.lower(): an ASCII str's lowered in place of a method call, anything else's by its
+// own lower() (a non-ASCII str, or a name that is not a str: what Python would call).
+PyObject* lowered(PyObject* name) {
+    if (!PyUnicode_CheckExact(name) || !PyUnicode_IS_ASCII(name))
+        return PyObject_CallMethod(name, "lower", nullptr);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(name);
+    const auto* s = static_cast<const unsigned char*>(PyUnicode_DATA(name));
+    Py_ssize_t i = 0;
+    while (i < n && !(s[i] >= 'A' && s[i] <= 'Z')) ++i;
+    if (i == n) return Py_NewRef(name);  // (already lower case)
+    PyObject* out = PyUnicode_New(n, 127);
+    if (out == nullptr) return nullptr;
+    auto* d = static_cast<unsigned char*>(PyUnicode_DATA(out));
+    for (Py_ssize_t k = 0; k < n; ++k) d[k] = static_cast<unsigned char>(nbk_mail::ascii_lower(s[k]));
+    return out;
+}
+
+// Appends `value` to the list at `key` of the dict `d` (a new list if there is none);
+// false with a Python error set if that fails.
+bool append_at(PyObject* d, PyObject* key, PyObject* value) {
+    PyObject* list = PyDict_GetItemWithError(d, key);  // (borrowed)
+    if (list != nullptr) return PyList_Append(list, value) == 0;
+    if (PyErr_Occurred()) return false;
+    list = PyList_New(1);
+    if (list == nullptr) return false;
+    PyList_SET_ITEM(list, 0, Py_NewRef(value));
+    int failed = PyDict_SetItem(d, key, list);
+    Py_DECREF(list);
+    return failed == 0;
+}
+
+const char fields_by_name_doc[] =
+    "fields_by_name(items, counted) -> (fields, counts)\n\n"
+    "The (name, value) pairs `items` (a message's raw_items()) grouped: `fields` maps each\n"
+    "lower-cased name to its values in order; `counts` maps each name (as spelt) whose\n"
+    "lower-cased form is in the set `counted` to its number of fields, in the order first\n"
+    "seen (`counted` None: no counts). nbayes.mail._tokenizer's _fields_reference is its\n"
+    "reading in Python.";
+
+PyObject* py_fields_by_name(PyObject*, PyObject* args) {
+    PyObject *items, *counted;
+    if (!PyArg_ParseTuple(args, "OO:fields_by_name", &items, &counted)) return nullptr;
+    if (counted != Py_None && !PyAnySet_Check(counted)) {
+        PyErr_Format(PyExc_TypeError, "fields_by_name: counted must be a set or None, not %s",
+                     Py_TYPE(counted)->tp_name);
+        return nullptr;
+    }
+    PyObject* it = PyObject_GetIter(items);
+    if (it == nullptr) return nullptr;
+    PyObject* fields = PyDict_New();
+    PyObject* counts = PyDict_New();
+    bool ok = fields != nullptr && counts != nullptr;
+    PyObject* item;
+    while (ok && (item = PyIter_Next(it)) != nullptr) {
+        PyObject *name, *value;
+        ok = PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 2;
+        if (!ok) {
+            PyErr_SetString(PyExc_TypeError, "fields_by_name: items must be (name, value) pairs");
+        } else {
+            name = PyTuple_GET_ITEM(item, 0);
+            value = PyTuple_GET_ITEM(item, 1);
+            PyObject* lower = lowered(name);
+            ok = lower != nullptr && append_at(fields, lower, value);
+            if (ok && counted != Py_None) {
+                int wanted = PySet_Contains(counted, lower);
+                ok = wanted >= 0;
+                if (wanted > 0) {
+                    PyObject* n = PyDict_GetItemWithError(counts, name);
+                    ok = n != nullptr || !PyErr_Occurred();
+                    long k = ok && n != nullptr ? PyLong_AsLong(n) : 0;
+                    PyObject* next = ok ? PyLong_FromLong(k + 1) : nullptr;
+                    ok = next != nullptr && PyDict_SetItem(counts, name, next) == 0;
+                    Py_XDECREF(next);
+                }
+            }
+            Py_XDECREF(lower);
+        }
+        Py_DECREF(item);
+    }
+    Py_DECREF(it);
+    if (ok && !PyErr_Occurred()) {
+        PyObject* result = PyTuple_Pack(2, fields, counts);
+        Py_DECREF(fields);
+        Py_DECREF(counts);
+        return result;
+    }
+    Py_XDECREF(fields);
+    Py_XDECREF(counts);
+    return nullptr;
+}
+
 // Adds prefix + the code points `cps` to the set `out` (canonical: the narrowest storage);
 // false with a Python error set if that fails.
 bool add_code_points(PyObject* out, const char* prefix, const std::vector<std::uint32_t>& cps) {
@@ -1176,6 +1267,7 @@ PyMethodDef methods[] = {
     {"split_urls", py_split_urls, METH_VARARGS, split_urls_doc},
     {"url_tokens", py_url_tokens, METH_VARARGS, url_tokens_doc},
     {"message_id_tokens", py_message_id_tokens, METH_VARARGS, message_id_tokens_doc},
+    {"fields_by_name", py_fields_by_name, METH_VARARGS, fields_by_name_doc},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -260,6 +260,40 @@ def test_message_id_tokens_of_values(value: str, tokens: set[str] | None) -> Non
     assert _tokenizer._message_id_reference(value) == (tokens or {"message-id:invalid"})
 
 
+_NAMES = st.sampled_from(
+    ["Subject", "SUBJECT", "subject", "To", "to", "Received", "X-Face", "x-face", "Message-ID",
+     "caf\u00e9", "CAF\u00c9", "\u0130d", "STRASSE", "Stra\u00dfe", "X-\U0001f600", "@", ""]
+)  # fmt: skip
+_COUNTED = st.one_of(
+    st.none(), st.just(_tokenizer.COUNTED_HEADERS), st.just({"caf\u00e9", "i\u0307d"})
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.tuples(_NAMES, st.sampled_from(["v", "", "w"])), max_size=12), _COUNTED)
+def test_fields_by_name_is_its_python_reading(
+    items: list[tuple[str, str]], counted: frozenset[str] | None
+) -> None:
+    got = _mail_native.fields_by_name(iter(items), counted)
+    expected = _tokenizer._fields_reference(items, counted)
+    assert got == expected
+    assert [list(d) for d in got] == [list(d) for d in expected]  # (the same order)
+
+
+def test_fields_by_name_of_a_message() -> None:
+    msg = _mime.parse(b"Subject: a\nTO: x\nsubject: b\nX-Other: c\nto: y\n\nbody\n")
+    fields, counts = _mail_native.fields_by_name(msg.raw_items(), _tokenizer.COUNTED_HEADERS)
+    assert fields == {"subject": ["a", "b"], "to": ["x", "y"], "x-other": ["c"]}
+    assert counts == {"Subject": 1, "TO": 1, "subject": 1, "to": 1}
+    assert _mail_native.fields_by_name([], None) == ({}, {})
+    with pytest.raises(TypeError, match="pairs"):
+        _mail_native.fields_by_name([("a", "b", "c")], None)
+    with pytest.raises(TypeError, match="set or None"):
+        _mail_native.fields_by_name([], ["to"])  # type: ignore[arg-type]
+    with pytest.raises(AttributeError, match="lower"):
+        _mail_native.fields_by_name([(7, "x")], None)  # type: ignore[list-item]
+
+
 def test_the_scans_refuse_what_is_not_a_str() -> None:
     with pytest.raises(TypeError, match=r"head_fields\(\) argument 1 must be str"):
         _mail_native.head_fields(b"Subject: hi\n")  # type: ignore[arg-type]

@@ -282,14 +282,10 @@ class MailTokenizer:
 
     def _header_tokens(self, msg: Message, out: set[str]) -> None:
         wanted = self.headers
-        fields: dict[str, list[Any]] = {}
-        counted: dict[str, int] = {}
-        count = self.header_counts
-        for name, value in msg.raw_items():  # one pass: get_all lower-cases every name
-            lower = name.lower()
-            fields.setdefault(lower, []).append(value)
-            if count and lower in COUNTED_HEADERS:
-                counted[name] = counted.get(name, 0) + 1
+        # one pass (get_all lower-cases every name, each call), in the kernel
+        fields, counted = _mail_native.fields_by_name(
+            msg.raw_items(), COUNTED_HEADERS if self.header_counts else None
+        )
         for name, n in counted.items():
             out.add(f"header:{name}:{n}")
         if self.message_id:
@@ -318,6 +314,22 @@ class MailTokenizer:
                     continue
                 for value in values:
                     self._words(decode_header(value).lower(), out, field + ":")
+
+
+def _fields_reference(
+    items: Iterable[tuple[str, Any]], counted: frozenset[str] | None
+) -> tuple[dict[str, list[Any]], dict[str, int]]:
+    """A message's ``raw_items()`` grouped by lower-cased name, and the number of fields of
+    each name (as spelt) whose lower-cased form is in ``counted``, in Python: what
+    ``_mail_native.fields_by_name`` computes (tests compare them)."""
+    fields: dict[str, list[Any]] = {}
+    counts: dict[str, int] = {}
+    for name, value in items:
+        lower = name.lower()
+        fields.setdefault(lower, []).append(value)
+        if counted is not None and lower in counted:
+            counts[name] = counts.get(name, 0) + 1
+    return fields, counts
 
 
 _BOOLS = (
