@@ -22,8 +22,8 @@ Speed (medians of ``--runs`` interleaved runs):
   (:func:`nbayes.spam.classify_many`), against ``bogofilter -b -T`` (file names on stdin)
   on the same model;
 * one message as a process: ``python -c`` opening the model file with
-  ``load_spam_scorer`` and printing one verdict (the later ``nbayes filter``'s floor),
-  against ``bogofilter -T``.
+  ``nbayes.io.serializers.spam_scorer.load_spam_scorer`` (the module without numpy that
+  ``nbayes filter`` uses) and printing one verdict, against ``bogofilter -T``.
 
 bogofilter is installed from Debian by this script when it is missing (``apt-get install -y
 bogofilter``; root needed); ``--skip-bogofilter`` runs nbayes alone.
@@ -235,7 +235,7 @@ def bulk_bogofilter(exe: str, paths: list[Path], home: Path) -> float:
 
 def one_process_nbayes(model_path: Path, message: Path) -> float:
     code = (
-        "import sys; from nbayes.io.serializers.spam import load_spam_scorer; "
+        "import sys; from nbayes.io.serializers.spam_scorer import load_spam_scorer; "
         "f = load_spam_scorer(sys.argv[1]); "
         "v = f.classify([open(sys.argv[2], 'rb').read()])[0]; print(v.verdict, v.spamicity)"
     )
