@@ -10,7 +10,8 @@ The scans (src/native/mail_markup.hpp): a head's fields (``head_fields`` against
 (``split_urls`` against ``_split_urls_reference``), a URL's tokens (``url_tokens`` against
 ``_url_tokens_reference``), a Message-ID's tokens (``message_id_tokens`` against
 ``_message_id_reference``), a head's fields grouped by name (``fields_by_name`` against
-``_fields_reference``); and an address entry's name (``_name_of`` against the name
+``_fields_reference``), a body's long words' tokens (``long_words`` against
+``_long_words_reference``); and an address entry's name (``_name_of`` against the name
 pattern's search).
 """
 
@@ -30,6 +31,7 @@ from bench_spam import find_corpus
 from nbayes import _mail_native
 from nbayes.mail import _html, _mime, _tokenizer
 from nbayes.mail._mime import decode_header, parse, walk_parts
+from nbayes.spam import SpamFilter
 
 
 def head_reference(text: str) -> list[tuple[str, str]] | None:
@@ -47,6 +49,12 @@ def url_tokens_native(url: str) -> set[str]:
     return out
 
 
+def long_words(add: Callable[[list[str], set[str], str], None], words: list[str]) -> set[str]:
+    out: set[str] = set()
+    add(words, out, "")
+    return out
+
+
 def message_id_native(value: str) -> set[str]:
     out: set[str] = set()
     return out if _mail_native.message_id_tokens(value, out) else {"message-id:invalid"}
@@ -54,7 +62,9 @@ def message_id_native(value: str) -> set[str]:
 
 def inputs(raw: list[bytes]) -> dict[str, list[Any]]:
     """What each scan reads, as the tokenizer hands it over, from every message."""
-    heads, pages, bodies, urls, entries, ids, items = [], [], [], [], [], [], []
+    heads, pages, bodies, urls, entries, ids, items, longs = [], [], [], [], [], [], [], []
+    tok = SpamFilter()._tokenizer()
+    lo, hi = tok.min_length, tok.max_length
     for data in raw:
         text = data.decode("ascii", "surrogateescape")
         end = text.find("\n\n")
@@ -79,11 +89,12 @@ def inputs(raw: list[bytes]) -> dict[str, list[Any]]:
                 urls += [link.lower() for link in links]
             lower = body.lower()
             bodies.append(lower)
+            longs.append(_mail_native.words(lower, lo, hi, True, None))
             urls += [url.lower() for url in _tokenizer.split_urls(lower, lowered=True)[1]]
     lowered = [(page, _html.lower_same_length(page)) for page in pages]  # (as html_to_text has)
     return {"heads": heads, "pages": pages, "lowered pages": lowered, "bodies": bodies,
             "urls": urls, "entries": entries, "ids": ids,
-            "items": [list(i) for i in items]}  # fmt: skip
+            "items": [list(i) for i in items], "long words": longs}  # fmt: skip
 
 
 def timed(fn: Callable[[Any], Any], items: Sequence[Any], n_messages: int) -> float:
@@ -114,6 +125,8 @@ def main() -> None:
         ("fields by name", "items",
          lambda i: _mail_native.fields_by_name(i, _tokenizer.COUNTED_HEADERS),
          lambda i: _tokenizer._fields_reference(i, _tokenizer.COUNTED_HEADERS)),
+        ("long words", "long words", lambda w: long_words(_mail_native.long_words, w),
+         lambda w: long_words(_tokenizer._long_words_reference, w)),
         ("an address's name", "entries", _tokenizer._name_of, name_reference),
     ]  # fmt: skip
     differ = 0

@@ -1215,6 +1215,115 @@ PyObject* py_fields_by_name(PyObject*, PyObject* args) {
     return nullptr;
 }
 
+// Adds the str `token` (a new reference, or null with a Python error set) to the set
+// `out`; false with a Python error set if that fails.
+bool add_new_token(PyObject* out, PyObject* token) {
+    if (token == nullptr) return false;
+    int failed = PySet_Add(out, token);
+    Py_DECREF(token);
+    return failed == 0;
+}
+
+// A token's code points, built piece by piece, then added to a set as a str (canonical:
+// PyUnicode_FromKindAndData stores it at the narrowest width).
+struct TokenBuilder {
+    std::vector<Py_UCS4> cps;
+    void ascii(const char* s) {
+        while (*s) cps.push_back(static_cast<unsigned char>(*s++));
+    }
+    void text(PyObject* str, Py_ssize_t from, Py_ssize_t to) {
+        int kind = PyUnicode_KIND(str);
+        const void* data = PyUnicode_DATA(str);
+        for (Py_ssize_t i = from; i < to; ++i) cps.push_back(PyUnicode_READ(kind, data, i));
+    }
+    void number(long long v) { ascii(std::to_string(v).c_str()); }
+    // adds the token to `out` and starts again after the first `keep` code points
+    bool add_to(PyObject* out, std::size_t keep) {
+        PyObject* token = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, cps.data(),
+                                                    static_cast<Py_ssize_t>(cps.size()));
+        cps.resize(keep);
+        return add_new_token(out, token);
+    }
+};
+
+// Adds the tokens of one long word `w` to `out`, as _long_words_reference does.
+bool long_word_tokens(PyObject* w, PyObject* out, PyObject* prefix, TokenBuilder& tb) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(w);
+    if (n == 0) {
+        PyErr_SetString(PyExc_IndexError, "long_words: a word is empty");
+        return false;
+    }
+    int kind = PyUnicode_KIND(w);
+    const void* data = PyUnicode_DATA(w);
+    Py_ssize_t ats = 0, at = -1, dots = 0, high = 0;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c == '@' && ats++ == 0) at = i;
+        dots += c == '.';
+        high += c > 127;
+    }
+    tb.cps.clear();
+    tb.text(prefix, 0, PyUnicode_GET_LENGTH(prefix));
+    std::size_t base = tb.cps.size();
+    if (n < 40 && ats == 1 && dots > 0) {  // an e-mail address: its name and domain's labels
+        tb.ascii("email name:");
+        tb.text(w, 0, at);
+        if (!tb.add_to(out, base)) return false;
+        for (Py_ssize_t from = at + 1;;) {
+            Py_ssize_t to = from;
+            while (to < n && PyUnicode_READ(kind, data, to) != '.') ++to;
+            tb.ascii("email addr:");
+            tb.text(w, from, to);
+            if (!tb.add_to(out, base)) return false;
+            if (to >= n) break;
+            from = to + 1;
+        }
+    } else {
+        tb.ascii("skip:");
+        tb.text(w, 0, 1);
+        tb.ascii(" ");
+        tb.number(n / 10 * 10);
+        if (!tb.add_to(out, base)) return false;
+    }
+    if (high > 0) {  // round(high * 100 / n): the same double, rounded half to even
+        double share = std::nearbyint(static_cast<double>(high * 100) / static_cast<double>(n));
+        tb.ascii("8bit%:");
+        tb.number(static_cast<long long>(share));
+        if (!tb.add_to(out, base)) return false;
+    }
+    return true;
+}
+
+const char long_words_doc[] =
+    "long_words(words, out, prefix)\n\n"
+    "Adds to the set `out` the tokens of each long word of `words` (strs) that\n"
+    "nbayes.mail._tokenizer's _long_words_reference gives: an e-mail address's name and its\n"
+    "domain's labels, any other word's first character and length in tens, and a non-ASCII\n"
+    "word's share of 8-bit characters, each after `prefix`.";
+
+PyObject* py_long_words(PyObject*, PyObject* args) {
+    PyObject *words, *out, *prefix;
+    if (!PyArg_ParseTuple(args, "OO!U:long_words", &words, &PySet_Type, &out, &prefix))
+        return nullptr;
+    PyObject* it = PyObject_GetIter(words);
+    if (it == nullptr) return nullptr;
+    PyObject* w;
+    TokenBuilder tb;
+    bool ok = true;
+    while (ok && (w = PyIter_Next(it)) != nullptr) {
+        ok = PyUnicode_Check(w);
+        if (!ok)
+            PyErr_Format(PyExc_TypeError, "long_words: words must be str, not %s",
+                         Py_TYPE(w)->tp_name);
+        else
+            ok = guarded([&] { ok = long_word_tokens(w, out, prefix, tb); }) && ok;
+        Py_DECREF(w);
+    }
+    Py_DECREF(it);
+    if (!ok || PyErr_Occurred()) return nullptr;
+    Py_RETURN_NONE;
+}
+
 // Adds prefix + the code points `cps` to the set `out` (canonical: the narrowest storage);
 // false with a Python error set if that fails.
 bool add_code_points(PyObject* out, const char* prefix, const std::vector<std::uint32_t>& cps) {
@@ -1268,6 +1377,7 @@ PyMethodDef methods[] = {
     {"url_tokens", py_url_tokens, METH_VARARGS, url_tokens_doc},
     {"message_id_tokens", py_message_id_tokens, METH_VARARGS, message_id_tokens_doc},
     {"fields_by_name", py_fields_by_name, METH_VARARGS, fields_by_name_doc},
+    {"long_words", py_long_words, METH_VARARGS, long_words_doc},
     {nullptr, nullptr, 0, nullptr},
 };
 

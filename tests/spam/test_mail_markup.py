@@ -294,6 +294,52 @@ def test_fields_by_name_of_a_message() -> None:
         _mail_native.fields_by_name([(7, "x")], None)  # type: ignore[list-item]
 
 
+_LONG_PIECES = st.sampled_from(
+    ["a", "@", ".", "x" * 9, "9", "\u00e9", "\u20ac", "\U0001f600", "\udc80", "-", "@@", ".."]
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.lists(st.lists(_LONG_PIECES, min_size=1, max_size=12).map("".join), max_size=4),
+    st.sampled_from(["", "subject:", "caf\u00e9:"]),
+)
+def test_long_words_are_its_python_reading(words: list[str], prefix: str) -> None:
+    out: set[str] = {"already"}
+    expected = set(out)
+    _mail_native.long_words(words, out, prefix)
+    _tokenizer._long_words_reference(words, expected, prefix)
+    assert out == expected
+
+
+@pytest.mark.parametrize(
+    ("word", "tokens"),
+    [
+        ("someone@mail.example.com", {"email name:someone", "email addr:mail",
+                                      "email addr:example", "email addr:com"}),
+        ("a@b..c", {"email name:a", "email addr:b", "email addr:", "email addr:c"}),
+        ("someone@example", {"skip:s 10"}),
+        ("a@b.c@d.e", {"skip:a 0"}),
+        ("x" * 28 + "@example.com", {"skip:x 40"}),  # 40 characters: no address
+        ("x" * 27 + "@example.com", {"email name:" + "x" * 27, "email addr:example",
+                                     "email addr:com"}),
+        ("caf\u00e9" * 4, {"skip:c 10", "8bit%:25"}),
+        ("\u00e9" + "a" * 7, {"skip:\u00e9 0", "8bit%:12"}),  # 12.5: half to even
+        ("\u00e9\u00e9\u00e9" + "a" * 5, {"skip:\u00e9 0", "8bit%:38"}),  # 37.5
+        ("\udc80" * 12, {"skip:\udc80 10", "8bit%:100"}),
+    ],
+)  # fmt: skip
+def test_long_words_of_words(word: str, tokens: set[str]) -> None:
+    out: set[str] = set()
+    _mail_native.long_words([word], out, "")
+    assert out == tokens
+    expected: set[str] = set()
+    _tokenizer._long_words_reference([word], expected, "")
+    assert expected == tokens
+    with pytest.raises(TypeError, match="must be str"):
+        _mail_native.long_words([b"bytes"], out, "")  # type: ignore[list-item]
+
+
 def test_the_scans_refuse_what_is_not_a_str() -> None:
     with pytest.raises(TypeError, match=r"head_fields\(\) argument 1 must be str"):
         _mail_native.head_fields(b"Subject: hi\n")  # type: ignore[arg-type]

@@ -265,7 +265,7 @@ class MailTokenizer:
             for url in urls:
                 _url_tokens(url.lower(), out)
         longs = _mail_native.words(text, self.min_length, self.max_length, self.bigrams, None)
-        _long_words(set(longs), out, "")
+        _long_words(longs, out, "")
         return text
 
     def body_words_reference(self, text: str) -> set[str]:
@@ -446,6 +446,13 @@ def _field_words(text: str, out: set[str], prefix: str, lo: int, hi: int) -> Non
 
 
 def _long_words(words: Iterable[str], out: set[str], prefix: str) -> None:
+    """Adds the tokens of words longer than the tokenizer's ``max_length`` to ``out``:
+    read by the kernel (``_mail_native.long_words``), as :func:`_long_words_reference`
+    reads them."""
+    _mail_native.long_words(words, out, prefix)
+
+
+def _long_words_reference(words: Iterable[str], out: set[str], prefix: str) -> None:
     """Words longer than the tokenizer's ``max_length``: e-mail addresses in pieces, the
     others summarised by first character and length (and their share of 8-bit
     characters)."""
