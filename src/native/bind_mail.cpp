@@ -804,20 +804,107 @@ PyObject* fisher_scores(std::vector<Clue>& clues, const Scoring& sc, double tail
     return Py_BuildValue("(dd)", log_spam, log_ham);
 }
 
+// Adds the str `token` (a new reference, or null with a Python error set) to the set
+// `out`; false with a Python error set if that fails.
+bool add_new_token(PyObject* out, PyObject* token) {
+    if (token == nullptr) return false;
+    int failed = PySet_Add(out, token);
+    Py_DECREF(token);
+    return failed == 0;
+}
+
+// A token's code points, built piece by piece, then added to a set as a str (canonical:
+// PyUnicode_FromKindAndData stores it at the narrowest width).
+struct TokenBuilder {
+    std::vector<Py_UCS4> cps;
+    void ascii(const char* s) {
+        while (*s) cps.push_back(static_cast<unsigned char>(*s++));
+    }
+    void text(PyObject* str, Py_ssize_t from, Py_ssize_t to) {
+        int kind = PyUnicode_KIND(str);
+        const void* data = PyUnicode_DATA(str);
+        for (Py_ssize_t i = from; i < to; ++i) cps.push_back(PyUnicode_READ(kind, data, i));
+    }
+    void number(long long v) { ascii(std::to_string(v).c_str()); }
+    // adds the token to `out` and starts again after the first `keep` code points
+    bool add_to(PyObject* out, std::size_t keep) {
+        PyObject* token = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, cps.data(),
+                                                    static_cast<Py_ssize_t>(cps.size()));
+        cps.resize(keep);
+        return add_new_token(out, token);
+    }
+};
+
+// Adds the tokens of the long word w[start:end] to the set `out`, each after `prefix` (a
+// str, or null: none), as _long_words_reference does.
+bool long_word_tokens(PyObject* w, Py_ssize_t start, Py_ssize_t end, PyObject* out,
+                      PyObject* prefix, TokenBuilder& tb) {
+    Py_ssize_t n = end - start;
+    if (n <= 0) {
+        PyErr_SetString(PyExc_IndexError, "long_words: a word is empty");
+        return false;
+    }
+    int kind = PyUnicode_KIND(w);
+    const void* data = PyUnicode_DATA(w);
+    Py_ssize_t ats = 0, at = -1, dots = 0, high = 0;
+    for (Py_ssize_t i = start; i < end; ++i) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c == '@' && ats++ == 0) at = i;
+        dots += c == '.';
+        high += c > 127;
+    }
+    tb.cps.clear();
+    if (prefix != nullptr) tb.text(prefix, 0, PyUnicode_GET_LENGTH(prefix));
+    std::size_t base = tb.cps.size();
+    if (n < 40 && ats == 1 && dots > 0) {  // an e-mail address: its name and domain's labels
+        tb.ascii("email name:");
+        tb.text(w, start, at);
+        if (!tb.add_to(out, base)) return false;
+        for (Py_ssize_t from = at + 1;;) {
+            Py_ssize_t to = from;
+            while (to < end && PyUnicode_READ(kind, data, to) != '.') ++to;
+            tb.ascii("email addr:");
+            tb.text(w, from, to);
+            if (!tb.add_to(out, base)) return false;
+            if (to >= end) break;
+            from = to + 1;
+        }
+    } else {
+        tb.ascii("skip:");
+        tb.text(w, start, start + 1);
+        tb.ascii(" ");
+        tb.number(n / 10 * 10);
+        if (!tb.add_to(out, base)) return false;
+    }
+    if (high > 0) {  // round(high * 100 / n): the same double, rounded half to even
+        double share = std::nearbyint(static_cast<double>(high * 100) / static_cast<double>(n));
+        tb.ascii("8bit%:");
+        tb.number(static_cast<long long>(share));
+        if (!tb.add_to(out, base)) return false;
+    }
+    return true;
+}
+
 // clue_logs_text (lgamma nullptr) or fisher_text.
 PyObject* text_clues(PyObject* args, bool fisher) {
     PyObject *tokens, *text, *index, *ham_obj, *spam_obj, *lg_obj = nullptr;
     Py_ssize_t lo, hi;
-    int bigrams;
+    int bigrams, long_words = 0;
     double tail_weight = 0.0, ham_bias = 0.0;
     Scoring sc;
-    if (!PyArg_ParseTuple(args, fisher ? "OUnnpOOOLLddddnnpddO" : "OUnnpOOOLLddddnnp", &tokens,
-                          &text, &lo, &hi, &bigrams, &index, &ham_obj, &spam_obj, &sc.p.n_ham,
-                          &sc.p.n_spam, &sc.p.s, &sc.p.x, &sc.p.c, &sc.p.min_dev, &sc.cap,
-                          &sc.same_min, &sc.tile, &tail_weight, &ham_bias, &lg_obj))
-        return nullptr;
+    bool parsed =
+        fisher ? PyArg_ParseTuple(args, "OUnnpOOOLLddddnnpddO|p", &tokens, &text, &lo, &hi,
+                                  &bigrams, &index, &ham_obj, &spam_obj, &sc.p.n_ham,
+                                  &sc.p.n_spam, &sc.p.s, &sc.p.x, &sc.p.c, &sc.p.min_dev, &sc.cap,
+                                  &sc.same_min, &sc.tile, &tail_weight, &ham_bias, &lg_obj,
+                                  &long_words)
+               : PyArg_ParseTuple(args, "OUnnpOOOLLddddnnp", &tokens, &text, &lo, &hi, &bigrams,
+                                  &index, &ham_obj, &spam_obj, &sc.p.n_ham, &sc.p.n_spam, &sc.p.s,
+                                  &sc.p.x, &sc.p.c, &sc.p.min_dev, &sc.cap, &sc.same_min, &sc.tile);
+    if (!parsed) return nullptr;
     auto* ti = reinterpret_cast<TokenIndexObject*>(index);
-    if (!Py_IS_TYPE(index, &TokenIndexType) || !ti->usable || !PyAnySet_Check(tokens))
+    if (!Py_IS_TYPE(index, &TokenIndexType) || !ti->usable || !PyAnySet_Check(tokens) ||
+        (long_words && !PySet_CheckExact(tokens)))
         Py_RETURN_NONE;
     Py_buffer lv{};
     nbk_mail::Lgamma lg{nullptr, 0};
@@ -842,8 +929,14 @@ PyObject* text_clues(PyObject* args, bool fisher) {
         std::vector<Span> kept, longs;
         std::vector<Clue> clues;
         split_text(text, lo, hi, kept, longs);
+        bool ok = true;
+        if (long_words) {  // the long words' tokens join the set (as _long_words adds them)
+            TokenBuilder tb;
+            for (std::size_t k = 0; ok && k < longs.size(); ++k)
+                ok = long_word_tokens(text, longs[k].start, longs[k].end, tokens, nullptr, tb);
+        }
         std::size_t most = static_cast<std::size_t>(PySet_GET_SIZE(tokens)) + 2 * kept.size();
-        bool ok = most <= (std::size_t{1} << 30);  // (int32 indices)
+        ok = ok && most <= (std::size_t{1} << 30);  // (int32 indices)
         if (ok) {
             refs.reserve(most);
             probes.reserve(most);
@@ -902,12 +995,14 @@ PyObject* py_clue_logs_text(PyObject*, PyObject* args) { return text_clues(args,
 const char fisher_text_doc[] =
     "fisher_text(tokens, text, min_length, max_length, bigrams, index, ham, spam, n_ham,\n"
     "n_spam, s, x, c, min_dev, max_clues, same_counts_min, tile_bigrams, tail_weight, ham_bias,\n"
-    "lgamma)\n"
+    "lgamma, long_words=False)\n"
     "-> (log_spam, log_ham) or None\n\n"
     "Fisher's combining (nbayes.spam._combining.fisher_log_scores of math.fsum of the\n"
     "logs) of clue_logs_text's clues, bit for bit; `lgamma` an array('d') of\n"
-    "math.lgamma(0..n-1). None where clue_logs_text answers None, a clue count needs a\n"
-    "longer lgamma, or a value is not finite (the Python path then answers).";
+    "math.lgamma(0..n-1). With `long_words`, the tokens of the text's words longer than\n"
+    "max_length (long_words(...) of them) are first added to the set `tokens` (a set: None\n"
+    "otherwise). None where clue_logs_text answers None, a clue count needs a longer\n"
+    "lgamma, or a value is not finite (the Python path then answers).";
 
 PyObject* py_fisher_text(PyObject*, PyObject* args) { return text_clues(args, true); }
 
@@ -1215,85 +1310,6 @@ PyObject* py_fields_by_name(PyObject*, PyObject* args) {
     return nullptr;
 }
 
-// Adds the str `token` (a new reference, or null with a Python error set) to the set
-// `out`; false with a Python error set if that fails.
-bool add_new_token(PyObject* out, PyObject* token) {
-    if (token == nullptr) return false;
-    int failed = PySet_Add(out, token);
-    Py_DECREF(token);
-    return failed == 0;
-}
-
-// A token's code points, built piece by piece, then added to a set as a str (canonical:
-// PyUnicode_FromKindAndData stores it at the narrowest width).
-struct TokenBuilder {
-    std::vector<Py_UCS4> cps;
-    void ascii(const char* s) {
-        while (*s) cps.push_back(static_cast<unsigned char>(*s++));
-    }
-    void text(PyObject* str, Py_ssize_t from, Py_ssize_t to) {
-        int kind = PyUnicode_KIND(str);
-        const void* data = PyUnicode_DATA(str);
-        for (Py_ssize_t i = from; i < to; ++i) cps.push_back(PyUnicode_READ(kind, data, i));
-    }
-    void number(long long v) { ascii(std::to_string(v).c_str()); }
-    // adds the token to `out` and starts again after the first `keep` code points
-    bool add_to(PyObject* out, std::size_t keep) {
-        PyObject* token = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, cps.data(),
-                                                    static_cast<Py_ssize_t>(cps.size()));
-        cps.resize(keep);
-        return add_new_token(out, token);
-    }
-};
-
-// Adds the tokens of one long word `w` to `out`, as _long_words_reference does.
-bool long_word_tokens(PyObject* w, PyObject* out, PyObject* prefix, TokenBuilder& tb) {
-    Py_ssize_t n = PyUnicode_GET_LENGTH(w);
-    if (n == 0) {
-        PyErr_SetString(PyExc_IndexError, "long_words: a word is empty");
-        return false;
-    }
-    int kind = PyUnicode_KIND(w);
-    const void* data = PyUnicode_DATA(w);
-    Py_ssize_t ats = 0, at = -1, dots = 0, high = 0;
-    for (Py_ssize_t i = 0; i < n; ++i) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (c == '@' && ats++ == 0) at = i;
-        dots += c == '.';
-        high += c > 127;
-    }
-    tb.cps.clear();
-    tb.text(prefix, 0, PyUnicode_GET_LENGTH(prefix));
-    std::size_t base = tb.cps.size();
-    if (n < 40 && ats == 1 && dots > 0) {  // an e-mail address: its name and domain's labels
-        tb.ascii("email name:");
-        tb.text(w, 0, at);
-        if (!tb.add_to(out, base)) return false;
-        for (Py_ssize_t from = at + 1;;) {
-            Py_ssize_t to = from;
-            while (to < n && PyUnicode_READ(kind, data, to) != '.') ++to;
-            tb.ascii("email addr:");
-            tb.text(w, from, to);
-            if (!tb.add_to(out, base)) return false;
-            if (to >= n) break;
-            from = to + 1;
-        }
-    } else {
-        tb.ascii("skip:");
-        tb.text(w, 0, 1);
-        tb.ascii(" ");
-        tb.number(n / 10 * 10);
-        if (!tb.add_to(out, base)) return false;
-    }
-    if (high > 0) {  // round(high * 100 / n): the same double, rounded half to even
-        double share = std::nearbyint(static_cast<double>(high * 100) / static_cast<double>(n));
-        tb.ascii("8bit%:");
-        tb.number(static_cast<long long>(share));
-        if (!tb.add_to(out, base)) return false;
-    }
-    return true;
-}
-
 const char long_words_doc[] =
     "long_words(words, out, prefix)\n\n"
     "Adds to the set `out` the tokens of each long word of `words` (strs) that\n"
@@ -1316,7 +1332,9 @@ PyObject* py_long_words(PyObject*, PyObject* args) {
             PyErr_Format(PyExc_TypeError, "long_words: words must be str, not %s",
                          Py_TYPE(w)->tp_name);
         else
-            ok = guarded([&] { ok = long_word_tokens(w, out, prefix, tb); }) && ok;
+            ok = guarded([&] {
+                ok = long_word_tokens(w, 0, PyUnicode_GET_LENGTH(w), out, prefix, tb);
+            }) && ok;
         Py_DECREF(w);
     }
     Py_DECREF(it);

@@ -73,6 +73,7 @@ def fisher_text(
     tail_weight: float,
     ham_bias: float,
     lgamma: object,
+    long_words: bool = ...,
     /,
 ) -> tuple[float, float] | None: ...
 def head_fields(head: str, /) -> list[tuple[str, str]] | None: ...

@@ -279,6 +279,42 @@ def test_the_compiled_fisher_combining_is_the_python_one_bit_for_bit(
                     assert _mail_native.fisher_text(*call, *tail, short) is None
 
 
+def test_fisher_text_adds_the_long_words_tokens_to_the_set() -> None:
+    from nbayes.spam._filter import _lgamma_table
+
+    longs = [
+        "averyveryverylongword", "someone@mail.example.com", "caf\u00e9caf\u00e9caf\u00e9caf\u00e9",
+        "\U0001f389" * 14, "a@b.c@d.efghijklmn",
+    ]  # fmt: skip
+    learnt = [
+        _word_sets(" ".join(_TEXTS[:3])) | {"email addr:example", "skip:a 20"},
+        _word_sets(" ".join(_TEXTS[3:6])) | {"email name:someone", "8bit%:100", "skip:c 10"},
+    ]
+    f = SpamFilter(min_dev=0.0).fit(learnt, ["ham", "spam"])
+    st, t = f._settings(), f.table_
+    args = (t.ham, t.spam, t.n_ham, t.n_spam, st.s, st.x, st.smoothing, st.min_dev, 150,
+            st.same_counts_min, st.tile_bigrams, st.tail_weight, st.ham_bias,
+            _lgamma_table())  # fmt: skip
+    for text in [*_TEXTS, " ".join(longs), " ".join(_TEXTS + longs + longs)]:
+        expected = {"subject:x"}
+        _mail_native.long_words(_mail_native.words(text, 3, 12, True, None), expected, "")
+        tokens = {"subject:x"}
+        got = _mail_native.fisher_text(tokens, text, 3, 12, True, f._token_lookup(), *args, True)
+        assert tokens == expected  # the long words' tokens joined the set
+        assert got == _mail_native.fisher_text(
+            frozenset(expected), text, 3, 12, True, f._token_lookup(), *args
+        )
+        # without the flag the set is left alone; a frozenset cannot take them: None
+        untouched = {"subject:x"}
+        _mail_native.fisher_text(untouched, text, 3, 12, True, f._token_lookup(), *args, False)
+        assert untouched == {"subject:x"}
+        frozen = frozenset({"subject:x"})
+        assert (
+            _mail_native.fisher_text(frozen, text, 3, 12, True, f._token_lookup(), *args, True)
+            is None
+        )
+
+
 @pytest.mark.parametrize(
     ("spammy", "hammy"),
     [

@@ -200,13 +200,14 @@ class MailTokenizer:
         return out
 
     def tokens_but_words(
-        self, message: bytes | str | Message | RawMail | Any
+        self, message: bytes | str | Message | RawMail | Any, *, long_words: bool = True
     ) -> tuple[set[str], str]:
         """The tokens of one message but its body's words and bigrams, and the body text
         they are read from (lower-cased, its URLs cut out): :meth:`tokens` adds those words
         with ``_mail_native.words(text, min_length, max_length, bigrams, out)``, a spam
         filter's bulk scoring looks them up in its table straight from the text
-        (``_mail_native.clue_logs_text``). The body's long words are summarised here."""
+        (``_mail_native.clue_logs_text``). The body's long words are summarised here,
+        unless ``long_words`` is false (``fisher_text`` adds them as it reads the text)."""
         out: set[str] = set()
         if isinstance(message, RawMail):
             if message.truncated:
@@ -248,24 +249,25 @@ class MailTokenizer:
                 for name in names:
                     _filename_tokens(name, out)
             texts.append(text)
-        return out, self._text_tokens(" ".join(texts), out)
+        return out, self._text_tokens(" ".join(texts), out, long_words)
 
     def _words(self, text: str, out: set[str], prefix: str) -> None:
         _field_words(text, out, prefix, self.min_length, self.max_length)
 
-    def _text_tokens(self, text: str, out: set[str]) -> str:
-        """Adds the URL and long-word tokens of the body ``text`` to ``out``; the text
-        whose words and bigrams are tokens too (the compiled kernel reads them:
-        body_words_reference is its specification in Python, tests/spam check that both
-        agree)."""
+    def _text_tokens(self, text: str, out: set[str], long_words: bool = True) -> str:
+        """Adds the URL and (``long_words``) long-word tokens of the body ``text`` to
+        ``out``; the text whose words and bigrams are tokens too (the compiled kernel reads
+        them: body_words_reference is its specification in Python, tests/spam check that
+        both agree)."""
         if self.lowercase:
             text = text.lower()
         if "://" in text or "www." in text or "WWW." in text:
             text, urls = split_urls(text, lowered=self.lowercase)
             for url in urls:
                 _url_tokens(url.lower(), out)
-        longs = _mail_native.words(text, self.min_length, self.max_length, self.bigrams, None)
-        _long_words(longs, out, "")
+        if long_words:
+            longs = _mail_native.words(text, self.min_length, self.max_length, self.bigrams, None)
+            _long_words(longs, out, "")
         return text
 
     def body_words_reference(self, text: str) -> set[str]:

@@ -884,10 +884,12 @@ class SpamFilter:
             if isinstance(m, frozenset | set):
                 out.append(decide(self._log_scores(frozenset(m))))
                 continue
-            tokens, text = tok.tokens_but_words(self._message(m))
-            scores = fisher_text(tokens, text, lo, hi, bigrams, lookup, *args, *tail, lgamma)
+            # (the kernel adds the long words' tokens as it splits the text)
+            tokens, text = tok.tokens_but_words(self._message(m), long_words=False)
+            scores = fisher_text(tokens, text, lo, hi, bigrams, lookup, *args, *tail, lgamma, True)
             if scores is None:  # (the kernel declines: the token set's path)
-                _mail_native.words(text, lo, hi, bigrams, tokens)
+                longs = _mail_native.words(text, lo, hi, bigrams, tokens)
+                _mail_native.long_words(longs, tokens, "")
                 scores = self._log_scores(frozenset(tokens))
             out.append(decide(scores))
         return out
