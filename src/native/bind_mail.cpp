@@ -656,6 +656,29 @@ PyObject* clue_lists(std::vector<Clue>& clues, const Scoring& sc) {
     return result;
 }
 
+// The chosen clues (choose) as SpamFilter._clue_values' records: a list of (|f - 0.5|,
+// token, f, ln f, ln(1 - f), ham, spam), the tokens those of the set (each clue's obj).
+PyObject* clue_records(std::vector<Clue>& clues, const Scoring& sc) {
+    choose(clues, sc.cap, sc.same_min, sc.tile != 0);
+    PyObject* out = PyList_New(static_cast<Py_ssize_t>(clues.size()));
+    for (std::size_t k = 0; out != nullptr && k < clues.size(); ++k) {
+        const Clue& c = clues[k];
+        auto* token = static_cast<PyObject*>(c.token.obj);
+        PyObject* record = token == nullptr
+                               ? nullptr
+                               : Py_BuildValue("(dOddd" "LL)", c.d, token, c.f, std::log(c.f),
+                                               std::log1p(-c.f), static_cast<long long>(c.ham),
+                                               static_cast<long long>(c.spam));
+        if (record == nullptr) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_SystemError, "clue_logs: no token");
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, static_cast<Py_ssize_t>(k), record);
+    }
+    return out;
+}
+
 // The count columns of a clue_logs call; false (a Python error set) if they are not.
 bool columns(PyObject* ham_obj, PyObject* spam_obj, Py_buffer* hv, Py_buffer* sv, Scoring& sc) {
     if (!int64_column(ham_obj, hv)) return false;
@@ -678,14 +701,17 @@ const char clue_logs_doc[] =
     "tile_bigrams: a bigram sharing a word with a stronger one dropped), one of each ham and\n"
     "spam counts seen in at least same_counts_min messages (0: all), the max_clues strongest\n"
     "(0: all). None where SpamFilter._clue_values would divide by zero, `tokens` is not a\n"
-    "set or (with a TokenIndex) holds other than exact str (the caller takes that path).";
+    "set or (with a TokenIndex) holds other than exact str (the caller takes that path).\n"
+    "With `records` (a last argument, default False): the list of SpamFilter._clue_values'\n"
+    "records of those clues, (|f - 0.5|, token, f, ln f, ln(1 - f), ham, spam), instead.";
 
 PyObject* py_clue_logs(PyObject*, PyObject* args) {
     PyObject *tokens, *index, *ham_obj, *spam_obj;
     Scoring sc;
-    if (!PyArg_ParseTuple(args, "OOOOLLddddnnp", &tokens, &index, &ham_obj, &spam_obj,
+    int records = 0;
+    if (!PyArg_ParseTuple(args, "OOOOLLddddnnp|p", &tokens, &index, &ham_obj, &spam_obj,
                           &sc.p.n_ham, &sc.p.n_spam, &sc.p.s, &sc.p.x, &sc.p.c, &sc.p.min_dev,
-                          &sc.cap, &sc.same_min, &sc.tile))
+                          &sc.cap, &sc.same_min, &sc.tile, &records))
         return nullptr;
     bool indexed = Py_IS_TYPE(index, &TokenIndexType);
     if (!indexed && !PyDict_Check(index)) {
@@ -748,8 +774,10 @@ PyObject* py_clue_logs(PyObject*, PyObject* args) {
             Py_XDECREF(it);
             if (PyErr_Occurred()) failed = true;
         }
-        if (!failed && !fallback) result = clue_lists(clues, sc);
-        else if (!failed) result = Py_NewRef(Py_None);
+        if (!failed && !fallback)
+            result = records ? clue_records(clues, sc) : clue_lists(clues, sc);
+        else if (!failed)
+            result = Py_NewRef(Py_None);
     } catch (const std::bad_alloc&) {
         PyErr_NoMemory();
     }

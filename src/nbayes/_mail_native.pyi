@@ -30,8 +30,11 @@ def clue_logs(
     max_clues: int,
     same_counts_min: int,
     tile_bigrams: bool,
+    records: bool = ...,
     /,
-) -> tuple[list[float], list[float]] | None: ...
+) -> (
+    tuple[list[float], list[float]] | list[tuple[float, str, float, float, float, int, int]] | None
+): ...
 def clue_logs_text(
     tokens: frozenset[str] | set[str],
     text: str,

@@ -929,9 +929,16 @@ def test_setting_a_hyperparameter_directly_takes_effect() -> None:
 
 
 def _python_log_scores(f: SpamFilter, tokens: frozenset[str]) -> tuple[float, float]:
-    """The verdict's scores from the Python reading of the clues (``_clue_values``): given
-    the clues, ``_log_scores`` combines them in Python, without the compiled kernel."""
-    return f._log_scores(tokens, f._clue_values(tokens))
+    """The verdict's scores from the Python reading of the clues (``_clue_values``, every
+    clue tiled and merged: asked for the tiled-out bigrams, it takes no shortcut): given the
+    clues, ``_log_scores`` combines them in Python, without the compiled kernel. The
+    kernel's records of the clues and ``_clue_values``' shortened reading are checked
+    against it on the way."""
+    full = f._clue_values(tokens, set())
+    assert sorted(f._clue_values(tokens)) == sorted(full)
+    records = f._clue_records(tokens)
+    assert records is not None and sorted(records) == sorted(full)
+    return f._log_scores(tokens, full)
 
 
 @settings(max_examples=60, deadline=None)

@@ -694,6 +694,16 @@ class SpamFilter:
             logs = ([c[3] for c in clues], [c[4] for c in clues])
         return _fisher(logs, st.tail_weight, st.ham_bias)
 
+    def _clue_records(
+        self, tokens: frozenset[str]
+    ) -> list[tuple[float, str, float, float, float, int, int]] | None:
+        """:meth:`_clue_values`' records of the combined clues (no tiled-out bigrams
+        reported), bit for bit, computed by the compiled kernel (``clue_logs(...,
+        records=True)``); None where that path must answer."""
+        records: list[tuple[float, str, float, float, float, int, int]] | None
+        records = self._kernel_clues(tokens, records=True)
+        return records
+
     def _clue_logs(self, tokens: frozenset[str]) -> tuple[list[float], list[float]] | None:
         """The ``ln f`` and ``ln(1 - f)`` of the clues :meth:`_clue_values` chooses, bit
         for bit, computed by the compiled kernel (``nbayes._mail_native.clue_logs``): a
@@ -702,6 +712,11 @@ class SpamFilter:
         the tokens in a compiled index of the table's rows (a message's look-ups
         prefetched together: 3-5x faster than the dict's on a large table). None where
         that path must answer (it raises what it always raised)."""
+        logs: tuple[list[float], list[float]] | None = self._kernel_clues(tokens, records=False)
+        return logs
+
+    def _kernel_clues(self, tokens: frozenset[str], *, records: bool) -> Any:
+        """``_mail_native.clue_logs`` of ``tokens`` with this filter's table and settings."""
         st = self._settings()
         table = self.table_
         small = len(table.row_tokens) < self._INDEXED_ROWS
@@ -719,6 +734,7 @@ class SpamFilter:
             st.max_clues or 0,
             st.same_counts_min,
             st.tile_bigrams,
+            records,
         )
 
     #: tables of fewer rows are looked up in their dict: it stays in the CPU's caches (and
@@ -792,15 +808,32 @@ class SpamFilter:
                     cache[t] = clue
             if clue is not None:
                 clues.append(clue)
-        if st.tile_bigrams:
-            clues = _tiled(clues, overlaps)
-        if st.same_counts_min:
-            clues = _once_per_counts(clues, st.same_counts_min)
         cap = st.max_clues
+        if cap and overlaps is None and len(clues) > 2 * cap + 16:
+            # a clue's fate in the tiling and the merging depends on stronger clues only: when
+            # cap of the strongest 2 * cap + 16 survive them, they are the cap strongest of
+            # all the survivors (as the compiled kernel shortens it; tests/spam compare both)
+            strongest: list[Any] = heapq.nlargest(2 * cap + 16, clues)
+            kept = self._tiled_and_merged(strongest, None)
+            if len(kept) >= cap:
+                kept.sort(reverse=True)
+                del kept[cap:]
+                return kept
+        clues = self._tiled_and_merged(clues, overlaps)
         if cap and len(clues) > cap:
             clues.sort(reverse=True)
             del clues[cap:]
         return clues  # type: ignore[return-value]
+
+    def _tiled_and_merged(self, clues: list[Any], overlaps: set[str] | None) -> list[Any]:
+        """``clues`` with their bigrams tiled (``tile_bigrams``) and those of the same counts
+        once (``same_counts_min``)."""
+        st = self._settings()
+        if st.tile_bigrams:
+            clues = _tiled(clues, overlaps)
+        if st.same_counts_min:
+            clues = _once_per_counts(clues, st.same_counts_min)
+        return clues
 
     def _nb_log_odds(self, tokens: Iterable[str]) -> float:
         table = self.table_
@@ -951,14 +984,18 @@ class SpamFilter:
         token)."""
         self._check_fitted()
         tokens = self._token_sets([message])[0]
-        overlaps: set[str] = set()
-        values = self._clue_values(tokens, overlaps)  # once, for the verdict and the sides
+        # (the bigrams the tiling left out: the side of an unused token; not needed else)
+        overlaps: set[str] | None = set() if unused else None
+        values = None if unused else self._clue_records(tokens)  # (the kernel's, if it can)
+        if values is None:
+            values = self._clue_values(tokens, overlaps)  # once, for the verdict and the sides
         verdict = next(self._verdicts([tokens], values))
         used = {clue[1]: clue for clue in values}
         st, table = self._settings(), self.table_
         index, ham, spam = table.index, table.ham, table.spam
         least = st.same_counts_min
         used_counts = {(c[5], c[6]) for c in values if _merged(c[5], c[6], least)}
+        # (combined first, strongest first, then by token: tuples sorted, then made Clues)
         rows = []
         for t in tokens if unused else used:
             clue = used.get(t)
@@ -966,18 +1003,18 @@ class SpamFilter:
                 i = index.get(t)
                 g, b = (0, 0) if i is None else (ham[i], spam[i])
                 f = robinson_f(g, b, table.n_ham, table.n_spam, st.s, st.x, st.smoothing)
-                if t in overlaps:
+                if overlaps is not None and t in overlaps:
                     side = "overlap"
                 else:
                     side = "repeat" if (g, b) in used_counts else "unused"
-                rows.append(Clue(t, f, g, b, side))
+                rows.append((True, -abs(f - 0.5), t, f, g, b, side))
             else:  # its counts are the clue's: no second look-up
                 f, g, b = clue[2], clue[5], clue[6]
-                rows.append(Clue(t, f, g, b, "spam" if f > 0.5 else "ham"))
-        rows.sort(key=lambda c: (c.side in _NOT_COMBINED, -abs(c.f - 0.5), c.token))
+                rows.append((False, -abs(f - 0.5), t, f, g, b, "spam" if f > 0.5 else "ham"))
+        rows.sort()
         chi2 = st.combining == "chi2"
         bias = st.ham_bias / len(used) if st.ham_bias and used and chi2 else 0.0
-        return Clues(verdict, rows, len(used), bias)
+        return Clues(verdict, [_clue(*row[2:]) for row in rows], len(used), bias)
 
     explain = clues
 
@@ -1018,6 +1055,17 @@ class SpamFilter:
 
 
 _HYPERPARAMETERS = frozenset(SpamFilter._get_param_names())
+
+
+def _clue(token: str, f: float, ham: int, spam: int, side: str) -> Clue:
+    """``Clue(token, f, ham, spam, side)`` without the frozen dataclass's ``__init__``
+    (which sets each field through ``object.__setattr__``: a message's explanation makes
+    hundreds); the same object."""
+    clue = object.__new__(Clue)
+    clue.__dict__.update(token=token, f=f, ham=ham, spam=spam, side=side)
+    return clue
+
+
 _NOT_COMBINED = ("repeat", "overlap", "unused")
 
 
