@@ -1217,9 +1217,7 @@ bool add_prefixed(PyObject* out, const char* prefix, PyObject* text, Py_ssize_t 
     for (Py_ssize_t i = 0; i < plen; ++i) PyUnicode_WRITE(tkind, tdata, i, prefix[i]);
     for (Py_ssize_t i = start; i < end; ++i)
         PyUnicode_WRITE(tkind, tdata, plen + i - start, PyUnicode_READ(kind, data, i));
-    int failed = PySet_Add(out, token);
-    Py_DECREF(token);
-    return failed == 0;
+    return add_new_token(out, token);
 }
 
 const char url_tokens_doc[] =
@@ -1280,20 +1278,14 @@ bool append_at(PyObject* d, PyObject* key, PyObject* value) {
 
 const char fields_by_name_doc[] =
     "fields_by_name(items, counted) -> (fields, counts)\n\n"
-    "The (name, value) pairs `items` (a message's raw_items()) grouped: `fields` maps each\n"
-    "lower-cased name to its values in order; `counts` maps each name (as spelt) whose\n"
-    "lower-cased form is in the set `counted` to its number of fields, in the order first\n"
-    "seen (`counted` None: no counts). nbayes.mail._tokenizer's _fields_reference is its\n"
-    "reading in Python.";
+    "nbayes.mail._tokenizer's _fields_reference: a message's raw_items() `items` by\n"
+    "lower-cased name, and the number of fields of each name whose lower case is in the\n"
+    "frozenset `counted`.";
 
 PyObject* py_fields_by_name(PyObject*, PyObject* args) {
     PyObject *items, *counted;
-    if (!PyArg_ParseTuple(args, "OO:fields_by_name", &items, &counted)) return nullptr;
-    if (counted != Py_None && !PyAnySet_Check(counted)) {
-        PyErr_Format(PyExc_TypeError, "fields_by_name: counted must be a set or None, not %s",
-                     Py_TYPE(counted)->tp_name);
+    if (!PyArg_ParseTuple(args, "OO!:fields_by_name", &items, &PyFrozenSet_Type, &counted))
         return nullptr;
-    }
     PyObject* it = PyObject_GetIter(items);
     if (it == nullptr) return nullptr;
     PyObject* fields = PyDict_New();
@@ -1310,7 +1302,7 @@ PyObject* py_fields_by_name(PyObject*, PyObject* args) {
             value = PyTuple_GET_ITEM(item, 1);
             PyObject* lower = lowered(name);
             ok = lower != nullptr && append_at(fields, lower, value);
-            if (ok && counted != Py_None) {
+            if (ok && PySet_GET_SIZE(counted) > 0) {
                 int wanted = PySet_Contains(counted, lower);
                 ok = wanted >= 0;
                 if (wanted > 0) {
@@ -1370,19 +1362,6 @@ PyObject* py_long_words(PyObject*, PyObject* args) {
     Py_RETURN_NONE;
 }
 
-// Adds prefix + the code points `cps` to the set `out` (canonical: the narrowest storage);
-// false with a Python error set if that fails.
-bool add_code_points(PyObject* out, const char* prefix, const std::vector<std::uint32_t>& cps) {
-    std::vector<Py_UCS4> all(prefix, prefix + std::strlen(prefix));
-    all.insert(all.end(), cps.begin(), cps.end());
-    PyObject* token = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, all.data(),
-                                                static_cast<Py_ssize_t>(all.size()));
-    if (token == nullptr) return false;
-    int failed = PySet_Add(out, token);
-    Py_DECREF(token);
-    return failed == 0;
-}
-
 const char message_id_tokens_doc[] =
     "message_id_tokens(value, out) -> bool\n\n"
     "Adds to the set `out` the two tokens nbayes.mail._tokenizer's _message_id_reference\n"
@@ -1403,8 +1382,13 @@ PyObject* py_message_id_tokens(PyObject*, PyObject* args) {
     if (!guarded([&] { by_width(value, scan); })) return nullptr;
     if (!valid) Py_RETURN_FALSE;
     bool ok = guarded([&] {
-        valid = add_code_points(out, "message-id:@", host) &&
-                add_code_points(out, "message-id:shape:", shape);
+        TokenBuilder tb;
+        tb.ascii("message-id:@");
+        tb.cps.insert(tb.cps.end(), host.begin(), host.end());
+        valid = tb.add_to(out, 0);
+        tb.ascii("message-id:shape:");
+        tb.cps.insert(tb.cps.end(), shape.begin(), shape.end());
+        valid = valid && tb.add_to(out, 0);
     });
     if (!ok || !valid) return nullptr;
     Py_RETURN_TRUE;

@@ -2,7 +2,6 @@
 (src/native/bind_mail.cpp)."""
 
 from collections.abc import Iterable
-from collections.abc import Set as AbstractSet
 from typing import Any
 
 def words(
@@ -87,5 +86,5 @@ def url_tokens(url: str, out: set[str], /) -> None: ...
 def message_id_tokens(value: str, out: set[str], /) -> bool: ...
 def long_words(words: Iterable[str], out: set[str], prefix: str, /) -> None: ...
 def fields_by_name(
-    items: Iterable[tuple[str, Any]], counted: AbstractSet[str] | None, /
+    items: Iterable[tuple[str, Any]], counted: frozenset[str], /
 ) -> tuple[dict[str, list[Any]], dict[str, int]]: ...

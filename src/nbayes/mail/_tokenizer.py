@@ -286,7 +286,7 @@ class MailTokenizer:
         wanted = self.headers
         # one pass (get_all lower-cases every name, each call), in the kernel
         fields, counted = _mail_native.fields_by_name(
-            msg.raw_items(), COUNTED_HEADERS if self.header_counts else None
+            msg.raw_items(), COUNTED_HEADERS if self.header_counts else frozenset()
         )
         for name, n in counted.items():
             out.add(f"header:{name}:{n}")
@@ -319,7 +319,7 @@ class MailTokenizer:
 
 
 def _fields_reference(
-    items: Iterable[tuple[str, Any]], counted: frozenset[str] | None
+    items: Iterable[tuple[str, Any]], counted: frozenset[str]
 ) -> tuple[dict[str, list[Any]], dict[str, int]]:
     """A message's ``raw_items()`` grouped by lower-cased name, and the number of fields of
     each name (as spelt) whose lower-cased form is in ``counted``, in Python: what
@@ -329,7 +329,7 @@ def _fields_reference(
     for name, value in items:
         lower = name.lower()
         fields.setdefault(lower, []).append(value)
-        if counted is not None and lower in counted:
+        if lower in counted:
             counts[name] = counts.get(name, 0) + 1
     return fields, counts
 
