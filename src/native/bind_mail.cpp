@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "blake2b.hpp"
 #include "mail_clues.hpp"
 #include "mail_fisher.hpp"
 #include "mail_index.hpp"
@@ -1394,6 +1395,150 @@ PyObject* py_message_id_tokens(PyObject*, PyObject* args) {
     Py_RETURN_TRUE;
 }
 
+const char token_hash_doc[] =
+    "token_hash(data) -> int\n\n"
+    "nbayes.spam._table.token_hash: the 64-bit BLAKE2b hash of the bytes-like `data`, read\n"
+    "little-endian (hashlib.blake2b(data, digest_size=8)).";
+
+PyObject* py_token_hash(PyObject*, PyObject* args) {
+    Py_buffer data;
+    if (!PyArg_ParseTuple(args, "y*:token_hash", &data)) return nullptr;
+    std::uint64_t h = nbk_hash::blake2b_64(static_cast<const unsigned char*>(data.buf),
+                                           static_cast<std::size_t>(data.len));
+    PyBuffer_Release(&data);
+    return PyLong_FromUnsignedLongLong(h);
+}
+
+// A contiguous buffer of `what` items of `size` bytes in the struct format `format`;
+// false (TypeError set) if `obj` is not one.
+bool column_buffer(PyObject* obj, Py_buffer* view, const char* format, Py_ssize_t size,
+                   const char* what) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return false;
+    const char* f = view->format == nullptr ? "B" : view->format;
+    if (*f == '@' || *f == '=' || *f == '<') ++f;
+    if (view->itemsize != size || std::strcmp(f, format) != 0) {
+        PyErr_Format(PyExc_TypeError, "scorer_counts: %s must be a buffer of format '%s'", what,
+                     format);
+        PyBuffer_Release(view);
+        return false;
+    }
+    return true;
+}
+
+const char scorer_counts_doc[] =
+    "scorer_counts(tokens, hashes, offsets, blob, ham, spam, n_ham, n_spam)\n"
+    "-> (found, ham_counts, spam_counts)\n\n"
+    "The tokens of the list `tokens` that a spam model file's columns hold, in order, with\n"
+    "their ham and spam counts (the bytes of int64 arrays), as nbayes.spam._scorer's\n"
+    "SpamScorer._counts_reference finds them: each token's hash (token_hash of its UTF-8\n"
+    "bytes) searched in `hashes` (uint64, sorted), the bytes of each row of that hash\n"
+    "compared with blob[offsets[r]:offsets[r + 1]] (`offsets` int64, `blob` uint8), its\n"
+    "counts read from `ham` and `spam` (int64). ValueError (what the file holds wrong) if\n"
+    "the offsets of a row it reads do not cut the blob, or a count is out of range.";
+
+// A token's UTF-8 bytes (surrogates passed through): a view of an ASCII str, else the
+// bytes object `holder` keeps; false with a Python error set.
+bool utf8_of(PyObject* t, PyObject*& holder, const char*& bytes, Py_ssize_t& len) {
+    if (!PyUnicode_Check(t)) {
+        PyErr_SetString(PyExc_TypeError, "scorer_counts: tokens must be str");
+        return false;
+    }
+    if (PyUnicode_IS_ASCII(t)) {
+        bytes = static_cast<const char*>(PyUnicode_DATA(t));
+        len = PyUnicode_GET_LENGTH(t);
+        return true;
+    }
+    holder = PyUnicode_AsEncodedString(t, "utf-8", "surrogatepass");
+    if (holder == nullptr) return false;
+    bytes = PyBytes_AS_STRING(holder);
+    len = PyBytes_GET_SIZE(holder);
+    return true;
+}
+
+PyObject* py_scorer_counts(PyObject*, PyObject* args) {
+    PyObject *tokens, *cols[5];
+    long long n_ham, n_spam;
+    if (!PyArg_ParseTuple(args, "O!OOOOOLL:scorer_counts", &PyList_Type, &tokens, &cols[0],
+                          &cols[1], &cols[2], &cols[3], &cols[4], &n_ham, &n_spam))
+        return nullptr;
+    static const char* const formats[5] = {"Q", "q", "B", "q", "q"};
+    static const char* const names[5] = {"hashes", "offsets", "blob", "ham", "spam"};
+    Py_buffer views[5];
+    int got = 0;
+    for (; got < 5; ++got)
+        if (!column_buffer(cols[got], &views[got], formats[got], got == 2 ? 1 : 8, names[got]))
+            break;
+    PyObject* result = nullptr;
+    if (got == 5) {
+        const auto* hashes = static_cast<const std::uint64_t*>(views[0].buf);
+        const auto* offsets = static_cast<const std::int64_t*>(views[1].buf);
+        const auto* blob = static_cast<const unsigned char*>(views[2].buf);
+        const auto* ham = static_cast<const std::int64_t*>(views[3].buf);
+        const auto* spam = static_cast<const std::int64_t*>(views[4].buf);
+        Py_ssize_t n_rows = views[0].len / 8, n_offsets = views[1].len / 8, size = views[2].len;
+        Py_ssize_t n_counts = std::min(views[3].len, views[4].len) / 8;
+        PyObject* found = PyList_New(0);
+        std::vector<std::int64_t> g_col, b_col;
+        Py_ssize_t n = PyList_GET_SIZE(tokens);
+        bool ok = found != nullptr && guarded([&] {  // (no push_back below can then throw)
+            g_col.reserve(static_cast<std::size_t>(n));
+            b_col.reserve(static_cast<std::size_t>(n));
+        });
+        for (Py_ssize_t k = 0; ok && k < n; ++k) {
+            PyObject* t = PyList_GET_ITEM(tokens, k);
+            PyObject* holder = nullptr;
+            const char* bytes = nullptr;
+            Py_ssize_t len = 0;
+            ok = utf8_of(t, holder, bytes, len);
+            if (!ok) break;
+            std::uint64_t h = nbk_hash::blake2b_64(reinterpret_cast<const unsigned char*>(bytes),
+                                                   static_cast<std::size_t>(len));
+            for (Py_ssize_t r = std::lower_bound(hashes, hashes + n_rows, h) - hashes;
+                 r < n_rows && hashes[r] == h; ++r) {
+                std::int64_t a = r + 1 < n_offsets ? offsets[r] : -1;
+                std::int64_t b = r + 1 < n_offsets ? offsets[r + 1] : -1;
+                if (!(0 <= a && a <= b && b <= size)) {
+                    PyErr_SetString(PyExc_ValueError,
+                                    "'tokens/offsets' do not cut 'tokens/bytes' into tokens");
+                    ok = false;
+                    break;
+                }
+                if (b - a != len || std::memcmp(blob + a, bytes, static_cast<std::size_t>(len)))
+                    continue;
+                std::int64_t g = r < n_counts ? ham[r] : -1, s = r < n_counts ? spam[r] : -1;
+                if (!(0 <= g && g <= n_ham && 0 <= s && s <= n_spam && g + s > 0)) {
+                    PyErr_Format(PyExc_ValueError,
+                                 "the token %R is counted in %lld ham and %lld spam messages of "
+                                 "%lld ham and %lld spam learnt",
+                                 t, static_cast<long long>(g), static_cast<long long>(s), n_ham,
+                                 n_spam);
+                    ok = false;
+                } else {
+                    ok = PyList_Append(found, t) == 0;
+                    g_col.push_back(g);
+                    b_col.push_back(s);
+                }
+                break;
+            }
+            Py_XDECREF(holder);
+        }
+        if (ok) {
+            auto as_bytes = [](const std::vector<std::int64_t>& v) {
+                return PyBytes_FromStringAndSize(reinterpret_cast<const char*>(v.data()),
+                                                 static_cast<Py_ssize_t>(v.size() * 8));
+            };
+            PyObject* gb = as_bytes(g_col);
+            PyObject* bb = gb ? as_bytes(b_col) : nullptr;
+            result = bb ? PyTuple_Pack(3, found, gb, bb) : nullptr;
+            Py_XDECREF(gb);
+            Py_XDECREF(bb);
+        }
+        Py_XDECREF(found);
+    }
+    for (int i = 0; i < got; ++i) PyBuffer_Release(&views[i]);
+    return result;
+}
+
 PyMethodDef methods[] = {
     {"words", py_words, METH_VARARGS, words_doc},
     {"clue_logs", py_clue_logs, METH_VARARGS, clue_logs_doc},
@@ -1408,6 +1553,8 @@ PyMethodDef methods[] = {
     {"message_id_tokens", py_message_id_tokens, METH_VARARGS, message_id_tokens_doc},
     {"fields_by_name", py_fields_by_name, METH_VARARGS, fields_by_name_doc},
     {"long_words", py_long_words, METH_VARARGS, long_words_doc},
+    {"token_hash", py_token_hash, METH_VARARGS, token_hash_doc},
+    {"scorer_counts", py_scorer_counts, METH_VARARGS, scorer_counts_doc},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -15,6 +15,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from nbayes import _mail_native
 from nbayes.exceptions import ModelFileError
 from nbayes.spam._filter import Clues, MessageLike, SpamFilter, Verdict
 from nbayes.spam._table import TokenTable, token_hash
@@ -74,6 +75,31 @@ class SpamScorer:
 
     def _table(self, tokens: Iterable[str]) -> TokenTable:
         """A table of the given tokens' counts, with the whole filter's totals."""
+        tokens = list(tokens)
+        try:  # (the kernel: the hash, the binary search, the bytes compared, all in C)
+            found, ham, spam = _mail_native.scorer_counts(
+                tokens, self._hashes, self._offsets, self._blob, self._ham, self._spam,
+                self.n_ham, self.n_spam,
+            )  # fmt: skip
+        except TypeError:  # columns that are not buffers of the file's types (built in code)
+            found, g_col, b_col = self._counts_reference(tokens)
+        except ValueError as exc:  # what the file holds wrong
+            raise self._bad(str(exc)) from None
+        else:
+            g_col, b_col = array("q"), array("q")
+            g_col.frombytes(ham)
+            b_col.frombytes(spam)
+        table = TokenTable.from_columns(found, g_col, b_col, self.n_ham, self.n_spam)
+        if self.filter._settings().combining == "naive_bayes":
+            table.sum_ham, table.sum_spam, table.n_live = self._sums()
+        return table
+
+    def _counts_reference(self, tokens: list[str]) -> tuple[list[str], array, array]:
+        """The tokens the file holds, in order, and their ham and spam counts, in Python
+        (what ``_mail_native.scorer_counts`` computes, 5-8x faster): each token's 64-bit
+        hash (:func:`token_hash` of its UTF-8 bytes) searched in the sorted hash column,
+        the bytes of each row of that hash compared (a hash collision never mixes two
+        tokens up), the counts checked as they are read."""
         hashes, offsets, blob = self._hashes, self._offsets, self._blob
         ham, spam, n_ham, n_spam = self._ham, self._spam, self.n_ham, self.n_spam
         size = len(blob)
@@ -100,10 +126,7 @@ class SpamScorer:
                     g_col.append(g)
                     b_col.append(s)
                     break
-        table = TokenTable.from_columns(found, g_col, b_col, n_ham, n_spam)
-        if self.filter._settings().combining == "naive_bayes":
-            table.sum_ham, table.sum_spam, table.n_live = self._sums()
-        return table
+        return found, g_col, b_col
 
     def _shell(self, tokens: frozenset[str]) -> SpamFilter:
         shell = SpamFilter(**self.filter.get_params())
