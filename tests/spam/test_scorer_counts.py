@@ -86,6 +86,34 @@ def test_a_hash_shared_by_two_rows_compares_their_bytes(scorer: SpamScorer) -> N
         assert s._counts_reference(["aa", "zz", "b"])[0] == ["aa"]
 
 
+@pytest.mark.parametrize("fakes", [0, 1, 50, 5000])
+def test_the_search_finds_rows_among_crowded_and_neighbouring_hashes(
+    scorer: SpamScorer, fakes: int
+) -> None:
+    # rows of hashes crowded at the bottom and the top of the range, and one on each side
+    # of real rows' hashes: the kernel's search finds what the Python reading finds
+    words = [f"w{k}" for k in range(200)]
+    real = [(token_hash(w.encode()), w.encode(), k % 7 + 1, k % 5) for k, w in enumerate(words)]
+    fake = [(k, b"fake%d" % k, 1, 0) for k in range(fakes)]
+    fake += [(2**64 - 1 - k, b"top%d" % k, 1, 0) for k in range(fakes // 2)]
+    fake += [(h + d, b"near", 1, 0) for h, _, _, _ in real[:20] for d in (-1, 1)]
+    rows = sorted(real + fake)
+    blob = b"".join(r[1] for r in rows)
+    offsets = [0]
+    for r in rows:
+        offsets.append(offsets[-1] + len(r[1]))
+    s = SpamScorer(
+        scorer.filter, memoryview(array("Q", [r[0] for r in rows])), memoryview(blob),
+        memoryview(array("q", offsets)), memoryview(array("q", [r[2] for r in rows])),
+        memoryview(array("q", [r[3] for r in rows])), 10, 10,
+    )  # fmt: skip
+    probe = [*words, "absent", "w200", "fake1", "near"]
+    table = s._table(probe)
+    found, ham, spam = s._counts_reference(probe)
+    assert list(table.row_tokens) == found == words
+    assert list(table.ham) == list(ham) and list(table.spam) == list(spam)
+
+
 def test_what_a_file_holds_wrong_is_a_model_file_error(scorer: SpamScorer) -> None:
     def damaged(**cols: Any) -> SpamScorer:
         base: dict[str, Any] = {
