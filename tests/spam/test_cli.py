@@ -207,6 +207,47 @@ def test_mailboxes_give_one_line_per_message(
     assert filter_(capsys, monkeypatch, model, one)[0] == 1
 
 
+def test_many_messages_are_scored_by_the_whole_filter_alike(
+    model: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from nbayes.cli import filter as filter_cli
+    from nbayes.io import persist
+
+    mails = [message(s, b) for s, b in HAM + SPAM] + [SPAM_MESSAGE, HAM_MESSAGE, b"not mail"]
+    for i, m in enumerate(mails):
+        (tmp_path / f"{i:02d}.eml").write_bytes(m)
+    files = sorted(tmp_path.glob("*.eml"))
+    code, scorer_out, err = filter_(capsys, monkeypatch, model, *files)
+    assert code == 0 and err == "" and len(scorer_out.splitlines()) == len(mails)
+    loads = []
+    load = persist.load
+
+    def counted(path: Any, **kw: Any) -> Any:
+        loads.append(path)
+        return load(path, **kw)
+
+    from nbayes.spam import SpamFilter
+
+    whole_calls = []
+    classify = SpamFilter.classify
+
+    def whole_classify(self: SpamFilter, messages: Any) -> Any:
+        whole_calls.append(1)
+        return classify(self, messages)
+
+    monkeypatch.setattr(persist, "load", counted)
+    monkeypatch.setattr(SpamFilter, "classify", whole_classify)
+    monkeypatch.setattr(filter_cli, "_WHOLE_AFTER", 3)  # the 4th message on: the whole filter
+    assert filter_(capsys, monkeypatch, model, *files) == (0, scorer_out, "")
+    assert loads == [str(model)] and len(whole_calls) == len(mails) - 3
+    # a file that no longer loads whole: the scorer goes on
+    monkeypatch.setattr(persist, "load", lambda path, **kw: nbayes.MultinomialNB())
+    assert filter_(capsys, monkeypatch, model, *files) == (0, scorer_out, "")
+
+
 def test_registering_files_is_all_or_nothing(
     model: Path,
     tmp_path: Path,
