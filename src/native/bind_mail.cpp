@@ -1365,10 +1365,9 @@ PyObject* py_long_words(PyObject*, PyObject* args) {
 
 const char message_id_tokens_doc[] =
     "message_id_tokens(value, out) -> bool\n\n"
-    "Adds to the set `out` the two tokens nbayes.mail._tokenizer's _message_id_reference\n"
-    "gives the (stripped, lower-cased) Message-ID `value`: 'message-id:@' + its host with\n"
-    "digits as 9 (40 code points at most) and 'message-id:shape:' + its left part's shape\n"
-    "(30 at most). False, adding nothing, if `value` is not of the form left@host.";
+    "Adds to the set `out` the two tokens of the (stripped, lower-cased) Message-ID `value`\n"
+    "that nbayes.mail._tokenizer's _message_id_reference gives; False, adding nothing, if\n"
+    "it is not of the form left@host.";
 
 PyObject* py_message_id_tokens(PyObject*, PyObject* args) {
     PyObject *value, *out;

@@ -19,7 +19,8 @@ inline constexpr std::uint64_t kIv[8] = {
     0x1F83D9ABFB41BD6BULL, 0x5BE0CD19137E2179ULL,
 };
 
-inline constexpr std::uint8_t kSigma[12][16] = {
+// RFC 7693's message schedule SIGMA: round r uses row r mod 10
+inline constexpr std::uint8_t kSigma[10][16] = {
     {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
     {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
     {11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4},
@@ -30,8 +31,6 @@ inline constexpr std::uint8_t kSigma[12][16] = {
     {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
     {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5},
     {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
-    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
-    {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
 };
 
 inline std::uint64_t rotr(std::uint64_t x, int n) { return (x >> n) | (x << (64 - n)); }
@@ -64,7 +63,8 @@ inline void compress(std::uint64_t h[8], const unsigned char block[128], std::ui
         v[c] = v[c] + v[d];
         v[b] = rotr(v[b] ^ v[c], 63);
     };
-    for (const auto& s : kSigma) {
+    for (int round = 0; round < 12; ++round) {
+        const std::uint8_t* s = kSigma[round % 10];
         g(0, 4, 8, 12, m[s[0]], m[s[1]]);
         g(1, 5, 9, 13, m[s[2]], m[s[3]]);
         g(2, 6, 10, 14, m[s[4]], m[s[5]]);
