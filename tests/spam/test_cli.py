@@ -213,7 +213,7 @@ def test_many_messages_are_scored_by_the_whole_filter_alike(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from nbayes.cli import filter as filter_cli
+    from nbayes.cli import _scoring
     from nbayes.io import persist
 
     mails = [message(s, b) for s, b in HAM + SPAM] + [SPAM_MESSAGE, HAM_MESSAGE, b"not mail"]
@@ -240,7 +240,7 @@ def test_many_messages_are_scored_by_the_whole_filter_alike(
 
     monkeypatch.setattr(persist, "load", counted)
     monkeypatch.setattr(SpamFilter, "classify", whole_classify)
-    monkeypatch.setattr(filter_cli, "_WHOLE_AFTER", 3)  # the 4th message on: the whole filter
+    monkeypatch.setattr(_scoring, "WHOLE_AFTER", 3)  # the 4th message on: the whole filter
     assert filter_(capsys, monkeypatch, model, *files) == (0, scorer_out, "")
     assert loads == [str(model)] and len(whole_calls) == len(mails) - 3
     # a file that no longer loads whole: the scorer goes on
@@ -480,7 +480,10 @@ def test_the_filter_imports_neither_numpy_nor_scikit_learn(model: Path) -> None:
 
 
 def test_eval_reports_ham_lost_spam_caught_and_unsure(
-    model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    model: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     root = tmp_path / "test"
     (root / "ham").mkdir(parents=True)
@@ -495,6 +498,12 @@ def test_eval_reports_ham_lost_spam_caught_and_unsure(
     assert main(["eval", str(model), str(root)]) == 0
     out = capsys.readouterr().out
     assert "ham lost" in out and "spam caught" in out and "unsure" in out
+    # past WHOLE_AFTER messages the whole filter scores the rest: the same report
+    from nbayes.cli import _scoring
+
+    monkeypatch.setattr(_scoring, "WHOLE_AFTER", 1)
+    assert main(["eval", str(model), str(root)]) == 0
+    assert capsys.readouterr().out == out
 
 
 def test_explain_shows_the_clues(

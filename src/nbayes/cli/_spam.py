@@ -103,17 +103,19 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
 
 def eval_spam(args: argparse.Namespace, ui: UI) -> int:
     """``nbayes eval MODEL MAILDATA``: ham lost, spam caught, passed and unsure."""
+    from nbayes.cli._scoring import Verdicts
     from nbayes.io.serializers.spam_scorer import load_spam_scorer
     from nbayes.spam import verdict_report
 
     scorer = load_spam_scorer(args.model)
     assert scorer is not None  # is_spam_model said so
+    decide = Verdicts(args.model, scorer)
     labels: list[str] = []
     verdicts: list[str] = []
     with ui.progress("Evaluating", "messages") as bar:
         for mail, label in _labelled_mail(args.data, bar.advance):
             labels.append(label)
-            verdicts.append(scorer.classify([mail])[0].verdict)
+            verdicts.append(decide(mail).verdict)
     if not labels:
         raise CLIError(f"No message found in {', '.join(args.data)}: nothing to evaluate.")
     report = verdict_report(labels, verdicts)

@@ -231,40 +231,9 @@ def _run(args: argparse.Namespace, ui: Any) -> int:
         verdict = scorer.classify([raw])[0]
         _answer(args, ui, raw, verdict.verdict, verdict.spamicity)
         return _status(args, verdict.verdict)
-    return _each(args, ui, _Decide(args.model, scorer))
+    from nbayes.cli._scoring import Verdicts
 
-
-#: after this many messages of the MAIL arguments, the rest are scored by the filter loaded
-#: whole: its table built (~1 s for a model of 700k tokens), a message then costs a third of
-#: the scorer's look-ups in the file (0.35 against 1 ms on the SpamAssassin corpus' model)
-_WHOLE_AFTER = 2000
-
-
-class _Decide:
-    """The verdict of one message: the scorer's (the file's columns mapped, nothing built)
-    for the first ``_WHOLE_AFTER`` messages, then the whole filter's, the same verdicts
-    (of the model file as it is then: one a registration replaced in between is read
-    anew, as a second ``nbayes filter`` would). The scorer stays if the file no longer
-    loads."""
-
-    def __init__(self, path: str, scorer: Any) -> None:
-        self.path, self.scorer, self.seen = path, scorer, 0
-        self.whole: Any = None
-
-    def __call__(self, raw: Any) -> Any:
-        self.seen += 1
-        if self.seen == _WHOLE_AFTER + 1:
-            from nbayes.exceptions import ModelFileError
-            from nbayes.io.persist import load
-            from nbayes.spam import SpamFilter
-
-            try:
-                whole = load(self.path)
-            except (OSError, ModelFileError):
-                whole = None
-            self.whole = whole if isinstance(whole, SpamFilter) else None
-        model = self.whole if self.whole is not None else self.scorer
-        return model.classify([raw])[0]
+    return _each(args, ui, Verdicts(args.model, scorer))
 
 
 def _status(args: argparse.Namespace, verdict: str) -> int:
