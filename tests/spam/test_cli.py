@@ -243,6 +243,17 @@ def test_many_messages_are_scored_by_the_whole_filter_alike(
     monkeypatch.setattr(_scoring, "WHOLE_AFTER", 3)  # the 4th message on: the whole filter
     assert filter_(capsys, monkeypatch, model, *files) == (0, scorer_out, "")
     assert loads == [str(model)] and len(whole_calls) == len(mails) - 3
+    # mail of WHOLE_BYTES or more: the whole filter from the first message
+    whole_calls.clear()
+    loads.clear()
+    monkeypatch.setattr(_scoring, "WHOLE_AFTER", 10**9)
+    monkeypatch.setattr(_scoring, "WHOLE_BYTES", sum(len(m) for m in mails))
+    assert filter_(capsys, monkeypatch, model, *files) == (0, scorer_out, "")
+    assert loads == [str(model)] and len(whole_calls) == len(mails)
+    names = [str(f) for f in files]
+    assert _scoring.mail_bytes(names) == sum(len(m) for m in mails)
+    assert _scoring.mail_bytes(names, enough=1) == len(mails[0])  # (counted until enough)
+    assert _scoring.mail_bytes([str(tmp_path / "missing")]) == 0
     # a file that no longer loads whole: the scorer goes on
     monkeypatch.setattr(persist, "load", lambda path, **kw: nbayes.MultinomialNB())
     assert filter_(capsys, monkeypatch, model, *files) == (0, scorer_out, "")

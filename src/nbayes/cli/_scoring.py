@@ -3,28 +3,57 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from typing import Any
 
 #: after this many messages, the rest are scored by the filter loaded whole: its table built
 #: (~1 s for a model of 700k tokens), a message then costs a third of the scorer's look-ups
 #: in the file (0.35 against 1 ms on the SpamAssassin corpus' model)
 WHOLE_AFTER = 2000
+#: mail of this many bytes or more (about WHOLE_AFTER messages of 5 kB) is scored by the
+#: whole filter from its first message
+WHOLE_BYTES = 10_000_000
+
+
+def mail_bytes(paths: Iterable[str], enough: int = WHOLE_BYTES) -> int:
+    """The bytes of the files at or below ``paths`` (mail files, mboxes, Maildirs, class
+    folders), counted until ``enough`` (a large tree is not walked to its end); what
+    cannot be read counts nothing (reading it gives its error)."""
+    total = 0
+    for path in paths:
+        if os.path.isfile(path):
+            total += os.path.getsize(path)
+        for root, _dirs, files in os.walk(path):
+            for name in files:
+                if total >= enough:
+                    return total
+                try:
+                    total += os.path.getsize(os.path.join(root, name))
+                except OSError:
+                    pass
+        if total >= enough:
+            break
+    return total
 
 
 class Verdicts:
     """The verdict of one message at a time: the scorer's (the file's columns mapped,
-    nothing built) for the first :data:`WHOLE_AFTER` messages, then the whole filter's, the
-    same verdicts (of the model file as it is then: one a registration replaced in between
+    nothing built) for the first :data:`WHOLE_AFTER` messages, then the whole filter's
+    (from the first message for ``mail_size`` of :data:`WHOLE_BYTES` or more), the same
+    verdicts (of the model file as it is then: one a registration replaced in between
     is read anew, as a second command would). The scorer stays if the file no longer
     loads."""
 
-    def __init__(self, path: str, scorer: Any) -> None:
+    def __init__(self, path: str, scorer: Any, mail_size: int = 0) -> None:
         self.path, self.scorer, self.seen = path, scorer, 0
         self.whole: Any = None
+        # (mail of WHOLE_BYTES or more: the whole filter from the first message)
+        self.whole_at = 1 if mail_size >= WHOLE_BYTES else WHOLE_AFTER + 1
 
     def __call__(self, raw: Any) -> Any:
         self.seen += 1
-        if self.seen == WHOLE_AFTER + 1:
+        if self.seen == self.whole_at:
             from nbayes.exceptions import ModelFileError
             from nbayes.io.persist import load
             from nbayes.spam import SpamFilter

@@ -103,13 +103,13 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
 
 def eval_spam(args: argparse.Namespace, ui: UI) -> int:
     """``nbayes eval MODEL MAILDATA``: ham lost, spam caught, passed and unsure."""
-    from nbayes.cli._scoring import Verdicts
+    from nbayes.cli._scoring import Verdicts, mail_bytes
     from nbayes.io.serializers.spam_scorer import load_spam_scorer
     from nbayes.spam import verdict_report
 
     scorer = load_spam_scorer(args.model)
     assert scorer is not None  # is_spam_model said so
-    decide = Verdicts(args.model, scorer)
+    decide = Verdicts(args.model, scorer, mail_bytes(args.data))
     labels: list[str] = []
     verdicts: list[str] = []
     with ui.progress("Evaluating", "messages") as bar:

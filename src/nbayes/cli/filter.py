@@ -231,9 +231,9 @@ def _run(args: argparse.Namespace, ui: Any) -> int:
         verdict = scorer.classify([raw])[0]
         _answer(args, ui, raw, verdict.verdict, verdict.spamicity)
         return _status(args, verdict.verdict)
-    from nbayes.cli._scoring import Verdicts
+    from nbayes.cli._scoring import Verdicts, mail_bytes
 
-    return _each(args, ui, Verdicts(args.model, scorer))
+    return _each(args, ui, Verdicts(args.model, scorer, mail_bytes(args.mail)))
 
 
 def _status(args: argparse.Namespace, verdict: str) -> int:
