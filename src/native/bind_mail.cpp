@@ -148,16 +148,24 @@ struct Stronger {
     }
 };
 
+// A C-contiguous buffer of `obj` whose items are `size` bytes and whose struct format
+// (null: none) `fits`; false if it is not one (TypeError `error`, the buffer released).
+template <class Fits>
+bool typed_buffer(PyObject* obj, Py_buffer* view, Py_ssize_t size, Fits&& fits,
+                  const char* error) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return false;
+    if (view->itemsize == size && fits(view->format)) return true;
+    PyBuffer_Release(view);
+    PyErr_SetString(PyExc_TypeError, error);
+    return false;
+}
+
 // A read-only int64 column (array('q')); false (a Python error set) if it is not one.
 bool int64_column(PyObject* obj, Py_buffer* view) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return false;
-    if (view->itemsize != 8 || view->format == nullptr ||
-        (std::string(view->format) != "q" && std::string(view->format) != "l")) {
-        PyBuffer_Release(view);
-        PyErr_SetString(PyExc_TypeError, "clue_logs: the count columns must be array('q')");
-        return false;
-    }
-    return true;
+    auto fits = [](const char* f) {
+        return f != nullptr && (std::string(f) == "q" || std::string(f) == "l");
+    };
+    return typed_buffer(obj, view, 8, fits, "clue_logs: the count columns must be array('q')");
 }
 
 // ---------------------------------------------------------------------------- token index
@@ -938,12 +946,9 @@ PyObject* text_clues(PyObject* args, bool fisher) {
     Py_buffer lv{};
     nbk_mail::Lgamma lg{nullptr, 0};
     if (fisher) {
-        if (PyObject_GetBuffer(lg_obj, &lv, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return nullptr;
-        if (lv.itemsize != 8 || lv.format == nullptr || std::string(lv.format) != "d") {
-            PyBuffer_Release(&lv);
-            PyErr_SetString(PyExc_TypeError, "fisher_text: lgamma must be an array('d')");
+        auto fits = [](const char* f) { return f != nullptr && std::string(f) == "d"; };
+        if (!typed_buffer(lg_obj, &lv, 8, fits, "fisher_text: lgamma must be an array('d')"))
             return nullptr;
-        }
         lg = nbk_mail::Lgamma{static_cast<const double*>(lv.buf), lv.len / 8};
     }
     Py_buffer hv, sv;
@@ -1408,20 +1413,19 @@ PyObject* py_token_hash(PyObject*, PyObject* args) {
     return PyLong_FromUnsignedLongLong(h);
 }
 
-// A contiguous buffer of `what` items of `size` bytes in the struct format `format`;
-// false (TypeError set) if `obj` is not one.
+// A contiguous buffer of `what` items of `size` bytes in the struct format `format` (a
+// byte order mark "@", "=" or "<" before it, or none for "B"); false (TypeError set) if
+// `obj` is not one.
 bool column_buffer(PyObject* obj, Py_buffer* view, const char* format, Py_ssize_t size,
                    const char* what) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return false;
-    const char* f = view->format == nullptr ? "B" : view->format;
-    if (*f == '@' || *f == '=' || *f == '<') ++f;
-    if (view->itemsize != size || std::strcmp(f, format) != 0) {
-        PyErr_Format(PyExc_TypeError, "scorer_counts: %s must be a buffer of format '%s'", what,
-                     format);
-        PyBuffer_Release(view);
-        return false;
-    }
-    return true;
+    auto fits = [format](const char* f) {
+        if (f == nullptr) f = "B";
+        if (*f == '@' || *f == '=' || *f == '<') ++f;
+        return std::strcmp(f, format) == 0;
+    };
+    std::string error =
+        std::string("scorer_counts: ") + what + " must be a buffer of format '" + format + "'";
+    return typed_buffer(obj, view, size, fits, error.c_str());
 }
 
 const char scorer_counts_doc[] =

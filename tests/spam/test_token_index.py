@@ -190,6 +190,24 @@ def test_ties_at_the_clue_cap_are_broken_by_the_token_as_the_set_path() -> None:
         assert sorted(got[1]) == sorted(c[4] for c in clues)
 
 
+def test_columns_of_the_wrong_type_are_refused() -> None:
+    from array import array
+
+    from nbayes.spam._filter import _lgamma_table
+
+    f = SpamFilter().fit(_sets(4, 5), ["ham", "spam", "ham", "spam"])
+    st, t = f._settings(), f.table_
+    rest = (t.n_ham, t.n_spam, st.s, st.x, st.smoothing, st.min_dev, 0, 0, True)
+    doubles = array("d", [0.0] * len(t.row_tokens))
+    with pytest.raises(TypeError, match=r"count columns must be array\('q'\)"):
+        _mail_native.clue_logs(frozenset({"w5"}), t.index, doubles, t.spam, *rest)
+    args = (t.ham, t.spam, *rest, st.tail_weight, st.ham_bias)
+    call = (frozenset({"w5"}), "a b", 3, 12, True, f._token_lookup(), *args)
+    assert _mail_native.fisher_text(*call, _lgamma_table()) is not None
+    with pytest.raises(TypeError, match=r"lgamma must be an array\('d'\)"):
+        _mail_native.fisher_text(*call, array("q", [0, 0]))
+
+
 def test_the_text_path_declines_what_the_index_cannot_read() -> None:
     class Word(str):
         pass
