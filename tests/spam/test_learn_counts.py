@@ -1,0 +1,116 @@
+"""Learning in the kernel (``_mail_native.learn_counts``) is learning in Python
+(``TokenTable._learn_reference``): the same rows, counts and totals, and the same table
+after an error; a model file's hash column (``_mail_native.token_hashes``) is
+``token_hash`` of each token."""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nbayes import _mail_native
+from nbayes.spam import TokenTable
+from nbayes.spam._table import token_hash
+
+_TOKENS = st.sampled_from(
+    ["cheap", "pills", "caf\u00e9", "\u043f\u0440\u0438", "\U0001f389", "bi:a b", "\udc80x", ""]
+) | st.text(max_size=6)
+_CALLS = st.lists(
+    st.tuples(st.lists(st.frozensets(_TOKENS, max_size=8), max_size=5), st.booleans()),
+    max_size=8,
+)
+
+
+def _state(t: TokenTable) -> tuple[Any, ...]:
+    return (
+        list(t.index.items()),
+        list(t.row_tokens),
+        t.ham.tolist(),
+        t.spam.tolist(),
+        (t.n_ham, t.n_spam, t.n_live, t.sum_ham, t.sum_spam, t.version),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(_CALLS)
+def test_the_kernel_learns_as_the_python_reading(
+    calls: list[tuple[list[frozenset[str]], bool]],
+) -> None:
+    kernel, reference = TokenTable(), TokenTable()
+    for messages, spam in calls:
+        kernel.learn(messages, spam=spam)
+        reference._learn_reference(messages, spam=spam)
+        assert _state(kernel) == _state(reference)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_CALLS, st.lists(st.frozensets(_TOKENS, max_size=8), min_size=1, max_size=4))
+def test_learning_after_unlearning_counts_rows_coming_back_to_life(
+    calls: list[tuple[list[frozenset[str]], bool]], again: list[frozenset[str]]
+) -> None:
+    kernel, reference = TokenTable(), TokenTable()
+    for messages, spam in calls:
+        kernel.learn(messages, spam=spam)
+        reference._learn_reference(messages, spam=spam)
+    kernel.learn(again, spam=True)
+    reference._learn_reference(again, spam=True)
+    kernel.unlearn(again, spam=True)  # rows back to no count...
+    reference.unlearn(again, spam=True)
+    kernel.learn(again[:1], spam=True)  # ...and back to life (n_live)
+    reference._learn_reference(again[:1], spam=True)
+    assert _state(kernel) == _state(reference)
+
+
+def test_a_generator_of_lists_counts_every_item_as_the_reading_does() -> None:
+    kernel, reference = TokenTable(), TokenTable()
+    kernel.learn((m for m in [["a", "a", "b"], iter(["c"])]), spam=False)
+    reference._learn_reference((m for m in [["a", "a", "b"], iter(["c"])]), spam=False)
+    assert _state(kernel) == _state(reference) and kernel.counts("a") == (2, 0)
+
+
+@pytest.mark.parametrize(
+    ("messages", "error"),
+    [
+        ([frozenset({"new-1", "cheap"}), 7], "not iterable"),
+        ([frozenset({"new-1"}), [["unhashable"]]], "unhashable"),
+        (5, "not iterable"),
+    ],
+)
+def test_an_error_leaves_the_table_as_it_was(messages: Any, error: str) -> None:
+    t = TokenTable()
+    t.learn([frozenset({"cheap", "pills"})], spam=True)
+    before = _state(t)
+    with pytest.raises(TypeError, match=error):
+        t.learn(messages, spam=False)
+    assert _state(t) == before and "new-1" not in t.index
+
+
+def test_columns_that_are_not_int64_arrays_are_refused() -> None:
+    with pytest.raises(TypeError, match=r"array\('q'\)"):
+        _mail_native.learn_counts({}, [], array("d"), array("d"), [["a"]], True)
+    with pytest.raises(TypeError):
+        _mail_native.learn_counts([], [], array("q"), array("q"), [["a"]], True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(max_size=300), max_size=20))
+def test_the_hash_column_is_token_hash_of_each_token(pieces: list[bytes]) -> None:
+    offsets = np.zeros(len(pieces) + 1, dtype=np.int64)
+    np.cumsum([len(p) for p in pieces], out=offsets[1:])
+    got = np.frombuffer(_mail_native.token_hashes(b"".join(pieces), offsets), dtype="<u8")
+    assert got.tolist() == [token_hash(p) for p in pieces]
+
+
+@pytest.mark.parametrize(
+    "offsets",
+    [[], [1, 3], [0, 2], [0, 3, 2, 3], [0, 4]],
+    ids=["none", "not-0", "short", "down", "past"],
+)
+def test_offsets_that_do_not_cut_the_blob_are_refused(offsets: list[int]) -> None:
+    with pytest.raises(ValueError, match="ascend from 0"):
+        _mail_native.token_hashes(b"abc", np.array(offsets, dtype=np.int64))
