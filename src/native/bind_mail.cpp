@@ -1692,6 +1692,99 @@ PyObject* py_learn_counts(PyObject*, PyObject* args) {
     return Py_BuildValue("(nnn)", n, live, static_cast<Py_ssize_t>(rows.size()));
 }
 
+const char merge_counts_doc[] =
+    "merge_counts(index, tokens, ham, spam, other_tokens, other_ham, other_spam) -> int\n\n"
+    "Add the counts of another table's rows (the list `other_tokens` and its array('q')\n"
+    "columns `other_ham`, `other_spam`; rows without a count skipped) to a TokenTable's, as\n"
+    "nbayes.spam._table's TokenTable._merge_reference does: a token not in the dict `index`\n"
+    "is given the next row (as learn_counts does). Return the rows that had no count\n"
+    "before. The counts change only once every row has been found: an error leaves them as\n"
+    "they were, with the rows added so far in `index` and `tokens` (the caller drops them).";
+
+PyObject* py_merge_counts(PyObject*, PyObject* args) {
+    PyObject *index, *tokens, *ham, *spam, *other_tokens, *other_ham, *other_spam;
+    if (!PyArg_ParseTuple(args, "O!O!OOO!OO:merge_counts", &PyDict_Type, &index, &PyList_Type,
+                          &tokens, &ham, &spam, &PyList_Type, &other_tokens, &other_ham,
+                          &other_spam))
+        return nullptr;
+    Py_buffer og, ob;
+    if (!int64_column(other_ham, &og)) return nullptr;
+    if (!int64_column(other_spam, &ob)) {
+        PyBuffer_Release(&og);
+        return nullptr;
+    }
+    Py_ssize_t n_other = PyList_GET_SIZE(other_tokens);
+    if (og.len / 8 < n_other || ob.len / 8 < n_other) {
+        PyBuffer_Release(&og);
+        PyBuffer_Release(&ob);
+        PyErr_SetString(PyExc_ValueError, "merge_counts: the other columns are shorter than its tokens");
+        return nullptr;
+    }
+    // (the other table's columns are copied: its rows are read after Python code may run)
+    std::vector<std::int64_t> g_add, b_add;
+    std::vector<Py_ssize_t> rows;
+    bool ok = guarded([&] {
+        g_add.assign(static_cast<const std::int64_t*>(og.buf),
+                     static_cast<const std::int64_t*>(og.buf) + n_other);
+        b_add.assign(static_cast<const std::int64_t*>(ob.buf),
+                     static_cast<const std::int64_t*>(ob.buf) + n_other);
+        rows.assign(static_cast<std::size_t>(n_other), -1);
+    });
+    PyBuffer_Release(&og);
+    PyBuffer_Release(&ob);
+    if (!ok) return nullptr;
+    for (Py_ssize_t j = 0; ok && j < n_other; ++j) {
+        if (g_add[j] == 0 && b_add[j] == 0) continue;
+        PyObject* t = PyList_GET_ITEM(other_tokens, j);
+        Py_INCREF(t);
+        PyObject* found = PyDict_GetItemWithError(index, t);  // borrowed
+        if (found != nullptr) {
+            rows[j] = PyLong_AsSsize_t(found);
+            ok = !(rows[j] == -1 && PyErr_Occurred());
+        } else if (PyErr_Occurred()) {
+            ok = false;
+        } else {
+            rows[j] = PyList_GET_SIZE(tokens);
+            PyObject* r = PyLong_FromSsize_t(rows[j]);
+            ok = r != nullptr && PyList_Append(tokens, t) == 0 && PyDict_SetItem(index, t, r) == 0;
+            Py_XDECREF(r);
+        }
+        Py_DECREF(t);
+    }
+    if (!ok) return nullptr;
+    Py_ssize_t n_rows = PyList_GET_SIZE(tokens);
+    Py_buffer hv, sv;
+    if (!writable_int64_column(ham, &hv)) return nullptr;
+    Py_ssize_t have = hv.len / 8;
+    PyBuffer_Release(&hv);
+    if (have < n_rows && !(append_zeros(ham, n_rows - have) && append_zeros(spam, n_rows - have)))
+        return nullptr;
+    if (!writable_int64_column(ham, &hv)) return nullptr;
+    if (!writable_int64_column(spam, &sv)) {
+        PyBuffer_Release(&hv);
+        return nullptr;
+    }
+    if (hv.len / 8 < n_rows || sv.len / 8 < n_rows) {
+        PyBuffer_Release(&hv);
+        PyBuffer_Release(&sv);
+        PyErr_SetString(PyExc_ValueError, "merge_counts: the count columns are shorter than tokens");
+        return nullptr;
+    }
+    auto* h = static_cast<std::int64_t*>(hv.buf);
+    auto* b = static_cast<std::int64_t*>(sv.buf);
+    Py_ssize_t live = 0;
+    for (Py_ssize_t j = 0; j < n_other; ++j) {
+        Py_ssize_t r = rows[static_cast<std::size_t>(j)];
+        if (r < 0) continue;
+        if (h[r] == 0 && b[r] == 0) ++live;
+        h[r] += g_add[j];
+        b[r] += b_add[j];
+    }
+    PyBuffer_Release(&hv);
+    PyBuffer_Release(&sv);
+    return PyLong_FromSsize_t(live);
+}
+
 PyMethodDef methods[] = {
     {"words", py_words, METH_VARARGS, words_doc},
     {"clue_logs", py_clue_logs, METH_VARARGS, clue_logs_doc},
@@ -1710,6 +1803,7 @@ PyMethodDef methods[] = {
     {"token_hashes", py_token_hashes, METH_VARARGS, token_hashes_doc},
     {"scorer_counts", py_scorer_counts, METH_VARARGS, scorer_counts_doc},
     {"learn_counts", py_learn_counts, METH_VARARGS, learn_counts_doc},
+    {"merge_counts", py_merge_counts, METH_VARARGS, merge_counts_doc},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -96,6 +96,16 @@ def learn_counts(
     is_spam: bool,
     /,
 ) -> tuple[int, int, int]: ...
+def merge_counts(
+    index: dict[Any, int],
+    tokens: list[Any],
+    ham: object,
+    spam: object,
+    other_tokens: list[Any],
+    other_ham: object,
+    other_spam: object,
+    /,
+) -> int: ...
 def scorer_counts(
     tokens: list[str],
     hashes: object,

@@ -671,3 +671,35 @@ def test_explain_says_how_many_overlapping_bigrams_it_left_out(
     ]
     assert overlap == ["bi:cheap pills"]  # "bi:pills now" and "bi:buy cheap" are kept
     assert "1 bigram left out: each shares a word with a stronger bigram clue" in out
+
+
+def test_train_jobs_counts_in_processes_the_same_model_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "mail"
+    for label in ("ham", "spam"):
+        (root / label).mkdir(parents=True)
+        for i in range(1100):  # more than two chunks of 512: the processes do count
+            words = "meeting notes build" if label == "ham" else "cheap pills winner"
+            body = f"{words} {label}{i % 97} word{i % 13} item{i}"
+            (root / label / f"{i:04}.eml").write_bytes(message(f"{label} {i % 31}", body))
+    one, two = tmp_path / "one.nbayes", tmp_path / "two.nbayes"
+    assert main(["train", str(root), "-o", str(one), "--model", "spam", "--jobs", "1"]) == 0
+    assert main(["train", str(root), "-o", str(two), "--model", "spam", "--jobs", "2"]) == 0
+    assert main(["train", str(root), "-o", str(two), "--model", "spam", "--force"]) == 0
+    assert one.read_bytes() == two.read_bytes()
+    assert counts(two) == (1100, 1100)
+    capsys.readouterr()
+    assert main(["train", str(root), "-o", str(two), "--model", "spam", "--jobs", "0"]) != 0
+    assert "argument --jobs: must be >= 1; got 0" in capsys.readouterr().err
+
+
+def test_jobs_is_refused_for_models_that_do_not_read_mail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "t.csv"
+    data.write_text("text,label\ncheap pills,spam\nmeeting notes,ham\n")
+    out = tmp_path / "t.nbayes"
+    assert main(["train", str(data), "-o", str(out), "--jobs", "2"]) != 0
+    assert "--jobs applies to --model spam" in capsys.readouterr().err
+    assert not out.exists()

@@ -114,3 +114,40 @@ def test_the_hash_column_is_token_hash_of_each_token(pieces: list[bytes]) -> Non
 def test_offsets_that_do_not_cut_the_blob_are_refused(offsets: list[int]) -> None:
     with pytest.raises(ValueError, match="ascend from 0"):
         _mail_native.token_hashes(b"abc", np.array(offsets, dtype=np.int64))
+
+
+def _table(calls: list[tuple[list[frozenset[str]], bool]], forget: int) -> TokenTable:
+    t = TokenTable()
+    for messages, spam in calls:
+        t.learn(messages, spam=spam)
+    for messages, spam in calls[:forget]:  # rows back to no count: merged as absent
+        t.unlearn(messages, spam=spam)
+    return t
+
+
+@settings(max_examples=200, deadline=None)
+@given(_CALLS, _CALLS, st.integers(0, 3))
+def test_the_kernel_merges_as_the_python_reading(
+    a: list[tuple[list[frozenset[str]], bool]],
+    b: list[tuple[list[frozenset[str]], bool]],
+    forget: int,
+) -> None:
+    kernel, reference = _table(a, 0), _table(a, 0)
+    kernel.merge(_table(b, forget))
+    reference._merge_reference(_table(b, forget))
+    assert _state(kernel) == _state(reference)
+    kernel.merge(kernel)  # a table and itself: every count doubled
+    reference._merge_reference(reference)
+    assert _state(kernel) == _state(reference)
+
+
+def test_a_merge_that_fails_leaves_the_table_as_it_was() -> None:
+    t = TokenTable()
+    t.learn([frozenset({"cheap", "pills"})], spam=True)
+    before = _state(t)
+    other = TokenTable()
+    other._tokens = ["new-1", ["unhashable"]]  # type: ignore[list-item]
+    other.ham, other.spam = array("q", [1, 1]), array("q", [0, 0])
+    with pytest.raises(TypeError, match="unhashable"):
+        t.merge(other)
+    assert _state(t) == before and "new-1" not in t.index

@@ -81,8 +81,9 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
         raise CLIError("--model spam learns from mail: leave out --input table.")
     check_model_output(args.output, args.data, force=args.force)
     model = SpamFilter()
+    n_jobs = args.jobs if args.jobs is not None else -1  # (-1: every usable core)
     with ui.progress("Training", "messages") as bar:
-        model.fit_stream(_labelled_mail(args.data, bar.advance, ui))
+        model.fit_stream(_labelled_mail(args.data, bar.advance, ui), n_jobs=n_jobs)
     table = model.table_
     if table.n_ham + table.n_spam == 0:
         raise CLIError(f"No message found in {', '.join(args.data)}: nothing was learnt.")

@@ -115,6 +115,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="kernel: bin a feature with more than N distinct values (bounded memory)",
     )
+    p.add_argument(
+        "--jobs",
+        type=count_type(1),
+        metavar="N",
+        help="spam: processes that tokenize and count the mail (default: every usable core; "
+        "each holds a table of the words it saw)",
+    )
     dask = p.add_mutually_exclusive_group()
     dask.add_argument(
         "--dask-scheduler",
@@ -310,6 +317,11 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     row = estimator_row(args.model)
     if row.trains is not None:  # a model with a command path of its own (spam: mail)
         return row.trains(args, ui)
+    if args.jobs is not None:
+        raise CLIError(
+            "--jobs applies to --model spam; other models train in one process, or on a "
+            "Dask cluster with --workers N."
+        )
     text = reads_documents(args.model, args.input)
     check_binary(args.model, args.binary)
     check_model_output(args.output, args.data, force=args.force)  # before any work

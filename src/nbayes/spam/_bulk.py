@@ -1,4 +1,6 @@
-"""Scoring many messages on several cores: :func:`classify_many`.
+"""Scoring many messages on several cores (:func:`classify_many`), and tokenizing the
+messages a filter learns on several cores (:func:`count_many`, for
+:meth:`SpamFilter.fit_stream`).
 
 Reading and tokenizing mail is most of a verdict's cost, and it is pure Python: one
 process scores a few thousand messages a second. :func:`classify_many` forks worker
@@ -7,6 +9,10 @@ messages, and yields the verdicts in the messages' order. A list (or tuple) of m
 inherited too, and the workers are sent the bounds of their chunks; the messages of any
 other iterable travel to the workers as they were given (bytes, paths,
 :class:`~nbayes.mail.RawMail`). Verdicts come back.
+
+Learning many messages (:func:`count_many`): each worker tokenizes and counts the chunks
+it is given into a table of its own, and the tables are merged (added) at the end. The
+messages travel to the workers, a few chunks ahead of them and no more.
 """
 
 from __future__ import annotations
@@ -14,12 +20,18 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import pickle
+import queue
+import signal
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from nbayes.mail import MailTokenizer
 from nbayes.spam._filter import MessageLike, SpamFilter, Verdict
+from nbayes.spam._table import TokenTable
 
-__all__ = ["classify_many"]
+__all__ = ["classify_many", "count_many", "usable_cores"]
 
 _WORKER_FILTER: SpamFilter | None = None
 _WORKER_MESSAGES: Sequence[Any] = ()
@@ -38,6 +50,105 @@ def _score(chunk: list[Any]) -> list[tuple[str, float, float]]:  # pragma: no co
 
 def _score_range(span: tuple[int, int]) -> list[tuple[str, float, float]]:  # pragma: no cover
     return _score(list(_WORKER_MESSAGES[span[0] : span[1]]))
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, where the system has one)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _count_worker(tokenizer: MailTokenizer, tasks: Any, results: Any) -> None:  # pragma: no cover
+    """A worker of :func:`count_many` (runs in a forked process): learn each chunk of
+    ``tasks`` until None, then put its table's columns (or the error) on ``results``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    table = TokenTable()
+    try:
+        while (task := tasks.get()) is not None:
+            messages, flags = task
+            SpamFilter._count_into(table, SpamFilter._token_sets_with(tokenizer, messages), flags)
+        columns = (table.row_tokens, table.ham.tobytes(), table.spam.tobytes())
+        out: tuple[str, Any] = ("table", (*columns, table.n_ham, table.n_spam))
+    except BaseException as exc:
+        try:
+            pickle.dumps(exc)
+            out = ("error", exc)
+        except Exception:  # an exception that cannot travel: its words do
+            out = ("error", RuntimeError(f"{type(exc).__name__}: {exc}"))
+    results.put(out)
+
+
+def count_many(
+    tokenizer: MailTokenizer, chunks: Iterable[tuple[list[Any], list[bool]]], n_jobs: int
+) -> TokenTable:
+    """The table of the messages of ``chunks`` (each a list of messages and their flags,
+    True for spam), tokenized and counted by ``n_jobs`` forked processes, each into a
+    table of its own, merged at the end (the counts of one table learning them all).
+
+    ``chunks`` is read in this process (an error reading it is raised here, at its
+    place), at most ``2 * n_jobs`` chunks ahead of the workers; an error in a worker is
+    raised here, and no table is returned. Memory: each worker holds the table of the
+    messages it counted (``n_jobs`` tables of up to the vocabulary's size).
+
+    >>> chunks = [([b"Subject: hi\\n\\nlunch today"], [False]),
+    ...           ([b"Subject: win\\n\\ncash now", b"cash prize"], [True, True])]
+    >>> t = count_many(MailTokenizer(), chunks, 2)
+    >>> t.counts("cash"), t.counts("lunch"), (t.n_ham, t.n_spam)
+    ((0, 2), (1, 0), (1, 2))
+    """
+    ctx = multiprocessing.get_context("fork")
+    tasks = ctx.Queue(maxsize=2 * n_jobs)
+    results = ctx.Queue()
+    workers = [
+        ctx.Process(target=_count_worker, args=(tokenizer, tasks, results), daemon=True)
+        for _ in range(n_jobs)
+    ]
+    got: list[tuple[str, Any]] = []
+
+    def check(block: bool) -> None:
+        """Collect what the workers put; raise a worker's error, or if one died."""
+        try:
+            got.append(results.get(timeout=0.2) if block else results.get_nowait())
+        except queue.Empty:
+            dead = [w.exitcode for w in workers if w.exitcode not in (None, 0)]
+            if dead:
+                raise RuntimeError(
+                    f"a process counting the mail ended with exit code {dead[0]} before "
+                    "it was done (out of memory?); nothing was learnt"
+                ) from None
+        for kind, payload in got:
+            if kind == "error":
+                raise payload
+
+    try:
+        for w in workers:
+            w.start()
+        for chunk in chunks:
+            while True:
+                try:
+                    tasks.put(chunk, timeout=0.2)
+                    break
+                except queue.Full:
+                    check(block=False)
+            check(block=False)
+        for _ in workers:
+            tasks.put(None)
+        while len(got) < n_jobs:
+            check(block=True)
+    finally:
+        for w in workers:
+            if w.is_alive() and len(got) < n_jobs:
+                w.terminate()
+            w.join()
+        tasks.close()
+        results.close()
+    tables = [
+        TokenTable.from_columns(tokens, array("q", ham), array("q", spam), n_ham, n_spam)
+        for tokens, ham, spam, n_ham, n_spam in (payload for _, payload in got)
+    ]
+    tables.sort(key=len, reverse=True)
+    for other in tables[1:]:
+        tables[0].merge(other)
+    return tables[0]
 
 
 def _spans(n: int, size: int, n_jobs: int) -> list[tuple[int, int]]:
@@ -104,7 +215,7 @@ def classify_many(
     """
     spam_filter._check_fitted()
     if n_jobs is None:
-        n_jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+        n_jobs = usable_cores()
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
         raise ValueError(f"n_jobs must be an int >= 1; got {n_jobs!r}")
     if chunk_size is None:

@@ -12,7 +12,9 @@ here, and scikit-learn's own helpers work on it.
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
+import multiprocessing
 import os
 import sys
 from array import array
@@ -366,14 +368,19 @@ class SpamFilter:
         self, messages: Any, what: str = "messages", tokenizer: MailTokenizer | None = None
     ) -> list[frozenset[str]]:
         tok = self._tokenizer() if tokenizer is None else tokenizer
+        return self._token_sets_with(tok, self._message_list(messages, what))
+
+    @classmethod
+    def _token_sets_with(cls, tok: MailTokenizer, messages: Iterable[Any]) -> list[frozenset[str]]:
+        """The token set of each message (a set of tokens is taken as it is)."""
         out = []
-        for m in self._message_list(messages, what):
+        for m in messages:
             if isinstance(m, frozenset):
                 out.append(m)
             elif isinstance(m, set):
                 out.append(frozenset(m))
             else:
-                out.append(frozenset(tok.tokens(self._message(m))))
+                out.append(frozenset(tok.tokens(cls._message(m))))
         return out
 
     @staticmethod
@@ -440,29 +447,42 @@ class SpamFilter:
         return self
 
     def fit_stream(
-        self, labelled: Iterable[tuple[MessageLike, str]], *, chunk_size: int = 512
+        self,
+        labelled: Iterable[tuple[MessageLike, str]],
+        *,
+        chunk_size: int = 512,
+        n_jobs: int = 1,
     ) -> Self:
         """Learn ``(message, label)`` pairs from scratch, read one chunk at a time.
 
         Memory is bounded by the vocabulary, not by the number of messages (a mailbox of
         any size: ``fit_stream(nbayes.mail.iter_classes(root))``). All or nothing: if
-        reading or tokenizing fails part way, the filter is left as it was.
+        reading or tokenizing fails part way, the filter is left as it was. With
+        ``n_jobs`` above 1, that many forked processes tokenize the chunks while this one
+        count them, each into a table of its own, added up at the end (``nbayes train
+        --model spam`` uses every core): the same counts as ``n_jobs=1`` (rows may come in
+        another order; a model file holds them in hash order, the same file), with up to
+        ``n_jobs`` tables of the vocabulary's size in memory at once.
         """
         self.__dict__.pop("_cache", None)
         self.__dict__.pop("_f", None)
         tokenizer = self._settings().tokenizer
-        table = self._stream_table(labelled, chunk_size, tokenizer)
+        table = self._stream_table(labelled, chunk_size, tokenizer, n_jobs)
         self.table_, self.tokenizer_ = table, tokenizer
         return self
 
     def partial_fit_stream(
-        self, labelled: Iterable[tuple[MessageLike, str]], *, chunk_size: int = 512
+        self,
+        labelled: Iterable[tuple[MessageLike, str]],
+        *,
+        chunk_size: int = 512,
+        n_jobs: int = 1,
     ) -> Self:
         """Learn ``(message, label)`` pairs in addition to what was learnt, as
         :meth:`fit_stream` reads them (learnt apart, then merged: all or nothing)."""
         if not hasattr(self, "table_"):
-            return self.fit_stream(labelled, chunk_size=chunk_size)
-        self.table_.merge(self._stream_table(labelled, chunk_size, self._tokenizer()))
+            return self.fit_stream(labelled, chunk_size=chunk_size, n_jobs=n_jobs)
+        self.table_.merge(self._stream_table(labelled, chunk_size, self._tokenizer(), n_jobs))
         return self
 
     def _stream_table(
@@ -470,23 +490,42 @@ class SpamFilter:
         labelled: Iterable[tuple[MessageLike, str]],
         chunk_size: int,
         tokenizer: MailTokenizer,
+        n_jobs: int = 1,
     ) -> TokenTable:
         if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
             raise ValueError(f"chunk_size must be an int >= 1; got {chunk_size!r}")
+        if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1 and n_jobs != -1:
+            raise ValueError(
+                f"n_jobs must be an int >= 1, or -1 for every usable core; got {n_jobs!r}"
+            )
+        if n_jobs == -1:
+            from nbayes.spam._bulk import usable_cores
+
+            n_jobs = usable_cores()
         self._settings()
+
+        def chunks() -> Iterator[tuple[list[MessageLike], list[bool]]]:
+            chunk: list[tuple[MessageLike, str]] = []
+            for pair in itertools.chain(labelled, [None]):
+                if pair is not None and not (isinstance(pair, tuple) and len(pair) == 2):
+                    raise TypeError(
+                        f"fit_stream takes (message, label) pairs; got {type(pair).__name__}"
+                    )
+                if pair is not None:
+                    chunk.append(pair)
+                if chunk and (pair is None or len(chunk) >= chunk_size):
+                    yield [m for m, _ in chunk], self._spam_flags([y for _, y in chunk], len(chunk))
+                    chunk = []
+
+        read = chunks()
+        head = list(itertools.islice(read, 2))  # (one chunk in all: no process is worth it)
+        if len(head) > 1 and n_jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
+            from nbayes.spam._bulk import count_many
+
+            return count_many(tokenizer, itertools.chain(head, read), n_jobs)
         table = TokenTable()
-        chunk: list[tuple[MessageLike, str]] = []
-        for pair in labelled:
-            if not (isinstance(pair, tuple) and len(pair) == 2):
-                raise TypeError(
-                    f"fit_stream takes (message, label) pairs; got {type(pair).__name__}"
-                )
-            chunk.append(pair)
-            if len(chunk) >= chunk_size:
-                self._learn_into(table, [m for m, _ in chunk], [y for _, y in chunk], tokenizer)
-                chunk = []
-        if chunk:
-            self._learn_into(table, [m for m, _ in chunk], [y for _, y in chunk], tokenizer)
+        for messages, flags in itertools.chain(head, read):
+            self._count_into(table, self._token_sets_with(tokenizer, messages), flags)
         return table
 
     def _learn_into(
@@ -497,7 +536,11 @@ class SpamFilter:
         tokenizer: MailTokenizer | None = None,
     ) -> None:
         sets = self._token_sets(messages, tokenizer=tokenizer)
-        flags = self._spam_flags(labels, len(sets))
+        self._count_into(table, sets, self._spam_flags(labels, len(sets)))
+
+    @staticmethod
+    def _count_into(table: TokenTable, sets: list[frozenset[str]], flags: list[bool]) -> None:
+        """Learn the token ``sets``, spam where ``flags`` says so (all or nothing)."""
         spam = [t for t, f in zip(sets, flags, strict=True) if f]
         table.learn(spam, spam=True)
         try:

@@ -1,0 +1,115 @@
+"""``fit_stream(..., n_jobs=2)``: forked processes tokenize and count, each into a table of
+its own, added up at the end: the counts (and the model file) of one process learning
+them all, all or nothing, and no process left behind."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import nbayes
+from nbayes.mail import MailError, iter_classes
+from nbayes.spam import SpamFilter
+
+pytestmark = pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this system"
+)
+
+
+def _mail(i: int, spam: bool) -> bytes:
+    words = ["cheap", "pills", "winner", "cash"] if spam else ["meeting", "notes", "build"]
+    body = " ".join(words[(i + k) % len(words)] + str(i % 7 + k) for k in range(30))
+    subject = "win big" if spam else "project"
+    return f"From: a{i}@example.com\nSubject: {subject} {i}\n\n{body}\n".encode()
+
+
+@pytest.fixture(scope="module")
+def mail_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("mail")
+    for label in ("ham", "spam"):
+        (root / label).mkdir()
+        for i in range(90):
+            (root / label / f"{i:03}.eml").write_bytes(_mail(i, label == "spam"))
+    return root
+
+
+@pytest.mark.parametrize("chunk_size", [1, 7, 512])
+def test_the_processes_count_what_one_process_counts(
+    mail_folder: Path, tmp_path: Path, chunk_size: int
+) -> None:
+    one = SpamFilter().fit_stream(iter_classes(mail_folder), chunk_size=chunk_size)
+    two = SpamFilter().fit_stream(iter_classes(mail_folder), chunk_size=chunk_size, n_jobs=2)
+    three = SpamFilter().fit_stream(iter_classes(mail_folder), chunk_size=chunk_size, n_jobs=3)
+    assert two.table_ == one.table_ == three.table_
+    assert (two.table_.n_live, two.table_.sum_ham, two.table_.sum_spam) == (
+        one.table_.n_live,
+        one.table_.sum_ham,
+        one.table_.sum_spam,
+    )
+    nbayes.save(one, tmp_path / "one.nbayes")
+    nbayes.save(two, tmp_path / "two.nbayes")
+    assert (tmp_path / "one.nbayes").read_bytes() == (tmp_path / "two.nbayes").read_bytes()
+    probe = [_mail(500, True), _mail(501, False)]
+    assert [v.log_odds for v in two.classify(probe)] == [v.log_odds for v in one.classify(probe)]
+    assert multiprocessing.active_children() == []
+
+
+def test_learning_more_in_processes_adds_to_what_was_learnt(mail_folder: Path) -> None:
+    f = SpamFilter().fit([_mail(900, True), _mail(901, False)], ["spam", "ham"])
+    f.partial_fit_stream(iter_classes(mail_folder), n_jobs=2)
+    g = SpamFilter().fit([_mail(900, True), _mail(901, False)], ["spam", "ham"])
+    g.partial_fit_stream(iter_classes(mail_folder))
+    assert f.table_ == g.table_
+
+
+class _Exits(os.PathLike):  # type: ignore[type-arg]
+    """A message whose reading ends the process that reads it (a worker killed)."""
+
+    def __fspath__(self) -> str:
+        os._exit(3)
+
+
+def _broken(pairs: list[tuple[Any, str]], at: int, bad: Any) -> Iterator[tuple[Any, str]]:
+    for i, pair in enumerate(pairs):
+        if i == at:
+            if isinstance(bad, BaseException):
+                raise bad
+            yield bad, "ham"
+        yield pair
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "match"),
+    [
+        (42, TypeError, "got int"),  # tokenizing fails in a worker
+        (MailError("cannot read 'box.mbox'"), MailError, "box.mbox"),  # reading fails here
+        (_Exits(), RuntimeError, "exit code 3"),  # a worker dies
+    ],
+    ids=["worker-error", "reading-error", "worker-dies"],
+)
+def test_an_error_part_way_learns_nothing_and_leaves_no_process(
+    mail_folder: Path, bad: Any, error: type[BaseException], match: str
+) -> None:
+    pairs = [(m.data, y) for m, y in iter_classes(mail_folder)]
+    f = SpamFilter().fit([_mail(900, True), _mail(901, False)], ["spam", "ham"])
+    before = f.table_.copy()
+    with pytest.raises(error, match=match):
+        f.partial_fit_stream(_broken(pairs, 120, bad), chunk_size=8, n_jobs=2)
+    assert f.table_ == before
+    with pytest.raises(error, match=match):
+        f.fit_stream(_broken(pairs, 120, bad), chunk_size=8, n_jobs=2)
+    assert f.table_ == before
+    assert multiprocessing.active_children() == []
+
+
+@pytest.mark.parametrize("n_jobs", [0, -2, 1.5, True, "2"])
+def test_n_jobs_must_be_a_positive_int_or_minus_one(n_jobs: Any) -> None:
+    with pytest.raises(ValueError, match="n_jobs must be an int >= 1, or -1"):
+        SpamFilter().fit_stream([(b"Subject: x\n\nhi", "ham")], n_jobs=n_jobs)
+    f = SpamFilter().fit_stream([(b"Subject: x\n\nhi", "ham")] * 3, chunk_size=1, n_jobs=-1)
+    assert f.table_.n_ham == 3
