@@ -241,14 +241,14 @@ def test_many_messages_are_scored_by_the_whole_filter_alike(
     monkeypatch.setattr(persist, "load", counted)
     monkeypatch.setattr(SpamFilter, "classify", whole_classify)
     monkeypatch.setattr(_scoring, "WHOLE_AFTER", 3)  # the 4th message on: the whole filter
-    assert filter_(capsys, monkeypatch, model, *files) == (0, scorer_out, "")
+    assert filter_(capsys, monkeypatch, model, "--jobs", "1", *files) == (0, scorer_out, "")
     assert loads == [str(model)] and len(whole_calls) == len(mails) - 3
     # mail of WHOLE_BYTES or more: the whole filter from the first message
     whole_calls.clear()
     loads.clear()
     monkeypatch.setattr(_scoring, "WHOLE_AFTER", 10**9)
     monkeypatch.setattr(_scoring, "WHOLE_BYTES", sum(len(m) for m in mails))
-    assert filter_(capsys, monkeypatch, model, *files) == (0, scorer_out, "")
+    assert filter_(capsys, monkeypatch, model, "--jobs", "1", *files) == (0, scorer_out, "")
     assert loads == [str(model)] and len(whole_calls) == len(mails)
     names = [str(f) for f in files]
     assert _scoring.mail_bytes(names) == sum(len(m) for m in mails)
@@ -703,3 +703,86 @@ def test_jobs_is_refused_for_models_that_do_not_read_mail(
     assert main(["train", str(data), "-o", str(out), "--jobs", "2"]) != 0
     assert "--jobs applies to --model spam" in capsys.readouterr().err
     assert not out.exists()
+    assert main(["train", str(data), "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["eval", str(out), str(data), "--jobs", "2"]) != 0
+    assert "--jobs applies to spam filters" in capsys.readouterr().err
+
+
+def test_the_whole_filter_scores_on_several_processes_in_order(
+    model: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past the whole filter's start, worker processes score: the same lines, in order,
+    a file that cannot be read and a folder without mail in their places."""
+    import multiprocessing
+
+    from nbayes.cli import _scoring
+    from nbayes.spam import SpamFilter, _bulk
+
+    monkeypatch.setattr(_bulk, "usable_cores", lambda: 2)  # (--jobs left out: every core)
+    monkeypatch.setattr(_scoring, "WHOLE_AFTER", 3)
+    (tmp_path / "box").mkdir()
+    mails = [message(s, b) for s, b in HAM + SPAM] * 30 + [SPAM_MESSAGE, b"not mail"]
+    names = []
+    for i, m in enumerate(mails):
+        (tmp_path / "box" / f"{i:03d}.eml").write_bytes(m)
+        names.append(str(tmp_path / "box" / f"{i:03d}.eml"))
+    (tmp_path / "empty").mkdir()
+    args = [*names[:150], tmp_path / "missing.eml", *names[150:], tmp_path / "empty"]
+    code, one, err_one = filter_(capsys, monkeypatch, model, "--jobs", "1", *args)
+    assert code == 3 and len(one.splitlines()) == len(mails)
+    assert "missing.eml" in err_one and "no message in" in err_one
+    pids = tmp_path / "pids"
+    classify = SpamFilter.classify
+
+    def noted(self: SpamFilter, messages: Any) -> Any:
+        with open(pids, "a") as fh:
+            fh.write(f"{os.getpid()}\n")
+        return classify(self, messages)
+
+    monkeypatch.setattr(SpamFilter, "classify", noted)
+    assert filter_(capsys, monkeypatch, model, *args) == (3, one, err_one)
+    assert str(os.getpid()) in pids.read_text().split()  # the first 3 messages: here
+    assert len(set(pids.read_text().split())) >= 2  # the rest: in the workers
+    assert multiprocessing.active_children() == []
+
+    # a message whose scoring fails in a worker is an error line in its place
+    def failing(self: SpamFilter, messages: Any) -> Any:
+        if any(b"not mail" == getattr(m, "data", m) for m in messages):
+            raise ValueError("cannot score this one")
+        return classify(self, messages)
+
+    monkeypatch.setattr(SpamFilter, "classify", failing)
+    code, out, err = filter_(capsys, monkeypatch, model, "--jobs", "2", *names)
+    assert code == 3 and out.splitlines() == [
+        line for line in one.splitlines() if not line.endswith(names[-1])
+    ]
+    assert err == f"Error: {names[-1]}: cannot score this one\n"
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_filter_into_a_pipe_closed_early_stops_quietly(
+    model: Path, tmp_path: Path, jobs: str
+) -> None:
+    """`nbayes filter MODEL inbox.mbox | head`: no traceback, exit 0, no process left
+    (an mbox of 10 MB: the whole filter, and with --jobs 2 its workers, from the first)."""
+    from nbayes.cli._scoring import WHOLE_BYTES
+
+    postmark = b"From a@example.com Mon Jul  1 10:00:00 2002\n"
+    pair = postmark + SPAM_MESSAGE + b"\n" + postmark + HAM_MESSAGE + b"\n"
+    box = tmp_path / "inbox.mbox"
+    box.write_bytes(pair * (WHOLE_BYTES // len(pair) + 1))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nbayes", "filter", str(model), str(box), "--jobs", jobs],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    with proc.stdout, proc.stderr:
+        assert proc.stdout.readline().startswith(b"spam ")
+        proc.stdout.close()  # as `head -1` does
+        err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0 and err == b""

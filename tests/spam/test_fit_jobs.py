@@ -113,3 +113,39 @@ def test_n_jobs_must_be_a_positive_int_or_minus_one(n_jobs: Any) -> None:
         SpamFilter().fit_stream([(b"Subject: x\n\nhi", "ham")], n_jobs=n_jobs)
     f = SpamFilter().fit_stream([(b"Subject: x\n\nhi", "ham")] * 3, chunk_size=1, n_jobs=-1)
     assert f.table_.n_ham == 3
+
+
+def test_classify_each_scores_in_order_with_notes_and_errors_in_place(
+    mail_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nbayes.spam import classify_each
+
+    f = SpamFilter().fit_stream(iter_classes(mail_folder))
+    mails = [_mail(i, i % 3 == 0) for i in range(300)]
+    items: list[Any] = [("mail", m) for m in mails]
+    items[10:10] = [("note", "a file that could not be read")]
+    expected = f.classify(mails)
+
+    def mail_of(item: Any) -> Any:
+        return item[1] if item[0] == "mail" else None
+
+    for n_jobs in (1, 2):
+        got = list(classify_each(f, iter(items), mail_of, n_jobs=n_jobs, chunk_size=16))
+        assert [item for item, _ in got] == items
+        assert got[10][1] is None
+        assert [v for item, v in got if item[0] == "mail"] == expected
+    assert multiprocessing.active_children() == []
+    classify = SpamFilter.classify
+
+    def failing(self: SpamFilter, messages: Any) -> Any:
+        if mails[7] in messages:
+            raise ValueError("cannot score this one")
+        return classify(self, messages)
+
+    monkeypatch.setattr(SpamFilter, "classify", failing)
+    for n_jobs in (1, 2):
+        got = list(classify_each(f, items, mail_of, n_jobs=n_jobs, chunk_size=16))
+        errors = [(i, v) for i, (_, v) in enumerate(got) if isinstance(v, Exception)]
+        assert [(i, str(v)) for i, v in errors] == [(7, "cannot score this one")]
+    with pytest.raises(ValueError, match="n_jobs must be an int >= 1, or -1"):
+        next(classify_each(f, items, mail_of, n_jobs=0))

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 #: after this many messages, the rest are scored by the filter loaded whole: its table built
 #: (~1 s for a model of 700k tokens), a message then costs a third of the scorer's look-ups
@@ -43,10 +46,10 @@ class Verdicts:
     (from the first message for ``mail_size`` of :data:`WHOLE_BYTES` or more), the same
     verdicts (of the model file as it is then: one a registration replaced in between
     is read anew, as a second command would). The scorer stays if the file no longer
-    loads."""
+    loads. :meth:`each` scores the messages after that on ``n_jobs`` processes."""
 
-    def __init__(self, path: str, scorer: Any, mail_size: int = 0) -> None:
-        self.path, self.scorer, self.seen = path, scorer, 0
+    def __init__(self, path: str, scorer: Any, mail_size: int = 0, n_jobs: int = 1) -> None:
+        self.path, self.scorer, self.seen, self.n_jobs = path, scorer, 0, n_jobs
         self.whole: Any = None
         # (mail of WHOLE_BYTES or more: the whole filter from the first message)
         self.whole_at = 1 if mail_size >= WHOLE_BYTES else WHOLE_AFTER + 1
@@ -65,3 +68,31 @@ class Verdicts:
             self.whole = whole if isinstance(whole, SpamFilter) else None
         model = self.whole if self.whole is not None else self.scorer
         return model.classify([raw])[0]
+
+    def _one(self, raw: Any) -> Any:
+        try:
+            return self(raw)
+        except Exception as exc:
+            return exc
+
+    def each(self, items: Iterable[T], mail_of: Callable[[T], Any]) -> Iterator[tuple[T, Any]]:
+        """``(item, verdict)`` for each of ``items`` in order: the verdict of the message
+        ``mail_of(item)``, or the error scoring it (an exception, returned, not raised),
+        or None where ``mail_of`` gives None (an item that is not a message: a reading
+        error, passed through in its place). Once the whole filter scores, with
+        ``n_jobs`` other than 1 (-1: every usable core), forked processes score the rest
+        (:func:`nbayes.spam.classify_each`); ``items`` is read in this process."""
+        from nbayes.spam import classify_each
+
+        it = iter(items)
+        parallel = self.n_jobs != 1 and "fork" in multiprocessing.get_all_start_methods()
+        for item in it:
+            raw = mail_of(item)
+            yield item, None if raw is None else self._one(raw)
+            if parallel and self.whole is not None:
+                break
+        else:
+            return
+        for item, verdict in classify_each(self.whole, it, mail_of, n_jobs=self.n_jobs):
+            self.seen += verdict is not None
+            yield item, verdict

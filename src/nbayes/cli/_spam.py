@@ -102,6 +102,10 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
     return 0
 
 
+def _first(pair: tuple[Any, str]) -> Any:
+    return pair[0]
+
+
 def eval_spam(args: argparse.Namespace, ui: UI) -> int:
     """``nbayes eval MODEL MAILDATA``: ham lost, spam caught, passed and unsure."""
     from nbayes.cli._scoring import Verdicts, mail_bytes
@@ -110,13 +114,16 @@ def eval_spam(args: argparse.Namespace, ui: UI) -> int:
 
     scorer = load_spam_scorer(args.model)
     assert scorer is not None  # is_spam_model said so
-    decide = Verdicts(args.model, scorer, mail_bytes(args.data))
+    n_jobs = args.jobs if args.jobs is not None else -1  # (-1: every usable core)
+    decide = Verdicts(args.model, scorer, mail_bytes(args.data), n_jobs=n_jobs)
     labels: list[str] = []
     verdicts: list[str] = []
     with ui.progress("Evaluating", "messages") as bar:
-        for mail, label in _labelled_mail(args.data, bar.advance):
+        for (mail, label), verdict in decide.each(_labelled_mail(args.data, bar.advance), _first):
+            if isinstance(verdict, Exception):
+                raise CLIError(f"{mail.name}: {verdict}")
             labels.append(label)
-            verdicts.append(decide(mail).verdict)
+            verdicts.append(verdict.verdict)
     if not labels:
         raise CLIError(f"No message found in {', '.join(args.data)}: nothing to evaluate.")
     report = verdict_report(labels, verdicts)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs
+from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, count_type
 from nbayes.cli._data import labelled_inputs
 from nbayes.cli._models import load_for_prediction as _load_model
 
@@ -32,6 +32,13 @@ __all__ = ["add_arguments", "run"]
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_inputs(p, data="labelled data files")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.add_argument(
+        "--jobs",
+        type=count_type(1),
+        metavar="N",
+        help="spam filters: processes that score the mail once the model is loaded whole "
+        "(default: every usable core)",
+    )
     add_data_options(p)
 
 
@@ -67,6 +74,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
 
     if is_spam_model(args.model):  # ham lost, spam caught, unsure
         return eval_spam(args, ui)
+    if args.jobs is not None:
+        raise CLIError("--jobs applies to spam filters (models of `nbayes train --model spam`).")
 
     model = _load_model(args.model)  # a TextClassifier's scorer: no scikit-learn
     X, y = labelled_inputs(ui, model, args.data, args)

@@ -47,6 +47,12 @@ EXIT = {"spam": 0, "ham": 1, "unsure": 2, "error": 3}
 HEADER = "X-Nbayes-Status"
 
 
+def _jobs(text: str) -> int:
+    from nbayes._flags import count_type
+
+    return int(count_type(1)(text))
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", metavar="MODEL", help="a spam filter's model file")
     p.add_argument(
@@ -72,6 +78,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--update",
         action="store_true",
         help="learn each message whose verdict is sure as that verdict (bogofilter's -u)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=_jobs,
+        metavar="N",
+        help="with MAIL: processes that score the messages once the model is loaded whole "
+        "(10 MB of mail or more, or past 2,000 messages; default: every usable core)",
     )
     p.add_argument(
         "--passthrough",
@@ -114,7 +127,7 @@ def _quick(argv: Sequence[str]) -> Any:
     if model is None or (flags["quiet"] and flags["verbose"]):
         return None
     return SimpleNamespace(
-        model=model, mail=[], register=None, unregister=None, update=False, **flags
+        model=model, mail=[], register=None, unregister=None, update=False, jobs=None, **flags
     )
 
 
@@ -179,10 +192,24 @@ def run(args: argparse.Namespace, ui: Any) -> int:
     message on 3)."""
     try:
         return _run(args, ui)
-    except (KeyboardInterrupt, BrokenPipeError):
+    except KeyboardInterrupt:
         raise
+    except BrokenPipeError:  # `nbayes filter MODEL inbox.mbox | head`: the reader is gone
+        _stdout_to_devnull()
+        return EXIT["error"] if args.passthrough else 0  # (a half-written message: an error)
     except Exception as exc:
         return _error(ui, exc)
+
+
+def _stdout_to_devnull() -> None:
+    """Point standard output at /dev/null: what is left in its buffer is not written at
+    exit to the closed pipe (Python would then print "Exception ignored ... BrokenPipe")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # (no file descriptor: a test's stream)
+        pass
 
 
 def _error(ui: Any, exc: BaseException, where: str = "") -> int:
@@ -233,7 +260,8 @@ def _run(args: argparse.Namespace, ui: Any) -> int:
         return _status(args, verdict.verdict)
     from nbayes.cli._scoring import Verdicts, mail_bytes
 
-    return _each(args, ui, Verdicts(args.model, scorer, mail_bytes(args.mail)))
+    n_jobs = args.jobs if args.jobs is not None else -1  # (-1: every usable core)
+    return _each(args, ui, Verdicts(args.model, scorer, mail_bytes(args.mail), n_jobs=n_jobs))
 
 
 def _status(args: argparse.Namespace, verdict: str) -> int:
@@ -289,31 +317,40 @@ def _each(args: argparse.Namespace, ui: Any, decide: Any) -> int:
     status = 0
     n = 0
     last = ""
-    for path in args.mail:
+    for (kind, what), verdict in decide.each(_read_all(args.mail), _mail_of):
+        if kind == "error":  # a path that cannot be read (or no message in a folder)
+            status = _error(ui, what)
+        elif isinstance(verdict, Exception):
+            status = _error(ui, verdict, f"{what.name}: ")
+        else:
+            n += 1
+            last = verdict.verdict
+            ui.print(_line(verdict.verdict, verdict.spamicity, what.name))
+    if n == 1 and status == 0 and len(args.mail) == 1:
+        return EXIT[last]
+    return status
+
+
+def _read_all(paths: Sequence[str]) -> Iterator[tuple[str, Any]]:
+    """``("mail", RawMail)`` for each message of ``paths``, in order, and ``("error",
+    exception)`` in the place of a path that cannot be read or holds no message."""
+    for path in paths:
         seen = 0
         try:
             for mail in _messages([path]):
                 seen += 1
-                try:
-                    verdict = decide(mail)
-                except (KeyboardInterrupt, BrokenPipeError):
-                    raise
-                except Exception as exc:
-                    status = _error(ui, exc, f"{mail.name}: ")
-                    continue
-                n += 1
-                last = verdict.verdict
-                ui.print(_line(verdict.verdict, verdict.spamicity, mail.name))
+                yield "mail", mail
         except (KeyboardInterrupt, BrokenPipeError):
             raise
         except Exception as exc:  # a path that cannot be read
-            status = _error(ui, exc)
+            yield "error", exc
             continue
         if not seen:  # a folder without mail (an empty file is an empty message)
-            status = _error(ui, ValueError(f"no message in {path!r} (a folder without mail)"))
-    if n == 1 and status == 0 and len(args.mail) == 1:
-        return EXIT[last]
-    return status
+            yield "error", ValueError(f"no message in {path!r} (a folder without mail)")
+
+
+def _mail_of(event: tuple[str, Any]) -> Any:
+    return event[1] if event[0] == "mail" else None
 
 
 # ---------------------------------------------------------------------------- changes

@@ -12,7 +12,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from nbayes.spam._bulk import classify_many
+    from nbayes.spam._bulk import classify_each, classify_many
     from nbayes.spam._combining import (
         chi2_log_cdf,
         chi2_log_sf,
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 # each name is imported on first use: `nbayes filter` loads the scoring (standard library
 # only), not the cutoffs' cross-validation or the bulk scoring's processes
 _LAZY = {
+    "classify_each": "_bulk",
     "classify_many": "_bulk",
     "chi2_log_cdf": "_combining",
     "chi2_log_sf": "_combining",
@@ -77,6 +78,7 @@ __all__ = [
     "caught_at_ham_loss",
     "chi2_log_cdf",
     "chi2_log_sf",
+    "classify_each",
     "classify_many",
     "choose_cutoffs",
     "fisher_log_scores",

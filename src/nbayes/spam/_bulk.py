@@ -24,14 +24,17 @@ import pickle
 import queue
 import signal
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from nbayes.mail import MailTokenizer
 from nbayes.spam._filter import MessageLike, SpamFilter, Verdict
 from nbayes.spam._table import TokenTable
 
-__all__ = ["classify_many", "count_many", "usable_cores"]
+__all__ = ["classify_each", "classify_many", "count_many", "usable_cores"]
+
+T = TypeVar("T")
 
 _WORKER_FILTER: SpamFilter | None = None
 _WORKER_MESSAGES: Sequence[Any] = ()
@@ -243,3 +246,102 @@ def classify_many(
         for result in pool.imap(_score, _chunks(messages, chunk_size)):
             for verdict, spamicity, log_odds in result:
                 yield Verdict(verdict, spamicity, log_odds)
+
+
+def _init_each(spam_filter: SpamFilter) -> None:  # pragma: no cover
+    global _WORKER_FILTER  # (runs in the workers)
+    _WORKER_FILTER = spam_filter
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+
+
+def _score_each(raws: list[Any]) -> list[Verdict | Exception]:  # pragma: no cover
+    """The verdict of each message, or the error scoring it (one that cannot travel back:
+    its words, as a RuntimeError)."""
+    assert _WORKER_FILTER is not None
+    try:
+        return list(_WORKER_FILTER.classify(raws))
+    except Exception:  # which message: each alone
+        out: list[Verdict | Exception] = []
+        for raw in raws:
+            try:
+                out.append(_WORKER_FILTER.classify([raw])[0])
+            except Exception as exc:
+                try:
+                    pickle.dumps(exc)
+                    out.append(exc)
+                except Exception:
+                    out.append(RuntimeError(f"{type(exc).__name__}: {exc}"))
+        return out
+
+
+def classify_each(
+    spam_filter: SpamFilter,
+    items: Iterable[T],
+    mail_of: Callable[[T], Any] | None = None,
+    *,
+    n_jobs: int | None = None,
+    chunk_size: int = 64,
+) -> Iterator[tuple[T, Verdict | Exception | None]]:
+    """``(item, verdict)`` for each of ``items``, in order, scored by ``n_jobs`` forked
+    processes: :func:`classify_many` for a stream in which a message may fail alone (a
+    mail program's loop over a mailbox: ``nbayes filter MODEL big.mbox``).
+
+    The message of an item is ``mail_of(item)`` (default: the item). Its verdict is a
+    :class:`Verdict`, or the exception scoring it raised (returned in its place, not
+    raised: the others still get theirs); an item whose ``mail_of`` is None (a note
+    carried along in order, such as a file that could not be read) gets None.
+    ``items`` is read in this process, at most ``2 * n_jobs`` chunks of ``chunk_size``
+    messages ahead of the item yielded: a mailbox of any size streams. Ctrl-C is this
+    process's to handle; the workers ignore it and end with the pool.
+
+    >>> mail = {
+    ...     b"Subject: minutes\\n\\nproject meeting minutes": "ham",
+    ...     b"Subject: build\\n\\nproject build failed": "ham",
+    ...     b"Subject: free money\\n\\nclick here now": "spam",
+    ...     b"Subject: free offer\\n\\nclick here for money": "spam",
+    ... }
+    >>> f = SpamFilter().fit(list(mail), list(mail.values()))
+    >>> items = [b"Subject: free\\n\\nclick here now for free money", None,
+    ...          b"Subject: build\\n\\nmeeting minutes"]
+    >>> [v if v is None else v.verdict for _, v in classify_each(f, items, n_jobs=2)]
+    ['spam', None, 'ham']
+    """
+    spam_filter._check_fitted()
+    if n_jobs is None or n_jobs == -1:
+        n_jobs = usable_cores()
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+        raise ValueError(f"n_jobs must be an int >= 1, or -1 for every usable core; got {n_jobs!r}")
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be an int >= 1; got {chunk_size!r}")
+    get = (lambda x: x) if mail_of is None else mail_of
+    it = iter(items)
+    if n_jobs == 1 or "fork" not in multiprocessing.get_all_start_methods():
+        for item in it:
+            raw = get(item)
+            if raw is None:
+                yield item, None
+                continue
+            try:
+                yield item, spam_filter.classify([raw])[0]
+            except Exception as exc:
+                yield item, exc
+        return
+    if len(spam_filter.table_.row_tokens) >= spam_filter._INDEXED_ROWS:
+        spam_filter._token_lookup()  # built once, before the workers fork
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(n_jobs, initializer=_init_each, initargs=(spam_filter,)) as pool:
+        pending: deque[Any] = deque()
+        while chunk := list(itertools.islice(it, chunk_size)):
+            mails = [get(x) for x in chunk]
+            raws = [m for m in mails if m is not None]
+            pending.append((chunk, mails, pool.apply_async(_score_each, (raws,))))
+            if len(pending) > 2 * n_jobs:
+                yield from _in_place(*pending.popleft())
+        while pending:
+            yield from _in_place(*pending.popleft())
+
+
+def _in_place(chunk: list[T], mails: list[Any], result: Any) -> Iterator[tuple[T, Any]]:
+    verdicts = iter(result.get())
+    for item, mail in zip(chunk, mails, strict=True):
+        yield item, None if mail is None else next(verdicts)
