@@ -122,19 +122,23 @@ def count_many(
             if kind == "error":
                 raise payload
 
+    def put(task: Any) -> None:
+        """Hand ``task`` to the workers, waiting while they are busy (not if they died)."""
+        while True:
+            try:
+                tasks.put(task, timeout=0.2)
+                break
+            except queue.Full:
+                check(block=False)
+        check(block=False)
+
     try:
         for w in workers:
             w.start()
         for chunk in chunks:
-            while True:
-                try:
-                    tasks.put(chunk, timeout=0.2)
-                    break
-                except queue.Full:
-                    check(block=False)
-            check(block=False)
+            put(chunk)
         for _ in workers:
-            tasks.put(None)
+            put(None)  # (each worker then sends its table)
         while len(got) < n_jobs:
             check(block=True)
     finally:
