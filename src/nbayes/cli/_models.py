@@ -7,13 +7,15 @@ Nothing here computes anything about a model: commands call the library for that
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from nbayes.cli._common import UI, CLIError, load_model
+
+T = TypeVar("T")
 
 __all__ = [
     "check_model_output",
@@ -138,11 +140,16 @@ def save_model(
             save(model, path)
 
     check_model_output(path, inputs, flag=flag, force=force)
+    guarded_write(path, write)
+
+
+def guarded_write(path: str, write: Callable[[], T]) -> T:
+    """``write()``, which writes the model file ``path``, registered with the command's
+    Ctrl-C handling (see :mod:`nbayes.cli._interrupt`): what it returns."""
     if _INTERRUPTS is None:
-        write()
-        return
+        return write()
     with _INTERRUPTS.writing(path):
-        write()
+        return write()
 
 
 def warn_one_class(ui: UI, model: Any, path: str) -> None:

@@ -378,7 +378,25 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
         from nbayes.io.persist import load
         from nbayes.spam import SpamFilter
 
-        model = load(args.model)
+        if not args.update:  # the file's columns changed where the messages' tokens fall
+            from nbayes.cli._models import guarded_write
+            from nbayes.io.serializers.spam import change_counts
+
+            what = args.register or args.unregister
+            changed = guarded_write(
+                args.model,
+                lambda: change_counts(
+                    args.model, mails, spam=what == "spam", unlearn=bool(args.unregister)
+                ),
+            )
+            if changed is not None:
+                verb = "Registered" if args.register else "Unregistered"
+                ui.note(
+                    f"{verb} {len(mails):,} message(s) as {what}; {args.model} now has "
+                    f"{changed[0]:,} ham and {changed[1]:,} spam."
+                )
+                return 0
+        model = load(args.model)  # (--update, or an unlearning the filter words a refusal of)
         if not isinstance(model, SpamFilter):
             raise CLIError(_not_spam(args.model))
         tokens = [model.tokenize(m) for m in mails]  # a failure here changes nothing
