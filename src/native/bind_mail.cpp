@@ -1612,6 +1612,30 @@ bool append_zeros(PyObject* column, Py_ssize_t n) {
     return r != nullptr;
 }
 
+// The writable buffers of a TokenTable's count columns (array('q') `ham`, `spam`), grown
+// with zeros to `n_rows` (a row for each token); false with a Python error set (`what`
+// names the caller). Both views are released by the caller when true.
+bool grown_columns(PyObject* ham, PyObject* spam, Py_ssize_t n_rows, Py_buffer* hv,
+                   Py_buffer* sv, const char* what) {
+    if (!writable_int64_column(ham, hv)) return false;
+    Py_ssize_t have = hv->len / 8;
+    PyBuffer_Release(hv);
+    if (have < n_rows && !(append_zeros(ham, n_rows - have) && append_zeros(spam, n_rows - have)))
+        return false;
+    if (!writable_int64_column(ham, hv)) return false;
+    if (!writable_int64_column(spam, sv)) {
+        PyBuffer_Release(hv);
+        return false;
+    }
+    if (hv->len / 8 < n_rows || sv->len / 8 < n_rows) {
+        PyBuffer_Release(hv);
+        PyBuffer_Release(sv);
+        PyErr_Format(PyExc_ValueError, "%s: the count columns are shorter than tokens", what);
+        return false;
+    }
+    return true;
+}
+
 // The rows of the tokens of `message` pushed on `rows`, new tokens given new rows (in
 // `index` and `tokens`); false with a Python error set.
 bool message_rows(PyObject* index, PyObject* tokens, PyObject* message,
@@ -1661,24 +1685,8 @@ PyObject* py_learn_counts(PyObject*, PyObject* args) {
     Py_DECREF(it);
     if (!ok || PyErr_Occurred()) return nullptr;
     // the columns grow to the rows (a zero for each new token), then the counts change
-    Py_ssize_t n_rows = PyList_GET_SIZE(tokens);
     Py_buffer hv, sv;
-    if (!writable_int64_column(ham, &hv)) return nullptr;
-    Py_ssize_t have = hv.len / 8;
-    PyBuffer_Release(&hv);
-    if (have < n_rows && !(append_zeros(ham, n_rows - have) && append_zeros(spam, n_rows - have)))
-        return nullptr;
-    if (!writable_int64_column(ham, &hv)) return nullptr;
-    if (!writable_int64_column(spam, &sv)) {
-        PyBuffer_Release(&hv);
-        return nullptr;
-    }
-    if (hv.len / 8 < n_rows || sv.len / 8 < n_rows) {
-        PyBuffer_Release(&hv);
-        PyBuffer_Release(&sv);
-        PyErr_SetString(PyExc_ValueError, "learn_counts: the count columns are shorter than tokens");
-        return nullptr;
-    }
+    if (!grown_columns(ham, spam, PyList_GET_SIZE(tokens), &hv, &sv, "learn_counts")) return nullptr;
     auto* col = static_cast<std::int64_t*>(is_spam ? sv.buf : hv.buf);
     const auto* other = static_cast<const std::int64_t*>(is_spam ? hv.buf : sv.buf);
     Py_ssize_t live = 0;
@@ -1752,24 +1760,8 @@ PyObject* py_merge_counts(PyObject*, PyObject* args) {
         Py_DECREF(t);
     }
     if (!ok) return nullptr;
-    Py_ssize_t n_rows = PyList_GET_SIZE(tokens);
     Py_buffer hv, sv;
-    if (!writable_int64_column(ham, &hv)) return nullptr;
-    Py_ssize_t have = hv.len / 8;
-    PyBuffer_Release(&hv);
-    if (have < n_rows && !(append_zeros(ham, n_rows - have) && append_zeros(spam, n_rows - have)))
-        return nullptr;
-    if (!writable_int64_column(ham, &hv)) return nullptr;
-    if (!writable_int64_column(spam, &sv)) {
-        PyBuffer_Release(&hv);
-        return nullptr;
-    }
-    if (hv.len / 8 < n_rows || sv.len / 8 < n_rows) {
-        PyBuffer_Release(&hv);
-        PyBuffer_Release(&sv);
-        PyErr_SetString(PyExc_ValueError, "merge_counts: the count columns are shorter than tokens");
-        return nullptr;
-    }
+    if (!grown_columns(ham, spam, PyList_GET_SIZE(tokens), &hv, &sv, "merge_counts")) return nullptr;
     auto* h = static_cast<std::int64_t*>(hv.buf);
     auto* b = static_cast<std::int64_t*>(sv.buf);
     Py_ssize_t live = 0;

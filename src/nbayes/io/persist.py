@@ -104,6 +104,7 @@ __all__ = [
     "register",
     "registered_types",
     "save",
+    "write_model",
 ]
 __all__ += _json.__all__  # the checks every (de)serialiser reads its JSON through
 
@@ -145,11 +146,20 @@ def save(model: Any, path: str | os.PathLike[str]) -> None:
     """
     writer = ArrayWriter()
     encoded = encode(model, writer)
+    write_model(path, encoded["model_type"], encoded["model"], writer)
+
+
+def write_model(
+    path: str | os.PathLike[str], model_type: str, model: dict[str, Any], writer: ArrayWriter
+) -> None:
+    """Write the model file of ``model_type`` whose ``metadata['model']`` is ``model`` and
+    whose arrays ``writer`` holds (atomically: :func:`save`'s last step, shared by the
+    writers that make a model file without its estimator)."""
     metadata = {
         "nbayes_version": _nbayes_version(),
         "schema_version": writer.schema_version,
-        "model_type": encoded["model_type"],
-        "model": encoded["model"],
+        "model_type": model_type,
+        "model": model,
     }
     write_model_file(path, metadata, writer.store)
 
@@ -163,14 +173,7 @@ def save_text_statistics(params: dict[str, Any], stats: Any, path: str | os.Path
     from nbayes.io._text_model import write_text_statistics
 
     writer = ArrayWriter()
-    model = write_text_statistics(params, stats, writer)
-    metadata = {
-        "nbayes_version": _nbayes_version(),
-        "schema_version": writer.schema_version,
-        "model_type": "TextClassifier",
-        "model": model,
-    }
-    write_model_file(path, metadata, writer.store)
+    write_model(path, "TextClassifier", write_text_statistics(params, stats, writer), writer)
 
 
 def load_text_statistics(

@@ -298,15 +298,11 @@ def classify_each(
     messages ahead of the item yielded: a mailbox of any size streams. Ctrl-C is this
     process's to handle; the workers ignore it and end with the pool.
 
-    >>> mail = {
-    ...     b"Subject: minutes\\n\\nproject meeting minutes": "ham",
-    ...     b"Subject: build\\n\\nproject build failed": "ham",
-    ...     b"Subject: free money\\n\\nclick here now": "spam",
-    ...     b"Subject: free offer\\n\\nclick here for money": "spam",
-    ... }
-    >>> f = SpamFilter().fit(list(mail), list(mail.values()))
-    >>> items = [b"Subject: free\\n\\nclick here now for free money", None,
-    ...          b"Subject: build\\n\\nmeeting minutes"]
+    >>> f = SpamFilter().fit(
+    ...     [b"lunch at noon with the team", b"the team meeting notes", b"win free cash now",
+    ...      b"free prize: claim now"], ["ham", "ham", "spam", "spam"])
+    >>> items = [b"Subject: win free cash\\n\\nwin free cash now claim prize now", None,
+    ...          b"team lunch notes"]
     >>> [v if v is None else v.verdict for _, v in classify_each(f, items, n_jobs=2)]
     ['spam', None, 'ham']
     """

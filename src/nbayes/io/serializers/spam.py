@@ -111,8 +111,8 @@ def change_counts(
 
     Raises ModelFileError for a damaged file, and the tokenizer's errors for a message
     it cannot read (nothing is written then)."""
-    from nbayes.io._modelfile import read_model_file, write_model_file
-    from nbayes.io.persist import _nbayes_version
+    from nbayes.io._modelfile import read_model_file
+    from nbayes.io.persist import write_model
 
     metadata, arrays = read_model_file(path)
     if metadata.get("model_type") != "SpamFilter":
@@ -181,14 +181,7 @@ def change_counts(
     writer = ArrayWriter()
     _put_columns(writer, np.insert(kept_hashes, at, wanted[new]), out_blob, out_offsets,
                  out_ham, out_spam)  # fmt: skip
-    model_metadata = _model_metadata(model, n_ham, n_spam, len(out_lengths))
-    top = {
-        "nbayes_version": _nbayes_version(),
-        "schema_version": writer.schema_version,
-        "model_type": "SpamFilter",
-        "model": model_metadata,
-    }
-    write_model_file(path, top, writer.store)
+    write_model(path, "SpamFilter", _model_metadata(model, n_ham, n_spam, len(out_lengths)), writer)
     return n_ham, n_spam
 
 
