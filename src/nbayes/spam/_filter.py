@@ -458,11 +458,12 @@ class SpamFilter:
         Memory is bounded by the vocabulary, not by the number of messages (a mailbox of
         any size: ``fit_stream(nbayes.mail.iter_classes(root))``). All or nothing: if
         reading or tokenizing fails part way, the filter is left as it was. With
-        ``n_jobs`` above 1, that many forked processes tokenize the chunks while this one
-        count them, each into a table of its own, added up at the end (``nbayes train
-        --model spam`` uses every core): the same counts as ``n_jobs=1`` (rows may come in
-        another order; a model file holds them in hash order, the same file), with up to
-        ``n_jobs`` tables of the vocabulary's size in memory at once.
+        ``n_jobs`` above 1 (-1: every usable core), that many forked processes tokenize
+        and count the chunks, each into a table of its own, added up at the end (``nbayes
+        train --model spam`` uses every core): the same counts as ``n_jobs=1`` (rows may
+        come in another order; a model file holds them in hash order, the same file),
+        with up to ``n_jobs`` tables of the vocabulary's size in memory at once. Mail of
+        one chunk or less is counted in this process.
         """
         self.__dict__.pop("_cache", None)
         self.__dict__.pop("_f", None)

@@ -41,6 +41,8 @@ from nbayes.spam._table import token_hash
 __all__ = ["SERIALIZERS", "change_counts", "dump", "load", "load_spam_scorer"]
 
 _FLOATS = ("s", "x", "smoothing", "min_dev", "ham_cutoff", "spam_cutoff")
+#: the model type a SpamFilter's file names (``metadata["model_type"]``)
+MODEL_TYPE = "SpamFilter"
 
 
 def _hyperparameters(model: SpamFilter) -> dict[str, Any]:
@@ -115,7 +117,7 @@ def change_counts(
     from nbayes.io.persist import write_model
 
     metadata, arrays = read_model_file(path)
-    if metadata.get("model_type") != "SpamFilter":
+    if metadata.get("model_type") != MODEL_TYPE:
         return None
     model, n_ham, n_spam, n = spam_filter_of(expect_dict(metadata["model"], WHERE))
     c = _read_columns(arrays, n, n_ham, n_spam)
@@ -181,7 +183,7 @@ def change_counts(
     writer = ArrayWriter()
     _put_columns(writer, np.insert(kept_hashes, at, wanted[new]), out_blob, out_offsets,
                  out_ham, out_spam)  # fmt: skip
-    write_model(path, "SpamFilter", _model_metadata(model, n_ham, n_spam, len(out_lengths)), writer)
+    write_model(path, MODEL_TYPE, _model_metadata(model, n_ham, n_spam, len(out_lengths)), writer)
     return n_ham, n_spam
 
 
@@ -262,4 +264,4 @@ def _unpack(raw: bytes, offsets: np.ndarray) -> list[str]:
     return [text[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
-SERIALIZERS = (Serializer("SpamFilter", SpamFilter, dump, load),)
+SERIALIZERS = (Serializer(MODEL_TYPE, SpamFilter, dump, load),)
