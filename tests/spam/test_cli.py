@@ -786,3 +786,33 @@ def test_filter_into_a_pipe_closed_early_stops_quietly(
         proc.stdout.close()  # as `head -1` does
         err = proc.stderr.read()
     assert proc.wait(timeout=120) == 0 and err == b""
+
+
+def test_update_of_one_message_writes_the_file_auto_learn_would(
+    model: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A delivery's --update scores with the file's scorer and changes the file's columns:
+    the file loading the filter, auto_learn and saving it write, byte for byte."""
+    import shutil
+
+    verdicts = []
+    for raw in (SPAM_MESSAGE, HAM_MESSAGE, UNKNOWN_MESSAGE):
+        slow = tmp_path / "slow.nbayes"
+        shutil.copy(model, slow)
+        f = nbayes.load(slow)
+        (expected,) = f.auto_learn([raw])
+        verdicts.append(expected.verdict)
+        nbayes.save(f, slow)
+        before = model.read_bytes()
+        code, out, err = filter_(capsys, monkeypatch, model, "--update", "--passthrough", stdin=raw)
+        assert code == {"spam": 0, "ham": 1, "unsure": 2}[expected.verdict]
+        assert f"X-Nbayes-Status: {expected.verdict}, spamicity={expected.spamicity:.6f}" in out
+        assert model.read_bytes() == slow.read_bytes()
+        if expected.verdict == "unsure":
+            assert model.read_bytes() == before and "Learnt 0 of 1" in err
+        else:
+            assert model.read_bytes() != before and "Learnt 1 of 1" in err
+    assert verdicts == ["spam", "ham", "unsure"]

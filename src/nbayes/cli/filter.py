@@ -356,6 +356,36 @@ def _mail_of(event: tuple[str, Any]) -> Any:
 # ---------------------------------------------------------------------------- changes
 
 
+def _update_one(args: argparse.Namespace, ui: Any, raw: bytes) -> int | None:
+    """``--update`` of one message (a delivery's call): its verdict from the file's
+    scorer (the filter's, bit for bit), and, when sure, the file's columns changed where
+    its tokens fall (:func:`~nbayes.io.serializers.spam.change_counts`), as loading the
+    filter, ``auto_learn`` and saving it would; None for the full load to do it."""
+    from nbayes.cli._models import guarded_write
+    from nbayes.io.serializers.spam import change_counts
+    from nbayes.io.serializers.spam_scorer import load_spam_scorer
+
+    scorer = load_spam_scorer(args.model)
+    if scorer is None:
+        return None
+    v = scorer.classify([raw])[0]
+    counts: tuple[int, int] | None = (scorer.n_ham, scorer.n_spam)
+    if v.verdict != "unsure":
+        counts = guarded_write(
+            args.model, lambda: change_counts(args.model, [raw], spam=v.verdict == "spam")
+        )
+        if counts is None:
+            return None
+    assert counts is not None
+    learnt = int(v.verdict != "unsure")
+    ui.note(
+        f"Learnt {learnt} of 1 message(s) as their verdict; {args.model} now has "
+        f"{counts[0]:,} ham and {counts[1]:,} spam."
+    )
+    _answer(args, ui, raw, v.verdict, v.spamicity)
+    return _status(args, v.verdict)
+
+
 def _change(args: argparse.Namespace, ui: Any) -> int:
     """--register, --unregister, --update: read the messages first (a message that cannot
     be read changes nothing), then load, change and save MODEL under its lock."""
@@ -396,6 +426,10 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
                     f"{changed[0]:,} ham and {changed[1]:,} spam."
                 )
                 return 0
+        if args.update and not args.mail:  # a delivery's: the file's scorer, then its columns
+            done = _update_one(args, ui, mails[0])
+            if done is not None:
+                return done
         model = load(args.model)  # (--update, or an unlearning the filter words a refusal of)
         if not isinstance(model, SpamFilter):
             raise CLIError(_not_spam(args.model))
