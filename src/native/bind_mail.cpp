@@ -150,22 +150,27 @@ struct Stronger {
 
 // A C-contiguous buffer of `obj` whose items are `size` bytes and whose struct format
 // (null: none) `fits`; false if it is not one (TypeError `error`, the buffer released).
+// (`writable`: a buffer the caller writes to).
 template <class Fits>
 bool typed_buffer(PyObject* obj, Py_buffer* view, Py_ssize_t size, Fits&& fits,
-                  const char* error) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return false;
+                  const char* error, bool writable = false) {
+    int flags = PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0) return false;
     if (view->itemsize == size && fits(view->format)) return true;
     PyBuffer_Release(view);
     PyErr_SetString(PyExc_TypeError, error);
     return false;
 }
 
-// A read-only int64 column (array('q')); false (a Python error set) if it is not one.
-bool int64_column(PyObject* obj, Py_buffer* view) {
+// An int64 count column (array('q')), read-only or `writable`; false (TypeError `error`)
+// if it is not one.
+bool int64_column(PyObject* obj, Py_buffer* view,
+                  const char* error = "clue_logs: the count columns must be array('q')",
+                  bool writable = false) {
     auto fits = [](const char* f) {
         return f != nullptr && (std::string(f) == "q" || std::string(f) == "l");
     };
-    return typed_buffer(obj, view, 8, fits, "clue_logs: the count columns must be array('q')");
+    return typed_buffer(obj, view, 8, fits, error, writable);
 }
 
 // ---------------------------------------------------------------------------- token index
@@ -1588,18 +1593,6 @@ const char learn_counts_doc[] =
     "token that cannot be a dict key) leaves them as they were, with the rows added so far\n"
     "in `index` and `tokens` (the caller drops them, TokenTable._truncate).";
 
-// A writable array('q') column; false (a Python error set) if it is not one.
-bool writable_int64_column(PyObject* obj, Py_buffer* view) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
-        return false;
-    const char* f = view->format;
-    if (view->itemsize == 8 && f != nullptr && (std::strcmp(f, "q") == 0 || std::strcmp(f, "l") == 0))
-        return true;
-    PyBuffer_Release(view);
-    PyErr_SetString(PyExc_TypeError, "learn_counts: the count columns must be array('q')");
-    return false;
-}
-
 // Appends `n` zeros to the array('q') `column` (one frombytes call).
 bool append_zeros(PyObject* column, Py_ssize_t n) {
     if (n == 0) return true;
@@ -1617,13 +1610,14 @@ bool append_zeros(PyObject* column, Py_ssize_t n) {
 // names the caller). Both views are released by the caller when true.
 bool grown_columns(PyObject* ham, PyObject* spam, Py_ssize_t n_rows, Py_buffer* hv,
                    Py_buffer* sv, const char* what) {
-    if (!writable_int64_column(ham, hv)) return false;
+    std::string error = std::string(what) + ": the count columns must be array('q')";
+    if (!int64_column(ham, hv, error.c_str(), true)) return false;
     Py_ssize_t have = hv->len / 8;
     PyBuffer_Release(hv);
     if (have < n_rows && !(append_zeros(ham, n_rows - have) && append_zeros(spam, n_rows - have)))
         return false;
-    if (!writable_int64_column(ham, hv)) return false;
-    if (!writable_int64_column(spam, sv)) {
+    if (!int64_column(ham, hv, error.c_str(), true)) return false;
+    if (!int64_column(spam, sv, error.c_str(), true)) {
         PyBuffer_Release(hv);
         return false;
     }
@@ -1636,6 +1630,22 @@ bool grown_columns(PyObject* ham, PyObject* spam, Py_ssize_t n_rows, Py_buffer* 
     return true;
 }
 
+// The row of the token `t` in a TokenTable (index[t]), or, for a new token, the next row
+// (`t` appended to the list `tokens`, index[t] = row); false with a Python error set.
+bool row_of(PyObject* index, PyObject* tokens, PyObject* t, Py_ssize_t& row) {
+    PyObject* found = PyDict_GetItemWithError(index, t);  // borrowed
+    if (found != nullptr) {
+        row = PyLong_AsSsize_t(found);
+        return !(row == -1 && PyErr_Occurred());
+    }
+    if (PyErr_Occurred()) return false;
+    row = PyList_GET_SIZE(tokens);
+    PyObject* r = PyLong_FromSsize_t(row);
+    bool ok = r != nullptr && PyList_Append(tokens, t) == 0 && PyDict_SetItem(index, t, r) == 0;
+    Py_XDECREF(r);
+    return ok;
+}
+
 // The rows of the tokens of `message` pushed on `rows`, new tokens given new rows (in
 // `index` and `tokens`); false with a Python error set.
 bool message_rows(PyObject* index, PyObject* tokens, PyObject* message,
@@ -1645,20 +1655,8 @@ bool message_rows(PyObject* index, PyObject* tokens, PyObject* message,
     PyObject* t;
     bool ok = true;
     while (ok && (t = PyIter_Next(it)) != nullptr) {
-        PyObject* found = PyDict_GetItemWithError(index, t);  // borrowed
         Py_ssize_t row = -1;
-        if (found != nullptr) {
-            row = PyLong_AsSsize_t(found);
-            ok = !(row == -1 && PyErr_Occurred());
-        } else if (PyErr_Occurred()) {
-            ok = false;
-        } else {
-            row = PyList_GET_SIZE(tokens);
-            PyObject* r = PyLong_FromSsize_t(row);
-            ok = r != nullptr && PyList_Append(tokens, t) == 0 && PyDict_SetItem(index, t, r) == 0;
-            Py_XDECREF(r);
-        }
-        if (ok) ok = guarded([&] { rows.push_back(row); });
+        ok = row_of(index, tokens, t, row) && guarded([&] { rows.push_back(row); });
         Py_DECREF(t);
     }
     Py_DECREF(it);
@@ -1716,8 +1714,9 @@ PyObject* py_merge_counts(PyObject*, PyObject* args) {
                           &other_spam))
         return nullptr;
     Py_buffer og, ob;
-    if (!int64_column(other_ham, &og)) return nullptr;
-    if (!int64_column(other_spam, &ob)) {
+    const char* error = "merge_counts: the count columns must be array('q')";
+    if (!int64_column(other_ham, &og, error)) return nullptr;
+    if (!int64_column(other_spam, &ob, error)) {
         PyBuffer_Release(&og);
         return nullptr;
     }
@@ -1743,20 +1742,8 @@ PyObject* py_merge_counts(PyObject*, PyObject* args) {
     if (!ok) return nullptr;
     for (Py_ssize_t j = 0; ok && j < n_other; ++j) {
         if (g_add[j] == 0 && b_add[j] == 0) continue;
-        PyObject* t = PyList_GET_ITEM(other_tokens, j);
-        Py_INCREF(t);
-        PyObject* found = PyDict_GetItemWithError(index, t);  // borrowed
-        if (found != nullptr) {
-            rows[j] = PyLong_AsSsize_t(found);
-            ok = !(rows[j] == -1 && PyErr_Occurred());
-        } else if (PyErr_Occurred()) {
-            ok = false;
-        } else {
-            rows[j] = PyList_GET_SIZE(tokens);
-            PyObject* r = PyLong_FromSsize_t(rows[j]);
-            ok = r != nullptr && PyList_Append(tokens, t) == 0 && PyDict_SetItem(index, t, r) == 0;
-            Py_XDECREF(r);
-        }
+        PyObject* t = Py_NewRef(PyList_GET_ITEM(other_tokens, j));  // (a key's hash may run code)
+        ok = row_of(index, tokens, t, rows[static_cast<std::size_t>(j)]);
         Py_DECREF(t);
     }
     if (!ok) return nullptr;
