@@ -23,7 +23,29 @@ from nbayes.spam._table import TokenTable, token_hash
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["SpamScorer"]
+__all__ = ["SpamScorer", "file_row"]
+
+
+def file_row(hashes: Any, offsets: Any, blob: Any, encoded: bytes, h: int) -> int:
+    """The row of the token whose UTF-8 bytes are ``encoded`` (and whose
+    :func:`token_hash` is ``h``) in a spam model file's columns, or -1: ``h`` searched in
+    the sorted hash column ``hashes``, the bytes of each row of that hash compared with
+    ``blob[offsets[r]:offsets[r + 1]]`` (a hash collision never mixes two tokens up).
+    ValueError if the offsets of a row it reads do not cut ``blob``.
+
+    >>> file_row([5, 7, 7], [0, 1, 3, 5], b"abcde", b"de", 7)
+    2
+    """
+    first = bisect_left(hashes, h)
+    last = bisect_right(hashes, h, first)
+    size = len(blob)
+    for r in range(first, last):
+        start, end = offsets[r], offsets[r + 1]
+        if not 0 <= start <= end <= size:
+            raise ValueError("'tokens/offsets' do not cut 'tokens/bytes' into tokens")
+        if blob[start:end] == encoded:
+            return r
+    return -1
 
 
 class SpamScorer:
@@ -102,30 +124,26 @@ class SpamScorer:
         tokens up), the counts checked as they are read."""
         hashes, offsets, blob = self._hashes, self._offsets, self._blob
         ham, spam, n_ham, n_spam = self._ham, self._spam, self.n_ham, self.n_spam
-        size = len(blob)
         found: list[str] = []
         g_col = array("q")
         b_col = array("q")
         for t in tokens:
             b = t.encode("utf-8", "surrogatepass")
-            h = token_hash(b)
-            first = bisect_left(hashes, h)
-            last = bisect_right(hashes, h, first)
-            for r in range(first, last):
-                start, end = offsets[r], offsets[r + 1]
-                if not 0 <= start <= end <= size:
-                    raise self._bad("'tokens/offsets' do not cut 'tokens/bytes' into tokens")
-                if blob[start:end] == b:
-                    g, s = ham[r], spam[r]
-                    if not (0 <= g <= n_ham and 0 <= s <= n_spam and g + s > 0):
-                        raise self._bad(
-                            f"the token {t!r} is counted in {g} ham and {s} spam messages of "
-                            f"{n_ham} ham and {n_spam} spam learnt"
-                        )
-                    found.append(t)
-                    g_col.append(g)
-                    b_col.append(s)
-                    break
+            try:
+                r = file_row(hashes, offsets, blob, b, token_hash(b))
+            except ValueError as exc:
+                raise self._bad(str(exc)) from None
+            if r < 0:
+                continue
+            g, s = ham[r], spam[r]
+            if not (0 <= g <= n_ham and 0 <= s <= n_spam and g + s > 0):
+                raise self._bad(
+                    f"the token {t!r} is counted in {g} ham and {s} spam messages of "
+                    f"{n_ham} ham and {n_spam} spam learnt"
+                )
+            found.append(t)
+            g_col.append(g)
+            b_col.append(s)
         return found, g_col, b_col
 
     def _shell(self, tokens: frozenset[str]) -> SpamFilter:

@@ -36,6 +36,7 @@ from nbayes.io._registry import Serializer
 from nbayes.io.serializers._estimator import WHERE, check_fitted
 from nbayes.io.serializers.spam_scorer import load_spam_scorer, spam_filter_of
 from nbayes.spam import SpamFilter, TokenTable
+from nbayes.spam._scorer import file_row
 from nbayes.spam._table import token_hash
 
 __all__ = ["SERIALIZERS", "change_counts", "dump", "load", "load_spam_scorer"]
@@ -133,14 +134,9 @@ def change_counts(
     np.cumsum(lengths, out=cuts[1:])
     wanted = np.frombuffer(_mail_native.token_hashes(b"".join(encoded), cuts), dtype="<u8")
     hashes, blob, offsets = c["hashes"], c["bytes"], c["offsets"]
-    rows = np.full(len(tokens), -1, dtype=np.int64)
-    starts = np.searchsorted(hashes, wanted, side="left")
-    for k, (h, r) in enumerate(zip(wanted.tolist(), starts.tolist(), strict=True)):
-        while r < n and int(hashes[r]) == h:
-            if blob[offsets[r] : offsets[r + 1]].tobytes() == encoded[k]:
-                rows[k] = r
-                break
-            r += 1
+    raw = memoryview(blob)  # (a slice compares equal to a token's bytes)
+    pairs = zip(encoded, wanted.tolist(), strict=True)
+    rows = np.array([file_row(hashes, offsets, raw, b, h) for b, h in pairs], dtype=np.int64)
     counts = np.array([need[t] for t in tokens], dtype=np.int64)
     ham, spam_col = c["ham"].copy(), c["spam"].copy()
     col = spam_col if spam else ham
