@@ -391,27 +391,6 @@ def test_standard_input_is_a_message_or_an_mbox(monkeypatch: pytest.MonkeyPatch)
     assert [m.name for m in msgs][0] == "<stdin>, message 1" and len(msgs) == 3
 
 
-def test_an_mbox_is_read_line_by_line_not_whole() -> None:
-    class Lines(io.RawIOBase):
-        """A 'file' that can only be iterated: reading it whole would fail."""
-
-        def __init__(self) -> None:
-            self.n = 0
-
-        def __iter__(self):  # type: ignore[no-untyped-def]
-            for i in range(2000):
-                self.n += 1
-                yield f"From a{i}@x Mon Jul  1 10:00:00 2002\n".encode()
-                yield from (b"Subject: s\n", b"\n", b"body\n", b"\n")
-
-        def read(self, *args: object) -> bytes:
-            raise AssertionError("read whole")
-
-    stream = Lines()
-    first = next(iter(read_mbox(stream, "big")))  # type: ignore[arg-type]
-    assert first.data == b"Subject: s\n\nbody\n" and stream.n == 2
-
-
 def test_case_and_html_tag_options() -> None:
     raw = b"Content-Type: text/html\n\n<FONT color=red>FREE Offer</FONT>"
     assert {"free", "offer"} <= TOK(raw) and not any(t.startswith("html:") for t in TOK(raw))

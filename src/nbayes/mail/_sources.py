@@ -2,10 +2,10 @@
 these (one folder per class for training) and standard input, read message by message.
 
 Every reader yields :class:`RawMail` records (the message's bytes and a name that says where
-it came from, for error messages) and holds one message at a time: a 1 GB mbox is read line
-by line, and a message larger than ``max_bytes`` keeps its first ``max_bytes`` bytes (the
-rest is read past, not kept; :attr:`RawMail.truncated` says so and the tokenizer emits a
-token for it).
+it came from, for error messages) and holds one message at a time: a 1 GB mbox is read in
+blocks of a megabyte (its postmarks found by a byte search, not line by line), and a message
+larger than ``max_bytes`` keeps its first ``max_bytes`` bytes (the rest is read past, not
+kept; :attr:`RawMail.truncated` says so and the tokenizer emits a token for it).
 
 mbox: a message starts at a ``From`` line that follows an empty line (or starts the file)
 and looks like a postmark (``From sender`` followed by a time of day), so a body line that
@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -39,7 +39,10 @@ DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 """Bytes of one message kept for tokenizing (16 MiB): an attachment beyond is not read."""
 
 _POSTMARK = re.compile(rb"From \S+.*\d:\d\d")
-_QUOTED_FROM = re.compile(rb">+From ")
+_UNQUOTE = re.compile(rb"^>(>*From )", re.M)  # mboxrd: a quoted From line loses one ">"
+_BLANK = (b"\n", b"\r\n")
+_BLOCK = 1 << 20  # bytes asked of the stream at a time
+_LONG_LINE = 4096  # a line begun at least this long is kept before its end is read
 _MAILDIR_SUBDIRS = ("cur", "new", "tmp")
 
 
@@ -89,6 +92,41 @@ def is_maildir(path: Path) -> bool:
     return path.is_dir() and any((path / sub).is_dir() for sub in _MAILDIR_SUBDIRS)
 
 
+class _Kept:
+    """The first ``max_bytes`` bytes of one message's content, added piece by piece;
+    ``>From`` lines lose one ``>`` (a line is unquoted whole: a piece ends at a line's end,
+    or in a line long enough to have shown whether it is a quoted From line)."""
+
+    __slots__ = ("pieces", "size", "truncated", "max_bytes", "open")
+
+    def __init__(self, max_bytes: int) -> None:
+        self.pieces: list[bytes] = []
+        self.size = 0
+        self.truncated = False
+        self.max_bytes = max_bytes
+        self.open = False  # the last piece ended inside a line
+
+    def add(self, data: bytes) -> None:
+        if not data:
+            return
+        if b">From " in data:
+            if self.open:  # the rest of a line begun before: not a line start
+                cut = data.find(b"\n") + 1 or len(data)
+                data = data[:cut] + _UNQUOTE.sub(rb"\1", data[cut:])
+            else:
+                data = _UNQUOTE.sub(rb"\1", data)
+        self.open = not data.endswith(b"\n")
+        room = self.max_bytes - self.size
+        if len(data) > room:
+            data, self.truncated = data[:room], True
+        if data:
+            self.pieces.append(data)
+            self.size += len(data)
+
+    def mail(self, name: str) -> RawMail:
+        return RawMail(name, b"".join(self.pieces), self.truncated)
+
+
 def read_mbox(stream: BinaryIO, name: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[RawMail]:
     """The messages of an mbox read from ``stream``, one at a time (see the module
     docstring for the format; the postmark line itself is not part of the message).
@@ -99,45 +137,103 @@ def read_mbox(stream: BinaryIO, name: str, max_bytes: int = DEFAULT_MAX_BYTES) -
     >>> [m.data for m in read_mbox(io.BytesIO(box), "box")]
     [b'Subject: one\\n\\nFrom here on\\nFrom quoted\\n', b'Subject: two\\n\\nhi\\n']
     """
-    lines: list[bytes] = []
-    size = 0
-    truncated = False
+    read = getattr(stream, "read1", None) or stream.read
+    buf, pos, eof = _preamble(read, name)
+    if pos < 0:
+        return
     number = 0
+    kept = _Kept(max_bytes)
+    start = scan = pos  # buf[start:] is not kept yet; no postmark starts before scan + 1
+    while True:
+        # a postmark: a "From " line, complete, after a blank line, that reads as one
+        i = buf.find(b"\nFrom ", scan)
+        if i >= 0:
+            p = i + 1
+            end = buf.find(b"\n", p)
+            if end >= 0 or eof:
+                j = buf.rfind(b"\n", start, i)
+                q = j + 1 if j >= 0 else start  # where the line before the candidate starts
+                if (
+                    buf[q:p] in _BLANK
+                    and not (q == start and kept.open)
+                    and _POSTMARK.match(buf, p, end if end >= 0 else len(buf))
+                ):
+                    kept.add(buf[start:q])  # the blank line before a postmark is the mbox's
+                    number += 1
+                    yield kept.mail(f"{name}, message {number}")
+                    kept = _Kept(max_bytes)
+                    start = scan = end + 1 if end >= 0 else len(buf)
+                    continue
+                scan = p
+                continue
+        if eof:
+            rest = buf[start:]
+            k = rest.rfind(b"\n", 0, len(rest) - 1) + 1
+            if rest[k:] in _BLANK and not (k == 0 and kept.open):
+                rest = rest[:k]
+            kept.add(rest)
+            yield kept.mail(f"{name}, message {number + 1}")
+            return
+        limit = _settled(buf, start, kept.open)  # no postmark in sight: keep, read on
+        kept.add(buf[start:limit])
+        block = read(_BLOCK)
+        eof = not block
+        buf = buf[limit:] + block
+        scan = max(scan - limit, 0)
+        start = 0
+
+
+def _settled(buf: bytes, start: int, in_line: bool) -> int:
+    """Where the bytes of ``buf[start:]`` that the rest of the mbox cannot change end: all
+    but its last line (not complete yet) and, if that line may still turn out to be a
+    postmark, the blank line before it. ``in_line``: ``buf[start]`` is inside a line."""
+    t = buf.rfind(b"\n", start) + 1 or start  # where the last line starts
+    if t == start and in_line:
+        return len(buf)  # the rest of a long line kept before
+    head = buf[t : t + _LONG_LINE]
+    if len(head) == _LONG_LINE and not _may_be_from(head) and head != b"\r":
+        return len(buf)  # a long line that is neither a postmark nor a quoted From line
+    j = buf.rfind(b"\n", start, t - 1) if t > start else -1
+    q = j + 1 if j >= 0 else start  # where the line before it starts
+    blank = t > start and buf[q:t] in _BLANK and not (q == start and in_line)
+    return q if blank else t
+
+
+def _may_be_from(head: bytes) -> bool:
+    """Whether a line that starts with ``head`` may be a postmark or a quoted From line
+    (not known yet, or yes)."""
+    rest = head.lstrip(b">")
+    return rest[:5] == b"From "[: len(rest[:5])]
+
+
+def _preamble(read: Callable[[int], bytes], name: str) -> tuple[bytes, int, bool]:
+    """The first block(s) and where the first message starts (after its postmark line);
+    -1 if there is none. Before it only blank lines may come."""
+    buf = b""
+    pos = 0
+    eof = False
     previous_blank = True
-    started = False
-    for line in stream:
+    while True:
+        end = buf.find(b"\n", pos)
+        if end < 0 and not eof:
+            block = read(_BLOCK)
+            eof = not block
+            buf = buf[pos:] + block
+            pos = 0
+            continue
+        if pos >= len(buf):
+            return buf, -1, eof
+        end = len(buf) - 1 if end < 0 else end
+        line = buf[pos : end + 1]
         if previous_blank and line.startswith(b"From ") and _POSTMARK.match(line):
-            if started:
-                number += 1
-                yield _mbox_message(name, number, lines, truncated)
-            started = True
-            lines, size, truncated = [], 0, False
-            previous_blank = False
-            continue
-        previous_blank = line in (b"\n", b"\r\n")
-        if not started:
-            if line.strip():
-                raise MailError(
-                    f"{name!r} is not an mbox: its first line is not a 'From ' postmark line "
-                    f"(got {line[:60]!r}); give a message file, a Maildir or an mbox"
-                )
-            continue
-        if line.startswith(b">") and _QUOTED_FROM.match(line):
-            line = line[1:]
-        if size + len(line) > max_bytes:
-            truncated = True
-            continue
-        lines.append(line)
-        size += len(line)
-    if started:
-        yield _mbox_message(name, number + 1, lines, truncated)
-
-
-def _mbox_message(name: str, number: int, lines: list[bytes], truncated: bool) -> RawMail:
-    # the empty line before the next postmark belongs to the mbox, not to the message
-    if lines and lines[-1] in (b"\n", b"\r\n"):
-        lines = lines[:-1]
-    return RawMail(f"{name}, message {number}", b"".join(lines), truncated)
+            return buf, end + 1, eof
+        if line.strip():
+            raise MailError(
+                f"{name!r} is not an mbox: its first line is not a 'From ' postmark line "
+                f"(got {line[:60]!r}); give a message file, a Maildir or an mbox"
+            )
+        previous_blank = line in _BLANK
+        pos = end + 1
 
 
 def _read_stream(stream: BinaryIO, name: str, max_bytes: int) -> Iterator[RawMail]:
