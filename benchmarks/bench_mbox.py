@@ -77,6 +77,12 @@ def write_mbox(path: Path, entries: list[bytes], size: int) -> int:
     return n
 
 
+def write_mixed_mbox(path: Path, msgs: dict[str, list[bytes]], size: int) -> int:
+    """``all.mbox``: ham and spam alternating, repeated to ``size`` bytes; the number written."""
+    mixed = [m for pair in zip(msgs["ham"], msgs["spam"], strict=False) for m in pair]
+    return write_mbox(path, mixed, size)
+
+
 def _pss_kb(pid: int) -> int:
     """The proportional set size of ``pid`` (kB): its resident pages, a page shared by k
     processes (a forked worker's copy of its parent's model) counted 1/k in each."""
@@ -151,8 +157,7 @@ def main() -> None:
         msgs = corpus_messages(find_corpus())
         n_ham = write_mbox(root / "train" / "ham" / "ham.mbox", msgs["ham"], int(size * 0.69))
         n_spam = write_mbox(root / "train" / "spam" / "spam.mbox", msgs["spam"], int(size * 0.31))
-        mixed = [m for pair in zip(msgs["ham"], msgs["spam"], strict=False) for m in pair]
-        n_all = write_mbox(root / "all.mbox", mixed, size)
+        n_all = write_mixed_mbox(root / "all.mbox", msgs, size)
         print(
             f"mailboxes of {args.size_mb:g} MB: train {n_ham:,} ham + {n_spam:,} spam, "
             f"filter {n_all:,} messages",

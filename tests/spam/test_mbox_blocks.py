@@ -1,50 +1,18 @@
 """``read_mbox`` reads an mbox in blocks (postmarks found by a byte search). The reading it
-replaced, one line at a time, is kept here as its specification: the same messages, the
-same bytes, for any split of the stream into reads and any block and long-line size."""
+replaced, one line at a time, is kept as its specification (``_read_mbox_lines``): the same
+messages, the same bytes, for any split of the stream into reads and any block and
+long-line size."""
 
 from __future__ import annotations
 
 import io
-import re
-from collections.abc import Iterator
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import nbayes.mail._sources as sources
 from nbayes.mail import MailError, read_mbox
-
-_POSTMARK = re.compile(rb"From \S+.*\d:\d\d")
-_QUOTED_FROM = re.compile(rb">+From ")
-
-
-def read_by_lines(stream: io.BytesIO, name: str) -> Iterator[tuple[str, bytes]]:
-    """The line-by-line reading (no size bound): a postmark is a ``From`` line after a
-    blank line (or first), ``>From`` lines lose one ``>``, the blank line before a postmark
-    is the mbox's."""
-    lines: list[bytes] = []
-    number, previous_blank, started = 0, True, False
-    for line in stream:
-        if previous_blank and line.startswith(b"From ") and _POSTMARK.match(line):
-            if started:
-                number += 1
-                yield f"{name}, message {number}", _joined(lines)
-            started, lines, previous_blank = True, [], False
-            continue
-        previous_blank = line in (b"\n", b"\r\n")
-        if not started:
-            if line.strip():
-                raise MailError(f"{name!r} is not an mbox")
-            continue
-        lines.append(line[1:] if _QUOTED_FROM.match(line) else line)
-    if started:
-        yield f"{name}, message {number + 1}", _joined(lines)
-
-
-def _joined(lines: list[bytes]) -> bytes:
-    if lines and lines[-1] in (b"\n", b"\r\n"):
-        lines = lines[:-1]
-    return b"".join(lines)
+from nbayes.mail._sources import _read_mbox_lines
 
 
 class Trickle(io.RawIOBase):
@@ -96,7 +64,7 @@ def mboxes(draw: st.DrawFn) -> bytes:
 
 def _by_lines(data: bytes) -> list[tuple[str, bytes]] | str:
     try:
-        return list(read_by_lines(io.BytesIO(data), "box"))
+        return list(_read_mbox_lines(io.BytesIO(data), "box"))
     except MailError:
         return "not an mbox"
 

@@ -39,6 +39,7 @@ DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 """Bytes of one message kept for tokenizing (16 MiB): an attachment beyond is not read."""
 
 _POSTMARK = re.compile(rb"From \S+.*\d:\d\d")
+_QUOTED_FROM = re.compile(rb">+From ")
 _UNQUOTE = re.compile(rb"^>(>*From )", re.M)  # mboxrd: a quoted From line loses one ">"
 _BLANK = (b"\n", b"\r\n")
 _BLOCK = 1 << 20  # bytes asked of the stream at a time
@@ -234,6 +235,34 @@ def _preamble(read: Callable[[int], bytes], name: str) -> tuple[bytes, int, bool
             )
         previous_blank = line in _BLANK
         pos = end + 1
+
+
+def _read_mbox_lines(stream: BinaryIO, name: str) -> Iterator[tuple[str, bytes]]:
+    """``read_mbox``'s specification, one line at a time and without a size bound: the
+    names and bytes of the messages (tests and ``benchmarks/bench_mbox_read.py`` compare
+    the two)."""
+    lines: list[bytes] = []
+    number, previous_blank, started = 0, True, False
+    for line in stream:
+        if previous_blank and line.startswith(b"From ") and _POSTMARK.match(line):
+            if started:
+                number += 1
+                yield f"{name}, message {number}", _without_last_blank(lines)
+            started, lines, previous_blank = True, [], False
+            continue
+        previous_blank = line in _BLANK
+        if not started:
+            if line.strip():
+                raise MailError(f"{name!r} is not an mbox")
+            continue
+        lines.append(line[1:] if line.startswith(b">") and _QUOTED_FROM.match(line) else line)
+    if started:
+        yield f"{name}, message {number + 1}", _without_last_blank(lines)
+
+
+def _without_last_blank(lines: list[bytes]) -> bytes:
+    # the blank line before the next postmark belongs to the mbox, not to the message
+    return b"".join(lines[:-1] if lines and lines[-1] in _BLANK else lines)
 
 
 def _read_stream(stream: BinaryIO, name: str, max_bytes: int) -> Iterator[RawMail]:
