@@ -88,7 +88,7 @@ def _broken(pairs: list[tuple[Any, str]], at: int, bad: Any) -> Iterator[tuple[A
     [
         (42, TypeError, "got int"),  # tokenizing fails in a worker
         (MailError("cannot read 'box.mbox'"), MailError, "box.mbox"),  # reading fails here
-        (_Exits(), RuntimeError, "exit code 3"),  # a worker dies
+        (_Exits(), ChildProcessError, "ended with exit code 3"),  # a worker dies
     ],
     ids=["worker-error", "reading-error", "worker-dies"],
 )
@@ -104,6 +104,98 @@ def test_an_error_part_way_learns_nothing_and_leaves_no_process(
     with pytest.raises(error, match=match):
         f.fit_stream(_broken(pairs, 120, bad), chunk_size=8, n_jobs=2)
     assert f.table_ == before
+    assert multiprocessing.active_children() == []
+
+
+_BIG_CHUNKS = """
+import sys
+from nbayes.spam import SpamFilter
+def mail(i):
+    return (f"Subject: m {i}\\n\\n" + " ".join(f"w{i}x{k}" for k in range(1500))).encode()
+def pairs():
+    for i in range(400):
+        if i == 300:
+            raise OSError("cannot read message 300")
+        yield mail(i), "spam" if i % 2 else "ham"
+try:
+    SpamFilter().fit_stream(pairs(), chunk_size=64, n_jobs=2)
+except OSError as exc:
+    print("raised:", exc, flush=True)
+"""
+
+
+def test_an_error_while_chunks_wait_in_the_pipe_lets_python_exit(tmp_path: Path) -> None:
+    """Chunks of half a megabyte: when reading fails, the queue's feeder thread may be
+    writing one into a full pipe whose readers were just terminated. Python used to wait
+    for it at exit, for ever (a hang after the error line, that Ctrl-C did not end)."""
+    import subprocess
+    import sys
+
+    for _ in range(3):  # a race: the hang came in 4 of 4 runs of the user's report
+        proc = subprocess.run(
+            [sys.executable, "-c", _BIG_CHUNKS], capture_output=True, text=True, timeout=120
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == "raised: cannot read message 300\n"
+
+
+_ORPHAN = """
+import os, signal, sys, time, multiprocessing
+from nbayes.spam import SpamFilter
+def pairs():
+    for i in range(10_000):
+        if i == 200:
+            pids = [p.pid for p in multiprocessing.active_children()]
+            print(" ".join(map(str, pids)), flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)  # the parent dies (a SIGTERM, kill -9)
+        yield f"Subject: m {i}\\n\\nword{i} other{i % 7}".encode(), "spam" if i % 2 else "ham"
+SpamFilter().fit_stream(pairs(), chunk_size=16, n_jobs=2)
+"""
+
+
+def test_the_workers_end_when_their_parent_is_killed() -> None:
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.run(
+        [sys.executable, "-c", _ORPHAN], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == -9, proc.stderr
+    pids = [int(p) for p in proc.stdout.split()]
+    assert len(pids) == 2
+
+    def alive(pid: int) -> bool:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False
+        return stat[stat.rindex(")") + 2] != "Z"
+
+    deadline = time.monotonic() + 30
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(p) for p in pids), "a worker outlived its parent"
+
+
+def test_no_more_workers_than_chunks() -> None:
+    seen: list[int] = []
+
+    def pairs() -> Iterator[tuple[bytes, str]]:
+        for i in range(3 * 8):
+            seen.append(len(multiprocessing.active_children()))
+            yield _mail(i, i % 2 == 1), "spam" if i % 2 else "ham"
+
+    f = SpamFilter().fit_stream(pairs(), chunk_size=8, n_jobs=50)
+    assert (
+        f.table_
+        == SpamFilter()
+        .fit_stream(
+            ((_mail(i, i % 2 == 1), "spam" if i % 2 else "ham") for i in range(24)), chunk_size=8
+        )
+        .table_
+    )
+    assert max(seen) <= 3
     assert multiprocessing.active_children() == []
 
 

@@ -60,17 +60,23 @@ def usable_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _count_worker(tokenizer: MailTokenizer, tasks: Any, results: Any) -> None:  # pragma: no cover
+def _count_worker(
+    tokenizer: MailTokenizer, tasks: Any, results: Any, parent: int
+) -> None:  # pragma: no cover
     """A worker of :func:`count_many` (runs in a forked process): learn each chunk of
-    ``tasks`` until None, then put its table's columns (or the error) on ``results``."""
+    ``tasks`` until None, then put its table's columns (or the error) on ``results``. It
+    ends by itself once its parent process is gone (killed, or ended by a SIGTERM: no
+    worker is left behind counting for nobody)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     table = TokenTable()
     try:
-        while (task := tasks.get()) is not None:
+        while (task := _next_task(tasks, parent)) is not None:
             messages, flags = task
             SpamFilter._count_into(table, SpamFilter._token_sets_with(tokenizer, messages), flags)
         columns = (table.row_tokens, table.ham.tobytes(), table.spam.tobytes())
         out: tuple[str, Any] = ("table", (*columns, table.n_ham, table.n_spam))
+    except _Orphaned:
+        os._exit(1)
     except BaseException as exc:
         try:
             pickle.dumps(exc)
@@ -78,6 +84,19 @@ def _count_worker(tokenizer: MailTokenizer, tasks: Any, results: Any) -> None:  
         except Exception:  # an exception that cannot travel: its words do
             out = ("error", RuntimeError(f"{type(exc).__name__}: {exc}"))
     results.put(out)
+
+
+class _Orphaned(Exception):
+    """The worker's parent process is gone."""
+
+
+def _next_task(tasks: Any, parent: int) -> Any:  # pragma: no cover
+    while True:
+        try:
+            return tasks.get(timeout=1.0)
+        except queue.Empty:
+            if os.getppid() != parent:
+                raise _Orphaned from None
 
 
 def count_many(
@@ -101,10 +120,7 @@ def count_many(
     ctx = multiprocessing.get_context("fork")
     tasks = ctx.Queue(maxsize=2 * n_jobs)
     results = ctx.Queue()
-    workers = [
-        ctx.Process(target=_count_worker, args=(tokenizer, tasks, results), daemon=True)
-        for _ in range(n_jobs)
-    ]
+    workers: list[Any] = []  # started as chunks come: no more workers than chunks
     got: list[tuple[str, Any]] = []
 
     def check(block: bool) -> None:
@@ -114,9 +130,9 @@ def count_many(
         except queue.Empty:
             dead = [w.exitcode for w in workers if w.exitcode not in (None, 0)]
             if dead:
-                raise RuntimeError(
-                    f"a process counting the mail ended with exit code {dead[0]} before "
-                    "it was done (out of memory?); nothing was learnt"
+                raise ChildProcessError(
+                    f"a process counting the mail {_ended(dead[0])} before it was done; "
+                    "nothing was learnt"
                 ) from None
         for kind, payload in got:
             if kind == "error":
@@ -133,29 +149,59 @@ def count_many(
         check(block=False)
 
     try:
-        for w in workers:
-            w.start()
         for chunk in chunks:
+            if len(workers) < n_jobs:
+                workers.append(
+                    ctx.Process(
+                        target=_count_worker,
+                        args=(tokenizer, tasks, results, os.getpid()),
+                        daemon=True,
+                    )
+                )
+                workers[-1].start()
             put(chunk)
         for _ in workers:
             put(None)  # (each worker then sends its table)
-        while len(got) < n_jobs:
+        while len(got) < len(workers):
             check(block=True)
     finally:
+        done = len(got) == len(workers)
         for w in workers:
-            if w.is_alive() and len(got) < n_jobs:
+            if w.is_alive() and not done:
                 w.terminate()
             w.join()
+        if not done:  # a chunk may be left in the pipe: do not wait to flush it at exit
+            tasks.cancel_join_thread()
         tasks.close()
         results.close()
     tables = [
         TokenTable.from_columns(tokens, array("q", ham), array("q", spam), n_ham, n_spam)
         for tokens, ham, spam, n_ham, n_spam in (payload for _, payload in got)
     ]
+    if not tables:
+        return TokenTable()
     tables.sort(key=len, reverse=True)
     for other in tables[1:]:
         tables[0].merge(other)
     return tables[0]
+
+
+def _ended(exitcode: int) -> str:
+    """How a worker ended, in words: its exit code, or the signal that killed it.
+
+    >>> _ended(-9)
+    'was killed by signal 9 (SIGKILL: out of memory, or killed by hand?)'
+    >>> _ended(3)
+    'ended with exit code 3'
+    """
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = "an unknown signal"
+        hint = ": out of memory, or killed by hand?" if -exitcode == signal.SIGKILL else ""
+        return f"was killed by signal {-exitcode} ({name}{hint})"
+    return f"ended with exit code {exitcode}"
 
 
 def _spans(n: int, size: int, n_jobs: int) -> list[tuple[int, int]]:
