@@ -517,6 +517,33 @@ def test_eval_reports_ham_lost_spam_caught_and_unsure(
     assert capsys.readouterr().out == out
 
 
+def strict_json(text: str) -> Any:
+    """``text`` parsed as JSON proper: ``NaN`` and ``Infinity`` (which ``JSON.parse``
+    refuses) raise."""
+    return json.loads(text, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+
+
+def test_eval_of_one_class_prints_null_not_nan(
+    model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No spam to evaluate on: the spam shares are undefined, null in the JSON (NaN is not
+    JSON) and "n/a" in the table."""
+    root = tmp_path / "test"
+    (root / "ham").mkdir(parents=True)
+    (root / "spam").mkdir()
+    (root / "ham" / "1.eml").write_bytes(HAM_MESSAGE)
+    assert main(["eval", str(model), str(root), "--json"]) == 0
+    report = strict_json(capsys.readouterr().out)
+    assert (report["n_ham"], report["n_spam"]) == (1, 0)
+    assert report["shares"] == {
+        "ham_lost": 0.0, "spam_caught": None, "spam_passed": None, "unsure": 0.0
+    }  # fmt: skip
+    assert main(["eval", str(model), str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "spam caught (verdict spam): 0 (n/a: the data has no spam)" in out
+    assert "nan" not in out.lower()
+
+
 def test_explain_shows_the_clues(
     model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -7,12 +7,11 @@ Nothing here computes anything about a model: the library does (nbayes.spam, nba
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from nbayes.cli._ui import UI, CLIError
+from nbayes.cli._ui import UI, CLIError, json_text
 
 __all__ = ["eval_spam", "explain_spam", "is_spam_model", "train_spam"]
 
@@ -129,22 +128,22 @@ def eval_spam(args: argparse.Namespace, ui: UI) -> int:
     report = verdict_report(labels, verdicts)
     shares = report.shares()
     if args.json:
-        ui.print(json.dumps({**report.__dict__, "unsure": report.unsure, "shares": shares}))
+        ui.print(json_text({**report.__dict__, "unsure": report.unsure, "shares": shares}))
         return 0
 
-    def pct(x: float) -> str:
-        return "n/a" if x != x else f"{100 * x:.2f} %"
+    def pct(x: float, of: str) -> str:  # a share of an empty class is undefined
+        return f"n/a: the data has no {of}" if x != x else f"{100 * x:.2f} % of {of}"
 
     ui.print(f"{report.n_ham:,} ham, {report.n_spam:,} spam ({args.model})")
-    ui.print(f"ham lost (verdict spam):    {report.ham_lost:,} ({pct(shares['ham_lost'])} of ham)")
+    ui.print(f"ham lost (verdict spam):    {report.ham_lost:,} ({pct(shares['ham_lost'], 'ham')})")
     ui.print(
-        f"spam caught (verdict spam): {report.spam_caught:,} ({pct(shares['spam_caught'])} of spam)"
+        f"spam caught (verdict spam): {report.spam_caught:,} ({pct(shares['spam_caught'], 'spam')})"
     )
     ui.print(
-        f"spam passed (verdict ham):  {report.spam_passed:,} ({pct(shares['spam_passed'])} of spam)"
+        f"spam passed (verdict ham):  {report.spam_passed:,} ({pct(shares['spam_passed'], 'spam')})"
     )
     ui.print(
-        f"unsure:                     {report.unsure:,} ({pct(shares['unsure'])} of all; "
+        f"unsure:                     {report.unsure:,} ({pct(shares['unsure'], 'all')}; "
         f"{report.ham_unsure:,} ham, {report.spam_unsure:,} spam)"
     )
     return 0

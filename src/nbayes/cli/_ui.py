@@ -3,6 +3,8 @@ one-line error a command reports (:class:`CLIError`)."""
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import sys
 import time
@@ -10,7 +12,25 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO, cast
 
-__all__ = ["CLIError", "UI", "isatty"]
+__all__ = ["CLIError", "UI", "isatty", "json_text"]
+
+
+def _finite_or_null(value: Any) -> Any:
+    """``value`` with every NaN or infinity (at any depth) replaced by ``None``."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite_or_null(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite_or_null(v) for v in value]
+    return value
+
+
+def json_text(value: Any) -> str:
+    """``value`` as strict JSON: a figure that is not a finite number (a share of an empty
+    class, an infinite log loss) is ``null``, since ``NaN`` and ``Infinity`` are not JSON
+    (``JSON.parse`` and other strict parsers refuse them)."""
+    return json.dumps(_finite_or_null(value), ensure_ascii=False, allow_nan=False)
 
 
 class CLIError(Exception):

@@ -2,7 +2,8 @@
 
 Evaluate MODEL on labelled DATA: accuracy, precision, recall and F1 per class,
 the confusion matrix and the log loss (nbayes.evaluate). --json prints the same
-figures as one JSON object. Data none of whose labels the model knows is refused
+figures as one JSON object (a figure that is undefined, such as a share of a class
+the data has no example of, is null). Data none of whose labels the model knows is refused
 (exit 1, naming the labels seen and the model's classes: usually the wrong
 --label-col); labels only some examples have are warned about (they count as errors).
 A spam filter (--model spam) is evaluated on a folder of mail per class (DATA/ham/,
@@ -17,7 +18,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,7 @@ import numpy as np
 from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, count_type
 from nbayes.cli._data import labelled_inputs
 from nbayes.cli._models import load_for_prediction as _load_model
+from nbayes.cli._ui import json_text
 
 __all__ = ["add_arguments", "run"]
 
@@ -83,7 +84,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     with ui.progress("Evaluating", "examples", total=len(y)) as bar:
         report = evaluate(model, X, y, progress=bar.advance)
     if args.json:
-        ui.print(json.dumps(report.to_dict(), ensure_ascii=False))
+        ui.print(json_text(report.to_dict()))
     else:
         ui.print(str(report))
     return 0
