@@ -175,6 +175,7 @@ def test_page_and_metrics(server: Any) -> None:
         ("/update", {"texts": ["a"], "labels": [1]}, "labels[0]"),
         ("/update", {"texts": ["a"]}, "labels"),
         ("/forget", {"texts": [None], "labels": ["ham"]}, "texts[0]"),
+        ("/forget", {"texts": ["a", "b"], "labels": ["ham", "work"]}, "labels[1]"),  # no class
     ],
 )
 def test_wrong_shapes_are_422_naming_the_field(

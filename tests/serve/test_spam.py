@@ -87,6 +87,22 @@ def test_registering_through_update_and_forget(tmp_path: Path, start: Any) -> No
     )
 
 
+def test_a_label_typo_names_the_labels_field_and_the_labels(tmp_path: Path, start: Any) -> None:
+    """A typo ("Spam" for "spam"): 422 naming labels[i] and the filter's labels, the label
+    shown as sent (not np.str_('Spam')), and nothing learnt or forgotten."""
+    path = _model(tmp_path)
+    before = nbayes.load(path).table_
+    server = start(path)
+    message = "Subject: zzz\n\nqqqq wwww eeee rrrr"
+    for endpoint in ("/update", "/forget"):
+        status, out = server.post(endpoint, {"texts": [message] * 2, "labels": ["ham", "Spam"]})
+        assert status == 422 and out["field"] == "labels[1]", out
+        assert out["error"].startswith("labels[1]: 'Spam' is not a label of this spam filter")
+        assert "'ham', 'spam'" in out["error"] and "np." not in out["error"]
+    assert server.terminate() == 0
+    assert nbayes.load(path).table_ == before
+
+
 def test_filter_without_clues_is_the_same_verdict(tmp_path: Path, start: Any) -> None:
     server = start(_model(tmp_path))
     _, full = server.request("POST", "/filter", raw=SPAM_MESSAGE, headers=RFC822)

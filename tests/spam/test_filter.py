@@ -77,6 +77,8 @@ def test_clear_errors() -> None:
         f.predict(HAM[0])
     with pytest.raises(ValueError, match="unknown label 'junk'"):
         f.partial_fit([HAM[0]], ["junk"])
+    with pytest.raises(ValueError, match=r"unknown label 'junk': a SpamFilter's labels are 'ham'"):
+        f.partial_fit([HAM[0]], np.array(["junk"]))  # shown as sent, not np.str_('junk')
     with pytest.raises(ValueError, match="got 2 messages but 1 labels"):
         f.partial_fit(HAM[:2], ["ham"])
     with pytest.raises(ValueError, match="learnt nothing yet"):

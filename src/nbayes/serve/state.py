@@ -246,7 +246,8 @@ class ModelState:
         with self.journal.writing():
             self._catch_up_locked()  # every record before this one, in order
             X, field, plain = self.inputs(body)
-            labels_of(body, len(X), self.classes)  # checked before anything changes
+            y = labels_of(body, len(X), self.classes)  # checked before anything changes
+            self._check_classes(op, y)
             record = {"op": op, field: plain, "labels": body.get("labels")}
             try:
                 data = frame(record)  # what the journal will hold, made before applying
@@ -276,6 +277,29 @@ class ModelState:
                         "not send this update again."
                     )
         return n, warning
+
+    def _check_classes(self, op: str, labels: np.ndarray) -> None:
+        """422 naming ``labels[i]`` for a label the model cannot take: a spam filter
+        learns its two labels only, and no model forgets a class it never learned (an
+        update of another model may bring a new class)."""
+        if not (self.spam or op == "forget"):
+            return
+        classes = self.classes.tolist()
+        for i, label in enumerate(labels.tolist()):
+            if label in classes:
+                continue
+            known = ", ".join(map(repr, classes[:10])) + (", ..." if len(classes) > 10 else "")
+            if self.spam:
+                why = (
+                    f"{label!r} is not a label of this spam filter: its labels are {known} "
+                    "(labels are case-sensitive); send one of them per message"
+                )
+            else:
+                why = (
+                    f"{label!r} is not a class of the model (its classes are {known}): a "
+                    "class it never learned cannot be forgotten; nothing was changed"
+                )
+            raise ApiError(422, f"labels[{i}]: {why}", f"labels[{i}]")
 
     def _apply(self, record: dict[str, Any]) -> int:
         """Apply a journal record (or a request in its form) to the estimator."""

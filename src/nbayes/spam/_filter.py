@@ -413,8 +413,9 @@ class SpamFilter:
             elif y == ham_label:
                 flags.append(False)
             else:
+                shown = y.item() if type(y).__module__ == "numpy" else y  # 'x', not np.str_('x')
                 raise ValueError(
-                    f"unknown label {y!r}: a SpamFilter's labels are {ham_label!r} and "
+                    f"unknown label {shown!r}: a SpamFilter's labels are {ham_label!r} and "
                     f"{spam_label!r} (set labels=(ham, spam) to use others)"
                 )
         if len(flags) != n:
