@@ -207,6 +207,58 @@ def test_mailboxes_give_one_line_per_message(
     assert filter_(capsys, monkeypatch, model, one)[0] == 1
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_file_in_a_folder_that_cannot_be_read_is_an_error_in_its_place(
+    model: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    jobs: str,
+) -> None:
+    """The folder's other messages still get their verdicts; a FIFO is not read (it would
+    wait for a writer for ever), and a link back to the folder does not read it again."""
+    box = tmp_path / "box"
+    box.mkdir()
+    (box / "1.eml").write_bytes(HAM_MESSAGE)
+    (box / "2.eml").write_bytes(SPAM_MESSAGE)
+    (box / "2a.eml").symlink_to(tmp_path / "gone.eml")  # dangling
+    os.mkfifo(box / "2b.fifo")
+    (box / "3.eml").write_bytes(SPAM_MESSAGE)
+    (box / "loop").symlink_to(box)
+    maildir = tmp_path / "Maildir"
+    for sub in ("cur", "new", "tmp"):
+        (maildir / sub).mkdir(parents=True)
+    (maildir / "new" / "1.host").symlink_to(tmp_path / "gone.eml")
+    (maildir / "new" / "2.host").write_bytes(HAM_MESSAGE)
+    code, out, err = filter_(capsys, monkeypatch, model, box, maildir, "--jobs", jobs)
+    assert code == 3
+    assert [line.split()[0] for line in out.splitlines()] == ["ham", "spam", "spam", "ham"]
+    assert out.splitlines()[2].endswith("3.eml")
+    errors = err.splitlines()
+    assert len(errors) == 3 and all(e.startswith("Error: ") for e in errors), err
+    assert "2a.eml" in errors[0] and "No such file" in errors[0]
+    assert "2b.fifo" in errors[1] and "FIFO" in errors[1]
+    assert "1.host" in errors[2]
+
+
+def test_a_link_back_to_a_folder_trains_each_message_once(tmp_path: Path) -> None:
+    for label, mails in (("ham", HAM), ("spam", SPAM)):
+        (tmp_path / "mail" / label).mkdir(parents=True)
+        for i, (subject, body) in enumerate(mails):
+            (tmp_path / "mail" / label / f"{i}.eml").write_bytes(message(subject, body))
+    assert main(["train", str(tmp_path / "mail"), "-o", str(tmp_path / "a.nbayes"), "-q",
+                 "--model", "spam"]) == 0  # fmt: skip
+    (tmp_path / "mail" / "spam" / "again").symlink_to(tmp_path / "mail" / "spam")
+    (tmp_path / "mail" / "ham" / "up").symlink_to(tmp_path / "mail")
+    assert main(["train", str(tmp_path / "mail"), "-o", str(tmp_path / "b.nbayes"), "-q",
+                 "--model", "spam", "--jobs", "1"]) == 0  # fmt: skip
+    assert counts(tmp_path / "b.nbayes") == (10, 5)  # ham/up reads mail/ham and mail/spam
+    os.remove(tmp_path / "mail" / "ham" / "up")
+    assert main(["train", str(tmp_path / "mail"), "-o", str(tmp_path / "c.nbayes"), "-q",
+                 "--model", "spam"]) == 0  # fmt: skip
+    assert (tmp_path / "c.nbayes").read_bytes() == (tmp_path / "a.nbayes").read_bytes()
+
+
 def test_many_messages_are_scored_by_the_whole_filter_alike(
     model: Path,
     tmp_path: Path,

@@ -333,19 +333,27 @@ def _each(args: argparse.Namespace, ui: Any, decide: Any) -> int:
 
 def _read_all(paths: Sequence[str]) -> Iterator[tuple[str, Any]]:
     """``("mail", RawMail)`` for each message of ``paths``, in order, and ``("error",
-    exception)`` in the place of a path that cannot be read or holds no message."""
+    exception)`` in the place of a path (or a file in a folder) that cannot be read, or of
+    a folder that holds no message."""
+    from nbayes.mail import iter_mail
+
     for path in paths:
         seen = 0
+        failed: list[Exception] = []  # a folder's files that cannot be read, in their place
         try:
-            for mail in _messages([path]):
+            for mail in iter_mail(path, on_error=failed.append):
+                while failed:
+                    yield "error", failed.pop(0)
                 seen += 1
                 yield "mail", mail
         except (KeyboardInterrupt, BrokenPipeError):
             raise
         except Exception as exc:  # a path that cannot be read
-            yield "error", exc
-            continue
-        if not seen:  # a folder without mail (an empty file is an empty message)
+            failed.append(exc)
+        errors = bool(failed)
+        while failed:
+            yield "error", failed.pop(0)
+        if not seen and not errors:  # a folder without mail (an empty file is an empty message)
             yield "error", ValueError(f"no message in {path!r} (a folder without mail)")
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -284,18 +285,23 @@ def _files_of(folder: Path) -> list[Path]:
         raise MailError(f"cannot list the folder {str(folder)!r}: {exc.strerror or exc}") from None
 
 
-def _read_path(path: Path, max_bytes: int) -> Iterator[RawMail]:
-    if is_maildir(path):
-        for sub in _MAILDIR_SUBDIRS:
-            if (path / sub).is_dir():
-                for item in _files_of(path / sub):
-                    if item.is_file():
-                        yield _read_file(item, max_bytes)
-        return
+def _read_path(
+    path: Path,
+    max_bytes: int,
+    on_error: Callable[[MailError], None] | None = None,
+    inside: bool = False,
+) -> Iterator[RawMail]:
+    """The messages of ``path`` (a file, an mbox, a Maildir or a folder of these).
+
+    ``on_error`` takes the error of a file inside a folder (one that cannot be read, or is
+    not a file: a FIFO would block the reading for ever), and the reading goes on; None
+    raises it. A folder reached twice (a symbolic link to a folder being read, a loop) is
+    read once."""
     if path.is_dir():
-        for item in _files_of(path):
-            yield from _read_path(item, max_bytes)
+        yield from _read_folder(path, max_bytes, on_error, set())
         return
+    if inside:
+        _check_file(path)
     try:
         fh = open(path, "rb")
     except OSError as exc:
@@ -313,8 +319,55 @@ def _read_path(path: Path, max_bytes: int) -> Iterator[RawMail]:
     yield RawMail(str(path), data[:max_bytes], len(data) > max_bytes)
 
 
+def _read_folder(
+    folder: Path,
+    max_bytes: int,
+    on_error: Callable[[MailError], None] | None,
+    read: set[tuple[int, int]],
+) -> Iterator[RawMail]:
+    st = folder.stat()
+    if (st.st_dev, st.st_ino) in read:
+        return
+    read.add((st.st_dev, st.st_ino))
+    maildir = is_maildir(folder)  # its cur, new and tmp: one mailbox of message files
+    if maildir:
+        subs = [folder / sub for sub in _MAILDIR_SUBDIRS if (folder / sub).is_dir()]
+        items = [item for sub in subs for item in _files_of(sub) if not item.is_dir()]
+    else:
+        items = _files_of(folder)
+    for item in items:
+        try:
+            if maildir:  # one message a file, even one that starts with a postmark
+                _check_file(item)
+                yield _read_file(item, max_bytes)
+            elif item.is_dir():
+                yield from _read_folder(item, max_bytes, on_error, read)
+            else:
+                yield from _read_path(item, max_bytes, inside=True)
+        except MailError as exc:
+            if on_error is None:
+                raise
+            on_error(exc)
+
+
+def _check_file(path: Path) -> None:
+    """Raise if ``path``, found in a folder, is not a file (reading a FIFO would wait for a
+    writer for ever); a path that does not exist is left to ``open`` to say so."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return
+    if stat.S_ISREG(mode):
+        return
+    kind = "FIFO" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode) else "device"
+    raise MailError(f"{str(path)!r} is not a mail file but a {kind}; take it out of the folder")
+
+
 def iter_mail(
-    source: str | os.PathLike[str] | BinaryIO, *, max_bytes: int = DEFAULT_MAX_BYTES
+    source: str | os.PathLike[str] | BinaryIO,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    on_error: Callable[[MailError], None] | None = None,
 ) -> Iterator[RawMail]:
     """Every message of ``source``, one at a time.
 
@@ -327,6 +380,11 @@ def iter_mail(
         or an mbox).
     max_bytes : int
         Bytes kept of one message (see :data:`DEFAULT_MAX_BYTES`).
+    on_error : callable, optional
+        Called with the :class:`MailError` of a file in a folder that cannot be read (or
+        is no file: a FIFO, a socket), in its place; the reading goes on with the next
+        file. By default the error is raised and the reading ends. A folder reached twice
+        (a symbolic link to a folder being read) is read once.
 
     Raises
     ------
@@ -343,7 +401,7 @@ def iter_mail(
             raise MailError(
                 f"no such mail file, mbox or Maildir: {str(path)!r}; check the path"
             ) from None
-        yield from _read_path(path, max_bytes)
+        yield from _read_path(path, max_bytes, on_error)
         return
     yield from _read_stream(source, getattr(source, "name", "<stream>"), max_bytes)
 
