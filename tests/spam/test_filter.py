@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 import pickle
+import re
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -839,6 +840,26 @@ def test_the_lean_scorer_answers_as_the_filter(tmp_path: Path) -> None:
     other = tmp_path / "nb.nbm"
     nbayes.save(nbayes.MultinomialNB().fit([[1, 0], [0, 1]], [0, 1]), other)
     assert load_spam_scorer(other) is None
+
+
+def test_classify_many_takes_minus_one_for_every_usable_core(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """n_jobs=-1 as classify_each and fit_stream take it, and the same error for a count
+    none of them takes."""
+    from nbayes.spam import _bulk, classify_each, classify_many
+
+    f = trained()
+    probe = (HAM + SPAM) * 5
+    monkeypatch.setattr(_bulk, "usable_cores", lambda: 2)  # (what -1 stands for)
+    assert list(classify_many(f, probe, n_jobs=-1, chunk_size=7)) == f.classify(probe)
+    want = "n_jobs must be an int >= 1, or -1 for every usable core; got -2"
+    with pytest.raises(ValueError, match=re.escape(want)):
+        list(classify_many(f, probe, n_jobs=-2))
+    with pytest.raises(ValueError, match=re.escape(want)):
+        list(classify_each(f, probe, n_jobs=-2))
+    with pytest.raises(ValueError, match=re.escape(want)):
+        SpamFilter().fit_stream(zip(HAM, ["ham"] * len(HAM), strict=True), n_jobs=-2)
 
 
 def test_classify_many_keeps_order_on_two_processes() -> None:

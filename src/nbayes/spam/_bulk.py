@@ -244,7 +244,7 @@ def classify_many(
         Read lazily, ``chunk_size`` at a time per worker (a mailbox of any size streams); a
         list or tuple is inherited by the workers whole.
     n_jobs : int, optional
-        Worker processes (default: the usable cores); 1 scores in this process.
+        Worker processes (default, or -1: the usable cores); 1 scores in this process.
     chunk_size : int, optional
         Messages a worker is given at a time. Default: 512 of a list or tuple (only the
         chunks' bounds travel; long runs of one mailbox let a worker's remembered header
@@ -267,10 +267,7 @@ def classify_many(
     ['spam', 'ham']
     """
     spam_filter._check_fitted()
-    if n_jobs is None:
-        n_jobs = usable_cores()
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-        raise ValueError(f"n_jobs must be an int >= 1; got {n_jobs!r}")
+    n_jobs = spam_filter._processes(-1 if n_jobs is None else n_jobs)  # as fit_stream takes it
     if chunk_size is None:
         chunk_size = 512 if isinstance(messages, list | tuple) else 64
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:

@@ -487,6 +487,20 @@ class SpamFilter:
         self.table_.merge(self._stream_table(labelled, chunk_size, self._tokenizer(), n_jobs))
         return self
 
+    @staticmethod
+    def _processes(n_jobs: int) -> int:
+        """The worker processes ``n_jobs`` asks for (fit_stream, classify_many): an int
+        >= 1, or -1 for every usable core."""
+        if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1 and n_jobs != -1:
+            raise ValueError(
+                f"n_jobs must be an int >= 1, or -1 for every usable core; got {n_jobs!r}"
+            )
+        if n_jobs == -1:
+            from nbayes.spam._bulk import usable_cores
+
+            return usable_cores()
+        return n_jobs
+
     def _stream_table(
         self,
         labelled: Iterable[tuple[MessageLike, str]],
@@ -496,14 +510,7 @@ class SpamFilter:
     ) -> TokenTable:
         if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
             raise ValueError(f"chunk_size must be an int >= 1; got {chunk_size!r}")
-        if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1 and n_jobs != -1:
-            raise ValueError(
-                f"n_jobs must be an int >= 1, or -1 for every usable core; got {n_jobs!r}"
-            )
-        if n_jobs == -1:
-            from nbayes.spam._bulk import usable_cores
-
-            n_jobs = usable_cores()
+        n_jobs = self._processes(n_jobs)
         self._settings()
 
         def chunks() -> Iterator[tuple[list[MessageLike], list[bool]]]:
