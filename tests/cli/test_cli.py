@@ -349,6 +349,55 @@ def test_categorical_table(capsys: pytest.CaptureFixture[str], tmp_path: Path) -
 # ------------------------------------------------------------------------------ errors
 
 
+def _flipped(path: Path, at: int) -> None:
+    """Flip every bit of the byte ``at`` of ``path`` (negative: from the end)."""
+    data = bytearray(path.read_bytes())
+    data[at] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def _said_once(err: str, path: Path) -> None:
+    """A damaged model file's error: what is wrong once, the file once, what to do."""
+    assert err.startswith("Error: ") and len(err.strip().splitlines()) == 1, err
+    assert err.count("corrupted") == 1 and err.count(repr(str(path))) == 1, err
+    assert "Cannot load" not in err and "Restore it from a backup" in err, err
+    assert "train the model again" in err, err
+
+
+def test_a_damaged_model_file_is_told_once(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    text_model: Path,
+) -> None:
+    """A byte flipped or the file cut short: the error says so once (it said "file is
+    corrupted (SHA-256 checksum mismatch ...); the first problem found: file is corrupted:
+    SHA-256 checksum mismatch ..."), names the file once and says what to do."""
+    import nbayes
+    from nbayes.spam import SpamFilter
+
+    flipped, cut = tmp_path / "flipped.nbayes", tmp_path / "cut.nbayes"
+    shutil.copy(text_model, flipped)
+    _flipped(flipped, len(flipped.read_bytes()) // 2)
+    cut.write_bytes(text_model.read_bytes()[:-10])
+    for path in (flipped, cut):
+        code, out, err = run(capsys, "predict", path, "--text", "hi")
+        assert code == 1 and not out
+        _said_once(err, path)
+    assert err.count("truncated") == 1
+    ham = [b"Subject: lunch\n\nmeeting at noon", b"Subject: report\n\nthe report is here"]
+    spam = [b"Subject: pills\n\nbuy cheap pills", b"Subject: win\n\nwin a cheap prize"]
+    mail = tmp_path / "mail.nbayes"
+    nbayes.save(SpamFilter().fit(ham + spam, ["ham", "ham", "spam", "spam"]), mail)
+    _flipped(mail, -40)  # a byte of the arrays
+    for argv in ([], ["--register", "spam"]):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(spam[0])))
+        code, out, err = run(capsys, "filter", mail, *argv)
+        assert code == 3 and not out
+        _said_once(err, mail)
+        assert err.count("checksum mismatch") == 1
+
+
 def test_errors_are_one_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, text_model: Path, iris_csv: Path,
     texts_csv: Path,

@@ -752,6 +752,37 @@ def test_damaged_header_is_diagnosed_as_checksum_mismatch(tmp_path: Path) -> Non
     assert "checksum" not in str(info.value)
 
 
+def test_a_damaged_file_is_said_once_with_what_to_do(tmp_path: Path) -> None:
+    """The checksum mismatch is the diagnosis, not also its first problem (the message
+    said "file is corrupted" and "checksum mismatch" twice); a damaged file is told to
+    be replaced."""
+    path = tmp_path / "m.nbayes"
+    good = small_file(tmp_path)
+    header, section = header_of(good)
+    at = {
+        "data": len(good) - 32 - len(section),
+        "digest": len(good) - 1,
+        "header": good.index(b'"dtype":"int64"') + len('"dtype":"int6'),
+    }
+    for where, pos in at.items():
+        data = bytearray(good)
+        data[pos] ^= 0x0C  # (in the header: int64 becomes int65)
+        path.write_bytes(bytes(data))
+        for raw in (False, True):
+            with pytest.raises(ModelFileError) as info:
+                read_model_file(path, raw=raw)
+            message = str(info.value)
+            assert message.startswith(f"model file {str(path)!r}: file is corrupted: "), where
+            assert message.count("corrupted") == message.count("checksum mismatch") == 1, message
+            assert message.endswith("Restore it from a backup or a good copy, or train the "
+                                    "model again."), message  # fmt: skip
+            if where == "header":
+                assert "; the first problem found: invalid header" in message, message
+    path.write_bytes(good[:-10])
+    with pytest.raises(ModelFileError, match=r"truncated.*\. Restore it from a backup"):
+        read_model_file(path)
+
+
 def test_os_error_while_reading(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "m.nbayes"
     write_model_file(path, {}, {})

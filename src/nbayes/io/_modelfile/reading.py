@@ -38,6 +38,19 @@ if TYPE_CHECKING:
 
 __all__ = ["read_model_file"]
 
+#: what the file's own checksum says of a damaged file
+_MISMATCH = "SHA-256 checksum mismatch (the content was modified or damaged after it was written)"
+#: what to do with a damaged file: it cannot be repaired, only replaced
+_REPLACE = "Restore it from a backup or a good copy, or train the model again."
+
+
+def _damaged(name: str, message: str) -> ModelFileError:
+    """The error of the file ``name`` (``model file 'm.nbayes'``): ``message``, and for a
+    corrupted or truncated file, what to do."""
+    if message.startswith(("file is corrupted", "file is truncated")):
+        message = f"{message}. {_REPLACE}"
+    return ModelFileError(f"{name}: {message}")
+
 
 def _describe_start(head: bytes) -> str:
     """A short human description of a file that is not an nbayes model file."""
@@ -178,12 +191,10 @@ class _Reader:
     def fail(self, message: str) -> NoReturn:
         if self.diagnose:
             self.diagnose = False
-            if self.digest_matches() is False:
-                message = (
-                    "file is corrupted (SHA-256 checksum mismatch: it was damaged or modified "
-                    f"after it was written); the first problem found: {message}"
-                )
-        raise ModelFileError(f"{self.name}: {message}")
+            if self.digest_matches() is False:  # damaged, not badly written: say so once
+                first = message.removeprefix("file is corrupted: ")
+                message = f"file is corrupted: {_MISMATCH}; the first problem found: {first}"
+        raise _damaged(self.name, message)
 
     def digest_matches(self) -> bool | None:
         """Stream the whole file through SHA-256 (1 MiB at a time); None if impossible."""
@@ -326,10 +337,8 @@ class _Reader:
         if self.f.read(1):
             self.fail("file is corrupted: it grew while being read, or has trailing bytes")
         if stored != digest:
-            self.fail(
-                "file is corrupted: SHA-256 checksum mismatch (the content was modified or "
-                "damaged after it was written)"
-            )
+            self.diagnose = False  # (the mismatch is the diagnosis)
+            self.fail(f"file is corrupted: {_MISMATCH}")
         return metadata, (RawArrays(arrays) if raw else arrays)
 
     def numpy_array(
@@ -400,10 +409,7 @@ class _Reader:
             h = hasher if hasher is not None else _sha256()
             h.update(covered)  # (hashlib lets other threads run meanwhile)
             if stored != h.digest():
-                raise ModelFileError(
-                    f"{name}: file is corrupted: SHA-256 checksum mismatch (the content was "
-                    "modified or damaged after it was written)"
-                )
+                raise _damaged(name, f"file is corrupted: {_MISMATCH}")
             if cached and st is not None:
                 from nbayes.io._modelfile import verified
 

@@ -13,7 +13,8 @@ on the rows a message looks up (see :mod:`nbayes.spam._scorer`).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from nbayes.exceptions import ModelFileError
@@ -128,6 +129,16 @@ def _check(c: dict[str, Any], n: int, n_ham: int, n_spam: int) -> None:
     c["tokens/bytes"] = raw
 
 
+@contextmanager
+def _naming(path: str | os.PathLike[str]) -> Iterator[None]:
+    """A ModelFileError of the file's content, naming the file (the reading's own errors,
+    such as a checksum mismatch, name it already)."""
+    try:
+        yield
+    except ModelFileError as exc:
+        raise ModelFileError(f"Cannot load the model file {os.fspath(path)!r}: {exc}") from None
+
+
 def load_spam_scorer(
     path: str | os.PathLike[str], *, max_bytes: int | None = None
 ) -> SpamScorer | None:
@@ -163,23 +174,23 @@ def open_spam_scorer(
     def finish() -> SpamScorer | None:
         from nbayes.spam._scorer import SpamScorer
 
-        try:
+        with _naming(path):
             expect_dict(metadata, "metadata", _TOP_KEYS)
             if metadata["model_type"] != "SpamFilter":
                 return None
             version = metadata["schema_version"]
             if not isinstance(version, int) or isinstance(version, bool) or version < 1:
                 raise ModelFileError(f"metadata['schema_version'] is {version!r}")
-            if version > 2:  # nbayes.io.persist.SCHEMA_VERSION: its message is the full load's
-                from nbayes.io.persist import read_metadata
+        if version > 2:  # nbayes.io.persist.SCHEMA_VERSION: its message (naming the file) is
+            from nbayes.io.persist import read_metadata  # the full load's
 
-                read_metadata(path, max_bytes=max_bytes)
+            read_metadata(path, max_bytes=max_bytes)
+        with _naming(path):
             model, n_ham, n_spam, n = spam_filter_of(expect_dict(metadata["model"], WHERE))
-            arrays.verify()  # type: ignore[attr-defined]  # the digest, before any column is read
+        arrays.verify()  # type: ignore[attr-defined]  # the digest, before any column is read
+        with _naming(path):
             c = _columns(arrays, n)
             _check(c, n, n_ham, n_spam)
-        except ModelFileError as exc:
-            raise ModelFileError(f"Cannot load the model file {os.fspath(path)!r}: {exc}") from None
         return SpamScorer(
             model,
             c["tokens/hash"],
