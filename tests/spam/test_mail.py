@@ -299,6 +299,36 @@ def test_a_recipe_stored_before_the_header_clues_keeps_its_tokens() -> None:
     assert old(raw) == {t for t in TOK(raw) if not t.startswith(("message-id:", "header:"))}
 
 
+def test_a_long_body_text_is_read_to_max_text() -> None:
+    """A message of megabytes of words adds tokens of its first ``max_text`` characters
+    only (a hostile message would otherwise add millions to a model); its header tokens
+    and the text's first words are those of the whole message."""
+    words = " ".join(f"w{i:07d}" for i in range(200_000))  # 1.8 MB, no word twice
+    raw = ("Subject: many words\nContent-Type: text/plain\n\n" + words).encode()
+    whole = MailTokenizer(max_text=None)(raw)
+    capped = MailTokenizer(max_text=100_000)(raw)
+    assert "mail:long-text" in capped and "mail:long-text" not in whole
+    assert capped - {"mail:long-text"} < whole
+    assert len(capped) < 25_000 < 400_000 < len(whole)
+    assert {"w0000000", "bi:w0000000 w0000001", "subject:many"} < capped
+    assert MailTokenizer().max_text == 256 * 1024
+    short = b"Subject: hi\n\nlunch at noon"
+    assert MailTokenizer(max_text=5)(short) == {
+        *(MailTokenizer(max_text=None)(short) - {"noon", "bi:lunch noon"}),
+        "mail:long-text",
+    }
+    with pytest.raises(ValueError, match="max_text must be an int >= 1 or None; got 0"):
+        MailTokenizer(max_text=0)
+
+
+def test_a_recipe_stored_before_max_text_reads_the_whole_text() -> None:
+    d = MailTokenizer().to_dict()
+    assert d["max_text"] == 256 * 1024
+    del d["max_text"]  # as files of earlier versions store it
+    assert MailTokenizer.from_dict(d).max_text is None
+    assert MailTokenizer.from_dict(MailTokenizer(max_text=7).to_dict()).max_text == 7
+
+
 # ---------------------------------------------------------------------- sources
 MBOX = (
     b"From alice@example.com Mon Jul  1 10:00:00 2002\n"

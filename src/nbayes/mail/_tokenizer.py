@@ -45,6 +45,8 @@ from nbayes.mail._sources import DEFAULT_MAX_BYTES, RawMail
 
 __all__ = ["COUNTED_HEADERS", "DEFAULT_HEADERS", "MailTokenizer", "split_urls"]
 
+DEFAULT_MAX_TEXT = 256 * 1024
+"""Characters of a message's body text tokenized (:attr:`MailTokenizer.max_text`)."""
 DEFAULT_HEADERS = ("subject", "from", "to", "cc", "reply-to", "x-mailer", "user-agent")
 """The headers tokenized by default (besides the parts' content types)."""
 
@@ -119,9 +121,15 @@ class MailTokenizer:
     header_counts : bool
         ``header:<Name>:<lines>`` for each header of :data:`COUNTED_HEADERS` present, the
         name as the message writes it (``SUBJECT`` is not ``Subject``).
+    max_text : int or None
+        Characters of a message's body text (its parts' text, HTML reduced to what shows)
+        whose words, bigrams and URLs are tokens: 256 Ki, a long book chapter; the rest is
+        not read (the token ``mail:long-text`` says so), and a message of 16 MB of random
+        words adds some 60k tokens to a model, not two million. None reads it all.
 
     A recipe stored before ``message_id`` and ``header_counts`` existed reads them as
-    False (:meth:`from_dict`): a model file keeps tokenizing as it counted.
+    False, and one stored before ``max_text`` reads it as None (:meth:`from_dict`): a
+    model file keeps tokenizing as it counted.
 
     Examples
     --------
@@ -145,6 +153,7 @@ class MailTokenizer:
     max_bytes: int = DEFAULT_MAX_BYTES
     message_id: bool = True
     header_counts: bool = True
+    max_text: int | None = DEFAULT_MAX_TEXT
 
     def __post_init__(self) -> None:
         if isinstance(self.headers, str) or not all(isinstance(h, str) for h in self.headers):
@@ -156,6 +165,9 @@ class MailTokenizer:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"MailTokenizer's {name} must be an int >= 1; got {value!r}")
+        mt = self.max_text
+        if mt is not None and (isinstance(mt, bool) or not isinstance(mt, int) or mt < 1):
+            raise ValueError(f"MailTokenizer's max_text must be an int >= 1 or None; got {mt!r}")
         if self.max_length < self.min_length:
             raise ValueError(
                 f"MailTokenizer's max_length ({self.max_length}) is below its min_length "
@@ -249,7 +261,11 @@ class MailTokenizer:
                 for name in names:
                     _filename_tokens(name, out)
             texts.append(text)
-        return out, self._text_tokens(" ".join(texts), out, long_words)
+        text = " ".join(texts)
+        if self.max_text is not None and len(text) > self.max_text:
+            text = _cut_at_a_space(text, self.max_text)  # a 16 MB text: not 2M tokens
+            out.add("mail:long-text")
+        return out, self._text_tokens(text, out, long_words)
 
     def _words(self, text: str, out: set[str], prefix: str) -> None:
         _field_words(text, out, prefix, self.min_length, self.max_length)
@@ -344,7 +360,19 @@ _BOOLS = (
     "header_counts",
 )
 #: the options a recipe stored before they existed reads as (its tokens unchanged)
-_BEFORE_OPTIONS = {"message_id": False, "header_counts": False}
+_BEFORE_OPTIONS = {"message_id": False, "header_counts": False, "max_text": None}
+
+
+def _cut_at_a_space(text: str, size: int) -> str:
+    """The first ``size`` characters of ``text`` or fewer, ending before a space (no word
+    cut in two; a text without one is cut at ``size``).
+
+    >>> _cut_at_a_space("free cash now", 7), _cut_at_a_space("freecashnow", 9)
+    ('free', 'freecashn')
+    """
+    head = text[: size + 1]
+    cut = max(head.rfind(" "), head.rfind("\n"), head.rfind("\t"))
+    return text[:cut] if cut > 0 else text[:size]
 
 
 def split_urls(text: str, *, lowered: bool = False) -> tuple[str, list[str]]:
