@@ -350,10 +350,7 @@ def classify_each(
     ['spam', None, 'ham']
     """
     spam_filter._check_fitted()
-    if n_jobs is None or n_jobs == -1:
-        n_jobs = usable_cores()
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-        raise ValueError(f"n_jobs must be an int >= 1, or -1 for every usable core; got {n_jobs!r}")
+    n_jobs = spam_filter._processes(-1 if n_jobs is None else n_jobs)
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
         raise ValueError(f"chunk_size must be an int >= 1; got {chunk_size!r}")
     get = (lambda x: x) if mail_of is None else mail_of
