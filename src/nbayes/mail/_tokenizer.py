@@ -124,8 +124,8 @@ class MailTokenizer:
     max_text : int or None
         Characters of a message's body text (its parts' text, HTML reduced to what shows)
         whose words, bigrams and URLs are tokens: 256 Ki, a long book chapter; the rest is
-        not read (the token ``mail:long-text`` says so), and a message of 16 MB of random
-        words adds some 60k tokens to a model, not two million. None reads it all.
+        not read (the token ``mail:long-text`` says so): a message of 16 MB of random words
+        has 66k tokens, not 2.4 million. None reads it all.
 
     A recipe stored before ``message_id`` and ``header_counts`` existed reads them as
     False, and one stored before ``max_text`` reads it as None (:meth:`from_dict`): a
