@@ -65,6 +65,25 @@ def test_filter_on_another_model_says_which_endpoint(text_model: str, start: Any
     assert status == 422 and "/predict" in out["error"]
 
 
+def test_a_message_as_text_or_as_bytes_gets_one_verdict(tmp_path: Path, start: Any) -> None:
+    """The page sends the pasted message as text (text/plain, UTF-8), and registers it as
+    text through /update: a Latin-1 message gets the tokens of its bytes (message/rfc822)
+    both ways, not "maã±ana"."""
+    latin1 = "Subject: oferta\nContent-Type: text/plain; charset=iso-8859-1\n\n"
+    latin1 += "mañana señor, dinero fácil, click here now\n"
+    raw = latin1.encode("iso-8859-1")
+    learnt = [raw.replace(b"click", b"pulse"), raw.replace(b"now", b"ya")]
+    f = SpamFilter().fit(HAM + SPAM + learnt, ["ham"] * 3 + ["spam"] * 5)
+    path = str(tmp_path / "mail.nbayes")
+    nbayes.save(f, path)
+    server = start(path)
+    _, as_bytes = server.request("POST", "/filter", raw=raw, headers=RFC822)
+    text = {"content-type": "text/plain; charset=utf-8"}
+    _, as_text = server.request("POST", "/filter", raw=latin1.encode(), headers=text)
+    assert as_text == as_bytes
+    assert {"mañana", "señor,"} <= {c["token"] for c in as_text["clues"]}
+
+
 def test_registering_through_update_and_forget(tmp_path: Path, start: Any) -> None:
     path = _model(tmp_path)
     server = start(path, "--token", "s3cret")

@@ -299,6 +299,26 @@ def test_a_recipe_stored_before_the_header_clues_keeps_its_tokens() -> None:
     assert old(raw) == {t for t in TOK(raw) if not t.startswith(("message-id:", "header:"))}
 
 
+@pytest.mark.parametrize("charset", ["iso-8859-1", "utf-8", "koi8-r", "windows-1252"])
+@pytest.mark.parametrize("cte", ["8bit", "base64", "quoted-printable"])
+def test_a_message_given_as_text_has_the_tokens_of_its_bytes(charset: str, cte: str) -> None:
+    """A str is a message's characters (pasted into the page, sent to /update): its 8-bit
+    text is not decoded again with the charset it declares (a Latin-1 "mañana" given as
+    text read as "maã±ana", a token no delivery of the same mail ever has)."""
+    body = "привет мир" if charset == "koi8-r" else "mañana café déjà vu"
+    data = body.encode(charset)
+    payload = {
+        "8bit": data,
+        "base64": base64.encodebytes(data),
+        "quoted-printable": quopri.encodestring(data),
+    }[cte]
+    head = f"Subject: hi\nContent-Type: text/plain; charset={charset}\n"
+    raw = (head + f"Content-Transfer-Encoding: {cte}\n\n").encode() + payload + b"\n"
+    as_text = raw.decode(charset if cte == "8bit" else "ascii")
+    assert TOK(as_text) == TOK(raw)
+    assert body.split()[0] in TOK(raw)
+
+
 def test_a_long_body_text_is_read_to_max_text() -> None:
     """A message of megabytes of words adds tokens of its first ``max_text`` characters
     only (a hostile message would otherwise add millions to a model); its header tokens

@@ -90,7 +90,9 @@ def parse(message: bytes | bytearray | str | Message | os.PathLike[str]) -> Mess
     if isinstance(message, bytes | bytearray | memoryview):
         return _parse_bytes(bytes(message))
     if isinstance(message, str):
-        return _parse_bytes(message.encode("utf-8", "surrogateescape"))
+        parsed = _parse_bytes(message.encode("utf-8", "surrogateescape"))
+        setattr(parsed, _FROM_STR, True)  # its parts' 8-bit text: characters (walk_parts)
+        return parsed
     if isinstance(message, os.PathLike):
         try:
             data = Path(message).read_bytes()
@@ -404,14 +406,17 @@ def _param(part: Message, heads: dict[str, str], name: str, header: str) -> str 
 
 
 _COMPAT32 = Message().policy  # (without importing email.policy)
+_FROM_STR = "_nbayes_from_str"  # set on a message parsed from a str
 _UUENCODED = frozenset({"x-uuencode", "uuencode", "uue", "x-uue"})  # (left to get_payload)
 #: the transfer encodings ``Message.get_payload(decode=True)`` undoes (compat32)
 _TRANSFER_ENCODED = _UUENCODED | {"quoted-printable", "base64"}
 
 
-def _text_of(part: Message, charset: str | None, cte: Any = None) -> str:
+def _text_of(part: Message, charset: str | None, cte: Any = None, from_str: bool = False) -> str:
     """The decoded text of a leaf part (``cte``: its first Content-Transfer-Encoding
-    header as parsed)."""
+    header as parsed). ``from_str``: the message was given as a str (its text encoded as
+    UTF-8 to parse it), so a part's 8-bit text is characters already, whatever charset it
+    declares; only what a transfer encoding hides is bytes of that charset."""
     raw = part.__dict__.get("_payload")  # (what get_payload reads; no public reader of it)
     if (
         type(raw) is str
@@ -437,6 +442,8 @@ def _text_of(part: Message, charset: str | None, cte: Any = None) -> str:
                     data, defects = decode_b(b"".join(data.splitlines()))
                     for defect in defects:
                         part.policy.handle_defect(part, defect)
+                elif from_str:
+                    charset = "utf-8"
                 return decode_text(data, charset)
     try:
         payload = part.get_payload(decode=True)
@@ -445,6 +452,8 @@ def _text_of(part: Message, charset: str | None, cte: Any = None) -> str:
     if not isinstance(payload, bytes):
         raw = part.get_payload()
         payload = raw.encode("utf-8", "surrogateescape") if isinstance(raw, str) else b""
+    if from_str and str(cte or "").strip().lower() not in _TRANSFER_ENCODED:
+        charset = "utf-8"
     return decode_text(payload, charset)
 
 
@@ -460,6 +469,7 @@ def walk_parts(message: Message) -> Iterator[MailPart]:
     [('multipart/mixed', None, None), ('text/plain', None, 'café'),
      ('application/pdf', 'bill.pdf', None)]
     """
+    from_str = getattr(message, _FROM_STR, False)
     stack = [message]  # Message.walk's order, without its recursion (parts nested deep)
     while stack:
         part = stack.pop()
@@ -476,7 +486,7 @@ def walk_parts(message: Message) -> Iterator[MailPart]:
         )
         encoding = heads.get("content-transfer-encoding")
         disposition = heads.get("content-disposition")
-        text = _text_of(part, charset, encoding) if ctype.startswith("text/") else None
+        text = _text_of(part, charset, encoding, from_str) if ctype.startswith("text/") else None
         yield MailPart(
             ctype,
             charset.lower() if charset else None,

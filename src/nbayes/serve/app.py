@@ -424,7 +424,10 @@ def create_app(
                 )
             if not body.strip():
                 raise ApiError(422, "The body is empty: send one raw e-mail message.")
-            v, used, bias = answers.spam_filtered(state.model, body, clues)  # scored once
+            # text/plain: the message's characters, as UTF-8 (the page's pasted message, as
+            # /update takes it); message/rfc822: its bytes, each part in its own charset
+            message = body.decode("utf-8", "surrogateescape") if kind == "text/plain" else body
+            v, used, bias = answers.spam_filtered(state.model, message, clues)  # scored once
             data = answers.filtering_json(v, used, bias)
             if data is None:  # (an answer the generic encoder must write)
                 return answers.filtering_answer(v, used, bias), 1
