@@ -106,6 +106,19 @@ def test_registering_through_update_and_forget(tmp_path: Path, start: Any) -> No
     )
 
 
+def test_an_empty_message_is_not_learnt(tmp_path: Path, start: Any) -> None:
+    path = _model(tmp_path)
+    before = Path(path).read_bytes()
+    server = start(path)
+    for texts in ([""], ["Subject: x\n\nhi", " \n\n"]):
+        status, out = server.post("/update", {"texts": texts, "labels": ["spam"] * len(texts)})
+        i = len(texts) - 1
+        assert status == 422 and out["field"] == f"texts[{i}]", out
+        assert out["error"].startswith(f"texts[{i}] is empty"), out
+    assert server.terminate() == 0
+    assert Path(path).read_bytes() == before
+
+
 def test_a_label_typo_names_the_labels_field_and_the_labels(tmp_path: Path, start: Any) -> None:
     """A typo ("Spam" for "spam"): 422 naming labels[i] and the filter's labels, the label
     shown as sent (not np.str_('Spam')), and nothing learnt or forgotten."""

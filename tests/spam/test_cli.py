@@ -393,6 +393,8 @@ def test_a_huge_attachment_is_read_in_part(
         (["{model}", "-e"], HAM_MESSAGE, "add --passthrough"),
         ([], HAM_MESSAGE, "the MODEL argument is required"),
         (["{model}", "{empty}"], HAM_MESSAGE, "a folder without mail"),
+        (["{model}", "--register", "spam", "-"], b"", "<stdin> is empty"),
+        (["{model}", "--register", "spam", "{blank}"], HAM_MESSAGE, "blank.eml is empty"),
     ],
 )
 def test_errors_exit_with_3(
@@ -413,17 +415,21 @@ def test_errors_exit_with_3(
     junk = tmp_path / "junk.nbayes"
     junk.write_bytes(b"not a model")
     (tmp_path / "empty").mkdir()
+    (tmp_path / "blank.eml").write_bytes(b"\n\n")
+    before = model.read_bytes()
     names = {
         "model": model,
         "missing": tmp_path / "nope",
         "text_model": text_model,
         "junk": junk,
         "empty": tmp_path / "empty",
+        "blank": tmp_path / "blank.eml",
     }
     code, out, err = filter_(capsys, monkeypatch, *(a.format(**names) for a in argv), stdin=stdin)
     assert code == 3, (code, err)
     assert err.startswith("Error: ") and fragment in err, err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert model.read_bytes() == before
 
 
 _REGISTER = """

@@ -248,6 +248,8 @@ class ModelState:
             X, field, plain = self.inputs(body)
             y = labels_of(body, len(X), self.classes)  # checked before anything changes
             self._check_classes(op, y)
+            if self.spam:
+                self._check_not_empty(X)
             record = {"op": op, field: plain, "labels": body.get("labels")}
             try:
                 data = frame(record)  # what the journal will hold, made before applying
@@ -277,6 +279,18 @@ class ModelState:
                         "not send this update again."
                     )
         return n, warning
+
+    def _check_not_empty(self, messages: Any) -> None:
+        """422 naming ``texts[i]`` for an empty message sent to a spam filter: it is no mail
+        to learn from (``nbayes filter --register`` refuses it alike)."""
+        for i, message in enumerate(messages):
+            if isinstance(message, str | bytes) and not message.strip():
+                raise ApiError(
+                    422,
+                    f"texts[{i}] is empty: an empty message is no mail to learn from; "
+                    "nothing was changed",
+                    f"texts[{i}]",
+                )
 
     def _check_classes(self, op: str, labels: np.ndarray) -> None:
         """422 naming ``labels[i]`` for a label the model cannot take: a spam filter
