@@ -718,9 +718,10 @@ def test_train_names_the_folders_it_does_not_read(
     root = model.parent / "mail"
     (root / "newsletters").mkdir()
     (root / "newsletters" / "1.eml").write_bytes(HAM_MESSAGE)
+    (root / "inbox.mbox").write_bytes(b"From a@b Mon Jul  1 10:00:00 2002\n" + SPAM_MESSAGE)
     assert main(["train", str(root), "-o", str(model), "--model", "spam"]) == 0
     err = capsys.readouterr().err
-    assert "not read: newsletters/ (a spam filter learns from ham/ and spam/ only)" in err
+    assert "not read: inbox.mbox, newsletters/ (a spam filter learns from ham/ and spam/" in err
     assert counts(model) == (5, 5)
 
 

@@ -55,14 +55,17 @@ def _labelled_mail(
                 "a ham/ and a spam/ sub-folder, each of message files, mboxes or Maildirs."
             )
         others = sorted(
-            e.name
+            e.name + ("/" if e.is_dir() else "")
             for e in os.scandir(root)
-            if e.is_dir() and e.name not in ("ham", "spam") and not e.name.startswith(".")
+            if e.name not in ("ham", "spam") and not e.name.startswith(".")
         )
         if others and ui is not None:
+            shown = ", ".join(others[:8]) + (
+                f" and {len(others) - 8} more" if len(others) > 8 else ""
+            )
             ui.warn(
-                f"{root}: not read: {', '.join(o + '/' for o in others)} (a spam filter learns "
-                "from ham/ and spam/ only)"
+                f"{root}: not read: {shown} (a spam filter learns from ham/ and spam/ only: "
+                "put mail files, mboxes or Maildirs in them)"
             )
         for mail, label in iter_classes(root, ("ham", "spam")):
             yield mail, label
