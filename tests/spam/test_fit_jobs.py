@@ -142,24 +142,29 @@ def test_an_error_while_chunks_wait_in_the_pipe_lets_python_exit(tmp_path: Path)
 _ORPHAN = """
 import os, signal, sys, time, multiprocessing
 from nbayes.spam import SpamFilter
+BIG = int(sys.argv[1])
 def pairs():
     for i in range(10_000):
-        if i == 200:
+        if i == 512:
             pids = [p.pid for p in multiprocessing.active_children()]
             print(" ".join(map(str, pids)), flush=True)
             os.kill(os.getpid(), signal.SIGKILL)  # the parent dies (a SIGTERM, kill -9)
-        yield f"Subject: m {i}\\n\\nword{i} other{i % 7}".encode(), "spam" if i % 2 else "ham"
-SpamFilter().fit_stream(pairs(), chunk_size=16, n_jobs=2)
+        words = " ".join(f"w{i}x{k}" for k in range(1500 if BIG else 2))
+        yield f"Subject: m {i}\\n\\n{words}".encode(), "spam" if i % 2 else "ham"
+SpamFilter().fit_stream(pairs(), chunk_size=64 if BIG else 16, n_jobs=2)
 """
 
 
-def test_the_workers_end_when_their_parent_is_killed() -> None:
+@pytest.mark.parametrize("big", ["0", "1"], ids=["small-chunks", "chunks-beyond-a-pipe"])
+def test_the_workers_end_when_their_parent_is_killed(big: str) -> None:
+    """Also when the parent dies part way through writing a chunk larger than a pipe holds
+    (a worker reading it waited for the rest for ever: it holds no write end now)."""
     import subprocess
     import sys
     import time
 
     proc = subprocess.run(
-        [sys.executable, "-c", _ORPHAN], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", _ORPHAN, big], capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == -9, proc.stderr
     pids = [int(p) for p in proc.stdout.split()]
@@ -176,6 +181,28 @@ def test_the_workers_end_when_their_parent_is_killed() -> None:
     while any(alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(alive(p) for p in pids), "a worker outlived its parent"
+
+
+def test_one_worker_s_error_lets_python_exit(tmp_path: Path) -> None:
+    """count_many with one worker whose first chunk fails: its error was taken as the
+    worker being done, and Python waited at exit for the chunks left in the pipe."""
+    import subprocess
+    import sys
+
+    script = (
+        "from nbayes.mail import MailTokenizer\n"
+        "from nbayes.spam._bulk import count_many\n"
+        "big = [(' '.join(f'w{i}x{k}' for k in range(1500))).encode() for i in range(64)]\n"
+        "chunks = [([42], [True])] + [(big, [True] * 64)] * 20\n"
+        "try:\n"
+        "    count_many(MailTokenizer(), chunks, 1)\n"
+        "except TypeError as exc:\n"
+        "    print('raised', flush=True)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0 and proc.stdout == "raised\n", proc.stderr
 
 
 def test_no_more_workers_than_chunks() -> None:

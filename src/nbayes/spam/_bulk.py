@@ -68,6 +68,11 @@ def _count_worker(
     ends by itself once its parent process is gone (killed, or ended by a SIGTERM: no
     worker is left behind counting for nobody)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # this process neither puts tasks nor reads results: with its copies of those ends
+    # closed, the parent's death ends the pipes (a read of a chunk the parent was writing
+    # when it died would otherwise wait for the rest for ever)
+    tasks._writer.close()
+    results._reader.close()
     table = TokenTable()
     try:
         while (task := _next_task(tasks, parent)) is not None:
@@ -97,6 +102,8 @@ def _next_task(tasks: Any, parent: int) -> Any:  # pragma: no cover
         except queue.Empty:
             if os.getppid() != parent:
                 raise _Orphaned from None
+        except (EOFError, OSError):  # the parent is gone, a chunk half written
+            raise _Orphaned from None
 
 
 def count_many(
@@ -120,7 +127,7 @@ def count_many(
     ctx = multiprocessing.get_context("fork")
     tasks = ctx.Queue(maxsize=2 * n_jobs)
     results = ctx.Queue()
-    workers: list[Any] = []  # started as chunks come: no more workers than chunks
+    workers: list[Any] = []
     got: list[tuple[str, Any]] = []
 
     def check(block: bool) -> None:
@@ -148,29 +155,32 @@ def count_many(
                 check(block=False)
         check(block=False)
 
+    it = iter(chunks)
+    first = list(itertools.islice(it, n_jobs))  # no more workers than chunks, all forked
+    complete = False  # before any put starts the queue's feeder thread
     try:
-        for chunk in chunks:
-            if len(workers) < n_jobs:
-                workers.append(
-                    ctx.Process(
-                        target=_count_worker,
-                        args=(tokenizer, tasks, results, os.getpid()),
-                        daemon=True,
-                    )
+        for _ in first:
+            workers.append(
+                ctx.Process(
+                    target=_count_worker,
+                    args=(tokenizer, tasks, results, os.getpid()),
+                    daemon=True,
                 )
-                workers[-1].start()
+            )
+            workers[-1].start()
+        for chunk in itertools.chain(first, it):
             put(chunk)
         for _ in workers:
             put(None)  # (each worker then sends its table)
         while len(got) < len(workers):
             check(block=True)
+        complete = True
     finally:
-        done = len(got) == len(workers)
         for w in workers:
-            if w.is_alive() and not done:
+            if w.is_alive() and not complete:
                 w.terminate()
             w.join()
-        if not done:  # a chunk may be left in the pipe: do not wait to flush it at exit
+        if not complete:  # a chunk may be left in the pipe: do not wait to flush it at exit
             tasks.cancel_join_thread()
         tasks.close()
         results.close()
