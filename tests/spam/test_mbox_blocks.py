@@ -6,7 +6,9 @@ long-line size."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -24,13 +26,13 @@ class Trickle(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def read(self, size: int = -1) -> bytes:
-        k = self.sizes[self.n % len(self.sizes)]
+    def readinto(self, b: bytearray) -> int:  # type: ignore[override]
+        k = min(len(b), self.sizes[self.n % len(self.sizes)])
         self.n += 1
-        k = k if size < 0 else min(size, k)
         out = self.data[self.at : self.at + k]
         self.at += len(out)
-        return out
+        b[: len(out)] = out
+        return len(out)
 
 
 LINES = [
@@ -166,3 +168,46 @@ def test_a_long_line_is_not_held_whole() -> None:
     assert [m.truncated for m in msgs] == [True, False]
     assert msgs[0].data == (b"Subject: one line\n\n" + line)[: 1 << 20]
     assert msgs[1].data == b"Subject: two\n\nshort\n"
+
+
+def test_a_folder_that_cannot_be_searched_is_an_error_in_its_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pathlib raises PermissionError on a folder without search permission (as root, a
+    test cannot make one: Path.is_dir says it as it would)."""
+    from nbayes.mail import iter_mail
+
+    box = tmp_path / "box"
+    (box / "locked").mkdir(parents=True)
+    (box / "a.eml").write_bytes(b"Subject: a\n\nfirst")
+    (box / "z.eml").write_bytes(b"Subject: z\n\nlast")
+    is_dir = Path.is_dir
+
+    def searchable(self: Path) -> bool:
+        if "locked" in self.parts:
+            raise PermissionError(13, "Permission denied", str(self))
+        return is_dir(self)
+
+    monkeypatch.setattr(Path, "is_dir", searchable)
+    errors: list[MailError] = []
+    names = [Path(m.name).name for m in iter_mail(box, on_error=errors.append)]
+    assert names == ["a.eml", "z.eml"]
+    assert len(errors) == 1 and "locked" in str(errors[0]) and "Permission denied" in str(errors[0])
+    with pytest.raises(MailError, match="locked"):
+        list(iter_mail(box))
+
+
+def test_a_long_from_line_is_read_in_linear_time() -> None:
+    """A line of 8 MB starting "From " (held to its end: it may be a postmark) or ">From"
+    (kept as it comes): the postmark test was a backtracking regular expression (5 s at
+    32 KB), and the held line was copied again at each read."""
+    import time
+
+    for start in (b"From ", b">From ", b"From x "):
+        line = start + b"y" * (8 << 20)
+        box = b"From a@b Mon Jul  1 10:00:00 2002\nSubject: s\n\n" + line + b"\n\nbye\n"
+        t = time.perf_counter()
+        msgs = list(read_mbox(io.BufferedReader(Trickle(box, [1 << 16])), "box", max_bytes=1 << 30))  # type: ignore[arg-type]
+        took = time.perf_counter() - t
+        assert len(msgs) == 1 and msgs[0].data.endswith(b"y\n\nbye\n"), start
+        assert took < 5.0, f"{start!r}: {took:.1f} s"

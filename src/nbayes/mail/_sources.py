@@ -39,7 +39,7 @@ __all__ = [
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 """Bytes of one message kept for tokenizing (16 MiB): an attachment beyond is not read."""
 
-_POSTMARK = re.compile(rb"From \S+.*\d:\d\d")
+_TIME = re.compile(rb"\d:\d\d")
 _QUOTED_FROM = re.compile(rb">+From ")
 _UNQUOTE = re.compile(rb"^>(>*From )", re.M)  # mboxrd: a quoted From line loses one ">"
 _BLANK = (b"\n", b"\r\n")
@@ -85,7 +85,25 @@ def looks_like_mbox(head: bytes) -> bool:
     >>> looks_like_mbox(b"From: alice@example.com\\n")
     False
     """
-    return _POSTMARK.match(head.split(b"\n", 1)[0]) is not None
+    line = head.split(b"\n", 1)[0]
+    return _is_postmark(line, 0, len(line))
+
+
+def _is_postmark(data: bytes, start: int, end: int) -> bool:
+    """Whether ``data[start:end]`` (a line without its newline) is a postmark: ``From``,
+    a space, a word, and a time of day (``From \\S+.*\\d:\\d\\d``), found in one pass (the
+    regular expression backtracks over a long ``From`` line: 5 s at 32 KB).
+
+    >>> line = b"From ann@example.com Mon Jul  1 10:00:00 2002"
+    >>> _is_postmark(line, 0, len(line)), _is_postmark(b"From here on", 0, 12)
+    (True, False)
+    """
+    return (
+        data.startswith(b"From ", start)
+        and start + 5 < end
+        and data[start + 5] not in b" \t\n\r\x0b\x0c"
+        and _TIME.search(data, start + 6, end) is not None
+    )
 
 
 def is_maildir(path: Path) -> bool:
@@ -158,7 +176,7 @@ def read_mbox(stream: BinaryIO, name: str, max_bytes: int = DEFAULT_MAX_BYTES) -
                 if (
                     buf[q:p] in _BLANK
                     and not (q == start and kept.open)
-                    and _POSTMARK.match(buf, p, end if end >= 0 else len(buf))
+                    and _is_postmark(buf, p, end if end >= 0 else len(buf))
                 ):
                     kept.add(buf[start:q])  # the blank line before a postmark is the mbox's
                     number += 1
@@ -178,7 +196,8 @@ def read_mbox(stream: BinaryIO, name: str, max_bytes: int = DEFAULT_MAX_BYTES) -
             return
         limit = _settled(buf, start, kept.open)  # no postmark in sight: keep, read on
         kept.add(buf[start:limit])
-        block = read(_BLOCK)
+        held = len(buf) - limit  # a long "From " line, held to its end: read as much again
+        block = read(_BLOCK) if held < _BLOCK else stream.read(held)  # (not a copy a block)
         eof = not block
         buf = buf[limit:] + block
         scan = max(scan - limit, 0)
@@ -202,10 +221,13 @@ def _settled(buf: bytes, start: int, in_line: bool) -> int:
 
 
 def _may_be_from(head: bytes) -> bool:
-    """Whether a line that starts with ``head`` may be a postmark or a quoted From line
-    (not known yet, or yes)."""
+    """Whether a line that starts with ``head`` must be held to its end: a postmark,
+    perhaps (``From ...``), or one that may yet turn out a quoted From line (a run of
+    ``>`` and a part of "From "; once ``>+From `` shows, it is known)."""
+    if not head.startswith(b">"):
+        return head[:5] == b"From "[: len(head[:5])]
     rest = head.lstrip(b">")
-    return rest[:5] == b"From "[: len(rest[:5])]
+    return len(rest) < 5 and b"From ".startswith(rest)
 
 
 def _preamble(read: Callable[[int], bytes], name: str) -> tuple[bytes, int, bool]:
@@ -227,7 +249,7 @@ def _preamble(read: Callable[[int], bytes], name: str) -> tuple[bytes, int, bool
             return buf, -1, eof
         end = len(buf) - 1 if end < 0 else end
         line = buf[pos : end + 1]
-        if previous_blank and line.startswith(b"From ") and _POSTMARK.match(line):
+        if previous_blank and _is_postmark(line, 0, len(line.rstrip(b"\r\n"))):
             return buf, end + 1, eof
         if line.strip():
             raise MailError(
@@ -245,7 +267,7 @@ def _read_mbox_lines(stream: BinaryIO, name: str) -> Iterator[tuple[str, bytes]]
     lines: list[bytes] = []
     number, previous_blank, started = 0, True, False
     for line in stream:
-        if previous_blank and line.startswith(b"From ") and _POSTMARK.match(line):
+        if previous_blank and _is_postmark(line, 0, len(line.rstrip(b"\r\n"))):
             if started:
                 number += 1
                 yield f"{name}, message {number}", _without_last_blank(lines)
@@ -323,31 +345,53 @@ def _read_folder(
     folder: Path,
     max_bytes: int,
     on_error: Callable[[MailError], None] | None,
-    read: set[tuple[int, int]],
+    seen: set[tuple[int, int]],
 ) -> Iterator[RawMail]:
-    st = folder.stat()
-    if (st.st_dev, st.st_ino) in read:
-        return
-    read.add((st.st_dev, st.st_ino))
-    maildir = is_maildir(folder)  # its cur, new and tmp: one mailbox of message files
-    if maildir:
-        subs = [folder / sub for sub in _MAILDIR_SUBDIRS if (folder / sub).is_dir()]
-        items = [item for sub in subs for item in _files_of(sub) if not item.is_dir()]
-    else:
-        items = _files_of(folder)
+    try:
+        st = folder.stat()
+        if (st.st_dev, st.st_ino) in seen:
+            return
+        seen.add((st.st_dev, st.st_ino))
+        maildir = is_maildir(folder)  # its cur, new and tmp: one mailbox of message files
+        if maildir:
+            subs = [folder / sub for sub in _MAILDIR_SUBDIRS if (folder / sub).is_dir()]
+            items = [item for sub in subs for item in _files_of(sub) if item.is_file()]
+        else:
+            items = _files_of(folder)
+    except OSError as exc:  # (a folder without search permission: pathlib raises)
+        raise MailError(f"cannot read the folder {str(folder)!r}: {exc.strerror or exc}") from None
     for item in items:
         try:
             if maildir:  # one message a file, even one that starts with a postmark
-                _check_file(item)
-                yield _read_file(item, max_bytes)
-            elif item.is_dir():
-                yield from _read_folder(item, max_bytes, on_error, read)
+                mail = _maildir_message(item, max_bytes)
+                if mail is not None:
+                    yield mail
+            elif _is_dir(item):
+                yield from _read_folder(item, max_bytes, on_error, seen)
             else:
                 yield from _read_path(item, max_bytes, inside=True)
         except MailError as exc:
             if on_error is None:
                 raise
             on_error(exc)
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError as exc:
+        raise MailError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+
+
+def _maildir_message(path: Path, max_bytes: int) -> RawMail | None:
+    """A Maildir's message file; None if it went away since the folder was listed (a
+    delivery moves messages from ``tmp`` to ``new`` and ``cur``)."""
+    try:
+        return _read_file(path, max_bytes)
+    except MailError:
+        if not path.exists():
+            return None
+        raise
 
 
 def _check_file(path: Path) -> None:
