@@ -68,9 +68,9 @@ def _as_saved_now(
     terms as UTF-8 bytes and offsets), its columns in term order; every other file as it
     was. An NBSVM of nbayes 0.1 (no calibration then) is written with ``calibration=None``
     and no held-out decision values. A SpamFilter of nbayes 0.2.0 (its recipe without the
-    header clues) is written with ``message_id`` and ``header_counts`` False, and any
-    SpamFilter stored before ``max_text`` with ``max_text=None`` (its body text read whole):
-    the tokens it counted with, spelt out; and with ``tail_weight=0.0``, ``same_counts_min=0``,
+    header clues) is written with ``message_id`` and ``header_counts`` False: the tokens it
+    counted with, spelt out (``max_text=None``, the body text read whole, is left out, as
+    files before it were written); and with ``tail_weight=0.0``, ``same_counts_min=0``,
     ``ham_bias=0.0`` and ``tile_bigrams=False``, the scoring it had."""
     if metadata["model_type"] == "SpamFilter":
         model = dict(metadata["model"])
@@ -80,8 +80,6 @@ def _as_saved_now(
                 "message_id": False,
                 "header_counts": False,
             }
-        if "max_text" not in model["tokenizer"]:
-            model["tokenizer"] = {**model["tokenizer"], "max_text": None}
         model["hyperparameters"] = {
             "tail_weight": 0.0,
             "same_counts_min": 0,

@@ -82,6 +82,12 @@ def test_a_message_as_text_or_as_bytes_gets_one_verdict(tmp_path: Path, start: A
     _, as_text = server.request("POST", "/filter", raw=latin1.encode(), headers=text)
     assert as_text == as_bytes
     assert {"mañana", "señor,"} <= {c["token"] for c in as_text["clues"]}
+    # text in the charset the content type names; bytes that are not text in it (a raw
+    # message sent as text/plain) are read as the raw message they are
+    latin = {"content-type": "text/plain; charset=iso-8859-1"}
+    for raw_as, headers in ((raw, latin), (raw, text)):
+        _, out = server.request("POST", "/filter", raw=raw_as, headers=headers)
+        assert out == as_bytes, headers
 
 
 def test_registering_through_update_and_forget(tmp_path: Path, start: Any) -> None:

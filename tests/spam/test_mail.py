@@ -347,6 +347,7 @@ def test_a_recipe_stored_before_max_text_reads_the_whole_text() -> None:
     del d["max_text"]  # as files of earlier versions store it
     assert MailTokenizer.from_dict(d).max_text is None
     assert MailTokenizer.from_dict(MailTokenizer(max_text=7).to_dict()).max_text == 7
+    assert "max_text" not in MailTokenizer(max_text=None).to_dict()  # an older nbayes reads it
 
 
 # ---------------------------------------------------------------------- sources

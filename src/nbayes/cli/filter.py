@@ -405,7 +405,7 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
         if not mails:
             raise CLIError(f"no message in {', '.join(args.mail)}: nothing to learn.")
         empty = [m.name for m in mails if not m.data.strip()]
-        if empty:  # (standard input without MAIL is refused alike, in _stdin)
+        if empty and not args.unregister:  # (stdin without MAIL is refused alike, in _stdin)
             raise CLIError(
                 f"{empty[0]} is empty: an empty message is no mail to learn from; nothing "
                 "was learnt (leave it out of the MAIL arguments)."

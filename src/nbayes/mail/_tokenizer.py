@@ -179,13 +179,16 @@ class MailTokenizer:
         """The options, as JSON-ready values."""
         d = asdict(self)
         d["headers"] = list(self.headers)
+        if d["max_text"] is None:  # as recipes before max_text (an older nbayes reads it)
+            del d["max_text"]
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MailTokenizer:
         """The tokenizer of :meth:`to_dict`'s options (TypeError/ValueError if invalid).
         Options added after a recipe was stored take the value that reproduces its
-        tokens: ``message_id`` and ``header_counts`` missing are False."""
+        tokens: ``message_id`` and ``header_counts`` missing are False, ``max_text``
+        missing is None."""
         names = {f.name for f in fields(cls)}
         unknown = set(d) - names
         if unknown:

@@ -67,6 +67,28 @@ Handler = Callable[[Request], Awaitable[Response]]
 _CLUES = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
 
 
+def _as_text(body: bytes, content_type: str) -> str | bytes:
+    """A text/plain body of /filter: the message's characters (the page's pasted message,
+    as /update takes it), in the charset the content type names (UTF-8 if none). Bytes
+    that are not text in it are a raw message sent as text/plain: kept as bytes (each part
+    read in its own charset, as message/rfc822).
+
+    >>> _as_text("señor".encode(), "text/plain"), _as_text(b"se\\xf1or", "text/plain")
+    ('señor', b'se\\xf1or')
+    >>> _as_text(b"se\\xf1or", "text/plain; charset=iso-8859-1")
+    'señor'
+    """
+    charset = "utf-8"
+    for param in content_type.split(";")[1:]:
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset" and value.strip().strip('"'):
+            charset = value.strip().strip('"')
+    try:
+        return body.decode(charset)
+    except (UnicodeDecodeError, LookupError):
+        return body
+
+
 def _clues_wanted(request: Request) -> bool:
     """``/filter?clues=0`` answers the verdict without the clues (a mail delivery agent's
     answer: ~60 bytes instead of ~6 kB to encode, send and parse; the scoring is the same);
@@ -404,7 +426,8 @@ def create_app(
         return Response(data, media_type="application/json"), n
 
     async def filter_(request: Request) -> tuple[Response, int]:
-        kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        content_type = request.headers.get("content-type", "")
+        kind = content_type.split(";", 1)[0].strip().lower()
         if kind not in ("message/rfc822", "text/plain"):
             raise ApiError(
                 415,
@@ -424,9 +447,7 @@ def create_app(
                 )
             if not body.strip():
                 raise ApiError(422, "The body is empty: send one raw e-mail message.")
-            # text/plain: the message's characters, as UTF-8 (the page's pasted message, as
-            # /update takes it); message/rfc822: its bytes, each part in its own charset
-            message = body.decode("utf-8", "surrogateescape") if kind == "text/plain" else body
+            message = _as_text(body, content_type) if kind == "text/plain" else body
             v, used, bias = answers.spam_filtered(state.model, message, clues)  # scored once
             data = answers.filtering_json(v, used, bias)
             if data is None:  # (an answer the generic encoder must write)

@@ -248,7 +248,7 @@ class ModelState:
             X, field, plain = self.inputs(body)
             y = labels_of(body, len(X), self.classes)  # checked before anything changes
             self._check_classes(op, y)
-            if self.spam:
+            if self.spam and op == "update":  # (one learnt before this check may be forgotten)
                 self._check_not_empty(X)
             record = {"op": op, field: plain, "labels": body.get("labels")}
             try:
