@@ -155,9 +155,11 @@ def count_many(
                 check(block=False)
         check(block=False)
 
+    # the first n_jobs chunks are read ahead: no more workers than chunks, all forked before
+    # a put starts the queue's feeder thread (a fork beside a running thread is unsafe)
     it = iter(chunks)
-    first = list(itertools.islice(it, n_jobs))  # no more workers than chunks, all forked
-    complete = False  # before any put starts the queue's feeder thread
+    first = list(itertools.islice(it, n_jobs))
+    complete = False
     try:
         for _ in first:
             workers.append(
