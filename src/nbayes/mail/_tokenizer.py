@@ -192,7 +192,10 @@ class MailTokenizer:
         names = {f.name for f in fields(cls)}
         unknown = set(d) - names
         if unknown:
-            raise ValueError(f"unknown MailTokenizer options {sorted(unknown)}")
+            raise ValueError(
+                f"unknown MailTokenizer options {sorted(unknown)}: the recipe was written by a "
+                "newer nbayes, which tokenizes mail with them; upgrade nbayes to read it"
+            )
         d = {**_BEFORE_OPTIONS, **d}
         if "headers" in d:
             if not isinstance(d["headers"], list | tuple):
