@@ -171,13 +171,8 @@ def read_mbox(stream: BinaryIO, name: str, max_bytes: int = DEFAULT_MAX_BYTES) -
             p = i + 1
             end = buf.find(b"\n", p)
             if end >= 0 or eof:
-                j = buf.rfind(b"\n", start, i)
-                q = j + 1 if j >= 0 else start  # where the line before the candidate starts
-                if (
-                    buf[q:p] in _BLANK
-                    and not (q == start and kept.open)
-                    and _is_postmark(buf, p, end if end >= 0 else len(buf))
-                ):
+                q = _blank_line_before(buf, start, p, kept.open)
+                if q >= 0 and _is_postmark(buf, p, end if end >= 0 else len(buf)):
                     kept.add(buf[start:q])  # the blank line before a postmark is the mbox's
                     number += 1
                     yield kept.mail(f"{name}, message {number}")
@@ -187,11 +182,8 @@ def read_mbox(stream: BinaryIO, name: str, max_bytes: int = DEFAULT_MAX_BYTES) -
                 scan = p
                 continue
         if eof:
-            rest = buf[start:]
-            k = rest.rfind(b"\n", 0, len(rest) - 1) + 1
-            if rest[k:] in _BLANK and not (k == 0 and kept.open):
-                rest = rest[:k]
-            kept.add(rest)
+            q = _blank_line_before(buf, start, len(buf), kept.open)  # (the mbox's too)
+            kept.add(buf[start:q] if q >= 0 else buf[start:])
             yield kept.mail(f"{name}, message {number + 1}")
             return
         limit = _settled(buf, start, kept.open)  # no postmark in sight: keep, read on
@@ -214,10 +206,24 @@ def _settled(buf: bytes, start: int, in_line: bool) -> int:
     head = buf[t : t + _LONG_LINE]
     if len(head) == _LONG_LINE and not _may_be_from(head) and head != b"\r":
         return len(buf)  # a long line that is neither a postmark nor a quoted From line
-    j = buf.rfind(b"\n", start, t - 1) if t > start else -1
-    q = j + 1 if j >= 0 else start  # where the line before it starts
-    blank = t > start and buf[q:t] in _BLANK and not (q == start and in_line)
-    return q if blank else t
+    q = _blank_line_before(buf, start, t, in_line)
+    return q if q >= 0 else t
+
+
+def _blank_line_before(buf: bytes, start: int, p: int, in_line: bool) -> int:
+    """Where the last line of ``buf[start:p]`` starts, if it is a blank line; -1 if it is
+    not, or there is none. ``in_line``: ``buf[start]`` is inside a line begun before (a
+    line that starts there is no blank line). The blank line before a postmark, and the
+    last one of an mbox, are the mbox's, not the message's.
+
+    >>> box = b"a\\n\\nFrom x"
+    >>> _blank_line_before(box, 0, 3, False), _blank_line_before(box, 0, 2, False)
+    (2, -1)
+    """
+    if p <= start:
+        return -1
+    q = buf.rfind(b"\n", start, p - 1) + 1 or start
+    return q if buf[q:p] in _BLANK and not (q == start and in_line) else -1
 
 
 def _may_be_from(head: bytes) -> bool:
