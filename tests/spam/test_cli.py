@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import pytest
 
 import nbayes
 from nbayes.cli import main
+from nbayes.spam import SpamFilter
 
 HAM = [
     ("Lunch tomorrow", "Are we still meeting for lunch tomorrow at the usual place?"),
@@ -780,6 +782,36 @@ def test_train_jobs_counts_in_processes_the_same_model_file(
     capsys.readouterr()
     assert main(["train", str(root), "-o", str(two), "--model", "spam", "--jobs", "0"]) != 0
     assert "argument --jobs: must be >= 1; got 0" in capsys.readouterr().err
+
+
+def test_forks_beside_the_ctrl_c_watchdog_do_not_warn(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Python >= 3.12 warns at a fork beside another thread ("may lead to deadlocks"): the
+    # CLI's Ctrl-C watchdog is one, and train --jobs forks. The warning is Python 3.12's.
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def fork() -> int:
+        forks.append(os.getpid())
+        warnings.warn(
+            f"This process (pid={os.getpid()}) is multi-threaded, use of fork() may lead "
+            "to deadlocks in the child.", DeprecationWarning, stacklevel=2
+        )  # fmt: skip
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", fork)
+    monkeypatch.setattr(SpamFilter.fit_stream, "__kwdefaults__", {"chunk_size": 4, "n_jobs": 1})
+    root = tmp_path / "mail"
+    for label in ("ham", "spam"):
+        (root / label).mkdir(parents=True)
+        for i in range(10):
+            body = ("meeting notes" if label == "ham" else "cheap pills") + f" item{i}"
+            (root / label / f"{i}.eml").write_bytes(message(f"{label} {i}", body))
+    out = tmp_path / "m.nbayes"
+    assert main(["train", str(root), "-o", str(out), "--model", "spam", "--jobs", "2"]) == 0
+    assert len(forks) == 2 and counts(out) == (10, 10)
+    assert "Warning" not in capsys.readouterr().err
 
 
 def test_jobs_is_refused_for_models_that_do_not_read_mail(

@@ -156,6 +156,13 @@ def _main(argv: list[str], interrupts: Interrupts) -> int:
 
     with warnings.catch_warnings(), use_interrupts(interrupts):
         warnings.simplefilter("default")
+        # Python >= 3.12 warns at each fork of a process with another thread. The spam
+        # commands' workers are forked (nbayes.spam._bulk) beside one thread, the Ctrl-C
+        # watchdog (nbayes.cli._interrupt), blocked in os.read and holding no lock: the
+        # fork is safe, and "may lead to deadlocks" would only alarm the user.
+        warnings.filterwarnings(
+            "ignore", r"This process \(pid=\d+\) is multi-threaded", DeprecationWarning
+        )
         warnings.showwarning = show
         try:
             return int(args.run(args, ui))
