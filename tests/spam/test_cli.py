@@ -552,6 +552,24 @@ def test_the_filter_imports_neither_numpy_nor_scikit_learn(model: Path) -> None:
     assert proc.stdout.decode().splitlines()[-1] == "0 []", proc.stderr
 
 
+def test_registrations_import_neither_the_service_nor_scikit_learn(model: Path) -> None:
+    # a mail delivery agent runs them once per message: what they import is start-up time
+    code = (
+        "import sys\n"
+        "from nbayes.cli import main\n"
+        "status = main(['filter', *sys.argv[1:]])\n"
+        "heavy = [m for m in ('asyncio', 'uvicorn', 'starlette', 'numpy.ma', 'sklearn',\n"
+        "                     'scipy', 'pandas') if m in sys.modules]\n"
+        "print(status, heavy)\n"
+    )
+    for change in (["--register", "spam"], ["--unregister", "spam"], ["--update"]):
+        proc = subprocess.run(
+            [sys.executable, "-c", code, str(model), *change],
+            input=SPAM_MESSAGE, capture_output=True, timeout=120,
+        )  # fmt: skip
+        assert proc.stdout.decode().splitlines()[-1] == "0 []", (change, proc.stderr)
+
+
 def test_eval_reports_ham_lost_spam_caught_and_unsure(
     model: Path,
     tmp_path: Path,

@@ -54,7 +54,7 @@ def _model_lock(path: str, ui: UI) -> Iterator[None]:
     except ImportError:  # pragma: no cover - no fcntl (Windows): no advisory lock
         yield
         return
-    from nbayes.serve.server import holder_message
+    from nbayes.serve.holder import holder_message
 
     said = False
 

@@ -11,6 +11,7 @@ import os
 import re
 import secrets
 import stat
+import sys
 import time
 from collections.abc import Mapping
 from typing import Any, BinaryIO
@@ -80,7 +81,8 @@ def _prepare_arrays(arrays: Mapping[str, np.ndarray]) -> list[tuple[str, str, np
     for name, array in arrays.items():
         if not isinstance(name, str):
             raise TypeError(f"array names must be str, got {name!r}")
-        if not isinstance(array, np.ndarray) or isinstance(array, np.ma.MaskedArray):
+        ma = sys.modules.get("numpy.ma")  # (a masked array exists only if it is imported)
+        if not isinstance(array, np.ndarray) or (ma and isinstance(array, ma.MaskedArray)):
             raise TypeError(
                 f"arrays[{name!r}] must be a numpy.ndarray (not a masked array), "
                 f"got {type(array).__module__}.{type(array).__qualname__}"
