@@ -1368,3 +1368,18 @@ def test_zz_report_fuzz_counts() -> None:
     for kind, n in FuzzStats.counts.items():
         print(f"fuzz {kind}: {n}", file=sys.stderr)
     print(f"fuzz total: {total}", file=sys.stderr)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_save_over_what_is_no_regular_file_is_refused_and_leaves_it(tmp_path: Path) -> None:
+    # the save renames a new file over its path: over /dev/null (as root) that turned the
+    # device into a file; a FIFO stands for it here (never /dev/null in a test)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    link = tmp_path / "link.nbm"
+    link.symlink_to(fifo)
+    for path in (fifo, link):
+        with pytest.raises(OSError, match=r"it is a FIFO, which a save would replace"):
+            write_model_file(path, SAMPLE_METADATA, {})
+        assert stat.S_ISFIFO(os.stat(fifo).st_mode) and link.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.nbm", "pipe"]

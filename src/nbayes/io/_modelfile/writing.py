@@ -255,6 +255,27 @@ def fsync_directory(directory: str) -> None:
         os.close(fd)
 
 
+def _check_replaceable(target: str) -> None:
+    """Refuse to save over what is no regular file: the save renames a new file over it,
+    which would turn ``/dev/null`` (a device, as root), a FIFO or a socket into a file."""
+    try:
+        st = os.stat(target)
+    except OSError:
+        return  # (nothing there: a new file; or the write itself says why not)
+    if not stat.S_ISREG(st.st_mode):
+        kind = (
+            "a character device" if stat.S_ISCHR(st.st_mode)
+            else "a block device" if stat.S_ISBLK(st.st_mode)
+            else "a FIFO" if stat.S_ISFIFO(st.st_mode)
+            else "a socket" if stat.S_ISSOCK(st.st_mode)
+            else "no regular file"
+        )  # fmt: skip
+        raise OSError(
+            f"cannot write a model file to {target!r}: it is {kind}, which a save would "
+            "replace with a file; give the path of a model file"
+        )
+
+
 def write_model_file(
     path: str | os.PathLike[str],
     metadata: Mapping[str, Any],
@@ -306,6 +327,7 @@ def write_model_file(
     if os.path.isdir(target):
         raise IsADirectoryError(f"cannot write a model file to {target!r}: it is a directory")
     target = os.path.realpath(target)  # through a symlink: the link stays a link
+    _check_replaceable(target)
     mode = existing_mode(target)
 
     directory = os.path.dirname(target)
