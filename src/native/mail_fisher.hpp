@@ -9,6 +9,7 @@
 // Plain C++ (no Python.h): bind_mail.cpp binds it to Python.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -152,8 +153,9 @@ inline bool fisher_log_scores(double sum_log_f, double sum_log_1mf, std::int64_t
     if (!chi2_log_sf(h_chi2, k, lg, log_h_tail) || !chi2_log_sf(s_chi2, k, lg, log_s_tail) ||
         !chi2_log_cdf(s_chi2, k, lg, a) || !chi2_log_cdf(h_chi2, k, lg, c))
         return false;
-    log_spam = logaddexp(a, log_h_tail) - ln2;
-    log_ham = logaddexp(c, log_s_tail) - ln2;
+    // (each at most log 1: H <= 1 and S >= 0, but the sums can round a few ulps above)
+    log_spam = std::min(logaddexp(a, log_h_tail) - ln2, 0.0);
+    log_ham = std::min(logaddexp(c, log_s_tail) - ln2, 0.0);
     if (tail_weight == 0.0 && ham_bias == 0.0) return true;
     double z = log_spam - log_ham;
     if (tail_weight != 0.0) z += tail_weight * (log_h_tail - log_s_tail);

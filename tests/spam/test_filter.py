@@ -21,11 +21,14 @@ from nbayes.mail import MailTokenizer
 from nbayes.spam import (
     SpamFilter,
     TokenTable,
+    Verdict,
     chi2_log_cdf,
     chi2_log_sf,
     choose_cutoffs,
     fisher_log_scores,
 )
+from nbayes.spam._combining import logit
+from nbayes.spam._cutoffs import _cutoff_above, _cutoff_below
 
 HAM = [
     b"Subject: minutes\n\nthe minutes of the project meeting are attached, see you monday",
@@ -744,6 +747,94 @@ def test_choose_cutoffs_hits_the_target_on_held_out_folds() -> None:
     assert f.effective_params_.spam_cutoff == choice.spam_cutoff
     with pytest.raises(ValueError, match="at least 5 messages of each class"):
         choose_cutoffs(f, HAM + SPAM, LABELS)
+
+
+@pytest.mark.parametrize("preset", ["bogofilter", "spambayes"])
+def test_spamicity_stays_in_0_1_however_strong_the_clues(preset: str) -> None:
+    # (1 + H - S) / 2 <= 1, but its logarithm's sums rounded a few ulps above 0: 1.0000000000000262
+    spam_words = [f"spamword{i}" for i in range(400)]
+    ham_words = [f"hamword{i}" for i in range(400)]
+    spam = [("Subject: s\n\n" + " ".join(spam_words[j::3])).encode() for j in range(3)]
+    ham = [("Subject: h\n\n" + " ".join(ham_words[j::3])).encode() for j in range(3)]
+    f = SpamFilter(preset=preset, max_clues=0).fit(ham + spam, ["ham"] * 3 + ["spam"] * 3)
+    probes = [("Subject: s\n\n" + " ".join(spam_words[:n])).encode() for n in range(50, 401, 7)]
+    probes += [("Subject: h\n\n" + " ".join(ham_words[:n])).encode() for n in range(50, 401, 7)]
+    assert ((f.spamicity(probes) >= 0.0) & (f.spamicity(probes) <= 1.0)).all()
+    assert (f.predict_proba(probes) >= 0.0).all()
+    for k in range(1, 300, 7):
+        for p in (0.9, 0.95, 0.99, 0.999):
+            log_spam, log_ham = fisher_log_scores(k * math.log(p), k * math.log1p(-p), k)
+            assert log_spam <= 0.0 and log_ham <= 0.0
+
+
+def test_choose_cutoffs_meets_its_targets_at_ties_and_after_the_round_trip(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # held-out log-odds: a ham whose sigmoid and back loses a few ulps (a cutoff taken as the
+    # sigmoid of the next float up sent it to spam), and ten spam tied at 0 (no clues: the
+    # ham cutoff was the sigmoid of the float below 0, which is 1/2, and let them through)
+    ham = [f"Subject: notes\n\nminutes id{i}".encode() for i in range(20)]
+    spam = [f"Subject: offer\n\ncheap pills id{20 + i}".encode() for i in range(20)]
+    z = 1.1803378356750316
+    scores = [z] + [-5.0 - i for i in range(19)] + [0.0] * 10 + [5.0 + i for i in range(10)]
+
+    def classify(self: SpamFilter, sets: list[frozenset[str]]) -> list[Verdict]:
+        ids = [int(next(t for t in s if t.startswith("id"))[2:]) for s in sets]
+        return [Verdict("unsure", 0.5, scores[i]) for i in ids]
+
+    monkeypatch.setattr(SpamFilter, "classify", classify)
+    labels = ["ham"] * 20 + ["spam"] * 20
+    choice = choose_cutoffs(SpamFilter(), ham + spam, labels, ham_loss=0.0, spam_passed=0.0)
+    assert (choice.ham_lost, choice.spam_passed) == (0.0, 0.0)
+    monkeypatch.undo()
+    f = choice.apply(SpamFilter().fit(HAM + SPAM, LABELS))
+    decide = f._decide()
+    verdicts = [decide((lo, 0.0)).verdict for lo in scores]
+    assert verdicts == ["unsure"] + ["ham"] * 19 + ["unsure"] * 10 + ["spam"] * 10
+    assert logit(math.nextafter(choice.spam_cutoff, 0.0)) <= z < logit(choice.spam_cutoff)
+    assert choice.ham_cutoff == math.nextafter(0.5, 0.0)
+
+
+@given(st.floats(allow_nan=False))
+def test_the_cutoffs_of_a_log_odds_are_the_nearest_floats_on_each_side(z: float) -> None:
+    above, below = _cutoff_above(z), _cutoff_below(z)
+    if above < 1.0:
+        assert logit(math.nextafter(above, 0.0)) <= z < logit(above)
+    if below > 0.0:
+        assert logit(below) < z <= logit(math.nextafter(below, 1.0))
+
+
+def test_numpy_scalars_are_settings_as_their_python_values(tmp_path: Path) -> None:
+    # a GridSearchCV over np.arange / np.linspace sets numpy scalars
+    f = SpamFilter(max_clues=np.int64(5), same_counts_min=np.int32(3), s=np.float32(0.25),
+                   spam_cutoff=np.float64(0.95), tile_bigrams=np.False_,
+                   min_learned=np.uint8(1))  # fmt: skip
+    f.fit(HAM + SPAM, LABELS)
+    g = SpamFilter(max_clues=5, same_counts_min=3, s=float(np.float32(0.25)), spam_cutoff=0.95,
+                   tile_bigrams=False, min_learned=1).fit(HAM + SPAM, LABELS)  # fmt: skip
+    assert f.effective_params_ == g.effective_params_
+    assert f.decision_function(HAM + SPAM).tolist() == g.decision_function(HAM + SPAM).tolist()
+    nbayes.save(f, tmp_path / "f.nbm")  # (JSON has no numpy scalars)
+    assert nbayes.load(tmp_path / "f.nbm").get_params()["max_clues"] == 5
+    with pytest.raises(ValueError, match="'max_clues' parameter of SpamFilter must be an int"):
+        SpamFilter(max_clues=np.float64(5.0)).fit(HAM + SPAM, LABELS)
+
+
+def test_a_set_of_tokens_that_are_no_str_is_refused_and_nothing_learnt() -> None:
+    f = trained()
+    before = f.table_.n_spam, len(f.table_)
+    for bad in (frozenset({"ok", 1}), {b"bytes"}):
+        with pytest.raises(TypeError, match=r"message 1 is a set of tokens, whose tokens are str"):
+            f.partial_fit([frozenset({"fine"}), bad], ["spam", "spam"])
+        with pytest.raises(TypeError, match="whose tokens are str"):
+            f.classify([bad])
+    assert (f.table_.n_spam, len(f.table_)) == before
+
+
+def test_a_memoryview_is_a_message_as_its_bytes() -> None:
+    f = trained()
+    assert f.classify([memoryview(SPAM[0])]) == f.classify([SPAM[0]])
+    assert f.clues(memoryview(SPAM[0])).verdict == f.clues(SPAM[0]).verdict
 
 
 # ---------------------------------------------------------------------- model files

@@ -222,8 +222,9 @@ def fisher_log_scores(
     log_h_tail = chi2_log_sf(h_chi2, k)
     log_s_tail = chi2_log_sf(s_chi2, k)
     # spamicity = (1 + H - S) / 2 = ((1 - S) + H) / 2;  1 - spamicity = ((1 - H) + S) / 2
-    log_spam = _logaddexp(chi2_log_cdf(s_chi2, k), log_h_tail) - _LN2
-    log_ham = _logaddexp(chi2_log_cdf(h_chi2, k), log_s_tail) - _LN2
+    # (each at most log 1: H <= 1 and S >= 0, but the sums can round a few ulps above)
+    log_spam = min(_logaddexp(chi2_log_cdf(s_chi2, k), log_h_tail) - _LN2, 0.0)
+    log_ham = min(_logaddexp(chi2_log_cdf(h_chi2, k), log_s_tail) - _LN2, 0.0)
     if not tail_weight and not ham_bias:
         return log_spam, log_ham
     z = log_spam - log_ham

@@ -52,6 +52,46 @@ def _sigmoid(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-z))
 
 
+def _probability(z: float) -> float:
+    """The sigmoid of ``z``, to a few ulps (0.0 and 1.0 at the ends, no overflow)."""
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+def _cutoff_above(z: float) -> float:
+    """The least cutoff whose log-odds (as a verdict compares them: :func:`logit`) is
+    above ``z``; 1.0 beyond what a cutoff below 1.0 expresses. (The sigmoid of the next
+    float above ``z`` is not it: the round trip through ``logit`` loses a few ulps.)
+
+    >>> z = 1.1803378356750316
+    >>> logit(_sigmoid(math.nextafter(z, math.inf))) > z, logit(_cutoff_above(z)) > z
+    (False, True)
+    """
+    if z >= _MAX_LOG_ODDS:
+        return 1.0
+    p = _probability(z)  # (a few ulps from the answer: logit is monotone)
+    while logit(p) <= z:
+        p = math.nextafter(p, 1.0)
+    while p > 0.0 and logit(q := math.nextafter(p, 0.0)) > z:
+        p = q
+    return p
+
+
+def _cutoff_below(z: float) -> float:
+    """The greatest cutoff whose log-odds is below ``z``; 0.0 below what a cutoff above
+    0.0 expresses (:func:`_cutoff_above` mirrored)."""
+    if z <= -_MAX_LOG_ODDS:
+        return 0.0
+    p = _probability(z)
+    while logit(p) >= z:
+        p = math.nextafter(p, 0.0)
+    while p < 1.0 and logit(q := math.nextafter(p, 1.0)) < z:
+        p = q
+    return p
+
+
 def choose_cutoffs(
     spam_filter: SpamFilter,
     messages: Iterable[MessageLike],
@@ -120,13 +160,8 @@ def choose_cutoffs(
     k_spam = int(math.floor(spam_passed * len(spam_scores) + 1e-9))
     # spam: log-odds strictly above the (k+1)-th highest ham; ham: strictly below the
     # (k+1)-th lowest spam (ties go against the filter)
-    spam_cut = _sigmoid(math.nextafter(ham_scores[k_ham], math.inf))
-    ham_cut = _sigmoid(math.nextafter(spam_scores[k_spam], -math.inf))
-    if ham_scores[k_ham] >= _MAX_LOG_ODDS:  # beyond what a cutoff below 1.0 expresses
-        spam_cut = 1.0
-    if spam_scores[k_spam] <= -_MAX_LOG_ODDS:
-        ham_cut = 0.0
-    ham_cut = min(ham_cut, spam_cut)
+    spam_cut = _cutoff_above(ham_scores[k_ham])
+    ham_cut = min(_cutoff_below(spam_scores[k_spam]), spam_cut)
     chosen = model.set_params(ham_cutoff=ham_cut, spam_cutoff=spam_cut)
     lo_ham, lo_spam = logit(chosen.effective_params_.ham_cutoff), logit(spam_cut)
     lost = sum(s >= lo_spam for s in ham_scores)

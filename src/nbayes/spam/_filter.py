@@ -15,6 +15,7 @@ import heapq
 import itertools
 import math
 import multiprocessing
+import numbers
 import os
 import sys
 from array import array
@@ -374,10 +375,14 @@ class SpamFilter:
     def _token_sets_with(cls, tok: MailTokenizer, messages: Iterable[Any]) -> list[frozenset[str]]:
         """The token set of each message (a set of tokens is taken as it is)."""
         out = []
-        for m in messages:
-            if isinstance(m, frozenset):
-                out.append(m)
-            elif isinstance(m, set):
+        for i, m in enumerate(messages):
+            if isinstance(m, frozenset | set):
+                if not all(type(t) is str for t in m):  # (a model file holds str tokens)
+                    t = next(t for t in m if type(t) is not str)
+                    raise TypeError(
+                        f"message {i} is a set of tokens, whose tokens are str; it holds "
+                        f"{type(t).__name__} {t!r}: give str tokens, or the raw message"
+                    )
                 out.append(frozenset(m))
             else:
                 out.append(frozenset(tok.tokens(cls._message(m))))
@@ -397,6 +402,8 @@ class SpamFilter:
     def _message(m: Any) -> Any:
         if isinstance(m, bytes | bytearray | str | Message | RawMail | os.PathLike):
             return m
+        if isinstance(m, memoryview):
+            return m.tobytes()
         raise TypeError(
             "a message is bytes, str, an email.message.Message, a path (pathlib.Path), a "
             f"RawMail or a set of tokens; got {type(m).__name__}"
@@ -1207,7 +1214,8 @@ class _Settings(Preset):
         p = PRESETS[f.preset]
 
         def real(name: str, value: Any, low: float, high: float, closed: str) -> float:
-            ok = isinstance(value, int | float) and not isinstance(value, bool)
+            # numpy's scalars too (a GridSearchCV over np.linspace): they are numbers.Real
+            ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
             v = float(value) if ok else math.nan
             inside = {
                 "[]": low <= v <= high,
@@ -1228,14 +1236,14 @@ class _Settings(Preset):
             # as a C size (a larger one raised OverflowError there)
             if (
                 isinstance(value, bool)
-                or not isinstance(value, int)
-                or not 0 <= value <= sys.maxsize
+                or not isinstance(value, numbers.Integral)  # (numpy's ints are)
+                or not 0 <= int(value) <= sys.maxsize
             ):
                 raise ValueError(
                     f"The {name!r} parameter of SpamFilter must be an int >= 0{zero} and "
                     f"<= {sys.maxsize}. Got {value!r} instead."
                 )
-            return value
+            return int(value)
 
         s = real("s", p.s if f.s is None else f.s, 0.0, math.inf, "()")
         x = real("x", p.x if f.x is None else f.x, 0.0, 1.0, "()")
@@ -1269,6 +1277,9 @@ class _Settings(Preset):
             "ham_bias", p.ham_bias if f.ham_bias is None else f.ham_bias, 0.0, math.inf, "[)"
         )
         tile_bigrams = p.tile_bigrams if f.tile_bigrams is None else f.tile_bigrams
+        np = sys.modules.get("numpy")  # (a numpy bool exists only if numpy is imported)
+        if np is not None and isinstance(tile_bigrams, np.bool_):
+            tile_bigrams = bool(tile_bigrams)
         if not isinstance(tile_bigrams, bool):
             raise ValueError(
                 "The 'tile_bigrams' parameter of SpamFilter must be a bool or None. "

@@ -53,6 +53,8 @@ def _hyperparameters(model: SpamFilter) -> dict[str, Any]:
             value = None if value is None else value.to_dict()
         elif name == "labels":
             value = list(value)
+        elif isinstance(value, np.generic):  # (a numpy scalar set by a grid search)
+            value = value.item()
         hp[name] = value
     return hp
 
