@@ -6,6 +6,7 @@ server of a deleted folder still ran)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import subprocess
@@ -67,3 +68,41 @@ def test_a_deleted_file_held_open_is_not_the_file(tmp_path: Path) -> None:
         assert L._has_open(os.getpid(), st.st_dev, st.st_ino) is True
         gone.unlink()
         assert L._has_open(os.getpid(), st.st_dev, st.st_ino) is False
+
+
+def test_a_waiter_waits_through_a_queue_and_gives_up_on_a_holder_that_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Eighty deliveries at once, each holding the lock ~0.5 s: 69 gave up after 60 s and
+    were deferred, though the lock changed hands all along. The timeout is for one
+    holder: while the holder changes, the waiter waits on."""
+    import fcntl
+    import threading
+    import time
+
+    model = tmp_path / "m.nbayes"
+    model.write_bytes(b"model")
+    fd = os.open(model, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # (another open file: it conflicts in this process too)
+    start = time.monotonic()
+    # a new holder every 0.2 s, as a queue of deliveries gives: never one for 0.5 s
+    monkeypatch.setattr(
+        L, "holder_pid", lambda path: 10_000 + int((time.monotonic() - start) / 0.2)
+    )
+    timer = threading.Timer(1.5, os.close, (fd,))
+    timer.start()
+    try:
+        lock = L.ModelLock(str(model)).acquire(timeout=0.5)
+        assert time.monotonic() - start >= 1.4
+        lock.release()
+        fd = os.open(model, os.O_RDONLY)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        monkeypatch.setattr(L, "holder_pid", lambda path: 4242)  # one holder, for good
+        start = time.monotonic()
+        with pytest.raises(L.LockedError, match=r"\(process 4242\), which has held it for 0.5 s"):
+            L.ModelLock(str(model)).acquire(timeout=0.5)
+        assert 0.5 <= time.monotonic() - start < 1.5
+    finally:
+        timer.cancel()
+        with contextlib.suppress(OSError):
+            os.close(fd)

@@ -38,7 +38,9 @@ refused: True
 from __future__ import annotations
 
 import fcntl
+import math
 import os
+import random
 import time
 from collections.abc import Callable
 from typing import Any
@@ -131,16 +133,27 @@ class ModelLock:
     def acquire(
         self, timeout: float = 0.0, refuse: Callable[[int | None], str | None] | None = None
     ) -> ModelLock:
-        """Take the lock, waiting up to ``timeout`` seconds (polling every 50 ms) while
-        another process holds it; then raise :class:`LockedError`.
+        """Take the lock, waiting while other processes hold it; raise
+        :class:`LockedError` once one process has held it for ``timeout`` seconds.
 
-        ``refuse(pid)`` is asked while the lock is held by another process (``pid`` from
-        :func:`holder_pid`, None if unknown): a message it returns is raised at once
-        (e.g. the holder is a server, which will not let go).
+        The wait is for the holder, not for the queue: deliveries that arrive together
+        each hold the lock for a moment, and one waiting behind eighty of them waits as
+        long as the lock changes hands at least every ``timeout`` seconds (the holder is
+        known from ``/proc/locks``; where it is not, ``timeout`` bounds the whole wait).
+        Waiters poll every 10-100 ms (at random, so that they do not all wake at once).
+
+        ``refuse(pid)`` is asked when the holder changes, and each second
+        (``pid`` from :func:`holder_pid`, None if unknown): a message it returns is raised at
+        once (e.g. the holder is a server, which will not let go).
         """
         if self._first is not None:
             return self
-        deadline = time.monotonic() + max(0.0, timeout)
+        timeout = max(0.0, timeout)
+        now = time.monotonic()
+        since = now  # when the holder last changed
+        holder: int | None = None
+        asked = -math.inf  # when refuse was last asked
+        pause = 0.01
         while True:
             fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
             try:
@@ -148,18 +161,28 @@ class ModelLock:
             except BlockingIOError:
                 os.close(fd)
                 pid = holder_pid(self.path)
-                message = refuse(pid) if refuse is not None else None
-                if message is not None:
-                    raise LockedError(message) from None
-                if time.monotonic() >= deadline:
+                now = time.monotonic()
+                changed = pid is not None and pid != holder
+                if changed:
+                    holder, since = pid, now
+                if refuse is not None and (changed or now - asked >= 1.0):
+                    asked = now
+                    message = refuse(pid)
+                    if message is not None:
+                        raise LockedError(message) from None
+                if now - since >= timeout:
                     who = f" (process {pid})" if pid is not None else ""
-                    waited = f" (waited {timeout:g} s)" if timeout > 0 else ""
+                    held = (
+                        f" has held it for {timeout:g} s" if holder is not None
+                        else f" held it for the {timeout:g} s waited"
+                    ) if timeout > 0 else " holds it"  # fmt: skip
                     raise LockedError(
-                        f"{self.path!r} is in use by another process{who}{waited}: only one "
-                        "may change the model at a time. Stop it first (or use the one that "
-                        "is running)."
+                        f"{self.path!r} is in use by another process{who}, which{held}: "
+                        "only one may change the model at a time. If it is stuck, stop it "
+                        "(or use the one that is running)."
                     ) from None
-                time.sleep(0.05)
+                time.sleep(pause * (0.5 + random.random()))
+                pause = min(pause * 1.5, 0.1)
                 continue
             except BaseException:
                 os.close(fd)
