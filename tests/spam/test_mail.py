@@ -29,6 +29,7 @@ from nbayes.mail import (
     walk_parts,
 )
 from nbayes.mail._mime import MAX_HEADER_CHARS, message_fields
+from nbayes.mail._tokenizer import MAX_PARTS
 
 TOK = MailTokenizer()
 
@@ -836,3 +837,18 @@ def test_a_subject_of_many_encoded_words_takes_linear_time() -> None:
     words = "=?utf-8?b?aGVsbG8=?= " * 10_000
     assert decode_header(words) == "hello" * (MAX_HEADER_CHARS // 21)  # cut at a space
     assert decode_header(words, max_chars=None) == "hello" * 10_000
+
+
+def test_a_message_of_many_parts_is_read_to_its_thousandth_boundary() -> None:
+    # a million empty parts (9.8 MB) took 10 s to parse, holding a server's model; a
+    # recipe of any age reads MAX_PARTS boundaries (a model stored before is protected)
+    head = b"From: a@b.c\nContent-Type: multipart/mixed; boundary=B\n\n"
+    raw = head + b"".join(b"--B\n\nword%d\n" % i for i in range(5000)) + b"--B--\n"
+    kept = head + b"".join(b"--B\n\nword%d\n" % i for i in range(MAX_PARTS))
+    for tok in (MailTokenizer(), MailTokenizer.from_dict({"max_bytes": 1 << 24})):
+        tokens = tok.tokens(raw)
+        assert "mail:many-parts" in tokens and "word999" in tokens and "word1000" not in tokens
+        assert tokens - {"mail:many-parts"} == tok.tokens(kept)
+        assert tok.tokens(raw.decode()) == tokens
+    fine = head + b"".join(b"--B\n\nword%d\n" % i for i in range(MAX_PARTS - 1)) + b"--B--\n"
+    assert "mail:many-parts" not in MailTokenizer().tokens(fine)
