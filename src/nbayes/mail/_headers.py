@@ -44,8 +44,11 @@ def set_header(raw: bytes, name: str, value: str) -> bytes:
     b'Subject: hi\\r\\nX-Status: ham\\r\\n\\r\\nbody'
     >>> set_header(b"\\nbody only\\n", "X-Status", "ham")  # an empty head
     b'X-Status: ham\\n\\nbody only\\n'
-    >>> set_header(b"just a line of text\\n", "X-Status", "ham")  # no head at all
-    b'X-Status: ham\\njust a line of text\\n'
+    >>> set_header(b"just a line of text\\n", "X-Status", "ham")  # no head: a blank line
+    b'X-Status: ham\\n\\njust a line of text\\n'
+
+    (Without that blank line, a first line of the text that reads as a field, or starts
+    with a space, would become part of the head.)
     """
     if not _NAME.fullmatch(name):
         raise ValueError(f"{name!r} is not a header name (printable ASCII without ':')")
@@ -69,4 +72,6 @@ def set_header(raw: bytes, name: str, value: str) -> bytes:
         if not dropping:
             kept.append(line)
     new = name.encode("ascii") + b": " + value.encode("utf-8") + eol
+    if rest[:1] not in (b"", b"\n", b"\r") and not any(_FIELD.match(line) for line in kept):
+        new += eol  # no head but the new field: the text stays the body
     return b"".join(kept) + new + rest

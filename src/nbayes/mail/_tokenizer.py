@@ -47,12 +47,6 @@ __all__ = ["COUNTED_HEADERS", "DEFAULT_HEADERS", "MailTokenizer", "split_urls"]
 
 DEFAULT_MAX_TEXT = 256 * 1024
 """Characters of a message's body text tokenized (:attr:`MailTokenizer.max_text`)."""
-MAX_PARTS = 1000
-"""Lines starting with "--" (MIME boundaries) of a message read, whatever the recipe: the
-message is read to the line before the next one (the token ``mail:many-parts`` says so). A
-message of a million empty parts (9.8 MB) took 10 s to parse, holding a server's model;
-the SpamAssassin corpus' most is 29. (Not an option of the recipe: a model file stored
-before it is protected too; only tokens of such messages differ from an older nbayes'.)"""
 DEFAULT_HEADERS = ("subject", "from", "to", "cc", "reply-to", "x-mailer", "user-agent")
 """The headers tokenized by default (besides the parts' content types)."""
 
@@ -240,10 +234,6 @@ class MailTokenizer:
         if isinstance(message, bytes | bytearray | str) and len(message) > self.max_bytes:
             message = message[: self.max_bytes]  # a 100 MB attachment is not parsed whole
             out.add("mail:truncated")
-        if isinstance(message, bytes | bytearray | str):
-            message, cut = _cut_parts(message, MAX_PARTS)
-            if cut:
-                out.add("mail:many-parts")
         msg = parse(message)
         self._header_tokens(msg, out)
         for defect in msg.defects:
@@ -629,19 +619,3 @@ def _filename_tokens(name: str, out: set[str]) -> None:
     stem, dot, ext = name.rpartition(".")
     if dot and stem and ext:
         out.add("filename-ext:" + ext)
-
-
-def _cut_parts(message: Any, max_parts: int) -> tuple[Any, bool]:
-    """``message`` (bytes or str) to the line before its ``max_parts + 1``-th line that
-    starts with ``--``, and whether it was cut.
-
-    >>> _cut_parts(b"a\\n--B\\nx\\n--B\\ny\\n--B--\\n", 2)
-    (b'a\\n--B\\nx\\n--B\\ny\\n', True)
-    """
-    sep = "\n--" if isinstance(message, str) else b"\n--"
-    if message.count(sep) <= max_parts:
-        return message, False
-    pos = -1
-    for _ in range(max_parts + 1):
-        pos = message.find(sep, pos + 1)
-    return message[: pos + 1], True
