@@ -954,3 +954,41 @@ def test_update_of_one_message_writes_the_file_auto_learn_would(
         else:
             assert model.read_bytes() != before and "Learnt 1 of 1" in err
     assert verdicts == ["spam", "ham", "unsure"]
+
+
+def test_passthrough_into_a_reader_that_leaves_early_exits_3(model: Path, tmp_path: Path) -> None:
+    # with PYTHONUNBUFFERED (as many containers set it) standard output's write is the raw
+    # file's, which wrote the first 64 KiB and returned: exit 1 (ham) for a cut message
+    big = tmp_path / "big.eml"
+    big.write_bytes(HAM_MESSAGE + b"word " * 400_000)
+    for unbuffered in ("1", ""):
+        env = {**os.environ, "PYTHONUNBUFFERED": unbuffered}
+        with big.open("rb") as stdin, subprocess.Popen(
+            [sys.executable, "-m", "nbayes", "filter", str(model), "--passthrough"],
+            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        ) as proc:  # fmt: skip
+            assert proc.stdout is not None and proc.stderr is not None
+            proc.stdout.read(10)
+            proc.stdout.close()
+            assert proc.wait(timeout=60) == 3
+            err = proc.stderr.read().decode()
+        assert "standard output was closed before the message was written back whole" in err
+
+
+def test_a_closed_standard_input_or_output_is_said_so(model: Path) -> None:
+    for argv, closed, says in (
+        (["--passthrough"], "stdin", "standard input is closed"),
+        (["--register", "spam"], "stdin", "standard input is closed"),
+        (["--passthrough"], "stdout", "standard output is closed: --passthrough writes"),
+    ):
+        code = (
+            "import sys\n"
+            f"sys.{closed} = None\n"
+            "from nbayes.cli import main\n"
+            f"sys.exit(main(['filter', {str(model)!r}, *{argv!r}]))\n"
+        )
+        proc = subprocess.run(
+            [sys.executable, "-c", code], input=SPAM_MESSAGE, capture_output=True, timeout=60
+        )
+        err = proc.stderr.decode()
+        assert proc.returncode == 3 and says in err and "a bug in nbayes" not in err, err

@@ -196,7 +196,13 @@ def run(args: argparse.Namespace, ui: Any) -> int:
         raise
     except BrokenPipeError:  # `nbayes filter MODEL inbox.mbox | head`: the reader is gone
         _stdout_to_devnull()
-        return EXIT["error"] if args.passthrough else 0  # (a half-written message: an error)
+        if not args.passthrough:
+            return 0
+        ui.err.write(
+            "Error: standard output was closed before the message was written back whole "
+            "(--passthrough): exit status 3, for the delivery to be tried again.\n"
+        )
+        return EXIT["error"]  # (a half-written message)
     except Exception as exc:
         return _error(ui, exc)
 
@@ -243,6 +249,11 @@ def _run(args: argparse.Namespace, ui: Any) -> int:
             "--ham-true (-e) makes --passthrough exit 0 for every verdict: add --passthrough, "
             "or leave out --ham-true to read the verdict from the exit status."
         )
+    if sys.stdout is None and args.passthrough:  # (started with >&-)
+        raise CLIError(
+            "standard output is closed: --passthrough writes the message back there "
+            "(redirect it to a file or a pipe instead of closing it)."
+        )
     if args.register or args.unregister or args.update:
         return _change(args, ui)
     from nbayes.io.serializers.spam_scorer import open_spam_scorer
@@ -250,7 +261,7 @@ def _run(args: argparse.Namespace, ui: Any) -> int:
     # its digest is checked while the scoring loads (or not again: a file checked before
     # and unchanged since, see nbayes.io._modelfile.verified)
     finish = open_spam_scorer(args.model, cached_check=True)
-    raw = b"" if args.mail else _stdin()
+    raw = b"" if args.mail else _stdin(ui)
     scorer = finish()
     if scorer is None:
         raise CLIError(_not_spam(args.model))
@@ -276,9 +287,16 @@ def _not_spam(path: str) -> str:
     )
 
 
-def _stdin() -> bytes:
+def _stdin(ui: Any) -> bytes:
     from nbayes.cli._ui import CLIError
 
+    if sys.stdin is None:  # (started with <&-)
+        raise CLIError(
+            "standard input is closed: pipe one message into `nbayes filter` (or name mail "
+            "files, mboxes or Maildirs as arguments)."
+        )
+    if sys.stdin.isatty():
+        ui.note("Reading one message from standard input (end it with Ctrl-D) ...")
     raw = sys.stdin.buffer.read()
     if not raw.strip():
         raise CLIError(
@@ -298,10 +316,20 @@ def _answer(args: argparse.Namespace, ui: Any, raw: bytes, verdict: str, spamici
 
         out = set_header(raw, HEADER, f"{verdict}, spamicity={spamicity:.6f}")
         sys.stdout.flush()
-        sys.stdout.buffer.write(out)
+        _write_all(sys.stdout.buffer, out)
         sys.stdout.buffer.flush()
     else:
         ui.print(_line(verdict, spamicity))
+
+
+def _write_all(stream: Any, data: bytes) -> None:
+    """Write all of ``data``: with PYTHONUNBUFFERED set (as many containers have it),
+    ``sys.stdout.buffer`` is the raw file, whose write may write part (the reader of a pipe
+    gone): the message was cut and the verdict's status returned. The next write raises."""
+    view = memoryview(data)
+    while view:
+        n = stream.write(view)
+        view = view[len(view) if n is None else n :]
 
 
 def _messages(paths: Sequence[str]) -> Iterator[Any]:
@@ -411,7 +439,7 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
                 "was learnt (leave it out of the MAIL arguments)."
             )
     else:
-        mails = [_stdin()]
+        mails = [_stdin(ui)]
     from contextlib import nullcontext
 
     from nbayes.cli._models import save_model, use_interrupts
