@@ -45,7 +45,9 @@ _UNQUOTE = re.compile(rb"^>(>*From )", re.M)  # mboxrd: a quoted From line loses
 _BLANK = (b"\n", b"\r\n")
 _BLOCK = 1 << 20  # bytes asked of the stream at a time
 _LONG_LINE = 4096  # a line begun at least this long is kept before its end is read
-_MAILDIR_SUBDIRS = ("cur", "new", "tmp")
+# a Maildir's folders of messages, in the order read ("tmp" holds deliveries in progress,
+# which a reader leaves alone: they are moved to "new" once whole)
+_MAILDIR_SUBDIRS = ("cur", "new")
 
 
 @dataclass(frozen=True)
@@ -107,9 +109,10 @@ def _is_postmark(data: bytes, start: int, end: int) -> bool:
 
 
 def is_maildir(path: Path) -> bool:
-    """Whether ``path`` is a Maildir: a folder with ``cur``, ``new`` and ``tmp`` in it (one
-    of them is enough: mail tools create them lazily)."""
-    return path.is_dir() and any((path / sub).is_dir() for sub in _MAILDIR_SUBDIRS)
+    """Whether ``path`` is a Maildir: a folder with ``cur`` and ``new`` in it (and ``tmp``,
+    which a reader leaves alone). A folder with only one of them is a folder of mail, its
+    own files read too: a ``new`` folder among ham files made train skip the files."""
+    return path.is_dir() and all((path / sub).is_dir() for sub in _MAILDIR_SUBDIRS)
 
 
 class _Kept:
@@ -358,7 +361,7 @@ def _read_folder(
         if (st.st_dev, st.st_ino) in seen:
             return
         seen.add((st.st_dev, st.st_ino))
-        maildir = is_maildir(folder)  # its cur, new and tmp: one mailbox of message files
+        maildir = is_maildir(folder)  # its cur and new: one mailbox of message files
         if maildir:
             subs = [folder / sub for sub in _MAILDIR_SUBDIRS if (folder / sub).is_dir()]
             items = [item for sub in subs for item in _files_of(sub) if item.is_file()]
@@ -424,10 +427,10 @@ def iter_mail(
     Parameters
     ----------
     source : path, ``"-"`` or binary stream
-        A message file (``.eml`` or any name), an mbox file, a Maildir (its ``cur``,
-        ``new`` and ``tmp`` are one mailbox), a folder of any of these (read in name order,
-        recursively), ``"-"`` for standard input, or an open binary stream (one message,
-        or an mbox).
+        A message file (``.eml`` or any name), an mbox file, a Maildir (its ``cur`` and
+        ``new`` are one mailbox; ``tmp``, deliveries in progress, is not read), a folder
+        of any of these (read in name order, recursively), ``"-"`` for standard input, or
+        an open binary stream (one message, or an mbox).
     max_bytes : int
         Bytes kept of one message (see :data:`DEFAULT_MAX_BYTES`).
     on_error : callable, optional
