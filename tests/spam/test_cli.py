@@ -992,3 +992,22 @@ def test_a_closed_standard_input_or_output_is_said_so(model: Path) -> None:
         )
         err = proc.stderr.decode()
         assert proc.returncode == 3 and says in err and "a bug in nbayes" not in err, err
+
+
+def test_an_mbox_on_standard_input_registers_each_message(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bogofilter's `-s < spam.mbox`: a mailbox of 300 was learnt as one message, silently
+    postmark = b"From someone@example.com Mon Jul  1 10:00:00 2002\n"
+    box = b"\n".join(postmark + m for m in (SPAM_MESSAGE, HAM_MESSAGE, UNKNOWN_MESSAGE))
+    before = model.read_bytes()
+    code, _, err = filter_(capsys, monkeypatch, model, "--register", "spam", stdin=box)
+    assert code == 0 and "an mbox of 3 messages" in err and counts(model) == (5, 8)
+    code, _, err = filter_(capsys, monkeypatch, model, "--unregister", "spam", stdin=box)
+    assert code == 0 and counts(model) == (5, 5) and model.read_bytes() == before
+    # one message with its postmark first (a delivery agent's) is one message
+    code, _, err = filter_(capsys, monkeypatch, model, "--register", "spam",
+                           stdin=postmark + SPAM_MESSAGE)  # fmt: skip
+    assert code == 0 and "an mbox of" not in err and counts(model) == (5, 6)
+    code, _, err = filter_(capsys, monkeypatch, model, "--update", stdin=box)  # (a delivery)
+    assert "an mbox of" not in err and sum(counts(model)) in (11, 12)

@@ -10,7 +10,8 @@ bogofilter's. With several messages it is 0, or 3 if one of them could not be re
 `X-Nbayes-Status: spam, spamicity=0.999873` (any such header it came with removed), for
 procmail, maildrop or a sieve filter; with --ham-true (-e) it exits 0 whatever the verdict
 (3 still on an error), as procmail's `:0fw` recipes want. --register spam|ham learns the
-message(s) into MODEL, --unregister spam|ham unlearns a registration made by mistake,
+message(s) into MODEL (an mbox on standard input, as bogofilter's `-s < spam.mbox`: each
+of its messages), --unregister spam|ham unlearns a registration made by mistake,
 --update learns each message whose verdict is sure (not unsure) as that verdict
 (bogofilter's -u). A change holds MODEL's lock from reading it to replacing it: deliveries
 at once take turns and no registration is lost; a model that `nbayes serve` serves is
@@ -392,6 +393,33 @@ def _mail_of(event: tuple[str, Any]) -> Any:
 # ---------------------------------------------------------------------------- changes
 
 
+def _stdin_mails(args: argparse.Namespace, ui: Any) -> list[Any]:
+    """The messages of standard input to --register or --unregister: one, or each of an
+    mbox (it starts with a postmark and holds more than one), as bogofilter's ``-s <
+    spam.mbox`` reads it (a mailbox of 300 was learnt as one message, without a word).
+    --update, a delivery's, reads one message."""
+    from nbayes.cli._ui import CLIError
+
+    raw = _stdin(ui)
+    if args.update or not raw.startswith(b"From "):
+        return [raw]
+    import io
+
+    from nbayes.mail import iter_mail
+
+    box = list(iter_mail(io.BufferedReader(io.BytesIO(raw))))  # type: ignore[arg-type]
+    if len(box) < 2:
+        return [raw]  # (one message, as a delivery agent hands it: its postmark first)
+    empty = [m.name for m in box if not m.data.strip()]
+    if empty and not args.unregister:
+        raise CLIError(
+            f"standard input is an mbox, and {empty[0]} is empty: an empty message is no "
+            "mail to learn from; nothing was learnt."
+        )
+    ui.note(f"Standard input is an mbox of {len(box):,} messages: each one counts.")
+    return box
+
+
 def _update_one(args: argparse.Namespace, ui: Any, raw: bytes) -> int | None:
     """``--update`` of one message (a delivery's call): its verdict from the file's
     scorer (the filter's, bit for bit), and, when sure, the file's columns changed where
@@ -439,7 +467,7 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
                 "was learnt (leave it out of the MAIL arguments)."
             )
     else:
-        mails = [_stdin(ui)]
+        mails = _stdin_mails(args, ui)
     from contextlib import nullcontext
 
     from nbayes.cli._models import save_model, use_interrupts
