@@ -1383,3 +1383,30 @@ def test_a_save_over_what_is_no_regular_file_is_refused_and_leaves_it(tmp_path: 
             write_model_file(path, SAMPLE_METADATA, {})
         assert stat.S_ISFIFO(os.stat(fifo).st_mode) and link.is_symlink()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.nbm", "pipe"]
+
+
+def test_a_failed_write_names_the_model_file_not_its_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "[Errno 28] No space left on device" named nothing; "[Errno 30] ...: '.m.nbm.1a2b.tmp'"
+    # a file its user never made
+    import errno
+
+    from nbayes.io._modelfile import writing
+
+    path = tmp_path / "m.nbm"
+    write_model_file(path, SAMPLE_METADATA, {})
+    before = path.read_bytes()
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(writing.os, "fsync", full)
+    for target, old in ((path, "the old file is unchanged"), (tmp_path / "new.nbm", "renames it")):
+        with pytest.raises(OSError) as caught:
+            write_model_file(target, SAMPLE_METADATA, {"x": np.zeros(3)})
+        said = str(caught.value)
+        assert caught.value.errno == errno.ENOSPC and ".tmp" not in said
+        assert said.startswith(f"cannot write the model file {str(target)!r}: no space left")
+        assert old in said
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["m.nbm"]

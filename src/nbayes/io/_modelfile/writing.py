@@ -255,6 +255,23 @@ def fsync_directory(directory: str) -> None:
         os.close(fd)
 
 
+def _writing_error(exc: OSError, target: str, size: int) -> OSError:
+    """``exc`` (raised writing the temporary beside ``target``, or renaming it) said of the
+    model file, not of a temporary file its user never made: "[Errno 28] No space left on
+    device" named nothing, "[Errno 30] ..." a hidden ``.name.1234.tmp``."""
+    reason = exc.strerror or str(exc)
+    mb = f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
+    how = (
+        f"a save writes the new model, {mb}, beside the old one and then renames it over "
+        "it; the old file is unchanged" if os.path.exists(target) else
+        f"a save writes the model, {mb}, in that folder under another name and then "
+        "renames it"
+    )  # fmt: skip
+    said = type(exc)(f"cannot write the model file {target!r}: {reason.lower()} ({how})")
+    said.errno = exc.errno  # (no strerror: str() is the sentence alone)
+    return said
+
+
 def _check_replaceable(target: str) -> None:
     """Refuse to save over what is no regular file: the save renames a new file over it,
     which would turn ``/dev/null`` (a device, as root), a FIFO or a socket into a file."""
@@ -348,9 +365,11 @@ def write_model_file(
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.errno is not None:
+            raise _writing_error(exc, target, len(header) + data_nbytes) from exc
         raise
     fsync_directory(directory)
