@@ -46,8 +46,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="largest request body (default 10M); larger ones get 413",
     )  # fmt: skip
     parser.add_argument(
+        "--max-buffered", type=size_type, default=256 * 1024 * 1024, metavar="SIZE",
+        help="request bodies one worker holds in memory at once, across connections "
+        "(default 256M; at least --max-body): a request beyond gets 503 with Retry-After",
+    )  # fmt: skip
+    parser.add_argument(
         "--max-seconds", type=seconds_type, default=10.0, metavar="S",
-        help="time budget of a request that reads the model (/predict, /explain, /info): "
+        help="time budget of a request that reads the model (/predict, /explain, /filter, "
+        "/info): "
         "one that needs more is stopped and gets 422 (default 10)",
     )  # fmt: skip
     parser.add_argument(
@@ -88,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         args.model, host=args.host, port=args.port, token=args.token, workers=args.workers,
         max_body=args.max_body, fold_every=args.fold_every, fold_seconds=args.fold_seconds,
         log_level=args.log_level, max_seconds=args.max_seconds, allow_hosts=args.allow_host,
-        idle_seconds=args.idle_seconds,
+        idle_seconds=args.idle_seconds, max_buffered=args.max_buffered,
     )  # fmt: skip
 
 

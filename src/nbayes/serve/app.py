@@ -27,12 +27,12 @@ import logging
 import math
 import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
@@ -42,7 +42,10 @@ from nbayes.serve.metrics import Metrics
 from nbayes.serve.runner import ModelRunner
 from nbayes.serve.state import ModelState
 
-__all__ = ["DEFAULT_MAX_BODY", "DEFAULT_MAX_SECONDS", "create_app", "json_bytes"]
+__all__ = [
+    "DEFAULT_MAX_BODY", "DEFAULT_MAX_BUFFERED", "DEFAULT_MAX_SECONDS", "BodyBudget", "create_app",
+    "json_bytes",
+]  # fmt: skip
 
 log = logging.getLogger("nbayes.serve")
 
@@ -55,6 +58,12 @@ BODY_SECONDS = 30.0
 #: a read whose body is at most this long (and not an exact explanation) may run on the
 #: event loop's thread when the model's thread is idle (see nbayes.serve.runner)
 SMALL_BODY = 16 * 1024
+
+#: the request bodies one worker holds in memory at once, across connections (``--max-buffered``;
+#: at least ``--max-body``): beyond it a request gets 503 with Retry-After
+DEFAULT_MAX_BUFFERED = 256 * 1024 * 1024
+#: the Retry-After of that 503, in seconds
+RETRY_AFTER = 5
 
 #: a /filter message of at most this many bytes may run on the event loop's thread (a
 #: message of 64 kB is scored in a few ms; the model's thread is one, so a read handed to
@@ -245,9 +254,52 @@ class Access:
                            "server's --token.")  # fmt: skip
 
 
-async def _body(request: Request, limit: int) -> bytes:
+class BodyBudget:
+    """The bytes of request bodies this worker holds, across connections, bounded
+    (``--max-buffered``): each connection may hold up to ``--max-body`` for 30 s, and 150
+    connections sending 9 MB bodies held 1.3 GB. A request whose body would take the total
+    over the limit gets 503 with Retry-After, at once when its Content-Length says so. The
+    bytes a request holds are counted as they arrive (a Content-Length alone holds
+    nothing), and given back when its answer is made.
+
+    >>> budget = BodyBudget(100)
+    >>> budget.take({}, 60); budget.held
+    60
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.held = 0
+
+    def _refuse(self) -> ApiError:
+        return ApiError(
+            503,
+            f"The server holds as many request bodies as it may at once ({self.limit:,} bytes "
+            f"in all, its --max-buffered); try again in {RETRY_AFTER} s.",
+            limit="--max-buffered",
+            headers={"retry-after": str(RETRY_AFTER)},
+        )
+
+    def check(self, n: int) -> None:
+        """503 if a body of ``n`` bytes would not fit now."""
+        if self.held + n > self.limit:
+            raise self._refuse()
+
+    def take(self, scope: MutableMapping[str, Any], n: int) -> None:
+        """The request of ``scope`` holds ``n`` more bytes (503 if they do not fit)."""
+        self.check(n)
+        self.held += n
+        scope["nbayes.held"] = scope.get("nbayes.held", 0) + n
+
+    def give_back(self, scope: MutableMapping[str, Any]) -> None:
+        """The request of ``scope`` holds nothing any more."""
+        self.held -= scope.pop("nbayes.held", 0)
+
+
+async def _body(request: Request, limit: int, budget: BodyBudget | None = None) -> bytes:
     """The request's body, read up to ``limit`` bytes (413 beyond) within
-    :data:`BODY_SECONDS` (408 beyond: a client that sends a byte a minute holds nothing)."""
+    :data:`BODY_SECONDS` (408 beyond: a client that sends a byte a minute holds nothing),
+    its bytes counted in ``budget`` (503 beyond)."""
     too_big = f"The body is over the limit of {limit:,} bytes (the server's --max-body)."
     length = request.headers.get("content-length")
     if length is not None:
@@ -255,6 +307,8 @@ async def _body(request: Request, limit: int) -> bytes:
             raise ApiError(400, "The Content-Length header is not a number.")
         if int(length) > limit:
             raise ApiError(413, too_big, limit="--max-body")
+        if budget is not None:
+            budget.check(int(length))
 
     async def read() -> bytes:
         chunks = []
@@ -263,6 +317,8 @@ async def _body(request: Request, limit: int) -> bytes:
             size += len(chunk)
             if size > limit:
                 raise ApiError(413, too_big, limit="--max-body")
+            if budget is not None:
+                budget.take(request.scope, len(chunk))
             chunks.append(chunk)
         return b"".join(chunks)
 
@@ -280,6 +336,7 @@ def create_app(
     writes_need_token: bool = False,
     max_body: int = DEFAULT_MAX_BODY,
     max_seconds: float = DEFAULT_MAX_SECONDS,
+    max_buffered: int = DEFAULT_MAX_BUFFERED,
     allowed_hosts: Iterable[str] = (),
     on_ready: Callable[[], None] | None = None,
     watch: Callable[[], bool] | None = None,
@@ -295,6 +352,9 @@ def create_app(
         Largest request body accepted, in bytes (413 beyond).
     max_seconds : float
         The time budget of a request that reads the model (422 beyond).
+    max_buffered : int
+        The request bodies held in memory at once, in bytes, across connections (503
+        beyond; at least ``max_body``): see :class:`BodyBudget`.
     on_ready : callable, optional
         Called once the application has started.
     watch : callable, optional
@@ -305,6 +365,7 @@ def create_app(
         it on SIGTERM).
     """
     access = Access(allowed_hosts, token, writes_need_token)
+    budget = BodyBudget(max(max_buffered, max_body))
     if runner is None:
         runner = ModelRunner(max_seconds, state.reload)
     metrics = Metrics()
@@ -314,6 +375,8 @@ def create_app(
     )  # fmt: skip
     metrics.gauge("nbayes_folds_total", "Folds of the journal into the model file.",
                   lambda: state.summary.get("folds", 0))  # fmt: skip
+    metrics.gauge("nbayes_body_bytes_held", "Bytes of request bodies held in memory now "
+                  "(at most --max-buffered).", lambda: budget.held)  # fmt: skip
     metrics.gauge("nbayes_stopped_total", "Requests stopped over their time budget.",
                   lambda: runner.interrupted)  # fmt: skip
 
@@ -326,11 +389,19 @@ def create_app(
                 response, docs = await fn(request)
             except ApiError as exc:
                 response = _json(exc.body(), exc.status)
-                if exc.status in (408, 413):
-                    response.headers["connection"] = "close"
+                response.headers.update(exc.headers)
+                if exc.status in (408, 413) or exc.limit == "--max-buffered":
+                    response.headers["connection"] = "close"  # (the body is left unread)
+            except ClientDisconnect:  # the client went away before its body arrived: no
+                # fault of the server. Counted as 499 (nginx's "client closed request")
+                log.info("nbayes serve: %s %s: the client closed the connection before "
+                         "its body arrived", request.method, name)  # fmt: skip
+                response = _json({"error": "The client closed the connection."}, 499)
             except Exception:  # a fault of the server: logged, answered as JSON
                 log.exception("nbayes serve: %s %s failed", request.method, name)
                 response = _json({"error": "Internal error of the server (logged)."}, 500)
+            finally:
+                budget.give_back(request.scope)
             metrics.observe(name, request.method, response.status_code,
                             time.perf_counter() - start, docs)  # fmt: skip
             return response
@@ -376,7 +447,7 @@ def create_app(
         return Response(data, media_type="application/json"), 0
 
     async def predict(request: Request) -> tuple[Response, int]:
-        body = await _body(request, max_body)
+        body = await _body(request, max_body, budget)
 
         def work() -> tuple[Any, int]:
             payload = parse_json(body)
@@ -398,7 +469,7 @@ def create_app(
         return Response(data, media_type="application/json"), n
 
     async def explain(request: Request) -> tuple[Response, int]:
-        body = await _body(request, max_body)
+        body = await _body(request, max_body, budget)
 
         def work() -> tuple[Any, int]:
             payload = parse_json(body)
@@ -436,7 +507,7 @@ def create_app(
                 "-H 'Content-Type: message/rfc822' .../filter",
             )
         clues = _clues_wanted(request)
-        body = await _body(request, max_body)
+        body = await _body(request, max_body, budget)
 
         def work() -> tuple[Any, int]:
             if not state.spam:
@@ -462,7 +533,7 @@ def create_app(
     def writer(op: str) -> Callable[[Request], Awaitable[tuple[Response, int]]]:
         async def write(request: Request) -> tuple[Response, int]:
             access.check_write(request)
-            body = await _body(request, max_body)
+            body = await _body(request, max_body, budget)
 
             def job() -> tuple[bytes, int]:
                 try:
@@ -563,4 +634,5 @@ def create_app(
     )
     app.state.metrics = metrics
     app.state.runner = runner
+    app.state.budget = budget
     return app

@@ -24,13 +24,15 @@ class ApiError(Exception):
     """A request the service refuses: HTTP ``status`` and a message for the client."""
 
     def __init__(
-        self, status: int, message: str, field: str | None = None, limit: str | None = None
-    ) -> None:
+        self, status: int, message: str, field: str | None = None, limit: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:  # fmt: skip
         super().__init__(message)
         self.status = status
         self.message = message
         self.field = field
         self.limit = limit  # the server flag whose limit the request is over
+        self.headers = headers or {}  # of the answer (Retry-After)
 
     def body(self) -> dict[str, Any]:
         out: dict[str, Any] = {"error": self.message}

@@ -108,6 +108,7 @@ def serve(
     max_seconds: float = 10.0,
     allow_hosts: Sequence[str] = (),
     idle_seconds: float = 10.0,
+    max_buffered: int = 256 * 1024 * 1024,
 ) -> int:
     """Serve ``model`` until SIGTERM or SIGINT; returns the exit status."""
     if not os.path.isfile(model):
@@ -153,25 +154,85 @@ def serve(
         token=token, needs_token=needs_token, max_body=max_body, fold_every=fold_every,
         fold_seconds=fold_seconds, log_level=log_level, max_seconds=max_seconds,
         allow_hosts=list(allow_hosts), idle_seconds=idle_seconds, start_seq=start_seq,
+        max_buffered=max_buffered,
     )  # fmt: skip
     if workers <= 1:
         return _run_worker(model, sock, url, options, lock, parent=None)
     return _supervise(model, sock, url, options, workers, lock)
 
 
-def _protocol(idle_seconds: float) -> type[asyncio.Protocol]:
-    """uvicorn's HTTP protocol, closing a connection that has no request in progress and
-    does not send a complete one within ``idle_seconds`` (a new connection that sends
-    nothing, or half a request line: uvicorn's keep-alive timeout starts only after a
-    first answer, and any byte stops it)."""
+#: a request's head (its request line and headers) over this many bytes gets 431 at once:
+#: httptools gathers a header in a copy per read, so a header of 100 MB sent in 1 MB writes
+#: held the event loop for seconds (every other request waited); 64 KiB is 8 times what
+#: browsers and proxies send at most (nginx and Apache refuse beyond 8 KiB a line)
+MAX_HEAD = 64 * 1024
+#: after an answer the protocol gives itself (431, 400), the bytes a client still sends are
+#: dropped for this many seconds before the connection is closed
+LINGER = 2.0
+
+
+def _answer_and_close(protocol: Any, status: int, payload: dict[str, Any]) -> None:
+    """Write a JSON answer on ``protocol``'s transport and close it (an answer the protocol
+    gives before, or instead of, the application's). The connection is closed for writing
+    at once, and for reading :data:`LINGER` seconds later: what the client still sends
+    meanwhile is read and dropped, so that its system does not discard the answer (a close
+    with unread data resets the connection)."""
+    import http
+    import json
+
+    protocol._discard = True
+    cycle = protocol.cycle
+    transport = protocol.transport
+    if cycle is not None and cycle.response_started and not cycle.response_complete:
+        transport.close()  # half an answer is out: no second one
+        return
+    body = json.dumps(payload).encode()
+    head = [f"HTTP/1.1 {status} {http.HTTPStatus(status).phrase}\r\n".encode()]
+    for name, value in protocol.server_state.default_headers:
+        head += [name, b": ", value, b"\r\n"]
+    head += [
+        b"content-type: application/json\r\n",
+        b"content-length: %d\r\n" % len(body),
+        b"connection: close\r\n\r\n",
+        body,
+    ]
+    transport.write(b"".join(head))
+    if cycle is not None:
+        cycle.disconnected = True  # the application's answer, if it comes, is not sent
+    if transport.can_write_eof():
+        transport.write_eof()
+        protocol.loop.call_later(LINGER, transport.close)
+    else:  # pragma: no cover - TLS
+        transport.close()
+
+
+def _protocol(idle_seconds: float, max_head: int = MAX_HEAD) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol, with
+
+    * an idle deadline: a connection that has no request in progress and does not send a
+      complete one within ``idle_seconds`` is closed (a new connection that sends nothing,
+      or half a request line: uvicorn's keep-alive timeout starts only after a first
+      answer, and any byte stops it);
+    * a bound on the request head: one over ``max_head`` bytes gets 431 (JSON) as soon as
+      the bytes over it arrive, and the connection is closed;
+    * JSON for the 400 of a request that is not HTTP (uvicorn's is text/plain).
+    """
     base: Any
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as base
+
+        counting = True
     except ImportError:  # pragma: no cover - httptools is in the serve extra
         from uvicorn.protocols.http.h11_impl import H11Protocol as base
 
+        counting = False  # (h11 bounds the head itself: h11_max_incomplete_event_size)
+
     class Protocol(base):
         _deadline: asyncio.TimerHandle | None = None
+        #: bytes of the request head received so far; None while a body is read
+        _head: int | None = 0
+        #: answered by the protocol itself: what the client sends is dropped
+        _discard = False
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
@@ -186,6 +247,53 @@ def _protocol(idle_seconds: float) -> type[asyncio.Protocol]:
                 self._deadline.cancel()
                 self._deadline = None
             super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            if self._discard:  # answered and closed for writing: dropped, never parsed
+                return
+            if not counting:  # pragma: no cover
+                super().data_received(data)
+                return
+            # the head is fed to the parser at most up to the bound: the bytes beyond it
+            # are never parsed (nor copied again and again)
+            while self._head is not None and data:
+                room = max_head - self._head
+                if room <= 0:
+                    self._head_too_large()
+                    return
+                piece, data = (data, b"") if len(data) <= room else (data[:room], data[room:])
+                self._head += len(piece)
+                super().data_received(piece)  # (may complete the head: _head is None)
+                if self.transport.is_closing():
+                    return
+                if self._head is not None and self._head >= max_head:
+                    self._head_too_large()
+                    return
+            if data:
+                super().data_received(data)
+
+        def on_headers_complete(self) -> None:
+            self._head = None
+            super().on_headers_complete()
+
+        def on_message_complete(self) -> None:
+            super().on_message_complete()
+            self._head = 0  # the next request's head
+
+        def _head_too_large(self) -> None:
+            self._head = None
+            _answer_and_close(self, 431, {
+                "error": f"The request line and headers are over the limit of {max_head:,} "
+                "bytes; the connection is closed. Send large data in the body.",
+                "limit": "request head",
+            })  # fmt: skip
+
+        def send_400_response(self, msg: str) -> None:
+            _answer_and_close(self, 400, {
+                "error": "This is not a valid HTTP/1.1 request (its request line, a header, "
+                "Content-Length, Transfer-Encoding or a chunk is malformed); the connection "
+                "is closed."
+            })  # fmt: skip
 
         def _arm(self) -> None:
             if self._deadline is not None:
@@ -261,7 +369,8 @@ def _run_worker(
     app = create_app(
         state, token=options["token"], writes_need_token=options["needs_token"],
         max_body=options["max_body"], max_seconds=options["max_seconds"],
-        allowed_hosts=options["allow_hosts"], on_ready=ready, watch=watch, runner=runner,
+        max_buffered=options["max_buffered"], allowed_hosts=options["allow_hosts"],
+        on_ready=ready, watch=watch, runner=runner,
     )  # fmt: skip
     config = uvicorn.Config(
         app, log_level=options["log_level"], access_log=False, lifespan="on",
