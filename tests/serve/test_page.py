@@ -260,3 +260,125 @@ def test_the_page_of_a_spam_filter_filters_and_registers_a_pasted_message(
     assert errors == []
     assert server.terminate() == 0
     assert nbayes.load(path).table_.n_ham == 3
+
+
+LONG_HOST = "www." + "averyveryverylongsubdomainpart" * 6 + ".example.com"
+WORDS = [f"zoffer{i}" for i in range(60)]  # (after url:... among equal clues)
+LATIN1 = "From: a@b.c\nSubject: caf\xe9\nContent-Type: text/plain; charset=iso-8859-1\n\n"
+
+
+def _spam_page_model(tmp_path: Path) -> Any:
+    from nbayes.spam import SpamFilter
+
+    spam = [m + f"\nvisit http://{LONG_HOST}/x " + " ".join(WORDS) for m in MAIL_SPAM]
+    ham = [m + "\ncaf\xe9 d\xe9jeuner near the office" for m in MAIL_HAM]
+    f = SpamFilter().fit(ham + spam, ["ham", "ham", "spam", "spam"])
+    nbayes.save(f, tmp_path / "mail.nbayes")
+    return f
+
+
+def _fits(page: Any, width: int) -> None:
+    """Nothing sticks out: the page as wide as the window, the clues inside their card."""
+    sizes = page.evaluate(
+        """() => ({doc: document.documentElement.scrollWidth,
+                   table: document.getElementById("clues").getBoundingClientRect().right,
+                   card: document.getElementById("result").getBoundingClientRect().right})"""
+    )
+    assert sizes["doc"] <= width and sizes["table"] <= sizes["card"], sizes
+
+
+def test_the_spam_page_shows_long_clues_in_their_card_and_only_the_boxs_verdict(
+    start: Any, browser: Any, tmp_path: Path
+) -> None:
+    """A user's trial: a 180-character URL token pushed the numbers off screen (the page
+    was 2,076 px wide at 1,200); the verdict of another message stayed on screen (box
+    cleared, an error, the server down) with the buttons on; the spam bar was green; the
+    list of 40 clues did not say it was cut; a double click registered twice; the class
+    counts at the top were not refreshed."""
+    f = _spam_page_model(tmp_path)
+    server = start(str(tmp_path / "mail.nbayes"), "--max-body", "4k")
+    message = f"Subject: deal\n\nvisit http://{LONG_HOST}/x " + " ".join(WORDS)
+    want = f.clues(message)
+    assert want.n_used > 40 and any(LONG_HOST in c.token for c in want.used()[:40])
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"http://127.0.0.1:{server.port}/")
+    sync_api.expect(page.locator("#meta")).to_contain_text("ham (2), spam (2)")
+    page.locator("#text").fill(message)
+    page.locator("#classify").click()
+    sync_api.expect(page.locator("#label")).to_have_text("spam")
+    _fits(page, 1200)
+    fill = page.locator("#bars .fill").evaluate("e => getComputedStyle(e).backgroundColor")
+    assert fill == "rgb(196, 43, 28)"  # spam red, as the verdict
+    sync_api.expect(page.locator("#clues-more")).to_have_text(
+        f"40 of {want.n_used} clues shown (the strongest)."
+    )
+    page.screenshot(path=str(_shots(tmp_path) / "page-spam-long-1200.png"), full_page=True)
+    page.set_viewport_size({"width": 420, "height": 900})
+    _fits(page, 420)
+    page.screenshot(path=str(_shots(tmp_path) / "page-spam-long-420.png"), full_page=True)
+    page.set_viewport_size({"width": 1200, "height": 900})
+    # the text changes: the verdict is greyed and the buttons off at once
+    page.locator("#text").press("End")
+    page.locator("#text").type(" more")
+    assert page.locator("#not-spam").is_disabled()
+    assert "stale" in page.locator("#answer").get_attribute("class")
+    sync_api.expect(page.locator("#not-spam")).to_be_enabled()  # the new verdict came
+    # a double click registers once; the counts at the top follow
+    page.locator("#not-spam").dblclick()
+    sync_api.expect(page.locator("#registered")).to_contain_text("ham 3")
+    sync_api.expect(page.locator("#meta")).to_contain_text("ham (3), spam (2)")
+    page.wait_for_timeout(300)
+    assert server.get("/info")[1]["classes"][0]["count"] == 3
+    # emptied: no verdict, no buttons
+    page.locator("#text").fill("")
+    sync_api.expect(page.locator("#answer")).to_be_hidden()
+    assert page.locator("#not-spam").is_disabled()
+    # an error (413): no verdict of the message before, the error said
+    page.locator("#text").fill(RAW_SPAM)
+    sync_api.expect(page.locator("#not-spam")).to_be_enabled()
+    page.locator("#text").fill(RAW_SPAM + " lorem ipsum" * 500)
+    sync_api.expect(page.locator("#error")).to_contain_text("--max-body")
+    sync_api.expect(page.locator("#answer")).to_be_hidden()
+    assert page.locator("#not-spam").is_disabled() and page.locator("#is-spam").is_disabled()
+    # the server down: said so, in words
+    page.locator("#text").fill(RAW_SPAM)
+    sync_api.expect(page.locator("#not-spam")).to_be_enabled()
+    assert server.terminate() == 0
+    page.locator("#text").fill(RAW_SPAM + " again")
+    sync_api.expect(page.locator("#error")).to_contain_text("server is not reachable")
+    sync_api.expect(page.locator("#answer")).to_be_hidden()
+    assert page.locator("#not-spam").is_disabled()
+    page.screenshot(path=str(_shots(tmp_path) / "page-spam-down.png"), full_page=True)
+    assert errors == []
+
+
+def test_a_dropped_message_is_filtered_as_its_bytes(
+    start: Any, browser: Any, tmp_path: Path
+) -> None:
+    """A dropped .eml in Latin-1 was decoded as UTF-8 (café became caf\\ufffd): its clues
+    were not the message's. Its bytes go to /filter as message/rfc822 now."""
+    f = _spam_page_model(tmp_path)
+    server = start(str(tmp_path / "mail.nbayes"))
+    data = (LATIN1 + "caf\xe9 d\xe9jeuner near the office, see you").encode("latin-1")
+    want = [c.token for c in f.clues(data).used()]
+    assert "café" in want
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page.goto(f"http://127.0.0.1:{server.port}/")
+    sync_api.expect(page.locator("#meta")).to_contain_text("SpamFilter")
+    page.evaluate(
+        """bytes => {
+            const data = new DataTransfer();
+            data.items.add(new File([new Uint8Array(bytes)], "m.eml", {type: "message/rfc822"}));
+            document.getElementById("text").dispatchEvent(
+                new DragEvent("drop", {dataTransfer: data, bubbles: true, cancelable: true}));
+        }""",
+        list(data),
+    )
+    rows = page.locator("#clues tbody tr td:first-child")
+    sync_api.expect(rows).to_have_count(min(40, len(want)))
+    assert rows.all_inner_texts() == want[:40]
+    # not UTF-8: the page does not register a text that is not the message
+    assert page.locator("#not-spam").is_disabled()
+    sync_api.expect(page.locator("#registered")).to_contain_text("not UTF-8")
