@@ -37,6 +37,12 @@ def test_filter_answers_verdict_spamicity_and_clues(tmp_path: Path, start: Any) 
     server = start(path)
     status, info = server.get("/info")
     assert status == 200 and info["kind"] == "spam" and info["model_type"] == "SpamFilter"
+    # the settings in force, not the constructor's None (the preset's)
+    f = nbayes.load(path)
+    p = f.effective_params_
+    assert info["settings"]["ham_cutoff"] == p.ham_cutoff is not None
+    assert info["settings"]["spam_cutoff"] == p.spam_cutoff and info["settings"]["s"] == p.s
+    assert info["settings"]["preset"] == f.preset
     status, out = server.request("POST", "/filter", raw=SPAM_MESSAGE, headers=RFC822)
     assert status == 200, out
     assert out["verdict"] == want.verdict.verdict == "spam"

@@ -455,8 +455,17 @@ class ModelState:
             params = self.estimator.get_params(deep=False)
             out["kind"] = "spam" if self.spam else "text" if self.text else "table"
             out["model_type"] = type(self.estimator).__name__
-            if self.spam:
-                out["vocabulary_size"] = len(self.estimator.table_)
+            if self.spam:  # the settings in force (the preset's where left at None), as
+                # nbayes info says them: the hyperparameters are the constructor's
+                from dataclasses import asdict
+
+                est = self.estimator
+                out["vocabulary_size"] = len(est.table_)
+                out["settings"] = {
+                    "preset": est.preset, **asdict(est.effective_params_),
+                    "combining": est.combining, "min_learned": est.min_learned,
+                }  # fmt: skip
+                out["settings"] = {k: _jsonable(v) for k, v in out["settings"].items()}
             elif self.text:
                 out["model"] = params.get("model")
                 out["vocabulary_size"] = len(self.estimator.get_feature_names_out())
