@@ -1410,3 +1410,10 @@ def test_a_failed_write_names_the_model_file_not_its_temporary(
         assert said.startswith(f"cannot write the model file {str(target)!r}: no space left")
         assert old in said
     assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["m.nbm"]
+
+
+def test_a_save_into_a_missing_folder_names_the_folder(tmp_path: Path) -> None:
+    # it named a hidden temporary file: '.../no_such_dir/.m.nbm.bf556dbc9f17466b.tmp'
+    target = tmp_path / "no_such_dir" / "m.nbm"
+    with pytest.raises(FileNotFoundError, match=r"its folder '.*no_such_dir' does not exist"):
+        write_model_file(target, SAMPLE_METADATA, {})

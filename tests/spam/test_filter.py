@@ -831,6 +831,23 @@ def test_a_set_of_tokens_that_are_no_str_is_refused_and_nothing_learnt() -> None
     assert (f.table_.n_spam, len(f.table_)) == before
 
 
+def test_messages_of_the_wrong_shape_get_advice() -> None:
+    import pandas as pd
+
+    frame = pd.DataFrame({"raw": HAM + SPAM})  # (it iterates its column names: one message)
+    for bad, says in (
+        (None, "got NoneType None"),
+        (5, "got int 5"),
+        (frame, r"got a DataFrame of columns \['raw'\]: give its column of messages"),
+        (np.array(HAM + SPAM, dtype=object).reshape(-1, 1), r"shape \(8, 1\): give a 1-D one"),
+    ):
+        with pytest.raises(TypeError, match="messages must be a list .*" + says):
+            SpamFilter().fit(bad, LABELS)
+        with pytest.raises(TypeError, match=says):
+            trained().predict(bad)
+    assert SpamFilter().fit(frame["raw"], LABELS).predict(frame["raw"]).shape == (8,)
+
+
 def test_a_memoryview_is_a_message_as_its_bytes() -> None:
     f = trained()
     assert f.classify([memoryview(SPAM[0])]) == f.classify([SPAM[0]])

@@ -396,6 +396,22 @@ class SpamFilter:
                 f"{what} must be a list (or other iterable) of messages; got one "
                 f"{type(messages).__name__}: wrap it in a list, [message]"
             )
+        if hasattr(messages, "columns"):  # a DataFrame iterates its column names
+            raise TypeError(
+                f"{what} must be a list (or other iterable) of messages; got a "
+                f"{type(messages).__name__} of columns {list(messages.columns)[:5]}: give its "
+                "column of messages, e.g. df['text']"
+            )
+        if getattr(messages, "ndim", 1) != 1:  # (a numpy array of one column, say)
+            raise TypeError(
+                f"{what} must be a list (or other iterable) of messages; got an array of "
+                f"shape {messages.shape}: give a 1-D one, e.g. X.ravel()"
+            )
+        if not hasattr(messages, "__iter__"):
+            raise TypeError(
+                f"{what} must be a list (or other iterable) of messages; got "
+                f"{type(messages).__name__} {messages!r:.60}"
+            )
         return messages
 
     @staticmethod

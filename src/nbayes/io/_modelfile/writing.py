@@ -348,6 +348,11 @@ def write_model_file(
     mode = existing_mode(target)
 
     directory = os.path.dirname(target)
+    if not os.path.isdir(directory):
+        raise FileNotFoundError(
+            f"cannot write the model file {target!r}: its folder {directory!r} does not exist "
+            "(create it first)"
+        )
     remove_stale_temporaries(directory, os.path.basename(target))
     tmp = None
     try:
