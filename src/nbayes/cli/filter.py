@@ -407,7 +407,7 @@ def _stdin_mails(args: argparse.Namespace, ui: Any) -> list[Any]:
 
     from nbayes.mail import iter_mail
 
-    box = list(iter_mail(io.BufferedReader(io.BytesIO(raw))))  # type: ignore[arg-type]
+    box = list(iter_mail(io.BufferedReader(io.BytesIO(raw))))
     if len(box) < 2:
         return [raw]  # (one message, as a delivery agent hands it: its postmark first)
     empty = [m.name for m in box if not m.data.strip()]
