@@ -848,6 +848,32 @@ def test_messages_of_the_wrong_shape_get_advice() -> None:
     assert SpamFilter().fit(frame["raw"], LABELS).predict(frame["raw"]).shape == (8,)
 
 
+def test_int_labels_serve_scikit_learns_helpers_that_encode_them(tmp_path: Path) -> None:
+    # VotingClassifier, StackingClassifier and cross_val_predict(method="predict_proba")
+    # fit on LabelEncoder's 0 and 1: "unknown label 0", and labels=(0, 1) was refused
+    from sklearn.ensemble import VotingClassifier
+    from sklearn.model_selection import cross_val_predict
+
+    X, y = HAM + SPAM, LABELS
+    with pytest.raises(ValueError, match=r"unknown label 0: .* labels=\(0, 1\)"):
+        SpamFilter().fit(X, [0] * 4 + [1] * 4)
+    proba = cross_val_predict(SpamFilter(labels=(0, 1)), X, y, cv=2, method="predict_proba")
+    assert proba.shape == (8, 2) and ((proba >= 0) & (proba <= 1)).all()
+    vote = VotingClassifier(
+        [("a", SpamFilter(labels=(0, 1))), ("b", SpamFilter(preset="spambayes", labels=(0, 1)))],
+        voting="soft",
+    ).fit(X, y)
+    assert list(vote.predict(X)) == y
+    f = SpamFilter(labels=(np.int64(0), 1)).fit(X, [0] * 4 + [1] * 4)
+    assert f.classes_.tolist() == [0, 1] and list(f.predict(X)) == [0] * 4 + [1] * 4
+    nbayes.save(f, tmp_path / "f.nbm")
+    g = nbayes.load(tmp_path / "f.nbm")
+    assert g.get_params()["labels"] == (0, 1)
+    assert g.spamicity(X).tolist() == f.spamicity(X).tolist()
+    with pytest.raises(ValueError, match="two distinct str or two distinct int"):
+        SpamFilter(labels=("ham", 1)).fit(X, y)
+
+
 def test_a_memoryview_is_a_message_as_its_bytes() -> None:
     f = trained()
     assert f.classify([memoryview(SPAM[0])]) == f.classify([SPAM[0]])

@@ -189,8 +189,11 @@ class SpamFilter:
         have been learnt (the spamicity is still computed).
     tokenizer : MailTokenizer, optional
         How mail becomes tokens (default ``MailTokenizer()``); stored in the model file.
-    labels : tuple of two str
+    labels : tuple of two str, or of two int
         The names of ham and spam in ``partial_fit``'s labels and in :meth:`classes_`.
+        ``(0, 1)`` for scikit-learn's helpers that encode the labels before they fit
+        (``VotingClassifier``, ``StackingClassifier``, ``cross_val_predict`` with
+        ``method="predict_proba"``).
 
     Attributes
     ----------
@@ -439,7 +442,9 @@ class SpamFilter:
                 shown = y.item() if type(y).__module__ == "numpy" else y  # 'x', not np.str_('x')
                 raise ValueError(
                     f"unknown label {shown!r}: a SpamFilter's labels are {ham_label!r} and "
-                    f"{spam_label!r} (set labels=(ham, spam) to use others)"
+                    f"{spam_label!r} (set labels=(ham, spam) to use others; scikit-learn's "
+                    "VotingClassifier, StackingClassifier and cross_val_predict with "
+                    "predict_proba give 0 and 1: labels=(0, 1))"
                 )
         if len(flags) != n:
             raise ValueError(f"got {n} messages but {len(flags)} labels; give one label each")
@@ -1218,7 +1223,7 @@ class _Settings(Preset):
     alpha: float
     min_learned: int
     tokenizer: MailTokenizer
-    labels: tuple[str, str]
+    labels: tuple[Any, Any]
 
     @classmethod
     def of(cls, f: SpamFilter) -> _Settings:
@@ -1326,14 +1331,19 @@ class _Settings(Preset):
         if (
             not isinstance(labels, tuple | list)
             or len(labels) != 2
-            or not all(isinstance(x, str) for x in labels)
+            or not (
+                all(isinstance(x, str) for x in labels)
+                or all(isinstance(x, numbers.Integral) for x in labels)  # (0, 1), numpy's
+            )
             or labels[0] == labels[1]
             or "unsure" in labels
         ):
             raise ValueError(
-                "The 'labels' parameter of SpamFilter must be two distinct str (ham, spam), "
-                f"neither 'unsure'. Got {labels!r} instead."
+                "The 'labels' parameter of SpamFilter must be two distinct str or two "
+                f"distinct int (ham, spam), neither 'unsure'. Got {labels!r} instead."
             )
+        if not isinstance(labels[0], str):
+            labels = tuple(type(x)(x) if isinstance(x, bool) else int(x) for x in labels)
         return cls(
             s=s,
             x=x,

@@ -51,8 +51,8 @@ def _hyperparameters(model: SpamFilter) -> dict[str, Any]:
     for name, value in model.get_params().items():
         if name == "tokenizer":
             value = None if value is None else value.to_dict()
-        elif name == "labels":
-            value = list(value)
+        elif name == "labels":  # (numpy's ints as JSON's)
+            value = [x.item() if isinstance(x, np.generic) else x for x in value]
         elif isinstance(value, np.generic):  # (a numpy scalar set by a grid search)
             value = value.item()
         hp[name] = value
