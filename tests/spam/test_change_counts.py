@@ -63,6 +63,34 @@ def test_a_registration_writes_the_file_the_filter_would(
     assert fast.read_bytes() == slow.read_bytes() == saved.read_bytes()
 
 
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(_MESSAGE, min_size=1, max_size=4), st.booleans())
+def test_a_correction_writes_the_file_the_filter_would(
+    saved: Path, tmp_path_factory: pytest.TempPathFactory, messages: list[bytes], spam: bool
+) -> None:
+    # nbayes filter --unregister ham --register spam (bogofilter's -Ns): one write
+    tmp = tmp_path_factory.mktemp("run")
+    fast, slow = tmp / "fast.nbayes", tmp / "slow.nbayes"
+    shutil.copy(saved, fast)
+    assert change_counts(fast, messages, spam=not spam) is not None  # learnt wrongly
+    shutil.copy(fast, slow)
+    assert change_counts(fast, messages, spam=spam, correct=True) is not None
+    f = nbayes.load(slow)
+    f.correct(messages, ["spam" if spam else "ham"] * len(messages))
+    nbayes.save(f, slow)
+    assert fast.read_bytes() == slow.read_bytes()
+    direct = tmp / "direct.nbayes"  # as if learnt rightly from the start
+    shutil.copy(saved, direct)
+    assert change_counts(direct, messages, spam=spam) is not None
+    assert fast.read_bytes() == direct.read_bytes()
+    # a message not learnt as the other class: refused, the file untouched
+    never = [b"Subject: unseen\n\nwords qqzzx never learnt"]
+    assert change_counts(fast, never, spam=spam, correct=True) is None
+    assert fast.read_bytes() == direct.read_bytes()
+
+
 def test_an_unlearning_the_filter_would_refuse_changes_nothing(saved: Path, tmp_path: Path) -> None:
     path = tmp_path / "m.nbayes"
     shutil.copy(saved, path)

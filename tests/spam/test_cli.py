@@ -388,7 +388,11 @@ def test_a_huge_attachment_is_read_in_part(
         (["{missing}"], HAM_MESSAGE, "No model file"),
         (["{model}"], b"", "standard input is empty"),
         (["{model}", "--register", "eggs"], HAM_MESSAGE, "--register"),
-        (["{model}", "--register", "spam", "--update"], HAM_MESSAGE, "not allowed with"),
+        (
+            ["{model}", "--register", "spam", "--update"],
+            HAM_MESSAGE,
+            "--update learns each message as its verdict",
+        ),
         (["{model}", "--passthrough", "{model}"], HAM_MESSAGE, "--passthrough"),
         (["{model}", "{missing}"], HAM_MESSAGE, "no such mail file"),
         (["{text_model}"], HAM_MESSAGE, "is not a spam filter"),
@@ -1011,3 +1015,25 @@ def test_an_mbox_on_standard_input_registers_each_message(
     assert code == 0 and "an mbox of" not in err and counts(model) == (5, 6)
     code, _, err = filter_(capsys, monkeypatch, model, "--update", stdin=box)  # (a delivery)
     assert "an mbox of" not in err and sum(counts(model)) in (11, 12)
+
+
+def test_a_correction_in_one_step(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bogofilter's -Ns / -Sn: a message auto-learnt with the wrong verdict, moved
+    before = model.read_bytes()
+    assert filter_(capsys, monkeypatch, model, "--register", "ham", stdin=SPAM_MESSAGE)[0] == 0
+    code, _, err = filter_(
+        capsys, monkeypatch, model, "--unregister", "ham", "--register", "spam", stdin=SPAM_MESSAGE
+    )
+    assert code == 0 and "Corrected 1 message(s): unregistered as ham, registered as spam" in err
+    assert counts(model) == (5, 6)
+    assert filter_(capsys, monkeypatch, model, "--unregister", "spam", stdin=SPAM_MESSAGE)[0] == 0
+    assert model.read_bytes() == before
+    for argv, says in (
+        (["--unregister", "ham", "--register", "spam"], "cannot correct"),  # not learnt as ham
+        (["--unregister", "spam", "--register", "spam"], "would change nothing"),
+        (["--update", "--register", "spam"], "--update learns each message as its verdict"),
+    ):
+        code, _, err = filter_(capsys, monkeypatch, model, *argv, stdin=UNKNOWN_MESSAGE)
+        assert code == 3 and says in err and model.read_bytes() == before

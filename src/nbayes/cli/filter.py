@@ -62,20 +62,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="MAIL",
         help="message files, mboxes or Maildirs (default: one message on standard input)",
     )
-    change = p.add_mutually_exclusive_group()
-    change.add_argument(
+    p.add_argument(
         "--register",
         choices=("spam", "ham"),
         metavar="spam|ham",
         help="learn the message(s) as spam or ham (MODEL is updated in place)",
     )
-    change.add_argument(
+    p.add_argument(
         "--unregister",
         choices=("spam", "ham"),
         metavar="spam|ham",
-        help="unlearn message(s) registered as spam or ham by mistake",
+        help="unlearn message(s) registered as spam or ham by mistake; with --register of "
+        "the other class, a correction in one step (bogofilter's -Sn / -Ns)",
     )
-    change.add_argument(
+    p.add_argument(
         "--update",
         action="store_true",
         help="learn each message whose verdict is sure as that verdict (bogofilter's -u)",
@@ -242,6 +242,16 @@ def _run(args: argparse.Namespace, ui: Any) -> int:
         raise CLIError(
             "--passthrough writes back the one message read on standard input: leave out the "
             "MAIL arguments (or leave out --passthrough for one verdict line per message)."
+        )
+    if args.update and (args.register or args.unregister):
+        raise CLIError(
+            "--update learns each message as its verdict: give it alone, or --register / "
+            "--unregister instead."
+        )
+    if args.register and args.register == args.unregister:
+        raise CLIError(
+            f"--unregister {args.unregister} --register {args.register} would change nothing: "
+            "a correction unregisters one class and registers the other."
         )
     if args.passthrough and (args.register or args.unregister):
         raise CLIError("--passthrough goes with a verdict: not with --register or --unregister.")
@@ -420,6 +430,17 @@ def _stdin_mails(args: argparse.Namespace, ui: Any) -> list[Any]:
     return box
 
 
+def _done(args: argparse.Namespace, n: int) -> str:
+    """What a registration did: "Registered 3 message(s) as spam", ..."""
+    if args.register and args.unregister:
+        return (
+            f"Corrected {n:,} message(s): unregistered as {args.unregister}, registered as "
+            f"{args.register}"
+        )
+    verb = "Registered" if args.register else "Unregistered"
+    return f"{verb} {n:,} message(s) as {args.register or args.unregister}"
+
+
 def _update_one(args: argparse.Namespace, ui: Any, raw: bytes) -> int | None:
     """``--update`` of one message (a delivery's call): its verdict from the file's
     scorer (the filter's, bit for bit), and, when sure, the file's columns changed where
@@ -486,15 +507,16 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
             changed = guarded_write(
                 args.model,
                 lambda: change_counts(
-                    args.model, mails, spam=what == "spam", unlearn=bool(args.unregister)
-                ),
+                    args.model,
+                    mails,
+                    spam=what == "spam",
+                    unlearn=not args.register,
+                    correct=bool(args.register and args.unregister),
+                ),  # fmt: skip
             )
             if changed is not None:
-                verb = "Registered" if args.register else "Unregistered"
-                ui.note(
-                    f"{verb} {len(mails):,} message(s) as {what}; {args.model} now has "
-                    f"{changed[0]:,} ham and {changed[1]:,} spam."
-                )
+                ui.note(f"{_done(args, len(mails))}; {args.model} now has "
+                        f"{changed[0]:,} ham and {changed[1]:,} spam.")  # fmt: skip
                 return 0
         if args.update and not args.mail:  # a delivery's: the file's scorer, then its columns
             done = _update_one(args, ui, mails[0])
@@ -509,7 +531,9 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
         else:
             ham_label, spam_label = model.classes_.tolist()
             label = spam_label if (args.register or args.unregister) == "spam" else ham_label
-            if args.register:
+            if args.register and args.unregister:
+                model.correct(tokens, [label] * len(tokens))
+            elif args.register:
                 model.partial_fit(tokens, [label] * len(tokens))
             else:
                 model.unlearn(tokens, [label] * len(tokens))
@@ -517,9 +541,7 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
     table = model.table_
     counts = f"{args.model} now has {table.n_ham:,} ham and {table.n_spam:,} spam"
     if not args.update:
-        verb = "Registered" if args.register else "Unregistered"
-        what = args.register or args.unregister
-        ui.note(f"{verb} {len(mails):,} message(s) as {what}; {counts}.")
+        ui.note(f"{_done(args, len(mails))}; {counts}.")
         return 0
     learnt = sum(v.verdict != "unsure" for v in verdicts)
     ui.note(f"Learnt {learnt:,} of {len(mails):,} message(s) as their verdict; {counts}.")

@@ -634,7 +634,12 @@ class SpamFilter:
         for group, is_spam in ((was_ham, False), (was_spam, True)):
             problem = trial.check_unlearn(group, spam=is_spam)
             if problem is not None:
-                raise ValueError(problem.replace("cannot unlearn", "cannot correct"))
+                raise ValueError(
+                    problem.replace("cannot unlearn", "cannot correct").replace(
+                        "(unlearn only messages learnt with that label)",
+                        "(correct only messages learnt with the other label)",
+                    )
+                )
         steps = (
             (was_ham, False, False),  # (messages, as spam, learn): unlearn the wrong labels
             (was_spam, True, False),

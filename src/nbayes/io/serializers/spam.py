@@ -101,18 +101,25 @@ def _put_columns(
 
 
 def change_counts(
-    path: str | os.PathLike[str], messages: Sequence[Any], *, spam: bool, unlearn: bool = False
+    path: str | os.PathLike[str],
+    messages: Sequence[Any],
+    *,
+    spam: bool,
+    unlearn: bool = False,
+    correct: bool = False,
 ) -> tuple[int, int] | None:
     """Learn (or, ``unlearn``, unlearn) ``messages`` as spam (or ham) in the SpamFilter
-    saved at ``path``, without loading it: the file's columns are read, the messages'
-    tokens found in its hash column (as the scorer finds them), their counts changed, new
-    tokens inserted in hash order and rows left without a count dropped, and the file
-    written again (atomically). The file is the one :func:`nbayes.save` writes of the
-    filter loaded, changed by ``partial_fit`` (``unlearn``) and saved, byte for byte; a
-    registration of a model of 700k tokens costs a fraction of a second instead of one
-    and a half. Returns the new ``(n_ham, n_spam)``, or None, with the file untouched,
-    where this path does not decide: a file of another model type, or an unlearning the
-    filter would refuse (its error says why: load the filter and unlearn).
+    saved at ``path`` (``correct``: learnt as the other class before, moved to this one,
+    as :meth:`~nbayes.spam.SpamFilter.correct` moves them), without loading it: the
+    file's columns are read, the messages' tokens found in its hash column (as the scorer
+    finds them), their counts changed, new tokens inserted in hash order and rows left
+    without a count dropped, and the file written again (atomically). The file is the
+    one :func:`nbayes.save` writes of the filter loaded, changed by ``partial_fit``
+    (``unlearn``, ``correct``) and saved, byte for byte; a registration of a model of
+    700k tokens costs a fraction of a second instead of one and a half. Returns the new
+    ``(n_ham, n_spam)``, or None, with the file untouched, where this path does not
+    decide: a file of another model type, or an unlearning the filter would refuse (its
+    error says why: load the filter and unlearn).
 
     Raises ModelFileError for a damaged file, and the tokenizer's errors for a message
     it cannot read (nothing is written then)."""
@@ -141,16 +148,17 @@ def change_counts(
     rows = np.array([file_row(hashes, offsets, raw, b, h) for b, h in pairs], dtype=np.int64)
     counts = np.array([need[t] for t in tokens], dtype=np.int64)
     ham, spam_col = c["ham"].copy(), c["spam"].copy()
-    col = spam_col if spam else ham
+    col, other = (spam_col, ham) if spam else (ham, spam_col)
     n_class, m = (n_spam if spam else n_ham), len(sets)
     found = rows >= 0
-    if unlearn:
-        if m > n_class or not found.all():
+    if unlearn or correct:  # (unlearn from col; a correction from the other class)
+        out_of, n_out = (other, n_ham if spam else n_spam) if correct else (col, n_class)
+        if m > n_out or not found.all():
             return None
-        col[rows] -= counts
-        if (col < 0).any() or (col > n_class - m).any():
+        out_of[rows] -= counts
+        if (out_of < 0).any() or (out_of > n_out - m).any():
             return None  # (the filter's own check words the refusal)
-    else:
+    if not unlearn:
         col[rows[found]] += counts[found]
     keep = (ham + spam_col) > 0
     old_lengths = np.diff(offsets)
@@ -170,14 +178,10 @@ def change_counts(
     added = counts[new]
     out_ham = np.insert(ham[keep], at, zeros if spam else added)
     out_spam = np.insert(spam_col[keep], at, added if spam else zeros)
-    n_ham, n_spam = (
-        (n_ham, n_spam + (-m if unlearn else m))
-        if spam
-        else (
-            n_ham + (-m if unlearn else m),
-            n_spam,
-        )
-    )
+    step = -m if unlearn else m
+    n_ham, n_spam = (n_ham, n_spam + step) if spam else (n_ham + step, n_spam)
+    if correct:
+        n_ham, n_spam = (n_ham - m, n_spam) if spam else (n_ham, n_spam - m)
     writer = ArrayWriter()
     _put_columns(writer, np.insert(kept_hashes, at, wanted[new]), out_blob, out_offsets,
                  out_ham, out_spam)  # fmt: skip
