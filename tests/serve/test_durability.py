@@ -7,6 +7,7 @@ import http.client
 import json
 import os
 import random
+import signal
 import threading
 import time
 from typing import Any
@@ -125,6 +126,19 @@ def test_sigterm_finishes_requests_in_flight(text_model: str, start: Any, sms: A
     model = nbayes.load(text_model)  # the journal was folded into the file
     assert J.recover(text_model)[1] == 0
     assert "before" in model.vocabulary_ and "end" in model.vocabulary_
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sighup_stops_the_server_as_sigterm_does(text_model: str, start: Any, workers: int) -> None:
+    """A closed terminal (or a tmux server gone) sends SIGHUP: the server died at once,
+    its journal unfolded and the model file stale until the next start."""
+    server = start(text_model, "--workers", str(workers)) if workers > 1 else start(text_model)
+    assert server.post("/update", {"texts": ["hangup words"], "labels": ["ham"]})[0] == 200
+    server.disconnect()
+    server.proc.send_signal(signal.SIGHUP)
+    assert server.wait_exit() == 0, server.stderr
+    assert J.recover(text_model)[1] == 0  # folded
+    assert "hangup" in nbayes.load(text_model).vocabulary_
 
 
 def test_a_second_server_refuses_to_start(text_model: str, start: Any) -> None:

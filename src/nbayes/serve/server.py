@@ -390,11 +390,24 @@ def _run_worker(
     # uvicorn re-raises the signal it caught once it has shut down; a handler of our own
     # turns that into a normal return (exit status 0) instead of death by SIGTERM
     previous = signal.signal(signal.SIGTERM, lambda *_: None)
+    hangup = _stop_on_hangup(lambda: os.kill(os.getpid(), signal.SIGTERM))
     try:
         server.run(sockets=[sock])
     finally:
         signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGHUP, hangup)
     return 0 if server.started else 2
+
+
+def _stop_on_hangup(stop: Any) -> Any:
+    """SIGHUP (the terminal closed, a tmux server gone) stops the server as SIGTERM does:
+    its default ended the process at once, the journal left unfolded (nothing lost, but
+    the model file stale until the next start). Left alone where it is ignored (nohup).
+    Returns the handler it replaced."""
+    previous = signal.getsignal(signal.SIGHUP)
+    if previous == signal.SIG_DFL:
+        signal.signal(signal.SIGHUP, lambda *_: stop())
+    return previous
 
 
 def _supervise(
@@ -419,6 +432,8 @@ def _supervise(
                     os.close(other)
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
+            if signal.getsignal(signal.SIGHUP) not in (signal.SIG_IGN, signal.SIG_DFL):
+                signal.signal(signal.SIGHUP, signal.SIG_DFL)  # (the worker's own, below)
             code = 1
             try:
                 code = _run_worker(model, sock, url, options, lock, parent=me, ready_fd=w,
@@ -449,6 +464,7 @@ def _supervise(
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    _stop_on_hangup(lambda: stop(signal.SIGTERM, None))
     for _ in range(n):
         start()
     announced = False
