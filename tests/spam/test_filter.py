@@ -7,6 +7,7 @@ import math
 import os
 import pickle
 import re
+import warnings
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -872,6 +873,21 @@ def test_int_labels_serve_scikit_learns_helpers_that_encode_them(tmp_path: Path)
     assert g.spamicity(X).tolist() == f.spamicity(X).tolist()
     with pytest.raises(ValueError, match="two distinct str or two distinct int"):
         SpamFilter(labels=("ham", 1)).fit(X, y)
+
+
+def test_a_str_that_names_a_file_is_read_as_text_with_a_warning(tmp_path: Path) -> None:
+    # a column of file names given as messages was learnt as the names, without a word
+    path = tmp_path / "one.eml"
+    path.write_bytes(SPAM[0])
+    f = trained()
+    with pytest.warns(UserWarning, match=r"is a str that names a file: .* pathlib.Path") as seen:
+        verdict = f.classify([str(path)])[0]
+    assert seen[0].filename == __file__  # (the caller's line, not nbayes')
+    assert verdict == f.classify([str(path) + " "])[0]  # (read as text all the same)
+    assert f.classify([path]) == f.classify([SPAM[0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f.classify([SPAM[0].decode(), "no such file here", str(tmp_path)])  # (a folder)
 
 
 def test_a_memoryview_is_a_message_as_its_bytes() -> None:

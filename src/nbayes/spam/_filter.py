@@ -419,6 +419,18 @@ class SpamFilter:
 
     @staticmethod
     def _message(m: Any) -> Any:
+        if isinstance(m, str) and len(m) < 4096 and "\n" not in m and _names_a_file(m):
+            import warnings
+
+            frame, level = sys._getframe(0), 1  # (the warning names the caller's line)
+            while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+                frame, level = frame.f_back, level + 1
+            warnings.warn(
+                f"the message {m!r} is a str that names a file: a str is a message's text "
+                "(here a line of it), not a path; give pathlib.Path(...) to read the file",
+                UserWarning,
+                stacklevel=level,
+            )
         if isinstance(m, bytes | bytearray | str | Message | RawMail | os.PathLike):
             return m
         if isinstance(m, memoryview):
@@ -1217,6 +1229,18 @@ def _log1pexp(z: float) -> float:
 
 def _sigmoid(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _names_a_file(text: str) -> bool:
+    """Whether ``text`` (one line) is the path of a file: a list of file names given as
+    messages was learnt as their names, without a word (a user's trial)."""
+    try:
+        return os.path.isfile(text)
+    except (OSError, ValueError):  # (a NUL in it, a name too long)
+        return False
 
 
 @dataclass(frozen=True, kw_only=True)
