@@ -423,6 +423,8 @@ def test_errors_are_one_line(
     assert_error(code, err, "--ngrams")
     code, _, err = run(capsys, "train", texts_csv, "-o", tmp_path / "no" / "x.nbayes")
     assert_error(code, err, "does not exist")
+    code, _, err = run(capsys, "train", texts_csv, "-o", texts_csv / "x.nbayes")  # (a file)
+    assert_error(code, err, "is a file, not a folder")
     code, _, err = run(capsys, "predict", text_model)
     assert_error(code, err, "either DATA files or --text")
     code, _, err = run(capsys, "predict", text_model, "--text", "a", "--top", "0")

@@ -1415,5 +1415,8 @@ def test_a_failed_write_names_the_model_file_not_its_temporary(
 def test_a_save_into_a_missing_folder_names_the_folder(tmp_path: Path) -> None:
     # it named a hidden temporary file: '.../no_such_dir/.m.nbm.bf556dbc9f17466b.tmp'
     target = tmp_path / "no_such_dir" / "m.nbm"
-    with pytest.raises(FileNotFoundError, match=r"its folder '.*no_such_dir' does not exist"):
+    with pytest.raises(FileNotFoundError, match=r"'.*no_such_dir' does not exist \(create"):
         write_model_file(target, SAMPLE_METADATA, {})
+    (tmp_path / "a_file.txt").write_text("not a folder")
+    with pytest.raises(NotADirectoryError, match=r"'.*a_file.txt' is a file, not a folder"):
+        write_model_file(tmp_path / "a_file.txt" / "m.nbm", SAMPLE_METADATA, {})

@@ -819,6 +819,13 @@ def test_numpy_scalars_are_settings_as_their_python_values(tmp_path: Path) -> No
     assert nbayes.load(tmp_path / "f.nbm").get_params()["max_clues"] == 5
     with pytest.raises(ValueError, match="'max_clues' parameter of SpamFilter must be an int"):
         SpamFilter(max_clues=np.float64(5.0)).fit(HAM + SPAM, LABELS)
+    from fractions import Fraction  # (a number a model file cannot store: refused up front)
+
+    with pytest.raises(ValueError, match="'s' parameter of SpamFilter must be a float"):
+        SpamFilter(s=Fraction(1, 2)).fit(HAM + SPAM, LABELS)
+    for labels in ((0, True), (False, True), (np.False_, np.True_)):
+        with pytest.raises(ValueError, match="two distinct str or two distinct int"):
+            SpamFilter(labels=labels).fit(HAM + SPAM, [labels[0]] * 4 + [labels[1]] * 4)
 
 
 def test_a_set_of_tokens_that_are_no_str_is_refused_and_nothing_learnt() -> None:

@@ -405,6 +405,12 @@ def test_sources_files_mboxes_maildirs_and_class_folders(tmp_path: Path) -> None
     (tmp_path / "ham" / "new").mkdir()
     (tmp_path / "ham" / "new" / "b.eml").write_bytes(PLAIN)
     assert len(list(iter_mail(tmp_path / "ham"))) == 5
+    # a Maildir copied without its empty new/ (git drops empty folders) is still one: its
+    # tmp/ and control files are not read
+    (maildir / "new" / "1.host").unlink()
+    (maildir / "new").rmdir()
+    (maildir / "dovecot-uidlist").write_bytes(b"3 V1 N2\n")
+    assert [m.name.rsplit("/", 1)[1] for m in iter_mail(maildir)] == ["2.host:2,S"]
     with pytest.raises(MailError, match="no sub-folder for the class"):
         list(iter_classes(tmp_path, ["ham", "junk"]))
     with pytest.raises(MailError, match="no such mail file"):
@@ -884,3 +890,23 @@ def test_a_text_nested_in_thousands_of_parts_is_read() -> None:
     tokens = MailTokenizer().tokens(raw)
     assert {"free", "money", "viagra", "mime-defect:TooManyPartsDefect"} <= tokens
     assert "mail:long-text" not in tokens and not any("boundary" in t for t in tokens)
+
+
+def test_lines_starting_with_two_dashes_that_are_no_boundaries_are_text() -> None:
+    # the fallback to text took any message of 1,001 lines starting with "--": an SQL script
+    # lost its comments, and a base64 spam with 1,001 such lines appended its words
+    sql = b"".join(b"-- step %d: vacuum table%d\nselect %d;\n" % (i, i, i) for i in range(1200))
+    plain = b"From: a@b.c\nSubject: the script\n\n" + sql
+    tokens = MailTokenizer().tokens(plain)
+    assert "mime-defect:TooManyPartsDefect" not in tokens and {"vacuum", "step"} <= tokens
+    spam = base64.encodebytes(b"buy viagra now, cheap viagra")
+    hidden = (
+        b"From: a@b.c\nContent-Type: text/plain\nContent-Transfer-Encoding: base64\n\n"
+        + spam + b"--\n" * 1001
+    )  # fmt: skip
+    assert "viagra" in MailTokenizer().tokens(hidden)
+    attached = multipart(b"Content-Type: text/plain\n\nsee the script", b"Content-Type: "
+                         b"text/x-sql; name=a.sql\n\n" + sql)  # fmt: skip
+    tokens = MailTokenizer().tokens(attached)
+    assert "mime-defect:TooManyPartsDefect" not in tokens
+    assert {"content-type:multipart/mixed", "filename:a.sql", "see", "script"} <= tokens

@@ -103,9 +103,15 @@ def check_model_output(
             f"Refusing to replace {path!r}: it exists and is not an nbayes model file. Choose "
             f"another {flag}, or pass --force to replace it."
         )
+    check_output_folder(path)
+
+
+def check_output_folder(path: str) -> None:
+    """Raise a CLIError unless the folder ``path`` is to be written in is one."""
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
-        raise CLIError(f"Cannot write {path!r}: the folder {directory!r} does not exist.")
+        what = "is a file, not a folder" if os.path.exists(directory) else "does not exist"
+        raise CLIError(f"Cannot write {path!r}: {directory!r} {what}.")
 
 
 def save_model(

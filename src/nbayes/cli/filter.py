@@ -28,6 +28,7 @@ Example:
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -340,7 +341,12 @@ def _write_all(stream: Any, data: bytes) -> None:
     view = memoryview(data)
     while view:
         n = stream.write(view)
-        view = view[len(view) if n is None else n :]
+        if n is None:  # (a non-blocking pipe, full: nothing written) wait until it drains
+            import select
+
+            select.select([], [stream.fileno()], [])
+            continue
+        view = view[n:]
 
 
 def _messages(paths: Sequence[str]) -> Iterator[Any]:
@@ -403,6 +409,10 @@ def _mail_of(event: tuple[str, Any]) -> Any:
 # ---------------------------------------------------------------------------- changes
 
 
+#: a message's first line when it has a head: a header field's name and its colon
+_FIELD_FIRST = re.compile(rb"[!-9;-~]+:")
+
+
 def _stdin_mails(args: argparse.Namespace, ui: Any) -> list[Any]:
     """The messages of standard input to --register or --unregister: one, or each of an
     mbox (it starts with a postmark and holds more than one), as bogofilter's ``-s <
@@ -418,8 +428,10 @@ def _stdin_mails(args: argparse.Namespace, ui: Any) -> list[Any]:
     from nbayes.mail import iter_mail
 
     box = list(iter_mail(io.BufferedReader(io.BytesIO(raw))))
-    if len(box) < 2:
-        return [raw]  # (one message, as a delivery agent hands it: its postmark first)
+    if len(box) < 2 or not all(_FIELD_FIRST.match(m.data) for m in box):
+        # one message, as a delivery agent hands it, its postmark first (a body line
+        # "From Monday 9:30 the office opens later." would split it: no head follows)
+        return [raw]
     empty = [m.name for m in box if not m.data.strip()]
     if empty and not args.unregister:
         raise CLIError(

@@ -43,6 +43,7 @@ from nbayes.cli._common import (
     load_model,
     refuse_set_flags,
 )
+from nbayes.cli._models import check_output_folder
 
 __all__ = ["add_arguments", "run"]
 
@@ -215,9 +216,7 @@ def _check_flags(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace, ui: UI) -> int:
     _check_flags(args)
-    directory = os.path.dirname(os.path.abspath(args.output))
-    if not os.path.isdir(directory):
-        raise CLIError(f"Cannot write {args.output!r}: the folder {directory!r} does not exist.")
+    check_output_folder(args.output)
     model = load_model(args.model)
     if args.column is not None:
         ax, what = _marginals(model, args.column, args.log), f"column {args.column!r}"

@@ -109,10 +109,14 @@ def _is_postmark(data: bytes, start: int, end: int) -> bool:
 
 
 def is_maildir(path: Path) -> bool:
-    """Whether ``path`` is a Maildir: a folder with ``cur`` and ``new`` in it (and ``tmp``,
-    which a reader leaves alone). A folder with only one of them is a folder of mail, its
-    own files read too: a ``new`` folder among ham files made train skip the files."""
-    return path.is_dir() and all((path / sub).is_dir() for sub in _MAILDIR_SUBDIRS)
+    """Whether ``path`` is a Maildir: a folder with ``cur`` in it, or ``new`` and ``tmp``
+    (copies drop empty folders: git, some tar and rsync runs). A folder with only ``new``
+    (or only ``tmp``) is a folder of mail, its own files read too: a ``new`` folder among
+    ham files made train skip the files. Of a Maildir, ``cur`` and ``new`` are read, never
+    ``tmp`` (deliveries in progress)."""
+    if not path.is_dir():
+        return False
+    return (path / "cur").is_dir() or ((path / "new").is_dir() and (path / "tmp").is_dir())
 
 
 class _Kept:

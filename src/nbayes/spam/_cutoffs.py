@@ -21,8 +21,6 @@ from nbayes.spam._filter import MessageLike, SpamFilter
 
 __all__ = ["CutoffChoice", "choose_cutoffs"]
 
-_MAX_LOG_ODDS = 36.0  # the largest log-odds a spamicity below 1.0 can express
-
 
 @dataclass(frozen=True)
 class CutoffChoice:
@@ -47,11 +45,6 @@ class CutoffChoice:
         return spam_filter.set_params(ham_cutoff=self.ham_cutoff, spam_cutoff=self.spam_cutoff)
 
 
-def _sigmoid(z: float) -> float:
-    z = min(max(z, -_MAX_LOG_ODDS), _MAX_LOG_ODDS)
-    return 1.0 / (1.0 + math.exp(-z))
-
-
 def _probability(z: float) -> float:
     """The sigmoid of ``z``, to a few ulps (0.0 and 1.0 at the ends, no overflow)."""
     if z >= 0:
@@ -66,13 +59,11 @@ def _cutoff_above(z: float) -> float:
     float above ``z`` is not it: the round trip through ``logit`` loses a few ulps.)
 
     >>> z = 1.1803378356750316
-    >>> logit(_sigmoid(math.nextafter(z, math.inf))) > z, logit(_cutoff_above(z)) > z
+    >>> logit(_probability(math.nextafter(z, math.inf))) > z, logit(_cutoff_above(z)) > z
     (False, True)
     """
-    if z >= _MAX_LOG_ODDS:
-        return 1.0
     p = _probability(z)  # (a few ulps from the answer: logit is monotone)
-    while logit(p) <= z:
+    while p < 1.0 and logit(p) <= z:
         p = math.nextafter(p, 1.0)
     while p > 0.0 and logit(q := math.nextafter(p, 0.0)) > z:
         p = q
@@ -81,11 +72,14 @@ def _cutoff_above(z: float) -> float:
 
 def _cutoff_below(z: float) -> float:
     """The greatest cutoff whose log-odds is below ``z``; 0.0 below what a cutoff above
-    0.0 expresses (:func:`_cutoff_above` mirrored)."""
-    if z <= -_MAX_LOG_ODDS:
-        return 0.0
+    0.0 expresses (:func:`_cutoff_above` mirrored).
+
+    >>> b = _cutoff_below(-100.0)
+    >>> logit(b) < -100.0 <= logit(math.nextafter(b, 1.0)), b > 0.0
+    (True, True)
+    """
     p = _probability(z)
-    while logit(p) >= z:
+    while p > 0.0 and logit(p) >= z:
         p = math.nextafter(p, 0.0)
     while p < 1.0 and logit(q := math.nextafter(p, 1.0)) < z:
         p = q

@@ -192,8 +192,9 @@ class SpamFilter:
     labels : tuple of two str, or of two int
         The names of ham and spam in ``partial_fit``'s labels and in :meth:`classes_`.
         ``(0, 1)`` for scikit-learn's helpers that encode the labels before they fit
-        (``VotingClassifier``, ``StackingClassifier``, ``cross_val_predict`` with
-        ``method="predict_proba"``).
+        (``VotingClassifier`` with ``voting="soft"``, ``StackingClassifier``,
+        ``cross_val_predict`` with ``method="predict_proba"``); ``predict``'s
+        ``"unsure"`` is no class, so hard voting cannot count it.
 
     Attributes
     ----------
@@ -1231,6 +1232,12 @@ def _sigmoid(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
 
 
+def _np_bool() -> type:
+    """numpy's bool type, if numpy is imported (a numpy bool exists only then)."""
+    np = sys.modules.get("numpy")
+    return np.bool_ if np is not None else bool
+
+
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
@@ -1264,8 +1271,10 @@ class _Settings(Preset):
         p = PRESETS[f.preset]
 
         def real(name: str, value: Any, low: float, high: float, closed: str) -> float:
-            # numpy's scalars too (a GridSearchCV over np.linspace): they are numbers.Real
+            # numpy's scalars too (a GridSearchCV over np.linspace), not a Fraction (which a
+            # model file cannot store)
             ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+            ok = ok and (isinstance(value, int | float) or type(value).__module__ == "numpy")
             v = float(value) if ok else math.nan
             inside = {
                 "[]": low <= v <= high,
@@ -1362,7 +1371,10 @@ class _Settings(Preset):
             or len(labels) != 2
             or not (
                 all(isinstance(x, str) for x in labels)
-                or all(isinstance(x, numbers.Integral) for x in labels)  # (0, 1), numpy's
+                or all(  # (0, 1), numpy's too; no bool
+                    isinstance(x, numbers.Integral) and not isinstance(x, bool | _np_bool())
+                    for x in labels
+                )
             )
             or labels[0] == labels[1]
             or "unsure" in labels
@@ -1372,7 +1384,7 @@ class _Settings(Preset):
                 f"distinct int (ham, spam), neither 'unsure'. Got {labels!r} instead."
             )
         if not isinstance(labels[0], str):
-            labels = tuple(type(x)(x) if isinstance(x, bool) else int(x) for x in labels)
+            labels = (int(labels[0]), int(labels[1]))
         return cls(
             s=s,
             x=x,

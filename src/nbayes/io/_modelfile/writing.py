@@ -4,6 +4,7 @@ temporary file next to the target and renamed over it once complete and synced."
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import math
@@ -349,10 +350,13 @@ def write_model_file(
 
     directory = os.path.dirname(target)
     if not os.path.isdir(directory):
-        raise FileNotFoundError(
-            f"cannot write the model file {target!r}: its folder {directory!r} does not exist "
-            "(create it first)"
+        there = os.path.exists(directory)
+        said = (NotADirectoryError if there else FileNotFoundError)(
+            f"cannot write the model file {target!r}: {directory!r} "
+            + ("is a file, not a folder" if there else "does not exist (create the folder first)")
         )
+        said.errno = errno.ENOTDIR if there else errno.ENOENT
+        raise said
     remove_stale_temporaries(directory, os.path.basename(target))
     tmp = None
     try:
