@@ -52,15 +52,21 @@ def _shots(tmp_path: Path) -> Path:
     return where
 
 
+def _open(browser: Any, server: Any, height: int) -> tuple[Any, list[str]]:
+    """The server's page in a new tab 1200 px wide, and the script errors it raises."""
+    page = browser.new_page(viewport={"width": 1200, "height": height})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"http://127.0.0.1:{server.port}/")
+    return page, errors
+
+
 def test_the_page_explains_a_pasted_text(
     text_model: str, start: Any, browser: Any, tmp_path: Path
 ) -> None:
     server = start(text_model)
     model = nbayes.load(text_model)
-    page = browser.new_page(viewport={"width": 1200, "height": 860})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(f"http://127.0.0.1:{server.port}/")
+    page, errors = _open(browser, server, height=860)
     sync_api.expect(page.locator("#meta")).to_contain_text("spam.nbayes")
     sync_api.expect(page.locator("#meta")).to_contain_text("TextClassifier")
     # paste: the text arrives through a paste event's clipboard data
@@ -168,10 +174,7 @@ def test_the_page_explains_a_mixed_row_with_a_missing_cell(
     model = nbayes.MixedNB().fit(X, y)
     nbayes.save(model, path)
     server = start(path)
-    page = browser.new_page(viewport={"width": 1200, "height": 760})
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"http://127.0.0.1:{server.port}/")
+    page, errors = _open(browser, server, height=760)
     sync_api.expect(page.locator("#col-age")).to_be_visible()
     page.locator("#col-age").fill("")  # missing
     page.locator("#col-city").fill("a")
@@ -234,10 +237,7 @@ def test_the_page_of_a_spam_filter_filters_and_registers_a_pasted_message(
     f = SpamFilter().fit(MAIL_HAM + MAIL_SPAM, ["ham", "ham", "spam", "spam"])
     nbayes.save(f, path)
     server = start(str(path), "--token", "s3cret")
-    page = browser.new_page(viewport={"width": 1200, "height": 900})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(f"http://127.0.0.1:{server.port}/")
+    page, errors = _open(browser, server, height=900)
     sync_api.expect(page.locator("#meta")).to_contain_text("SpamFilter")
     page.locator("#text").fill(RAW_SPAM)
     page.locator("#classify").click()
@@ -300,10 +300,7 @@ def test_the_spam_page_shows_long_clues_in_their_card_and_only_the_boxs_verdict(
     message = f"Subject: deal\n\nvisit http://{LONG_HOST}/x " + " ".join(WORDS)
     want = f.clues(message)
     assert want.n_used > 40 and any(LONG_HOST in c.token for c in want.used()[:40])
-    page = browser.new_page(viewport={"width": 1200, "height": 900})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(f"http://127.0.0.1:{server.port}/")
+    page, errors = _open(browser, server, height=900)
     sync_api.expect(page.locator("#meta")).to_contain_text("ham (2), spam (2)")
     page.locator("#text").fill(message)
     page.locator("#classify").click()

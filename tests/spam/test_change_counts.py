@@ -36,6 +36,15 @@ def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def _copies(saved: Path, factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Two copies of the saved model: one changed in place, one by the filter loaded."""
+    tmp = factory.mktemp("run")
+    fast, slow = tmp / "fast.nbayes", tmp / "slow.nbayes"
+    shutil.copy(saved, fast)
+    shutil.copy(saved, slow)
+    return fast, slow
+
+
 def _slow(path: Path, messages: list[bytes], spam: bool, unlearn: bool) -> None:
     f = nbayes.load(path)
     labels = ["spam" if spam else "ham"] * len(messages)
@@ -50,10 +59,7 @@ def _slow(path: Path, messages: list[bytes], spam: bool, unlearn: bool) -> None:
 def test_a_registration_writes_the_file_the_filter_would(
     saved: Path, tmp_path_factory: pytest.TempPathFactory, messages: list[bytes], spam: bool
 ) -> None:
-    tmp = tmp_path_factory.mktemp("run")
-    fast, slow = tmp / "fast.nbayes", tmp / "slow.nbayes"
-    shutil.copy(saved, fast)
-    shutil.copy(saved, slow)
+    fast, slow = _copies(saved, tmp_path_factory)
     assert change_counts(fast, messages, spam=spam) is not None
     _slow(slow, messages, spam, unlearn=False)
     assert fast.read_bytes() == slow.read_bytes()
@@ -71,9 +77,7 @@ def test_a_correction_writes_the_file_the_filter_would(
     saved: Path, tmp_path_factory: pytest.TempPathFactory, messages: list[bytes], spam: bool
 ) -> None:
     # nbayes filter --unregister ham --register spam (bogofilter's -Ns): one write
-    tmp = tmp_path_factory.mktemp("run")
-    fast, slow = tmp / "fast.nbayes", tmp / "slow.nbayes"
-    shutil.copy(saved, fast)
+    fast, slow = _copies(saved, tmp_path_factory)
     assert change_counts(fast, messages, spam=not spam) is not None  # learnt wrongly
     shutil.copy(fast, slow)
     assert change_counts(fast, messages, spam=spam, correct=True) is not None
@@ -81,7 +85,7 @@ def test_a_correction_writes_the_file_the_filter_would(
     f.correct(messages, ["spam" if spam else "ham"] * len(messages))
     nbayes.save(f, slow)
     assert fast.read_bytes() == slow.read_bytes()
-    direct = tmp / "direct.nbayes"  # as if learnt rightly from the start
+    direct = fast.parent / "direct.nbayes"  # as if learnt rightly from the start
     shutil.copy(saved, direct)
     assert change_counts(direct, messages, spam=spam) is not None
     assert fast.read_bytes() == direct.read_bytes()
