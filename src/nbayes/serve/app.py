@@ -86,7 +86,15 @@ def _as_text(body: bytes, content_type: str) -> str | bytes:
     ('señor', b'se\\xf1or')
     >>> _as_text(b"se\\xf1or", "text/plain; charset=iso-8859-1")
     'señor'
+
+    ASCII bytes (no NUL) are their characters whatever charset is named: as UTF-16 an
+    ASCII ham became CJK and scored spam (a user's trial).
+
+    >>> _as_text(b"Subject: hey", "text/plain; charset=utf-16")
+    'Subject: hey'
     """
+    if body.isascii() and b"\x00" not in body:  # (every ASCII charset reads it alike)
+        return body.decode("ascii")
     charset = "utf-8"
     for param in content_type.split(";")[1:]:
         name, _, value = param.partition("=")
