@@ -68,10 +68,14 @@ def main() -> None:
               f"({os.cpu_count()} cores)")  # fmt: skip
         print(f"  exit 0 (spam) {status[0]}, 1 (ham) {status[1]}, 2 (unsure) {status[2]}, "
               f"3 (gave up / error) {status[3]}")  # fmt: skip
-        print(f"  wall {wall:.1f} s, CPU of the deliveries "
-              f"{cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime:.1f} s")
-        print(f"  learnt {learnt} (sure verdicts: {sure}): "
-              + ("no registration lost" if learnt == sure else "COUNTS DIFFER"))
+        print(
+            f"  wall {wall:.1f} s, CPU of the deliveries "
+            f"{cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime:.1f} s"
+        )
+        print(
+            f"  learnt {learnt} (sure verdicts: {sure}): "
+            + ("no registration lost" if learnt == sure else "COUNTS DIFFER")
+        )
 
 
 if __name__ == "__main__":
