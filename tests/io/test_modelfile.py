@@ -1418,5 +1418,6 @@ def test_a_save_into_a_missing_folder_names_the_folder(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"'.*no_such_dir' does not exist \(create"):
         write_model_file(target, SAMPLE_METADATA, {})
     (tmp_path / "a_file.txt").write_text("not a folder")
-    with pytest.raises(NotADirectoryError, match=r"'.*a_file.txt' is a file, not a folder"):
-        write_model_file(tmp_path / "a_file.txt" / "m.nbm", SAMPLE_METADATA, {})
+    for deep in (tmp_path / "a_file.txt" / "m.nbm", tmp_path / "a_file.txt" / "sub" / "m.nbm"):
+        with pytest.raises(NotADirectoryError, match=r"'.*a_file.txt' is a file, not a folder"):
+            write_model_file(deep, SAMPLE_METADATA, {})

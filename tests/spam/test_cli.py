@@ -1014,6 +1014,11 @@ def test_an_mbox_on_standard_input_registers_each_message(
     one = postmark + SPAM_MESSAGE + b"\nFrom Monday 9:30 the office opens later.\n\nbye\n"
     code, _, err = filter_(capsys, monkeypatch, model, "--register", "spam", stdin=one)
     assert code == 0 and "an mbox of" not in err and counts(model) == (5, 6)
+    # an empty message in an mbox is refused, as in a MAIL argument (it made the mbox one
+    # message: "Registered 1 message(s)", a review)
+    with_empty = box + b"\n" + postmark + b"\n"
+    code, _, err = filter_(capsys, monkeypatch, model, "--register", "spam", stdin=with_empty)
+    assert code == 3 and "is empty" in err and counts(model) == (5, 6)
     code, _, err = filter_(capsys, monkeypatch, model, "--update", stdin=box)  # (a delivery)
     assert "an mbox of" not in err and sum(counts(model)) in (11, 12)
 

@@ -428,9 +428,10 @@ def _stdin_mails(args: argparse.Namespace, ui: Any) -> list[Any]:
     from nbayes.mail import iter_mail
 
     box = list(iter_mail(io.BufferedReader(io.BytesIO(raw))))
-    if len(box) < 2 or not all(_FIELD_FIRST.match(m.data) for m in box):
+    if len(box) < 2 or not all(_FIELD_FIRST.match(m.data) or not m.data.strip() for m in box):
         # one message, as a delivery agent hands it, its postmark first (a body line
-        # "From Monday 9:30 the office opens later." would split it: no head follows)
+        # "From Monday 9:30 the office opens later." would split it: no head follows);
+        # an empty message of an mbox is refused below
         return [raw]
     empty = [m.name for m in box if not m.data.strip()]
     if empty and not args.unregister:

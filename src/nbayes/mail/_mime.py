@@ -142,30 +142,23 @@ def _parse_bytes(data: bytes) -> Message:
 MAX_PARTS = 1000
 
 
-_MULTIPART_HEAD = re.compile(rb"^content-type:\s*multipart/", re.I | re.M)
-_BOUNDARY = re.compile(rb'boundary\s*=\s*(?:"([^"\r\n]*)"|([^;\s]+))', re.I)
-_DASH_LINE = re.compile(rb"\n--([^\r\n]*)")
+_PARTS_HEAD = re.compile(rb"^content-type:\s*(?:multipart|message)/", re.I | re.M)
 
 
 def _too_many_parts(data: bytes) -> bool:
-    """Whether ``data`` is a multipart message with more than :data:`MAX_PARTS` boundary
-    lines (lines of ``--`` and a boundary its heads declare): a text that has many lines
-    starting with ``--`` (SQL comments, a part of them) is read as it is."""
-    if data.count(b"\n--") <= MAX_PARTS:  # (most mail: one pass in C)
+    """Whether ``data`` is a message of parts (its head declares ``multipart/`` or
+    ``message/``) with more than :data:`MAX_PARTS` lines that start with ``--`` and then no
+    blank (as a boundary line does; an SQL comment, ``-- step 1``, does not). Counted in C:
+    a Python pass over 16 MB of such lines took 3.5 s (a review)."""
+    n = data.count(b"\n--")
+    if n <= MAX_PARTS:  # (most mail)
+        return False
+    n -= sum(data.count(b"\n--" + blank) for blank in (b" ", b"\t", b"\r", b"\n"))
+    if n <= MAX_PARTS:
         return False
     end = min((i for i in (data.find(b"\n\n"), data.find(b"\r\n\r\n")) if i >= 0),
               default=len(data))  # fmt: skip
-    if not _MULTIPART_HEAD.search(data, 0, end):
-        return False
-    bounds = {quoted or bare for quoted, bare in _BOUNDARY.findall(data)}
-    n = 0
-    for line in _DASH_LINE.finditer(data):
-        tail = line.group(1).rstrip(b" \t")
-        if tail in bounds or (tail.endswith(b"--") and tail[:-2] in bounds):
-            n += 1
-            if n > MAX_PARTS:
-                return True
-    return False
+    return _PARTS_HEAD.search(data, 0, end) is not None
 
 
 class TooManyPartsDefect(MessageDefect):

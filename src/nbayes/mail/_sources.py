@@ -48,6 +48,9 @@ _LONG_LINE = 4096  # a line begun at least this long is kept before its end is r
 # a Maildir's folders of messages, in the order read ("tmp" holds deliveries in progress,
 # which a reader leaves alone: they are moved to "new" once whole)
 _MAILDIR_SUBDIRS = ("cur", "new")
+# the files a Maildir holds beside its folders (dotfiles are never read): Dovecot's,
+# Courier's and Maildir++'s
+_MAILDIR_FILES = ("dovecot", "courier", "maildirfolder", "maildirsize", "subscriptions", ".")
 
 
 @dataclass(frozen=True)
@@ -110,13 +113,19 @@ def _is_postmark(data: bytes, start: int, end: int) -> bool:
 
 def is_maildir(path: Path) -> bool:
     """Whether ``path`` is a Maildir: a folder with ``cur`` in it, or ``new`` and ``tmp``
-    (copies drop empty folders: git, some tar and rsync runs). A folder with only ``new``
-    (or only ``tmp``) is a folder of mail, its own files read too: a ``new`` folder among
-    ham files made train skip the files. Of a Maildir, ``cur`` and ``new`` are read, never
-    ``tmp`` (deliveries in progress)."""
+    (copies drop empty folders: git, some tar and rsync runs), and no file but a Maildir's
+    own (Dovecot's, Courier's, Maildir++'s). Any other folder is a folder of mail, its own
+    files read too: a ``new`` (or ``cur``) folder among ham files made train skip the files.
+    Of a Maildir, ``cur`` and ``new`` are read, never ``tmp`` (deliveries in progress)."""
     if not path.is_dir():
         return False
-    return (path / "cur").is_dir() or ((path / "new").is_dir() and (path / "tmp").is_dir())
+    if not ((path / "cur").is_dir() or ((path / "new").is_dir() and (path / "tmp").is_dir())):
+        return False
+    # a folder of mail files that also holds a cur/ is no Maildir: its files would be skipped
+    with os.scandir(path) as entries:
+        return not any(
+            entry.is_file() and not entry.name.startswith(_MAILDIR_FILES) for entry in entries
+        )
 
 
 class _Kept:

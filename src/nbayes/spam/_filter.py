@@ -370,16 +370,28 @@ class SpamFilter:
         return fitted if fitted is not None else self._settings().tokenizer
 
     def _token_sets(
-        self, messages: Any, what: str = "messages", tokenizer: MailTokenizer | None = None
+        self,
+        messages: Any,
+        what: str = "messages",
+        tokenizer: MailTokenizer | None = None,
+        learning: bool = False,
     ) -> list[frozenset[str]]:
         tok = self._tokenizer() if tokenizer is None else tokenizer
-        return self._token_sets_with(tok, self._message_list(messages, what))
+        return self._token_sets_with(tok, self._message_list(messages, what), learning)
 
     @classmethod
-    def _token_sets_with(cls, tok: MailTokenizer, messages: Iterable[Any]) -> list[frozenset[str]]:
-        """The token set of each message (a set of tokens is taken as it is)."""
+    def _token_sets_with(
+        cls, tok: MailTokenizer, messages: Iterable[Any], learning: bool = False
+    ) -> list[frozenset[str]]:
+        """The token set of each message (a set of tokens is taken as it is). ``learning``:
+        a str that names a file gets a warning (once a call), as a column of file names
+        given as messages was learnt as the names, without a word."""
         out = []
         for i, m in enumerate(messages):
+            if learning and isinstance(m, str) and len(m) < 4096 and "\n" not in m:
+                if _names_a_file(m):
+                    _warn_path_given_as_text()
+                    learning = False  # (once)
             if isinstance(m, frozenset | set):
                 if not all(type(t) is str for t in m):  # (a model file holds str tokens)
                     t = next(t for t in m if type(t) is not str)
@@ -420,18 +432,6 @@ class SpamFilter:
 
     @staticmethod
     def _message(m: Any) -> Any:
-        if isinstance(m, str) and len(m) < 4096 and "\n" not in m and _names_a_file(m):
-            import warnings
-
-            frame, level = sys._getframe(0), 1  # (the warning names the caller's line)
-            while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
-                frame, level = frame.f_back, level + 1
-            warnings.warn(
-                f"the message {m!r} is a str that names a file: a str is a message's text "
-                "(here a line of it), not a path; give pathlib.Path(...) to read the file",
-                UserWarning,
-                stacklevel=level,
-            )
         if isinstance(m, bytes | bytearray | str | Message | RawMail | os.PathLike):
             return m
         if isinstance(m, memoryview):
@@ -585,7 +585,7 @@ class SpamFilter:
         labels: Any,
         tokenizer: MailTokenizer | None = None,
     ) -> None:
-        sets = self._token_sets(messages, tokenizer=tokenizer)
+        sets = self._token_sets(messages, tokenizer=tokenizer, learning=True)
         self._count_into(table, sets, self._spam_flags(labels, len(sets)))
 
     @staticmethod
@@ -619,7 +619,7 @@ class SpamFilter:
         its label (a count would go negative).
         """
         self._check_fitted()
-        sets = self._token_sets(messages)
+        sets = self._token_sets(messages, learning=True)
         flags = self._spam_flags(labels, len(sets))
         spam = [t for t, f in zip(sets, flags, strict=True) if f]
         ham = [t for t, f in zip(sets, flags, strict=True) if not f]
@@ -639,7 +639,7 @@ class SpamFilter:
         """Fix messages learnt with the wrong label: unlearn each as the other class and
         learn it as ``labels`` says, in one exact, all-or-nothing step."""
         self._check_fitted()
-        sets = self._token_sets(messages)
+        sets = self._token_sets(messages, learning=True)
         flags = self._spam_flags(labels, len(sets))
         was_ham = [t for t, f in zip(sets, flags, strict=True) if f]  # now spam
         was_spam = [t for t, f in zip(sets, flags, strict=True) if not f]
@@ -1238,6 +1238,20 @@ def _np_bool() -> type:
     return np.bool_ if np is not None else bool
 
 
+def _warn_path_given_as_text() -> None:
+    import warnings
+
+    frame, level = sys._getframe(1), 2  # (the warning names the caller's line)
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(
+        "a message to learn is a str that names a file: a str is a message's text (here a "
+        "line of it), not a path; give pathlib.Path(...) to learn the file",
+        UserWarning,
+        stacklevel=level,
+    )
+
+
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
@@ -1274,7 +1288,10 @@ class _Settings(Preset):
             # numpy's scalars too (a GridSearchCV over np.linspace), not a Fraction (which a
             # model file cannot store)
             ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-            ok = ok and (isinstance(value, int | float) or type(value).__module__ == "numpy")
+            ok = ok and (
+                isinstance(value, int | float)
+                or (type(value).__module__ == "numpy" and value.dtype.itemsize <= 8)
+            )  # (not a longdouble: a model file stores float64)
             v = float(value) if ok else math.nan
             inside = {
                 "[]": low <= v <= high,

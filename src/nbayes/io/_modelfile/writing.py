@@ -350,12 +350,16 @@ def write_model_file(
 
     directory = os.path.dirname(target)
     if not os.path.isdir(directory):
-        there = os.path.exists(directory)
-        said = (NotADirectoryError if there else FileNotFoundError)(
-            f"cannot write the model file {target!r}: {directory!r} "
-            + ("is a file, not a folder" if there else "does not exist (create the folder first)")
-        )
-        said.errno = errno.ENOTDIR if there else errno.ENOENT
+        above = directory  # the nearest of its folders that exists: a folder, or a file
+        while not os.path.exists(above) and os.path.dirname(above) != above:
+            above = os.path.dirname(above)
+        blocked = os.path.exists(above) and not os.path.isdir(above)
+        said = (NotADirectoryError if blocked else FileNotFoundError)(
+            f"cannot write the model file {target!r}: "
+            + (f"{above!r} is a file, not a folder" if blocked else
+               f"{directory!r} does not exist (create the folder first)")
+        )  # fmt: skip
+        said.errno = errno.ENOTDIR if blocked else errno.ENOENT
         raise said
     remove_stale_temporaries(directory, os.path.basename(target))
     tmp = None
