@@ -442,9 +442,9 @@ def iter_mail(
     source : path, ``"-"`` or binary stream
         A message file (``.eml`` or any name), an mbox file, a Maildir (see
         :func:`is_maildir`: its ``cur`` and ``new`` are one mailbox; ``tmp``, deliveries in
-        progress, is not read), a folder
-        of any of these (read in name order, recursively), ``"-"`` for standard input, or
-        an open binary stream (one message, or an mbox).
+        progress, is not read), a folder of any of these (read in name order,
+        recursively), ``"-"`` for standard input, or an open binary stream (one message,
+        or an mbox).
     max_bytes : int
         Bytes kept of one message (see :data:`DEFAULT_MAX_BYTES`).
     on_error : callable, optional
