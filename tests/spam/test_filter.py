@@ -899,6 +899,21 @@ def test_a_str_that_names_a_file_is_learnt_as_text_with_a_warning(tmp_path: Path
         f.partial_fit([path, "no such file here", str(tmp_path)], ["spam"] * 3)
 
 
+def test_partial_fit_takes_classes_as_scikit_learns_incremental_estimators() -> None:
+    # a loop written for any incremental estimator: partial_fit(X, y, classes=...)
+    f = SpamFilter()
+    for i in range(0, 8, 2):
+        f.partial_fit((HAM + SPAM)[i : i + 2], LABELS[i : i + 2], classes=np.array(["spam", "ham"]))
+    assert f.table_ == SpamFilter().fit(HAM + SPAM, LABELS).table_
+    with pytest.raises(
+        ValueError, match=r"classes=\[0, 1\]: a SpamFilter's classes are its labels"
+    ):
+        f.partial_fit(HAM, ["ham"] * 4, classes=[0, 1])
+    assert SpamFilter(labels=(0, 1)).partial_fit(
+        HAM, [0] * 4, classes=[0, 1]
+    ).classes_.tolist() == [0, 1]
+
+
 def test_a_memoryview_is_a_message_as_its_bytes() -> None:
     f = trained()
     assert f.classify([memoryview(SPAM[0])]) == f.classify([SPAM[0]])

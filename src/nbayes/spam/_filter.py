@@ -481,12 +481,33 @@ class SpamFilter:
         self.table_, self.tokenizer_ = table, tokenizer
         return self
 
-    def partial_fit(self, messages: Iterable[MessageLike], labels: Iterable[str]) -> Self:
-        """Learn ``messages`` in addition to what was learnt before."""
+    def partial_fit(
+        self,
+        messages: Iterable[MessageLike],
+        labels: Iterable[str],
+        classes: Iterable[Any] | None = None,
+    ) -> Self:
+        """Learn ``messages`` in addition to what was learnt before.
+
+        ``classes``, as scikit-learn's incremental estimators take it (a loop that calls
+        ``partial_fit(X, y, classes=...)`` on any of them): the filter's two labels, in
+        any order, or a ValueError that says which its labels are (they are ``labels``,
+        a setting, not learnt from the data)."""
+        if classes is not None:
+            self._check_classes(classes)
         if not hasattr(self, "table_"):
             return self.fit(messages, labels)
         self._learn_into(self.table_, messages, labels)
         return self
+
+    def _check_classes(self, classes: Iterable[Any]) -> None:
+        wanted = list(self._settings().labels)
+        given = [c.item() if type(c).__module__ == "numpy" else c for c in classes]
+        if len(given) != 2 or set(given) != set(wanted):
+            raise ValueError(
+                f"classes={given!r}: a SpamFilter's classes are its labels, {wanted!r} (set "
+                "labels=(ham, spam) for others)"
+            )
 
     def fit_stream(
         self,
