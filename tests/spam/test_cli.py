@@ -1075,3 +1075,17 @@ def test_the_message_written_back_survives_a_full_non_blocking_pipe() -> None:
         os.close(r)
         os.close(w)
     assert b"".join(written) == data
+
+
+def test_verbose_says_the_strongest_clues_of_one_message_on_stderr(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # -v did nothing for `nbayes filter` (a mail administrator's trial): why this verdict,
+    # in the delivery agent's log, the verdict line and the exit status as without it
+    plain = filter_(capsys, monkeypatch, model, stdin=SPAM_MESSAGE)
+    code, out, err = filter_(capsys, monkeypatch, model, "-v", stdin=SPAM_MESSAGE)
+    assert (code, out) == plain[:2]
+    want = nbayes.load(model).clues(SPAM_MESSAGE).used()
+    assert err.startswith(f"{len(want)} clues combined")
+    strongest = next(c for c in want if c.side == "spam")
+    assert "strongest spam clues:" in err and f"  {strongest.token}\n" in err

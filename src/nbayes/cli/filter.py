@@ -164,7 +164,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     group = parser.add_mutually_exclusive_group()  # as every command has them
     group.add_argument("-q", "--quiet", action="store_true", help="print only results and errors")
-    group.add_argument("-v", "--verbose", action="store_true", help="print details")
+    group.add_argument(
+        "-v", "--verbose", action="store_true",
+        help="for one message on standard input: its strongest clues on standard error",
+    )  # fmt: skip
     add_arguments(parser)
     return parser
 
@@ -280,11 +283,26 @@ def _run(args: argparse.Namespace, ui: Any) -> int:
     if not args.mail:
         verdict = scorer.classify([raw])[0]
         _answer(args, ui, raw, verdict.verdict, verdict.spamicity)
+        if args.verbose:
+            _say_clues(ui, scorer.clues(raw, unused=False))
         return _status(args, verdict.verdict)
     from nbayes.cli._scoring import Verdicts, mail_bytes
 
     n_jobs = args.jobs if args.jobs is not None else -1  # (-1: every usable core)
     return _each(args, ui, Verdicts(args.model, scorer, mail_bytes(args.mail), n_jobs=n_jobs))
+
+
+def _say_clues(ui: Any, clues: Any, most: int = 5) -> None:
+    """-v: the strongest clues of each side on standard error (for a mail log: why this
+    verdict), as `nbayes explain` lists them."""
+    used = clues.used()
+    ui.err.write(f"{len(used)} clues combined (`nbayes explain MODEL MESSAGE`: all of them)\n")
+    for side in ("spam", "ham"):
+        mine = [c for c in used if c.side == side][:most]
+        if mine:
+            ui.err.write(f"strongest {side} clues:\n")
+            for c in mine:
+                ui.err.write(f"  {c.f:.4f}  ham {c.ham:>6,}  spam {c.spam:>6,}  {c.token}\n")
 
 
 def _status(args: argparse.Namespace, verdict: str) -> int:
