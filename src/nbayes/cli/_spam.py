@@ -226,5 +226,11 @@ def explain_spam(args: argparse.Namespace, ui: UI, paint: Any) -> int:
             f = paint(f"{c.f:.4f}", code)
             n = repeats.get((c.ham, c.spam), 0)
             more = f"  (and {n} more of these counts, counted once)" if n else ""
-            ui.print(f"  {f}  ham {c.ham:>6,}  spam {c.spam:>6,}  {c.token}{more}")
+            ui.print(clue_row(c, f, more))
     return 0
+
+
+def clue_row(clue: Any, f: str, more: str = "") -> str:
+    """One clue as `nbayes explain` and `nbayes filter -v` list it: its f(w) (``f``, painted
+    or not), its ham and spam counts, its token."""
+    return f"  {f}  ham {clue.ham:>6,}  spam {clue.spam:>6,}  {clue.token}{more}"

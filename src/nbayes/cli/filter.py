@@ -28,7 +28,6 @@ Example:
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -297,12 +296,14 @@ def _say_clues(ui: Any, clues: Any, most: int = 5) -> None:
     verdict), as `nbayes explain` lists them."""
     used = clues.used()
     ui.err.write(f"{len(used)} clues combined (`nbayes explain MODEL MESSAGE`: all of them)\n")
+    from nbayes.cli._spam import clue_row
+
     for side in ("spam", "ham"):
         mine = [c for c in used if c.side == side][:most]
         if mine:
             ui.err.write(f"strongest {side} clues:\n")
             for c in mine:
-                ui.err.write(f"  {c.f:.4f}  ham {c.ham:>6,}  spam {c.spam:>6,}  {c.token}\n")
+                ui.err.write(clue_row(c, f"{c.f:.4f}") + "\n")
 
 
 def _status(args: argparse.Namespace, verdict: str) -> int:
@@ -427,10 +428,6 @@ def _mail_of(event: tuple[str, Any]) -> Any:
 # ---------------------------------------------------------------------------- changes
 
 
-#: a message's first line when it has a head: a header field's name and its colon
-_FIELD_FIRST = re.compile(rb"[!-9;-~]+:")
-
-
 def _stdin_mails(args: argparse.Namespace, ui: Any) -> list[Any]:
     """The messages of standard input to --register or --unregister: one, or each of an
     mbox (it starts with a postmark and holds more than one), as bogofilter's ``-s <
@@ -443,10 +440,10 @@ def _stdin_mails(args: argparse.Namespace, ui: Any) -> list[Any]:
         return [raw]
     import io
 
-    from nbayes.mail import iter_mail
+    from nbayes.mail import iter_mail, starts_with_field
 
     box = list(iter_mail(io.BufferedReader(io.BytesIO(raw))))
-    if len(box) < 2 or not all(_FIELD_FIRST.match(m.data) or not m.data.strip() for m in box):
+    if len(box) < 2 or not all(starts_with_field(m.data) or not m.data.strip() for m in box):
         # one message, as a delivery agent hands it, its postmark first (a body line
         # "From Monday 9:30 the office opens later." would split it: no head follows);
         # an empty message of an mbox is refused below

@@ -10,7 +10,7 @@ numpy or scikit-learn.
 from __future__ import annotations
 
 from nbayes.mail._errors import MailError
-from nbayes.mail._headers import set_header
+from nbayes.mail._headers import set_header, starts_with_field
 from nbayes.mail._html import html_to_text
 from nbayes.mail._mime import MailPart, decode_header, decode_text, parse, walk_parts
 from nbayes.mail._sources import (
@@ -38,5 +38,6 @@ __all__ = [
     "parse",
     "read_mbox",
     "set_header",
+    "starts_with_field",
     "walk_parts",
 ]

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["set_header"]
+__all__ = ["set_header", "starts_with_field"]
 
 _NAME = re.compile(r"[!-9;-~]+")  # RFC 5322 field name: printable ASCII but ':'
 _FIELD = re.compile(rb"[!-9;-~]+:")  # a line that starts a header field
+
+
+def starts_with_field(raw: bytes) -> bool:
+    """Whether ``raw``'s first line starts a header field (``Name:``): a message with a head.
+
+    >>> starts_with_field(b"Subject: hi\\n"), starts_with_field(b"From Monday on\\n")
+    (True, False)
+    """
+    return _FIELD.match(raw) is not None
 
 
 def _head_end(raw: bytes) -> int:
