@@ -692,10 +692,10 @@ def test_update_waits_for_another_update_then_fails_clearly(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, text_model: Path,
     texts_csv: Path,
 ) -> None:  # fmt: skip
-    from nbayes.cli import update
+    from nbayes.cli import _model_lock
     from nbayes.io.lock import ModelLock
 
-    monkeypatch.setattr(update, "LOCK_TIMEOUT", 0.2)
+    monkeypatch.setattr(_model_lock, "LOCK_TIMEOUT", 0.2)
     before = text_model.read_bytes()
     with ModelLock(str(text_model), "nbayes update"):  # another update, not a server
         code, _, err = run(capsys, "update", text_model, texts_csv)

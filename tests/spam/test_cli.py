@@ -447,11 +447,18 @@ sys.exit(main(["filter", sys.argv[1], "--register", "spam"]))
 """
 
 
-def test_deliveries_at_once_lose_no_registration(model: Path) -> None:
+@pytest.mark.parametrize("fold_bytes", [1 << 20, 1], ids=["appended", "each-folded"])
+def test_deliveries_at_once_lose_no_registration(model: Path, fold_bytes: int) -> None:
+    """Registrations at once take turns: each appends to MODEL.pending, or (a log grown
+    past FOLD_BYTES) writes it into MODEL; none is lost or counted twice."""
     n = 6
+    code = (
+        f"import nbayes.io.serializers.spam_register as r; r.FOLD_BYTES = {fold_bytes}\n"
+        + _REGISTER
+    )
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", _REGISTER, str(model)],
+            [sys.executable, "-c", code, str(model)],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -468,6 +475,9 @@ def test_deliveries_at_once_lose_no_registration(model: Path) -> None:
         err = p.stderr.read().decode()
         p.stderr.close()
         assert "Registered 1 message(s) as spam" in err, err
+    from nbayes.io.pending import pending_counts
+
+    assert pending_counts(model) == ((0, n) if fold_bytes > 1 else (0, 0))
     f = nbayes.load(model)
     assert (f.table_.n_ham, f.table_.n_spam) == (5, 5 + n)
     for i in range(n):  # every registration is in the model
@@ -557,21 +567,26 @@ def test_the_filter_imports_neither_numpy_nor_scikit_learn(model: Path) -> None:
 
 
 def test_registrations_import_neither_the_service_nor_scikit_learn(model: Path) -> None:
-    # a mail delivery agent runs them once per message: what they import is start-up time
+    # a mail delivery agent runs them once per message: what they import is start-up time;
+    # a registration and an update append to MODEL.pending, without numpy
     code = (
         "import sys\n"
         "from nbayes.cli import main\n"
         "status = main(['filter', *sys.argv[1:]])\n"
         "heavy = [m for m in ('asyncio', 'uvicorn', 'starlette', 'numpy.ma', 'sklearn',\n"
-        "                     'scipy', 'pandas') if m in sys.modules]\n"
+        "                     'scipy', 'pandas', 'numpy') if m in sys.modules]\n"
         "print(status, heavy)\n"
     )
-    for change in (["--register", "spam"], ["--unregister", "spam"], ["--update"]):
+    for change, imports in (
+        (["--register", "spam"], "[]"),
+        (["--unregister", "spam"], "['numpy']"),  # (the model file written at once)
+        (["--update"], "[]"),
+    ):
         proc = subprocess.run(
             [sys.executable, "-c", code, str(model), *change],
             input=SPAM_MESSAGE, capture_output=True, timeout=120,
         )  # fmt: skip
-        assert proc.stdout.decode().splitlines()[-1] == "0 []", (change, proc.stderr)
+        assert proc.stdout.decode().splitlines()[-1] == f"0 {imports}", (change, proc.stderr)
 
 
 def test_eval_reports_ham_lost_spam_caught_and_unsure(
@@ -694,9 +709,9 @@ def test_train_over_a_model_in_use_waits_for_its_lock_and_loses_nothing(
     # a registration (another process) holds the model's lock: `train -o` over it must not
     # write its new file under the registration (which would then save over it, or be
     # lost under it)
-    from nbayes.cli import update
+    from nbayes.cli import _model_lock
 
-    monkeypatch.setattr(update, "LOCK_TIMEOUT", 0.2)
+    monkeypatch.setattr(_model_lock, "LOCK_TIMEOUT", 0.2)
     before = model.read_bytes()
     holder = subprocess.Popen(
         [
@@ -936,9 +951,13 @@ def test_update_of_one_message_writes_the_file_auto_learn_would(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A delivery's --update scores with the file's scorer and changes the file's columns:
-    the file loading the filter, auto_learn and saving it write, byte for byte."""
+    """A delivery's --update scores with the file's scorer and appends a sure verdict's
+    message to the file's log (MODEL.pending), the model file left as it was; folded,
+    it is the file loading the filter, auto_learn and saving it write, byte for byte."""
     import shutil
+
+    from nbayes.io.pending import pending_path
+    from nbayes.io.serializers.spam import change_counts
 
     verdicts = []
     for raw in (SPAM_MESSAGE, HAM_MESSAGE, UNKNOWN_MESSAGE):
@@ -952,11 +971,12 @@ def test_update_of_one_message_writes_the_file_auto_learn_would(
         code, out, err = filter_(capsys, monkeypatch, model, "--update", "--passthrough", stdin=raw)
         assert code == {"spam": 0, "ham": 1, "unsure": 2}[expected.verdict]
         assert f"X-Nbayes-Status: {expected.verdict}, spamicity={expected.spamicity:.6f}" in out
+        assert model.read_bytes() == before
+        learnt = expected.verdict != "unsure"
+        assert os.path.exists(pending_path(model)) == learnt
+        assert f"Learnt {int(learnt)} of 1" in err
+        change_counts(model, [], spam=True)  # (the log folded into the file)
         assert model.read_bytes() == slow.read_bytes()
-        if expected.verdict == "unsure":
-            assert model.read_bytes() == before and "Learnt 0 of 1" in err
-        else:
-            assert model.read_bytes() != before and "Learnt 1 of 1" in err
     assert verdicts == ["spam", "ham", "unsure"]
 
 

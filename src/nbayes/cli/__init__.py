@@ -152,7 +152,7 @@ def _main(argv: list[str], interrupts: Interrupts) -> int:
             seen.add(text)
             ui.warn(text)
 
-    from nbayes.cli._models import use_interrupts
+    from nbayes.cli._guarded import use_interrupts
 
     with warnings.catch_warnings(), use_interrupts(interrupts):
         warnings.simplefilter("default")

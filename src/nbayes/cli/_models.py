@@ -7,13 +7,13 @@ Nothing here computes anything about a model: commands call the library for that
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
 import numpy as np
 
 from nbayes.cli._common import UI, CLIError, load_model
+from nbayes.cli._guarded import guarded_write
 
 T = TypeVar("T")
 
@@ -21,7 +21,6 @@ __all__ = [
     "check_model_output",
     "load_for_prediction",
     "save_model",
-    "use_interrupts",
     "warn_one_class",
 ]
 
@@ -42,21 +41,6 @@ def load_for_prediction(path: str) -> Any:
     except ModelFileError:
         pass  # the full load reports the problem in its own words
     return load_model(path) if scorer is None else scorer
-
-
-_INTERRUPTS: Any = None  # the Interrupts of the running command (nbayes.cli.main)
-
-
-@contextmanager
-def use_interrupts(interrupts: Any) -> Iterator[None]:
-    """Within this block :func:`save_model` registers the files it writes with
-    ``interrupts`` (:class:`nbayes.cli._interrupt.Interrupts`)."""
-    global _INTERRUPTS
-    previous, _INTERRUPTS = _INTERRUPTS, interrupts
-    try:
-        yield
-    finally:
-        _INTERRUPTS = previous
 
 
 def _input_paths(inputs: Iterable[str]) -> Iterator[tuple[str, bool]]:
@@ -131,9 +115,9 @@ def save_model(
     this None): a model a server is serving is refused, and a registration in progress is
     waited for instead of lost under the new file, or the new file under it."""
     if lock_with is not None and os.path.exists(path):
-        from nbayes.cli.update import _model_lock
+        from nbayes.cli._model_lock import model_lock
 
-        with _model_lock(path, lock_with):
+        with model_lock(path, lock_with):
             save_model(model, path, inputs, flag=flag, force=force)
         return
     from nbayes.io.persist import save, save_text_statistics
@@ -147,15 +131,6 @@ def save_model(
 
     check_model_output(path, inputs, flag=flag, force=force)
     guarded_write(path, write)
-
-
-def guarded_write(path: str, write: Callable[[], T]) -> T:
-    """``write()``, which writes the model file ``path``, registered with the command's
-    Ctrl-C handling (see :mod:`nbayes.cli._interrupt`): what it returns."""
-    if _INTERRUPTS is None:
-        return write()
-    with _INTERRUPTS.writing(path):
-        return write()
 
 
 def warn_one_class(ui: UI, model: Any, path: str) -> None:

@@ -13,10 +13,13 @@ procmail, maildrop or a sieve filter; with --ham-true (-e) it exits 0 whatever t
 message(s) into MODEL (an mbox on standard input, as bogofilter's `-s < spam.mbox`: each
 of its messages), --unregister spam|ham unlearns a registration made by mistake,
 --update learns each message whose verdict is sure (not unsure) as that verdict
-(bogofilter's -u). A change holds MODEL's lock from reading it to replacing it: deliveries
-at once take turns and no registration is lost; a model that `nbayes serve` serves is
-refused (send it to the server instead). MODEL is a spam filter: `nbayes train MAILDATA
--o MODEL --model spam`.
+(bogofilter's -u). A change holds MODEL's lock: deliveries at once take turns and no
+registration is lost; a model that `nbayes serve` serves is refused (send it to the server
+instead). A registration appends the messages' tokens to MODEL.pending, beside MODEL, in a
+few milliseconds whatever the model's size; every reader of MODEL counts them at once, and
+the registration that grows MODEL.pending past 512 KiB writes them into MODEL (as --fold
+does: copy MODEL.pending with MODEL, or --fold first). --unregister writes MODEL at once.
+MODEL is a spam filter: `nbayes train MAILDATA -o MODEL --model spam`.
 
 Example:
   nbayes filter spam.nbayes < message.eml; echo $?
@@ -37,8 +40,9 @@ if TYPE_CHECKING:
 
 # This module is the one command that must start in a fraction of a second (a mail
 # delivery agent runs it once per message): it imports the standard library, nbayes.mail
-# and the spam filter's scoring only; numpy and the model-file writer only to register;
-# argparse only for arguments other than a delivery's (see _quick).
+# and the spam filter's scoring only (a registration too: it appends to MODEL.pending);
+# numpy and the model-file writer only to write MODEL (--unregister, --fold, a full
+# MODEL.pending); argparse only for arguments other than a delivery's (see _quick).
 
 __all__ = ["EXIT", "HEADER", "add_arguments", "main", "run"]
 
@@ -79,6 +83,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--update",
         action="store_true",
         help="learn each message whose verdict is sure as that verdict (bogofilter's -u)",
+    )
+    p.add_argument(
+        "--fold",
+        action="store_true",
+        help="write the messages registered since MODEL was written (MODEL.pending) into "
+        "MODEL and remove MODEL.pending (registrations do it every 512 KiB; do it before "
+        "copying MODEL alone)",
     )
     p.add_argument(
         "--jobs",
@@ -128,8 +139,9 @@ def _quick(argv: Sequence[str]) -> Any:
     if model is None or (flags["quiet"] and flags["verbose"]):
         return None
     return SimpleNamespace(
-        model=model, mail=[], register=None, unregister=None, update=False, jobs=None, **flags
-    )
+        model=model, mail=[], register=None, unregister=None, update=False, fold=False,
+        jobs=None, **flags,
+    )  # fmt: skip
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -251,6 +263,12 @@ def _run(args: argparse.Namespace, ui: Any) -> int:
             "--update learns each message as its verdict: give it alone, or --register / "
             "--unregister instead."
         )
+    if args.fold and (args.mail or args.register or args.unregister or args.update
+                      or args.passthrough):  # fmt: skip
+        raise CLIError(
+            "--fold writes MODEL.pending into MODEL and reads no message: give it alone "
+            "(`nbayes filter MODEL --fold`)."
+        )
     if args.register and args.register == args.unregister:
         raise CLIError(
             f"--unregister {args.unregister} --register {args.register} would change nothing: "
@@ -268,6 +286,8 @@ def _run(args: argparse.Namespace, ui: Any) -> int:
             "standard output is closed: --passthrough writes the message back there "
             "(redirect it to a file or a pipe instead of closing it)."
         )
+    if args.fold:
+        return _fold(args, ui)
     if args.register or args.unregister or args.update:
         return _change(args, ui)
     from nbayes.io.serializers.spam_scorer import open_spam_scorer
@@ -471,25 +491,19 @@ def _done(args: argparse.Namespace, n: int) -> str:
 
 def _update_one(args: argparse.Namespace, ui: Any, raw: bytes) -> int | None:
     """``--update`` of one message (a delivery's call): its verdict from the file's
-    scorer (the filter's, bit for bit), and, when sure, the file's columns changed where
-    its tokens fall (:func:`~nbayes.io.serializers.spam.change_counts`), as loading the
-    filter, ``auto_learn`` and saving it would; None for the full load to do it."""
-    from nbayes.cli._models import guarded_write
-    from nbayes.io.serializers.spam import change_counts
+    scorer (the filter's, bit for bit), and, when sure, the message appended to the
+    file's log of pending messages (:func:`~nbayes.io.serializers.spam_register.register`),
+    as loading the filter, ``auto_learn`` and saving it would; None for the full load to
+    do it."""
     from nbayes.io.serializers.spam_scorer import load_spam_scorer
 
-    scorer = load_spam_scorer(args.model)
+    scorer = load_spam_scorer(args.model, cached_check=True)  # (as the verdict alone)
     if scorer is None:
         return None
     v = scorer.classify([raw])[0]
-    counts: tuple[int, int] | None = (scorer.n_ham, scorer.n_spam)
+    counts = (scorer.n_ham, scorer.n_spam)
     if v.verdict != "unsure":
-        counts = guarded_write(
-            args.model, lambda: change_counts(args.model, [raw], spam=v.verdict == "spam")
-        )
-        if counts is None:
-            return None
-    assert counts is not None
+        counts = _register(args, ui, [raw], v.verdict == "spam", scorer)
     learnt = int(v.verdict != "unsure")
     ui.note(
         f"Learnt {learnt} of 1 message(s) as their verdict; {args.model} now has "
@@ -499,11 +513,64 @@ def _update_one(args: argparse.Namespace, ui: Any, raw: bytes) -> int | None:
     return _status(args, v.verdict)
 
 
+def _register(
+    args: argparse.Namespace, ui: Any, mails: list[Any], spam: bool, scorer: Any = None
+) -> tuple[int, int]:
+    """Learn ``mails`` as spam (or ham) into MODEL's log of pending messages (under the
+    model's lock): the new ``(n_ham, n_spam)``."""
+    from nbayes.cli._guarded import guarded_write
+    from nbayes.cli._ui import CLIError
+    from nbayes.io.serializers.spam_register import register
+
+    done = guarded_write(args.model, lambda: register(args.model, mails, spam=spam, scorer=scorer))
+    if done is None:
+        raise CLIError(_not_spam(args.model))
+    if done.fold_error is not None:
+        ui.warn(
+            f"the registration is kept in {args.model}.pending, but writing it into "
+            f"{args.model} failed ({done.fold_error}); the next registration tries again."
+        )
+    return done.n_ham, done.n_spam
+
+
+def _fold(args: argparse.Namespace, ui: Any) -> int:
+    """--fold: MODEL.pending written into MODEL (under the model's lock), and removed."""
+    from contextlib import nullcontext
+
+    from nbayes.cli._guarded import guarded_write, use_interrupts
+    from nbayes.cli._model_lock import model_lock
+    from nbayes.cli._ui import CLIError
+    from nbayes.io.pending import pending_path
+    from nbayes.io.serializers.spam_scorer import load_spam_scorer
+
+    interrupts = getattr(args, "interrupts", None)
+    registry = nullcontext() if interrupts is None else use_interrupts(interrupts)
+    with registry, model_lock(args.model, ui):
+        scorer = load_spam_scorer(args.model, cached_check=True)
+        if scorer is None:
+            raise CLIError(_not_spam(args.model))
+        if not scorer.pending_bytes:
+            ui.note(f"No message is pending for {args.model}: it holds every registration.")
+            return 0
+        from nbayes.io.serializers.spam import change_counts
+
+        counts = guarded_write(args.model, lambda: change_counts(args.model, [], spam=True))
+        assert counts is not None  # (learning only: the file's columns take it)
+    ham = counts[0] - scorer.file_counts[0]
+    spam = counts[1] - scorer.file_counts[1]
+    ui.note(
+        f"Wrote {ham + spam:,} pending message(s) ({ham:,} ham, {spam:,} spam) from "
+        f"{pending_path(args.model)} into {args.model}; it has {counts[0]:,} ham and "
+        f"{counts[1]:,} spam."
+    )
+    return 0
+
+
 def _change(args: argparse.Namespace, ui: Any) -> int:
     """--register, --unregister, --update: read the messages first (a message that cannot
     be read changes nothing), then load, change and save MODEL under its lock."""
+    from nbayes.cli._model_lock import model_lock
     from nbayes.cli._ui import CLIError
-    from nbayes.cli.update import _model_lock
 
     if args.mail:
         mails: list[Any] = list(_messages(args.mail))
@@ -519,16 +586,22 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
         mails = _stdin_mails(args, ui)
     from contextlib import nullcontext
 
-    from nbayes.cli._models import save_model, use_interrupts
+    from nbayes.cli._guarded import use_interrupts
 
     interrupts = getattr(args, "interrupts", None)
     registry = nullcontext() if interrupts is None else use_interrupts(interrupts)
-    with registry, _model_lock(args.model, ui):
-        from nbayes.io.persist import load
-        from nbayes.spam import SpamFilter
-
+    with registry, model_lock(args.model, ui):
+        if args.register and not args.unregister:  # appended to the file's log
+            n_ham, n_spam = _register(args, ui, mails, args.register == "spam")
+            ui.note(f"{_done(args, len(mails))}; {args.model} now has "
+                    f"{n_ham:,} ham and {n_spam:,} spam.")  # fmt: skip
+            return 0
+        if args.update and not args.mail:  # a delivery's: the file's scorer, then its log
+            done = _update_one(args, ui, mails[0])
+            if done is not None:
+                return done
         if not args.update:  # the file's columns changed where the messages' tokens fall
-            from nbayes.cli._models import guarded_write
+            from nbayes.cli._guarded import guarded_write
             from nbayes.io.serializers.spam import change_counts
 
             what = args.register or args.unregister
@@ -546,10 +619,10 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
                 ui.note(f"{_done(args, len(mails))}; {args.model} now has "
                         f"{changed[0]:,} ham and {changed[1]:,} spam.")  # fmt: skip
                 return 0
-        if args.update and not args.mail:  # a delivery's: the file's scorer, then its columns
-            done = _update_one(args, ui, mails[0])
-            if done is not None:
-                return done
+        from nbayes.cli._models import save_model
+        from nbayes.io.persist import load
+        from nbayes.spam import SpamFilter
+
         model = load(args.model)  # (--update, or an unlearning the filter words a refusal of)
         if not isinstance(model, SpamFilter):
             raise CLIError(_not_spam(args.model))

@@ -107,7 +107,7 @@ def _n_features(model: Any) -> int:
     return len(model.get_feature_names_out() if names is None else names)
 
 
-def _spam_filter(ui: UI, model: Any, top: int) -> int:
+def _spam_filter(ui: UI, model: Any, top: int, path: str) -> int:
     """A SpamFilter: the settings in force (its preset's where left at None), the
     tokenizer's recipe, the messages learnt, and per class the tokens of the strongest
     f(w)."""
@@ -125,6 +125,15 @@ def _spam_filter(ui: UI, model: Any, top: int) -> int:
     table = model.table_
     ham, spam = model.classes_.tolist()
     ui.print(f"messages learnt: {table.n_ham:,} {ham}, {table.n_spam:,} {spam}")
+    from nbayes.io.pending import pending_counts, pending_path
+
+    more_ham, more_spam = pending_counts(path)
+    if more_ham or more_spam:
+        ui.print(
+            f"pending: {more_ham + more_spam:,} of them ({more_ham:,} {ham}, {more_spam:,} "
+            f"{spam}) registered since the file was written, in {pending_path(path)} "
+            f"(copy it with the file, or write them into it: `nbayes filter {path} --fold`)"
+        )
     ui.print(f"tokens: {table.n_live:,}")
     if top:
         n_ham, n_spam = table.n_ham, table.n_spam
@@ -161,7 +170,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         kind = f"text model (TextClassifier, {model.model})" if text else type(est).__name__
     ui.print(f"model: {kind}")
     if kind == "SpamFilter":
-        return _spam_filter(ui, model, max(args.top, 0))
+        return _spam_filter(ui, model, max(args.top, 0), args.model)
     settings = est.get_params(deep=False)
     if text and not settings.get("hashing"):
         settings.pop("n_features", None)  # the number of hash buckets: hashing only

@@ -162,6 +162,9 @@ def write_model(
         "model": model,
     }
     write_model_file(path, metadata, writer.store)
+    from nbayes.io.pending import discard
+
+    discard(path)  # (a spam filter's log of pending messages is stale now)
 
 
 def save_text_statistics(params: dict[str, Any], stats: Any, path: str | os.PathLike[str]) -> None:
@@ -312,7 +315,9 @@ def load(
     Returns
     -------
     estimator
-        A fitted model, equal in statistics, hyperparameters and predictions to the one saved.
+        A fitted model, equal in statistics, hyperparameters and predictions to the one saved
+        (a SpamFilter with the messages registered since, which its log ``path.pending``
+        holds, learnt: :mod:`nbayes.io.pending`).
 
     Raises
     ------
@@ -330,6 +335,10 @@ def load(
     reader = ArrayReader(arrays)
     with _reading(path, reader), functions_given(given):
         model = decode({"model_type": metadata["model_type"], "model": metadata["model"]}, reader)
+    if metadata["model_type"] == "SpamFilter":  # the messages registered since it was written
+        from nbayes.io.pending import read_pending
+
+        read_pending(path, arrays.digest).learn_into(model)  # type: ignore[attr-defined]
     return model
 
 

@@ -40,15 +40,14 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import json
 import os
-import struct
-import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from nbayes.io._modelfile.writing import existing_mode, fsync_directory
+from nbayes.io._durable import fsync_directory
+from nbayes.io._records import frame as _frame
+from nbayes.io._records import parse as _parse
 
 __all__ = [
     "Journal",
@@ -61,10 +60,6 @@ __all__ = [
     "recover",
     "serving_record",
 ]
-
-_FRAME = struct.Struct("<II")
-#: a record larger than this is corruption, not a request (bodies are limited far below)
-_MAX_RECORD = 1 << 31
 
 
 class JournalError(RuntimeError):
@@ -90,44 +85,6 @@ def journal_path(model_path: str) -> str:
     """The journal of a model file: beside the file itself (a symlink's target), so that
     every name of the model reaches the same journal."""
     return os.path.realpath(model_path) + ".journal"
-
-
-def _frame(record: dict[str, Any]) -> bytes:
-    """A record's bytes. Raises ValueError (before anything is written) for a record
-    JSON or UTF-8 cannot hold: NaN or infinite numbers, lone surrogates."""
-    try:
-        payload = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        data = payload.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValueError(
-            f"the record holds text that is not valid Unicode ({exc.reason})"
-        ) from None
-    return _FRAME.pack(len(data), zlib.crc32(data)) + data
-
-
-def _parse(data: bytes, start: int = 0) -> tuple[list[dict[str, Any]], list[int]]:
-    """The complete, intact records of ``data[start:]``, and where each one ends."""
-    records: list[dict[str, Any]] = []
-    ends: list[int] = []
-    pos = start
-    while pos + _FRAME.size <= len(data):
-        length, crc = _FRAME.unpack_from(data, pos)
-        end = pos + _FRAME.size + length
-        if length > _MAX_RECORD or end > len(data):
-            break
-        payload = data[pos + _FRAME.size : end]
-        if zlib.crc32(payload) != crc:
-            break
-        try:
-            record = json.loads(payload)
-        except ValueError:
-            break
-        if not isinstance(record, dict):
-            break
-        records.append(record)
-        ends.append(end)
-        pos = end
-    return records, ends
 
 
 def _is_update(record: dict[str, Any]) -> bool:
@@ -470,6 +427,8 @@ class Journal:
         folding = self.model_path + ".folding"
         try:
             save(folding)
+            from nbayes.io._modelfile.writing import existing_mode  # (numpy: not at import)
+
             mode = existing_mode(self.model_path)
             if mode is not None:  # the model keeps its permission bits (a private one too)
                 os.chmod(folding, mode)

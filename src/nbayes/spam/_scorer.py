@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from nbayes import _mail_native
 from nbayes.exceptions import ModelFileError
@@ -23,7 +23,17 @@ from nbayes.spam._table import TokenTable, token_hash
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["SpamScorer", "file_row"]
+__all__ = ["PendingCounts", "SpamScorer", "file_row"]
+
+
+class PendingCounts(Protocol):
+    """Messages learnt since a model file was written (:class:`nbayes.io.pending.Pending`)."""
+
+    def deltas(self) -> tuple[Mapping[str, int], Mapping[str, int]]:
+        """How many of them, ham and spam, each token is in."""
+
+    def counts(self) -> tuple[int, int]:
+        """How many of them are ham and spam."""
 
 
 def file_row(hashes: Any, offsets: Any, blob: Any, encoded: bytes, h: int) -> int:
@@ -59,6 +69,11 @@ class SpamScorer:
     opening a file costs no pass over its million rows.
     """
 
+    #: the SHA-256 digest stored in the model file (its identity), set by the loader
+    file_digest: bytes = b""
+    #: the size of the file's log of pending messages (nbayes.io.pending), set alike
+    pending_bytes: int = 0
+
     def __init__(
         self,
         spam_filter: SpamFilter,
@@ -70,6 +85,7 @@ class SpamScorer:
         n_ham: int,
         n_spam: int,
         name: str = "the model file",
+        pending: PendingCounts | None = None,
     ) -> None:
         self.filter = spam_filter
         self._hashes = hashes
@@ -77,40 +93,79 @@ class SpamScorer:
         self._offsets = offsets
         self._ham = ham
         self._spam = spam
-        self.n_ham = n_ham
-        self.n_spam = n_spam
+        #: the messages the file itself has learnt, ``(n_ham, n_spam)`` (its counts are
+        #: checked against these); :attr:`n_ham` and :attr:`n_spam` add the pending ones
+        self.file_counts = (n_ham, n_spam)
         self._name = name
         self._totals: tuple[int, int, int] | None = None
+        #: the messages learnt since the file was written (its log, nbayes.io.pending):
+        #: how many pending ham and spam each token is in
+        self._pending_ham: Mapping[str, int] = {}
+        self._pending_spam: Mapping[str, int] = {}
+        if pending is not None:
+            self._pending_ham, self._pending_spam = pending.deltas()
+            more_ham, more_spam = pending.counts()
+            n_ham, n_spam = n_ham + more_ham, n_spam + more_spam
+        self.n_ham = n_ham
+        self.n_spam = n_spam
 
     def __len__(self) -> int:
-        return len(self._hashes)
+        return len(self._hashes) + self._new_tokens()
+
+    def _new_tokens(self) -> int:
+        """The pending tokens the file does not hold."""
+        pending = set(self._pending_ham).union(self._pending_spam)
+        if not pending:
+            return 0
+        return len(pending) - len(self._lookup_file(list(pending))[0])
 
     def _sums(self) -> tuple[int, int, int]:
         """The columns' totals and the number of rows (the Naive Bayes posterior's
-        denominators; summed on first use only)."""
+        denominators; summed on first use only), pending messages included."""
         if self._totals is None:
-            self._totals = (sum(self._ham), sum(self._spam), len(self._ham))
+            self._totals = (
+                sum(self._ham) + sum(self._pending_ham.values()),
+                sum(self._spam) + sum(self._pending_spam.values()),
+                len(self._ham) + self._new_tokens(),
+            )
         return self._totals
 
     def _bad(self, what: str) -> ModelFileError:
         return ModelFileError(f"{self._name}: {what} (a file nbayes did not write)")
 
-    def _table(self, tokens: Iterable[str]) -> TokenTable:
-        """A table of the given tokens' counts, with the whole filter's totals."""
-        tokens = list(tokens)
+    def _lookup_file(self, tokens: list[str]) -> tuple[list[str], array, array]:
+        """The tokens the file holds, in order, and their ham and spam counts in it."""
+        n_ham, n_spam = self.file_counts
         try:  # (the kernel: the hash, the binary search, the bytes compared, all in C)
             found, ham, spam = _mail_native.scorer_counts(
                 tokens, self._hashes, self._offsets, self._blob, self._ham, self._spam,
-                self.n_ham, self.n_spam,
+                n_ham, n_spam,
             )  # fmt: skip
         except TypeError:  # columns that are not buffers of the file's types (built in code)
-            found, g_col, b_col = self._counts_reference(tokens)
+            return self._counts_reference(tokens)
         except ValueError as exc:  # what the file holds wrong
             raise self._bad(str(exc)) from None
-        else:
-            g_col, b_col = array("q"), array("q")
-            g_col.frombytes(ham)
-            b_col.frombytes(spam)
+        g_col, b_col = array("q"), array("q")
+        g_col.frombytes(ham)
+        b_col.frombytes(spam)
+        return found, g_col, b_col
+
+    def _table(self, tokens: Iterable[str]) -> TokenTable:
+        """A table of the given tokens' counts, with the whole filter's totals (the
+        pending messages' counts added)."""
+        tokens = list(tokens)
+        found, g_col, b_col = self._lookup_file(tokens)
+        more_ham, more_spam = self._pending_ham, self._pending_spam
+        if more_ham or more_spam:  # (in the tokens' order, as the file's are found)
+            have = dict(zip(found, zip(g_col, b_col, strict=True), strict=True))
+            found, g_col, b_col = [], array("q"), array("q")
+            for t in tokens:
+                g, b = have.get(t, (0, 0))
+                g, b = g + more_ham.get(t, 0), b + more_spam.get(t, 0)
+                if g or b:
+                    found.append(t)
+                    g_col.append(g)
+                    b_col.append(b)
         table = TokenTable.from_columns(found, g_col, b_col, self.n_ham, self.n_spam)
         if self.filter._settings().combining == "naive_bayes":
             table.sum_ham, table.sum_spam, table.n_live = self._sums()
@@ -123,7 +178,7 @@ class SpamScorer:
         the bytes of each row of that hash compared (a hash collision never mixes two
         tokens up), the counts checked as they are read."""
         hashes, offsets, blob = self._hashes, self._offsets, self._blob
-        ham, spam, n_ham, n_spam = self._ham, self._spam, self.n_ham, self.n_spam
+        (ham, spam), (n_ham, n_spam) = (self._ham, self._spam), self.file_counts
         found: list[str] = []
         g_col = array("q")
         b_col = array("q")

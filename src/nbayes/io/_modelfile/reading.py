@@ -128,7 +128,16 @@ def _check_metadata_depth(value: Any, depth: int) -> bool:
 _CONTAINERS = frozenset({dict, list})
 
 
-class RawArrays(dict[str, Any]):
+class ReadArrays(dict[str, Any]):
+    """The arrays of :func:`read_model_file`, name -> array, and the SHA-256 digest
+    stored at the end of the file they were read from (:attr:`digest`: the file's
+    identity, which a spam filter's pending registrations name, see
+    :mod:`nbayes.io.pending`)."""
+
+    digest: bytes = b""
+
+
+class RawArrays(ReadArrays):
     """The arrays of ``read_model_file(..., raw=True)``: name -> ``(dtype name, shape,
     items)``. With ``verify_later=True`` the file's digest is being checked by a thread
     while the caller goes on: :meth:`verify` waits for it (and raises
@@ -339,7 +348,9 @@ class _Reader:
         if stored != digest:
             self.diagnose = False  # (the mismatch is the diagnosis)
             self.fail(f"file is corrupted: {_MISMATCH}")
-        return metadata, (RawArrays(arrays) if raw else arrays)
+        out = RawArrays(arrays) if raw else ReadArrays(arrays)
+        out.digest = stored
+        return metadata, out
 
     def numpy_array(
         self, name: str, dtype_name: str, shape: tuple[int, ...], nbytes: int
@@ -396,6 +407,7 @@ class _Reader:
             self.fail("file is corrupted: non-zero padding bytes in the data section")
         stored = view[start + data_nbytes : start + data_nbytes + DIGEST_SIZE].tobytes()
         out = RawArrays(arrays)
+        out.digest = stored
         st = self.st
         if self.cached and st is not None:
             from nbayes.io._modelfile import verified

@@ -15,15 +15,18 @@ does) has a new inode. So a file that was changed in any way since it was checke
 hashed again, and refused if its digest does not match. The kernel keeps those times in
 ticks of a few milliseconds, so a file changed within :data:`RACY_SECONDS` of its check
 could keep the times it had: such a file is not recorded (it is hashed each time until
-it has been left alone that long; git's index does the same). What the record cannot see is
-damage that bypasses the file system (a disk's bit rot under an unchanged inode): a full
-load (:func:`nbayes.load`, ``nbayes info``, every command that writes the model) always
-hashes the whole file. The digest is a checksum, not a signature: whoever can write the
-model file (or this record) could write a valid model anyway.
+it has been left alone that long; git's index does the same). What the record cannot see
+is damage that bypasses the file system (a disk's bit rot under an unchanged inode): a
+full load (:func:`nbayes.load`, ``nbayes info``, every command that writes the model
+file) always hashes the whole file; a registration that appends to the model's log of
+pending messages (:mod:`nbayes.io.pending`) checks it as ``nbayes filter`` does. The
+digest is a checksum, not a signature: whoever can write the model file (or this record)
+could write a valid model anyway.
 
-The record's directory: ``$NBAYES_CACHE_DIR`` if set (``off`` turns the record off: every
-reading hashes the file), else ``$XDG_CACHE_HOME/nbayes``, else ``~/.cache/nbayes``. A
-record that cannot be read or written is ignored (the file is hashed, as without it).
+The record's directory: ``$NBAYES_CACHE_DIR`` if set (``off`` turns the record off:
+every reading hashes the file), else ``$XDG_CACHE_HOME/nbayes``, else
+``~/.cache/nbayes``. A record that cannot be read or written is ignored (the file is
+hashed, as without it).
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from nbayes.io._durable import fsync_directory
 from nbayes.io._modelfile.layout import (
     ALIGN,
     DTYPE_NAMES,
@@ -238,22 +239,6 @@ def remove_stale_temporaries(directory: str, basename: str) -> list[str]:
         except OSError:  # gone already, or not ours to remove
             continue
     return removed
-
-
-def fsync_directory(directory: str) -> None:
-    """Make a rename in ``directory`` durable where the OS supports it (POSIX)."""
-    if os.name != "posix":  # pragma: no cover
-        return
-    try:
-        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:  # pragma: no cover
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover - some file systems cannot fsync a directory
-        pass
-    finally:
-        os.close(fd)
 
 
 def _writing_error(exc: OSError, target: str, size: int) -> OSError:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -110,20 +110,23 @@ def change_counts(
 ) -> tuple[int, int] | None:
     """Learn (or, ``unlearn``, unlearn) ``messages`` as spam (or ham) in the SpamFilter
     saved at ``path`` (``correct``: learnt as the other class before, moved to this one,
-    as :meth:`~nbayes.spam.SpamFilter.correct` moves them), without loading it: the
-    file's columns are read, the messages' tokens found in its hash column (as the scorer
-    finds them), their counts changed, new tokens inserted in hash order and rows left
-    without a count dropped, and the file written again (atomically). The file is the
-    one :func:`nbayes.save` writes of the filter loaded, changed by ``partial_fit``
-    (``unlearn``, ``correct``) and saved, byte for byte; a registration of a model of
-    700k tokens costs a fraction of a second instead of one and a half. Returns the new
-    ``(n_ham, n_spam)``, or None, with the file untouched, where this path does not
-    decide: a file of another model type, or an unlearning the filter would refuse (its
-    error says why: load the filter and unlearn).
+    as :meth:`~nbayes.spam.SpamFilter.correct` moves them), with the messages pending in
+    its log (:mod:`nbayes.io.pending`) learnt first, without loading it: the file's
+    columns are read, the messages' tokens found in its hash column (as the scorer finds
+    them), their counts changed, new tokens inserted in hash order and rows left without
+    a count dropped, and the file written again (atomically; the log is removed then).
+    The file is the one :func:`nbayes.save` writes of the filter loaded, changed by
+    ``partial_fit`` (``unlearn``, ``correct``) and saved, byte for byte; a registration
+    of a model of 700k tokens costs a fraction of a second instead of one and a half.
+    Returns the new ``(n_ham, n_spam)``, or None, with the file untouched, where this
+    path does not decide: a file of another model type, or an unlearning the filter
+    would refuse (its error says why: load the filter and unlearn). With no
+    ``messages``, it folds the log into the file.
 
     Raises ModelFileError for a damaged file, and the tokenizer's errors for a message
     it cannot read (nothing is written then)."""
     from nbayes.io._modelfile import read_model_file
+    from nbayes.io.pending import read_pending
     from nbayes.io.persist import write_model
 
     metadata, arrays = read_model_file(path)
@@ -131,12 +134,36 @@ def change_counts(
         return None
     model, n_ham, n_spam, n = spam_filter_of(expect_dict(metadata["model"], WHERE))
     c = _read_columns(arrays, n, n_ham, n_spam)
+    pending = read_pending(path, arrays.digest)  # type: ignore[attr-defined]
     sets = [model.tokenize(m) for m in messages]
-    need: dict[str, int] = {}
-    for s in sets:  # (first seen first: the order partial_fit gives new rows)
-        for t in s:
-            need[t] = need.get(t, 0) + 1
-    tokens = list(need)
+    delta: dict[str, list[int]] = {}  # token -> [ham, spam] messages added (first seen first)
+
+    def add(token_sets: Sequence[Iterable[str]], column: int, step: int) -> None:
+        for s in token_sets:
+            for t in s:
+                d = delta.get(t)
+                if d is None:
+                    d = delta[t] = [0, 0]
+                d[column] += step
+
+    for is_spam, learnt in pending.records:
+        add(learnt, int(is_spam), 1)
+    more_ham, more_spam = pending.counts()
+    n_ham, n_spam = n_ham + more_ham, n_spam + more_spam
+    m, column = len(sets), int(spam)
+    if correct:  # (unlearnt from the other class, learnt in this one)
+        add(sets, 1 - column, -1)
+    if correct or not unlearn:
+        add(sets, column, 1)
+    else:
+        add(sets, column, -1)
+    step = -m if unlearn else m
+    n_ham, n_spam = (n_ham, n_spam + step) if spam else (n_ham + step, n_spam)
+    if correct:
+        n_ham, n_spam = (n_ham - m, n_spam) if spam else (n_ham, n_spam - m)
+    if n_ham < 0 or n_spam < 0:
+        return None
+    tokens = list(delta)
     encoded = [t.encode("utf-8", "surrogatepass") for t in tokens]
     lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
     cuts = np.zeros(len(encoded) + 1, dtype=np.int64)
@@ -146,25 +173,25 @@ def change_counts(
     raw = memoryview(blob)  # (a slice compares equal to a token's bytes)
     pairs = zip(encoded, wanted.tolist(), strict=True)
     rows = np.array([file_row(hashes, offsets, raw, b, h) for b, h in pairs], dtype=np.int64)
-    counts = np.array([need[t] for t in tokens], dtype=np.int64)
+    d_ham = np.array([delta[t][0] for t in tokens], dtype=np.int64)
+    d_spam = np.array([delta[t][1] for t in tokens], dtype=np.int64)
     ham, spam_col = c["ham"].copy(), c["spam"].copy()
-    col, other = (spam_col, ham) if spam else (ham, spam_col)
-    n_class, m = (n_spam if spam else n_ham), len(sets)
     found = rows >= 0
-    if unlearn or correct:  # (unlearn from col; a correction from the other class)
-        out_of, n_out = (other, n_ham if spam else n_spam) if correct else (col, n_class)
-        if m > n_out or not found.all():
-            return None
-        out_of[rows] -= counts
-        if (out_of < 0).any() or (out_of > n_out - m).any():
+    ham[rows[found]] += d_ham[found]
+    spam_col[rows[found]] += d_spam[found]
+    new = np.flatnonzero(~found & ((d_ham != 0) | (d_spam != 0)))
+    for col, d, n_class in ((ham, d_ham, n_ham), (spam_col, d_spam, n_spam)):
+        if (
+            (col < 0).any()
+            or (col > n_class).any()
+            or (d[new] < 0).any()
+            or (d[new] > n_class).any()
+        ):
             return None  # (the filter's own check words the refusal)
-    if not unlearn:
-        col[rows[found]] += counts[found]
     keep = (ham + spam_col) > 0
     old_lengths = np.diff(offsets)
     kept_hashes, kept_lengths = hashes[keep], old_lengths[keep]
     kept_blob = blob[np.repeat(keep, old_lengths)] if not keep.all() else np.asarray(blob)
-    new = np.flatnonzero(~found)  # (learning only: unlearning found every token)
     new = new[np.argsort(wanted[new], kind="stable")]
     at = np.searchsorted(kept_hashes, wanted[new], side="right")
     kept_cuts = np.zeros(len(kept_lengths) + 1, dtype=np.int64)
@@ -174,14 +201,8 @@ def change_counts(
     out_lengths = np.insert(kept_lengths, at, lengths[new])
     out_offsets = np.zeros(len(out_lengths) + 1, dtype=np.int64)
     np.cumsum(out_lengths, out=out_offsets[1:])
-    zeros = np.zeros(len(new), dtype=np.int64)
-    added = counts[new]
-    out_ham = np.insert(ham[keep], at, zeros if spam else added)
-    out_spam = np.insert(spam_col[keep], at, added if spam else zeros)
-    step = -m if unlearn else m
-    n_ham, n_spam = (n_ham, n_spam + step) if spam else (n_ham + step, n_spam)
-    if correct:
-        n_ham, n_spam = (n_ham - m, n_spam) if spam else (n_ham, n_spam - m)
+    out_ham = np.insert(ham[keep], at, d_ham[new])
+    out_spam = np.insert(spam_col[keep], at, d_spam[new])
     writer = ArrayWriter()
     _put_columns(writer, np.insert(kept_hashes, at, wanted[new]), out_blob, out_offsets,
                  out_ham, out_spam)  # fmt: skip

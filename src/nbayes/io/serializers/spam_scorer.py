@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from nbayes.exceptions import ModelFileError
 from nbayes.io._json import expect_dict, expect_int
 from nbayes.io._modelfile import read_model_file
+from nbayes.io.pending import read_pending
 
 if TYPE_CHECKING:
     from nbayes.spam._filter import SpamFilter
@@ -140,19 +141,20 @@ def _naming(path: str | os.PathLike[str]) -> Iterator[None]:
 
 
 def load_spam_scorer(
-    path: str | os.PathLike[str], *, max_bytes: int | None = None
+    path: str | os.PathLike[str], *, max_bytes: int | None = None, cached_check: bool = False
 ) -> SpamScorer | None:
     """The :class:`~nbayes.spam.SpamScorer` of the SpamFilter saved at ``path``: its
-    verdicts, spamicities and clues (those of :func:`nbayes.load`'s filter, bit for bit)
-    without building its token table and without numpy. None when the file holds another
-    model type.
+    verdicts, spamicities and clues (those of :func:`nbayes.load`'s filter, bit for bit,
+    the messages pending in its log learnt: :mod:`nbayes.io.pending`) without building its
+    token table and without numpy. None when the file holds another model type.
+    ``cached_check``: as :func:`open_spam_scorer` takes it.
 
     Raises
     ------
     ModelFileError
         If the file is not a valid model file.
     """
-    return open_spam_scorer(path, max_bytes=max_bytes)()
+    return open_spam_scorer(path, max_bytes=max_bytes, cached_check=cached_check)()
 
 
 def open_spam_scorer(
@@ -191,7 +193,9 @@ def open_spam_scorer(
         with _naming(path):
             c = _columns(arrays, n)
             _check(c, n, n_ham, n_spam)
-        return SpamScorer(
+        digest = arrays.digest  # type: ignore[attr-defined]
+        pending = read_pending(path, digest)  # (the messages learnt since it was written)
+        scorer = SpamScorer(
             model,
             c["tokens/hash"],
             c["tokens/bytes"],
@@ -201,6 +205,9 @@ def open_spam_scorer(
             n_ham,
             n_spam,
             name=f"the model file {os.fspath(path)!r}",
+            pending=pending,
         )
+        scorer.file_digest, scorer.pending_bytes = digest, pending.size
+        return scorer
 
     return finish

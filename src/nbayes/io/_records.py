@@ -1,0 +1,62 @@
+"""Framed JSON records, as the logs beside a model file hold them: ``length (4 bytes) ·
+CRC-32 (4 bytes) · JSON``, little-endian. A record cut short by a crash, or damaged, ends
+the log where it starts (its writer never said it was written).
+
+>>> data = frame({"op": "base"}) + frame({"op": "learn", "n": 1})
+>>> parse(data + data[:5])  # (a record cut short)
+([{'op': 'base'}, {'op': 'learn', 'n': 1}], [21, 49])
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from typing import Any
+
+__all__ = ["FRAME", "frame", "parse"]
+
+FRAME = struct.Struct("<II")
+#: a record larger than this is corruption, not a request (bodies are limited far below)
+_MAX_RECORD = 1 << 31
+
+
+def frame(record: dict[str, Any], *, ascii_only: bool = False) -> bytes:
+    """A record's bytes. Raises ValueError (before anything is written) for a record
+    JSON or UTF-8 cannot hold: NaN or infinite numbers, lone surrogates (which
+    ``ascii_only`` writes as JSON's ``\\udxxx`` escapes instead)."""
+    try:
+        payload = json.dumps(
+            record, ensure_ascii=ascii_only, separators=(",", ":"), allow_nan=False
+        )
+        data = payload.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"the record holds text that is not valid Unicode ({exc.reason})"
+        ) from None
+    return FRAME.pack(len(data), zlib.crc32(data)) + data
+
+
+def parse(data: bytes, start: int = 0) -> tuple[list[dict[str, Any]], list[int]]:
+    """The complete, intact records of ``data[start:]``, and where each one ends."""
+    records: list[dict[str, Any]] = []
+    ends: list[int] = []
+    pos = start
+    while pos + FRAME.size <= len(data):
+        length, crc = FRAME.unpack_from(data, pos)
+        end = pos + FRAME.size + length
+        if length > _MAX_RECORD or end > len(data):
+            break
+        payload = data[pos + FRAME.size : end]
+        if zlib.crc32(payload) != crc:
+            break
+        try:
+            record = json.loads(payload)
+        except ValueError:
+            break
+        if not isinstance(record, dict):
+            break
+        records.append(record)
+        ends.append(end)
+        pos = end
+    return records, ends
