@@ -1109,3 +1109,50 @@ def test_verbose_says_the_strongest_clues_of_one_message_on_stderr(
     assert err.startswith(f"{len(want)} clues combined")
     strongest = next(c for c in want if c.side == "spam")
     assert "strongest spam clues:" in err and f"  {strongest.token}\n" in err
+
+
+def test_a_first_registration_starts_a_model_as_bogofilter_starts_a_wordlist(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``nbayes filter NEW --register spam < message`` with no NEW: a new filter of it (not
+    an error saying to train one); at once, several such starts make one model."""
+    path = tmp_path / "new.nbayes"
+    code, _, err = filter_(capsys, monkeypatch, path, "--register", "spam", stdin=SPAM_MESSAGE)
+    assert code == 0 and "started a new spam filter with 1 spam message(s)" in err
+    assert "Register ham too" in err and counts(path) == (0, 1)
+    code, _, err = filter_(capsys, monkeypatch, path, "--register", "ham", stdin=HAM_MESSAGE)
+    assert code == 0 and "now has 1 ham and 1 spam" in err
+    assert filter_(capsys, monkeypatch, path, stdin=SPAM_MESSAGE)[0] in (0, 1, 2)  # (a verdict)
+    # no other change starts a model, nor a registration into a missing folder
+    for argv in (["--unregister", "spam"], ["--update"], []):
+        code, _, err = filter_(
+            capsys, monkeypatch, tmp_path / "b.nbayes", *argv, stdin=SPAM_MESSAGE
+        )
+        assert code == 3 and "No model file" in err and "--register spam|ham" in err
+    code, _, err = filter_(
+        capsys, monkeypatch, tmp_path / "no" / "c.nbayes", "--register", "spam", stdin=SPAM_MESSAGE
+    )
+    assert code == 3 and "does not exist" in err and not (tmp_path / "no").exists()
+    # six first registrations at once: one model of all six
+    many = tmp_path / "many.nbayes"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _REGISTER, str(many)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )  # fmt: skip
+        for _ in range(6)
+    ]
+    for i, p in enumerate(procs):
+        assert p.stdin is not None
+        p.stdin.write(message(f"offer {i}", f"unique{i} claim now"))
+        p.stdin.close()
+    for p in procs:
+        assert p.wait(timeout=300) == 0
+        assert p.stderr is not None
+        p.stderr.close()
+    f = nbayes.load(many)
+    assert (f.table_.n_ham, f.table_.n_spam) == (0, 6)
+    assert all(f.table_.counts(f"unique{i}") == (0, 1) for i in range(6))
+    assert sorted(p.name for p in tmp_path.iterdir() if ".new" in p.name) == []

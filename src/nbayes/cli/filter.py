@@ -19,7 +19,8 @@ instead). A registration appends the messages' tokens to MODEL.pending, beside M
 few milliseconds whatever the model's size; every reader of MODEL counts them at once, and
 the registration that grows MODEL.pending past 512 KiB writes them into MODEL (as --fold
 does: copy MODEL.pending with MODEL, or --fold first). --unregister writes MODEL at once.
-MODEL is a spam filter: `nbayes train MAILDATA -o MODEL --model spam`.
+MODEL is a spam filter: `nbayes train MAILDATA -o MODEL --model spam`, or the first
+--register of a MODEL that does not exist starts one, as bogofilter starts a wordlist.
 
 Example:
   nbayes filter spam.nbayes < message.eml; echo $?
@@ -248,10 +249,11 @@ def _error(ui: Any, exc: BaseException, where: str = "") -> int:
 def _run(args: argparse.Namespace, ui: Any) -> int:
     from nbayes.cli._ui import CLIError
 
-    if not os.path.exists(args.model):
+    if not os.path.exists(args.model) and not (args.register and not args.unregister):
         raise CLIError(
             f"No model file {args.model!r}: train a spam filter first with "
-            "`nbayes train MAILDATA -o MODEL --model spam`."
+            "`nbayes train MAILDATA -o MODEL --model spam` (or start one with `nbayes filter "
+            f"{args.model} --register spam|ham < message`)."
         )
     if args.passthrough and args.mail:
         raise CLIError(
@@ -566,6 +568,44 @@ def _fold(args: argparse.Namespace, ui: Any) -> int:
     return 0
 
 
+def _started(args: argparse.Namespace, ui: Any, mails: list[Any]) -> bool:
+    """``--register`` of a MODEL that does not exist: a new spam filter (``nbayes train
+    --model spam``'s settings) of these messages, as bogofilter starts a wordlist. The
+    file is created only if still missing (a hard link of the written file: two first
+    registrations at once make one model, the other registers into it); False when
+    another process created it first."""
+    from nbayes.cli._models import check_output_folder
+    from nbayes.io.pending import discard
+    from nbayes.io.persist import save
+    from nbayes.spam import SpamFilter
+
+    check_output_folder(args.model)
+    model = SpamFilter()
+    ham_label, spam_label = model.labels
+    model.fit(mails, [spam_label if args.register == "spam" else ham_label] * len(mails))
+    new = f"{args.model}.{os.getpid()}.new"
+    try:
+        save(model, new)
+        try:
+            os.link(new, args.model)
+        except FileExistsError:
+            return False
+    finally:
+        try:
+            os.unlink(new)
+        except OSError:
+            pass
+    discard(args.model)  # (a log of a model this path named before: not this one's)
+    other = "ham" if args.register == "spam" else "spam"
+    ui.note(
+        f"No model file {args.model}: started a new spam filter with {len(mails):,} "
+        f"{args.register} message(s) (the settings of `nbayes train --model spam`). Register "
+        f"{other} too (`nbayes filter {args.model} --register {other} < message`): with "
+        f"no {other}, every verdict leans to {args.register}."
+    )
+    return True
+
+
 def _change(args: argparse.Namespace, ui: Any) -> int:
     """--register, --unregister, --update: read the messages first (a message that cannot
     be read changes nothing), then load, change and save MODEL under its lock."""
@@ -584,6 +624,8 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
             )
     else:
         mails = _stdin_mails(args, ui)
+    if not os.path.exists(args.model) and _started(args, ui, mails):
+        return 0
     from contextlib import nullcontext
 
     from nbayes.cli._guarded import use_interrupts
