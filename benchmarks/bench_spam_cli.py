@@ -12,14 +12,22 @@ corpus on stdin:
   files, ``nbayes.io._modelfile.verified``, kept in a folder of this run);
 * the same with ``NBAYES_CACHE_DIR=off`` (the SHA-256 of the whole file at every run, as
   before the record);
-* ``nbayes filter MODEL --register spam`` then ``--unregister spam`` (a registration:
-  lock, full load, learn, save);
+* ``nbayes filter MODEL --register spam``: a registration, appended to MODEL.pending (the
+  model file is not rewritten: nbayes.io.pending), with its maximum resident memory;
+* ``nbayes filter MODEL`` with a full log (MODEL.pending just under its 512 KiB, ~100
+  messages: what a verdict pays at most for the registrations not yet folded);
+* ``nbayes filter MODEL --fold`` of that full log (the file written again, what one
+  registration in ~100 pays) and ``--unregister spam`` (which writes the file at once);
+* with ``--baseline NBAYES``, the ``nbayes`` executable of another install (e.g. the version
+  before MODEL.pending), its ``--register spam`` and ``--unregister spam`` on a copy of the
+  model, interleaved with the runs above;
 * ``bogofilter -T`` on a wordlist of the same corpus (``-B``; Debian's bogofilter,
   installed by this script if missing, see bench_spam.py).
 
 Usage::
 
     python benchmarks/bench_spam_cli.py --runs 9
+    python benchmarks/bench_spam_cli.py --runs 9 --baseline /work/venv_old/bin/nbayes
     python benchmarks/bench_spam_cli.py --model /tmp/sa.nbayes --skip-bogofilter
 """
 
@@ -27,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -44,20 +51,48 @@ from bench_spam import ensure_bogofilter, find_corpus  # noqa: E402
 #: machine's environment sets PYTHONDONTWRITEBYTECODE, which would make every run of an
 #: editable install compile nbayes from source)
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-#: the CPU time (user + system) of the last command timed, in seconds
+#: the CPU time (user + system, seconds) and the maximum resident memory (MB) of the last
+#: command timed
 CPU: list[float] = [0.0]
+RSS: list[float] = [0.0]
+#: GNU time, for each command's peak memory (the column is nan without it)
+TIME = "/usr/bin/time"
 
 
 def timed(argv: list[str], data: bytes, env: dict[str, str] | None = None) -> tuple[float, int]:
     """A command's wall time (and, in CPU[0], its CPU time: on a busy machine the wall time
-    counts the waits for a core, the CPU time hardly)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    proc = subprocess.run(argv, input=data, capture_output=True, env={**ENV, **(env or {})})
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    CPU[0] = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    counts the waits for a core, the CPU time hardly; in RSS[0] its peak memory), the
+    message on its standard input from a file."""
+    with tempfile.TemporaryFile() as stdin, tempfile.NamedTemporaryFile("r") as peak:
+        stdin.write(data)
+        stdin.seek(0)
+        # /usr/bin/time forks the command from its own small process: the peak is the
+        # command's (a child forked from this script counts the script's pages it shared)
+        timer = ["/usr/bin/time", "-f", "%M", "-o", peak.name] if os.path.exists(TIME) else []
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            [*timer, *argv], stdin=stdin, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, env={**ENV, **(env or {})},
+        )  # fmt: skip
+        _, status, usage = os.wait4(proc.pid, 0)  # (this child's own resource usage)
+        wall = time.perf_counter() - t0
+        text = peak.read().strip().splitlines()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    CPU[0] = usage.ru_utime + usage.ru_stime
+    RSS[0] = int(text[-1]) / 1024 if timer and text and text[-1].isdigit() else float("nan")
     return wall, proc.returncode
+
+
+def fill_log(model: Path, messages: list[Path], nbayes_exe: str) -> None:
+    """MODEL.pending grown to just under the size at which a registration folds it."""
+    from nbayes.io.pending import FOLD_BYTES, pending_path
+
+    log = Path(pending_path(model))
+    for m in messages:
+        if log.exists() and log.stat().st_size > FOLD_BYTES - 12_000:
+            return
+        subprocess.run([nbayes_exe, "filter", str(model), "--register", "ham"], stdin=m.open("rb"),
+                       check=True, capture_output=True)  # fmt: skip
 
 
 def main() -> None:
@@ -66,6 +101,7 @@ def main() -> None:
     ap.add_argument("--model", type=Path, default=None, help="a spam model (default: train one)")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--skip-bogofilter", action="store_true")
+    ap.add_argument("--baseline", default=None, help="another install's nbayes executable")
     args = ap.parse_args()
     corpus = args.corpus or find_corpus()
     print(machine())
@@ -98,12 +134,38 @@ def main() -> None:
                 files = [str(p) for p in sorted((corpus / label).iterdir())]
                 subprocess.run([exe, flag, "-d", str(home), "-B", *files], check=True)
             commands["bogofilter -T < message"] = [exe, "-T", "-d", str(home)]
+        # the model in three more copies: with a full log, its template, and the baseline's
+        from nbayes.io.pending import pending_path
+
+        full, template, base = work / "full.nbayes", work / "template.nbayes", work / "b.nbayes"
+        for copy in (full, template, base):
+            shutil.copy(model, copy)
+        fill_log(template, sorted((corpus / "ham").iterdir())[100:400], nbayes_exe)
+        shutil.copy(pending_path(template), pending_path(full))
+        commands["nbayes filter MODEL, 512 KiB pending"] = [nbayes_exe, "filter", str(full)]
         time.sleep(max(0.0, model.stat().st_ctime + 2.5 - time.time()))  # (see verified.py)
         for name, argv in commands.items():  # warm up (bytecode caches; the model checked)
             timed(argv, data[0], envs.get(name))
         times: dict[str, list[float]] = {name: [] for name in commands}
         cpu: dict[str, list[float]] = {name: [] for name in commands}
-        register: list[float] = []
+        changes: dict[str, tuple[list[str], Path | None]] = {
+            "nbayes filter --register spam": ([nbayes_exe, "filter", str(model), "--register",
+                                               "spam"], None),
+            "nbayes filter --fold (512 KiB log)": ([nbayes_exe, "filter", str(full), "--fold"],
+                                                   full),
+            "nbayes filter --unregister spam": ([nbayes_exe, "filter", str(model),
+                                                 "--unregister", "spam"], None),
+        }  # fmt: skip
+        if args.baseline:
+            changes["baseline --register spam"] = (
+                [args.baseline, "filter", str(base), "--register", "spam"],
+                None,
+            )
+            changes["baseline --unregister spam"] = (
+                [args.baseline, "filter", str(base), "--unregister", "spam"], None)  # fmt: skip
+        rss: dict[str, list[float]] = {name: [] for name in [*commands, *changes]}
+        for name in changes:
+            times[name], cpu[name] = [], []
         for run in range(args.runs):
             for name, argv in commands.items():
                 seconds, status = timed(argv, data[run % len(data)], envs.get(name))
@@ -111,27 +173,31 @@ def main() -> None:
                     raise SystemExit(f"{name} failed with exit status {status}")
                 times[name].append(seconds)
                 cpu[name].append(CPU[0])
-        for _ in range(min(3, args.runs)):  # each registration undone
-            seconds, status = timed(
-                [nbayes_exe, "filter", str(model), "--register", "spam"], data[1]
-            )
-            undo, status2 = timed(
-                [nbayes_exe, "filter", str(model), "--unregister", "spam"], data[1]
-            )
-            if status or status2:
-                raise SystemExit("a registration failed")
-            register.extend([seconds, undo])
+                rss[name].append(RSS[0])
+            for name, (argv, refill) in changes.items():  # (each registration undone after)
+                if refill is not None:  # the full log put back (not timed)
+                    shutil.copy(template, refill)
+                    shutil.copy(pending_path(template), pending_path(refill))
+                seconds, status = timed(argv, data[0])
+                if status:
+                    raise SystemExit(f"{name} failed with exit status {status}")
+                times[name].append(seconds)
+                cpu[name].append(CPU[0])
+                rss[name].append(RSS[0])
         size = model.stat().st_size / 1e6
         print(f"\nmodel: {model} ({size:.1f} MB); medians of {args.runs} interleaved runs")
         load = os.getloadavg()[0]
-        print(f"{'command':<36} {'median':>9} {'min':>9} {'CPU':>9}   (load average {load:.1f})")
+        print(f"{'command':<38} {'median':>9} {'min':>9} {'CPU':>9} {'memory':>8}   "
+              f"(load average {load:.1f})")  # fmt: skip
         for name, values in times.items():
             med, low, c = statistics.median(values), min(values), statistics.median(cpu[name])
-            print(f"{name:<36} {med * 1000:7.0f} ms {low * 1000:7.0f} ms {c * 1000:7.0f} ms")
-        if register:
-            med = statistics.median(register)
-            name = "nbayes filter --register/--unregister"
-            print(f"{name:<36} {med * 1000:7.0f} ms {min(register) * 1000:7.0f} ms")
+            mem = statistics.median(rss[name])
+            print(f"{name:<38} {med * 1000:7.0f} ms {low * 1000:7.0f} ms {c * 1000:7.0f} ms "
+                  f"{mem:5.0f} MB")  # fmt: skip
+        if args.baseline:
+            ours = statistics.median(times["nbayes filter --register spam"])
+            theirs = statistics.median(times["baseline --register spam"])
+            print(f"--register: this install / the baseline (wall): {ours / theirs:.2f}x")
         if "bogofilter -T < message" in times:
             bogo = statistics.median(times["bogofilter -T < message"])
             ours = statistics.median(times["nbayes filter MODEL < message"])
