@@ -8,7 +8,8 @@ model's counts are exactly the sure verdicts learnt (no registration lost).
     python benchmarks/bench_deliveries.py [--deliveries 80]
 
 Before the lock's wait was per holder (2026-12-05), 69 of 80 gave up after 60 s though the
-lock changed hands all along, and the waiters' polls took more than a core.
+lock changed hands all along, and the waiters' polls took more than a core. Before a
+registration appended to MODEL.pending (the same day), 80 at once took 27 s, now 10 s.
 """
 
 from __future__ import annotations

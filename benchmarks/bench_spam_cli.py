@@ -134,11 +134,13 @@ def main() -> None:
                 files = [str(p) for p in sorted((corpus / label).iterdir())]
                 subprocess.run([exe, flag, "-d", str(home), "-B", *files], check=True)
             commands["bogofilter -T < message"] = [exe, "-T", "-d", str(home)]
-        # the model in three more copies: with a full log, its template, and the baseline's
+        # the model in four more copies: with a full log, its template, the baseline's and
+        # one to fold
         from nbayes.io.pending import pending_path
 
         full, template, base = work / "full.nbayes", work / "template.nbayes", work / "b.nbayes"
-        for copy in (full, template, base):
+        folded = work / "folded.nbayes"  # (folded at each run, then given its log again)
+        for copy in (full, template, base, folded):
             shutil.copy(model, copy)
         fill_log(template, sorted((corpus / "ham").iterdir())[100:400], nbayes_exe)
         shutil.copy(pending_path(template), pending_path(full))
@@ -151,8 +153,8 @@ def main() -> None:
         changes: dict[str, tuple[list[str], Path | None]] = {
             "nbayes filter --register spam": ([nbayes_exe, "filter", str(model), "--register",
                                                "spam"], None),
-            "nbayes filter --fold (512 KiB log)": ([nbayes_exe, "filter", str(full), "--fold"],
-                                                   full),
+            "nbayes filter --fold (512 KiB log)": ([nbayes_exe, "filter", str(folded),
+                                                    "--fold"], folded),
             "nbayes filter --unregister spam": ([nbayes_exe, "filter", str(model),
                                                  "--unregister", "spam"], None),
         }  # fmt: skip
