@@ -179,3 +179,52 @@ def test_the_answer_written_directly_is_the_generic_encoders(tmp_path: Path) -> 
     tokens = [c["token"] for c in spam_filtering(model, odd)["clues"]]
     assert any('"' in t or "\\" in t for t in tokens) and any(not t.isascii() for t in tokens)
     assert spam_filtering_json(model, odd, True) is not None  # the escapes written directly
+
+
+LATIN1_SPAM = (
+    b"From: x@example.com\nSubject: oferta\nContent-Type: text/plain; charset=iso-8859-1\n\n"
+    b"dinero f\xe1cil, gan\xe1 ya, haga clic aqu\xed"
+)
+
+
+def test_raw_messages_in_base64_are_learnt_as_their_bytes(tmp_path: Path, start: Any) -> None:
+    """``"messages"``: base64 of a raw message, learnt (and forgotten) as /filter reads its
+    bytes; a message in Latin-1 could not be sent as text without changing its tokens.
+    What the server journaled survives a kill -9 (replayed at the next start)."""
+    import base64
+
+    path = _model(tmp_path)
+    server = start(path)
+    body = {"messages": [base64.b64encode(LATIN1_SPAM).decode()], "labels": ["spam"]}
+    status, out = server.post("/update", body)
+    assert status == 200 and out["learned"] == 1, out
+    want = SpamFilter().fit([*HAM, *SPAM, LATIN1_SPAM], ["ham"] * 3 + ["spam"] * 4)
+    assert "aquí" in want.tokenize(LATIN1_SPAM)  # (as bytes: read in Latin-1)
+    status, out = server.request("POST", "/filter", raw=LATIN1_SPAM, headers=RFC822)
+    assert out["spamicity"] == want.classify([LATIN1_SPAM])[0].spamicity
+    server.kill()  # (the update is in the journal only)
+    server = start(path)
+    status, out = server.request("POST", "/filter", raw=LATIN1_SPAM, headers=RFC822)
+    assert out["spamicity"] == want.classify([LATIN1_SPAM])[0].spamicity
+    status, out = server.post("/forget", body)
+    assert status == 200 and out["forgot"] == 1, out
+    # what is refused, naming the field
+    for bad, field, words in (
+        ({"messages": ["not base64!"], "labels": ["spam"]}, "messages[0]", "not base64"),
+        ({"messages": [7], "labels": ["spam"]}, "messages[0]", "base64 string"),
+        ({"messages": "x", "labels": ["spam"]}, "messages", "array of base64"),
+        ({**body, "texts": ["Subject: x\n\nhi"]}, "messages", "not both"),
+        ({"messages": [""], "labels": ["spam"]}, "texts[0]", "is empty"),
+    ):
+        status, out = server.post("/update", bad)
+        assert status == 422 and out["field"] == field and words in out["error"], out
+    assert server.terminate() == 0
+    assert (
+        nbayes.load(path).table_ == SpamFilter().fit(HAM + SPAM, ["ham"] * 3 + ["spam"] * 3).table_
+    )
+
+
+def test_raw_messages_are_a_spam_filters(text_model: str, start: Any) -> None:
+    server = start(text_model)
+    status, out = server.post("/update", {"messages": ["aGk="], "labels": ["spam"]})
+    assert status == 422 and out["field"] == "messages" and '"texts"' in out["error"], out

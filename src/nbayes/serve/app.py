@@ -546,7 +546,7 @@ def create_app(
             def job() -> tuple[bytes, int]:
                 try:
                     payload = parse_json(body)
-                    check_fields(payload, ("texts", "rows", "labels"))
+                    check_fields(payload, ("texts", "messages", "rows", "labels"))
                     n, warning = state.write(op, payload)
                     out: dict[str, Any] = {"status": "ok"}
                     out["learned" if op == "update" else "forgot"] = n

@@ -159,6 +159,33 @@ def texts_of(body: dict[str, Any], field: str = "texts") -> list[str]:
     return value
 
 
+def messages_of(body: dict[str, Any], field: str = "messages") -> list[bytes]:
+    """``body[field]``: raw e-mail messages, each as base64 of its bytes (a spam filter's:
+    a message in a legacy charset is learnt as its bytes, as ``/filter`` reads it, where
+    a JSON string would have to be its characters)."""
+    import base64
+    import binascii
+
+    value = body.get(field)
+    if not isinstance(value, list):
+        raise _unprocessable(
+            field, f"expected an array of base64 strings (raw messages), got {_kind(value)}"
+        )
+    out = []
+    for i, text in enumerate(value):
+        if not isinstance(text, str):
+            raise _unprocessable(f"{field}[{i}]", f"expected a base64 string, got {_kind(text)}")
+        try:
+            out.append(base64.b64decode(text, validate=True))
+        except (binascii.Error, ValueError):
+            raise _unprocessable(
+                f"{field}[{i}]",
+                "is not base64 (the message's bytes, e.g. `base64 -w0 m.eml`); send a message "
+                'as its text in "texts" instead',
+            ) from None
+    return out
+
+
 def text_of(body: dict[str, Any]) -> str:
     value = body.get("text")
     if not isinstance(value, str):

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from nbayes.serve.inputs import ApiError, TableSpec, labels_of, texts_of
+from nbayes.serve.inputs import ApiError, TableSpec, labels_of, messages_of, texts_of
 from nbayes.serve.journal import Journal, JournalBehind, file_digest, frame
 
 log = logging.getLogger("nbayes.serve")
@@ -228,6 +228,18 @@ class ModelState:
         if self.text:
             if "rows" in body:
                 raise ApiError(422, 'rows: this is a text model: send "texts"', "rows")
+            if "messages" in body:
+                if not self.spam:
+                    raise ApiError(
+                        422, 'messages: raw messages (base64) are a spam filter\'s; this model '
+                        'takes "texts"', "messages",
+                    )  # fmt: skip
+                if "texts" in body:
+                    raise ApiError(
+                        422, 'messages: send each message once, in "texts" (as text) or in '
+                        '"messages" (base64 of its bytes), not both', "messages",
+                    )  # fmt: skip
+                return messages_of(body), "messages", body["messages"]
             texts = texts_of(body, "texts")
             return texts, "texts", texts
         if "texts" in body:
@@ -320,8 +332,11 @@ class ModelState:
         if self.estimator is None:
             self.estimator = self._load_estimator()
         field = "texts" if self.text else "rows"
-        if self.text:
-            X: Any = texts_of(record, "texts")
+        if self.spam and "messages" in record:  # (raw messages, base64)
+            X: Any = messages_of(record)
+            field = "messages"
+        elif self.text:
+            X = texts_of(record, "texts")
         else:
             assert self.table is not None
             X = self.table.rows(record, "rows")
