@@ -13,6 +13,7 @@ real server, over raw sockets):
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 from typing import Any
@@ -77,6 +78,9 @@ def test_a_request_head_over_64_kib_gets_431_at_once(text_model: str, start: Any
     sock.close()
     assert data.count(b"HTTP/1.1 200 OK") == 2, data[:300]
     assert server.get("/health")[0] == 200
+    # an operator sees them in /metrics (they reach no endpoint)
+    text = server.get("/metrics")[1]
+    assert re.search(r'nbayes_rejected_requests_total\{status="431",worker="\d+"\} 3\n', text)
 
 
 def test_malformed_http_gets_a_json_400(text_model: str, start: Any) -> None:
@@ -94,6 +98,8 @@ def test_malformed_http_gets_a_json_400(text_model: str, start: Any) -> None:
         assert status == 400 and headers["content-type"] == "application/json", body
         assert "not a valid HTTP/1.1 request" in json.loads(body)["error"]
     assert server.get("/health")[0] == 200
+    text = server.get("/metrics")[1]
+    assert re.search(r'nbayes_rejected_requests_total\{status="400",worker="\d+"\} 3\n', text)
 
 
 def _hold(server: Any, length: int, sent: int, path: str = "/predict") -> socket.socket:

@@ -20,7 +20,17 @@ import bisect
 import os
 from collections.abc import Callable
 
-__all__ = ["BUCKETS", "Metrics"]
+__all__ = ["BUCKETS", "Metrics", "count_rejected"]
+
+#: requests the HTTP layer answered before any endpoint, by status (431: a head over the
+#: bound; 400: not HTTP): counted for the process, whichever app serves it
+_REJECTED: dict[int, int] = {}
+
+
+def count_rejected(status: int) -> None:
+    """Count a request the HTTP layer refused itself (``nbayes_rejected_requests_total``)."""
+    _REJECTED[status] = _REJECTED.get(status, 0) + 1
+
 
 #: latency histogram bounds, in seconds
 BUCKETS: tuple[float, ...] = (
@@ -100,6 +110,13 @@ class Metrics:
         ]
         for endpoint, n in sorted(self.documents.items()):
             out.append(f'nbayes_documents_total{{endpoint="{endpoint}",{worker}}} {n}')
+        out += [
+            "# HELP nbayes_rejected_requests_total Requests refused before any endpoint, by "
+            "status (431: a request line and headers over the bound; 400: not HTTP).",
+            "# TYPE nbayes_rejected_requests_total counter",
+        ]
+        for status, n in sorted(_REJECTED.items()):
+            out.append(f'nbayes_rejected_requests_total{{status="{status}",{worker}}} {n}')
         for name, (help_text, read) in sorted(self.gauges.items()):
             out += [f"# HELP {name} {help_text}", f"# TYPE {name} gauge", f"{name}{{{worker}}} "
                     f"{float(read())!r}"]  # fmt: skip

@@ -180,7 +180,10 @@ def _answer_and_close(protocol: Any, status: int, payload: dict[str, Any]) -> No
     import http
     import json
 
+    from nbayes.serve.metrics import count_rejected
+
     protocol._discard = True
+    count_rejected(status)
     cycle = protocol.cycle
     transport = protocol.transport
     if cycle is not None and cycle.response_started and not cycle.response_complete:
