@@ -147,6 +147,21 @@ def test_merge_is_plus() -> None:
     assert a.classes_.tolist() == ["a", "b"]  # operands unchanged
 
 
+def test_sum_of_models_merges_them() -> None:
+    """``sum(parts)`` (a cluster's partition models, a folder of them): its start 0 plus a
+    model is a copy; a model plus anything else is refused."""
+    parts = [GaussianNB().fit(Xg[i : i + 20], yc[i : i + 20]) for i in range(0, len(Xg), 20)]
+    both = sum(parts)
+    full = GaussianNB().fit(Xg, yc)
+    np.testing.assert_allclose(both.theta_, full.theta_, rtol=1e-12)
+    assert both is not parts[0] and both.class_count_.sum() == len(Xg)
+    assert parts[0].class_count_.sum() == 20  # (unchanged)
+    with pytest.raises(TypeError):
+        sum(parts, 1)
+    with pytest.raises(TypeError):
+        sum(parts, True)
+
+
 def test_categorical_string_categories_stream_and_unlearn() -> None:
     X = np.array([["red", "s"], ["blue", "m"], ["red", "l"], ["green", "m"]], dtype=object)
     y = ["x", "y", "x", "y"]

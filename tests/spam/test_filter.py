@@ -921,6 +921,17 @@ def test_a_memoryview_is_a_message_as_its_bytes() -> None:
 
 
 # ---------------------------------------------------------------------- model files
+def test_sum_of_filters_merges_them() -> None:
+    ham = [b"Subject: lunch\n\nnoon", b"Subject: notes\n\nthe meeting notes"]
+    spam = [b"Subject: win\n\nfree cash now", b"Subject: pills\n\ncheap pills"]
+    parts = [SpamFilter().fit([h, s], ["ham", "spam"]) for h, s in zip(ham, spam, strict=True)]
+    total = sum(parts)
+    assert total.table_ == SpamFilter().fit(ham + spam, ["ham", "ham", "spam", "spam"]).table_
+    assert (parts[0].table_.n_ham, parts[0].table_.n_spam) == (1, 1)  # (unchanged)
+    with pytest.raises(TypeError):
+        sum(parts, 1)
+
+
 def test_save_load_merge_round_trip(tmp_path: Path) -> None:
     f = SpamFilter(s=0.3, tokenizer=MailTokenizer(received=True), labels=("good", "bad"))
     f.fit(HAM + SPAM, ["good"] * 4 + ["bad"] * 4)

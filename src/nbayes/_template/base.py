@@ -468,6 +468,14 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
     def __add__(self, other: Self) -> Self:
         return self.merge(other)
 
+    def __radd__(self, other: Any) -> Self:
+        """``sum(models)`` merges them: its start, 0, plus a model is a copy of it."""
+        if isinstance(other, int) and not isinstance(other, bool) and other == 0:
+            import copy
+
+            return copy.deepcopy(self)
+        return NotImplemented
+
     # ------------------------------------------------------------ derivation
     def _derivation_values(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self._derivation_params}

@@ -719,6 +719,12 @@ class SpamFilter:
         new = self.copy()
         return new.merge(other)
 
+    def __radd__(self, other: Any) -> SpamFilter:
+        """``sum(filters)`` merges them: its start, 0, plus a filter is a copy of it."""
+        if isinstance(other, int) and not isinstance(other, bool) and other == 0:
+            return self.copy()
+        return NotImplemented
+
     def copy(self) -> SpamFilter:
         """An independent copy (same hyperparameters and statistics)."""
         new = type(self)(**self.get_params())
