@@ -351,6 +351,19 @@ def test_the_spam_page_shows_long_clues_in_their_card_and_only_the_boxs_verdict(
     assert errors == []
 
 
+def _drop(page: Any, data: bytes) -> None:
+    """Drop a file of ``data`` on the page's text box, as a user drags an .eml there."""
+    page.evaluate(
+        """bytes => {
+            const data = new DataTransfer();
+            data.items.add(new File([new Uint8Array(bytes)], "m.eml", {type: "message/rfc822"}));
+            document.getElementById("text").dispatchEvent(
+                new DragEvent("drop", {dataTransfer: data, bubbles: true, cancelable: true}));
+        }""",
+        list(data),
+    )
+
+
 def test_a_dropped_message_is_filtered_as_its_bytes(
     start: Any, browser: Any, tmp_path: Path
 ) -> None:
@@ -364,15 +377,7 @@ def test_a_dropped_message_is_filtered_as_its_bytes(
     page = browser.new_page(viewport={"width": 1200, "height": 900})
     page.goto(f"http://127.0.0.1:{server.port}/")
     sync_api.expect(page.locator("#meta")).to_contain_text("SpamFilter")
-    page.evaluate(
-        """bytes => {
-            const data = new DataTransfer();
-            data.items.add(new File([new Uint8Array(bytes)], "m.eml", {type: "message/rfc822"}));
-            document.getElementById("text").dispatchEvent(
-                new DragEvent("drop", {dataTransfer: data, bubbles: true, cancelable: true}));
-        }""",
-        list(data),
-    )
+    _drop(page, data)
     rows = page.locator("#clues tbody tr td:first-child")
     sync_api.expect(rows).to_have_count(min(40, len(want)))
     assert rows.all_inner_texts() == want[:40]
@@ -384,15 +389,7 @@ def test_a_dropped_message_is_filtered_as_its_bytes(
         "\u0434\u0435\u043d\u044c\u0433\u0438 \u0431\u044b\u0441\u0442\u0440\u043e"
     ).encode("koi8-r")
     assert "деньги" in f.tokenize(data)
-    page.evaluate(
-        """bytes => {
-            const data = new DataTransfer();
-            data.items.add(new File([new Uint8Array(bytes)], "r.eml", {type: "message/rfc822"}));
-            document.getElementById("text").dispatchEvent(
-                new DragEvent("drop", {dataTransfer: data, bubbles: true, cancelable: true}));
-        }""",
-        list(data),
-    )
+    _drop(page, data)
     sync_api.expect(page.locator("#text")).to_have_value(data.decode("koi8-r"))  # (shown so)
     verdict = f.classify([data])[0]  # (its bytes' verdict shown)
     sync_api.expect(page.locator("#label-p")).to_contain_text(f"{verdict.spamicity:.6f}")

@@ -447,15 +447,10 @@ sys.exit(main(["filter", sys.argv[1], "--register", "spam"]))
 """
 
 
-@pytest.mark.parametrize("fold_bytes", [1 << 20, 1], ids=["appended", "each-folded"])
-def test_deliveries_at_once_lose_no_registration(model: Path, fold_bytes: int) -> None:
-    """Registrations at once take turns: each appends to MODEL.pending, or (a log grown
-    past FOLD_BYTES) writes it into MODEL; none is lost or counted twice."""
-    n = 6
-    code = (
-        f"import nbayes.io.serializers.spam_register as r; r.FOLD_BYTES = {fold_bytes}\n"
-        + _REGISTER
-    )
+def _registrations_at_once(code: str, model: Path, n: int) -> list[str]:
+    """``n`` processes running ``code`` on ``model``, all started before any gets its
+    message (message ``i``: the token ``unique{i}``): what each wrote on stderr, once it
+    exited 0."""
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", code, str(model)],
@@ -465,15 +460,29 @@ def test_deliveries_at_once_lose_no_registration(model: Path, fold_bytes: int) -
         )
         for _ in range(n)
     ]
-    for i, p in enumerate(procs):  # all started before any gets its message
+    for i, p in enumerate(procs):
         assert p.stdin is not None
         p.stdin.write(message(f"offer {i}", f"unique{i} token{i} claim now"))
         p.stdin.close()
+    errors = []
     for p in procs:
         assert p.wait(timeout=300) == 0
         assert p.stderr is not None
-        err = p.stderr.read().decode()
+        errors.append(p.stderr.read().decode())
         p.stderr.close()
+    return errors
+
+
+@pytest.mark.parametrize("fold_bytes", [1 << 20, 1], ids=["appended", "each-folded"])
+def test_deliveries_at_once_lose_no_registration(model: Path, fold_bytes: int) -> None:
+    """Registrations at once take turns: each appends to MODEL.pending, or (a log grown
+    past FOLD_BYTES) writes it into MODEL; none is lost or counted twice."""
+    n = 6
+    code = (
+        f"import nbayes.io.serializers.spam_register as r; r.FOLD_BYTES = {fold_bytes}\n"
+        + _REGISTER
+    )
+    for err in _registrations_at_once(code, model, n):
         assert "Registered 1 message(s) as spam" in err, err
     from nbayes.io.pending import pending_counts
 
@@ -1135,23 +1144,7 @@ def test_a_first_registration_starts_a_model_as_bogofilter_starts_a_wordlist(
     assert code == 3 and "does not exist" in err and not (tmp_path / "no").exists()
     # six first registrations at once: one model of all six
     many = tmp_path / "many.nbayes"
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", _REGISTER, str(many)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )  # fmt: skip
-        for _ in range(6)
-    ]
-    for i, p in enumerate(procs):
-        assert p.stdin is not None
-        p.stdin.write(message(f"offer {i}", f"unique{i} claim now"))
-        p.stdin.close()
-    for p in procs:
-        assert p.wait(timeout=300) == 0
-        assert p.stderr is not None
-        p.stderr.close()
+    _registrations_at_once(_REGISTER, many, 6)
     f = nbayes.load(many)
     assert (f.table_.n_ham, f.table_.n_spam) == (0, 6)
     assert all(f.table_.counts(f"unique{i}") == (0, 1) for i in range(6))

@@ -1,7 +1,8 @@
 """Registrations appended to a model file's log of pending messages (``MODEL.pending``,
-:mod:`nbayes.io.pending`): every reader counts them as the filter that learnt them would,
-bit for bit, a fold writes the file that filter saves, byte for byte, and a crash, a stale
-or a damaged log never loses or doubles a registration."""
+:mod:`nbayes.io.pending`): a registration appends, a full log is folded, and a crash, a
+stale or a damaged log never loses or doubles a registration. (That every reader counts
+them as the filter that learnt them would, bit for bit, and that a fold writes the file
+that filter saves: tests/spam/test_change_counts.py.)"""
 
 from __future__ import annotations
 
@@ -12,111 +13,24 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import nbayes
 from nbayes.exceptions import ModelFileError
 from nbayes.io import pending
 from nbayes.io._records import parse
-from nbayes.io.serializers.spam import change_counts
 from nbayes.io.serializers.spam_register import register
 from nbayes.io.serializers.spam_scorer import load_spam_scorer
-from nbayes.spam import SpamFilter
-
-_WORDS = ["cheap", "pills", "meeting", "notes", "caf\u00e9", "\U0001f389", "na\udcffve", "x" * 40]
-_MESSAGE = st.builds(
-    lambda subject, words: f"Subject: {subject}\n\n{' '.join(words)}".encode(
-        "utf-8", "surrogateescape"
-    ),
-    st.sampled_from(["hello", "win big", "minutes", "r\u00e9sum\u00e9"]),
-    st.lists(st.sampled_from(_WORDS) | st.text("abcdefgh", min_size=3, max_size=6), max_size=12),
-)
-_PROBES = [
-    b"Subject: win big\n\ncheap pills cheap cash",
-    b"Subject: minutes\n\nmeeting notes caf\xc3\xa9",
-    b"Subject: hello\n\nabc abcd fgh",
-]
-HAM = [b"Subject: minutes\n\nproject meeting notes", b"Subject: build\n\nbuild failed"]
-SPAM = [b"Subject: win\n\ncheap pills now", b"Subject: offer\n\ncheap cash offer"]
 
 
-@pytest.fixture(scope="module")
-def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    f = SpamFilter().fit(HAM + SPAM, ["ham", "ham", "spam", "spam"])
-    path = tmp_path_factory.mktemp("model") / "spam.nbayes"
-    nbayes.save(f, path)
-    return path
+@pytest.fixture
+def path(tmp_path: Path, saved: Path) -> Path:
+    """A copy of the saved model, to change."""
+    out = tmp_path / "spam.nbayes"
+    shutil.copy(saved, out)
+    return out
 
 
-def _same_answers(path: Path, f: SpamFilter) -> None:
-    """The file's readers (the lean scorer and the full load) answer as the filter ``f``."""
-    scorer = load_spam_scorer(path)
-    assert scorer is not None
-    loaded = nbayes.load(path)
-    assert (scorer.n_ham, scorer.n_spam) == (f.table_.n_ham, f.table_.n_spam)
-    for probe in _PROBES:
-        want = f.classify([probe])[0]
-        assert scorer.classify([probe])[0] == want
-        assert loaded.classify([probe])[0] == want
-        assert scorer.clues(probe).used() == f.clues(probe).used()
-    assert len(scorer) == sum(1 for _, g, s in f.table_.rows() if g + s)
-
-
-_STEP = st.tuples(
-    st.sampled_from(["register", "unregister", "correct", "fold"]),
-    st.lists(_MESSAGE, min_size=1, max_size=3),
-    st.booleans(),  # spam
-    st.sampled_from([100, 1 << 20]),  # the size past which a registration folds
-)
-
-
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(st.lists(_STEP, min_size=1, max_size=6))
-def test_registrations_in_the_log_count_as_the_filter_learnt_them(
-    saved: Path, tmp_path_factory: pytest.TempPathFactory, steps: list
-) -> None:
-    path = tmp_path_factory.mktemp("run") / "spam.nbayes"
-    shutil.copy(saved, path)
-    f = nbayes.load(saved)
-    for op, messages, spam, fold_at in steps:
-        label = ["spam" if spam else "ham"] * len(messages)
-        if op == "register":
-            done = register(path, messages, spam=spam, fold_at=fold_at)
-            f.partial_fit(messages, label)
-            assert done is not None and (done.n_ham, done.n_spam) == (
-                f.table_.n_ham,
-                f.table_.n_spam,
-            )
-            assert done.folded == (not os.path.exists(pending.pending_path(path)))
-        elif op == "fold":
-            assert change_counts(path, [], spam=spam) == (f.table_.n_ham, f.table_.n_spam)
-            assert not os.path.exists(pending.pending_path(path))
-        else:
-            flags = {"unlearn": op == "unregister", "correct": op == "correct"}
-            try:
-                (f.unlearn if op == "unregister" else f.correct)(messages, label)
-            except ValueError:  # the filter refuses: the file's columns are left alone
-                before = path.read_bytes()
-                assert change_counts(path, messages, spam=spam, **flags) is None
-                assert path.read_bytes() == before
-                continue
-            got = change_counts(path, messages, spam=spam, **flags)
-            assert got == (f.table_.n_ham, f.table_.n_spam)
-            assert not os.path.exists(pending.pending_path(path))  # (written into the file)
-        _same_answers(path, f)
-    # folded, the file is the one the filter saves, byte for byte
-    change_counts(path, [], spam=True)
-    expected = path.with_name("expected.nbayes")
-    nbayes.save(f, expected)
-    assert path.read_bytes() == expected.read_bytes()
-
-
-def test_a_registration_appends_and_a_full_log_is_folded(tmp_path: Path, saved: Path) -> None:
-    path = tmp_path / "spam.nbayes"
-    shutil.copy(saved, path)
+def test_a_registration_appends_and_a_full_log_is_folded(path: Path) -> None:
     before = path.read_bytes()
     log = Path(pending.pending_path(path))
     done = register(path, [b"Subject: free\n\nfree money fast"], spam=True)
@@ -130,11 +44,7 @@ def test_a_registration_appends_and_a_full_log_is_folded(tmp_path: Path, saved: 
     assert (nbayes.load(path).table_.n_ham, nbayes.load(path).table_.n_spam) == (3, 3)
 
 
-def test_a_record_cut_short_by_a_crash_is_never_counted_and_cut_off(
-    tmp_path: Path, saved: Path
-) -> None:
-    path = tmp_path / "spam.nbayes"
-    shutil.copy(saved, path)
+def test_a_record_cut_short_by_a_crash_is_never_counted_and_cut_off(path: Path) -> None:
     register(path, [b"Subject: a\n\ncheap cheap"], spam=True)
     log = Path(pending.pending_path(path))
     whole = log.read_bytes()
@@ -151,10 +61,8 @@ def test_a_record_cut_short_by_a_crash_is_never_counted_and_cut_off(
 
 
 def test_a_log_of_another_file_is_ignored_and_a_save_removes_it(
-    tmp_path: Path, saved: Path
+    tmp_path: Path, saved: Path, path: Path
 ) -> None:
-    path = tmp_path / "spam.nbayes"
-    shutil.copy(saved, path)
     register(path, [b"Subject: a\n\ncheap cheap"], spam=True)
     log = Path(pending.pending_path(path))
     stale = log.read_bytes()
@@ -176,11 +84,9 @@ def test_a_log_of_another_file_is_ignored_and_a_save_removes_it(
     assert Path(pending.pending_path(other)).read_bytes() == b"my notes"
 
 
-def test_a_damaged_log_is_refused_naming_it(tmp_path: Path, saved: Path) -> None:
+def test_a_damaged_log_is_refused_naming_it(path: Path) -> None:
     from nbayes.io._records import frame
 
-    path = tmp_path / "spam.nbayes"
-    shutil.copy(saved, path)
     register(path, [b"Subject: a\n\ncheap cheap"], spam=True)
     log = Path(pending.pending_path(path))
     log.write_bytes(log.read_bytes() + frame({"op": "learn", "spam": "yes", "sets": [[1]]}))
@@ -190,14 +96,10 @@ def test_a_damaged_log_is_refused_naming_it(tmp_path: Path, saved: Path) -> None
         load_spam_scorer(path)
 
 
-def test_the_cli_registers_without_rewriting_the_model_and_folds_on_demand(
-    tmp_path: Path, saved: Path
-) -> None:
+def test_the_cli_registers_without_rewriting_the_model_and_folds_on_demand(path: Path) -> None:
     """``nbayes filter --register`` appends (no numpy imported), ``--fold`` writes the log
     into the file, ``nbayes info`` says what is pending, ``--unregister`` of a message
     still in the log works."""
-    path = tmp_path / "spam.nbayes"
-    shutil.copy(saved, path)
     before = path.read_bytes()
     spam = b"From: x@example.com\nSubject: cash now\n\nfree cash now"
     code = (
@@ -230,9 +132,7 @@ def test_the_cli_registers_without_rewriting_the_model_and_folds_on_demand(
     assert proc.returncode == 3 and "--fold" in proc.stderr and "alone" in proc.stderr
 
 
-def test_the_log_of_a_private_model_is_private(tmp_path: Path, saved: Path) -> None:
-    path = tmp_path / "spam.nbayes"
-    shutil.copy(saved, path)
+def test_the_log_of_a_private_model_is_private(path: Path) -> None:
     for mode in (0o640, 0o600):
         path.chmod(mode)
         register(path, [b"Subject: a\n\nmy own mail"], spam=False, fold_at=1)  # (folded)
@@ -241,10 +141,8 @@ def test_the_log_of_a_private_model_is_private(tmp_path: Path, saved: Path) -> N
 
 
 def test_a_write_that_fails_learns_nothing_and_says_which_file(
-    tmp_path: Path, saved: Path, monkeypatch: pytest.MonkeyPatch
+    path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "spam.nbayes"
-    shutil.copy(saved, path)
     register(path, [b"Subject: a\n\ncheap cheap"], spam=True)
     log = Path(pending.pending_path(path))
     before = log.read_bytes()
@@ -260,8 +158,7 @@ def test_a_write_that_fails_learns_nothing_and_says_which_file(
 
 
 def test_a_fold_that_fails_keeps_the_registration_and_says_so(
-    tmp_path: Path,
-    saved: Path,
+    path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -269,9 +166,6 @@ def test_a_fold_that_fails_keeps_the_registration_and_says_so(
 
     from nbayes.cli import main
     from nbayes.io.serializers import spam as serializer
-
-    path = tmp_path / "spam.nbayes"
-    shutil.copy(saved, path)
 
     def full(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
