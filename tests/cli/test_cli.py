@@ -701,7 +701,7 @@ def test_update_waits_for_another_update_then_fails_clearly(
         code, _, err = run(capsys, "update", text_model, texts_csv)
     lines = err.strip().splitlines()  # a loaded machine may add a note (e.g. still waiting)
     note, error = lines[0], lines[-1]
-    assert code == 1 and "Waiting for another update or forget" in note
+    assert code == 1 and "Waiting for another change of" in note
     assert error.startswith("Error: ") and "is in use by another process" in error
     assert "has held it for 0.2 s" in error and "Traceback" not in err
     assert text_model.read_bytes() == before  # untouched

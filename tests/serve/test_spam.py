@@ -228,3 +228,24 @@ def test_raw_messages_are_a_spam_filters(text_model: str, start: Any) -> None:
     server = start(text_model)
     status, out = server.post("/update", {"messages": ["aGk="], "labels": ["spam"]})
     assert status == 422 and out["field"] == "messages" and '"texts"' in out["error"], out
+
+
+def test_a_starting_server_waits_for_a_registration(tmp_path: Path, start: Any) -> None:
+    """A delivery's registration holds the model's lock for a moment: a server started
+    then waits for it (it was refused at once, "If it is stuck, stop it")."""
+    import subprocess
+    import sys
+
+    path = _model(tmp_path)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from nbayes.io.lock import ModelLock; "
+         "lock = ModelLock(sys.argv[1], 'nbayes filter').acquire(); print('held', flush=True); "
+         "time.sleep(2)", path],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    server = start(path)  # (waits until it answers)
+    assert "waiting for another change of" in server.stderr
+    assert holder.wait(timeout=60) == 0
+    holder.stdout.close()
+    assert server.get("/health")[0] == 200

@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -147,8 +148,15 @@ def test_a_write_that_fails_learns_nothing_and_says_which_file(
     log = Path(pending.pending_path(path))
     before = log.read_bytes()
 
-    pwrite = os.pwrite  # (the disk fills up in the middle of the record)
-    monkeypatch.setattr(os, "pwrite", lambda fd, data, offset: pwrite(fd, data[:9], offset))
+    pwrite, calls = os.pwrite, []
+
+    def full(fd: int, data: bytes, offset: int) -> int:  # (the disk fills up mid-record)
+        calls.append(offset)
+        if len(calls) > 1:
+            raise OSError(28, "No space left on device")
+        return pwrite(fd, bytes(data[:9]), offset)
+
+    monkeypatch.setattr(os, "pwrite", full)
     with pytest.raises(OSError, match=r"spam\.nbayes\.pending.*nothing was learnt") as info:
         register(path, [b"Subject: b\n\nwin now"], spam=True)
     assert info.value.errno is not None
@@ -171,10 +179,147 @@ def test_a_fold_that_fails_keeps_the_registration_and_says_so(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(serializer, "change_counts", full)
-    monkeypatch.setattr("nbayes.io.serializers.spam_register.FOLD_BYTES", 1)
+    # (the message fits in the log, which then outgrows this and is folded)
+    monkeypatch.setattr("nbayes.io.serializers.spam_register.FOLD_BYTES", 150)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"Subject: x\n\nwin cash")))
     assert main(["filter", str(path), "--register", "spam"]) == 0
     err = capsys.readouterr().err
     assert "now has 2 ham and 3 spam" in err
     assert "kept in" in err and "No space left" in err and "tries again" in err
     assert pending.pending_counts(path) == (0, 1)
+
+
+_SLOW_FOLD = """
+import sys, time
+from pathlib import Path
+import nbayes.io.pending as pending
+removing = pending.discard
+def discard(path):  # (a fold between its rename and the log's removal, for a moment)
+    Path(sys.argv[2]).write_text("renamed")
+    time.sleep(1.5)
+    removing(path)
+pending.discard = discard
+from nbayes.cli import main
+sys.exit(main(["filter", sys.argv[1], "--fold"]))
+"""
+
+
+def test_a_registration_waits_for_a_fold_to_remove_its_log(path: Path, tmp_path: Path) -> None:
+    """The review's race: a fold renamed the new file over the model, and another
+    registration locked that new file and started a log, which the fold then removed:
+    an acknowledged registration lost. The writer's lock now follows the new file
+    across the rename (nbayes.io.lock.follow_held)."""
+    register(path, [b"Subject: a\n\ncheap cheap"], spam=True)  # (something to fold)
+    marker = tmp_path / "renamed"
+    folder = subprocess.Popen([sys.executable, "-c", _SLOW_FOLD, str(path), str(marker)])
+    for _ in range(600):
+        if marker.exists() or folder.poll() is not None:
+            break
+        time.sleep(0.05)
+    assert marker.exists()
+    proc = subprocess.run(
+        [sys.executable, "-m", "nbayes", "filter", str(path), "--register", "spam"],
+        input=b"Subject: late\n\nzzlatecomer offer", capture_output=True,
+    )  # fmt: skip
+    assert folder.wait(timeout=120) == 0 and proc.returncode == 0, proc.stderr
+    f = nbayes.load(path)
+    assert f.table_.n_spam == 4 and f.table_.counts("zzlatecomer") == (0, 1)
+
+
+def test_a_model_copied_over_starts_without_the_log(path: Path, saved: Path) -> None:
+    """``cp clean.nbayes MODEL`` (the same bytes as the log's base, a new modification
+    time): the log is not counted (it came back before: a trial's counts were off by 40),
+    and the next registration says it replaced it."""
+    import io
+
+    from nbayes.cli import main
+
+    register(path, [b"Subject: a\n\ncheap cheap"], spam=True)
+    os.utime(path, ns=(os.stat(path).st_atime_ns, os.stat(path).st_mtime_ns + 10**9))
+    assert pending.pending_counts(path) == (0, 0) and nbayes.load(path).table_.n_spam == 2
+    sys.stdin = io.TextIOWrapper(io.BytesIO(b"Subject: b\n\nwin cash"))
+    try:
+        err = io.StringIO()
+        stderr, sys.stderr = sys.stderr, err
+        try:
+            assert main(["filter", str(path), "--register", "spam"]) == 0
+        finally:
+            sys.stderr = stderr
+    finally:
+        sys.stdin = sys.__stdin__
+    assert "held 1 registration(s) of another version" in err.getvalue()
+    assert pending.pending_counts(path) == (0, 1) and nbayes.load(path).table_.n_spam == 3
+
+
+def test_damage_before_the_last_record_is_refused_not_cut(path: Path) -> None:
+    for i in range(3):
+        register(path, [b"Subject: %d\n\ncheap pills" % i], spam=True)
+    log = Path(pending.pending_path(path))
+    data = bytearray(log.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # (a flipped bit in the middle record)
+    log.write_bytes(bytes(data))
+    with pytest.raises(ModelFileError, match=r"damaged at byte .* move it away"):
+        nbayes.load(path)
+    with pytest.raises(ModelFileError, match="damaged"):
+        register(path, [b"Subject: x\n\nmore"], spam=True)
+    assert log.read_bytes() == bytes(data)  # (nothing cut off)
+
+
+def test_a_read_only_model_and_a_log_not_ours_take_registrations(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 0444 model's log was 0444: the second registration failed. A log this user may
+    not write is written anew beside it (the folder's permission suffices, as for a save)."""
+    path.chmod(0o444)
+    for i in range(2):
+        register(path, [b"Subject: %d\n\ncheap" % i], spam=True)
+    assert Path(pending.pending_path(path)).stat().st_mode & 0o777 == 0o644
+    opening = os.open
+
+    def refused(name: str, flags: int, *args: object) -> int:  # (another user's log)
+        if name.endswith(".pending") and flags & os.O_RDWR:
+            raise PermissionError(13, "Permission denied", name)
+        return opening(name, flags, *args)
+
+    monkeypatch.setattr(os, "open", refused)
+    register(path, [b"Subject: 3\n\nmore"], spam=False)
+    monkeypatch.undo()
+    assert pending.pending_counts(path) == (1, 2)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="root gives files away")
+def test_root_leaves_the_users_files_the_users(path: Path) -> None:
+    """A registration run as root on a user's private model: the log (and a fold's new
+    model) keep the model's owner and group, not root's (the user's deliveries then
+    failed: 'Permission denied')."""
+    os.chown(path, 65534, 65534)
+    path.chmod(0o600)
+    register(path, [b"Subject: a\n\ncheap"], spam=True)
+    log = Path(pending.pending_path(path)).stat()
+    assert (log.st_uid, log.st_gid, log.st_mode & 0o777) == (65534, 65534, 0o600)
+    register(path, [b"Subject: b\n\ncheap"], spam=True, fold_at=1)  # (written into the file)
+    model = path.stat()
+    assert (model.st_uid, model.st_gid, model.st_mode & 0o777) == (65534, 65534, 0o600)
+
+
+def test_messages_that_fill_a_log_are_written_into_the_file_at_once(path: Path) -> None:
+    mbox = [
+        b"Subject: %d\n\n" % i + b" ".join(b"w%d_%d" % (i, j) for j in range(50)) for i in range(9)
+    ]
+    done = register(path, mbox, spam=True, fold_at=2000)
+    assert done is not None and done.folded and not Path(pending.pending_path(path)).exists()
+    assert nbayes.load(path).table_.n_spam == 2 + 9
+
+
+def test_ctrl_c_after_the_append_says_the_registration_holds(tmp_path: Path) -> None:
+    import io
+
+    from nbayes.cli._interrupt import Interrupts
+
+    model, log = tmp_path / "m.nbayes", tmp_path / "m.nbayes.pending"
+    model.write_bytes(b"model")
+    interrupts = Interrupts(io.StringIO())
+    with interrupts.writing(str(log)), interrupts.writing(str(model)):
+        log.write_bytes(b"record")  # (appended; the fold then interrupted)
+    line, status = interrupts.outcome()
+    assert status == 0 and "registration was written" in line and "do not register" in line

@@ -32,6 +32,9 @@ from typing import Any, TextIO
 
 __all__ = ["GRACE", "Interrupts"]
 
+#: the suffix of a spam filter's log of pending registrations (nbayes.io.pending)
+PENDING = ".pending"
+
 #: Seconds the main thread has to unwind after Ctrl-C before the watchdog ends the process.
 GRACE = 0.5
 #: Seconds the watchdog then waits for a model file being written to be finished or
@@ -71,7 +74,7 @@ class Interrupts:
     def __init__(self, err: TextIO | None) -> None:
         self.err = err
         self._targets: list[tuple[str, tuple[int, int, int, int] | None, set[str]]] = []
-        self._saving = threading.Lock()  # held while a model file is written
+        self._saving = threading.RLock()  # held while a model file is written (nested: its log)
         self._claimed = threading.Lock()  # the closing line is written once
         self._finished = threading.Event()
         self._hit = False
@@ -192,10 +195,18 @@ class Interrupts:
     def outcome(self) -> tuple[str, int]:
         """The closing line of an interrupted run, and its exit status."""
         saved = self.saved()
-        if saved:
-            names = ", ".join(os.path.relpath(p) for p in saved)
+        models = [p for p in saved if not p.endswith(PENDING)]
+        if models:
+            names = ", ".join(os.path.relpath(p) for p in models)
             return (
                 f"Interrupted after the model was saved: {names} is complete (the new model).",
+                0,
+            )
+        if saved:  # (a registration appended to a spam filter's log, not yet folded)
+            names = ", ".join(os.path.relpath(p) for p in saved)
+            return (
+                f"Interrupted after the registration was written: {names} holds it, and the "
+                "model counts it (do not register it again).",
                 0,
             )
         return "Interrupted: no model file was changed.", 130

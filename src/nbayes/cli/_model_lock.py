@@ -37,7 +37,7 @@ def model_lock(path: str, ui: UI) -> Iterator[None]:
         message = holder_message(path, pid)  # a server: it will not let go
         if message is None and not said:
             who = f" (process {pid})" if pid is not None else ""
-            ui.note(f"Waiting for another update or forget of {path}{who} to finish ...")
+            ui.note(f"Waiting for another change of {path}{who} to finish ...")
             said = True
         return message
 

@@ -41,17 +41,18 @@ def is_spam_model(path: str) -> bool:
         return False
 
 
-def _labelled_mail(
-    roots: Iterable[str], advance: Any, ui: UI | None = None
+def labelled_mail(
+    roots: Iterable[str], advance: Any, ui: UI | None = None, who: str = "--model spam"
 ) -> Iterator[tuple[Any, str]]:
     """``(message, label)`` of every MAILDATA root (``root/ham/``, ``root/spam/``); other
-    sub-folders are named in a warning (``ui``), not read."""
+    sub-folders are named in a warning (``ui``), not read. ``who`` reads them, for the
+    error of a root that is not a folder."""
     from nbayes.mail import iter_classes
 
     for root in roots:
         if not os.path.isdir(root):
             raise CLIError(
-                f"--model spam reads mail from folders: {root!r} is not one. Give a folder with "
+                f"{who} reads mail from folders: {root!r} is not one. Give a folder with "
                 "a ham/ and a spam/ sub-folder, each of message files, mboxes or Maildirs."
             )
         others = sorted(
@@ -85,7 +86,7 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
     model = SpamFilter()
     n_jobs = args.jobs if args.jobs is not None else -1  # (-1: every usable core)
     with ui.progress("Training", "messages") as bar:
-        model.fit_stream(_labelled_mail(args.data, bar.advance, ui), n_jobs=n_jobs)
+        model.fit_stream(labelled_mail(args.data, bar.advance, ui), n_jobs=n_jobs)
     table = model.table_
     if table.n_ham + table.n_spam == 0:
         raise CLIError(f"No message found in {', '.join(args.data)}: nothing was learnt.")
@@ -121,7 +122,7 @@ def eval_spam(args: argparse.Namespace, ui: UI) -> int:
     labels: list[str] = []
     verdicts: list[str] = []
     with ui.progress("Evaluating", "messages") as bar:
-        for (mail, label), verdict in decide.each(_labelled_mail(args.data, bar.advance), _first):
+        for (mail, label), verdict in decide.each(labelled_mail(args.data, bar.advance), _first):
             if isinstance(verdict, Exception):
                 raise CLIError(f"{mail.name}: {verdict}")
             labels.append(label)

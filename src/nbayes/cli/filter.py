@@ -249,6 +249,11 @@ def _error(ui: Any, exc: BaseException, where: str = "") -> int:
 def _run(args: argparse.Namespace, ui: Any) -> int:
     from nbayes.cli._ui import CLIError
 
+    if os.path.islink(args.model) and not os.path.exists(args.model):
+        raise CLIError(
+            f"{args.model} is a symbolic link to {os.readlink(args.model)!r}, which does not "
+            "exist: point it at the model file (or give the model file itself)."
+        )
     if not os.path.exists(args.model) and not (args.register and not args.unregister):
         raise CLIError(
             f"No model file {args.model!r}: train a spam filter first with "
@@ -390,13 +395,6 @@ def _write_all(stream: Any, data: bytes) -> None:
         view = view[n:]
 
 
-def _messages(paths: Sequence[str]) -> Iterator[Any]:
-    from nbayes.mail import iter_mail
-
-    for path in paths:
-        yield from iter_mail(path)
-
-
 def _each(args: argparse.Namespace, ui: Any, decide: Any) -> int:
     """One line per message of the MAIL arguments; a message that cannot be read is an
     ``Error:`` line naming it, and the others still get their verdicts."""
@@ -522,15 +520,27 @@ def _register(
     model's lock): the new ``(n_ham, n_spam)``."""
     from nbayes.cli._guarded import guarded_write
     from nbayes.cli._ui import CLIError
+    from nbayes.io.pending import pending_path
     from nbayes.io.serializers.spam_register import register
 
-    done = guarded_write(args.model, lambda: register(args.model, mails, spam=spam, scorer=scorer))
+    log = pending_path(args.model)
+    done = guarded_write(  # (both registered: Ctrl-C in a fold says the log holds it)
+        log, lambda: guarded_write(
+            args.model, lambda: register(args.model, mails, spam=spam, scorer=scorer)
+        ),
+    )  # fmt: skip
     if done is None:
         raise CLIError(_not_spam(args.model))
+    if done.dropped:
+        ui.warn(
+            f"{log} held {done.dropped:,} registration(s) of another version of "
+            f"{args.model} (a file copied or restored over it since, without its times): "
+            "they were not counted, and a new log replaced it."
+        )
     if done.fold_error is not None:
         ui.warn(
-            f"the registration is kept in {args.model}.pending, but writing it into "
-            f"{args.model} failed ({done.fold_error}); the next registration tries again."
+            f"the registration is kept in {log}, but writing it into {args.model} failed "
+            f"({done.fold_error}); the next registration tries again."
         )
     return done.n_ham, done.n_spam
 
@@ -574,6 +584,8 @@ def _started(args: argparse.Namespace, ui: Any, mails: list[Any]) -> bool:
     file is created only if still missing (a hard link of the written file: two first
     registrations at once make one model, the other registers into it); False when
     another process created it first."""
+    import fcntl
+
     from nbayes.cli._models import check_output_folder
     from nbayes.io.pending import discard
     from nbayes.io.persist import save
@@ -584,18 +596,30 @@ def _started(args: argparse.Namespace, ui: Any, mails: list[Any]) -> bool:
     ham_label, spam_label = model.labels
     model.fit(mails, [spam_label if args.register == "spam" else ham_label] * len(mails))
     new = f"{args.model}.{os.getpid()}.new"
+    locked = -1
     try:
-        save(model, new)
+        try:
+            save(model, new)
+        except OSError as exc:
+            raise OSError(
+                exc.errno, f"cannot write the new model {args.model!r}: {exc.strerror or exc}"
+            ) from exc
+        # locked before it is the model: no registration waiting for the model's lock
+        # starts a log that the removal of an old one below would take with it
+        locked = os.open(new, os.O_RDONLY | os.O_CLOEXEC)
+        fcntl.flock(locked, fcntl.LOCK_EX)
         try:
             os.link(new, args.model)
         except FileExistsError:
             return False
+        discard(args.model)  # (a log of a model this path named before: not this one's)
     finally:
+        if locked >= 0:
+            os.close(locked)
         try:
             os.unlink(new)
         except OSError:
             pass
-    discard(args.model)  # (a log of a model this path named before: not this one's)
     other = "ham" if args.register == "spam" else "spam"
     ui.note(
         f"No model file {args.model}: started a new spam filter with {len(mails):,} "
@@ -613,9 +637,12 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
     from nbayes.cli._ui import CLIError
 
     if args.mail:
-        mails: list[Any] = list(_messages(args.mail))
-        if not mails:
-            raise CLIError(f"no message in {', '.join(args.mail)}: nothing to learn.")
+        mails: list[Any] = []
+        for kind, what in _read_all(args.mail):  # (a path that cannot be read: nothing learnt)
+            if kind == "error":
+                text = " ".join(str(what).split()) or type(what).__name__
+                raise CLIError(f"{text}: nothing was learnt (leave it out of the MAIL arguments).")
+            mails.append(what)
         empty = [m.name for m in mails if not m.data.strip()]
         if empty and not args.unregister:  # (stdin without MAIL is refused alike, in _stdin)
             raise CLIError(

@@ -6,7 +6,9 @@ hashes words into a fixed number of buckets). The file is replaced atomically: a
 crash never leaves it broken. Two updates (or forgets) of one model take turns,
 and none is lost; a model that `nbayes serve` is serving is refused at once, naming
 the server and its /update (send the data there instead). Updates a killed server
-journaled but had not folded into the model (MODEL.journal) are folded in first.
+journaled but had not folded into the model (MODEL.journal) are folded in first. A spam
+filter learns (or forgets) mail, as `nbayes train --model spam` reads it: DATA/ham/ and
+DATA/spam/, of message files, mboxes or Maildirs.
 
 Example:
   nbayes update spam.nbayes new_messages.csv
@@ -45,6 +47,10 @@ def apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
 def _apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
     check_model_output(args.model, args.data, flag="MODEL")
     model = _load_for_learning(args.model)
+    from nbayes.spam import SpamFilter
+
+    if isinstance(model, SpamFilter):
+        return _apply_mail(args, ui, model, forget)
     if not hasattr(model, "unlearn"):
         raise CLIError(
             f"{args.model} holds an {type(model).__name__}, whose linear model cannot learn or "
@@ -65,6 +71,36 @@ def _apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
     )
     ui.note(f"{verb} {len(y):,} examples; {args.model} now has: {counts}.")
     warn_one_class(ui, model, args.model)
+    return 0
+
+
+def _apply_mail(args: argparse.Namespace, ui: UI, model: Any, forget: bool) -> int:
+    """A spam filter learns (forgets) the mail of DATA's ham/ and spam/ folders, as
+    ``nbayes train --model spam`` reads them; the table options do not apply."""
+    from nbayes.cli._spam import labelled_mail
+
+    for flag, default in (("--text-col", "text"), ("--label-col", "label"),
+                          ("--data-format", None)):  # fmt: skip
+        if getattr(args, flag[2:].replace("-", "_"), default) != default:
+            raise CLIError(
+                f"{flag} does not apply to a spam filter: it learns mail from folders "
+                "(DATA/ham/ and DATA/spam/, of message files, mboxes or Maildirs)."
+            )
+    with ui.progress("Unlearning" if forget else "Learning", "messages") as bar:
+        pairs = list(labelled_mail(args.data, bar.advance, ui, who="a spam filter"))
+        if not pairs:
+            raise CLIError(f"No message found in {', '.join(args.data)}: nothing was changed.")
+        ham_label, spam_label = model.classes_.tolist()
+        labels = [spam_label if label == "spam" else ham_label for _, label in pairs]
+        (model.unlearn if forget else model.partial_fit)([m for m, _ in pairs], labels)
+    save_model(model, args.model, args.data, flag="MODEL")
+    n_spam = sum(label == "spam" for _, label in pairs)
+    table = model.table_
+    ui.note(
+        f"{'Forgot' if forget else 'Learned'} {len(pairs):,} messages "
+        f"({len(pairs) - n_spam:,} ham, {n_spam:,} spam); {args.model} now has "
+        f"{table.n_ham:,} ham and {table.n_spam:,} spam."
+    )
     return 0
 
 

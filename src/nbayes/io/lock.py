@@ -45,7 +45,22 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["LockedError", "ModelLock", "holder_pid"]
+__all__ = ["LockedError", "ModelLock", "follow_held", "holder_pid"]
+
+#: the locks this process holds, by the real path of their model file
+_HELD: dict[str, ModelLock] = {}
+
+
+def follow_held(target: str, new_file: str) -> None:
+    """Called by whoever renames ``new_file`` over the model file ``target`` (its real
+    path; :func:`nbayes.io._modelfile.write_model_file` does, for every save): a lock this
+    process holds on ``target`` locks ``new_file`` first (:meth:`ModelLock.follow`), so
+    that no other process can take the model between the rename and what its writer does
+    next under the lock (such as removing the model's log of pending registrations, which
+    another process's registration would otherwise have started anew and lost)."""
+    lock = _HELD.get(target)
+    if lock is not None and lock.locked:
+        lock.follow(new_file)
 
 
 class LockedError(RuntimeError):
@@ -189,6 +204,7 @@ class ModelLock:
                 raise
             if _same_file(fd, self.path):  # not replaced since it was opened
                 self._first = fd
+                _HELD[os.path.realpath(self.path)] = self
                 return self
             os.close(fd)  # the file was replaced while we waited: lock the new one
 
@@ -219,6 +235,9 @@ class ModelLock:
             if fd is not None:
                 os.close(fd)
         self._first = self._current = None
+        key = os.path.realpath(self.path)
+        if _HELD.get(key) is self:
+            del _HELD[key]
 
     def __enter__(self) -> ModelLock:
         return self.acquire()

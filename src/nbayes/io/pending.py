@@ -13,8 +13,9 @@ with every message of the log learnt (atomically, as :func:`nbayes.save` writes 
 the log is removed. Unlearning and corrections fold at once.
 
 The log is framed records (:mod:`nbayes.io._records`). The first names the model file the
-others apply to: ``{"op": "base", "digest": ...}``, the SHA-256 stored at the end of that
-file (its identity; nothing is hashed to read it). Each other record is one registration:
+others apply to: ``{"op": "base", "digest": ..., "mtime_ns": ...}``, the SHA-256 stored at
+the end of that file and its modification time (its identity; nothing is hashed to read
+it). Each other record is one registration:
 ``{"op": "learn", "spam": true, "sets": [["subject:free", ...], ...]}``, the token sets of
 the messages it learnt, as :meth:`~nbayes.spam.SpamFilter.partial_fit` takes them.
 
@@ -24,13 +25,19 @@ What keeps it exact:
   or folds;
 * a record is acknowledged after its ``fdatasync``; one cut short by a crash was never
   acknowledged and ends the log (it is cut off by the next append);
-* a log whose base is not the model file's digest is ignored: the file was replaced
+* a log whose base is not the model file as it is is ignored: the file was replaced
   since (a fold that stopped before removing the log, a save by ``nbayes.save`` or
-  ``nbayes train``, which learnt or discarded what it held); the next registration
-  starts a new one, and a save removes it.
+  ``nbayes train``, which learnt or discarded what it held, or a file copied over the
+  model: ``cp clean.nbayes MODEL`` starts without them); the next registration starts a
+  new one (saying how many messages the old one held), and a save removes it;
+* a reader takes the log's bytes before it reads the model file (:func:`snapshot`): a
+  fold in between leaves a file that holds them, under another identity.
 
-Copy the log with the model file (or fold it first, ``nbayes filter MODEL --fold``): a
-copy of the model file alone lacks the messages still pending.
+Copy the log with the model file, with their times (``cp -p``, ``rsync -a``), or fold it
+first (``nbayes filter MODEL --fold``): a copy of the model file alone lacks the messages
+still pending, and a model file restored with a new modification time starts without
+them. A hard link is another name of the same file but not of its log: each name gets a
+log of its own (use a symbolic link; the log is found beside the file it points to).
 """
 
 from __future__ import annotations
@@ -44,10 +51,11 @@ from itertools import chain
 from typing import Any
 
 from nbayes.exceptions import ModelFileError
-from nbayes.io._records import frame, parse
+from nbayes.io._records import FRAME, frame, parse
 
 __all__ = [
     "FOLD_BYTES",
+    "Identity",
     "Pending",
     "append",
     "discard",
@@ -55,6 +63,7 @@ __all__ = [
     "pending_counts",
     "pending_path",
     "read_pending",
+    "snapshot",
 ]
 
 #: a registration that grows the log past this many bytes folds it into the model file.
@@ -63,6 +72,11 @@ __all__ = [
 #: of each on average (benchmarks/bench_deliveries.py)
 FOLD_BYTES = 1 << 19
 _SUFFIX = ".pending"
+
+
+#: a model file's identity as its log names it: the SHA-256 digest stored at its end and
+#: its modification time in nanoseconds (``ReadArrays.identity``)
+Identity = tuple[bytes, int]
 
 
 def pending_path(model_path: str | os.PathLike[str]) -> str:
@@ -111,14 +125,41 @@ def learn_record(sets: Sequence[Iterable[str]], *, spam: bool) -> dict[str, Any]
     return {"op": "learn", "spam": bool(spam), "sets": [sorted(s) for s in sets]}
 
 
-def _read(path: str) -> bytes | None:
+def snapshot(model_path: str | os.PathLike[str]) -> bytes | None:
+    """The log's bytes (None when there is none), read *before* the model file: a fold
+    that comes between the two readings leaves a model file that holds what this snapshot
+    holds, and another identity (its log is then ignored, never lost nor counted twice);
+    read after, a fold's removal of the log would lose its messages for this reading.
+
+    Raises ModelFileError if the log cannot be read."""
+    path = pending_path(model_path)
     try:
         with open(path, "rb") as f:
             return f.read()
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise ModelFileError(f"cannot read {path!r}, the model's pending messages: {exc}") from exc
+        raise ModelFileError(
+            f"cannot read {path!r}, the model's pending registrations: {exc.strerror or exc}"
+            f"{_whose(path, exc)}"
+        ) from exc
+
+
+def _whose(path: str, exc: OSError) -> str:
+    """Advice for a log this user may not read or write: whose it is, and what mends it."""
+    if exc.errno not in (errno.EACCES, errno.EPERM):
+        return ""
+    try:
+        import pwd
+
+        owner = pwd.getpwuid(os.stat(path).st_uid).pw_name
+    except (OSError, KeyError, ImportError):
+        return ""
+    model = path[: -len(_SUFFIX)]
+    return (
+        f"; it belongs to {owner}: run nbayes as {owner}, or have {owner} write it into the "
+        f"model (`nbayes filter {model} --fold`)"
+    )
 
 
 def _bad(path: str, what: str) -> ModelFileError:
@@ -128,13 +169,36 @@ def _bad(path: str, what: str) -> ModelFileError:
     )
 
 
-def _is_base(record: dict[str, Any], digest: bytes) -> bool:
-    return record.get("op") == "base" and record.get("digest") == digest.hex()
+def _parse_log(path: str, data: bytes) -> tuple[list[dict[str, Any]], list[int]]:
+    """The log's intact records and where each ends. A last record cut short (a crash
+    while appending it: never acknowledged) ends the log; a record that does not check
+    before the last is damage, refused (every registration after it would be lost)."""
+    records, ends = parse(data)
+    end = ends[-1] if ends else 0
+    if end + FRAME.size <= len(data):
+        (length, _) = FRAME.unpack_from(data, end)
+        if end + FRAME.size + length < len(data):
+            raise _bad(path, f"is damaged at byte {end:,} (before its last record)")
+    return records, ends
 
 
-def read_pending(model_path: str | os.PathLike[str], digest: bytes) -> Pending:
-    """The messages pending for the model file whose stored digest is ``digest`` (none
-    when there is no log, or its base is another file).
+def _base(identity: Identity) -> dict[str, Any]:
+    digest, mtime_ns = identity
+    return {"op": "base", "digest": digest.hex(), "mtime_ns": mtime_ns}
+
+
+def _is_base(record: dict[str, Any], identity: Identity) -> bool:
+    return record == _base(identity)
+
+
+def read_pending(
+    model_path: str | os.PathLike[str], identity: Identity, data: bytes | None = None
+) -> Pending:
+    """The messages pending for the model file of ``identity`` (its stored digest and
+    modification time): none when there is no log, or its base is another file (a file
+    written since, or copied over the model: ``cp clean.nbayes MODEL`` starts without
+    them). ``data``: the log's :func:`snapshot`, taken before the model file was read
+    (else it is read now: under the model's lock only).
 
     Raises
     ------
@@ -142,11 +206,12 @@ def read_pending(model_path: str | os.PathLike[str], digest: bytes) -> Pending:
         If the log cannot be read, or holds a record nbayes does not write.
     """
     path = pending_path(model_path)
-    data = _read(path)
+    if data is None:
+        data = snapshot(model_path)
     if not data:
         return Pending([], 0)
-    records, ends = parse(data)
-    if not records or not _is_base(records[0], digest):
+    records, ends = _parse_log(path, data)
+    if not records or not _is_base(records[0], identity):
         return Pending([], 0)
     out: list[tuple[bool, list[list[str]]]] = []
     for r in records[1:]:
@@ -167,53 +232,65 @@ _STR = {str}
 
 def pending_counts(model_path: str | os.PathLike[str]) -> tuple[int, int]:
     """The messages pending for a model file, ``(ham, spam)`` (``nbayes info``'s): those of
-    a log whose base is the digest stored at the file's end now."""
+    a log whose base is the file as it is now (the digest stored at its end, its
+    modification time)."""
     from nbayes.io._modelfile.layout import DIGEST_SIZE
 
+    data = snapshot(model_path)  # (first: see snapshot)
     try:
         with open(model_path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            digest = os.pread(f.fileno(), DIGEST_SIZE, max(size - DIGEST_SIZE, 0))
+            st = os.fstat(f.fileno())
+            digest = os.pread(f.fileno(), DIGEST_SIZE, max(st.st_size - DIGEST_SIZE, 0))
     except OSError:
         return 0, 0
-    return read_pending(model_path, digest).counts()
+    return read_pending(model_path, (digest, st.st_mtime_ns), data).counts()
 
 
-def append(model_path: str | os.PathLike[str], digest: bytes, record: dict[str, Any]) -> int:
-    """Append ``record`` to the log of the model file whose stored digest is ``digest``,
-    durably (``fdatasync``), starting a new log when there is none or its base is another
-    file, and cutting off a record a crash left unfinished. The caller holds the model's
-    lock. Returns the log's size in bytes."""
+def append(
+    model_path: str | os.PathLike[str], identity: Identity, record: dict[str, Any]
+) -> tuple[int, int]:
+    """Append ``record`` to the log of the model file of ``identity``, durably
+    (``fdatasync``), starting a new log when there is none or its base is another file,
+    and cutting off a record a crash left unfinished. The caller holds the model's lock.
+    Returns the log's size in bytes, and how many messages a log of another file held
+    (replaced: they were not counted for this file, and are dropped now)."""
     path = pending_path(model_path)
     data = frame(record, ascii_only=True)  # (ValueError before anything is written)
     try:
-        return _append(model_path, path, digest, data)
+        return _append(model_path, path, identity, data)
     except OSError as exc:
         raise OSError(
             exc.errno,
             f"cannot write {path!r}, the model's log of registrations "
-            f"({exc.strerror or exc}); nothing was learnt",
+            f"({exc.strerror or exc}){_whose(path, exc)}; nothing was learnt",
         ) from exc
 
 
-def _append(model_path: str | os.PathLike[str], path: str, digest: bytes, data: bytes) -> int:
+def _append(
+    model_path: str | os.PathLike[str], path: str, identity: Identity, data: bytes
+) -> tuple[int, int]:
     try:
         fd = os.open(path, os.O_RDWR)
     except FileNotFoundError:
-        return _start(model_path, path, digest, data)
+        return _start(model_path, path, frame(_base(identity)) + data), 0
+    except PermissionError:  # (a log this user may not write: written anew beside it)
+        old = snapshot(model_path) or b""
+        records, ends = _parse_log(path, old)
+        if not records or not _is_base(records[0], identity):
+            return _start(model_path, path, frame(_base(identity)) + data), _held(records)
+        return _start(model_path, path, old[: ends[-1]] + data), 0
     try:
         size = os.fstat(fd).st_size
-        records, ends = parse(os.pread(fd, size, 0) if size else b"")
-        if not records or not _is_base(records[0], digest):
+        records, ends = _parse_log(path, os.pread(fd, size, 0) if size else b"")
+        if not records or not _is_base(records[0], identity):
             os.close(fd)
             fd = -1
-            return _start(model_path, path, digest, data)
+            return _start(model_path, path, frame(_base(identity)) + data), _held(records)
         end = ends[-1]
         if end != size:  # (a record cut short: never acknowledged)
             os.ftruncate(fd, end)
         try:
-            if os.pwrite(fd, data, end) != len(data):
-                raise OSError(errno.ENOSPC, "a short write (is the disk full?)")
+            _write_all(fd, data, end)
             os.fdatasync(fd)
         except BaseException:  # not acknowledged: not left to count later either
             try:
@@ -221,27 +298,44 @@ def _append(model_path: str | os.PathLike[str], path: str, digest: bytes, data: 
             except OSError:
                 pass
             raise
-        return end + len(data)
+        return end + len(data), 0
     finally:
         if fd >= 0:
             os.close(fd)
 
 
-def _start(model_path: str | os.PathLike[str], path: str, digest: bytes, data: bytes) -> int:
-    """A new log of ``data``, written beside and renamed into place (a crash leaves the
-    old log or the new one, never half of one), with the model file's permission bits
-    (the tokens of a private model's mail are as private)."""
-    from nbayes.io._durable import fsync_directory
+def _held(records: list[dict[str, Any]]) -> int:
+    """The messages the records of a log hold (a log of another file, replaced)."""
+    return sum(len(r["sets"]) for r in records[1:] if isinstance(r.get("sets"), list))
 
-    content = frame({"op": "base", "digest": digest.hex()}) + data
-    mode = stat.S_IMODE(os.stat(model_path).st_mode)
+
+def _write_all(fd: int, data: bytes, offset: int) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.pwrite(fd, view, offset)
+        if n <= 0:  # pragma: no cover - a file system that writes nothing and says so
+            raise OSError(errno.ENOSPC, "nothing was written (is the disk full?)")
+        view, offset = view[n:], offset + n
+
+
+def _start(model_path: str | os.PathLike[str], path: str, content: bytes) -> int:
+    """A log of ``content``, written beside and renamed into place (a crash leaves the
+    old log or the new one, never half of one), with the model file's permission bits
+    and the owner's write bit (the tokens of a private model's mail are as private; the
+    next registration appends) and, where this process may give them (root), the model's
+    owner and group: a registration run as root must not leave a log its user cannot
+    read or append to. Temporaries that killed registrations left are removed."""
+    from nbayes.io._durable import fsync_directory, keep_owner
+
+    model = os.stat(model_path)
     tmp = f"{path}.{os.getpid()}.tmp"
+    _remove_orphans(path)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            os.fchmod(fd, mode)
-            if os.write(fd, content) != len(content):
-                raise OSError(errno.ENOSPC, "a short write (is the disk full?)")
+            os.fchmod(fd, stat.S_IMODE(model.st_mode) | stat.S_IWUSR)
+            keep_owner(fd, model)
+            _write_all(fd, content, 0)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -254,6 +348,26 @@ def _start(model_path: str | os.PathLike[str], path: str, digest: bytes, data: b
         raise
     fsync_directory(os.path.dirname(path) or ".")
     return len(content)
+
+
+def _remove_orphans(path: str) -> None:
+    """The temporaries ``PATH.PID.tmp`` of processes that no longer run (killed while
+    starting a log)."""
+    import glob
+
+    for tmp in glob.glob(glob.escape(path) + ".*.tmp"):
+        pid = tmp[len(path) + 1 : -len(".tmp")]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        except OSError:  # (alive, another user's)
+            pass
 
 
 def discard(model_path: str | os.PathLike[str]) -> None:

@@ -330,15 +330,19 @@ def load(
     TypeError
         If ``functions`` is not a dict of strings to callables.
     """
+    from nbayes.io.pending import read_pending, snapshot
+
     given = check_functions(functions)
+    log = snapshot(path)  # (a spam filter's, before the file: see nbayes.io.pending)
     metadata, arrays = read_metadata(path, max_bytes=max_bytes)
     reader = ArrayReader(arrays)
     with _reading(path, reader), functions_given(given):
         model = decode({"model_type": metadata["model_type"], "model": metadata["model"]}, reader)
-    if metadata["model_type"] == "SpamFilter":  # the messages registered since it was written
-        from nbayes.io.pending import read_pending
+    if log:  # a spam filter's messages registered since it was written
+        from nbayes.spam import SpamFilter
 
-        read_pending(path, arrays.digest).learn_into(model)  # type: ignore[attr-defined]
+        if isinstance(model, SpamFilter):
+            read_pending(path, arrays.identity, log).learn_into(model)  # type: ignore[attr-defined]
     return model
 
 

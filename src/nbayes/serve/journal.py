@@ -45,7 +45,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from nbayes.io._durable import fsync_directory
+from nbayes.io._durable import fsync_directory, keep_owner
 from nbayes.io._records import frame as _frame
 from nbayes.io._records import parse as _parse
 
@@ -432,6 +432,11 @@ class Journal:
             mode = existing_mode(self.model_path)
             if mode is not None:  # the model keeps its permission bits (a private one too)
                 os.chmod(folding, mode)
+                fd = os.open(folding, os.O_RDONLY | os.O_CLOEXEC)
+                try:  # and its owner, where the server may give it (run as root)
+                    keep_owner(fd, os.stat(self.model_path))
+                finally:
+                    os.close(fd)
             digest = file_digest(folding)
             if before_replace is not None:
                 before_replace(folding)
@@ -444,6 +449,9 @@ class Journal:
         self.append({"op": "fold", "sha256": digest})
         os.replace(folding, self.model_path)
         fsync_directory(os.path.dirname(self.model_path))
+        from nbayes.io.pending import discard
+
+        discard(self.model_path)  # (a spam filter's registrations: in the file now)
         self.start_new(digest)
         return digest
 

@@ -116,8 +116,20 @@ def serve(
         return 2
     model = os.path.realpath(model)  # a symlink's target: its journal sits beside it
     lock = ModelLock(model, "nbayes serve")
+    said = False
+
+    def refuse(pid: int | None) -> str | None:
+        """Another server: refused at once; a registration or an update: waited for."""
+        nonlocal said
+        message = holder_message(model, pid)
+        if message is None and not said:
+            who = f" (process {pid})" if pid is not None else ""
+            _say(f"waiting for another change of {model}{who} to finish ...")
+            said = True
+        return message
+
     try:
-        lock.acquire(refuse=lambda pid: holder_message(model, pid))
+        lock.acquire(timeout=LOCK_WAIT, refuse=refuse)
         with locked(model):
             _, n = recover(model)
     except LockedError as exc:
@@ -207,6 +219,11 @@ def _answer_and_close(protocol: Any, status: int, payload: dict[str, Any]) -> No
         protocol.loop.call_later(LINGER, transport.close)
     else:  # pragma: no cover - TLS
         transport.close()
+
+
+#: how long a starting server waits for the model's lock that a registration or an update
+#: holds (a moment, usually; another server holds it for good: refused at once)
+LOCK_WAIT = 60.0
 
 
 def _protocol(idle_seconds: float, max_head: int = MAX_HEAD) -> type[asyncio.Protocol]:

@@ -69,8 +69,9 @@ class SpamScorer:
     opening a file costs no pass over its million rows.
     """
 
-    #: the SHA-256 digest stored in the model file (its identity), set by the loader
-    file_digest: bytes = b""
+    #: the model file's identity (the SHA-256 digest stored in it, its modification time
+    #: in nanoseconds: nbayes.io.pending names it), set by the loader
+    file_identity: tuple[bytes, int] = (b"", 0)
     #: the size of the file's log of pending messages (nbayes.io.pending), set alike
     pending_bytes: int = 0
 

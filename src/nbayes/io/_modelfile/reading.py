@@ -130,11 +130,16 @@ _CONTAINERS = frozenset({dict, list})
 
 class ReadArrays(dict[str, Any]):
     """The arrays of :func:`read_model_file`, name -> array, and the SHA-256 digest
-    stored at the end of the file they were read from (:attr:`digest`: the file's
-    identity, which a spam filter's pending registrations name, see
-    :mod:`nbayes.io.pending`)."""
+    stored at the end of the file they were read from (:attr:`digest`) and its
+    modification time (:attr:`mtime_ns`): the file's :attr:`identity`, which a spam
+    filter's log of pending registrations names (:mod:`nbayes.io.pending`)."""
 
     digest: bytes = b""
+    mtime_ns: int = 0
+
+    @property
+    def identity(self) -> tuple[bytes, int]:
+        return self.digest, self.mtime_ns
 
 
 class RawArrays(ReadArrays):
@@ -350,6 +355,7 @@ class _Reader:
             self.fail(f"file is corrupted: {_MISMATCH}")
         out = RawArrays(arrays) if raw else ReadArrays(arrays)
         out.digest = stored
+        out.mtime_ns = 0 if self.st is None else self.st.st_mtime_ns
         return metadata, out
 
     def numpy_array(
@@ -408,6 +414,7 @@ class _Reader:
         stored = view[start + data_nbytes : start + data_nbytes + DIGEST_SIZE].tobytes()
         out = RawArrays(arrays)
         out.digest = stored
+        out.mtime_ns = 0 if self.st is None else self.st.st_mtime_ns
         st = self.st
         if self.cached and st is not None:
             from nbayes.io._modelfile import verified

@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from nbayes.io._durable import fsync_directory
+from nbayes.io._durable import fsync_directory, keep_owner
 from nbayes.io._modelfile.layout import (
     ALIGN,
     DTYPE_NAMES,
@@ -187,6 +187,14 @@ def _write_body(
     f.write(hasher.digest())
 
 
+def _follow_held(target: str, new_file: str) -> None:
+    try:
+        from nbayes.io.lock import follow_held
+    except ImportError:  # pragma: no cover - no fcntl (Windows): no lock to follow
+        return
+    follow_held(target, new_file)
+
+
 def existing_mode(path: str) -> int | None:
     """The permission bits of the file at ``path`` (None if there is none), which the file
     that replaces it gets too."""
@@ -331,7 +339,11 @@ def write_model_file(
         raise IsADirectoryError(f"cannot write a model file to {target!r}: it is a directory")
     target = os.path.realpath(target)  # through a symlink: the link stays a link
     _check_replaceable(target)
-    mode = existing_mode(target)
+    try:
+        old: os.stat_result | None = os.stat(target)
+    except OSError:
+        old = None
+    mode = None if old is None else stat.S_IMODE(old.st_mode)
 
     directory = os.path.dirname(target)
     if not os.path.isdir(directory):
@@ -354,6 +366,7 @@ def write_model_file(
         try:
             if mode is not None:
                 os.fchmod(fd, mode)
+            keep_owner(fd, old)  # (root saving a user's model leaves it the user's)
             f = os.fdopen(fd, "wb")
         except BaseException:
             os.close(fd)
@@ -362,6 +375,7 @@ def write_model_file(
             _write_body(f, header, prepared, data_nbytes)
             f.flush()
             os.fsync(f.fileno())
+        _follow_held(target, tmp)  # (the writer's lock of the model, onto the new file)
         os.replace(tmp, target)
     except BaseException as exc:
         if tmp is not None:

@@ -134,7 +134,7 @@ def change_counts(
         return None
     model, n_ham, n_spam, n = spam_filter_of(expect_dict(metadata["model"], WHERE))
     c = _read_columns(arrays, n, n_ham, n_spam)
-    pending = read_pending(path, arrays.digest)  # type: ignore[attr-defined]
+    pending = read_pending(path, arrays.identity)  # type: ignore[attr-defined]
     sets = [model.tokenize(m) for m in messages]
     delta: dict[str, list[int]] = {}  # token -> [ham, spam] messages added (first seen first)
 

@@ -24,12 +24,15 @@ __all__ = ["Registered", "register"]
 class Registered:
     """What a registration did: the messages the filter has learnt now, and whether the
     log was folded into the model file (``fold_error``: why a fold failed; the
-    registration holds, in the log, and the next one tries again)."""
+    registration holds, in the log, and the next one tries again); ``dropped``: the
+    messages of a log of another version of the file (copied over since), not counted
+    for this one, which the new log replaced."""
 
     n_ham: int
     n_spam: int
     folded: bool = False
     fold_error: str | None = None
+    dropped: int = 0
 
 
 def register(
@@ -42,7 +45,9 @@ def register(
 ) -> Registered | None:
     """Learn ``messages`` as spam (or ham) in the SpamFilter saved at ``path``: their
     token sets appended to its log, durably, and the log folded into the file if it
-    grew past ``fold_at`` bytes (:data:`~nbayes.io.pending.FOLD_BYTES`). The caller holds
+    grew past ``fold_at`` bytes (:data:`~nbayes.io.pending.FOLD_BYTES`); messages whose
+    token sets alone would fill the log (an mbox) are written into the file at once,
+    with the log. The caller holds
     the model's lock (:class:`~nbayes.io.lock.ModelLock`); ``scorer`` is the file's
     scorer if the caller loaded it under that lock. Every reader of the file counts the
     messages from the moment this returns. None when the file holds another model type.
@@ -54,15 +59,22 @@ def register(
         if scorer is None:
             return None
     sets = [scorer.filter.tokenize(m) for m in messages]  # (a failure here learns nothing)
-    size = append(path, scorer.file_digest, learn_record(sets, spam=spam))
+    limit = FOLD_BYTES if fold_at is None else fold_at
+    if sum(len(t) + 3 for s in sets for t in s) > limit:  # (an mbox: the file written once)
+        from nbayes.io.serializers.spam import change_counts
+
+        counts = change_counts(path, messages, spam=spam)  # (the log folded with them)
+        assert counts is not None  # (learning: the file's columns take it)
+        return Registered(*counts, folded=True)
+    size, dropped = append(path, scorer.file_identity, learn_record(sets, spam=spam))
     m = len(sets)
     n_ham, n_spam = (scorer.n_ham, scorer.n_spam + m) if spam else (scorer.n_ham + m, scorer.n_spam)
-    if size <= (FOLD_BYTES if fold_at is None else fold_at):
-        return Registered(n_ham, n_spam)
+    if size <= limit:
+        return Registered(n_ham, n_spam, dropped=dropped)
     from nbayes.io.serializers.spam import change_counts
 
     try:
         change_counts(path, [], spam=spam)  # (the log, folded into the file)
     except (OSError, ModelFileError) as exc:
-        return Registered(n_ham, n_spam, fold_error=str(exc))
-    return Registered(n_ham, n_spam, folded=True)
+        return Registered(n_ham, n_spam, fold_error=str(exc), dropped=dropped)
+    return Registered(n_ham, n_spam, folded=True, dropped=dropped)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from nbayes.exceptions import ModelFileError
 from nbayes.io._json import expect_dict, expect_int
 from nbayes.io._modelfile import read_model_file
-from nbayes.io.pending import read_pending
+from nbayes.io.pending import read_pending, snapshot
 
 if TYPE_CHECKING:
     from nbayes.spam._filter import SpamFilter
@@ -169,6 +169,7 @@ def open_spam_scorer(
     With ``cached_check=True`` a file whose digest matched before and that is unchanged
     since is not hashed again (``read_model_file``'s ``cached_check``: the record of
     :mod:`nbayes.io._modelfile.verified`), for ``nbayes filter``."""
+    log = snapshot(path)  # (before the file: a fold in between loses no registration)
     metadata, arrays = read_model_file(
         path, max_bytes=max_bytes, raw=True, verify_later=True, cached_check=cached_check
     )
@@ -193,8 +194,8 @@ def open_spam_scorer(
         with _naming(path):
             c = _columns(arrays, n)
             _check(c, n, n_ham, n_spam)
-        digest = arrays.digest  # type: ignore[attr-defined]
-        pending = read_pending(path, digest)  # (the messages learnt since it was written)
+        identity = arrays.identity  # type: ignore[attr-defined]
+        pending = read_pending(path, identity, log)  # (registered since it was written)
         scorer = SpamScorer(
             model,
             c["tokens/hash"],
@@ -207,7 +208,7 @@ def open_spam_scorer(
             name=f"the model file {os.fspath(path)!r}",
             pending=pending,
         )
-        scorer.file_digest, scorer.pending_bytes = digest, pending.size
+        scorer.file_identity, scorer.pending_bytes = identity, pending.size
         return scorer
 
     return finish
