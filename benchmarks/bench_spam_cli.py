@@ -140,8 +140,8 @@ def main() -> None:
 
         full, template, base = work / "full.nbayes", work / "template.nbayes", work / "b.nbayes"
         folded = work / "folded.nbayes"  # (folded at each run, then given its log again)
-        for copy in (full, template, base, folded):
-            shutil.copy(model, copy)
+        for copy in (full, template, base, folded):  # (with its times: the log names them)
+            shutil.copy2(model, copy)
         fill_log(template, sorted((corpus / "ham").iterdir())[100:400], nbayes_exe)
         shutil.copy(pending_path(template), pending_path(full))
         commands["nbayes filter MODEL, 512 KiB pending"] = [nbayes_exe, "filter", str(full)]
@@ -178,7 +178,7 @@ def main() -> None:
                 rss[name].append(RSS[0])
             for name, (argv, refill) in changes.items():  # (each registration undone after)
                 if refill is not None:  # the full log put back (not timed)
-                    shutil.copy(template, refill)
+                    shutil.copy2(template, refill)
                     shutil.copy(pending_path(template), pending_path(refill))
                 seconds, status = timed(argv, data[0])
                 if status:
