@@ -31,7 +31,10 @@ What keeps it exact:
   model: ``cp clean.nbayes MODEL`` starts without them); the next registration starts a
   new one (saying how many messages the old one held), and a save removes it;
 * a reader takes the log's bytes before it reads the model file (:func:`snapshot`): a
-  fold in between leaves a file that holds them, under another identity.
+  fold in between leaves a file that holds them, under another identity;
+* a fold's writer moves its lock onto the new file before renaming it over the model
+  (:func:`nbayes.io.lock.follow_held`), so that no registration takes the new model and
+  starts a log in the moment before the fold removes the old one.
 
 Copy the log with the model file, with their times (``cp -p``, ``rsync -a``), or fold it
 first (``nbayes filter MODEL --fold``): a copy of the model file alone lacks the messages
