@@ -15,10 +15,11 @@ of its messages), --unregister spam|ham unlearns a registration made by mistake,
 --update learns each message whose verdict is sure (not unsure) as that verdict
 (bogofilter's -u). A change holds MODEL's lock: deliveries at once take turns and no
 registration is lost; a model that `nbayes serve` serves is refused (send it to the server
-instead). A registration appends the messages' tokens to MODEL.pending, beside MODEL, in a
-few milliseconds whatever the model's size; every reader of MODEL counts them at once, and
-the registration that grows MODEL.pending past 512 KiB writes them into MODEL (as --fold
-does: copy MODEL.pending with MODEL, or --fold first). --unregister writes MODEL at once.
+instead). A registration appends the messages' tokens to MODEL.pending, beside MODEL, at
+the cost of a verdict whatever the model's size; every reader of MODEL counts them at
+once, and the registration that grows MODEL.pending past 512 KiB writes them into MODEL
+(as --fold does: copy MODEL.pending with MODEL, or --fold first). --unregister writes
+MODEL at once.
 MODEL is a spam filter: `nbayes train MAILDATA -o MODEL --model spam`, or the first
 --register of a MODEL that does not exist starts one, as bogofilter starts a wordlist.
 
@@ -71,7 +72,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--register",
         choices=("spam", "ham"),
         metavar="spam|ham",
-        help="learn the message(s) as spam or ham (MODEL is updated in place)",
+        help="learn the message(s) as spam or ham (appended to MODEL.pending; a MODEL that "
+        "does not exist is started)",
     )
     p.add_argument(
         "--unregister",
