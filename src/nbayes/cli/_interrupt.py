@@ -32,9 +32,6 @@ from typing import Any, TextIO
 
 __all__ = ["GRACE", "Interrupts"]
 
-#: the suffix of a spam filter's log of pending registrations (nbayes.io.pending)
-PENDING = ".pending"
-
 #: Seconds the main thread has to unwind after Ctrl-C before the watchdog ends the process.
 GRACE = 0.5
 #: Seconds the watchdog then waits for a model file being written to be finished or
@@ -194,8 +191,10 @@ class Interrupts:
 
     def outcome(self) -> tuple[str, int]:
         """The closing line of an interrupted run, and its exit status."""
+        from nbayes.io.pending import SUFFIX  # (a spam filter's log of registrations)
+
         saved = self.saved()
-        models = [p for p in saved if not p.endswith(PENDING)]
+        models = [p for p in saved if not p.endswith(SUFFIX)]
         if models:
             names = ", ".join(os.path.relpath(p) for p in models)
             return (

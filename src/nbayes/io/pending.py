@@ -58,6 +58,7 @@ from nbayes.io._records import FRAME, frame, parse
 
 __all__ = [
     "FOLD_BYTES",
+    "SUFFIX",
     "Identity",
     "Pending",
     "append",
@@ -74,7 +75,8 @@ __all__ = [
 #: costs a verdict ~10 ms, a fold ~0.3 s: at 512 KiB a delivery with --update pays ~5 ms
 #: of each on average (benchmarks/bench_deliveries.py)
 FOLD_BYTES = 1 << 19
-_SUFFIX = ".pending"
+#: the log's name: the model file's, and this
+SUFFIX = ".pending"
 
 
 #: a model file's identity as its log names it: the SHA-256 digest stored at its end and
@@ -85,7 +87,7 @@ Identity = tuple[bytes, int]
 def pending_path(model_path: str | os.PathLike[str]) -> str:
     """The log of a model file: beside the file itself (a symlink's target), so that
     every name of the model reaches the same log."""
-    return os.path.realpath(model_path) + _SUFFIX
+    return os.path.realpath(model_path) + SUFFIX
 
 
 class Pending:
@@ -158,7 +160,7 @@ def _whose(path: str, exc: OSError) -> str:
         owner = pwd.getpwuid(os.stat(path).st_uid).pw_name
     except (OSError, KeyError, ImportError):
         return ""
-    model = path[: -len(_SUFFIX)]
+    model = path[: -len(SUFFIX)]
     return (
         f"; it belongs to {owner}: run nbayes as {owner}, or have {owner} write it into the "
         f"model (`nbayes filter {model} --fold`)"
@@ -272,25 +274,24 @@ def append(
 def _append(
     model_path: str | os.PathLike[str], path: str, identity: Identity, data: bytes
 ) -> tuple[int, int]:
+    fd = -1
     try:
         fd = os.open(path, os.O_RDWR)
     except FileNotFoundError:
-        return _start(model_path, path, frame(_base(identity)) + data), 0
+        old = b""
     except PermissionError:  # (a log this user may not write: written anew beside it)
         old = snapshot(model_path) or b""
-        records, ends = _parse_log(path, old)
-        if not records or not _is_base(records[0], identity):
-            return _start(model_path, path, frame(_base(identity)) + data), _held(records)
-        return _start(model_path, path, old[: ends[-1]] + data), 0
-    try:
+    else:
         size = os.fstat(fd).st_size
-        records, ends = _parse_log(path, os.pread(fd, size, 0) if size else b"")
-        if not records or not _is_base(records[0], identity):
-            os.close(fd)
-            fd = -1
+        old = os.pread(fd, size, 0) if size else b""
+    try:
+        records, ends = _parse_log(path, old)
+        if not records or not _is_base(records[0], identity):  # (none, or another file's)
             return _start(model_path, path, frame(_base(identity)) + data), _held(records)
         end = ends[-1]
-        if end != size:  # (a record cut short: never acknowledged)
+        if fd < 0:
+            return _start(model_path, path, old[:end] + data), 0
+        if end != len(old):  # (a record cut short: never acknowledged)
             os.ftruncate(fd, end)
         try:
             _write_all(fd, data, end)
