@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -547,19 +548,29 @@ def _register(
     return done.n_ham, done.n_spam
 
 
-def _fold(args: argparse.Namespace, ui: Any) -> int:
-    """--fold: MODEL.pending written into MODEL (under the model's lock), and removed."""
+@contextmanager
+def _changing(args: argparse.Namespace, ui: Any) -> Iterator[None]:
+    """A change of MODEL: under its lock, the files written registered with the
+    command's Ctrl-C handling."""
     from contextlib import nullcontext
 
-    from nbayes.cli._guarded import guarded_write, use_interrupts
+    from nbayes.cli._guarded import use_interrupts
     from nbayes.cli._model_lock import model_lock
-    from nbayes.cli._ui import CLIError
-    from nbayes.io.pending import pending_path
-    from nbayes.io.serializers.spam_scorer import load_spam_scorer
 
     interrupts = getattr(args, "interrupts", None)
     registry = nullcontext() if interrupts is None else use_interrupts(interrupts)
     with registry, model_lock(args.model, ui):
+        yield
+
+
+def _fold(args: argparse.Namespace, ui: Any) -> int:
+    """--fold: MODEL.pending written into MODEL (under the model's lock), and removed."""
+    from nbayes.cli._guarded import guarded_write
+    from nbayes.cli._ui import CLIError
+    from nbayes.io.pending import pending_path
+    from nbayes.io.serializers.spam_scorer import load_spam_scorer
+
+    with _changing(args, ui):
         scorer = load_spam_scorer(args.model, cached_check=True)
         if scorer is None:
             raise CLIError(_not_spam(args.model))
@@ -635,7 +646,6 @@ def _started(args: argparse.Namespace, ui: Any, mails: list[Any]) -> bool:
 def _change(args: argparse.Namespace, ui: Any) -> int:
     """--register, --unregister, --update: read the messages first (a message that cannot
     be read changes nothing), then load, change and save MODEL under its lock."""
-    from nbayes.cli._model_lock import model_lock
     from nbayes.cli._ui import CLIError
 
     if args.mail:
@@ -655,13 +665,7 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
         mails = _stdin_mails(args, ui)
     if not os.path.exists(args.model) and _started(args, ui, mails):
         return 0
-    from contextlib import nullcontext
-
-    from nbayes.cli._guarded import use_interrupts
-
-    interrupts = getattr(args, "interrupts", None)
-    registry = nullcontext() if interrupts is None else use_interrupts(interrupts)
-    with registry, model_lock(args.model, ui):
+    with _changing(args, ui):
         if args.register and not args.unregister:  # appended to the file's log
             n_ham, n_spam = _register(args, ui, mails, args.register == "spam")
             ui.note(f"{_done(args, len(mails))}; {args.model} now has "
