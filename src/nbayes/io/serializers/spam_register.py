@@ -47,10 +47,10 @@ def register(
     token sets appended to its log, durably, and the log folded into the file if it
     grew past ``fold_at`` bytes (:data:`~nbayes.io.pending.FOLD_BYTES`); messages whose
     token sets alone would fill the log (an mbox) are written into the file at once,
-    with the log. The caller holds
-    the model's lock (:class:`~nbayes.io.lock.ModelLock`); ``scorer`` is the file's
-    scorer if the caller loaded it under that lock. Every reader of the file counts the
-    messages from the moment this returns. None when the file holds another model type.
+    with the log. The caller holds the model's lock (:class:`~nbayes.io.lock.ModelLock`);
+    ``scorer`` is the file's scorer if the caller loaded it under that lock. Every reader
+    of the file counts the messages from the moment this returns. None when the file
+    holds another model type.
 
     Raises ModelFileError for a damaged file, the tokenizer's errors for a message it
     cannot read, and OSError if the log cannot be written (nothing is learnt then)."""
@@ -63,7 +63,7 @@ def register(
     if sum(len(t) + 3 for s in sets for t in s) > limit:  # (an mbox: the file written once)
         from nbayes.io.serializers.spam import change_counts
 
-        counts = change_counts(path, messages, spam=spam)  # (the log folded with them)
+        counts = change_counts(path, sets, spam=spam)  # (the log folded with them)
         assert counts is not None  # (learning: the file's columns take it)
         return Registered(*counts, folded=True)
     size, dropped = append(path, scorer.file_identity, learn_record(sets, spam=spam))
