@@ -586,6 +586,20 @@ def test_naive_bayes_posterior_is_available() -> None:
     assert nb.spamicity([SPAM[0]])[0] == pytest.approx(p[0])
 
 
+def test_naive_bayes_unlearnt_tokens_score_as_unknown(tmp_path: Path) -> None:
+    # A message learnt and unlearnt leaves its new tokens' rows at 0 / 0. The model file
+    # keeps no such row, so the filter must score them as unknown too: before, the live
+    # filter smoothed them as known tokens and disagreed with its own save and load.
+    nb = trained(combining="naive_bayes")
+    fresh = b"Subject: brand new\n\nzzfresh1 zzfresh2 zzfresh3 click"
+    before = nb.spamicity([fresh])[0]
+    nb.partial_fit([fresh], ["spam"])
+    nb.unlearn([fresh], ["spam"])
+    assert nb.spamicity([fresh])[0] == before
+    nbayes.save(nb, tmp_path / "m.nbayes")
+    assert nbayes.load(tmp_path / "m.nbayes").spamicity([fresh])[0] == before
+
+
 def test_clues_explain_the_verdict() -> None:
     f = trained()
     c = f.clues(b"Subject: cheap\n\nclick here for the project report")

@@ -971,7 +971,9 @@ class SpamFilter:
         terms = [math.log((n_spam + 1) / (n_ham + 1))]
         for t in tokens:
             i = index.get(t)
-            if i is None:
+            # A row unlearnt to 0 / 0 is a token no message counts: unknown, as in the
+            # model file (which keeps no such row) and in ``n_live``.
+            if i is None or not (ham[i] or spam[i]):
                 continue
             terms.append(math.log(spam[i] + a) - denom_spam - math.log(ham[i] + a) + denom_ham)
         return math.fsum(terms)
