@@ -32,13 +32,16 @@ _URL = re.compile(r"on (http://[^ ]+):(\d+)")
 class Server:
     """A ``nbayes serve`` process on a free loopback port."""
 
-    def __init__(self, model: str, *args: str, wait: bool = True) -> None:
+    def __init__(self, model: str, *args: str, wait: bool = True, cli: bool = False) -> None:
         self.model = model
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         env.pop("NBAYES_SERVE_TOKEN", None)
+        # ``cli``: through the ``nbayes`` command (its Ctrl-C handling), not the module
+        command = ["nbayes", "serve"] if cli else ["nbayes.serve"]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "nbayes.serve", model, "--port", "0", *args],
+            [sys.executable, "-m", *command, model, "--port", "0", *args],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+            start_new_session=True,  # (Ctrl-C signals its process group: os.killpg)
         )  # fmt: skip
         self.lines: list[str] = []
         self.port: int | None = None
@@ -124,12 +127,12 @@ class Server:
         return self.request("POST", path, body, **kw)
 
     # ------------------------------------------------------------------ stopping
-    def terminate(self, timeout: float = 60.0) -> int:
-        """SIGTERM, and the exit status."""
+    def terminate(self, timeout: float = 60.0, sig: int = signal.SIGTERM) -> int:
+        """SIGTERM (or ``sig``), and the exit status."""
         if self._conn is not None:
             self._conn.close()
             self._conn = None
-        self.proc.send_signal(signal.SIGTERM)
+        self.proc.send_signal(sig)
         return self.wait_exit(timeout)
 
     def kill(self) -> None:
@@ -177,8 +180,8 @@ def start(request: Any) -> Any:
     """``start(model, *args)``: a running :class:`Server`, closed after the test."""
     servers: list[Server] = []
 
-    def _start(model: str, *args: str, wait: bool = True) -> Server:
-        server = Server(model, *args, wait=wait)
+    def _start(model: str, *args: str, wait: bool = True, cli: bool = False) -> Server:
+        server = Server(model, *args, wait=wait, cli=cli)
         servers.append(server)
         return server
 

@@ -141,6 +141,26 @@ def test_sighup_stops_the_server_as_sigterm_does(text_model: str, start: Any, wo
     assert "hangup" in nbayes.load(text_model).vocabulary_
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_on_nbayes_serve_folds_and_says_so(
+    text_model: str, start: Any, workers: int
+) -> None:
+    """Ctrl-C on ``nbayes serve`` (SIGINT to its process group, as a terminal sends it): a
+    clean stop, as SIGTERM's. Before, the command's own Ctrl-C handling answered
+    "Interrupted: no model file was changed." with status 130 after the server had folded
+    its journal into the model file, and with workers it exited before they had."""
+    more = ("--workers", str(workers)) if workers > 1 else ()
+    server = start(text_model, *more, cli=True)
+    assert server.post("/update", {"texts": ["interrupted words"], "labels": ["ham"]})[0] == 200
+    server.disconnect()
+    os.killpg(server.proc.pid, signal.SIGINT)
+    assert server.wait_exit() == 0, server.stderr
+    assert "Interrupted" not in server.stderr
+    assert f"stopped; {os.path.basename(text_model)} holds every update" in server.stderr
+    assert J.recover(text_model)[1] == 0  # folded, by the time the command returned
+    assert "interrupted" in nbayes.load(text_model).vocabulary_
+
+
 def test_a_second_server_refuses_to_start(text_model: str, start: Any) -> None:
     first = start(text_model)
     second = start(text_model, wait=False)

@@ -144,6 +144,7 @@ def _main(argv: list[str], interrupts: Interrupts) -> int:
         return 2
     ui = UI(quiet=getattr(args, "quiet", False), verbose=getattr(args, "verbose", False))
     interrupts.err = ui.err
+    args.interrupts = interrupts
     seen: set[str] = set()
 
     def show(message: Any, category: Any, *_: Any, **__: Any) -> None:

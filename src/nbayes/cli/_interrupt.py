@@ -116,6 +116,12 @@ class Interrupts:
             os.close(self._wake[1])  # the watchdog reads the end of the pipe and stops
             self._wake = None
 
+    def release(self) -> None:
+        """The command handles SIGINT itself from now on (``nbayes serve``: its Ctrl-C is a
+        clean stop that folds the journal): Python's handler comes back, and the
+        watchdog, which would end the process :data:`GRACE` seconds after Ctrl-C, stops."""
+        self.uninstall(program=False)
+
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         if self._hit:  # a second Ctrl-C: the watchdog is already counting
             return

@@ -22,4 +22,7 @@ __all__ = ["add_arguments", "run"]
 def run(args: argparse.Namespace, ui: UI) -> int:
     from nbayes.serve import run as serve
 
+    interrupts = getattr(args, "interrupts", None)
+    if interrupts is not None:  # the server's Ctrl-C is its own: a stop that folds
+        interrupts.release()
     return serve(args)

@@ -47,6 +47,7 @@ from nbayes.serve.journal import (
     file_digest,
     journal_path,
     locked,
+    pending_updates,
     recover,
 )
 
@@ -407,16 +408,37 @@ def _run_worker(
             super().handle_exit(sig, frame)
 
     server = Server(config)
-    # uvicorn re-raises the signal it caught once it has shut down; a handler of our own
-    # turns that into a normal return (exit status 0) instead of death by SIGTERM
-    previous = signal.signal(signal.SIGTERM, lambda *_: None)
+    # uvicorn re-raises the signal it caught once it has shut down; handlers of our own
+    # turn that into a normal return (exit status 0) instead of death by SIGTERM, or a
+    # KeyboardInterrupt after Ctrl-C
+    previous = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGTERM, signal.SIGINT)}
     hangup = _stop_on_hangup(lambda: os.kill(os.getpid(), signal.SIGTERM))
     try:
         server.run(sockets=[sock])
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         signal.signal(signal.SIGHUP, hangup)
-    return 0 if server.started else 2
+    if not server.started:
+        return 2
+    if parent is None:
+        _stopped(model)
+    return 0
+
+
+def _stopped(model: str) -> None:
+    """The closing line of a server: whether the model file holds every update."""
+    name = os.path.basename(model)
+    try:
+        left = pending_updates(model)
+    except (OSError, JournalError) as exc:
+        _say(f"stopped; the journal beside {name} could not be read ({exc}).")
+        return
+    if left:
+        _say(f"stopped; {left:,} update(s) stay in {os.path.basename(journal_path(model))}, "
+             "folded at the next start or `nbayes update`.")  # fmt: skip
+    else:
+        _say(f"stopped; {name} holds every update.")
 
 
 def _stop_on_hangup(stop: Any) -> Any:
@@ -529,4 +551,6 @@ def _supervise(
     sock.close()
     keep.close()
     handoff.close()
+    if announced:
+        _stopped(model)
     return status
