@@ -89,7 +89,9 @@ def _temporaries(folder: Path) -> list[Path]:
     return [p for p in folder.iterdir() if p.name.endswith(".tmp")]
 
 
-def _interrupt(corpus: Path, model: Path, moment: str) -> tuple[int, str, float] | None:
+def _interrupt(
+    corpus: Path, model: Path, moment: str, sig: int = signal.SIGINT
+) -> tuple[int, str, float] | None:
     env = dict(os.environ)
     proc = subprocess.Popen(
         [sys.executable, "-m", "nbayes", "train", str(corpus), "-o", str(model)],
@@ -125,7 +127,7 @@ def _interrupt(corpus: Path, model: Path, moment: str) -> tuple[int, str, float]
         return None
     assert reached, f"the run ended before the moment {moment!r}"
     sent = time.monotonic()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     return proc.returncode, err, time.monotonic() - sent
 
@@ -143,10 +145,26 @@ def test_ctrl_c_leaves_the_old_model_as_it_was(corpus: Path, old_model: Path, mo
     assert not _temporaries(old_model.parent)
 
 
-def test_ctrl_c_while_saving_says_what_is_on_disk(corpus: Path, old_model: Path) -> None:
+def test_sigterm_is_handled_as_ctrl_c(corpus: Path, old_model: Path) -> None:
+    """SIGTERM (a mail delivery agent's timeout, ``kill``): before, it ended the process at
+    once, and a save left its temporary file, as large as the model, beside it."""
     before = old_model.read_bytes()
+    got = _interrupt(corpus, old_model, "counting", signal.SIGTERM)
+    assert got is not None
+    code, err, took = got
+    assert (code, err) == (143, "Stopped by SIGTERM: no model file was changed.\n")
+    assert took < LIMIT, f"{took:.2f} s after SIGTERM"
+    assert old_model.read_bytes() == before
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_while_saving_says_what_is_on_disk(
+    corpus: Path, old_model: Path, sig: signal.Signals
+) -> None:
+    before = old_model.read_bytes()
+    word = "Interrupted" if sig == signal.SIGINT else "Stopped by SIGTERM"
     for _ in range(5):  # the save is short: try again if it was over before it was seen
-        got = _interrupt(corpus, old_model, "saving")
+        got = _interrupt(corpus, old_model, "saving", sig)
         if got is not None:
             break
         old_model.write_bytes(before)
@@ -156,12 +174,12 @@ def test_ctrl_c_while_saving_says_what_is_on_disk(corpus: Path, old_model: Path)
     assert took < LIMIT, f"{took:.2f} s after Ctrl-C"
     assert not _temporaries(old_model.parent)
     assert len(err.strip().splitlines()) == 1, err
-    if code == 130:  # the rename had not happened: the old model, as it was
-        assert err == "Interrupted: no model file was changed.\n"
+    if code == 128 + sig:  # the rename had not happened: the old model, as it was
+        assert err == f"{word}: no model file was changed.\n"
         assert old_model.read_bytes() == before
     else:  # it had: the new model, complete
         assert code == 0, err
-        assert err.startswith("Interrupted after the model was saved: ") and "complete" in err
+        assert err.startswith(f"{word} after the model was saved: ") and "complete" in err
         assert load(old_model).class_count_.sum() == 200_000
 
 
@@ -214,3 +232,47 @@ def test_the_watchdog_ends_a_run_stuck_in_compiled_code(tmp_path: Path) -> None:
     took = time.monotonic() - sent
     assert proc.returncode == 130 and err == "Interrupted: no model file was changed.\n", err
     assert took < LIMIT, f"{took:.2f} s after Ctrl-C"
+
+
+def test_forked_workers_do_not_take_the_signals_for_the_command(tmp_path: Path) -> None:
+    """A worker forked during a command (the spam filter's pools) gets the signals' default
+    handling back: a pool's ``terminate`` (SIGTERM) ends it, and does not reach the
+    command's watchdog through the inherited wakeup pipe (which would end the command)."""
+    script = (
+        "import os, signal, sys, time\n"
+        "from nbayes.cli._interrupt import Interrupts\n"
+        "i = Interrupts(sys.stderr)\n"
+        "i.install()\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    try:\n"
+        "        os.kill(os.getpid(), signal.SIGTERM)\n"
+        "        time.sleep(5)\n"
+        "    finally:\n"
+        "        os._exit(7)\n"
+        "_, status = os.waitpid(pid, 0)\n"
+        "time.sleep(1.0)  # past the watchdog's grace\n"
+        "print(os.waitstatus_to_exitcode(status), i.interrupted, flush=True)\n"
+        "i.uninstall(False)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)  # fmt: skip
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "-15 False\n", "")
+
+
+def test_ignored_signals_stay_ignored() -> None:
+    """``nohup nbayes train ...``: SIGHUP stays ignored (the terminal may close)."""
+    from nbayes.cli._interrupt import Interrupts
+
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        interrupts = Interrupts(None)
+        interrupts.install()
+        try:
+            assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, signal.SIG_IGN)
+        finally:
+            interrupts.uninstall(False)
+        assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGHUP, previous)

@@ -21,6 +21,7 @@ from nbayes.io import pending
 from nbayes.io._records import parse
 from nbayes.io.serializers.spam_register import register
 from nbayes.io.serializers.spam_scorer import load_spam_scorer
+from nbayes.spam import SpamFilter
 
 
 @pytest.fixture
@@ -323,3 +324,45 @@ def test_ctrl_c_after_the_append_says_the_registration_holds(tmp_path: Path) -> 
         log.write_bytes(b"record")  # (appended; the fold then interrupted)
     line, status = interrupts.outcome()
     assert status == 0 and "registration was written" in line and "do not register" in line
+
+
+def test_sigterm_in_a_fold_leaves_the_model_and_the_log(tmp_path: Path) -> None:
+    """procmail's timeout (SIGTERM) during ``nbayes filter MODEL --fold``: before, the
+    process died at once and left its temporary file, as large as the model, beside it.
+    Now it stops as after Ctrl-C: the model as it was, the registrations in the log."""
+    import glob
+    import random
+    import signal
+
+    rng = random.Random(0)
+    words = [f"w{i}" for i in range(150_000)]
+    mails = [b"Subject: m\n\n" + " ".join(rng.sample(words, 300)).encode() for _ in range(1500)]
+    model = tmp_path / "m.nbayes"
+    nbayes.save(SpamFilter().fit(mails, ["ham", "spam"] * 750), model)
+    register(model, [b"Subject: later\n\ncheap pills"], spam=True)
+    log = Path(pending.pending_path(model))
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    for f in (model, log):  # (modification times kept: the log names the model's)
+        shutil.copy2(f, kept / f.name)
+    before = model.read_bytes()
+    for _ in range(5):  # the fold is short: try again if it was over before it was seen
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "nbayes", "filter", str(model), "--fold"],
+            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+        )  # fmt: skip
+        while proc.poll() is None and not glob.glob(str(tmp_path / ".m.nbayes.*.tmp")):
+            time.sleep(0.0005)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        if proc.returncode == 143:
+            break
+        assert proc.returncode == 0, err  # folded before it was seen: undo and try again
+        for f in (model, log):
+            shutil.copy2(kept / f.name, f)
+    else:
+        pytest.skip("every fold was over before its temporary file could be seen")
+    assert err == "Stopped by SIGTERM: no model file was changed.\n"
+    assert model.read_bytes() == before and not glob.glob(str(tmp_path / "*.tmp"))
+    assert nbayes.load(model).table_.n_spam == 751  # the registration counts

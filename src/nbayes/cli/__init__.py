@@ -3,7 +3,8 @@
 Run ``nbayes -h`` (or ``python -m nbayes -h``) for the commands; every command has ``-h``
 with an example. :func:`main` is the entry point; it returns the exit status: 0 on
 success, 1 on an error (reported as one ``Error: ...`` line), 2 on bad arguments (one
-``Error: ...`` line too), 130 when interrupted (Ctrl-C: one line, no model file changed).
+``Error: ...`` line too), 130 when interrupted (Ctrl-C: one line, no model file changed;
+143 after SIGTERM).
 
 Examples
 --------
@@ -96,7 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 1 on an error, 2 on bad arguments, 130 when interrupted.
+        0 on success, 1 on an error, 2 on bad arguments, 130 when interrupted (143 after
+        SIGTERM, 129 after SIGHUP).
     """
     program = argv is None  # the process ends when this returns
     interrupts = Interrupts(sys.stderr)

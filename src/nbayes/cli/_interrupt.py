@@ -1,5 +1,11 @@
 """Ctrl-C on the command line: stop within a second, print one line, and change no file.
 
+SIGTERM (a mail delivery agent's timeout, ``kill``, a supervisor) and SIGHUP (the
+terminal closed) are handled as Ctrl-C is, unless they are ignored (``nohup``): before,
+their default ended the process at once, and a model file being written left its
+temporary file, as large as the model, beside it. Their closing line names the signal,
+and the exit status of a run that changed no file is 128 + the signal's number.
+
 While a command runs, SIGINT raises ``KeyboardInterrupt`` in the main thread (as Python's
 default handler does), which unwinds the command: a model file being written is never
 replaced (``nbayes.save`` writes a temporary file and renames it over the old one only when
@@ -31,6 +37,9 @@ from types import FrameType
 from typing import Any, TextIO
 
 __all__ = ["GRACE", "Interrupts"]
+
+#: the signals handled as Ctrl-C is (SIGTERM and SIGHUP only where they are not ignored)
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 #: Seconds the main thread has to unwind after Ctrl-C before the watchdog ends the process.
 GRACE = 0.5
@@ -75,25 +84,30 @@ class Interrupts:
         self._claimed = threading.Lock()  # the closing line is written once
         self._finished = threading.Event()
         self._hit = False
+        self._signum = signal.SIGINT  # the first signal handled
         self._signalled = threading.Event()  # seen by the watchdog
-        self._previous: Any = None
+        self._previous: dict[int, Any] = {}
         self._previous_fd = -1
         self._wake: tuple[int, int] | None = None
         self._installed = False
 
     @property
     def interrupted(self) -> bool:
-        """Whether Ctrl-C was pressed during this run."""
+        """Whether Ctrl-C was pressed (or SIGTERM or SIGHUP came) during this run."""
         return self._hit or self._signalled.is_set()
 
     # ------------------------------------------------------------------ handler
     def install(self) -> None:
-        """Handle SIGINT from now on (only possible in the main thread; elsewhere, e.g.
-        ``main`` called from a worker thread, Python's handling stays)."""
+        """Handle SIGINT (and SIGTERM and SIGHUP, unless ignored) from now on (only
+        possible in the main thread; elsewhere, e.g. ``main`` called from a worker thread,
+        Python's handling stays)."""
         if threading.current_thread() is not threading.main_thread():
             return
-        self._previous = signal.signal(signal.SIGINT, self._on_signal)
+        for sig in SIGNALS:
+            if sig == signal.SIGINT or signal.getsignal(sig) == signal.SIG_DFL:
+                self._previous[sig] = signal.signal(sig, self._on_signal)
         self._installed = True
+        _forget_in_forks(self)
         try:
             r, w = os.pipe()
             os.set_blocking(w, False)
@@ -109,7 +123,8 @@ class Interrupts:
         self._finished.set()
         if not self._installed:
             return
-        signal.signal(signal.SIGINT, signal.SIG_IGN if program else self._previous)
+        for sig, previous in self._previous.items():
+            signal.signal(sig, signal.SIG_IGN if program else previous)
         self._installed = False
         if self._wake is not None:
             signal.set_wakeup_fd(self._previous_fd)
@@ -125,8 +140,23 @@ class Interrupts:
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         if self._hit:  # a second Ctrl-C: the watchdog is already counting
             return
+        if not self._signalled.is_set():
+            self._signum = signal.Signals(signum)
         self._hit = True
         raise KeyboardInterrupt
+
+    def in_fork(self) -> None:
+        """In a process forked from this one (a worker): the signals' default handling
+        again, and no wakeup fd. A worker that kept them would take SIGTERM (a pool's
+        ``terminate``) as a KeyboardInterrupt, and write it into this process's wakeup
+        pipe, which the watchdog would take for this process's own."""
+        if not self._installed:
+            return
+        with contextlib.suppress(ValueError, OSError):  # (forked from another thread)
+            signal.set_wakeup_fd(-1)
+            for sig, previous in self._previous.items():
+                signal.signal(sig, signal.SIG_DFL if sig != signal.SIGINT else previous)
+        self._installed = False
 
     def _watch(self, fd: int) -> None:
         try:
@@ -134,7 +164,10 @@ class Interrupts:
                 data = os.read(fd, 64)
                 if not data:
                     return  # uninstalled
-                if signal.SIGINT in data:
+                handled = [sig for sig in data if sig in self._previous]
+                if handled:
+                    if not self._hit:
+                        self._signum = signal.Signals(handled[0])
                     break
         except OSError:
             return
@@ -204,17 +237,23 @@ class Interrupts:
         if models:
             names = ", ".join(os.path.relpath(p) for p in models)
             return (
-                f"Interrupted after the model was saved: {names} is complete (the new model).",
+                f"{self._what()} after the model was saved: {names} is complete (the new model).",
                 0,
             )
         if saved:  # (a registration appended to a spam filter's log, not yet folded)
             names = ", ".join(os.path.relpath(p) for p in saved)
             return (
-                f"Interrupted after the registration was written: {names} holds it, and the "
-                "model counts it (do not register it again).",
+                f"{self._what()} after the registration was written: {names} holds it, and "
+                "the model counts it (do not register it again).",
                 0,
             )
-        return "Interrupted: no model file was changed.", 130
+        return f"{self._what()}: no model file was changed.", 128 + self._signum
+
+    def _what(self) -> str:
+        """The closing line's first word: Ctrl-C's "Interrupted", or the signal's."""
+        if self._signum == signal.SIGINT:
+            return "Interrupted"
+        return f"Stopped by {signal.Signals(self._signum).name}"
 
     def report(self, program: bool = False) -> int:
         """Write the closing line from the main thread (unless the watchdog is writing
@@ -231,3 +270,14 @@ class Interrupts:
                         stream.flush()
             os._exit(status)
         return status
+
+
+_FORK_HOOKED: list[Interrupts] = []  # the latest installed (os.register_at_fork has no undo)
+
+
+def _forget_in_forks(interrupts: Interrupts) -> None:
+    """Processes forked from now on drop ``interrupts``' handling (see
+    :meth:`Interrupts.in_fork`)."""
+    if not _FORK_HOOKED:
+        os.register_at_fork(after_in_child=lambda: _FORK_HOOKED[-1].in_fork())
+    _FORK_HOOKED[:] = [interrupts]
