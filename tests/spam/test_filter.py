@@ -946,6 +946,21 @@ def test_sum_of_filters_merges_them() -> None:
         sum(parts, 1)
 
 
+def test_merge_returns_a_new_filter_as_every_model_s_does() -> None:
+    # before, SpamFilter.merge added the other's counts to itself (the other models'
+    # merge returns a new model and changes neither)
+    ham = [b"Subject: lunch\n\nnoon", b"Subject: notes\n\nthe meeting notes", b"hi there"]
+    spam = [b"Subject: win\n\nfree cash now", b"Subject: pills\n\ncheap pills", b"win"]
+    parts = [SpamFilter().fit([h, s], ["ham", "spam"]) for h, s in zip(ham, spam, strict=True)]
+    before = [p.table_.copy() for p in parts]
+    merged = parts[0].merge(parts[1], parts[2])
+    assert merged.table_ == SpamFilter().fit(ham + spam, ["ham"] * 3 + ["spam"] * 3).table_
+    assert [p.table_ for p in parts] == before and merged is not parts[0]
+    assert (parts[0] + parts[1]).table_ == parts[0].merge(parts[1]).table_
+    with pytest.raises(TypeError, match="can only merge a SpamFilter"):
+        parts[0].merge(parts[1], "not a filter")  # type: ignore[arg-type]
+
+
 def test_save_load_merge_round_trip(tmp_path: Path) -> None:
     f = SpamFilter(s=0.3, tokenizer=MailTokenizer(received=True), labels=("good", "bad"))
     f.fit(HAM + SPAM, ["good"] * 4 + ["bad"] * 4)

@@ -697,27 +697,32 @@ class SpamFilter:
             raise
         return self
 
-    def merge(self, other: SpamFilter) -> Self:
-        """Add ``other``'s statistics to this filter's (both must tokenize alike)."""
+    def merge(self, other: SpamFilter, *more: SpamFilter) -> SpamFilter:
+        """The filter of both filters' messages (neither filter is changed, as every
+        model's ``merge``; before, this one added ``other``'s counts to itself). Both
+        must tokenize alike and name their classes alike. ``a.merge(b, c, ...)`` merges
+        several at once; ``a + b`` and ``sum(filters)`` are the same."""
         self._check_fitted()
-        if not isinstance(other, SpamFilter):
-            raise TypeError(f"can only merge a SpamFilter into a SpamFilter; got {type(other)}")
-        other._check_fitted()
-        mine, theirs = self._settings(), other._settings()
-        if self._tokenizer() != other._tokenizer() or mine.labels != theirs.labels:
-            raise ValueError(
-                "cannot merge SpamFilters that tokenize differently or name their classes "
-                f"differently: {self._tokenizer()!r} {mine.labels} vs "
-                f"{other._tokenizer()!r} {theirs.labels}"
-            )
-        self.table_.merge(other.table_)
-        return self
+        for each in (other, *more):
+            if not isinstance(each, SpamFilter):
+                raise TypeError(f"can only merge a SpamFilter into a SpamFilter; got {type(each)}")
+            each._check_fitted()
+            mine, theirs = self._settings(), each._settings()
+            if self._tokenizer() != each._tokenizer() or mine.labels != theirs.labels:
+                raise ValueError(
+                    "cannot merge SpamFilters that tokenize differently or name their classes "
+                    f"differently: {self._tokenizer()!r} {mine.labels} vs "
+                    f"{each._tokenizer()!r} {theirs.labels}"
+                )
+        new = self.copy()
+        for each in (other, *more):
+            new.table_.merge(each.table_)
+        return new
 
     def __add__(self, other: SpamFilter) -> SpamFilter:
         if not isinstance(other, SpamFilter):
             return NotImplemented
-        new = self.copy()
-        return new.merge(other)
+        return self.merge(other)
 
     def __radd__(self, other: Any) -> SpamFilter:
         """``sum(filters)`` merges them: its start, 0, plus a filter is a copy of it."""
