@@ -161,6 +161,29 @@ def test_ctrl_c_on_nbayes_serve_folds_and_says_so(
     assert "interrupted" in nbayes.load(text_model).vocabulary_
 
 
+def test_info_says_what_the_journal_holds_that_the_file_lacks(
+    text_model: str, start: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``nbayes info`` described the model file without the updates a server had
+    acknowledged and journaled: silently stale after a kill -9."""
+    from nbayes.cli import main
+
+    server = start(text_model)
+    assert server.post("/update", {"texts": ["journaled words"], "labels": ["ham"]})[0] == 200
+    assert main(["info", text_model, "--top", "0"]) == 0
+    out = capsys.readouterr().out
+    assert f"journal: 1 update(s) acknowledged by the running server (pid {server.proc.pid}" in out
+    server.kill()
+    assert main(["info", text_model, "--top", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "journal: 1 update(s) acknowledged by a server that stopped without writing" in out
+    assert f"`nbayes serve {text_model}` replays them" in out
+    J.recover(text_model)
+    assert start(text_model).terminate() == 0  # replayed and folded: nothing to say
+    assert main(["info", text_model, "--top", "0"]) == 0
+    assert "journal:" not in capsys.readouterr().out
+
+
 def test_a_second_server_refuses_to_start(text_model: str, start: Any) -> None:
     first = start(text_model)
     second = start(text_model, wait=False)

@@ -149,6 +149,36 @@ def _spam_filter(ui: UI, model: Any, top: int, path: str) -> int:
     return 0
 
 
+def _journal(ui: UI, path: str) -> None:
+    """The updates a server acknowledged and journaled beside the model that the file
+    does not hold yet (``MODEL.journal``): the model described here lacks them."""
+    from nbayes.serve.holder import serving_server
+    from nbayes.serve.journal import JournalError, journal_path, pending_updates
+
+    try:
+        n = pending_updates(path)
+    except (OSError, JournalError) as exc:
+        ui.print(f"journal: {journal_path(path)} cannot be read ({exc})")
+        return
+    if not n:
+        return
+    server = serving_server(path)
+    if server is not None:
+        ui.print(
+            f"journal: {n:,} update(s) acknowledged by the running server (pid "
+            f"{server['pid']}, {server.get('url', '?')}) are not in the file yet (what follows "
+            "lacks them): the server writes them in at its next fold, or when it stops"
+        )
+        return
+    ui.print(
+        f"journal: {n:,} update(s) acknowledged by a server that stopped without writing them "
+        f"into the file (kill -9, a crash) are in {journal_path(path)}, not in the file (what "
+        f"follows lacks them): `nbayes serve {path}` replays them at its start, and a change "
+        "from the command line (`nbayes update`; `nbayes filter MODEL --fold` for a spam "
+        "filter) writes them in first"
+    )
+
+
 def run(args: argparse.Namespace, ui: UI) -> int:
     from nbayes.io.persist import read_metadata
 
@@ -163,6 +193,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     est = model
     ui.print(f"file: {args.model} ({os.path.getsize(args.model):,} bytes)")
     ui.print(f"written by: nbayes {metadata['nbayes_version']}")
+    _journal(ui, args.model)
     nbsvm = type(model).__name__ == "NBSVM"
     if nbsvm:
         kind = f"text model (NBSVM, {model.loss})"

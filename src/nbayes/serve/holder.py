@@ -13,7 +13,7 @@ import os
 
 from nbayes.serve.journal import serving_record
 
-__all__ = ["holder_message"]
+__all__ = ["holder_message", "serving_server"]
 
 
 def _alive(pid: int) -> bool:
@@ -58,6 +58,16 @@ def _journal_held_by(pid: int) -> str | None:
             if target.endswith(".journal") and os.path.isfile(target):
                 return target[: -len(".journal")]
     return None
+
+
+def serving_server(model: str) -> dict[str, object] | None:
+    """The ``serving`` record (``pid``, ``url``) of the running server that holds
+    ``model``, named by the model's journal; None when no server that wrote one runs."""
+    record = serving_record(model)
+    if record is None:
+        return None
+    server = record.get("pid")
+    return record if isinstance(server, int) and _alive(server) else None
 
 
 def holder_message(model: str, pid: int | None) -> str | None:
