@@ -819,6 +819,33 @@ def test_the_cutoffs_of_a_log_odds_are_the_nearest_floats_on_each_side(z: float)
         assert logit(below) < z <= logit(math.nextafter(below, 1.0))
 
 
+def test_the_tokenizer_s_options_are_nested_parameters() -> None:
+    """``tokenizer__bigrams`` and the other MailTokenizer options, as scikit-learn names a
+    nested estimator's parameters: a grid search over them (before, "Invalid parameter")."""
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV
+
+    f = SpamFilter()
+    assert "tokenizer__bigrams" not in f.get_params()  # the default recipe: none to show
+    f.set_params(tokenizer__bigrams=False, s=0.2)
+    assert f.tokenizer == MailTokenizer(bigrams=False) and f.s == 0.2
+    params = f.get_params()
+    assert params["tokenizer__bigrams"] is False and params["tokenizer__min_length"] == 3
+    assert "tokenizer__bigrams" not in f.get_params(deep=False)
+    g = clone(f).set_params(**params)  # the round trip scikit-learn makes
+    assert g.get_params() == params and repr(g) == repr(f)
+    with pytest.raises(ValueError, match=r"tokenizer__<option> for the options of MailTokenizer"):
+        f.set_params(tokenizer__no_such_option=1)
+    with pytest.raises(ValueError, match="max_length"):  # checked as MailTokenizer checks
+        f.set_params(tokenizer__max_length=1)
+    search = GridSearchCV(
+        SpamFilter(), {"tokenizer__bigrams": [True, False], "s": [0.1, 0.3]}, cv=2
+    )
+    search.fit(HAM + SPAM, LABELS)
+    assert len(search.cv_results_["params"]) == 4
+    assert search.best_estimator_.tokenizer.bigrams == search.best_params_["tokenizer__bigrams"]
+
+
 def test_numpy_scalars_are_settings_as_their_python_values(tmp_path: Path) -> None:
     # a GridSearchCV over np.arange / np.linspace sets numpy scalars
     f = SpamFilter(max_clues=np.int64(5), same_counts_min=np.int32(3), s=np.float32(0.25),

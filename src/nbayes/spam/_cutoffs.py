@@ -126,7 +126,7 @@ def choose_cutoffs(
             raise ValueError(f"{name} must be a share in [0, 1); got {value!r}")
     if isinstance(cv, bool) or not isinstance(cv, int) or cv < 2:
         raise ValueError(f"cv must be an int >= 2; got {cv!r}")
-    model = SpamFilter(**spam_filter.get_params())
+    model = SpamFilter(**spam_filter.get_params(deep=False))
     sets = model._token_sets(messages)
     flags = model._spam_flags(labels, len(sets))
     n_spam = sum(flags)

@@ -20,7 +20,7 @@ import os
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from email.message import Message
 from functools import cache
 from typing import TYPE_CHECKING, Any, Self
@@ -285,26 +285,49 @@ class SpamFilter:
         return sorted(names)
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The hyperparameters (scikit-learn's convention)."""
-        return {name: getattr(self, name) for name in self._get_param_names()}
+        """The hyperparameters (scikit-learn's convention); with ``deep``, a tokenizer's
+        options too, as ``tokenizer__<option>`` (``tokenizer__bigrams``)."""
+        params = {name: getattr(self, name) for name in self._get_param_names()}
+        if deep and isinstance(self.tokenizer, MailTokenizer):
+            for f in fields(MailTokenizer):
+                params[f"tokenizer__{f.name}"] = getattr(self.tokenizer, f.name)
+        return params
 
     def set_params(self, **params: Any) -> Self:
-        """Set hyperparameters (scikit-learn's convention); checked when next used."""
+        """Set hyperparameters (scikit-learn's convention); checked when next used.
+        ``tokenizer__<option>`` sets an option of the tokenizer (a new
+        :class:`~nbayes.mail.MailTokenizer`: the default one, if none was set), as a grid
+        search over ``{"tokenizer__bigrams": [True, False]}`` does."""
         valid = self._get_param_names()
+        options = {f.name for f in fields(MailTokenizer)}
+        nested: dict[str, Any] = {}
         for name, value in params.items():
+            option = name.removeprefix("tokenizer__")
+            if option != name and option in options:
+                nested[option] = value
+                continue
             if name not in valid:
                 raise ValueError(
                     f"Invalid parameter {name!r} for estimator {type(self).__name__}. "
-                    f"Valid parameters are: {valid!r}."
+                    f"Valid parameters are: {valid!r}, and tokenizer__<option> for the "
+                    f"options of MailTokenizer: {sorted(options)!r}."
                 )
             setattr(self, name, value)
+        if nested:
+            tokenizer = self.tokenizer if self.tokenizer is not None else MailTokenizer()
+            if not isinstance(tokenizer, MailTokenizer):
+                raise ValueError(
+                    f"tokenizer__{next(iter(nested))} sets an option of a MailTokenizer; this "
+                    f"SpamFilter's tokenizer is {tokenizer!r}"
+                )
+            self.tokenizer = replace(tokenizer, **nested)
         self.__dict__.pop("_cache", None)
         self.__dict__.pop("_f", None)
         return self
 
     def __repr__(self) -> str:
-        defaults = type(self)().get_params()
-        changed = {k: v for k, v in self.get_params().items() if v != defaults[k]}
+        defaults = type(self)().get_params(deep=False)
+        changed = {k: v for k, v in self.get_params(deep=False).items() if v != defaults[k]}
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
     def __sklearn_is_fitted__(self) -> bool:
@@ -732,7 +755,7 @@ class SpamFilter:
 
     def copy(self) -> SpamFilter:
         """An independent copy (same hyperparameters and statistics)."""
-        new = type(self)(**self.get_params())
+        new = type(self)(**self.get_params(deep=False))
         if hasattr(self, "table_"):
             new.table_, new.tokenizer_ = self.table_.copy(), self.tokenizer_
         return new

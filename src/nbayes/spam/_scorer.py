@@ -203,7 +203,7 @@ class SpamScorer:
         return found, g_col, b_col
 
     def _shell(self, tokens: frozenset[str]) -> SpamFilter:
-        shell = SpamFilter(**self.filter.get_params())
+        shell = SpamFilter(**self.filter.get_params(deep=False))
         shell.table_, shell.tokenizer_ = self._table(tokens), self.filter.tokenizer_
         return shell
 

@@ -48,7 +48,7 @@ MODEL_TYPE = "SpamFilter"
 
 def _hyperparameters(model: SpamFilter) -> dict[str, Any]:
     hp: dict[str, Any] = {}
-    for name, value in model.get_params().items():
+    for name, value in model.get_params(deep=False).items():
         if name == "tokenizer":
             value = None if value is None else value.to_dict()
         elif name == "labels":  # (numpy's ints as JSON's)
