@@ -65,6 +65,24 @@ def test_every_worker_sees_every_update(text_model: str, start: Any) -> None:
     assert J.recover(text_model)[1] == 0
 
 
+def test_an_idle_worker_s_health_counts_the_other_s_updates(text_model: str, start: Any) -> None:
+    """/health answers from a summary each worker refreshes after its jobs: an idle
+    worker's counted none of the other's updates until it served a request (a monitor saw
+    the figures alternate with the worker that answered). Its timed housekeeping, every
+    second, catches up with the journal now."""
+    server = start(text_model, "--workers", "2")
+    (a, b) = _clients_per_worker(server).values()
+    assert a.post("/update", {"texts": ["idle words"], "labels": ["ham"]})[0] == 200
+    assert a.get("/health")[1]["updates"] == 1
+    deadline = time.monotonic() + 10
+    while (health := b.get("/health")[1])["updates"] != 1 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert (health["updates"], health["journal_pending"]) == (1, 1)
+    for client in (a, b):
+        client.disconnect()
+    assert server.terminate() == 0
+
+
 def test_the_lock_holds_while_any_worker_runs(text_model: str, start: Any) -> None:
     server = start(text_model, "--workers", "2")
     assert server.post("/update", {"texts": ["kept"], "labels": ["ham"]})[0] == 200

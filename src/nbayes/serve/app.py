@@ -573,6 +573,9 @@ def create_app(
     async def fold_if_due() -> None:
         def job() -> None:
             try:
+                # the updates other workers journaled: an idle worker's /health counted
+                # none of them until its next request
+                state.refresh()
                 if state.fold_due():
                     state.fold()
             finally:
