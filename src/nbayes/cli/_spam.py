@@ -184,54 +184,13 @@ def _read_message(source: str, ui: UI | None = None) -> Any:
 
 def explain_spam(args: argparse.Namespace, ui: UI, paint: Any) -> int:
     """``nbayes explain MODEL MESSAGE``: the verdict, then the clues (each token's f(w),
-    its ham and spam counts, and its side in the combination), strongest first."""
+    its ham and spam counts, and its side in the combination), strongest first
+    (:func:`nbayes.spam._view.clue_lines`, as a notebook shows them too)."""
     from nbayes.io.serializers.spam_scorer import load_spam_scorer
+    from nbayes.spam._view import clue_lines
 
     scorer = load_spam_scorer(args.model)
     assert scorer is not None
-    clues = scorer.clues(_read_message(args.text, ui))
-    v = clues.verdict
-    colour = {"spam": "\033[31m", "ham": "\033[32m", "unsure": "\033[2m"}[v.verdict]
-    ui.print(f"{paint(v.verdict, colour)} (spamicity {v.spamicity:.6f}, log-odds {v.log_odds:.2f})")
-    used = clues.used()
-    n_spam = sum(c.side == "spam" for c in used)
-    ui.print(
-        f"{len(used)} clues combined ({n_spam} spam, {len(used) - n_spam} ham) of "
-        f"{len(clues.clues)} tokens; f(w) is each token's spam probability (near 1: spam, "
-        "near 0: ham)"
-    )
-    if clues.bias:
-        ui.print(
-            f"log-odds lowered by ham_bias / clues = {scorer.filter.effective_params_.ham_bias:g}"
-            f" / {len(used)} = {clues.bias:.2f} (a spam verdict on few clues needs them strong)"
-        )
-    overlaps = sum(c.side == "overlap" for c in clues.clues)
-    if overlaps:
-        ui.print(
-            f"{overlaps} bigram{'s' if overlaps > 1 else ''} left out: each shares a word with a"
-            " stronger bigram clue (one phrase counts once)"
-        )
-    repeats: dict[tuple[int, int], int] = {}
-    for c in clues.clues:
-        if c.side == "repeat":
-            repeats[c.ham, c.spam] = repeats.get((c.ham, c.spam), 0) + 1
-    top = args.top
-    for side, code in (("spam", "\033[31m"), ("ham", "\033[32m")):
-        rows = [c for c in used if c.side == side]
-        shown = rows if top == 0 else rows[:top]
-        if not rows:
-            continue
-        part = "" if len(shown) == len(rows) else f" ({len(shown)} of {len(rows)})"
-        ui.print(f"strongest {side} clues{part}:")
-        for c in shown:
-            f = paint(f"{c.f:.4f}", code)
-            n = repeats.get((c.ham, c.spam), 0)
-            more = f"  (and {n} more of these counts, counted once)" if n else ""
-            ui.print(clue_row(c, f, more))
+    for line in clue_lines(scorer.clues(_read_message(args.text, ui)), args.top, paint):
+        ui.print(line)
     return 0
-
-
-def clue_row(clue: Any, f: str, more: str = "") -> str:
-    """One clue as `nbayes explain` and `nbayes filter -v` list it: its f(w) (``f``, painted
-    or not), its ham and spam counts, its token."""
-    return f"  {f}  ham {clue.ham:>6,}  spam {clue.spam:>6,}  {clue.token}{more}"

@@ -326,7 +326,7 @@ def _say_clues(ui: Any, clues: Any, most: int = 5) -> None:
     verdict), as `nbayes explain` lists them."""
     used = clues.used()
     ui.err.write(f"{len(used)} clues combined (`nbayes explain MODEL MESSAGE`: all of them)\n")
-    from nbayes.cli._spam import clue_row
+    from nbayes.spam._view import clue_row
 
     for side in ("spam", "ham"):
         mine = [c for c in used if c.side == side][:most]

@@ -115,6 +115,25 @@ class Clues:
         """The combined clues, strongest first."""
         return self.clues[: self.n_used]
 
+    # how it shows (nbayes.spam._view): as `nbayes explain` prints it, and in a notebook
+    def __str__(self) -> str:
+        from nbayes.spam._view import clue_lines
+
+        return "\n".join(clue_lines(self))
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(str(self))
+
+    def _repr_markdown_(self) -> str:
+        from nbayes.spam._view import clues_markdown
+
+        return clues_markdown(self)
+
+    def _repr_html_(self) -> str:
+        from nbayes.spam._view import clues_html
+
+        return clues_html(self)
+
 
 MessageLike = bytes | str | Message | RawMail | os.PathLike[str] | frozenset[str] | set[str]
 
