@@ -100,6 +100,22 @@ EXPECTED: dict[str, dict[str, list[str]]] = {
         "parameter-counts": ["'|C| + |C||V|': 60", "'Bernoulli, free': 59",
                              "'multinomial, free': 57"],
     },
+    "04_spam_filter.ipynb": {
+        "spam-tokens": ["'bi:free money'", "'money'", "'header:Subject:1'"],
+        "free-money": ["ham (spamicity 0.392874, log-odds -0.44)",
+                       "log-odds lowered by ham_bias / clues = 8 / 3 = 2.67",
+                       "0.8571 ham 0 spam 2 money"],
+        # Robinson's f(w), by hand, in fractions: the filter's to 12 digits (asserted)
+        "f-by-hand": ["s = 1/10, x = 1/2, c = 1, n_ham = 3, n_spam = 3",
+                      "money 0 2 6/7 0.857143", "free 1 2 77/124 0.620968"],
+        "fisher-by-hand": ["I = (1 + H - S)/2 = 0.902544",
+                           "log-odds = -0.435247 (the filter's: -0.435247)"],
+        "no-bias": ["verdict='spam', spamicity=0.903035"],
+        "cannot-decide": ["unsure (spamicity 0.500000, log-odds 0.00)", "0 clues combined"],
+        "register": ["(('unsure', 0.6901), ('spam', 0.934), True)"],
+        "sms-verdicts": ["ham 1334 0 27", "spam 16 168 29"],
+        "sms-clues": ["spam (spamicity 1.000000", "claim"],
+    },
 }  # fmt: skip
 
 

@@ -161,7 +161,8 @@ def clues_html(clues: Clues, top: int = SHOWN_CLUES) -> str:
         part = "" if len(shown) == n else f" ({len(shown)} of {n}; <code>clues.used()</code>: all)"
         out.append(f'<div style="margin-top:6px">strongest {side} clues{part}:</div>')
         out.append(f'<table style="{_TABLE}"><tr>')
-        for head in ("token", "f(w)", "", "ham", "spam"):
+        out.append(f'<th style="{_HEAD};text-align:left">token</th>')
+        for head in ("f(w)", "", "ham", "spam"):
             out.append(f'<th style="{_HEAD}">{head}</th>')
         out.append("</tr>")
         for c in shown:
