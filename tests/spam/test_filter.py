@@ -1271,3 +1271,15 @@ def test_the_compiled_clues_on_a_slice_of_the_corpus() -> None:
     for i in range(2, len(sets)):  # every model size of the protocol, one class empty first
         assert f._log_scores(sets[i]) == _python_log_scores(f, sets[i]), rows[i][1]
         f.partial_fit([sets[i]], [labels[i]])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF)), max_size=30))
+def test_a_model_file_s_tokens_unpack_as_they_were_packed(tokens: list[str]) -> None:
+    # the tokens of a model file, one blob of UTF-8 (surrogates kept) cut at byte offsets,
+    # and cut again at character offsets by one decode (empty tokens, 4-byte characters)
+    from nbayes.io.serializers.spam import _unpack
+
+    encoded = [t.encode("utf-8", "surrogatepass") for t in tokens]
+    offsets = np.cumsum([0, *map(len, encoded)], dtype=np.int64)
+    assert _unpack(b"".join(encoded), offsets) == tokens

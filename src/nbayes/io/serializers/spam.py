@@ -276,15 +276,17 @@ def load(d: dict[str, Any], reader: ArrayReader) -> SpamFilter:
 def _unpack(raw: bytes, offsets: np.ndarray) -> list[str]:
     """The tokens packed in ``raw`` at byte ``offsets``, from one decode of the whole
     blob: a code point starts at every byte that is not a UTF-8 continuation byte, so the
-    character offsets are the byte offsets less the continuation bytes before them."""
+    character offsets are the byte offsets less the continuation bytes before them (found
+    by a binary search among the continuation bytes' positions: a running count per byte,
+    as before, took 8 bytes of memory per byte of tokens, 80 MB at once for the corpus'
+    model, and the offsets as a list of Python ints 25 MB more)."""
     text = raw.decode("utf-8", "surrogatepass")
     if len(text) != len(raw):
         blob = np.frombuffer(raw, dtype=np.uint8)
-        continuation = np.zeros(len(raw) + 1, dtype=np.int64)
-        np.cumsum((blob & 0xC0) == 0x80, out=continuation[1:])
-        offsets = offsets - continuation[offsets]
-    bounds = offsets.tolist()
-    return [text[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+        continuation = np.flatnonzero((blob & 0xC0) == 0x80)
+        offsets = offsets - np.searchsorted(continuation, offsets)
+    o = array("q", offsets.astype("=i8").tobytes())
+    return [text[o[i] : o[i + 1]] for i in range(len(o) - 1)]
 
 
 SERIALIZERS = (Serializer(MODEL_TYPE, SpamFilter, dump, load),)
