@@ -13,8 +13,12 @@ type and file name, so a 100 MB attachment costs no decoding.
 
 from __future__ import annotations
 
+import binascii
 import codecs
+import email.base64mime
+import email.errors
 import email.header
+import email.quoprimime
 import email.utils
 import os
 import quopri
@@ -119,7 +123,9 @@ def _parse_bytes(data: bytes) -> Message:
     msg = _simple_head(data[: end + 1])
     if msg is None:
         msg = _PARSER.parsebytes(data[: end + 1], headersonly=True)
-        if msg.get_payload() or msg.get_content_maintype() in ("multipart", "message"):
+        # (the payload as parsed: get_payload() decodes 8-bit text with the declared
+        # charset, and a charset of a NUL or an RFC 2231 one raised ValueError/TypeError)
+        if msg._payload or msg.get_content_maintype() in ("multipart", "message"):
             return _full_parse(data)  # a non-header line in the head, or parts
     else:  # (a simple head has no payload)
         maintype = _content_type_of(msg).partition("/")[0]
@@ -142,22 +148,33 @@ def _parse_bytes(data: bytes) -> Message:
 MAX_PARTS = 1000
 
 
-_PARTS_HEAD = re.compile(rb"^content-type:\s*(?:multipart|message)/", re.I | re.M)
+#: A head of parts (``multipart/``, ``message/``), at the start of a line (ended by LF, CRLF
+#: or a lone CR, which the feed parser takes for a line end too)
+_PARTS_HEAD = re.compile(rb"(?:^|\r)content-type:\s*(?:multipart|message)/", re.I | re.M)
+#: A boundary declared to start with a blank (RFC 2046 allows it: ``boundary=" B"``, whose
+#: lines are ``-- B``), quoted or RFC 2231-encoded
+_BLANK_BOUNDARY = re.compile(rb'boundary[*0-9]*\s*=\s*(?:"[ \t]|[^;\r\n]*\'%(?:20|09))', re.I)
 
 
 def _too_many_parts(data: bytes) -> bool:
     """Whether ``data`` is a message of parts (its head declares ``multipart/`` or
     ``message/``) with more than :data:`MAX_PARTS` lines that start with ``--`` and then no
-    blank (as a boundary line does; an SQL comment, ``-- step 1``, does not). Counted in C:
-    a Python pass over 16 MB of such lines took 3.5 s (a review)."""
-    n = data.count(b"\n--")
+    blank (as a boundary line does; an SQL comment, ``-- step 1``, does not, unless a
+    boundary is declared to start with a blank). Lines end with LF, CRLF or a lone CR (a
+    fuzzer's 1.4 million parts with CR line ends, or with the boundary " B", took 12-25 s:
+    the guard saw no boundary line). Counted in C: a Python pass over 16 MB of such lines
+    took 3.5 s (a review)."""
+    starts = (b"\n--", b"\r--")  # ("\r--": lone CR line ends; CRLF's "\r\n--" counts once)
+    n = sum(data.count(start) for start in starts)
     if n <= MAX_PARTS:  # (most mail)
         return False
-    n -= sum(data.count(b"\n--" + blank) for blank in (b" ", b"\t", b"\r", b"\n"))
+    if _BLANK_BOUNDARY.search(data) is None:
+        blanks = (b" ", b"\t", b"\r", b"\n")
+        n -= sum(data.count(start + blank) for start in starts for blank in blanks)
     if n <= MAX_PARTS:
         return False
-    end = min((i for i in (data.find(b"\n\n"), data.find(b"\r\n\r\n")) if i >= 0),
-              default=len(data))  # fmt: skip
+    ends = (data.find(b"\n\n"), data.find(b"\r\n\r\n"), data.find(b"\r\r"))
+    end = min((i for i in ends if i >= 0), default=len(data))
     return _PARTS_HEAD.search(data, 0, end) is not None
 
 
@@ -167,17 +184,31 @@ class TooManyPartsDefect(MessageDefect):
 
 
 class NestingTooDeepDefect(MessageDefect):
-    """Parts nested deeper than the standard library's parser can follow (it recurses once
-    per level: about a thousand multiparts): the message is read as its headers and a
-    plain-text body, its nested heads and boundaries included as text."""
+    """More than :data:`MAX_CONTAINERS` heads of parts, which could nest deeper than the
+    standard library's parser can follow (it recurses once per level): the message is read
+    as its headers and a plain-text body, its nested heads and boundaries included as
+    text."""
+
+
+#: Heads of parts (``multipart/``, ``message/``) past which a message is read as its
+#: headers and a plain-text body (:class:`NestingTooDeepDefect`): the feed parser recurses
+#: once per level, and whether a thousand levels overflowed Python's stack depended on how
+#: deep the caller's stack was, so that one message had the tokens of its parts on one path
+#: and of its text on another (a fuzzer's). The SpamAssassin corpus' most is 9.
+MAX_CONTAINERS = 256
 
 
 def _full_parse(data: bytes) -> Message:
-    """The feed parser's message, or, for parts nested too deep for it, the message read as
-    a plain-text body (:class:`NestingTooDeepDefect`): a verdict, not a RecursionError."""
+    """The feed parser's message, or, for a message of more than :data:`MAX_CONTAINERS`
+    heads of parts (or nested too deep for the parser anyway), the message read as a
+    plain-text body (:class:`NestingTooDeepDefect`): a verdict, not a RecursionError."""
+    low = data.lower()  # (counted in C first: the pattern costs 14 ms a MB)
+    if low.count(b"multipart/") + low.count(b"message/") > MAX_CONTAINERS:
+        if len(_PARTS_HEAD.findall(data)) > MAX_CONTAINERS:
+            return _as_text(data, NestingTooDeepDefect())
     try:
         return _PARSER.parsebytes(data)
-    except RecursionError:
+    except RecursionError:  # (a caller already deep in its stack)
         return _as_text(data, NestingTooDeepDefect())
 
 
@@ -400,18 +431,108 @@ def decode_header(value: Any, max_chars: int | None = MAX_HEADER_CHARS) -> str:
         value = decode_text(value.encode("utf-8", "surrogateescape"), None)
         if "=?" not in value:
             return value
-    try:
-        chunks = email.header.decode_header(value)
-    except (ValueError, LookupError, AssertionError):
-        return value
-    out: list[str] = []
-    for chunk, charset in chunks:
-        if isinstance(chunk, str):
-            out.append(chunk)
-        else:
-            out.append(decode_text(chunk, charset))
+    out = _decoded_words(value)
     # decode_header keeps the spaces around encoded words in the plain chunks
     return " ".join(filter(None, (t.strip() for t in out)))
+
+
+def _decoded_words(value: str) -> list[str]:
+    """The chunks of ``value`` the library's ``decode_header`` finds, each decoded (the
+    value itself when the library cannot read it)."""
+    try:
+        chunks = _library_decode_header(value)
+    except (ValueError, LookupError, AssertionError, email.errors.MessageError):
+        # (MessageError: compat32 raises HeaderParseError for bad base64, "=?utf-8?b?A?=")
+        return [value]
+    return [
+        chunk if isinstance(chunk, str) else decode_text(chunk, charset)
+        for chunk, charset in chunks
+    ]
+
+
+def _split_encoded_words(line: str) -> list[str]:
+    """``email.header.ecre.split(line)``, in linear time.
+
+    The library's pattern of an encoded word runs lazily from each "=?" to the next "?="
+    of the line: "=?"s with none after them took quadratic time (4 s for a value of 64 KB,
+    a fuzzer's). No encoded word ends past the line's last "?=", so the pattern is run up
+    to it (where each "=?" finds its "?=" or fails at once), and the rest of the line joins
+    the last plain piece, as the library's split would have it."""
+    end = line.rfind("?=") + 2
+    if end <= 1:  # no "?=": no encoded word
+        return [line]
+    if "=?" not in line[end:]:
+        return email.header.ecre.split(line)
+    parts = email.header.ecre.split(line[:end])
+    parts[-1] += line[end:]
+    return parts
+
+
+def _library_decode_header(header: str) -> list[tuple[Any, str | None]]:
+    """``email.header.decode_header(header)`` of a str, word for word the standard
+    library's (Python 3.11-3.13) but for its split of a line into encoded words,
+    :func:`_split_encoded_words` (linear where the library's is quadratic)."""
+    # (the library's search of the whole value: its pattern's "." stops at "\n" only)
+    if "=?" not in header or all(len(_split_encoded_words(x)) == 1 for x in header.split("\n")):
+        return [(header, None)]
+    words: list[tuple[str, str | None, str | None]] = []
+    for line in header.splitlines():
+        parts = _split_encoded_words(line)
+        first = True
+        while parts:
+            unencoded = parts.pop(0)
+            if first:
+                unencoded = unencoded.lstrip()
+                first = False
+            if unencoded:
+                words.append((unencoded, None, None))
+            if parts:
+                charset = parts.pop(0).lower()
+                encoding = parts.pop(0).lower()
+                encoded = parts.pop(0)
+                words.append((encoded, encoding, charset))
+    # whitespace between two encoded words is dropped
+    droplist = [
+        n - 1
+        for n, w in enumerate(words)
+        if n > 1 and w[1] and words[n - 2][1] and words[n - 1][0].isspace()
+    ]
+    for d in reversed(droplist):
+        del words[d]
+    decoded: list[tuple[Any, str | None]] = []
+    for encoded_string, encoding, charset in words:
+        if encoding is None:
+            decoded.append((encoded_string, charset))
+        elif encoding == "q":
+            decoded.append((email.quoprimime.header_decode(encoded_string), charset))
+        elif encoding == "b":
+            paderr = len(encoded_string) % 4  # Postel's law: add missing padding
+            if paderr:
+                encoded_string += "==="[: 4 - paderr]
+            try:
+                decoded.append((email.base64mime.decode(encoded_string), charset))
+            except binascii.Error:
+                raise email.errors.HeaderParseError("Base64 decoding error") from None
+        else:
+            raise AssertionError("Unexpected encoding: " + encoding)
+    # runs of words of one charset collapse (plain ones joined by a space)
+    collapsed: list[tuple[Any, str | None]] = []
+    last_word: bytes | None = None
+    last_charset: str | None = None
+    for word, charset in decoded:
+        if isinstance(word, str):
+            word = bytes(word, "raw-unicode-escape")
+        if last_word is None:
+            last_word, last_charset = word, charset
+        elif charset != last_charset:
+            collapsed.append((last_word, last_charset))
+            last_word, last_charset = word, charset
+        elif last_charset is None:
+            last_word += b" " + word
+        else:
+            last_word += word
+    collapsed.append((last_word, last_charset))
+    return collapsed
 
 
 _PARAM = {
@@ -454,12 +575,12 @@ def _param(part: Message, heads: dict[str, str], name: str, header: str) -> str 
     if "*" in raw:  # RFC 2231 continuations and charsets: the library's slow, full parser
         try:
             value = part.get_param(name, header=header)
-        except (ValueError, IndexError, LookupError):
+            if isinstance(value, tuple):  # (a charset of a NUL: ValueError)
+                value = email.utils.collapse_rfc2231_value(value)
+        except (ValueError, TypeError, IndexError, LookupError):
             return None
         if value is None or value is True:  # True: a bare parameter without "="
             return None
-        if isinstance(value, tuple):
-            value = email.utils.collapse_rfc2231_value(value)
         return decode_header(str(value)).strip() or None
     m = _PARAM[name].search(raw)
     if m is None:
