@@ -123,9 +123,13 @@ def _parse_bytes(data: bytes) -> Message:
     msg = _simple_head(data[: end + 1])
     if msg is None:
         msg = _PARSER.parsebytes(data[: end + 1], headersonly=True)
-        # (the payload as parsed: get_payload() decodes 8-bit text with the declared
-        # charset, and a charset of a NUL or an RFC 2231 one raised ValueError/TypeError)
-        if msg._payload or msg.get_content_maintype() in ("multipart", "message"):
+        # (get_payload() decodes 8-bit text with the declared charset: a charset of a NUL
+        # or an RFC 2231 one raised ValueError/TypeError)
+        try:
+            payload: Any = msg.get_payload()
+        except (ValueError, TypeError, LookupError):
+            payload = True
+        if payload or msg.get_content_maintype() in ("multipart", "message"):
             return _full_parse(data)  # a non-header line in the head, or parts
     else:  # (a simple head has no payload)
         maintype = _content_type_of(msg).partition("/")[0]
@@ -450,6 +454,10 @@ def _decoded_words(value: str) -> list[str]:
     ]
 
 
+#: the standard library's pattern of an RFC 2047 encoded word (``email.header.ecre``)
+_ENCODED_WORD: re.Pattern[str] = email.header.ecre  # type: ignore[attr-defined]
+
+
 def _split_encoded_words(line: str) -> list[str]:
     """``email.header.ecre.split(line)``, in linear time.
 
@@ -462,8 +470,8 @@ def _split_encoded_words(line: str) -> list[str]:
     if end <= 1:  # no "?=": no encoded word
         return [line]
     if "=?" not in line[end:]:
-        return email.header.ecre.split(line)
-    parts = email.header.ecre.split(line[:end])
+        return _ENCODED_WORD.split(line)
+    parts = _ENCODED_WORD.split(line[:end])
     parts[-1] += line[end:]
     return parts
 
@@ -500,33 +508,33 @@ def _library_decode_header(header: str) -> list[tuple[Any, str | None]]:
     for d in reversed(droplist):
         del words[d]
     decoded: list[tuple[Any, str | None]] = []
-    for encoded_string, encoding, charset in words:
-        if encoding is None:
-            decoded.append((encoded_string, charset))
-        elif encoding == "q":
-            decoded.append((email.quoprimime.header_decode(encoded_string), charset))
-        elif encoding == "b":
+    for encoded_string, word_encoding, word_charset in words:
+        if word_encoding is None:
+            decoded.append((encoded_string, word_charset))
+        elif word_encoding == "q":
+            decoded.append((email.quoprimime.header_decode(encoded_string), word_charset))
+        elif word_encoding == "b":
             paderr = len(encoded_string) % 4  # Postel's law: add missing padding
             if paderr:
                 encoded_string += "==="[: 4 - paderr]
             try:
-                decoded.append((email.base64mime.decode(encoded_string), charset))
+                decoded.append((email.base64mime.decode(encoded_string), word_charset))
             except binascii.Error:
                 raise email.errors.HeaderParseError("Base64 decoding error") from None
         else:
-            raise AssertionError("Unexpected encoding: " + encoding)
+            raise AssertionError("Unexpected encoding: " + word_encoding)
     # runs of words of one charset collapse (plain ones joined by a space)
     collapsed: list[tuple[Any, str | None]] = []
     last_word: bytes | None = None
     last_charset: str | None = None
-    for word, charset in decoded:
+    for word, word_charset in decoded:
         if isinstance(word, str):
             word = bytes(word, "raw-unicode-escape")
         if last_word is None:
-            last_word, last_charset = word, charset
-        elif charset != last_charset:
+            last_word, last_charset = word, word_charset
+        elif word_charset != last_charset:
             collapsed.append((last_word, last_charset))
-            last_word, last_charset = word, charset
+            last_word, last_charset = word, word_charset
         elif last_charset is None:
             last_word += b" " + word
         else:
