@@ -930,3 +930,20 @@ def test_many_parts_are_found_however_the_boundary_is_written(head: bytes) -> No
     # way, or wrapped in message/rfc822, 1.4 million parts took 13-24 s again (a review)
     raw = head + b"\n\n" + b"--B\n\nx\n" * (MAX_PARTS + 5) + b"--B--\n"
     assert "mime-defect:TooManyPartsDefect" in MailTokenizer().tokens(raw)
+
+
+def test_a_delivery_and_the_mbox_it_went_to_have_the_same_tokens(tmp_path: Path) -> None:
+    # standard input is read as it comes (">From" kept); an mbox, whose writer quoted its
+    # messages' "From " lines (mboxrd: one ">" more), loses one ">" as it is read
+    delivered = (
+        b"From ann@example.com Mon Jul  1 10:00:00 2002\nFrom: Ann <ann@example.com>\n"
+        b"Subject: minutes\n\nHello,\n>From the minutes: nothing new.\nFrom here on, Mondays.\n"
+    )
+    head, _, body = delivered.partition(b"\n\n")
+    quoted = b"\n".join(b">" + line if line.lstrip(b">").startswith(b"From ") else line
+                        for line in body.split(b"\n"))  # fmt: skip
+    box = tmp_path / "inbox.mbox"
+    box.write_bytes(head + b"\n\n" + quoted + b"\n")
+    (read,) = iter_mail(box)
+    assert MailTokenizer().tokens(read) == MailTokenizer().tokens(delivered)
+    assert b">From the minutes" in read.data and b"\nFrom here on" in read.data
