@@ -366,3 +366,77 @@ def test_sigterm_in_a_fold_leaves_the_model_and_the_log(tmp_path: Path) -> None:
     assert err == "Stopped by SIGTERM: no model file was changed.\n"
     assert model.read_bytes() == before and not glob.glob(str(tmp_path / "*.tmp"))
     assert nbayes.load(model).table_.n_spam == 751  # the registration counts
+
+
+def test_sigterm_in_a_delivery_s_fold_keeps_its_verdict_and_message(tmp_path: Path) -> None:
+    """``nbayes filter MODEL --update --passthrough`` (procmail's :0fw) whose registration
+    fills the log, stopped by SIGTERM in the fold: it exited 0 ("spam") with nothing on
+    standard output (a review's). The verdict and the message are written first now; the
+    exit status is the verdict's, and the registration holds."""
+    import glob
+    import random
+    import signal
+
+    rng = random.Random(1)
+    words = [f"w{i}" for i in range(150_000)]
+    mails = [b"Subject: m\n\n" + " ".join(rng.sample(words, 300)).encode() for _ in range(1500)]
+    model = tmp_path / "m.nbayes"
+    nbayes.save(SpamFilter().fit(mails, ["ham", "spam"] * 750), model)
+    filler = [
+        b"Subject: f%d\n\n" % i + " ".join(rng.sample(words, 200)).encode() for i in range(300)
+    ]
+    register(model, filler, spam=True, fold_at=1 << 30)  # a full log, not folded
+    assert Path(pending.pending_path(model)).stat().st_size > pending.FOLD_BYTES
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    log = Path(pending.pending_path(model))
+    for f in (model, log):
+        shutil.copy2(f, kept / f.name)
+    message = mails[1]  # a spam the filter learnt: a sure verdict, learnt again
+    (tmp_path / "msg.eml").write_bytes(message)
+    for _ in range(5):
+        with open(tmp_path / "msg.eml", "rb") as stdin:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "nbayes", "filter", str(model), "--update",
+                 "--passthrough"],
+                stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            )  # fmt: skip
+        while proc.poll() is None and not glob.glob(str(tmp_path / ".m.nbayes.*.tmp")):
+            time.sleep(0.0005)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+        if b"Stopped by SIGTERM" in err:
+            break
+        assert proc.returncode == 0, err  # folded before it was seen: undo and try again
+        for f in (model, log):
+            shutil.copy2(kept / f.name, f)
+    else:
+        pytest.skip("every fold was over before its temporary file could be seen")
+    assert proc.returncode == 0  # the verdict's: spam
+    assert out.startswith(b"X-Nbayes-Status: spam") or b"\nX-Nbayes-Status: spam" in out
+    assert out.endswith(message.split(b"\n\n", 1)[1])
+    assert b"after the verdict and the registration were written (exit status 0" in err
+    assert not glob.glob(str(tmp_path / "*.tmp")) and not glob.glob(str(tmp_path / ".*.tmp"))
+    assert nbayes.load(model).table_.n_spam == 750 + 300 + 1  # nothing lost, nothing twice
+
+
+def test_a_delivery_stopped_before_its_verdict_or_its_learning_exits_3() -> None:
+    import io
+
+    from nbayes.cli._interrupt import Interrupts
+    from nbayes.cli.filter import _Delivery
+
+    interrupts, delivery = Interrupts(io.StringIO()), _Delivery()
+    interrupts.override = delivery.outcome
+    line, status = interrupts.outcome()
+    assert status == 3 and "before the verdict was written" in line and "nothing was learnt" in line
+    delivery.status = 1  # the verdict written (ham), the message not learnt yet
+    line, status = interrupts.outcome()
+    assert status == 3 and "before the message was learnt" in line
+    delivery.learnt = True
+    assert interrupts.outcome() == (
+        "Interrupted after the verdict and the registration were written (exit status 1, the "
+        "verdict's).",
+        1,
+    )

@@ -492,35 +492,99 @@ def _done(args: argparse.Namespace, n: int) -> str:
     return f"{verb} {n:,} message(s) as {args.register or args.unregister}"
 
 
+class _Delivery:
+    """``--update`` of one message, a delivery's: what an interruption (procmail's timeout,
+    SIGTERM) leaves is told by the exit status, which is the verdict's, and standard output,
+    the message (``--passthrough``). The verdict is written first, then the message learnt,
+    then a full log folded: an interruption before the verdict is written, or before the
+    message is learnt, exits 3 (the delivery agent keeps the message as it came and tries
+    it again); after, the verdict's status (the registration holds). Before, a fold
+    interrupted after the registration exited 0, "spam", with nothing written."""
+
+    def __init__(self) -> None:
+        self.status: int | None = None  # the verdict's exit status, once written
+        self.learnt = False
+
+    def outcome(self, what: str) -> tuple[str, int]:
+        if self.status is None:
+            return (
+                f"{what} before the verdict was written: exit status 3, for the delivery to "
+                "be tried again (nothing was learnt).",
+                EXIT["error"],
+            )
+        if not self.learnt:
+            return (
+                f"{what} after the verdict, before the message was learnt: exit status 3, for "
+                "the delivery to be tried again.",
+                EXIT["error"],
+            )
+        return (
+            f"{what} after the verdict and the registration were written (exit status "
+            f"{self.status}, the verdict's).",
+            self.status,
+        )
+
+
 def _update_one(args: argparse.Namespace, ui: Any, raw: bytes) -> int | None:
     """``--update`` of one message (a delivery's call): its verdict from the file's
-    scorer (the filter's, bit for bit), and, when sure, the message appended to the
-    file's log of pending messages (:func:`~nbayes.io.serializers.spam_register.register`),
-    as loading the filter, ``auto_learn`` and saving it would; None for the full load to
-    do it."""
+    scorer (the filter's, bit for bit), written at once, and, when sure, the message
+    appended to the file's log of pending messages
+    (:func:`~nbayes.io.serializers.spam_register.register`), as loading the filter,
+    ``auto_learn`` and saving it would; a full log is folded last. None for the full load
+    to do it."""
     from nbayes.io.serializers.spam_scorer import load_spam_scorer
 
     scorer = load_spam_scorer(args.model, cached_check=True)  # (as the verdict alone)
     if scorer is None:
         return None
+    delivery = _Delivery()
+    interrupts = getattr(args, "interrupts", None)
+    if interrupts is not None:
+        interrupts.override = delivery.outcome
     v = scorer.classify([raw])[0]
+    _answer(args, ui, raw, v.verdict, v.spamicity)
+    delivery.status = _status(args, v.verdict)
     counts = (scorer.n_ham, scorer.n_spam)
     if v.verdict != "unsure":
-        counts = _register(args, ui, [raw], v.verdict == "spam", scorer)
+        done = _register(args, ui, [raw], v.verdict == "spam", scorer, fold=False)
+        counts = (done.n_ham, done.n_spam)
+    delivery.learnt = True
     learnt = int(v.verdict != "unsure")
     ui.note(
         f"Learnt {learnt} of 1 message(s) as their verdict; {args.model} now has "
         f"{counts[0]:,} ham and {counts[1]:,} spam."
     )
-    _answer(args, ui, raw, v.verdict, v.spamicity)
-    return _status(args, v.verdict)
+    if v.verdict != "unsure" and done.fold_due:
+        _fold_log(args, ui)
+    return delivery.status
+
+
+def _fold_log(args: argparse.Namespace, ui: Any) -> None:
+    """A full log of pending messages folded into MODEL (its registrations hold if the
+    fold fails: the next one tries again)."""
+    from nbayes.cli._guarded import guarded_write
+    from nbayes.io.pending import pending_path
+    from nbayes.io.serializers.spam_register import fold_pending
+
+    error = guarded_write(args.model, lambda: fold_pending(args.model))
+    if error is not None:
+        ui.warn(
+            f"the registration is kept in {pending_path(args.model)}, but writing it into "
+            f"{args.model} failed ({error}); the next registration tries again."
+        )
 
 
 def _register(
-    args: argparse.Namespace, ui: Any, mails: list[Any], spam: bool, scorer: Any = None
-) -> tuple[int, int]:
+    args: argparse.Namespace,
+    ui: Any,
+    mails: list[Any],
+    spam: bool,
+    scorer: Any = None,
+    fold: bool = True,
+) -> Any:
     """Learn ``mails`` as spam (or ham) into MODEL's log of pending messages (under the
-    model's lock): the new ``(n_ham, n_spam)``."""
+    model's lock): the :class:`~nbayes.io.serializers.spam_register.Registered` (its
+    ``n_ham``, ``n_spam``; ``fold=False``: a full log left to the caller, ``fold_due``)."""
     from nbayes.cli._guarded import guarded_write
     from nbayes.cli._ui import CLIError
     from nbayes.io.pending import pending_path
@@ -529,7 +593,7 @@ def _register(
     log = pending_path(args.model)
     done = guarded_write(  # (both registered: Ctrl-C in a fold says the log holds it)
         log, lambda: guarded_write(
-            args.model, lambda: register(args.model, mails, spam=spam, scorer=scorer)
+            args.model, lambda: register(args.model, mails, spam=spam, scorer=scorer, fold=fold)
         ),
     )  # fmt: skip
     if done is None:
@@ -545,7 +609,7 @@ def _register(
             f"the registration is kept in {log}, but writing it into {args.model} failed "
             f"({done.fold_error}); the next registration tries again."
         )
-    return done.n_ham, done.n_spam
+    return done
 
 
 @contextmanager
@@ -667,9 +731,9 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
         return 0
     with _changing(args, ui):
         if args.register and not args.unregister:  # appended to the file's log
-            n_ham, n_spam = _register(args, ui, mails, args.register == "spam")
+            done = _register(args, ui, mails, args.register == "spam")
             ui.note(f"{_done(args, len(mails))}; {args.model} now has "
-                    f"{n_ham:,} ham and {n_spam:,} spam.")  # fmt: skip
+                    f"{done.n_ham:,} ham and {done.n_spam:,} spam.")  # fmt: skip
             return 0
         if args.update and not args.mail:  # a delivery's: the file's scorer, then its log
             done = _update_one(args, ui, mails[0])
