@@ -138,3 +138,43 @@ def test_a_waiter_looks_for_the_holder_once_a_second(
             os.close(fd)
     assert 2 <= len(looks) <= 3, looks  # at once, after 1 s (and after 2 s on a slow machine)
     assert looks[0] - start < 0.1 and asked == [4242] * len(looks)
+
+
+def test_a_waiter_looks_again_before_it_gives_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hand-over between two looks: the waiter gave up at its timeout, naming the old
+    holder, which had let go (a review's); it looks once more first. On a clock of its
+    own: the tries every 10-100 ms, the looks every quarter of the timeout."""
+    import fcntl
+
+    class Clock:
+        now = 0.0
+
+        def monotonic(self) -> float:
+            return self.now
+
+        def sleep(self, seconds: float) -> None:
+            self.now += seconds
+
+    clock = Clock()
+    monkeypatch.setattr(L, "time", clock)
+    monkeypatch.setattr(L.random, "random", lambda: 0.5)
+    # the old holder until 0.75 s (the looks: 0, 0.21, 0.41, 0.71 s), then a new one
+    looks: list[float] = []
+
+    def holder(path: str) -> int:
+        looks.append(clock.now)
+        return 100 if clock.now < 0.75 else 200
+
+    monkeypatch.setattr(L, "holder_pid", holder)
+    model = tmp_path / "m.nbayes"
+    model.write_bytes(b"model")
+    fd = os.open(model, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        with pytest.raises(L.LockedError, match=r"\(process 200\), which has held it for 0.8 s"):
+            L.ModelLock(str(model)).acquire(timeout=0.8)
+    finally:
+        os.close(fd)
+    assert clock.now >= 0.75 + 0.8, looks  # the new holder's 0.8 s

@@ -184,7 +184,9 @@ class ModelLock:
             except BlockingIOError:
                 os.close(fd)
                 now = time.monotonic()
-                if now >= look:
+                # a look before giving up too: a hand-over since the last look would be
+                # missed, and the old holder named (a review's)
+                if now >= look or now - since >= timeout:
                     look = now + every
                     pid = holder_pid(self.path)
                     now = time.monotonic()
