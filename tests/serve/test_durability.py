@@ -161,6 +161,38 @@ def test_ctrl_c_on_nbayes_serve_folds_and_says_so(
     assert "interrupted" in nbayes.load(text_model).vocabulary_
 
 
+def test_a_server_whose_terminal_is_gone_stops_cleanly(text_model: str) -> None:
+    """The terminal closed (an ssh session dropped): writes to it fail with EIO, then
+    SIGHUP. The server folded its journal but its last line raised, and it exited 1."""
+    import pty
+    import subprocess
+    import sys
+    import urllib.request
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nbayes", "serve", text_model, "--port", "0"],
+        stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+    )  # fmt: skip
+    os.close(slave)
+    seen = b""
+    while b"serving" not in seen:
+        seen += os.read(master, 4096)
+    port = int(seen.split(b"127.0.0.1:")[1].split()[0])
+    update = urllib.request.Request(
+        f"http://127.0.0.1:{port}/update",
+        json.dumps({"texts": ["hung up words"], "labels": ["ham"]}).encode(),
+        {"Content-Type": "application/json"},
+    )
+    assert urllib.request.urlopen(update, timeout=60).status == 200
+    os.close(master)  # the terminal goes away
+    time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGHUP)
+    assert proc.wait(60) == 0
+    assert J.pending_updates(text_model) == 0
+    assert "hung" in nbayes.load(text_model).vocabulary_
+
+
 def test_info_says_what_the_journal_holds_that_the_file_lacks(
     text_model: str, start: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:

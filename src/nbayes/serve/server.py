@@ -76,7 +76,10 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 def _say(text: str) -> None:
-    print(f"nbayes serve: {text}", file=sys.stderr, flush=True)
+    try:
+        print(f"nbayes serve: {text}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):  # its terminal gone (EIO after SIGHUP), stderr closed
+        pass
 
 
 def _tidy_legacy_locks(model: str) -> None:
