@@ -261,18 +261,36 @@ def test_forked_workers_do_not_take_the_signals_for_the_command(tmp_path: Path) 
 
 
 def test_ignored_signals_stay_ignored() -> None:
-    """``nohup nbayes train ...``: SIGHUP stays ignored (the terminal may close)."""
+    """``nohup nbayes train ...``: SIGHUP stays ignored (the terminal may close); a
+    script's background job (``nbayes train ... &``) inherits SIGINT ignored: a Ctrl-C
+    meant for the foreground stopped it (a review's)."""
     from nbayes.cli._interrupt import Interrupts
 
-    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGHUP, signal.SIGINT)}
     try:
         interrupts = Interrupts(None)
         interrupts.install()
         try:
             assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+            assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
             assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, signal.SIG_IGN)
         finally:
             interrupts.uninstall(False)
         assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
     finally:
-        signal.signal(signal.SIGHUP, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def test_a_program_calling_main_keeps_its_sigterm() -> None:
+    """``nbayes.cli.main([...])`` called by another program: its SIGTERM is its own (it was
+    taken for the command's, and the host program kept running)."""
+    from nbayes.cli._interrupt import Interrupts
+
+    interrupts = Interrupts(None)
+    interrupts.install(program=False)
+    try:
+        assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+        assert signal.getsignal(signal.SIGINT) not in (signal.SIG_DFL, signal.default_int_handler)
+    finally:
+        interrupts.uninstall(False)

@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     program = argv is None  # the process ends when this returns
     interrupts = Interrupts(sys.stderr)
-    interrupts.install()
+    interrupts.install(program)
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         if _command_of(args) == "filter":  # a mail delivery agent's: lean, exit 3 on errors

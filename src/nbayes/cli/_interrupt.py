@@ -101,14 +101,16 @@ class Interrupts:
         return self._hit or self._signalled.is_set()
 
     # ------------------------------------------------------------------ handler
-    def install(self) -> None:
-        """Handle SIGINT (and SIGTERM and SIGHUP, unless ignored) from now on (only
-        possible in the main thread; elsewhere, e.g. ``main`` called from a worker thread,
-        Python's handling stays)."""
+    def install(self, program: bool = True) -> None:
+        """Handle SIGINT from now on, and, when nbayes is the ``program`` (not a library
+        call of :func:`nbayes.cli.main` in another program, whose SIGTERM is its own),
+        SIGTERM and SIGHUP; a signal inherited as ignored stays ignored (``nohup``, a
+        script's background job). Only possible in the main thread; elsewhere, e.g.
+        ``main`` called from a worker thread, Python's handling stays."""
         if threading.current_thread() is not threading.main_thread():
             return
-        for sig in SIGNALS:
-            if sig == signal.SIGINT or signal.getsignal(sig) == signal.SIG_DFL:
+        for sig in SIGNALS if program else (signal.SIGINT,):
+            if signal.getsignal(sig) in (signal.SIG_DFL, signal.default_int_handler):
                 self._previous[sig] = signal.signal(sig, self._on_signal)
         self._installed = True
         _forget_in_forks(self)
