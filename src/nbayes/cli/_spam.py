@@ -185,12 +185,11 @@ def _read_message(source: str, ui: UI | None = None) -> Any:
 def explain_spam(args: argparse.Namespace, ui: UI, paint: Any) -> int:
     """``nbayes explain MODEL MESSAGE``: the verdict, then the clues (each token's f(w),
     its ham and spam counts, and its side in the combination), strongest first
-    (:func:`nbayes.spam._view.clue_lines`, as a notebook shows them too)."""
+    (``Clues.lines``, as a notebook shows them too)."""
     from nbayes.io.serializers.spam_scorer import load_spam_scorer
-    from nbayes.spam._view import clue_lines
 
     scorer = load_spam_scorer(args.model)
     assert scorer is not None
-    for line in clue_lines(scorer.clues(_read_message(args.text, ui)), args.top, paint):
+    for line in scorer.clues(_read_message(args.text, ui)).lines(args.top, paint):
         ui.print(line)
     return 0

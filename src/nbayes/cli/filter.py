@@ -326,14 +326,12 @@ def _say_clues(ui: Any, clues: Any, most: int = 5) -> None:
     verdict), as `nbayes explain` lists them."""
     used = clues.used()
     ui.err.write(f"{len(used)} clues combined (`nbayes explain MODEL MESSAGE`: all of them)\n")
-    from nbayes.spam._view import clue_row
-
     for side in ("spam", "ham"):
         mine = [c for c in used if c.side == side][:most]
         if mine:
             ui.err.write(f"strongest {side} clues:\n")
             for c in mine:
-                ui.err.write(clue_row(c, f"{c.f:.4f}") + "\n")
+                ui.err.write(c.row() + "\n")
 
 
 def _status(args: argparse.Namespace, verdict: str) -> int:

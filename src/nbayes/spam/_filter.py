@@ -89,6 +89,13 @@ class Clue:
     spam: int
     side: str
 
+    def row(self, f: str | None = None, more: str = "") -> str:
+        """The clue as ``nbayes explain`` lists it: its f(w) (``f``: as given, painted or
+        not), its ham and spam counts, its token, and ``more``."""
+        from nbayes.spam._view import clue_row
+
+        return clue_row(self, f"{self.f:.4f}" if f is None else f, more)
+
 
 @dataclass(frozen=True)
 class Clues:
@@ -116,10 +123,16 @@ class Clues:
         return self.clues[: self.n_used]
 
     # how it shows (nbayes.spam._view): as `nbayes explain` prints it, and in a notebook
-    def __str__(self) -> str:
+    def lines(self, top: int = 0, paint: Callable[[str, str], str] | None = None) -> list[str]:
+        """The explanation as ``nbayes explain`` prints it, a line each: the verdict, how
+        many clues were combined, then the strongest clues of each side (``top``: at most;
+        0: all); ``paint(text, ansi_colour)`` colours the verdict and each f(w)."""
         from nbayes.spam._view import clue_lines
 
-        return "\n".join(clue_lines(self))
+        return list(clue_lines(self, top) if paint is None else clue_lines(self, top, paint))
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         p.text(str(self))
