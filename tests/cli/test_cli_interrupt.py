@@ -294,3 +294,32 @@ def test_a_program_calling_main_keeps_its_sigterm() -> None:
         assert signal.getsignal(signal.SIGINT) not in (signal.SIG_DFL, signal.default_int_handler)
     finally:
         interrupts.uninstall(False)
+
+
+def test_a_second_signal_prints_nothing_more(tmp_path: Path) -> None:
+    """Two signals close together (SIGHUP then SIGTERM as a terminal closes, a double
+    Ctrl-C): the second one's wakeup byte met a closed pipe, and Python printed five lines
+    of "Exception ignored ... BrokenPipeError" before the closing line (a review's)."""
+    script = (
+        "import sys, numpy as np\n"
+        "from nbayes.cli import main, train\n"
+        "def stuck(args, ui):\n"
+        "    x = np.random.default_rng(0).random(40_000_000)\n"
+        "    print('ready', flush=True)\n"
+        "    for _ in range(50):\n"
+        "        np.sort(x)  # seconds in C, the handler waits\n"
+        "    return 0\n"
+        "train.run = stuck\n"
+        "sys.argv = ['nbayes', 'train', 'x.csv', '-o', 'm.nbayes']\n"
+        "sys.exit(main())\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "ready\n"
+    time.sleep(0.3)  # inside np.sort
+    proc.send_signal(signal.SIGHUP)
+    time.sleep(0.05)  # the watchdog has read the first byte
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert (proc.returncode, err) == (129, "Stopped by SIGHUP: no model file was changed.\n")

@@ -165,6 +165,7 @@ class Interrupts:
         self._installed = False
 
     def _watch(self, fd: int) -> None:
+        signalled = False
         try:
             while True:
                 data = os.read(fd, 64)
@@ -174,11 +175,14 @@ class Interrupts:
                 if handled:
                     if not self._hit:
                         self._signum = signal.Signals(handled[0])
+                    signalled = True
                     break
         except OSError:
             return
         finally:
-            if not self._signalled.is_set():
+            # the read end stays open once a signal came: closed, the next signal's write
+            # into the pipe printed "Exception ignored ... BrokenPipeError" (a review's)
+            if not signalled:
                 os.close(fd)
         self._signalled.set()
         if self._finished.wait(GRACE):
