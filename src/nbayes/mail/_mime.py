@@ -117,6 +117,7 @@ def _parse_bytes(data: bytes) -> Message:
     parse."""
     if _too_many_parts(data):  # (hostile: a million parts took 13 s to parse)
         return _as_text(data, TooManyPartsDefect())
+    data = _cut_long_fields(data)
     end = data.find(b"\n\n")
     if end <= 0 or b"\r" in data[:end]:  # (a message starting with a blank line: no head)
         return _full_parse(data)
@@ -154,7 +155,9 @@ MAX_PARTS = 1000
 
 #: A head of parts (``multipart/``, ``message/``), at the start of a line (ended by LF, CRLF
 #: or a lone CR, which the feed parser takes for a line end too)
-_PARTS_HEAD = re.compile(rb"(?:^|\r)content-type:\s*(?:multipart|message)/", re.I | re.M)
+_PARTS_HEAD = re.compile(
+    rb"(?:^|\r)content-type:[\s\x1c-\x1f]*(?:multipart|message)/", re.I | re.M
+)  # (\x1c-\x1f: str.strip() takes them for blanks, and so the library, a fuzzer saw)
 #: A boundary declared to start with a blank (RFC 2046 allows it: ``boundary=" B"``, whose
 #: lines are ``-- B``), quoted or RFC 2231-encoded
 _BLANK_BOUNDARY = re.compile(rb'boundary[*0-9]*\s*=\s*(?:"[ \t]|[^;\r\n]*\'%(?:20|09))', re.I)
@@ -182,6 +185,55 @@ def _too_many_parts(data: bytes) -> bool:
     return _PARTS_HEAD.search(data, 0, end) is not None
 
 
+#: A Content-Type or Content-Disposition field is cut to this many characters and lines
+#: before the standard library parses it: its parser of parameters is quadratic (an 80 KB
+#: field took 4-12 s, a fuzzer's). The corpus' longest is a spam's 14,299 characters of
+#: "; ; ; ...", which reads as before (its parameters are nothing).
+MAX_FIELD_CHARS = 2048
+MAX_FIELD_LINES = 64
+_CONTENT_FIELDS = (b"content-type:", b"content-disposition:")
+
+
+def _cut_long_fields(data: bytes) -> bytes:
+    """``data`` with every Content-Type and Content-Disposition field (at a line's start)
+    longer than :data:`MAX_FIELD_CHARS` characters or :data:`MAX_FIELD_LINES` lines cut
+    to its first characters and lines; ``data`` itself when none is (each line looked at
+    once: linear)."""
+    if len(data) <= MAX_FIELD_CHARS:
+        return data
+    low = data.lower()
+    eol = b"\n" if b"\n" in low else b"\r"  # (lone CR line ends)
+    cuts: list[tuple[int, int]] = []  # (the end of what is kept, the end of the field)
+    pos = low.find(b"content-")
+    while pos >= 0:
+        if (pos == 0 or low[pos - 1] in b"\r\n") and low.startswith(_CONTENT_FIELDS, pos):
+            start, lines, keep = pos, 0, -1
+            while True:
+                end = low.find(eol, pos)
+                end = len(low) if end < 0 else end
+                lines += 1
+                if keep < 0 and lines > MAX_FIELD_LINES:
+                    keep = pos  # (the start of this line)
+                elif keep < 0 and end - start > MAX_FIELD_CHARS:
+                    keep = start + MAX_FIELD_CHARS
+                pos = end + 1
+                if pos >= len(low) or low[pos] not in b" \t":  # (no continuation line)
+                    break
+            if keep >= 0:
+                cuts.append((keep, end))
+        else:
+            pos += 1
+        pos = low.find(b"content-", pos)
+    if not cuts:
+        return data
+    out, at = [], 0
+    for keep, end in cuts:  # (what is kept never ends a line: no blank line made)
+        out.append(data[at:keep].rstrip(b"\r\n"))
+        at = end
+    out.append(data[at:])
+    return b"".join(out)
+
+
 class TooManyPartsDefect(MessageDefect):
     """More than :data:`MAX_PARTS` boundary lines: the message is read as its headers and
     a plain-text body, its parts' text without their boundaries and content fields."""
@@ -192,6 +244,15 @@ class NestingTooDeepDefect(MessageDefect):
     standard library's parser can follow (it recurses once per level): the message is read
     as its headers and a plain-text body, its nested heads and boundaries included as
     text."""
+
+
+_LINE_TESTS_PER_MB = 2_000_000
+_LINE_TESTS_MIN = 200_000
+
+
+class ParamsDefect(MessageDefect):
+    """Parameters of a Content-Type the standard library cannot read (RFC 2231 pieces that
+    do not combine, a charset it cannot use): the message is read as text."""
 
 
 #: Heads of parts (``multipart/``, ``message/``) past which a message is read as its
@@ -207,13 +268,25 @@ def _full_parse(data: bytes) -> Message:
     heads of parts (or nested too deep for the parser anyway), the message read as a
     plain-text body (:class:`NestingTooDeepDefect`): a verdict, not a RecursionError."""
     low = data.lower()  # (counted in C first: the pattern costs 14 ms a MB)
-    if low.count(b"multipart/") + low.count(b"message/") > MAX_CONTAINERS:
-        if len(_PARTS_HEAD.findall(data)) > MAX_CONTAINERS:
+    heads = low.count(b"multipart/") + low.count(b"message/")
+    if heads > MAX_CONTAINERS and len(_PARTS_HEAD.findall(data)) > MAX_CONTAINERS:
+        return _as_text(data, NestingTooDeepDefect())
+    # The feed parser tests each line against the boundary of every part it is in: a
+    # message 250 levels deep of short lines took 50 s a MB (a fuzzer's). Heads (an upper
+    # bound of the depth) times lines within a budget of 2 million tests a MB (~1 s), and
+    # of 200,000 (~0.1 s) for any message
+    if heads > 8:
+        lines = data.count(b"\n") + data.count(b"\r")
+        if heads * lines > max(_LINE_TESTS_MIN, _LINE_TESTS_PER_MB * len(data) / 1e6):
             return _as_text(data, NestingTooDeepDefect())
     try:
         return _PARSER.parsebytes(data)
     except RecursionError:  # (a caller already deep in its stack)
         return _as_text(data, NestingTooDeepDefect())
+    except (ValueError, TypeError, LookupError):
+        # parameters the library cannot combine (``x*=a; x*0=b``: TypeError) or a charset
+        # it cannot use in ``boundary*=`` (NUL, idna): it raised on every path
+        return _as_text(data, ParamsDefect())
 
 
 # The lines of a body read as text that are MIME's, not the message's: boundaries, and the
@@ -227,6 +300,8 @@ _MIME_LINE = re.compile(
 def _as_text(data: bytes, defect: MessageDefect) -> Message:
     """The message read as its headers and a plain-text body: its parts' text, without
     their boundaries and content fields; ``defect`` says why."""
+    if b"\n" not in data:  # lone CR line ends: their body was lost (a spam read as ham)
+        data = data.replace(b"\r", b"\n")
     end, gap = data.find(b"\n\n"), 2
     crlf = data.find(b"\r\n\r\n")
     if crlf >= 0 and (end < 0 or crlf < end):
@@ -234,8 +309,8 @@ def _as_text(data: bytes, defect: MessageDefect) -> Message:
     if end < 0:
         end, gap = len(data), 0
     msg = _PARSER.parsebytes(data[: end + 1], headersonly=True)
-    for name in ("content-type", "content-transfer-encoding"):
-        del msg[name]
+    for name in ("content-type", "content-transfer-encoding", "content-disposition"):
+        del msg[name]  # (a disposition's parameters: the library's parser is quadratic)
     msg["Content-Type"] = "text/plain"
     msg.set_payload(_MIME_LINE.sub(b"", data[end + gap :]).decode("ascii", "surrogateescape"))
     msg.defects.append(defect)
@@ -328,7 +403,10 @@ def _simple_multipart(msg: Message, body: str, depth: int = 0) -> Message | None
     message. Multiparts nested deeper than 8 levels are left to the feed parser too."""
     if depth > 8 or _content_type_of(msg) == "multipart/digest":  # (digest: its parts
         return None  # default to message/rfc822)
-    boundary = msg.get_boundary()
+    try:
+        boundary = msg.get_boundary()
+    except (ValueError, TypeError, LookupError):  # (left to _full_parse: read as text)
+        return None
     cte = str(msg.get("content-transfer-encoding", "8bit")).lower()
     if not boundary or cte not in ("7bit", "8bit", "binary"):
         return None
@@ -476,12 +554,40 @@ def _split_encoded_words(line: str) -> list[str]:
     return parts
 
 
+def _charset_across_lines(header: str) -> bool:
+    """Whether the library's pattern of an encoded word matches ``header`` with a charset
+    that spans lines (``=?utf-8\n ?q?x?=``: ``[^?]*?`` crosses a newline, the encoded text
+    does not), in linear time: the last "?" before a line is the one of a "=?", and the
+    line's first "?" starts ``?q?`` or ``?b?`` followed by a "?=" on that line."""
+    last = -1  # the position of the last "?" before the line
+    offset = 0
+    for number, line in enumerate(header.split("\n")):
+        if number and last >= 1 and header[last - 1] == "=":
+            p = line.find("?")
+            if (
+                p >= 0
+                and line[p + 1 : p + 2] in ("q", "Q", "b", "B")
+                and line[p + 2 : p + 3] == "?"
+            ):
+                if line.find("?=", p + 3) >= 0:
+                    return True
+        q = line.rfind("?")
+        if q >= 0:
+            last = offset + q
+        offset += len(line) + 1
+    return False
+
+
 def _library_decode_header(header: str) -> list[tuple[Any, str | None]]:
     """``email.header.decode_header(header)`` of a str, word for word the standard
     library's (Python 3.11-3.13) but for its split of a line into encoded words,
     :func:`_split_encoded_words` (linear where the library's is quadratic)."""
-    # (the library's search of the whole value: its pattern's "." stops at "\n" only)
-    if "=?" not in header or all(len(_split_encoded_words(x)) == 1 for x in header.split("\n")):
+    # (the library's search of the whole value: its pattern's "." stops at "\n" only, and
+    # an encoded word's charset may span lines)
+    if "=?" not in header or not (
+        any(len(_split_encoded_words(x)) > 1 for x in header.split("\n"))
+        or _charset_across_lines(header)
+    ):
         return [(header, None)]
     words: list[tuple[str, str | None, str | None]] = []
     for line in header.splitlines():
