@@ -205,9 +205,9 @@ def test_the_outcome_follows_what_is_on_disk(tmp_path: Path) -> None:
     assert interrupts.report() == 0 and err.getvalue() == line + "\n"
 
 
-def test_the_watchdog_ends_a_run_stuck_in_compiled_code(tmp_path: Path) -> None:
-    """Python runs its SIGINT handler only between bytecodes: a command stuck in one long
-    compiled call still ends within a second (the watchdog), with the same line."""
+def _stuck_in_compiled_code(folder: Path) -> subprocess.Popen[str]:
+    """``nbayes train`` whose run is seconds inside one compiled call (np.sort), from the
+    moment this returns."""
     script = (
         "import sys, numpy as np\n"
         "from nbayes.cli import main, train\n"
@@ -221,11 +221,18 @@ def test_the_watchdog_ends_a_run_stuck_in_compiled_code(tmp_path: Path) -> None:
         "sys.argv = ['nbayes', 'train', 'x.csv', '-o', 'm.nbayes']\n"
         "sys.exit(main())\n"
     )
-    proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, text=True,
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=folder, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
     assert proc.stdout is not None
     assert proc.stdout.readline() == "ready\n"
     time.sleep(0.3)  # inside np.sort
+    return proc
+
+
+def test_the_watchdog_ends_a_run_stuck_in_compiled_code(tmp_path: Path) -> None:
+    """Python runs its SIGINT handler only between bytecodes: a command stuck in one long
+    compiled call still ends within a second (the watchdog), with the same line."""
+    proc = _stuck_in_compiled_code(tmp_path)
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
@@ -300,24 +307,7 @@ def test_a_second_signal_prints_nothing_more(tmp_path: Path) -> None:
     """Two signals close together (SIGHUP then SIGTERM as a terminal closes, a double
     Ctrl-C): the second one's wakeup byte met a closed pipe, and Python printed five lines
     of "Exception ignored ... BrokenPipeError" before the closing line (a review's)."""
-    script = (
-        "import sys, numpy as np\n"
-        "from nbayes.cli import main, train\n"
-        "def stuck(args, ui):\n"
-        "    x = np.random.default_rng(0).random(40_000_000)\n"
-        "    print('ready', flush=True)\n"
-        "    for _ in range(50):\n"
-        "        np.sort(x)  # seconds in C, the handler waits\n"
-        "    return 0\n"
-        "train.run = stuck\n"
-        "sys.argv = ['nbayes', 'train', 'x.csv', '-o', 'm.nbayes']\n"
-        "sys.exit(main())\n"
-    )
-    proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
-    assert proc.stdout is not None
-    assert proc.stdout.readline() == "ready\n"
-    time.sleep(0.3)  # inside np.sort
+    proc = _stuck_in_compiled_code(tmp_path)
     proc.send_signal(signal.SIGHUP)
     time.sleep(0.05)  # the watchdog has read the first byte
     proc.send_signal(signal.SIGTERM)

@@ -326,45 +326,65 @@ def test_ctrl_c_after_the_append_says_the_registration_holds(tmp_path: Path) -> 
     assert status == 0 and "registration was written" in line and "do not register" in line
 
 
+def _a_model_of_150k_tokens(folder: Path, seed: int) -> tuple[Path, list[bytes]]:
+    """A saved filter of 1,500 messages of 300 words each (a fold of it takes long enough
+    to be caught), and its messages."""
+    import random
+
+    rng = random.Random(seed)
+    words = [f"w{i}" for i in range(150_000)]
+    mails = [b"Subject: m\n\n" + " ".join(rng.sample(words, 300)).encode() for _ in range(1500)]
+    model = folder / "m.nbayes"
+    nbayes.save(SpamFilter().fit(mails, ["ham", "spam"] * 750), model)
+    return model, mails
+
+
+def _stopped_in_its_fold(
+    command: list[str], folder: Path, stdin: bytes = b""
+) -> tuple[int, bytes, bytes]:
+    """``nbayes filter`` with ``command`` (on ``folder/m.nbayes``) stopped by SIGTERM once
+    the temporary file of its fold exists: its exit status, standard output and error. A
+    fold is short: while it is over before it is seen, the model and its log are put back
+    as they were and it is tried again (the test is skipped after 5 tries)."""
+    import glob
+    import signal
+
+    model = folder / "m.nbayes"
+    files = (model, Path(pending.pending_path(model)))
+    kept = folder / "kept"
+    kept.mkdir()
+    for f in files:  # (modification times kept: the log names the model's)
+        shutil.copy2(f, kept / f.name)
+    (folder / "stdin").write_bytes(stdin)
+    for _ in range(5):
+        with open(folder / "stdin", "rb") as given:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "nbayes", "filter", str(model), *command],
+                stdin=given, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            )  # fmt: skip
+        while proc.poll() is None and not glob.glob(str(folder / ".m.nbayes.*.tmp")):
+            time.sleep(0.0005)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+        if b"Stopped by SIGTERM" in err:
+            return proc.returncode, out, err
+        assert proc.returncode == 0, err  # folded before it was seen: put back, try again
+        for f in files:
+            shutil.copy2(kept / f.name, f)
+    pytest.skip("every fold was over before its temporary file could be seen")
+
+
 def test_sigterm_in_a_fold_leaves_the_model_and_the_log(tmp_path: Path) -> None:
     """procmail's timeout (SIGTERM) during ``nbayes filter MODEL --fold``: before, the
     process died at once and left its temporary file, as large as the model, beside it.
     Now it stops as after Ctrl-C: the model as it was, the registrations in the log."""
-    import glob
-    import random
-    import signal
-
-    rng = random.Random(0)
-    words = [f"w{i}" for i in range(150_000)]
-    mails = [b"Subject: m\n\n" + " ".join(rng.sample(words, 300)).encode() for _ in range(1500)]
-    model = tmp_path / "m.nbayes"
-    nbayes.save(SpamFilter().fit(mails, ["ham", "spam"] * 750), model)
+    model, _ = _a_model_of_150k_tokens(tmp_path, 0)
     register(model, [b"Subject: later\n\ncheap pills"], spam=True)
-    log = Path(pending.pending_path(model))
-    kept = tmp_path / "kept"
-    kept.mkdir()
-    for f in (model, log):  # (modification times kept: the log names the model's)
-        shutil.copy2(f, kept / f.name)
     before = model.read_bytes()
-    for _ in range(5):  # the fold is short: try again if it was over before it was seen
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "nbayes", "filter", str(model), "--fold"],
-            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-        )  # fmt: skip
-        while proc.poll() is None and not glob.glob(str(tmp_path / ".m.nbayes.*.tmp")):
-            time.sleep(0.0005)
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
-        if proc.returncode == 143:
-            break
-        assert proc.returncode == 0, err  # folded before it was seen: undo and try again
-        for f in (model, log):
-            shutil.copy2(kept / f.name, f)
-    else:
-        pytest.skip("every fold was over before its temporary file could be seen")
-    assert err == "Stopped by SIGTERM: no model file was changed.\n"
-    assert model.read_bytes() == before and not glob.glob(str(tmp_path / "*.tmp"))
+    status, _, err = _stopped_in_its_fold(["--fold"], tmp_path)
+    assert (status, err) == (143, b"Stopped by SIGTERM: no model file was changed.\n")
+    assert model.read_bytes() == before and not list(tmp_path.glob("*.tmp"))
     assert nbayes.load(model).table_.n_spam == 751  # the registration counts
 
 
@@ -373,51 +393,17 @@ def test_sigterm_in_a_delivery_s_fold_keeps_its_verdict_and_message(tmp_path: Pa
     fills the log, stopped by SIGTERM in the fold: it exited 0 ("spam") with nothing on
     standard output (a review's). The verdict and the message are written first now; the
     exit status is the verdict's, and the registration holds."""
-    import glob
-    import random
-    import signal
-
-    rng = random.Random(1)
-    words = [f"w{i}" for i in range(150_000)]
-    mails = [b"Subject: m\n\n" + " ".join(rng.sample(words, 300)).encode() for _ in range(1500)]
-    model = tmp_path / "m.nbayes"
-    nbayes.save(SpamFilter().fit(mails, ["ham", "spam"] * 750), model)
-    filler = [
-        b"Subject: f%d\n\n" % i + " ".join(rng.sample(words, 200)).encode() for i in range(300)
-    ]
-    register(model, filler, spam=True, fold_at=1 << 30)  # a full log, not folded
+    model, mails = _a_model_of_150k_tokens(tmp_path, 1)
+    filler = [b"Subject: f%d\n\n" % i + b" ".join(m.split()[-200:]) for i, m in enumerate(mails)]
+    register(model, filler[:300], spam=True, fold_at=1 << 30)  # a full log, not folded
     assert Path(pending.pending_path(model)).stat().st_size > pending.FOLD_BYTES
-    kept = tmp_path / "kept"
-    kept.mkdir()
-    log = Path(pending.pending_path(model))
-    for f in (model, log):
-        shutil.copy2(f, kept / f.name)
     message = mails[1]  # a spam the filter learnt: a sure verdict, learnt again
-    (tmp_path / "msg.eml").write_bytes(message)
-    for _ in range(5):
-        with open(tmp_path / "msg.eml", "rb") as stdin:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "nbayes", "filter", str(model), "--update",
-                 "--passthrough"],
-                stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            )  # fmt: skip
-        while proc.poll() is None and not glob.glob(str(tmp_path / ".m.nbayes.*.tmp")):
-            time.sleep(0.0005)
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
-        if b"Stopped by SIGTERM" in err:
-            break
-        assert proc.returncode == 0, err  # folded before it was seen: undo and try again
-        for f in (model, log):
-            shutil.copy2(kept / f.name, f)
-    else:
-        pytest.skip("every fold was over before its temporary file could be seen")
-    assert proc.returncode == 0  # the verdict's: spam
+    status, out, err = _stopped_in_its_fold(["--update", "--passthrough"], tmp_path, message)
+    assert status == 0  # the verdict's: spam
     assert out.startswith(b"X-Nbayes-Status: spam") or b"\nX-Nbayes-Status: spam" in out
     assert out.endswith(message.split(b"\n\n", 1)[1])
     assert b"after the verdict and the registration were written (exit status 0" in err
-    assert not glob.glob(str(tmp_path / "*.tmp")) and not glob.glob(str(tmp_path / ".*.tmp"))
+    assert not list(tmp_path.glob("*.tmp")) and not list(tmp_path.glob(".*.tmp"))
     assert nbayes.load(model).table_.n_spam == 750 + 300 + 1  # nothing lost, nothing twice
 
 
