@@ -248,4 +248,4 @@ def test_a_long_boundary_is_not_compiled_whole() -> None:
     raw = b"Subject: x\nContent-Type: multipart/mixed; boundary=%d" % time.time_ns()
     raw += b"Q" * 1_000_000 + b"\n\n--B\n\nhello there\n"
     assert seconds(lambda: MailTokenizer().tokens(raw)) < 0.5
-    assert "hello" in MailTokenizer().tokens(raw)
+    assert "mime-defect:StartBoundaryNotFoundDefect" in MailTokenizer().tokens(raw)
