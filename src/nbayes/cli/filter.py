@@ -542,17 +542,17 @@ def _update_one(args: argparse.Namespace, ui: Any, raw: bytes) -> int | None:
     v = scorer.classify([raw])[0]
     _answer(args, ui, raw, v.verdict, v.spamicity)
     delivery.status = _status(args, v.verdict)
-    counts = (scorer.n_ham, scorer.n_spam)
-    if v.verdict != "unsure":
-        done = _register(args, ui, [raw], v.verdict == "spam", scorer, fold=False)
-        counts = (done.n_ham, done.n_spam)
-    delivery.learnt = True
+    counts, fold_due = (scorer.n_ham, scorer.n_spam), False
     learnt = int(v.verdict != "unsure")
+    if learnt:
+        done = _register(args, ui, [raw], v.verdict == "spam", scorer, fold=False)
+        counts, fold_due = (done.n_ham, done.n_spam), done.fold_due
+    delivery.learnt = True
     ui.note(
         f"Learnt {learnt} of 1 message(s) as their verdict; {args.model} now has "
         f"{counts[0]:,} ham and {counts[1]:,} spam."
     )
-    if v.verdict != "unsure" and done.fold_due:
+    if fold_due:
         _fold_log(args, ui)
     return delivery.status
 
@@ -561,15 +561,21 @@ def _fold_log(args: argparse.Namespace, ui: Any) -> None:
     """A full log of pending messages folded into MODEL (its registrations hold if the
     fold fails: the next one tries again)."""
     from nbayes.cli._guarded import guarded_write
-    from nbayes.io.pending import pending_path
     from nbayes.io.serializers.spam_register import fold_pending
 
     error = guarded_write(args.model, lambda: fold_pending(args.model))
     if error is not None:
-        ui.warn(
-            f"the registration is kept in {pending_path(args.model)}, but writing it into "
-            f"{args.model} failed ({error}); the next registration tries again."
-        )
+        _fold_failed(args, ui, error)
+
+
+def _fold_failed(args: argparse.Namespace, ui: Any, error: str) -> None:
+    """The warning of a fold that failed: the registrations hold, in the log."""
+    from nbayes.io.pending import pending_path
+
+    ui.warn(
+        f"the registration is kept in {pending_path(args.model)}, but writing it into "
+        f"{args.model} failed ({error}); the next registration tries again."
+    )
 
 
 def _register(
@@ -603,10 +609,7 @@ def _register(
             "they were not counted, and a new log replaced it."
         )
     if done.fold_error is not None:
-        ui.warn(
-            f"the registration is kept in {log}, but writing it into {args.model} failed "
-            f"({done.fold_error}); the next registration tries again."
-        )
+        _fold_failed(args, ui, done.fold_error)
     return done
 
 

@@ -129,7 +129,7 @@ class Clues:
         0: all); ``paint(text, ansi_colour)`` colours the verdict and each f(w)."""
         from nbayes.spam._view import clue_lines
 
-        return list(clue_lines(self, top) if paint is None else clue_lines(self, top, paint))
+        return list(clue_lines(self, top, paint))
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
@@ -758,11 +758,12 @@ class SpamFilter:
         must tokenize alike and name their classes alike. ``a.merge(b, c, ...)`` merges
         several at once; ``a + b`` and ``sum(filters)`` are the same."""
         self._check_fitted()
+        mine = self._settings()
         for each in (other, *more):
             if not isinstance(each, SpamFilter):
                 raise TypeError(f"can only merge a SpamFilter into a SpamFilter; got {type(each)}")
             each._check_fitted()
-            mine, theirs = self._settings(), each._settings()
+            theirs = each._settings()
             if self._tokenizer() != each._tokenizer() or mine.labels != theirs.labels:
                 raise ValueError(
                     "cannot merge SpamFilters that tokenize differently or name their classes "

@@ -89,10 +89,11 @@ def clue_row(clue: Clue, f: str, more: str = "") -> str:
     return f"  {f}  ham {clue.ham:>6,}  spam {clue.spam:>6,}  {clue.token}{more}"
 
 
-def clue_lines(clues: Clues, top: int = 0, paint: Paint = _plain) -> Iterator[str]:
+def clue_lines(clues: Clues, top: int = 0, paint: Paint | None = None) -> Iterator[str]:
     """The explanation as lines of text: the verdict, :func:`_summary`, then the strongest
     clues of each side (``top``: at most; 0: all), ``paint(text, ansi_colour)`` colouring
-    the verdict and each f(w) (``nbayes explain --color``)."""
+    the verdict and each f(w) (``nbayes explain --color``; None: no colour)."""
+    paint = paint or _plain
     v = clues.verdict
     yield f"{paint(v.verdict, _ANSI[v.verdict])} {_headline(clues)}"
     yield from _summary(clues)
