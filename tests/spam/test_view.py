@@ -75,3 +75,10 @@ def test_tokens_are_escaped_and_long_lists_cut() -> None:
     assert page.count("<tr>") == SHOWN_CLUES + 1 + 2  # the rows shown and two heads
     assert r"`<script>a\|b&`" in clues._repr_markdown_()
     assert len(str(clues).splitlines()) == 2 + 2 + len(many) + 1  # every clue in text
+
+
+def test_top_is_a_count(clues: Clues) -> None:
+    assert len(clues.lines(top=1)) < len(clues.lines())
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="top is how many clues of each side"):
+            clues.lines(top=bad)  # type: ignore[arg-type]

@@ -93,6 +93,8 @@ def clue_lines(clues: Clues, top: int = 0, paint: Paint | None = None) -> Iterat
     """The explanation as lines of text: the verdict, :func:`_summary`, then the strongest
     clues of each side (``top``: at most; 0: all), ``paint(text, ansi_colour)`` colouring
     the verdict and each f(w) (``nbayes explain --color``; None: no colour)."""
+    if isinstance(top, bool) or not isinstance(top, int) or top < 0:
+        raise ValueError(f"top is how many clues of each side to show (0: all); got {top!r}")
     paint = paint or _plain
     v = clues.verdict
     yield f"{paint(v.verdict, _ANSI[v.verdict])} {_headline(clues)}"
