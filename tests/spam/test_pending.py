@@ -383,7 +383,7 @@ def test_sigterm_in_a_fold_leaves_the_model_and_the_log(tmp_path: Path) -> None:
     register(model, [b"Subject: later\n\ncheap pills"], spam=True)
     before = model.read_bytes()
     status, _, err = _stopped_in_its_fold(["--fold"], tmp_path)
-    assert (status, err) == (143, b"Stopped by SIGTERM: no model file was changed.\n")
+    assert (status, err) == (-15, b"Stopped by SIGTERM: no model file was changed.\n")
     assert model.read_bytes() == before and not list(tmp_path.glob("*.tmp"))
     assert nbayes.load(model).table_.n_spam == 751  # the registration counts
 

@@ -4,7 +4,9 @@ Run ``nbayes -h`` (or ``python -m nbayes -h``) for the commands; every command h
 with an example. :func:`main` is the entry point; it returns the exit status: 0 on
 success, 1 on an error (reported as one ``Error: ...`` line), 2 on bad arguments (one
 ``Error: ...`` line too), 130 when interrupted (Ctrl-C: one line, no model file changed;
-143 after SIGTERM).
+143 after SIGTERM). Run as the ``nbayes`` program, an interrupted run that changed no file
+ends by the signal instead, which the shell reports as the same number (a shell loop then
+stops at Ctrl-C).
 
 Examples
 --------
@@ -98,7 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         0 on success, 1 on an error, 2 on bad arguments, 130 when interrupted (143 after
-        SIGTERM, 129 after SIGHUP).
+        SIGTERM, 129 after SIGHUP; when ``argv`` is None, the process ends by the signal
+        instead, which its shell reports as these numbers).
     """
     program = argv is None  # the process ends when this returns
     interrupts = Interrupts(sys.stderr)

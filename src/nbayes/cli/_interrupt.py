@@ -22,6 +22,13 @@ Every model file a command writes is registered (:meth:`Interrupts.writing`) wit
 identity of the file it replaces (inode, size, modification time). The closing line, and the
 exit status, follow from what is on disk: "no model file was changed" (exit 130), or, when
 the rename had already happened, the new model is complete (exit 0).
+
+A run that changed no file ends, after its closing line, by the signal itself (as Python
+does after an unhandled Ctrl-C), so the shell reports 130, 143 or 129 and its parent knows
+how it ended: a shell loop (``for f in *.eml; do nbayes filter ...; done``) stops at Ctrl-C
+only when its command died by SIGINT (it takes an exit status as the command's own answer to
+Ctrl-C, and goes on), and systemd counts a death by SIGTERM as a clean stop but exit 143 as
+a failure. A library call of :func:`nbayes.cli.main` returns the status instead.
 """
 
 from __future__ import annotations
@@ -31,10 +38,11 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 __all__ = ["GRACE", "Interrupts"]
 
@@ -197,7 +205,7 @@ class Interrupts:
         try:
             self._write(line)
         finally:
-            os._exit(status)
+            self._end(status)
 
     def _remove_temporaries(self) -> None:
         """The temporary files ``nbayes.save`` was writing next to the registered model
@@ -280,8 +288,37 @@ class Interrupts:
                 with contextlib.suppress(Exception):
                     if stream is not None:
                         stream.flush()
-            os._exit(status)
+            self._end(status)
         return status
+
+    def _end(self, status: int) -> NoReturn:
+        """End the process: by the signal handled when ``status`` says the run changed
+        nothing (128 + its number), with ``status`` otherwise (a new model saved, a
+        delivery's verdict)."""
+        if status == 128 + self._signum:
+            _die_by(self._signum)
+        os._exit(status)
+
+
+def _die_by(signum: int) -> None:
+    """End the process by the signal ``signum``, its default action (nothing written after,
+    no clean-up: the caller has done both); returns only where that cannot be done."""
+    try:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signum, signal.SIG_DFL)
+        else:  # (the watchdog) Python sets handlers in the main thread only: the C library's
+            import ctypes
+
+            set_handler = ctypes.CDLL(None).signal
+            set_handler.argtypes = (ctypes.c_int, ctypes.c_void_p)
+            set_handler.restype = ctypes.c_void_p
+            if set_handler(signum, None) == ctypes.c_void_p(-1).value:  # SIG_DFL; SIG_ERR
+                return
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signum])
+        os.kill(os.getpid(), signum)
+        time.sleep(1.0)  # (delivered at once; this thread waits for it)
+    except (OSError, ValueError, AttributeError):  # (no C library to call): the status then
+        return
 
 
 _FORK_HOOKED: list[Interrupts] = []  # the latest installed (os.register_at_fork has no undo)
