@@ -10,6 +10,7 @@ import random
 import signal
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -159,6 +160,50 @@ def test_ctrl_c_on_nbayes_serve_folds_and_says_so(
     assert f"stopped; {os.path.basename(text_model)} holds every update" in server.stderr
     assert J.recover(text_model)[1] == 0  # folded, by the time the command returned
     assert "interrupted" in nbayes.load(text_model).vocabulary_
+
+
+@pytest.mark.parametrize(
+    ("workers", "sig"), [(1, signal.SIGTERM), (1, signal.SIGINT), (2, signal.SIGTERM)]
+)
+def test_a_stop_while_the_server_starts_says_so(
+    text_model: str, tmp_path: Any, workers: int, sig: signal.Signals
+) -> None:
+    """SIGTERM or Ctrl-C while ``nbayes serve`` loads its model (3 s for a spam filter of
+    the SpamAssassin corpus): before, SIGTERM ended it at once without a word (Python's
+    default: the CLI had let go of the signals before the load), and with workers it exited
+    0 silently. Now it stops as any command does, one line saying the model is as it was."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "slow_start.py"
+    script.write_text(
+        "import sys, time\n"
+        "from nbayes.serve.state import ModelState\n"
+        "load = ModelState._load\n"
+        "def slow(self):\n"
+        "    print('loading', flush=True)\n"
+        "    time.sleep(30)\n"
+        "    load(self)\n"
+        "ModelState._load = slow\n"
+        "from nbayes.cli import main\n"
+        f"sys.argv = ['nbayes', 'serve', {text_model!r}, '--port', '0', '--workers', '{workers}']\n"
+        "sys.exit(main())\n"
+    )
+    before = Path(text_model).read_bytes()
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "loading\n"
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    name = os.path.basename(text_model)
+    if workers == 1:  # the command's stop: one line, and the process ends by the signal
+        word = "Interrupted" if sig == signal.SIGINT else "Stopped by SIGTERM"
+        assert (proc.returncode, err) == (-sig, f"{word}: no model file was changed.\n")
+    else:  # the supervisor's: its workers stopped, it says so
+        assert proc.returncode == 0, err
+        assert err == f"nbayes serve: stopped while starting; {name} was not changed.\n"
+    assert Path(text_model).read_bytes() == before
 
 
 def test_a_server_whose_terminal_is_gone_stops_cleanly(text_model: str) -> None:

@@ -23,6 +23,6 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     from nbayes.serve import run as serve
 
     interrupts = getattr(args, "interrupts", None)
-    if interrupts is not None:  # the server's Ctrl-C is its own: a stop that folds
-        interrupts.release()
-    return serve(args)
+    # the server's Ctrl-C is its own, a stop that folds, once it serves; while it loads the
+    # model and replays its journal, Ctrl-C and SIGTERM stop it as they stop any command
+    return serve(args, before_serving=None if interrupts is None else interrupts.release)

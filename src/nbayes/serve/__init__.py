@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 
 from nbayes._flags import count_type, seconds_type, size_type
 
@@ -77,8 +78,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         choices=("critical", "error", "warning", "info", "debug"))  # fmt: skip
 
 
-def run(args: argparse.Namespace) -> int:
-    """Serve until SIGTERM or Ctrl-C; the exit status (0 after a clean shutdown)."""
+def run(args: argparse.Namespace, before_serving: Callable[[], None] | None = None) -> int:
+    """Serve until SIGTERM or Ctrl-C; the exit status (0 after a clean shutdown).
+
+    ``before_serving`` is called once the model is loaded and its journal replayed, right
+    before the server takes SIGTERM and SIGINT as its clean stop: until then, the caller's
+    handling of them holds (the CLI's: one line, and the process ends by the signal)."""
     try:
         import starlette  # noqa: F401
         import uvicorn  # noqa: F401
@@ -95,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         max_body=args.max_body, fold_every=args.fold_every, fold_seconds=args.fold_seconds,
         log_level=args.log_level, max_seconds=args.max_seconds, allow_hosts=args.allow_host,
         idle_seconds=args.idle_seconds, max_buffered=args.max_buffered,
+        before_serving=before_serving,
     )  # fmt: skip
 
 

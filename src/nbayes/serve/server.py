@@ -36,7 +36,7 @@ import select
 import signal
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from nbayes.io.lock import LockedError, ModelLock
@@ -113,8 +113,11 @@ def serve(
     allow_hosts: Sequence[str] = (),
     idle_seconds: float = 10.0,
     max_buffered: int = 256 * 1024 * 1024,
+    before_serving: Callable[[], None] | None = None,
 ) -> int:
-    """Serve ``model`` until SIGTERM or SIGINT; returns the exit status."""
+    """Serve ``model`` until SIGTERM or SIGINT; returns the exit status. ``before_serving``
+    (see :func:`nbayes.serve.run`) is called right before the server's own handling of the
+    signals begins."""
     if not os.path.isfile(model):
         _say(f"no model file {model!r}: train one first with `nbayes train`.")
         return 2
@@ -173,8 +176,9 @@ def serve(
         max_buffered=max_buffered,
     )  # fmt: skip
     if workers <= 1:
-        return _run_worker(model, sock, url, options, lock, parent=None)
-    return _supervise(model, sock, url, options, workers, lock)
+        return _run_worker(model, sock, url, options, lock, parent=None,
+                           before_serving=before_serving)  # fmt: skip
+    return _supervise(model, sock, url, options, workers, lock, before_serving)
 
 
 #: a request's head (its request line and headers) over this many bytes gets 431 at once:
@@ -341,6 +345,7 @@ def _protocol(idle_seconds: float, max_head: int = MAX_HEAD) -> type[asyncio.Pro
 def _run_worker(
     model: str, sock: socket.socket, url: str, options: dict[str, Any], lock: ModelLock,
     parent: int | None, ready_fd: int | None = None, handoff: socket.socket | None = None,
+    before_serving: Callable[[], None] | None = None,
 ) -> int:  # fmt: skip
     import uvicorn
 
@@ -411,6 +416,8 @@ def _run_worker(
             super().handle_exit(sig, frame)
 
     server = Server(config)
+    if before_serving is not None:  # loaded and replayed: the stops are the server's from now
+        before_serving()
     # uvicorn re-raises the signal it caught once it has shut down; handlers of our own
     # turn that into a normal return (exit status 0) instead of death by SIGTERM, or a
     # KeyboardInterrupt after Ctrl-C
@@ -456,8 +463,9 @@ def _stop_on_hangup(stop: Any) -> Any:
 
 
 def _supervise(
-    model: str, sock: socket.socket, url: str, options: dict[str, Any], n: int, lock: ModelLock
-) -> int:
+    model: str, sock: socket.socket, url: str, options: dict[str, Any], n: int, lock: ModelLock,
+    before_serving: Callable[[], None] | None = None,
+) -> int:  # fmt: skip
     me = os.getpid()
     children: dict[int, int] = {}  # pid -> the read end of its "started" pipe (-1: read)
     ready: set[int] = set()
@@ -507,6 +515,8 @@ def _supervise(
             for fd in fds:
                 lock.adopt(fd)
 
+    if before_serving is not None:
+        before_serving()
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     _stop_on_hangup(lambda: stop(signal.SIGTERM, None))
@@ -556,4 +566,6 @@ def _supervise(
     handoff.close()
     if announced:
         _stopped(model)
+    elif stopping and not status:  # stopped while the workers loaded the model: before, silent
+        _say(f"stopped while starting; {os.path.basename(model)} was not changed.")
     return status
