@@ -353,3 +353,22 @@ def test_ctrl_c_stops_a_shell_loop(tmp_path: Path, where: str) -> None:
     out, err = proc.communicate(timeout=60)
     assert (proc.returncode, out) == (-signal.SIGINT, ""), (out, err)
     assert err == "Interrupted: no model file was changed.\n", err
+
+
+def test_a_signal_while_the_handling_is_installed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A signal that lands while :func:`nbayes.cli.main` installs its handling (here: at
+    once after the handler, where the fork hook is set) is reported as any other: it
+    escaped as a bare KeyboardInterrupt (a review's)."""
+    from nbayes import cli
+    from nbayes.cli import _interrupt
+
+    def signalled(interrupts: object) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1.0)  # the handler raises in here
+
+    monkeypatch.setattr(_interrupt, "_forget_in_forks", signalled)
+    assert cli.main(["info", "no-such-model.nbayes"]) == 130
+    assert capsys.readouterr().err == "Interrupted: no model file was changed.\n"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -105,9 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     program = argv is None  # the process ends when this returns
     interrupts = Interrupts(sys.stderr)
-    interrupts.install(program)
     args = sys.argv[1:] if argv is None else list(argv)
     try:
+        interrupts.install(program)  # (a signal in it: reported below, as any other)
         if _command_of(args) == "filter":  # a mail delivery agent's: lean, exit 3 on errors
             return _filter(args, interrupts)
         return _main(args, interrupts)

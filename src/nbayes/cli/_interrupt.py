@@ -117,18 +117,23 @@ class Interrupts:
         ``main`` called from a worker thread, Python's handling stays."""
         if threading.current_thread() is not threading.main_thread():
             return
-        for sig in SIGNALS if program else (signal.SIGINT,):
-            if signal.getsignal(sig) in (signal.SIG_DFL, signal.default_int_handler):
-                self._previous[sig] = signal.signal(sig, self._on_signal)
+        # installed (for uninstall) before the first handler: a signal from then on raises
+        # KeyboardInterrupt here, which :func:`nbayes.cli.main` reports as any other
         self._installed = True
+        for sig in SIGNALS if program else (signal.SIGINT,):
+            previous = signal.getsignal(sig)
+            if previous in (signal.SIG_DFL, signal.default_int_handler):
+                self._previous[sig] = previous
+                signal.signal(sig, self._on_signal)
         _forget_in_forks(self)
         try:
             r, w = os.pipe()
+            self._wake = (r, w)  # (closed by uninstall, whatever happens from here)
             os.set_blocking(w, False)
             self._previous_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
         except (OSError, ValueError):  # no wakeup fd: the Python handler still works
+            self._wake = None
             return
-        self._wake = (r, w)
         threading.Thread(target=self._watch, args=(r,), name="nbayes-ctrl-c", daemon=True).start()
 
     def uninstall(self, program: bool) -> None:
