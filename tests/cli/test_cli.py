@@ -626,6 +626,45 @@ def test_closed_stdout_is_one_clear_error(text_model: Path) -> None:
     assert load(out).predict(["free prize"]).tolist() == ["spam"]
 
 
+def test_a_command_outlives_its_terminal(tmp_path: Path) -> None:
+    """``nbayes train ... & disown`` and the ssh session drops: no SIGHUP comes, and every
+    write to the terminal fails with EIO. Before, the next progress write ended the
+    training with exit 1 and no model; its messages are now dropped and it runs to its
+    end (its progress and closing note written into the void)."""
+    import pty
+    import time
+
+    script = tmp_path / "long_train.py"
+    script.write_text(
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from nbayes.cli import main, train\n"
+        "def long(args, ui):\n"
+        "    with ui.progress('Training', 'documents') as bar:\n"
+        "        for _ in range(40):\n"
+        "            bar.advance(10_000)\n"
+        "            time.sleep(0.05)\n"
+        "    Path('model.nbayes').write_text('the model')\n"
+        "    ui.note('Saved to model.nbayes')\n"
+        "    return 0\n"
+        "train.run = long\n"
+        "sys.argv = ['nbayes', 'train', 'x.csv', '-o', 'model.nbayes']\n"
+        "sys.exit(main())\n"
+    )
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, stdin=slave,
+                            stdout=slave, stderr=slave, start_new_session=True)  # fmt: skip
+    os.close(slave)
+    seen = b""
+    while b"Training" not in seen:
+        seen += os.read(master, 4096)
+    os.close(master)  # the terminal goes away (no controlling terminal: no SIGHUP)
+    started = time.monotonic()
+    assert proc.wait(60) == 0
+    assert time.monotonic() - started > 0.5  # it ran on
+    assert (tmp_path / "model.nbayes").read_text() == "the model"
+
+
 @pytest.mark.parametrize(
     "argv, flag",
     [

@@ -3,6 +3,7 @@ one-line error a command reports (:class:`CLIError`)."""
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -91,8 +92,50 @@ class _Closed:
         return False
 
 
+class _Terminal:
+    """stderr on a terminal, which may go away while a command runs (an ssh session
+    dropped under ``nbayes train ... & disown``, or ``setsid``: no SIGHUP comes, and every
+    write fails with EIO). Its messages and progress are for the person who left: dropped
+    from then on, and the command goes on to its end. Before, the next progress write
+    ended a long training with exit 1, its model unsaved."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                return self._stream.write(text)
+            except OSError as exc:
+                self._hung_up(exc)
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self._stream.flush()
+            except OSError as exc:
+                self._hung_up(exc)
+
+    def _hung_up(self, exc: OSError) -> None:
+        if exc.errno != errno.EIO:
+            raise exc
+        self.gone = True
+
+    def isatty(self) -> bool:
+        return not self.gone and isatty(self._stream)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def _stream(stream: TextIO | None, name: str) -> TextIO:
-    return stream if stream is not None else cast(TextIO, _Closed(name))
+    if stream is None:
+        return cast(TextIO, _Closed(name))
+    if name == "standard error" and isatty(stream):
+        return cast(TextIO, _Terminal(stream))
+    return stream
 
 
 class UI:
