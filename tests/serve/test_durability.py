@@ -255,10 +255,17 @@ def test_info_says_what_the_journal_holds_that_the_file_lacks(
     out = capsys.readouterr().out
     assert "journal: 1 update(s) acknowledged by a server that stopped without writing" in out
     assert f"`nbayes serve {text_model}` replays them" in out
+    # the commands that read the file warn of what it lacks (predict answered silently)
+    assert main(["predict", text_model, "--text", "journaled words"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith(f"Warning: {text_model}: 1 update(s) acknowledged by a server"), err
+    assert err.rstrip().endswith("what this command reads lacks them."), err
     J.recover(text_model)
     assert start(text_model).terminate() == 0  # replayed and folded: nothing to say
     assert main(["info", text_model, "--top", "0"]) == 0
     assert "journal:" not in capsys.readouterr().out
+    assert main(["predict", text_model, "--text", "journaled words"]) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_a_second_server_refuses_to_start(text_model: str, start: Any) -> None:

@@ -32,6 +32,7 @@ __all__ = [
     "coerce_labels",
     "column_names",
     "is_text_model",
+    "journal_lag",
     "load_model",
     "command_parser",
     "Documents",
@@ -202,13 +203,60 @@ def flag_errors(flags: Iterable[str]) -> Iterator[None]:
 # ------------------------------------------------------------------------- models
 
 
-def load_model(path: str) -> Any:
-    """Load a model file (ModelFileError explains any problem)."""
+def load_model(path: str, journal_warning: bool = True) -> Any:
+    """Load a model file (ModelFileError explains any problem); with
+    ``journal_warning``, a warning names the updates a server acknowledged that the file
+    lacks (:func:`journal_lag`)."""
     from nbayes.io.persist import load
 
     if not os.path.exists(path):
         raise CLIError(f"No model file {path!r}: train one first with `nbayes train`.")
+    if journal_warning:
+        warn_of_journal(path)
     return load(path)
+
+
+def journal_lag(path: str) -> str | None:
+    """The updates a server acknowledged and journaled beside the model file ``path``
+    (``MODEL.journal``) that the file does not hold yet, in words: a running server's not
+    yet folded, or a killed server's (kill -9, a crash); None when the file holds them all.
+    """
+    from nbayes.serve.holder import serving_server
+    from nbayes.serve.journal import JournalError, journal_path, pending_updates
+
+    journal = journal_path(path)
+    if not os.path.exists(journal):
+        return None
+    try:
+        n = pending_updates(path)
+    except (OSError, JournalError) as exc:
+        return f"{journal} cannot be read ({exc})"
+    if not n:
+        return None
+    server = serving_server(path)
+    if server is not None:
+        return (
+            f"{n:,} update(s) acknowledged by the running server (pid {server['pid']}, "
+            f"{server.get('url', '?')}) are not in the file yet: the server writes them in at "
+            "its next fold, or when it stops"
+        )
+    return (
+        f"{n:,} update(s) acknowledged by a server that stopped without writing them into the "
+        f"file (kill -9, a crash) are in {journal}, not in the file: `nbayes serve {path}` "
+        "replays them at its start, and a change from the command line (`nbayes update`; "
+        "`nbayes filter MODEL --fold` for a spam filter) writes them in first"
+    )
+
+
+def warn_of_journal(path: str) -> None:
+    """Warn when the model file ``path`` lacks updates a server acknowledged: a command
+    that reads the file (predict, eval, explain, sample, plot) answered from it silently
+    stale after a server's kill -9."""
+    import warnings
+
+    lag = journal_lag(path)
+    if lag is not None:
+        warnings.warn(f"{path}: {lag}; what this command reads lacks them.", stacklevel=2)
 
 
 def column_names(model: Any) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from nbayes.cli._common import UI, CLIError, load_model
+from nbayes.cli._common import UI, CLIError, load_model, warn_of_journal
 from nbayes.cli._guarded import guarded_write
 
 T = TypeVar("T")
@@ -25,10 +25,11 @@ __all__ = [
 ]
 
 
-def load_for_prediction(path: str) -> Any:
+def load_for_prediction(path: str, journal_warning: bool = True) -> Any:
     """A model file ready to predict: for a TextClassifier its scorer
     (:func:`nbayes.load_scorer`: numpy only, no estimator, no scikit-learn), for
-    any other model the estimator (:func:`load_model`). Both predict and explain alike."""
+    any other model the estimator (:func:`load_model`). Both predict and explain alike.
+    ``journal_warning``: warn of the updates a server acknowledged that the file lacks."""
     from nbayes.exceptions import ModelFileError
     from nbayes.io.persist import load_scorer, model_type
 
@@ -40,7 +41,11 @@ def load_for_prediction(path: str) -> Any:
             scorer = load_scorer(path)
     except ModelFileError:
         pass  # the full load reports the problem in its own words
-    return load_model(path) if scorer is None else scorer
+    if scorer is None:
+        return load_model(path, journal_warning)
+    if journal_warning:
+        warn_of_journal(path)
+    return scorer
 
 
 def _input_paths(inputs: Iterable[str]) -> Iterator[tuple[str, bool]]:

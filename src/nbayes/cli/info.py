@@ -28,6 +28,7 @@ from nbayes.cli._common import (
     column_names,
     count_type,
     is_text_model,
+    journal_lag,
     load_model,
 )
 from nbayes.cli._models import load_for_prediction
@@ -152,31 +153,9 @@ def _spam_filter(ui: UI, model: Any, top: int, path: str) -> int:
 def _journal(ui: UI, path: str) -> None:
     """The updates a server acknowledged and journaled beside the model that the file
     does not hold yet (``MODEL.journal``): the model described here lacks them."""
-    from nbayes.serve.holder import serving_server
-    from nbayes.serve.journal import JournalError, journal_path, pending_updates
-
-    try:
-        n = pending_updates(path)
-    except (OSError, JournalError) as exc:
-        ui.print(f"journal: {journal_path(path)} cannot be read ({exc})")
-        return
-    if not n:
-        return
-    server = serving_server(path)
-    if server is not None:
-        ui.print(
-            f"journal: {n:,} update(s) acknowledged by the running server (pid "
-            f"{server['pid']}, {server.get('url', '?')}) are not in the file yet (what follows "
-            "lacks them): the server writes them in at its next fold, or when it stops"
-        )
-        return
-    ui.print(
-        f"journal: {n:,} update(s) acknowledged by a server that stopped without writing them "
-        f"into the file (kill -9, a crash) are in {journal_path(path)}, not in the file (what "
-        f"follows lacks them): `nbayes serve {path}` replays them at its start, and a change "
-        "from the command line (`nbayes update`; `nbayes filter MODEL --fold` for a spam "
-        "filter) writes them in first"
-    )
+    lag = journal_lag(path)
+    if lag is not None:
+        ui.print(f"journal: {lag} (what follows lacks them)")
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:
@@ -187,7 +166,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     if args.decimals or args.format in ("latex", "markdown"):
         flag = "--decimals" if args.decimals else "--format"
         raise CLIError(f"{flag} applies to --parameters: add --parameters to print the table.")
-    model = load_for_prediction(args.model)  # a TextClassifier's scorer: no scikit-learn
+    # a TextClassifier's scorer (no scikit-learn); what the file lacks is said below
+    model = load_for_prediction(args.model, journal_warning=False)
     metadata, _ = read_metadata(args.model)
     text = is_text_model(model)
     est = model

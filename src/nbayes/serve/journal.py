@@ -194,7 +194,7 @@ def pending_updates(model_path: str) -> int:
             records, _ = _parse(f.read())
     except FileNotFoundError:
         return 0
-    if not records:
+    if not any(map(_is_update, records)):  # (no digest of the model file to compute)
         return 0
     start = _start_of(records, file_digest(model_path))
     if start is None:
