@@ -90,6 +90,7 @@ class Interrupts:
         self._targets: list[tuple[str, tuple[int, int, int, int] | None, set[str]]] = []
         self._saving = threading.RLock()  # held while a model file is written (nested: its log)
         self._claimed = threading.Lock()  # the closing line is written once
+        self._said = threading.Event()  # the watchdog has written it
         self._finished = threading.Event()
         self._hit = False
         self._signum = signal.SIGINT  # the first signal handled
@@ -210,6 +211,7 @@ class Interrupts:
         try:
             self._write(line)
         finally:
+            self._said.set()
             self._end(status)
 
     def _remove_temporaries(self) -> None:
@@ -288,6 +290,9 @@ class Interrupts:
         line, status = self.outcome()
         if self._claimed.acquire(blocking=False):
             self._write(line)
+        elif program:  # the watchdog writes it, then ends the process: ending it here first
+            # lost the line (a race a loaded machine showed)
+            self._said.wait(SAVE_WAIT + 1.0)
         if program:
             for stream in (sys.stdout, sys.stderr):
                 with contextlib.suppress(Exception):
