@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 
@@ -82,3 +83,15 @@ def test_a_model_it_cannot_answer_for(tmp_path: object, capsys: pytest.CaptureFi
     assert run(_parse(path, "--port", "0")) == 2
     err = capsys.readouterr().err
     assert "NBSVM model is not a Naive Bayes model" in err and "nbayes predict" in err
+    # let go of: this process kept the model locked, and `nbayes update` of it afterwards
+    # in this process was told the (never started) server held it
+    from nbayes.io.lock import LockedError, ModelLock
+
+    try:
+        with ModelLock(path, "a test"):
+            pass
+    except LockedError as exc:
+        raise AssertionError(f"still locked after the failed start: {exc}") from None
+    held = [os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
+            if os.path.exists(f"/proc/self/fd/{fd}")]  # fmt: skip
+    assert not [f for f in held if f.startswith(str(tmp_path))], held  # nor its journal open

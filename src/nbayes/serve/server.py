@@ -135,50 +135,56 @@ def serve(
             said = True
         return message
 
+    # let go of when this returns, whatever the path: a library call of serve() that
+    # failed to start (a model it cannot serve) kept the model locked for the caller's
+    # life (a worker never returns here: it ends with os._exit)
     try:
-        lock.acquire(timeout=LOCK_WAIT, refuse=refuse)
-        with locked(model):
-            _, n = recover(model)
-    except LockedError as exc:
-        _say(str(exc))
-        return 1
-    except JournalError as exc:
-        _say(str(exc))
-        return 1
-    except OSError as exc:  # e.g. a folder the server may not write to
-        _say(f"cannot use the files beside {model!r} ({exc}); the server writes its journal "
-             "there.")  # fmt: skip
-        return 1
-    _tidy_legacy_locks(model)
-    if n:
-        _say(f"replaying {n:,} journaled update(s) of {os.path.basename(journal_path(model))}")
-    try:
-        sock = _bind(host, port)
-    except OSError as exc:
-        _say(f"cannot listen on {host}:{port} ({exc.strerror or exc}).")
-        return 1
-    bound = sock.getsockname()[1]
-    needs_token = not is_loopback(host)
-    if needs_token and token is None:
-        _say("listening beyond loopback without --token: /update and /forget are refused.")
-    shown = f"[{host.strip('[]')}]" if ":" in host else host
-    url = f"http://{shown}:{bound}"
-    with locked(model):  # say who holds the model: `nbayes update` names this server
-        journal = Journal(model, file_digest(model))
-        journal.catch_up()
-        start_seq = journal.seq
-        journal.append({"op": "serving", "pid": os.getpid(), "url": url, "workers": workers})
-        journal.close()
-    options = dict(
-        token=token, needs_token=needs_token, max_body=max_body, fold_every=fold_every,
-        fold_seconds=fold_seconds, log_level=log_level, max_seconds=max_seconds,
-        allow_hosts=list(allow_hosts), idle_seconds=idle_seconds, start_seq=start_seq,
-        max_buffered=max_buffered,
-    )  # fmt: skip
-    if workers <= 1:
-        return _run_worker(model, sock, url, options, lock, parent=None,
-                           before_serving=before_serving)  # fmt: skip
-    return _supervise(model, sock, url, options, workers, lock, before_serving)
+        try:
+            lock.acquire(timeout=LOCK_WAIT, refuse=refuse)
+            with locked(model):
+                _, n = recover(model)
+        except LockedError as exc:
+            _say(str(exc))
+            return 1
+        except JournalError as exc:
+            _say(str(exc))
+            return 1
+        except OSError as exc:  # e.g. a folder the server may not write to
+            _say(f"cannot use the files beside {model!r} ({exc}); the server writes its journal "
+                 "there.")  # fmt: skip
+            return 1
+        _tidy_legacy_locks(model)
+        if n:
+            _say(f"replaying {n:,} journaled update(s) of {os.path.basename(journal_path(model))}")
+        try:
+            sock = _bind(host, port)
+        except OSError as exc:
+            _say(f"cannot listen on {host}:{port} ({exc.strerror or exc}).")
+            return 1
+        bound = sock.getsockname()[1]
+        needs_token = not is_loopback(host)
+        if needs_token and token is None:
+            _say("listening beyond loopback without --token: /update and /forget are refused.")
+        shown = f"[{host.strip('[]')}]" if ":" in host else host
+        url = f"http://{shown}:{bound}"
+        with locked(model):  # say who holds the model: `nbayes update` names this server
+            journal = Journal(model, file_digest(model))
+            journal.catch_up()
+            start_seq = journal.seq
+            journal.append({"op": "serving", "pid": os.getpid(), "url": url, "workers": workers})
+            journal.close()
+        options = dict(
+            token=token, needs_token=needs_token, max_body=max_body, fold_every=fold_every,
+            fold_seconds=fold_seconds, log_level=log_level, max_seconds=max_seconds,
+            allow_hosts=list(allow_hosts), idle_seconds=idle_seconds, start_seq=start_seq,
+            max_buffered=max_buffered,
+        )  # fmt: skip
+        if workers <= 1:
+            return _run_worker(model, sock, url, options, lock, parent=None,
+                               before_serving=before_serving)  # fmt: skip
+        return _supervise(model, sock, url, options, workers, lock, before_serving)
+    finally:
+        lock.release()
 
 
 #: a request's head (its request line and headers) over this many bytes gets 431 at once:

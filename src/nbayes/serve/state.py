@@ -88,7 +88,11 @@ class ModelState:
         self._loader: threading.Thread | None = None
         self._loaded: Any = None
         self._file_params: dict[str, Any] | None = None
-        self._load()
+        try:
+            self._load()
+        except BaseException:  # (a model it cannot serve): the journal's file is let go
+            self.journal.close()
+            raise
         self._start_seq = self.journal.seq if start_seq is None else int(start_seq)
         self.summary: dict[str, Any] = {}
         self.publish()
