@@ -295,6 +295,7 @@ def main() -> None:
         ("nbayes, recipe before the header clues", {"tokenizer": EARLIER_RECIPE}),
         ("nbayes, tail_weight=0 (before the tail ratio)", {"tail_weight": 0.0}),
         ("nbayes, tile_bigrams=False (every bigram clue counted)", {"tile_bigrams": False}),
+        ("nbayes, combining='mean' (the clues' mean log-odds)", {"combining": "mean"}),
         ("nbayes preset='bogofilter'", {"preset": "bogofilter"}),
         ("nbayes preset='spambayes'", {"preset": "spambayes"}),
     )

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         chi2_log_cdf,
         chi2_log_sf,
         fisher_log_scores,
+        mean_log_odds,
         robinson_f,
     )
     from nbayes.spam._cutoffs import CutoffChoice, choose_cutoffs
@@ -34,6 +35,7 @@ _LAZY = {
     "chi2_log_cdf": "_combining",
     "chi2_log_sf": "_combining",
     "fisher_log_scores": "_combining",
+    "mean_log_odds": "_combining",
     "robinson_f": "_combining",
     "CutoffChoice": "_cutoffs",
     "choose_cutoffs": "_cutoffs",
@@ -82,6 +84,7 @@ __all__ = [
     "classify_many",
     "choose_cutoffs",
     "fisher_log_scores",
+    "mean_log_odds",
     "robinson_f",
     "verdict_report",
 ]

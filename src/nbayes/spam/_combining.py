@@ -33,6 +33,14 @@ in spam (f = 0.95 at s = 0.1) is a verdict of spam. With ``b = 8``, clues of f =
 score a spamicity of 0.006 alone, 0.62 in two, 0.95 in three and 0.99 in four; a message
 of 150 clues moves by 0.05 in log-odds. ``b = 0`` is Robinson's and SpamBayes' indicator.
 
+``combining="mean"`` (:func:`mean_log_odds`) puts the clues' mean log-odds in place of
+Fisher's indicator: ``2 / k * sum ln(f / (1 - f)) - b / k``. Fisher's indicator brings a long
+message with strong evidence one way and some the other way to 1/2 (H and S both tiny),
+where the mean keeps it on its side. A young filter's score is shrunk toward 1/2 on the
+side of the class it has seen little of: a filter that has learnt few ham cannot tell that
+a token is absent from ham. Measured on random orders of the SpamAssassin corpus and on
+the SMS collection (BENCHMARKS.md, "The mean of the clues' log-odds").
+
 The sums over clues use :func:`math.fsum`, which is correctly rounded and so independent of
 the clues' order: a merged model scores bit for bit as one trained on everything.
 """
@@ -46,6 +54,7 @@ __all__ = [
     "chi2_log_sf",
     "fisher_log_scores",
     "logit",
+    "mean_log_odds",
     "robinson_f",
 ]
 
@@ -233,3 +242,44 @@ def fisher_log_scores(
     if ham_bias:
         z -= ham_bias / k
     return -_log1pexp(-z), -_log1pexp(z)
+
+
+#: the mean combining's weight of the clues' mean log-odds, and the messages of a class
+#: (and of both) over which a young filter's trust in a side grows (:func:`mean_log_odds`)
+MEAN_SCALE = 2.0
+YOUNG_CLASS = 10.0
+YOUNG_ALL = 30.0
+
+
+def mean_log_odds(
+    sum_log_f: float, sum_log_1mf: float, k: int, ham_bias: float, n_ham: int, n_spam: int
+) -> float:
+    """The log-odds of ``combining="mean"`` for ``k`` clues whose ``ln f`` and
+    ``ln(1 - f)`` sum to ``sum_log_f`` and ``sum_log_1mf``, learnt from ``n_ham`` ham and
+    ``n_spam`` spam messages.
+
+    ``z = 2 * (sum_log_f - sum_log_1mf) / k - ham_bias / k``, twice the clues' mean
+    log-odds less the bias of few clues; then, while the filter is young, a spam-leaning
+    ``z`` is multiplied by ``max(n_ham / (n_ham + 10), n / (n + 30))`` and a ham-leaning one
+    by ``max(n_spam / (n_spam + 10), n / (n + 30))`` (``n = n_ham + n_spam``): evidence of
+    spam means little before the filter has seen ham (a token is "never in ham" when
+    there was no ham), and the other way round. No clues: 0 (a spamicity of 1/2).
+
+    >>> import math
+    >>> f = [0.95, 0.95, 0.2]
+    >>> sf, s1 = sum(map(math.log, f)), sum(math.log(1 - v) for v in f)
+    >>> round(mean_log_odds(sf, s1, 3, 0.0, 10**6, 10**6), 4)  # 2 * (2 * 2.944 - 1.386) / 3
+    3.0017
+    >>> round(mean_log_odds(sf, s1, 3, 8.0, 10**6, 10**6), 4)  # less 8 / 3
+    0.3351
+    >>> round(mean_log_odds(sf, s1, 3, 0.0, 0, 5), 4)  # no ham learnt yet: x 5 / 35
+    0.4288
+    >>> mean_log_odds(0.0, 0.0, 0, 8.0, 10, 10)
+    0.0
+    """
+    if k == 0:
+        return 0.0
+    z = MEAN_SCALE * (sum_log_f - sum_log_1mf) / k - ham_bias / k
+    every = (n_ham + n_spam) / (n_ham + n_spam + YOUNG_ALL)
+    seen = n_ham if z > 0 else n_spam  # the class the evidence speaks against
+    return z * max(seen / (seen + YOUNG_CLASS), every)

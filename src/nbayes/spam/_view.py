@@ -54,11 +54,15 @@ def _summary(clues: Clues) -> Iterator[str]:
         f"{len(clues.clues)} tokens; f(w) is each token's spam probability (near 1: spam, "
         "near 0: ham)"
     )
+    if clues.mean:
+        yield clues.mean
     if clues.bias:
         yield (
             f"log-odds lowered by ham_bias / clues = {clues.bias * len(used):g} / {len(used)} "
             f"= {clues.bias:.2f} (a spam verdict on few clues needs them strong)"
         )
+    if clues.young:
+        yield clues.young
     overlaps = sum(c.side == "overlap" for c in clues.clues)
     if overlaps:
         yield (
