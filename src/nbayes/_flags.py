@@ -46,6 +46,16 @@ def fraction_type(text: str) -> float:
     return _number(text, lambda v: 0 < v < 1, "a number", "between 0 and 1 (exclusive)")
 
 
+def share_type(text: str) -> float:
+    """A share: a number from 0 (included) to 1 (excluded)."""
+    return _number(text, lambda v: 0 <= v < 1, "a number", "from 0 to 1 (0 included, 1 not)")
+
+
+def probability_type(text: str) -> float:
+    """A probability: a number from 0 to 1, both included."""
+    return _number(text, lambda v: 0 <= v <= 1, "a number", "from 0 to 1")
+
+
 def _number(text: str, accept: Callable[[float], bool], what: str, where: str) -> float:
     try:
         value = float(text)

@@ -1198,3 +1198,68 @@ def test_update_and_forget_learn_a_spam_filters_mail_folders(
     assert "a spam filter reads mail from folders" in err and "Traceback" not in err
     assert main(["update", str(model), str(data), "--text-col", "x"]) == 1
     assert "--text-col does not apply to a spam filter" in capsys.readouterr().err
+
+
+def test_train_sets_the_filter_s_settings_and_cutoffs(
+    model: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`nbayes train --model spam` took no setting: a preset, the combining or cutoffs
+    (bogofilter's spam_cutoff, say) needed Python."""
+    root, out = model.parent / "mail", model.parent / "set.nbayes"
+    argv = ["train", str(root), "-o", str(out), "--model", "spam", "--force"]
+    assert (
+        main([*argv, "--preset", "bogofilter", "--combining", "mean", "--spam-cutoff", "0.95"]) == 0
+    )
+    f = nbayes.load(out)
+    assert (f.preset, f.combining, f.spam_cutoff, f.ham_cutoff) == (
+        "bogofilter",
+        "mean",
+        0.95,
+        None,
+    )
+    assert f.effective_params_.ham_cutoff == 0.45 and f.effective_params_.max_clues is None
+    capsys.readouterr()
+    # cutoffs chosen for a ham loss: those choose_cutoffs chooses on the same mail
+    assert main([*argv, "--ham-loss", "0", "--spam-passed", "0.2"]) == 0
+    err = capsys.readouterr().err
+    assert "Cutoffs for at most 0.00% of ham lost and 20.00% of spam passed" in err, err
+    mail = [p for label in ("ham", "spam") for p in sorted((root / label).iterdir())]
+    labels = ["ham"] * 5 + ["spam"] * 5
+    want = nbayes.spam.choose_cutoffs(SpamFilter(), mail, labels, ham_loss=0.0, spam_passed=0.2)
+    got = nbayes.load(out)
+    assert (got.ham_cutoff, got.spam_cutoff) == (want.ham_cutoff, want.spam_cutoff)
+    assert f"spam >= {want.spam_cutoff:.6f}" in err
+
+
+@pytest.mark.parametrize(
+    ("flags", "error"),
+    [
+        (["--ham-cutoff", "0.95", "--spam-cutoff", "0.9"],
+         "--ham-cutoff (0.95) is above --spam-cutoff (0.9)"),
+        (["--preset", "bogofilter", "--spam-cutoff", "0.4"],
+         "--spam-cutoff (0.4) is below the bogofilter preset's ham cutoff (0.45)"),
+        (["--ham-loss", "0.01", "--spam-cutoff", "0.9"], "--spam-cutoff and --ham-loss both set"),
+        (["--spam-passed", "0.1"], "--spam-passed applies with --ham-loss"),
+        (["--ham-cutoff", "1.5"], "argument --ham-cutoff: must be from 0 to 1; got 1.5"),
+    ],
+)  # fmt: skip
+def test_train_refuses_settings_that_do_not_fit(
+    model: Path, capsys: pytest.CaptureFixture[str], flags: list[str], error: str
+) -> None:
+    out = model.parent / "never.nbayes"
+    code = main(["train", str(model.parent / "mail"), "-o", str(out), "--model", "spam", *flags])
+    err = capsys.readouterr().err
+    assert code in (1, 2) and err.startswith("Error: ") and error in err, err
+    assert not out.exists()
+
+
+def test_the_spam_flags_are_refused_for_other_models(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "t.csv"
+    data.write_text("text,label\ncheap pills,spam\nlunch today,ham\n")
+    code = main(["train", str(data), "-o", str(tmp_path / "t.nbayes"), "--ham-loss", "0.01"])
+    assert code == 1
+    assert capsys.readouterr().err == (
+        "Error: --ham-loss applies to --model spam (a spam filter of mail).\n"
+    )

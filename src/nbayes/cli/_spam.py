@@ -77,24 +77,26 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
     """``nbayes train MAILDATA -o MODEL --model spam``."""
     from nbayes.cli._common import refuse_set_flags
     from nbayes.cli._models import check_model_output, save_model
-    from nbayes.spam import SpamFilter
 
     refuse_set_flags(args, _OTHER_MODELS_FLAGS, "does not apply to --model spam.")
     if args.input == "table":
         raise CLIError("--model spam learns from mail: leave out --input table.")
     check_model_output(args.output, args.data, force=args.force)
-    model = SpamFilter()
+    model = _spam_filter(args)
     n_jobs = args.jobs if args.jobs is not None else -1  # (-1: every usable core)
     with ui.progress("Training", "messages") as bar:
         model.fit_stream(labelled_mail(args.data, bar.advance, ui), n_jobs=n_jobs)
     table = model.table_
     if table.n_ham + table.n_spam == 0:
         raise CLIError(f"No message found in {', '.join(args.data)}: nothing was learnt.")
+    chosen = None if args.ham_loss is None else _choose_cutoffs(model, args, ui)
     save_model(model, args.output, args.data, force=args.force, lock_with=ui)
     ui.note(
         f"Trained SpamFilter on {table.n_ham:,} ham and {table.n_spam:,} spam messages "
         f"({len(table):,} tokens)."
     )
+    if chosen is not None:
+        ui.note(chosen)
     if not table.n_ham or not table.n_spam:
         missing = "ham" if not table.n_ham else "spam"
         ui.warn(
@@ -103,6 +105,75 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
         )
     ui.note(f"Saved to {args.output}")
     return 0
+
+
+def _spam_filter(args: argparse.Namespace) -> Any:
+    """The SpamFilter of ``train``'s flags (--preset, --combining, the cutoffs), checked
+    before any mail is read."""
+    from nbayes.spam import PRESETS, SpamFilter
+
+    if args.ham_loss is not None:
+        for flag in ("--ham-cutoff", "--spam-cutoff"):
+            if getattr(args, flag[2:].replace("-", "_")) is not None:
+                raise CLIError(
+                    f"{flag} and --ham-loss both set the cutoffs: give the cutoffs, or the "
+                    "share of ham that may be lost, not both."
+                )
+    elif args.spam_passed is not None:
+        raise CLIError("--spam-passed applies with --ham-loss (the cutoffs chosen for both).")
+    preset = PRESETS[args.preset or "nbayes"]
+    ham = preset.ham_cutoff if args.ham_cutoff is None else args.ham_cutoff
+    spam = preset.spam_cutoff if args.spam_cutoff is None else args.spam_cutoff
+    if ham > spam:
+        rule = (
+            "a spamicity at or below the ham cutoff is ham, at or above the spam cutoff spam, "
+            "between them unsure"
+        )
+        name = args.preset or "nbayes"
+        if args.ham_cutoff is not None and args.spam_cutoff is not None:
+            why = f"--ham-cutoff ({ham}) is above --spam-cutoff ({spam})"
+        elif args.spam_cutoff is not None:
+            why = f"--spam-cutoff ({spam}) is below the {name} preset's ham cutoff ({ham})"
+            rule += "; give --ham-cutoff too"
+        else:
+            why = f"--ham-cutoff ({ham}) is above the {name} preset's spam cutoff ({spam})"
+            rule += "; give --spam-cutoff too"
+        raise CLIError(f"{why}: {rule}.")
+    return SpamFilter(
+        preset=args.preset or "nbayes",
+        combining=args.combining or "chi2",
+        ham_cutoff=args.ham_cutoff,
+        spam_cutoff=args.spam_cutoff,
+    )
+
+
+def _choose_cutoffs(model: Any, args: argparse.Namespace, ui: UI) -> str:
+    """--ham-loss: cutoffs chosen by 5-fold cross-validation on the training mail (read
+    again), by count subtraction, set on ``model``; what was chosen, in words."""
+    from nbayes.spam import choose_cutoffs
+
+    labels: list[str] = []
+
+    def messages() -> Iterator[Any]:  # (choose_cutoffs reads the messages, then the labels)
+        for mail, label in labelled_mail(args.data, bar.advance):
+            labels.append(label)
+            yield mail
+
+    passed = 0.05 if args.spam_passed is None else args.spam_passed
+    with ui.progress("Choosing cutoffs", "messages") as bar:
+        try:
+            choice = choose_cutoffs(model, messages(), labels, ham_loss=args.ham_loss,
+                                    spam_passed=passed)  # fmt: skip
+        except ValueError as exc:
+            raise CLIError(f"--ham-loss: {exc}") from None
+    choice.apply(model)
+    return (
+        f"Cutoffs for at most {args.ham_loss:.2%} of ham lost and {passed:.2%} of spam passed "
+        f"(5-fold cross-validation on the training mail): ham <= {choice.ham_cutoff:.6f}, "
+        f"spam >= {choice.spam_cutoff:.6f}; held out, {choice.ham_lost:.2%} of the ham was "
+        f"lost, {choice.spam_passed:.2%} of the spam passed and {choice.unsure:.2%} of the "
+        "messages were unsure."
+    )
 
 
 def _first(pair: tuple[Any, str]) -> Any:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from nbayes._flags import probability_type, share_type
 from nbayes.cli._common import (
     UI,
     CLIError,
@@ -121,6 +122,45 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="spam: processes that tokenize and count the mail (default: every usable core; "
         "each holds a table of the words it saw)",
+    )
+    p.add_argument(
+        "--preset",
+        choices=("nbayes", "bogofilter", "spambayes"),
+        help="spam: the scoring settings and cutoffs of nbayes (the default), bogofilter "
+        "1.2.5 or SpamBayes 1.1 (docs/spam.md)",
+    )
+    p.add_argument(
+        "--combining",
+        choices=("chi2", "mean", "naive_bayes"),
+        help="spam: combine the clues by Fisher's chi-square (the default), by their mean "
+        "(better on some mail, cutoffs not designed: docs/spam.md), or as a Naive Bayes",
+    )
+    p.add_argument(
+        "--ham-cutoff",
+        type=probability_type,
+        metavar="P",
+        help="spam: a spamicity at or below P is ham (the preset's: 0.4 for nbayes)",
+    )
+    p.add_argument(
+        "--spam-cutoff",
+        type=probability_type,
+        metavar="P",
+        help="spam: a spamicity at or above P is spam (the preset's: 0.9 for nbayes); "
+        "between the two, unsure",
+    )
+    p.add_argument(
+        "--ham-loss",
+        type=share_type,
+        metavar="SHARE",
+        help="spam: choose both cutoffs by 5-fold cross-validation on DATA so that at most "
+        "SHARE of the ham is called spam, e.g. 0.001 (and at most --spam-passed of the spam "
+        "ham)",
+    )
+    p.add_argument(
+        "--spam-passed",
+        type=share_type,
+        metavar="SHARE",
+        help="spam, with --ham-loss: the share of spam that may be called ham (default 0.05)",
     )
     dask = p.add_mutually_exclusive_group()
     dask.add_argument(
@@ -313,6 +353,17 @@ def _any_file(pattern: str) -> bool:
     return os.path.isfile(pattern) or any(os.path.isfile(p) for p in glob.glob(pattern))
 
 
+#: the flags of a spam filter's settings, refused for the other models
+SPAM_FLAGS = (
+    "--preset",
+    "--combining",
+    "--ham-cutoff",
+    "--spam-cutoff",
+    "--ham-loss",
+    "--spam-passed",
+)
+
+
 def run(args: argparse.Namespace, ui: UI) -> int:
     row = estimator_row(args.model)
     if row.trains is not None:  # a model with a command path of its own (spam: mail)
@@ -322,6 +373,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
             "--jobs applies to --model spam; other models train in one process, or on a "
             "Dask cluster with --workers N."
         )
+    refuse_set_flags(args, SPAM_FLAGS, "applies to --model spam (a spam filter of mail).")
     text = reads_documents(args.model, args.input)
     check_binary(args.model, args.binary)
     check_model_output(args.output, args.data, force=args.force)  # before any work
