@@ -830,7 +830,7 @@ const char clue_logs_text_doc[] =
 // The (log spamicity, log(1 - spamicity)) of the chosen clues, as
 // nbayes.spam._filter._fisher computes them; None where that path must answer.
 PyObject* fisher_scores(std::vector<Clue>& clues, const Scoring& sc, double tail_weight,
-                        double ham_bias, const nbk_mail::Lgamma& lg) {
+                        double ham_bias, const nbk_mail::Lgamma& lg, bool mean) {
     choose(clues, sc.cap, sc.same_min, sc.tile != 0);
     std::vector<double> logs, partials;
     double sum_f, sum_1mf, log_spam, log_ham;
@@ -839,9 +839,14 @@ PyObject* fisher_scores(std::vector<Clue>& clues, const Scoring& sc, double tail
     bool ok = nbk_mail::fsum(logs, partials, sum_f);
     logs.clear();
     for (const Clue& c : clues) logs.push_back(std::log1p(-c.f));
-    ok = ok && nbk_mail::fsum(logs, partials, sum_1mf) &&
-         nbk_mail::fisher_log_scores(sum_f, sum_1mf, static_cast<std::int64_t>(clues.size()),
-                                     tail_weight, ham_bias, lg, log_spam, log_ham);
+    ok = ok && nbk_mail::fsum(logs, partials, sum_1mf);
+    const auto k = static_cast<std::int64_t>(clues.size());
+    if (ok && mean)  // (combining="mean": the clues' mean, no chi-square)
+        nbk_mail::mean_log_scores(sum_f, sum_1mf, k, ham_bias, sc.p.n_ham, sc.p.n_spam, log_spam,
+                                  log_ham);
+    else
+        ok = ok && nbk_mail::fisher_log_scores(sum_f, sum_1mf, k, tail_weight, ham_bias, lg,
+                                               log_spam, log_ham);
     if (!ok) return Py_NewRef(Py_None);
     return Py_BuildValue("(dd)", log_spam, log_ham);
 }
@@ -931,15 +936,15 @@ bool long_word_tokens(PyObject* w, Py_ssize_t start, Py_ssize_t end, PyObject* o
 PyObject* text_clues(PyObject* args, bool fisher) {
     PyObject *tokens, *text, *index, *ham_obj, *spam_obj, *lg_obj = nullptr;
     Py_ssize_t lo, hi;
-    int bigrams, long_words = 0;
+    int bigrams, long_words = 0, mean = 0;
     double tail_weight = 0.0, ham_bias = 0.0;
     Scoring sc;
     bool parsed =
-        fisher ? PyArg_ParseTuple(args, "OUnnpOOOLLddddnnpddO|p", &tokens, &text, &lo, &hi,
+        fisher ? PyArg_ParseTuple(args, "OUnnpOOOLLddddnnpddO|pp", &tokens, &text, &lo, &hi,
                                   &bigrams, &index, &ham_obj, &spam_obj, &sc.p.n_ham,
                                   &sc.p.n_spam, &sc.p.s, &sc.p.x, &sc.p.c, &sc.p.min_dev, &sc.cap,
                                   &sc.same_min, &sc.tile, &tail_weight, &ham_bias, &lg_obj,
-                                  &long_words)
+                                  &long_words, &mean)
                : PyArg_ParseTuple(args, "OUnnpOOOLLddddnnp", &tokens, &text, &lo, &hi, &bigrams,
                                   &index, &ham_obj, &spam_obj, &sc.p.n_ham, &sc.p.n_spam, &sc.p.s,
                                   &sc.p.x, &sc.p.c, &sc.p.min_dev, &sc.cap, &sc.same_min, &sc.tile);
@@ -1017,7 +1022,7 @@ PyObject* text_clues(PyObject* args, bool fisher) {
             ok = collect(refs, probes, sc, clues);
         }
         if (ok)
-            result = fisher ? fisher_scores(clues, sc, tail_weight, ham_bias, lg)
+            result = fisher ? fisher_scores(clues, sc, tail_weight, ham_bias, lg, mean != 0)
                             : clue_lists(clues, sc);
         else if (!PyErr_Occurred()) result = Py_NewRef(Py_None);
     } catch (const std::bad_alloc&) {
@@ -1034,10 +1039,11 @@ PyObject* py_clue_logs_text(PyObject*, PyObject* args) { return text_clues(args,
 const char fisher_text_doc[] =
     "fisher_text(tokens, text, min_length, max_length, bigrams, index, ham, spam, n_ham,\n"
     "n_spam, s, x, c, min_dev, max_clues, same_counts_min, tile_bigrams, tail_weight, ham_bias,\n"
-    "lgamma, long_words=False)\n"
+    "lgamma, long_words=False, mean=False)\n"
     "-> (log_spam, log_ham) or None\n\n"
     "Fisher's combining (nbayes.spam._combining.fisher_log_scores of math.fsum of the\n"
-    "logs) of clue_logs_text's clues, bit for bit; `lgamma` an array('d') of\n"
+    "logs) of clue_logs_text's clues, bit for bit (with `mean`, combining=\"mean\":\n"
+    "mean_log_odds there, n_ham and n_spam the filter's); `lgamma` an array('d') of\n"
     "math.lgamma(0..n-1). With `long_words`, the tokens of the text's words longer than\n"
     "max_length (long_words(...) of them) are first added to the set `tokens` (a set: None\n"
     "otherwise). None where clue_logs_text answers None, a clue count needs a longer\n"

@@ -165,4 +165,24 @@ inline bool fisher_log_scores(double sum_log_f, double sum_log_1mf, std::int64_t
     return true;
 }
 
+// mean_log_odds of nbayes/spam/_combining.py (combining="mean": MEAN_SCALE 2, YOUNG_CLASS
+// 10, YOUNG_ALL 30 there), as (log spamicity, log(1 - spamicity)): the same operations in
+// the same order, so the same doubles.
+inline void mean_log_scores(double sum_log_f, double sum_log_1mf, std::int64_t k, double ham_bias,
+                            std::int64_t n_ham, std::int64_t n_spam, double& log_spam,
+                            double& log_ham) {
+    double z = 0.0;
+    if (k != 0) {
+        const double kd = static_cast<double>(k);
+        z = 2.0 * (sum_log_f - sum_log_1mf) / kd - ham_bias / kd;
+        const double n = static_cast<double>(n_ham + n_spam);
+        const double every = n / (n + 30.0);
+        const double seen = static_cast<double>(z > 0 ? n_ham : n_spam);
+        const double own = seen / (seen + 10.0);
+        z = z * (every > own ? every : own);  // (Python's max(own, every))
+    }
+    log_spam = -log1pexp(-z);
+    log_ham = -log1pexp(z);
+}
+
 }  // namespace nbk_mail

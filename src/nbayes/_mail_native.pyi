@@ -76,6 +76,7 @@ def fisher_text(
     ham_bias: float,
     lgamma: object,
     long_words: bool = ...,
+    mean: bool = ...,
     /,
 ) -> tuple[float, float] | None: ...
 def head_fields(head: str, /) -> list[tuple[str, str]] | None: ...

@@ -1096,7 +1096,7 @@ class SpamFilter:
         """The :class:`Verdict` of each message (verdict, spamicity, log-odds)."""
         self._check_fitted()
         if (
-            self._settings().combining == "chi2"  # (Fisher's, which the text kernel combines)
+            self._settings().combining in ("chi2", "mean")  # (the text kernel combines both)
             and len(self.table_.row_tokens) >= self._INDEXED_ROWS
         ):
             return self._bulk_verdicts(messages)
@@ -1115,6 +1115,7 @@ class SpamFilter:
         decide = self._decide()
         lo, hi, bigrams = tok.min_length, tok.max_length, tok.bigrams
         fisher_text, lgamma = _mail_native.fisher_text, _lgamma_table()
+        mean = st.combining == "mean"
         args = (table.ham, table.spam, table.n_ham, table.n_spam, st.s, st.x, st.smoothing)
         tail = (
             st.min_dev,
@@ -1131,7 +1132,9 @@ class SpamFilter:
                 continue
             # (the kernel adds the long words' tokens as it splits the text)
             tokens, text = tok.tokens_but_words(self._message(m), long_words=False)
-            scores = fisher_text(tokens, text, lo, hi, bigrams, lookup, *args, *tail, lgamma, True)
+            scores = fisher_text(
+                tokens, text, lo, hi, bigrams, lookup, *args, *tail, lgamma, True, mean
+            )
             if scores is None:  # (the kernel declines: the token set's path)
                 longs = _mail_native.words(text, lo, hi, bigrams, tokens)
                 _mail_native.long_words(longs, tokens, "")
