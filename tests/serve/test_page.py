@@ -328,6 +328,10 @@ def test_the_spam_page_shows_long_clues_in_their_card_and_only_the_boxs_verdict(
     sync_api.expect(page.locator("#meta")).to_contain_text("ham (3), spam (2)")
     page.wait_for_timeout(300)
     assert server.get("/info")[1]["classes"][0]["count"] == 3
+    # registered: its buttons stay off until the text changes (or undo), so a second click,
+    # however late (a loaded machine handled the double click's second after the first's
+    # answer and new verdict, and it registered again), learns nothing
+    assert page.locator("#not-spam").is_disabled() and page.locator("#is-spam").is_disabled()
     # emptied: no verdict, no buttons
     page.locator("#text").fill("")
     sync_api.expect(page.locator("#answer")).to_be_hidden()
@@ -405,6 +409,7 @@ def test_a_dropped_message_is_filtered_as_its_bytes(
     sync_api.expect(page.locator("#registered")).to_contain_text("ham 2")
     sync_api.expect(page.locator("#meta")).to_contain_text("ham (2), spam (2)")
     assert page.locator("#undo").is_disabled()
+    sync_api.expect(page.locator("#not-spam")).to_be_enabled()  # undone: it may be registered
     page.screenshot(path=str(_shots(tmp_path) / "page-spam-undone.png"), full_page=True)
     assert server.terminate() == 0
     f.unlearn([data], ["ham"])
