@@ -209,7 +209,8 @@ def _stuck_in_compiled_code(folder: Path) -> subprocess.Popen[str]:
     """``nbayes train`` whose run is seconds inside one compiled call (np.sort), from the
     moment this returns."""
     script = (
-        "import sys, numpy as np\n"
+        "import signal, sys, numpy as np\n"
+        "signal.signal(signal.SIGHUP, signal.SIG_DFL)  # (a terminal's: not inherited ignored)\n"
         "from nbayes.cli import main, train\n"
         "def stuck(args, ui):\n"
         "    x = np.random.default_rng(0).random(40_000_000)\n"
@@ -372,3 +373,72 @@ def test_a_signal_while_the_handling_is_installed(
     assert cli.main(["info", "no-such-model.nbayes"]) == 130
     assert capsys.readouterr().err == "Interrupted: no model file was changed.\n"
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_the_hand_over_to_a_command_s_own_handling() -> None:
+    """``release(handler)`` (``nbayes serve`` once it has loaded): the command's handler
+    takes the signals at once, with no moment of the default between the two (a SIGTERM
+    there ended a starting server without a word: a review's); and a signal already seen,
+    whose KeyboardInterrupt Python dropped (raised in a weakref callback), is not lost."""
+    from nbayes.cli._interrupt import Interrupts
+
+    def handler(signum: int, frame: object) -> None:
+        pass
+
+    interrupts = Interrupts(None)
+    interrupts.install(program=False)
+    try:
+        replaced = interrupts.release(handler)
+        assert signal.getsignal(signal.SIGINT) is handler
+        assert replaced == {signal.SIGINT: signal.default_int_handler}
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    interrupts = Interrupts(None)
+    interrupts.install(program=False)
+    try:
+        try:  # the handler ran where its KeyboardInterrupt is swallowed
+            interrupts._on_signal(signal.SIGINT, None)
+        except KeyboardInterrupt:
+            pass
+        with pytest.raises(KeyboardInterrupt):
+            interrupts.release(handler)
+    finally:
+        interrupts.uninstall(False)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_without_ctypes_the_watchdog_still_ends_the_process(tmp_path: Path) -> None:
+    """``_die_by`` from the watchdog thread needs the C library's ``signal()``: without
+    ctypes it raised ModuleNotFoundError, the watchdog died with a traceback and the
+    process lived on (a review's). It now returns, and the caller exits with the status."""
+    script = (
+        "import signal, sys, threading\n"
+        "sys.modules['ctypes'] = None  # (a Python built without _ctypes)\n"
+        "from nbayes.cli._interrupt import _die_by\n"
+        "t = threading.Thread(target=_die_by, args=(signal.SIGTERM,))\n"
+        "t.start(); t.join()\n"
+        "print('returned')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)  # fmt: skip
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "returned\n", "")
+
+
+def test_a_signal_after_the_outcome_still_ends_the_process_by_it(tmp_path: Path) -> None:
+    """A Ctrl-C in a run's last moments, after its outcome is written: the signals were
+    ignored from there on, and a shell loop went on (a review's: 2 loops of 20). The
+    process now ends by it, its output flushed."""
+    script = (
+        "import os, signal, sys, time\n"
+        "from nbayes.cli import main\n"
+        "sys.argv = ['nbayes', 'info', 'no-such-model.nbayes']\n"
+        "code = main()\n"
+        "print('decided', code)\n"
+        "os.kill(os.getpid(), signal.SIGINT)\n"
+        "time.sleep(5)\n"
+        "sys.exit(code)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)  # fmt: skip
+    assert (proc.returncode, proc.stdout) == (-signal.SIGINT, "decided 1\n"), proc.stderr
+    assert proc.stderr.startswith("Error: No model file")

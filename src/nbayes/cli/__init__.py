@@ -169,6 +169,9 @@ def _main(argv: list[str], interrupts: Interrupts) -> int:
         warnings.filterwarnings(
             "ignore", r"This process \(pid=\d+\) is multi-threaded", DeprecationWarning
         )
+        # a file an interrupted import left open is nothing the user can act on: it printed
+        # "Warning: unclosed file ..." above the closing line of a Ctrl-C (a review's)
+        warnings.filterwarnings("ignore", category=ResourceWarning)
         warnings.showwarning = show
         try:
             return int(args.run(args, ui))

@@ -139,23 +139,42 @@ class Interrupts:
 
     def uninstall(self, program: bool) -> None:
         """Stop handling SIGINT: restore the previous handler, or, when the process ends
-        right after (``program``), ignore SIGINT (the command's outcome is decided)."""
+        right after (``program``), end it at once by a signal that comes now (the command's
+        outcome is decided and written: its output is flushed first). Before, the signals
+        were ignored from here on, and a shell loop went on after a Ctrl-C in a run's last
+        tens of milliseconds (a review's)."""
         self._finished.set()
         if not self._installed:
             return
         for sig, previous in self._previous.items():
-            signal.signal(sig, signal.SIG_IGN if program else previous)
+            signal.signal(sig, _end_by_signal if program else previous)
         self._installed = False
         if self._wake is not None:
             signal.set_wakeup_fd(self._previous_fd)
             os.close(self._wake[1])  # the watchdog reads the end of the pipe and stops
             self._wake = None
 
-    def release(self) -> None:
-        """The command handles SIGINT itself from now on (``nbayes serve``: its Ctrl-C is a
-        clean stop that folds the journal): Python's handler comes back, and the
-        watchdog, which would end the process :data:`GRACE` seconds after Ctrl-C, stops."""
+    def release(self, handler: Callable[[int, FrameType | None], Any]) -> dict[int, Any]:
+        """The command handles the signals itself from now on (``nbayes serve``: its
+        Ctrl-C is a clean stop that folds the journal): ``handler`` takes each signal this
+        run handles, in place of this handling (no moment without one: before, the
+        default came back first, and a SIGTERM then ended a starting server without a
+        word), and the watchdog, which would end the process :data:`GRACE` seconds after
+        Ctrl-C, stops. Returns the handlers this run replaced, for the command to restore.
+
+        A signal already seen raises KeyboardInterrupt (reported as any other: the command
+        stops): Python drops the KeyboardInterrupt of a handler that ran inside a weakref
+        callback or a ``__del__``, and the signal was lost (a review's: a server then
+        served on, deaf to the SIGTERM)."""
+        if self.interrupted:
+            raise KeyboardInterrupt
+        replaced = dict(self._previous)
+        if self._installed:
+            for sig in replaced:
+                signal.signal(sig, handler)
+            self._previous = {}  # (left as the command set them)
         self.uninstall(program=False)
+        return replaced
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         if self._hit:  # a second Ctrl-C: the watchdog is already counting
@@ -310,6 +329,16 @@ class Interrupts:
         os._exit(status)
 
 
+def _end_by_signal(signum: int, frame: FrameType | None) -> None:
+    """A signal after the command's outcome: its output flushed, the process ends by it."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            if stream is not None:
+                stream.flush()
+    _die_by(signum)
+    os._exit(128 + signum)
+
+
 def _die_by(signum: int) -> None:
     """End the process by the signal ``signum``, its default action (nothing written after,
     no clean-up: the caller has done both); returns only where that cannot be done."""
@@ -327,7 +356,7 @@ def _die_by(signum: int) -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signum])
         os.kill(os.getpid(), signum)
         time.sleep(1.0)  # (delivered at once; this thread waits for it)
-    except (OSError, ValueError, AttributeError):  # (no C library to call): the status then
+    except Exception:  # (no C library to call, no ctypes): the status then
         return
 
 

@@ -202,6 +202,11 @@ def main(argv: Sequence[str], ui: Any = None, interrupts: Any = None) -> int:
         ui = UI(quiet=args.quiet, verbose=args.verbose)
     if interrupts is not None:
         interrupts.err = ui.err
+        if args.update and not args.mail:  # a delivery's: a stop before its verdict exits 3
+            # from now (before, only once the model was loaded: the stops in the first
+            # ~0.25 s died by the signal, which the docs' procmail recipe does not read)
+            args.delivery = _Delivery()
+            interrupts.override = args.delivery.outcome
     args.interrupts = interrupts
     return run(args, ui)
 
@@ -532,11 +537,13 @@ def _update_one(args: argparse.Namespace, ui: Any, raw: bytes) -> int | None:
     to do it."""
     from nbayes.io.serializers.spam_scorer import load_spam_scorer
 
+    interrupts = getattr(args, "interrupts", None)
     scorer = load_spam_scorer(args.model, cached_check=True)  # (as the verdict alone)
     if scorer is None:
+        if interrupts is not None:  # (the full load's outcome follows the files)
+            interrupts.override = None
         return None
-    delivery = _Delivery()
-    interrupts = getattr(args, "interrupts", None)
+    delivery = getattr(args, "delivery", None) or _Delivery()
     if interrupts is not None:
         interrupts.override = delivery.outcome
     v = scorer.classify([raw])[0]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable
+from typing import Any
 
 from nbayes._flags import count_type, seconds_type, size_type
 
@@ -78,12 +79,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         choices=("critical", "error", "warning", "info", "debug"))  # fmt: skip
 
 
-def run(args: argparse.Namespace, before_serving: Callable[[], None] | None = None) -> int:
+def run(
+    args: argparse.Namespace,
+    before_serving: Callable[[Callable[[int, Any], Any]], dict[int, Any]] | None = None,
+) -> int:
     """Serve until SIGTERM or Ctrl-C; the exit status (0 after a clean shutdown).
 
-    ``before_serving`` is called once the model is loaded and its journal replayed, right
-    before the server takes SIGTERM and SIGINT as its clean stop: until then, the caller's
-    handling of them holds (the CLI's: one line, and the process ends by the signal)."""
+    ``before_serving(handler)`` is called once the model is loaded and its journal
+    replayed: it puts ``handler``, the server's stop, in place of the caller's handling of
+    the signals (the CLI's: one line, and the process ends by the signal), with no moment
+    between the two, and returns the handlers to restore when the server has stopped."""
     try:
         import starlette  # noqa: F401
         import uvicorn  # noqa: F401

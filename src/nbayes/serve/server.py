@@ -113,11 +113,11 @@ def serve(
     allow_hosts: Sequence[str] = (),
     idle_seconds: float = 10.0,
     max_buffered: int = 256 * 1024 * 1024,
-    before_serving: Callable[[], None] | None = None,
+    before_serving: Callable[[Callable[[int, Any], Any]], dict[int, Any]] | None = None,
 ) -> int:
     """Serve ``model`` until SIGTERM or SIGINT; returns the exit status. ``before_serving``
-    (see :func:`nbayes.serve.run`) is called right before the server's own handling of the
-    signals begins."""
+    (see :func:`nbayes.serve.run`) is given the server's handler of the signals, right
+    before its own handling begins."""
     if not os.path.isfile(model):
         _say(f"no model file {model!r}: train one first with `nbayes train`.")
         return 2
@@ -351,7 +351,7 @@ def _protocol(idle_seconds: float, max_head: int = MAX_HEAD) -> type[asyncio.Pro
 def _run_worker(
     model: str, sock: socket.socket, url: str, options: dict[str, Any], lock: ModelLock,
     parent: int | None, ready_fd: int | None = None, handoff: socket.socket | None = None,
-    before_serving: Callable[[], None] | None = None,
+    before_serving: Callable[[Callable[[int, Any], Any]], dict[int, Any]] | None = None,
 ) -> int:  # fmt: skip
     import uvicorn
 
@@ -422,19 +422,26 @@ def _run_worker(
             super().handle_exit(sig, frame)
 
     server = Server(config)
-    if before_serving is not None:  # loaded and replayed: the stops are the server's from now
-        before_serving()
-    # uvicorn re-raises the signal it caught once it has shut down; handlers of our own
-    # turn that into a normal return (exit status 0) instead of death by SIGTERM, or a
-    # KeyboardInterrupt after Ctrl-C
-    previous = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+    def stop_early(sig: int, frame: Any) -> None:
+        """A stop before uvicorn takes the signals (or after it gave them back): kept, so
+        the server starts and stops at once, folding (a handler that dropped it left a
+        server serving on, deaf to the SIGTERM: a review's); and uvicorn's re-raise of
+        the signal it caught, once shut down, is no KeyboardInterrupt or death."""
+        server.should_exit = True
+
+    # loaded and replayed: the stops are the server's from now, handed over without a gap
+    previous = (
+        before_serving(stop_early) if before_serving is not None
+        else {sig: signal.signal(sig, stop_early) for sig in (signal.SIGTERM, signal.SIGINT)}
+    )  # fmt: skip
     hangup = _stop_on_hangup(lambda: os.kill(os.getpid(), signal.SIGTERM))
     try:
         server.run(sockets=[sock])
     finally:
+        signal.signal(signal.SIGHUP, hangup)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        signal.signal(signal.SIGHUP, hangup)
     if not server.started:
         return 2
     if parent is None:
@@ -470,7 +477,7 @@ def _stop_on_hangup(stop: Any) -> Any:
 
 def _supervise(
     model: str, sock: socket.socket, url: str, options: dict[str, Any], n: int, lock: ModelLock,
-    before_serving: Callable[[], None] | None = None,
+    before_serving: Callable[[Callable[[int, Any], Any]], dict[int, Any]] | None = None,
 ) -> int:  # fmt: skip
     me = os.getpid()
     children: dict[int, int] = {}  # pid -> the read end of its "started" pipe (-1: read)
@@ -502,9 +509,12 @@ def _supervise(
         os.close(w)
         children[pid] = r
 
+    stopped_by = 0  # the signal that stopped the server (0: none)
+
     def stop(signum: int, frame: Any) -> None:
-        nonlocal stopping
+        nonlocal stopping, stopped_by
         stopping = True
+        stopped_by = stopped_by or signum
         for pid in list(children):
             try:
                 os.kill(pid, signal.SIGTERM)
@@ -521,11 +531,11 @@ def _supervise(
             for fd in fds:
                 lock.adopt(fd)
 
-    if before_serving is not None:
-        before_serving()
+    if before_serving is not None:  # (handed over without a gap)
+        before_serving(stop)
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    _stop_on_hangup(lambda: stop(signal.SIGTERM, None))
+    _stop_on_hangup(lambda: stop(signal.SIGHUP, None))
     for _ in range(n):
         start()
     announced = False
@@ -574,4 +584,5 @@ def _supervise(
         _stopped(model)
     elif stopping and not status:  # stopped while the workers loaded the model: before, silent
         _say(f"stopped while starting; {os.path.basename(model)} was not changed.")
+        status = 128 + stopped_by  # (not a clean stop: not 0, as a shell or supervisor reads)
     return status
