@@ -207,6 +207,44 @@ def test_a_stop_while_the_server_starts_says_so(
     assert Path(text_model).read_bytes() == before
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_stop_at_the_hand_over_to_the_server_is_kept(
+    text_model: str, tmp_path: Any, workers: int
+) -> None:
+    """A SIGTERM just after the CLI handed the signals over to the server, before uvicorn
+    (or the supervisor's workers) took them: a handler dropped it and the server served
+    on, deaf to it, until SIGKILL; a supervisor started its workers anyway (a review's,
+    and a repeat of it: 1 run of 24). Now the server stops: at once, cleanly (folding), or,
+    with workers, as stopped while starting."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "hand_over.py"
+    script.write_text(
+        "import os, signal, sys\n"
+        "from nbayes.cli import _interrupt, main\n"
+        "release = _interrupt.Interrupts.release\n"
+        "def released(self, handler):\n"
+        "    replaced = release(self, handler)\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)  # at once after the hand-over\n"
+        "    return replaced\n"
+        "_interrupt.Interrupts.release = released\n"
+        f"sys.argv = ['nbayes', 'serve', {text_model!r}, '--port', '0', '--workers', '{workers}']\n"
+        "sys.exit(main())\n"
+    )
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    name = os.path.basename(text_model)
+    if workers == 1:
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.endswith(f"nbayes serve: stopped; {name} holds every update.\n")
+    else:
+        assert (proc.returncode, proc.stderr) == (
+            128 + signal.SIGTERM,
+            f"nbayes serve: stopped while starting; {name} was not changed.\n",
+        )
+
+
 def test_a_server_whose_terminal_is_gone_stops_cleanly(text_model: str) -> None:
     """The terminal closed (an ssh session dropped): writes to it fail with EIO, then
     SIGHUP. The server folded its journal but its last line raised, and it exited 1."""

@@ -508,6 +508,8 @@ def _supervise(
                 os._exit(code)
         os.close(w)
         children[pid] = r
+        if stopping:  # a stop that came while it was forked: it did not see this worker
+            os.kill(pid, signal.SIGTERM)
 
     stopped_by = 0  # the signal that stopped the server (0: none)
 
@@ -537,7 +539,8 @@ def _supervise(
     signal.signal(signal.SIGINT, stop)
     _stop_on_hangup(lambda: stop(signal.SIGHUP, None))
     for _ in range(n):
-        start()
+        if not stopping:  # (a stop before the workers started: they are not started; a
+            start()  # supervisor that started them anyway served on, deaf to it)
     announced = False
     status = 0
     while children:
