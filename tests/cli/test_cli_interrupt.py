@@ -205,6 +205,12 @@ def test_the_outcome_follows_what_is_on_disk(tmp_path: Path) -> None:
     assert interrupts.report() == 0 and err.getvalue() == line + "\n"
 
 
+def _run(script: str, folder: Path) -> subprocess.CompletedProcess[str]:
+    """``script`` run by Python in ``folder``, its output captured."""
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, cwd=folder)  # fmt: skip
+
+
 def _stuck_in_compiled_code(folder: Path) -> subprocess.Popen[str]:
     """``nbayes train`` whose run is seconds inside one compiled call (np.sort), from the
     moment this returns."""
@@ -264,8 +270,7 @@ def test_forked_workers_do_not_take_the_signals_for_the_command(tmp_path: Path) 
         "print(os.waitstatus_to_exitcode(status), i.interrupted, flush=True)\n"
         "i.uninstall(False)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=60, cwd=tmp_path)  # fmt: skip
+    proc = _run(script, tmp_path)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "-15 False\n", "")
 
 
@@ -419,8 +424,7 @@ def test_without_ctypes_the_watchdog_still_ends_the_process(tmp_path: Path) -> N
         "t.start(); t.join()\n"
         "print('returned')\n"
     )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=60, cwd=tmp_path)  # fmt: skip
+    proc = _run(script, tmp_path)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "returned\n", "")
 
 
@@ -438,7 +442,6 @@ def test_a_signal_after_the_outcome_still_ends_the_process_by_it(tmp_path: Path)
         "time.sleep(5)\n"
         "sys.exit(code)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=60, cwd=tmp_path)  # fmt: skip
+    proc = _run(script, tmp_path)
     assert (proc.returncode, proc.stdout) == (-signal.SIGINT, "decided 1\n"), proc.stderr
     assert proc.stderr.startswith("Error: No model file")
