@@ -19,8 +19,9 @@ corpus on stdin:
 * ``nbayes filter MODEL --fold`` of that full log (the file written again, what one
   registration in ~100 pays) and ``--unregister spam`` (which writes the file at once);
 * with ``--baseline NBAYES``, the ``nbayes`` executable of another install (e.g. the version
-  before MODEL.pending), its ``--register spam`` and ``--unregister spam`` on a copy of the
-  model, interleaved with the runs above;
+  before MODEL.pending), its verdict, and its ``--register spam`` and ``--unregister spam``
+  on a copy of the model, interleaved with the runs above (compare installs of one kind: an
+  editable install's import hook costs a few milliseconds a process);
 * ``bogofilter -T`` on a wordlist of the same corpus (``-B``; Debian's bogofilter,
   installed by this script if missing, see bench_spam.py).
 
@@ -145,6 +146,8 @@ def main() -> None:
         fill_log(template, sorted((corpus / "ham").iterdir())[100:400], nbayes_exe)
         shutil.copy(pending_path(template), pending_path(full))
         commands["nbayes filter MODEL, 512 KiB pending"] = [nbayes_exe, "filter", str(full)]
+        if args.baseline:  # (its verdict on the same model: the file is not changed)
+            commands["baseline filter MODEL < message"] = [args.baseline, "filter", str(model)]
         time.sleep(max(0.0, model.stat().st_ctime + 2.5 - time.time()))  # (see verified.py)
         for name, argv in commands.items():  # warm up (bytecode caches; the model checked)
             timed(argv, data[0], envs.get(name))
@@ -197,9 +200,12 @@ def main() -> None:
             print(f"{name:<38} {med * 1000:7.0f} ms {low * 1000:7.0f} ms {c * 1000:7.0f} ms "
                   f"{mem:5.0f} MB")  # fmt: skip
         if args.baseline:
-            ours = statistics.median(times["nbayes filter --register spam"])
-            theirs = statistics.median(times["baseline --register spam"])
-            print(f"--register: this install / the baseline (wall): {ours / theirs:.2f}x")
+            for what, name in (("filter", "MODEL < message"), ("--register", "--register spam")):
+                ours = statistics.median(times[f"nbayes filter {name}"])
+                theirs = statistics.median(
+                    times[f"baseline {'filter ' * (what == 'filter')}{name}"]
+                )
+                print(f"{what}: this install / the baseline (wall): {ours / theirs:.2f}x")
         if "bogofilter -T < message" in times:
             bogo = statistics.median(times["bogofilter -T < message"])
             ours = statistics.median(times["nbayes filter MODEL < message"])
