@@ -200,12 +200,13 @@ def main() -> None:
             print(f"{name:<38} {med * 1000:7.0f} ms {low * 1000:7.0f} ms {c * 1000:7.0f} ms "
                   f"{mem:5.0f} MB")  # fmt: skip
         if args.baseline:
-            for what, name in (("filter", "MODEL < message"), ("--register", "--register spam")):
-                ours = statistics.median(times[f"nbayes filter {name}"])
-                theirs = statistics.median(
-                    times[f"baseline {'filter ' * (what == 'filter')}{name}"]
-                )
-                print(f"{what}: this install / the baseline (wall): {ours / theirs:.2f}x")
+            rows = (
+                ("filter", "nbayes filter MODEL < message", "baseline filter MODEL < message"),
+                ("--register", "nbayes filter --register spam", "baseline --register spam"),
+            )
+            for what, mine, theirs in rows:
+                ratio = statistics.median(times[mine]) / statistics.median(times[theirs])
+                print(f"{what}: this install / the baseline (wall): {ratio:.2f}x")
         if "bogofilter -T < message" in times:
             bogo = statistics.median(times["bogofilter -T < message"])
             ours = statistics.median(times["nbayes filter MODEL < message"])

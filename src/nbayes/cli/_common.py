@@ -225,10 +225,8 @@ def journal_lag(path: str) -> str | None:
     from nbayes.serve.journal import JournalError, journal_path, pending_updates
 
     journal = journal_path(path)
-    if not os.path.exists(journal):
-        return None
     try:
-        n = pending_updates(path)
+        n = pending_updates(path)  # (0 without a journal, no file hashed without updates)
     except (OSError, JournalError) as exc:
         return f"{journal} cannot be read ({exc})"
     if not n:

@@ -313,10 +313,7 @@ class Interrupts:
             # lost the line (a race a loaded machine showed)
             self._said.wait(SAVE_WAIT + 1.0)
         if program:
-            for stream in (sys.stdout, sys.stderr):
-                with contextlib.suppress(Exception):
-                    if stream is not None:
-                        stream.flush()
+            _flush_output()
             self._end(status)
         return status
 
@@ -329,12 +326,18 @@ class Interrupts:
         os._exit(status)
 
 
-def _end_by_signal(signum: int, frame: FrameType | None) -> None:
-    """A signal after the command's outcome: its output flushed, the process ends by it."""
+def _flush_output() -> None:
+    """Flush standard output and error before the process ends without Python's clean-up
+    (whatever they are now: closed, gone)."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             if stream is not None:
                 stream.flush()
+
+
+def _end_by_signal(signum: int, frame: FrameType | None) -> None:
+    """A signal after the command's outcome: its output flushed, the process ends by it."""
+    _flush_output()
     _die_by(signum)
     os._exit(128 + signum)
 

@@ -110,18 +110,22 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
 def _spam_filter(args: argparse.Namespace) -> Any:
     """The SpamFilter of ``train``'s flags (--preset, --combining, the cutoffs), checked
     before any mail is read."""
+    from nbayes.cli._common import refuse_set_flags
     from nbayes.spam import PRESETS, SpamFilter
 
     if args.ham_loss is not None:
-        for flag in ("--ham-cutoff", "--spam-cutoff"):
-            if getattr(args, flag[2:].replace("-", "_")) is not None:
-                raise CLIError(
-                    f"{flag} and --ham-loss both set the cutoffs: give the cutoffs, or the "
-                    "share of ham that may be lost, not both."
-                )
-    elif args.spam_passed is not None:
-        raise CLIError("--spam-passed applies with --ham-loss (the cutoffs chosen for both).")
-    preset = PRESETS[args.preset or "nbayes"]
+        refuse_set_flags(
+            args,
+            ("--ham-cutoff", "--spam-cutoff"),
+            "and --ham-loss both set the cutoffs: give the cutoffs, or the share of ham that "
+            "may be lost, not both.",
+        )
+    else:
+        refuse_set_flags(
+            args, ("--spam-passed",), "applies with --ham-loss (the cutoffs chosen for both)."
+        )
+    name = args.preset or "nbayes"
+    preset = PRESETS[name]
     ham = preset.ham_cutoff if args.ham_cutoff is None else args.ham_cutoff
     spam = preset.spam_cutoff if args.spam_cutoff is None else args.spam_cutoff
     if ham > spam:
@@ -129,7 +133,6 @@ def _spam_filter(args: argparse.Namespace) -> Any:
             "a spamicity at or below the ham cutoff is ham, at or above the spam cutoff spam, "
             "between them unsure"
         )
-        name = args.preset or "nbayes"
         if args.ham_cutoff is not None and args.spam_cutoff is not None:
             why = f"--ham-cutoff ({ham}) is above --spam-cutoff ({spam})"
         elif args.spam_cutoff is not None:
@@ -140,7 +143,7 @@ def _spam_filter(args: argparse.Namespace) -> Any:
             rule += "; give --spam-cutoff too"
         raise CLIError(f"{why}: {rule}.")
     return SpamFilter(
-        preset=args.preset or "nbayes",
+        preset=name,
         combining=args.combining or "chi2",
         ham_cutoff=args.ham_cutoff,
         spam_cutoff=args.spam_cutoff,

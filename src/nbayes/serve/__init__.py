@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from nbayes._flags import count_type, seconds_type, size_type
+
+if TYPE_CHECKING:
+    from nbayes.serve.server import HandOver
 
 __all__ = ["add_arguments", "main", "run"]
 
@@ -81,7 +83,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(
     args: argparse.Namespace,
-    before_serving: Callable[[Callable[[int, Any], Any]], dict[int, Any]] | None = None,
+    before_serving: HandOver | None = None,
 ) -> int:
     """Serve until SIGTERM or Ctrl-C; the exit status (0 after a clean shutdown).
 

@@ -51,7 +51,11 @@ from nbayes.serve.journal import (
     recover,
 )
 
-__all__ = ["is_loopback", "serve"]
+__all__ = ["HandOver", "is_loopback", "serve"]
+
+#: ``before_serving(handler)``: the caller's handling of the signals handed over to the
+#: server's ``handler`` (:func:`nbayes.serve.run`); the handlers it replaced, to restore
+HandOver = Callable[[Callable[[int, Any], Any]], dict[int, Any]]
 
 
 def is_loopback(host: str) -> bool:
@@ -113,7 +117,7 @@ def serve(
     allow_hosts: Sequence[str] = (),
     idle_seconds: float = 10.0,
     max_buffered: int = 256 * 1024 * 1024,
-    before_serving: Callable[[Callable[[int, Any], Any]], dict[int, Any]] | None = None,
+    before_serving: HandOver | None = None,
 ) -> int:
     """Serve ``model`` until SIGTERM or SIGINT; returns the exit status. ``before_serving``
     (see :func:`nbayes.serve.run`) is given the server's handler of the signals, right
@@ -351,7 +355,7 @@ def _protocol(idle_seconds: float, max_head: int = MAX_HEAD) -> type[asyncio.Pro
 def _run_worker(
     model: str, sock: socket.socket, url: str, options: dict[str, Any], lock: ModelLock,
     parent: int | None, ready_fd: int | None = None, handoff: socket.socket | None = None,
-    before_serving: Callable[[Callable[[int, Any], Any]], dict[int, Any]] | None = None,
+    before_serving: HandOver | None = None,
 ) -> int:  # fmt: skip
     import uvicorn
 
@@ -477,7 +481,7 @@ def _stop_on_hangup(stop: Any) -> Any:
 
 def _supervise(
     model: str, sock: socket.socket, url: str, options: dict[str, Any], n: int, lock: ModelLock,
-    before_serving: Callable[[Callable[[int, Any], Any]], dict[int, Any]] | None = None,
+    before_serving: HandOver | None = None,
 ) -> int:  # fmt: skip
     me = os.getpid()
     children: dict[int, int] = {}  # pid -> the read end of its "started" pipe (-1: read)

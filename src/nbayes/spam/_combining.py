@@ -280,6 +280,13 @@ def mean_log_odds(
     if k == 0:
         return 0.0
     z = MEAN_SCALE * (sum_log_f - sum_log_1mf) / k - ham_bias / k
+    return z * young_factor(z, n_ham, n_spam)
+
+
+def young_factor(z: float, n_ham: int, n_spam: int) -> float:
+    """What :func:`mean_log_odds` multiplies the log-odds ``z`` by, learnt from ``n_ham``
+    ham and ``n_spam`` spam: ``max(seen / (seen + 10), n / (n + 30))``, ``seen`` the
+    messages of the class the evidence speaks against (ham for ``z > 0``)."""
     every = (n_ham + n_spam) / (n_ham + n_spam + YOUNG_ALL)
-    seen = n_ham if z > 0 else n_spam  # the class the evidence speaks against
-    return z * max(seen / (seen + YOUNG_CLASS), every)
+    seen = n_ham if z > 0 else n_spam
+    return max(seen / (seen + YOUNG_CLASS), every)

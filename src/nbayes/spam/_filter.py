@@ -33,6 +33,7 @@ from nbayes.spam._combining import (
     logit,
     mean_log_odds,
     robinson_f,
+    young_factor,
 )
 from nbayes.spam._presets import PRESETS, Preset
 from nbayes.spam._table import TokenTable
@@ -1227,21 +1228,20 @@ class SpamFilter:
                 f, g, b = clue[2], clue[5], clue[6]
                 rows.append((False, -abs(f - 0.5), t, f, g, b, "spam" if f > 0.5 else "ham"))
         rows.sort()
-        fisher = st.combining != "naive_bayes"
-        bias = st.ham_bias / len(used) if st.ham_bias and used and fisher else 0.0
+        biased = st.combining != "naive_bayes"  # (Fisher's and the mean)
+        bias = st.ham_bias / len(used) if st.ham_bias and used and biased else 0.0
         mean = young = ""
         if st.combining == "mean" and used:
             k = len(values)
             z = MEAN_SCALE * (math.fsum(c[3] for c in values) - math.fsum(c[4] for c in values)) / k
-            mean = f"combined by their mean: 2 x the mean of ln(f / (1 - f)) = {z:.2f}"
-            if z != bias:
-                factor = verdict.log_odds / (z - bias)
-                if factor < 0.9995:
-                    young = (
-                        f"then x {factor:.3f} ({table.n_ham:,} ham and {table.n_spam:,} spam "
-                        "learnt: a side's evidence counts fully once the filter knows the other "
-                        "class well)"
-                    )
+            mean = f"combined by their mean: {MEAN_SCALE:g} x the mean of ln(f / (1 - f)) = {z:.2f}"
+            factor = young_factor(z - bias, table.n_ham, table.n_spam)  # (as the score's)
+            if factor < 0.9995:
+                young = (
+                    f"then x {factor:.3f} ({table.n_ham:,} ham and {table.n_spam:,} spam "
+                    "learnt: a side's evidence counts fully once the filter knows the other "
+                    "class well)"
+                )
         return Clues(verdict, [_clue(*row[2:]) for row in rows], len(used), bias, mean, young)
 
     explain = clues
