@@ -46,10 +46,20 @@ class Verdicts:
     (from the first message for ``mail_size`` of :data:`WHOLE_BYTES` or more), the same
     verdicts (of the model file as it is then: one a registration replaced in between
     is read anew, as a second command would). The scorer stays if the file no longer
-    loads. :meth:`each` scores the messages after that on ``n_jobs`` processes."""
+    loads. :meth:`each` scores the messages after that on ``n_jobs`` processes.
+    ``settings`` (parameters, e.g. ``{"spam_cutoff": 0.95}``) are set on the whole filter
+    as they are on the scorer's: the run's, not the file's."""
 
-    def __init__(self, path: str, scorer: Any, mail_size: int = 0, n_jobs: int = 1) -> None:
+    def __init__(
+        self,
+        path: str,
+        scorer: Any,
+        mail_size: int = 0,
+        n_jobs: int = 1,
+        settings: dict[str, Any] | None = None,
+    ) -> None:
         self.path, self.scorer, self.seen, self.n_jobs = path, scorer, 0, n_jobs
+        self.settings = settings or {}
         self.whole: Any = None
         # (mail of WHOLE_BYTES or more: the whole filter from the first message)
         self.whole_at = 1 if mail_size >= WHOLE_BYTES else WHOLE_AFTER + 1
@@ -66,6 +76,8 @@ class Verdicts:
             except (OSError, ModelFileError):
                 whole = None
             self.whole = whole if isinstance(whole, SpamFilter) else None
+            if self.whole is not None:
+                self.whole.set_params(**self.settings)
         model = self.whole if self.whole is not None else self.scorer
         return model.classify([raw])[0]
 

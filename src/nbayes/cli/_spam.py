@@ -13,7 +13,18 @@ from typing import Any
 
 from nbayes.cli._ui import UI, CLIError, json_text
 
-__all__ = ["eval_spam", "explain_spam", "is_spam_model", "train_spam"]
+__all__ = [
+    "SETTINGS",
+    "add_cutoffs",
+    "add_settings",
+    "change_settings",
+    "describe_settings",
+    "eval_spam",
+    "explain_spam",
+    "is_spam_model",
+    "settings_given",
+    "train_spam",
+]
 
 #: the flags of ``train`` that set another model's options
 _OTHER_MODELS_FLAGS = (
@@ -97,6 +108,7 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
     )
     if chosen is not None:
         ui.note(chosen)
+    ui.note(f"Settings: {describe_settings(model)}.")
     if not table.n_ham or not table.n_spam:
         missing = "ham" if not table.n_ham else "spam"
         ui.warn(
@@ -110,6 +122,7 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
 def _spam_filter(args: argparse.Namespace) -> Any:
     """The SpamFilter of ``train``'s flags (--preset, --combining, the cutoffs), checked
     before any mail is read."""
+    from nbayes.cli import _cutoffs
     from nbayes.cli._common import refuse_set_flags
     from nbayes.spam import PRESETS, SpamFilter
 
@@ -126,27 +139,106 @@ def _spam_filter(args: argparse.Namespace) -> Any:
         )
     name = args.preset or "nbayes"
     preset = PRESETS[name]
-    ham = preset.ham_cutoff if args.ham_cutoff is None else args.ham_cutoff
-    spam = preset.spam_cutoff if args.spam_cutoff is None else args.spam_cutoff
-    if ham > spam:
-        rule = (
-            "a spamicity at or below the ham cutoff is ham, at or above the spam cutoff spam, "
-            "between them unsure"
-        )
-        if args.ham_cutoff is not None and args.spam_cutoff is not None:
-            why = f"--ham-cutoff ({ham}) is above --spam-cutoff ({spam})"
-        elif args.spam_cutoff is not None:
-            why = f"--spam-cutoff ({spam}) is below the {name} preset's ham cutoff ({ham})"
-            rule += "; give --ham-cutoff too"
-        else:
-            why = f"--ham-cutoff ({ham}) is above the {name} preset's spam cutoff ({spam})"
-            rule += "; give --spam-cutoff too"
-        raise CLIError(f"{why}: {rule}.")
+    flags = _cutoffs.given(args)
+    ham = flags.get("ham_cutoff", preset.ham_cutoff)
+    spam = flags.get("spam_cutoff", preset.spam_cutoff)
+    whose = f"the {name} preset's"
+    _cutoffs.check(ham, spam, flags, {"ham_cutoff": whose, "spam_cutoff": whose})
     return SpamFilter(
         preset=name,
         combining=args.combining or "chi2",
         ham_cutoff=args.ham_cutoff,
         spam_cutoff=args.spam_cutoff,
+    )
+
+
+#: the flags of :func:`add_settings`, as the SpamFilter's parameters they set
+SETTINGS = {
+    "--preset": "preset",
+    "--combining": "combining",
+    "--ham-cutoff": "ham_cutoff",
+    "--spam-cutoff": "spam_cutoff",
+}
+
+
+def add_settings(p: argparse.ArgumentParser) -> None:
+    """``--preset``, ``--combining`` and the cutoffs: a spam filter's settings, which
+    ``train`` gives a new filter and ``update`` changes in one (its counts are not
+    touched: every setting is used at scoring time only)."""
+    p.add_argument(
+        "--preset",
+        choices=("nbayes", "bogofilter", "spambayes"),
+        help="spam: the scoring settings and cutoffs of nbayes (the default), bogofilter "
+        "1.2.5 or SpamBayes 1.1 (docs/spam.md)",
+    )
+    p.add_argument(
+        "--combining",
+        choices=("chi2", "mean", "naive_bayes"),
+        help="spam: combine the clues by Fisher's chi-square (the default), by their mean "
+        "(better on some mail, cutoffs not designed: docs/spam.md), or as a Naive Bayes",
+    )
+    add_cutoffs(p, "spam: ")
+
+
+def add_cutoffs(p: argparse.ArgumentParser, prefix: str = "", note: str = "") -> None:
+    """``--ham-cutoff P`` and ``--spam-cutoff P`` (their help starting with ``prefix``,
+    the spam cutoff's ending with ``note``)."""
+    from nbayes._flags import probability_type
+
+    p.add_argument(
+        "--ham-cutoff",
+        type=probability_type,
+        metavar="P",
+        help=f"{prefix}a spamicity at or below P is ham (the preset's: 0.4 for nbayes)",
+    )
+    p.add_argument(
+        "--spam-cutoff",
+        type=probability_type,
+        metavar="P",
+        help=f"{prefix}a spamicity at or above P is spam (the preset's: 0.9 for nbayes); "
+        f"between the two, unsure{note}",
+    )
+
+
+def settings_given(args: argparse.Namespace) -> dict[str, Any]:
+    """The SpamFilter parameters the flags of :func:`add_settings` set (none: {})."""
+    out = {}
+    for param in SETTINGS.values():
+        value = getattr(args, param, None)
+        if value is not None:
+            out[param] = value
+    return out
+
+
+def change_settings(model: Any, changes: dict[str, Any], path: str) -> str:
+    """Set ``changes`` (:func:`settings_given`) on the spam filter ``model`` of ``path``,
+    checked as a whole first (the cutoffs in force, in the flags' words); what the
+    settings in force are now, in words. A preset that changes brings its own cutoffs,
+    except those set on the model (a cutoff of its own, or of ``--ham-loss``), which stay."""
+    from nbayes.cli import _cutoffs
+    from nbayes.spam import PRESETS
+
+    preset = changes.get("preset", model.preset)
+    whose = {}
+    in_force = {}
+    for name in ("ham_cutoff", "spam_cutoff"):
+        own = getattr(model, name)
+        whose[name] = f"{path}'s" if own is not None else f"the {preset} preset's"
+        in_force[name] = own if own is not None else getattr(PRESETS[preset], name)
+    flags = {k: float(v) for k, v in changes.items() if k in whose}
+    in_force.update(flags)
+    _cutoffs.check(in_force["ham_cutoff"], in_force["spam_cutoff"], flags, whose)
+    model.set_params(**changes)
+    return describe_settings(model)
+
+
+def describe_settings(model: Any) -> str:
+    """A spam filter's settings in force, in words: "preset nbayes, combining chi2, ham <=
+    0.4, spam >= 0.9"."""
+    p = model.effective_params_
+    return (
+        f"preset {model.preset}, combining {model.combining}, ham <= {p.ham_cutoff:g}, "
+        f"spam >= {p.spam_cutoff:g}"
     )
 
 
@@ -185,14 +277,16 @@ def _first(pair: tuple[Any, str]) -> Any:
 
 def eval_spam(args: argparse.Namespace, ui: UI) -> int:
     """``nbayes eval MODEL MAILDATA``: ham lost, spam caught, passed and unsure."""
+    from nbayes.cli._cutoffs import for_this_run, given
     from nbayes.cli._scoring import Verdicts, mail_bytes
     from nbayes.io.serializers.spam_scorer import load_spam_scorer
     from nbayes.spam import verdict_report
 
     scorer = load_spam_scorer(args.model)
     assert scorer is not None  # is_spam_model said so
+    for_this_run(args, scorer.filter)
     n_jobs = args.jobs if args.jobs is not None else -1  # (-1: every usable core)
-    decide = Verdicts(args.model, scorer, mail_bytes(args.data), n_jobs=n_jobs)
+    decide = Verdicts(args.model, scorer, mail_bytes(args.data), n_jobs, given(args))
     labels: list[str] = []
     verdicts: list[str] = []
     with ui.progress("Evaluating", "messages") as bar:

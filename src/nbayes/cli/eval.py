@@ -7,12 +7,14 @@ the data has no example of, is null). Data none of whose labels the model knows 
 (exit 1, naming the labels seen and the model's classes: usually the wrong
 --label-col); labels only some examples have are warned about (they count as errors).
 A spam filter (--model spam) is evaluated on a folder of mail per class (DATA/ham/,
-DATA/spam/): ham lost, spam caught, spam passed and unsure at its cutoffs.
+DATA/spam/): ham lost, spam caught, spam passed and unsure at its cutoffs, or at
+--ham-cutoff and --spam-cutoff (this run's: `nbayes update` sets them in the model).
 
 Example:
   nbayes eval spam.nbayes test.csv
   nbayes eval spam.nbayes test.csv --json | jq .accuracy
   nbayes eval mail.nbayes mail/         # a spam filter: mail/ham/, mail/spam/
+  nbayes eval mail.nbayes mail/ --spam-cutoff 0.95   # at other cutoffs
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import numpy as np
 from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, count_type
 from nbayes.cli._data import labelled_inputs
 from nbayes.cli._models import load_for_prediction as _load_model
+from nbayes.cli._spam import add_cutoffs
 from nbayes.cli._ui import json_text
 
 __all__ = ["add_arguments", "run"]
@@ -40,6 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="spam filters: processes that score the mail once the model is loaded whole "
         "(default: every usable core)",
     )
+    add_cutoffs(p, "spam filters, for this run: ")
     add_data_options(p)
 
 
@@ -75,8 +79,12 @@ def run(args: argparse.Namespace, ui: UI) -> int:
 
     if is_spam_model(args.model):  # ham lost, spam caught, unsure
         return eval_spam(args, ui)
-    if args.jobs is not None:
-        raise CLIError("--jobs applies to spam filters (models of `nbayes train --model spam`).")
+    for flag, value in (("--jobs", args.jobs), ("--ham-cutoff", args.ham_cutoff),
+                        ("--spam-cutoff", args.spam_cutoff)):  # fmt: skip
+        if value is not None:
+            raise CLIError(
+                f"{flag} applies to spam filters (models of `nbayes train --model spam`)."
+            )
 
     model = _load_model(args.model)  # a TextClassifier's scorer: no scikit-learn
     X, y = labelled_inputs(ui, model, args.data, args)

@@ -22,12 +22,15 @@ once, and the registration that grows MODEL.pending past 512 KiB writes them int
 MODEL at once.
 MODEL is a spam filter: `nbayes train MAILDATA -o MODEL --model spam`, or the first
 --register of a MODEL that does not exist starts one, as bogofilter starts a wordlist.
+--ham-cutoff and --spam-cutoff set the verdicts' cutoffs for this run (bogofilter's `-o`;
+`nbayes update MODEL --spam-cutoff P` sets them in MODEL).
 
 Example:
   nbayes filter spam.nbayes < message.eml; echo $?
   nbayes filter spam.nbayes --passthrough < message.eml > tagged.eml
   nbayes filter spam.nbayes --register spam < missed.eml
   nbayes filter spam.nbayes inbox.mbox Maildir/
+  nbayes filter spam.nbayes --spam-cutoff 0.95 < message.eml
 """
 
 from __future__ import annotations
@@ -107,6 +110,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help=f"write the message back with an {HEADER} header (standard input only)",
     )
+    from nbayes._flags import probability_type
+
+    for name, which in (("ham", "at or below P is ham"), ("spam", "at or above P is spam")):
+        p.add_argument(
+            f"--{name}-cutoff",
+            type=probability_type,
+            metavar="P",
+            help=f"for this run, a spamicity {which} (default: MODEL's, see `nbayes info MODEL`)",
+        )
     p.add_argument(
         "-e",
         "--ham-true",
@@ -125,17 +137,31 @@ _QUICK_FLAGS = {
 }  # fmt: skip
 
 
+#: the flags of a delivery's call that take a value: the verdicts' cutoffs for the run
+_QUICK_VALUES = {"--ham-cutoff": "ham_cutoff", "--spam-cutoff": "spam_cutoff"}
+
+
 def _quick(argv: Sequence[str]) -> Any:
     """The arguments of ``nbayes filter MODEL`` with at most the flags of
-    :data:`_QUICK_FLAGS` (the namespace argparse would make of them), or None for any
-    other call (argparse parses it: its help, its errors)."""
+    :data:`_QUICK_FLAGS` and :data:`_QUICK_VALUES` (the namespace argparse would make of
+    them), or None for any other call (argparse parses it: its help, its errors)."""
     from types import SimpleNamespace
 
+    from nbayes.cli._cutoffs import probability
+
     model = None
-    flags = dict.fromkeys(("passthrough", "quiet", "verbose", "ham_true"), False)
-    for arg in argv:
+    flags: dict[str, Any] = dict.fromkeys(("passthrough", "quiet", "verbose", "ham_true"), False)
+    values: dict[str, Any] = dict.fromkeys(_QUICK_VALUES.values())
+    args = iter(argv)
+    for arg in args:
+        flag, equals, text = arg.partition("=")
         if arg in _QUICK_FLAGS:
             flags[_QUICK_FLAGS[arg]] = True
+        elif flag in _QUICK_VALUES:
+            value = probability(text if equals else next(args, ""))
+            if value is None or values[_QUICK_VALUES[flag]] is not None:
+                return None  # (argparse words the error; a flag given twice: its choice)
+            values[_QUICK_VALUES[flag]] = value
         elif arg.startswith("-") or model is not None:
             return None
         else:
@@ -144,7 +170,7 @@ def _quick(argv: Sequence[str]) -> Any:
         return None
     return SimpleNamespace(
         model=model, mail=[], register=None, unregister=None, update=False, fold=False,
-        jobs=None, **flags,
+        jobs=None, **flags, **values,
     )  # fmt: skip
 
 
@@ -296,6 +322,14 @@ def _run(args: argparse.Namespace, ui: Any) -> int:
             "--ham-true (-e) makes --passthrough exit 0 for every verdict: add --passthrough, "
             "or leave out --ham-true to read the verdict from the exit status."
         )
+    if (args.fold or args.register or args.unregister) and not args.update:
+        for flag in ("--ham-cutoff", "--spam-cutoff"):
+            if getattr(args, flag[2:].replace("-", "_"), None) is not None:
+                raise CLIError(
+                    f"{flag} sets this run's verdicts, and --register, --unregister and "
+                    "--fold give none: leave it out (`nbayes update MODEL "
+                    f"{flag} P` sets MODEL's own)."
+                )
     if sys.stdout is None and args.passthrough:  # (started with >&-)
         raise CLIError(
             "standard output is closed: --passthrough writes the message back there "
@@ -314,6 +348,9 @@ def _run(args: argparse.Namespace, ui: Any) -> int:
     scorer = finish()
     if scorer is None:
         raise CLIError(_not_spam(args.model))
+    from nbayes.cli._cutoffs import for_this_run, given
+
+    for_this_run(args, scorer.filter)
     if not args.mail:
         verdict = scorer.classify([raw])[0]
         _answer(args, ui, raw, verdict.verdict, verdict.spamicity)
@@ -323,7 +360,8 @@ def _run(args: argparse.Namespace, ui: Any) -> int:
     from nbayes.cli._scoring import Verdicts, mail_bytes
 
     n_jobs = args.jobs if args.jobs is not None else -1  # (-1: every usable core)
-    return _each(args, ui, Verdicts(args.model, scorer, mail_bytes(args.mail), n_jobs=n_jobs))
+    decide = Verdicts(args.model, scorer, mail_bytes(args.mail), n_jobs, given(args))
+    return _each(args, ui, decide)
 
 
 def _say_clues(ui: Any, clues: Any, most: int = 5) -> None:
@@ -543,6 +581,9 @@ def _update_one(args: argparse.Namespace, ui: Any, raw: bytes) -> int | None:
         if interrupts is not None:  # (the full load's outcome follows the files)
             interrupts.override = None
         return None
+    from nbayes.cli._cutoffs import for_this_run
+
+    for_this_run(args, scorer.filter)
     delivery = getattr(args, "delivery", None) or _Delivery()
     if interrupts is not None:
         interrupts.override = delivery.outcome
@@ -775,7 +816,11 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
             raise CLIError(_not_spam(args.model))
         tokens = [model.tokenize(m) for m in mails]  # a failure here changes nothing
         if args.update:
+            from nbayes.cli._cutoffs import for_this_run
+
+            own = for_this_run(args, model)
             verdicts = model.auto_learn(tokens)
+            model.set_params(**own)  # (this run's cutoffs are not saved)
         else:
             ham_label, spam_label = model.classes_.tolist()
             label = spam_label if (args.register or args.unregister) == "spam" else ham_label

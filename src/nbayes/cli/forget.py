@@ -17,13 +17,14 @@ from __future__ import annotations
 import argparse
 
 from nbayes.cli import update
-from nbayes.cli._common import UI
+from nbayes.cli._common import UI, add_data_options, add_inputs
 
 __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    update.add_arguments(p, data="labelled data the model learned")
+    add_inputs(p, model="model file (updated in place)", data="labelled data the model learned")
+    add_data_options(p)
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from nbayes._flags import probability_type, share_type
+from nbayes._flags import share_type
 from nbayes.cli._common import (
     UI,
     CLIError,
@@ -51,6 +51,7 @@ from nbayes.cli._estimators import (
 )
 from nbayes.cli._estimators import estimator as estimator_row
 from nbayes.cli._models import check_model_output, save_model, warn_one_class
+from nbayes.cli._spam import add_settings
 from nbayes.cli._text import TEXT_OPTION_FLAGS, add_text_options, text_options
 
 __all__ = [
@@ -123,31 +124,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="spam: processes that tokenize and count the mail (default: every usable core; "
         "each holds a table of the words it saw)",
     )
-    p.add_argument(
-        "--preset",
-        choices=("nbayes", "bogofilter", "spambayes"),
-        help="spam: the scoring settings and cutoffs of nbayes (the default), bogofilter "
-        "1.2.5 or SpamBayes 1.1 (docs/spam.md)",
-    )
-    p.add_argument(
-        "--combining",
-        choices=("chi2", "mean", "naive_bayes"),
-        help="spam: combine the clues by Fisher's chi-square (the default), by their mean "
-        "(better on some mail, cutoffs not designed: docs/spam.md), or as a Naive Bayes",
-    )
-    p.add_argument(
-        "--ham-cutoff",
-        type=probability_type,
-        metavar="P",
-        help="spam: a spamicity at or below P is ham (the preset's: 0.4 for nbayes)",
-    )
-    p.add_argument(
-        "--spam-cutoff",
-        type=probability_type,
-        metavar="P",
-        help="spam: a spamicity at or above P is spam (the preset's: 0.9 for nbayes); "
-        "between the two, unsure",
-    )
+    add_settings(p)
     p.add_argument(
         "--ham-loss",
         type=share_type,

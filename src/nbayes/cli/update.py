@@ -8,10 +8,14 @@ and none is lost; a model that `nbayes serve` is serving is refused at once, nam
 the server and its /update (send the data there instead). Updates a killed server
 journaled but had not folded into the model (MODEL.journal) are folded in first. A spam
 filter learns (or forgets) mail, as `nbayes train --model spam` reads it: DATA/ham/ and
-DATA/spam/, of message files, mboxes or Maildirs.
+DATA/spam/, of message files, mboxes or Maildirs. --preset, --combining, --ham-cutoff
+and --spam-cutoff change a spam filter's settings (with DATA or without: its counts stay
+as they are, every setting is used at scoring time); a cutoff set on it stays when the
+preset changes, the others follow the preset.
 
 Example:
   nbayes update spam.nbayes new_messages.csv
+  nbayes update mail.nbayes --spam-cutoff 0.95     # a spam filter's cutoff (no retraining)
 """
 
 from __future__ import annotations
@@ -24,14 +28,20 @@ from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, load_
 from nbayes.cli._data import labelled_inputs
 from nbayes.cli._model_lock import model_lock
 from nbayes.cli._models import check_model_output, save_model, warn_one_class
+from nbayes.cli._spam import SETTINGS, add_settings, is_spam_model, settings_given
 
 __all__ = ["add_arguments", "apply", "run"]
 
 
-def add_arguments(p: argparse.ArgumentParser, data: str = "labelled data files") -> None:
-    """The arguments of ``update`` (and, with its help for DATA, of ``forget``)."""
-    add_inputs(p, model="model file (updated in place)", data=data)
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_inputs(
+        p,
+        model="model file (updated in place)",
+        data="labelled data files (none: only a spam filter's settings change)",
+        nargs="*",
+    )
     add_data_options(p)
+    add_settings(p)
 
 
 def apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
@@ -40,6 +50,17 @@ def apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
     ``nbayes serve``, which holds it while it serves, is refused at once, naming it)."""
     if not os.path.exists(args.model):
         raise CLIError(f"No model file {args.model!r}: train one first with `nbayes train`.")
+    if not args.data and not settings_given(args):
+        raise CLIError(
+            "Nothing to do: give DATA to learn (labelled data files), or a spam filter's "
+            "settings to change (--preset, --combining, --ham-cutoff, --spam-cutoff)."
+        )
+    for flag, param in SETTINGS.items():
+        if getattr(args, param, None) is not None and not is_spam_model(args.model):
+            raise CLIError(
+                f"{flag} is a spam filter's setting, and {args.model} is not a spam filter "
+                "(a model of `nbayes train MAILDATA -o MODEL --model spam`)."
+            )
     with model_lock(args.model, ui):
         return _apply(args, ui, forget)
 
@@ -76,8 +97,9 @@ def _apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
 
 def _apply_mail(args: argparse.Namespace, ui: UI, model: Any, forget: bool) -> int:
     """A spam filter learns (forgets) the mail of DATA's ham/ and spam/ folders, as
-    ``nbayes train --model spam`` reads them; the table options do not apply."""
-    from nbayes.cli._spam import labelled_mail
+    ``nbayes train --model spam`` reads them (the table options do not apply), and takes
+    the settings given."""
+    from nbayes.cli._spam import change_settings, describe_settings, labelled_mail
 
     for flag, default in (("--text-col", "text"), ("--label-col", "label"),
                           ("--data-format", None)):  # fmt: skip
@@ -86,6 +108,15 @@ def _apply_mail(args: argparse.Namespace, ui: UI, model: Any, forget: bool) -> i
                 f"{flag} does not apply to a spam filter: it learns mail from folders "
                 "(DATA/ham/ and DATA/spam/, of message files, mboxes or Maildirs)."
             )
+    before = describe_settings(model)
+    settings = change_settings(model, settings_given(args), args.model)  # checked first
+    if not args.data:
+        if settings == before:
+            ui.note(f"{args.model} already has these settings ({settings}): left unchanged.")
+            return 0
+        save_model(model, args.model, [], flag="MODEL")
+        ui.note(f"{args.model}'s settings: {settings} (were: {before}).")
+        return 0
     with ui.progress("Unlearning" if forget else "Learning", "messages") as bar:
         pairs = list(labelled_mail(args.data, bar.advance, ui, who="a spam filter"))
         if not pairs:
@@ -101,6 +132,8 @@ def _apply_mail(args: argparse.Namespace, ui: UI, model: Any, forget: bool) -> i
         f"({len(pairs) - n_spam:,} ham, {n_spam:,} spam); {args.model} now has "
         f"{table.n_ham:,} ham and {table.n_spam:,} spam."
     )
+    if settings != before:
+        ui.note(f"{args.model}'s settings: {settings} (were: {before}).")
     return 0
 
 

@@ -1,0 +1,219 @@
+"""A spam filter's settings on the command line, after training: ``nbayes update MODEL
+--preset/--combining/--ham-cutoff/--spam-cutoff`` changes them in the file (its counts
+untouched), ``nbayes filter`` and ``nbayes eval`` take the cutoffs for one run
+(bogofilter's ``-o``), and never save them."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+import nbayes
+from nbayes.cli import main
+from nbayes.cli.filter import _quick
+from nbayes.spam import SpamFilter
+
+SPAM = b"Subject: offer win\n\ncheap cash offer pills now"
+HAM = b"Subject: minutes\n\nproject meeting notes"
+
+
+@pytest.fixture
+def model(saved: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "spam.nbayes"
+    shutil.copyfile(saved, path)
+    return path
+
+
+def run(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    *argv: object,
+    stdin: bytes = b"",
+) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def spamicity(path: Path, raw: bytes) -> float:
+    return float(nbayes.load(path).classify([raw])[0].spamicity)
+
+
+def test_update_changes_a_spam_filters_settings_and_keeps_its_counts(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = nbayes.load(model)
+    code, _, err = run(capsys, monkeypatch, "update", model, "--spam-cutoff", "0.99",
+                       "--combining", "mean")  # fmt: skip
+    assert code == 0, err
+    assert "settings: preset nbayes, combining mean, ham <= 0.4, spam >= 0.99" in err
+    assert "(were: preset nbayes, combining chi2, ham <= 0.4, spam >= 0.9)" in err
+    after = nbayes.load(model)
+    assert (after.spam_cutoff, after.combining, after.ham_cutoff) == (0.99, "mean", None)
+    assert after.table_.n_ham == before.table_.n_ham
+    assert after.table_.n_spam == before.table_.n_spam
+    assert sorted(after.table_.rows()) == sorted(before.table_.rows())
+    # the verdicts are those of a filter given these settings
+    expected = SpamFilter(combining="mean", spam_cutoff=0.99).fit(
+        [
+            b"Subject: minutes\n\nproject meeting notes",
+            b"Subject: build\n\nbuild failed",
+            b"Subject: win\n\ncheap pills now",
+            b"Subject: offer\n\ncheap cash offer",
+        ],
+        ["ham", "ham", "spam", "spam"],
+    )  # fmt: skip (the conftest's `saved`)
+    assert after.classify([SPAM]) == expected.classify([SPAM])
+    code, out, _ = run(capsys, monkeypatch, "filter", model, stdin=SPAM)
+    v = expected.classify([SPAM])[0]
+    assert out == f"{v.verdict} {v.spamicity:.6f}\n"
+
+
+def test_a_preset_brings_its_cutoffs_except_those_set_on_the_model(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert run(capsys, monkeypatch, "update", model, "--spam-cutoff", "0.95")[0] == 0
+    code, _, err = run(capsys, monkeypatch, "update", model, "--preset", "bogofilter")
+    assert code == 0, err
+    assert "preset bogofilter, combining chi2, ham <= 0.45, spam >= 0.95" in err
+    f = nbayes.load(model)
+    assert (f.preset, f.ham_cutoff, f.spam_cutoff) == ("bogofilter", None, 0.95)
+    assert f.effective_params_.s == 0.0178  # the preset's scoring too
+
+
+def test_update_keeps_the_registrations_pending_in_the_log(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert run(capsys, monkeypatch, "filter", model, "--register", "spam", stdin=SPAM)[0] == 0
+    assert model.with_name(model.name + ".pending").exists()
+    assert run(capsys, monkeypatch, "update", model, "--ham-cutoff", "0.1")[0] == 0
+    f = nbayes.load(model)
+    assert (f.table_.n_ham, f.table_.n_spam, f.ham_cutoff) == (2, 3, 0.1)
+
+
+def test_update_refuses_cutoffs_that_cross_and_leaves_the_file(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = model.read_bytes()
+    code, _, err = run(capsys, monkeypatch, "update", model, "--spam-cutoff", "0.3")
+    assert code == 1
+    assert "--spam-cutoff (0.3) is below the nbayes preset's ham cutoff (0.4)" in err
+    assert "give --ham-cutoff too" in err
+    code, _, err = run(capsys, monkeypatch, "update", model, "--ham-cutoff", "0.8",
+                       "--spam-cutoff", "0.7")  # fmt: skip
+    assert "--ham-cutoff (0.8) is above --spam-cutoff (0.7)" in err
+    run(capsys, monkeypatch, "update", model, "--spam-cutoff", "0.95")
+    code, _, err = run(capsys, monkeypatch, "update", model, "--ham-cutoff", "0.97")
+    assert f"--ham-cutoff (0.97) is above {model}'s spam cutoff (0.95)" in err
+    assert nbayes.load(model).ham_cutoff is None
+    code, _, err = run(capsys, monkeypatch, "update", model)
+    assert code == 1 and "Nothing to do: give DATA to learn" in err
+    assert "--spam-cutoff" in err
+    model.write_bytes(data)
+    code, _, err = run(capsys, monkeypatch, "update", model, "--spam-cutoff", "0.9")
+    assert code == 0 and "left unchanged" in err
+    assert model.read_bytes() == data
+
+
+def test_settings_flags_refused_for_other_models(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "d.csv"
+    data.write_text("text,label\ncheap pills,spam\nmeeting notes,ham\n")
+    path = tmp_path / "t.nbayes"
+    assert run(capsys, monkeypatch, "train", data, "-o", path)[0] == 0
+    code, _, err = run(capsys, monkeypatch, "update", path, "--preset", "bogofilter")
+    assert code == 1
+    assert f"--preset is a spam filter's setting, and {path} is not a spam filter" in err
+    code, _, err = run(capsys, monkeypatch, "eval", path, data, "--spam-cutoff", "0.5")
+    assert code == 1 and "--spam-cutoff applies to spam filters" in err
+    # forget still needs its DATA
+    code, _, err = run(capsys, monkeypatch, "forget", path)
+    assert code == 2 and "DATA" in err
+
+
+def test_filter_takes_cutoffs_for_one_run_and_never_saves_them(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = model.read_bytes()
+    p = spamicity(model, SPAM)
+    assert 0.9 <= p < 1.0
+    code, out, _ = run(capsys, monkeypatch, "filter", model, stdin=SPAM)
+    assert (code, out.split()[0]) == (0, "spam")
+    above = f"{(p + 1) / 2:.12f}"
+    for argv in (["--spam-cutoff", above], [f"--spam-cutoff={above}"],
+                 ["-q", "--spam-cutoff", above]):  # fmt: skip
+        code, out, err = run(capsys, monkeypatch, "filter", model, *argv, stdin=SPAM)
+        assert (code, out) == (2, f"unsure {p:.6f}\n"), err
+    # argparse's path (a flag the delivery's parser does not read) takes them alike
+    mail = model.parent / "m.eml"
+    mail.write_bytes(SPAM)
+    code, out, _ = run(capsys, monkeypatch, "filter", model, mail, "--jobs", "1",
+                       "--spam-cutoff", above)  # fmt: skip
+    assert out.split()[0] == "unsure"
+    code, out, _ = run(capsys, monkeypatch, "filter", model, "--ham-cutoff", above,
+                       "--spam-cutoff", "1", stdin=SPAM)  # fmt: skip
+    assert (code, out.split()[0]) == (1, "ham")
+    # --update learns by this run's verdict (unsure: nothing), both ways it loads MODEL
+    code, out, err = run(capsys, monkeypatch, "filter", model, "--update",
+                         "--spam-cutoff", above, stdin=SPAM)  # fmt: skip
+    assert (code, out.split()[0]) == (2, "unsure") and "Learnt 0 of 1" in err
+    code, out, err = run(capsys, monkeypatch, "filter", model, "--update", mail,
+                         "--spam-cutoff", above)  # fmt: skip
+    assert out.split()[0] == "unsure" and "Learnt 0 of 1" in err
+    assert model.read_bytes() == data
+    code, out, err = run(capsys, monkeypatch, "filter", model, "--update", mail,
+                         "--spam-cutoff", "0.5")  # fmt: skip
+    assert out.split()[0] == "spam" and "Learnt 1 of 1" in err
+    f = nbayes.load(model)
+    assert (f.table_.n_spam, f.ham_cutoff, f.spam_cutoff) == (3, None, None)
+
+
+def test_filter_refuses_cutoffs_that_cross_or_give_no_verdict(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = run(capsys, monkeypatch, "filter", model, "--ham-cutoff", "0.95",
+                         stdin=SPAM)  # fmt: skip
+    assert (code, out) == (3, "")
+    assert f"--ham-cutoff (0.95) is above {model}'s spam cutoff (0.9)" in err
+    code, _, err = run(capsys, monkeypatch, "filter", model, "--spam-cutoff", "2", stdin=SPAM)
+    assert code == 3 and "--spam-cutoff: must be from 0 to 1; got 2" in err
+    code, _, err = run(capsys, monkeypatch, "filter", model, "--register", "spam",
+                       "--spam-cutoff", "0.5", stdin=SPAM)  # fmt: skip
+    assert code == 3 and "--spam-cutoff sets this run's verdicts" in err
+    assert "nbayes update MODEL --spam-cutoff P" in err
+    assert not model.with_name(model.name + ".pending").exists()
+
+
+def test_the_delivery_parser_reads_the_cutoffs_as_argparse_would() -> None:
+    args = _quick(["m.nbayes", "--spam-cutoff", "0.95", "--ham-cutoff=0.1", "-q"])
+    assert (args.model, args.spam_cutoff, args.ham_cutoff, args.quiet) == (
+        "m.nbayes", 0.95, 0.1, True,
+    )  # fmt: skip
+    assert _quick(["m.nbayes"]).spam_cutoff is None
+    twice = ["m", "--spam-cutoff", "0.9", "--spam-cutoff", "1"]
+    for argv in (["m", "--spam-cutoff"], ["m", "--spam-cutoff", "x"],
+                 ["m", "--spam-cutoff=1.5"], twice):  # fmt: skip
+        assert _quick(argv) is None  # argparse's
+
+
+def test_eval_at_other_cutoffs(
+    model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    root = tmp_path / "mail"
+    for label, raw in (("ham", HAM), ("spam", SPAM)):
+        (root / label).mkdir(parents=True)
+        (root / label / "1.eml").write_bytes(raw)
+    code, out, _ = run(capsys, monkeypatch, "eval", model, root)
+    assert "spam caught (verdict spam): 1 " in out
+    code, out, _ = run(capsys, monkeypatch, "eval", model, root, "--spam-cutoff", "1")
+    assert code == 0
+    assert "spam caught (verdict spam): 0 " in out and "unsure:                     1 " in out
+    code, _, err = run(capsys, monkeypatch, "eval", model, root, "--ham-cutoff", "0.95")
+    assert code == 1 and "above" in err
