@@ -129,7 +129,7 @@ def test_settings_flags_refused_for_other_models(
     assert run(capsys, monkeypatch, "train", data, "-o", path)[0] == 0
     code, _, err = run(capsys, monkeypatch, "update", path, "--preset", "bogofilter")
     assert code == 1
-    assert f"--preset is a spam filter's setting, and {path} is not a spam filter" in err
+    assert f"--preset applies to spam filters, and {path} is not one" in err
     code, _, err = run(capsys, monkeypatch, "eval", path, data, "--spam-cutoff", "0.5")
     assert code == 1 and "--spam-cutoff applies to spam filters" in err
     # forget still needs its DATA

@@ -14,14 +14,19 @@ from typing import Any
 from nbayes.cli._ui import UI, CLIError, json_text
 
 __all__ = [
+    "REGIMES",
     "SETTINGS",
     "add_cutoffs",
+    "add_regime",
+    "check_regime",
     "add_settings",
     "change_settings",
     "describe_settings",
     "eval_spam",
     "explain_spam",
+    "interleaved",
     "is_spam_model",
+    "learn_by_regime",
     "settings_given",
     "train_spam",
 ]
@@ -84,6 +89,91 @@ def labelled_mail(
             advance(1)
 
 
+#: ``--regime``'s choices, as :meth:`SpamFilter.train` names them
+REGIMES = {"all": "all", "on-error": "on_error", "exhaustion": "exhaustion"}
+
+
+def add_regime(p: argparse.ArgumentParser) -> None:
+    """``--regime`` and ``--max-rounds``: how a spam filter learns mail (``train``,
+    ``update``)."""
+    from nbayes._flags import count_type
+
+    p.add_argument(
+        "--regime",
+        choices=tuple(REGIMES),
+        help="spam: learn every message (all, the default); only those the filter calls "
+        "wrong or unsure, scored in turn as it learns (on-error); or on-error passes until "
+        "one learns nothing (exhaustion, as bogominitrain.pl). Ham and spam are taken "
+        "alternately, in proportion; the messages' tokens are held in memory",
+    )
+    p.add_argument(
+        "--max-rounds",
+        type=count_type(1),
+        metavar="N",
+        help="spam, with --regime exhaustion: at most N passes (default 10)",
+    )
+
+
+def interleaved(pairs: list[tuple[Any, str]]) -> list[tuple[Any, str]]:
+    """``(message, label)`` pairs with the classes taken alternately, in proportion (the
+    i-th of a class of n at (i + 1/2) / n; bogominitrain.pl reads ham and spam in turn):
+    learning on error in folder order would score all the ham before any spam.
+
+    >>> [label for _, label in interleaved([(1, "ham"), (2, "ham"), (3, "ham"), (4, "spam")])]
+    ['ham', 'ham', 'spam', 'ham']
+    """
+    from collections import Counter
+
+    sizes = Counter(label for _, label in pairs)
+    seen: Counter[str] = Counter()
+    keyed = []
+    for k, (_, label) in enumerate(pairs):
+        keyed.append(((seen[label] + 0.5) / sizes[label], k))
+        seen[label] += 1
+    return [pairs[k] for _, k in sorted(keyed)]
+
+
+def check_regime(args: argparse.Namespace) -> bool:
+    """Whether ``--regime`` learns on error (on-error, exhaustion); ``--max-rounds``
+    refused without exhaustion (before any mail is read)."""
+    from nbayes.cli._common import refuse_set_flags
+
+    if args.regime != "exhaustion":
+        refuse_set_flags(args, ("--max-rounds",), "applies with --regime exhaustion.")
+    return args.regime not in (None, "all")
+
+
+def learn_by_regime(model: Any, pairs: list[tuple[Any, str]], args: argparse.Namespace,
+                    ui: UI) -> str | None:  # fmt: skip
+    """Learn ``pairs`` (``(message, "ham"|"spam")``) into the spam filter ``model`` as
+    ``--regime`` says: None for ``all`` (the caller learns them its own way), else what
+    was learnt, in words."""
+    regime = REGIMES[args.regime or "all"]
+    if regime == "all":
+        return None
+    pairs = interleaved(pairs)
+    ham_label, spam_label = model.labels
+    labels = [spam_label if label == "spam" else ham_label for _, label in pairs]
+    max_rounds = args.max_rounds or 10
+    with ui.progress(f"Learning on error ({args.regime})", "messages") as bar:
+        rounds = model.train([m for m, _ in pairs], labels, regime=regime, max_rounds=max_rounds)
+        bar.advance(len(pairs))
+    if regime == "on_error":
+        return (
+            f"Learnt {rounds[0]:,} of {len(pairs):,} messages on error (those it called wrong "
+            "or unsure when it came to them)"
+        )
+    passes = ", ".join(f"{n:,}" for n in rounds)
+    end = (
+        "; the last learnt none" if rounds[-1] == 0
+        else f"; stopped at --max-rounds {max_rounds}: the last pass still learnt some"
+    )  # fmt: skip
+    return (
+        f"Learnt {sum(rounds):,} times from {len(pairs):,} messages in {len(rounds)} passes on "
+        f"error (per pass: {passes}{end})"
+    )
+
+
 def train_spam(args: argparse.Namespace, ui: UI) -> int:
     """``nbayes train MAILDATA -o MODEL --model spam``."""
     from nbayes.cli._common import refuse_set_flags
@@ -94,9 +184,23 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
         raise CLIError("--model spam learns from mail: leave out --input table.")
     check_model_output(args.output, args.data, force=args.force)
     model = _spam_filter(args)
-    n_jobs = args.jobs if args.jobs is not None else -1  # (-1: every usable core)
-    with ui.progress("Training", "messages") as bar:
-        model.fit_stream(labelled_mail(args.data, bar.advance, ui), n_jobs=n_jobs)
+    regime_said = None
+    if check_regime(args):
+        refuse_set_flags(
+            args,
+            ("--ham-loss",),
+            "chooses cutoffs by cross-validation over every message learnt once: it goes "
+            "with --regime all (the default), not --regime " + args.regime + ".",
+        )
+        with ui.progress("Reading", "messages") as bar:
+            pairs = list(labelled_mail(args.data, bar.advance, ui))
+        if not pairs:
+            raise CLIError(f"No message found in {', '.join(args.data)}: nothing was learnt.")
+        regime_said = learn_by_regime(model, pairs, args, ui)
+    else:
+        n_jobs = args.jobs if args.jobs is not None else -1  # (-1: every usable core)
+        with ui.progress("Training", "messages") as bar:
+            model.fit_stream(labelled_mail(args.data, bar.advance, ui), n_jobs=n_jobs)
     table = model.table_
     if table.n_ham + table.n_spam == 0:
         raise CLIError(f"No message found in {', '.join(args.data)}: nothing was learnt.")
@@ -106,6 +210,8 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
         f"Trained SpamFilter on {table.n_ham:,} ham and {table.n_spam:,} spam messages "
         f"({len(table):,} tokens)."
     )
+    if regime_said is not None:
+        ui.note(regime_said + ".")
     if chosen is not None:
         ui.note(chosen)
     ui.note(f"Settings: {describe_settings(model)}.")

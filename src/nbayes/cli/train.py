@@ -51,7 +51,7 @@ from nbayes.cli._estimators import (
 )
 from nbayes.cli._estimators import estimator as estimator_row
 from nbayes.cli._models import check_model_output, save_model, warn_one_class
-from nbayes.cli._spam import add_settings
+from nbayes.cli._spam import add_regime, add_settings
 from nbayes.cli._text import TEXT_OPTION_FLAGS, add_text_options, text_options
 
 __all__ = [
@@ -125,6 +125,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "each holds a table of the words it saw)",
     )
     add_settings(p)
+    add_regime(p)
     p.add_argument(
         "--ham-loss",
         type=share_type,
@@ -338,6 +339,8 @@ SPAM_FLAGS = (
     "--spam-cutoff",
     "--ham-loss",
     "--spam-passed",
+    "--regime",
+    "--max-rounds",
 )
 
 

@@ -28,7 +28,14 @@ from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, load_
 from nbayes.cli._data import labelled_inputs
 from nbayes.cli._model_lock import model_lock
 from nbayes.cli._models import check_model_output, save_model, warn_one_class
-from nbayes.cli._spam import SETTINGS, add_settings, is_spam_model, settings_given
+from nbayes.cli._spam import (
+    SETTINGS,
+    add_regime,
+    add_settings,
+    check_regime,
+    is_spam_model,
+    settings_given,
+)
 
 __all__ = ["add_arguments", "apply", "run"]
 
@@ -42,6 +49,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     add_data_options(p)
     add_settings(p)
+    add_regime(p)
 
 
 def apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
@@ -50,17 +58,21 @@ def apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
     ``nbayes serve``, which holds it while it serves, is refused at once, naming it)."""
     if not os.path.exists(args.model):
         raise CLIError(f"No model file {args.model!r}: train one first with `nbayes train`.")
+    if getattr(args, "regime", None) is not None and not args.data:
+        raise CLIError("--regime says how DATA is learnt: give DATA (DATA/ham/, DATA/spam/).")
     if not args.data and not settings_given(args):
         raise CLIError(
             "Nothing to do: give DATA to learn (labelled data files), or a spam filter's "
             "settings to change (--preset, --combining, --ham-cutoff, --spam-cutoff)."
         )
-    for flag, param in SETTINGS.items():
+    for flag, param in (*SETTINGS.items(), ("--regime", "regime"), ("--max-rounds", "max_rounds")):
         if getattr(args, param, None) is not None and not is_spam_model(args.model):
             raise CLIError(
-                f"{flag} is a spam filter's setting, and {args.model} is not a spam filter "
-                "(a model of `nbayes train MAILDATA -o MODEL --model spam`)."
+                f"{flag} applies to spam filters, and {args.model} is not one (a model of "
+                "`nbayes train MAILDATA -o MODEL --model spam`)."
             )
+    if not forget:
+        check_regime(args)
     with model_lock(args.model, ui):
         return _apply(args, ui, forget)
 
@@ -99,7 +111,12 @@ def _apply_mail(args: argparse.Namespace, ui: UI, model: Any, forget: bool) -> i
     """A spam filter learns (forgets) the mail of DATA's ham/ and spam/ folders, as
     ``nbayes train --model spam`` reads them (the table options do not apply), and takes
     the settings given."""
-    from nbayes.cli._spam import change_settings, describe_settings, labelled_mail
+    from nbayes.cli._spam import (
+        change_settings,
+        describe_settings,
+        labelled_mail,
+        learn_by_regime,
+    )
 
     for flag, default in (("--text-col", "text"), ("--label-col", "label"),
                           ("--data-format", None)):  # fmt: skip
@@ -123,15 +140,22 @@ def _apply_mail(args: argparse.Namespace, ui: UI, model: Any, forget: bool) -> i
             raise CLIError(f"No message found in {', '.join(args.data)}: nothing was changed.")
         ham_label, spam_label = model.classes_.tolist()
         labels = [spam_label if label == "spam" else ham_label for _, label in pairs]
-        (model.unlearn if forget else model.partial_fit)([m for m, _ in pairs], labels)
+        if forget:
+            model.unlearn([m for m, _ in pairs], labels)
+        elif not check_regime(args):
+            model.partial_fit([m for m, _ in pairs], labels)
+    said = None if forget else learn_by_regime(model, pairs, args, ui)
     save_model(model, args.model, args.data, flag="MODEL")
     n_spam = sum(label == "spam" for _, label in pairs)
     table = model.table_
-    ui.note(
-        f"{'Forgot' if forget else 'Learned'} {len(pairs):,} messages "
-        f"({len(pairs) - n_spam:,} ham, {n_spam:,} spam); {args.model} now has "
-        f"{table.n_ham:,} ham and {table.n_spam:,} spam."
-    )
+    if said is not None:
+        ui.note(f"{said}; {args.model} now has {table.n_ham:,} ham and {table.n_spam:,} spam.")
+    else:
+        ui.note(
+            f"{'Forgot' if forget else 'Learned'} {len(pairs):,} messages "
+            f"({len(pairs) - n_spam:,} ham, {n_spam:,} spam); {args.model} now has "
+            f"{table.n_ham:,} ham and {table.n_spam:,} spam."
+        )
     if settings != before:
         ui.note(f"{args.model}'s settings: {settings} (were: {before}).")
     return 0

@@ -1,0 +1,128 @@
+"""Learning on error from the command line: ``nbayes train --model spam --regime
+on-error|exhaustion`` and ``nbayes update MODEL MAILDATA --regime ...`` learn what
+:meth:`SpamFilter.train` learns from the classes taken alternately (bogominitrain.pl's
+order), and refuse what would not mean anything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import nbayes
+from nbayes.cli import main
+from nbayes.cli._spam import interleaved
+from nbayes.mail import iter_classes
+from nbayes.spam import SpamFilter
+
+WORDS_HAM = ["meeting", "report", "lunch", "review", "patch", "notes", "budget", "team"]
+WORDS_SPAM = ["free", "cash", "prize", "pills", "winner", "offer", "cheap", "click"]
+
+
+def mail(subject: str, words: list[str]) -> bytes:
+    return f"From: a@example.com\nSubject: {subject}\n\n{' '.join(words)}\n".encode()
+
+
+@pytest.fixture
+def maildata(tmp_path: Path) -> Path:
+    root = tmp_path / "mail"
+    for label, words in (("ham", WORDS_HAM), ("spam", WORDS_SPAM)):
+        (root / label).mkdir(parents=True)
+        n = 12 if label == "ham" else 7
+        for i in range(n):
+            chosen = [words[(i + k) % len(words)] for k in range(4)] + [f"w{label}{i}"]
+            (root / label / f"{i:02}.eml").write_bytes(mail(f"{label} {i}", chosen))
+    return root
+
+
+def expected(
+    root: Path, regime: str, max_rounds: int = 10, preset: str = "nbayes"
+) -> tuple[SpamFilter, list[int]]:
+    pairs = interleaved([(m.data, label) for m, label in iter_classes(str(root), ("ham", "spam"))])
+    f = SpamFilter(preset=preset)
+    rounds = f.train([m for m, _ in pairs], [lab for _, lab in pairs], regime=regime,
+                     max_rounds=max_rounds)  # fmt: skip
+    return f, rounds
+
+
+def rows(f: SpamFilter) -> list[tuple[str, int, int]]:
+    return sorted(f.table_.rows())
+
+
+def test_train_on_error_learns_what_the_library_does(
+    maildata: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "m.nbayes"
+    assert main(["train", str(maildata), "-o", str(out), "--model", "spam",
+                 "--regime", "on-error"]) == 0  # fmt: skip
+    err = capsys.readouterr().err
+    f, rounds = expected(maildata, "on_error")
+    assert 0 < rounds[0] < 19  # (some are called right before they are learnt)
+    assert f"Learnt {rounds[0]} of 19 messages on error" in err
+    got = nbayes.load(out)
+    assert rows(got) == rows(f)
+    assert (got.table_.n_ham, got.table_.n_spam) == (f.table_.n_ham, f.table_.n_spam)
+
+
+def test_train_to_exhaustion_and_its_rounds(
+    maildata: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "m.nbayes"
+    assert main(["train", str(maildata), "-o", str(out), "--model", "spam",
+                 "--regime", "exhaustion", "--preset", "spambayes"]) == 0  # fmt: skip
+    err = capsys.readouterr().err
+    f, rounds = expected(maildata, "exhaustion", preset="spambayes")
+    assert rounds[-1] == 0 and len(rounds) > 1
+    assert f"in {len(rounds)} passes on error (per pass: " in err
+    assert "the last learnt none" in err
+    assert rows(nbayes.load(out)) == rows(f)
+    assert main(["train", str(maildata), "-o", str(out), "--force", "--model", "spam",
+                 "--regime", "exhaustion", "--max-rounds", "3"]) == 0  # fmt: skip
+    err = capsys.readouterr().err
+    f, rounds = expected(maildata, "exhaustion", max_rounds=3)
+    assert "stopped at --max-rounds 3: the last pass still learnt some" in err
+    assert rows(nbayes.load(out)) == rows(f)
+
+
+def test_update_learns_new_mail_on_error(
+    maildata: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "m.nbayes"
+    start = SpamFilter().fit([mail("s", ["meeting", "notes"]), mail("t", ["cash", "prize"])],
+                             ["ham", "spam"])  # fmt: skip
+    nbayes.save(start, out)
+    assert main(["update", str(out), str(maildata), "--regime", "on-error"]) == 0
+    err = capsys.readouterr().err
+    pairs = interleaved([(m.data, lab) for m, lab in iter_classes(str(maildata), ("ham", "spam"))])
+    rounds = start.train([m for m, _ in pairs], [lab for _, lab in pairs], regime="on_error")
+    assert f"Learnt {rounds[0]} of 19 messages on error" in err
+    assert f"now has {start.table_.n_ham} ham and {start.table_.n_spam} spam" in err
+    assert rows(nbayes.load(out)) == rows(start)
+
+
+def test_what_learning_on_error_refuses(
+    maildata: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "m.nbayes"
+    base = ["train", str(maildata), "-o", str(out), "--model", "spam"]
+    assert main([*base, "--max-rounds", "3"]) == 1
+    assert "--max-rounds applies with --regime exhaustion" in capsys.readouterr().err
+    assert main([*base, "--regime", "on-error", "--ham-loss", "0.01"]) == 1
+    err = capsys.readouterr().err
+    assert "--ham-loss chooses cutoffs by cross-validation" in err and "--regime all" in err
+    assert not out.exists()
+    data = tmp_path / "d.csv"
+    data.write_text("text,label\ncheap pills,spam\nmeeting notes,ham\n")
+    text = tmp_path / "t.nbayes"
+    assert main(["train", str(data), "-o", str(text), "--regime", "on-error"]) == 1
+    assert "--regime applies to --model spam" in capsys.readouterr().err
+    assert main(["train", str(data), "-o", str(text)]) == 0
+    capsys.readouterr()
+    assert main(["update", str(text), str(data), "--regime", "on-error"]) == 1
+    assert f"--regime applies to spam filters, and {text} is not one" in capsys.readouterr().err
+    assert main([*base]) == 0
+    capsys.readouterr()
+    assert main(["update", str(out), "--regime", "on-error"]) == 1
+    assert "--regime says how DATA is learnt" in capsys.readouterr().err
+    assert main(["update", str(out), str(maildata), "--regime", "all", "--max-rounds", "2"]) == 1
+    assert "--max-rounds applies with --regime exhaustion" in capsys.readouterr().err
