@@ -1,7 +1,8 @@
 """A spam filter's settings on the command line, after training: ``nbayes update MODEL
 --preset/--combining/--ham-cutoff/--spam-cutoff`` changes them in the file (its counts
 untouched), ``nbayes filter`` and ``nbayes eval`` take the cutoffs for one run
-(bogofilter's ``-o``), and never save them."""
+(bogofilter's ``-o``), and never save them; ``nbayes info MODEL --token T`` answers
+about a token (bogoutil's ``-w``)."""
 
 from __future__ import annotations
 
@@ -217,3 +218,31 @@ def test_eval_at_other_cutoffs(
     assert "spam caught (verdict spam): 0 " in out and "unsure:                     1 " in out
     code, _, err = run(capsys, monkeypatch, "eval", model, root, "--ham-cutoff", "0.95")
     assert code == 1 and "above" in err
+
+
+def test_info_answers_about_tokens(
+    model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    f = nbayes.load(model)
+    g, b = f.table_.counts("cheap")
+    assert (g, b) == (0, 2)
+    p = f.effective_params_
+    from nbayes.spam import robinson_f
+
+    fw = robinson_f(g, b, f.table_.n_ham, f.table_.n_spam, p.s, p.x, p.smoothing)
+    code, out, _ = run(capsys, monkeypatch, "info", model, "--token", "cheap", "--token",
+                       "win", "--token", "nowhere")  # fmt: skip
+    assert code == 0
+    assert f"cheap: 0 ham, 2 spam; f(w) {fw:.4f}: a spam clue" in out
+    # "win" is a token of the subject only: named as it is written
+    assert "win: in no message the model learnt (f(w) 0.5: not a clue); tokens that end " in out
+    assert "subject:win (0/1)" in out
+    assert "nowhere: in no message the model learnt (f(w) 0.5: not a clue)\n" in out
+    assert "strongest tokens" not in out
+    data = tmp_path / "d.csv"
+    data.write_text("text,label\ncheap pills,spam\nmeeting notes,ham\n")
+    text = tmp_path / "t.nbayes"
+    assert run(capsys, monkeypatch, "train", data, "-o", text)[0] == 0
+    code, out, err = run(capsys, monkeypatch, "info", text, "--token", "cheap")
+    assert (code, out) == (1, "") and "is not one: `nbayes explain" in err

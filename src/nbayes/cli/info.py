@@ -9,8 +9,13 @@ unreduced fractions of counts (1/3, 0/2; with smoothing the pseudo-counts writte
 Gaussian means and variances; --decimals in decimals; --format latex or markdown for a
 paper or a blackboard.
 
+A spam filter's tokens can be asked about: --token TOKEN (again for more) prints the ham
+and spam messages each is in, its f(w) and whether it is a clue (bogoutil -w's habit);
+`nbayes explain MODEL MESSAGE` shows a message's tokens, as the filter writes them.
+
 Example:
   nbayes info spam.nbayes --top 5
+  nbayes info mail.nbayes --token free --token subject:free
   nbayes info reviews.nbayes --parameters --format latex
 """
 
@@ -45,6 +50,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--parameters", action="store_true",
         help="print the parameter table (the estimates as fractions of counts) instead",
     )  # fmt: skip
+    p.add_argument(
+        "--token",
+        action="append",
+        metavar="TOKEN",
+        help="a spam filter: a token's ham and spam messages and its f(w) (again for more)",
+    )
     p.add_argument(
         "--decimals", action="store_true", help="--parameters: decimals instead of fractions"
     )
@@ -108,7 +119,7 @@ def _n_features(model: Any) -> int:
     return len(model.get_feature_names_out() if names is None else names)
 
 
-def _spam_filter(ui: UI, model: Any, top: int, path: str) -> int:
+def _spam_filter(ui: UI, model: Any, top: int, path: str, asked: list[str] | None) -> int:
     """A SpamFilter: the settings in force (its preset's where left at None), the
     tokenizer's recipe, the messages learnt, and per class the tokens of the strongest
     f(w)."""
@@ -136,6 +147,9 @@ def _spam_filter(ui: UI, model: Any, top: int, path: str) -> int:
             f"(copy it with the file, or write them into it: `nbayes filter {path} --fold`)"
         )
     ui.print(f"tokens: {table.n_live:,}")
+    if asked:
+        _tokens_asked(ui, model, asked)
+        return 0
     if top:
         n_ham, n_spam = table.n_ham, table.n_spam
         rows = [  # table.rows() holds the tokens seen in a learnt message only
@@ -150,6 +164,47 @@ def _spam_filter(ui: UI, model: Any, top: int, path: str) -> int:
     return 0
 
 
+def _tokens_asked(ui: UI, model: Any, asked: list[str]) -> None:
+    """--token: each token's ham and spam messages, f(w) and side; a token not in the
+    model named with the tokens that end in it (``subject:free`` for ``free``)."""
+    from nbayes.spam import robinson_f
+
+    p = model.effective_params_
+    table = model.table_
+    ham, spam = model.classes_.tolist()
+    lower = 0.5 - p.min_dev
+    upper = 0.5 + p.min_dev
+    suffixes: dict[str, list[str]] = {}
+    for token in asked:
+        g, b = table.counts(token)
+        if g or b:
+            f = robinson_f(g, b, table.n_ham, table.n_spam, p.s, p.x, p.smoothing)
+            side = (
+                f"a {spam} clue" if f >= upper
+                else f"a {ham} clue" if f <= lower
+                else f"not a clue (f(w) within {p.min_dev:g} of 1/2)"
+            )  # fmt: skip
+            ui.print(f"{token}: {g:,} {ham}, {b:,} {spam}; f(w) {f:.4f}: {side}")
+            continue
+        suffixes.setdefault(":" + token, [])
+    if suffixes:  # one pass over the tokens for all the words not found
+        for t in table.index:
+            _, colon, tail = t.rpartition(":")
+            if colon and ":" + tail in suffixes and any(table.counts(t)):
+                suffixes[":" + tail].append(t)
+    for token in asked:
+        if any(table.counts(token)):
+            continue
+        alike = sorted(suffixes.get(":" + token, []), key=lambda t: -sum(table.counts(t)))
+        more = ""
+        if alike:
+            shown = ", ".join(f"{t} ({'/'.join(map(str, table.counts(t)))})" for t in alike[:5])
+            more = f"; tokens that end in it ({ham}/{spam}): {shown}"
+            if len(alike) > 5:
+                more += f" and {len(alike) - 5} more"
+        ui.print(f"{token}: in no message the model learnt (f(w) {p.x:g}: not a clue){more}")
+
+
 def _journal(ui: UI, path: str) -> None:
     """The updates a server acknowledged and journaled beside the model that the file
     does not hold yet (``MODEL.journal``): the model described here lacks them."""
@@ -161,6 +216,8 @@ def _journal(ui: UI, path: str) -> None:
 def run(args: argparse.Namespace, ui: UI) -> int:
     from nbayes.io.persist import read_metadata
 
+    if args.parameters and args.token:
+        raise CLIError("--token and --parameters print different things: give one of them.")
     if args.parameters:  # the estimator's own parameter table (the full model)
         return _parameters(ui, load_model(args.model), args)
     if args.decimals or args.format in ("latex", "markdown"):
@@ -168,6 +225,11 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         raise CLIError(f"{flag} applies to --parameters: add --parameters to print the table.")
     # a TextClassifier's scorer (no scikit-learn); what the file lacks is said below
     model = load_for_prediction(args.model, journal_warning=False)
+    if args.token and type(model).__name__ != "SpamFilter":
+        raise CLIError(
+            f"--token asks a spam filter about its tokens, and {args.model} is not one: "
+            f"`nbayes explain {args.model} TEXT` gives a text model's evidence word by word."
+        )
     metadata, _ = read_metadata(args.model)
     text = is_text_model(model)
     est = model
@@ -181,7 +243,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         kind = f"text model (TextClassifier, {model.model})" if text else type(est).__name__
     ui.print(f"model: {kind}")
     if kind == "SpamFilter":
-        return _spam_filter(ui, model, max(args.top, 0), args.model)
+        return _spam_filter(ui, model, max(args.top, 0), args.model, args.token)
     settings = est.get_params(deep=False)
     if text and not settings.get("hashing"):
         settings.pop("n_features", None)  # the number of hash buckets: hashing only
