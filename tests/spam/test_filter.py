@@ -1283,3 +1283,27 @@ def test_a_model_file_s_tokens_unpack_as_they_were_packed(tokens: list[str]) -> 
     encoded = [t.encode("utf-8", "surrogatepass") for t in tokens]
     offsets = np.cumsum([0, *map(len, encoded)], dtype=np.int64)
     assert _unpack(b"".join(encoded), offsets) == tokens
+
+
+def test_an_empty_message_has_no_token_and_is_unsure(saved: Path, tmp_path: Path) -> None:
+    """No evidence either way: bogofilter's 0.5 (it was ham 0.065 from the tokens of its
+    missing headers, which the ham bias of two clues pushed down), in the library, the file's
+    scorer and the whole filter alike; white space only is as empty."""
+    from nbayes.io.serializers.spam_scorer import load_spam_scorer
+
+    empty = tmp_path / "empty.eml"
+    empty.write_bytes(b"")
+    f = nbayes.load(saved)
+    scorer = load_spam_scorer(saved)
+    assert scorer is not None
+    for message in (b"", "", b"\n\n", b" \n \n", b"\t", EmailMessage(), empty):
+        assert f.tokenize(message) == frozenset()
+        for combining in ("chi2", "mean"):
+            f.set_params(combining=combining)
+            v = f.classify([message])[0]
+            assert (v.verdict, v.spamicity, v.log_odds) == ("unsure", 0.5, 0.0)
+        assert scorer.classify([message])[0].spamicity == 0.5
+        assert len(f.clues(message).used()) == 0
+    # what has a header, or a body, is not empty
+    assert f.tokenize(b"Subject: x\n\n")
+    assert "hello" in f.tokenize(b"\n\nhello")

@@ -235,6 +235,8 @@ class MailTokenizer:
             message = message[: self.max_bytes]  # a 100 MB attachment is not parsed whole
             out.add("mail:truncated")
         msg = parse(message)
+        if not out and _is_empty(msg):  # no evidence: bogofilter's 0.5 (it was ham 0.065,
+            return out, ""  # from its "no Message-ID" and "text/plain" alone)
         self._header_tokens(msg, out)
         for defect in msg.defects:
             out.add("mime-defect:" + type(defect).__name__)
@@ -627,3 +629,17 @@ def _filename_tokens(name: str, out: set[str]) -> None:
     stem, dot, ext = name.rpartition(".")
     if dot and stem and ext:
         out.add("filename-ext:" + ext)
+
+
+def _is_empty(msg: Message) -> bool:
+    """Whether a parsed message is empty: no header field, and no body but white space
+    (white space parsed as a header's continuation lines, a defect, included).
+
+    >>> from nbayes.mail import parse
+    >>> _is_empty(parse(b"")), _is_empty(parse(b" \\n\\n ")), _is_empty(parse(b"hi"))
+    (True, True, False)
+    """
+    if len(msg) or msg.is_multipart():
+        return False
+    payload = msg.get_payload()
+    return payload is None or (isinstance(payload, str) and not payload.strip())
