@@ -246,3 +246,35 @@ def test_info_answers_about_tokens(
     assert run(capsys, monkeypatch, "train", data, "-o", text)[0] == 0
     code, out, err = run(capsys, monkeypatch, "info", text, "--token", "cheap")
     assert (code, out) == (1, "") and "is not one: `nbayes explain" in err
+
+
+def test_eval_names_the_spam_cutoff_of_a_ham_loss_and_it_gives_what_it_said(
+    model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    import json
+    import re
+
+    words = ["cheap", "pills", "offer", "cash", "win", "meeting", "notes", "build", "project"]
+    root = tmp_path / "mail"
+    for label in ("ham", "spam"):
+        (root / label).mkdir(parents=True)
+    for i in range(40):  # mail whose scores overlap: some ham scores above some spam
+        label = "spam" if i % 3 == 0 else "ham"
+        body = " ".join(words[(i * 7 + k) % len(words)] for k in range(3 + i % 4))
+        (root / label / f"{i}.eml").write_bytes(f"Subject: n{i}\n\n{body}\n".encode())
+    code, out, _ = run(capsys, monkeypatch, "eval", model, root)
+    assert code == 0
+    rows = re.findall(
+        r"  ([\d.]+) %: --spam-cutoff (\S+) catches ([\d.]+) % of the spam, loses ([\d.]+) %", out
+    )
+    assert [r[0] for r in rows] == ["0.1", "0.5", "1"]
+    for _, cutoff, caught, lost in rows:  # the cutoff printed gives the figures printed
+        code, again, _ = run(capsys, monkeypatch, "eval", model, root, "--spam-cutoff", cutoff,
+                             "--ham-cutoff", "0")  # fmt: skip
+        assert f"({caught} % of spam)" in again.split("spam caught")[1].split("\n")[0]
+        assert f"({lost} % of ham)" in again.split("ham lost")[1].split("\n")[0]
+    code, out, _ = run(capsys, monkeypatch, "eval", model, root, "--json")
+    cut = json.loads(out)["spam_cutoffs"]
+    assert [c["ham_loss"] for c in cut] == [0.001, 0.005, 0.01]
+    assert str(cut[0]["spam_cutoff"]) == rows[0][1]

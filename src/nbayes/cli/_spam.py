@@ -386,7 +386,7 @@ def eval_spam(args: argparse.Namespace, ui: UI) -> int:
     from nbayes.cli._cutoffs import for_this_run, given
     from nbayes.cli._scoring import Verdicts, mail_bytes
     from nbayes.io.serializers.spam_scorer import load_spam_scorer
-    from nbayes.spam import verdict_report
+    from nbayes.spam import spam_cutoffs_at_ham_loss, verdict_report
 
     scorer = load_spam_scorer(args.model)
     assert scorer is not None  # is_spam_model said so
@@ -395,18 +395,24 @@ def eval_spam(args: argparse.Namespace, ui: UI) -> int:
     decide = Verdicts(args.model, scorer, mail_bytes(args.data), n_jobs, given(args))
     labels: list[str] = []
     verdicts: list[str] = []
+    log_odds: list[float] = []
     with ui.progress("Evaluating", "messages") as bar:
         for (mail, label), verdict in decide.each(labelled_mail(args.data, bar.advance), _first):
             if isinstance(verdict, Exception):
                 raise CLIError(f"{mail.name}: {verdict}")
             labels.append(label)
             verdicts.append(verdict.verdict)
+            log_odds.append(verdict.log_odds)
     if not labels:
         raise CLIError(f"No message found in {', '.join(args.data)}: nothing to evaluate.")
     report = verdict_report(labels, verdicts)
     shares = report.shares()
+    at_loss = []
+    if report.n_ham and report.n_spam:
+        at_loss = spam_cutoffs_at_ham_loss(log_odds, labels)
     if args.json:
-        ui.print(json_text({**report.__dict__, "unsure": report.unsure, "shares": shares}))
+        ui.print(json_text({**report.__dict__, "unsure": report.unsure, "shares": shares,
+                            "spam_cutoffs": [c.__dict__ for c in at_loss]}))  # fmt: skip
         return 0
 
     def pct(x: float, of: str) -> str:  # a share of an empty class is undefined
@@ -424,6 +430,21 @@ def eval_spam(args: argparse.Namespace, ui: UI) -> int:
         f"unsure:                     {report.unsure:,} ({pct(shares['unsure'], 'all')}; "
         f"{report.ham_unsure:,} ham, {report.spam_unsure:,} spam)"
     )
+    ham_cutoff = scorer.filter.effective_params_.ham_cutoff
+    if at_loss:
+        ui.print("spam cutoffs for at most a share of this ham lost (a threshold on the score):")
+        for c in at_loss:
+            if c.spam_cutoff >= 1.0:
+                ui.print(f"  {100 * c.ham_loss:g} %: none below 1 (ham scores as high as any)")
+                continue
+            also = ""
+            if c.spam_cutoff < ham_cutoff:
+                also = f" (below the ham cutoff, {ham_cutoff:g}: give --ham-cutoff too)"
+            ui.print(
+                f"  {100 * c.ham_loss:g} %: --spam-cutoff {c.spam_cutoff!r} catches "
+                f"{100 * c.spam_caught:.2f} % of the spam, loses {100 * c.ham_lost:.2f} % of "
+                f"the ham{also}"
+            )
     return 0
 
 

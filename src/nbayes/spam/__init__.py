@@ -20,7 +20,12 @@ if TYPE_CHECKING:
         mean_log_odds,
         robinson_f,
     )
-    from nbayes.spam._cutoffs import CutoffChoice, choose_cutoffs
+    from nbayes.spam._cutoffs import (
+        CutoffAtHamLoss,
+        CutoffChoice,
+        choose_cutoffs,
+        spam_cutoffs_at_ham_loss,
+    )
     from nbayes.spam._filter import Clue, Clues, SpamFilter, Verdict
     from nbayes.spam._presets import PRESETS, Preset
     from nbayes.spam._report import VerdictReport, caught_at_ham_loss, verdict_report
@@ -37,8 +42,10 @@ _LAZY = {
     "fisher_log_scores": "_combining",
     "mean_log_odds": "_combining",
     "robinson_f": "_combining",
+    "CutoffAtHamLoss": "_cutoffs",
     "CutoffChoice": "_cutoffs",
     "choose_cutoffs": "_cutoffs",
+    "spam_cutoffs_at_ham_loss": "_cutoffs",
     "Clue": "_filter",
     "Clues": "_filter",
     "SpamFilter": "_filter",
@@ -70,6 +77,7 @@ __all__ = [
     "PRESETS",
     "Clue",
     "Clues",
+    "CutoffAtHamLoss",
     "CutoffChoice",
     "Preset",
     "SpamFilter",
@@ -86,5 +94,6 @@ __all__ = [
     "fisher_log_scores",
     "mean_log_odds",
     "robinson_f",
+    "spam_cutoffs_at_ham_loss",
     "verdict_report",
 ]

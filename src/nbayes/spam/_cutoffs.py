@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from nbayes.spam._combining import logit
 from nbayes.spam._filter import MessageLike, SpamFilter
 
-__all__ = ["CutoffChoice", "choose_cutoffs"]
+__all__ = ["CutoffAtHamLoss", "CutoffChoice", "choose_cutoffs", "spam_cutoffs_at_ham_loss"]
 
 
 @dataclass(frozen=True)
@@ -165,6 +165,58 @@ def choose_cutoffs(
     return CutoffChoice(
         ham_cut, spam_cut, lost / len(ham_scores), passed / len(spam_scores), unsure / total
     )
+
+
+@dataclass(frozen=True)
+class CutoffAtHamLoss:
+    """A spam cutoff for a ham-loss share (:func:`spam_cutoffs_at_ham_loss`), and what
+    its verdicts give on the mail it was chosen on."""
+
+    ham_loss: float
+    spam_cutoff: float
+    ham_lost: float
+    spam_caught: float
+
+
+def spam_cutoffs_at_ham_loss(
+    log_odds: Sequence[float],
+    labels: Sequence[str],
+    shares: Sequence[float] = (0.001, 0.005, 0.01),
+    *,
+    names: tuple[str, str] = ("ham", "spam"),
+) -> list[CutoffAtHamLoss]:
+    """Per ham-loss share, the least ``spam_cutoff`` whose spam verdicts lose at most that
+    share of the ham of scored mail (the messages' log-odds, as :class:`Verdict` has
+    them), and the shares of ham lost and spam caught there, counted as the verdicts
+    compare (``log_odds >= logit(spam_cutoff)``); on mail not learnt, it tells where to
+    set the cutoff for a ham loss. ValueError without both classes.
+
+    >>> [(c.spam_cutoff > 0.5, c.ham_lost, c.spam_caught) for c in spam_cutoffs_at_ham_loss(
+    ...     [5.0, 1.0, 0.0, 3.0, 2.0, 0.5], ["spam", "ham", "ham", "spam", "spam", "spam"],
+    ...     shares=(0.0, 0.5))]
+    [(True, 0.0, 0.75), (True, 0.5, 1.0)]
+    """
+    ham_name, spam_name = names
+    ham = sorted((z for z, y in zip(log_odds, labels, strict=True) if y == ham_name), reverse=True)
+    spam = [z for z, y in zip(log_odds, labels, strict=True) if y == spam_name]
+    if not ham or not spam:
+        raise ValueError("spam cutoffs at a ham loss need the scores of both ham and spam")
+    out = []
+    for share in shares:
+        if not 0.0 <= share < 1.0:
+            raise ValueError(f"a ham-loss share is in [0, 1); got {share!r}")
+        k = int(math.floor(share * len(ham) + 1e-9))
+        cut = _cutoff_above(ham[k])
+        lo = logit(cut)
+        out.append(
+            CutoffAtHamLoss(
+                share,
+                cut,
+                sum(z >= lo for z in ham) / len(ham),
+                sum(z >= lo for z in spam) / len(spam),
+            )
+        )
+    return out
 
 
 def _stratified_folds(flags: list[bool], cv: int, random_state: Any) -> list[list[int]]:
