@@ -1,7 +1,8 @@
-"""Learning on error from the command line: ``nbayes train --model spam --regime
-on-error|exhaustion`` and ``nbayes update MODEL MAILDATA --regime ...`` learn what
-:meth:`SpamFilter.train` learns from the classes taken alternately (bogominitrain.pl's
-order), and refuse what would not mean anything."""
+"""How a spam filter learns and is chosen from the command line: ``nbayes train --model
+spam --regime on-error|exhaustion`` and ``nbayes update MODEL MAILDATA --regime ...`` learn
+what :meth:`SpamFilter.train` learns from the classes taken alternately (bogominitrain.pl's
+order); ``nbayes tune MAILDATA --model spam`` compares presets and combinings as
+:func:`nbayes.spam.compare_settings` does; both refuse what would not mean anything."""
 
 from __future__ import annotations
 
@@ -126,3 +127,50 @@ def test_what_learning_on_error_refuses(
     assert "--regime says how DATA is learnt" in capsys.readouterr().err
     assert main(["update", str(out), str(maildata), "--regime", "all", "--max-rounds", "2"]) == 1
     assert "--max-rounds applies with --regime exhaustion" in capsys.readouterr().err
+
+
+def test_tune_compares_presets_and_combinings_on_the_mail(
+    maildata: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from nbayes.spam import compare_settings
+
+    out = tmp_path / "best.nbayes"
+    assert main(["tune", str(maildata), "--model", "spam", "--folds", "3",
+                 "--combining", "chi2,mean", "--json", "--save", str(out)]) == 0  # fmt: skip
+    got = json.loads(capsys.readouterr().out)
+    pairs = [(m.data, lab) for m, lab in iter_classes(str(maildata), ("ham", "spam"))]
+    grid = [{"preset": p, "combining": c} for p in ("nbayes", "bogofilter", "spambayes")
+            for c in ("chi2", "mean")]  # fmt: skip
+    scores, _ = compare_settings(SpamFilter(), [m for m, _ in pairs], [lab for _, lab in pairs],
+                                 grid, cv=3)  # fmt: skip
+    assert [r["params"] for r in got["results"]] == grid
+    assert [r["spam_caught"] for r in got["results"]] == [list(s.caught) for s in scores]
+    best = min(range(len(grid)), key=lambda j: tuple(-c for c in scores[j].caught))
+    assert got["best_params"] == grid[best]
+    assert min(r["rank"] for r in got["results"]) == 1
+    saved = nbayes.load(out)  # the best setting, trained on all the mail
+    assert (saved.preset, saved.combining) == (grid[best]["preset"], grid[best]["combining"])
+    assert rows(saved) == rows(SpamFilter().fit([m for m, _ in pairs], [lab for _, lab in pairs]))
+    assert main(["tune", str(maildata), "--model", "spam", "--folds", "3",
+                 "--preset", "nbayes"]) == 0  # fmt: skip
+    text = capsys.readouterr().out
+    assert "3-fold cross-validation on 19 messages (12 ham, 7 spam)" in text
+    assert "--preset nbayes --combining mean" in text and "best: --preset nbayes" in text
+
+
+def test_what_tune_refuses_for_spam(maildata: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["tune", str(maildata), "--model", "spam"]
+    for extra, said in (
+        (["--alpha", "1"], "--alpha does not apply to --model spam"),
+        (["--scoring", "f1"], "--scoring does not apply to --model spam"),
+        (["--preset", "nbayes,foo"], "--preset takes names among nbayes, bogofilter, spambayes"),
+        (["--combining", "fisher"], "--combining takes names among chi2, mean, naive_bayes"),
+        (["--folds", "8"], "needs at least 8 messages of each class; got 12 ham and 7 spam: give "
+                           "fewer --folds"),
+    ):  # fmt: skip
+        assert main([*base, *extra]) == 1
+        assert said in capsys.readouterr().err
+    assert main(["tune", str(maildata), "--preset", "nbayes"]) == 1
+    assert "--preset applies to --model spam" in capsys.readouterr().err

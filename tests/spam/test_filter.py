@@ -1307,3 +1307,32 @@ def test_an_empty_message_has_no_token_and_is_unsure(saved: Path, tmp_path: Path
     # what has a header, or a body, is not empty
     assert f.tokenize(b"Subject: x\n\n")
     assert "hello" in f.tokenize(b"\n\nhello")
+
+
+def test_compare_settings_holds_out_each_fold_exactly() -> None:
+    """Each fold's messages are scored by the filter trained on the other folds (counts
+    subtracted, not a fit again), for every setting; a tokenizer is no scoring setting."""
+    from nbayes.spam import caught_at_ham_loss, compare_settings, verdict_report
+    from nbayes.spam._cutoffs import _stratified_folds
+
+    ham = [f"Subject: n{i}\n\nmeeting notes {i} budget team {i % 3}".encode() for i in range(15)]
+    spam = [f"Subject: o{i}\n\ncheap offer {i} pills cash {i % 4}".encode() for i in range(9)]
+    spam += [b"Subject: budget\n\nmeeting budget team notes"]  # a spam that reads as ham
+    messages, labels = ham + spam, ["ham"] * 15 + ["spam"] * 10
+    grid = [{}, {"combining": "mean", "preset": "bogofilter"}]
+    scores, fitted = compare_settings(SpamFilter(), messages, labels, grid, cv=5)
+    assert (fitted.table_.n_ham, fitted.table_.n_spam) == (15, 10)
+    flags = [y == "spam" for y in labels]
+    for setting, score in zip(grid, scores, strict=True):
+        z, verdicts = [0.0] * 25, [""] * 25
+        for fold in _stratified_folds(flags, 5, 0):
+            rest = [i for i in range(25) if i not in fold]
+            f = SpamFilter(**setting).fit([messages[i] for i in rest], [labels[i] for i in rest])
+            for i, v in zip(fold, f.classify([messages[i] for i in fold]), strict=True):
+                z[i], verdicts[i] = v.log_odds, v.verdict
+        assert score.caught == tuple(caught_at_ham_loss(z, labels))
+        assert score.report == verdict_report(labels, verdicts)
+    with pytest.raises(ValueError, match="'tokenizer' is not a scoring setting"):
+        compare_settings(SpamFilter(), messages, labels, [{"tokenizer": MailTokenizer()}])
+    with pytest.raises(ValueError, match="needs at least 11 messages of each class"):
+        compare_settings(SpamFilter(), messages, labels, [{}], cv=11)

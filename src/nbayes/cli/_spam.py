@@ -27,8 +27,10 @@ __all__ = [
     "interleaved",
     "is_spam_model",
     "learn_by_regime",
+    "refuse_table_options",
     "settings_given",
     "train_spam",
+    "tune_spam",
 ]
 
 #: the flags of ``train`` that set another model's options
@@ -375,6 +377,124 @@ def _choose_cutoffs(model: Any, args: argparse.Namespace, ui: UI) -> str:
         f"lost, {choice.spam_passed:.2%} of the spam passed and {choice.unsure:.2%} of the "
         "messages were unsure."
     )
+
+
+#: ``tune``'s flags for the other models
+_TUNE_OTHER_FLAGS = (
+    "--alpha", "--binary", "--ngrams", "--min-df", "--max-df", "--preprocess", "--stop-words",
+    "--c", "--beta", "--var-smoothing", "--bandwidth", "--columns",
+)  # fmt: skip
+_COMBININGS = ("chi2", "mean", "naive_bayes")
+
+
+def refuse_table_options(args: argparse.Namespace) -> None:
+    """The table options (``--text-col``, ``--label-col``, ``--data-format``) refused: a
+    spam filter reads mail from folders."""
+    for flag, default in (("--text-col", "text"), ("--label-col", "label"),
+                          ("--data-format", None)):  # fmt: skip
+        if getattr(args, flag[2:].replace("-", "_"), default) != default:
+            raise CLIError(
+                f"{flag} does not apply to a spam filter: it learns mail from folders "
+                "(DATA/ham/ and DATA/spam/, of message files, mboxes or Maildirs)."
+            )
+
+
+def _names(text: str | None, flag: str, known: tuple[str, ...]) -> list[str]:
+    """Comma-separated names of ``known``, each once (none given: [])."""
+    if text is None:
+        return []
+    names = list(dict.fromkeys(v.strip() for v in text.split(",")))
+    for name in names:
+        if name not in known:
+            raise CLIError(f"{flag} takes names among {', '.join(known)}; got {name!r}.")
+    return names
+
+
+def tune_spam(args: argparse.Namespace, ui: UI) -> int:
+    """``nbayes tune MAILDATA --model spam``: the presets and combinings given compared on
+    the mail, held out by count subtraction (:func:`nbayes.spam.compare_settings`), ranked
+    by the spam caught at 0.1 %, then 0.5 %, then 1 % of the ham lost."""
+    from nbayes.cli._common import refuse_set_flags
+    from nbayes.cli._models import check_model_output, save_model
+    from nbayes.spam import PRESETS, SpamFilter, compare_settings
+
+    refuse_set_flags(
+        args, _TUNE_OTHER_FLAGS, "does not apply to --model spam (it compares --preset and "
+        "--combining)."
+    )  # fmt: skip
+    if args.scoring != "accuracy":
+        raise CLIError(
+            "--scoring does not apply to --model spam: it ranks by the spam caught at 0.1 %, "
+            "then 0.5 %, then 1 % of the ham lost."
+        )
+    if args.input == "table":
+        raise CLIError("--model spam learns from mail: leave out --input table.")
+    refuse_table_options(args)
+    presets = _names(args.preset, "--preset", tuple(PRESETS)) or list(PRESETS)
+    combinings = _names(args.combining, "--combining", _COMBININGS) or ["chi2", "mean"]
+    if args.save is not None:  # before any work
+        check_model_output(args.save, args.data, flag="--save", force=args.force)
+    with ui.progress("Reading", "messages") as bar:
+        pairs = list(labelled_mail(args.data, bar.advance, ui))
+    if not pairs:
+        raise CLIError(f"No message found in {', '.join(args.data)}: nothing to compare.")
+    grid = [{"preset": p, "combining": c} for p in presets for c in combinings]
+    with ui.progress("Cross-validating", "settings") as bar:
+        try:
+            scores, fitted = compare_settings(
+                SpamFilter(), [m for m, _ in pairs], [label for _, label in pairs], grid,
+                cv=args.folds,
+            )  # fmt: skip
+        except ValueError as exc:
+            if "cross-validation needs" not in str(exc):
+                raise
+            raise CLIError(f"{exc}: give fewer --folds, or more mail.") from None
+        bar.advance(len(grid))
+    caught = [s.caught for s in scores]
+    ranks = [1 + sum(other > mine for other in caught) for mine in caught]
+    best = ranks.index(1)
+    flags = f"--preset {grid[best]['preset']} --combining {grid[best]['combining']}"
+    if args.save is not None:
+        fitted.set_params(**grid[best])
+        save_model(fitted, args.save, args.data, flag="--save", force=args.force)
+    n_spam = sum(label == "spam" for _, label in pairs)
+    if args.json:
+        ui.print(json_text({
+            "folds": args.folds, "n_ham": len(pairs) - n_spam, "n_spam": n_spam,
+            "ham_loss": [0.001, 0.005, 0.01],
+            "results": [
+                {"params": s.params, "spam_caught": list(s.caught), "rank": r,
+                 "at_cutoffs": s.report.__dict__}
+                for s, r in zip(scores, ranks, strict=True)
+            ],
+            "best_params": grid[best], "saved": args.save,
+        }))  # fmt: skip
+    else:
+        rows = [("setting", "spam caught at 0.1 / 0.5 / 1 % ham lost",
+                 "at its cutoffs: ham lost, spam passed, unsure", "rank")]  # fmt: skip
+        for s, r in zip(scores, ranks, strict=True):
+            rep = s.report
+            rows.append((
+                f"--preset {s.params['preset']} --combining {s.params['combining']}",
+                " / ".join(f"{100 * c:.2f}" for c in s.caught) + " %",
+                f"{rep.ham_lost:,}, {rep.spam_passed:,}, {rep.unsure:,}",
+                str(r),
+            ))  # fmt: skip
+        width = [max(len(row[i]) for row in rows) for i in range(4)]
+        ui.print(
+            f"{args.folds}-fold cross-validation on {len(pairs):,} messages "
+            f"({len(pairs) - n_spam:,} ham, {n_spam:,} spam), held out by count subtraction:"
+        )
+        for row in rows:
+            ui.print("  ".join(f"{c:<{w}}" for c, w in zip(row, width, strict=True)).rstrip())
+        ui.print(
+            f"best: {flags} ({' / '.join(f'{100 * c:.2f}' for c in caught[best])} % caught); "
+            f"train it with `nbayes train DATA -o MODEL --model spam {flags}`"
+            + (", or give --save MODEL." if args.save is None else ".")
+        )
+    if args.save is not None:
+        ui.note(f"Trained the best setting on all {len(pairs):,} messages; saved to {args.save}")
+    return 0
 
 
 def _first(pair: tuple[Any, str]) -> Any:

@@ -116,15 +116,10 @@ def _apply_mail(args: argparse.Namespace, ui: UI, model: Any, forget: bool) -> i
         describe_settings,
         labelled_mail,
         learn_by_regime,
+        refuse_table_options,
     )
 
-    for flag, default in (("--text-col", "text"), ("--label-col", "label"),
-                          ("--data-format", None)):  # fmt: skip
-        if getattr(args, flag[2:].replace("-", "_"), default) != default:
-            raise CLIError(
-                f"{flag} does not apply to a spam filter: it learns mail from folders "
-                "(DATA/ham/ and DATA/spam/, of message files, mboxes or Maildirs)."
-            )
+    refuse_table_options(args)
     before = describe_settings(model)
     settings = change_settings(model, settings_given(args), args.model)  # checked first
     if not args.data:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         mean_log_odds,
         robinson_f,
     )
+    from nbayes.spam._compare import SettingScore, compare_settings
     from nbayes.spam._cutoffs import (
         CutoffAtHamLoss,
         CutoffChoice,
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 _LAZY = {
     "classify_each": "_bulk",
     "classify_many": "_bulk",
+    "SettingScore": "_compare",
+    "compare_settings": "_compare",
     "chi2_log_cdf": "_combining",
     "chi2_log_sf": "_combining",
     "fisher_log_scores": "_combining",
@@ -80,6 +83,7 @@ __all__ = [
     "CutoffAtHamLoss",
     "CutoffChoice",
     "Preset",
+    "SettingScore",
     "SpamFilter",
     "SpamScorer",
     "TokenTable",
@@ -91,6 +95,7 @@ __all__ = [
     "classify_each",
     "classify_many",
     "choose_cutoffs",
+    "compare_settings",
     "fisher_log_scores",
     "mean_log_odds",
     "robinson_f",
