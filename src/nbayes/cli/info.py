@@ -37,6 +37,7 @@ from nbayes.cli._common import (
     load_model,
 )
 from nbayes.cli._models import load_for_prediction
+from nbayes.cli._spam import is_spam_model
 
 __all__ = ["add_arguments", "run"]
 
@@ -225,7 +226,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         raise CLIError(f"{flag} applies to --parameters: add --parameters to print the table.")
     # a TextClassifier's scorer (no scikit-learn); what the file lacks is said below
     model = load_for_prediction(args.model, journal_warning=False)
-    if args.token and type(model).__name__ != "SpamFilter":
+    if args.token and not is_spam_model(args.model):
         raise CLIError(
             f"--token asks a spam filter about its tokens, and {args.model} is not one: "
             f"`nbayes explain {args.model} TEXT` gives a text model's evidence word by word."
