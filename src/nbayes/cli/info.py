@@ -224,13 +224,13 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     if args.decimals or args.format in ("latex", "markdown"):
         flag = "--decimals" if args.decimals else "--format"
         raise CLIError(f"{flag} applies to --parameters: add --parameters to print the table.")
-    # a TextClassifier's scorer (no scikit-learn); what the file lacks is said below
-    model = load_for_prediction(args.model, journal_warning=False)
     if args.token and not is_spam_model(args.model):
         raise CLIError(
             f"--token asks a spam filter about its tokens, and {args.model} is not one: "
             f"`nbayes explain {args.model} TEXT` gives a text model's evidence word by word."
         )
+    # a TextClassifier's scorer (no scikit-learn); what the file lacks is said below
+    model = load_for_prediction(args.model, journal_warning=False)
     metadata, _ = read_metadata(args.model)
     text = is_text_model(model)
     est = model
