@@ -174,3 +174,31 @@ def test_what_tune_refuses_for_spam(maildata: Path, capsys: pytest.CaptureFixtur
         assert said in capsys.readouterr().err
     assert main(["tune", str(maildata), "--preset", "nbayes"]) == 1
     assert "--preset applies to --model spam" in capsys.readouterr().err
+
+
+def test_tune_chooses_each_settings_cutoffs_for_a_ham_loss(
+    maildata: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from nbayes.spam import choose_cutoffs
+
+    out = tmp_path / "best.nbayes"
+    assert main(["tune", str(maildata), "--model", "spam", "--folds", "3", "--preset",
+                 "spambayes", "--combining", "chi2", "--ham-loss", "0.1", "--spam-passed", "0.2",
+                 "--json", "--save", str(out)]) == 0  # fmt: skip
+    got = json.loads(capsys.readouterr().out)["results"][0]
+    pairs = [(m.data, lab) for m, lab in iter_classes(str(maildata), ("ham", "spam"))]
+    # the cutoffs choose_cutoffs chooses on the same folds
+    messages, labels = [m for m, _ in pairs], [lab for _, lab in pairs]
+    want = choose_cutoffs(SpamFilter(preset="spambayes"), messages, labels, ham_loss=0.1,
+                          spam_passed=0.2, cv=3)  # fmt: skip
+    assert got["cutoffs"] == want.__dict__
+    saved = nbayes.load(out)
+    assert (saved.ham_cutoff, saved.spam_cutoff) == (want.ham_cutoff, want.spam_cutoff)
+    at = got["at_cutoffs"]
+    assert at["ham_lost"] / at["n_ham"] == pytest.approx(want.ham_lost)
+    assert main(["tune", str(maildata), "--model", "spam", "--spam-passed", "0.1"]) == 1
+    assert "--spam-passed applies with --ham-loss" in capsys.readouterr().err
+    assert main(["tune", str(maildata), "--ham-loss", "0.1"]) == 1
+    assert "--ham-loss applies to --model spam" in capsys.readouterr().err

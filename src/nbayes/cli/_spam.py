@@ -439,11 +439,16 @@ def tune_spam(args: argparse.Namespace, ui: UI) -> int:
     if not pairs:
         raise CLIError(f"No message found in {', '.join(args.data)}: nothing to compare.")
     grid = [{"preset": p, "combining": c} for p in presets for c in combinings]
+    if args.ham_loss is None:
+        refuse_set_flags(
+            args, ("--spam-passed",), "applies with --ham-loss (the cutoffs chosen for both)."
+        )
+    passed = 0.05 if args.spam_passed is None else args.spam_passed
     with ui.progress("Cross-validating", "settings") as bar:
         try:
             scores, fitted = compare_settings(
                 SpamFilter(), [m for m, _ in pairs], [label for _, label in pairs], grid,
-                cv=args.folds,
+                cv=args.folds, ham_loss=args.ham_loss, spam_passed=passed,
             )  # fmt: skip
         except ValueError as exc:
             if "cross-validation needs" not in str(exc):
@@ -454,8 +459,13 @@ def tune_spam(args: argparse.Namespace, ui: UI) -> int:
     ranks = [1 + sum(other > mine for other in caught) for mine in caught]
     best = ranks.index(1)
     flags = f"--preset {grid[best]['preset']} --combining {grid[best]['combining']}"
+    chosen = scores[best].cutoffs
+    if chosen is not None:
+        flags += f" --ham-cutoff {chosen.ham_cutoff!r} --spam-cutoff {chosen.spam_cutoff!r}"
     if args.save is not None:
         fitted.set_params(**grid[best])
+        if chosen is not None:
+            chosen.apply(fitted)
         save_model(fitted, args.save, args.data, flag="--save", force=args.force)
     n_spam = sum(label == "spam" for _, label in pairs)
     if args.json:
@@ -464,14 +474,18 @@ def tune_spam(args: argparse.Namespace, ui: UI) -> int:
             "ham_loss": [0.001, 0.005, 0.01],
             "results": [
                 {"params": s.params, "spam_caught": list(s.caught), "rank": r,
-                 "at_cutoffs": s.report.__dict__}
+                 "at_cutoffs": s.report.__dict__,
+                 "cutoffs": None if s.cutoffs is None else s.cutoffs.__dict__}
                 for s, r in zip(scores, ranks, strict=True)
             ],
             "best_params": grid[best], "saved": args.save,
         }))  # fmt: skip
     else:
+        at = "at its cutoffs" if args.ham_loss is None else (
+            f"at cutoffs for {100 * args.ham_loss:g} % ham lost"
+        )  # fmt: skip
         rows = [("setting", "spam caught at 0.1 / 0.5 / 1 % ham lost",
-                 "at its cutoffs: ham lost, spam passed, unsure", "rank")]  # fmt: skip
+                 f"{at}: ham lost, spam passed, unsure", "rank")]  # fmt: skip
         for s, r in zip(scores, ranks, strict=True):
             rep = s.report
             rows.append((

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from nbayes._flags import share_type
 from nbayes.cli import _common as common
 from nbayes.cli import train
 from nbayes.cli._common import UI, CLIError, add_data_options, add_model_options, flag_errors
@@ -89,6 +90,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--combining",
         metavar="NAME,...",
         help="spam: combinings to try (chi2, mean, naive_bayes; default: chi2,mean)",
+    )
+    p.add_argument(
+        "--ham-loss",
+        type=share_type,
+        metavar="SHARE",
+        help="spam: choose each setting's cutoffs for at most SHARE of the ham called spam "
+        "on the held-out mail (and at most --spam-passed of the spam called ham)",
+    )
+    p.add_argument(
+        "--spam-passed",
+        type=share_type,
+        metavar="SHARE",
+        help="spam, with --ham-loss: the share of spam that may be called ham (default 0.05)",
     )
     p.add_argument("--c", metavar="C,...", help="nbsvm: SVM regularisation values, e.g. 0.1,1")
     p.add_argument("--beta", metavar="B,...", help="nbsvm: interpolation values, e.g. 0.25,1")
@@ -235,7 +249,9 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         from nbayes.cli._spam import tune_spam
 
         return tune_spam(args, ui)
-    common.refuse_set_flags(args, ("--preset", "--combining"), "applies to --model spam.")
+    common.refuse_set_flags(
+        args, ("--preset", "--combining", "--ham-loss", "--spam-passed"), "applies to --model spam."
+    )
     from sklearn.metrics import get_scorer, get_scorer_names
     from sklearn.model_selection import StratifiedKFold
 

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from nbayes.spam._cutoffs import _stratified_folds
+from nbayes.spam._combining import logit
+from nbayes.spam._cutoffs import CutoffChoice, _stratified_folds, cutoffs_of_scores
 from nbayes.spam._filter import MessageLike, SpamFilter
 from nbayes.spam._report import VerdictReport, caught_at_ham_loss, verdict_report
 
@@ -38,12 +39,16 @@ class SettingScore:
         The share of the held-out spam caught at each ham-loss share (a threshold on the
         held-out log-odds, ties against the filter; :func:`caught_at_ham_loss`).
     report : VerdictReport
-        The held-out verdicts at the setting's own cutoffs.
+        The held-out verdicts at the setting's own cutoffs, or at ``cutoffs``.
+    cutoffs : CutoffChoice or None
+        With ``ham_loss``: the cutoffs chosen for it on the held-out log-odds (as
+        :func:`choose_cutoffs` chooses them).
     """
 
     params: dict[str, Any]
     caught: tuple[float, ...]
     report: VerdictReport
+    cutoffs: CutoffChoice | None = None
 
 
 def compare_settings(
@@ -55,9 +60,13 @@ def compare_settings(
     shares: Sequence[float] = (0.001, 0.005, 0.01),
     cv: int = 5,
     random_state: int | None = 0,
+    ham_loss: float | None = None,
+    spam_passed: float = 0.05,
 ) -> tuple[list[SettingScore], SpamFilter]:
     """Score each of ``settings`` (scoring parameters, e.g. ``{"combining": "mean"}``) on
-    ``messages`` by ``cv``-fold cross-validation, every setting on the same folds.
+    ``messages`` by ``cv``-fold cross-validation, every setting on the same folds. With
+    ``ham_loss`` (and ``spam_passed``), each setting's cutoffs are chosen for it on its
+    held-out log-odds, and its verdicts counted at them.
 
     Returns the scores, in the order of ``settings``, and the filter trained on every
     message (``spam_filter``'s parameters; set the best setting's on it to keep it).
@@ -82,6 +91,9 @@ def compare_settings(
             )
     if isinstance(cv, bool) or not isinstance(cv, int) or cv < 2:
         raise ValueError(f"cv must be an int >= 2; got {cv!r}")
+    for name, value in (("ham_loss", ham_loss), ("spam_passed", spam_passed)):
+        if value is not None and not (isinstance(value, int | float) and 0.0 <= value < 1.0):
+            raise ValueError(f"{name} must be a share in [0, 1); got {value!r}")
     own = spam_filter.get_params(deep=False)
     for setting in settings:  # each checked before any work (an unknown name, a bad value)
         SpamFilter(**{**own, **setting})._settings()
@@ -110,12 +122,27 @@ def compare_settings(
         model.set_params(**own)
         model.partial_fit(held, held_names)
     truth = ["spam" if f else "ham" for f in flags]
-    scores = [
-        SettingScore(
-            dict(setting),
-            tuple(caught_at_ham_loss(log_odds[j], truth, shares)),
-            verdict_report(truth, verdicts[j]),
+    scores = []
+    for j, setting in enumerate(settings):
+        chosen = None
+        if ham_loss is not None:
+            z = log_odds[j]
+            chosen = cutoffs_of_scores(
+                [z[i] for i, f in enumerate(flags) if not f],
+                [z[i] for i, f in enumerate(flags) if f],
+                ham_loss,
+                spam_passed,
+            )
+            lo_ham, lo_spam = logit(chosen.ham_cutoff), logit(chosen.spam_cutoff)
+            verdicts[j] = [
+                "spam" if x >= lo_spam else "ham" if x <= lo_ham else "unsure" for x in z
+            ]
+        scores.append(
+            SettingScore(
+                dict(setting),
+                tuple(caught_at_ham_loss(log_odds[j], truth, shares)),
+                verdict_report(truth, verdicts[j]),
+                chosen,
+            )
         )
-        for j, setting in enumerate(settings)
-    ]
     return scores, model

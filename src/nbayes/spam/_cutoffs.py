@@ -19,7 +19,13 @@ from typing import Any
 from nbayes.spam._combining import logit
 from nbayes.spam._filter import MessageLike, SpamFilter
 
-__all__ = ["CutoffAtHamLoss", "CutoffChoice", "choose_cutoffs", "spam_cutoffs_at_ham_loss"]
+__all__ = [
+    "CutoffAtHamLoss",
+    "CutoffChoice",
+    "choose_cutoffs",
+    "cutoffs_of_scores",
+    "spam_cutoffs_at_ham_loss",
+]
 
 
 @dataclass(frozen=True)
@@ -148,22 +154,29 @@ def choose_cutoffs(
         for i, v in zip(fold, model.classify(held), strict=True):
             (spam_scores if flags[i] else ham_scores).append(v.log_odds)
         model.partial_fit(held, held_names)
-    ham_scores.sort(reverse=True)
-    spam_scores.sort()
-    k_ham = int(math.floor(ham_loss * len(ham_scores) + 1e-9))
-    k_spam = int(math.floor(spam_passed * len(spam_scores) + 1e-9))
-    # spam: log-odds strictly above the (k+1)-th highest ham; ham: strictly below the
-    # (k+1)-th lowest spam (ties go against the filter)
-    spam_cut = _cutoff_above(ham_scores[k_ham])
-    ham_cut = min(_cutoff_below(spam_scores[k_spam]), spam_cut)
-    chosen = model.set_params(ham_cutoff=ham_cut, spam_cutoff=spam_cut)
-    lo_ham, lo_spam = logit(chosen.effective_params_.ham_cutoff), logit(spam_cut)
-    lost = sum(s >= lo_spam for s in ham_scores)
-    passed = sum(s <= lo_ham for s in spam_scores)
-    unsure = sum(lo_ham < s < lo_spam for s in ham_scores + spam_scores)
-    total = len(ham_scores) + len(spam_scores)
+    return cutoffs_of_scores(ham_scores, spam_scores, ham_loss, spam_passed)
+
+
+def cutoffs_of_scores(
+    ham_scores: Sequence[float], spam_scores: Sequence[float], ham_loss: float,
+    spam_passed: float,
+) -> CutoffChoice:  # fmt: skip
+    """The cutoffs of held-out log-odds (``choose_cutoffs``' and ``compare_settings``'):
+    the spam cutoff the least above the (k+1)-th highest ham, k = floor(ham_loss * n_ham),
+    the ham cutoff the greatest below the (k+1)-th lowest spam (ties go against the
+    filter), at most the spam cutoff; and the shares they give on these scores."""
+    ham = sorted(ham_scores, reverse=True)
+    spam = sorted(spam_scores)
+    k_ham = int(math.floor(ham_loss * len(ham) + 1e-9))
+    k_spam = int(math.floor(spam_passed * len(spam) + 1e-9))
+    spam_cut = _cutoff_above(ham[k_ham])
+    ham_cut = min(_cutoff_below(spam[k_spam]), spam_cut)
+    lo_ham, lo_spam = logit(ham_cut), logit(spam_cut)
+    lost = sum(z >= lo_spam for z in ham)
+    passed = sum(z <= lo_ham for z in spam)
+    unsure = sum(lo_ham < z < lo_spam for z in ham + spam)
     return CutoffChoice(
-        ham_cut, spam_cut, lost / len(ham_scores), passed / len(spam_scores), unsure / total
+        ham_cut, spam_cut, lost / len(ham), passed / len(spam), unsure / (len(ham) + len(spam))
     )
 
 
