@@ -52,8 +52,11 @@ def test_update_changes_a_spam_filters_settings_and_keeps_its_counts(
     code, _, err = run(capsys, monkeypatch, "update", model, "--spam-cutoff", "0.99",
                        "--combining", "mean")  # fmt: skip
     assert code == 0, err
-    assert "settings: preset nbayes, combining mean, ham <= 0.4, spam >= 0.99" in err
-    assert "(were: preset nbayes, combining chi2, ham <= 0.4, spam >= 0.9)" in err
+    assert (
+        "settings: preset nbayes, combining mean, ham <= 0.4 (the preset's), spam >= 0.99 "
+        "(its own) (were: preset nbayes, combining chi2, ham <= 0.4 (the preset's), spam >= "
+        "0.9 (the preset's))"
+    ) in err
     after = nbayes.load(model)
     assert (after.spam_cutoff, after.combining, after.ham_cutoff) == (0.99, "mean", None)
     assert after.table_.n_ham == before.table_.n_ham
@@ -81,7 +84,7 @@ def test_a_preset_brings_its_cutoffs_except_those_set_on_the_model(
     assert run(capsys, monkeypatch, "update", model, "--spam-cutoff", "0.95")[0] == 0
     code, _, err = run(capsys, monkeypatch, "update", model, "--preset", "bogofilter")
     assert code == 0, err
-    assert "preset bogofilter, combining chi2, ham <= 0.45, spam >= 0.95" in err
+    assert "preset bogofilter, combining chi2, ham <= 0.45 (the preset's), spam >= 0.95 (its" in err
     f = nbayes.load(model)
     assert (f.preset, f.ham_cutoff, f.spam_cutoff) == ("bogofilter", None, 0.95)
     assert f.effective_params_.s == 0.0178  # the preset's scoring too
@@ -116,9 +119,28 @@ def test_update_refuses_cutoffs_that_cross_and_leaves_the_file(
     assert code == 1 and "Nothing to do: give DATA to learn" in err
     assert "--spam-cutoff" in err
     model.write_bytes(data)
+    # a cutoff the preset's value is the model's own from then on (a preset that changes
+    # leaves it); `preset` gives it back to the preset, and then nothing changes
     code, _, err = run(capsys, monkeypatch, "update", model, "--spam-cutoff", "0.9")
+    assert code == 0 and "spam >= 0.9 (its own)" in err
+    assert nbayes.load(model).spam_cutoff == 0.9
+    code, _, err = run(capsys, monkeypatch, "update", model, "--spam-cutoff", "preset")
+    assert code == 0 and "spam >= 0.9 (the preset's)" in err
+    data = model.read_bytes()
+    code, _, err = run(capsys, monkeypatch, "update", model, "--spam-cutoff", "preset")
     assert code == 0 and "left unchanged" in err
     assert model.read_bytes() == data
+    # every digit counts: 0.9999991 is not the 0.999999 a six-digit display shows
+    assert run(capsys, monkeypatch, "update", model, "--spam-cutoff", "0.999999")[0] == 0
+    code, _, err = run(capsys, monkeypatch, "update", model, "--spam-cutoff", "0.9999991")
+    assert code == 0 and "spam >= 0.9999991 (its own)" in err
+    assert nbayes.load(model).spam_cutoff == 0.9999991
+    # a preset whose cutoff crosses the model's own is named as the preset's, not a flag's
+    run(capsys, monkeypatch, "update", model, "--spam-cutoff", "0.42")
+    code, _, err = run(capsys, monkeypatch, "update", model, "--preset", "bogofilter")
+    assert code == 1
+    assert f"the bogofilter preset's ham cutoff (0.45) is above {model}'s spam cutoff (0.42)" in err
+    assert "give --ham-cutoff or --spam-cutoff too" in err
 
 
 def test_settings_flags_refused_for_other_models(

@@ -8,7 +8,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["check", "for_this_run", "given", "probability"]
+__all__ = ["check", "for_this_run", "given", "probability", "shown"]
 
 #: what the two cutoffs mean, for the errors
 RULE = (
@@ -36,9 +36,18 @@ def given(args: Any) -> dict[str, float]:
     out = {}
     for name in ("ham_cutoff", "spam_cutoff"):
         value = getattr(args, name, None)
-        if value is not None:
-            out[name] = float(value)
+        if value is not None and value != "preset":  # ("preset": update's, back to it)
+            out[name] = float(value) + 0.0  # (-0 is 0)
     return out
+
+
+def shown(value: float) -> str:
+    """A cutoff as written back: every digit it has (0.9999991 is not 0.999999), 0 for -0.
+
+    >>> shown(0.9), shown(0.9999991), shown(-0.0)
+    ('0.9', '0.9999991', '0.0')
+    """
+    return repr(float(value) + 0.0)
 
 
 def check(ham: float, spam: float, flags: Mapping[str, float], whose: Mapping[str, str]) -> None:
@@ -49,6 +58,10 @@ def check(ham: float, spam: float, flags: Mapping[str, float], whose: Mapping[st
     Traceback (most recent call last):
     ...
     nbayes.cli._ui.CLIError: --ham-cutoff (0.95) is above MODEL's spam cutoff (0.9): ...
+    >>> check(0.45, 0.4, {}, {"ham_cutoff": "the bogofilter preset's", "spam_cutoff": "M's"})
+    Traceback (most recent call last):
+    ...
+    nbayes.cli._ui.CLIError: the bogofilter preset's ham cutoff (0.45) is above M's spam ...
     """
     if ham <= spam:
         return
@@ -56,13 +69,25 @@ def check(ham: float, spam: float, flags: Mapping[str, float], whose: Mapping[st
 
     rule = RULE
     if "ham_cutoff" in flags and "spam_cutoff" in flags:
-        why = f"--ham-cutoff ({ham:g}) is above --spam-cutoff ({spam:g})"
+        why = f"--ham-cutoff ({shown(ham)}) is above --spam-cutoff ({shown(spam)})"
     elif "spam_cutoff" in flags:
-        why = f"--spam-cutoff ({spam:g}) is below {whose['ham_cutoff']} ham cutoff ({ham:g})"
+        why = (
+            f"--spam-cutoff ({shown(spam)}) is below {whose['ham_cutoff']} ham cutoff "
+            f"({shown(ham)})"
+        )
         rule += "; give --ham-cutoff too"
-    else:
-        why = f"--ham-cutoff ({ham:g}) is above {whose['spam_cutoff']} spam cutoff ({spam:g})"
+    elif "ham_cutoff" in flags:
+        why = (
+            f"--ham-cutoff ({shown(ham)}) is above {whose['spam_cutoff']} spam cutoff "
+            f"({shown(spam)})"
+        )
         rule += "; give --spam-cutoff too"
+    else:  # (a preset's cutoff against the model's own)
+        why = (
+            f"{whose['ham_cutoff']} ham cutoff ({shown(ham)}) is above {whose['spam_cutoff']} "
+            f"spam cutoff ({shown(spam)})"
+        )
+        rule += "; give --ham-cutoff or --spam-cutoff too"
     raise CLIError(f"{why}: {rule}.")
 
 

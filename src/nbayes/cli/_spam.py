@@ -269,60 +269,72 @@ SETTINGS = {
 }
 
 
-def add_settings(p: argparse.ArgumentParser) -> None:
+def add_settings(p: argparse.ArgumentParser, changing: bool = False) -> None:
     """``--preset``, ``--combining`` and the cutoffs: a spam filter's settings, which
-    ``train`` gives a new filter and ``update`` changes in one (its counts are not
-    touched: every setting is used at scoring time only)."""
+    ``train`` gives a new filter and ``update`` (``changing``) changes in one (its counts
+    are not touched: every setting is used at scoring time only)."""
+    kept = " (default: as it is)" if changing else ""
     p.add_argument(
         "--preset",
         choices=("nbayes", "bogofilter", "spambayes"),
         help="spam: the scoring settings and cutoffs of nbayes (the default), bogofilter "
-        "1.2.5 or SpamBayes 1.1 (docs/spam.md)",
+        f"1.2.5 or SpamBayes 1.1 (docs/spam.md){kept}",
     )
     p.add_argument(
         "--combining",
         choices=("chi2", "mean", "naive_bayes"),
         help="spam: combine the clues by Fisher's chi-square (the default), by their mean "
-        "(better on some mail, cutoffs not designed: docs/spam.md), or as a Naive Bayes",
+        f"(better on some mail: docs/spam.md), or as a Naive Bayes{kept}",
     )
-    add_cutoffs(p, "spam: ")
+    if changing:
+        add_cutoffs(p, "spam: ", "MODEL's as it is; `preset`: the preset's again", True)
+    else:
+        add_cutoffs(p, "spam: ", "the preset's: 0.4 / 0.9 for nbayes")
 
 
-def add_cutoffs(p: argparse.ArgumentParser, prefix: str = "", note: str = "") -> None:
-    """``--ham-cutoff P`` and ``--spam-cutoff P`` (their help starting with ``prefix``,
-    the spam cutoff's ending with ``note``)."""
+def add_cutoffs(
+    p: argparse.ArgumentParser, prefix: str, default: str, preset_word: bool = False
+) -> None:
+    """``--ham-cutoff P`` and ``--spam-cutoff P``, their help starting with ``prefix`` and
+    saying ``default``; ``preset_word``: P may be the word ``preset``."""
     from nbayes._flags import probability_type
 
+    def cutoff(text: str) -> float | str:
+        return "preset" if preset_word and text == "preset" else probability_type(text)
+
+    cutoff.__name__ = "probability"  # (argparse names the type in its errors)
     p.add_argument(
         "--ham-cutoff",
-        type=probability_type,
+        type=cutoff,
         metavar="P",
-        help=f"{prefix}a spamicity at or below P is ham (the preset's: 0.4 for nbayes)",
+        help=f"{prefix}a spamicity at or below P is ham (default: {default})",
     )
     p.add_argument(
         "--spam-cutoff",
-        type=probability_type,
+        type=cutoff,
         metavar="P",
-        help=f"{prefix}a spamicity at or above P is spam (the preset's: 0.9 for nbayes); "
-        f"between the two, unsure{note}",
+        help=f"{prefix}a spamicity at or above P is spam; between the two, unsure",
     )
 
 
 def settings_given(args: argparse.Namespace) -> dict[str, Any]:
-    """The SpamFilter parameters the flags of :func:`add_settings` set (none: {})."""
-    out = {}
+    """The SpamFilter parameters the flags of :func:`add_settings` set (none: {}); a
+    cutoff given as ``preset`` is None (the preset's again)."""
+    out: dict[str, Any] = {}
     for param in SETTINGS.values():
         value = getattr(args, param, None)
-        if value is not None:
-            out[param] = value
+        if value == "preset":
+            out[param] = None
+        elif value is not None:
+            out[param] = value + 0.0 if isinstance(value, float) else value
     return out
 
 
-def change_settings(model: Any, changes: dict[str, Any], path: str) -> str:
+def change_settings(model: Any, changes: dict[str, Any], path: str) -> bool:
     """Set ``changes`` (:func:`settings_given`) on the spam filter ``model`` of ``path``,
-    checked as a whole first (the cutoffs in force, in the flags' words); what the
-    settings in force are now, in words. A preset that changes brings its own cutoffs,
-    except those set on the model (a cutoff of its own, or of ``--ham-loss``), which stay."""
+    checked as a whole first (the cutoffs in force, in the flags' words); whether a
+    parameter changed. A preset that changes brings its own cutoffs, except those set on
+    the model (a cutoff of its own, or of ``--ham-loss``), which stay."""
     from nbayes.cli import _cutoffs
     from nbayes.spam import PRESETS
 
@@ -330,23 +342,29 @@ def change_settings(model: Any, changes: dict[str, Any], path: str) -> str:
     whose = {}
     in_force = {}
     for name in ("ham_cutoff", "spam_cutoff"):
-        own = getattr(model, name)
+        own = changes.get(name, getattr(model, name))
         whose[name] = f"{path}'s" if own is not None else f"the {preset} preset's"
         in_force[name] = own if own is not None else getattr(PRESETS[preset], name)
-    flags = {k: float(v) for k, v in changes.items() if k in whose}
-    in_force.update(flags)
+    flags = {k: float(v) for k, v in changes.items() if k in whose and v is not None}
     _cutoffs.check(in_force["ham_cutoff"], in_force["spam_cutoff"], flags, whose)
+    before = model.get_params(deep=False)
     model.set_params(**changes)
-    return describe_settings(model)
+    return model.get_params(deep=False) != before
 
 
 def describe_settings(model: Any) -> str:
     """A spam filter's settings in force, in words: "preset nbayes, combining chi2, ham <=
-    0.4, spam >= 0.9"."""
+    0.4 (the preset's), spam >= 0.95 (its own)"."""
+    from nbayes.cli._cutoffs import shown
+
     p = model.effective_params_
+
+    def whose(name: str) -> str:
+        return "its own" if getattr(model, name) is not None else "the preset's"
+
     return (
-        f"preset {model.preset}, combining {model.combining}, ham <= {p.ham_cutoff:g}, "
-        f"spam >= {p.spam_cutoff:g}"
+        f"preset {model.preset}, combining {model.combining}, ham <= {shown(p.ham_cutoff)} "
+        f"({whose('ham_cutoff')}), spam >= {shown(p.spam_cutoff)} ({whose('spam_cutoff')})"
     )
 
 

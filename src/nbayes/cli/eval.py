@@ -43,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="spam filters: processes that score the mail once the model is loaded whole "
         "(default: every usable core)",
     )
-    add_cutoffs(p, "spam filters, for this run: ")
+    add_cutoffs(p, "spam filters, for this run: ", "MODEL's")
     add_data_options(p)
 
 

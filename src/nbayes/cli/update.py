@@ -11,7 +11,8 @@ filter learns (or forgets) mail, as `nbayes train --model spam` reads it: DATA/h
 DATA/spam/, of message files, mboxes or Maildirs. --preset, --combining, --ham-cutoff
 and --spam-cutoff change a spam filter's settings (with DATA or without: its counts stay
 as they are, every setting is used at scoring time); a cutoff set on it stays when the
-preset changes, the others follow the preset.
+preset changes, the others follow the preset, and `--spam-cutoff preset` gives one back to
+the preset.
 
 Example:
   nbayes update spam.nbayes new_messages.csv
@@ -48,7 +49,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         nargs="*",
     )
     add_data_options(p)
-    add_settings(p)
+    add_settings(p, changing=True)
     add_regime(p)
 
 
@@ -121,9 +122,10 @@ def _apply_mail(args: argparse.Namespace, ui: UI, model: Any, forget: bool) -> i
 
     refuse_table_options(args)
     before = describe_settings(model)
-    settings = change_settings(model, settings_given(args), args.model)  # checked first
+    changed = change_settings(model, settings_given(args), args.model)  # checked first
+    settings = describe_settings(model)
     if not args.data:
-        if settings == before:
+        if not changed:
             ui.note(f"{args.model} already has these settings ({settings}): left unchanged.")
             return 0
         save_model(model, args.model, [], flag="MODEL")
@@ -151,7 +153,7 @@ def _apply_mail(args: argparse.Namespace, ui: UI, model: Any, forget: bool) -> i
             f"({len(pairs) - n_spam:,} ham, {n_spam:,} spam); {args.model} now has "
             f"{table.n_ham:,} ham and {table.n_spam:,} spam."
         )
-    if settings != before:
+    if changed:
         ui.note(f"{args.model}'s settings: {settings} (were: {before}).")
     return 0
 
