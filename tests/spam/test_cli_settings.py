@@ -300,3 +300,38 @@ def test_eval_names_the_spam_cutoff_of_a_ham_loss_and_it_gives_what_it_said(
     cut = json.loads(out)["spam_cutoffs"]
     assert [c["ham_loss"] for c in cut] == [0.001, 0.005, 0.01]
     assert str(cut[0]["spam_cutoff"]) == rows[0][1]
+
+
+def test_a_broken_model_file_is_named_as_broken_not_as_no_spam_filter(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model.write_bytes(model.read_bytes()[:200])  # (an interrupted copy)
+    for argv in (("update", model, "--spam-cutoff", "0.95"), ("info", model, "--token", "x")):
+        code, _, err = run(capsys, monkeypatch, *argv)
+        assert code == 1 and "truncated" in err and "not one" not in err
+
+
+def test_settings_of_a_served_model_are_refused_with_what_to_do(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server has no request that changes settings: the advice is to stop it (the
+    refusal of an update of mail sends that to /update instead)."""
+    import os
+
+    from nbayes.io.lock import ModelLock
+    from nbayes.serve.journal import Journal, file_digest, locked, recover
+
+    with locked(str(model)):
+        recover(str(model))
+    journal = Journal(str(model), file_digest(str(model)))
+    url = "http://127.0.0.1:8124"
+    with locked(str(model)):
+        journal.catch_up()
+        journal.append({"op": "serving", "pid": os.getpid(), "url": url, "workers": 1})
+    journal.close()
+    before = model.read_bytes()
+    with ModelLock(str(model), "nbayes serve"):  # this process plays the server
+        code, _, err = run(capsys, monkeypatch, "update", model, "--spam-cutoff", "0.95")
+    assert code == 1 and f"is served by nbayes serve (pid {os.getpid()}) on {url}" in err
+    assert "stop the server, run this again, then start it" in err and "/update" not in err
+    assert model.read_bytes() == before

@@ -22,7 +22,9 @@ LOCK_TIMEOUT = 60.0
 
 
 @contextmanager
-def model_lock(path: str, ui: UI) -> Iterator[None]:
+def model_lock(path: str, ui: UI, served: str | None = None) -> Iterator[None]:
+    """Hold ``path``'s lock for a change (see the module's docstring); ``served``: what
+    to advise when a server holds it (default: send the change to the server)."""
     try:
         from nbayes.io.lock import LockedError, ModelLock
     except ImportError:  # pragma: no cover - no fcntl (Windows): no advisory lock
@@ -34,7 +36,7 @@ def model_lock(path: str, ui: UI) -> Iterator[None]:
 
     def refuse(pid: int | None) -> str | None:
         nonlocal said
-        message = holder_message(path, pid)  # a server: it will not let go
+        message = holder_message(path, pid, served)  # a server: it will not let go
         if message is None and not said:
             who = f" (process {pid})" if pid is not None else ""
             ui.note(f"Waiting for another change of {path}{who} to finish ...")

@@ -47,15 +47,18 @@ _OTHER_MODELS_FLAGS = (
 )
 
 
-def is_spam_model(path: str) -> bool:
+def is_spam_model(path: str, strict: bool = False) -> bool:
     """Whether the model file at ``path`` holds a spam filter (its header says so; a file
-    that is not a model is left to the command's own load to report)."""
+    that is not a model is left to the command's own load to report, or, ``strict``,
+    reported here: a CLIError naming what is wrong with it)."""
     from nbayes.exceptions import ModelFileError
     from nbayes.io.persist import model_type
 
     try:
         return os.path.isfile(path) and model_type(path) == "SpamFilter"
-    except ModelFileError:
+    except ModelFileError as exc:
+        if strict:
+            raise CLIError(str(exc)) from None
         return False
 
 

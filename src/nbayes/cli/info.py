@@ -224,7 +224,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     if args.decimals or args.format in ("latex", "markdown"):
         flag = "--decimals" if args.decimals else "--format"
         raise CLIError(f"{flag} applies to --parameters: add --parameters to print the table.")
-    if args.token and os.path.isfile(args.model) and not is_spam_model(args.model):
+    if args.token and os.path.isfile(args.model) and not is_spam_model(args.model, True):
         raise CLIError(
             f"--token asks a spam filter about its tokens, and {args.model} is not one: "
             f"`nbayes explain {args.model} TEXT` gives a text model's evidence word by word."

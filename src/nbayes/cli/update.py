@@ -67,14 +67,20 @@ def apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
             "settings to change (--preset, --combining, --ham-cutoff, --spam-cutoff)."
         )
     for flag, param in (*SETTINGS.items(), ("--regime", "regime"), ("--max-rounds", "max_rounds")):
-        if getattr(args, param, None) is not None and not is_spam_model(args.model):
+        if getattr(args, param, None) is not None and not is_spam_model(args.model, strict=True):
             raise CLIError(
                 f"{flag} applies to spam filters, and {args.model} is not one (a model of "
                 "`nbayes train MAILDATA -o MODEL --model spam`)."
             )
     if not forget:
         check_regime(args)
-    with model_lock(args.model, ui):
+    served = None
+    if not args.data:  # settings only: the server has no request that changes them
+        served = (
+            "a server's model changes its settings only while no server holds it: stop the "
+            f"server, run this again, then start it (`nbayes serve {args.model}`)."
+        )
+    with model_lock(args.model, ui, served):
         return _apply(args, ui, forget)
 
 

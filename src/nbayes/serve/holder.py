@@ -70,11 +70,12 @@ def serving_server(model: str) -> dict[str, object] | None:
     return record if isinstance(server, int) and _alive(server) else None
 
 
-def holder_message(model: str, pid: int | None) -> str | None:
+def holder_message(model: str, pid: int | None, advice: str | None = None) -> str | None:
     """What to say about the server holding ``model``'s lock, when it is one: the
     journal's ``serving`` record of a live server that is (or whose worker is) the
     holder ``pid`` (``None``: unknown, the record's process alive is enough). None when
-    the holder is no server (an ``nbayes update``, say)."""
+    the holder is no server (an ``nbayes update``, say). ``advice`` replaces the default
+    (send the updates to the server) for a change the server cannot take."""
     record = serving_record(model)
     if record is None and pid is not None:  # another name of the file: a hard link
         other = _journal_held_by(pid)
@@ -87,6 +88,8 @@ def holder_message(model: str, pid: int | None) -> str | None:
     if pid is not None and pid != server and _parent_of(pid) != server:
         return None
     url = record.get("url", "?")
+    if advice is not None:
+        return f"{model} is served by nbayes serve (pid {server}) on {url}: {advice}"
     return (
         f"{model} is served by nbayes serve (pid {server}) on {url}: send updates to "
         f"{url}/update (and forgets to {url}/forget) instead, or stop that server first."
