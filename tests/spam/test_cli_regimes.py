@@ -202,3 +202,17 @@ def test_tune_chooses_each_settings_cutoffs_for_a_ham_loss(
     assert "--spam-passed applies with --ham-loss" in capsys.readouterr().err
     assert main(["tune", str(maildata), "--ham-loss", "0.1"]) == 1
     assert "--ham-loss applies to --model spam" in capsys.readouterr().err
+
+
+def test_empty_files_are_left_out_of_training_with_a_warning(
+    maildata: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (maildata / "ham" / "zz-empty.eml").write_bytes(b"")
+    (maildata / "spam" / "zz-blank.eml").write_bytes(b" \n\t\n")
+    out = tmp_path / "m.nbayes"
+    assert main(["train", str(maildata), "-o", str(out), "--model", "spam"]) == 0
+    err = capsys.readouterr().err
+    assert "2 empty message(s) left out (nothing but white space" in err
+    assert "zz-empty.eml" in err
+    f = nbayes.load(out)
+    assert (f.table_.n_ham, f.table_.n_spam) == (12, 7)

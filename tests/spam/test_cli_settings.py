@@ -335,3 +335,25 @@ def test_settings_of_a_served_model_are_refused_with_what_to_do(
     assert code == 1 and f"is served by nbayes serve (pid {os.getpid()}) on {url}" in err
     assert "stop the server, run this again, then start it" in err and "/update" not in err
     assert model.read_bytes() == before
+
+
+def test_a_message_the_tokenizer_reads_as_empty_is_not_registered(
+    model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """White space of Unicode's (a lone FS control character) or a header line without a
+    name: no token, as the tokenizer reads them; --register refused them only when they
+    were blank bytes, and learnt a message of no token."""
+    from nbayes.mail import is_empty
+
+    before = model.read_bytes()
+    for raw in (b"\x1c\n", b": \n\n"):
+        assert is_empty(raw) and nbayes.load(model).tokenize(raw) == frozenset()
+        code, _, err = run(capsys, monkeypatch, "filter", model, "--register", "spam", stdin=raw)
+        assert code == 3 and "empty message" in err
+        mail = tmp_path / "odd.eml"
+        mail.write_bytes(raw)
+        code, _, err = run(capsys, monkeypatch, "filter", model, "--register", "spam", mail)
+        assert code == 3 and "odd.eml is empty" in err
+    assert model.read_bytes() == before
+    assert not model.with_name(model.name + ".pending").exists()

@@ -66,7 +66,8 @@ def labelled_mail(
     roots: Iterable[str], advance: Any, ui: UI | None = None, who: str = "--model spam"
 ) -> Iterator[tuple[Any, str]]:
     """``(message, label)`` of every MAILDATA root (``root/ham/``, ``root/spam/``); other
-    sub-folders are named in a warning (``ui``), not read. ``who`` reads them, for the
+    sub-folders are named in a warning (``ui``), not read, and empty messages (files of
+    nothing but white space) are left out and counted in one. ``who`` reads them, for the
     error of a root that is not a folder."""
     from nbayes.mail import iter_classes
 
@@ -89,9 +90,19 @@ def labelled_mail(
                 f"{root}: not read: {shown} (a spam filter learns from ham/ and spam/ only: "
                 "put mail files, mboxes or Maildirs in them)"
             )
+        empty = []
         for mail, label in iter_classes(root, ("ham", "spam")):
-            yield mail, label
             advance(1)
+            if not mail.data.strip():  # (a file of nothing: no mail, not counted)
+                empty.append(mail.name)
+                continue
+            yield mail, label
+        if empty and ui is not None:
+            more = f" and {len(empty) - 3:,} more" if len(empty) > 3 else ""
+            ui.warn(
+                f"{root}: {len(empty):,} empty message(s) left out (nothing but white space: "
+                f"no mail to learn from): {', '.join(empty[:3])}{more}"
+            )
 
 
 #: ``--regime``'s choices, as :meth:`SpamFilter.train` names them
@@ -552,7 +563,8 @@ def eval_spam(args: argparse.Namespace, ui: UI) -> int:
     verdicts: list[str] = []
     log_odds: list[float] = []
     with ui.progress("Evaluating", "messages") as bar:
-        for (mail, label), verdict in decide.each(labelled_mail(args.data, bar.advance), _first):
+        marked = labelled_mail(args.data, bar.advance, ui)
+        for (mail, label), verdict in decide.each(marked, _first):
             if isinstance(verdict, Exception):
                 raise CLIError(f"{mail.name}: {verdict}")
             labels.append(label)

@@ -501,18 +501,18 @@ def _stdin_mails(args: argparse.Namespace, ui: Any) -> list[Any]:
 
     raw = _stdin(ui)
     if args.update or not raw.startswith(b"From "):
-        return [raw]
+        return _not_empty(args, [raw])
     import io
 
-    from nbayes.mail import iter_mail, starts_with_field
+    from nbayes.mail import is_empty, iter_mail, starts_with_field
 
     box = list(iter_mail(io.BufferedReader(io.BytesIO(raw))))
     if len(box) < 2 or not all(starts_with_field(m.data) or not m.data.strip() for m in box):
         # one message, as a delivery agent hands it, its postmark first (a body line
         # "From Monday 9:30 the office opens later." would split it: no head follows);
         # an empty message of an mbox is refused below
-        return [raw]
-    empty = [m.name for m in box if not m.data.strip()]
+        return _not_empty(args, [raw])
+    empty = [m.name for m in box if is_empty(m.data)]
     if empty and not args.unregister:
         raise CLIError(
             f"standard input is an mbox, and {empty[0]} is empty: an empty message is no "
@@ -520,6 +520,21 @@ def _stdin_mails(args: argparse.Namespace, ui: Any) -> list[Any]:
         )
     ui.note(f"Standard input is an mbox of {len(box):,} messages: each one counts.")
     return box
+
+
+def _not_empty(args: argparse.Namespace, mails: list[Any]) -> list[Any]:
+    """``mails`` (one message of standard input), refused when it is empty as the tokenizer
+    reads it (white space only, a lone control character: no token to learn); an
+    unregistration of it is left to the filter's own refusal."""
+    from nbayes.cli._ui import CLIError
+    from nbayes.mail import is_empty
+
+    if not args.unregister and not args.update and is_empty(mails[0]):
+        raise CLIError(
+            "standard input is an empty message (no header, nothing but white space): it is "
+            "no mail to learn from; nothing was learnt."
+        )
+    return mails
 
 
 def _done(args: argparse.Namespace, n: int) -> str:
@@ -768,7 +783,9 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
                 text = " ".join(str(what).split()) or type(what).__name__
                 raise CLIError(f"{text}: nothing was learnt (leave it out of the MAIL arguments).")
             mails.append(what)
-        empty = [m.name for m in mails if not m.data.strip()]
+        from nbayes.mail import is_empty
+
+        empty = [m.name for m in mails if is_empty(m.data)]
         if empty and not args.unregister:  # (stdin without MAIL is refused alike, in _stdin)
             raise CLIError(
                 f"{empty[0]} is empty: an empty message is no mail to learn from; nothing "

@@ -20,7 +20,7 @@ from nbayes.mail._sources import (
     iter_mail,
     read_mbox,
 )
-from nbayes.mail._tokenizer import COUNTED_HEADERS, DEFAULT_HEADERS, MailTokenizer
+from nbayes.mail._tokenizer import COUNTED_HEADERS, DEFAULT_HEADERS, MailTokenizer, is_empty
 
 __all__ = [
     "COUNTED_HEADERS",
@@ -33,6 +33,7 @@ __all__ = [
     "decode_header",
     "decode_text",
     "html_to_text",
+    "is_empty",
     "iter_classes",
     "iter_mail",
     "parse",

@@ -631,6 +631,27 @@ def _filename_tokens(name: str, out: set[str]) -> None:
         out.add("filename-ext:" + ext)
 
 
+def is_empty(message: bytes | bytearray | str | Message | Any) -> bool:
+    """Whether a message is empty, as the tokenizer reads it (no token: unsure at 0.5, and
+    nothing to learn): no header field, and no body but white space (Unicode's, as the
+    body is decoded: a lone FS control character is as empty as a space). It parses a
+    message that is not blank: the paths that learn ask it, not a verdict's.
+
+    >>> is_empty(b""), is_empty(b" \\n\\n"), is_empty(b"\\x1c\\n"), is_empty(b"Subject: x\\n\\n")
+    (True, True, True, False)
+    """
+    if isinstance(message, RawMail):
+        message = message.data
+    if isinstance(message, memoryview):
+        message = bytes(message)
+    if isinstance(message, bytes | bytearray | str):
+        if not message.strip():
+            return True
+        if len(message) > DEFAULT_MAX_BYTES:  # (the tokenizer counts it "mail:truncated")
+            return False
+    return _is_empty(parse(message))
+
+
 def _is_empty(msg: Message) -> bool:
     """Whether a parsed message is empty: no header field, and no body but white space
     (white space parsed as a header's continuation lines, a defect, included).

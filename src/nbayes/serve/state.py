@@ -299,8 +299,10 @@ class ModelState:
     def _check_not_empty(self, messages: Any) -> None:
         """422 naming ``texts[i]`` for an empty message sent to a spam filter: it is no mail
         to learn from (``nbayes filter --register`` refuses it alike)."""
+        from nbayes.mail import is_empty
+
         for i, message in enumerate(messages):
-            if isinstance(message, str | bytes) and not message.strip():
+            if isinstance(message, str | bytes) and is_empty(message):
                 raise ApiError(
                     422,
                     f"texts[{i}] is empty: an empty message is no mail to learn from; "
