@@ -82,6 +82,8 @@ def test_train_to_exhaustion_and_its_rounds(
     err = capsys.readouterr().err
     f, rounds = expected(maildata, "exhaustion", max_rounds=3)
     assert "stopped at --max-rounds 3: the last pass still learnt some" in err
+    assert "in 3 passes on error" in err and "the filter counts" in err
+    assert "Trained SpamFilter on" not in err  # (a message learnt again counts again)
     assert rows(nbayes.load(out)) == rows(f)
 
 
@@ -108,6 +110,8 @@ def test_what_learning_on_error_refuses(
     base = ["train", str(maildata), "-o", str(out), "--model", "spam"]
     assert main([*base, "--max-rounds", "3"]) == 1
     assert "--max-rounds applies with --regime exhaustion" in capsys.readouterr().err
+    assert main([*base, "--regime", "on-error", "--jobs", "2"]) == 1
+    assert "--jobs counts mail on several processes with --regime all" in (capsys.readouterr().err)
     assert main([*base, "--regime", "on-error", "--ham-loss", "0.01"]) == 1
     err = capsys.readouterr().err
     assert "--ham-loss chooses cutoffs by cross-validation" in err and "--regime all" in err

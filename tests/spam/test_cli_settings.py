@@ -357,3 +357,16 @@ def test_a_message_the_tokenizer_reads_as_empty_is_not_registered(
         assert code == 3 and "odd.eml is empty" in err
     assert model.read_bytes() == before
     assert not model.with_name(model.name + ".pending").exists()
+
+
+def test_info_answers_tokens_in_the_order_asked_with_a_hint_of_case(
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, _ = run(capsys, monkeypatch, "info", model, "--token", "nowhere", "--token",
+                       "CHEAP", "--token", "cheap")  # fmt: skip
+    lines = [line for line in out.splitlines() if line.split(":")[0] in ("nowhere", "CHEAP",
+             "cheap")]  # fmt: skip
+    assert [line.split(":")[0] for line in lines] == ["nowhere", "CHEAP", "cheap"]
+    assert "the tokenizer lower-cases words: ask 'cheap'" in lines[1]
+    code, out, err = run(capsys, monkeypatch, "info", model, "--token", "")
+    assert (code, out) == (1, "") and "--token takes a token" in err

@@ -185,7 +185,8 @@ def learn_by_regime(model: Any, pairs: list[tuple[Any, str]], args: argparse.Nam
         else f"; stopped at --max-rounds {max_rounds}: the last pass still learnt some"
     )  # fmt: skip
     return (
-        f"Learnt {sum(rounds):,} times from {len(pairs):,} messages in {len(rounds)} passes on "
+        f"Learnt {sum(rounds):,} times from {len(pairs):,} messages in {len(rounds)} "
+        f"pass{'es' if len(rounds) > 1 else ''} on "
         f"error (per pass: {passes}{end})"
     )
 
@@ -208,6 +209,12 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
             "chooses cutoffs by cross-validation over every message learnt once: it goes "
             "with --regime all (the default), not --regime " + args.regime + ".",
         )
+        refuse_set_flags(
+            args,
+            ("--jobs",),
+            "counts mail on several processes with --regime all; learning on error scores "
+            "each message in turn, in one process: leave it out.",
+        )
         with ui.progress("Reading", "messages") as bar:
             pairs = list(labelled_mail(args.data, bar.advance, ui))
         if not pairs:
@@ -222,12 +229,16 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
         raise CLIError(f"No message found in {', '.join(args.data)}: nothing was learnt.")
     chosen = None if args.ham_loss is None else _choose_cutoffs(model, args, ui)
     save_model(model, args.output, args.data, force=args.force, lock_with=ui)
-    ui.note(
-        f"Trained SpamFilter on {table.n_ham:,} ham and {table.n_spam:,} spam messages "
-        f"({len(table):,} tokens)."
-    )
-    if regime_said is not None:
-        ui.note(regime_said + ".")
+    if regime_said is None:
+        ui.note(
+            f"Trained SpamFilter on {table.n_ham:,} ham and {table.n_spam:,} spam messages "
+            f"({len(table):,} tokens)."
+        )
+    else:  # (a message learnt again counts again)
+        ui.note(
+            f"{regime_said}; the filter counts {table.n_ham:,} ham and {table.n_spam:,} spam "
+            f"learnt ({len(table):,} tokens)."
+        )
     if chosen is not None:
         ui.note(chosen)
     ui.note(f"Settings: {describe_settings(model)}.")

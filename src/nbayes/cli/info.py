@@ -166,41 +166,40 @@ def _spam_filter(ui: UI, model: Any, top: int, path: str, asked: list[str] | Non
 
 
 def _tokens_asked(ui: UI, model: Any, asked: list[str]) -> None:
-    """--token: each token's ham and spam messages, f(w) and side; a token not in the
-    model named with the tokens that end in it (``subject:free`` for ``free``)."""
+    """--token: each token's ham and spam messages, f(w) and side, in the order asked; a
+    token not in the model named with the tokens that end in it (``subject:free`` for
+    ``free``), and its lower case when that is one (the tokenizer lower-cases words)."""
     from nbayes.spam import robinson_f
 
     p = model.effective_params_
     table = model.table_
     ham, spam = model.classes_.tolist()
-    lower = 0.5 - p.min_dev
-    upper = 0.5 + p.min_dev
-    suffixes: dict[str, list[str]] = {}
-    for token in asked:
-        g, b = table.counts(token)
-        if g or b:
-            f = robinson_f(g, b, table.n_ham, table.n_spam, p.s, p.x, p.smoothing)
-            side = (
-                f"a {spam} clue" if f >= upper
-                else f"a {ham} clue" if f <= lower
-                else f"not a clue (f(w) within {p.min_dev:g} of 1/2)"
-            )  # fmt: skip
-            ui.print(f"{token}: {g:,} {ham}, {b:,} {spam}; f(w) {f:.4f}: {side}")
-            continue
-        suffixes.setdefault(":" + token, [])
+    suffixes: dict[str, list[str]] = {
+        ":" + t: [] for t in asked if not any(table.counts(t))
+    }  # fmt: skip
     if suffixes:  # one pass over the tokens for all the words not found
         for t in table.index:
             _, colon, tail = t.rpartition(":")
             if colon and ":" + tail in suffixes and any(table.counts(t)):
                 suffixes[":" + tail].append(t)
     for token in asked:
-        if any(table.counts(token)):
+        g, b = table.counts(token)
+        if g or b:
+            f = robinson_f(g, b, table.n_ham, table.n_spam, p.s, p.x, p.smoothing)
+            side = (
+                f"a {spam} clue" if f >= 0.5 + p.min_dev
+                else f"a {ham} clue" if f <= 0.5 - p.min_dev
+                else f"not a clue (f(w) within {p.min_dev:g} of 1/2)"
+            )  # fmt: skip
+            ui.print(f"{token}: {g:,} {ham}, {b:,} {spam}; f(w) {f:.4f}: {side}")
             continue
-        alike = sorted(suffixes.get(":" + token, []), key=lambda t: -sum(table.counts(t)))
         more = ""
+        if token != token.lower() and any(table.counts(token.lower())):
+            more = f"; the tokenizer lower-cases words: ask {token.lower()!r}"
+        alike = sorted(suffixes.get(":" + token, []), key=lambda t: -sum(table.counts(t)))
         if alike:
             shown = ", ".join(f"{t} ({'/'.join(map(str, table.counts(t)))})" for t in alike[:5])
-            more = f"; tokens that end in it ({ham}/{spam}): {shown}"
+            more += f"; tokens that end in it ({ham}/{spam}): {shown}"
             if len(alike) > 5:
                 more += f" and {len(alike) - 5} more"
         ui.print(f"{token}: in no message the model learnt (f(w) {p.x:g}: not a clue){more}")
@@ -224,6 +223,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     if args.decimals or args.format in ("latex", "markdown"):
         flag = "--decimals" if args.decimals else "--format"
         raise CLIError(f"{flag} applies to --parameters: add --parameters to print the table.")
+    if args.token and not all(args.token):
+        raise CLIError("--token takes a token (a word, or e.g. subject:free): got an empty one.")
     if args.token and os.path.isfile(args.model) and not is_spam_model(args.model, True):
         raise CLIError(
             f"--token asks a spam filter about its tokens, and {args.model} is not one: "
