@@ -94,7 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Ctrl-C stops a command within about a second with one line on stderr and exit status
     130, leaving every model file as it was; if the new model file was already complete,
-    the line says so and the status is 0 (:mod:`nbayes.cli._interrupt`).
+    the line says so and the status is 0 (:mod:`nbayes.cli._interrupt`). A Ctrl-C after the
+    command has written its outcome (its last milliseconds) ends the process by the signal,
+    with nothing more written: the outcome stands as written, and a shell loop stops.
 
     Returns
     -------
