@@ -120,3 +120,26 @@ def benchmark_script() -> Callable[[str], ModuleType]:
         return module
 
     return load
+
+
+@pytest.fixture
+def served_here() -> Callable[[Path, str], object]:
+    """``served_here(model, url)``: a context in which this process plays ``nbayes serve``
+    of ``model`` at ``url`` (its journal's ``serving`` record and the model's lock), as the
+    CLI's refusals of a served model see it."""
+    import os
+
+    from nbayes.io.lock import ModelLock
+    from nbayes.serve.journal import Journal, file_digest, locked, recover
+
+    def served(model: Path, url: str) -> object:
+        with locked(str(model)):
+            recover(str(model))
+        journal = Journal(str(model), file_digest(str(model)))
+        with locked(str(model)):
+            journal.catch_up()
+            journal.append({"op": "serving", "pid": os.getpid(), "url": url, "workers": 1})
+        journal.close()
+        return ModelLock(str(model), "nbayes serve")
+
+    return served

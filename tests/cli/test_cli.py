@@ -698,25 +698,15 @@ def test_concurrent_updates_take_turns_and_none_is_lost(tmp_path: Path, text_mod
 
 
 def test_update_of_a_model_a_server_holds_is_refused_at_once(
-    capsys: pytest.CaptureFixture[str], text_model: Path, texts_csv: Path
+    capsys: pytest.CaptureFixture[str], text_model: Path, texts_csv: Path, served_here: Any
 ) -> None:
     """A server holds the model's lock while it serves and never lets go: `nbayes update`
     says so at once, naming the server and its /update (it waited 60 s in silence)."""
     import time
 
-    from nbayes.io.lock import ModelLock
-    from nbayes.serve.journal import Journal, file_digest, locked, recover
-
-    with locked(str(text_model)):
-        recover(str(text_model))
-    journal = Journal(str(text_model), file_digest(str(text_model)))
     url = "http://127.0.0.1:8123"
-    with locked(str(text_model)):
-        journal.catch_up()
-        journal.append({"op": "serving", "pid": os.getpid(), "url": url, "workers": 1})
-    journal.close()
     before = text_model.read_bytes()
-    with ModelLock(str(text_model), "nbayes serve"):  # this process plays the server
+    with served_here(text_model, url):  # this process plays the server
         start = time.monotonic()
         code, _, err = run(capsys, "update", text_model, texts_csv)
         took = time.monotonic() - start

@@ -10,6 +10,7 @@ import io
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -312,25 +313,16 @@ def test_a_broken_model_file_is_named_as_broken_not_as_no_spam_filter(
 
 
 def test_settings_of_a_served_model_are_refused_with_what_to_do(
-    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+    model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    served_here: Any,
+) -> None:  # fmt: skip
     """The server has no request that changes settings: the advice is to stop it (the
     refusal of an update of mail sends that to /update instead)."""
     import os
 
-    from nbayes.io.lock import ModelLock
-    from nbayes.serve.journal import Journal, file_digest, locked, recover
-
-    with locked(str(model)):
-        recover(str(model))
-    journal = Journal(str(model), file_digest(str(model)))
     url = "http://127.0.0.1:8124"
-    with locked(str(model)):
-        journal.catch_up()
-        journal.append({"op": "serving", "pid": os.getpid(), "url": url, "workers": 1})
-    journal.close()
     before = model.read_bytes()
-    with ModelLock(str(model), "nbayes serve"):  # this process plays the server
+    with served_here(model, url):  # this process plays the server
         code, _, err = run(capsys, monkeypatch, "update", model, "--spam-cutoff", "0.95")
     assert code == 1 and f"is served by nbayes serve (pid {os.getpid()}) on {url}" in err
     assert "stop the server, run this again, then start it" in err and "/update" not in err

@@ -18,6 +18,7 @@ from typing import Any
 
 from nbayes.spam._combining import logit
 from nbayes.spam._filter import MessageLike, SpamFilter
+from nbayes.spam._report import ham_thresholds
 
 __all__ = [
     "CutoffAtHamLoss",
@@ -209,17 +210,10 @@ def spam_cutoffs_at_ham_loss(
     ...     shares=(0.0, 0.5))]
     [(True, 0.0, 0.75), (True, 0.5, 1.0)]
     """
-    ham_name, spam_name = names
-    ham = sorted((z for z, y in zip(log_odds, labels, strict=True) if y == ham_name), reverse=True)
-    spam = [z for z, y in zip(log_odds, labels, strict=True) if y == spam_name]
-    if not ham or not spam:
-        raise ValueError("spam cutoffs at a ham loss need the scores of both ham and spam")
+    ham, spam, thresholds = ham_thresholds(log_odds, labels, shares, names=names)
     out = []
-    for share in shares:
-        if not 0.0 <= share < 1.0:
-            raise ValueError(f"a ham-loss share is in [0, 1); got {share!r}")
-        k = int(math.floor(share * len(ham) + 1e-9))
-        cut = _cutoff_above(ham[k])
+    for share, threshold in zip(shares, thresholds, strict=True):
+        cut = _cutoff_above(threshold)
         lo = logit(cut)
         out.append(
             CutoffAtHamLoss(

@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["VerdictReport", "caught_at_ham_loss", "verdict_report"]
+__all__ = ["VerdictReport", "caught_at_ham_loss", "ham_thresholds", "verdict_report"]
 
 
 @dataclass(frozen=True)
@@ -101,15 +101,32 @@ def caught_at_ham_loss(
     ...                    "spam", "spam"], shares=(0.0, 0.5))
     [0.75, 1.0]
     """
+    _, spam, thresholds = ham_thresholds(scores, labels, shares, names=names)
+    return [sum(s > t for s in spam) / len(spam) for t in thresholds]
+
+
+def ham_thresholds(
+    scores: Sequence[float],
+    labels: Sequence[str],
+    shares: Sequence[float],
+    *,
+    names: tuple[str, str] = ("ham", "spam"),
+) -> tuple[list[float], list[float], list[float]]:
+    """The ham's scores (highest first), the spam's, and per ham-loss share the (k+1)-th
+    highest ham score, k = floor(share * n_ham): a score above it loses at most that share
+    of the ham. ValueError without both classes, or for a share outside [0, 1).
+
+    >>> ham_thresholds([3.0, 1.0, 2.0, 0.0], ["ham", "ham", "spam", "ham"], [0.0, 0.5])[2]
+    [3.0, 1.0]
+    """
     ham_name, spam_name = names
     ham = sorted((s for s, y in zip(scores, labels, strict=True) if y == ham_name), reverse=True)
     spam = [s for s, y in zip(scores, labels, strict=True) if y == spam_name]
     if not ham or not spam:
-        raise ValueError("caught_at_ham_loss needs scores of both ham and spam")
+        raise ValueError("a ham loss's threshold needs the scores of both ham and spam")
     out = []
     for share in shares:
         if not 0.0 <= share < 1.0:
             raise ValueError(f"a ham-loss share is in [0, 1); got {share!r}")
-        k = int(math.floor(share * len(ham) + 1e-9))
-        out.append(sum(s > ham[k] for s in spam) / len(spam))
-    return out
+        out.append(ham[int(math.floor(share * len(ham) + 1e-9))])
+    return ham, spam, out
