@@ -171,9 +171,10 @@ def learn_by_regime(model: Any, pairs: list[tuple[Any, str]], args: argparse.Nam
     ham_label, spam_label = model.labels
     labels = [spam_label if label == "spam" else ham_label for _, label in pairs]
     max_rounds = args.max_rounds or 10
-    with ui.progress(f"Learning on error ({args.regime})", "messages") as bar:
-        rounds = model.train([m for m, _ in pairs], labels, regime=regime, max_rounds=max_rounds)
-        bar.advance(len(pairs))
+    sets = _token_sets(pairs, ui, model)
+    with ui.progress(f"Learning on error ({args.regime})", "passes") as bar:
+        rounds = model.train(sets, labels, regime=regime, max_rounds=max_rounds)
+        bar.advance(len(rounds))
     if regime == "on_error":
         return (
             f"Learnt {rounds[0]:,} of {len(pairs):,} messages on error (those it called wrong "
@@ -189,6 +190,20 @@ def learn_by_regime(model: Any, pairs: list[tuple[Any, str]], args: argparse.Nam
         f"pass{'es' if len(rounds) > 1 else ''} on "
         f"error (per pass: {passes}{end})"
     )
+
+
+def _token_sets(pairs: list[tuple[Any, str]], ui: UI, model: Any = None) -> list[Any]:
+    """The token sets of ``pairs``' messages (``model``'s tokenizer, a new filter's by
+    default), with a progress bar: what learning on error and ``tune`` hold in memory."""
+    from nbayes.spam import SpamFilter
+
+    tokenize = (model if model is not None else SpamFilter()).tokenize
+    out = []
+    with ui.progress("Tokenizing", "messages", total=len(pairs)) as bar:
+        for mail, _ in pairs:
+            out.append(tokenize(mail))
+            bar.advance(1)
+    return out
 
 
 def train_spam(args: argparse.Namespace, ui: UI) -> int:
@@ -481,23 +496,25 @@ def tune_spam(args: argparse.Namespace, ui: UI) -> int:
         pairs = list(labelled_mail(args.data, bar.advance, ui))
     if not pairs:
         raise CLIError(f"No message found in {', '.join(args.data)}: nothing to compare.")
+    sets = _token_sets(pairs, ui)
     grid = [{"preset": p, "combining": c} for p in presets for c in combinings]
     if args.ham_loss is None:
         refuse_set_flags(
             args, ("--spam-passed",), "applies with --ham-loss (the cutoffs chosen for both)."
         )
     passed = 0.05 if args.spam_passed is None else args.spam_passed
-    with ui.progress("Cross-validating", "settings") as bar:
+    with ui.progress(
+        f"Cross-validating {len(grid)} settings", "messages scored", total=len(sets) * len(grid)
+    ) as bar:
         try:
             scores, fitted = compare_settings(
-                SpamFilter(), [m for m, _ in pairs], [label for _, label in pairs], grid,
-                cv=args.folds, ham_loss=args.ham_loss, spam_passed=passed,
+                SpamFilter(), sets, [label for _, label in pairs], grid, cv=args.folds,
+                ham_loss=args.ham_loss, spam_passed=passed, progress=bar.advance,
             )  # fmt: skip
         except ValueError as exc:
             if "cross-validation needs" not in str(exc):
                 raise
             raise CLIError(f"{exc}: give fewer --folds, or more mail.") from None
-        bar.advance(len(grid))
     caught = [s.caught for s in scores]
     ranks = [1 + sum(other > mine for other in caught) for mine in caught]
     best = ranks.index(1)
@@ -546,7 +563,7 @@ def tune_spam(args: argparse.Namespace, ui: UI) -> int:
             ui.print("  ".join(f"{c:<{w}}" for c, w in zip(row, width, strict=True)).rstrip())
         ui.print(
             f"best: {flags} ({' / '.join(f'{100 * c:.2f}' for c in caught[best])} % caught); "
-            f"train it with `nbayes train DATA -o MODEL --model spam {flags}`"
+            f"train it with `nbayes train {' '.join(args.data)} -o MODEL --model spam {flags}`"
             + (", or give --save MODEL." if args.save is None else ".")
         )
     if args.save is not None:

@@ -11,7 +11,7 @@ the tokenizer is not a setting here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,11 +62,14 @@ def compare_settings(
     random_state: int | None = 0,
     ham_loss: float | None = None,
     spam_passed: float = 0.05,
+    progress: Callable[[int], object] | None = None,
 ) -> tuple[list[SettingScore], SpamFilter]:
     """Score each of ``settings`` (scoring parameters, e.g. ``{"combining": "mean"}``) on
     ``messages`` by ``cv``-fold cross-validation, every setting on the same folds. With
     ``ham_loss`` (and ``spam_passed``), each setting's cutoffs are chosen for it on its
-    held-out log-odds, and its verdicts counted at them.
+    held-out log-odds, and its verdicts counted at them. ``progress(n)`` is called as
+    every n held-out messages are scored by a setting (``len(messages) * len(settings)`` in
+    all); token sets (:meth:`SpamFilter.tokenize`) are taken as they are.
 
     Returns the scores, in the order of ``settings``, and the filter trained on every
     message (``spam_filter``'s parameters; set the best setting's on it to keep it).
@@ -119,6 +122,8 @@ def compare_settings(
             for i, v in zip(fold, model.classify(held), strict=True):
                 log_odds[j][i] = v.log_odds
                 verdicts[j][i] = v.verdict
+            if progress is not None:
+                progress(len(fold))
         model.set_params(**own)
         model.partial_fit(held, held_names)
     truth = ["spam" if f else "ham" for f in flags]
