@@ -333,13 +333,13 @@ def test_a_message_the_tokenizer_reads_as_empty_is_not_registered(
     model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    """White space of Unicode's (a lone FS control character) or a header line without a
-    name: no token, as the tokenizer reads them; --register refused them only when they
-    were blank bytes, and learnt a message of no token."""
+    """White space of Unicode's (a lone FS control character, Latin-1's no-break space):
+    no token, as the tokenizer reads them; --register refused them only when they were
+    blank bytes, and learnt a message of no token."""
     from nbayes.mail import is_empty
 
     before = model.read_bytes()
-    for raw in (b"\x1c\n", b": \n\n"):
+    for raw in (b"\x1c\n", b"\xa0 \n\x85"):
         assert is_empty(raw) and nbayes.load(model).tokenize(raw) == frozenset()
         code, _, err = run(capsys, monkeypatch, "filter", model, "--register", "spam", stdin=raw)
         assert code == 3 and "empty message" in err

@@ -31,11 +31,13 @@ model file so that every use of the model tokenizes mail alike.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
 from email.message import Message
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from nbayes import _mail_native
@@ -234,9 +236,9 @@ class MailTokenizer:
         if isinstance(message, bytes | bytearray | str) and len(message) > self.max_bytes:
             message = message[: self.max_bytes]  # a 100 MB attachment is not parsed whole
             out.add("mail:truncated")
+        if not out and is_empty(message):  # no evidence: bogofilter's 0.5 (it was ham
+            return out, ""  # 0.065, from its "no Message-ID" and "text/plain" alone)
         msg = parse(message)
-        if not out and _is_empty(msg):  # no evidence: bogofilter's 0.5 (it was ham 0.065,
-            return out, ""  # from its "no Message-ID" and "text/plain" alone)
         self._header_tokens(msg, out)
         for defect in msg.defects:
             out.add("mime-defect:" + type(defect).__name__)
@@ -633,23 +635,35 @@ def _filename_tokens(name: str, out: set[str]) -> None:
 
 def is_empty(message: bytes | bytearray | str | Message | Any) -> bool:
     """Whether a message is empty, as the tokenizer reads it (no token: unsure at 0.5, and
-    nothing to learn): no header field, and no body but white space (Unicode's, as the
-    body is decoded: a lone FS control character is as empty as a space). It parses a
-    message that is not blank: the paths that learn ask it, not a verdict's.
+    nothing to learn): nothing but white space, Unicode's (a lone FS control character is
+    as empty as a space; bytes read as Latin-1), or a parsed message with no header field
+    and no body but white space. Text the parser takes for something else (a first line
+    "From here on..." read as an mbox postmark) is not empty.
 
     >>> is_empty(b""), is_empty(b" \\n\\n"), is_empty(b"\\x1c\\n"), is_empty(b"Subject: x\\n\\n")
     (True, True, True, False)
+    >>> is_empty(b"From here on, it is mine"), is_empty(b":-)")
+    (False, False)
     """
     if isinstance(message, RawMail):
         message = message.data
     if isinstance(message, memoryview):
         message = bytes(message)
-    if isinstance(message, bytes | bytearray | str):
+    if isinstance(message, bytes | bytearray):
         if not message.strip():
             return True
-        if len(message) > DEFAULT_MAX_BYTES:  # (the tokenizer counts it "mail:truncated")
-            return False
-    return _is_empty(parse(message))
+        # (a message of more than this is not all white space of Unicode's past ASCII's)
+        return len(message) <= 4096 and not bytes(message).decode("latin-1").strip()
+    if isinstance(message, str):
+        return not message.strip()
+    if isinstance(message, Message):
+        return _is_empty(message)
+    if isinstance(message, os.PathLike):
+        try:
+            return is_empty(Path(message).read_bytes())
+        except OSError:
+            return False  # (the parse says what is wrong with it)
+    return False
 
 
 def _is_empty(msg: Message) -> bool:
