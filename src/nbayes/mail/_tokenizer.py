@@ -636,9 +636,10 @@ def _filename_tokens(name: str, out: set[str]) -> None:
 def is_empty(message: bytes | bytearray | str | Message | Any) -> bool:
     """Whether a message is empty, as the tokenizer reads it (no token: unsure at 0.5, and
     nothing to learn): nothing but white space, Unicode's (a lone FS control character is
-    as empty as a space; bytes read as Latin-1), or a parsed message with no header field
-    and no body but white space. Text the parser takes for something else (a first line
-    "From here on..." read as an mbox postmark) is not empty.
+    as empty as a space; bytes read as Latin-1), or an ``email.message.Message`` with no
+    header, no postmark and no body but white space. Text the parser takes for something
+    else (a first line "From here on..." read as an mbox postmark, ":-)" as a header with
+    no name) is not empty: it keeps its tokens (the parsed Message of ":-)" is empty).
 
     >>> is_empty(b""), is_empty(b" \\n\\n"), is_empty(b"\\x1c\\n"), is_empty(b"Subject: x\\n\\n")
     (True, True, True, False)
@@ -656,25 +657,17 @@ def is_empty(message: bytes | bytearray | str | Message | Any) -> bool:
         return len(message) <= 4096 and not bytes(message).decode("latin-1").strip()
     if isinstance(message, str):
         return not message.strip()
-    if isinstance(message, Message):
-        return _is_empty(message)
+    if isinstance(message, Message):  # no header, no postmark, no body but white space
+        payload = message.get_payload()
+        return (
+            not len(message)
+            and message.get_unixfrom() is None
+            and not message.is_multipart()
+            and (payload is None or (isinstance(payload, str) and not payload.strip()))
+        )
     if isinstance(message, os.PathLike):
         try:
             return is_empty(Path(message).read_bytes())
         except OSError:
             return False  # (the parse says what is wrong with it)
     return False
-
-
-def _is_empty(msg: Message) -> bool:
-    """Whether a parsed message is empty: no header field, and no body but white space
-    (white space parsed as a header's continuation lines, a defect, included).
-
-    >>> from nbayes.mail import parse
-    >>> _is_empty(parse(b"")), _is_empty(parse(b" \\n\\n ")), _is_empty(parse(b"hi"))
-    (True, True, False)
-    """
-    if len(msg) or msg.is_multipart():
-        return False
-    payload = msg.get_payload()
-    return payload is None or (isinstance(payload, str) and not payload.strip())
