@@ -625,6 +625,8 @@ def eval_spam(args: argparse.Namespace, ui: UI) -> int:
         f"unsure:                     {report.unsure:,} ({pct(shares['unsure'], 'all')}; "
         f"{report.ham_unsure:,} ham, {report.spam_unsure:,} spam)"
     )
+    from nbayes.cli._cutoffs import shown
+
     ham_cutoff = scorer.filter.effective_params_.ham_cutoff
     if at_loss:
         ui.print("spam cutoffs for at most a share of this ham lost (a threshold on the score):")
@@ -634,7 +636,7 @@ def eval_spam(args: argparse.Namespace, ui: UI) -> int:
                 continue
             also = ""
             if c.spam_cutoff < ham_cutoff:
-                also = f" (below the ham cutoff, {ham_cutoff:g}: give --ham-cutoff too)"
+                also = f" (below the ham cutoff, {shown(ham_cutoff)}: give --ham-cutoff too)"
             ui.print(
                 f"  {100 * c.ham_loss:g} %: --spam-cutoff {c.spam_cutoff!r} catches "
                 f"{100 * c.spam_caught:.2f} % of the spam, loses {100 * c.ham_lost:.2f} % of "
