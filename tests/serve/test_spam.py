@@ -122,7 +122,7 @@ def test_an_empty_message_is_not_learnt(tmp_path: Path, start: Any) -> None:
     path = _model(tmp_path)
     before = Path(path).read_bytes()
     server = start(path)
-    for texts in ([""], ["Subject: x\n\nhi", " \n\n"]):
+    for texts in ([""], ["Subject: x\n\nhi", " \n\n"], ["\u00a0\n"]):
         status, out = server.post("/update", {"texts": texts, "labels": ["spam"] * len(texts)})
         i = len(texts) - 1
         assert status == 422 and out["field"] == f"texts[{i}]", out
@@ -214,7 +214,9 @@ def test_raw_messages_in_base64_are_learnt_as_their_bytes(tmp_path: Path, start:
         ({"messages": [7], "labels": ["spam"]}, "messages[0]", "base64 string"),
         ({"messages": "x", "labels": ["spam"]}, "messages", "array of base64"),
         ({**body, "texts": ["Subject: x\n\nhi"]}, "messages", "not both"),
-        ({"messages": [""], "labels": ["spam"]}, "texts[0]", "is empty"),
+        ({"messages": [""], "labels": ["spam"]}, "messages[0]", "is empty"),
+        # a no-break space: empty as text and as its UTF-8 bytes (it was learnt as bytes)
+        ({"messages": ["wqA="], "labels": ["spam"]}, "messages[0]", "is empty"),
     ):
         status, out = server.post("/update", bad)
         assert status == 422 and out["field"] == field and words in out["error"], out

@@ -220,3 +220,37 @@ def test_empty_files_are_left_out_of_training_with_a_warning(
     assert "zz-empty.eml" in err
     f = nbayes.load(out)
     assert (f.table_.n_ham, f.table_.n_spam) == (12, 7)
+
+
+def test_tune_ranks_by_the_ham_loss_asked_and_warns_of_a_cutoff_of_one(
+    maildata: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    import dataclasses
+    import json
+
+    import nbayes.spam
+    from nbayes.spam._cutoffs import cutoffs_of_scores
+
+    assert main(["tune", str(maildata), "--model", "spam", "--folds", "3", "--ham-loss",
+                 "0.2", "--json"]) == 0  # fmt: skip
+    got = json.loads(capsys.readouterr().out)
+    assert got["shares"] == [0.001, 0.005, 0.01, 0.2] and got["ham_loss"] == 0.2
+    keys = [r["spam_caught"][3:] + r["spam_caught"][:3] for r in got["results"]]
+    assert [r["rank"] for r in got["results"]] == [1 + sum(o > k for o in keys) for k in keys]
+    # ham scored beyond what a cutoff below 1 tells (spamicity 1): the cutoff is 1, said
+    assert cutoffs_of_scores([50.0, 1.0, 0.0], [60.0, 2.0], 0.0, 0.05).spam_cutoff == 1.0
+    real = nbayes.spam.compare_settings
+
+    def at_one(*args: object, **kwargs: object) -> object:
+        scores, fitted = real(*args, **kwargs)  # type: ignore[arg-type]
+        cut = [dataclasses.replace(s, cutoffs=dataclasses.replace(s.cutoffs, spam_cutoff=1.0))
+               for s in scores]  # fmt: skip
+        return cut, fitted
+
+    monkeypatch.setattr(nbayes.spam, "compare_settings", at_one)
+    assert main(["tune", str(maildata), "--model", "spam", "--folds", "3", "--ham-loss",
+                 "0.01"]) == 0  # fmt: skip
+    err = capsys.readouterr().err
+    assert "no spam cutoff below 1 loses at most 1.00% of the held-out ham" in err
+    assert "no message will be called spam" in err

@@ -68,17 +68,22 @@ def check(ham: float, spam: float, flags: Mapping[str, float], whose: Mapping[st
     from nbayes.cli._ui import CLIError
 
     rule = RULE
+
+    def flag(name: str) -> str:  # (a cutoff given as `preset`: "--spam-cutoff preset")
+        own = whose.get(name, "")
+        return own.split(",")[0] if own.startswith("--") else "--" + name.replace("_", "-")
+
     if "ham_cutoff" in flags and "spam_cutoff" in flags:
-        why = f"--ham-cutoff ({shown(ham)}) is above --spam-cutoff ({shown(spam)})"
+        why = f"{flag('ham_cutoff')} ({shown(ham)}) is above {flag('spam_cutoff')} ({shown(spam)})"
     elif "spam_cutoff" in flags:
         why = (
-            f"--spam-cutoff ({shown(spam)}) is below {whose['ham_cutoff']} ham cutoff "
+            f"{flag('spam_cutoff')} ({shown(spam)}) is below {whose['ham_cutoff']} ham cutoff "
             f"({shown(ham)})"
         )
         rule += "; give --ham-cutoff too"
     elif "ham_cutoff" in flags:
         why = (
-            f"--ham-cutoff ({shown(ham)}) is above {whose['spam_cutoff']} spam cutoff "
+            f"{flag('ham_cutoff')} ({shown(ham)}) is above {whose['spam_cutoff']} spam cutoff "
             f"({shown(spam)})"
         )
         rule += "; give --spam-cutoff too"

@@ -69,7 +69,7 @@ def labelled_mail(
     sub-folders are named in a warning (``ui``), not read, and empty messages (files of
     nothing but white space) are left out and counted in one. ``who`` reads them, for the
     error of a root that is not a folder."""
-    from nbayes.mail import iter_classes
+    from nbayes.mail import is_empty, iter_classes
 
     for root in roots:
         if not os.path.isdir(root):
@@ -93,7 +93,7 @@ def labelled_mail(
         empty = []
         for mail, label in iter_classes(root, ("ham", "spam")):
             advance(1)
-            if not mail.data.strip():  # (a file of nothing: no mail, not counted)
+            if is_empty(mail.data):  # (nothing but white space: no mail, not counted)
                 empty.append(mail.name)
                 continue
             yield mail, label
@@ -386,6 +386,11 @@ def change_settings(model: Any, changes: dict[str, Any], path: str) -> bool:
         whose[name] = f"{path}'s" if own is not None else f"the {preset} preset's"
         in_force[name] = own if own is not None else getattr(PRESETS[preset], name)
     flags = {k: float(v) for k, v in changes.items() if k in whose and v is not None}
+    for name in ("ham_cutoff", "spam_cutoff"):  # given as `preset`: named as given
+        if name in changes and changes[name] is None:
+            flag = "--" + name.replace("_", "-")
+            flags[name] = in_force[name]
+            whose[name] = f"{flag} preset, the {preset} preset's"
     _cutoffs.check(in_force["ham_cutoff"], in_force["spam_cutoff"], flags, whose)
     before = model.get_params(deep=False)
     model.set_params(**changes)
@@ -428,12 +433,26 @@ def _choose_cutoffs(model: Any, args: argparse.Namespace, ui: UI) -> str:
         except ValueError as exc:
             raise CLIError(f"--ham-loss: {exc}") from None
     choice.apply(model)
+    if choice.spam_cutoff >= 1.0:
+        ui.warn(_never_spam(args.ham_loss))
+    from nbayes.cli._cutoffs import shown
+
     return (
         f"Cutoffs for at most {args.ham_loss:.2%} of ham lost and {passed:.2%} of spam passed "
-        f"(5-fold cross-validation on the training mail): ham <= {choice.ham_cutoff:.6f}, "
-        f"spam >= {choice.spam_cutoff:.6f}; held out, {choice.ham_lost:.2%} of the ham was "
+        f"(5-fold cross-validation on the training mail): ham <= {shown(choice.ham_cutoff)}, "
+        f"spam >= {shown(choice.spam_cutoff)}; held out, {choice.ham_lost:.2%} of the ham was "
         f"lost, {choice.spam_passed:.2%} of the spam passed and {choice.unsure:.2%} of the "
         "messages were unsure."
+    )
+
+
+def _never_spam(ham_loss: float) -> str:
+    """The warning of a spam cutoff of 1 chosen for ``ham_loss``: no verdict spam."""
+    return (
+        f"no spam cutoff below 1 loses at most {ham_loss:.2%} of the held-out ham: those ham "
+        "score as spammy as a cutoff can tell (spamicity 1), so the spam cutoff is 1 and no "
+        "message will be called spam. Look in the ham for spam filed there, or give "
+        "--ham-loss a larger share."
     )
 
 
@@ -490,6 +509,10 @@ def tune_spam(args: argparse.Namespace, ui: UI) -> int:
     refuse_table_options(args)
     presets = _names(args.preset, "--preset", tuple(PRESETS)) or list(PRESETS)
     combinings = _names(args.combining, "--combining", _COMBININGS) or ["chi2", "mean"]
+    if args.ham_loss is None:
+        refuse_set_flags(
+            args, ("--spam-passed",), "applies with --ham-loss (the cutoffs chosen for both)."
+        )
     if args.save is not None:  # before any work
         check_model_output(args.save, args.data, flag="--save", force=args.force)
     with ui.progress("Reading", "messages") as bar:
@@ -498,30 +521,37 @@ def tune_spam(args: argparse.Namespace, ui: UI) -> int:
         raise CLIError(f"No message found in {', '.join(args.data)}: nothing to compare.")
     sets = _token_sets(pairs, ui)
     grid = [{"preset": p, "combining": c} for p in presets for c in combinings]
-    if args.ham_loss is None:
-        refuse_set_flags(
-            args, ("--spam-passed",), "applies with --ham-loss (the cutoffs chosen for both)."
-        )
     passed = 0.05 if args.spam_passed is None else args.spam_passed
+    # ranked by the spam caught at --ham-loss first (the loss asked for), then at 0.1, 0.5
+    # and 1 %; ties: the setting listed first
+    levels = (0.001, 0.005, 0.01)
+    shares = levels if args.ham_loss is None else (*levels, args.ham_loss)
     with ui.progress(
         f"Cross-validating {len(grid)} settings", "messages scored", total=len(sets) * len(grid)
     ) as bar:
         try:
             scores, fitted = compare_settings(
-                SpamFilter(), sets, [label for _, label in pairs], grid, cv=args.folds,
-                ham_loss=args.ham_loss, spam_passed=passed, progress=bar.advance,
+                SpamFilter(), sets, [label for _, label in pairs], grid, shares=shares,
+                cv=args.folds, ham_loss=args.ham_loss, spam_passed=passed,
+                progress=bar.advance,
             )  # fmt: skip
         except ValueError as exc:
             if "cross-validation needs" not in str(exc):
                 raise
-            raise CLIError(f"{exc}: give fewer --folds, or more mail.") from None
-    caught = [s.caught for s in scores]
-    ranks = [1 + sum(other > mine for other in caught) for mine in caught]
+            advice = "give fewer --folds, or more mail"
+            if " 0 ham" in str(exc) or " 0 spam" in str(exc):
+                advice = "give mail of both classes (DATA/ham/ and DATA/spam/)"
+            raise CLIError(f"{exc}: {advice}.") from None
+    keys = [s.caught[3:] + s.caught[:3] for s in scores]
+    caught = [s.caught[:3] for s in scores]
+    ranks = [1 + sum(other > mine for other in keys) for mine in keys]
     best = ranks.index(1)
     flags = f"--preset {grid[best]['preset']} --combining {grid[best]['combining']}"
     chosen = scores[best].cutoffs
     if chosen is not None:
         flags += f" --ham-cutoff {chosen.ham_cutoff!r} --spam-cutoff {chosen.spam_cutoff!r}"
+        if chosen.spam_cutoff >= 1.0:
+            ui.warn(_never_spam(args.ham_loss))
     if args.save is not None:
         fitted.set_params(**grid[best])
         if chosen is not None:
@@ -531,7 +561,8 @@ def tune_spam(args: argparse.Namespace, ui: UI) -> int:
     if args.json:
         ui.print(json_text({
             "folds": args.folds, "n_ham": len(pairs) - n_spam, "n_spam": n_spam,
-            "ham_loss": [0.001, 0.005, 0.01],
+            "shares": list(shares), "ham_loss": args.ham_loss,
+            "spam_passed": None if args.ham_loss is None else passed,
             "results": [
                 {"params": s.params, "spam_caught": list(s.caught), "rank": r,
                  "at_cutoffs": s.report.__dict__,
@@ -550,7 +581,7 @@ def tune_spam(args: argparse.Namespace, ui: UI) -> int:
             rep = s.report
             rows.append((
                 f"--preset {s.params['preset']} --combining {s.params['combining']}",
-                " / ".join(f"{100 * c:.2f}" for c in s.caught) + " %",
+                " / ".join(f"{100 * c:.2f}" for c in s.caught[:3]) + " %",
                 f"{rep.ham_lost:,}, {rep.spam_passed:,}, {rep.unsure:,}",
                 str(r),
             ))  # fmt: skip
@@ -632,7 +663,10 @@ def eval_spam(args: argparse.Namespace, ui: UI) -> int:
         ui.print("spam cutoffs for at most a share of this ham lost (a threshold on the score):")
         for c in at_loss:
             if c.spam_cutoff >= 1.0:
-                ui.print(f"  {100 * c.ham_loss:g} %: none below 1 (ham scores as high as any)")
+                ui.print(
+                    f"  {100 * c.ham_loss:g} %: no cutoff below 1 (this much of the ham scores "
+                    "as spammy as a cutoff can tell: spamicity 1, which calls nothing spam)"
+                )
                 continue
             also = ""
             if c.spam_cutoff < ham_cutoff:

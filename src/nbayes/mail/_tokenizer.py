@@ -633,18 +633,23 @@ def _filename_tokens(name: str, out: set[str]) -> None:
         out.add("filename-ext:" + ext)
 
 
+#: a printable ASCII character other than a space: a message with one is not empty
+_PRINTABLE_ASCII = re.compile(rb"[!-~]")
+
+
 def is_empty(message: bytes | bytearray | str | Message | Any) -> bool:
     """Whether a message is empty, as the tokenizer reads it (no token: unsure at 0.5, and
     nothing to learn): nothing but white space, Unicode's (a lone FS control character is
-    as empty as a space; bytes read as Latin-1), or an ``email.message.Message`` with no
+    as empty as a space; bytes read as UTF-8, else Latin-1: a no-break space is white space
+    as text and as its bytes), or an ``email.message.Message`` with no
     header, no postmark and no body but white space. Text the parser takes for something
     else (a first line "From here on..." read as an mbox postmark, ":-)" as a header with
     no name) is not empty: it keeps its tokens (the parsed Message of ":-)" is empty).
 
     >>> is_empty(b""), is_empty(b" \\n\\n"), is_empty(b"\\x1c\\n"), is_empty(b"Subject: x\\n\\n")
     (True, True, True, False)
-    >>> is_empty(b"From here on, it is mine"), is_empty(b":-)")
-    (False, False)
+    >>> is_empty(b"From here on, it is mine"), is_empty(b":-)"), is_empty("\\xa0".encode())
+    (False, False, True)
     """
     if isinstance(message, RawMail):
         message = message.data
@@ -653,8 +658,12 @@ def is_empty(message: bytes | bytearray | str | Message | Any) -> bool:
     if isinstance(message, bytes | bytearray):
         if not message.strip():
             return True
-        # (a message of more than this is not all white space of Unicode's past ASCII's)
-        return len(message) <= 4096 and not bytes(message).decode("latin-1").strip()
+        if _PRINTABLE_ASCII.search(message):  # (a mail's first byte, as a rule: no decoding)
+            return False
+        try:  # as the tokenizer reads a body: UTF-8, else one byte a character
+            return not bytes(message).decode("utf-8").strip()
+        except UnicodeDecodeError:
+            return not bytes(message).decode("latin-1").strip()
     if isinstance(message, str):
         return not message.strip()
     if isinstance(message, Message):  # no header, no postmark, no body but white space

@@ -265,7 +265,7 @@ class ModelState:
             y = labels_of(body, len(X), self.classes)  # checked before anything changes
             self._check_classes(op, y)
             if self.spam and op == "update":  # (one learnt before this check may be forgotten)
-                self._check_not_empty(X)
+                self._check_not_empty(X, field)
             record = {"op": op, field: plain, "labels": body.get("labels")}
             try:
                 data = frame(record)  # what the journal will hold, made before applying
@@ -296,18 +296,19 @@ class ModelState:
                     )
         return n, warning
 
-    def _check_not_empty(self, messages: Any) -> None:
-        """422 naming ``texts[i]`` for an empty message sent to a spam filter: it is no mail
-        to learn from (``nbayes filter --register`` refuses it alike)."""
+    def _check_not_empty(self, messages: Any, field: str = "texts") -> None:
+        """422 naming ``field[i]`` (``texts`` or ``messages``) for an empty message sent to
+        a spam filter: it is no mail to learn from (``nbayes filter --register`` refuses it
+        alike, by the same reading: :func:`nbayes.mail.is_empty`)."""
         from nbayes.mail import is_empty
 
         for i, message in enumerate(messages):
             if isinstance(message, str | bytes) and is_empty(message):
                 raise ApiError(
                     422,
-                    f"texts[{i}] is empty: an empty message is no mail to learn from; "
+                    f"{field}[{i}] is empty: an empty message is no mail to learn from; "
                     "nothing was changed",
-                    f"texts[{i}]",
+                    f"{field}[{i}]",
                 )
 
     def _check_classes(self, op: str, labels: np.ndarray) -> None:
