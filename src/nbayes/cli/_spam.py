@@ -270,9 +270,8 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
 def _spam_filter(args: argparse.Namespace) -> Any:
     """The SpamFilter of ``train``'s flags (--preset, --combining, the cutoffs), checked
     before any mail is read."""
-    from nbayes.cli import _cutoffs
     from nbayes.cli._common import refuse_set_flags
-    from nbayes.spam import PRESETS, SpamFilter
+    from nbayes.spam import SpamFilter
 
     if args.ham_loss is not None:
         refuse_set_flags(
@@ -285,19 +284,9 @@ def _spam_filter(args: argparse.Namespace) -> Any:
         refuse_set_flags(
             args, ("--spam-passed",), "applies with --ham-loss (the cutoffs chosen for both)."
         )
-    name = args.preset or "nbayes"
-    preset = PRESETS[name]
-    flags = _cutoffs.given(args)
-    ham = flags.get("ham_cutoff", preset.ham_cutoff)
-    spam = flags.get("spam_cutoff", preset.spam_cutoff)
-    whose = f"the {name} preset's"
-    _cutoffs.check(ham, spam, flags, {"ham_cutoff": whose, "spam_cutoff": whose})
-    return SpamFilter(
-        preset=name,
-        combining=args.combining or "chi2",
-        ham_cutoff=args.ham_cutoff,
-        spam_cutoff=args.spam_cutoff,
-    )
+    model = SpamFilter()
+    change_settings(model, settings_given(args), args.output)  # (a new filter's: checked alike)
+    return model
 
 
 #: the flags of :func:`add_settings`, as the SpamFilter's parameters they set
