@@ -24,7 +24,14 @@ from typing import Any
 
 import numpy as np
 
-from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, count_type
+from nbayes.cli._common import (
+    UI,
+    CLIError,
+    add_data_options,
+    add_inputs,
+    count_type,
+    refuse_set_flags,
+)
 from nbayes.cli._data import labelled_inputs
 from nbayes.cli._models import load_for_prediction as _load_model
 from nbayes.cli._spam import add_cutoffs
@@ -79,12 +86,11 @@ def run(args: argparse.Namespace, ui: UI) -> int:
 
     if is_spam_model(args.model):  # ham lost, spam caught, unsure
         return eval_spam(args, ui)
-    for flag, value in (("--jobs", args.jobs), ("--ham-cutoff", args.ham_cutoff),
-                        ("--spam-cutoff", args.spam_cutoff)):  # fmt: skip
-        if value is not None:
-            raise CLIError(
-                f"{flag} applies to spam filters (models of `nbayes train --model spam`)."
-            )
+    refuse_set_flags(
+        args,
+        ("--jobs", "--ham-cutoff", "--spam-cutoff"),
+        "applies to spam filters (models of `nbayes train --model spam`).",
+    )
 
     model = _load_model(args.model)  # a TextClassifier's scorer: no scikit-learn
     X, y = labelled_inputs(ui, model, args.data, args)

@@ -110,15 +110,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help=f"write the message back with an {HEADER} header (standard input only)",
     )
-    from nbayes._flags import probability_type
+    from nbayes.cli._spam import add_cutoffs  # (argparse's path only: not a delivery's)
 
-    for name, which in (("ham", "at or below P is ham"), ("spam", "at or above P is spam")):
-        p.add_argument(
-            f"--{name}-cutoff",
-            type=probability_type,
-            metavar="P",
-            help=f"for this run, a spamicity {which} (default: MODEL's, see `nbayes info MODEL`)",
-        )
+    add_cutoffs(p, "for this run, ", "MODEL's, see `nbayes info MODEL`")
     p.add_argument(
         "-e",
         "--ham-true",
@@ -147,8 +141,6 @@ def _quick(argv: Sequence[str]) -> Any:
     them), or None for any other call (argparse parses it: its help, its errors)."""
     from types import SimpleNamespace
 
-    from nbayes.cli._cutoffs import probability
-
     model = None
     flags: dict[str, Any] = dict.fromkeys(("passthrough", "quiet", "verbose", "ham_true"), False)
     values: dict[str, Any] = dict.fromkeys(_QUICK_VALUES.values())
@@ -158,6 +150,8 @@ def _quick(argv: Sequence[str]) -> Any:
         if arg in _QUICK_FLAGS:
             flags[_QUICK_FLAGS[arg]] = True
         elif flag in _QUICK_VALUES:
+            from nbayes.cli._cutoffs import probability
+
             value = probability(text if equals else next(args, ""))
             if value is None or values[_QUICK_VALUES[flag]] is not None:
                 return None  # (argparse words the error; a flag given twice: its choice)

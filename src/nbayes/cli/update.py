@@ -66,12 +66,13 @@ def apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
             "Nothing to do: give DATA to learn (labelled data files), or a spam filter's "
             "settings to change (--preset, --combining, --ham-cutoff, --spam-cutoff)."
         )
-    for flag, param in (*SETTINGS.items(), ("--regime", "regime"), ("--max-rounds", "max_rounds")):
-        if getattr(args, param, None) is not None and not is_spam_model(args.model, strict=True):
-            raise CLIError(
-                f"{flag} applies to spam filters, and {args.model} is not one (a model of "
-                "`nbayes train MAILDATA -o MODEL --model spam`)."
-            )
+    spam_only = (*SETTINGS.items(), ("--regime", "regime"), ("--max-rounds", "max_rounds"))
+    given = [flag for flag, param in spam_only if getattr(args, param, None) is not None]
+    if given and not is_spam_model(args.model, strict=True):  # (its header read once)
+        raise CLIError(
+            f"{given[0]} applies to spam filters, and {args.model} is not one (a model of "
+            "`nbayes train MAILDATA -o MODEL --model spam`)."
+        )
     if not forget:
         check_regime(args)
     served = None
