@@ -655,8 +655,8 @@ def is_empty(message: bytes | bytearray | str | Message | Any) -> bool:
         message = message.data
     if isinstance(message, memoryview):
         message = bytes(message)
-    if isinstance(message, bytes | bytearray):
-        if not message.strip():
+    if isinstance(message, bytes | bytearray):  # (every message scored asks: no copy of it)
+        if not message or message.isspace():
             return True
         if _PRINTABLE_ASCII.search(message):  # (a mail's first byte, as a rule: no decoding)
             return False
@@ -665,7 +665,7 @@ def is_empty(message: bytes | bytearray | str | Message | Any) -> bool:
         except UnicodeDecodeError:
             return not bytes(message).decode("latin-1").strip()
     if isinstance(message, str):
-        return not message.strip()
+        return not message or message.isspace()
     if isinstance(message, Message):  # no header, no postmark, no body but white space
         payload = message.get_payload()
         return (
