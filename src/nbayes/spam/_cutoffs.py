@@ -128,34 +128,16 @@ def choose_cutoffs(
     >>> choice.ham_lost, choice.spam_passed
     (0.0, 0.0)
     """
-    for name, value in (("ham_loss", ham_loss), ("spam_passed", spam_passed)):
-        if not (isinstance(value, int | float) and 0.0 <= value < 1.0):
-            raise ValueError(f"{name} must be a share in [0, 1); got {value!r}")
-    if isinstance(cv, bool) or not isinstance(cv, int) or cv < 2:
-        raise ValueError(f"cv must be an int >= 2; got {cv!r}")
-    model = SpamFilter(**spam_filter.get_params(deep=False))
-    sets = model._token_sets(messages)
-    flags = model._spam_flags(labels, len(sets))
-    n_spam = sum(flags)
-    n_ham = len(flags) - n_spam
-    if min(n_ham, n_spam) < cv:
-        raise ValueError(
-            f"choosing cutoffs by {cv}-fold cross-validation needs at least {cv} messages of "
-            f"each class; got {n_ham} ham and {n_spam} spam"
-        )
-    names = [model._label(f) for f in flags]
-    model.fit(sets, names)
-    folds = _stratified_folds(flags, cv, random_state)
-    ham_scores: list[float] = []
-    spam_scores: list[float] = []
-    for fold in folds:
-        held = [sets[i] for i in fold]
-        held_names = [names[i] for i in fold]
-        model.unlearn(held, held_names)
-        for i, v in zip(fold, model.classify(held), strict=True):
-            (spam_scores if flags[i] else ham_scores).append(v.log_odds)
-        model.partial_fit(held, held_names)
-    return cutoffs_of_scores(ham_scores, spam_scores, ham_loss, spam_passed)
+    from nbayes.spam._compare import compare_settings  # (it reads this module's folds)
+
+    if ham_loss is None:  # (compare_settings reads None as "no cutoffs to choose")
+        raise ValueError(f"ham_loss must be a share in [0, 1); got {ham_loss!r}")
+    scores, _ = compare_settings(
+        spam_filter, messages, labels, [{}], cv=cv, random_state=random_state,
+        ham_loss=ham_loss, spam_passed=spam_passed,
+    )  # fmt: skip
+    assert scores[0].cutoffs is not None
+    return scores[0].cutoffs
 
 
 def cutoffs_of_scores(
