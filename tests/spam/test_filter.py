@@ -806,8 +806,33 @@ def test_choose_cutoffs_meets_its_targets_at_ties_and_after_the_round_trip(
     decide = f._decide()
     verdicts = [decide((lo, 0.0)).verdict for lo in scores]
     assert verdicts == ["unsure"] + ["ham"] * 19 + ["unsure"] * 10 + ["spam"] * 10
-    assert logit(math.nextafter(choice.spam_cutoff, 0.0)) <= z < logit(choice.spam_cutoff)
-    assert choice.ham_cutoff == math.nextafter(0.5, 0.0)
+    # each cutoff midway between the last message on its side and the first beyond
+    assert logit(choice.spam_cutoff) == pytest.approx((z + 5.0) / 2, abs=1e-12)
+    assert logit(choice.ham_cutoff) == pytest.approx(-2.5, abs=1e-12)
+
+
+def test_cutoffs_for_a_ham_loss_spend_no_more_of_it_than_the_spam_caught_needs() -> None:
+    # a loss of 2 ham allowed: a cutoff just above the third ham (1.0) loses the two above
+    # it (1.5, 2.0), where a cutoff between 2.0 and the lowest spam caught (3.0) catches
+    # the same spam and loses none; an equal gap on the ham side for spam_passed
+    from nbayes.spam._cutoffs import cutoffs_of_scores
+
+    ham = [2.0, 1.5, 1.0] + [-4.0 - i for i in range(97)]
+    spam = [-3.5, -3.2, -3.0] + [3.0 + i for i in range(97)]
+    c = cutoffs_of_scores(ham, spam, 0.02, 0.02)
+    assert (c.ham_lost, c.spam_passed) == (0.0, 0.0)
+    assert logit(c.spam_cutoff) == pytest.approx(2.5)
+    assert logit(c.ham_cutoff) == pytest.approx(-3.75)
+    # as the old rule did: the ham lost and spam passed it allowed, catching no more
+    lo_spam = logit(_cutoff_above(1.0))
+    assert sum(z >= lo_spam for z in ham) == 2
+    assert sum(z >= lo_spam for z in spam) == sum(z >= logit(c.spam_cutoff) for z in spam)
+    # a gap no cutoff can split keeps the spam caught: the ham next to it goes with it
+    c = cutoffs_of_scores([1.0, 0.0], [math.nextafter(1.0, 2.0), 5.0], 0.5, 0.0)
+    assert c.spam_cutoff == _cutoff_above(0.0) and c.ham_lost == 0.5
+    # no spam above the threshold: above every ham, none lost
+    c = cutoffs_of_scores([3.0, 1.0], [0.5, 0.2], 0.5, 0.0)
+    assert c.ham_lost == 0.0 and logit(c.spam_cutoff) > 3.0
 
 
 @given(st.floats(allow_nan=False))

@@ -3,9 +3,11 @@
 The filter is trained once on every message; each fold is then scored by that filter
 minus the fold's own counts (exact: unlearning subtracts what learning added), as
 :mod:`nbayes.model_selection` scores its folds ("totals minus the fold"). The spam cutoff
-is the lowest that sends at most ``ham_loss`` of the held-out ham to spam, the ham cutoff
-the highest that lets at most ``spam_passed`` of the held-out spam through as ham; between
-them lies the unsure band.
+catches the spam that a cutoff sending at most ``ham_loss`` of the held-out ham to spam can
+catch, the ham cutoff calls ham the ham that one letting at most ``spam_passed`` of the
+held-out spam through can; each sits midway (in log-odds) between the last message it keeps
+on its side and the first it does not, so that it spends no more of its budget than those
+verdicts need. Between them lies the unsure band.
 """
 
 from __future__ import annotations
@@ -140,20 +142,86 @@ def choose_cutoffs(
     return scores[0].cutoffs
 
 
+def _cutoff_between(low: float, high: float) -> float | None:
+    """A cutoff whose log-odds lies in ``(low, high]``, midway if a cutoff expresses it;
+    else the greatest cutoff below 1 if that one lies there; else None (near 1, cutoffs
+    are too coarse to part some log-odds). A spam cutoff there calls spam what scores
+    above ``low``, and no more.
+
+    >>> round(logit(_cutoff_between(1.0, 3.0)), 12), _cutoff_between(2.0, 400.0) < 1.0
+    (2.0, True)
+    """
+    if math.isfinite(low) and math.isfinite(high):
+        cut = _cutoff_above(low + (high - low) / 2)
+        if logit(cut) <= high:
+            return cut
+    top = math.nextafter(1.0, 0.0)
+    return top if low < logit(top) <= high else None
+
+
+def _spam_cutoff(ham: Sequence[float], spam: Sequence[float], threshold: float) -> float:
+    """A spam cutoff that catches the spam above ``threshold`` (a ham's score: the
+    (k+1)-th highest for a loss of at most k ham), midway between the lowest of them and
+    the highest ham below that spam, so that the ham between are not lost for no spam.
+    With no spam above ``threshold``: above every ham. Where no cutoff parts them: the
+    least above ``threshold``."""
+    caught = [z for z in spam if z > threshold]
+    if not caught:
+        return _cutoff_above(max(ham))
+    lowest = min(caught)
+    cut = _cutoff_between(max(z for z in ham if z < lowest), lowest)
+    return _cutoff_above(threshold) if cut is None else cut
+
+
+def _cutoff_under(low: float, high: float) -> float | None:
+    """A cutoff whose log-odds lies in ``[low, high)``, or None: :func:`_cutoff_between`
+    mirrored (a ham cutoff there calls ham what scores below ``high``, and no more).
+
+    >>> round(logit(_cutoff_under(-3.0, -1.0)), 12), _cutoff_under(-900.0, -2.0) > 0.0
+    (-2.0, True)
+    """
+    if math.isfinite(low) and math.isfinite(high):
+        cut = _cutoff_below(low + (high - low) / 2)
+        if logit(cut) >= low:
+            return cut
+    bottom = math.nextafter(0.0, 1.0)
+    return bottom if low <= logit(bottom) < high else None
+
+
+def _ham_cutoff(ham: Sequence[float], spam: Sequence[float], k: int) -> float:
+    """The ham cutoff that lets at most ``k`` spam through (``spam`` lowest first), the
+    mirror of :func:`_spam_cutoff`: midway between the highest ham below the (k+1)-th
+    lowest spam and the lowest spam above that ham. Below every spam if no ham is below
+    the (k+1)-th; where no cutoff parts them, the greatest below the (k+1)-th spam."""
+    kept = [z for z in ham if z < spam[k]]
+    if not kept:
+        return _cutoff_below(spam[0])
+    highest = max(kept)
+    cut = _cutoff_under(highest, min(z for z in spam if z > highest))
+    return _cutoff_below(spam[k]) if cut is None else cut
+
+
 def cutoffs_of_scores(
     ham_scores: Sequence[float], spam_scores: Sequence[float], ham_loss: float,
     spam_passed: float,
 ) -> CutoffChoice:  # fmt: skip
     """The cutoffs of held-out log-odds (``choose_cutoffs``' and ``compare_settings``'):
-    the spam cutoff the least above the (k+1)-th highest ham, k = floor(ham_loss * n_ham),
-    the ham cutoff the greatest below the (k+1)-th lowest spam (ties go against the
-    filter), at most the spam cutoff; and the shares they give on these scores."""
+    the spam cutoff catches the spam above the (k+1)-th highest ham, k = floor(ham_loss *
+    n_ham), the ham cutoff calls ham the ham below the (k+1)-th lowest spam (ties go
+    against the filter), each midway between those verdicts' last message and the next
+    (:func:`_spam_cutoff`), the ham cutoff at most the spam cutoff; and the shares they
+    give on these scores.
+
+    >>> c = cutoffs_of_scores([4.0, 3.0, -1.0, -2.0], [5.0, 6.0, 0.0], 0.25, 0.0)
+    >>> round(logit(c.spam_cutoff), 12), round(logit(c.ham_cutoff), 12), c.ham_lost
+    (4.5, -0.5, 0.0)
+    """
     ham = sorted(ham_scores, reverse=True)
     spam = sorted(spam_scores)
     k_ham = int(math.floor(ham_loss * len(ham) + 1e-9))
     k_spam = int(math.floor(spam_passed * len(spam) + 1e-9))
-    spam_cut = _cutoff_above(ham[k_ham])
-    ham_cut = min(_cutoff_below(spam[k_spam]), spam_cut)
+    spam_cut = _spam_cutoff(ham, spam, ham[k_ham])
+    ham_cut = min(_ham_cutoff(ham, spam, k_spam), spam_cut)
     lo_ham, lo_spam = logit(ham_cut), logit(spam_cut)
     lost = sum(z >= lo_spam for z in ham)
     passed = sum(z <= lo_ham for z in spam)
@@ -181,11 +249,13 @@ def spam_cutoffs_at_ham_loss(
     *,
     names: tuple[str, str] = ("ham", "spam"),
 ) -> list[CutoffAtHamLoss]:
-    """Per ham-loss share, the least ``spam_cutoff`` whose spam verdicts lose at most that
-    share of the ham of scored mail (the messages' log-odds, as :class:`Verdict` has
-    them), and the shares of ham lost and spam caught there, counted as the verdicts
-    compare (``log_odds >= logit(spam_cutoff)``); on mail not learnt, it tells where to
-    set the cutoff for a ham loss. ValueError without both classes.
+    """Per ham-loss share, a ``spam_cutoff`` whose spam verdicts catch all the spam that
+    losing at most that share of the ham of scored mail can catch (the messages' log-odds,
+    as :class:`Verdict` has them), midway between the lowest of that spam and the highest
+    ham below it (so it loses no ham the spam does not need), and the shares of ham lost
+    and spam caught there, counted as the verdicts compare (``log_odds >=
+    logit(spam_cutoff)``); on mail not learnt, it tells where to set the cutoff for a ham
+    loss. ValueError without both classes.
 
     >>> [(c.spam_cutoff > 0.5, c.ham_lost, c.spam_caught) for c in spam_cutoffs_at_ham_loss(
     ...     [5.0, 1.0, 0.0, 3.0, 2.0, 0.5], ["spam", "ham", "ham", "spam", "spam", "spam"],
@@ -195,7 +265,7 @@ def spam_cutoffs_at_ham_loss(
     ham, spam, thresholds = ham_thresholds(log_odds, labels, shares, names=names)
     out = []
     for share, threshold in zip(shares, thresholds, strict=True):
-        cut = _cutoff_above(threshold)
+        cut = _spam_cutoff(ham, spam, threshold)
         lo = logit(cut)
         out.append(
             CutoffAtHamLoss(
