@@ -35,6 +35,7 @@ from typing import Any
 
 from nbayes import _mail_native
 from nbayes.mail._errors import MailError
+from nbayes.mail._headers import _FIELD as _HEAD_FIELD  # a line that starts a field
 
 __all__ = [
     "MailPart",
@@ -83,7 +84,8 @@ def parse(message: bytes | bytearray | str | Message | os.PathLike[str]) -> Mess
     """The message ``message`` (raw bytes, text, a path or an already parsed message).
 
     A str is a message's text (encoded as UTF-8 to parse it), never a path: give a path as
-    a :class:`pathlib.Path`.
+    a :class:`pathlib.Path`. A text with no head is all body, whatever its first line: an
+    SMS "From tomorrow on, ..." is not an mbox postmark, nor ":-)" a header field.
 
     >>> m = parse(b"Subject: hi\\n\\nhello\\n")
     >>> m["Subject"], m.get_payload()
@@ -117,6 +119,10 @@ def _parse_bytes(data: bytes) -> Message:
     parse."""
     if _too_many_parts(data):  # (hostile: a million parts took 13 s to parse)
         return _as_text(data, TooManyPartsDefect())
+    if _headless(data):  # all of it is the body, as for any text without a head
+        body = _full_parse(b"\n" + data)
+        body.defects.append(email.errors.MissingHeaderBodySeparatorDefect())
+        return body
     data = _cut_long_fields(data)
     end = data.find(b"\n\n")
     if end <= 0 or b"\r" in data[:end]:  # (a message starting with a blank line: no head)
@@ -266,6 +272,34 @@ class ParamsDefect(MessageDefect):
 #: deep the caller's stack was, so that one message had the tokens of its parts on one path
 #: and of its text on another (a fuzzer's). The SpamAssassin corpus' most is 9.
 MAX_CONTAINERS = 256
+
+
+def _headless(data: bytes) -> bool:
+    """Whether ``data`` has no head though it starts with a line the parser reads one
+    into: an mbox postmark (``From ...``), a line starting with a space or a tab (a
+    field's continuation), or with a colon (a field of no name), and no header field
+    among the lines the parser would take for the head. Text such as "From tomorrow on,
+    ...", " ok" or ":-)" lost its words: the parser's head swallowed them. (A text whose
+    first line is none of these is read as a body already; one whose first line is a
+    field, ``Re: lunch``, has a head; so has a postmark or a stray continuation line
+    before fields.)
+
+    >>> [_headless(t) for t in (b"From tomorrow on, no", b" ok\\nfine", b":-) see you",
+    ...  b"From a@b Mon Jan 1 2024\\nSubject: hi\\n\\nx", b" odd\\nSubject: hi\\n\\nx",
+    ...  b"Subject: hi", b"hello", b"\\nhi")]
+    [True, True, True, False, False, False, False, False]
+    """
+    if data[:1] not in (b" ", b"\t", b":") and not data.startswith(b"From "):
+        return False
+    pos, n = 0, len(data)
+    while pos < n:  # the lines the feed parser reads as the head (its headerRE)
+        if _HEAD_FIELD.match(data, pos):
+            return False
+        if data[pos : pos + 1] not in (b" ", b"\t", b":") and not data.startswith(b"From ", pos):
+            return True
+        nl = data.find(b"\n", pos)
+        pos = n if nl < 0 else nl + 1
+    return True
 
 
 def _full_parse(data: bytes) -> Message:

@@ -642,9 +642,9 @@ def is_empty(message: bytes | bytearray | str | Message | Any) -> bool:
     nothing to learn): nothing but white space, Unicode's (a lone FS control character is
     as empty as a space; bytes read as UTF-8, else Latin-1: a no-break space is white space
     as text and as its bytes), or an ``email.message.Message`` with no
-    header, no postmark and no body but white space. Text the parser takes for something
-    else (a first line "From here on..." read as an mbox postmark, ":-)" as a header with
-    no name) is not empty: it keeps its tokens (the parsed Message of ":-)" is empty).
+    header, no postmark and no body but white space. Text whose first line looks like a
+    head's ("From here on...", ":-)") is not empty: it is read as a body
+    (:func:`nbayes.mail.parse`).
 
     >>> is_empty(b""), is_empty(b" \\n\\n"), is_empty(b"\\x1c\\n"), is_empty(b"Subject: x\\n\\n")
     (True, True, True, False)
