@@ -10,6 +10,7 @@ import random
 import signal
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -294,17 +295,47 @@ def test_info_says_what_the_journal_holds_that_the_file_lacks(
     out = capsys.readouterr().out
     assert "journal: 1 update(s) acknowledged by a server that stopped without writing" in out
     assert f"`nbayes serve {text_model}` replays them" in out
-    # the commands that read the file warn of what it lacks (predict answered silently)
-    assert main(["predict", text_model, "--text", "journaled words"]) == 0
-    err = capsys.readouterr().err
-    assert err.startswith(f"Warning: {text_model}: 1 update(s) acknowledged by a server"), err
-    assert err.rstrip().endswith("what this command reads lacks them."), err
     J.recover(text_model)
     assert start(text_model).terminate() == 0  # replayed and folded: nothing to say
     assert main(["info", text_model, "--top", "0"]) == 0
     assert "journal:" not in capsys.readouterr().out
     assert main(["predict", text_model, "--text", "journaled words"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_the_commands_that_read_a_served_model_answer_as_its_server_does(
+    text_model: str, start: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``nbayes predict`` (and eval, explain, sample, plot) read the model file without the
+    updates the server had acknowledged and journaled: stale until the next fold, and
+    until the next start after a kill -9, with a warning. They now replay the journal in
+    memory, as the server did; the file is not changed."""
+    from nbayes.cli import main
+
+    text = "journaled words zqxv"
+    argv = ["predict", text_model, "--text", text, "--proba"]
+    assert main(argv) == 0
+    before = capsys.readouterr().out
+    server = start(text_model)
+    for _ in range(3):
+        assert server.post("/update", {"texts": [text], "labels": ["spam"]})[0] == 200
+    assert server.post("/forget", {"texts": [text], "labels": ["spam"]})[0] == 200
+    status, out = server.post("/predict", {"texts": [text]})
+    assert status == 200
+    served = out["predictions"][0]["probabilities"]["spam"]
+    on_disk = Path(text_model).read_bytes()
+    for killed in (False, True):
+        if killed:
+            server.kill()
+        assert main(argv) == 0
+        got = capsys.readouterr()
+        assert got.out != before and got.err == ""
+        assert got.out.startswith(f"spam (P = {served:.4f}"), (got.out, served)
+        assert Path(text_model).read_bytes() == on_disk  # read, not folded
+    assert J.pending_updates(text_model) == 4
+    # without the journal's updates only where asked: info describes the file
+    assert main(["info", text_model, "--top", "0"]) == 0
+    assert "journal: 4 update(s) acknowledged by a server" in capsys.readouterr().out
 
 
 def test_a_second_server_refuses_to_start(text_model: str, start: Any) -> None:
@@ -502,3 +533,58 @@ def test_a_worker_killed_after_replacing_the_model_in_a_fold(tmp_path: Any) -> N
     assert [r["rows"] for r in b.catch_up()] == [[[3, 3, 3]]]
     b.close()
     c.close()
+
+
+def test_a_table_model_read_from_the_command_line_has_its_journaled_rows(
+    tmp_path: Path, start: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows a server learnt (a GaussianNB's /update) are in what ``nbayes sample``,
+    ``plot`` and ``predict`` load after a kill -9; a journal of another model file, or an
+    update that no longer applies, leaves the file as it is, with a warning that says
+    so."""
+    import numpy as np
+
+    import nbayes
+    from nbayes.cli._common import load_model
+    from nbayes.serve.inputs import ApiError
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40, 2)), (np.arange(40) % 2).tolist()
+    path = str(tmp_path / "gauss.nbayes")
+    nbayes.save(nbayes.GaussianNB().fit(X, y), path)
+    server = start(path)
+    rows = [[5.0, 5.0], [5.5, 4.5], [6.0, 5.0]]
+    assert server.post("/update", {"rows": rows, "labels": [1, 1, 1]})[0] == 200
+    status, out = server.post("/predict", {"rows": [[5.0, 5.0]]})
+    want = out["predictions"][0]["probabilities"]
+    server.kill()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning: the journal applies
+        model = load_model(path)
+    got = model.predict_proba(np.array([[5.0, 5.0]]))[0]
+    assert got.tolist() == [want["0"], want["1"]]
+    assert model.class_count_.tolist() == [20.0, 23.0]
+    assert nbayes.load(path).class_count_.tolist() == [20.0, 20.0]  # the file as it was
+
+    def refused(model: Any, records: Any) -> None:
+        raise ApiError(422, "rows: no longer applies", "rows")
+
+    monkeypatch.setattr("nbayes.cli._served.replay_into", refused)
+    with pytest.warns(UserWarning, match="do not apply to it .rows: no longer applies"):
+        model = load_model(path)
+    assert model.class_count_.tolist() == [20.0, 20.0]
+    monkeypatch.undo()
+    nbayes.save(nbayes.GaussianNB().fit(X[:30], y[:30]), path)  # another file, same journal
+    with pytest.warns(UserWarning, match="what this command reads lacks them"):
+        model = load_model(path)
+    assert model.class_count_.tolist() == [15.0, 15.0]
+
+
+def test_the_command_line_s_journal_path_is_the_service_s(tmp_path: Path) -> None:
+    from nbayes.cli._served import journal_beside
+
+    model = tmp_path / "m.nbayes"
+    model.write_bytes(b"")
+    link = tmp_path / "link.nbayes"
+    link.symlink_to(model)
+    assert journal_beside(str(link)) == J.journal_path(str(link)) == str(model) + ".journal"

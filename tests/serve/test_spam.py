@@ -4,6 +4,7 @@ raw messages (with the token where one is set); ``/info`` says it is a spam filt
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -251,3 +252,56 @@ def test_a_starting_server_waits_for_a_registration(tmp_path: Path, start: Any) 
     assert holder.wait(timeout=60) == 0
     holder.stdout.close()
     assert server.get("/health")[0] == 200
+
+
+def test_the_command_line_reads_a_served_filter_as_its_server_holds_it(
+    tmp_path: Path, start: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    """``nbayes filter``, ``explain`` and ``eval`` read the model file without the
+    messages its server had learnt and forgotten through /update and /forget (journaled,
+    not folded yet; or a server killed): another verdict than the server's, and no word.
+    They now count the journaled messages in, the scorer's and the whole filter's (which
+    scores after the first messages) alike; the file is not changed."""
+    import base64
+
+    import nbayes.cli._scoring
+    from nbayes.cli import main
+
+    path = _model(tmp_path)
+    probe = b"Subject: zqxv deal\n\nzqxv blorpt wibble offer"
+    mail = tmp_path / "probe.eml"
+    mail.write_bytes(probe)
+    main(["filter", path, str(mail)])  # (the exit status of one message is its verdict)
+    before = capsys.readouterr().out
+    server = start(path)
+    encoded = base64.b64encode(probe).decode()
+    assert server.post("/update", {"messages": [encoded] * 4, "labels": ["spam"] * 4})[0] == 200
+    assert server.post("/forget", {"messages": [encoded], "labels": ["spam"]})[0] == 200
+    status, want = server.request("POST", "/filter", raw=probe, headers=RFC822)
+    assert status == 200 and want["verdict"] == "spam"
+    line = f"{want['verdict']} {want['spamicity']:.6f} {mail}\n"
+    status = {"spam": 0, "ham": 1, "unsure": 2}[want["verdict"]]
+    assert line != before
+    on_disk = Path(path).read_bytes()
+    folder = tmp_path / "mail"
+    for label in ("ham", "spam"):
+        (folder / label).mkdir(parents=True)
+        (folder / label / "probe.eml").write_bytes(probe)
+    for killed in (False, True):
+        if killed:
+            server.kill()
+        assert main(["filter", path, str(mail)]) == status
+        assert capsys.readouterr() == (line, "")
+        with monkeypatch.context() as m:  # the whole filter from the first message
+            m.setattr(nbayes.cli._scoring, "WHOLE_AFTER", 0)
+            assert main(["filter", path, str(mail), "--jobs", "1"]) == status
+        assert capsys.readouterr() == (line, "")
+        assert main(["explain", path, str(mail)]) == 0
+        first = capsys.readouterr().out.splitlines()[0]
+        assert first.startswith(f"{want['verdict']} (spamicity {want['spamicity']:.6f}, "
+                                f"log-odds {want['log_odds']:.2f})")  # fmt: skip
+        assert main(["eval", path, str(folder), "--json"]) == 0
+        got = json.loads(capsys.readouterr().out)
+        assert (got["n_ham"], got["n_spam"]) == (1, 1)
+        assert got["spam_caught"] == (want["verdict"] == "spam")
+        assert Path(path).read_bytes() == on_disk

@@ -203,17 +203,19 @@ def flag_errors(flags: Iterable[str]) -> Iterator[None]:
 # ------------------------------------------------------------------------- models
 
 
-def load_model(path: str, journal_warning: bool = True) -> Any:
-    """Load a model file (ModelFileError explains any problem); with
-    ``journal_warning``, a warning names the updates a server acknowledged that the file
-    lacks (:func:`journal_lag`)."""
+def load_model(path: str, journaled: bool = True) -> Any:
+    """Load a model file (ModelFileError explains any problem); ``journaled``: with the
+    updates a server acknowledged that the file lacks, as the server holds the model
+    (:func:`nbayes.cli._served.read_served`); else the file as it is."""
     from nbayes.io.persist import load
 
     if not os.path.exists(path):
         raise CLIError(f"No model file {path!r}: train one first with `nbayes train`.")
-    if journal_warning:
-        warn_of_journal(path)
-    return load(path)
+    if not journaled:
+        return load(path)
+    from nbayes.cli._served import read_served, replay_into
+
+    return read_served(path, lambda: load(path), replay_into)
 
 
 def journal_lag(path: str) -> str | None:
@@ -244,17 +246,6 @@ def journal_lag(path: str) -> str | None:
         "replays them at its start, and a change from the command line (`nbayes update`; "
         "`nbayes filter MODEL --fold` for a spam filter) writes them in first"
     )
-
-
-def warn_of_journal(path: str) -> None:
-    """Warn when the model file ``path`` lacks updates a server acknowledged: a command
-    that reads the file (predict, eval, explain, sample, plot) answered from it silently
-    stale after a server's kill -9."""
-    import warnings
-
-    lag = journal_lag(path)
-    if lag is not None:
-        warnings.warn(f"{path}: {lag}; what this command reads lacks them.", stacklevel=2)
 
 
 def column_names(model: Any) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from nbayes.cli._common import UI, CLIError, load_model, warn_of_journal
+from nbayes.cli._common import UI, CLIError, load_model
 from nbayes.cli._guarded import guarded_write
 
 T = TypeVar("T")
@@ -25,11 +25,12 @@ __all__ = [
 ]
 
 
-def load_for_prediction(path: str, journal_warning: bool = True) -> Any:
+def load_for_prediction(path: str, journaled: bool = True) -> Any:
     """A model file ready to predict: for a TextClassifier its scorer
     (:func:`nbayes.load_scorer`: numpy only, no estimator, no scikit-learn), for
     any other model the estimator (:func:`load_model`). Both predict and explain alike.
-    ``journal_warning``: warn of the updates a server acknowledged that the file lacks."""
+    ``journaled``: with the updates a server acknowledged that the file lacks (a
+    TextClassifier's estimator then, which learns them: its scorer cannot)."""
     from nbayes.exceptions import ModelFileError
     from nbayes.io.persist import load_scorer, model_type
 
@@ -41,11 +42,23 @@ def load_for_prediction(path: str, journal_warning: bool = True) -> Any:
             scorer = load_scorer(path)
     except ModelFileError:
         pass  # the full load reports the problem in its own words
-    if scorer is None:
-        return load_model(path, journal_warning)
-    if journal_warning:
-        warn_of_journal(path)
+    if scorer is None or (journaled and _journaled_updates(path)):
+        return load_model(path, journaled)
     return scorer
+
+
+def _journaled_updates(path: str) -> bool:
+    """Whether a server journaled updates beside ``path`` (that the file may lack)."""
+    from nbayes.cli._served import journal_beside
+
+    if not os.path.exists(journal_beside(path)):
+        return False
+    from nbayes.serve.journal import pending_updates
+
+    try:
+        return pending_updates(path) > 0
+    except OSError:
+        return True  # (the full load says it cannot read it)
 
 
 def _input_paths(inputs: Iterable[str]) -> Iterator[tuple[str, bool]]:

@@ -67,12 +67,13 @@ class Verdicts:
     def __call__(self, raw: Any) -> Any:
         self.seen += 1
         if self.seen == self.whole_at:
+            from nbayes.cli._served import read_served, replay_into
             from nbayes.exceptions import ModelFileError
             from nbayes.io.persist import load
             from nbayes.spam import SpamFilter
 
-            try:
-                whole = load(self.path)
+            try:  # (a served model's: with its server's journaled updates, as the scorer)
+                whole = read_served(self.path, lambda: load(self.path), replay_into)
             except (OSError, ModelFileError):
                 whole = None
             self.whole = whole if isinstance(whole, SpamFilter) else None

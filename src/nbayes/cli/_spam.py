@@ -599,10 +599,10 @@ def eval_spam(args: argparse.Namespace, ui: UI) -> int:
     """``nbayes eval MODEL MAILDATA``: ham lost, spam caught, passed and unsure."""
     from nbayes.cli._cutoffs import for_this_run, given
     from nbayes.cli._scoring import Verdicts, mail_bytes
-    from nbayes.io.serializers.spam_scorer import load_spam_scorer
+    from nbayes.cli._served import served_spam_scorer
     from nbayes.spam import spam_cutoffs_at_ham_loss, verdict_report
 
-    scorer = load_spam_scorer(args.model)
+    scorer = served_spam_scorer(args.model)
     assert scorer is not None  # is_spam_model said so
     for_this_run(args, scorer.filter)
     n_jobs = args.jobs if args.jobs is not None else -1  # (-1: every usable core)
@@ -701,9 +701,9 @@ def explain_spam(args: argparse.Namespace, ui: UI, paint: Any) -> int:
     """``nbayes explain MODEL MESSAGE``: the verdict, then the clues (each token's f(w),
     its ham and spam counts, and its side in the combination), strongest first
     (``Clues.lines``, as a notebook shows them too)."""
-    from nbayes.io.serializers.spam_scorer import load_spam_scorer
+    from nbayes.cli._served import served_spam_scorer
 
-    scorer = load_spam_scorer(args.model)
+    scorer = served_spam_scorer(args.model)
     assert scorer is not None
     for line in scorer.clues(_read_message(args.text, ui)).lines(args.top, paint):
         ui.print(line)

@@ -339,7 +339,9 @@ def _run(args: argparse.Namespace, ui: Any) -> int:
     # and unchanged since, see nbayes.io._modelfile.verified)
     finish = open_spam_scorer(args.model, cached_check=True)
     raw = b"" if args.mail else _stdin(ui)
-    scorer = finish()
+    from nbayes.cli._served import served_spam_scorer
+
+    scorer = served_spam_scorer(args.model, finish)  # (a served model: as its server has it)
     if scorer is None:
         raise CLIError(_not_spam(args.model))
     from nbayes.cli._cutoffs import for_this_run, given

@@ -231,7 +231,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
             f"`nbayes explain {args.model} TEXT` gives a text model's evidence word by word."
         )
     # a TextClassifier's scorer (no scikit-learn); what the file lacks is said below
-    model = load_for_prediction(args.model, journal_warning=False)
+    model = load_for_prediction(args.model, journaled=False)
     metadata, _ = read_metadata(args.model)
     text = is_text_model(model)
     est = model

@@ -55,6 +55,7 @@ __all__ = [
     "JournalError",
     "file_digest",
     "journal_path",
+    "journaled_updates",
     "locked",
     "pending_updates",
     "recover",
@@ -188,18 +189,29 @@ def serving_record(model_path: str) -> dict[str, Any] | None:
 
 def pending_updates(model_path: str) -> int:
     """How many updates the model's journal holds that the model file lacks (0 without a
-    journal, or with one of another model file)."""
+    journal; all of them with one of another model file)."""
+    return len(journaled_updates(model_path)[0])
+
+
+def journaled_updates(model_path: str) -> tuple[list[dict[str, Any]], bool]:
+    """The ``update`` and ``forget`` records of the model's journal that the model file
+    lacks, in order (a record a crash cut short, never acknowledged, is not one), and
+    whether they apply to the file: False when the journal belongs to another model file
+    (then every update record it holds), or was replaced by a fold while it was read
+    (read the model file and this again), or is damaged. Reads without a lock, as a
+    running server appends. ``([], True)`` without a journal or an update in it (no
+    digest computed). OSError if the journal cannot be read."""
     try:
         with open(journal_path(model_path), "rb") as f:
             records, _ = _parse(f.read())
     except FileNotFoundError:
-        return 0
+        return [], True
     if not any(map(_is_update, records)):  # (no digest of the model file to compute)
-        return 0
-    start = _start_of(records, file_digest(model_path))
+        return [], True
+    start = _start_of(records, file_digest(model_path))  # (None without a base record)
     if start is None:
-        return sum(map(_is_update, records))
-    return sum(map(_is_update, records[start + 1 :]))
+        return [r for r in records if _is_update(r)], False
+    return [r for r in records[start + 1 :] if _is_update(r)], True
 
 
 def recover(model_path: str, journal_path: str | None = None) -> tuple[str, int]:

@@ -32,11 +32,13 @@ import numpy as np
 
 from nbayes.serve.inputs import ApiError, TableSpec, labels_of, messages_of, texts_of
 from nbayes.serve.journal import Journal, JournalBehind, file_digest, frame
+from nbayes.serve.replay import REFUSALS as _REFUSALS
+from nbayes.serve.replay import apply_record
+from nbayes.serve.replay import is_spam as _is_spam
+from nbayes.serve.replay import is_text as _is_text
 
 log = logging.getLogger("nbayes.serve")
 
-#: errors of the library that refuse a request's data (422), not a fault of the server
-_REFUSALS = (ValueError, TypeError, ArithmeticError)
 #: the longest pause between attempts of a fold that keeps failing, in seconds
 _FOLD_RETRY_MAX = 300.0
 
@@ -338,29 +340,7 @@ class ModelState:
         """Apply a journal record (or a request in its form) to the estimator."""
         if self.estimator is None:
             self.estimator = self._load_estimator()
-        field = "texts" if self.text else "rows"
-        if self.spam and "messages" in record:  # (raw messages, base64)
-            X: Any = messages_of(record)
-            field = "messages"
-        elif self.text:
-            X = texts_of(record, "texts")
-        else:
-            assert self.table is not None
-            X = self.table.rows(record, "rows")
-        n = len(X)
-        y = labels_of(record, n, self.classes)
-        if n == 0:
-            return 0
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                if record["op"] == "forget":
-                    self.estimator.unlearn(X, y)
-                else:
-                    self.estimator.update(X, y)
-        except _REFUSALS as exc:
-            raise ApiError(422, f"{field}: {exc}", field) from None
-        return n
+        return apply_record(self.estimator, record, self.table)
 
     # ---------------------------------------------------------------- folding
     def fold_due(self) -> bool:
@@ -511,20 +491,6 @@ def _check_servable(model: Any) -> None:
             "for TextClassifier, SpamFilter and the table models (posteriors, evidence, update, "
             "forget). Predict with it through `nbayes predict MODEL` or the Python API."
         )
-
-
-def _is_text(model: Any) -> bool:
-    from nbayes import TextClassifier
-
-    return isinstance(model, TextClassifier) or _is_spam(model)
-
-
-def _is_spam(model: Any) -> bool:
-    """A spam filter: its texts are raw messages, its answers verdicts and clues."""
-    import sys
-
-    module = sys.modules.get("nbayes.spam._filter")  # not imported: no SpamFilter exists
-    return module is not None and isinstance(model, module.SpamFilter)
 
 
 def _file_hyperparameters(path: str) -> dict[str, Any]:

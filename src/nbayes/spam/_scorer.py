@@ -110,15 +110,38 @@ class SpamScorer:
         self.n_ham = n_ham
         self.n_spam = n_spam
 
+    def add_pending(self, more: PendingCounts) -> None:
+        """Count ``more`` messages too, as the pending ones (their deltas may be negative:
+        messages forgotten). ``nbayes filter`` and the other readers of a served model add
+        the updates its server journaled and the file lacks."""
+        ham, spam = dict(self._pending_ham), dict(self._pending_spam)
+        more_ham, more_spam = more.deltas()
+        for mine, theirs in ((ham, more_ham), (spam, more_spam)):
+            for token, n in theirs.items():
+                mine[token] = mine.get(token, 0) + n
+        self._pending_ham, self._pending_spam = ham, spam
+        n_ham, n_spam = more.counts()
+        self.n_ham, self.n_spam = self.n_ham + n_ham, self.n_spam + n_spam
+        self._totals = None
+
     def __len__(self) -> int:
         return len(self._hashes) + self._new_tokens()
 
     def _new_tokens(self) -> int:
-        """The pending tokens the file does not hold."""
-        pending = set(self._pending_ham).union(self._pending_spam)
+        """The rows the pending messages add to the file's: the tokens the file does not
+        hold, less the file's that they forget to no message at all."""
+        more_ham, more_spam = self._pending_ham, self._pending_spam
+        pending = set(more_ham).union(more_spam)
         if not pending:
             return 0
-        return len(pending) - len(self._lookup_file(list(pending))[0])
+        found, g_col, b_col = self._lookup_file(list(pending))
+        held = set(found)
+        new = sum(more_ham.get(t, 0) + more_spam.get(t, 0) > 0 for t in pending - held)
+        gone = sum(
+            g + more_ham.get(t, 0) == 0 and b + more_spam.get(t, 0) == 0
+            for t, g, b in zip(found, g_col, b_col, strict=True)
+        )
+        return new - gone
 
     def _sums(self) -> tuple[int, int, int]:
         """The columns' totals and the number of rows (the Naive Bayes posterior's

@@ -1,0 +1,131 @@
+"""Journaled updates applied to a model loaded from a file that lacks them.
+
+A server journals every update before it acknowledges it, and writes them into the model
+file only at its next fold (:mod:`nbayes.serve.journal`). It replays the journal at its
+start (:class:`~nbayes.serve.state.ModelState`); the commands that read a served model
+(``nbayes predict``, ``eval``, ``explain``, ``filter``, ``sample``, ``plot``) replay it
+too, in memory, so that they answer as the server does: before its next fold, and after
+it was killed. The file is not changed.
+
+A model is replayed into by :func:`apply_record`, the server's own step; the scorer of a
+spam filter (which has no table to update) takes the updates as counts,
+:class:`JournaledCounts`, as it takes the messages registered since the file was written.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from nbayes.serve.inputs import ApiError, TableSpec, labels_of, messages_of, texts_of
+
+__all__ = ["JournaledCounts", "REFUSALS", "apply_record", "is_spam", "is_text", "replay"]
+
+#: errors of the library that refuse a request's data (422), not a fault of the server
+REFUSALS = (ValueError, TypeError, ArithmeticError)
+
+
+def is_spam(model: Any) -> bool:
+    """A spam filter: its texts are raw messages, its answers verdicts and clues."""
+    import sys
+
+    module = sys.modules.get("nbayes.spam._filter")  # not imported: no SpamFilter exists
+    return module is not None and isinstance(model, module.SpamFilter)
+
+
+def is_text(model: Any) -> bool:
+    """A model of documents (a TextClassifier, a spam filter): records hold texts."""
+    from nbayes import TextClassifier
+
+    return isinstance(model, TextClassifier) or is_spam(model)
+
+
+def apply_record(estimator: Any, record: dict[str, Any], table: TableSpec | None = None) -> int:
+    """Apply a journal record (or a request in its form: ``{"op": "update" | "forget",
+    "texts" | "messages" | "rows": [...], "labels": [...]}``) to ``estimator``; the number
+    of examples. ``table``: the rows' reading of a table model (made of it if not given).
+
+    Raises
+    ------
+    ApiError
+        422 for data the model refuses (all or nothing: the model is unchanged).
+    """
+    field = "texts"
+    if is_spam(estimator) and "messages" in record:  # (raw messages, base64)
+        X: Any = messages_of(record)
+        field = "messages"
+    elif is_text(estimator):
+        X = texts_of(record, "texts")
+    else:
+        field = "rows"
+        X = (table or TableSpec(estimator)).rows(record, "rows")
+    n = len(X)
+    y = labels_of(record, n, np.asarray(estimator.classes_))
+    if n == 0:
+        return 0
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if record["op"] == "forget":
+                estimator.unlearn(X, y)
+            else:
+                estimator.update(X, y)
+    except REFUSALS as exc:
+        raise ApiError(422, f"{field}: {exc}", field) from None
+    return n
+
+
+def replay(estimator: Any, records: list[dict[str, Any]]) -> int:
+    """Apply ``records`` in order (:func:`apply_record`); the number of examples.
+    ApiError (422) naming the record that no longer applies."""
+    table = None if is_text(estimator) else TableSpec(estimator)
+    n = 0
+    for i, record in enumerate(records):
+        try:
+            n += apply_record(estimator, record, table)
+        except ApiError as exc:
+            raise ApiError(422, f"journaled update {i + 1}: {exc}", exc.field) from None
+    return n
+
+
+class JournaledCounts:
+    """Journaled updates of a spam filter as counts (the pending counts a
+    :class:`~nbayes.spam.SpamScorer` adds, ``add_pending``): in how many of the messages
+    each token is, per class, a forgotten message counting -1; read with the filter's
+    own tokens, so that the scorer gives the verdicts of the filter the server holds.
+
+    Raises
+    ------
+    ApiError
+        422 for a record that is not one of a spam filter's updates.
+    """
+
+    def __init__(self, spam_filter: Any, records: list[dict[str, Any]]) -> None:
+        ham_label, spam_label = spam_filter.labels
+        classes = np.asarray(spam_filter.labels)
+        self._ham: Counter[str] = Counter()
+        self._spam: Counter[str] = Counter()
+        self._n = [0, 0]
+        for record in records:
+            X: list[Any] = messages_of(record) if "messages" in record else texts_of(record)
+            y = labels_of(record, len(X), classes).tolist()
+            sign = -1 if record.get("op") == "forget" else 1
+            for message, label in zip(X, y, strict=True):
+                if label not in (ham_label, spam_label):
+                    raise ApiError(422, f"labels: {label!r} is not a label of this filter")
+                is_spam_ = label == spam_label
+                counts = self._spam if is_spam_ else self._ham
+                for token in spam_filter.tokenize(message):
+                    counts[token] += sign
+                self._n[is_spam_] += sign
+
+    def deltas(self) -> tuple[Counter[str], Counter[str]]:
+        """How many more ham and spam messages each token is in."""
+        return self._ham, self._spam
+
+    def counts(self) -> tuple[int, int]:
+        """How many more ham and spam messages there are."""
+        return self._n[0], self._n[1]
