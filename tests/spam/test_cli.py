@@ -566,7 +566,20 @@ def test_other_arguments_are_left_to_argparse(argv: list[str]) -> None:
     assert command._quick(argv) is None
 
 
-def test_the_filter_imports_neither_numpy_nor_scikit_learn(model: Path) -> None:
+@pytest.mark.parametrize("journaled", [False, True])
+def test_the_filter_imports_neither_numpy_nor_scikit_learn(model: Path, journaled: bool) -> None:
+    """Also for a served model whose server journaled updates the file lacks: the verdict
+    counts them (nbayes.serve.replay), without numpy or argparse."""
+    import base64
+
+    from nbayes.serve import journal as J
+
+    if journaled:  # a server's journal: the file's base, a message learnt as ham
+        update = {"op": "update", "messages": [base64.b64encode(SPAM_MESSAGE).decode()],
+                  "labels": ["ham"]}  # fmt: skip
+        Path(J.journal_path(str(model))).write_bytes(
+            J.frame({"op": "base", "sha256": J.file_digest(str(model))}) + J.frame(update) * 9
+        )
     code = (
         "import sys\n"
         "from nbayes.cli import main\n"
@@ -578,7 +591,8 @@ def test_the_filter_imports_neither_numpy_nor_scikit_learn(model: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-c", code], input=SPAM_MESSAGE, capture_output=True, timeout=120
     )
-    assert proc.stdout.decode().splitlines()[-1] == "0 []", proc.stderr
+    # nine times learnt as ham: the journal's verdict, not the file's
+    assert proc.stdout.decode().splitlines()[-1] == ("1 []" if journaled else "0 []"), proc.stderr
 
 
 def test_registrations_import_neither_the_service_nor_scikit_learn(model: Path) -> None:

@@ -45,9 +45,6 @@ def read_served(path: str, read: Callable[[], T], add: Callable[[T, list[Any]], 
     journal, only ``read()``. The journal and the file are read until a fold did not
     replace the file in between (the updates of one file applied to another would be
     lost or counted twice)."""
-    from nbayes.cli._common import journal_lag
-    from nbayes.serve.inputs import ApiError
-
     if not os.path.exists(journal_beside(path)):  # (no server ever journaled an update)
         return read()
     from nbayes.serve.journal import journal_path, journaled_updates
@@ -65,11 +62,17 @@ def read_served(path: str, read: Callable[[], T], add: Callable[[T, list[Any]], 
     if not records:
         return model
     if not applies:  # (another file's journal: a server refuses to start with it)
+        from nbayes.cli._common import journal_lag
+
         _warn(path, journal_lag(path) or f"{len(records):,} update(s) journaled for another file")
         return model
     try:
         add(model, records)
-    except ApiError as exc:  # (the model as the file has it: not half of the updates)
+    except Exception as exc:  # (the model as the file has it: not half of the updates)
+        from nbayes.serve.inputs import ApiError
+
+        if not isinstance(exc, (ApiError, ValueError, KeyError, TypeError)):
+            raise
         _warn(path, f"the updates a server journaled in {journal_path(path)} do not apply "
                     f"to it ({exc})")  # fmt: skip
         return read()

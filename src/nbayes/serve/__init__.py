@@ -19,13 +19,12 @@ See docs/serve.md. The CLI wires the subcommand with :func:`add_arguments` and
 
 from __future__ import annotations
 
-import argparse
 import os
 from typing import TYPE_CHECKING
 
-from nbayes._flags import count_type, seconds_type, size_type
-
 if TYPE_CHECKING:
+    import argparse
+
     from nbayes.serve.server import HandOver
 
 __all__ = ["add_arguments", "main", "run"]
@@ -33,6 +32,9 @@ __all__ = ["add_arguments", "main", "run"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``nbayes serve`` (the CLI's subcommand and ``python -m``)."""
+    from nbayes._flags import count_type, seconds_type, size_type  # (not for the journal's
+
+    # readers: `nbayes filter` of a served model imports nbayes.serve.journal, not argparse)
     parser.add_argument("model", metavar="MODEL", help="model file (updated in place)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1)")  # fmt: skip
@@ -113,6 +115,8 @@ def run(
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m nbayes.serve MODEL ...``"""
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="nbayes serve", description="Serve a model over HTTP (docs/serve.md)."
     )

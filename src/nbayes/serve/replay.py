@@ -9,18 +9,18 @@ it was killed. The file is not changed.
 
 A model is replayed into by :func:`apply_record`, the server's own step; the scorer of a
 spam filter (which has no table to update) takes the updates as counts,
-:class:`JournaledCounts`, as it takes the messages registered since the file was written.
+:class:`JournaledCounts`, as it takes the messages registered since the file was written
+(without numpy: ``nbayes filter``'s verdict path imports none).
 """
 
 from __future__ import annotations
 
 import warnings
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from nbayes.serve.inputs import ApiError, TableSpec, labels_of, messages_of, texts_of
+if TYPE_CHECKING:
+    from nbayes.serve.inputs import TableSpec
 
 __all__ = ["JournaledCounts", "REFUSALS", "apply_record", "is_spam", "is_text", "replay"]
 
@@ -53,6 +53,10 @@ def apply_record(estimator: Any, record: dict[str, Any], table: TableSpec | None
     ApiError
         422 for data the model refuses (all or nothing: the model is unchanged).
     """
+    import numpy as np
+
+    from nbayes.serve.inputs import ApiError, TableSpec, labels_of, messages_of, texts_of
+
     field = "texts"
     if is_spam(estimator) and "messages" in record:  # (raw messages, base64)
         X: Any = messages_of(record)
@@ -81,6 +85,8 @@ def apply_record(estimator: Any, record: dict[str, Any], table: TableSpec | None
 def replay(estimator: Any, records: list[dict[str, Any]]) -> int:
     """Apply ``records`` in order (:func:`apply_record`); the number of examples.
     ApiError (422) naming the record that no longer applies."""
+    from nbayes.serve.inputs import ApiError, TableSpec
+
     table = None if is_text(estimator) else TableSpec(estimator)
     n = 0
     for i, record in enumerate(records):
@@ -99,23 +105,32 @@ class JournaledCounts:
 
     Raises
     ------
-    ApiError
-        422 for a record that is not one of a spam filter's updates.
+    ValueError
+        For a record that is not one of a spam filter's updates (the server checked each
+        one before it journaled it).
     """
 
     def __init__(self, spam_filter: Any, records: list[dict[str, Any]]) -> None:
+        import base64
+
         ham_label, spam_label = spam_filter.labels
-        classes = np.asarray(spam_filter.labels)
         self._ham: Counter[str] = Counter()
         self._spam: Counter[str] = Counter()
         self._n = [0, 0]
-        for record in records:
-            X: list[Any] = messages_of(record) if "messages" in record else texts_of(record)
-            y = labels_of(record, len(X), classes).tolist()
+        for i, record in enumerate(records):
+            if "messages" in record:  # (raw messages, base64: as /update decoded them)
+                X: list[Any] = [base64.b64decode(m, validate=True) for m in record["messages"]]
+            else:
+                X = list(record["texts"])
+            labels = record.get("labels")
+            if (
+                not isinstance(labels, list)
+                or len(labels) != len(X)
+                or not set(labels) <= {ham_label, spam_label}
+            ):
+                raise ValueError(f"journaled update {i + 1} is not one of this spam filter's")
             sign = -1 if record.get("op") == "forget" else 1
-            for message, label in zip(X, y, strict=True):
-                if label not in (ham_label, spam_label):
-                    raise ApiError(422, f"labels: {label!r} is not a label of this filter")
+            for message, label in zip(X, labels, strict=True):
                 is_spam_ = label == spam_label
                 counts = self._spam if is_spam_ else self._ham
                 for token in spam_filter.tokenize(message):
