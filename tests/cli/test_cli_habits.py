@@ -445,3 +445,23 @@ def test_hyperparameter_flags_are_refused_by_the_estimator_with_the_flag_named(
     args = [a.format(data=texts_csv, out=tmp_path / "o.nbayes") for a in argv]
     code, _, err = run(capsys, *args)
     assert code in (1, 2) and fragment in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_command_s_options_before_its_name_are_its_own(
+    capsys: pytest.CaptureFixture[str], text_model: Path
+) -> None:
+    """``nbayes -q predict ...`` and bogofilter's habit of flags first (``nbayes
+    --spam-cutoff 0.95 filter MODEL``) were refused ("unrecognized arguments: -q",
+    "invalid choice: '0.95'"), a delivery's filter with status 2, its "unsure"."""
+    assert run(capsys, "predict", text_model, "--text", "free cash prize", "-q") == run(
+        capsys, "-q", "predict", text_model, "--text", "free cash prize"
+    )
+    code, out, err = run(capsys, "--top", "0", "info", text_model)
+    assert code == 0 and out.startswith(f"file: {text_model}"), err
+    # errors are still the command's, with its status (filter: 3, never its "unsure")
+    assert main(["--spam-cutoff", "1.5", "filter", str(text_model)]) == 3
+    assert "--spam-cutoff: must be from 0 to 1" in capsys.readouterr().err
+    assert main(["--bogus", "info", str(text_model)]) == 2
+    assert "unrecognized arguments: --bogus (see `nbayes info -h`)" in capsys.readouterr().err
+    assert main(["--version", "info"]) == 0  # the top-level's own options stay its own
+    assert capsys.readouterr().out.startswith("nbayes ")

@@ -82,6 +82,26 @@ def _command_of(argv: Sequence[str]) -> str | None:
     return None
 
 
+def _command_first(argv: list[str]) -> list[str]:
+    """``argv`` with the command's name first: the options a user gives before it
+    (``nbayes -q train ...``, ``nbayes --spam-cutoff 0.95 filter MODEL``, bogofilter's
+    habit of flags first) are the command's, as the top-level takes none but ``-h`` and
+    ``--version``: read as ``nbayes train -q ...``. They were refused ("invalid choice:
+    '0.95'"), and a delivery's ``filter`` exited 2, its "unsure".
+
+    >>> _command_first(["--spam-cutoff", "0.95", "filter", "m"])
+    ['filter', '--spam-cutoff', '0.95', 'm']
+    >>> _command_first(["--version", "train"]), _command_first(["x", "--", "filter"])
+    (['--version', 'train'], ['x', '--', 'filter'])
+    """
+    for i, arg in enumerate(argv):
+        if arg == "--" or arg in ("--version", "-h", "--help"):
+            return argv
+        if arg in _SUMMARIES:
+            return argv if i == 0 else [arg, *argv[:i], *argv[i + 1 :]]
+    return argv
+
+
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
     if isinstance(exc, KeyError) and exc.args:
@@ -107,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     program = argv is None  # the process ends when this returns
     interrupts = Interrupts(sys.stderr)
-    args = sys.argv[1:] if argv is None else list(argv)
+    args = _command_first(sys.argv[1:] if argv is None else list(argv))
     try:
         interrupts.install(program)  # (a signal in it: reported below, as any other)
         if _command_of(args) == "filter":  # a mail delivery agent's: lean, exit 3 on errors
