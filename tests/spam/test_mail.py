@@ -979,7 +979,14 @@ def test_a_text_without_a_head_keeps_its_words_whatever_its_first_line(text: str
         assert {t for t in tokens if ":" in t and not t.startswith("bi:")} == {
             t for t in plain if ":" in t and not t.startswith("bi:")
         } | ({":-)"} if text.startswith(":-)") else set())
-    # a postmark with a head after it is still a postmark, a field still a field
-    mbox = TOK(b"From ann@example.com Mon Jan  1 00:00:00 2024\nSubject: six\n\nhello there\n")
-    assert "subject:six" in mbox and "hello" in mbox and "ann@example.com" not in mbox
+    # a postmark with a head after it is still a postmark, a field still a field; also
+    # with lines ending in a lone CR (old Macs' mail), and a postmark of an empty head
+    postmark = b"From ann@example.com Mon Jan  1 00:00:00 2024"
+    for eol in (b"\n", b"\r\n", b"\r"):
+        mbox = TOK(eol.join([postmark, b"Subject: six", b"", b"hello there", b""]))
+        assert "subject:six" in mbox and "hello" in mbox and "ann@example.com" not in mbox
+        stray = TOK(eol.join([b" stray", b"Subject: six", b"", b"hello there", b""]))
+        assert "subject:six" in stray and "hello" in stray
+    assert TOK(postmark + b"\n\nhello there\n") >= {"hello", "there"}
+    assert not {"ann@example.com", "jan", "2024"} & TOK(postmark + b"\n\nhello there\n")
     assert "subject:lunch" in TOK("Subject: lunch\n\nat six")

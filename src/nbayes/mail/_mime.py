@@ -276,30 +276,33 @@ MAX_CONTAINERS = 256
 
 def _headless(data: bytes) -> bool:
     """Whether ``data`` has no head though it starts with a line the parser reads one
-    into: an mbox postmark (``From ...``), a line starting with a space or a tab (a
-    field's continuation), or with a colon (a field of no name), and no header field
-    among the lines the parser would take for the head. Text such as "From tomorrow on,
-    ...", " ok" or ":-)" lost its words: the parser's head swallowed them. (A text whose
-    first line is none of these is read as a body already; one whose first line is a
-    field, ``Re: lunch``, has a head; so has a postmark or a stray continuation line
-    before fields.)
+    into: a line starting with "From " that is no mbox postmark (``From sender date``:
+    one is read as before), a space or a tab (a field's continuation), or a colon (a
+    field of no name), and no header field after such lines. Text such as "From
+    tomorrow on, ...", " ok" or ":-)" lost its words: the parser's head swallowed them.
+    (A text whose first line is none of these is read as a body already; one whose first
+    line is a field, ``Re: lunch``, has a head; so has a stray continuation line before
+    fields.) Lines end in LF, CRLF or a lone CR, as the parser reads them.
 
     >>> [_headless(t) for t in (b"From tomorrow on, no", b" ok\\nfine", b":-) see you",
-    ...  b"From a@b Mon Jan 1 2024\\nSubject: hi\\n\\nx", b" odd\\nSubject: hi\\n\\nx",
-    ...  b"Subject: hi", b"hello", b"\\nhi")]
-    [True, True, True, False, False, False, False, False]
+    ...  b"From a@b Mon Jan 1 10:00:00 2024\\nSubject: hi\\n\\nx", b" odd\\nSubject: hi\\n\\nx",
+    ...  b"Subject: hi", b"hello", b"\\nhi", b"From a@b Mon Jan 1 10:00:00 2024\\n\\nx",
+    ...  b" odd\\rSubject: hi\\r\\rx")]
+    [True, True, True, False, False, False, False, False, False, False]
     """
     if data[:1] not in (b" ", b"\t", b":") and not data.startswith(b"From "):
         return False
-    pos, n = 0, len(data)
-    while pos < n:  # the lines the feed parser reads as the head (its headerRE)
-        if _HEAD_FIELD.match(data, pos):
-            return False
-        if data[pos : pos + 1] not in (b" ", b"\t", b":") and not data.startswith(b"From ", pos):
-            return True
-        nl = data.find(b"\n", pos)
-        pos = n if nl < 0 else nl + 1
-    return True
+    if _POSTMARK.match(data):
+        return False
+    end = _HEADISH_LINES.match(data).end()  # type: ignore[union-attr]  # (it matches "")
+    return _HEAD_FIELD.match(data, end) is None
+
+
+# an mbox postmark: "From sender" and a date with a time and a year
+_POSTMARK = re.compile(rb"From \S+ [^\r\n]*\d:\d\d[^\r\n]*\d{4}")
+# the lines the feed parser takes for a head's that are no field: "From " lines,
+# continuations (a space or a tab first), fields of no name (a colon first)
+_HEADISH_LINES = re.compile(rb"(?:(?:From |[ \t:])[^\r\n]*(?:\r\n|\r|\n|\Z))*")
 
 
 def _full_parse(data: bytes) -> Message:
