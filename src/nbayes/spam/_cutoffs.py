@@ -144,9 +144,9 @@ def choose_cutoffs(
 
 def _cutoff_between(low: float, high: float) -> float | None:
     """A cutoff whose log-odds lies in ``(low, high]``, midway if a cutoff expresses it;
-    else the greatest cutoff below 1 if that one lies there; else None (near 1, cutoffs
-    are too coarse to part some log-odds). A spam cutoff there calls spam what scores
-    above ``low``, and no more.
+    else the greatest cutoff below 1, or the least above ``low``, if one lies there; else
+    None (near 1, cutoffs are too coarse to part some log-odds). A spam cutoff there
+    calls spam what scores above ``low``, and no more.
 
     >>> round(logit(_cutoff_between(1.0, 3.0)), 12), _cutoff_between(2.0, 400.0) < 1.0
     (2.0, True)
@@ -155,8 +155,10 @@ def _cutoff_between(low: float, high: float) -> float | None:
         cut = _cutoff_above(low + (high - low) / 2)
         if logit(cut) <= high:
             return cut
-    top = math.nextafter(1.0, 0.0)
-    return top if low < logit(top) <= high else None
+    for cut in (math.nextafter(1.0, 0.0), _cutoff_above(low)):
+        if low < logit(cut) <= high:
+            return cut
+    return None
 
 
 def _spam_cutoff(ham: Sequence[float], spam: Sequence[float], threshold: float) -> float:
@@ -184,8 +186,10 @@ def _cutoff_under(low: float, high: float) -> float | None:
         cut = _cutoff_below(low + (high - low) / 2)
         if logit(cut) >= low:
             return cut
-    bottom = math.nextafter(0.0, 1.0)
-    return bottom if low <= logit(bottom) < high else None
+    for cut in (math.nextafter(0.0, 1.0), _cutoff_below(high)):
+        if low <= logit(cut) < high:
+            return cut
+    return None
 
 
 def _ham_cutoff(ham: Sequence[float], spam: Sequence[float], k: int) -> float:
@@ -224,7 +228,7 @@ def cutoffs_of_scores(
     ham_cut = min(_ham_cutoff(ham, spam, k_spam), spam_cut)
     lo_ham, lo_spam = logit(ham_cut), logit(spam_cut)
     lost = sum(z >= lo_spam for z in ham)
-    passed = sum(z <= lo_ham for z in spam)
+    passed = sum(z <= lo_ham and z < lo_spam for z in spam)  # (a verdict asks spam first)
     unsure = sum(lo_ham < z < lo_spam for z in ham + spam)
     return CutoffChoice(
         ham_cut, spam_cut, lost / len(ham), passed / len(spam), unsure / (len(ham) + len(spam))
