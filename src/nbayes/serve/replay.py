@@ -22,7 +22,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from nbayes.serve.inputs import TableSpec
 
-__all__ = ["JournaledCounts", "REFUSALS", "apply_record", "is_spam", "is_text", "replay"]
+__all__ = [
+    "JournaledCounts",
+    "REFUSALS",
+    "apply_record",
+    "is_spam",
+    "is_text",
+    "replay",
+    "token_sets",
+]
 
 #: errors of the library that refuse a request's data (422), not a fault of the server
 REFUSALS = (ValueError, TypeError, ArithmeticError)
@@ -58,8 +66,11 @@ def apply_record(estimator: Any, record: dict[str, Any], table: TableSpec | None
     from nbayes.serve.inputs import ApiError, TableSpec, labels_of, messages_of, texts_of
 
     field = "texts"
-    if is_spam(estimator) and "messages" in record:  # (raw messages, base64)
-        X: Any = messages_of(record)
+    if is_spam(estimator) and "sets" in record:  # (the tokens the server read: as they are)
+        field = "messages" if "messages" in record else "texts"
+        X: Any = token_sets(record)
+    elif is_spam(estimator) and "messages" in record:  # (raw messages, base64)
+        X = messages_of(record)
         field = "messages"
     elif is_text(estimator):
         X = texts_of(record, "texts")
@@ -97,6 +108,17 @@ def replay(estimator: Any, records: list[dict[str, Any]]) -> int:
     return n
 
 
+def token_sets(record: dict[str, Any]) -> list[frozenset[str]]:
+    """A spam filter's record's ``sets``: the tokens of each message, as the server read
+    them (a list of lists of str). ValueError for anything else."""
+    sets = record.get("sets")
+    if not isinstance(sets, list) or not all(
+        isinstance(s, list) and all(isinstance(t, str) for t in s) for s in sets
+    ):
+        raise ValueError("a journaled update's 'sets' are not lists of tokens")
+    return [frozenset(s) for s in sets]
+
+
 class JournaledCounts:
     """Journaled updates of a spam filter as counts (the pending counts a
     :class:`~nbayes.spam.SpamScorer` adds, ``add_pending``): in how many of the messages
@@ -118,8 +140,10 @@ class JournaledCounts:
         self._spam: Counter[str] = Counter()
         self._n = [0, 0]
         for i, record in enumerate(records):
-            if "messages" in record:  # (raw messages, base64: as /update decoded them)
-                X: list[Any] = [base64.b64decode(m, validate=True) for m in record["messages"]]
+            if "sets" in record:  # (the tokens the server read: no tokenizing again)
+                X: list[Any] = token_sets(record)
+            elif "messages" in record:  # (raw messages, base64: as /update decoded them)
+                X = [base64.b64decode(m, validate=True) for m in record["messages"]]
             else:
                 X = list(record["texts"])
             labels = record.get("labels")
@@ -133,8 +157,8 @@ class JournaledCounts:
             for message, label in zip(X, labels, strict=True):
                 is_spam_ = label == spam_label
                 counts = self._spam if is_spam_ else self._ham
-                for token in spam_filter.tokenize(message):
-                    counts[token] += sign
+                tokens = spam_filter.tokenize(message)  # (a set of tokens: as it is)
+                (counts.update if sign > 0 else counts.subtract)(tokens)
                 self._n[is_spam_] += sign
 
     def deltas(self) -> tuple[Counter[str], Counter[str]]:

@@ -268,7 +268,9 @@ class ModelState:
             self._check_classes(op, y)
             if self.spam and op == "update":  # (one learnt before this check may be forgotten)
                 self._check_not_empty(X, field)
-            record = {"op": op, field: plain, "labels": body.get("labels")}
+            record: dict[str, Any] = {"op": op, field: plain, "labels": body.get("labels")}
+            if self.spam:  # its tokens too: a reader of the journal needs no tokenizing
+                record["sets"] = self._token_sets(X, field)
             try:
                 data = frame(record)  # what the journal will hold, made before applying
             except ValueError as exc:
@@ -312,6 +314,17 @@ class ModelState:
                     "nothing was changed",
                     f"{field}[{i}]",
                 )
+
+    def _token_sets(self, messages: list[Any], field: str) -> list[list[str]]:
+        """A spam filter's tokens of each message, sorted (what it learns or forgets of
+        them: the journal's record holds them, :func:`nbayes.serve.replay.apply_record`
+        learns them as they are, and a reader counts them, without tokenizing again)."""
+        if self.estimator is None:
+            self.estimator = self._load_estimator()
+        try:
+            return [sorted(self.estimator.tokenize(m)) for m in messages]
+        except _REFUSALS as exc:
+            raise ApiError(422, f"{field}: {exc}", field) from None
 
     def _check_classes(self, op: str, labels: np.ndarray) -> None:
         """422 naming ``labels[i]`` for a label the model cannot take: a spam filter
