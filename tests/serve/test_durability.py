@@ -397,6 +397,47 @@ def test_recover_cuts_a_torn_record(tmp_path: Any) -> None:
     j.close()
 
 
+def test_a_journal_damaged_before_its_end_is_not_cut_as_a_crash_s_record(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A byte flipped in the middle of a journal (a bad disk, a copy gone wrong): the
+    server cut everything from there on as a record a crash had torn, losing acknowledged
+    updates without a word, and readers applied the records before it. A writer cuts a
+    torn record before it appends, so bytes after one are damage: the server refuses to
+    start, `nbayes update` to change the model, and readers read the file as it is, each
+    saying so; the journal is left as it is."""
+    from nbayes.cli import main
+    from nbayes.cli._common import load_model
+
+    model = str(tmp_path / "m.nbayes")
+    _write_model(model, 0)
+    digest, _ = J.recover(model)
+    j = J.Journal(model, digest)
+    with j.writing():
+        for k in range(3):
+            j.append({"op": "update", "rows": [[k, 2, 3]], "labels": [0]})
+    j.close()
+    path = model + ".journal"
+    data = bytearray(Path(path).read_bytes())
+    data[len(data) // 2] ^= 0xFF  # inside the second update's JSON
+    Path(path).write_bytes(data)
+    with pytest.raises(J.JournalError, match=r"damaged at byte [\d,]+ \(\d+ bytes after"):
+        J.recover(model)
+    assert Path(path).read_bytes() == data
+    with pytest.warns(UserWarning, match="damaged at byte"):
+        loaded = load_model(model)
+    assert loaded.class_count_.tolist() == nbayes.load(model).class_count_.tolist()
+    rows = tmp_path / "more.csv"
+    rows.write_text("x0,x1,x2,label\n1,2,3,0\n")
+    capsys.readouterr()
+    assert main(["update", model, str(rows)]) == 1
+    assert "is damaged at byte" in capsys.readouterr().err
+    assert main(["info", model]) == 0
+    assert "is damaged at byte" in capsys.readouterr().out
+    assert Path(path).read_bytes() == data
+    # a record a crash cut short is still cut, as before (test_recover_cuts_a_torn_record)
+
+
 @pytest.mark.parametrize("stop_after", ["save", "fold record", "replace", "done"])
 def test_a_fold_stopped_at_any_step_recovers(tmp_path: Any, stop_after: str) -> None:
     """Replays the fold of :meth:`Journal.fold` step by step, as if killed after each."""

@@ -65,6 +65,8 @@ def _fold_journal(path: str, lock: Any, ui: UI) -> None:
         n = pending_updates(path)
     except OSError as exc:
         raise CLIError(f"Cannot read the journal beside {path!r} ({exc}).") from None
+    except JournalError as exc:
+        raise CLIError(f"{exc} (`nbayes update` changes nothing until then.)") from None
     if n == 0:
         return
     from nbayes.serve.state import ModelState

@@ -53,11 +53,11 @@ def _journaled_updates(path: str) -> bool:
 
     if not os.path.exists(journal_beside(path)):
         return False
-    from nbayes.serve.journal import pending_updates
+    from nbayes.serve.journal import JournalError, pending_updates
 
     try:
         return pending_updates(path) > 0
-    except OSError:
+    except (OSError, JournalError):
         return True  # (the full load says it cannot read it)
 
 

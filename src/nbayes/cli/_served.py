@@ -47,12 +47,15 @@ def read_served(path: str, read: Callable[[], T], add: Callable[[T, list[Any]], 
     lost or counted twice)."""
     if not os.path.exists(journal_beside(path)):  # (no server ever journaled an update)
         return read()
-    from nbayes.serve.journal import journal_path, journaled_updates
+    from nbayes.serve.journal import JournalError, journal_path, journaled_updates
 
     for _ in range(5):
         before = _identity(path)
         try:
             records, applies = journaled_updates(path)
+        except JournalError as exc:  # (damaged: its updates cannot all be read)
+            _warn(path, str(exc).rstrip("."))
+            return read()
         except OSError as exc:
             _warn(path, f"{journal_path(path)} cannot be read ({exc})")
             return read()

@@ -14,7 +14,7 @@ import struct
 import zlib
 from typing import Any
 
-__all__ = ["FRAME", "frame", "parse"]
+__all__ = ["FRAME", "damaged_after", "frame", "parse"]
 
 FRAME = struct.Struct("<II")
 #: a record larger than this is corruption, not a request (bodies are limited far below)
@@ -60,3 +60,21 @@ def parse(data: bytes, start: int = 0) -> tuple[list[dict[str, Any]], list[int]]
         ends.append(end)
         pos = end
     return records, ends
+
+
+def damaged_after(data: bytes, end: int) -> bool:
+    """Whether ``data`` after its intact records (up to ``end``) holds more than one record
+    cut short: a record whose length fits in ``data`` with bytes after it. A writer cuts
+    a record its predecessor was killed writing before it appends, so such bytes are
+    damage (a bad disk, a copy gone wrong), and the records after it are lost to
+    :func:`parse`, not records that were never written. (Damage to a record's length
+    can pass for a record cut short: a checksum of the length would tell.)
+
+    >>> data = frame({"op": "base"}) + frame({"op": "learn"}) + frame({"op": "learn"})
+    >>> damaged_after(data[:30], 21), damaged_after(data[:31] + b"x" + data[32:], 21)
+    (False, True)
+    """
+    if len(data) - end < FRAME.size:
+        return False
+    length, _ = FRAME.unpack_from(data, end)
+    return end + FRAME.size + length < len(data)

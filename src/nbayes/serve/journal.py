@@ -46,6 +46,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from nbayes.io._durable import fsync_directory, keep_owner
+from nbayes.io._records import damaged_after
 from nbayes.io._records import frame as _frame
 from nbayes.io._records import parse as _parse
 
@@ -193,19 +194,37 @@ def pending_updates(model_path: str) -> int:
     return len(journaled_updates(model_path)[0])
 
 
+def _check_intact(path: str, data: bytes, ends: list[int], model_path: str) -> None:
+    """JournalError if ``data`` (the journal at ``path``) is damaged after its intact
+    records: its acknowledged updates after that point cannot be read, and cutting them
+    off as a crash's record would lose them without a word."""
+    end = ends[-1] if ends else 0
+    if damaged_after(data, end):
+        raise JournalError(
+            f"The journal {path!r} is damaged at byte {end:,} ({len(data) - end:,} bytes "
+            "after its last intact record: more than a record a crash cut short); the "
+            "acknowledged updates after that byte cannot be read. Keep a copy of it, then "
+            f"restore it, or move it away to serve {model_path!r} as it is (those updates "
+            "are then lost)."
+        )
+
+
 def journaled_updates(model_path: str) -> tuple[list[dict[str, Any]], bool]:
     """The ``update`` and ``forget`` records of the model's journal that the model file
     lacks, in order (a record a crash cut short, never acknowledged, is not one), and
     whether they apply to the file: False when the journal belongs to another model file
     (then every update record it holds), or was replaced by a fold while it was read
-    (read the model file and this again), or is damaged. Reads without a lock, as a
-    running server appends. ``([], True)`` without a journal or an update in it (no
-    digest computed). OSError if the journal cannot be read."""
+    (read the model file and this again), or has no base record. Reads without a lock,
+    as a running server appends. ``([], True)`` without a journal or an update in it (no
+    digest computed). OSError if the journal cannot be read, JournalError if it is
+    damaged (:func:`_check_intact`)."""
     try:
         with open(journal_path(model_path), "rb") as f:
-            records, _ = _parse(f.read())
+            data = f.read()
     except FileNotFoundError:
         return [], True
+    records, ends = _parse(data)
+    _check_intact(journal_path(model_path), data, ends, model_path)
     if not any(map(_is_update, records)):  # (no digest of the model file to compute)
         return [], True
     start = _start_of(records, file_digest(model_path))  # (None without a base record)
@@ -247,6 +266,7 @@ def recover(model_path: str, journal_path: str | None = None) -> tuple[str, int]
         with open(path, "rb") as f:
             data = f.read()
     records, ends = _parse(data)
+    _check_intact(path, data, ends, model_path)
     if not records and len(data) < 256:
         # no journal, or an empty one (created by a lock before any record), or one
         # whose base record a crash cut short: it never held an update
