@@ -1,0 +1,109 @@
+"""Bulk scoring of the SpamAssassin corpus (``classify_many``, raw bytes in), the Python
+code of an earlier revision against the working tree's, in interleaved runs.
+
+Each side is a copy of ``src/nbayes`` (the revision's from ``git archive``, the working
+tree's as it is) with the compiled extensions of the installed package beside it, imported
+by ``python -S`` (the editable install's import hook left out): so compare revisions whose
+C++ is the same (``git diff REV -- src/native`` empty). The model is trained once on the
+whole corpus with the working tree's code.
+
+Usage::
+
+    python benchmarks/bench_bulk_ab.py --old 2a3392d --jobs 2 --runs 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_spam import find_corpus  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+RUN = r"""
+import sys, time
+sys.path[:0] = [sys.argv[1], sys.argv[2]]
+from pathlib import Path
+import nbayes
+from nbayes.spam import classify_many
+from nbayes.mail._tokenizer import _forget_memos
+root = Path(sys.argv[3])
+raw = [p.read_bytes() for d in ("ham", "spam") for p in sorted((root / d).iterdir())]
+model = nbayes.load(sys.argv[4])
+_forget_memos()
+t0 = time.perf_counter()
+n = sum(1 for _ in classify_many(model, raw, n_jobs=int(sys.argv[5])))
+print(n / (time.perf_counter() - t0))
+"""
+
+
+def _package(src: Path | None, rev: str | None, into: Path) -> Path:
+    """A copy of ``src/nbayes`` (the working tree's, or ``rev``'s) with the installed
+    package's compiled extensions."""
+    from nbayes import _mail_native, _native
+
+    into.mkdir(parents=True)
+    if rev is None:
+        assert src is not None
+        shutil.copytree(src, into / "nbayes")
+    else:
+        tar = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", rev, "src/nbayes"], capture_output=True, check=True
+        ).stdout
+        with tarfile.open(fileobj=io.BytesIO(tar)) as t:
+            t.extractall(into / "_rev", filter="data")
+        shutil.move(str(into / "_rev" / "src" / "nbayes"), str(into / "nbayes"))
+    for ext in (_native, _mail_native):
+        assert ext.__file__ is not None
+        shutil.copy2(ext.__file__, into / "nbayes" / Path(ext.__file__).name)
+    return into
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--old", required=True, help="the earlier revision (git)")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    import nbayes
+    from nbayes.spam import SpamFilter
+
+    corpus = find_corpus()
+    site = next(p for p in sys.path if p.endswith("site-packages"))  # (the dependencies)
+    with tempfile.TemporaryDirectory(prefix="bulk-ab-") as tmp:
+        old = _package(None, args.old, Path(tmp) / "old")
+        new = _package(ROOT / "src" / "nbayes", None, Path(tmp) / "new")
+        model = Path(tmp) / "corpus.nbayes"
+        from nbayes.mail import iter_classes
+
+        nbayes.save(SpamFilter().fit_stream(iter_classes(corpus)), model)
+        rates: dict[str, list[float]] = {"old": [], "new": []}
+        for _ in range(args.runs):
+            for name, pkg in (("old", old), ("new", new)):
+                out = subprocess.run(
+                    [sys.executable, "-S", "-c", RUN, str(pkg), site, str(corpus), str(model),
+                     str(args.jobs)],
+                    capture_output=True, text=True, check=True,
+                )  # fmt: skip
+                rates[name].append(float(out.stdout.split()[-1]))
+    for name, r in rates.items():
+        print(
+            f"{name}: {', '.join(f'{x:,.0f}' for x in r)} msg/s; median {statistics.median(r):,.0f}"
+        )
+    pairs = [n / o for n, o in zip(rates["new"], rates["old"], strict=True)]
+    print(
+        f"new / old, median of the pairs: {statistics.median(pairs):.3f}x ({args.jobs} process(es))"
+    )
+
+
+if __name__ == "__main__":
+    main()
