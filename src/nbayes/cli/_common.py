@@ -238,13 +238,14 @@ def journal_lag(path: str) -> str | None:
         return (
             f"{n:,} update(s) acknowledged by the running server (pid {server['pid']}, "
             f"{server.get('url', '?')}) are not in the file yet: the server writes them in at "
-            "its next fold, or when it stops"
+            "its next fold, or when it stops (the commands that read the model count them)"
         )
     return (
         f"{n:,} update(s) acknowledged by a server that stopped without writing them into the "
         f"file (kill -9, a crash) are in {journal}, not in the file: `nbayes serve {path}` "
-        "replays them at its start, and a change from the command line (`nbayes update`; "
-        "`nbayes filter MODEL --fold` for a spam filter) writes them in first"
+        "replays them at its start, the commands that read the model count them, and a "
+        "change from the command line (`nbayes update`; `nbayes filter MODEL --fold` for a "
+        "spam filter) writes them in first"
     )
 
 

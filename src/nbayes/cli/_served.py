@@ -64,10 +64,13 @@ def read_served(path: str, read: Callable[[], T], add: Callable[[T, list[Any]], 
             break
     if not records:
         return model
-    if not applies:  # (another file's journal: a server refuses to start with it)
-        from nbayes.cli._common import journal_lag
-
-        _warn(path, journal_lag(path) or f"{len(records):,} update(s) journaled for another file")
+    if not applies:  # (another file's journal: a server refuses to start with it too)
+        _warn(
+            path,
+            f"{journal_path(path)} holds {len(records):,} update(s) a server journaled for "
+            "another model file (the file was replaced since): restore the file they were "
+            "journaled for, or move the journal away",
+        )
         return model
     try:
         add(model, records)
