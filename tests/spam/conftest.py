@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import io
+import sys
 from pathlib import Path
 
 import pytest
 
 import nbayes
+from nbayes.cli import main
 from nbayes.spam import SpamFilter
 
 
@@ -19,3 +22,17 @@ def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("model") / "spam.nbayes"
     nbayes.save(f, path)
     return path
+
+
+def run(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    *argv: object,
+    stdin: bytes = b"",
+) -> tuple[int, str, str]:
+    """``nbayes ARGV`` in this process, ``stdin`` on its standard input: the exit status,
+    standard output and standard error."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err

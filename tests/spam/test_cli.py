@@ -23,6 +23,8 @@ import nbayes
 from nbayes.cli import main
 from nbayes.spam import SpamFilter
 
+from .conftest import run
+
 HAM = [
     ("Lunch tomorrow", "Are we still meeting for lunch tomorrow at the usual place?"),
     ("Quarterly report", "The quarterly report is attached, please review the figures."),
@@ -72,10 +74,7 @@ def filter_(
     *argv: Any,
     stdin: bytes = b"",
 ) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
-    code = main(["filter", *(str(a) for a in argv)])
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run(capsys, monkeypatch, "filter", *argv, stdin=stdin)
 
 
 def counts(path: Path) -> tuple[int, int]:

@@ -6,18 +6,17 @@ about a token (bogoutil's ``-w``)."""
 
 from __future__ import annotations
 
-import io
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import nbayes
-from nbayes.cli import main
 from nbayes.cli.filter import _quick
 from nbayes.spam import SpamFilter
+
+from .conftest import run
 
 SPAM = b"Subject: offer win\n\ncheap cash offer pills now"
 HAM = b"Subject: minutes\n\nproject meeting notes"
@@ -28,18 +27,6 @@ def model(saved: Path, tmp_path: Path) -> Path:
     path = tmp_path / "spam.nbayes"
     shutil.copyfile(saved, path)
     return path
-
-
-def run(
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    *argv: object,
-    stdin: bytes = b"",
-) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def spamicity(path: Path, raw: bytes) -> float:
