@@ -48,16 +48,17 @@ def load_for_prediction(path: str, journaled: bool = True) -> Any:
 
 
 def _journaled_updates(path: str) -> bool:
-    """Whether a server journaled updates beside ``path`` (that the file may lack)."""
+    """Whether a server journaled updates beside ``path`` (that the file may lack: the
+    full load reads which, hashing the file once)."""
     from nbayes.cli._served import journal_beside
 
     if not os.path.exists(journal_beside(path)):
         return False
-    from nbayes.serve.journal import JournalError, pending_updates
+    from nbayes.serve.journal import holds_updates
 
     try:
-        return pending_updates(path) > 0
-    except (OSError, JournalError):
+        return holds_updates(path)
+    except OSError:
         return True  # (the full load says it cannot read it)
 
 

@@ -55,6 +55,7 @@ __all__ = [
     "JournalBehind",
     "JournalError",
     "file_digest",
+    "holds_updates",
     "journal_path",
     "journaled_updates",
     "locked",
@@ -186,6 +187,18 @@ def serving_record(model_path: str) -> dict[str, Any] | None:
         return None
     found = [r for r in records if r.get("op") == "serving"]
     return found[-1] if found else None
+
+
+def holds_updates(model_path: str) -> bool:
+    """Whether the model's journal holds an ``update`` or ``forget`` record, whichever
+    file it applies to (no digest of the model file computed: :func:`journaled_updates`
+    says which the file lacks). OSError if it cannot be read."""
+    try:
+        with open(journal_path(model_path), "rb") as f:
+            records, _ = _parse(f.read())
+    except FileNotFoundError:
+        return False
+    return any(map(_is_update, records))
 
 
 def pending_updates(model_path: str) -> int:
