@@ -397,15 +397,18 @@ def test_recover_cuts_a_torn_record(tmp_path: Any) -> None:
     j.close()
 
 
+@pytest.mark.parametrize("where", ["payload", "length"])
 def test_a_journal_damaged_before_its_end_is_not_cut_as_a_crash_s_record(
-    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+    tmp_path: Any, capsys: pytest.CaptureFixture[str], where: str
 ) -> None:
     """A byte flipped in the middle of a journal (a bad disk, a copy gone wrong): the
     server cut everything from there on as a record a crash had torn, losing acknowledged
     updates without a word, and readers applied the records before it. A writer cuts a
     torn record before it appends, so bytes after one are damage: the server refuses to
     start, `nbayes update` to change the model, and readers read the file as it is, each
-    saying so; the journal is left as it is."""
+    saying so; the journal is left as it is. A damaged length, read as longer than what
+    is left, passed for a torn record: an intact record after it tells."""
+    from nbayes.io._records import parse
     from nbayes.cli import main
     from nbayes.cli._common import load_model
 
@@ -419,7 +422,10 @@ def test_a_journal_damaged_before_its_end_is_not_cut_as_a_crash_s_record(
     j.close()
     path = model + ".journal"
     data = bytearray(Path(path).read_bytes())
-    data[len(data) // 2] ^= 0xFF  # inside the second update's JSON
+    if where == "payload":
+        data[len(data) // 2] ^= 0xFF  # inside the second update's JSON
+    else:
+        data[parse(bytes(data))[1][-3] + 2] ^= 0x40  # the middle update's length
     Path(path).write_bytes(data)
     with pytest.raises(J.JournalError, match=r"damaged at byte [\d,]+ \(\d+ bytes after"):
         J.recover(model)

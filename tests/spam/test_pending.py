@@ -252,12 +252,18 @@ def test_a_model_copied_over_starts_without_the_log(path: Path, saved: Path) -> 
     assert pending.pending_counts(path) == (0, 1) and nbayes.load(path).table_.n_spam == 3
 
 
-def test_damage_before_the_last_record_is_refused_not_cut(path: Path) -> None:
+@pytest.mark.parametrize("where", ["payload", "length"])
+def test_damage_before_the_last_record_is_refused_not_cut(path: Path, where: str) -> None:
+    from nbayes.io._records import parse
+
     for i in range(3):
         register(path, [b"Subject: %d\n\ncheap pills" % i], spam=True)
     log = Path(pending.pending_path(path))
     data = bytearray(log.read_bytes())
-    data[len(data) // 2] ^= 0xFF  # (a flipped bit in the middle record)
+    if where == "payload":
+        data[len(data) // 2] ^= 0xFF  # (a flipped bit in the middle record)
+    else:  # the middle record's length, read as longer than what is left
+        data[parse(bytes(data))[1][-3] + 2] ^= 0x40
     log.write_bytes(bytes(data))
     with pytest.raises(ModelFileError, match=r"damaged at byte .* move it away"):
         nbayes.load(path)

@@ -64,17 +64,35 @@ def parse(data: bytes, start: int = 0) -> tuple[list[dict[str, Any]], list[int]]
 
 def damaged_after(data: bytes, end: int) -> bool:
     """Whether ``data`` after its intact records (up to ``end``) holds more than one record
-    cut short: a record whose length fits in ``data`` with bytes after it. A writer cuts
-    a record its predecessor was killed writing before it appends, so such bytes are
-    damage (a bad disk, a copy gone wrong), and the records after it are lost to
-    :func:`parse`, not records that were never written. (Damage to a record's length
-    can pass for a record cut short: a checksum of the length would tell.)
+    cut short. A writer cuts a record its predecessor was killed writing before it
+    appends, so the bytes after the last intact record are at most the start of one
+    record; anything else is damage (a bad disk, a copy gone wrong), and the records after
+    it are lost to :func:`parse`, not records that were never written. Two tells: the
+    record's length fits in ``data`` with bytes after it, or an intact record starts
+    further on (a damaged length that reads as longer than what is left).
 
     >>> data = frame({"op": "base"}) + frame({"op": "learn"}) + frame({"op": "learn"})
     >>> damaged_after(data[:30], 21), damaged_after(data[:31] + b"x" + data[32:], 21)
     (False, True)
+    >>> damaged_after(data[:21] + b"\\xff\\xff\\xff\\x7f" + data[25:], 21)  # (the length)
+    True
     """
     if len(data) - end < FRAME.size:
         return False
     length, _ = FRAME.unpack_from(data, end)
-    return end + FRAME.size + length < len(data)
+    if end + FRAME.size + length < len(data):
+        return True
+    return _intact_record_from(data, end + 1)
+
+
+def _intact_record_from(data: bytes, start: int) -> bool:
+    """Whether an intact record starts at or after ``start``: a frame whose payload (a
+    JSON object, so it starts with ``{``) fits in ``data`` and matches its checksum."""
+    pos = data.find(b"{", start + FRAME.size)
+    while pos != -1:
+        head = pos - FRAME.size
+        length, crc = FRAME.unpack_from(data, head)
+        if 0 < length <= len(data) - pos and zlib.crc32(data[pos : pos + length]) == crc:
+            return True
+        pos = data.find(b"{", pos + 1)
+    return False

@@ -54,7 +54,7 @@ from itertools import chain
 from typing import Any
 
 from nbayes.exceptions import ModelFileError
-from nbayes.io._records import FRAME, frame, parse
+from nbayes.io._records import damaged_after, frame, parse
 
 __all__ = [
     "FOLD_BYTES",
@@ -180,10 +180,8 @@ def _parse_log(path: str, data: bytes) -> tuple[list[dict[str, Any]], list[int]]
     before the last is damage, refused (every registration after it would be lost)."""
     records, ends = parse(data)
     end = ends[-1] if ends else 0
-    if end + FRAME.size <= len(data):
-        (length, _) = FRAME.unpack_from(data, end)
-        if end + FRAME.size + length < len(data):
-            raise _bad(path, f"is damaged at byte {end:,} (before its last record)")
+    if damaged_after(data, end):
+        raise _bad(path, f"is damaged at byte {end:,} (before its last record)")
     return records, ends
 
 
