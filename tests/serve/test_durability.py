@@ -408,9 +408,9 @@ def test_a_journal_damaged_before_its_end_is_not_cut_as_a_crash_s_record(
     start, `nbayes update` to change the model, and readers read the file as it is, each
     saying so; the journal is left as it is. A damaged length, read as longer than what
     is left, passed for a torn record: an intact record after it tells."""
-    from nbayes.io._records import parse
     from nbayes.cli import main
     from nbayes.cli._common import load_model
+    from nbayes.io._records import parse
 
     model = str(tmp_path / "m.nbayes")
     _write_model(model, 0)
