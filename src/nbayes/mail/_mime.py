@@ -116,11 +116,59 @@ def _parse_bytes(data: bytes) -> Message:
     set as the payload (what the full parse gives, at a fraction of its cost: the feed
     parser splits the whole body into lines), a multipart message of one level split at
     its boundary lines (:func:`_simple_multipart`); anything unusual takes the full
-    parse."""
+    parse. A head of more than :data:`MAX_HEAD_LINES` lines is read up to there."""
+    data, cut = _cut_long_head(data)
+    msg = _parse_cut(data)
+    if cut:
+        msg.defects.append(TooManyHeadLinesDefect())
+    return msg
+
+
+#: Lines of a message's top-level head past which the rest of the head is dropped
+#: (:class:`TooManyHeadLinesDefect`): 10 MB of header lines took 2.6 s to read, in one
+#: call that Python's other threads wait for (``nbayes serve``'s ``/health`` included).
+#: The SpamAssassin corpus' longest head has 411 lines (126 fields).
+MAX_HEAD_LINES = 4000
+
+
+class TooManyHeadLinesDefect(MessageDefect):
+    """A top-level head of more than :data:`MAX_HEAD_LINES` lines: the lines after those
+    are dropped up to the blank line that ends the head; the body is read as it is."""
+
+
+def _cut_long_head(data: bytes) -> tuple[bytes, bool]:
+    """``data`` without the lines of its head after the first :data:`MAX_HEAD_LINES`, up to
+    the head's end (its first line that is neither a field nor a continuation: the blank
+    line, LF or CRLF), and whether any were dropped.
+
+    >>> _cut_long_head(b"A: 1\\nB: 2\\n\\nbody")
+    (b'A: 1\\nB: 2\\n\\nbody', False)
+    >>> data, cut = _cut_long_head(b"X: y\\n" * (MAX_HEAD_LINES + 5) + b"\\nbody")
+    >>> cut, data.count(b"X: y"), data.endswith(b"X: y\\n\\nbody")
+    (True, 4000, True)
+    """
+    start = data.find(b"\n") if data.startswith(b"From ") else 0  # (an mbox postmark)
+    m = _NON_HEAD_LINE.search(data, max(start, 0))
+    end = len(data) if m is None else m.start()
+    if data.count(b"\n", 0, end) <= MAX_HEAD_LINES:
+        return data, False
+    cut = start
+    for _ in range(MAX_HEAD_LINES):
+        cut = data.find(b"\n", cut + 1)
+    return data[: cut + 1] + data[end + 1 :], True
+
+
+#: a line that ends a head: neither a field (``Name:``) nor a continuation
+_NON_HEAD_LINE = re.compile(rb"\n(?![!-9;-~]+:|[ \t])")
+
+
+def _parse_cut(data: bytes) -> Message:
     if _too_many_parts(data):  # (hostile: a million parts took 13 s to parse)
         return _as_text(data, TooManyPartsDefect())
-    if _headless(data):  # all of it is the body, as for any text without a head
-        body = _full_parse(b"\n" + data)
+    if _headless(data):  # all of it is the body, as for any text without a head (what
+        # the feed parser makes of it after an empty head, without reading it line by line)
+        body = Message()
+        body.set_payload(data.decode("ascii", "surrogateescape"))
         body.defects.append(email.errors.MissingHeaderBodySeparatorDefect())
         return body
     data = _cut_long_fields(data)
@@ -294,15 +342,15 @@ def _headless(data: bytes) -> bool:
         return False
     if _POSTMARK.match(data):
         return False
-    end = _HEADISH_LINES.match(data).end()  # type: ignore[union-attr]  # (it matches "")
-    return _HEAD_FIELD.match(data, end) is None
+    m = _NOT_HEADISH.search(data)  # (the line after the head-ish ones)
+    return _HEAD_FIELD.match(data, len(data) if m is None else m.end()) is None
 
 
 # an mbox postmark: "From sender" and a date with a time and a year
 _POSTMARK = re.compile(rb"From \S+ [^\r\n]*\d:\d\d[^\r\n]*\d{4}")
-# the lines the feed parser takes for a head's that are no field: "From " lines,
-# continuations (a space or a tab first), fields of no name (a colon first)
-_HEADISH_LINES = re.compile(rb"(?:(?:From |[ \t:])[^\r\n]*(?:\r\n|\r|\n|\Z))*")
+# the line break before the first line the feed parser takes for no part of a head: not
+# a "From " line, a continuation (a space or a tab first) or a field of no name (a colon)
+_NOT_HEADISH = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?!From |[ \t:])")
 
 
 def _full_parse(data: bytes) -> Message:
