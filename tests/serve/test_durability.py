@@ -636,3 +636,34 @@ def test_the_command_line_s_journal_path_is_the_service_s(tmp_path: Path) -> Non
     link = tmp_path / "link.nbayes"
     link.symlink_to(model)
     assert journal_beside(str(link)) == J.journal_path(str(link)) == str(model) + ".journal"
+
+
+def test_a_journal_removed_while_served_is_written_again(text_model: str) -> None:
+    """An operator's rm of MODEL.journal while served: every write and fold failed (500,
+    a traceback a second in the log) and the acknowledged updates in it were lost at the
+    next start. The server holds the removed file open: it writes it again from there."""
+    from nbayes.serve.state import ModelState
+
+    before = nbayes.load(text_model).class_count_.copy()
+    digest, _ = J.recover(text_model)
+    a = ModelState(text_model, digest, fold_every=1000)
+    b = ModelState(text_model, digest, fold_every=1000)  # (a second worker)
+    for k in range(2):
+        a.write("update", {"texts": [f"before {k}"], "labels": ["spam"]})
+    os.remove(text_model + ".journal")
+    b.write("update", {"texts": ["after"], "labels": ["ham"]})  # b restores it
+    a.write("update", {"texts": ["after a"], "labels": ["ham"]})
+    b.refresh()
+    probe = ["before", "after a"]
+    assert (b.model.predict_proba(probe) == a.model.predict_proba(probe)).all()
+    records, applies = J.journaled_updates(text_model)
+    assert applies and [r["texts"] for r in records] == [
+        ["before 0"],
+        ["before 1"],
+        ["after"],
+        ["after a"],
+    ]
+    a.close()
+    b.close()
+    assert J.recover(text_model)[1] == 0  # folded: every update in the file
+    assert (nbayes.load(text_model).class_count_ - before).tolist() == [2, 2]

@@ -165,3 +165,35 @@ def test_a_client_that_goes_away_mid_body_is_no_server_error(text_model: str, st
     _, text = server.get("/metrics")
     assert 'status="500"' not in text
     assert "Traceback" not in server.stderr and "failed" not in server.stderr
+
+
+def test_a_write_of_more_examples_than_max_update_is_refused_whole(
+    text_model: str, start: Any
+) -> None:
+    """A write is never stopped half way and every read waits for it: one /update of
+    180,000 mails held every /filter of a spam filter for 13 s (a trial's). --max-update
+    bounds the examples of one write; a refused write changes nothing."""
+    server = start(text_model, "--max-update", "3")
+    _, before = server.get("/info")
+    status, body = server.post("/update", {"texts": ["a", "b", "c", "d"], "labels": ["ham"] * 4})
+    assert status == 422 and body["limit"] == "--max-update" and body["field"] == "texts"
+    assert "4 in one request" in body["error"] and "at most 3" in body["error"]
+    status, body = server.post("/forget", {"texts": ["a"] * 4, "labels": ["ham"] * 4})
+    assert status == 422 and body["limit"] == "--max-update"
+    assert server.get("/info")[1]["classes"] == before["classes"]
+    assert server.get("/health")[1]["journal_pending"] == 0
+    status, body = server.post("/update", {"texts": ["a", "b", "c"], "labels": ["ham"] * 3})
+    assert status == 200 and body["learned"] == 3
+
+
+def test_an_exact_explanation_spelt_with_escapes_keeps_its_budget(
+    text_model: str, start: Any
+) -> None:
+    """A small read runs on the event loop's own thread, outside the time budget, unless
+    it asks for an exact explanation: the key spelt "\\u0065xact" was not seen as one."""
+    server = start(text_model, "--max-seconds", "0.001")
+    words = " ".join(f"w{i} free prize call now" for i in range(500))[:15_000]
+    for key in ('"\\u0065xact"', '"exact"'):  # (after a stopped read none runs inline)
+        raw = ("{" + f'"text": {json.dumps(words)}, {key}: true' + "}").encode()
+        status, body = server.request("POST", "/explain", raw=raw)
+        assert status == 422 and "--max-seconds" in body["error"], (key, status)

@@ -57,6 +57,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default 256M; at least --max-body): a request beyond gets 503 with Retry-After",
     )  # fmt: skip
     parser.add_argument(
+        "--max-update", type=count_type(1), default=10_000, metavar="N",
+        help="most messages, texts or rows one /update or /forget may hold (default "
+        "10000): a write is never stopped half way, and every read waits for it (10,000 "
+        "mails: ~0.7 s); more get 422",
+    )  # fmt: skip
+    parser.add_argument(
         "--max-seconds", type=seconds_type, default=10.0, metavar="S",
         help="time budget of a request that reads the model (/predict, /explain, /filter, "
         "/info): "
@@ -109,7 +115,7 @@ def run(
         max_body=args.max_body, fold_every=args.fold_every, fold_seconds=args.fold_seconds,
         log_level=args.log_level, max_seconds=args.max_seconds, allow_hosts=args.allow_host,
         idle_seconds=args.idle_seconds, max_buffered=args.max_buffered,
-        before_serving=before_serving,
+        max_update=args.max_update, before_serving=before_serving,
     )  # fmt: skip
 
 

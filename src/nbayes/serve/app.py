@@ -437,6 +437,12 @@ def create_app(
         to apply first."""
         if len(body) > SMALL_BODY or b"exact" in body:
             return None
+        if b"\\u" in body:  # an escape may spell the key: "\u0065xact"
+            try:
+                if "exact" in json.loads(body):
+                    return None
+            except (ValueError, TypeError, RecursionError):
+                return None  # (the model's thread answers what is wrong with it)
         return lambda: not state.needs_refresh()
 
     async def health(request: Request) -> tuple[Response, int]:
@@ -576,6 +582,7 @@ def create_app(
                 # the updates other workers journaled: an idle worker's /health counted
                 # none of them until its next request
                 state.refresh()
+                state.check_file()  # (a model file replaced while served)
                 if state.fold_due():
                     state.fold()
             finally:

@@ -72,6 +72,12 @@ def parse_json(body: bytes) -> dict[str, Any]:
     except RecursionError:
         raise ApiError(400, f"The body is nested more than {MAX_DEPTH} levels deep.") from None
     except ValueError as exc:
+        if "integer string conversion" in str(exc):  # (valid JSON: Python's own limit,
+            # whose message advises Python's set_int_max_str_digits)
+            raise _unprocessable(
+                "body", "holds an integer of more than 4,300 digits; no model takes numbers "
+                "beyond what a float holds (about 1.8e308)",
+            ) from None  # fmt: skip
         raise ApiError(400, f"The body is not valid JSON ({exc}).") from None
     if not isinstance(value, dict):
         raise _unprocessable("body", f"expected a JSON object, got {_kind(value)}")

@@ -344,6 +344,9 @@ class Journal:
             os.close(self._fd)
         self._fd = fd
         self._inode = os.fstat(fd).st_ino
+        #: the inode of the model file a fold of this version wrote (None: not known)
+        ino = records[0].get("ino") if start == 0 else None
+        self.base_ino: int | None = ino if isinstance(ino, int) else None
         self._offset = ends[start]
         self._fold_seen: str | None = None
         #: updates journaled in this model's lineage up to what this process has read
@@ -403,6 +406,11 @@ class Journal:
             self._open(digest, behind=True)
             self.pending = 0
 
+    @property
+    def file_id(self) -> int:
+        """The journal file's inode: it changes when a fold starts a new journal."""
+        return self._inode
+
     def needs_catch_up(self) -> bool:
         """Whether another process appended or folded since the last :meth:`catch_up`
         (two ``stat`` calls: cheap enough before every request)."""
@@ -417,14 +425,49 @@ class Journal:
     @contextmanager
     def writing(self) -> Iterator[None]:
         """Hold the write lock (other workers wait) for a catch-up, an append, a fold: an
-        exclusive ``flock`` of the current journal file. Not reentrant."""
-        self._held.append(_lock_current(self.path))
+        exclusive ``flock`` of the current journal file. Not reentrant. A journal removed
+        meanwhile (by hand) is written again from the file this process holds open."""
+        try:
+            self._held.append(_lock_current(self.path))
+        except FileNotFoundError:
+            self._held.append(self._restore())
         try:
             yield
         finally:
             held, self._held = self._held, []
             for fd in held:
                 os.close(fd)  # releases the lock
+
+    def _restore(self) -> int:
+        """The journal removed from its folder while this process holds it open: write it
+        again (atomically) from the open file's records and lock it. The acknowledged
+        updates in it would otherwise be lost at the next start, and every write and
+        fold failed. Other workers hold the same removed file: its ``flock`` makes one of
+        them restore it; the others then lock what it wrote."""
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        try:
+            if os.path.exists(self.path):  # another worker restored it meanwhile
+                return _lock_current(self.path)
+            records, ends = _parse(_read_all(self._fd))
+            fd = _write_new(self.path, records, keep_locked=True)
+            read = sum(end <= self._offset for end in ends)  # (what this process has read)
+            offset = sum(len(_frame(r)) for r in records[:read])
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        import logging
+
+        logging.getLogger("nbayes.serve").warning(
+            "nbayes serve: the journal %s was removed while served; written again from the "
+            "copy this server holds open (%d record(s))",
+            self.path,
+            len(records),
+        )
+        new = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+        os.close(self._fd)
+        self._fd = new
+        self._inode = os.fstat(new).st_ino
+        self._offset = offset
+        return fd
 
     def append(self, record: dict[str, Any] | bytes, op: str | None = None) -> None:
         """Write one record (or its :func:`frame`, with its ``op``) and ``fdatasync`` it
@@ -483,6 +526,7 @@ class Journal:
                 finally:
                     os.close(fd)
             digest = file_digest(folding)
+            ino = os.stat(folding).st_ino  # (kept by the rename)
             if before_replace is not None:
                 before_replace(folding)
         except BaseException:
@@ -497,7 +541,7 @@ class Journal:
         from nbayes.io.pending import discard
 
         discard(self.model_path)  # (a spam filter's registrations: in the file now)
-        self.start_new(digest)
+        self.start_new(digest, ino=ino)
         return digest
 
     def drop_serving(self) -> None:
@@ -515,11 +559,14 @@ class Journal:
         self._offset = os.fstat(fd).st_size
         self.serving = None
 
-    def start_new(self, digest: str, serving: bool = True) -> None:
+    def start_new(self, digest: str, serving: bool = True, ino: int | None = None) -> None:
         """Replace the journal by one whose base is the model file of ``digest`` (inside
         :meth:`writing`, after that file replaced the model), counting the updates so far
-        and keeping the ``serving`` record (unless ``serving=False``)."""
+        and keeping the ``serving`` record (unless ``serving=False``). ``ino``: the model
+        file's inode, which the other workers then know it by (:attr:`base_ino`)."""
         records: list[dict[str, Any]] = [{"op": "base", "sha256": digest, "seq": self.seq}]
+        if ino is not None:
+            records[0]["ino"] = ino
         if serving and self.serving is not None:
             records.append(self.serving)
         self._held.append(_write_new(self.path, records, keep_locked=True))

@@ -117,6 +117,7 @@ def serve(
     allow_hosts: Sequence[str] = (),
     idle_seconds: float = 10.0,
     max_buffered: int = 256 * 1024 * 1024,
+    max_update: int = 10_000,
     before_serving: HandOver | None = None,
 ) -> int:
     """Serve ``model`` until SIGTERM or SIGINT; returns the exit status. ``before_serving``
@@ -181,7 +182,7 @@ def serve(
             token=token, needs_token=needs_token, max_body=max_body, fold_every=fold_every,
             fold_seconds=fold_seconds, log_level=log_level, max_seconds=max_seconds,
             allow_hosts=list(allow_hosts), idle_seconds=idle_seconds, start_seq=start_seq,
-            max_buffered=max_buffered,
+            max_buffered=max_buffered, max_update=max_update,
         )  # fmt: skip
         if workers <= 1:
             return _run_worker(model, sock, url, options, lock, parent=None,
@@ -382,7 +383,7 @@ def _run_worker(
             state = ModelState(
                 model, digest, options["fold_every"], options["fold_seconds"],
                 start_seq=options["start_seq"], before_replace=before_replace,
-                shared=parent is not None,
+                shared=parent is not None, max_update=options["max_update"],
             )  # fmt: skip
     except Exception as exc:  # the model file or the journal: say it in one line
         _say(f"cannot serve {model!r}: {exc}")

@@ -67,14 +67,18 @@ class ModelState:
     shared : bool
         Other processes (workers) write the journal too: look for their updates before
         every request. A lone server holds the model's lock: nobody else writes it.
+    max_update : int
+        The most examples one update or forget may hold (``--max-update``): a write runs
+        to its end, every read waiting (a spam filter learns ~14,000 mails a second).
     """
 
     def __init__(
         self, path: str, digest: str, fold_every: int = 1000, fold_seconds: float = 60.0,
         start_seq: int | None = None, before_replace: Callable[[str], Any] | None = None,
-        shared: bool = True,
+        shared: bool = True, max_update: int = 10_000,
     ) -> None:  # fmt: skip
         self.path = os.path.realpath(path)
+        self.max_update = int(max_update)
         self.shared = shared
         self.fold_every = max(int(fold_every), 1)
         self.fold_seconds = float(fold_seconds)
@@ -107,6 +111,7 @@ class ModelState:
             self._loader.join()
             self._loader = self._loaded = None
         self.estimator = None
+        self._ino = _inode(self.path)  # (before reading it: a later replacement is seen)
         self.scorer = load_scorer(self.path)
         if self.scorer is None:
             self.estimator = self._load_estimator()
@@ -181,9 +186,19 @@ class ModelState:
 
     def reload(self) -> None:
         """Load the model from its files again and replay the journal (after a request
-        was stopped half way: a cache of the model may be half built)."""
+        was stopped half way: a cache of the model may be half built). A model file
+        replaced meanwhile is followed when it can be (:meth:`_follow_replaced_file`);
+        when it cannot, the model in memory stays (the file it came from is gone)."""
         with self.journal.writing():
-            self._rebuild()
+            if not self._file_replaced():
+                self._rebuild()
+                return
+            self._catch_up_locked()
+            try:
+                self._follow_replaced_file()
+            except ModelFileReplaced as exc:
+                log.warning("nbayes serve: %s", exc)
+                self.fold_error = str(exc)
 
     # ---------------------------------------------------------------- reading
     def refresh(self) -> None:
@@ -204,7 +219,12 @@ class ModelState:
         record that does not apply here although it did for the worker that wrote it
         (it never should) makes this worker load the files again, so that the workers
         never disagree."""
-        for record in self.journal.catch_up():
+        journal = self.journal.file_id
+        records = self.journal.catch_up()
+        if self.journal.file_id != journal:  # another worker folded: the file it wrote
+            base = self.journal.base_ino
+            self._ino = base if base is not None else _inode(self.path)
+        for record in records:
             try:
                 self._apply(record)
             except (ApiError, *_REFUSALS) as exc:
@@ -263,7 +283,18 @@ class ModelState:
         durable but a fold that followed it failed (it is retried later)."""
         with self.journal.writing():
             self._catch_up_locked()  # every record before this one, in order
+            try:
+                self._follow_replaced_file()
+            except ModelFileReplaced as exc:
+                raise ApiError(503, f"{exc}; this update was not applied.") from None
             X, field, plain = self.inputs(body)
+            if len(X) > self.max_update:
+                raise ApiError(
+                    422, f"{field}: {len(X):,} in one request; the server takes at most "
+                    f"{self.max_update:,} (--max-update): a write is never stopped half "
+                    f"way and every read waits for it. Send them in parts of at most "
+                    f"{self.max_update:,}; nothing was changed", field, "--max-update",
+                )  # fmt: skip
             y = labels_of(body, len(X), self.classes)  # checked before anything changes
             self._check_classes(op, y)
             if self.spam and op == "update":  # (one learnt before this check may be forgotten)
@@ -355,6 +386,84 @@ class ModelState:
             self.estimator = self._load_estimator()
         return apply_record(self.estimator, record, self.table)
 
+    # ---------------------------------------------------------------- the model file
+    def _file_replaced(self) -> bool:
+        """Whether the model file's path names another file than the one this server
+        loaded or folded (``mv`` of a retrained model over it, or its removal)."""
+        return self._ino is not None and _inode(self.path) != self._ino
+
+    def check_file(self) -> None:
+        """Follow a model file replaced by another one while served, or say why not
+        (:attr:`fold_error`, logged once), from the server's housekeeping."""
+        if not self._file_replaced():
+            return
+        with self.journal.writing():
+            self._catch_up_locked()
+            try:
+                self._follow_replaced_file()
+            except ModelFileReplaced as exc:
+                if self.fold_error != str(exc):
+                    log.warning("nbayes serve: %s", exc)
+                self.fold_error = str(exc)
+
+    def _follow_replaced_file(self) -> None:
+        """Inside :meth:`Journal.writing`, caught up: if the model file was replaced by
+        another file (not by a fold: :meth:`_file_replaced`), serve the new file when no
+        update is journaled since the last fold (nothing is lost: the new file is the
+        model from now on, its lock taken), else raise :class:`ModelFileReplaced` (the
+        updates in the journal apply to the file this server loaded; folding them over
+        the new file would undo the replacement, dropping them would lose them)."""
+        if not self._file_replaced():
+            return
+        if not os.path.isfile(self.path):
+            raise ModelFileReplaced(
+                f"the model file {self.path!r} was removed while served; the "
+                f"{self.journal.pending} update(s) since the last fold stay in "
+                f"{self.journal.path!r}. Put the model file back, or stop the server"
+            )
+        if self.journal.pending:
+            raise ModelFileReplaced(
+                f"the model file {self.path!r} was replaced by another file while served "
+                f"(not by a fold of this server); the {self.journal.pending} update(s) "
+                f"since the last fold apply to the file it replaced, so the server will "
+                f"not fold them into the new one, and stay in {self.journal.path!r}. Put the "
+                "served file back to keep them (they are folded in then), or stop the "
+                "server, move the journal away (the updates are lost) and start it on the "
+                "new file"
+            )
+        kept = {k: getattr(self, k) for k in _LOADED}
+        try:
+            self._load_file_as_is()
+        except Exception as exc:
+            for k, v in kept.items():
+                setattr(self, k, v)
+            why = "another process holds its lock" if isinstance(exc, BlockingIOError) else exc
+            raise ModelFileReplaced(
+                f"the model file {self.path!r} was replaced by another file while served, "
+                f"which this server cannot serve ({why}); it answers from the model it "
+                "loaded before"
+            ) from None
+        log.warning(
+            "nbayes serve: the model file %s was replaced by another file while served "
+            "(no update journaled since the last fold): serving the new file",
+            self.path,
+        )
+        if self.fold_error is not None and self.fold_error.startswith("the model file"):
+            self.fold_error = None
+
+    def _load_file_as_is(self) -> None:
+        """Load the model file at the path (a replacement) and start the journal anew on
+        it, its lock taken (inside :meth:`Journal.writing`, no update journaled)."""
+        ino = _inode(self.path)
+        digest = file_digest(self.path)
+        self._file_params = None
+        self._load()
+        if self._before_replace is not None:  # the model's lock follows the new file
+            self._before_replace(self.path)
+        self.journal.start_new(digest, ino=ino)
+        self._ino = ino
+        self._dirty_since = None
+
     # ---------------------------------------------------------------- folding
     def fold_due(self) -> bool:
         now = time.monotonic()
@@ -403,6 +512,7 @@ class ModelState:
         from nbayes import load, save
         from nbayes.exceptions import ModelFileError
 
+        self._follow_replaced_file()  # (ModelFileReplaced: the fold is refused)
         estimator = self.estimator
 
         def _save(path: str) -> None:
@@ -421,6 +531,7 @@ class ModelState:
                     ) from None
 
         self.journal.fold(_save, self._before_replace)
+        self._ino = self.journal.base_ino
         self.folds += 1
         self._dirty_since = None
 
@@ -530,3 +641,19 @@ def _jsonable(value: Any) -> Any:
 
 def _plain(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
+
+
+class ModelFileReplaced(RuntimeError):
+    """The model file was replaced by another file while served, and the server cannot
+    follow it (updates journaled since the last fold, or a file it cannot serve)."""
+
+
+#: what :meth:`ModelState._load` sets (restored when a replacement cannot be served)
+_LOADED = ("estimator", "scorer", "text", "spam", "table", "_ino", "_file_params")
+
+
+def _inode(path: str) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except FileNotFoundError:
+        return None
