@@ -990,3 +990,40 @@ def test_a_text_without_a_head_keeps_its_words_whatever_its_first_line(text: str
     assert TOK(postmark + b"\n\nhello there\n") >= {"hello", "there"}
     assert not {"ann@example.com", "jan", "2024"} & TOK(postmark + b"\n\nhello there\n")
     assert "subject:lunch" in TOK("Subject: lunch\n\nat six")
+
+
+@pytest.mark.parametrize("charset", ["utf-7", "UTF-7", "iso-2022-jp", "hz-gb-2312"])
+def test_text_in_a_seven_bit_charset_is_decoded_with_it(charset: str) -> None:
+    # UTF-7 bytes are ASCII, so the part was read as ASCII: "Buy+ACA-cheap+ACA-viagra"
+    # one token, Cyrillic in UTF-7 a "skip:" token (a known way of hiding words)
+    text = "купите дешево viagra онлайн" if charset.lower() == "utf-7" else "viagra 広告配信 now"
+    if charset.startswith("hz"):
+        text = "viagra 广告费 now"
+    raw = (
+        f"Subject: t\nContent-Type: text/plain; charset={charset}\n\n".encode()
+        + text.encode(charset)
+        + b"\n"
+    )
+    assert raw.isascii()
+    tokens = MailTokenizer().tokens(raw)
+    assert {w for w in text.split() if len(w) >= 3} <= tokens
+    assert not any(t.startswith("skip:") for t in tokens)
+    raw = b"Subject: t\nContent-Type: text/plain; charset=utf-7\n\nBuy+ACA-cheap+ACA-viagra now\n"
+    assert {"buy", "cheap", "viagra"} <= MailTokenizer().tokens(raw)
+    # ASCII text that merely declares such a charset reads as it did
+    raw = b"Subject: t\nContent-Type: text/plain; charset=utf-7\n\nplain words only\n"
+    assert {"plain", "words", "only"} <= MailTokenizer().tokens(raw)
+
+
+def test_a_folded_mailer_is_one_token_whatever_its_line_ends() -> None:
+    # folded User-Agent and X-Mailer values kept their line break in the token: a CRLF
+    # copy of the same mail (an IMAP export) was another mailer (53 of 3,023 scores moved)
+    value = "Mozilla/5.0 (X11; U; Linux i686; en-US; rv:1.0.1)"
+    one = f"User-Agent: {value} Gecko/20020823\nX-Mailer: A  B\n\nhi\n".encode()
+    fold = f"User-Agent: {value}\n Gecko/20020823\nX-Mailer: A\n\tB\n\nhi\n".encode()
+    mailers = [
+        sorted(t for t in MailTokenizer().tokens(raw) if t.startswith(("user-agent", "x-mailer")))
+        for raw in (one, fold, fold.replace(b"\n", b"\r\n"))
+    ]
+    assert mailers[0] == mailers[1] == mailers[2]
+    assert "x-mailer:a b" in mailers[0]

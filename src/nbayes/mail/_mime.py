@@ -549,6 +549,21 @@ def _codec(charset: str) -> str | None:
     return info.name
 
 
+#: codecs whose text is written in ASCII bytes (shifts and escapes between them): a part
+#: declaring one is decoded with it though its bytes are ASCII (``charset=utf-7``, a
+#: known way of hiding words from filters, read ``Buy+ACA-cheap`` as one token)
+_SEVEN_BIT = frozenset({
+    "utf-7", "iso2022_jp", "iso2022_jp_1", "iso2022_jp_2", "iso2022_jp_2004",
+    "iso2022_jp_3", "iso2022_jp_ext", "iso2022_kr", "hz",
+})  # fmt: skip
+
+
+@lru_cache(maxsize=256)
+def _seven_bit_codec(charset: str) -> str | None:
+    codec = _codec(charset)
+    return codec if codec in _SEVEN_BIT else None
+
+
 def decode_text(payload: bytes, charset: str | None) -> str:
     """``payload`` as text: its declared ``charset`` if it decodes, else UTF-8 if it
     decodes, else Windows-1252 (bytes it does not define become U+FFFD).
@@ -559,6 +574,12 @@ def decode_text(payload: bytes, charset: str | None) -> str:
     'café'
     """
     if payload.isascii():
+        seven = _seven_bit_codec(charset) if charset else None
+        if seven is not None:  # (ASCII bytes that are no ASCII text: UTF-7, ISO-2022-JP)
+            try:
+                return payload.decode(seven)
+            except (UnicodeDecodeError, ValueError):
+                pass
         return payload.decode("ascii")
     codec = _codec(charset) if charset else None
     if codec is not None:
@@ -816,7 +837,11 @@ def _text_of(part: Message, charset: str | None, cte: Any = None, from_str: bool
         # 8-bit bytes read as surrogates), without its header scan, its check of the
         # whole text for surrogates and its copies
         encoding = "" if cte is None else cte.lower()
-        if encoding not in _TRANSFER_ENCODED and raw.isascii():
+        if (
+            encoding not in _TRANSFER_ENCODED
+            and raw.isascii()
+            and (not charset or _seven_bit_codec(charset) is None)
+        ):
             return raw  # (decode_text of ASCII bytes: the same text)
         if encoding not in _UUENCODED:
             try:

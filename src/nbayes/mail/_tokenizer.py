@@ -324,9 +324,11 @@ class MailTokenizer:
                 continue
             if field in _ADDRESS_HEADERS:
                 _address_tokens(field, values, out)
-            elif field in _MAILER_HEADERS:
+            elif field in _MAILER_HEADERS:  # (its white space as one space: a folded
+                # value, or one stored with CRLF, is the same mailer)
                 for value in values:
-                    out.add(f"{field}:{decode_header(value).strip().lower()[:60]}")
+                    mailer = " ".join(decode_header(value).lower().split())
+                    out.add(f"{field}:{mailer[:60]}")
             else:
                 for value in values:
                     out.update(_word_field(field, value, self.min_length, self.max_length))
