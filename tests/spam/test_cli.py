@@ -1139,6 +1139,38 @@ def test_verbose_says_the_strongest_clues_of_one_message_on_stderr(
     assert "strongest spam clues:" in err and f"  {strongest.token}\n" in err
 
 
+def test_a_filter_of_one_class_is_unsure_and_learns_nothing_of_its_verdicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A filter started with `--register spam`, as the docs show, called every ham `spam
+    1.000000` (every token of it a spam clue) until ham was registered, and `--update`
+    deliveries learnt them all as spam, for good (a mail administrator's trial; bogofilter
+    says Unsure). Every verdict is unsure until a message of each class is learnt
+    (`--min-learned`, default 1); 0 gives the old verdicts."""
+    path = tmp_path / "new.nbayes"
+    assert filter_(capsys, monkeypatch, path, "--register", "spam", stdin=SPAM_MESSAGE)[0] == 0
+    code, out, _ = filter_(capsys, monkeypatch, path, stdin=HAM_MESSAGE)
+    assert code == 2 and out.startswith("unsure ")
+    code, _, err = filter_(capsys, monkeypatch, path, "--update", stdin=HAM_MESSAGE)
+    assert code == 2 and "Learnt 0 of 1" in err and counts(path) == (0, 1)
+    assert run(capsys, monkeypatch, "update", str(path), "--min-learned", "0")[0] == 0
+    code, out, _ = filter_(capsys, monkeypatch, path, stdin=HAM_MESSAGE)
+    assert code == 0 and out.startswith("spam ")  # (what a filter of no ham says)
+    corpus = tmp_path / "mail"
+    for label, text in (("ham", HAM_MESSAGE), ("spam", SPAM_MESSAGE)):
+        (corpus / label).mkdir(parents=True)
+        (corpus / label / "1.eml").write_bytes(text)
+    trained = tmp_path / "t.nbayes"
+    code, _, err = run(
+        capsys, monkeypatch, "train", str(corpus), "-o", str(trained), "--model", "spam",
+        "--min-learned", "2",
+    )  # fmt: skip
+    assert code == 0 and "unsure until 2 of each class learnt" in err
+    assert nbayes.load(trained).min_learned == 2
+    assert filter_(capsys, monkeypatch, trained, stdin=SPAM_MESSAGE)[1].startswith("unsure ")
+    assert SpamFilter().fit([SPAM_MESSAGE], ["spam"]).predict([HAM_MESSAGE])[0] == "unsure"
+
+
 def test_a_first_registration_starts_a_model_as_bogofilter_starts_a_wordlist(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

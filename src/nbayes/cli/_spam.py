@@ -260,8 +260,9 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
     if not table.n_ham or not table.n_spam:
         missing = "ham" if not table.n_ham else "spam"
         ui.warn(
-            f"{args.output} has learnt no {missing}: every verdict leans one way. Register "
-            f"some with `nbayes filter {args.output} --register {missing} < message`."
+            f"{args.output} has learnt no {missing}: every verdict is unsure until it has "
+            f"(it cannot tell {missing} from the rest). Register some with "
+            f"`nbayes filter {args.output} --register {missing} < message`."
         )
     ui.note(f"Saved to {args.output}")
     return 0
@@ -295,6 +296,7 @@ SETTINGS = {
     "--combining": "combining",
     "--ham-cutoff": "ham_cutoff",
     "--spam-cutoff": "spam_cutoff",
+    "--min-learned": "min_learned",
 }
 
 
@@ -314,6 +316,15 @@ def add_settings(p: argparse.ArgumentParser, changing: bool = False) -> None:
         choices=("chi2", "mean", "naive_bayes"),
         help="spam: combine the clues by Fisher's chi-square (the default), by their mean "
         f"(better on some mail: docs/spam.md), or as a Naive Bayes{kept}",
+    )
+    from nbayes._flags import count_type
+
+    p.add_argument(
+        "--min-learned",
+        type=count_type(0),
+        metavar="N",
+        help="spam: every verdict is unsure until N messages of each class were learnt "
+        f"(cold start){kept or ' (default 1: a filter of no ham cannot tell ham)'}",
     )
     if changing:
         add_cutoffs(p, "spam: ", "MODEL's as it is; `preset`: the preset's again", True)
@@ -399,6 +410,7 @@ def describe_settings(model: Any) -> str:
     return (
         f"preset {model.preset}, combining {model.combining}, ham <= {shown(p.ham_cutoff)} "
         f"({whose('ham_cutoff')}), spam >= {shown(p.spam_cutoff)} ({whose('spam_cutoff')})"
+        + (f", unsure until {n} of each class learnt" if (n := model.min_learned) else "")
     )
 
 

@@ -761,8 +761,9 @@ def _started(args: argparse.Namespace, ui: Any, mails: list[Any]) -> bool:
     ui.note(
         f"No model file {args.model}: started a new spam filter with {len(mails):,} "
         f"{args.register} message(s) (the settings of `nbayes train --model spam`). Register "
-        f"{other} too (`nbayes filter {args.model} --register {other} < message`): with "
-        f"no {other}, every verdict leans to {args.register}."
+        f"{other} too (`nbayes filter {args.model} --register {other} < message`): until "
+        f"it has learnt {other}, every verdict is unsure (it cannot tell {other} from "
+        f"{args.register})."
     )
     return True
 

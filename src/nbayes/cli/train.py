@@ -335,6 +335,7 @@ def _any_file(pattern: str) -> bool:
 SPAM_FLAGS = (
     "--preset",
     "--combining",
+    "--min-learned",
     "--ham-cutoff",
     "--spam-cutoff",
     "--ham-loss",

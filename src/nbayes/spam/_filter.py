@@ -236,7 +236,11 @@ class SpamFilter:
         The Naive Bayes posterior's smoothing (:meth:`posterior`).
     min_learned : int >= 0
         Cold start: every verdict is ``"unsure"`` until this many messages of each class
-        have been learnt (the spamicity is still computed).
+        have been learnt (the spamicity is still computed). Default 1: a filter that has
+        learnt no ham cannot tell ham (every token of it is a spam clue: spamicity 1.0),
+        and one that learnt its verdicts (:meth:`auto_learn`, ``nbayes filter
+        --update``) would learn every ham as spam. 0 gives such a filter's verdicts
+        (model files written before this default keep the 0 they stored).
     tokenizer : MailTokenizer, optional
         How mail becomes tokens (default ``MailTokenizer()``); stored in the model file.
     labels : tuple of two str, or of two int
@@ -286,7 +290,7 @@ class SpamFilter:
         tile_bigrams: bool | None = None,
         combining: str = "chi2",
         alpha: float = 1.0,
-        min_learned: int = 0,
+        min_learned: int = 1,
         tokenizer: MailTokenizer | None = None,
         labels: tuple[str, str] = ("ham", "spam"),
     ) -> None:
