@@ -1345,3 +1345,31 @@ def test_a_delivery_stopped_before_its_verdict_exits_3(model: Path, tmp_path: Pa
         b"to be tried again (nothing was learnt).\n"
     )
     assert model.read_bytes() == before and not model.with_name(model.name + ".pending").exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["predict", "{model}", "--text", "free cash"],
+        ["predict", "{model}", "{csv}"],
+        ["predict", "{model}", "-"],
+        ["sample", "{model}"],
+        ["plot", "{model}", "--words", "-o", "{png}"],
+    ],
+)
+def test_the_commands_of_tables_and_texts_point_a_spam_filter_to_its_own(
+    model: Path,
+    tmp_path: Path,
+    argv: list[str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `nbayes predict MODEL data.csv` said "unexpected AttributeError ... (this is a bug in
+    # nbayes)", and --text that the spam filter was "a SpamFilter for tables"
+    csv = tmp_path / "q.csv"
+    csv.write_text("text\nfree cash now\n")
+    filled = [a.format(model=model, csv=csv, png=tmp_path / "w.png") for a in argv]
+    code, out, err = run(capsys, monkeypatch, *filled, stdin=b"free cash now\n")
+    assert code == 1 and out == ""
+    assert f"{model} is a spam filter" in err and f"nbayes filter {model} MAIL" in err
+    assert "bug" not in err and not (tmp_path / "w.png").exists()

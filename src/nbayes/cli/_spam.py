@@ -62,6 +62,20 @@ def is_spam_model(path: str, strict: bool = False) -> bool:
         return False
 
 
+def refuse_spam_model(path: str, command: str) -> None:
+    """CLIError if ``path`` holds a spam filter, which ``nbayes COMMAND`` does not answer
+    for (it reads tables and texts): what to run instead."""
+    if is_spam_model(path):
+        raise CLIError(
+            f"{path} is a spam filter, which `nbayes {command}` does not read (it takes "
+            f"tables and texts). `nbayes filter {path} MAIL...` prints each message's "
+            f"verdict and spamicity (mail files, mboxes, Maildirs, or one message on "
+            f"standard input), `nbayes explain {path} MESSAGE` its clues, `nbayes eval "
+            f"{path} MAILDATA` how it does on mail of known labels, `nbayes info {path}` "
+            f"its strongest tokens."
+        )
+
+
 def labelled_mail(
     roots: Iterable[str], advance: Any, ui: UI | None = None, who: str = "--model spam"
 ) -> Iterator[tuple[Any, str]]:

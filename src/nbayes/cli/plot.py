@@ -217,6 +217,9 @@ def _check_flags(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace, ui: UI) -> int:
     _check_flags(args)
     check_output_folder(args.output)
+    from nbayes.cli._spam import refuse_spam_model
+
+    refuse_spam_model(args.model, "plot")
     model = load_model(args.model)
     if args.column is not None:
         ax, what = _marginals(model, args.column, args.log), f"column {args.column!r}"

@@ -60,6 +60,9 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         raise CLIError("Give either DATA files or --text (not both, not neither).")
     if args.data.count("-") > 1:
         raise CLIError("Standard input (-) can be read once: give - once.")
+    from nbayes.cli._spam import refuse_spam_model
+
+    refuse_spam_model(args.model, "predict")
     model = _load_model(args.model)
     names: list[str] | None = None
     if args.text:

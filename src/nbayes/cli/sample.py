@@ -45,6 +45,9 @@ def _plain(v: Any) -> Any:
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:
+    from nbayes.cli._spam import refuse_spam_model
+
+    refuse_spam_model(args.model, "sample")
     model = load_model(args.model)
     if not hasattr(model, "sample"):
         raise CLIError(
