@@ -338,7 +338,7 @@ def _run(args: argparse.Namespace, ui: Any) -> int:
     # its digest is checked while the scoring loads (or not again: a file checked before
     # and unchanged since, see nbayes.io._modelfile.verified)
     finish = open_spam_scorer(args.model, cached_check=True)
-    raw = b"" if args.mail else _stdin(ui)
+    raw = b"" if args.mail else _stdin(ui, empty_ok=True)
     from nbayes.cli._served import served_spam_scorer
 
     scorer = served_spam_scorer(args.model, finish)  # (a served model: as its server has it)
@@ -385,7 +385,11 @@ def _not_spam(path: str) -> str:
     )
 
 
-def _stdin(ui: Any) -> bytes:
+def _stdin(ui: Any, empty_ok: bool = False) -> bytes:
+    """The message on standard input. One of nothing but white space is refused, except
+    where it gets a verdict (``empty_ok``: a delivery, whose agent would defer it for ever
+    on an error): an empty message, unsure at 0.5, as bogofilter says of it and as nbayes
+    does of such a file, with a note."""
     from nbayes.cli._ui import CLIError
 
     if sys.stdin is None:  # (started with <&-)
@@ -397,8 +401,12 @@ def _stdin(ui: Any) -> bytes:
         ui.note("Reading one message from standard input (end it with Ctrl-D) ...")
     raw = sys.stdin.buffer.read()
     if not raw.strip():
+        what = "empty" if not raw else f"{len(raw):,} byte(s) of white space"
+        if empty_ok:
+            ui.note(f"Standard input is {what}: scored as an empty message (no token).")
+            return raw
         raise CLIError(
-            "standard input is empty: pipe one message into `nbayes filter` (or name mail "
+            f"standard input is {what}: pipe one message into `nbayes filter` (or name mail "
             "files, mboxes or Maildirs as arguments)."
         )
     return raw
@@ -495,7 +503,7 @@ def _stdin_mails(args: argparse.Namespace, ui: Any) -> list[Any]:
     --update, a delivery's, reads one message."""
     from nbayes.cli._ui import CLIError
 
-    raw = _stdin(ui)
+    raw = _stdin(ui, empty_ok=args.update)
     if args.update or not raw.startswith(b"From "):
         return _not_empty(args, [raw])
     import io
