@@ -749,6 +749,27 @@ def test_auto_learn_learns_sure_verdicts_only() -> None:
     assert verdicts[1].verdict == "unsure" and f.table_.n_ham == 4
 
 
+@pytest.mark.parametrize(
+    ("text", "learnt"),
+    [
+        (b"Subject: x\n\nmonday", False),  # one clue: "ham" from the bias of few clues
+        (b"Subject: x\n\nproject monday", False),  # two
+        (b"Subject: x\n\nmonday meeting click here", False),  # ham by the bias, not the clues
+        (b"Subject: x\n\nthe project monday click", True),  # ham on five clues' evidence
+    ],
+)
+def test_auto_learn_learns_no_verdict_of_a_clue_or_two_or_of_the_bias(
+    text: bytes, learnt: bool
+) -> None:
+    # a Subject line and nothing else, "ham 0.000189", was learnt as ham, and each such
+    # message made the next easier to call ham: message-id:none became a ham clue, then
+    # "Subject: guaranteed" ham (a trial's; bogofilter called them Unsure and Spam)
+    f = trained()
+    (v,) = f.auto_learn([text])
+    assert v.verdict == "ham" and (f.table_.n_ham == 5) == learnt
+    assert f.learns(f.clues(text, unused=False)) == learnt
+
+
 def test_choose_cutoffs_hits_the_target_on_held_out_folds() -> None:
     ham = [
         f"Subject: notes {i}\n\nminutes of meeting {i} and the agenda".encode() for i in range(20)

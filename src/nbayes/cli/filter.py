@@ -610,7 +610,7 @@ def _update_one(args: argparse.Namespace, ui: Any, raw: bytes) -> int | None:
     _answer(args, ui, raw, v.verdict, v.spamicity)
     delivery.status = _status(args, v.verdict)
     counts, fold_due = (scorer.n_ham, scorer.n_spam), False
-    learnt = int(v.verdict != "unsure")
+    learnt = int(v.verdict != "unsure" and scorer.filter.learns(scorer.clues(raw, unused=False)))
     if learnt:
         done = _register(args, ui, [raw], v.verdict == "spam", scorer, fold=False)
         counts, fold_due = (done.n_ham, done.n_spam), done.fold_due
@@ -841,6 +841,7 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
             from nbayes.cli._cutoffs import for_this_run
 
             own = for_this_run(args, model)
+            learnt_before = model.table_.n_ham + model.table_.n_spam
             verdicts = model.auto_learn(tokens)
             model.set_params(**own)  # (this run's cutoffs are not saved)
         else:
@@ -858,7 +859,7 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
     if not args.update:
         ui.note(f"{_done(args, len(mails))}; {counts}.")
         return 0
-    learnt = sum(v.verdict != "unsure" for v in verdicts)
+    learnt = table.n_ham + table.n_spam - learnt_before
     ui.note(f"Learnt {learnt:,} of {len(mails):,} message(s) as their verdict; {counts}.")
     if not args.mail:
         v = verdicts[0]
