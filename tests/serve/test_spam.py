@@ -339,3 +339,42 @@ def test_a_spam_filter_s_journal_holds_the_tokens_it_learnt(tmp_path: Path, star
     assert a.counts() == (2, 0)  # two ham learnt; a spam learnt, then forgotten
     plain = JournaledCounts(f, [{k: v for k, v in r.items() if k != "sets"} for r in records])
     assert a.deltas() == plain.deltas() and a.counts() == plain.counts()
+
+
+def test_a_delivery_s_update_of_a_served_filter_is_learnt_through_the_server(
+    tmp_path: Path, start: Any
+) -> None:
+    """`nbayes filter MODEL --update` of a model a server serves exited 3 with nothing
+    written ("send updates to the server"): a delivery agent deferred every message while
+    the server ran. The verdict is written as the server would give it, and a sure one is
+    learnt through the server's /update (its token from NBAYES_SERVE_TOKEN); a refusal
+    leaves the verdict standing, said on stderr."""
+    import os
+    import subprocess
+    import sys
+
+    path = _model(tmp_path)
+    server = start(path, "--token", "sekrit")
+    message = b"From: x@example.com\nSubject: claim your cash prize\n\nclick here to claim cash now"
+    env = {**os.environ}
+
+    def deliver(token: str | None) -> subprocess.CompletedProcess[bytes]:
+        env.pop("NBAYES_SERVE_TOKEN", None)
+        if token is not None:
+            env["NBAYES_SERVE_TOKEN"] = token
+        return subprocess.run(
+            [sys.executable, "-m", "nbayes", "filter", path, "--update", "--passthrough"],
+            input=message, capture_output=True, env=env, timeout=120,
+        )  # fmt: skip
+
+    status, want = server.request("POST", "/filter", raw=message, headers=RFC822)
+    assert status == 200 and want["verdict"] == "spam"
+    done = deliver(None)  # no token: not learnt, the verdict written all the same
+    assert done.returncode == 0, done.stderr
+    assert b"\nX-Nbayes-Status: spam, spamicity=" in done.stdout
+    assert b"not learnt" in done.stderr and b"NBAYES_SERVE_TOKEN" in done.stderr
+    assert server.get("/health")[1]["updates"] == 0
+    done = deliver("sekrit")
+    assert done.returncode == 0 and b"through the server" in done.stderr, done.stderr
+    assert server.get("/health")[1]["updates"] == 1
+    assert server.get("/info")[1]["classes"][1]["count"] == 4

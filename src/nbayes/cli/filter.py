@@ -585,6 +585,78 @@ class _Delivery:
         )
 
 
+def _update_served(args: argparse.Namespace, ui: Any, raw: bytes) -> int | None:
+    """``--update`` of one message (a delivery's) of a model ``nbayes serve`` serves: the
+    verdict as the server would give it (the file and the server's journal), written at
+    once, and a message to learn sent to the server's ``/update`` (the token from
+    ``NBAYES_SERVE_TOKEN``), which holds the model's lock. Not learnt (said on stderr)
+    when the server refuses it or cannot be reached: the delivery still gets its verdict
+    (it exited 3 with nothing written, and a delivery agent deferred every message while
+    a server ran). None when no server serves the model."""
+    from nbayes.serve.holder import serving_server
+
+    record = serving_server(args.model)
+    if record is None:
+        return None
+    from nbayes.cli._cutoffs import for_this_run
+    from nbayes.cli._served import served_spam_scorer
+    from nbayes.cli._ui import CLIError
+    from nbayes.io.serializers.spam_scorer import open_spam_scorer
+
+    scorer = served_spam_scorer(args.model, open_spam_scorer(args.model, cached_check=True))
+    if scorer is None:
+        raise CLIError(_not_spam(args.model))
+    for_this_run(args, scorer.filter)
+    v = scorer.classify([raw])[0]
+    _answer(args, ui, raw, v.verdict, v.spamicity)
+    status = _status(args, v.verdict)
+    url = str(record.get("url", ""))
+    if v.verdict == "unsure" or not scorer.filter.learns(scorer.clues(raw, unused=False)):
+        ui.note(f"Learnt 0 of 1 message(s) as their verdict ({args.model} is served on {url}).")
+        return status
+    label = scorer.filter._label(v.verdict == "spam")
+    why = _post_update(url, raw, label)
+    if why is None:
+        ui.note(f"Learnt 1 of 1 message(s) as their verdict, through the server on {url}.")
+    else:
+        ui.warn(
+            f"the message was not learnt: {args.model} is served on {url}, which holds it, "
+            f"and {why}. Its verdict stands."
+        )
+    return status
+
+
+def _post_update(url: str, raw: bytes, label: Any) -> str | None:
+    """POST one raw message to the server's ``/update``; None once it is learnt, else why
+    not, in words."""
+    import base64
+    import json
+    import urllib.error
+    import urllib.request
+
+    for bound, local in (("//0.0.0.0:", "//127.0.0.1:"), ("//[::]:", "//[::1]:")):
+        url = url.replace(bound, local)  # (a server listening on every address)
+    body = json.dumps({"messages": [base64.b64encode(raw).decode()], "labels": [label]})
+    headers = {"Content-Type": "application/json"}
+    token = os.environ.get("NBAYES_SERVE_TOKEN")
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url + "/update", body.encode(), headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            answer.read()
+        return None
+    except urllib.error.HTTPError as exc:
+        try:
+            error = json.loads(exc.read()).get("error", "")
+        except (ValueError, AttributeError, OSError):
+            error = ""
+        hint = "; set NBAYES_SERVE_TOKEN to its --token" if exc.code == 401 and not token else ""
+        return f"it answered {exc.code}: {error.rstrip('.')}{hint}"
+    except (OSError, ValueError) as exc:
+        return f"it could not be reached ({getattr(exc, 'reason', exc)})"
+
+
 def _update_one(args: argparse.Namespace, ui: Any, raw: bytes) -> int | None:
     """``--update`` of one message (a delivery's call): its verdict from the file's
     scorer (the filter's, bit for bit), written at once, and, when sure, the message
@@ -800,6 +872,10 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
         mails = _stdin_mails(args, ui)
     if not os.path.exists(args.model) and _started(args, ui, mails):
         return 0
+    if args.update and not args.mail:  # a delivery's, of a model a server serves
+        done = _update_served(args, ui, mails[0])
+        if done is not None:
+            return done
     with _changing(args, ui):
         if args.register and not args.unregister:  # appended to the file's log
             done = _register(args, ui, mails, args.register == "spam")
