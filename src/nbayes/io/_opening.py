@@ -176,7 +176,10 @@ def _sniff(first: str, opts: Options) -> str:
             if isinstance(json.loads(line), dict):
                 return "jsonl"
     for delimiter, fmt in ((opts.delimiter or ",", "csv"), ("\t", "tsv")):
-        fields = next(csv.reader([line], delimiter=delimiter), [])
+        try:
+            fields = next(csv.reader([line], delimiter=delimiter), [])
+        except csv.Error:  # (a field over the csv module's limit: a document, no header)
+            continue
         if opts.text_col in fields:
             return fmt
     return "lines"
