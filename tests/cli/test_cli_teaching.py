@@ -53,6 +53,23 @@ def test_info_parameters_prints_the_notes_table(
     assert "0.3333" in out and "1/3" not in out
 
 
+def test_explain_exact_names_an_absent_word_s_factor_as_the_notes_do(
+    capsys: pytest.CaptureFixture[str], reviews_model: Path
+) -> None:
+    # the legend said "P(not | negative) = 0/2" where the table above says 2/2: the
+    # factor of a word the review lacks is 1 - P(w | c), as the notes write it
+    code, out, _ = run(capsys, "explain", reviews_model, "match was sharp", "--exact")
+    legend = out.split("\nwhere\n")[1]
+    assert "P(not absent | negative) = 1 - 2/2 = 0/2" in legend
+    assert "P(not absent | positive) = 1 - 0/3 = 3/3" in legend
+    assert "P(match | negative) = 2/2" in legend and "P(not | negative)" not in legend
+    # the undecidable review: the zero that wipes out "negative" (was, absent) is listed
+    code, out, _ = run(capsys, "explain", reviews_model, "not sharp match", "--exact")
+    legend = out.split("\nwhere\n")[1]
+    assert "cannot decide" in out and "P(was absent | negative) = 1 - 2/2 = 0/2" in legend
+    assert "P(not | positive) = 0/3" in legend
+
+
 def test_info_format_needs_parameters(
     capsys: pytest.CaptureFixture[str], reviews_model: Path
 ) -> None:

@@ -187,7 +187,7 @@ def explain_text(
             )
             ui.print(f"  {side} {focus}: {items}")
     if exact:
-        _print_exact(ui, exp, listed, words_of if hashed else None)
+        _print_exact(ui, exp, listed, words_of if hashed else None, absent_count)
 
 
 def _no_evidence(ui: UI, exp: Any, focus: Any, classes: list[Any], post: Any) -> None:
@@ -207,24 +207,40 @@ def _no_evidence(ui: UI, exp: Any, focus: Any, classes: list[Any], post: Any) ->
 
 
 def _print_exact(
-    ui: UI, exp: Any, terms: set[str] | None, rename: dict[str, str] | None = None
+    ui: UI,
+    exp: Any,
+    terms: set[str] | None,
+    rename: dict[str, str] | None = None,
+    presence: bool = False,
 ) -> None:
     """The exact derivation, and the factors of ``terms`` (all when None); ``rename``
-    names features (the words of a hashing model's buckets)."""
+    names features (the words of a hashing model's buckets); ``presence``: a family of
+    presence and absence, whose factors of the words the text lacks are 1 - P(w | c)."""
     ui.print("Exact derivation:")
     for line in exp.derivation().splitlines():
         ui.print(f"  {line}")
     if exp.factors is None:
         return
+    # a family of presence and absence (Bernoulli): a word the text lacks is a factor
+    # 1 - P(word | class), named so (it read "P(not | negative) = 0/2" where the table of
+    # parameters says 2/2); a factor of 0, what makes a class impossible, is always listed
+    from nbayes._families._common import Factor
+
+    values = exp.values_as_float() if presence else None
     lines = []
     for cls, row in zip(exp.classes.tolist(), exp.factors, strict=True):
         parts = []
         for f in row:
             name = exp.feature_names[f.feature] if f.feature is not None else "?"
-            if terms is not None and name not in terms:
+            zero = f.numerator == 0
+            if terms is not None and name not in terms and not zero:
                 continue
             shown = name if rename is None else rename.get(name, name)
-            parts.append(f"P({shown} | {cls}) = {f}")
+            if values is not None and f.feature is not None and values[f.feature] == 0:
+                theta = Factor(f.feature, f.denominator - f.numerator, f.denominator, f.power)
+                parts.append(f"P({shown} absent | {cls}) = 1 - {theta} = {f}")
+            else:
+                parts.append(f"P({shown} | {cls}) = {f}")
         if parts:
             lines.append("  " + "; ".join(parts))
     if lines:  # no factor listed (no known word): no empty "where"
