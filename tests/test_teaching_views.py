@@ -425,3 +425,24 @@ print(sorted(m for m in ("pandas", "IPython", "scipy", "sklearn") if m in sys.mo
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_a_bernoulli_explanation_shows_the_words_the_document_lacks() -> None:
+    # "match was sharp" is positive by the absent "not" (+inf), its three words all
+    # against positive: the coloured words alone read "every word against, yet positive";
+    # and the +inf row's bar was drawn empty (width 0 %), the strongest evidence as none
+    from nbayes import TextClassifier
+
+    docs = [
+        "keeper was sharp and composed", "match was composed", "brilliant match",
+        "match was not sharp", "match was not composed",
+    ]  # fmt: skip
+    t = TextClassifier(model="bernoulli", alpha=0).fit(docs, ["positive"] * 3 + ["negative"] * 2)
+    html = t.explain("match was sharp", exact=True)._repr_html_()
+    lacks = html.split("Words the document lacks weigh too, for positive: ")[1]
+    assert re.match(r"<span[^>]*>not</span> \+inf", lacks)
+    html = t.explain("not sharp match")._repr_html_()
+    row = html.split(">not</td>")[1].split("</tr>")[0]
+    assert "width:100.0%" in row and "repeating-linear-gradient" in row
+    multinomial = TextClassifier(alpha=1).fit(docs, ["positive"] * 3 + ["negative"] * 2)
+    assert "lacks" not in multinomial.explain("match was sharp")._repr_html_()

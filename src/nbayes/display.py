@@ -545,11 +545,20 @@ class Summary(str):
 
 # ---------------------------------------------------------------- explanations
 def _bar(value: float, scale: float, rgb: str, width: int = 90) -> str:
-    frac = 0.0 if not scale or not math.isfinite(value) else min(abs(value) / scale, 1.0)
+    """A bar as long as ``|value| / scale``; an infinite value (a word no document of a
+    class had: it decides alone) fills it, striped, where it was drawn empty."""
+    fill = f"rgb({rgb})"
+    if math.isinf(value):
+        frac = 1.0
+        fill = f"repeating-linear-gradient(135deg,rgb({rgb}) 0 4px,rgba({rgb},0.35) 4px 8px)"
+    else:
+        frac = 0.0 if not scale or not math.isfinite(value) else min(abs(value) / scale, 1.0)
+    title = ' title="infinite: this evidence decides alone"' if math.isinf(value) else ""
     return (
-        f'<span style="display:inline-block;width:{width}px;height:10px;background:#edf0f3;'
-        f'border-radius:3px;vertical-align:middle;overflow:hidden"><span style="display:block;'
-        f'height:100%;width:{frac * 100:.1f}%;background:rgb({rgb})"></span></span>'
+        f'<span{title} style="display:inline-block;width:{width}px;height:10px;'
+        'background:#edf0f3;border-radius:3px;vertical-align:middle;overflow:hidden">'
+        f'<span style="display:block;height:100%;width:{frac * 100:.1f}%;background:{fill}">'
+        "</span></span>"
     )
 
 
@@ -854,4 +863,30 @@ def _words_html(e: Explanation) -> str:
         + "".join(out)
         + "</div>"
         + legend
+        + _absent_html(e, focus)
+    )
+
+
+def _absent_html(e: Explanation, focus: Any, most: int = 5) -> str:
+    """The strongest evidence of words the document lacks, which its coloured words cannot
+    show (a model of presence and absence, Bernoulli): "match was sharp" is positive by the
+    absent "not" (+inf), its three words all against positive. Empty for other models."""
+    ev = e.top(most, classes=[focus])[focus]
+    named = [n for n, _ in ev["for"] + ev["against"]]
+    values = e.values_as_float()
+    index = e.feature_index(named)
+    absent = [
+        (n, v) for n, v in ev["for"] + ev["against"] if n in index and values[index[n]] == 0 and v
+    ]
+    if not absent:
+        return ""
+    absent.sort(key=lambda nv: -abs(nv[1]))
+    items = ", ".join(
+        f'<span style="background:rgba({FOR_RGB if v > 0 else AGAINST_RGB},.35);padding:0 4px;'
+        f'border-radius:3px">{_e(n)}</span> {v:+.3g}'
+        for n, v in absent[:most]
+    )
+    return (
+        f'<div style="font-size:13px;margin-top:4px">Words the document lacks weigh too, '
+        f"for {_e(focus)}: {items}</div>"
     )
