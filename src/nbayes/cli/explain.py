@@ -139,7 +139,7 @@ def explain_text(
     say which ``--top`` lists every word (``nbayes demo`` has no such flag)."""
     exp = _explain(model, text, exact)
     classes = exp.classes.tolist()
-    post = exp.posterior
+    post = exp.posterior_floats()  # (a long exact document: not its fractions reduced)
     if post is None:
         ui.print("Every class has zero probability: the classifier cannot decide.")
         focus = classes[0]
