@@ -413,3 +413,25 @@ def test_a_few_ages_are_not_codes_an_unseen_age_still_counts():
     assert p_young[0] > 0.9 and p_young[1] < 0.1  # unseen ages, each near its class
     codes = MixedNB().fit(np.array([[1], [2], [3], [1]]), ["a", "b", "a", "b"])
     assert codes.families_ == {"x0": "categorical"}
+
+
+def test_a_column_of_numbers_with_a_stray_string_is_said_to_be_categorical() -> None:
+    # one "abc" among 4,600 numbers made the column categorical (hundreds of categories)
+    # without a word (a data scientist's trial on Spambase)
+    import warnings
+
+    from nbayes.exceptions import NBayesWarning
+
+    values = [str(0.5 * i) for i in range(40)]
+    values[7] = "abc"
+    X = pd.DataFrame({"x": values, "z": np.arange(40.0)})
+    y = np.array([0, 1] * 20)
+    said = r"'x' holds 39 numbers and 1 other value\(s\) \('abc' at row 7\)"
+    with pytest.warns(NBayesWarning, match=said):
+        model = MixedNB().fit(X, y)
+    assert model.families_["x"] == "categorical"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # words, and a column read as given: nothing said
+        MixedNB(columns={"x": "categorical"}).fit(X, y)
+        words = [f"word{i % 5}" for i in range(40)]
+        MixedNB().fit(pd.DataFrame({"x": words, "z": np.arange(40.0)}), y)

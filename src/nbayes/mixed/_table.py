@@ -236,6 +236,7 @@ def infer_family(column: Any, name: str = "x") -> tuple[str, str]:
         return "categorical", "category dtype"
     if kind == "string":
         obj = col.objects()
+        _warn_if_numbers(obj, col.name)
         words = [len(str(v).split()) for v in obj if v is not None]
         median = float(np.median(words)) if words else 0.0
         if median >= TEXT_MIN_WORDS:
@@ -244,6 +245,38 @@ def infer_family(column: Any, name: str = "x") -> tuple[str, str]:
     raise TypeError(
         f"Column {col.name!r} has an unsupported type {kind}: convert it to numbers, "
         "booleans or strings, or drop it."
+    )
+
+
+def _warn_if_numbers(values: np.ndarray, name: str) -> None:
+    """Warn when a column of strings is numbers but for a few cells (a typo, "n/a"): one
+    "abc" among 4,600 numbers made the column categorical, with hundreds of categories,
+    without a word."""
+    present = [(i, v) for i, v in enumerate(values) if v is not None and str(v).strip()]
+    if len(present) < 10:
+        return
+    others = []
+    for i, v in present:
+        try:
+            float(v)
+        except ValueError:
+            others.append((i, v))
+            if len(others) > len(present) // 20:  # (at most 5 % of them: a slip)
+                return
+    if not others:
+        return
+    import warnings
+
+    from nbayes.exceptions import NBayesWarning
+
+    i, v = others[0]
+    warnings.warn(
+        f"Column {name!r} holds {len(present) - len(others):,} numbers and {len(others):,} "
+        f"other value(s) ({v!r} at row {i}): it is read as categorical, every distinct "
+        "number a category. Fix those cells (or make them missing: empty, None), or give "
+        f"the column's family in columns= ({{{name!r}: 'gaussian'}}).",
+        NBayesWarning,
+        stacklevel=4,
     )
 
 
