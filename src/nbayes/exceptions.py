@@ -10,6 +10,7 @@ __all__ = [
     "InvalidParameterError",
     "ModelFileError",
     "NBayesWarning",
+    "PathAsTextWarning",
     "UndecidableWarning",
 ]
 
@@ -30,6 +31,12 @@ class UndecidableWarning(NBayesWarning):
 
 class DecodingWarning(NBayesWarning):
     """Some input bytes were not valid UTF-8 and were replaced by U+FFFD."""
+
+
+class PathAsTextWarning(NBayesWarning):
+    """A message given as a str names a file: a str is a message's text, not a path
+    (``pathlib.Path`` reads the file). ``nbayes serve`` ignores it: its clients' texts
+    are texts."""
 
 
 class ModelFileError(ValueError):

@@ -970,19 +970,28 @@ def test_int_labels_serve_scikit_learns_helpers_that_encode_them(tmp_path: Path)
         SpamFilter(labels=("ham", 1)).fit(X, y)
 
 
-def test_a_str_that_names_a_file_is_learnt_as_text_with_a_warning(tmp_path: Path) -> None:
-    # a column of file names given as messages was learnt as the names, without a word; the
-    # warning comes once a call, with one text, and only when learning (not from the
-    # verdicts a server gives for each request)
+@pytest.mark.parametrize("big", [False, True])
+def test_a_str_that_names_a_file_is_read_as_text_with_a_warning(tmp_path: Path, big: bool) -> None:
+    # a column of file names given as messages was learnt as the names, and a spam file
+    # given by its name scored "ham 0.078", without a word; the warning comes once a call,
+    # with one text (nbayes serve ignores it: its clients' texts are texts). ``big``: the
+    # compiled scoring of a large table
+    from nbayes.exceptions import PathAsTextWarning
+
     path = tmp_path / "one.eml"
     path.write_bytes(SPAM[0])
     f = trained()
-    with pytest.warns(UserWarning, match=r"is a str that names a file: .* pathlib.Path") as seen:
+    if big:
+        f.partial_fit([{f"t{i}" for i in range(SpamFilter._INDEXED_ROWS)}], ["ham"])
+    with pytest.warns(PathAsTextWarning, match=r"to learn is a str that names a file") as seen:
         f.partial_fit([str(path), str(path)], ["spam", "spam"])
     assert len(seen) == 1 and seen[0].filename == __file__  # (the caller's line)
+    with pytest.warns(PathAsTextWarning, match=r"to score is a str .* pathlib.Path") as seen:
+        f.classify([str(path), SPAM[0].decode(), str(path)])
+    assert len(seen) == 1 and seen[0].filename == __file__
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        f.classify([str(path), SPAM[0].decode(), "no such file here", str(tmp_path)])
+        f.classify([SPAM[0].decode(), "no such file here", str(tmp_path)])
         f.partial_fit([path, "no such file here", str(tmp_path)], ["spam"] * 3)
 
 
@@ -1435,3 +1444,23 @@ def test_cutoffs_for_a_ham_loss_against_the_verdicts_they_give(
     assert c.spam_passed == pytest.approx(vs.count("ham") / len(spam), abs=1e-12)
     unsure = (vh.count("unsure") + vs.count("unsure")) / (len(ham) + len(spam))
     assert c.unsure == pytest.approx(unsure, abs=1e-12)
+
+
+def test_a_merge_of_filters_that_score_differently_says_whose_settings_it_keeps() -> None:
+    # f + g kept f's settings and g + f g's, without a word (a trial's); and a refusal for
+    # other tokenizers printed both recipes whole for the user to compare
+    from nbayes.exceptions import NBayesWarning
+
+    f = trained(spam_cutoff=0.99)
+    g = trained(preset="bogofilter")
+    with pytest.warns(
+        NBayesWarning, match=r"keeps this one's .*preset='nbayes' \(not 'bogofilter'\)"
+    ) as seen:
+        h = f + g
+    assert seen[0].filename == __file__ and h.get_params()["preset"] == "nbayes"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        trained() + trained()  # (the same settings: nothing to say)
+    other = trained(tokenizer=MailTokenizer(received=True))
+    with pytest.raises(ValueError, match=r"differently \(.*\): received=False vs True$"):
+        trained() + other

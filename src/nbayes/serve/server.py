@@ -358,9 +358,15 @@ def _run_worker(
     parent: int | None, ready_fd: int | None = None, handoff: socket.socket | None = None,
     before_serving: HandOver | None = None,
 ) -> int:  # fmt: skip
+    import warnings
+
     import uvicorn
 
+    from nbayes.exceptions import PathAsTextWarning
     from nbayes.serve.app import create_app
+
+    # a client's one-line text may name a file of the server's: a text all the same
+    warnings.filterwarnings("ignore", category=PathAsTextWarning)
     from nbayes.serve.runner import SHUTDOWN_GRACE, ModelRunner
     from nbayes.serve.state import ModelState
 

@@ -465,15 +465,17 @@ class SpamFilter:
     def _token_sets_with(
         cls, tok: MailTokenizer, messages: Iterable[Any], learning: bool = False
     ) -> list[frozenset[str]]:
-        """The token set of each message (a set of tokens is taken as it is). ``learning``:
-        a str that names a file gets a warning (once a call), as a column of file names
-        given as messages was learnt as the names, without a word."""
+        """The token set of each message (a set of tokens is taken as it is). A str that
+        names a file gets a warning (once a call), as a column of file names given as
+        messages was learnt as the names, and a spam file given by its name scored "ham
+        0.078", without a word (``learning``: to learn, else to score)."""
         out = []
+        check = True
         for i, m in enumerate(messages):
-            if learning and isinstance(m, str) and len(m) < 4096 and "\n" not in m:
+            if check and isinstance(m, str) and len(m) < 4096 and "\n" not in m:
                 if _names_a_file(m):
-                    _warn_path_given_as_text()
-                    learning = False  # (once)
+                    _warn_path_given_as_text("learn" if learning else "score")
+                    check = False  # (once)
             if isinstance(m, frozenset | set):
                 if not all(type(t) is str for t in m):  # (a model file holds str tokens)
                     t = next(t for t in m if type(t) is not str)
@@ -792,10 +794,32 @@ class SpamFilter:
             each._check_fitted()
             theirs = each._settings()
             if self._tokenizer() != each._tokenizer() or mine.labels != theirs.labels:
+                a, b = self._tokenizer().to_dict(), each._tokenizer().to_dict()
+                differ = [f"{k}={a.get(k)!r} vs {b.get(k)!r}" for k in a if a.get(k) != b.get(k)]
+                if mine.labels != theirs.labels:
+                    differ.append(f"labels={mine.labels!r} vs {theirs.labels!r}")
                 raise ValueError(
                     "cannot merge SpamFilters that tokenize differently or name their classes "
-                    f"differently: {self._tokenizer()!r} {mine.labels} vs "
-                    f"{each._tokenizer()!r} {theirs.labels}"
+                    f"differently (their counts are of other tokens or labels): "
+                    f"{'; '.join(differ)}"
+                )
+            scoring = {
+                k: (v, each.get_params(deep=False)[k])
+                for k, v in self.get_params(deep=False).items()
+                if k not in ("tokenizer", "labels") and v != each.get_params(deep=False)[k]
+            }
+            if scoring:
+                import warnings
+
+                from nbayes.exceptions import NBayesWarning
+
+                shown = "; ".join(f"{k}={a!r} (not {b!r})" for k, (a, b) in scoring.items())
+                warnings.warn(
+                    f"the filters merged score differently: the merged filter keeps this "
+                    f"one's (the left one's) settings: {shown}. Their counts add up the same "
+                    "either way; set_params() sets others.",
+                    NBayesWarning,
+                    stacklevel=_caller_level(),
                 )
         new = self.copy()
         for each in (other, *more):
@@ -1154,10 +1178,15 @@ class SpamFilter:
             st.ham_bias,
         )
         out = []
+        check = True  # (a str that names a file: said once, as _token_sets_with says it)
         for m in self._message_list(messages):
             if isinstance(m, frozenset | set):
                 out.append(decide(self._log_scores(frozenset(m))))
                 continue
+            if check and isinstance(m, str) and len(m) < 4096 and "\n" not in m:
+                if _names_a_file(m):
+                    _warn_path_given_as_text("score")
+                    check = False
             # (the kernel adds the long words' tokens as it splits the text)
             tokens, text = tok.tokens_but_words(self._message(m), long_words=False)
             scores = fisher_text(
@@ -1395,16 +1424,25 @@ def _np_bool() -> type:
     return np.bool_ if np is not None else bool
 
 
-def _warn_path_given_as_text() -> None:
-    import warnings
-
-    frame, level = sys._getframe(1), 2  # (the warning names the caller's line)
+def _caller_level() -> int:
+    """The ``stacklevel`` of a warning raised by the caller of this function that names
+    the first line outside nbayes (the user's)."""
+    frame, level = sys._getframe(2), 2
     while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1
+    return level
+
+
+def _warn_path_given_as_text(what: str = "learn") -> None:
+    import warnings
+
+    from nbayes.exceptions import PathAsTextWarning
+
+    level = _caller_level()  # (the warning names the caller's line)
     warnings.warn(
-        "a message to learn is a str that names a file: a str is a message's text (here a "
-        "line of it), not a path; give pathlib.Path(...) to learn the file",
-        UserWarning,
+        f"a message to {what} is a str that names a file: a str is a message's text (here "
+        f"a line of it), not a path; give pathlib.Path(...) to {what} the file",
+        PathAsTextWarning,
         stacklevel=level,
     )
 
