@@ -1027,3 +1027,18 @@ def test_a_folded_mailer_is_one_token_whatever_its_line_ends() -> None:
     ]
     assert mailers[0] == mailers[1] == mailers[2]
     assert "x-mailer:a b" in mailers[0]
+
+
+def test_a_path_to_an_mbox_of_several_messages_is_refused(tmp_path: Path) -> None:
+    # a pathlib.Path to an mbox was learnt, and scored, as one message: the whole mailbox
+    from nbayes.mail import MailError, iter_mail
+
+    one = b"From a@b.example Mon Jan  1 10:00:00 2024\nSubject: %d\n\nhello %d\n\n"
+    box = tmp_path / "box.mbox"
+    box.write_bytes(b"".join(one % (i, i) for i in range(3)))
+    with pytest.raises(MailError, match=r"box.mbox' is an mbox of 3 messages.*iter_mail"):
+        MailTokenizer().tokens(box)
+    assert len(list(iter_mail(box))) == 3
+    single = tmp_path / "one.eml"  # a postmark, and a body line that starts with "From "
+    single.write_bytes(one % (1, 1) + b"From Monday on, the office opens at 9.\n")
+    assert "hello" in MailTokenizer().tokens(single)

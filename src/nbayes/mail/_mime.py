@@ -104,11 +104,36 @@ def parse(message: bytes | bytearray | str | Message | os.PathLike[str]) -> Mess
             data = Path(message).read_bytes()
         except OSError as exc:
             raise MailError(f"cannot read the message {os.fspath(message)!r}: {exc}") from None
+        n = _mbox_messages(data)
+        if n > 1:  # (a mailbox of 948 was learnt, and scored, as one message)
+            raise MailError(
+                f"{os.fspath(message)!r} is an mbox of {n:,} messages, not one message: read "
+                "its messages with nbayes.mail.iter_mail(path) (SpamFilter.fit(iter_mail("
+                "path), ...), or list(iter_mail(path)))"
+            )
         return _parse_bytes(data)
     raise TypeError(
         "a message is bytes, str, an email.message.Message or a path (pathlib.Path); got "
         f"{type(message).__name__}"
     )
+
+
+def _mbox_messages(data: bytes) -> int:
+    """How many messages ``data`` holds as an mbox: 1 unless it starts with a postmark
+    and another postmark after an empty line is followed by a header field (as
+    :func:`nbayes.mail.iter_mail` splits one; a body line "From Monday on ..." is none).
+
+    >>> box = b"From a@b Mon Jan  1 10:00:00 2024\\nSubject: a\\n\\nx\\n\\n"
+    >>> _mbox_messages(box * 3), _mbox_messages(box + b"From Monday on, no\\n")
+    (3, 1)
+    """
+    if not _POSTMARK.match(data):
+        return 1
+    n = 1
+    for m in _NEXT_POSTMARK.finditer(data):
+        if _HEAD_FIELD.match(data, m.end()):
+            n += 1
+    return n
 
 
 def _parse_bytes(data: bytes) -> Message:
@@ -348,6 +373,10 @@ def _headless(data: bytes) -> bool:
 
 # an mbox postmark: "From sender" and a date with a time and a year
 _POSTMARK = re.compile(rb"From \S+ [^\r\n]*\d:\d\d[^\r\n]*\d{4}")
+# a postmark after an empty line, to the start of the line after it (an mbox's next message)
+_NEXT_POSTMARK = re.compile(
+    rb"(?:\r?\n){2}From \S{1,300} [^\r\n]{0,100}\d:\d\d[^\r\n]{0,100}\d{4}[^\r\n]{0,100}\r?\n"
+)
 # the line break before the first line the feed parser takes for no part of a head: not
 # a "From " line, a continuation (a space or a tab first) or a field of no name (a colon)
 _NOT_HEADISH = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?!From |[ \t:])")
