@@ -807,3 +807,41 @@ def test_a_document_of_one_long_line_on_standard_input_is_read(
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(line)))
     code, out, err = run(capsys, command, text_model, "-")
     assert code == 0 and out and "bug" not in err
+
+
+def test_a_flag_between_the_model_and_the_data_is_read_as_anywhere(
+    capsys: pytest.CaptureFixture[str], text_model: Path, texts_csv: Path
+) -> None:
+    # argparse ended the DATA list at the first flag after MODEL: "nbayes predict MODEL
+    # --proba DATA" said "unrecognized arguments: DATA" (a user's trial)
+    code, after, _ = run(capsys, "predict", text_model, texts_csv, "--proba")
+    assert code == 0
+    code, between, _ = run(capsys, "predict", text_model, "--proba", texts_csv)
+    assert (code, between) == (0, after)
+    code, _, err = run(capsys, "predict", text_model, "--proba", texts_csv, "--bogus")
+    assert code == 2 and "unrecognized arguments: --bogus" in err
+
+
+def test_data_errors_name_the_likely_cause(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # a CSV separated by ';' said only that the column 'text' is not among 'text;label';
+    # an empty cell of a Gaussian table advised "--model categorical for labels"
+    semi = tmp_path / "semi.csv"
+    semi.write_text("text;label\nfoo bar;ham\nbaz;spam\n")
+    code, _, err = run(capsys, "train", semi, "-o", tmp_path / "m.nbayes")
+    assert code == 1 and "holds ';': the file's fields are separated by it" in err
+    gaps = tmp_path / "gaps.csv"
+    gaps.write_text("a,b,y\n1,,0\n2,3,1\n")
+    code, _, err = run(
+        capsys,
+        "train",
+        gaps,
+        "-o",
+        tmp_path / "g.nbayes",
+        "--model",
+        "gaussian",
+        "--label-col",
+        "y",
+    )
+    assert code == 1 and "an empty cell is a missing value" in err and "--model mixed" in err

@@ -6,6 +6,7 @@ argparse."""
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -34,7 +35,10 @@ class _VersionAction(argparse.Action):
 
 class _Parser(argparse.ArgumentParser):
     """Bad arguments are one ``Error: ...`` line naming the flag (exit status 2), as the
-    other errors are; the usage is one ``-h`` away."""
+    other errors are; the usage is one ``-h`` away. ``commands``: the parser of each
+    command (name -> parser), where this one has them."""
+
+    commands: Mapping[str, argparse.ArgumentParser] = {}
 
     def error(self, message: str) -> Any:
         self.exit(2, f"Error: {message} (see `{self.prog} -h`).\n")
@@ -43,6 +47,21 @@ class _Parser(argparse.ArgumentParser):
         """As argparse's, but an unknown flag of a command points to that command's help
         (``nbayes train -h``: where its flags are), not to ``nbayes -h``."""
         parsed, extras = self.parse_known_args(args, namespace)
+        command = getattr(parsed, "command", None)
+        sub = self.commands.get(command) if command is not None else None
+        if extras and sub is not None and any(not e.startswith("-") or e == "-" for e in extras):
+            # a positional after a flag (`nbayes predict MODEL --proba DATA`): argparse
+            # ends a command's list of positionals (DATA) at the first flag after MODEL,
+            # and said "unrecognized arguments: DATA"; the command's own parser reads
+            # flags and positionals intermixed
+            argv = list(sys.argv[1:] if args is None else args)
+            try:
+                again = sub.parse_intermixed_args(argv[argv.index(command) + 1 :])
+            except TypeError:  # (a parser it cannot intermix)
+                pass
+            else:
+                again.command = command
+                return again
         if extras:
             command = getattr(parsed, "command", None)
             prog = self.prog if command is None else f"{self.prog} {command}"
@@ -82,6 +101,7 @@ def build(
     )
     parser.add_argument("--version", action=_VersionAction)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.commands = subparsers.choices
     full = tuple(summaries) if commands is None else tuple(commands)
     for name, summary in summaries.items():
         if name in full:

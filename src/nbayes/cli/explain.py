@@ -187,7 +187,7 @@ def explain_text(
             )
             ui.print(f"  {side} {focus}: {items}")
     if exact:
-        _print_exact(ui, exp, listed, words_of if hashed else None, absent_count)
+        _print_exact(ui, exp, listed, words_of if hashed else None)
 
 
 def _no_evidence(ui: UI, exp: Any, focus: Any, classes: list[Any], post: Any) -> None:
@@ -211,11 +211,10 @@ def _print_exact(
     exp: Any,
     terms: set[str] | None,
     rename: dict[str, str] | None = None,
-    presence: bool = False,
 ) -> None:
     """The exact derivation, and the factors of ``terms`` (all when None); ``rename``
-    names features (the words of a hashing model's buckets); ``presence``: a family of
-    presence and absence, whose factors of the words the text lacks are 1 - P(w | c)."""
+    names features (the words of a hashing model's buckets). A family of presence and
+    absence (Bernoulli) has factors of the words the text lacks: 1 - P(w | c)."""
     ui.print("Exact derivation:")
     for line in exp.derivation().splitlines():
         ui.print(f"  {line}")
@@ -224,9 +223,10 @@ def _print_exact(
     # a family of presence and absence (Bernoulli): a word the text lacks is a factor
     # 1 - P(word | class), named so (it read "P(not | negative) = 0/2" where the table of
     # parameters says 2/2); a factor of 0, what makes a class impossible, is always listed
-    from nbayes._families._common import Factor
-
-    values = exp.values_as_float() if presence else None
+    # (a factor of a feature the text lacks: only a family of presence has them, a
+    # multinomial's product is over the text's words; the model's own flag is the lean
+    # scorer's, not a TextClassifier's)
+    values = exp.values_as_float()
     lines = []
     for cls, row in zip(exp.classes.tolist(), exp.factors, strict=True):
         parts = []
@@ -236,8 +236,8 @@ def _print_exact(
             if terms is not None and name not in terms and not zero:
                 continue
             shown = name if rename is None else rename.get(name, name)
-            if values is not None and f.feature is not None and values[f.feature] == 0:
-                theta = Factor(f.feature, f.denominator - f.numerator, f.denominator, f.power)
+            if f.feature is not None and values[f.feature] == 0:
+                theta = type(f)(f.feature, f.denominator - f.numerator, f.denominator, f.power)
                 parts.append(f"P({shown} absent | {cls}) = 1 - {theta} = {f}")
             else:
                 parts.append(f"P({shown} | {cls}) = {f}")
