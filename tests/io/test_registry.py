@@ -107,3 +107,14 @@ def test_a_serializer_registered_by_hand_stays(
     save(PoissonNB().fit([[1, 0], [0, 2]], ["a", "b"]), path)
     assert isinstance(load(path), np.ndarray)
     assert calls == ["dump", "load"]
+
+
+def test_a_scikit_learn_model_is_pointed_to_from_sklearn(tmp_path: Path) -> None:
+    # "Register a serialiser with nbayes.io.persist.register" (a trial's): the conversion
+    # is the advice, then nbayes.save
+    from sklearn.naive_bayes import GaussianNB
+
+    model = GaussianNB().fit([[1.0, 0.0], [0.0, 2.0]], ["a", "b"])
+    with pytest.raises(TypeError, match=r"nbayes\.GaussianNB\.from_sklearn\(model\)"):
+        save(model, tmp_path / "m.nbayes")
+    save(nbayes.GaussianNB.from_sklearn(model), tmp_path / "m.nbayes")

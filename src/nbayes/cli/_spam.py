@@ -91,6 +91,19 @@ def labelled_mail(
                 f"{who} reads mail from folders: {root!r} is not one. Give a folder with "
                 "a ham/ and a spam/ sub-folder, each of message files, mboxes or Maildirs."
             )
+        subfolders = {e.name for e in os.scandir(root) if e.is_dir()}
+        if not subfolders & {"ham", "spam"}:  # (a class folder itself, say: its files)
+            name = os.path.basename(os.path.normpath(root))
+            hint = (
+                f"{root!r} looks like a class folder itself: give the folder that holds it, "
+                f"`nbayes train {os.path.dirname(os.path.normpath(root)) or '.'} ...`"
+                if name in ("ham", "spam")
+                else f"{root!r} has neither"
+            )
+            raise CLIError(
+                f"{who} reads a folder with a ham/ and a spam/ sub-folder (each of message "
+                f"files, mboxes or Maildirs); {hint}."
+            )
         others = sorted(
             e.name + ("/" if e.is_dir() else "")
             for e in os.scandir(root)
@@ -424,7 +437,8 @@ def describe_settings(model: Any) -> str:
     return (
         f"preset {model.preset}, combining {model.combining}, ham <= {shown(p.ham_cutoff)} "
         f"({whose('ham_cutoff')}), spam >= {shown(p.spam_cutoff)} ({whose('spam_cutoff')})"
-        + (f", unsure until {n} of each class learnt" if (n := model.min_learned) else "")
+        + (f", unsure until {n} of each class learnt" if (n := model.min_learned) > 1 else "")
+        + (", verdicts before a message of each class is learnt" if n == 0 else "")
     )
 
 
@@ -621,6 +635,22 @@ def _first(pair: tuple[Any, str]) -> Any:
     return pair[0]
 
 
+def _looks_learnt(scorer: Any, roots: list[str], sample: int = 100) -> tuple[int, int] | None:
+    """``(n, of)`` when most of the first ``sample`` messages of ``roots`` look learnt by
+    the filter (every token of each counted in its class: a message it learnt always is),
+    else None: `eval` of the training mail promised "loses 0.00 % of the ham" at a cutoff
+    that lost 0.14 % on new mail (a trial's)."""
+    looked = learnt = 0
+    for mail, label in labelled_mail(roots, lambda n: None):
+        tokens = scorer.clues(mail.data).clues
+        if tokens and all((c.spam if label == "spam" else c.ham) > 0 for c in tokens):
+            learnt += 1
+        looked += 1
+        if looked == sample:
+            break
+    return (learnt, looked) if looked >= 10 and learnt >= 0.8 * looked else None
+
+
 def eval_spam(args: argparse.Namespace, ui: UI) -> int:
     """``nbayes eval MODEL MAILDATA``: ham lost, spam caught, passed and unsure."""
     from nbayes.cli._cutoffs import for_this_run, given
@@ -648,6 +678,15 @@ def eval_spam(args: argparse.Namespace, ui: UI) -> int:
         raise CLIError(f"No message found in {', '.join(args.data)}: nothing to evaluate.")
     report = verdict_report(labels, verdicts)
     shares = report.shares()
+    learnt = _looks_learnt(scorer, args.data)
+    if learnt is not None:
+        ui.warn(
+            f"{learnt[0]} of the first {learnt[1]} messages look learnt by {args.model} "
+            "(every token of each counted in its class): the figures below are of mail it "
+            "learnt, better than it will do on new mail, and so are the cutoffs proposed. "
+            "Evaluate on mail it has not learnt (or `nbayes train --ham-loss` for cutoffs "
+            "chosen by cross-validation)."
+        )
     at_loss = []
     if report.n_ham and report.n_spam:
         at_loss = spam_cutoffs_at_ham_loss(log_odds, labels)

@@ -189,10 +189,17 @@ def _numeric(pd: Any, X: Any, integer: bool) -> Any:
         bad = converted.isna() & ~values.isna() | (values.astype(str).str.strip() == "")
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
+            cell = str(values.iloc[row])
+            advice = (
+                "an empty cell is a missing value: fill it, or train --model mixed, which "
+                "leaves missing values out"
+                if not cell.strip() or cell.lower() in ("nan", "na", "n/a", "none", "null")
+                else "use --model categorical for labels, or --model mixed for columns of "
+                "several kinds"
+            )
             raise CLIError(
-                f"Column {str(col)!r}, row {row}: {str(values.iloc[row])!r} is not a number. "
-                "Numeric models need numbers in every feature column (use --model categorical "
-                "for labels)."
+                f"Column {str(col)!r}, row {row}: {cell!r} is not a number. Numeric models "
+                f"need numbers in every feature column ({advice})."
             )
         if integer:
             if (converted != converted.round()).any():

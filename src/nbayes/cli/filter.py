@@ -614,7 +614,7 @@ def _update_served(args: argparse.Namespace, ui: Any, raw: bytes) -> int | None:
     if v.verdict == "unsure" or not scorer.filter.learns(scorer.clues(raw, unused=False)):
         ui.note(f"Learnt 0 of 1 message(s) as their verdict ({args.model} is served on {url}).")
         return status
-    label = scorer.filter._label(v.verdict == "spam")
+    label = scorer.filter.get_params()["labels"][1 if v.verdict == "spam" else 0]
     why = _post_update(url, raw, label)
     if why is None:
         ui.note(f"Learnt 1 of 1 message(s) as their verdict, through the server on {url}.")

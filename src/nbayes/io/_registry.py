@@ -225,10 +225,16 @@ def _serializer_for_model(model: Any) -> Serializer:
         _import_kinds(lambda cls: cls is type(model))
         ser = _registered_for(model)
     if ser is None:
+        sklearn = type(model).__module__.startswith("sklearn.naive_bayes")
         raise TypeError(
             f"Cannot save a {type(model).__module__}.{type(model).__qualname__}: nbayes.save "
-            f"handles {', '.join(registered_types())}. Register a serialiser with "
-            "nbayes.io.persist.register for other model types."
+            f"handles {', '.join(registered_types())}. "
+            + (
+                f"Convert it first: nbayes.{type(model).__name__}.from_sklearn(model) (the "
+                "same fitted model, as nbayes's)."
+                if sklearn
+                else "Register a serialiser with nbayes.io.persist.register for other model types."
+            )
         )
     return ser
 
