@@ -31,6 +31,10 @@ CASES: dict[str, Callable[[int], bytes]] = {
         + b"--B--\r"
     ),
     "Subject: =?utf-8?b?A?= (bad base64)": lambda k: b"Subject: %d =?utf-8?b?A?=\n\nhi\n" % k,
+    "900,000 header lines (10 MB)": lambda k: (
+        b"Subject: %d\n" % k + b"".join(b"X-H%d: v\n" % i for i in range(900_000)) + b"\nhi\n"
+    ),
+    "5,000,000 lines of ':' (10 MB, no head)": lambda k: b": %d\n" % k + b":\n" * 5_000_000,
 }
 
 
