@@ -250,9 +250,13 @@ def test_the_page_of_a_spam_filter_filters_and_registers_a_pasted_message(
     rows = page.locator("#clues tbody tr")
     sync_api.expect(rows).to_have_count(min(40, want.n_used))
     sync_api.expect(rows.first.locator("td").first).to_have_text(want.used()[0].token)
-    # "not spam" without the token: refused, nothing learnt
+    # "not spam" without the token, then with a wrong one: refused, nothing learnt, in
+    # a person's words (it spoke of an HTTP header: a trial's)
     page.locator("#not-spam").click()
-    sync_api.expect(page.locator("#error")).to_contain_text("Bearer")
+    sync_api.expect(page.locator("#error")).to_contain_text("type it in the token field")
+    page.locator("#token").fill("wrong")
+    page.locator("#not-spam").click()
+    sync_api.expect(page.locator("#error")).to_contain_text("refused this token")
     page.locator("#token").fill("s3cret")
     page.locator("#not-spam").click()
     sync_api.expect(page.locator("#registered")).to_contain_text("ham 3")
