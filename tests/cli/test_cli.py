@@ -845,3 +845,20 @@ def test_data_errors_name_the_likely_cause(
         "y",
     )
     assert code == 1 and "an empty cell is a missing value" in err and "--model mixed" in err
+
+
+def test_train_of_a_folder_of_mail_as_words_points_to_the_spam_filter(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # --model spam forgotten: a word model of raw mail, with advice about --encoding only
+    for label, words in (("ham", "meeting notes"), ("spam", "free cash")):
+        (tmp_path / "mail" / label).mkdir(parents=True)
+        (tmp_path / "docs" / label).mkdir(parents=True)
+        for i in range(4):
+            raw = f"Received: from x{i}\nFrom: a@b.example\nSubject: {words}\n\n{words} {i}\n"
+            (tmp_path / "mail" / label / f"{i}.eml").write_text(raw)
+            (tmp_path / "docs" / label / f"{i}.txt").write_text(f"{words} {i}\n")
+    code, _, err = run(capsys, "train", tmp_path / "mail", "-o", tmp_path / "m.nbayes")
+    assert code == 0 and "look like e-mail messages" in err and "--model spam" in err
+    code, _, err = run(capsys, "train", tmp_path / "docs", "-o", tmp_path / "d.nbayes")
+    assert code == 0 and "e-mail" not in err

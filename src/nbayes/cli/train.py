@@ -370,8 +370,40 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         name = f"{name}({model.model})"
     ui.note(f"Trained {name} on {what}: {_describe(model)}.")
     warn_one_class(ui, model, args.output)
+    if text and _looks_like_mail(args.data):
+        ui.note(
+            "The documents look like e-mail messages (header fields first): for a spam "
+            "filter of mail, which reads their MIME parts, headers and charsets, train with "
+            "--model spam (docs/spam.md)."
+        )
     ui.note(f"Saved to {args.output}")
     return 0
+
+
+def _looks_like_mail(roots: list[str], sample: int = 20) -> bool:
+    """Whether most of the first ``sample`` files under the folders of ``roots`` start as
+    e-mail does (an mbox postmark, or header fields such as Received: or From:): a
+    folder of mail trained as a word model (``--model spam`` forgotten, a trial's)."""
+    import os
+    import re
+
+    head = re.compile(rb"(From \S+ |(Return-Path|Received|From|Delivered-To|Message-I[Dd]):)")
+    seen = mail = 0
+    for root in roots:
+        if not os.path.isdir(root):
+            continue
+        for folder, _, files in os.walk(root):
+            for name in sorted(files)[:sample]:
+                try:
+                    with open(os.path.join(folder, name), "rb") as f:
+                        first = f.read(64)
+                except OSError:
+                    continue
+                seen += 1
+                mail += head.match(first) is not None
+                if seen >= sample:
+                    return mail >= 0.8 * seen
+    return seen >= 5 and mail >= 0.8 * seen
 
 
 def _maybe_a_table(args: argparse.Namespace, exc: Exception) -> Exception:
