@@ -63,7 +63,6 @@ class _Parser(argparse.ArgumentParser):
                 again.command = command
                 return again
         if extras:
-            command = getattr(parsed, "command", None)
             prog = self.prog if command is None else f"{self.prog} {command}"
             self.exit(2, f"Error: unrecognized arguments: {' '.join(extras)} (see `{prog} -h`).\n")
         return parsed

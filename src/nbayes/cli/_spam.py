@@ -91,8 +91,11 @@ def labelled_mail(
                 f"{who} reads mail from folders: {root!r} is not one. Give a folder with "
                 "a ham/ and a spam/ sub-folder, each of message files, mboxes or Maildirs."
             )
-        subfolders = {e.name for e in os.scandir(root) if e.is_dir()}
-        if not subfolders & {"ham", "spam"}:  # (a class folder itself, say: its files)
+        entries = list(os.scandir(root))
+        if not {e.name for e in entries if e.is_dir()} & {
+            "ham",
+            "spam",
+        }:  # (a class folder itself, say: its files)
             name = os.path.basename(os.path.normpath(root))
             hint = (
                 f"{root!r} looks like a class folder itself: give the folder that holds it, "
@@ -106,7 +109,7 @@ def labelled_mail(
             )
         others = sorted(
             e.name + ("/" if e.is_dir() else "")
-            for e in os.scandir(root)
+            for e in entries
             if e.name not in ("ham", "spam") and not e.name.startswith(".")
         )
         if others and ui is not None:

@@ -585,6 +585,15 @@ class _Delivery:
         )
 
 
+def _delivered(args: argparse.Namespace, ui: Any, scorer: Any, raw: bytes) -> tuple[Any, int, bool]:
+    """A delivery's verdict of ``raw`` by ``scorer`` (its clues scored once), written at
+    once; the verdict, its exit status, and whether ``auto_learn`` would learn it."""
+    clues = scorer.clues(raw, unused=False)
+    v = clues.verdict
+    _answer(args, ui, raw, v.verdict, v.spamicity)
+    return v, _status(args, v.verdict), scorer.filter.learns(clues)
+
+
 def _update_served(args: argparse.Namespace, ui: Any, raw: bytes) -> int | None:
     """``--update`` of one message (a delivery's) of a model ``nbayes serve`` serves: the
     verdict as the server would give it (the file and the server's journal), written at
@@ -607,11 +616,9 @@ def _update_served(args: argparse.Namespace, ui: Any, raw: bytes) -> int | None:
     if scorer is None:
         raise CLIError(_not_spam(args.model))
     for_this_run(args, scorer.filter)
-    v = scorer.classify([raw])[0]
-    _answer(args, ui, raw, v.verdict, v.spamicity)
-    status = _status(args, v.verdict)
+    v, status, learns = _delivered(args, ui, scorer, raw)
     url = str(record.get("url", ""))
-    if v.verdict == "unsure" or not scorer.filter.learns(scorer.clues(raw, unused=False)):
+    if not learns:
         ui.note(f"Learnt 0 of 1 message(s) as their verdict ({args.model} is served on {url}).")
         return status
     label = scorer.filter.get_params()["labels"][1 if v.verdict == "spam" else 0]
@@ -678,11 +685,9 @@ def _update_one(args: argparse.Namespace, ui: Any, raw: bytes) -> int | None:
     delivery = getattr(args, "delivery", None) or _Delivery()
     if interrupts is not None:
         interrupts.override = delivery.outcome
-    v = scorer.classify([raw])[0]
-    _answer(args, ui, raw, v.verdict, v.spamicity)
-    delivery.status = _status(args, v.verdict)
+    v, delivery.status, learns = _delivered(args, ui, scorer, raw)
     counts, fold_due = (scorer.n_ham, scorer.n_spam), False
-    learnt = int(v.verdict != "unsure" and scorer.filter.learns(scorer.clues(raw, unused=False)))
+    learnt = int(learns)
     if learnt:
         done = _register(args, ui, [raw], v.verdict == "spam", scorer, fold=False)
         counts, fold_due = (done.n_ham, done.n_spam), done.fold_due
