@@ -472,10 +472,8 @@ class SpamFilter:
         out = []
         check = True
         for i, m in enumerate(messages):
-            if check and isinstance(m, str) and len(m) < 4096 and "\n" not in m:
-                if _names_a_file(m):
-                    _warn_path_given_as_text("learn" if learning else "score")
-                    check = False  # (once)
+            if check and _warned_a_path(m, "learn" if learning else "score"):
+                check = False  # (once)
             if isinstance(m, frozenset | set):
                 if not all(type(t) is str for t in m):  # (a model file holds str tokens)
                     t = next(t for t in m if type(t) is not str)
@@ -787,7 +785,7 @@ class SpamFilter:
         must tokenize alike and name their classes alike. ``a.merge(b, c, ...)`` merges
         several at once; ``a + b`` and ``sum(filters)`` are the same."""
         self._check_fitted()
-        mine = self._settings()
+        mine, own = self._settings(), self.get_params(deep=False)
         for each in (other, *more):
             if not isinstance(each, SpamFilter):
                 raise TypeError(f"can only merge a SpamFilter into a SpamFilter; got {type(each)}")
@@ -803,17 +801,18 @@ class SpamFilter:
                     f"differently (their counts are of other tokens or labels): "
                     f"{'; '.join(differ)}"
                 )
-            scoring = {
-                k: (v, each.get_params(deep=False)[k])
-                for k, v in self.get_params(deep=False).items()
-                if k not in ("tokenizer", "labels") and v != each.get_params(deep=False)[k]
-            }
+            other_params = each.get_params(deep=False)
+            scoring = [
+                f"{k}={v!r} (not {other_params[k]!r})"
+                for k, v in own.items()
+                if k not in ("tokenizer", "labels") and v != other_params[k]
+            ]
             if scoring:
                 import warnings
 
                 from nbayes.exceptions import NBayesWarning
 
-                shown = "; ".join(f"{k}={a!r} (not {b!r})" for k, (a, b) in scoring.items())
+                shown = "; ".join(scoring)
                 warnings.warn(
                     f"the filters merged score differently: the merged filter keeps this "
                     f"one's (the left one's) settings: {shown}. Their counts add up the same "
@@ -1183,10 +1182,8 @@ class SpamFilter:
             if isinstance(m, frozenset | set):
                 out.append(decide(self._log_scores(frozenset(m))))
                 continue
-            if check and isinstance(m, str) and len(m) < 4096 and "\n" not in m:
-                if _names_a_file(m):
-                    _warn_path_given_as_text("score")
-                    check = False
+            if check and _warned_a_path(m, "score"):
+                check = False
             # (the kernel adds the long words' tokens as it splits the text)
             tokens, text = tok.tokens_but_words(self._message(m), long_words=False)
             scores = fisher_text(
@@ -1448,6 +1445,16 @@ def _warn_path_given_as_text(what: str = "learn") -> None:
 
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _warned_a_path(message: Any, what: str) -> bool:
+    """Whether ``message`` is a one-line str that names a file, said in a warning (it is
+    read as a message's text: ``what`` is "learn" or "score")."""
+    if isinstance(message, str) and len(message) < 4096 and "\n" not in message:
+        if _names_a_file(message):
+            _warn_path_given_as_text(what)
+            return True
+    return False
 
 
 def _names_a_file(text: str) -> bool:
