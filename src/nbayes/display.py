@@ -547,13 +547,12 @@ class Summary(str):
 def _bar(value: float, scale: float, rgb: str, width: int = 90) -> str:
     """A bar as long as ``|value| / scale``; an infinite value (a word no document of a
     class had: it decides alone) fills it, striped, where it was drawn empty."""
-    fill = f"rgb({rgb})"
     if math.isinf(value):
-        frac = 1.0
+        frac, title = 1.0, ' title="infinite: this evidence decides alone"'
         fill = f"repeating-linear-gradient(135deg,rgb({rgb}) 0 4px,rgba({rgb},0.35) 4px 8px)"
-    else:
-        frac = 0.0 if not scale or not math.isfinite(value) else min(abs(value) / scale, 1.0)
-    title = ' title="infinite: this evidence decides alone"' if math.isinf(value) else ""
+    else:  # (NaN: an empty bar)
+        frac = 0.0 if not scale or math.isnan(value) else min(abs(value) / scale, 1.0)
+        fill, title = f"rgb({rgb})", ""
     return (
         f'<span{title} style="display:inline-block;width:{width}px;height:10px;'
         'background:#edf0f3;border-radius:3px;vertical-align:middle;overflow:hidden">'
@@ -872,12 +871,9 @@ def _absent_html(e: Explanation, focus: Any, most: int = 5) -> str:
     show (a model of presence and absence, Bernoulli): "match was sharp" is positive by the
     absent "not" (+inf), its three words all against positive. Empty for other models."""
     ev = e.top(most, classes=[focus])[focus]
-    named = [n for n, _ in ev["for"] + ev["against"]]
-    values = e.values_as_float()
-    index = e.feature_index(named)
-    absent = [
-        (n, v) for n, v in ev["for"] + ev["against"] if n in index and values[index[n]] == 0 and v
-    ]
+    pairs = ev["for"] + ev["against"]
+    lacks = e.absent(n for n, _ in pairs)
+    absent = [(n, v) for n, v in pairs if n in lacks and v]
     if not absent:
         return ""
     absent.sort(key=lambda nv: -abs(nv[1]))

@@ -360,6 +360,13 @@ class Explanation:
         at = {n: j for j, n in enumerate(self.feature_names) if n in asked} if asked else {}
         return {n: at[n] for n in wanted if n in at}
 
+    def absent(self, names: Any) -> set[str]:
+        """Those of ``names`` (features) that the explained row does not hold: a model of
+        presence and absence (Bernoulli) weighs them too; a multinomial's evidence is of
+        the text's words only."""
+        values = self.values_as_float()
+        return {n for n, j in self.feature_index(names).items() if values[j] == 0}
+
     def _class_total(self) -> np.ndarray | None:
         """The terms summed over the classes (None for one class), computed once for
         the ``terms`` array the explanation holds."""

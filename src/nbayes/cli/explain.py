@@ -79,14 +79,6 @@ def _evidence(exp: Any, cls: Any, names: Any) -> tuple[dict[str, float], set[str
     return found, set(index)
 
 
-def _absent(exp: Any, names: list[str]) -> set[str]:
-    """Those of ``names`` that the text does not hold: a Bernoulli model's evidence comes
-    from absent words too (its explanation values are 0 for them; a multinomial model's
-    lists only the text's words)."""
-    values = exp.values_as_float()
-    return {n for n, j in exp.feature_index(names).items() if values[j] == 0}
-
-
 def _hashed_names(model: Any, terms: list[str]) -> dict[str, str]:
     """Term -> the name of its hash bucket (``bucket 746281``), for a hashing model, whose
     features are buckets: a term counted alone gives its bucket; an n-gram's is the one
@@ -177,7 +169,7 @@ def explain_text(
     for term, name in feature.items():
         words_of.setdefault(name, term)
     ev = exp.top(top, classes=[focus])[focus]
-    absent = _absent(exp, [n for n, _ in ev["for"] + ev["against"]])
+    absent = exp.absent(n for n, _ in ev["for"] + ev["against"])
     for side, colour, key in (("for", _GREEN, "for"), ("against", _RED, "against")):
         if ev[key]:
             listed.update(n for n, _ in ev[key])
@@ -207,10 +199,7 @@ def _no_evidence(ui: UI, exp: Any, focus: Any, classes: list[Any], post: Any) ->
 
 
 def _print_exact(
-    ui: UI,
-    exp: Any,
-    terms: set[str] | None,
-    rename: dict[str, str] | None = None,
+    ui: UI, exp: Any, terms: set[str] | None, rename: dict[str, str] | None = None
 ) -> None:
     """The exact derivation, and the factors of ``terms`` (all when None); ``rename``
     names features (the words of a hashing model's buckets). A family of presence and
@@ -220,12 +209,10 @@ def _print_exact(
         ui.print(f"  {line}")
     if exp.factors is None:
         return
-    # a family of presence and absence (Bernoulli): a word the text lacks is a factor
-    # 1 - P(word | class), named so (it read "P(not | negative) = 0/2" where the table of
-    # parameters says 2/2); a factor of 0, what makes a class impossible, is always listed
-    # (a factor of a feature the text lacks: only a family of presence has them, a
-    # multinomial's product is over the text's words; the model's own flag is the lean
-    # scorer's, not a TextClassifier's)
+    # a factor of a word the text lacks (only a family of presence has them: a
+    # multinomial's product is over the text's words) is 1 - P(word | class), named so (it
+    # read "P(not | negative) = 0/2" where the table of parameters says 2/2); a factor of
+    # 0, what makes a class impossible, is always listed
     values = exp.values_as_float()
     lines = []
     for cls, row in zip(exp.classes.tolist(), exp.factors, strict=True):
