@@ -114,8 +114,9 @@ def _start_of(records: list[dict[str, Any]], digest: str) -> int | None:
     return None
 
 
-def _write_new(path: str, records: list[dict[str, Any]], keep_locked: bool = False) -> int:
-    """Write a complete journal atomically: a temporary file, fsync, rename, fsync dir.
+def _write_new(path: str, records: list[dict[str, Any]] | bytes, keep_locked: bool = False) -> int:
+    """Write a complete journal atomically (its records, or their frames as bytes): a
+    temporary file, fsync, rename, fsync dir.
 
     With ``keep_locked`` the new journal is locked (``flock``) before it is renamed into
     place and the locked descriptor is returned (the caller closes it): a writer that
@@ -125,7 +126,7 @@ def _write_new(path: str, records: list[dict[str, Any]], keep_locked: bool = Fal
     try:
         if keep_locked:
             fcntl.flock(fd, fcntl.LOCK_EX)
-        data = b"".join(_frame(r) for r in records)
+        data = records if isinstance(records, bytes) else b"".join(map(_frame, records))
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
@@ -448,10 +449,10 @@ class Journal:
         try:
             if os.path.exists(self.path):  # another worker restored it meanwhile
                 return _lock_current(self.path)
-            records, ends = _parse(_read_all(self._fd))
-            fd = _write_new(self.path, records, keep_locked=True)
-            read = sum(end <= self._offset for end in ends)  # (what this process has read)
-            offset = sum(len(_frame(r)) for r in records[:read])
+            data = _read_all(self._fd)
+            _, ends = _parse(data)
+            intact = data[: ends[-1]] if ends else b""  # (byte for byte: offsets hold)
+            fd = _write_new(self.path, intact, keep_locked=True)
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
         import logging
@@ -460,13 +461,13 @@ class Journal:
             "nbayes serve: the journal %s was removed while served; written again from the "
             "copy this server holds open (%d record(s))",
             self.path,
-            len(records),
+            len(ends),
         )
         new = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
         os.close(self._fd)
         self._fd = new
         self._inode = os.fstat(new).st_ino
-        self._offset = offset
+        self._offset = min(self._offset, len(intact))
         return fd
 
     def append(self, record: dict[str, Any] | bytes, op: str | None = None) -> None:

@@ -364,11 +364,11 @@ def _run_worker(
 
     from nbayes.exceptions import PathAsTextWarning
     from nbayes.serve.app import create_app
+    from nbayes.serve.runner import SHUTDOWN_GRACE, ModelRunner
+    from nbayes.serve.state import ModelState
 
     # a client's one-line text may name a file of the server's: a text all the same
     warnings.filterwarnings("ignore", category=PathAsTextWarning)
-    from nbayes.serve.runner import SHUTDOWN_GRACE, ModelRunner
-    from nbayes.serve.state import ModelState
 
     def before_replace(folding: str) -> None:
         """A fold is about to replace the model file: lock the new file first (and hand
