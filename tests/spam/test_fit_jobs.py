@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -161,7 +162,6 @@ def test_the_workers_end_when_their_parent_is_killed(big: str) -> None:
     (a worker reading it waited for the rest for ever: it holds no write end now)."""
     import subprocess
     import sys
-    import time
 
     proc = subprocess.run(
         [sys.executable, "-c", _ORPHAN, big], capture_output=True, text=True, timeout=120
@@ -268,3 +268,60 @@ def test_classify_each_scores_in_order_with_notes_and_errors_in_place(
         assert [(i, str(v)) for i, v in errors] == [(7, "cannot score this one")]
     with pytest.raises(ValueError, match="n_jobs must be an int >= 1, or -1"):
         next(classify_each(f, items, mail_of, n_jobs=0))
+
+
+@pytest.mark.parametrize("entry", ["classify_many", "classify_each"])
+def test_a_scoring_worker_that_dies_is_an_error_not_a_wait(tmp_path: Path, entry: str) -> None:
+    """A worker of the bulk scoring killed (out of memory, by hand) is a ChildProcessError
+    naming the signal; multiprocessing.Pool, which scored before, started another worker
+    and waited for the lost chunk's result for ever."""
+    import subprocess
+    import sys
+
+    script = (
+        "import os, signal\n"
+        "from nbayes.spam import SpamFilter, _bulk\n"
+        "f = SpamFilter().fit([b'lunch team notes', b'win free cash'], ['ham', 'spam'])\n"
+        "def dies(chunk):\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        "_bulk._score = _bulk._score_each = dies\n"
+        "mails = iter([b'Subject: hi\\n\\nlunch'] * 50)\n"
+        f"run = _bulk.{entry}(f, mails, n_jobs=2, chunk_size=5)\n"
+        "try:\n"
+        "    list(run)\n"
+        "except ChildProcessError as exc:\n"
+        "    print(exc, flush=True)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "was killed by signal 9 (SIGKILL" in proc.stdout, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("entry", ["classify_many", "classify_each"])
+def test_bulk_scoring_closed_early_leaves_no_process_nor_thread(
+    mail_folder: Path, entry: str
+) -> None:
+    """A stream of verdicts closed after its first (`nbayes filter MODEL big.mbox | head`)
+    ends its workers at once, with chunks of big messages still in the pipe to them, and
+    leaves no thread writing to that pipe."""
+    import threading
+
+    from nbayes.spam import classify_each, classify_many
+
+    f = SpamFilter().fit_stream(iter_classes(mail_folder))
+    big = b"Subject: x\n\n" + b" ".join(b"w%d" % i for i in range(20_000))
+    threads = threading.active_count()
+    for chunk_size in (1, 8):
+        run: Iterator[Any] = (
+            classify_many(f, iter([big] * 400), n_jobs=2, chunk_size=chunk_size)
+            if entry == "classify_many"
+            else classify_each(f, [big] * 400, n_jobs=2, chunk_size=chunk_size)
+        )
+        next(run)
+        started = time.monotonic()
+        run.close()  # type: ignore[attr-defined]
+        assert time.monotonic() - started < 5
+        assert multiprocessing.active_children() == []
+        assert threading.active_count() == threads

@@ -35,6 +35,7 @@ from nbayes.spam._table import TokenTable
 __all__ = ["classify_each", "classify_many", "count_many", "usable_cores"]
 
 T = TypeVar("T")
+E = TypeVar("E", bound=BaseException)
 
 _WORKER_FILTER: SpamFilter | None = None
 _WORKER_MESSAGES: Sequence[Any] = ()
@@ -83,12 +84,17 @@ def _count_worker(
     except _Orphaned:
         os._exit(1)
     except BaseException as exc:
-        try:
-            pickle.dumps(exc)
-            out = ("error", exc)
-        except Exception:  # an exception that cannot travel: its words do
-            out = ("error", RuntimeError(f"{type(exc).__name__}: {exc}"))
+        out = ("error", _travelling(exc))
     results.put(out)
+
+
+def _travelling(exc: E) -> E | RuntimeError:
+    """``exc``, or its words as a RuntimeError when it cannot be pickled (travel back)."""
+    try:
+        pickle.dumps(exc)
+        return exc
+    except Exception:
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
 
 
 class _Orphaned(Exception):
@@ -104,6 +110,116 @@ def _next_task(tasks: Any, parent: int) -> Any:  # pragma: no cover
                 raise _Orphaned from None
         except (EOFError, OSError):  # the parent is gone, a chunk half written
             raise _Orphaned from None
+
+
+def _map_worker(
+    init: Callable[..., None],
+    initargs: tuple[Any, ...],
+    func: Callable[[Any], Any],
+    tasks: Any,
+    results: Any,
+    parent: int,
+) -> None:  # pragma: no cover
+    """A worker of :func:`_in_order` (runs in a forked process): ``init(*initargs)``, then
+    ``(index, func(arg))`` (or the error) for each ``(index, arg)`` of ``tasks`` until None.
+    It ends by itself once its parent process is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    tasks._writer.close()  # (as _count_worker: the parent's death ends the pipes)
+    results._reader.close()
+    init(*initargs)
+    try:
+        while (task := _next_task(tasks, parent)) is not None:
+            index, arg = task
+            try:
+                out: tuple[str, int, Any] = ("result", index, func(arg))
+            except BaseException as exc:
+                out = ("error", index, _travelling(exc))
+            results.put(out)
+    except _Orphaned:
+        os._exit(1)
+
+
+def _in_order(
+    n_jobs: int,
+    init: Callable[..., None],
+    initargs: tuple[Any, ...],
+    func: Callable[[Any], Any],
+    args: Iterable[Any],
+) -> Iterator[Any]:
+    """``func(arg)`` of each of ``args``, in order, computed by ``n_jobs`` forked processes
+    that each ran ``init(*initargs)`` first (inherited, not pickled); ``args`` is read here,
+    at most ``2 * n_jobs + 1`` ahead of the result yielded. An error of ``func`` is raised
+    here, at its place; a worker that dies raises ChildProcessError.
+
+    multiprocessing.Pool is not used: its terminate() can wait for ever (CPython issues
+    73945 and 96995: its task thread, blocked writing to the workers it has just ended, is
+    joined), and a stream closed early (``nbayes filter MODEL big.mbox | head``) ends the
+    pool with tasks still in its pipe: once, in CI, the command sat 5 minutes there. Here,
+    an early end kills the workers, and the pipe's read end is closed for the thread
+    writing to it to end (its error, a broken pipe, is expected and kept quiet).
+    """
+    ctx = multiprocessing.get_context("fork")
+    tasks: Any = ctx.Queue()
+    tasks._ignore_epipe = True  # (read when its thread starts: a write no worker will read)
+    results = ctx.Queue()
+    workers = [
+        ctx.Process(
+            target=_map_worker,
+            args=(init, initargs, func, tasks, results, os.getpid()),
+            daemon=True,
+        )
+        for _ in range(n_jobs)
+    ]
+    done: dict[int, tuple[str, Any]] = {}
+
+    def collect() -> None:
+        """Wait for a result (a fifth of a second at most); raise if a worker died."""
+        try:
+            kind, index, payload = results.get(timeout=0.2)
+            done[index] = (kind, payload)
+        except queue.Empty:
+            dead = [w.exitcode for w in workers if w.exitcode not in (None, 0)]
+            if dead:
+                raise ChildProcessError(
+                    f"a process scoring the mail {_ended(dead[0])} before it was done"
+                ) from None
+
+    it = iter(args)
+    sent = given = 0
+    complete = False
+    try:
+        for w in workers:  # all forked before a put starts the queue's thread
+            w.start()
+        while True:
+            while sent - given <= 2 * n_jobs and (arg := next(it, _END)) is not _END:
+                tasks.put((sent, arg))
+                sent += 1
+            if given == sent:
+                break
+            while given not in done:
+                collect()
+            kind, payload = done.pop(given)
+            given += 1
+            if kind == "error":
+                raise payload
+            yield payload
+        for _ in workers:
+            tasks.put(None)
+        complete = True
+    finally:
+        for w in workers:
+            if not complete and w.is_alive():
+                w.terminate()
+            if w.pid is not None:
+                w.join()
+        if not complete:  # no worker reads on: the thread's pending write ends (EPIPE)
+            tasks._reader.close()
+        tasks.close()
+        tasks.join_thread()
+        results.close()
+
+
+_END = object()
 
 
 def count_many(
@@ -290,21 +406,18 @@ def classify_many(
         return
     if len(spam_filter.table_.row_tokens) >= spam_filter._INDEXED_ROWS:
         spam_filter._token_lookup()  # built once, before the workers fork, not once in each
-    ctx = multiprocessing.get_context("fork")
     if isinstance(messages, list | tuple):
         # the workers read the messages from their (forked) copy of the list: only the
         # chunks' bounds travel, not the messages, pickled by this process (which shares
         # the cores with the workers) and unpickled by them
         spans = _spans(len(messages), chunk_size, n_jobs)
-        with ctx.Pool(n_jobs, initializer=_init, initargs=(spam_filter, messages)) as pool:
-            for result in pool.imap(_score_range, spans):
-                for verdict, spamicity, log_odds in result:
-                    yield Verdict(verdict, spamicity, log_odds)
-        return
-    with ctx.Pool(n_jobs, initializer=_init, initargs=(spam_filter, ())) as pool:
-        for result in pool.imap(_score, _chunks(messages, chunk_size)):
-            for verdict, spamicity, log_odds in result:
-                yield Verdict(verdict, spamicity, log_odds)
+        results = _in_order(n_jobs, _init, (spam_filter, messages), _score_range, spans)
+    else:
+        chunks = _chunks(messages, chunk_size)
+        results = _in_order(n_jobs, _init, (spam_filter, ()), _score, chunks)
+    for result in results:
+        for verdict, spamicity, log_odds in result:
+            yield Verdict(verdict, spamicity, log_odds)
 
 
 def _init_each(spam_filter: SpamFilter) -> None:  # pragma: no cover
@@ -325,11 +438,7 @@ def _score_each(raws: list[Any]) -> list[Verdict | Exception]:  # pragma: no cov
             try:
                 out.append(_WORKER_FILTER.classify([raw])[0])
             except Exception as exc:
-                try:
-                    pickle.dumps(exc)
-                    out.append(exc)
-                except Exception:
-                    out.append(RuntimeError(f"{type(exc).__name__}: {exc}"))
+                out.append(_travelling(exc))
         return out
 
 
@@ -380,20 +489,16 @@ def classify_each(
         return
     if len(spam_filter.table_.row_tokens) >= spam_filter._INDEXED_ROWS:
         spam_filter._token_lookup()  # built once, before the workers fork
-    ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(n_jobs, initializer=_init_each, initargs=(spam_filter,)) as pool:
-        pending: deque[Any] = deque()
+    pending: deque[tuple[list[T], list[Any]]] = deque()  # (read here, in order)
+
+    def raws() -> Iterator[list[Any]]:
         while chunk := list(itertools.islice(it, chunk_size)):
             mails = [get(x) for x in chunk]
-            raws = [m for m in mails if m is not None]
-            pending.append((chunk, mails, pool.apply_async(_score_each, (raws,))))
-            if len(pending) > 2 * n_jobs:
-                yield from _in_place(*pending.popleft())
-        while pending:
-            yield from _in_place(*pending.popleft())
+            pending.append((chunk, mails))
+            yield [m for m in mails if m is not None]
 
-
-def _in_place(chunk: list[T], mails: list[Any], result: Any) -> Iterator[tuple[T, Any]]:
-    verdicts = iter(result.get())
-    for item, mail in zip(chunk, mails, strict=True):
-        yield item, None if mail is None else next(verdicts)
+    for scored in _in_order(n_jobs, _init_each, (spam_filter,), _score_each, raws()):
+        chunk, mails = pending.popleft()
+        verdicts = iter(scored)
+        for item, mail in zip(chunk, mails, strict=True):
+            yield item, None if mail is None else next(verdicts)
