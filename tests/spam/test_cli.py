@@ -1425,3 +1425,45 @@ def test_eval_of_the_mail_a_filter_learnt_says_its_figures_are_of_learnt_mail(
             (other / label / f"{i}.eml").write_bytes(text)
     code, _, err = run(capsys, monkeypatch, "eval", model, other)
     assert code == 0 and "look learnt" not in err
+
+
+def test_an_unregistration_refused_for_a_from_line_says_how_it_was_read(
+    model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A delivery (postmark first) learnt from standard input, saved as it came: the file
+    is read as an mbox and its '>From' line loses a '>', so the unregistration from the
+    file is refused; the error says why and how to unregister it (a trial's finding: the
+    error named only the token)."""
+    saved = tmp_path / "gt.eml"
+    saved.write_bytes(
+        b"From alice@example.com Mon Dec  1 10:00:00 2025\nFrom: alice@example.com\n"
+        b"Subject: quoting\n\nzanzibar\n\n>From the archives: nothing\n"
+    )
+    before = model.read_bytes()
+    code, _, _ = filter_(capsys, monkeypatch, model, "--register", "ham", stdin=saved.read_bytes())
+    assert code == 0
+    code, _, err = filter_(capsys, monkeypatch, model, "--unregister", "ham", str(saved))
+    assert code == 3 and "cannot unlearn" in err
+    assert "unregister it that way: `nbayes filter MODEL --unregister LABEL < FILE`" in err
+    # `-`: standard input read as a file (a process: its standard input a real file)
+    with saved.open("rb") as stdin:
+        proc = subprocess.run(
+            [sys.executable, "-m", "nbayes", "filter", str(model), "--unregister", "ham", "-"],
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+        )
+    assert proc.returncode == 3 and "(without `-`)" in proc.stderr, proc.stderr
+    code, _, err = filter_(
+        capsys, monkeypatch, model, "--unregister", "ham", stdin=saved.read_bytes()
+    )
+    assert code == 0 and model.read_bytes() == before
+    # learnt from the file, unregistered from standard input: the other way round
+    assert filter_(capsys, monkeypatch, model, "--register", "ham", str(saved))[0] == 0
+    code, _, err = filter_(
+        capsys, monkeypatch, model, "--unregister", "ham", stdin=saved.read_bytes()
+    )
+    assert code == 3 and "unregister it from the file" in err
+    # a refusal of a message without From lines has no such advice
+    code, _, err = filter_(capsys, monkeypatch, model, "--unregister", "spam", stdin=HAM_MESSAGE)
+    assert code == 3 and "cannot unlearn" in err and "mboxrd" not in err

@@ -36,6 +36,7 @@ Example:
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -875,6 +876,47 @@ def _change(args: argparse.Namespace, ui: Any) -> int:
             )
     else:
         mails = _stdin_mails(args, ui)
+    try:
+        return _change_with(args, ui, mails)
+    except ValueError as exc:
+        refused = str(exc).startswith(("cannot unlearn", "cannot correct"))
+        hint = _quoting_hint(args, mails) if args.unregister and refused else ""
+        if not hint:
+            raise
+        text = str(exc).rstrip()
+        raise CLIError(f"{text}{'' if text.endswith('.') else '.'} {hint}") from None
+
+
+#: a line of a message's body starting with "From ", quoted (">From ") or not
+_FROM_LINE = re.compile(rb"\n>*From ")
+
+
+def _quoting_hint(args: argparse.Namespace, mails: list[Any]) -> str:
+    """Advice for an unlearning refused of messages with From lines: read from a file
+    whose first line is a postmark (an mbox), a message's ``>From`` lines lose one ``>``
+    (mboxrd), read from standard input they keep them; the message may have been learnt
+    the other way. Empty when no message has such a line."""
+    if not any(_FROM_LINE.search(getattr(m, "data", m)) for m in mails):
+        return ""
+    if args.mail:
+        return (
+            "Its '>From' lines lost one '>' as it was read: a file whose first line is a "
+            "postmark ('From sender date') is an mbox (mboxrd). If it was learnt from "
+            "standard input as it came (a delivery), unregister it that way: `nbayes "
+            "filter MODEL --unregister LABEL < FILE` (without `-`)."
+        )
+    return (
+        "Standard input is read as it comes, its '>From' lines whole; read from a file "
+        "whose first line is a postmark (an mbox, mboxrd), they lose one '>'. If it was "
+        "learnt from such a file, unregister it from the file: `nbayes filter MODEL "
+        "--unregister LABEL FILE`."
+    )
+
+
+def _change_with(args: argparse.Namespace, ui: Any, mails: list[Any]) -> int:
+    """--register, --unregister, --update of ``mails``, read."""
+    from nbayes.cli._ui import CLIError
+
     if not os.path.exists(args.model) and _started(args, ui, mails):
         return 0
     if args.update and not args.mail:  # a delivery's, of a model a server serves
