@@ -24,6 +24,9 @@ def reference_relative(terms: np.ndarray) -> np.ndarray:
         return terms.copy()
     with np.errstate(invalid="ignore"):
         rel = terms - (terms.sum(axis=0, keepdims=True) - terms) / (n - 1)
+        # a class's own infinite term: the others' terms summed without it
+        for i, j in zip(*np.nonzero(np.isnan(rel) & np.isinf(terms)), strict=True):
+            rel[i, j] = terms[i, j] - np.delete(terms[:, j], i).sum() / (n - 1)
     return np.where(np.isnan(rel), 0.0, rel)
 
 
@@ -166,3 +169,26 @@ def test_evidence_of_some_columns_is_bit_for_bit_that_of_the_whole(order, n_clas
     strided = explanation(np.asarray(rng.normal(size=(n_classes, 600)))[:, ::2])
     cols = rng.integers(0, 300, size=7)
     assert strided.evidence(cols).tobytes() == strided.evidence()[:, cols].tobytes()
+
+
+def test_an_infinite_term_is_evidence_against_its_class_too() -> None:
+    """The notes' undecidable review ("not sharp match", Bernoulli, no smoothing): "not"
+    makes positive impossible and the absent "was" negative. The evidence of "was" for
+    negative was -inf - (-inf): undefined, so 0, and no list showed why negative is
+    impossible (a trial's finding)."""
+    from nbayes import TextClassifier
+
+    docs = ["keeper was sharp and composed", "match was composed", "brilliant match",
+            "match was not sharp", "match was not composed"]  # fmt: skip
+    labels = ["positive"] * 3 + ["negative"] * 2
+    m = TextClassifier(model="bernoulli", alpha=0).fit(docs, labels)
+    exp = m.explain("not sharp match")
+    assert exp.undecidable
+    top = exp.top(5)
+    assert top["negative"]["against"] == [("was", -np.inf)]
+    assert top["positive"]["against"][0] == ("not", -np.inf)
+    assert top["negative"]["for"][0] == ("not", np.inf)
+    assert top["positive"]["for"] == [("was", np.inf)]
+    # three classes: the others' mean without the class's own infinity
+    terms = np.array([[-np.inf, 0.0], [-1.0, 0.0], [-3.0, 0.0]])
+    np.testing.assert_array_equal(explanation(terms).evidence()[:, 0], [-np.inf, np.inf, np.inf])

@@ -157,16 +157,25 @@ def _relative(
     if total is None and n > 1:
         with np.errstate(invalid="ignore"):  # inf + -inf: no evidence (0)
             total = terms.sum(axis=0)
-    if rows is not None:
-        terms = terms[np.asarray(rows, dtype=np.intp)]
+    every = terms
     if cols is not None:
         cols = np.asarray(cols, dtype=np.intp)
-        terms = terms[:, cols]
+        every = terms[:, cols]
         total = None if total is None else total[cols]
+    picked = range(n) if rows is None else np.asarray(rows, dtype=np.intp).tolist()
+    terms = every if rows is None else every[picked]
     if n == 1:
         return np.where(np.isnan(terms), 0.0, terms)
     with np.errstate(invalid="ignore"):
-        rel = terms - (total - terms) / (n - 1)
+        others = total - terms
+        for r, i in enumerate(picked):
+            # a class's own infinite term: the total less it is inf - inf, where the
+            # other classes' sum is not ("was" absent: -inf for the class whose every
+            # document has it, evidence against it that read as none); summed anew
+            lost = np.flatnonzero(np.isnan(others[r]) & np.isinf(terms[r]))
+            if len(lost):
+                others[r, lost] = np.delete(every[:, lost], i, axis=0).sum(axis=0)
+        rel = terms - others / (n - 1)
     return np.where(np.isnan(rel), 0.0, rel)
 
 
