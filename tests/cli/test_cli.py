@@ -862,3 +862,14 @@ def test_train_of_a_folder_of_mail_as_words_points_to_the_spam_filter(
     assert code == 0 and "look like e-mail messages" in err and "--model spam" in err
     code, _, err = run(capsys, "train", tmp_path / "docs", "-o", tmp_path / "d.nbayes")
     assert code == 0 and "e-mail" not in err
+
+
+def test_train_names_each_class_with_its_count(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`2 classes (0 2,788, 1 1,813)` read as four numbers (a trial's finding): each class
+    is written `class: count`, as `nbayes info` writes them."""
+    data = tmp_path / "d.csv"
+    data.write_text("text,label\nfree prize now,1\nlunch at noon,0\nmeeting notes,0\n")
+    code, _, err = run(capsys, "train", data, "-o", tmp_path / "m.nbayes")
+    assert code == 0 and "2 classes (0: 2, 1: 1)" in err, err

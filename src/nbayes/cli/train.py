@@ -235,7 +235,7 @@ def set_class_prior(model: Any, text: str) -> None:
 
 def _describe(model: Any) -> str:
     counts = ", ".join(
-        f"{c} {int(n):,}" if float(n).is_integer() else f"{c} {float(n):.3g}"
+        f"{c}: {int(n):,}" if float(n).is_integer() else f"{c}: {float(n):.3g}"
         for c, n in zip(model.classes_.tolist(), model.class_count_.tolist(), strict=True)
     )
     return f"{len(model.classes_)} classes ({counts})"
