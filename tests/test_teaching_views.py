@@ -366,6 +366,13 @@ def test_predict_top_still_unpacks_and_shows_a_table(spam: MultinomialNB) -> Non
     assert round(float(proba[0, 0]), 3) == 0.818
     assert str(top).splitlines()[1].split() == ["0", "spam", "(0.818)", "ham", "(0.182)"]
     assert "<table" in top._repr_html_() and "spam" in top._repr_html_()
+    # each rank's label, bar and number in cells of their own (one right-aligned cell put
+    # the bars of "spam" and "ham" at different places): a row's cells, label left-aligned
+    html = top._repr_html_()
+    assert html.count('colspan="3"') == 2
+    row = html.split("<tr>")[2]
+    assert row.count("<td") == 1 + 3 * 2
+    assert re.search(r'text-align:left">spam</td>', row) and ">0.818</td>" in row
 
 
 def test_most_informative_features_take_names_and_give_plain_values() -> None:

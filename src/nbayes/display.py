@@ -461,19 +461,28 @@ class TopPredictions(NamedTuple):
     def _repr_html_(self) -> str:
         rows = self._table()
         more = len(self.labels) - (len(rows) - 1)
-        out = [f'<table style="{_CSS_TABLE}"><tr>']
-        out += [f'<th style="{_CSS_HEAD}">{_e(h)}</th>' for h in rows[0]]
+        out = [
+            f'<table style="{_CSS_TABLE}"><tr>',
+            f'<th style="{_CSS_HEAD}">{_e(rows[0][0])}</th>',
+        ]
+        # each rank's label, bar and number in cells of their own, under one heading: in
+        # one right-aligned cell, "spam" and "ham" put their bars at different places (a
+        # trial's finding)
+        out += [f'<th colspan="3" style="{_CSS_HEAD}">{_e(h)}</th>' for h in rows[0][1:]]
         out.append("</tr>")
+        tight = "padding:3px 4px;border-bottom:1px solid #edf0f3"
         for i in range(len(rows) - 1):
             out.append(f'<tr><td style="{_CSS_NAME}">{i}</td>')
             for c, p in zip(self.labels[i], self.probabilities[i], strict=True):
                 out.append(
-                    f'<td style="{_CSS_CELL}">{_e(_plain(c))} {_bar(float(p), 1.0, FOR_RGB)}'
-                    f" {float(p):.3g}</td>"
+                    f'<td style="{_CSS_NAME}">{_e(_plain(c))}</td>'
+                    f'<td style="{tight}">{_bar(float(p), 1.0, FOR_RGB)}</td>'
+                    f'<td style="{_CSS_CELL}">{float(p):.3g}</td>'
                 )
             out.append("</tr>")
         if more > 0:
-            out.append(f'<tr><td colspan="{len(rows[0])}">… {more:,} more rows</td></tr>')
+            span = 1 + 3 * (len(rows[0]) - 1)
+            out.append(f'<tr><td colspan="{span}">… {more:,} more rows</td></tr>')
         return "".join(out) + "</table>"
 
 
