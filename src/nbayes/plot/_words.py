@@ -148,7 +148,9 @@ def informative_words(
         ax.set_title(short(cls, _CLASS_LABEL), fontsize=10)
     fit_width(
         fig,
-        fig.supxlabel("evidence of one occurrence (log-likelihood ratio vs. the other classes)"),
+        fig.supxlabel(
+            "evidence of one occurrence (log-likelihood ratio vs. the other classes)", fontsize=9
+        ),
     )
     set_title(fig, title)
     return axes[:n]
