@@ -169,6 +169,9 @@ def test_informative_words_are_what_explain_ranks_first() -> None:
         expected = words[np.argsort(-ratio, kind="stable")[:k]]
         assert shown == list(expected)
     assert "claim" in [t.get_text() for t in axes[1].get_yticklabels()]
+    # the axis label on one line, at the ticks' size (it wrapped onto two: a trial's)
+    label = axes[0].figure._supxlabel
+    assert "\n" not in label.get_text() and label.get_fontsize() == 9
 
 
 def test_informative_words_readable_at_20_classes() -> None:
