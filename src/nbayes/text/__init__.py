@@ -2,8 +2,9 @@
 
 The public names: :class:`TextClassifier` (and :class:`TextSettings`: its
 hyperparameters and training without the estimator, for ``nbayes train``),
-:class:`CountVectorizer` and
-:class:`HashingVectorizer` (scikit-learn's, with a compiled fast path), and the documented
+:class:`CountVectorizer`,
+:class:`TfidfVectorizer` and :class:`HashingVectorizer` (scikit-learn's, with a compiled fast
+path), :class:`TfidfTransformer` (scikit-learn's, re-exported), and the documented
 kernel-level counts :func:`count_by_class` (per-class term counts without a document x
 term matrix), :func:`hashing_transform` (``HashingVectorizer(...).transform``) and
 :func:`hash_into` (hashed counts added into running totals). The other kernel-level
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     from nbayes.text.vectorizers import (
         CountVectorizer,
         HashingVectorizer,
+        TfidfTransformer,
+        TfidfVectorizer,
         count_by_class,
         hash_into,
         hashing_transform,
@@ -31,6 +34,8 @@ __all__ = [
     "HashingVectorizer",
     "TextClassifier",
     "TextSettings",
+    "TfidfTransformer",
+    "TfidfVectorizer",
     "count_by_class",
     "hash_into",
     "hashing_transform",

@@ -1,9 +1,10 @@
 """scikit-learn's bag-of-words vectorizers, exact, with a compiled fast path.
 
-:class:`CountVectorizer` and :class:`HashingVectorizer` are scikit-learn's classes with a
-compiled fast path for the default word analyzer; every other setting falls back to
-scikit-learn's own code (:mod:`nbayes.text._routes` decides), so results are always
-identical to scikit-learn's.
+:class:`CountVectorizer`, :class:`TfidfVectorizer` and :class:`HashingVectorizer` are
+scikit-learn's classes with a compiled fast path for the default word analyzer; every other
+setting falls back to scikit-learn's own code (:mod:`nbayes.text._routes` decides), so
+results are always identical to scikit-learn's. :class:`TfidfTransformer` is
+scikit-learn's own class, re-exported (it counts nothing).
 
 The kernel-level entry points used to train and apply Naive Bayes without materialising
 a document x term matrix live in :mod:`nbayes.text._drivers.class_counts` (:func:`count_by_class`,
@@ -13,7 +14,8 @@ a document x term matrix live in :mod:`nbayes.text._drivers.class_counts` (:func
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -36,6 +38,8 @@ from nbayes.text._drivers.token_streams import _Analysis
 __all__ = [
     "CountVectorizer",
     "HashingVectorizer",
+    "TfidfTransformer",
+    "TfidfVectorizer",
     "count_by_class",
     "transform_counts",
     "transform_one",
@@ -43,6 +47,23 @@ __all__ = [
     "hash_by_class",
     "hash_into",
 ]
+
+
+#: scikit-learn's ``TfidfTransformer``, re-exported: it weights a count matrix and counts
+#: nothing, so there is no fast path to add (``TfidfVectorizer`` uses this very class)
+TfidfTransformer = _sk_text.TfidfTransformer
+
+
+@contextmanager
+def _fitting(vectorizer: Any) -> Iterator[None]:
+    """A vectorizer's fit: all-or-nothing (nbayes._template.guards.restored_on_failure: a
+    failing refit keeps the fitted vocabulary, and idf, as they were), and no scratch
+    attribute of the counting left behind, whatever happens."""
+    with restored_on_failure(vectorizer):
+        try:
+            yield
+        finally:
+            vectorizer.__dict__.pop("_nb_sorted_vocabulary", None)
 
 
 def _empty_vocabulary() -> ValueError:
@@ -79,13 +100,8 @@ class CountVectorizer(_sk_text.CountVectorizer):
     """
 
     def fit_transform(self, raw_documents: Iterable[Any], y: Any = None) -> Any:
-        # all-or-nothing (nbayes._template.guards.restored_on_failure): a failing refit keeps
-        # the fitted vocabulary and leaves no scratch attribute behind
-        with restored_on_failure(self):
-            try:
-                return super().fit_transform(raw_documents, y)
-            finally:
-                self.__dict__.pop("_nb_sorted_vocabulary", None)
+        with _fitting(self):
+            return super().fit_transform(raw_documents, y)
 
     fit_transform.__doc__ = _sk_text.CountVectorizer.fit_transform.__doc__
 
@@ -214,6 +230,52 @@ class CountVectorizer(_sk_text.CountVectorizer):
         if len(kept_indices) == X.shape[1]:
             return X  # X[:, all columns] is an identical copy
         return X[:, kept_indices]
+
+
+# The MRO is this class, nbayes's CountVectorizer, then scikit-learn's TfidfVectorizer and
+# CountVectorizer: __init__, _parameter_constraints, transform, idf_ and the tags are
+# scikit-learn's TfidfVectorizer's, and so are the bodies of fit and fit_transform; all
+# reach the counting through ``self`` (``_count_vocab``, ``_sort_features``,
+# ``_limit_features``: nbayes's). scikit-learn's ``fit`` calls ``super().fit_transform``,
+# its CountVectorizer's, past nbayes's wrapper, so both fits are wrapped here as
+# CountVectorizer.fit_transform is (tests/text/test_tfidf.py checks the MRO).
+class TfidfVectorizer(CountVectorizer, _sk_text.TfidfVectorizer):
+    """scikit-learn's ``TfidfVectorizer`` with the exact compiled counting of
+    :class:`CountVectorizer`.
+
+    Same parameters, defaults (``dtype=np.float64``), attributes (``vocabulary_``,
+    ``idf_``, ``fixed_vocabulary_``), errors, warnings and results as
+    :class:`sklearn.feature_extraction.text.TfidfVectorizer`: the documents are counted
+    as :class:`CountVectorizer` counts them (in compiled kernels for the default word
+    analyzer and ``str`` documents, by scikit-learn's code otherwise), into the very
+    matrix scikit-learn's counting makes, and scikit-learn's :class:`TfidfTransformer`
+    weights and normalises it, so the result is scikit-learn's bit for bit. As every
+    nbayes fit, a failing refit leaves the vectorizer as it was (scikit-learn's keeps
+    the old vocabulary with an unfitted idf).
+
+    Examples
+    --------
+    >>> from nbayes.text import TfidfVectorizer
+    >>> tv = TfidfVectorizer()
+    >>> tv.fit_transform(["Hello world", "hello again"]).toarray().round(3)
+    array([[0.   , 0.58 , 0.815],
+           [0.815, 0.58 , 0.   ]])
+    >>> tv.get_feature_names_out().tolist()
+    ['again', 'hello', 'world']
+    >>> tv.idf_
+    array([1.40546511, 1.        , 1.40546511])
+    """
+
+    def fit(self, raw_documents: Iterable[Any], y: Any = None) -> Any:
+        with _fitting(self):
+            return super().fit(raw_documents, y)
+
+    def fit_transform(self, raw_documents: Iterable[Any], y: Any = None) -> Any:
+        with _fitting(self):
+            return _sk_text.TfidfVectorizer.fit_transform(self, raw_documents, y)
+
+    fit.__doc__ = _sk_text.TfidfVectorizer.fit.__doc__
+    fit_transform.__doc__ = _sk_text.TfidfVectorizer.fit_transform.__doc__
 
 
 class HashingVectorizer(_sk_text.HashingVectorizer):
