@@ -149,3 +149,22 @@ def test_service_answers_score_each_batch_once(scorings: list[int], top: int | N
         answers = predictions(model, ["free money", "lunch"], top, text=True)
     assert len(scorings) == 1
     assert [a["label"] for a in answers] == model.predict(["free money", "lunch"]).tolist()
+
+
+def test_the_undecidable_warning_s_advice_fits_the_model() -> None:
+    """Its advice was smoothing, always: with alpha=1 already, BernoulliNB(binarize=None)
+    on counts (P(x_j = 1 | y) above 1) got it too (a trial's finding)."""
+    X = np.array([[3, 0], [2, 1], [0, 3], [1, 2]])
+    counted = BernoulliNB(binarize=None).fit(X, [0, 0, 1, 1])
+    with pytest.warns(UndecidableWarning) as seen:
+        counted.predict_proba(np.array([[0, 0]]))
+    text = str(seen[0].message)
+    assert "BernoulliNB(binarize=None) reads features as 0 or 1, but feature 0 is present 5" in text
+    assert "class 0, which has 2 rows" in text and "binarize=0.0" in text
+    assert "smoothing" not in text
+    # unsmoothed: the advice is smoothing; smoothed, nothing more to advise
+    with pytest.warns(UndecidableWarning, match=r"Use smoothing \(alpha > 0\)"):
+        MultinomialNB(alpha=0).fit([[1, 0], [0, 1]], [0, 1]).predict([[1, 1]])
+    binary = BernoulliNB(binarize=None, alpha=0).fit(np.array([[1, 0], [0, 1]]), [0, 1])
+    with pytest.warns(UndecidableWarning, match=r"Use smoothing \(alpha > 0\)"):
+        binary.predict([[1, 1]])

@@ -227,6 +227,25 @@ class BernoulliNB(_DirichletNB):
             X = _binarize(X, threshold=self.binarize)
         return X
 
+    def _undecidable_advice(self) -> str:
+        # binarize=None takes X as 0/1: counts make P(x_j = 1 | y) above 1, and 1 - it
+        # negative (a trial's: the advice was smoothing, with alpha=1 already)
+        counts, rows = getattr(self, "feature_count_", None), getattr(self, "class_count_", None)
+        if self.binarize is None and counts is not None and rows is not None:
+            over = np.argwhere(counts > rows[:, None])
+            if len(over):
+                c, j = over[0].tolist()
+                names = getattr(self, "feature_names_in_", None)
+                name = j if names is None else repr(str(names[j]))
+                cls = self.classes_.tolist()[c]
+                return (
+                    f"BernoulliNB(binarize=None) reads features as 0 or 1, but feature {name} "
+                    f"is present {counts[c, j]:g} times in class {cls!r}, which has "
+                    f"{rows[c]:g} rows: the features are counts. Use binarize=0.0 to read any "
+                    "count above 0 as present, or MultinomialNB for counts."
+                )
+        return super()._undecidable_advice()
+
     def _after_subtract(self, stats: Any) -> Any:
         # binarized rows: a feature is present in at most every row of its class (what a
         # model file must hold); more is the trace of rows never learned

@@ -22,13 +22,13 @@ __all__ = ["PosteriorMixin", "log_normalize"]
 _MAX_ROWS_LISTED = 10
 
 
-def _warn_undecidable(rows: np.ndarray, stacklevel: int = 3) -> None:
+def _warn_undecidable(rows: np.ndarray, advice: str, stacklevel: int = 3) -> None:
     listed = ", ".join(str(int(r)) for r in rows[:_MAX_ROWS_LISTED])
     more = f" and {len(rows) - _MAX_ROWS_LISTED} more" if len(rows) > _MAX_ROWS_LISTED else ""
     warnings.warn(
         f"Every class has zero probability for row(s) {listed}{more}: the classifier cannot "
         "decide. Their probabilities are NaN and predict() returns the class with the highest "
-        "prior. Use smoothing (alpha > 0) to avoid this.",
+        f"prior.{' ' + advice if advice else ''}",
         UndecidableWarning,
         stacklevel=stacklevel,
     )
@@ -60,6 +60,15 @@ class PosteriorMixin:
             raise ValueError("The class prior is undefined: cannot sample from this model.")
         return rng.choice(len(prior), size=int(n_samples), p=prior / prior.sum())
 
+    def _undecidable_advice(self) -> str:
+        """What to do about rows no class explains (the UndecidableWarning's last words):
+        smoothing, unless the model has it already."""
+        try:
+            smoothed = bool(np.all(np.asarray(getattr(self, "alpha", 0), dtype=float) > 0))
+        except (TypeError, ValueError):
+            smoothed = False
+        return "" if smoothed else "Use smoothing (alpha > 0) to avoid this."
+
     def _consistent(self) -> Any:
         """The model one prediction reads from start to end (itself here; an estimator
         whose learning calls may run in another thread meanwhile returns a snapshot)."""
@@ -84,7 +93,7 @@ class PosteriorMixin:
     def _log_proba(self, X: Any) -> np.ndarray:
         log_proba, undecidable = log_normalize(self._joint(X))
         if undecidable.any():
-            _warn_undecidable(np.flatnonzero(undecidable), stacklevel=4)
+            _warn_undecidable(np.flatnonzero(undecidable), self._undecidable_advice(), 4)
         return log_proba
 
     def predict_log_proba(self, X: Any) -> Any:
@@ -110,7 +119,7 @@ class PosteriorMixin:
         m = self._consistent()
         best, undecidable = best_classes(m._joint(X), m._class_log_prior)
         if undecidable.any():
-            _warn_undecidable(np.flatnonzero(undecidable))
+            _warn_undecidable(np.flatnonzero(undecidable), m._undecidable_advice())
         return m._labels_out(m._class_labels()[best])
 
     def decide(self, X: Any) -> Decisions:
@@ -125,7 +134,7 @@ class PosteriorMixin:
         m = self._consistent()  # one version of the model from start to end
         decisions = decisions_from_jll(m._joint(X), m._class_labels(), m._class_log_prior())
         if decisions.undecidable.any():
-            _warn_undecidable(np.flatnonzero(decisions.undecidable))
+            _warn_undecidable(np.flatnonzero(decisions.undecidable), m._undecidable_advice())
         return decisions
 
     def predict_top(self, X: Any, n: int = 3) -> TopPredictions:
