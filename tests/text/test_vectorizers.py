@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import warnings
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -23,6 +25,7 @@ from nbayes.text import (
     hash_into,
     hashing_transform,
 )
+from nbayes.text import _routes as routes
 from nbayes.text.vectorizers import hash_by_class, transform_counts, transform_one
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -93,11 +96,19 @@ COUNT_SETTINGS = [
 ]
 
 
+def kernels_even_for_tiny_batches() -> Any:
+    """The compiled kernels count even the tiny batches hypothesis draws: the routes leave
+    batches of at most 8 short documents to scikit-learn's code (faster for them), so
+    these tests compared scikit-learn with itself (a helper's finding)."""
+    return mock.patch.object(routes, "_small", lambda docs: False)
+
+
 @pytest.mark.parametrize("kw", COUNT_SETTINGS, ids=lambda kw: str(sorted(kw.items())))
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(docs=docs_strategy)
 def test_count_vectorizer_matches_sklearn_random_unicode(docs: list[str], kw: dict) -> None:
-    check_count(docs, **kw)
+    with kernels_even_for_tiny_batches():
+        check_count(docs, **kw)
 
 
 @pytest.mark.parametrize("kw", COUNT_SETTINGS, ids=lambda kw: str(sorted(kw.items())))
@@ -120,7 +131,7 @@ def test_fixed_vocabulary_matches_sklearn(docs: list[str], data: st.DataObject) 
     chosen = data.draw(st.lists(st.sampled_from(terms), min_size=1, max_size=30, unique=True))
     vocab = {t: i for i, t in enumerate(chosen)}
     for kw in ({}, {"ngram_range": (1, 2)}, {"binary": True, "ngram_range": (1, 2)}):
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), kernels_even_for_tiny_batches():
             warnings.simplefilter("ignore")  # upper-case terms warning, same in both
             check_count(docs, vocabulary=vocab, **kw)
 
