@@ -584,7 +584,8 @@ def test_the_filter_imports_neither_numpy_nor_scikit_learn(model: Path, journale
         "import sys\n"
         "from nbayes.cli import main\n"
         f"status = main(['filter', {str(model)!r}])\n"
-        "heavy = [m for m in ('numpy', 'sklearn', 'scipy', 'pandas', 'argparse')\n"
+        "heavy = [m for m in ('numpy', 'sklearn', 'scipy', 'pandas', 'argparse',\n"
+        "                     'multiprocessing')\n"
         "         if m in sys.modules]\n"
         "print(status, heavy)\n"
     )

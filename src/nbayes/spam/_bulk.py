@@ -32,7 +32,7 @@ from nbayes.mail import MailTokenizer
 from nbayes.spam._filter import MessageLike, SpamFilter, Verdict
 from nbayes.spam._table import TokenTable
 
-__all__ = ["classify_each", "classify_many", "count_many", "usable_cores"]
+__all__ = ["classify_each", "classify_many", "count_many", "forks", "usable_cores"]
 
 T = TypeVar("T")
 E = TypeVar("E", bound=BaseException)
@@ -54,6 +54,12 @@ def _score(chunk: list[Any]) -> list[tuple[str, float, float]]:  # pragma: no co
 
 def _score_range(span: tuple[int, int]) -> list[tuple[str, float, float]]:  # pragma: no cover
     return _score(list(_WORKER_MESSAGES[span[0] : span[1]]))
+
+
+def forks() -> bool:
+    """Whether this system starts processes by fork (what the workers need: they inherit
+    the filter instead of unpickling it)."""
+    return "fork" in multiprocessing.get_all_start_methods()
 
 
 def usable_cores() -> int:
@@ -400,7 +406,7 @@ def classify_many(
         chunk_size = 512 if isinstance(messages, list | tuple) else 64
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
         raise ValueError(f"chunk_size must be an int >= 1 or None; got {chunk_size!r}")
-    if n_jobs == 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if n_jobs == 1 or not forks():
         for chunk in _chunks(messages, chunk_size):
             yield from spam_filter.classify(chunk)
         return
@@ -476,7 +482,7 @@ def classify_each(
         raise ValueError(f"chunk_size must be an int >= 1; got {chunk_size!r}")
     get = (lambda x: x) if mail_of is None else mail_of
     it = iter(items)
-    if n_jobs == 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if n_jobs == 1 or not forks():
         for item in it:
             raw = get(item)
             if raw is None:
