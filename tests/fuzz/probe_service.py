@@ -244,7 +244,8 @@ def hostile_bodies() -> list[tuple[str, str, bytes, dict[str, str], str]]:
         ("[1]", "4xx"),
         ("[true]", "4xx"),
         ('["ham"]', "2xx"),
-        ('["a new class"]', "2xx"),
+        ('["a new class"]', "4xx"),  # (a typo must not add a class)
+        ('["a new class"], "new_classes": true', "2xx"),
         ("[null]", "4xx"),
         ('"ham"', "4xx"),
     ]:

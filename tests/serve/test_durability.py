@@ -48,6 +48,36 @@ def test_acknowledged_updates_survive_kill_9(text_model: str, start: Any) -> Non
     assert n == 0 and digest == J.file_digest(text_model)
 
 
+def test_a_new_class_asked_for_survives_kill_9_and_the_fold(text_model: str, start: Any) -> None:
+    """An update that adds a class ("new_classes": true) is journaled as any other: the
+    restarted server replays it (no opt-in asked of the journal), takes the class without
+    asking from then on, and folds it into the model file."""
+    server = start(text_model)
+    base = nbayes.load(text_model)
+    update = {"texts": ["free range eggs for breakfast"], "labels": ["eggs"]}
+    assert server.post("/update", update)[0] == 422  # a typo, unless asked for
+    assert server.post("/update", {**update, "new_classes": True})[0] == 200
+    server.kill()
+    assert nbayes.load(text_model).classes_.tolist() == ["ham", "spam"]  # not folded
+    again = start(text_model)
+    assert "replaying 1 journaled update(s)" in again.stderr
+    base.update(update["texts"], update["labels"])
+    _, info = again.get("/info")
+    assert [c["label"] for c in info["classes"]] == base.classes_.tolist()
+    assert base.classes_.tolist() == ["eggs", "ham", "spam"]
+    probe = ["eggs for breakfast", "lunch at noon"]
+    _, body = again.post("/predict", {"texts": probe})
+    assert [list(p["probabilities"].values()) for p in body["predictions"]] == (
+        base.predict_proba(probe).tolist()
+    )
+    assert again.post("/update", {"texts": ["boiled eggs"], "labels": ["eggs"]})[0] == 200
+    base.update(["boiled eggs"], ["eggs"])
+    assert again.terminate() == 0  # folded: the model file has the class
+    folded = nbayes.load(text_model)
+    assert folded.classes_.tolist() == ["eggs", "ham", "spam"]
+    assert folded.class_count_.tolist() == base.class_count_.tolist()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_kill_9_during_a_stream_of_updates(text_model: str, start: Any, seed: int) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import math
 from typing import Any
 
 import numpy as np
@@ -89,8 +90,9 @@ def test_explain(server: Any, text_model: str) -> None:
         assert tokens[term]["evidence"]["spam"] == pytest.approx(value)
     assert tokens["prize"]["evidence"]["spam"] > 0
     assert "exact" not in body
+    assert "absent" not in body  # a multinomial model weighs the text's words only
     status, body = server.post("/explain", {"text": text, "exact": True})
-    assert status == 200
+    assert status == 200 and "absent" not in body
     exact = model.explain(text, exact=True)
     assert body["exact"]["derivation"] == exact.derivation()
     assert body["exact"]["posterior"] == {str(c): str(p) for c, p in exact.posterior.items()}
@@ -107,9 +109,13 @@ def test_update_and_forget(server: Any, text_model: str) -> None:
     assert [p["probabilities"]["spam"] for p in body["predictions"]] == model.predict_proba(
         ["zorbl"] + DOCS
     )[:, 1].tolist()
-    # a new class may appear
+    # a new class appears when asked for (a label the model lacks is refused otherwise)
     status, body = server.post("/update", {"texts": ["meeting agenda"], "labels": ["work"]})
-    assert status == 200
+    assert status == 422 and body["field"] == "labels[0]"
+    status, body = server.post(
+        "/update", {"texts": ["meeting agenda"], "labels": ["work"], "new_classes": True}
+    )
+    assert status == 200 and [c["label"] for c in body["classes"]] == ["ham", "spam", "work"]
     model.update(["meeting agenda"], ["work"])
     _, info = server.get("/info")
     assert [c["label"] for c in info["classes"]] == ["ham", "spam", "work"]
@@ -134,6 +140,158 @@ def test_update_and_forget(server: Any, text_model: str) -> None:
         for label, row in zip(model.predict(DOCS).tolist(), model.predict_proba(DOCS).tolist(),
                               strict=True)
     ]}  # fmt: skip
+
+
+def test_an_unknown_label_is_refused_unless_new_classes_are_asked_for(
+    server: Any, text_model: str
+) -> None:
+    """A typo ("eggs" for a ham/spam model) became a class of its own, silently: it is 422
+    naming labels[i] and the model's classes, and nothing changes; "new_classes": true
+    adds the class."""
+    _, before = server.get("/info")
+    texts = ["lunch at noon?", "free range eggs"]
+    for extra in ({}, {"new_classes": False}):
+        status, body = server.post("/update", {"texts": texts, "labels": ["ham", "eggs"], **extra})
+        assert status == 422 and body["field"] == "labels[1]", body
+        assert body["error"].startswith("labels[1]: 'eggs' is not a class of the model")
+        assert "'ham', 'spam'" in body["error"] and '"new_classes": true' in body["error"]
+    status, body = server.post("/update", {"texts": texts, "labels": ["ham", "eggs"],
+                                           "new_classes": "yes"})  # fmt: skip
+    assert status == 422 and body["field"] == "new_classes"
+    assert body["error"] == "new_classes: expected true or false, got a string"
+    assert server.get("/info")[1]["classes"] == before["classes"]  # nothing learnt
+    assert server.get("/health")[1]["journal_pending"] == 0  # nor journaled
+    status, body = server.post("/update", {"texts": texts, "labels": ["ham", "eggs"],
+                                           "new_classes": True})  # fmt: skip
+    assert status == 200 and body["learned"] == 2
+    model = nbayes.load(text_model)
+    model.update(texts, ["ham", "eggs"])
+    assert [c["label"] for c in body["classes"]] == model.classes_.tolist()
+    assert model.classes_.tolist() == ["eggs", "ham", "spam"]
+    # learnt: a class of the model now, taken without asking
+    status, body = server.post("/update", {"texts": ["boiled eggs"], "labels": ["eggs"]})
+    assert status == 200
+    model.update(["boiled eggs"], ["eggs"])
+    _, body = server.post("/predict", {"texts": DOCS})
+    assert [list(p["probabilities"].values()) for p in body["predictions"]] == (
+        model.predict_proba(DOCS).tolist()
+    )
+
+
+def test_a_class_forgotten_entirely_comes_back_only_when_asked_for(
+    tmp_path: Any, start: Any
+) -> None:
+    """Forgetting every example of a class takes the class away (a served model always
+    keeps one: the library refuses to forget them all, and an unfitted model cannot be
+    saved); learning it again is then a new class."""
+    path = str(tmp_path / "tiny.nbayes")
+    nbayes.save(nbayes.TextClassifier().fit(
+        ["good match", "great keeper", "bad match"], ["pos", "pos", "neg"]), path)  # fmt: skip
+    server = start(path)
+    status, body = server.post("/forget", {"texts": ["bad match"], "labels": ["neg"]})
+    assert status == 200 and [c["label"] for c in body["classes"]] == ["pos"]
+    status, body = server.post("/forget", {"texts": ["good match", "great keeper"],
+                                           "labels": ["pos", "pos"]})  # fmt: skip
+    assert status == 422 and "no class left" in body["error"]
+    status, body = server.post("/update", {"texts": ["bad match"], "labels": ["neg"]})
+    assert status == 422 and body["field"] == "labels[0]"
+    assert "its classes are 'pos'" in body["error"]
+    status, body = server.post("/update", {"texts": ["bad match"], "labels": ["neg"],
+                                           "new_classes": True})  # fmt: skip
+    assert status == 200 and [c["label"] for c in body["classes"]] == ["neg", "pos"]
+
+
+REVIEWS = (
+    ["keeper was sharp and composed", "match was composed", "brilliant match",
+     "match was not sharp", "match was not composed"],
+    ["positive", "positive", "positive", "negative", "negative"],
+)  # fmt: skip
+
+
+def _absent_words(exp: Any, focus: str) -> dict[str, float]:
+    """The library's evidence for ``focus`` of every word the explained text lacks (the
+    explanation of a Bernoulli model holds every word of the vocabulary)."""
+    row = exp.evidence()[exp.classes.tolist().index(focus)]
+    lacks = exp.absent(exp.feature_names)
+    return {n: float(v) for n, v in zip(exp.feature_names, row.tolist(), strict=True)
+            if n in lacks and v}  # fmt: skip
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0])
+def test_explain_lists_the_words_a_bernoulli_model_weighs_by_their_absence(
+    tmp_path: Any, start: Any, alpha: float
+) -> None:
+    """A Bernoulli model weighs the words a text lacks too (1 - theta): "match was sharp"
+    is positive by the absent "not" (its three words are all against positive; +inf with
+    alpha=0: no positive review has "not"). /explain answered the text's words only."""
+    path = str(tmp_path / "reviews.nbayes")
+    model = nbayes.TextClassifier(model="bernoulli", alpha=alpha).fit(*REVIEWS)
+    nbayes.save(model, path)
+    server = start(path)
+    status, body = server.post("/explain", {"text": "match was sharp"})
+    assert status == 200 and body["label"] == "positive"
+    assert [t["token"] for t in body["tokens"]] == ["match", "was", "sharp"]
+    assert all(t["evidence"]["positive"] < 0 for t in body["tokens"])
+    want = _absent_words(model.explain("match was sharp"), "positive")
+    absent = body["absent"]
+    assert [a["token"] for a in absent] == ["not", "and", "brilliant", "composed", "keeper"] or (
+        alpha == 0 and absent[0]["token"] == "not"
+    )  # (alpha 0: -0.405 is 1e-16 stronger for some of them)
+    assert {a["token"] for a in absent} == set(want) == {"not", "and", "brilliant", "composed",
+                                                         "keeper"}  # fmt: skip
+    for a in absent:
+        v = want[a["token"]]
+        if math.isinf(v):  # JSON has no infinity: null, and its sign
+            assert a["evidence"] == {"negative": None, "positive": None}
+            assert a["infinite"] == {"negative": -1, "positive": 1}
+        else:
+            assert a["evidence"]["positive"] == pytest.approx(v)
+            assert a["evidence"]["negative"] == pytest.approx(-v)
+            assert "infinite" not in a
+    assert (want["not"] == math.inf) == (alpha == 0) and want["not"] > 0
+    strength = [abs(want[a["token"]]) for a in absent]
+    assert strength == sorted(strength, reverse=True)  # strongest first
+    # exact too; and a word the text holds is never listed as absent
+    status, exact = server.post("/explain", {"text": "match was not keen", "exact": True})
+    assert status == 200 and exact["label"] == "negative"
+    assert {a["token"] for a in exact["absent"]} == set(
+        _absent_words(model.explain("match was not keen"), "negative")
+    )
+    assert not {"match", "was", "not"} & {a["token"] for a in exact["absent"]}
+    if alpha == 0:  # a word of the text with infinite evidence: null, and its sign
+        status, body = server.post("/explain", {"text": "keeper was not sharp"})
+        assert status == 200 and body["label"] is None  # every class impossible
+        keeper = body["tokens"][0]
+        assert keeper["token"] == "keeper" and keeper["evidence"]["negative"] is None
+        assert keeper["infinite"] == {"negative": -1, "positive": 1}
+        # the first class stands for the prediction, as on the page: match is absent,
+        # and negative reviews all have it
+        assert body["absent"][0]["token"] == "match"
+        assert body["absent"][0]["infinite"] == {"negative": -1, "positive": 1}
+
+
+def test_the_absent_words_are_the_strongest_few(tmp_path: Any, start: Any, sms: Any) -> None:
+    """A vocabulary of thousands: the 5 strongest absent words for the predicted class and
+    the 5 strongest against it, as the library's evidence ranks them."""
+    from nbayes.serve.answers import ABSENT_PER_SIDE
+
+    texts, labels = sms
+    path = str(tmp_path / "bernoulli.nbayes")
+    model = nbayes.TextClassifier(model="bernoulli").fit(texts[:1500], labels[:1500])
+    nbayes.save(model, path)
+    server = start(path)
+    for text in DOCS[:2]:
+        status, body = server.post("/explain", {"text": text})
+        assert status == 200
+        focus = body["label"]
+        want = _absent_words(model.explain(text), focus)
+        pro = sorted((v for v in want.values() if v > 0), reverse=True)[:ABSENT_PER_SIDE]
+        con = sorted(v for v in want.values() if v < 0)[:ABSENT_PER_SIDE]
+        got = [a["evidence"][focus] for a in body["absent"]]
+        assert len(got) == 2 * ABSENT_PER_SIDE == 10
+        assert sorted(v for v in got if v > 0) == pytest.approx(sorted(pro))
+        assert sorted(v for v in got if v < 0) == pytest.approx(sorted(con))
+        assert [abs(v) for v in got] == sorted((abs(v) for v in got), reverse=True)
 
 
 def test_page_and_metrics(server: Any) -> None:
@@ -176,6 +334,10 @@ def test_page_and_metrics(server: Any) -> None:
         ("/update", {"texts": ["a"]}, "labels"),
         ("/forget", {"texts": [None], "labels": ["ham"]}, "texts[0]"),
         ("/forget", {"texts": ["a", "b"], "labels": ["ham", "work"]}, "labels[1]"),  # no class
+        ("/update", {"texts": ["a", "b"], "labels": ["ham", "eggs"]}, "labels[1]"),  # no class
+        ("/update", {"texts": ["a"], "labels": ["ham"], "new_classes": "yes"}, "new_classes"),
+        ("/update", {"texts": ["a"], "labels": ["ham"], "new_class": True}, "new_class"),
+        ("/forget", {"texts": ["a"], "labels": ["ham"], "new_classes": True}, "new_classes"),
     ],
 )
 def test_wrong_shapes_are_422_naming_the_field(

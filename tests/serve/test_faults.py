@@ -407,7 +407,10 @@ def test_out_of_range_numbers_on_a_table_model_are_422(int_class_model: str, sta
                                     b"]]}")  # fmt: skip
     assert status == 422
     assert server.get("/info")[1]["classes"] == before["classes"]
-    assert server.post("/update", {"rows": [[1, 2]], "labels": [7]})[0] == 200  # new class
+    status, body = server.post("/update", {"rows": [[1, 2]], "labels": [7]})  # a new class
+    assert status == 422 and body["field"] == "labels[0]" and "classes are 0, 1" in body["error"]
+    assert server.get("/info")[1]["classes"] == before["classes"]
+    assert server.post("/update", {"rows": [[1, 2]], "labels": [7], "new_classes": True})[0] == 200
 
 
 def test_a_mixed_row_with_a_missing_cell_is_explained_without_it(tmp_path: Any,

@@ -136,6 +136,113 @@ def test_the_page_explains_a_pasted_text(
     assert not errors
 
 
+REVIEWS = (
+    ["keeper was sharp and composed", "match was composed", "brilliant match",
+     "match was not sharp", "match was not composed"],
+    ["positive", "positive", "positive", "negative", "negative"],
+)  # fmt: skip
+
+
+def _reviews(tmp_path: Path, name: str, **params: Any) -> tuple[str, Any]:
+    path = str(tmp_path / f"{name}.nbayes")
+    model = nbayes.TextClassifier(**params).fit(*REVIEWS)
+    nbayes.save(model, path)
+    return path, model
+
+
+def _explain_on_page(page: Any, text: str) -> None:
+    page.locator("#text").fill(text)
+    page.locator("#classify").click()
+
+
+def _inside_the_card(page: Any) -> None:
+    """The absent words wrap inside their card (each word with its value)."""
+    sizes = page.evaluate(
+        """() => ({doc: document.documentElement.scrollWidth, win: window.innerWidth,
+                   words: Math.max(...[...document.querySelectorAll("#absent-words .item")]
+                                   .map(e => e.getBoundingClientRect().right)),
+                   card: document.getElementById("result").getBoundingClientRect().right})"""
+    )
+    assert sizes["doc"] <= sizes["win"] and sizes["words"] <= sizes["card"] - 10, sizes
+
+
+def test_the_page_shows_the_absent_words_of_a_bernoulli_model(
+    start: Any, browser: Any, tmp_path: Path
+) -> None:
+    """A Bernoulli model weighs the words a text lacks: "match was sharp" is positive by
+    the absent "not" (+inf with alpha=0), its own three words all against positive. The
+    page showed the text's words only; it now lists the strongest absent words, coloured
+    as the text's words are, outlined, with their evidence. A multinomial model's
+    evidence is of the text's words only: no such list."""
+    path, model = _reviews(tmp_path, "reviews", model="bernoulli", alpha=0.0)
+    page, errors = _open(browser, start(path), height=700)
+    sync_api.expect(page.locator("#meta")).to_contain_text("(bernoulli)")
+    _explain_on_page(page, "match was sharp")
+    sync_api.expect(page.locator("#label")).to_have_text("positive")
+    words = page.locator("#words .w")
+    assert [w.inner_text() for w in words.all()] == ["match", "was", "sharp"]
+    assert all("against" in (w.get_attribute("class") or "") for w in words.all())
+    box = page.locator("#absent")
+    sync_api.expect(box).to_be_visible()
+    assert box.locator(".title").inner_text().startswith("Absent words: the text lacks them")
+    assert "for and against positive" in box.locator(".title").inner_text()
+    absent = page.locator("#absent-words .w.absent")
+    sync_api.expect(absent).to_have_count(5)
+    assert sorted(a.inner_text() for a in absent.all()) == [
+        "and", "brilliant", "composed", "keeper", "not"]  # fmt: skip
+    first = absent.first
+    assert first.inner_text() == "not" and "for" in (first.get_attribute("class") or "")
+    assert first.get_attribute("data-evidence") == "Infinity"
+    assert "rgba(22, 128, 61" in first.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert "dashed" in first.evaluate("e => getComputedStyle(e).borderStyle")
+    assert first.get_attribute("title") == "not: absent from the text, +∞ for positive"
+    values = page.locator("#absent-words .v")
+    assert [v.inner_text() for v in values.all()] == ["+∞", "-0.41", "-0.41", "-0.41", "-0.41"]
+    for other in absent.all()[1:]:
+        assert "against" in (other.get_attribute("class") or "")
+        assert "rgba(196, 43, 28" in other.evaluate("e => getComputedStyle(e).backgroundColor")
+    sync_api.expect(page.locator("#lx")).to_be_visible()
+    _inside_the_card(page)
+    page.screenshot(path=str(_shots(tmp_path) / "page-absent-words.png"), full_page=True)
+    # a word of the text with infinite evidence is coloured so too (it was neutral), and a
+    # text no class can explain is shown for the first class, its absent words included
+    _explain_on_page(page, "keeper was not sharp")
+    sync_api.expect(page.locator("#label")).to_have_text("cannot decide")
+    keeper = page.locator("#words .w", has_text="keeper")
+    assert keeper.get_attribute("data-evidence") == "-Infinity"
+    assert "against" in (keeper.get_attribute("class") or "")
+    sync_api.expect(absent.first).to_have_text("match")
+    assert "for and against negative" in box.locator(".title").inner_text()
+    page.set_viewport_size({"width": 420, "height": 900})
+    _inside_the_card(page)
+    page.screenshot(path=str(_shots(tmp_path) / "page-absent-words-420.png"), full_page=True)
+    assert not errors
+    # with smoothing: finite evidence, the same words
+    path, model = _reviews(tmp_path, "smoothed", model="bernoulli", alpha=1.0)
+    page, errors = _open(browser, start(path), height=700)
+    _explain_on_page(page, "match was sharp")
+    sync_api.expect(page.locator("#label")).to_have_text("positive")
+    absent = page.locator("#absent-words .w.absent")
+    sync_api.expect(absent).to_have_count(5)
+    exp = model.explain("match was sharp")
+    not_ = exp.evidence(list(exp.feature_index(["not"]).values()))[1][0]
+    assert absent.first.inner_text() == "not"
+    assert float(absent.first.get_attribute("data-evidence")) == pytest.approx(not_)
+    assert page.locator("#absent-words .v").first.inner_text() == f"+{not_:.2f}" == "+1.16"
+    assert not errors
+    # a multinomial model: the text's words, no absent ones
+    path, _ = _reviews(tmp_path, "multinomial", alpha=1.0)
+    page, errors = _open(browser, start(path), height=700)
+    sync_api.expect(page.locator("#meta")).to_contain_text("(multinomial)")
+    _explain_on_page(page, "match was sharp")
+    sync_api.expect(page.locator("#label")).to_have_text("positive")
+    sync_api.expect(page.locator("#words .w")).to_have_count(3)
+    sync_api.expect(page.locator("#absent")).to_be_hidden()
+    sync_api.expect(page.locator("#absent-words .w")).to_have_count(0)
+    sync_api.expect(page.locator("#lx")).to_be_hidden()
+    assert not errors
+
+
 def test_the_page_of_a_table_model_is_a_form(tmp_path: Path, start: Any, browser: Any) -> None:
     rng = np.random.default_rng(0)
     y = rng.choice(["setosa", "versicolor"], 60).tolist()

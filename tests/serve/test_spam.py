@@ -144,6 +144,13 @@ def test_a_label_typo_names_the_labels_field_and_the_labels(tmp_path: Path, star
         assert status == 422 and out["field"] == "labels[1]", out
         assert out["error"].startswith("labels[1]: 'Spam' is not a label of this spam filter")
         assert "'ham', 'spam'" in out["error"] and "np." not in out["error"]
+    # a spam filter's labels are its two: no new class, even when asked for
+    for labels in (["Spam"], ["spam"]):
+        status, out = server.post(
+            "/update", {"texts": [message], "labels": labels, "new_classes": True}
+        )
+        assert status == 422 and out["field"] == "new_classes", out
+        assert "takes no new class" in out["error"]
     assert server.terminate() == 0
     assert nbayes.load(path).table_ == before
 

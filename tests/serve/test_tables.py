@@ -49,7 +49,12 @@ def test_gaussian_rows(gaussian: str, start: Any) -> None:
         model.classes_.tolist(), model.predict_proba(X[:1])[0].tolist(), strict=True)))  # fmt: skip
     # learn and forget rows
     new = [{"length": 9.0, "width": 1.0}, {"length": 9.5, "width": 1.2}]
-    status, _ = server.post("/update", {"rows": new, "labels": ["virginica", "virginica"]})
+    status, body = server.post("/update", {"rows": new, "labels": ["virginica", "virginica"]})
+    assert status == 422 and body["field"] == "labels[0]"  # a new class: asked for, or refused
+    assert "'setosa', 'versicolor'" in body["error"]
+    status, _ = server.post(
+        "/update", {"rows": new, "labels": ["virginica", "virginica"], "new_classes": True}
+    )
     assert status == 200
     Xn = pd.DataFrame([[9.0, 1.0], [9.5, 1.2]], columns=["length", "width"])
     model.update(Xn, ["virginica", "virginica"])

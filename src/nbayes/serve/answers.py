@@ -18,6 +18,14 @@ from nbayes.explain import show_product
 #: exact fractions in JSON as "num/den" up to this many digits (Python prints 4,300 at most)
 _EXACT_DIGITS = 4000
 
+#: the words a document lacks that an explanation of a Bernoulli text model lists: the
+#: strongest this many for the predicted class, and as many against it
+ABSENT_PER_SIDE = 5
+
+#: the columns of a vocabulary whose evidence is computed at once, looking for the
+#: strongest absent words (a hashing model has a million)
+_ABSENT_CHUNK = 1 << 16
+
 __all__ = ["explanation", "predictions"]
 
 
@@ -116,8 +124,7 @@ def explanation(model: Any, x: Any, exact: bool, text: str | None) -> dict[str, 
         for term in analyzed:
             j = index.get(term)
             tokens.append({"token": term, "known": j is not None} if j is None else {
-                "token": term, "known": True,
-                "evidence": {k: _float(rel[i, at[j]]) for i, k in enumerate(keys)},
+                "token": term, "known": True, **_evidence(rel[:, at[j]], keys),
             })  # fmt: skip
     features = []
     missing = []
@@ -146,9 +153,69 @@ def explanation(model: Any, x: Any, exact: bool, text: str | None) -> dict[str, 
         out["missing"] = missing
     if text is not None:
         out["tokens"] = tokens
+        if _weighs_absent(model):
+            out["absent"] = _absent(exp, keys)
     if exact:
         out["exact"] = _exact(exp, keys, seen, derivation)
     return out
+
+
+def _evidence(column: np.ndarray, keys: list[str]) -> dict[str, Any]:
+    """``{"evidence": {class: float}}`` of one feature, and ``"infinite"`` when some of it
+    is infinite (``alpha=0``: a word one class never saw; JSON has no infinity, so its
+    ``evidence`` is null): ``{class: 1 or -1}``, the sign of each infinite value."""
+    values = list(zip(keys, column.tolist(), strict=True))
+    out: dict[str, Any] = {"evidence": {k: _float(v) for k, v in values}}
+    infinite = {k: 1 if v > 0 else -1 for k, v in values if math.isinf(v)}
+    if infinite:
+        out["infinite"] = infinite
+    return out
+
+
+def _weighs_absent(model: Any) -> bool:
+    """Whether a text model's likelihood weighs the words a document lacks (a family of
+    presence and absence: Bernoulli), as ``nbayes explain`` asks it."""
+    from nbayes.text.scoring import FAMILIES
+
+    family = FAMILIES.get(str(getattr(model, "model", "")))
+    return bool(getattr(family, "presence", False))
+
+
+def _absent(exp: Any, keys: list[str]) -> list[dict[str, Any]]:
+    """The words of the vocabulary the document lacks (the features the explanation's row
+    does not hold, :meth:`~nbayes.explain.Explanation.absent`) with the strongest evidence
+    for the predicted class (the first class when none can be predicted) and against it,
+    :data:`ABSENT_PER_SIDE` of each at most, strongest first (equal ones in feature order):
+    ``{"token", "evidence", "infinite"}`` as the document's own tokens. Words whose
+    evidence is 0 weigh nothing and are left out."""
+    classes = exp.classes.tolist()
+    focus = exp.prediction
+    row = classes.index(focus) if focus is not None and focus in classes else 0
+    lacks = np.flatnonzero(exp.values_as_float() == 0)
+    k = ABSENT_PER_SIDE
+    found: list[np.ndarray] = []  # the strongest columns of each chunk, either side
+    for start in range(0, len(lacks), _ABSENT_CHUNK):
+        cols = lacks[start : start + _ABSENT_CHUNK]
+        r = exp.evidence(cols)[row]
+        for side in (r, -r):
+            cand = np.flatnonzero(side > 0)
+            if len(cand) > k:
+                cand = cand[np.argpartition(-side[cand], k - 1)[:k]]
+            found.append(cols[cand])
+    if not found:
+        return []
+    cols = np.unique(np.concatenate(found))
+    if not len(cols):
+        return []
+    ev = exp.evidence(cols)
+    r = ev[row]
+    picked: list[int] = []
+    for side in (r, -r):
+        cand = np.flatnonzero(side > 0)
+        picked += cand[np.lexsort((cols[cand], -side[cand]))][:k].tolist()
+    picked.sort(key=lambda q: (-abs(r[q]), int(cols[q])))
+    names = exp.feature_names
+    return [{"token": str(names[int(cols[q])]), **_evidence(ev[:, q], keys)} for q in picked]
 
 
 def _exact(exp: Any, keys: list[str], seen: set[str] | None, derivation: str) -> dict[str, Any]:

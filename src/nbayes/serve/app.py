@@ -70,6 +70,13 @@ RETRY_AFTER = 5
 #: it holds the other reads as long)
 SMALL_MESSAGE = 64 * 1024
 
+#: the fields of a write's body: an update may ask for new classes (a label the model
+#: does not have is refused otherwise: a typo would become a class); a forget never
+FIELDS = {
+    "update": ("texts", "messages", "rows", "labels", "new_classes"),
+    "forget": ("texts", "messages", "rows", "labels"),
+}
+
 Handler = Callable[[Request], Awaitable[Response]]
 
 #: the values of /filter's ``clues`` query parameter
@@ -552,7 +559,7 @@ def create_app(
             def job() -> tuple[bytes, int]:
                 try:
                     payload = parse_json(body)
-                    check_fields(payload, ("texts", "messages", "rows", "labels"))
+                    check_fields(payload, FIELDS[op])
                     n, warning = state.write(op, payload)
                     out: dict[str, Any] = {"status": "ok"}
                     out["learned" if op == "update" else "forgot"] = n

@@ -30,7 +30,14 @@ from typing import Any
 
 import numpy as np
 
-from nbayes.serve.inputs import ApiError, TableSpec, labels_of, messages_of, texts_of
+from nbayes.serve.inputs import (
+    ApiError,
+    TableSpec,
+    flag_of,
+    labels_of,
+    messages_of,
+    texts_of,
+)
 from nbayes.serve.journal import Journal, JournalBehind, file_digest, frame
 from nbayes.serve.replay import REFUSALS as _REFUSALS
 from nbayes.serve.replay import apply_record
@@ -280,7 +287,14 @@ class ModelState:
     def write(self, op: str, body: dict[str, Any]) -> tuple[int, str | None]:
         """Learn (``op="update"``) or unlearn (``"forget"``) the examples of ``body``,
         durably. Returns the number of examples, and a warning when the update is
-        durable but a fold that followed it failed (it is retried later)."""
+        durable but a fold that followed it failed (it is retried later). An update
+        learns the model's classes only, unless ``body["new_classes"]`` is true."""
+        new_classes = op == "update" and flag_of(body, "new_classes")
+        if new_classes and self.spam:
+            raise ApiError(
+                422, "new_classes: a spam filter's labels are its two own (ham and spam); it "
+                "takes no new class", "new_classes",
+            )  # fmt: skip
         with self.journal.writing():
             self._catch_up_locked()  # every record before this one, in order
             try:
@@ -296,7 +310,7 @@ class ModelState:
                     f"{self.max_update:,}; nothing was changed", field, "--max-update",
                 )  # fmt: skip
             y = labels_of(body, len(X), self.classes)  # checked before anything changes
-            self._check_classes(op, y)
+            self._check_classes(op, y, new_classes)
             if self.spam and op == "update":  # (one learnt before this check may be forgotten)
                 self._check_not_empty(X, field)
             record: dict[str, Any] = {"op": op, field: plain, "labels": body.get("labels")}
@@ -357,21 +371,29 @@ class ModelState:
         except _REFUSALS as exc:
             raise ApiError(422, f"{field}: {exc}", field) from None
 
-    def _check_classes(self, op: str, labels: np.ndarray) -> None:
+    def _check_classes(self, op: str, labels: np.ndarray, new_classes: bool = False) -> None:
         """422 naming ``labels[i]`` for a label the model cannot take: a spam filter
-        learns its two labels only, and no model forgets a class it never learned (an
-        update of another model may bring a new class)."""
-        if not (self.spam or op == "forget"):
+        learns its two labels only, no model forgets a class it never learned, and an
+        update of another model brings a new class only when asked to (``new_classes``:
+        a typo, "eggs" for "ham", would otherwise be learnt as a class of its own)."""
+        if new_classes:
             return
         classes = self.classes.tolist()
+        have = set(classes)  # (an update holds up to --max-update labels)
         for i, label in enumerate(labels.tolist()):
-            if label in classes:
+            if label in have:
                 continue
             known = ", ".join(map(repr, classes[:10])) + (", ..." if len(classes) > 10 else "")
             if self.spam:
                 why = (
                     f"{label!r} is not a label of this spam filter: its labels are {known} "
                     "(labels are case-sensitive); send one of them per message"
+                )
+            elif op == "update":
+                why = (
+                    f"{label!r} is not a class of the model (its classes are {known}; labels "
+                    "are case-sensitive): to add it as a new class, send the update again "
+                    'with "new_classes": true; nothing was changed'
                 )
             else:
                 why = (
