@@ -176,6 +176,15 @@ def test_predict_formats(
     rows = list(csv.DictReader(io.StringIO(out)))
     assert len(rows) == 9 and set(rows[0]) == {"row", "prediction", "proba_ham", "proba_spam"}
     assert abs(float(rows[0]["proba_ham"]) + float(rows[0]["proba_spam"]) - 1) < 1e-5
+    # every digit of each probability, as jsonl writes them (CSV kept 6: a trial's finding)
+    model = load(text_model)
+    X = [r["text"] for r in csv.DictReader(io.StringIO(texts_csv.read_text()))]
+    expected = model.predict_proba(X)
+    got = [[float(r["proba_ham"]), float(r["proba_spam"])] for r in rows]
+    assert got == expected.tolist()
+    code, out, _ = run(capsys, "predict", text_model, texts_csv, "--top", "2")
+    top = list(csv.DictReader(io.StringIO(out)))
+    assert [float(r["proba_1"]) for r in top] == np.sort(expected, axis=1)[:, ::-1][:, 0].tolist()
     code, out, _ = run(capsys, "predict", text_model, texts_csv, "--top", "2", "--format", "jsonl")
     records = [json.loads(line) for line in out.splitlines()]
     assert len(records) == 9
@@ -873,3 +882,14 @@ def test_train_names_each_class_with_its_count(
     data.write_text("text,label\nfree prize now,1\nlunch at noon,0\nmeeting notes,0\n")
     code, _, err = run(capsys, "train", data, "-o", tmp_path / "m.nbayes")
     assert code == 0 and "2 classes (0: 2, 1: 1)" in err, err
+
+
+def test_predict_of_a_text_given_as_data_points_to_text(
+    capsys: pytest.CaptureFixture[str], text_model: Path
+) -> None:
+    """`nbayes predict MODEL "free entry win a prize"` (explain takes the text there) said
+    a bare "No such file or directory" (a trial's finding)."""
+    code, _, err = run(capsys, "predict", text_model, "free entry win a prize")
+    assert code != 0
+    assert "No such file: 'free entry win a prize'" in err
+    assert "--text 'free entry win a prize'" in err

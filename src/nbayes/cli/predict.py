@@ -60,6 +60,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         raise CLIError("Give either DATA files or --text (not both, not neither).")
     if args.data.count("-") > 1:
         raise CLIError("Standard input (-) can be read once: give - once.")
+    _refuse_a_text_as_data(args)
     from nbayes.cli._spam import refuse_spam_model
 
     refuse_spam_model(args.model, "predict")
@@ -99,6 +100,24 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     else:
         _write(ui, rows, args, classes, fmt)
     return 0
+
+
+def _refuse_a_text_as_data(args: argparse.Namespace) -> None:
+    """A DATA argument that is no file and reads as a sentence (it has a space): the text
+    to classify, given where a file goes (`nbayes explain MODEL TEXT` takes it there). The
+    error was a bare "No such file or directory" (a trial's finding)."""
+    import glob
+    import os
+    import shlex
+
+    for source in args.data:
+        if source != "-" and " " in source.strip() and not glob.has_magic(source):
+            if not os.path.exists(source):
+                raise CLIError(
+                    f"No such file: {source!r}. DATA names files; to classify a text, give "
+                    f"it with --text: nbayes predict {shlex.quote(args.model)} --text "
+                    f"{shlex.quote(source)}"
+                )
 
 
 def _num(p: float) -> Any:
@@ -155,7 +174,7 @@ def _write(
         for row in rows:
             cells: list[Any] = [row[key]]
             for c, p in row["top"]:
-                cells += [c, f"{p:.6g}"]
+                cells += [c, repr(p)]  # every digit (as jsonl; .6g lost them)
             writer.writerow(cells)
         return
     header = [key, "prediction"]
@@ -165,5 +184,5 @@ def _write(
     for row in rows:
         cells = [row[key], row["prediction"]]
         if args.proba:
-            cells += [f"{p:.6g}" for p in row["proba"].values()]
+            cells += [repr(p) for p in row["proba"].values()]
         writer.writerow(cells)
