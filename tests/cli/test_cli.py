@@ -893,3 +893,27 @@ def test_predict_of_a_text_given_as_data_points_to_text(
     assert code != 0
     assert "No such file: 'free entry win a prize'" in err
     assert "--text 'free entry win a prize'" in err
+
+
+def test_eval_finds_the_label_column_a_table_model_was_trained_with(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """spambase's labels are in "spam": every eval asked for --label-col spam again, and
+    its error listed all 58 columns (a trial's finding). The one column that is no feature
+    of the model is the label column; an error lists a wide table's first columns."""
+    rng = np.random.default_rng(0)
+    header = [f"f{i}" for i in range(20)] + ["spam"]
+    data = tmp_path / "t.csv"
+    rows = [[*(f"{v:.3f}" for v in rng.normal(size=20)), str(i % 2)] for i in range(40)]
+    data.write_text("\n".join(",".join(r) for r in [header, *rows]) + "\n")
+    model = tmp_path / "m.nbayes"
+    code, _, err = run(capsys, "train", data, "-o", model, "--model", "gaussian",
+                       "--label-col", "spam")  # fmt: skip
+    assert code == 0, err
+    code, out, err = run(capsys, "eval", model, data)
+    assert code == 0 and "(40 examples)" in out
+    assert "Labels from the column 'spam'" in err
+    extra = tmp_path / "extra.csv"  # two columns that are no feature: which one?
+    extra.write_text("\n".join(",".join([*r, "x"]) for r in [header, *rows]) + "\n")
+    code, _, err = run(capsys, "eval", model, extra)
+    assert code != 0 and "No label column 'label'" in err and "and 12 more" in err

@@ -33,9 +33,28 @@ def labelled_inputs(
 
     kind = feature_kind(model)
     table = read_table(ui, sources, typed=kind == "typed")
-    _, labels = split_labels(table, args.label_col)
-    X = table_features(table, kind, args.label_col, model)
+    label_col = _label_column(ui, model, table, args.label_col)
+    _, labels = split_labels(table, label_col)
+    X = table_features(table, kind, label_col, model)
     return X, coerce_labels(labels, model.classes_)
+
+
+def _label_column(ui: UI, model: Any, table: Any, label_col: str) -> str:
+    """``label_col``, or, where the table has no such column, the one column that is not
+    a feature of the model (spambase's "spam": it was asked for again at every eval, a
+    trial's finding)."""
+    names = getattr(model, "feature_names_in_", None)
+    if label_col in table.columns or names is None:
+        return label_col
+    features = set(map(str, names))
+    others = [c for c in table.columns if str(c) not in features]
+    if len(others) != 1:
+        return label_col
+    ui.note(
+        f"Labels from the column {str(others[0])!r}: the table has no column {label_col!r}, "
+        "and it is the one column that is no feature of the model (--label-col names another)."
+    )
+    return str(others[0])
 
 
 def unlabelled_inputs(

@@ -97,10 +97,10 @@ def read_table(ui: UI, paths: Sequence[str], typed: bool = False) -> Any:
 def split_labels(table: Any, label_col: str) -> tuple[Any, list[Any]]:
     """The table without its label column, and the labels."""
     if label_col not in table.columns:
-        raise CLIError(
-            f"No label column {label_col!r}; the columns are {list(map(str, table.columns))}. "
-            "Name it with --label-col."
-        )
+        names = list(map(str, table.columns))
+        shown = repr(names) if len(names) <= 12 else f"{names[:10]!r} and {len(names) - 10} more"
+        raise CLIError(f"No label column {label_col!r}; the columns are {shown}. "
+                       "Name it with --label-col.")  # fmt: skip
     labels = table[label_col].tolist()
     missing = [i for i, v in enumerate(labels) if v is None or v == "" or v != v]
     if missing:
