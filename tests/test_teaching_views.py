@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -199,6 +200,50 @@ def test_categorical_rows_are_categories() -> None:
     assert str(table.get("x0 = 2", "b")) == "(1 + 1)/(2 + 3·1)"
     assert table.get("x0 = 2", "b").value == Fraction(2, 5)
     assert str(table.get("x1 = 0", "a")) == "(0 + 1)/(2 + 2·1)"
+
+
+def test_head_and_select_give_a_table_of_some_rows() -> None:
+    X = np.array([[0, 1], [1, 1], [2, 0], [0, 0]])
+    table = CategoricalNB(alpha=1).fit(X, ["a", "a", "b", "b"]).parameter_table()
+
+    def rows(t: Any) -> list[str]:
+        return [f for _, f in t.to_pandas().index][1:]  # (the prior first)
+
+    assert rows(table) == ["x0 = 0", "x0 = 1", "x0 = 2", "x1 = 0", "x1 = 1"]
+    assert rows(table.head(2)) == ["x0 = 0", "x0 = 1"] and rows(table.head(0)) == []
+    # a feature's every row, or one by its name; in the order asked
+    assert rows(table.select(["x1", "x0 = 2"])) == ["x1 = 0", "x1 = 1", "x0 = 2"]
+    assert rows(table.select(["x1"]).head(1)) == ["x1 = 0"]
+    assert rows(table.head(1).select(["x0"])) == ["x0 = 0"]  # of the rows shown
+    some = table.select(["x1"])
+    assert str(some.get("x1 = 0", "a")) == str(table.get("x1 = 0", "a"))
+    assert str(some.prior("a")) == "2/4"
+    with pytest.raises(KeyError, match="x0 = 2"):
+        some.get("x0 = 2", "a")
+    with pytest.raises(KeyError, match="'x9'"):
+        table.select(["x0", "x9"])
+    assert "2 of 5 rows" in repr(table.head(2)) and "rows" not in repr(table)
+    text = str(table.select(["x1"])).splitlines()
+    assert text[:3] == str(table).splitlines()[:3] and len(text) == 5
+    # the Gaussian blocks: a feature's mean and variance
+    gaussian = GaussianNB(var_smoothing=0).fit(np.array([[1.0, 0], [3, 1], [4, 2], [6, 4]]),
+                                               ["+", "+", "-", "-"]).parameter_table()  # fmt: skip
+    lines = str(gaussian.select(["x1"])).splitlines()
+    assert [line.split()[0] for line in lines[1:]] == ["P(y)", "mean", "x1", "variance", "x1"]
+    # a block none of whose rows is chosen is left out, its name too
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"height": [1.0, 3.0, 4.0, 6.0], "city": ["a", "b", "a", "b"]})
+    mixed = MixedNB(var_smoothing=0).fit(df, ["+", "+", "-", "-"]).parameter_table()
+    lines = mixed.select(["city"]).to_markdown().splitlines()
+    assert [line.split(" | ")[0] for line in lines[2:]] == [
+        "| P(y)",
+        "| **P(x_j = k \\| y)**",
+        "| city = a",
+        "| city = b",
+    ]
+    assert len(list(mixed.head(0).lines())) == 2  # the classes and the prior
+    with pytest.raises(ValueError, match="format"):
+        list(gaussian.lines("html"))
 
 
 def test_a_text_model_names_its_rows_by_its_vocabulary() -> None:

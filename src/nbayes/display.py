@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -45,6 +45,12 @@ __all__ = [
 SHOWN_DIGITS = 40  # as nbayes.explain.MAX_DIGITS
 #: Rows of a parameter block shown in a notebook (``to_pandas()`` has them all).
 SHOWN_ROWS = 40
+#: A parameter table's text is written as its rows are made (:meth:`ParameterTable.lines`):
+#: its columns are as wide as their widest cell among this many rows, spread over the
+#: table (all of them in a smaller table), the first column at most ``NAME_WIDTH`` wide
+#: then; a wider cell overflows its column instead of widening every row.
+WIDTH_ROWS = 500
+NAME_WIDTH = 40
 #: The colours of the service's page (evidence for / against the class)
 FOR_RGB, AGAINST_RGB = "22, 128, 61", "196, 43, 28"
 _CSS_TABLE = "border-collapse:collapse;font-size:13px;margin:4px 0"
@@ -195,7 +201,10 @@ class ParameterTable:
 
     With ``exact=False`` every parameter is shown in decimals. It shows as text
     (``str``), Markdown, LaTeX and HTML (in a notebook, shortened to ``SHOWN_ROWS`` rows
-    per block); :meth:`to_pandas` has every value.
+    per block); :meth:`to_pandas` has every value. A text model's table has a row per
+    term: :meth:`lines` writes it a line at a time (``nbayes info --parameters``), and
+    :meth:`head` and :meth:`select` give a table of some of its rows (``table.select(f for
+    f, _, _ in model.most_informative_features(10))``: the ten most informative).
 
     Examples
     --------
@@ -211,6 +220,11 @@ class ParameterTable:
     money           1/2  1/1
     >>> table.get("free", "a")
     Estimate(2/2)
+    >>> print(table.select(["money"]))
+                    a    b
+    P(y)            2/3  1/3
+    P(x_j = 1 | y)
+    money           1/2  1/1
     """
 
     def __init__(
@@ -224,6 +238,8 @@ class ParameterTable:
         self.feature_names = [str(n) for n in feature_names]
         self.blocks = blocks
         self.exact = exact
+        #: per block, the rows shown (None: every row): :meth:`head` and :meth:`select`
+        self._shown: list[Sequence[int] | None] = [None] * len(blocks)
 
     # ------------------------------------------------------------- access
     def _row_name(self, block: ParameterBlock, r: int) -> str:
@@ -247,80 +263,218 @@ class ParameterTable:
         categorical feature's level) and class ``cls``, of the first block that has it
         (or of ``blocks[block]``)."""
         c = self.classes.index(_plain(cls))
-        for b in self.blocks if block is None else [self.blocks[block]]:
-            for r in range(b.n_rows):
+        which = range(len(self.blocks)) if block is None else [range(len(self.blocks))[block]]
+        for i in which:
+            b = self.blocks[i]
+            for r in self._rows_of(i):
                 if self._row_name(b, r) == feature:
                     return self.cell(b, c, r)
-        raise KeyError(f"No parameter for {feature!r}; the features are {self.feature_names!r}.")
+        raise KeyError(f"No parameter for {feature!r}; {self._features_said()}.")
+
+    def _features_said(self) -> str:
+        """The features, named (the first few of a long list) for an error message."""
+        names = self.feature_names
+        if len(names) <= 20:
+            return f"the features are {names!r}"
+        return f"the {len(names):,} features are {', '.join(map(repr, names[:10]))}, ..."
+
+    def _rows_of(self, i: int) -> Sequence[int]:
+        """The rows of ``blocks[i]`` this table shows."""
+        shown = self._shown[i]
+        return range(self.blocks[i].n_rows) if shown is None else shown
+
+    def _with_rows(self, shown: list[Sequence[int] | None]) -> ParameterTable:
+        table = ParameterTable(self.classes, (), self.blocks, exact=self.exact)
+        table.feature_names = self.feature_names  # (the same list: not copied)
+        table._shown = shown
+        return table
+
+    # ------------------------------------------------------------ some rows
+    def head(self, n: int = 10) -> ParameterTable:
+        """The table of the first ``n`` rows of each block of per-feature parameters (and
+        the prior): what ``| head`` shows of a long table, without making the rest.
+
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB(alpha=1).fit([[2, 0, 1], [0, 1, 1]], ["spam", "ham"])
+        >>> print(model.parameter_table(feature_names=["free", "lunch", "now"]).head(1))
+              ham                      spam
+        P(y)  1/2                      1/2
+        P(w | y)
+        free  (0 + 1)/(2 + 3·1) = 1/5  (2 + 1)/(3 + 3·1) = 1/2
+        """
+        n = max(int(n), 0)
+        return self._with_rows([
+            shown if b.features == [-1] else self._rows_of(i)[:n]
+            for i, (b, shown) in enumerate(zip(self.blocks, self._shown, strict=True))
+        ])  # fmt: skip
+
+    def select(self, features: Iterable[Any]) -> ParameterTable:
+        """The table of the rows of ``features`` only (and the prior), in the order given
+        (in each block: a Gaussian's means, then its variances): every row of a feature (a
+        categorical feature's categories), or one row by its name (``"city = a"``). A name
+        the table lacks is a KeyError naming it.
+
+        ``table.select(f for f, _, _ in model.most_informative_features(10))`` shows the
+        ten features that separate the classes best (``nbayes info --parameters --top 10``).
+        """
+        wanted = list(dict.fromkeys(str(f) for f in features))
+        position = {name: j for j, name in enumerate(self.feature_names)}
+        found: set[str] = set()
+        shown: list[Sequence[int] | None] = []
+        for i, b in enumerate(self.blocks):
+            if b.features == [-1]:  # the prior: no feature's
+                shown.append(self._shown[i])
+                continue
+            rows_of: dict[int, list[int]] = {}
+            for r, feature_of_r in enumerate(b.features):
+                rows_of.setdefault(feature_of_r, []).append(r)
+            current = self._shown[i]
+            allowed = None if current is None else set(current)
+            rows: list[int] = []
+            for name in wanted:
+                j = position.get(name)
+                if j is not None and j in rows_of:
+                    picked = rows_of[j]
+                else:  # one category's row: "name = level"
+                    feature, sep, level = name.rpartition(" = ")
+                    j = position.get(feature) if sep else None
+                    if j is None or j not in rows_of or b.levels is None:
+                        continue
+                    levels = b.levels
+                    picked = [r for r in rows_of[j] if str(levels[r]) == level]
+                picked = [r for r in picked if allowed is None or r in allowed]
+                if picked:
+                    found.add(name)
+                    rows.extend(picked)
+            shown.append(rows)
+        missing = [name for name in wanted if name not in found]
+        if missing:
+            more = f" and {len(missing) - 5:,} more" if len(missing) > 5 else ""
+            listed = ", ".join(map(repr, missing[:5]))
+            raise KeyError(f"No rows for {listed}{more} in this table; {self._features_said()}.")
+        return self._with_rows(shown)
 
     def prior(self, cls: Any) -> Any:
         """P(y = cls): ``3/5`` (exact) or a float."""
         return self.cell(self.blocks[0], self.classes.index(_plain(cls)), 0)
 
+    def _row(self, b: ParameterBlock, r: int) -> tuple[str, list[Any]]:
+        """Row ``r`` of block ``b``: its label and its cells, made now."""
+        return self._row_name(b, r), [self.cell(b, c, r) for c in range(len(self.classes))]
+
     def _rows(self, max_rows: int | None) -> Iterator[tuple[str, Any, list[Any] | None]]:
-        """(kind, block or row label, cells): "head" rows name a block; "more" rows say
-        how many were left out."""
-        for b in self.blocks:
+        """(kind, block or row label, cells), made as they are asked for: "head" rows name
+        a block; "more" rows say how many were left out."""
+        for i, b in enumerate(self.blocks):
+            rows = self._rows_of(i)
+            if not rows and self._shown[i] is not None:
+                continue  # a block none of whose rows were chosen: not even its name
             if b.features != [-1]:
                 yield "head", b, None
-            n = b.n_rows if max_rows is None else min(b.n_rows, max_rows)
-            for r in range(n):
-                yield (
-                    "row",
-                    self._row_name(b, r),
-                    [self.cell(b, c, r) for c in range(len(self.classes))],
-                )
-            if n < b.n_rows:
-                yield "more", f"… {b.n_rows - n:,} more rows (to_pandas() has them all)", None
+            n = len(rows) if max_rows is None else min(len(rows), max_rows)
+            for r in rows[:n]:
+                yield "row", *self._row(b, r)
+            if n < len(rows):
+                yield "more", f"… {len(rows) - n:,} more rows (to_pandas() has them all)", None
+
+    def _text_widths(self, max_rows: int | None) -> list[int]:
+        """The text view's column widths: the widest cell of each column among the rows,
+        or, in a table of more than ``WIDTH_ROWS`` rows, among ``WIDTH_ROWS`` of them
+        spread over it (the first column then at most ``NAME_WIDTH`` wide)."""
+        where = []  # (block, the rows shown)
+        for i, b in enumerate(self.blocks):
+            rows = self._rows_of(i)
+            where.append((b, rows if max_rows is None else rows[:max_rows]))
+        total = sum(len(rows) for _, rows in where)
+        picked = range(total)
+        if total > WIDTH_ROWS:
+            picked = range(0, total, -(-total // WIDTH_ROWS))
+        width = [0, *(len(str(c)) for c in self.classes)]
+        at, start = 0, 0  # the block of row k, and the position of its first row
+        for k in picked:
+            while k >= start + len(where[at][1]):
+                start += len(where[at][1])
+                at += 1
+            b, rows = where[at]
+            label, cells = self._row(b, rows[k - start])
+            texts = [label, *(_value_text(v, self.exact) for v in cells)]
+            width = [max(w, len(t)) for w, t in zip(width, texts, strict=True)]
+        if total > WIDTH_ROWS:
+            width[0] = min(width[0], NAME_WIDTH)
+        return width
+
+    def lines(self, format: str = "text", max_rows: int | None = None) -> Iterator[str]:
+        """The table as ``format`` (``"text"``, ``"markdown"`` or ``"latex"``), a line
+        at a time (no newlines), each row made as it is asked for: what
+        ``nbayes info --parameters`` prints, its first line at once however many rows
+        follow. ``"\\n".join(table.lines(format))`` is ``to_text()``, ``to_markdown()`` or
+        ``to_latex()``. ``max_rows``: of each block (a line then says how many more).
+
+        The text columns are as wide as their widest cell; in a table of more than
+        ``WIDTH_ROWS`` rows, as their widest among ``WIDTH_ROWS`` rows spread over it (the
+        first column at most ``NAME_WIDTH`` characters wide): a wider cell overflows its
+        column, written whole, rather than widening every row.
+        """
+        lines = {"text": self._text_lines, "markdown": self._markdown_lines,
+                 "latex": self._latex_lines}.get(format)  # fmt: skip
+        if lines is None:
+            raise ValueError(f"format must be 'text', 'markdown' or 'latex', not {format!r}.")
+        return lines(max_rows)
 
     # ---------------------------------------------------------- renderings
-    def to_text(self, max_rows: int | None = None) -> str:
-        lines: list[list[str]] = [["", *map(str, self.classes)]]
+    def _text_lines(self, max_rows: int | None) -> Iterator[str]:
+        width = self._text_widths(max_rows)
+
+        def line(texts: list[str]) -> str:
+            return "  ".join(f"{x:<{w}}" for x, w in zip(texts, width, strict=True)).rstrip()
+
+        yield line(["", *map(str, self.classes)])
         for kind, what, cells in self._rows(max_rows):
             if kind == "head":
-                lines.append([what.symbol])
+                yield what.symbol
             elif kind == "more":
-                lines.append([what])
+                yield what
             else:
                 assert cells is not None
-                lines.append([what, *(_value_text(v, self.exact) for v in cells)])
-        full = [ln for ln in lines if len(ln) > 1]
-        width = [max(len(ln[i]) for ln in full) for i in range(len(lines[0]))]
-        out = []
-        for ln in lines:
-            if len(ln) == 1:
-                out.append(ln[0])
-            else:
-                out.append("  ".join(f"{x:<{w}}" for x, w in zip(ln, width, strict=True)).rstrip())
-        return "\n".join(out)
+                yield line([what, *(_value_text(v, self.exact) for v in cells)])
+
+    def to_text(self, max_rows: int | None = None) -> str:
+        return "\n".join(self._text_lines(max_rows))
 
     def __str__(self) -> str:
         return self.to_text()
 
     def __repr__(self) -> str:
         kinds = ", ".join(b.symbol for b in self.blocks)
+        some = ""
+        if any(shown is not None for shown in self._shown):
+            blocks = [i for i, b in enumerate(self.blocks) if b.features != [-1]]
+            shown = sum(len(self._rows_of(i)) for i in blocks)
+            some = f", {shown:,} of {sum(self.blocks[i].n_rows for i in blocks):,} rows"
         return (
             f"<ParameterTable of {len(self.feature_names)} features x {len(self.classes)} "
-            f"classes: {kinds}{'' if self.exact else ' (decimals)'}>"
+            f"classes: {kinds}{'' if self.exact else ' (decimals)'}{some}>"
         )
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         p.text(self.to_text(SHOWN_ROWS))
 
-    def to_markdown(self, max_rows: int | None = None) -> str:
-        head = "| | " + " | ".join(_md(c) for c in self.classes) + " |"
-        lines = [head, "|---" * (len(self.classes) + 1) + "|"]
+    def _markdown_lines(self, max_rows: int | None) -> Iterator[str]:
+        yield "| | " + " | ".join(_md(c) for c in self.classes) + " |"
+        yield "|---" * (len(self.classes) + 1) + "|"
         blank = " |" * len(self.classes)
         for kind, what, cells in self._rows(max_rows):
             if kind == "head":
-                lines.append(f"| **{_md(what.symbol)}** |" + blank)
+                yield f"| **{_md(what.symbol)}** |" + blank
             elif kind == "more":
-                lines.append(f"| {_md(what)} |" + blank)
+                yield f"| {_md(what)} |" + blank
             else:
                 assert cells is not None
                 shown = [_md(_value_text(v, self.exact)) for v in cells]
-                lines.append(f"| {_md(what)} | " + " | ".join(shown) + " |")
-        return "\n".join(lines)
+                yield f"| {_md(what)} | " + " | ".join(shown) + " |"
+
+    def to_markdown(self, max_rows: int | None = None) -> str:
+        return "\n".join(self._markdown_lines(max_rows))
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown(SHOWN_ROWS)
@@ -344,24 +498,26 @@ class ParameterTable:
     def _tex_cell(self, v: Any) -> str:
         return self._cell(v, estimate_tex, rational_tex, str)
 
-    def to_latex(self, max_rows: int | None = None) -> str:
-        """The table as a LaTeX ``array`` in display math (``$$ ... $$``)."""
+    def _latex_lines(self, max_rows: int | None) -> Iterator[str]:
         n = len(self.classes)
-        lines = [
-            rf"\begin{{array}}{{l{'c' * n}}}",
-            " & " + " & ".join(_tex_text(c) for c in self.classes) + r" \\ \hline",
-        ]
+        yield "$$"
+        yield rf"\begin{{array}}{{l{'c' * n}}}"
+        yield " & " + " & ".join(_tex_text(c) for c in self.classes) + r" \\ \hline"
         for kind, what, cells in self._rows(max_rows):
             if kind == "head":
-                lines.append(rf"\hline {what.latex} & " + " & " * (n - 1) + r" \\")
+                yield rf"\hline {what.latex} & " + " & " * (n - 1) + r" \\"
             elif kind == "more":
-                lines.append(_tex_text(what) + " & " * n + r" \\")
+                yield _tex_text(what) + " & " * n + r" \\"
             else:
                 assert cells is not None
                 label = r"P(y)" if what == "P(y)" else _tex_text(what)
-                lines.append(label + " & " + " & ".join(self._tex_cell(v) for v in cells) + r" \\")
-        lines.append(r"\end{array}")
-        return "$$\n" + "\n".join(lines) + "\n$$"
+                yield label + " & " + " & ".join(self._tex_cell(v) for v in cells) + r" \\"
+        yield r"\end{array}"
+        yield "$$"
+
+    def to_latex(self, max_rows: int | None = None) -> str:
+        """The table as a LaTeX ``array`` in display math (``$$ ... $$``)."""
+        return "\n".join(self._latex_lines(max_rows))
 
     def _repr_latex_(self) -> str:
         return self.to_latex(SHOWN_ROWS)
@@ -412,8 +568,8 @@ class ParameterTable:
                 "ParameterTable.to_pandas requires pandas: pip install pandas"
             ) from exc
         index, rows = [], []
-        for b in self.blocks:
-            for r in range(b.n_rows):
+        for i, b in enumerate(self.blocks):
+            for r in self._rows_of(i):
                 index.append((b.symbol, "" if b.features[r] < 0 else self._row_name(b, r)))
                 cells = [self.cell(b, c, r) for c in range(len(self.classes))]
                 rows.append([v.value if isinstance(v, Estimate) else v for v in cells])

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._base import Family
+from ._base import Family, prior_block
 
-__all__ = ["FittedLikelihood"]
+if TYPE_CHECKING:
+    from ..display import ParameterTable
+
+__all__ = ["FittedLikelihood", "parameter_table"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -86,3 +89,22 @@ class FittedLikelihood:
     def feature_terms(self, values: np.ndarray) -> np.ndarray:
         """Each feature's term of log P(x | y) for one row (a dense 1-D array), per class."""
         return np.asarray(self.family.feature_terms(self.derived, values))
+
+
+def parameter_table(
+    fitted: FittedLikelihood, classes: Sequence[Any], feature_names: Sequence[str], exact: bool
+) -> ParameterTable:
+    """The :class:`~nbayes.display.ParameterTable` of ``fitted``: the class prior, then the
+    family's blocks (``model.parameter_table()``, the estimators' and a text model's
+    scorer's alike; the scorer's imports no scikit-learn)."""
+    from ..display import ParameterTable
+
+    stats, params, d = fitted.stats, dict(fitted.params), fitted.derived
+    blocks = fitted.family.parameters(stats, params, d)
+    if exact and hasattr(stats, "is_integral") and not stats.is_integral():
+        raise ValueError(
+            "exact=True needs whole-number counts, but this model was fitted with "
+            "fractional sample weights. Use exact=False."
+        )
+    blocks = [prior_block(stats, params, d), *blocks]
+    return ParameterTable(classes, feature_names, blocks, exact=exact)

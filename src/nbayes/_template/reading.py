@@ -14,8 +14,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._families import Family
-from .._families._base import prior_block
-from .._families.fitted import FittedLikelihood
+from .._families.fitted import FittedLikelihood, parameter_table
 from ..display import InformativeFeatures, ParameterTable
 
 __all__ = ["ReadingMixin"]
@@ -143,16 +142,8 @@ class ReadingMixin:
         """
         check_is_fitted(self)
         fitted = self._fitted()
-        stats, params, d = fitted.stats, dict(fitted.params), fitted.derived
-        blocks = fitted.family.parameters(stats, params, d)
-        if exact and hasattr(stats, "is_integral") and not stats.is_integral():
-            raise ValueError(
-                "exact=True needs whole-number counts, but this model was fitted with "
-                "fractional sample weights. Use exact=False."
-            )
-        blocks = [prior_block(stats, params, d), *blocks]
-        names = self._names_given(feature_names, int(stats.n_features))
-        return ParameterTable(self._class_labels().tolist(), names, blocks, exact=exact)
+        names = self._names_given(feature_names, fitted.n_features)
+        return parameter_table(fitted, self._class_labels().tolist(), names, exact)
 
     def likelihood(self) -> FittedLikelihood:
         """The fitted likelihood: a :class:`~nbayes._families.fitted.FittedLikelihood`.

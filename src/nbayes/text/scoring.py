@@ -52,9 +52,10 @@ import numpy as np
 
 from .._families import Family
 from .._families._common import log_normalize
-from .._families.fitted import FittedLikelihood
+from .._families.fitted import FittedLikelihood, parameter_table
 from .._statistics import CountStats
 from .._template.posterior import PosteriorMixin
+from ..display import ParameterTable
 from ..explain import Explanation, explain_row
 from . import _analyzer
 from . import _model as M
@@ -254,6 +255,13 @@ class TextScorer(PosteriorMixin):
         (as :meth:`TextClassifier.n_parameters`)."""
         n = self.family.n_parameters(self.stats, full_joint, doc_length)
         return n if math.isinf(n) else int(n)
+
+    def parameter_table(self, exact: bool = True) -> ParameterTable:
+        """The estimated parameters, a row per kept term (as
+        :meth:`TextClassifier.parameter_table`), without scikit-learn: what
+        ``nbayes info --parameters`` prints."""
+        return parameter_table(self.fitted, self._class_labels().tolist(), self.feature_names,
+                               exact)  # fmt: skip
 
     def most_informative_features(self, n: int = 10) -> list[tuple[str, Any, float]]:
         """``(term, class, score)`` ranked by how strongly the term separates the classes
