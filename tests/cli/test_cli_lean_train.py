@@ -13,6 +13,7 @@ import pytest
 import nbayes
 from nbayes import TextClassifier
 from nbayes.cli import main
+from nbayes.text import _batch, _lean
 from nbayes.text._lean import TEXT_DEFAULTS, TextSettings
 
 from .conftest import assert_error, run, write_csv
@@ -139,10 +140,18 @@ def _estimator_after(tmp_path: Path, params: dict[str, Any], forget: bool) -> Pa
     return out
 
 
+@pytest.mark.parametrize("batch", [None, 1], ids=["one batch", "a document at a time"])
 @pytest.mark.parametrize(("flags", "params"), SETTINGS, ids=lambda v: repr(v))
 def test_update_and_forget_write_the_files_the_estimator_writes(
-    tmp_path: Path, docs_csv: Path, flags: list[str], params: dict[str, Any]
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    docs_csv: Path,
+    flags: list[str],
+    params: dict[str, Any],
+    batch: int | None,
 ) -> None:
+    if batch is not None:  # counted a batch at a time for the progress bar: the same file
+        monkeypatch.setattr(_lean, "PROGRESS_BATCH", batch)
     model = tmp_path / "lean.nbayes"
     assert main(["train", str(docs_csv), "-o", str(model), "-q", *flags]) == 0
     trained = model.read_bytes()
@@ -178,3 +187,35 @@ def test_forget_refuses_what_the_estimator_refuses(
     with pytest.raises(ValueError) as exc:
         estimator.unlearn([r[0] for r in rows], [r[1] for r in rows])
     assert str(exc.value).split(":")[0] in err
+
+
+def test_update_counts_the_examples_as_it_learns_them(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    docs_csv: Path,
+) -> None:
+    """A trial's `nbayes update imdb.nbayes imdb_test.csv.gz -v`, stopped by Ctrl-C after
+    13 s, last said "Learning: 0 examples in 13.07 s" (the count moved only at the end):
+    a text model learns a batch at a time, and the bar and the count follow."""
+    model = tmp_path / "lean.nbayes"
+    assert main(["train", str(docs_csv), "-o", str(model), "-q"]) == 0
+    more = write_csv(tmp_path / "more.csv", ["text", "label"], [list(r) for r in MORE])
+    code, _, err = run(capsys, "update", model, more, "-v")
+    assert code == 0 and f"Learning: {len(MORE)} examples in " in err
+    before = model.read_bytes()
+    monkeypatch.setattr(_lean, "PROGRESS_BATCH", 1)
+    counted = []
+    add_chunk = _batch.add_chunk
+
+    def stopped_at_the_third(*args: Any) -> None:
+        if len(counted) == 2:
+            raise KeyboardInterrupt  # Ctrl-C
+        counted.append(list(args[1]))
+        add_chunk(*args)
+
+    monkeypatch.setattr(_batch, "add_chunk", stopped_at_the_third)
+    code, _, err = run(capsys, "update", model, more, "-v")
+    assert code == 130 and counted == [[MORE[0][0]], [MORE[1][0]]]
+    assert "Learning: 2 examples in " in err  # (0 before)
+    assert model.read_bytes() == before  # nothing changed

@@ -89,6 +89,7 @@ def _apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
     check_model_output(args.model, args.data, flag="MODEL")
     model = _load_for_learning(args.model)
     from nbayes.spam import SpamFilter
+    from nbayes.text import TextSettings
 
     if isinstance(model, SpamFilter):
         return _apply_mail(args, ui, model, forget)
@@ -98,12 +99,13 @@ def _apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
             "forget documents one batch at a time: retrain it with `nbayes train`."
         )
     X, y = labelled_inputs(ui, model, args.data, args)
-    with ui.progress("Unlearning" if forget else "Learning", "examples") as bar:
-        if forget:
-            model.unlearn(X, y)
+    learn = model.unlearn if forget else model.update
+    with ui.progress("Unlearning" if forget else "Learning", "examples", total=len(y)) as bar:
+        if isinstance(model, TextSettings):  # counted a batch at a time: the bar moves
+            learn(X, y, progress=bar.advance)  # (and a Ctrl-C's last line says how far)
         else:
-            model.update(X, y)
-        bar.advance(len(y))
+            learn(X, y)
+            bar.advance(len(y))
     save_model(model, args.model, args.data, flag="MODEL")
     verb = "Forgot" if forget else "Learned"
     counts = ", ".join(
