@@ -256,7 +256,14 @@ def test_update_and_forget_in_place(
     extra = write_csv(tmp_path / "more.csv", ["text", "label"],
                       [["free money now", "spam"], ["dinner at home", "ham"],
                        ["meeting moved", "work"]])  # fmt: skip
+    # a label the model does not have is refused (a typo would be a class of its own, a
+    # trial's finding), unless --new-classes
+    content = text_model.read_bytes()
     code, _, err = run(capsys, "update", text_model, extra)
+    assert_error(code, err, "The label 'work' (example 2 of DATA) is not a class of")
+    assert "add --new-classes. Nothing was changed." in err
+    assert text_model.read_bytes() == content
+    code, _, err = run(capsys, "update", text_model, extra, "--new-classes")
     assert code == 0, err
     assert "Learned 3 examples" in err
     updated = load(text_model)

@@ -156,7 +156,7 @@ def test_update_and_forget_write_the_files_the_estimator_writes(
     assert main(["train", str(docs_csv), "-o", str(model), "-q", *flags]) == 0
     trained = model.read_bytes()
     more = write_csv(tmp_path / "more.csv", ["text", "label"], [list(r) for r in MORE])
-    assert main(["update", str(model), str(more), "-q"]) == 0
+    assert main(["update", str(model), str(more), "-q", "--new-classes"]) == 0
     assert model.read_bytes() == _estimator_after(tmp_path, params, forget=False).read_bytes()
     some = write_csv(tmp_path / "some.csv", ["text", "label"], [list(r) for r in MORE[:2]])
     assert main(["forget", str(model), str(some), "-q"]) == 0
@@ -201,7 +201,7 @@ def test_update_counts_the_examples_as_it_learns_them(
     model = tmp_path / "lean.nbayes"
     assert main(["train", str(docs_csv), "-o", str(model), "-q"]) == 0
     more = write_csv(tmp_path / "more.csv", ["text", "label"], [list(r) for r in MORE])
-    code, _, err = run(capsys, "update", model, more, "-v")
+    code, _, err = run(capsys, "update", model, more, "-v", "--new-classes")
     assert code == 0 and f"Learning: {len(MORE)} examples in " in err
     before = model.read_bytes()
     monkeypatch.setattr(_lean, "PROGRESS_BATCH", 1)
@@ -215,7 +215,7 @@ def test_update_counts_the_examples_as_it_learns_them(
         add_chunk(*args)
 
     monkeypatch.setattr(_batch, "add_chunk", stopped_at_the_third)
-    code, _, err = run(capsys, "update", model, more, "-v")
+    code, _, err = run(capsys, "update", model, more, "-v", "--new-classes")
     assert code == 130 and counted == [[MORE[0][0]], [MORE[1][0]]]
     assert "Learning: 2 examples in " in err  # (0 before)
     assert model.read_bytes() == before  # nothing changed
