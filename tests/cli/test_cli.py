@@ -924,3 +924,32 @@ def test_eval_finds_the_label_column_a_table_model_was_trained_with(
     extra.write_text("\n".join(",".join([*r, "x"]) for r in [header, *rows]) + "\n")
     code, _, err = run(capsys, "eval", model, extra)
     assert code != 0 and "No label column 'label'" in err and "and 12 more" in err
+
+
+def test_delimiter_reads_a_semicolon_separated_export(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A spreadsheet's export with ';' between fields: the error saw it, but the command
+    line had no way to read it (a trial's finding). --delimiter, for documents and tables."""
+    semi = tmp_path / "semi.csv"
+    semi.write_text("text;label\nfree prize now;spam\nlunch at noon;ham\nmeeting notes;ham\n")
+    model = tmp_path / "m.nbayes"
+    code, _, err = run(capsys, "train", semi, "-o", model)
+    assert code != 0 and "Pass --delimiter ; to read it so." in err
+    code, _, err = run(capsys, "train", semi, "-o", model, "--delimiter", ";")
+    assert code == 0, err
+    assert load(model).classes_.tolist() == ["ham", "spam"]
+    code, out, _ = run(capsys, "eval", model, semi, "--delimiter", ";")
+    assert code == 0 and "(3 examples)" in out
+    table = tmp_path / "t.csv"
+    table.write_text("a;b;label\n1;2;x\n2;1;y\n1.5;2.5;x\n")
+    code, _, err = run(capsys, "train", table, "-o", model, "--model", "gaussian",
+                       "--delimiter", ";", "--force")  # fmt: skip
+    assert code == 0, err
+    assert load(model).feature_names_in_.tolist() == ["a", "b"]
+    tabs = tmp_path / "tabs.csv"
+    tabs.write_text("text\tlabel\nfree prize\tspam\nlunch\tham\n")
+    code, _, err = run(capsys, "train", tabs, "-o", model, "--delimiter", "tab", "--force")
+    assert code == 0, err
+    code, _, err = run(capsys, "train", semi, "-o", model, "--delimiter", ";;", "--force")
+    assert_error(code, err, "--delimiter takes one character")

@@ -119,12 +119,13 @@ _READER_FLAGS = {
     "encoding": "--encoding NAME",
     "format": "--data-format FORMAT",
     "max_field_chars": "--max-field-chars N",
+    "delimiter": "--delimiter CHAR",
 }
 
 
 def add_data_options(parser: argparse.ArgumentParser, labels: bool = True) -> None:
-    """``--text-col``, ``--label-col``, ``--encoding``, ``--data-format`` and
-    ``--max-field-chars`` for commands that read data."""
+    """``--text-col``, ``--label-col``, ``--encoding``, ``--data-format``,
+    ``--delimiter`` and ``--max-field-chars`` for commands that read data."""
     parser.add_argument(
         "--text-col", default="text", metavar="NAME", help="column holding the documents"
     )
@@ -142,6 +143,12 @@ def add_data_options(parser: argparse.ArgumentParser, labels: bool = True) -> No
         help="read every DATA file as this format instead of telling it from its extension "
         "(standard input: from its first line): "
         + "; ".join(f"{f.name} ({f.description})" for f in input_formats.FORMATS),
+    )
+    parser.add_argument(
+        "--delimiter",
+        metavar="CHAR",
+        help="the character that separates a CSV file's fields (default: ',' for .csv, a "
+        "tab for .tsv; e.g. ';' for a spreadsheet's export in many languages)",
     )
     parser.add_argument(
         "--max-field-chars",
@@ -298,7 +305,20 @@ def reader_options(args: argparse.Namespace) -> dict[str, Any]:
         options["format"] = args.data_format
     if getattr(args, "max_field_chars", None) is not None:
         options["max_field_chars"] = args.max_field_chars
+    if getattr(args, "delimiter", None) is not None:
+        options["delimiter"] = delimiter_of(args)
     return options
+
+
+def delimiter_of(args: argparse.Namespace) -> str | None:
+    """``--delimiter``, checked: one character (``\\t`` or ``tab`` for a tab)."""
+    value = getattr(args, "delimiter", None)
+    if value is None:
+        return None
+    value = {"\\t": "\t", "tab": "\t"}.get(value, value)
+    if len(value) != 1:
+        raise CLIError(f"--delimiter takes one character (e.g. ';', or tab); got {value!r}.")
+    return str(value)
 
 
 def text_chunks(

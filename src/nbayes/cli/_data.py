@@ -8,7 +8,13 @@ from typing import Any
 
 import numpy as np
 
-from nbayes.cli._common import UI, coerce_labels, is_text_model, read_labelled_texts
+from nbayes.cli._common import (
+    UI,
+    coerce_labels,
+    delimiter_of,
+    is_text_model,
+    read_labelled_texts,
+)
 
 __all__ = ["feature_kind", "labelled_inputs", "unlabelled_inputs"]
 
@@ -32,7 +38,7 @@ def labelled_inputs(
     from nbayes.cli._tables import read_table, split_labels, table_features
 
     kind = feature_kind(model)
-    table = read_table(ui, sources, typed=kind == "typed")
+    table = read_table(ui, sources, typed=kind == "typed", delimiter=delimiter_of(args))
     label_col = _label_column(ui, model, table, args.label_col)
     _, labels = split_labels(table, label_col)
     X = table_features(table, kind, label_col, model)
@@ -71,5 +77,5 @@ def unlabelled_inputs(
     from nbayes.cli._tables import read_table, table_features
 
     kind = feature_kind(model)
-    table = read_table(ui, sources, typed=kind == "typed")
+    table = read_table(ui, sources, typed=kind == "typed", delimiter=delimiter_of(args))
     return table_features(table, kind, args.label_col, model), None

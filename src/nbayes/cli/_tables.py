@@ -30,15 +30,16 @@ def _pandas() -> Any:
     return pd
 
 
-def _read_one(pd: Any, path: str, typed: bool = False) -> Any:
+def _read_one(pd: Any, path: str, typed: bool = False, delimiter: str | None = None) -> Any:
     if path == "-":  # standard input: a CSV table
         import sys
 
         stream = getattr(sys.stdin, "buffer", sys.stdin)
+        sep = delimiter or ","
         try:
             if typed:
-                return pd.read_csv(stream)
-            return pd.read_csv(stream, dtype=str, keep_default_na=False)
+                return pd.read_csv(stream, sep=sep)
+            return pd.read_csv(stream, sep=sep, dtype=str, keep_default_na=False)
         except (ValueError, OSError, UnicodeDecodeError) as exc:
             raise CLIError(f"Cannot read a CSV table from standard input: {exc}") from None
     p = Path(path)
@@ -52,7 +53,7 @@ def _read_one(pd: Any, path: str, typed: bool = False) -> Any:
     fmt = of_path(p, tables_only=True)
     try:
         if fmt is not None and fmt.name in ("csv", "tsv"):
-            sep = "," if fmt.name == "csv" else "\t"
+            sep = delimiter or ("," if fmt.name == "csv" else "\t")
             if typed:  # pandas infers each column's type; empty cells are missing
                 return pd.read_csv(p, sep=sep)
             return pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False)
@@ -68,17 +69,19 @@ def _read_one(pd: Any, path: str, typed: bool = False) -> Any:
     )
 
 
-def read_table(ui: UI, paths: Sequence[str], typed: bool = False) -> Any:
+def read_table(
+    ui: UI, paths: Sequence[str], typed: bool = False, delimiter: str | None = None
+) -> Any:
     """All rows of the tables, one pandas DataFrame.
 
     CSV cells are strings, or with ``typed`` (mixed models) of the types pandas infers,
-    empty cells missing.
+    empty cells missing. ``delimiter``: a CSV's (``--delimiter``), where not a comma.
     """
     pd = _pandas()
     frames = []
     with ui.progress("Reading", "rows") as bar:
         for path in paths:
-            frame = _read_one(pd, path, typed)
+            frame = _read_one(pd, path, typed, delimiter)
             frames.append(frame)
             bar.advance(len(frame))
     columns = list(frames[0].columns)

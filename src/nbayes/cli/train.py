@@ -36,6 +36,7 @@ from nbayes.cli._common import (
     add_data_options,
     add_model_options,
     count_type,
+    delimiter_of,
     flag_errors,
     refuse_set_flags,
 )
@@ -454,7 +455,7 @@ def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
         from nbayes.cli._tables import read_table, split_labels, table_features
 
         kind = feature_kind(estimator)
-        table = read_table(ui, args.data, typed=kind == "typed")
+        table = read_table(ui, args.data, typed=kind == "typed", delimiter=delimiter_of(args))
         _, labels = split_labels(table, args.label_col)
         X = table_features(table, kind, args.label_col)
         with ui.progress("Training", "rows") as bar:

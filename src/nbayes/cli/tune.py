@@ -31,7 +31,14 @@ import numpy as np
 from nbayes._flags import share_type
 from nbayes.cli import _common as common
 from nbayes.cli import train
-from nbayes.cli._common import UI, CLIError, add_data_options, add_model_options, flag_errors
+from nbayes.cli._common import (
+    UI,
+    CLIError,
+    add_data_options,
+    add_model_options,
+    delimiter_of,
+    flag_errors,
+)
 from nbayes.cli._estimators import (
     check_binary,
     check_flags,
@@ -239,7 +246,7 @@ def _inputs(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, Any, Any
 
     estimator = train.make_estimator(args.model, None, columns=args.columns)
     kind = feature_kind(estimator)
-    table = read_table(ui, args.data, typed=kind == "typed")
+    table = read_table(ui, args.data, typed=kind == "typed", delimiter=delimiter_of(args))
     _, labels = split_labels(table, args.label_col)
     return estimator, table_features(table, kind, args.label_col), np.asarray(labels)
 

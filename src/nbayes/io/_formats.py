@@ -45,12 +45,12 @@ def _missing_column(
     which: str, name: str, path: Path | Stream, names: Sequence[str], what: str
 ) -> NoReturn:
     other = next((d for d in ";|\t" if len(names) == 1 and d in names[0]), None)
-    hint = (
-        f" Its one column's name holds {other!r}: the file's fields are separated by it, not "
-        "by commas (save it as CSV, or as TSV for tabs)."
-        if other is not None
-        else ""
-    )
+    hint = ""
+    if other is not None:
+        hint = f" Its one column's name holds {other!r}: the file's fields are separated by it."
+        hint += pass_option("delimiter", "to read it so", other) or (
+            " (save it as CSV, or as TSV for tabs)."
+        )
     raise ValueError(
         f"Column {name!r} not found in {_name(path)}; the {what} are: {_columns_text(names)}."
         + hint
