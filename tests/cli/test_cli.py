@@ -953,3 +953,13 @@ def test_delimiter_reads_a_semicolon_separated_export(
     assert code == 0, err
     code, _, err = run(capsys, "train", semi, "-o", model, "--delimiter", ";;", "--force")
     assert_error(code, err, "--delimiter takes one character")
+
+
+def test_train_of_a_hashing_model_counts_buckets_not_terms(
+    capsys: pytest.CaptureFixture[str], texts_csv: Path, tmp_path: Path
+) -> None:
+    """A hashing model keeps no terms: "949,506 terms" were the buckets it fills (a
+    trial's finding)."""
+    code, _, err = run(capsys, "train", texts_csv, "-o", tmp_path / "h.nbayes", "--hashing")
+    assert code == 0 and " of 1,048,576 hash buckets used: 2 classes" in err, err
+    assert " terms" not in err.splitlines()[0]

@@ -234,6 +234,14 @@ def set_class_prior(model: Any, text: str) -> None:
     model.set_params(**{name: prior})
 
 
+def _terms(model: Any, n: int) -> str:
+    """``n`` terms, or of a hashing model, the buckets they fill (a hashing model keeps no
+    terms: "949,506 terms" were buckets, a trial's finding)."""
+    if getattr(model, "hashing", False):
+        return f"{n:,} of {int(model.n_features):,} hash buckets used"
+    return f"{n:,} terms"
+
+
 def _describe(model: Any) -> str:
     counts = ", ".join(
         f"{c}: {int(n):,}" if float(n).is_integer() else f"{c}: {float(n):.3g}"
@@ -319,7 +327,7 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
         raise
     if text:
         n_terms = len(model.get_feature_names_out())
-        what = f"{int(model.class_count_.sum()):,} documents, {n_terms:,} terms"
+        what = f"{int(model.class_count_.sum()):,} documents, {_terms(model, n_terms)}"
     else:
         what = f"{float(model.class_count_.sum()):g} rows, {model.n_features_in_} features"
     return model, what
@@ -448,7 +456,7 @@ def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
             if isinstance(model, TextSettings)
             else len(model.get_feature_names_out())
         )
-        what = f"{chunks.documents:,} documents, {n_terms:,} terms"
+        what = f"{chunks.documents:,} documents, {_terms(model, n_terms)}"
     else:
         estimator = _table_estimator(args)
         from nbayes.cli._data import feature_kind
