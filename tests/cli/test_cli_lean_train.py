@@ -4,6 +4,7 @@ imported): its file must be the one ``TextClassifier.fit_chunks`` + ``nbayes.sav
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 from typing import Any
 
@@ -203,6 +204,7 @@ def test_update_counts_the_examples_as_it_learns_them(
     more = write_csv(tmp_path / "more.csv", ["text", "label"], [list(r) for r in MORE])
     code, _, err = run(capsys, "update", model, more, "-v", "--new-classes")
     assert code == 0 and f"Learning: {len(MORE)} examples in " in err
+    assert "stopped" not in err
     before = model.read_bytes()
     monkeypatch.setattr(_lean, "PROGRESS_BATCH", 1)
     counted = []
@@ -218,4 +220,5 @@ def test_update_counts_the_examples_as_it_learns_them(
     code, _, err = run(capsys, "update", model, more, "-v", "--new-classes")
     assert code == 130 and counted == [[MORE[0][0]], [MORE[1][0]]]
     assert "Learning: 2 examples in " in err  # (0 before)
+    assert re.search(r"Learning: 2 examples in [0-9.]+ s, stopped", err)  # (not the whole)
     assert model.read_bytes() == before  # nothing changed
