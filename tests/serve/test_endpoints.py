@@ -41,6 +41,10 @@ def test_health_and_info(server: Any, text_model: str) -> None:
     ]
     assert info["hyperparameters"]["alpha"] == 1.0
     assert info["hyperparameters"]["ngram_range"] == [1, 1]
+    # whole counts as ints, and no hash buckets of a model that does not hash (a trial's
+    # finding: "count": 4827.0, "n_features": 1048576)
+    assert all(type(c["count"]) is int for c in info["classes"])
+    assert "n_features" not in info["hyperparameters"]
 
 
 def test_predict_equals_the_library(server: Any, text_model: str, sms: Any) -> None:

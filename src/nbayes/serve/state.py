@@ -583,8 +583,8 @@ class ModelState:
             counts = self.scorer.stats.class_count
         else:
             counts = self.estimator.class_count_
-        return [
-            {"label": _plain(c), "count": float(n)}
+        return [  # a whole count as an int (4827, not 4827.0: a trial's); weights may not be
+            {"label": _plain(c), "count": int(n) if float(n).is_integer() else float(n)}
             for c, n in zip(self.classes.tolist(), np.asarray(counts).tolist(), strict=True)
         ]
 
@@ -597,7 +597,7 @@ class ModelState:
             out["model"] = self.scorer.model
             if self._file_params is None:  # read once: updates do not change them
                 self._file_params = _file_hyperparameters(self.path)
-            out["hyperparameters"] = self._file_params
+            out["hyperparameters"] = _without_unused(self._file_params)
             out["vocabulary_size"] = int(self.scorer.n_columns)
         else:
             params = self.estimator.get_params(deep=False)
@@ -617,13 +617,23 @@ class ModelState:
             elif self.text:
                 out["model"] = params.get("model")
                 out["vocabulary_size"] = len(self.estimator.get_feature_names_out())
-            out["hyperparameters"] = {k: _jsonable(v) for k, v in sorted(params.items())}
+            hyper = {k: _jsonable(v) for k, v in sorted(params.items())}
+            out["hyperparameters"] = _without_unused(hyper) if self.text else hyper
         out["classes"] = self.class_counts()
         if self.table is not None:
             out["columns"] = self.table.describe()
         out["updates_since_start"] = self.updates
         out["journal_pending"] = self.journal.pending
         return out
+
+
+def _without_unused(params: dict[str, Any]) -> dict[str, Any]:
+    """A text model's hyperparameters without ``n_features`` where it does not hash: the
+    number of hash buckets of a model that has none (1048576 read as its size, a trial's
+    finding; `nbayes info` leaves it out alike)."""
+    if params.get("hashing"):
+        return params
+    return {k: v for k, v in params.items() if k != "n_features"}
 
 
 def _check_servable(model: Any) -> None:
