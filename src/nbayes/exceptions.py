@@ -11,6 +11,7 @@ __all__ = [
     "ModelFileError",
     "NBayesWarning",
     "PathAsTextWarning",
+    "SkippedRowsWarning",
     "UndecidableWarning",
 ]
 
@@ -31,6 +32,11 @@ class UndecidableWarning(NBayesWarning):
 
 class DecodingWarning(NBayesWarning):
     """Some input bytes were not valid UTF-8 and were replaced by U+FFFD."""
+
+
+class SkippedRowsWarning(NBayesWarning):
+    """``read_texts(..., bad_rows="skip")`` skipped rows (one warning per call, naming the
+    first few; none when ``on_bad_row`` is given: it is told of each)."""
 
 
 class PathAsTextWarning(NBayesWarning):

@@ -195,8 +195,11 @@ def _main(argv: list[str], interrupts: Interrupts) -> int:
         # "Warning: unclosed file ..." above the closing line of a Ctrl-C (a review's)
         warnings.filterwarnings("ignore", category=ResourceWarning)
         warnings.showwarning = show
+        from nbayes.cli._common import data_reading
+
         try:
-            return int(args.run(args, ui))
+            with data_reading(args, ui):  # --bad-rows skip: counted, and noted at the end
+                return int(args.run(args, ui))
         except BrokenPipeError:  # e.g. `nbayes predict ... | head`
             return 0
         except Exception as exc:

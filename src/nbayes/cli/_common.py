@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,8 @@ __all__ = [
     "add_data_options",
     "add_inputs",
     "add_model_options",
+    "bad_rows_policy",
+    "data_reading",
     "count_type",
     "fraction_type",
     "coerce_labels",
@@ -120,12 +123,13 @@ _READER_FLAGS = {
     "format": "--data-format FORMAT",
     "max_field_chars": "--max-field-chars N",
     "delimiter": "--delimiter CHAR",
+    "bad_rows": "--bad-rows MODE",
 }
 
 
 def add_data_options(parser: argparse.ArgumentParser, labels: bool = True) -> None:
     """``--text-col``, ``--label-col``, ``--encoding``, ``--data-format``,
-    ``--delimiter`` and ``--max-field-chars`` for commands that read data."""
+    ``--delimiter``, ``--max-field-chars`` and ``--bad-rows`` for commands that read data."""
     parser.add_argument(
         "--text-col", default="text", metavar="NAME", help="column holding the documents"
     )
@@ -156,6 +160,17 @@ def add_data_options(parser: argparse.ArgumentParser, labels: bool = True) -> No
         metavar="N",
         help="longest CSV field read, in characters (default 16,777,216: a guard against a "
         "quote that never closes)",
+    )
+    parser.add_argument(
+        "--bad-rows",
+        choices=("error", "skip"),
+        default="error",
+        metavar="MODE",
+        help="error (default): stop at the first bad row; skip: leave bad rows out and "
+        "count them (a missing text or label, an invalid JSON line, a CSV row with the "
+        "wrong number of fields; for tables, also a cell that is not a number where the "
+        "model needs one). A missing column, a quote that never closes or a file that "
+        "cannot be read still stop the command",
     )
 
 
@@ -291,16 +306,95 @@ class Documents:
 
     ``names`` holds each document's file for documents that are files (a folder, plain
     text), else None: the rows of one table are named by their row numbers; of several
-    tables, by ``file:row``.
+    tables, by ``file:row``. Rows of one table of which bad rows were skipped (``--bad-rows
+    skip``) are named by their row numbers in the file (ints).
     """
 
-    def __init__(self, texts: list[str], labels: list[Any] | None, names: list[str] | None):
+    def __init__(self, texts: list[str], labels: list[Any] | None, names: list[Any] | None):
         self.texts, self.labels, self.names = texts, labels, names
 
 
+class Skipped:
+    """The bad rows a command skipped (``--bad-rows skip``): their count and the first
+    few, for the note that ends the command (:func:`data_reading`)."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.count = 0
+        self.first: list[Any] = []
+
+    def add(self, row: Any) -> None:
+        """One bad row skipped (a :class:`~nbayes.io.readers.BadRow`, or anything whose
+        ``str`` says where and what)."""
+        self.count += 1
+        if len(self.first) < 3:  # (as many as the note names)
+            self.first.append(row)
+
+    def text(self) -> str:
+        from nbayes.io.readers import skipped_text
+
+        return skipped_text(self.count, self.first)
+
+
+_SKIPPED: ContextVar[Skipped | None] = ContextVar("nbayes_cli_skipped", default=None)
+
+
+def skipped_rows() -> Skipped | None:
+    """The bad rows the running command skips (its ``--bad-rows skip``), else None."""
+    return _SKIPPED.get()
+
+
+def bad_rows_policy() -> str:
+    """``"skip"`` while a command with ``--bad-rows skip`` runs, else ``"error"``."""
+    return "error" if _SKIPPED.get() is None else "skip"
+
+
+#: the flags of a command that read its data elsewhere (a Dask cluster's workers)
+_DASK_FLAGS = ("--workers", "--dask-scheduler")
+
+
+@contextmanager
+def data_reading(args: argparse.Namespace, ui: UI) -> Iterator[None]:
+    """Run a command with its ``--bad-rows``: with ``skip``, the readers leave bad rows
+    out and count them here, and the command ends with a note, e.g. ``Skipped 3 bad rows
+    (sms_bad.jsonl line 11: invalid JSON; ...)`` (after success only: an error is the
+    last word). A command without ``--bad-rows`` runs as it is."""
+    if getattr(args, "bad_rows", "error") != "skip":
+        yield
+        return
+    for flag in _DASK_FLAGS:
+        if getattr(args, flag.lstrip("-").replace("-", "_"), None) is not None:
+            raise CLIError(
+                f"--bad-rows skip does not apply with {flag}: the Dask workers read the data, "
+                "and stop at the first bad row. Train in this process (leave out "
+                f"{flag}), or clean the data first."
+            )
+    if getattr(args, "command", None) == "train" and getattr(args, "model", None) == "spam":
+        raise CLIError(
+            "--bad-rows applies to documents and tables; --model spam reads mail, where a "
+            "message that cannot be parsed is already learned as it reads."
+        )
+    skipped = Skipped(args)
+    token = _SKIPPED.set(skipped)
+    try:
+        yield
+    finally:
+        _SKIPPED.reset(token)
+    if skipped.count:  # (even with -q: rows left out of the data are the user's to know)
+        ui.err.write(skipped.text() + ".\n")
+
+
 def reader_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The :func:`nbayes.io.read_texts` options the data flags of ``args`` set."""
+    """The :func:`nbayes.io.read_texts` options the data flags of ``args`` set (with
+    ``--bad-rows skip``, the rows skipped go to the running command's count:
+    :func:`data_reading`)."""
     options: dict[str, Any] = {"encoding": getattr(args, "encoding", "utf-8")}
+    if getattr(args, "bad_rows", "error") == "skip":
+        options["bad_rows"] = "skip"
+        skipped = skipped_rows()
+        if skipped is None:  # (not run by the command line: a tally of its own)
+            skipped = Skipped(args)
+        options["on_bad_row"] = skipped.add
     if getattr(args, "data_format", None) is not None:
         options["format"] = args.data_format
     if getattr(args, "max_field_chars", None) is not None:
@@ -355,6 +449,7 @@ def read_documents(
     texts: list[str] = []
     found: list[Any] = []
     names: list[str] = []
+    rows: list[int] = []
     files = False
     tables: set[str] = set()
     with ui.progress("Reading", "documents") as bar:
@@ -363,11 +458,14 @@ def read_documents(
             if chunk.labels is not None:
                 found.extend(chunk.labels)
             names.extend(chunk.names())
+            rows.extend(range(chunk.start_row, chunk.start_row + len(chunk)))
             files = files or chunk.files is not None
             if chunk.files is None:
                 tables.add(chunk.source)
             bar.advance(len(chunk))
     named = files or len(tables) > 1
+    if not named and rows != list(range(len(rows))):  # bad rows skipped: the file's numbers
+        return Documents(texts, found if labels else None, rows)
     return Documents(texts, found if labels else None, names if named else None)
 
 

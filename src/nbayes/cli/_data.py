@@ -35,11 +35,14 @@ def labelled_inputs(
     if is_text_model(model):
         texts, labels = read_labelled_texts(ui, sources, args)
         return texts, coerce_labels(labels, model.classes_)
-    from nbayes.cli._tables import read_table, split_labels, table_features
+    from nbayes.cli._tables import drop_bad_rows, read_table, split_labels, table_features
 
     kind = feature_kind(model)
-    table = read_table(ui, sources, typed=kind == "typed", delimiter=delimiter_of(args))
+    table = read_table(ui, sources, typed=kind == "typed", delimiter=delimiter_of(args),
+                       kind=kind, label_col=args.label_col, model=model)  # fmt: skip
     label_col = _label_column(ui, model, table, args.label_col)
+    if label_col != args.label_col:  # (--bad-rows skip: the rows without a label)
+        table = drop_bad_rows(table, kind, label_col, model)
     _, labels = split_labels(table, label_col)
     X = table_features(table, kind, label_col, model)
     return X, coerce_labels(labels, model.classes_)
@@ -65,10 +68,11 @@ def _label_column(ui: UI, model: Any, table: Any, label_col: str) -> str:
 
 def unlabelled_inputs(
     ui: UI, model: Any, sources: Sequence[str], args: argparse.Namespace
-) -> tuple[Any, list[str] | None]:
+) -> tuple[Any, list[Any] | None]:
     """``X`` for ``model`` from ``sources`` (a label column, if present, is ignored), and
     the names of its documents where row numbers do not name them (documents that are
-    files, rows of several tables); else None."""
+    files, rows of several tables: strings); else None. Where bad rows were skipped
+    (``--bad-rows skip``), the rows kept are named by their row numbers (ints)."""
     if is_text_model(model):
         from nbayes.cli._common import read_documents
 
@@ -77,5 +81,8 @@ def unlabelled_inputs(
     from nbayes.cli._tables import read_table, table_features
 
     kind = feature_kind(model)
-    table = read_table(ui, sources, typed=kind == "typed", delimiter=delimiter_of(args))
-    return table_features(table, kind, args.label_col, model), None
+    table = read_table(ui, sources, typed=kind == "typed", delimiter=delimiter_of(args),
+                       kind=kind, label_col=None, model=model)  # fmt: skip
+    rows = table.index.tolist()
+    named = rows != list(range(len(rows)))  # bad rows skipped: the kept rows' numbers
+    return table_features(table, kind, args.label_col, model), (rows if named else None)

@@ -3,20 +3,107 @@
 A table is a CSV/TSV (optionally gzipped), JSON lines or Parquet file with a header; one
 column holds the labels (``--label-col``), every other column is a feature. The features
 keep their column names, so a model trained here checks them at prediction time.
+
+With ``--bad-rows skip`` (:func:`nbayes.cli._common.data_reading`), a bad row is left out
+and counted instead of stopping the command: a CSV line with more fields than the header
+or an invalid JSON line (:func:`read_table`), a row without a label or, for the models
+that need numbers, with a cell that is not one (:func:`drop_bad_rows`): the rows that
+:func:`split_labels` and :func:`table_features` would refuse, no others. Row numbers are
+0-based positions among the rows read from each file.
 """
 
 from __future__ import annotations
 
+import io
+import re
+import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from nbayes.cli._common import UI, CLIError
+from nbayes.cli._common import UI, CLIError, skipped_rows
 from nbayes.io.input_formats import extensions_text, of_path, table_formats
 
-__all__ = ["table_features", "read_table"]
+__all__ = ["drop_bad_rows", "table_features", "read_table", "split_labels"]
+
+#: :func:`read_table`'s default ``kind`` and ``label_col``: the running command's flags
+FROM_FLAGS = "<the command's flags>"
+
+
+@dataclass(frozen=True)
+class _Bad:
+    """A bad row of a table, skipped (as :class:`nbayes.io.readers.BadRow` says it)."""
+
+    source: str
+    where: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{Path(self.source).name or self.source} {self.where}: {self.reason}"
+
+
+def _missing_label(value: Any) -> bool:
+    return value is None or value == "" or value != value
+
+
+def _csv(pd: Any, source: Any, name: str, **kw: Any) -> Any:
+    """``pd.read_csv``; skipping bad rows, a line with more fields than the header is left
+    out and counted (pandas' own error otherwise)."""
+    skipped = skipped_rows()
+    if skipped is None:
+        return pd.read_csv(source, **kw)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", pd.errors.ParserWarning)
+        frame = pd.read_csv(source, on_bad_lines="warn", **kw)
+    for w in caught:
+        if not issubclass(w.category, pd.errors.ParserWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            continue
+        for line, want, saw in re.findall(r"line (\d+): expected (\d+) fields, saw (\d+)",
+                                          str(w.message)):  # fmt: skip
+            skipped.add(_Bad(name, f"line {line}", f"{saw} fields, the header has {want}"))
+    return frame
+
+
+def _jsonl(pd: Any, path: Path) -> Any:
+    """``pd.read_json`` of a JSON lines file; skipping bad rows, the lines that are not a
+    JSON object are left out and counted first."""
+    skipped = skipped_rows()
+    if skipped is None:
+        return pd.read_json(path, lines=True, dtype=False)
+    import gzip
+
+    with open(path, "rb") as f:
+        zipped = f.read(2) == b"\x1f\x8b"
+    good: list[str] = []
+    with (gzip.open if zipped else open)(path, "rt", encoding="utf-8") as lines:
+        good = _json_objects(lines, str(path), skipped)
+    if not good:
+        return pd.DataFrame()
+    return pd.read_json(io.StringIO("".join(good)), lines=True, dtype=False)
+
+
+def _json_objects(lines: Any, name: str, skipped: Any) -> list[str]:
+    """The lines of ``lines`` that are JSON objects; the others counted in ``skipped``."""
+    import json
+
+    good: list[str] = []
+    for line_no, line in enumerate(lines, 1):
+        if line.isspace():
+            continue
+        try:
+            ok = isinstance(json.loads(line), dict)
+        except json.JSONDecodeError:
+            skipped.add(_Bad(name, f"line {line_no}", "invalid JSON"))
+            continue
+        if not ok:
+            skipped.add(_Bad(name, f"line {line_no}", "not a JSON object"))
+            continue
+        good.append(line if line.endswith("\n") else line + "\n")
+    return good
 
 
 def _pandas() -> Any:
@@ -38,8 +125,8 @@ def _read_one(pd: Any, path: str, typed: bool = False, delimiter: str | None = N
         sep = delimiter or ","
         try:
             if typed:
-                return pd.read_csv(stream, sep=sep)
-            return pd.read_csv(stream, sep=sep, dtype=str, keep_default_na=False)
+                return _csv(pd, stream, "<stdin>", sep=sep)
+            return _csv(pd, stream, "<stdin>", sep=sep, dtype=str, keep_default_na=False)
         except (ValueError, OSError, UnicodeDecodeError) as exc:
             raise CLIError(f"Cannot read a CSV table from standard input: {exc}") from None
     p = Path(path)
@@ -55,10 +142,10 @@ def _read_one(pd: Any, path: str, typed: bool = False, delimiter: str | None = N
         if fmt is not None and fmt.name in ("csv", "tsv"):
             sep = delimiter or ("," if fmt.name == "csv" else "\t")
             if typed:  # pandas infers each column's type; empty cells are missing
-                return pd.read_csv(p, sep=sep)
-            return pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False)
+                return _csv(pd, p, path, sep=sep)
+            return _csv(pd, p, path, sep=sep, dtype=str, keep_default_na=False)
         if fmt is not None and fmt.name == "jsonl":
-            return pd.read_json(p, lines=True, dtype=False)
+            return _jsonl(pd, p)
         if fmt is not None and fmt.name == "parquet":
             return pd.read_parquet(p)
     except (ValueError, OSError, UnicodeDecodeError) as exc:
@@ -70,18 +157,37 @@ def _read_one(pd: Any, path: str, typed: bool = False, delimiter: str | None = N
 
 
 def read_table(
-    ui: UI, paths: Sequence[str], typed: bool = False, delimiter: str | None = None
+    ui: UI,
+    paths: Sequence[str],
+    typed: bool = False,
+    delimiter: str | None = None,
+    *,
+    kind: str | None = FROM_FLAGS,
+    label_col: str | None = FROM_FLAGS,
+    model: Any = None,
 ) -> Any:
     """All rows of the tables, one pandas DataFrame.
 
     CSV cells are strings, or with ``typed`` (mixed models) of the types pandas infers,
     empty cells missing. ``delimiter``: a CSV's (``--delimiter``), where not a comma.
+
+    With ``--bad-rows skip``, the lines pandas cannot read as a row are left out and
+    counted, and then the rows :func:`split_labels` and :func:`table_features` would
+    refuse for a model that takes the table as ``kind`` with its labels in ``label_col``
+    (:func:`drop_bad_rows`); by default both follow from the command's flags (train's
+    ``--model`` and ``--label-col``); ``kind=None``: the caller drops them. ``model``: the
+    fitted model the table is for (its feature columns). A typed CSV table is then read
+    as text first, and its types inferred from the rows kept, as from a file without the
+    bad rows.
     """
     pd = _pandas()
     frames = []
+    skipping = kind is not None and skipped_rows() is not None
+    raw = [skipping and typed and _is_csv(path) for path in paths]
     with ui.progress("Reading", "rows") as bar:
-        for path in paths:
-            frame = _read_one(pd, path, typed, delimiter)
+        for path, as_text in zip(paths, raw, strict=True):
+            frame = _read_one(pd, path, typed and not as_text, delimiter)
+            frame.attrs = {}  # (the sources are set below, once)
             frames.append(frame)
             bar.advance(len(frame))
     columns = list(frames[0].columns)
@@ -93,8 +199,124 @@ def read_table(
             )
     table = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     if len(table) == 0:
-        raise CLIError(f"No rows found in {', '.join(map(repr, paths))}.")
+        skipped = skipped_rows()
+        bad = f" ({skipped.text()})" if skipped is not None and skipped.count else ""
+        raise CLIError(f"No rows found in {', '.join(map(repr, paths))}{bad}.")
+    starts = np.cumsum([0] + [len(f) for f in frames[:-1]]).tolist()
+    table.attrs["nbayes_sources"] = list(zip(paths, starts, strict=True))
+    skipped = skipped_rows()
+    if kind is not None and skipped is not None:
+        if kind == FROM_FLAGS:
+            kind = "typed" if typed else _kind_of(getattr(skipped.args, "model", None))
+        if label_col == FROM_FLAGS:
+            label_col = getattr(skipped.args, "label_col", None)
+        table = drop_bad_rows(table, kind, label_col, model)
+        if any(raw):
+            table = _retyped(pd, table, raw)
     return table
+
+
+def _is_csv(path: str) -> bool:
+    fmt = of_path(path, tables_only=True)
+    return path == "-" or (fmt is not None and fmt.name in ("csv", "tsv"))
+
+
+def _retyped(pd: Any, table: Any, raw: list[bool]) -> Any:
+    """The CSV tables read as text, with the types pandas infers from their rows kept,
+    file by file, as it infers them reading the files without their bad rows."""
+    starts = [start for _, start in table.attrs["nbayes_sources"]]
+    ends = starts[1:] + [int(table.index.max()) + 1 if len(table) else 0]
+    parts = []
+    for as_text, start, end in zip(raw, starts, ends, strict=True):
+        part = table[(table.index >= start) & (table.index < end)]
+        if as_text:
+            index = part.index
+            part = pd.read_csv(io.StringIO(part.to_csv(index=False)))
+            part.index = index
+        parts.append(part)
+    out = pd.concat(parts) if len(parts) > 1 else parts[0]
+    out.attrs["nbayes_sources"] = table.attrs["nbayes_sources"]
+    return out
+
+
+def _kind_of(model_name: Any) -> str:
+    """How the estimator ``--model NAME`` takes a table (numbers where it is not one)."""
+    from nbayes.cli._estimators import estimators
+
+    row = estimators().get(model_name) if isinstance(model_name, str) else None
+    table = getattr(row, "table", None)
+    return table if isinstance(table, str) else "numbers"
+
+
+def _where(table: Any, position: int) -> tuple[str, str]:
+    """The file and ``row N`` (within that file) of the table's row at ``position``."""
+    sources = table.attrs.get("nbayes_sources") or [("<table>", 0)]
+    name, start = sources[0]
+    for path, first in sources:
+        if first <= position:
+            name, start = path, first
+    return str(name), f"row {position - start}"
+
+
+def drop_bad_rows(table: Any, kind: str, label_col: str | None, model: Any = None) -> Any:
+    """``table`` without the rows :func:`split_labels` and :func:`table_features` would
+    refuse (a missing label in ``label_col``, if the table has it; a cell that is not a
+    number where ``kind`` and ``model`` need numbers), each counted as skipped, while the
+    command skips bad rows (``--bad-rows skip``); else ``table`` as it is. The rows kept
+    keep their index (their positions in the table read). No row left is an error."""
+    skipped = skipped_rows()
+    if skipped is None or len(table) == 0:
+        return table
+    pd = _pandas()
+    reasons: dict[int, str] = {}
+    if label_col is not None and label_col in table.columns:
+        for i, v in enumerate(table[label_col].tolist()):
+            if _missing_label(v):
+                reasons[i] = "no label"
+    X = _feature_columns(table, label_col, model)
+    coded = kind == "categories" and _coded(model)
+    if X is not None and (kind == "numbers" or coded):
+        for col in X.columns:
+            values = X[col]
+            converted, bad = _not_numbers(pd, values)
+            if coded:
+                bad = bad | (converted.notna() & (converted != converted.round()))
+            for i in np.flatnonzero(bad.to_numpy()).tolist():
+                cell = values.iloc[i]
+                reasons.setdefault(i, f"{str(cell)!r} is not a number (column {str(col)!r})")
+    if not reasons:
+        return table
+    for i in sorted(reasons):
+        name, where = _where(table, i)
+        skipped.add(_Bad(name, where, reasons[i]))
+    kept = table.drop(index=table.index[sorted(reasons)])
+    if len(kept) == 0:
+        raise CLIError(f"No rows left: every row is bad. {skipped.text()}.")
+    return kept
+
+
+def _feature_columns(table: Any, label_col: str | None, model: Any) -> Any:
+    """The feature columns :func:`table_features` takes (None where it will refuse the
+    table for its columns)."""
+    names = getattr(model, "feature_names_in_", None) if model is not None else None
+    if names is not None:
+        if any(n not in table.columns for n in names):
+            return None
+        return table[list(names)]
+    return table.drop(columns=[label_col]) if label_col in table.columns else table
+
+
+def _coded(model: Any) -> bool:
+    """A CategoricalNB fitted on integer codes (its table's cells must be integers)."""
+    categories: Any = getattr(model, "categories_", None) if model is not None else None
+    return bool(categories) and categories[0].dtype.kind in "iu"
+
+
+def _not_numbers(pd: Any, values: Any) -> tuple[Any, Any]:
+    """``values`` as numbers (NaN where not one), and where a cell is not a number."""
+    converted = pd.to_numeric(values, errors="coerce")
+    bad = converted.isna() & ~values.isna() | (values.astype(str).str.strip() == "")
+    return converted, bad
 
 
 def split_labels(table: Any, label_col: str) -> tuple[Any, list[Any]]:
@@ -105,7 +327,7 @@ def split_labels(table: Any, label_col: str) -> tuple[Any, list[Any]]:
         raise CLIError(f"No label column {label_col!r}; the columns are {shown}. "
                        "Name it with --label-col.")  # fmt: skip
     labels = table[label_col].tolist()
-    missing = [i for i, v in enumerate(labels) if v is None or v == "" or v != v]
+    missing = [i for i, v in enumerate(labels) if _missing_label(v)]
     if missing:
         raise CLIError(f"Row {missing[0]} has no label (column {label_col!r}).")
     return table.drop(columns=[label_col]), labels
@@ -177,8 +399,7 @@ def _as_fitted(X: Any, model: Any) -> Any:
 
 def _typed(pd: Any, X: Any, kind: str, model: Any) -> Any:
     if kind == "categories":
-        coded = model is not None and model.categories_ and model.categories_[0].dtype.kind in "iu"
-        if coded:
+        if _coded(model):
             return _numeric(pd, X, integer=True)
         return X.astype(str)
     return _numeric(pd, X, integer=False)
@@ -188,8 +409,7 @@ def _numeric(pd: Any, X: Any, integer: bool) -> Any:
     out = {}
     for col in X.columns:
         values = X[col]
-        converted = pd.to_numeric(values, errors="coerce")
-        bad = converted.isna() & ~values.isna() | (values.astype(str).str.strip() == "")
+        converted, bad = _not_numbers(pd, values)
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
             cell = str(values.iloc[row])

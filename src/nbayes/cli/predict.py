@@ -78,9 +78,11 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     fmt = args.format or ("plain" if args.text else "csv")
     classes = [_plain(c) for c in model.classes_.tolist()]
     rows: list[dict[str, Any]] = []
-    ids: list[tuple[str, Any]] = [
-        ("row", i) if names is None else ("file", names[i]) for i in range(len(X))
-    ]
+    ids: list[tuple[str, Any]] = [  # (names are row numbers where bad rows were skipped)
+        ("row", i) if names is None else ("row" if isinstance(names[i], int) else "file",
+                                          names[i])
+        for i in range(len(X))
+    ]  # fmt: skip
     decisions = decide(model, X)  # one scoring: labels, probabilities and top classes
     if args.top is not None:
         labels, proba = decisions.top(args.top)

@@ -246,7 +246,8 @@ def _inputs(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, Any, Any
 
     estimator = train.make_estimator(args.model, None, columns=args.columns)
     kind = feature_kind(estimator)
-    table = read_table(ui, args.data, typed=kind == "typed", delimiter=delimiter_of(args))
+    table = read_table(ui, args.data, typed=kind == "typed", delimiter=delimiter_of(args),
+                       kind=kind, label_col=args.label_col)  # fmt: skip
     _, labels = split_labels(table, args.label_col)
     return estimator, table_features(table, kind, args.label_col), np.asarray(labels)
 

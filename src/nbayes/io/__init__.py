@@ -7,6 +7,8 @@ read_texts
     variants included) or a folder per class, chunk by chunk.
 TextChunk
     The chunk type yielded by :func:`read_texts`.
+BadRow
+    A row ``read_texts(..., bad_rows="skip")`` skipped (given to ``on_bad_row``).
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from nbayes.io.readers import SUPPORTED_FORMATS, TextChunk, read_texts
+    from nbayes.io.readers import SUPPORTED_FORMATS, BadRow, TextChunk, read_texts
 
-__all__ = ["SUPPORTED_FORMATS", "TextChunk", "read_texts"]
+__all__ = ["SUPPORTED_FORMATS", "BadRow", "TextChunk", "read_texts"]
 
 
 def __getattr__(name: str) -> Any:

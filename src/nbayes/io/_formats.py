@@ -3,6 +3,12 @@ Parquet, plain text (one document per line, or per file) and the documents of a 
 folder, each as ``(text, label)`` pairs, with invalid bytes replaced by U+FFFD and counted
 (:class:`Decoding`); an open file (standard input) is read as any of the line formats.
 
+A bad row (a missing text or label, an invalid JSON line, a CSV record of the wrong width)
+goes to ``opts.bad_rows`` (:class:`~nbayes.io._opening.BadRows`): an error, or skipped and
+counted; the readers count it as a data row either way, so row numbers stay the file's.
+What spoils a whole file (a missing column, a quote that never closes, a corrupt gzip
+stream, a file that cannot be read) is an error in every mode.
+
 Advice in messages names the reader's options as the caller spells them: ``text_col=...``
 for Python, ``--text-col NAME`` where the command line set its flags' names
 (:func:`option_names`)."""
@@ -133,19 +139,27 @@ def csv_rows(
             if not rec:
                 continue  # blank line
             if len(rec) != width:
-                raise ValueError(
+                opts.bad_rows.bad(
                     f"{src}, row {row_i} (line {line_no}): {len(rec)} field(s), but the "
-                    f"header has {width}; check the quoting and the delimiter ({delimiter!r})."
-                )
+                    f"header has {width}; check the quoting and the delimiter ({delimiter!r}).",
+                    src, f"{len(rec)} field(s), the header has {width}", row_i, line_no,
+                )  # fmt: skip
+                row_i += 1
+                continue
             text = rec[ti]
             label: Any = rec[li] if li >= 0 else None
+            if li >= 0 and label == "":
+                opts.bad_rows.bad(
+                    f"{src}, row {row_i} (line {line_no}): missing label.",
+                    src, "missing label", row_i, line_no,
+                )  # fmt: skip
+                row_i += 1
+                continue
             if _MARK in text or (li >= 0 and _MARK in label):
                 decoding.record(src, f"row {row_i} (line {line_no}) of {src}")
                 text = text.replace(_MARK, "\ufffd")
                 if li >= 0:
                     label = label.replace(_MARK, "\ufffd")
-            if li >= 0 and label == "":
-                raise ValueError(f"{src}, row {row_i} (line {line_no}): missing label.")
             yield text, label
             row_i += 1
 
@@ -243,54 +257,78 @@ _FIRST_KEYS = "keys of the first record"
 
 
 def _missing_key(
-    which: str, key: str, what: str, obj: dict[str, Any], path: Path | Stream, row: int, line: int
-) -> NoReturn:
-    """A JSON-lines record without the text's (or label's) key: in the first record, the
-    option names the keys there are; later, the row and line say where."""
-    if row == 0:
+    which: str,
+    key: str,
+    what: str,
+    obj: dict[str, Any],
+    path: Path | Stream,
+    row: int,
+    line: int,
+    opts: Options,
+    confirmed: bool,
+) -> None:
+    """A JSON-lines record without the text's (or label's) key: before any record had the
+    keys (``confirmed``), the key is taken for a wrong name, and the option names the keys
+    there are (an error, skipping or not); later, a bad row, whose row and line say where."""
+    if not confirmed:
         _missing_column(which, key, path, list(obj), _FIRST_KEYS)
     src = _name(path) if isinstance(path, Stream) else str(path)
-    raise ValueError(f"{src}, row {row} (line {line}): no key {key!r} (missing {what}).")
+    opts.bad_rows.bad(
+        f"{src}, row {row} (line {line}): no key {key!r} (missing {what}).",
+        src, f"no key {key!r}", row, line,
+    )  # fmt: skip
 
 
 def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterator[tuple[str, Any]]:
     src = _name(path) if isinstance(path, Stream) else str(path)
     text_col, label_col = opts.text_col, opts.label_col
     loads = json.loads
-    row_i = 0
+    bad_rows = opts.bad_rows
+    row_i = -1
+    confirmed = False  # a record had the keys: a key missing later is a bad row
     for line_no, line in _numbered_lines(path, opts.encoding):
         if line.isspace():
             continue
+        row_i += 1
         bad = _MARK in line
         if bad:
             line = line.replace(_MARK, "\ufffd")
         try:
             obj = loads(line)
         except json.JSONDecodeError as e:
-            raise ValueError(f"{src}, line {line_no}: invalid JSON: {e}") from None
+            message = f"{src}, line {line_no}: invalid JSON: {e}"
+            bad_rows.bad(message, src, "invalid JSON", row_i, line_no)
+            continue
         if not isinstance(obj, dict):
-            raise ValueError(
-                f"{src}, line {line_no}: expected a JSON object, got {type(obj).__name__}."
-            )
+            message = f"{src}, line {line_no}: expected a JSON object, got {type(obj).__name__}."
+            bad_rows.bad(message, src, "not a JSON object", row_i, line_no)
+            continue
         if text_col not in obj:
-            _missing_key("text_col", text_col, "text", obj, path, row_i, line_no)
-        text = obj[text_col]
-        if not isinstance(text, str):
-            what = "missing text (null)" if text is None else f"got {type(text).__name__}"
-            raise ValueError(
-                f"{src}, row {row_i} (line {line_no}): the text must be a string; {what}."
-            )
+            _missing_key("text_col", text_col, "text", obj, path, row_i, line_no, opts,
+                         confirmed)  # fmt: skip
+            continue
         label = None
         if label_col is not None:
             if label_col not in obj:
-                _missing_key("label_col", label_col, "label", obj, path, row_i, line_no)
+                _missing_key("label_col", label_col, "label", obj, path, row_i, line_no, opts,
+                             confirmed)  # fmt: skip
+                continue
             label = obj[label_col]
-            if label is None:
-                raise ValueError(f"{src}, row {row_i} (line {line_no}): missing label (null).")
+        confirmed = True
+        text = obj[text_col]
+        if not isinstance(text, str):
+            what = "missing text (null)" if text is None else f"got {type(text).__name__}"
+            message = f"{src}, row {row_i} (line {line_no}): the text must be a string; {what}."
+            reason = "missing text" if text is None else "text not a string"
+            bad_rows.bad(message, src, reason, row_i, line_no)
+            continue
+        if label_col is not None and label is None:
+            message = f"{src}, row {row_i} (line {line_no}): missing label (null)."
+            bad_rows.bad(message, src, "missing label", row_i, line_no)
+            continue
         if bad:
             decoding.record(src, f"row {row_i} (line {line_no}) of {src}")
         yield text, label
-        row_i += 1
 
 
 # --------------------------------------------------------------------------- Parquet
@@ -333,19 +371,20 @@ def parquet_rows(path: Path, opts: Options, decoding: Decoding) -> Iterator[tupl
                 labels = batch.column(opts.label_col).to_pylist()
             for j, text in enumerate(raw_texts):
                 if text is None:
-                    raise ValueError(f"{src}, row {row_i + j}: missing text (null).")
+                    message = f"{src}, row {row_i + j}: missing text (null)."
+                    opts.bad_rows.bad(message, src, "missing text", row_i + j, None)
+                    continue
+                if labels is not None and labels[j] is None:
+                    message = f"{src}, row {row_i + j}: missing label (null)."
+                    opts.bad_rows.bad(message, src, "missing label", row_i + j, None)
+                    continue
                 if is_binary:
                     try:
                         text = text.decode(_text_encoding(opts.encoding))
                     except UnicodeDecodeError:
                         text = text.decode(opts.encoding, errors="replace")
                         decoding.record(src, f"row {row_i + j} of {src}")
-                label = None
-                if labels is not None:
-                    label = labels[j]
-                    if label is None:
-                        raise ValueError(f"{src}, row {row_i + j}: missing label (null).")
-                yield text, label
+                yield text, (None if labels is None else labels[j])
             row_i += len(raw_texts)
 
 

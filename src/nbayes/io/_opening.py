@@ -2,7 +2,8 @@
 (and counted, :class:`Decoding`), gzip detected, open files (standard input) with their
 format told from the first line; the reader's options (:class:`Options`) and how advice
 names them (``text_col=...`` for Python, ``--text-col NAME`` where the command line set its
-flags' names: :func:`option_names`)."""
+flags' names: :func:`option_names`); the rows skipped with ``bad_rows="skip"``
+(:class:`BadRows`)."""
 
 from __future__ import annotations
 
@@ -15,13 +16,13 @@ import itertools
 import json
 import warnings
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nbayes.exceptions import DecodingWarning
+from nbayes.exceptions import DecodingWarning, SkippedRowsWarning
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -95,6 +96,7 @@ class Options:
     delimiter: str | None
     encoding: str
     max_field_chars: int
+    bad_rows: BadRows = field(default_factory=lambda: BadRows())
 
 
 @dataclass
@@ -122,6 +124,91 @@ class Decoding:
             + pass_option("encoding", "if the files use another encoding", "latin-1")
         )
         warnings.warn(msg, DecodingWarning, stacklevel=3)
+
+
+# --------------------------------------------------------------------------- bad rows
+
+#: what ``bad_rows=`` takes: stop at the first bad row, or skip (and count) them
+BAD_ROWS = ("error", "skip")
+
+#: how many skipped rows a summary names
+_SHOWN = 3
+
+
+@dataclass(frozen=True, slots=True)
+class BadRow:
+    """A row that ``read_texts(..., bad_rows="skip")`` skipped.
+
+    Attributes
+    ----------
+    source : str
+        The file (``"<stdin>"`` for standard input).
+    row : int or None
+        0-based data row, as ``TextChunk.start_row`` counts them (bad rows count too).
+    line : int or None
+        1-based physical line where the row starts (None for Parquet).
+    reason : str
+        What is wrong, in a few words: ``"invalid JSON"``, ``"missing label"``, ...
+    message : str
+        The error ``bad_rows="error"`` raises for this row.
+    """
+
+    source: str
+    row: int | None
+    line: int | None
+    reason: str
+    message: str
+
+    def __str__(self) -> str:
+        name = Path(self.source).name or self.source
+        where = f"line {self.line}" if self.line is not None else f"row {self.row}"
+        return f"{name} {where}: {self.reason}"
+
+
+def skipped_text(count: int, first: Iterable[Any]) -> str:
+    """``Skipped 3 bad rows (a.jsonl line 11: invalid JSON; ...)``: ``count`` rows, the
+    first few of them named."""
+    shown = list(first)[:_SHOWN]
+    more = "; ..." if count > len(shown) else ""
+    plural = "" if count == 1 else "s"
+    return f"Skipped {count:,} bad row{plural} ({'; '.join(map(str, shown))}{more})"
+
+
+@dataclass
+class BadRows:
+    """The bad rows of one call: an error (``policy="error"``), or skipped, counted and
+    handed to ``on_bad_row`` (``"skip"``)."""
+
+    policy: str = "error"
+    on_bad_row: Callable[[BadRow], None] | None = None
+    count: int = 0
+    first: list[BadRow] = field(default_factory=list)
+
+    def bad(
+        self, message: str, source: str, reason: str, row: int | None, line: int | None
+    ) -> None:
+        """A bad row: raise ValueError(``message``), or, skipping, count it (the caller
+        then goes on with the next row)."""
+        if self.policy != "skip":
+            end = "" if message.endswith(".") else "."
+            raise ValueError(message + end + pass_option("bad_rows", "to skip such rows", "skip"))
+        found = BadRow(source, row, line, reason, message)
+        self.count += 1
+        if len(self.first) < _SHOWN:
+            self.first.append(found)
+        if self.on_bad_row is not None:
+            self.on_bad_row(found)
+
+    def warn(self, partial: bool) -> None:
+        """One SkippedRowsWarning for the rows skipped, unless ``on_bad_row`` took them."""
+        if not self.count or self.on_bad_row is not None:
+            return
+        msg = (
+            skipped_text(self.count, self.first)
+            + "."
+            + (" (Counted in the part read before the reader was closed.)" if partial else "")
+        )
+        warnings.warn(msg, SkippedRowsWarning, stacklevel=3)
 
 
 # --------------------------------------------------------------------------- opening

@@ -14,17 +14,34 @@ from __future__ import annotations
 
 import codecs
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from nbayes.io import input_formats
 from nbayes.io._formats import doc_rows
-from nbayes.io._opening import Decoding, Options, open_stream, option_names
+from nbayes.io._opening import (
+    BAD_ROWS,
+    BadRow,
+    BadRows,
+    Decoding,
+    Options,
+    open_stream,
+    option_names,
+    skipped_text,
+)
 from nbayes.io._sources import Unit, resolve
 from nbayes.io.input_formats import by_name, row_reader
 
-__all__ = ["TextChunk", "option_names", "read_texts", "SUPPORTED_FORMATS"]
+__all__ = [
+    "BAD_ROWS",
+    "BadRow",
+    "TextChunk",
+    "option_names",
+    "read_texts",
+    "skipped_text",
+    "SUPPORTED_FORMATS",
+]
 
 #: Formats understood by :func:`read_texts` (values of its ``format`` parameter): tables,
 #: plain text with one document per line, and plain text that is one document.
@@ -55,7 +72,9 @@ class TextChunk:
     start_row : int
         0-based index, within ``source``, of the first document of the chunk:
         the data row (header excluded, blank lines not counted) of a table, or
-        the position of the file in the sorted listing of a class folder.
+        the position of the file in the sorted listing of a class folder.  Rows
+        skipped with ``bad_rows="skip"`` are counted too, and a chunk never
+        spans one: its documents are the rows ``start_row, start_row + 1, ...``.
     files : list of str or None
         For documents that are files (a class folder, a plain-text file): the path
         of each; None for the rows of a table.
@@ -88,6 +107,8 @@ def read_texts(
     delimiter: str | None = None,
     encoding: str = "utf-8",
     max_field_chars: int = _DEFAULT_MAX_FIELD_CHARS,
+    bad_rows: str = "error",
+    on_bad_row: Callable[[BadRow], None] | None = None,
 ) -> Iterator[TextChunk]:
     """Read text documents (and their labels) chunk by chunk.
 
@@ -148,6 +169,27 @@ def read_texts(
         raised to this value only while a record is being parsed and restored
         right after, so the process-wide setting is left unchanged (another
         thread parsing CSV at the same instant could observe the raised limit).
+    bad_rows : {"error", "skip"}, default "error"
+        What a bad row does: ``"error"`` stops with a ValueError naming it;
+        ``"skip"`` leaves it out, counts it and goes on (for dirty dumps).  The
+        bad rows are a missing text (``null`` or absent) or label (``null``,
+        absent, or an empty CSV field), a JSON line that is not valid JSON or
+        not an object, a text that is not a string, and a CSV/TSV record whose
+        number of fields differs from the header's.  What spoils more than a row
+        is an error either way: a file that cannot be read, a missing column (in
+        JSON lines: a key that no record before had), a quote that never closes
+        (or a field over ``max_field_chars``), a corrupt gzip stream, an unknown
+        format.  Invalid bytes are never bad rows (see ``encoding``); plain text
+        and class folders have none.  Skipped rows still count in row numbers
+        (``TextChunk.start_row``).  If every row was bad, the call raises
+        ValueError ("no documents") instead of yielding nothing.
+
+        .. versionadded:: 0.5
+    on_bad_row : callable or None, default None
+        With ``bad_rows="skip"``, called with a :class:`BadRow` (``source``,
+        ``row``, ``line``, ``reason``, ``message``) for each row skipped, as it
+        is read.  Without it, one :class:`~nbayes.exceptions.SkippedRowsWarning`
+        per call, after the last chunk, counts them and names the first few.
 
     Yields
     ------
@@ -165,7 +207,8 @@ def read_texts(
         ones); a missing label (``null``, absent, or an empty CSV field) or a
         missing text (``null`` or absent; an empty string is kept as an empty
         document) in a row, naming the file and row; a malformed CSV record or
-        JSON line; a corrupt gzip stream.
+        JSON line; a corrupt gzip stream (with ``bad_rows="skip"``, only what
+        spoils more than a row, and a source of bad rows only).
     ImportError
         A Parquet file is read and pyarrow is not installed.
 
@@ -211,6 +254,10 @@ def read_texts(
     codecs.lookup(encoding)  # LookupError for an unknown encoding, right away
     if max_field_chars < 1:
         raise ValueError(f"max_field_chars must be positive, got {max_field_chars!r}.")
+    if bad_rows not in BAD_ROWS:
+        raise ValueError(f"bad_rows must be one of {BAD_ROWS}, got {bad_rows!r}.")
+    if on_bad_row is not None and not callable(on_bad_row):
+        raise TypeError(f"on_bad_row must be callable or None, got {type(on_bad_row).__name__}.")
 
     units = list(resolve(source, format))
     opts = Options(
@@ -221,12 +268,15 @@ def read_texts(
         delimiter=delimiter,
         encoding=encoding,
         max_field_chars=max_field_chars,
+        bad_rows=BadRows(bad_rows, on_bad_row),
     )
     return _generate(units, opts)
 
 
 def _generate(units: list[Unit], opts: Options) -> Iterator[TextChunk]:
     decoding = Decoding()
+    skipped = opts.bad_rows
+    found = False
     try:
         for kind, path, extra in units:
             rows: Iterator[tuple[str, Any]]
@@ -243,13 +293,22 @@ def _generate(units: list[Unit], opts: Options) -> Iterator[TextChunk]:
                 if extra == "document":
                     files = [str(path)]
             name = path.name if kind == "stream" else str(path)
-            yield from _chunks(rows, name, opts, files)
+            for chunk in _chunks(rows, name, opts, files):
+                found = True
+                yield chunk
     except GeneratorExit:
         # The consumer stopped early: report what was seen so far.
         decoding.warn(opts.encoding, partial=True)
+        skipped.warn(partial=True)
         raise
+    if skipped.count and not found:  # skipping never makes bad data look empty
+        raise ValueError(
+            f"No documents: every row was bad. {skipped_text(skipped.count, skipped.first)}; "
+            f"the first: {skipped.first[0].message}"
+        )
     # Reported once per call, after the last chunk.
     decoding.warn(opts.encoding, partial=False)
+    skipped.warn(partial=False)
 
 
 def _chunks(
@@ -257,11 +316,21 @@ def _chunks(
 ) -> Iterator[TextChunk]:
     labelled = opts.label_col is not None
     size, budget = opts.chunk_size, opts.max_chunk_chars
+    skipped = opts.bad_rows
+    seen = skipped.count
     texts: list[str] = []
     labels: list[Any] = []
     start = 0
     chars = 0
     for text, label in rows:
+        if skipped.count != seen:  # rows skipped before this one: a chunk never spans them
+            if texts:
+                names = None if files is None else files[start : start + len(texts)]
+                yield TextChunk(texts, labels if labelled else None, source, start, names)
+                start += len(texts)
+                texts, labels, chars = [], [], 0
+            start += skipped.count - seen
+            seen = skipped.count
         texts.append(text)
         if labelled:
             labels.append(label)

@@ -1,0 +1,162 @@
+"""``--bad-rows skip``: every command that reads data leaves bad rows out, counts them and
+says so at the end; the default stops at the first; training with skip gives the model
+trained without those rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .conftest import HAM, SPAM, assert_error, run, write_csv
+
+BAD_JSON = '{"text": "cut short", "label"'
+
+
+def _docs() -> list[tuple[str, str]]:
+    return [(t, "spam") for t in SPAM] + [(t, "ham") for t in HAM]
+
+
+@pytest.fixture
+def dirty(tmp_path: Path) -> tuple[Path, Path]:
+    """A JSON lines file with bad rows, and the same file without them."""
+    good = [json.dumps({"text": t, "label": y}) for t, y in _docs()]
+    bad = [BAD_JSON, json.dumps({"text": None, "label": "ham"}), json.dumps({"text": "x"})]
+    lines = good[:2] + [bad[0]] + good[2:5] + [bad[1]] + good[5:] + [bad[2]]
+    dirty = tmp_path / "dirty.jsonl"
+    dirty.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    clean = tmp_path / "clean.jsonl"
+    clean.write_text("\n".join(good) + "\n", encoding="utf-8")
+    return dirty, clean
+
+
+def test_default_stops_at_the_first_bad_row(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, dirty: tuple[Path, Path]
+) -> None:
+    code, _, err = run(capsys, "train", dirty[0], "-o", tmp_path / "m.nbayes")
+    assert_error(code, err, "dirty.jsonl, line 3: invalid JSON")
+    assert "Pass --bad-rows skip to skip such rows." in err
+    assert not (tmp_path / "m.nbayes").exists()
+
+
+def test_train_skip_equals_training_without_the_rows(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, dirty: tuple[Path, Path]
+) -> None:
+    code, _, err = run(capsys, "train", dirty[0], "-o", tmp_path / "s.nbayes", "--bad-rows", "skip")
+    assert code == 0, err
+    assert err.rstrip().splitlines()[-1] == (
+        "Skipped 3 bad rows (dirty.jsonl line 3: invalid JSON; dirty.jsonl line 7: "
+        "missing text; dirty.jsonl line 12: no key 'label')."
+    )
+    # -q hides the notes, not the rows left out
+    code, _, err = run(capsys, "train", dirty[0], "-o", tmp_path / "q.nbayes", "--bad-rows",
+                       "skip", "-q")  # fmt: skip
+    assert code == 0 and err.startswith("Skipped 3 bad rows (dirty.jsonl line 3")
+    assert run(capsys, "train", dirty[1], "-o", tmp_path / "c.nbayes")[0] == 0
+    outs = []
+    for name in ("s.nbayes", "c.nbayes"):
+        code, out, err = run(capsys, "predict", tmp_path / name, dirty[1], "--proba")
+        assert code == 0, err
+        outs.append(out)
+    assert outs[0] == outs[1]
+
+
+def test_eval_update_forget_predict_skip(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, dirty: tuple[Path, Path]
+) -> None:
+    model = tmp_path / "m.nbayes"
+    assert run(capsys, "train", dirty[1], "-o", model)[0] == 0
+    code, out, err = run(capsys, "eval", model, dirty[0], "--bad-rows", "skip")
+    assert code == 0 and "Skipped 3 bad rows" in err and "(9 examples)" in out
+    assert run(capsys, "eval", model, dirty[0])[0] == 1
+    code, _, err = run(capsys, "update", model, dirty[0], "--bad-rows", "skip")
+    assert code == 0 and "Skipped 3 bad rows" in err, err
+    code, _, err = run(capsys, "forget", model, dirty[0], "--bad-rows", "skip")
+    assert code == 0 and "Skipped 3 bad rows" in err, err
+    # predict names the rows kept by their numbers in the file (and needs no label)
+    code, out, err = run(capsys, "predict", model, dirty[0], "--bad-rows", "skip")
+    assert code == 0 and "Skipped 2 bad rows" in err
+    rows = [line.split(",")[0] for line in out.splitlines()[1:]]
+    assert rows == ["0", "1", "3", "4", "5", "7", "8", "9", "10", "11"]
+
+
+def test_every_row_bad_is_still_an_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(BAD_JSON + "\n" + json.dumps({"text": None, "label": "x"}) + "\n")
+    code, _, err = run(capsys, "train", path, "-o", tmp_path / "m.nbayes", "--bad-rows", "skip")
+    assert_error(code, err, "No documents: every row was bad. Skipped 2 bad rows")
+
+
+def test_workers_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, dirty: tuple[Path, Path]
+) -> None:
+    code, _, err = run(
+        capsys, "train", dirty[0], "-o", tmp_path / "m.nbayes", "--bad-rows", "skip",
+        "--workers", "2",
+    )  # fmt: skip
+    assert_error(code, err, "--bad-rows skip does not apply with --workers")
+
+
+def test_bad_rows_flag_on_every_data_command(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("train", "predict", "eval", "explain", "update", "forget", "tune", "plot"):
+        code, out, _ = run(capsys, command, "-h")
+        assert code == 0 and "--bad-rows MODE" in out, command
+
+
+@pytest.fixture
+def dirty_table(tmp_path: Path) -> tuple[Path, Path]:
+    rows = [[1.0, 2.5, "a"], [1.2, 2.0, "a"], [3.1, 0.5, "b"], [2.9, 0.7, "b"], [1.1, 2.2, "a"]]
+    clean = write_csv(tmp_path / "clean.csv", ["x", "z", "y"], rows)
+    dirty = tmp_path / "dirty.csv"
+    lines = clean.read_text().splitlines()
+    lines[2:2] = ["1.5,n/a,a", "2.0,1.0,"]  # a cell that is not a number; no label
+    lines.insert(5, "3.0,0.6,b,extra")  # too many fields
+    dirty.write_text("\n".join(lines) + "\n")
+    return dirty, clean
+
+
+def test_table_models_skip(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, dirty_table: tuple[Path, Path]
+) -> None:
+    dirty, clean = dirty_table
+    flags = ["--model", "gaussian", "--label-col", "y"]
+    code, _, err = run(capsys, "train", dirty, "-o", tmp_path / "e.nbayes", *flags)
+    assert_error(code, err, "")
+    code, _, err = run(
+        capsys, "train", dirty, "-o", tmp_path / "s.nbayes", *flags, "--bad-rows", "skip"
+    )
+    assert code == 0, err
+    assert "Skipped 3 bad rows (dirty.csv line 6: 4 fields, the header has 3; " in err
+    assert "'n/a' is not a number (column 'z')" in err and "row 2: no label" in err
+    assert run(capsys, "train", clean, "-o", tmp_path / "c.nbayes", *flags)[0] == 0
+    outs = [
+        run(capsys, "predict", tmp_path / m, clean, "--proba")[1] for m in ("s.nbayes", "c.nbayes")
+    ]
+    assert outs[0] == outs[1] and outs[0].count("\n") == 6
+    code, out, err = run(capsys, "eval", tmp_path / "s.nbayes", dirty, "--label-col", "y",
+                         "--bad-rows", "skip")  # fmt: skip
+    assert code == 0 and "(5 examples)" in out and "Skipped 3 bad rows" in err
+
+
+def test_mixed_skip_infers_types_from_the_rows_kept(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    rows = [[1, "red", "a"], [2, "blue", "a"], [7, "red", "b"], [8, "blue", "b"]]
+    clean = write_csv(tmp_path / "clean.csv", ["n", "c", "y"], rows)
+    dirty = tmp_path / "dirty.csv"
+    lines = clean.read_text().splitlines()
+    dirty.write_text("\n".join([*lines[:3], "", "5,red,", *lines[3:]]) + "\n")
+    flags = ["--model", "mixed", "--label-col", "y"]
+    code, _, err = run(capsys, "train", dirty, "-o", tmp_path / "s.nbayes", *flags,
+                       "--bad-rows", "skip")  # fmt: skip
+    assert code == 0 and "Skipped 1 bad row (dirty.csv row 2: no label)." in err, err
+    code, _, err2 = run(capsys, "train", clean, "-o", tmp_path / "c.nbayes", *flags)
+    families = [line for line in (err, err2) for line in line.splitlines() if "families" in line]
+    assert families[0] == families[1]
+    outs = [
+        run(capsys, "predict", tmp_path / m, clean, "--proba")[1] for m in ("s.nbayes", "c.nbayes")
+    ]
+    assert outs[0] == outs[1]
