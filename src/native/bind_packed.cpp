@@ -1,5 +1,5 @@
 // nbayes._native, binding of packed vocabularies (packed.hpp): UTF-8 bytes + offsets, as
-// model files store them.
+// model files store them; strings looked up in them (the PackedIndex capsule).
 #include "binding.hpp"
 #include "packed.hpp"
 
@@ -99,3 +99,97 @@ static PyObject* py_packed_strings(PyObject*, PyObject* args) {
     return out;
 }
 NBK_ENTRY(packed_strings, METH_VARARGS, "packed_strings(bytes, offsets) -> list of str");
+
+// ------------------------------------------------------------------------------------
+// strings looked up in a packing: the exact index (a capsule), binary searches
+// ------------------------------------------------------------------------------------
+
+static constexpr const char* PACKED_INDEX = "nbayes._native.PackedIndex";
+
+static PyObject* py_packed_index(PyObject*, PyObject* args) {
+    PyObject *obytes, *ooff;
+    if (!PyArg_ParseTuple(args, "OO", &obytes, &ooff)) return nullptr;
+    In<u8> data;
+    In<i64> off;
+    if (!get_packed(obytes, ooff, data, off)) return nullptr;
+    const i64 n = off.n - 1;
+    if (n >= static_cast<i64>(LO32) - 1)
+        return PyErr_Format(PyExc_ValueError, "too many terms to index (%lld)", static_cast<long long>(n));
+    std::unique_ptr<PackedIndex> ix;
+    if (!nogil([&] { ix = std::make_unique<PackedIndex>(packed_index(data.p, off.p, n)); })) return nullptr;
+    PyObject* cap = PyCapsule_New(ix.get(), PACKED_INDEX, box_free<PackedIndex>);
+    if (cap != nullptr) ix.release();
+    return cap;
+}
+NBK_ENTRY(packed_index, METH_VARARGS,
+          "packed_index(bytes, offsets) -> PackedIndex (the exact hash index of the terms)");
+
+// The str objects of a sequence, held in a tuple (none of them changes or goes away while
+// the kernel reads them without the GIL); nullptr with an error set if one is not a str.
+static PyObject* held_strings(PyObject* strings) {
+    PyObject* hold = PySequence_Tuple(strings);
+    if (hold == nullptr) return nullptr;
+    const Py_ssize_t n = PyTuple_GET_SIZE(hold);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject* s = PyTuple_GET_ITEM(hold, i);
+        StrView v;
+        if (!PyUnicode_Check(s)) {
+            PyErr_Format(PyExc_TypeError, "strings[%zd] is of type %s, expected str", i, Py_TYPE(s)->tp_name);
+            Py_DECREF(hold);
+            return nullptr;
+        }
+        if (!str_view(s, v)) {  // made ready (Python < 3.12) while the GIL is held
+            Py_DECREF(hold);
+            return nullptr;
+        }
+    }
+    return hold;
+}
+
+static PyObject* py_packed_find(PyObject*, PyObject* args) {
+    PyObject *oindex, *obytes, *ooff, *ostrings;
+    if (!PyArg_ParseTuple(args, "OOOO", &oindex, &obytes, &ooff, &ostrings)) return nullptr;
+    bool ok;
+    const PackedIndex* ix = opt_unbox<PackedIndex>(oindex, PACKED_INDEX, "PackedIndex", ok);
+    if (!ok) return nullptr;
+    In<u8> data;
+    In<i64> off;
+    if (!get_packed(obytes, ooff, data, off)) return nullptr;
+    // the index's term numbers are below n_terms: any packing of as many terms is read
+    // safely; the size tells another packing apart (a caller's mistake) more often
+    if (ix != nullptr && (ix->n_terms != off.n - 1 || ix->n_bytes != off.p[off.n - 1]))
+        return PyErr_Format(PyExc_ValueError,
+                            "the index was built for %lld terms of %lld bytes, not these %lld of %lld",
+                            static_cast<long long>(ix->n_terms), static_cast<long long>(ix->n_bytes),
+                            static_cast<long long>(off.n - 1), static_cast<long long>(off.p[off.n - 1]));
+    PyObject* hold = held_strings(ostrings);
+    if (hold == nullptr) return nullptr;
+    const i64 n = static_cast<i64>(PyTuple_GET_SIZE(hold));
+    std::vector<i64> out;
+    try {
+        out.resize(static_cast<std::size_t>(n));
+    } catch (const std::bad_alloc&) {
+        Py_DECREF(hold);
+        return PyErr_NoMemory();
+    }
+    auto view = [hold](i64 i) {
+        StrView v;
+        PyObject* s = PyTuple_GET_ITEM(hold, static_cast<Py_ssize_t>(i));
+        v.kind = static_cast<i32>(PyUnicode_KIND(s));
+        v.data = PyUnicode_DATA(s);
+        v.n = static_cast<i64>(PyUnicode_GET_LENGTH(s));
+        return v;
+    };
+    const bool done = nogil([&] {
+        if (ix != nullptr)
+            packed_index_lookup(*ix, data.p, off.p, view, n, out.data());
+        else
+            packed_search_lookup(data.p, off.p, off.n - 1, view, n, out.data());
+    });
+    Py_DECREF(hold);
+    if (!done) return nullptr;
+    return to_np(std::move(out));
+}
+NBK_ENTRY(packed_find, METH_VARARGS,
+          "packed_find(index, bytes, offsets, strings) -> the term of each string (-1: none): "
+          "through the PackedIndex of the terms, or binary searches of sorted terms (index None)");

@@ -251,6 +251,20 @@ def test_str_subclasses_are_read() -> None:
         ),
         lambda: _native.packed_take(np.zeros(2, np.uint8), np.array([0, 1, 2]), np.array([-1])),
         lambda: _native.packed_take(np.zeros(2, np.uint8), np.array([0, 3]), np.array([0])),
+        lambda: _native.packed_index(np.zeros(2, np.uint8), np.array([0, 3])),  # past the bytes
+        lambda: _native.packed_index(np.zeros(2, np.uint8), np.array([1, 2])),
+        lambda: _native.packed_find(None, np.zeros(2, np.uint8), np.array([0, 3]), ["a"]),
+        lambda: _native.packed_find(None, np.zeros(2, np.uint8), np.array([0, 2]), [b"a"]),
+        lambda: _native.packed_find(None, np.zeros(2, np.uint8), np.array([0, 2]), 1),
+        lambda: _native.packed_find(
+            _native.intern_new(), np.zeros(2, np.uint8), np.array([0, 2]), ["a"]
+        ),  # not a PackedIndex
+        lambda: _native.packed_find(
+            _native.packed_index(np.zeros(2, np.uint8), np.array([0, 1, 2])),
+            np.zeros(2, np.uint8),
+            np.array([0, 2]),  # not the packing it indexes
+            ["a"],
+        ),
     ],
 )
 def test_bad_arguments_raise_not_crash(call) -> None:

@@ -293,7 +293,8 @@ def _content(path: Path) -> tuple[Any, dict[str, bytes]]:
 def test_one_document_of_a_loaded_n_gram_model_makes_no_dict(tmp_path: Path) -> None:
     """The n-grams of one document are looked up by binary search in the file's packed
     terms (a dict of a million bigrams cost ~0.4 s at the first prediction); after enough
-    searches the dict is made once, and the answers never change."""
+    searches the compiled index of the bytes is made once (still no dict, nor a str per
+    term), and the answers never change."""
     fitted = TextClassifier(ngram_range=(1, 2), min_df=2)
     fitted.partial_fit(DOCS[:100], LABELS[:100], classes=np.unique(LABELS))
     fitted.partial_fit(DOCS[100:], LABELS[100:])  # an unsorted vocabulary in the file
@@ -308,10 +309,16 @@ def test_one_document_of_a_loaded_n_gram_model_makes_no_dict(tmp_path: Path) -> 
         columns = scorer._vocabulary
         assert columns._dict is None and columns.terms._strings is None
         assert 0 < columns._searches <= 64 + len(columns) // 32
-        for doc in DOCS:  # one by one: the searches stop, the dict is made once
+        assert columns.terms.hash_index_if_made() is None
+        for doc in DOCS:  # one by one: the searches stop, the index is made once
             assert model.predict([doc]) == fitted.predict([doc])
-        assert columns._dict is not None
-        assert columns._searches <= 64 + len(columns) // 32 + 1
+        index = columns.terms.hash_index_if_made()
+        assert index is not None
+        assert columns._dict is None and columns.terms._strings is None
+        assert columns._searches <= 64 + len(columns) // 32
+        for doc in TEST:
+            assert model.predict([doc]) == fitted.predict([doc])
+        assert columns.terms.hash_index_if_made() is index
 
 
 def test_a_stop_word_among_the_terms_is_left_out_as_before(tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ lookup tables, and documents -> CSR rows (:func:`direct_transform`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,10 @@ from nbayes.text._drivers.threads import Team, hand_off
 from nbayes.text._drivers.zero_copy import Terms
 from nbayes.text._vocabulary import PackedTerms
 
-__all__ = ["FrozenVocabulary", "TermColumns", "build_lookup", "direct_transform", "order_rows"]
+__all__ = [
+    "FrozenVocabulary", "TermColumns", "build_lookup", "direct_transform", "order_rows",
+    "term_columns",
+]  # fmt: skip
 
 #: The last two lookup tables built for plain mappings: (mapping, stop, snapshot, table).
 _LOOKUPS: list[tuple[Any, ...]] = []
@@ -47,13 +51,16 @@ class TermColumns(Mapping[str, int]):
 
     Batch scoring looks terms up in a compiled table built straight from the code points
     or the bytes; the ``str`` keys and the dict are made only when something asks for
-    them. Over sorted packed terms (a model file's), a few lookups by term (one
-    document's n-grams) are binary searches on the bytes: the dict is made only once the
-    searches would have cost as much (about one per 32 terms). Pickles as a
+    them. Over packed terms (a model file's, each its own column), strings are looked up
+    without them: a batch's n-grams in one compiled call (:meth:`columns`), a few terms
+    (one document's n-grams) by binary searches on the sorted bytes, and once the searches
+    would have cost as much (about one per 32 terms) through the exact index of the
+    bytes that the terms then make once (:meth:`PackedTerms.hash_index`, ~12-24 bytes a
+    term against ~130 for the dict and its strings). Pickles as a
     :class:`FrozenVocabulary`.
     """
 
-    __slots__ = ("terms", "kept", "_dict", "_tables", "_searches")
+    __slots__ = ("terms", "kept", "_dict", "_tables", "_searches", "_spaced")
 
     def __init__(self, terms: Terms | PackedTerms, kept: np.ndarray | None = None) -> None:
         self.terms = terms
@@ -61,6 +68,7 @@ class TermColumns(Mapping[str, int]):
         self._dict: FrozenVocabulary | None = None
         self._tables: dict[frozenset[Any] | None, Any] = {}
         self._searches = 0
+        self._spaced: bool | None = None
 
     def mapping(self) -> FrozenVocabulary:
         """The mapping as a (read-only) dict, made once."""
@@ -71,15 +79,43 @@ class TermColumns(Mapping[str, int]):
             self._dict = FrozenVocabulary(zip(names, range(len(names)), strict=True))
         return self._dict
 
+    def _packed(self) -> PackedTerms | None:
+        """The packed terms, when strings are looked up in them (each term its own
+        column, and the dict not made: once made, it answers)."""
+        terms = self.terms
+        if self._dict is None and self.kept is None and isinstance(terms, PackedTerms):
+            return terms
+        return None
+
+    def _may_search(self, packed: PackedTerms, n: int) -> bool:
+        """Whether ``n`` more strings are looked up by binary searches (sorted terms, no
+        index made, and the searches so far and these within one per 32 terms: beyond,
+        the index costs less than the searches); counts them."""
+        if packed.hash_index_if_made() is not None or not packed.sorted:
+            return False
+        if self._searches + n > 64 + len(packed) // 32:
+            return False
+        self._searches += n
+        return True
+
+    def columns(self, strings: Sequence[str]) -> np.ndarray:
+        """``self.get(s, -1)`` of every string of ``strings`` (str only), as int64: over
+        packed terms one compiled call (binary searches for a few strings, else the
+        exact index), else the dict's ``get`` of each (no Python frame per string)."""
+        packed = self._packed()
+        if packed is not None:
+            return packed.find_all(strings, search=self._may_search(packed, len(strings)))
+        return _dict_columns(self.mapping(), strings)
+
     def _search(self, term: object) -> int | None:
-        """The column of ``term`` by binary search (-1: absent), or None when the dict
-        is to answer (made, or worth making, or the terms not sorted packed ones)."""
-        if self._dict is not None or not isinstance(term, str) or not self._search_ready():
+        """The column of ``term`` in the packed terms (-1: absent), or None when the
+        dict is to answer (made, or the terms not packed ones, or ``term`` not a str)."""
+        packed = self._packed()
+        if packed is None or not isinstance(term, str):
             return None
-        self._searches += 1
-        if self._searches > 64 + len(self.terms) // 32:
-            return None
-        return self.terms.find(term)  # type: ignore[union-attr]
+        if self._may_search(packed, 1):
+            return packed.find(term)
+        return int(packed.find_all([term])[0])
 
     def __getitem__(self, term: str) -> int:
         j = self._search(term)
@@ -101,15 +137,20 @@ class TermColumns(Mapping[str, int]):
 
     def one_lookups(self) -> Mapping[str, int]:
         """What one document's terms are looked up in: the dict once made, before that
-        this mapping when it can search (no dict for a few documents), else the dict."""
-        if self._dict is None and self._search_ready():
+        this mapping when its terms are packed ones (no dict for a few documents, nor
+        for many), else the dict."""
+        if self._packed() is not None:
             return self
         return self.mapping()
 
-    def _search_ready(self) -> bool:
-        """Whether the terms are sorted packed ones, each its own column (searchable)."""
-        terms = self.terms
-        return self.kept is None and isinstance(terms, PackedTerms) and terms.sorted
+    def any_spaced(self) -> bool:
+        """Whether a term may hold a space (a word n-gram), read from the bytes or code
+        points once, no str made: False only when none does."""
+        if self._spaced is None:
+            terms = self.terms
+            raw = terms.data if isinstance(terms, PackedTerms) else terms.blob
+            self._spaced = bool((raw == ord(" ")).any())
+        return self._spaced
 
     def __iter__(self) -> Any:
         return iter(self.mapping())
@@ -179,6 +220,38 @@ class TermColumns(Mapping[str, int]):
             table = _native.build_lookup_blob(self.terms.blob, cols, char_table(False))
         self._tables[key] = table
         return table
+
+
+def _dict_columns(vocabulary: Mapping[str, int], strings: Sequence[str]) -> np.ndarray:
+    """``vocabulary.get(s, -1)`` of every string, as int64 (``map`` over the mapping's
+    ``get``: no Python frame per string for a dict)."""
+    get = vocabulary.get
+    return np.fromiter(map(get, strings, repeat(-1)), dtype=np.int64, count=len(strings))
+
+
+def term_columns(
+    vocabulary: Mapping[str, int],
+    strings: Sequence[str],
+    spaced: Callable[[], list[str]] | None = None,
+) -> np.ndarray:
+    """The column of every string of ``strings`` in ``vocabulary`` (-1: not a term), as
+    int64: what the token streams look a batch's terms up with (a :class:`TermColumns`
+    in one compiled call, no dict made; any other mapping through its ``get``).
+    ``spaced``: a function giving more strings, each holding a space (word pairs), looked
+    up after ``strings`` (their columns follow) only when a term of ``vocabulary`` holds
+    a space (a :class:`TermColumns` reads its bytes for it, no dict made)."""
+    if spaced is not None and _has_spaced_terms(vocabulary):
+        strings = [*strings, *spaced()]
+    if type(vocabulary) is TermColumns:
+        return vocabulary.columns(strings)
+    return _dict_columns(vocabulary, strings)
+
+
+def _has_spaced_terms(vocabulary: Mapping[str, int]) -> bool:
+    """Whether a term of ``vocabulary`` may hold a space (a word n-gram)."""
+    if type(vocabulary) is TermColumns:
+        return vocabulary.any_spaced()
+    return any(" " in t for t in vocabulary)
 
 
 def build_lookup(terms: Sequence[str], cols: np.ndarray, ident: np.ndarray | None = None) -> Any:

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from nbayes.text._drivers.lookup import term_columns
+
 __all__ = ["ComposedNgrams"]
 
 
@@ -97,11 +99,11 @@ class ComposedNgrams:
         return np.asarray(sorted(ids.tolist(), key=strings.__getitem__), dtype=np.int64)
 
     def columns(self, vocabulary: Any) -> np.ndarray:
-        """``vocabulary[term]`` of every id, or -1."""
+        """``vocabulary[term]`` of every id, or -1 (a model file's packed terms: one
+        compiled call, :func:`~nbayes.text._drivers.lookup.term_columns`)."""
         if not vocabulary:
             return np.full(self.n_ids, -1, dtype=np.int64)
-        get = vocabulary.get
-        return np.fromiter((get(s, -1) for s in self.strings()), dtype=np.int64, count=self.n_ids)
+        return term_columns(vocabulary, self.strings())
 
     def index(self, vocabulary: Any, seen: np.ndarray | None) -> tuple[np.ndarray, list[str]]:
         """The indexing step of a batch over ``vocabulary`` (a mapping term -> column):

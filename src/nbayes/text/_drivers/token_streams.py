@@ -21,7 +21,7 @@ import numpy as np
 
 import nbayes._native as _native
 from nbayes.text._drivers.chars import word_table
-from nbayes.text._drivers.lookup import direct_transform
+from nbayes.text._drivers.lookup import direct_transform, term_columns
 from nbayes.text._drivers.ngrams import ComposedNgrams
 from nbayes.text._drivers.zero_copy import _decode_terms
 from nbayes.text._routes import COMPOSED_NGRAMS, ZERO_COPY, tokens
@@ -397,18 +397,22 @@ class _Analysis:
             return self.composed.columns(vocabulary)
         n = self.n_uni
         col = np.full(n + self.n_pair, -1, dtype=np.int64)
-        if self.use_uni:
-            get = vocabulary.get
-            terms = self.state.terms()
-            col[:n] = [get(t, -1) for t in terms]
-        if self.use_pair and self.n_pair and any(" " in t for t in vocabulary):
-            terms = self.state.terms()
-            get = vocabulary.get
-            col[n:] = [
-                get(terms[a] + " " + terms[b], -1)
-                for a, b in zip(self.first.tolist(), self.second.tolist(), strict=True)
-            ]
+        words = self.state.terms() if self.use_uni else []
+        pairs = self._pair_strings if self.use_pair and self.n_pair else None
+        if words or pairs is not None:  # one lookup of both (pairs if a term has a space)
+            got = term_columns(vocabulary, words, pairs)
+            k = len(words)
+            col[:k] = got[:k]
+            col[n : n + len(got) - k] = got[k:]
         return col
+
+    def _pair_strings(self) -> list[str]:
+        """The string of every word pair ("a b"), by pair id."""
+        terms = self.state.terms()
+        return [
+            terms[a] + " " + terms[b]
+            for a, b in zip(self.first.tolist(), self.second.tolist(), strict=True)
+        ]
 
 
 def bucket_rows(
