@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
@@ -53,6 +52,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from _machine import machine  # noqa: E402
+from _processes import run_process  # noqa: E402
 
 IMDB = Path("/work/shared/data/imdb")
 
@@ -106,21 +106,6 @@ def child(model: str, test: str, n_docs: int) -> None:
            "second": second, "second_cpu": second_cpu, "rss_before": before,
            "rss_load": after_load, "rss_end": peak_mb()}  # fmt: skip
     print(json.dumps(got))
-
-
-def run_process(cmd: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, ``ru_maxrss`` in MiB (which counts this process's memory at the
-    fork) and the output of one process."""
-    with tempfile.TemporaryFile() as out:
-        t = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t
-        out.seek(0)
-        text = out.read().decode(errors="replace").strip()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{text}")
-    return wall, usage.ru_maxrss / 1024, text
 
 
 def stats_line(name: str, values: list[float], base: float | None, unit: str = "s") -> str:

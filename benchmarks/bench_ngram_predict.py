@@ -19,33 +19,17 @@ Usage (``--b`` the change, ``--a`` the baseline: a venv with the commit before i
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from _machine import machine
+from _processes import run_process
 
 NEWS = Path("/work/shared/data/20newsgroups_bydate/20news_bydate_train.csv")
 TEXT = "Does anyone know how the goalie did in the game last night? The Flyers won in overtime."
-
-
-def run(cmd: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS in MiB, and the output of one process."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    with tempfile.TemporaryFile() as out:
-        t = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
-        _, status, usage = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t
-        out.seek(0)
-        text = out.read().decode(errors="replace").strip()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{text}")
-    return wall, usage.ru_maxrss / 1024, text
 
 
 def main() -> None:
@@ -67,7 +51,7 @@ def main() -> None:
             t = time.perf_counter()
             train = [getattr(args, key), "-m", "nbayes", "train", "-q", "--ngrams", "1-2",
                      "--model", args.family]  # fmt: skip
-            run([*train, "-o", str(model), str(NEWS)])
+            run_process([*train, "-o", str(model), str(NEWS)])
             print(f"{key}: trained {model} ({model.stat().st_size / 1e6:.0f} MB) in "
                   f"{time.perf_counter() - t:.1f} s")  # fmt: skip
             models[key] = model
@@ -79,7 +63,7 @@ def main() -> None:
                 cmd = ["-m", "nbayes", "predict", "-q", str(models[key]), "--text", TEXT]
             else:
                 cmd = ["-m", "nbayes", "explain", "-q", str(models[key]), TEXT]
-            wall, rss, text = run([getattr(args, key), *cmd])
+            wall, rss, text = run_process([getattr(args, key), *cmd])
             answers.add(text)
             if i:  # round 0 warms the page cache
                 samples[key].append((wall, rss))
