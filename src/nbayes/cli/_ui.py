@@ -204,9 +204,7 @@ class UI:
             # stopped (Ctrl-C, an error): said so, for the count is not the whole ("Training:
             # 380,000 documents in 14.39 s" read as a run that had finished: a trial's)
             how = "" if done else ", stopped"
-            self.detail(
-                f"{desc}: {bar.count:,} {unit} in {time.perf_counter() - start:.2f} s{how}"
-            )
+            self.detail(f"{desc}: {bar.count:,} {unit} in {time.perf_counter() - start:.2f} s{how}")
 
     def color(self, mode: str = "auto") -> bool:
         """Whether to colour stdout: ``always``, ``never``, or ``auto`` (a terminal, and
