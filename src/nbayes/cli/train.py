@@ -281,7 +281,7 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
             "--workers and --dask-scheduler need Dask: pip install 'nbayes[dask]' (or train "
             "without them, in this process)."
         ) from None
-    from nbayes.distributed import fit_source
+    from nbayes.distributed import PartitionError, fit_source
 
     missing = [d for d in args.data if "://" not in d and not _any_file(d)]
     if missing:
@@ -310,15 +310,26 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
     where = args.dask_scheduler or f"a local cluster of {args.workers} worker{plural}"
     ui.note(f"Training on Dask ({where}) ...")
     source = args.data[0] if len(args.data) == 1 else list(args.data)
+    unit = "documents" if text else "rows"
     try:
-        model = fit_source(
-            estimator,
-            source,
-            text_col=args.text_col,
-            label_col=args.label_col,
-            scheduler=args.dask_scheduler,
-            workers=args.workers,
-        )
+        with ui.progress("Training on Dask", "partitions") as bar:
+            model = fit_source(
+                estimator,
+                source,
+                text_col=args.text_col,
+                label_col=args.label_col,
+                scheduler=args.dask_scheduler,
+                workers=args.workers,
+                progress=_DaskProgress(ui, bar, unit),
+                **_dask_read_options(args, estimator, text),
+            )
+    except PartitionError as exc:
+        flag = "--workers" if args.workers is not None else "--dask-scheduler"
+        raise CLIError(
+            f"{exc.problem} The Dask workers stop at the first bad row: to skip such rows, "
+            f"train in this process (leave out {flag}) with --bad-rows skip, or clean the "
+            "data first."
+        ) from None
     except (OSError, TimeoutError) as exc:
         if args.dask_scheduler:
             raise CLIError(
@@ -331,6 +342,53 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
     else:
         what = f"{float(model.class_count_.sum()):g} rows, {model.n_features_in_} features"
     return model, what
+
+
+class _DaskProgress:
+    """The progress of a fit on Dask (``fit_source(progress=...)``): partitions learned
+    of all, and their rows, on the progress line of a terminal; with ``-v`` on stderr that
+    is no terminal (a log), a line every :attr:`EVERY` seconds."""
+
+    EVERY = 10.0
+
+    def __init__(self, ui: UI, bar: Any, unit: str) -> None:
+        import time
+
+        self.ui, self.bar, self.unit = ui, bar, unit
+        self._clock = time.monotonic
+        self._logged = self._clock()
+
+    def __call__(self, done: int, total: int, rows: int) -> None:
+        self.bar.total = total
+        self.bar.unit = f"partitions, {rows:,} {self.unit}"
+        self.bar.advance(done - self.bar.count)
+        now = self._clock()
+        if self.ui.verbose and not self.ui.interactive and now - self._logged >= self.EVERY:
+            self._logged = now
+            self.ui.detail(f"Training on Dask: {done:,}/{total:,} partitions, {rows:,} {self.unit}")
+
+
+def _dask_read_options(args: argparse.Namespace, estimator: Any, text: bool) -> dict[str, Any]:
+    """What :func:`nbayes.distributed.read` needs to read DATA as this process would:
+    the ``--delimiter`` and ``--encoding`` of CSV files, and, for a table model that takes
+    numbers or categories, the labels as strings (the table reader's: a label ``1`` is
+    the class "1" in both)."""
+    from nbayes.cli._common import delimiter_of
+    from nbayes.cli._data import feature_kind
+    from nbayes.io.input_formats import COMPRESSION_SUFFIXES, of_path
+
+    found = of_path(args.data[0], tables_only=True, compressions=COMPRESSION_SUFFIXES)
+    if found is None or found.name not in ("csv", "tsv"):
+        return {}
+    options: dict[str, Any] = {}
+    delimiter = delimiter_of(args)
+    if delimiter is not None:
+        options["sep"] = delimiter
+    if getattr(args, "encoding", "utf-8") not in ("utf-8", "utf8"):
+        options["encoding"] = args.encoding
+    if not text and feature_kind(estimator) != "typed":
+        options["dtype"] = {args.label_col: str}
+    return options
 
 
 def _any_file(pattern: str) -> bool:

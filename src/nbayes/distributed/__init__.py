@@ -31,10 +31,11 @@ from __future__ import annotations
 from ._fit import fit, fit_source
 from ._inputs import PartitionError
 from ._predict import predict, predict_log_proba, predict_proba
-from ._read import read
+from ._read import QuotedLineBreakWarning, read
 
 __all__ = [
     "PartitionError",
+    "QuotedLineBreakWarning",
     "fit",
     "fit_source",
     "predict",

@@ -13,9 +13,12 @@ one machine. What travels between workers is the pickled partition models (see :
 from __future__ import annotations
 
 import pickle
+import sys
+import time
 import uuid
 import zlib
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -29,6 +32,7 @@ from ._inputs import (
     check_columns,
     check_estimator,
     first_bad_row,
+    infer_text_col,
     kind,
     require_dask,
     takes_documents,
@@ -62,22 +66,25 @@ def _worth_compressing(blob: bytes) -> bool:
 
 
 class _Shipped:
-    """A model as it travels between tasks: its pickle, zlib-compressed when that pays."""
+    """A model as it travels between tasks: its pickle, zlib-compressed when that pays,
+    and the number of rows it learned (a partition's, for progress)."""
 
-    __slots__ = ("blob", "compressed")
+    __slots__ = ("blob", "compressed", "rows")
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: Any, rows: int = 0) -> None:
         import cloudpickle
 
         blob = cloudpickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)
         self.compressed = _worth_compressing(blob)
         self.blob = zlib.compress(blob, 1) if self.compressed else blob
+        self.rows = rows
 
-    def __getstate__(self) -> tuple[bytes, bool]:
-        return self.blob, self.compressed
+    def __getstate__(self) -> tuple[bytes, bool, int]:
+        return self.blob, self.compressed, self.rows
 
-    def __setstate__(self, state: tuple[bytes, bool]) -> None:
-        self.blob, self.compressed = state
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.blob, self.compressed = state[0], state[1]
+        self.rows = state[2] if len(state) > 2 else 0
 
     def model(self) -> Any:
         return pickle.loads(zlib.decompress(self.blob) if self.compressed else self.blob)
@@ -111,16 +118,33 @@ def _fit_task(
     :class:`PartitionError` naming its first bad row."""
     part = to_part(kind, estimator, cols, i, raw)
     if part is None:
+        _report(cols.get("topic"), i, 0)
         return None
     learn = partial(_learn, estimator, classes)
     try:
-        return _Shipped(learn(part))
+        shipped = _Shipped(learn(part), rows=len(part))
     except InvalidParameterError:
         raise  # the settings, not the data
     except (ValueError, TypeError) as exc:
         row = first_bad_row(learn, part)
         label = None if row is None or part.labels is None else part.labels[row]
         raise PartitionError(i, row, label, str(exc)) from exc
+    _report(cols.get("topic"), i, len(part))
+    return shipped
+
+
+def _report(topic: str | None, partition: int, rows: int) -> None:
+    """On a dask.distributed worker, tell the client (subscribed to ``topic``) that
+    ``partition`` is learned, with its rows: the progress of :func:`fit`."""
+    if topic is None or "distributed" not in sys.modules:
+        return
+    from distributed import get_worker
+
+    try:
+        worker = get_worker()
+    except ValueError:  # not on a worker (a local scheduler)
+        return
+    worker.log_event(topic, {"partition": partition, "rows": rows})
 
 
 def _merge_task(
@@ -177,6 +201,16 @@ def reduce_depth(n_partitions: int, split_every: int) -> int:
     return depth
 
 
+@dataclass
+class _Plan:
+    """The delayed merge tree of a fit, and what its progress and errors refer to."""
+
+    total: Any
+    n_partitions: int
+    topic: str
+    frame: Any = None  # the dask DataFrame fitted on (its partitions, if a row is located)
+
+
 def _graph(
     estimator: Any,
     data: Any,
@@ -184,20 +218,30 @@ def _graph(
     label_col: str | None,
     classes: Any,
     split_every: int,
-) -> Any:
-    """The delayed merge tree of the whole fit."""
+    events: bool = False,
+) -> _Plan:
+    """The delayed merge tree of the whole fit (``events``: the fit tasks report their
+    progress to a dask.distributed client, :func:`_report`)."""
     dask = require_dask()
     if not isinstance(split_every, int) or split_every < 2:
         raise ValueError(f"split_every must be an integer >= 2; got {split_every!r}.")
     check_estimator(estimator)
     what = kind(data)
-    cols: dict[str, Any] = {"text_col": text_col, "label_col": label_col}
+    token = uuid.uuid4().hex[:12]
+    topic = f"nbayes-fit-{token}"  # (also the prefix of the fit tasks' keys)
+    # the workers report each partition learned under the topic only when asked to
+    # (an event topic stays on the scheduler)
+    cols: dict[str, Any] = {
+        "text_col": text_col, "label_col": label_col, "topic": topic if events else None,
+    }  # fmt: skip
     if what == "array":
         raise TypeError("Pass the labels too: fit(estimator, (X, y)) with two dask Arrays.")
     if what == "frame":
         if label_col is None:
             raise ValueError("Fitting on a dask DataFrame needs label_col (the label column).")
         check_columns(data, text_col, label_col)
+        if text_col is None and takes_documents(estimator):
+            cols["text_col"] = infer_text_col(estimator, list(data.columns), label_col)
         raws = list(data.to_delayed())
     elif what == "bag":
         raws = list(data.to_delayed())
@@ -210,7 +254,6 @@ def _graph(
         raise ValueError("The collection has no partitions: nothing to learn from.")
     if classes is not None:
         classes = np.unique(np.asarray(classes))
-    token = uuid.uuid4().hex[:12]
     fit_task = dask.delayed(_fit_task, pure=False)
     level = [
         fit_task(what, estimator, cols, classes, i, raw, dask_key_name=f"nbayes-fit-{token}-{i}")
@@ -222,7 +265,7 @@ def _graph(
         return merge(spans, pieces, dask_key_name=f"nbayes-merge-{token}-{depth}-{k}")
 
     levels = [level, *merge_levels(level, split_every, merge_group)]
-    return levels[-1][0]
+    return _Plan(levels[-1][0], len(raws), topic, data if what == "frame" else None)
 
 
 def merge_levels(pieces: list[Any], split_every: int, merge: _Merge) -> Iterator[list[Any]]:
@@ -245,6 +288,100 @@ def merge_levels(pieces: list[Any], split_every: int, merge: _Merge) -> Iterator
         yield pieces
 
 
+# ----------------------------------------------------------------- computing
+#: seconds between two looks at a running fit (progress; Ctrl-C lands in the caller's code)
+_POLL = 0.1
+
+Progress = Callable[[int, int, int], None]
+
+
+def _client_of(scheduler: Any) -> Any:
+    """The dask.distributed Client the fit runs on: ``scheduler`` itself, or, when it is
+    None, the default client if there is one; None for dask's local schedulers."""
+    if "distributed" not in sys.modules:
+        return None
+    from distributed import Client
+
+    if isinstance(scheduler, Client):
+        return scheduler
+    if scheduler is None:
+        try:
+            from distributed import default_client
+
+            return default_client()
+        except ValueError:
+            return None
+    return None
+
+
+def _compute(plan: _Plan, scheduler: Any, retries: int, progress: Progress | None) -> Any:
+    """The fitted model's :class:`_Shipped` (or None: every partition empty)."""
+    client = _client_of(scheduler)
+    if client is None:
+        return _compute_locally(plan, scheduler, retries, progress)
+    return _compute_on(client, plan, retries, progress)
+
+
+def _compute_on(client: Any, plan: _Plan, retries: int, progress: Progress | None) -> Any:
+    """On a dask.distributed cluster: the caller's thread waits in short sleeps, not in a
+    call of distributed's, so that Ctrl-C interrupts its own code (before, an interrupted
+    wait left a task whose exception "was never retrieved" printed at exit); the workers
+    report each partition learned (an event), for ``progress``."""
+    rows: dict[int, int] = {}
+    if progress is not None:
+        client.subscribe_topic(plan.topic, lambda event: _note(rows, event))
+    future = client.compute(plan.total, retries=retries)
+    shown = None
+    try:
+        while not future.done():
+            if progress is not None:
+                shown = _show(progress, rows, plan.n_partitions, shown)
+            time.sleep(_POLL)
+        result = future.result()
+        if progress is not None:
+            _show(progress, rows, plan.n_partitions, shown)
+        return result
+    finally:
+        if progress is not None:
+            client.unsubscribe_topic(plan.topic)
+        future.release()  # (interrupted: the cluster stops the fit's tasks)
+
+
+def _note(rows: dict[int, int], event: Any) -> None:
+    _, msg = event
+    rows[int(msg["partition"])] = int(msg["rows"])  # (a task run again counts once)
+
+
+def _show(
+    progress: Progress, rows: dict[int, int], n: int, shown: tuple[int, int] | None
+) -> tuple[int, int]:
+    now = (len(rows), sum(rows.values()))
+    if now != shown:
+        progress(now[0], n, now[1])
+    return now
+
+
+def _compute_locally(plan: _Plan, scheduler: Any, retries: int, progress: Progress | None) -> Any:
+    dask = require_dask()
+    if progress is None:
+        (result,) = dask.compute(plan.total, scheduler=scheduler, retries=retries)
+        return result
+    from dask.callbacks import Callback
+
+    rows: dict[int, int] = {}
+    prefix = plan.topic + "-"
+
+    def posttask(key: Any, result: Any, dsk: Any, state: Any, worker_id: Any) -> None:
+        if isinstance(key, str) and key.startswith(prefix):
+            rows[int(key[len(prefix) :])] = getattr(result, "rows", 0)
+            progress(len(rows), plan.n_partitions, sum(rows.values()))
+
+    progress(0, plan.n_partitions, 0)
+    with Callback(posttask=posttask):
+        (result,) = dask.compute(plan.total, scheduler=scheduler, retries=retries)
+    return result
+
+
 # ----------------------------------------------------------------- public API
 def fit(
     estimator: Any,
@@ -256,6 +393,7 @@ def fit(
     split_every: int = 8,
     scheduler: Any = None,
     retries: int = 0,
+    progress: Progress | None = None,
 ) -> Any:
     """Fit ``estimator`` on a dask collection: a model per partition, merged as a tree.
 
@@ -277,8 +415,11 @@ def fit(
         (an estimator of documents such as TextClassifier) or the features in its other
         columns. A Bag holds ``(x, label)`` pairs (``x`` a document or a sequence of
         feature values).
-    text_col, label_col : str, default=None
-        Columns of a DataFrame.
+    text_col : str, default=None
+        Column of the documents. If not given: the frame's one column besides
+        ``label_col``, else the column named "text".
+    label_col : str, default=None
+        Column of the labels (a DataFrame).
     classes : array-like, default=None
         Every class of the data, as for ``partial_fit``. Only needed when a partition may
         lack a class and the estimator's settings count the classes (``class_prior``,
@@ -291,6 +432,10 @@ def fit(
     retries : int, default=0
         Times a failing task is re-run (dask.distributed). Tasks lost with a dead worker
         are re-run by the scheduler anyway.
+    progress : callable, default=None
+        Called as ``progress(partitions_done, n_partitions, rows_done)`` in the calling
+        thread while the fit runs (when the count changes, at most every 0.1 s on a
+        dask.distributed cluster), e.g. to draw a progress bar.
 
     Returns
     -------
@@ -300,15 +445,35 @@ def fit(
     Raises
     ------
     PartitionError
-        A partition holds bad rows: the message names the partition and the first bad row.
+        A partition holds bad rows: the message names the partition and the first bad row
+        (for a collection of :func:`read`: the file, row and line, as the single-machine
+        readers do). A row without a label, or without a document, is refused as such.
     ValueError
         Two partition models do not merge: the message names the partitions. A MixedNB
         infers each column's family per partition; if partitions disagree, fix the
         families up front, e.g. ``MixedNB(columns=MixedNB().fit(sample, y).families_)``.
+        A CSV block that does not parse (pandas' ``ParserError``) says what to do when
+        quoted fields hold line breaks.
     """
-    dask = require_dask()
-    total = _graph(estimator, data, text_col, label_col, classes, split_every)
-    (result,) = dask.compute(total, scheduler=scheduler, retries=retries)
+    from ._read import sources_of
+    from ._where import locate, parse_advice
+
+    require_dask()
+    plan = _graph(
+        estimator, data, text_col, label_col, classes, split_every, events=progress is not None
+    )
+    sources = None if plan.frame is None else sources_of(plan.frame)
+    try:
+        result = _compute(plan, scheduler, retries, progress)
+    except PartitionError as exc:
+        if sources is None:
+            raise
+        raise locate(exc, plan.frame, sources, scheduler) from None
+    except ValueError as exc:
+        advice = parse_advice(exc, sources)
+        if advice is None:
+            raise
+        raise advice from exc
     if result is None:
         raise ValueError("Every partition is empty: nothing to learn from.")
     return result.model()
@@ -324,9 +489,14 @@ def fit_source(
     workers: int | None = None,
     split_every: int = 8,
     retries: int = 0,
+    progress: Progress | None = None,
     **read_kw: Any,
 ) -> Any:
     """Read files with :func:`read` and :func:`fit` on them: the entry point of the CLI.
+
+    Documents in CSV/TSV files are read as :func:`nbayes.io.read_texts` reads them:
+    every field a string (``NA`` and ``null`` are words, an empty field an empty
+    document), and a row whose label is empty has no label (an error).
 
     Parameters
     ----------
@@ -341,9 +511,12 @@ def fit_source(
         A dask.distributed scheduler address (``tcp://host:8786``) to connect to, or a
         local dask scheduler name ("sync", "threads", "processes").
     workers : int, default=None
-        Start a ``LocalCluster`` of this many single-threaded worker processes for the
-        fit and close it afterwards (ignored if ``scheduler`` is an address).
-    split_every, retries
+        Start a local cluster of this many single-threaded worker processes for the fit
+        and close it afterwards (ignored if ``scheduler`` is an address). The cluster runs
+        in a process of its own, in a session of its own: Ctrl-C interrupts the fit
+        (``KeyboardInterrupt``) without reaching the workers, and the cluster closes by
+        itself; its log is not shown.
+    split_every, retries, progress
         As in :func:`fit`.
     **read_kw
         Passed to :func:`read` (``blocksize=``, ``format=`` ...).
@@ -353,13 +526,21 @@ def fit_source(
     estimator
         The fitted clone.
     """
-    from ._read import read
+    from ._read import _format_of, read
 
     require_dask()
+    documents = takes_documents(estimator)
+    first = source if isinstance(source, str) else source[0]
+    fmt = read_kw.get("format") or _format_of(first)
+    if documents and fmt in ("csv", "tsv"):
+        # as the single-machine CSV reader: strings, an empty label missing
+        read_kw.setdefault("dtype", str)
+        read_kw.setdefault("keep_default_na", False)
+        read_kw.setdefault("na_values", {label_col: [""]})
     data = read(source, **read_kw)
     kw = dict(
-        text_col=text_col if takes_documents(estimator) else None, label_col=label_col,
-        split_every=split_every, retries=retries,
+        text_col=text_col if documents else None, label_col=label_col,
+        split_every=split_every, retries=retries, progress=progress,
     )  # fmt: skip
     if scheduler is not None and "://" in scheduler:
         from distributed import Client
@@ -367,16 +548,10 @@ def fit_source(
         with Client(scheduler) as client:
             return fit(estimator, data, scheduler=client, **kw)  # type: ignore[arg-type]
     if workers is not None:
-        from distributed import Client, LocalCluster
+        from distributed import Client
 
-        with (
-            LocalCluster(
-                n_workers=int(workers), threads_per_worker=1, processes=True,
-                dashboard_address=None,
-                # no dashboard; its HTTP server on any free port, not on a busy 8787
-                scheduler_kwargs={"dashboard_address": ":0"},
-            ) as cluster,
-            Client(cluster) as client,
-        ):  # fmt: skip
+        from ._host import local_cluster
+
+        with local_cluster(int(workers)) as address, Client(address) as client:
             return fit(estimator, data, scheduler=client, **kw)  # type: ignore[arg-type]
     return fit(estimator, data, scheduler=scheduler, **kw)  # type: ignore[arg-type]

@@ -33,7 +33,8 @@ def require_dask() -> Any:
 
 
 class PartitionError(ValueError):
-    """Bad rows in one partition of a distributed fit: says which partition and row.
+    """Bad rows in one partition of a distributed fit: says which partition and row, and,
+    for a collection read by :func:`nbayes.distributed.read`, which file, row and line.
 
     Attributes
     ----------
@@ -45,24 +46,83 @@ class PartitionError(ValueError):
         Index label of that row (dask DataFrame input) or its global position (dask Array
         input), if known.
     reason : str
-        The error of the single-machine fit on that partition.
+        What is wrong with the row: a missing label or text, or the error of the
+        single-machine fit on that partition.
+    source : str or None
+        The file the partition was read from (a collection of :func:`read`), if known.
+    source_row : int or None
+        The row's number in that file (0-based, as the single-machine readers count:
+        the header and blank lines are no rows).
+    line : int or None
+        The line of the file where that row ends (1-based), if the file could be read
+        again on this machine.
     """
 
-    def __init__(self, partition: int, row: int | None, label: Any, reason: str) -> None:
+    def __init__(
+        self,
+        partition: int,
+        row: int | None,
+        label: Any,
+        reason: str,
+        source: str | None = None,
+        source_row: int | None = None,
+        line: int | None = None,
+        advice: str | None = None,
+    ) -> None:
         self.partition = partition
         self.row = row
         self.label = label
         self.reason = reason
-        where = f"partition {partition}"
-        if row is not None:
-            where += f", row {row}"
-            if label is not None:
-                where += f" (index {label!r})"
-        super().__init__(f"Bad data in {where}: {reason}")
+        self.source = source
+        self.source_row = source_row
+        self.line = line
+        self.advice = _ADVICE.get(reason.split(" (")[0], "") if advice is None else advice
+        super().__init__(self.problem + (f" {self.advice}" if self.advice else ""))
+
+    @property
+    def problem(self) -> str:
+        """Where the bad row is and what is wrong with it (the message without advice)."""
+        end = "" if self.reason.endswith((".", "!", "?")) else "."
+        if self.source is not None:
+            # as the single-machine readers say it (nbayes.io.read_texts, the CLI)
+            where = self.source
+            if self.source_row is not None:
+                where += f", row {self.source_row}"
+                if self.line is not None:
+                    where += f" (line {self.line})"
+            elif self.row is not None:
+                where += f" (partition {self.partition}, row {self.row})"
+            else:
+                where += f" (partition {self.partition})"
+            return f"{where}: {self.reason}{end}"
+        where = f"partition {self.partition}"
+        if self.row is not None:
+            where += f", row {self.row}"
+            if self.label is not None:
+                where += f" (index {self.label!r})"
+        return f"Bad data in {where}: {self.reason}{end}"
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Keep the attributes when the error travels from a worker to the client.
-        return (type(self), (self.partition, self.row, self.label, self.reason))
+        return (
+            type(self),
+            (
+                self.partition, self.row, self.label, self.reason, self.source,
+                self.source_row, self.line, self.advice,
+            ),
+        )  # fmt: skip
+
+
+#: the reasons of rows refused before any fit (the single-machine readers' words)
+MISSING_LABEL = "missing label (null)"
+MISSING_TEXT = "missing text (null)"
+#: what to do about them (a distributed fit stops at the first bad row: no skipping)
+_ADVICE = {
+    "missing label": "Drop the rows without a label first (or give them one), e.g. "
+    "frame.dropna(subset=[label_col]).",
+    "missing text": "Drop the rows without a document first (or make them ''), e.g. "
+    "frame.dropna(subset=[text_col]).",
+}
 
 
 # ------------------------------------------------------------------ collections
@@ -149,12 +209,24 @@ def predict_input(estimator: Any, frame: Any, text_col: str | None) -> Any:
 
 def _documents(estimator: Any, frame: Any, text_col: str | None) -> list[Any]:
     if text_col is None:
-        raise ValueError(
-            f"A {type(estimator).__name__} learns from documents: pass text_col, the column "
-            "holding them."
-        )
+        text_col = infer_text_col(estimator, list(frame.columns))
     check_columns(frame, text_col, None)
     return list(frame[text_col].tolist())
+
+
+def infer_text_col(estimator: Any, columns: Sequence[Any], label_col: str | None = None) -> Any:
+    """The column of the documents when ``text_col`` is not given: the frame's one column
+    besides ``label_col``, else a column named "text" (the readers' default, as in
+    :func:`nbayes.io.read_texts` and the CLI's ``--text-col``); ValueError if neither."""
+    candidates = [c for c in columns if c != label_col]
+    if len(candidates) == 1:
+        return candidates[0]
+    if "text" in candidates:
+        return "text"
+    raise ValueError(
+        f"A {type(estimator).__name__} learns from documents: pass text_col, the column "
+        f"holding them (the columns are {list(columns)}; none is named 'text')."
+    )
 
 
 def record_input(estimator: Any, xs: list[Any]) -> Any:
@@ -188,24 +260,65 @@ def to_part(kind: str, estimator: Any, cols: dict[str, Any], i: int, raw: Any) -
     """Partition ``i`` of a collection of this kind as a :class:`Part` (None if empty).
 
     ``cols`` holds ``text_col`` and ``label_col`` (frames) and ``offsets``, the first
-    global row of every block (arrays).
+    global row of every block (arrays). A row without a label (or, for an estimator of
+    documents, without a document) is a :class:`PartitionError` at once, in the words of
+    the single-machine readers, before any fit.
     """
+    documents = takes_documents(estimator)
     if kind == "frame":
         if len(raw) == 0:
             return None
-        X = frame_input(estimator, raw, cols["text_col"], cols["label_col"])
-        return Part(i, X, np.asarray(raw[cols["label_col"]].to_numpy()), list(raw.index))
+        label_col, text_col = cols["label_col"], cols["text_col"]
+        labels = list(raw.index)
+        texts = raw[text_col] if documents and text_col in raw.columns else None
+        _refuse_missing(i, labels, raw[label_col], texts)
+        X = frame_input(estimator, raw, text_col, label_col)
+        return Part(i, X, np.asarray(raw[label_col].to_numpy()), labels)
     if kind == "bag":
         records = list(raw)
         if not records:
             return None
-        X = record_input(estimator, [r[0] for r in records])
-        return Part(i, X, np.asarray([r[1] for r in records]), None)
+        xs, ys = [r[0] for r in records], [r[1] for r in records]
+        _refuse_missing(i, None, ys, xs if documents else None)
+        X = record_input(estimator, xs)
+        return Part(i, X, np.asarray(ys), None)
     X, y = raw
     if len(y) == 0:
         return None
     start = cols["offsets"][i]
-    return Part(i, X, np.asarray(y), range(start, start + len(y)))
+    rows = range(start, start + len(y))
+    _refuse_missing(i, rows, y, None)
+    return Part(i, X, np.asarray(y), rows)
+
+
+def _refuse_missing(i: int, labels: Sequence[Any] | None, y: Any, texts: Any) -> None:
+    """PartitionError naming the first row of partition ``i`` whose label (or document,
+    ``texts`` given) is missing: None, NaN or pandas' NA."""
+    missing_y = _missing(y)
+    missing_x = np.zeros_like(missing_y) if texts is None else _missing(texts)
+    bad = np.flatnonzero(missing_y | missing_x)
+    if not len(bad):
+        return
+    row = int(bad[0])
+    reason = MISSING_TEXT if missing_x[row] else MISSING_LABEL
+    raise PartitionError(i, row, None if labels is None else labels[row], reason)
+
+
+def _missing(values: Any) -> np.ndarray:
+    """Per value, whether it is missing (None, NaN, pandas' NA)."""
+    if hasattr(values, "isna"):  # a pandas Series
+        return np.asarray(values.isna().to_numpy(), dtype=bool)
+    if isinstance(values, np.ndarray) and values.ndim == 1:
+        if values.dtype.kind == "f":
+            return np.isnan(values)
+        if values.dtype.kind != "O":
+            return np.zeros(len(values), dtype=bool)
+    import pandas as pd
+
+    return np.fromiter(
+        (v is None or v is pd.NA or (isinstance(v, float) and v != v) for v in values),
+        dtype=bool, count=len(values),
+    )  # fmt: skip
 
 
 def first_bad_row(learn: Callable[[Part], Any], part: Part) -> int | None:

@@ -7,7 +7,15 @@ from typing import Any
 
 import numpy as np
 
-from ._inputs import kind, predict_input, record_input, require_dask, whole_rows
+from ._inputs import (
+    infer_text_col,
+    kind,
+    predict_input,
+    record_input,
+    require_dask,
+    takes_documents,
+    whole_rows,
+)
 
 __all__ = ["predict", "predict_log_proba", "predict_proba"]
 
@@ -51,6 +59,9 @@ def _apply(estimator: Any, data: Any, method: str, text_col: str | None) -> Any:
     model = _model_delayed(estimator)
     classes = estimator.classes_
     if what == "frame":
+        if text_col is None and takes_documents(estimator):
+            # the frame's one column, else "text" (as the single-machine readers)
+            text_col = infer_text_col(estimator, list(data.columns))
         meta = _frame_method(data._meta, estimator, method, text_col)
         return data.map_partitions(_frame_method, model, method, text_col, meta=meta)
     if what == "bag":
@@ -79,7 +90,8 @@ def predict(estimator: Any, data: Any, *, text_col: str | None = None) -> Any:
         (TextClassifier). A Bag holds documents or rows (or ``(x, label)`` pairs, whose
         labels are ignored).
     text_col : str, default=None
-        Column of the documents (TextClassifier).
+        Column of the documents (TextClassifier). If not given: the frame's only column,
+        else the column named "text".
 
     Returns
     -------

@@ -1,14 +1,42 @@
-"""Reading files as a dask DataFrame: CSV/TSV, JSON lines, Parquet, by their extension."""
+"""Reading files as a dask DataFrame: CSV/TSV, JSON lines, Parquet, by their extension.
+
+Text files are read in blocks of ``blocksize`` bytes, each block a partition that starts
+after a line break. A CSV whose quoted fields hold line breaks (20 Newsgroups, e-mail
+bodies) cannot be cut there safely: a block may start inside a quoted field, and its rows
+are then misread (a ``ParserError``, or, when the quotes happen to pair up, wrong rows
+without a word). So before a file is split, the start of it is read here: with the
+default ``blocksize="auto"`` a file whose quoted fields hold line breaks is read as one
+partition, and a ``blocksize`` given is refused for it, with the advice.
+
+Every collection :func:`read` returns is remembered with where its partitions come from
+(file, block, byte offset; :class:`Sources`), so that a fit on it names the file, row
+and line of a bad row as the single-machine readers do.
+"""
 
 from __future__ import annotations
 
+import csv
+import io
+import os
+import re
+import warnings
+from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from ..exceptions import NBayesWarning
 from ..io.input_formats import COMPRESSION_SUFFIXES, is_compressed, of_path, table_formats
 from ._inputs import require_dask
 
-__all__ = ["read"]
+__all__ = ["QUOTED_SAMPLE", "Sources", "read", "sources_of"]
+
+#: bytes read from the start of a CSV file that would be split into blocks, to look for
+#: quoted fields holding line breaks
+QUOTED_SAMPLE = 1 << 20
+
+#: dask's usual block size, when ``blocksize="auto"``
+_AUTO_BLOCKSIZE = "64MB"
 
 
 def _format_of(source: str) -> str:
@@ -23,11 +51,140 @@ def _format_of(source: str) -> str:
 _TABLES = ", ".join(repr(f.name) for f in table_formats())
 
 
+# ------------------------------------------------------------------ provenance
+@dataclass
+class Sources:
+    """Where the partitions of a collection read by :func:`read` come from.
+
+    ``parts[i]`` is ``(path, block, offset)``: the file of partition ``i``, the number of
+    its block in that file (0: the file's start, with the header) and the block's
+    nominal byte offset (the block starts after the first line break from there on).
+    """
+
+    format: str
+    parts: list[tuple[str, int, int]]
+    sep: str = ","
+    encoding: str = "utf-8"
+    relative: bool = True  # the sources were given as relative paths: name them so
+    split: list[str] = field(default_factory=list)  # the files read in several blocks
+
+    def name(self, path: str) -> str:
+        """``path`` as a message names it: relative to the working directory when the
+        sources were given so (as the single-machine readers print them)."""
+        if self.relative and os.path.isabs(path):
+            try:
+                return os.path.relpath(path)
+            except ValueError:  # (another drive)
+                return path
+        return path
+
+
+_REGISTRY: OrderedDict[str, Sources] = OrderedDict()
+_REGISTRY_SIZE = 64
+
+
+def _remember(frame: Any, sources: Sources) -> None:
+    _REGISTRY[frame._name] = sources
+    _REGISTRY.move_to_end(frame._name)
+    while len(_REGISTRY) > _REGISTRY_SIZE:
+        _REGISTRY.popitem(last=False)
+
+
+def sources_of(frame: Any) -> Sources | None:
+    """The :class:`Sources` of a collection :func:`read` returned (itself, not one derived
+    from it: another collection's partitions may be other rows), or None."""
+    name = getattr(frame, "_name", None)
+    return None if name is None else _REGISTRY.get(name)
+
+
+def _blocks(source: Any, blocksize: int | None, fmt: str, kw: dict[str, Any]) -> Any:
+    """``(paths, number of blocks per file, offsets per file)`` as dask cuts the files."""
+    from dask.bytes import read_bytes
+
+    storage = kw.get("storage_options") or {}
+    _, values, paths = read_bytes(
+        source, delimiter=b"\n", blocksize=blocksize, sample=False, include_path=True,
+        compression=kw.get("compression", "infer"), **storage,
+    )  # fmt: skip
+    offsets = []
+    for blocks in values:
+        found = [re.match(r"read-block-(\d+)-", str(b.key)) for b in blocks]
+        offsets.append([int(m.group(1)) if m else 0 for m in found])
+    return [str(p) for p in paths], offsets
+
+
+def _relative(source: str | Sequence[str]) -> bool:
+    first = source if isinstance(source, str) else source[0]
+    return "://" not in str(first) and not os.path.isabs(str(first))
+
+
+# ------------------------------------------------------------- quoted line breaks
+def quoted_line_break(head: bytes, sep: str, encoding: str = "utf-8") -> int | None:
+    """The line where the first record holding a line break inside a quoted field ends,
+    among the whole lines of ``head`` (the start of a CSV file); None if there is none.
+
+    Read as Python's csv module (and pandas) read CSV: a quote opens a quoted field only
+    at the start of a field, and is doubled inside one.
+
+    >>> quoted_line_break(b'text,label\\n"one\\ntwo",a\\nthree,b\\n', ",")
+    3
+    >>> quoted_line_break(b'text,label\\nsaid 5" wide,a\\n"x, y",b\\n', ",") is None
+    True
+    """
+    cut = head.rfind(b"\n")
+    if cut < 0:
+        return None
+    text = head[: cut + 1].decode(_codec(encoding), errors="replace")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, quotechar='"',
+                        doublequote=True, strict=False)  # fmt: skip
+    try:
+        for record in reader:
+            if any("\n" in f or "\r" in f for f in record):
+                return reader.line_num
+    except csv.Error:  # (a field over csv's limit: a quote that never closes, likely)
+        return reader.line_num
+    return None
+
+
+def _codec(encoding: str) -> str:
+    import codecs
+
+    try:
+        return codecs.lookup(encoding).name
+    except LookupError:
+        return "utf-8"
+
+
+def _check_split_files(
+    source: Any, paths: list[str], blocks: list[list[int]], sep: str, kw: dict[str, Any]
+) -> tuple[str, int] | None:
+    """The first file to be split whose quoted fields hold line breaks (and the line of
+    one), judged on its first :data:`QUOTED_SAMPLE` bytes; None if there is none."""
+    from fsspec.core import url_to_fs
+
+    first = source if isinstance(source, str) else source[0]
+    fs, _ = url_to_fs(str(first), **(kw.get("storage_options") or {}))
+    for path, offsets in zip(paths, blocks, strict=True):
+        if len(offsets) < 2:
+            continue
+        with fs.open(path, "rb") as f:
+            head = f.read(QUOTED_SAMPLE)
+        line = quoted_line_break(head, sep, kw.get("encoding") or "utf-8")
+        if line is not None:
+            return path, line
+    return None
+
+
+class QuotedLineBreakWarning(NBayesWarning):
+    """A CSV file is read as one partition: its quoted fields hold line breaks."""
+
+
+# ----------------------------------------------------------------------- read
 def read(
     source: str | Sequence[str],
     *,
     format: str | None = None,
-    blocksize: str | int | None = "64MB",
+    blocksize: str | int | None = "auto",
     columns: Sequence[str] | None = None,
     **kw: Any,
 ) -> Any:
@@ -39,9 +196,16 @@ def read(
         Path, glob (``data/*.csv``) or URL understood by fsspec.
     format : {"csv", "tsv", "jsonl", "parquet"}, default=None
         Taken from the file extension if not given (``.gz`` and the like are skipped).
-    blocksize : str, int or None, default="64MB"
-        Bytes per partition of text formats (None: one partition per file, needed for
-        compressed files and for CSV fields holding line breaks).
+    blocksize : "auto", str, int or None, default="auto"
+        Bytes per partition of text formats; None: one partition per file (as for
+        compressed files, which cannot be split). ``"auto"`` is 64 MB, except for CSV/TSV
+        files whose quoted fields hold line breaks: read one partition per file (a
+        :class:`QuotedLineBreakWarning` says so when that changes the partitions). A
+        ``blocksize`` given is refused (ValueError) for such a file: a block could start
+        inside a quoted field and its rows be misread. Whether a file's quoted fields hold
+        line breaks is judged on its first MiB, and only for files large enough to be
+        split (twice ``blocksize``): if they only appear later in a big file, pass
+        ``blocksize=None``.
     columns : list of str, default=None
         Columns to read (all by default).
     **kw
@@ -50,21 +214,79 @@ def read(
     Returns
     -------
     dask.dataframe.DataFrame
+        Remembered with the files its partitions come from: a fit on it names the file,
+        row and line of a bad row (see :class:`PartitionError`).
+
+    Raises
+    ------
+    ValueError
+        The format is unknown, or a file to be split into blocks of ``blocksize`` holds
+        line breaks inside quoted fields.
     """
     dask = require_dask()
     dd = dask.dataframe
     first = source if isinstance(source, str) else source[0]
     fmt = format or _format_of(first)
-    compressed = is_compressed(str(first))
-    if compressed:
+    auto = isinstance(blocksize, str) and blocksize == "auto"
+    if auto:
+        blocksize = _AUTO_BLOCKSIZE
+    if is_compressed(str(first)):
         blocksize = None
     cols = None if columns is None else list(columns)
-    if fmt in ("csv", "tsv"):
-        sep = "\t" if fmt == "tsv" else ","
-        return dd.read_csv(source, sep=kw.pop("sep", sep), blocksize=blocksize, usecols=cols, **kw)
-    if fmt == "jsonl":
-        df = dd.read_json(source, lines=True, blocksize=blocksize, **kw)
-        return df if cols is None else df[cols]
     if fmt == "parquet":
         return dd.read_parquet(source, columns=cols, **kw)
-    raise ValueError(f"Unknown format {fmt!r}: use {_TABLES}.")
+    if fmt not in ("csv", "tsv", "jsonl"):
+        raise ValueError(f"Unknown format {fmt!r}: use {_TABLES}.")
+    size = None if blocksize is None else _bytes(blocksize)
+    paths, offsets = _blocks(source, size, fmt, kw)
+    sep = kw.get("sep", "\t" if fmt == "tsv" else ",")
+    if fmt in ("csv", "tsv") and size is not None:
+        found = _check_split_files(source, paths, offsets, sep, kw)
+        if found is not None:
+            path, line = found
+            path = Sources(fmt, [], relative=_relative(source)).name(path)
+            if not auto:
+                shown = _shown(blocksize or size)
+                raise ValueError(
+                    f"{path}: a quoted field holds a line break (the record ending at line "
+                    f"{line}), so the file cannot be read in blocks of {shown}: a "
+                    "block could start inside a quoted field, and its rows would be misread. "
+                    "Pass blocksize=None (one partition per file), or split the file into "
+                    "several files, or convert it to Parquet or JSON lines."
+                )
+            warnings.warn(
+                f"{path}: a quoted field holds a line break (the record ending at line "
+                f"{line}): read one partition per file, since a block could start inside a "
+                "quoted field (split big files into several, or convert them to Parquet or "
+                "JSON lines, to read them in parallel).",
+                QuotedLineBreakWarning,
+                stacklevel=2,
+            )
+            size = None
+            paths, offsets = _blocks(source, None, fmt, kw)
+    if fmt in ("csv", "tsv"):
+        kw["sep"] = sep
+        frame = dd.read_csv(source, blocksize=size, usecols=cols, **kw)
+    else:
+        frame = dd.read_json(source, lines=True, blocksize=size, **kw)
+        frame = frame if cols is None else frame[cols]
+    parts = [(p, b, o) for p, offs in zip(paths, offsets, strict=True) for b, o in enumerate(offs)]
+    _remember(
+        frame,
+        Sources(
+            fmt, parts, sep=sep, encoding=kw.get("encoding") or "utf-8",
+            relative=_relative(source),
+            split=[p for p, offs in zip(paths, offsets, strict=True) if len(offs) > 1],
+        ),
+    )  # fmt: skip
+    return frame
+
+
+def _bytes(blocksize: str | int) -> int:
+    from dask.utils import parse_bytes
+
+    return int(parse_bytes(blocksize)) if isinstance(blocksize, str) else int(blocksize)
+
+
+def _shown(blocksize: str | int) -> str:
+    return blocksize if isinstance(blocksize, str) else f"{int(blocksize):,} bytes"
