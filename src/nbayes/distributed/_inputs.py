@@ -214,6 +214,10 @@ def _documents(estimator: Any, frame: Any, text_col: str | None) -> list[Any]:
     return list(frame[text_col].tolist())
 
 
+#: the readers' default column of documents (a column's name, not a kind of model)
+DEFAULT_TEXT_COL = "text"
+
+
 def infer_text_col(estimator: Any, columns: Sequence[Any], label_col: str | None = None) -> Any:
     """The column of the documents when ``text_col`` is not given: the frame's one column
     besides ``label_col``, else a column named "text" (the readers' default, as in
@@ -221,8 +225,8 @@ def infer_text_col(estimator: Any, columns: Sequence[Any], label_col: str | None
     candidates = [c for c in columns if c != label_col]
     if len(candidates) == 1:
         return candidates[0]
-    if "text" in candidates:
-        return "text"
+    if DEFAULT_TEXT_COL in candidates:
+        return DEFAULT_TEXT_COL
     raise ValueError(
         f"A {type(estimator).__name__} learns from documents: pass text_col, the column "
         f"holding them (the columns are {list(columns)}; none is named 'text')."
