@@ -19,6 +19,13 @@ static PyObject* py_packed_check(PyObject*, PyObject* args) {
 NBK_ENTRY(packed_check, METH_VARARGS,
           "packed_check(bytes, offsets) -> (status 0 ok / 1 offsets / 2 UTF-8 / 3 duplicate, at, other, sorted)");
 
+// The arguments (bytes, offsets): a packing.
+static bool get_packed_args(PyObject* args, In<u8>& data, In<i64>& off) {
+    PyObject *obytes, *ooff;
+    if (!PyArg_ParseTuple(args, "OO", &obytes, &ooff)) return false;
+    return get_packed(obytes, ooff, data, off);
+}
+
 // The arguments (bytes, offsets, cols): a packing and term indices into it.
 static bool get_packed_cols(PyObject* args, In<u8>& data, In<i64>& off, In<i64>& cols) {
     PyObject *obytes, *ooff, *ocols;
@@ -78,11 +85,9 @@ NBK_ENTRY(packed_take, METH_VARARGS,
 // The terms as a list of str (first use of a packed vocabulary's strings: one
 // PyUnicode_DecodeUTF8 per term, "surrogatepass" as the bytes were written).
 static PyObject* py_packed_strings(PyObject*, PyObject* args) {
-    PyObject *obytes, *ooff;
-    if (!PyArg_ParseTuple(args, "OO", &obytes, &ooff)) return nullptr;
     In<u8> data;
     In<i64> off;
-    if (!get_packed(obytes, ooff, data, off)) return nullptr;
+    if (!get_packed_args(args, data, off)) return nullptr;
     const i64 n = off.n - 1;
     PyObject* out = PyList_New(static_cast<Py_ssize_t>(n));
     if (out == nullptr) return nullptr;
@@ -107,11 +112,9 @@ NBK_ENTRY(packed_strings, METH_VARARGS, "packed_strings(bytes, offsets) -> list 
 static constexpr const char* PACKED_INDEX = "nbayes._native.PackedIndex";
 
 static PyObject* py_packed_index(PyObject*, PyObject* args) {
-    PyObject *obytes, *ooff;
-    if (!PyArg_ParseTuple(args, "OO", &obytes, &ooff)) return nullptr;
     In<u8> data;
     In<i64> off;
-    if (!get_packed(obytes, ooff, data, off)) return nullptr;
+    if (!get_packed_args(args, data, off)) return nullptr;
     const i64 n = off.n - 1;
     if (n >= static_cast<i64>(LO32) - 1)
         return PyErr_Format(PyExc_ValueError, "too many terms to index (%lld)", static_cast<long long>(n));

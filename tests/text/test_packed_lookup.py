@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import nbayes._native as native
@@ -21,20 +21,10 @@ from nbayes import TextClassifier, load, load_scorer, save
 from nbayes.text._drivers.lookup import TermColumns, term_columns
 from nbayes.text._vocabulary import PackedTerms
 
-from .conftest import load_slice
-
-HYPOTHESIS = settings(
-    deadline=None,
-    database=None,
-    max_examples=150,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+from .conftest import ANY_TERM, PACKED_SETTINGS, load_slice
 
 DOCS, LABELS = load_slice("sms_slice.csv")
 TEST = [*DOCS[:60], "free lunch and a prize now", "zzz unknown words only", "", "Ünïcödé ☃ 𝔘"]
-
-# any str, lone surrogates included (a term may hold them; the file keeps them)
-text = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=6)
 
 
 def _dict_answer(terms: list[str], strings: list[str]) -> np.ndarray:
@@ -43,8 +33,8 @@ def _dict_answer(terms: list[str], strings: list[str]) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- the compiled lookups
-@HYPOTHESIS
-@given(terms=st.lists(text, max_size=40, unique=True), others=st.lists(text, max_size=20))
+@PACKED_SETTINGS
+@given(terms=st.lists(ANY_TERM, max_size=40, unique=True), others=st.lists(ANY_TERM, max_size=20))
 def test_packed_find_is_the_dict_lookup(terms: list[str], others: list[str]) -> None:
     """Through the index (any order of terms) and by binary searches (sorted terms), every
     string of any width (1-, 2-, 4-byte str, lone surrogates, "") finds its term exactly."""

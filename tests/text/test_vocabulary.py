@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nbayes
@@ -20,20 +20,10 @@ from nbayes.io import persist
 from nbayes.io._modelfile import read_model_file, write_model_file
 from nbayes.text._vocabulary import PackedTerms, Vocabulary, packed_problem
 
-from .conftest import load_slice
-
-HYPOTHESIS = settings(
-    deadline=None,
-    database=None,
-    max_examples=150,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+from .conftest import ANY_TERM, PACKED_SETTINGS, load_slice
 
 DOCS, LABELS = load_slice("sms_slice.csv")
 TEST = [*DOCS[:40], "free lunch and a prize now", "zzz unknown words only", ""]
-
-# Python str terms, lone surrogates included (a str may hold them; files keep them)
-term_text = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=6)
 
 
 def _packed(terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -53,8 +43,8 @@ def _untouched(model: Any) -> None:
 
 
 # ---------------------------------------------------------------------- PackedTerms
-@HYPOTHESIS
-@given(terms=st.lists(term_text, max_size=30, unique=True))
+@PACKED_SETTINGS
+@given(terms=st.lists(ANY_TERM, max_size=30, unique=True))
 def test_packing_round_trips_any_distinct_terms(terms: list[str]) -> None:
     packed = PackedTerms.from_strings(terms)
     data, offsets = _packed(terms)
@@ -73,8 +63,8 @@ def test_packing_round_trips_any_distinct_terms(terms: list[str]) -> None:
     assert fresh.take(some).strings() == [terms[j] for j in some.tolist()]
 
 
-@HYPOTHESIS
-@given(terms=st.lists(term_text, max_size=30, unique=True), others=st.lists(term_text))
+@PACKED_SETTINGS
+@given(terms=st.lists(ANY_TERM, max_size=30, unique=True), others=st.lists(ANY_TERM))
 def test_sorted_terms_are_found_by_binary_search(terms: list[str], others: list[str]) -> None:
     terms = sorted(terms)
     packed = PackedTerms(*_packed(terms))
@@ -88,8 +78,8 @@ def test_sorted_terms_are_found_by_binary_search(terms: list[str], others: list[
     assert taken._sorted and taken.strings() == terms[::2]
 
 
-@HYPOTHESIS
-@given(terms=st.lists(term_text, min_size=2, max_size=12))
+@PACKED_SETTINGS
+@given(terms=st.lists(ANY_TERM, min_size=2, max_size=12))
 def test_a_repeated_term_is_found_in_any_order(terms: list[str]) -> None:
     terms = [*terms, terms[0]]
     problem, _ = packed_problem(*_packed(terms))
@@ -97,7 +87,7 @@ def test_a_repeated_term_is_found_in_any_order(terms: list[str]) -> None:
         assert problem is not None and "duplicate terms" in problem
 
 
-@HYPOTHESIS
+@PACKED_SETTINGS
 @given(raw=st.lists(st.binary(max_size=6), max_size=8))
 def test_bytes_are_valid_exactly_when_python_decodes_them(raw: list[bytes]) -> None:
     data = np.frombuffer(b"".join(raw), dtype=np.uint8).copy()
@@ -117,7 +107,7 @@ def test_bytes_are_valid_exactly_when_python_decodes_them(raw: list[bytes]) -> N
         assert problem is not None and "duplicate" in problem
 
 
-@HYPOTHESIS
+@PACKED_SETTINGS
 @given(
     data=st.binary(max_size=40),
     offsets=st.lists(st.integers(-(2**63), 2**63 - 1) | st.integers(-3, 45), max_size=12),
@@ -419,7 +409,7 @@ def test_a_forged_packing_is_a_model_file_error(tmp_path: Path, change: Any, mes
         load_scorer(path)
 
 
-@settings(HYPOTHESIS, max_examples=60)
+@settings(PACKED_SETTINGS, max_examples=60)
 @given(data=st.data())
 def test_any_forged_offsets_in_a_file_load_or_are_refused(tmp_path: Path, data: Any) -> None:
     path = tmp_path / "m.nbayes"
