@@ -498,3 +498,16 @@ def test_a_bernoulli_explanation_shows_the_words_the_document_lacks() -> None:
     assert "width:100.0%" in row and "repeating-linear-gradient" in row
     multinomial = TextClassifier(alpha=1).fit(docs, ["positive"] * 3 + ["negative"] * 2)
     assert "lacks" not in multinomial.explain("match was sharp")._repr_html_()
+
+
+def test_a_repeated_words_factor_is_one_box_over_its_label() -> None:
+    # (2/12)^2 under "free": "(", the fraction, ")" and the power were stacked one under
+    # the other in the notebook, as children of the labelled factor's column
+    model = TextClassifier(alpha=1).fit([t for t, _ in EMAILS], [c for _, c in EMAILS])
+    html = model.explain("free free money", exact=True)._repr_html_()
+    labelled = r'<span style="display:inline-flex;flex-direction:column;[^"]*">'
+    assert not re.search(labelled + r"\(", html)  # no bare "(" stacked in the column
+    boxed = re.findall(labelled + r'<span style="display:inline-flex;align-items:center;'
+                       r'white-space:nowrap">\(<span', html)  # fmt: skip
+    assert len(boxed) == 2  # free's factor, once per class
+    assert html.count(">2</sup></span>") == 2

@@ -165,7 +165,14 @@ def estimate_html(e: Estimate | Factor) -> str:
             text = _e(_plain_rational(e.numerator))
         else:
             text = _frac_html(_plain_rational(e.numerator), _plain_rational(e.denominator))
-        return text if e.power == 1 else f"({text})<sup>{e.power}</sup>"
+        if e.power == 1:
+            return text
+        # one box (a labelled factor stacks its children: "(", the fraction, ")" and the
+        # power were put one under the other)
+        return (
+            '<span style="display:inline-flex;align-items:center;white-space:nowrap">'
+            f'({text})<sup style="align-self:flex-start;font-size:70%">{e.power}</sup></span>'
+        )
     num, den = e.parts()
     return _frac_html(_e(num), _e(den))
 
