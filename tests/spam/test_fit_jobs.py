@@ -270,6 +270,40 @@ def test_classify_each_scores_in_order_with_notes_and_errors_in_place(
         next(classify_each(f, items, mail_of, n_jobs=0))
 
 
+_UNPICKLABLE = """
+import sys
+from nbayes.spam import SpamFilter, classify_each, classify_many
+f = SpamFilter().fit([b"lunch team notes", b"win free cash"], ["ham", "spam"])
+with open(sys.argv[1], "rb") as fh:
+    mails = [b"win free cash", b"team lunch", fh, b"lunch notes"] * 3
+    try:
+        list(classify_many(f, iter(mails), n_jobs=2, chunk_size=2))
+    except TypeError as exc:
+        print("many:", exc, flush=True)
+    got = [v for _, v in classify_each(f, iter(mails), n_jobs=2, chunk_size=2)]
+    print("each:", [type(v).__name__ for v in got], flush=True)
+"""
+
+
+def test_a_message_that_cannot_be_pickled_is_scored_here_not_waited_for(tmp_path: Path) -> None:
+    """An open file among the messages of a stream cannot travel to the workers: it was
+    dropped by the queue's thread (a traceback on stderr) and its verdict waited for ever
+    (a review). Its chunk is scored in this process: the error of the message itself, as
+    one process raises it, in its place."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-c", _UNPICKLABLE, __file__],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    many, each = proc.stdout.splitlines()
+    assert many.startswith("many: a message is bytes, str,") and "BufferedReader" in many
+    assert each == "each: " + str(["Verdict", "Verdict", "TypeError", "Verdict"] * 3)
+    assert "Traceback" not in proc.stderr, proc.stderr
+
+
 @pytest.mark.parametrize("entry", ["classify_many", "classify_each"])
 def test_a_scoring_worker_that_dies_is_an_error_not_a_wait(tmp_path: Path, entry: str) -> None:
     """A worker of the bulk scoring killed (out of memory, by hand) is a ChildProcessError
@@ -325,3 +359,24 @@ def test_bulk_scoring_closed_early_leaves_no_process_nor_thread(
         assert time.monotonic() - started < 5
         assert multiprocessing.active_children() == []
         assert threading.active_count() == threads
+
+
+def test_a_chunk_that_cannot_be_pickled_is_counted_here_not_lost(tmp_path: Path) -> None:
+    """A chunk of count_many that cannot be pickled was dropped by the queue's thread (a
+    traceback on stderr) and the filter learnt without it (a review): it is counted in
+    this process, its error the one a single process raises."""
+    import email
+
+    from nbayes.mail import MailTokenizer
+    from nbayes.spam._bulk import count_many
+
+    with open(__file__, "rb") as fh:
+        chunks = [([b"lunch today"], [False]), ([b"cash", fh], [True, True])]
+        with pytest.raises(TypeError, match="a message is bytes, str, .* got BufferedReader"):
+            count_many(MailTokenizer(), chunks, 2)
+        carrying = email.message_from_bytes(b"Subject: x\n\ncash now")
+        carrying.file = fh  # type: ignore[attr-defined]  # (a message that cannot travel)
+        table = count_many(
+            MailTokenizer(), [([b"lunch"], [False]), ([carrying, b"win"], [True, True])], 2
+        )
+    assert (table.n_ham, table.n_spam, table.counts("cash")) == (1, 2, (0, 1))

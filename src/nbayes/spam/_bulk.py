@@ -83,7 +83,7 @@ def _count_worker(
     table = TokenTable()
     try:
         while (task := _next_task(tasks, parent)) is not None:
-            messages, flags = task
+            messages, flags = pickle.loads(task)  # (pickled by the parent: see count_many)
             SpamFilter._count_into(table, SpamFilter._token_sets_with(tokenizer, messages), flags)
         columns = (table.row_tokens, table.ham.tobytes(), table.spam.tobytes())
         out: tuple[str, Any] = ("table", (*columns, table.n_ham, table.n_spam))
@@ -135,7 +135,7 @@ def _map_worker(
     init(*initargs)
     try:
         while (task := _next_task(tasks, parent)) is not None:
-            index, arg = task
+            index, arg = pickle.loads(task)  # (pickled by the parent: see _in_order)
             try:
                 out: tuple[str, int, Any] = ("result", index, func(arg))
             except BaseException as exc:
@@ -151,11 +151,17 @@ def _in_order(
     initargs: tuple[Any, ...],
     func: Callable[[Any], Any],
     args: Iterable[Any],
+    here: Callable[[Any], Any] | None = None,
 ) -> Iterator[Any]:
     """``func(arg)`` of each of ``args``, in order, computed by ``n_jobs`` forked processes
     that each ran ``init(*initargs)`` first (inherited, not pickled); ``args`` is read here,
     at most ``2 * n_jobs + 1`` ahead of the result yielded. An error of ``func`` is raised
     here, at its place; a worker that dies raises ChildProcessError.
+
+    An ``arg`` that cannot be pickled (an open file among the messages) cannot travel to
+    the workers: ``here(arg)`` is its result, computed in this process (its error raised
+    at its place); without ``here``, the pickling error is. (Pickled by the queue's
+    thread, it was dropped with a traceback on stderr, and its result waited for ever.)
 
     multiprocessing.Pool is not used: its terminate() can wait for ever (CPython issues
     73945 and 96995: its task thread, blocked writing to the workers it has just ended, is
@@ -198,7 +204,12 @@ def _in_order(
             w.start()
         while True:
             while sent - given <= 2 * n_jobs and (arg := next(it, _END)) is not _END:
-                tasks.put((sent, arg))
+                try:
+                    task = pickle.dumps((sent, arg), pickle.HIGHEST_PROTOCOL)
+                except Exception as exc:  # (pickle raises TypeError, PicklingError, ...)
+                    done[sent] = _computed_here(here, arg, exc)
+                else:
+                    tasks.put(task)
                 sent += 1
             if given == sent:
                 break
@@ -226,6 +237,17 @@ def _in_order(
 
 
 _END = object()
+
+
+def _computed_here(here: Callable[[Any], Any] | None, arg: Any, exc: Exception) -> tuple[str, Any]:
+    """The result of an ``arg`` of :func:`_in_order` that could not be pickled for the
+    workers (``exc``): ``here(arg)``, or the error."""
+    if here is None:
+        return "error", exc
+    try:
+        return "result", here(arg)
+    except Exception as error:
+        return "error", error
 
 
 def count_many(
@@ -267,8 +289,23 @@ def count_many(
             if kind == "error":
                 raise payload
 
+    here = TokenTable()  # the chunks that cannot travel to the workers, counted here
+
     def put(task: Any) -> None:
-        """Hand ``task`` to the workers, waiting while they are busy (not if they died)."""
+        """Hand ``task`` to the workers, waiting while they are busy (not if they died). A
+        chunk that cannot be pickled (an open file among its messages) is counted in this
+        process: its error is the one a single process raises. (Pickled by the queue's
+        thread, it was dropped with a traceback on stderr, and the filter learnt without
+        it.)"""
+        if task is not None:
+            try:
+                task = pickle.dumps(task, pickle.HIGHEST_PROTOCOL)
+            except Exception:
+                messages, flags = task
+                SpamFilter._count_into(
+                    here, SpamFilter._token_sets_with(tokenizer, messages), flags
+                )
+                return
         while True:
             try:
                 tasks.put(task, timeout=0.2)
@@ -312,6 +349,8 @@ def count_many(
         TokenTable.from_columns(tokens, array("q", ham), array("q", spam), n_ham, n_spam)
         for tokens, ham, spam, n_ham, n_spam in (payload for _, payload in got)
     ]
+    if here.n_ham or here.n_spam:
+        tables.append(here)
     if not tables:
         return TokenTable()
     tables.sort(key=len, reverse=True)
@@ -420,7 +459,11 @@ def classify_many(
         results = _in_order(n_jobs, _init, (spam_filter, messages), _score_range, spans)
     else:
         chunks = _chunks(messages, chunk_size)
-        results = _in_order(n_jobs, _init, (spam_filter, ()), _score, chunks)
+
+        def here(chunk: list[Any]) -> list[tuple[str, float, float]]:
+            return [(v.verdict, v.spamicity, v.log_odds) for v in spam_filter.classify(chunk)]
+
+        results = _in_order(n_jobs, _init, (spam_filter, ()), _score, chunks, here)
     for result in results:
         for verdict, spamicity, log_odds in result:
             yield Verdict(verdict, spamicity, log_odds)
@@ -503,7 +546,17 @@ def classify_each(
             pending.append((chunk, mails))
             yield [m for m in mails if m is not None]
 
-    for scored in _in_order(n_jobs, _init_each, (spam_filter,), _score_each, raws()):
+    def here(raws: list[Any]) -> list[Verdict | Exception]:
+        """A chunk that cannot travel (a message of it cannot be pickled), scored here."""
+        out: list[Verdict | Exception] = []
+        for raw in raws:
+            try:
+                out.append(spam_filter.classify([raw])[0])
+            except Exception as exc:
+                out.append(exc)
+        return out
+
+    for scored in _in_order(n_jobs, _init_each, (spam_filter,), _score_each, raws(), here):
         chunk, mails = pending.popleft()
         verdicts = iter(scored)
         for item, mail in zip(chunk, mails, strict=True):
