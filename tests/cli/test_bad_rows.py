@@ -139,6 +139,12 @@ def test_table_models_skip(
     code, out, err = run(capsys, "eval", tmp_path / "s.nbayes", dirty, "--label-col", "y",
                          "--bad-rows", "skip")  # fmt: skip
     assert code == 0 and "(5 examples)" in out and "Skipped 3 bad rows" in err
+    # the label column inferred (no --label-col): its rows without a label are left out
+    # after the others, and named by their rows in the file all the same (they were named
+    # by their positions among the rows kept: "row 1" for row 2)
+    code, out, err2 = run(capsys, "eval", tmp_path / "s.nbayes", dirty, "--bad-rows", "skip")
+    assert code == 0 and "(5 examples)" in out
+    assert err2.splitlines()[-1] == err.splitlines()[-1], err2
 
 
 def test_mixed_skip_infers_types_from_the_rows_kept(

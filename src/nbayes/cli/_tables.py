@@ -286,8 +286,8 @@ def drop_bad_rows(table: Any, kind: str, label_col: str | None, model: Any = Non
                 reasons.setdefault(i, f"{str(cell)!r} is not a number (column {str(col)!r})")
     if not reasons:
         return table
-    for i in sorted(reasons):
-        name, where = _where(table, i)
+    for i in sorted(reasons):  # (named by the row read: rows may have been left out before)
+        name, where = _where(table, int(table.index[i]))
         skipped.add(_Bad(name, where, reasons[i]))
     kept = table.drop(index=table.index[sorted(reasons)])
     if len(kept) == 0:
