@@ -935,9 +935,13 @@ def test_delimiter_reads_a_semicolon_separated_export(
     semi.write_text("text;label\nfree prize now;spam\nlunch at noon;ham\nmeeting notes;ham\n")
     model = tmp_path / "m.nbayes"
     code, _, err = run(capsys, "train", semi, "-o", model)
-    assert code != 0 and "Pass --delimiter ; to read it so." in err
+    assert code != 0 and "Pass --delimiter ';' to read it so." in err
     code, _, err = run(capsys, "train", semi, "-o", model, "--delimiter", ";")
     assert code == 0, err
+    tabbed = tmp_path / "tabbed.csv"  # (the advice pasted into a shell: a raw tab was lost)
+    tabbed.write_text(semi.read_text().replace(";", "\t"))
+    code, _, err = run(capsys, "train", tabbed, "-o", model)
+    assert code != 0 and "Pass --delimiter tab to read it so." in err
     assert load(model).classes_.tolist() == ["ham", "spam"]
     code, out, _ = run(capsys, "eval", model, semi, "--delimiter", ";")
     assert code == 0 and "(3 examples)" in out

@@ -14,6 +14,7 @@ import gzip
 import io
 import itertools
 import json
+import shlex
 import warnings
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -69,14 +70,23 @@ def python_caller() -> bool:
 
 def advice(option: str, example: str | None = None) -> str:
     """``option`` as the caller spells it: ``encoding='latin-1'`` (Python) or
-    ``--encoding latin-1`` (where :func:`option_names` names the flag ``--encoding NAME``)."""
+    ``--encoding latin-1`` (where :func:`option_names` names the flag ``--encoding NAME``),
+    the value as a shell reads it (``--delimiter ';'``, ``--delimiter tab``: a bare ``;``
+    ended the command pasted, a raw tab was lost).
+
+    >>> with option_names({"delimiter": "--delimiter CHAR"}):
+    ...     advice("delimiter", ";"), advice("delimiter", "\\t"), advice("delimiter", "|")
+    ("--delimiter ';'", '--delimiter tab', "--delimiter '|'")
+    """
     names = _NAMES.get()
     if names is None:
         return f"{option}={example!r}" if example is not None else f"{option}=..."
     spelled = names.get(option)
     if spelled is None:
         return ""
-    return spelled if example is None else f"{spelled.split()[0]} {example}"
+    if example is None:
+        return spelled
+    return f"{spelled.split()[0]} {'tab' if example == chr(9) else shlex.quote(example)}"
 
 
 def pass_option(option: str, why: str, example: str | None = None) -> str:
