@@ -1261,6 +1261,17 @@ def test_update_and_forget_learn_a_spam_filters_mail_folders(
     assert "a spam filter reads mail from folders" in err and "Traceback" not in err
     assert main(["update", str(model), str(data), "--text-col", "x"]) == 1
     assert "--text-col does not apply to a spam filter" in capsys.readouterr().err
+    # the options of documents and tables were taken, and ignored (a review)
+    for command, flags in [
+        (["update", model, data], ["--delimiter", ";"]),
+        (["update", model, data], ["--bad-rows", "skip"]),
+        (["update", model, data], ["--new-classes"]),
+        (["train", data, "-o", tmp_path / "new.nbayes", "--model", "spam"], ["--text-col", "x"]),
+        (["train", data, "-o", tmp_path / "new.nbayes", "--model", "spam"], ["--delimiter", ";"]),
+    ]:
+        assert main([str(a) for a in [*command, *flags]]) == 1, flags
+        assert f"{flags[0]} does not apply to a spam filter: " in capsys.readouterr().err
+    assert counts(model) == (5, 5) and not (tmp_path / "new.nbayes").exists()
 
 
 def test_train_sets_the_filter_s_settings_and_cutoffs(

@@ -242,6 +242,7 @@ def train_spam(args: argparse.Namespace, ui: UI) -> int:
     from nbayes.cli._models import check_model_output, save_model
 
     refuse_set_flags(args, _OTHER_MODELS_FLAGS, "does not apply to --model spam.")
+    refuse_table_options(args)
     if args.input == "table":
         raise CLIError("--model spam learns from mail: leave out --input table.")
     check_model_output(args.output, args.data, force=args.force)
@@ -497,15 +498,24 @@ _COMBININGS = ("chi2", "mean", "naive_bayes")
 
 
 def refuse_table_options(args: argparse.Namespace) -> None:
-    """The table options (``--text-col``, ``--label-col``, ``--data-format``) refused: a
-    spam filter reads mail from folders."""
-    for flag, default in (("--text-col", "text"), ("--label-col", "label"),
-                          ("--data-format", None)):  # fmt: skip
+    """The options of documents and tables refused (``--text-col``, ``--label-col``,
+    ``--data-format``, ``--delimiter``, ``--bad-rows``; ``--new-classes``): a spam filter
+    reads mail from folders, and its classes are ham and spam. (They were taken and
+    ignored.)"""
+    mail = (
+        "it learns mail from folders (DATA/ham/ and DATA/spam/, of message files, mboxes "
+        "or Maildirs)"
+    )
+    for flag, default, why in (
+        ("--text-col", "text", mail),
+        ("--label-col", "label", mail),
+        ("--data-format", None, mail),
+        ("--delimiter", None, mail),
+        ("--bad-rows", "error", mail + "; a message that cannot be parsed is learnt as it reads"),
+        ("--new-classes", False, "its classes are ham and spam, the folders' names"),
+    ):
         if getattr(args, flag[2:].replace("-", "_"), default) != default:
-            raise CLIError(
-                f"{flag} does not apply to a spam filter: it learns mail from folders "
-                "(DATA/ham/ and DATA/spam/, of message files, mboxes or Maildirs)."
-            )
+            raise CLIError(f"{flag} does not apply to a spam filter: {why}.")
 
 
 def _names(text: str | None, flag: str, known: tuple[str, ...]) -> list[str]:
