@@ -435,3 +435,26 @@ def test_a_column_of_numbers_with_a_stray_string_is_said_to_be_categorical() -> 
         MixedNB(columns={"x": "categorical"}).fit(X, y)
         words = [f"word{i % 5}" for i in range(40)]
         MixedNB().fit(pd.DataFrame({"x": words, "z": np.arange(40.0)}), y)
+
+
+def test_values_of_another_type_than_the_categories_are_named() -> None:
+    """A column of numbers read as text because of one bad cell ("oops"): its categories
+    (1, 2, 7, 8) could not be looked up ("'<' not supported between instances of 'int'
+    and 'str'", from deep in numpy); a count column named a good cell ('1', row 0) and
+    ended its advice with "}}"."""
+    X = pd.DataFrame({"n": [1, 2, 7, 8], "c": ["r", "b", "r", "b"]})
+    model = MixedNB().fit(X, [0, 0, 1, 1])
+    assert model.families_["n"] == "categorical"
+    odd = pd.DataFrame({"n": ["1", "oops"], "c": ["r", "b"]})
+    with pytest.raises(ValueError, match=r"^Column 'n' holds 'oops' \(str\), but its categories "
+                       r"learnt are int \(such as 1\): give its values as int"):  # fmt: skip
+        model.predict(odd)
+    counts = MixedNB(columns={"n": "poisson"}).fit(X, [0, 0, 1, 1])
+    with pytest.raises(ValueError, match=r"such as 'oops' \(row 1\).*'categorical'\}\.$"):
+        counts.predict(odd)
+
+
+def test_categorical_nb_names_values_of_another_type() -> None:
+    model = CategoricalNB().fit(np.array([["a"], ["b"], ["a"]], dtype=object), [0, 1, 0])
+    with pytest.raises(ValueError, match=r"^Feature 0 holds 1 \(int\), but its categories"):
+        model.predict(np.array([[1], [2]], dtype=object))

@@ -166,3 +166,16 @@ def test_mixed_skip_infers_types_from_the_rows_kept(
         run(capsys, "predict", tmp_path / m, clean, "--proba")[1] for m in ("s.nbayes", "c.nbayes")
     ]
     assert outs[0] == outs[1]
+    # categories that were numbers (1, 2, 7, 8): a cell that is not a number is a bad row;
+    # without --bad-rows skip, an error naming it (it was "'<' not supported between
+    # instances of 'int' and 'str'", from deep in numpy)
+    rows = [[1, "red"], [2, "blue"], ["oops", "red"], [8, "blue"], ["", "red"]]
+    odd = write_csv(tmp_path / "odd.csv", ["n", "c"], rows)
+    code, _, err = run(capsys, "predict", tmp_path / "c.nbayes", odd)
+    assert_error(code, err, "Column 'n' holds 'oops' (str), but its categories learnt are int")
+    code, out, err = run(capsys, "predict", tmp_path / "c.nbayes", odd, "--bad-rows", "skip")
+    assert (
+        code == 0
+        and "Skipped 1 bad row (odd.csv row 2: 'oops' is not a number (column 'n'))" in err
+    )
+    assert [line.split(",")[0] for line in out.splitlines()[1:]] == ["0", "1", "3", "4"]

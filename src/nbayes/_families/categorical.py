@@ -27,12 +27,44 @@ def category_index(stats: CategoryStats, X: np.ndarray) -> np.ndarray:
             # a code beyond the known ones (however large: 1e308 too) is unseen, index k
             idx = np.where((col < 0) | (col >= k), k, col).astype(np.int64)
         else:
-            pos = np.searchsorted(cats, col)
+            try:
+                pos = np.searchsorted(cats, col)
+            except TypeError:  # (it crashed deep in numpy: "'<' not supported ...")
+                raise CategoryTypeError(j, col, cats) from None
             pos = np.minimum(pos, max(k - 1, 0))
             found = (k > 0) & (cats[pos] == col) if k else np.zeros(len(col), dtype=bool)
             idx = np.where(found, pos, k)
         out[:, j] = idx
     return out
+
+
+def _reads_as(kind: type, value: Any) -> bool:
+    """Whether ``kind(value)`` reads ``value`` (``int("1")``: yes; ``int("oops")``: no)."""
+    try:
+        kind(value)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True
+
+
+class CategoryTypeError(ValueError):
+    """Values of a categorical feature of another type than its categories learnt (a str
+    "oops" where the categories are numbers): they cannot be looked up among them."""
+
+    def __init__(self, feature: int, values: np.ndarray, categories: np.ndarray) -> None:
+        cats = categories.tolist()
+        learnt = sorted({type(c).__name__ for c in cats})
+        others = [v for v in values.tolist() if type(v).__name__ not in learnt] or [values[0]]
+        # the first that is no category's type written otherwise ("oops" rather than the
+        # "1" of a column read as text because of it)
+        odd = next((v for v in others if not _reads_as(type(cats[0]), v)), others[0])
+        self.feature = feature
+        self.detail = (
+            f"holds {odd!r} ({type(odd).__name__}), but its categories learnt are "
+            f"{' and '.join(learnt)} (such as {cats[0]!r}): give its values as "
+            f"{learnt[0]}, as in training"
+        )
+        super().__init__(f"Feature {feature} {self.detail}.")
 
 
 class CategoricalFamily(Family):

@@ -284,6 +284,14 @@ def drop_bad_rows(table: Any, kind: str, label_col: str | None, model: Any = Non
             for i in np.flatnonzero(bad.to_numpy()).tolist():
                 cell = values.iloc[i]
                 reasons.setdefault(i, f"{str(cell)!r} is not a number (column {str(col)!r})")
+    if X is not None and kind == "typed":
+        for col in _number_columns(model, X.columns):
+            values = X[col]  # (an empty or missing cell is a missing value: kept)
+            present = ~values.isna() & (values.astype(str).str.strip() != "")
+            bad = pd.to_numeric(values, errors="coerce").isna() & present
+            for i in np.flatnonzero(bad.to_numpy()).tolist():
+                cell = values.iloc[i]
+                reasons.setdefault(i, f"{str(cell)!r} is not a number (column {str(col)!r})")
     if not reasons:
         return table
     for i in sorted(reasons):  # (named by the row read: rows may have been left out before)
@@ -304,6 +312,28 @@ def _feature_columns(table: Any, label_col: str | None, model: Any) -> Any:
             return None
         return table[list(names)]
     return table.drop(columns=[label_col]) if label_col in table.columns else table
+
+
+def _number_columns(model: Any, columns: Any) -> list[Any]:
+    """The columns of ``columns`` a fitted mixed model reads as numbers: its Gaussian,
+    Poisson, Bernoulli... columns, and categories that were numbers (a column of 1, 2, 7
+    read as categories); none before it is fitted (training infers the families from the
+    cells)."""
+    from nbayes.kinds import kind
+
+    families = getattr(model, "families_", None) if model is not None else None
+    if not isinstance(families, dict):
+        return []
+    dtypes = getattr(model, "dtypes_", None) or [None] * len(families)
+    numeric = {"number", "count", "flag"}
+    number_typed = {
+        name for name, dt in zip(families, dtypes, strict=False)
+        if getattr(dt, "kind", None) in ("i", "u", "f")
+    }  # fmt: skip
+    return [
+        c for c in columns
+        if c in families and (kind(families[c]).values in numeric or c in number_typed)
+    ]  # fmt: skip
 
 
 def _coded(model: Any) -> bool:

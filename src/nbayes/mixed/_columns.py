@@ -33,6 +33,7 @@ import numpy as np
 from .._families import Family
 from .._families._base import ParameterBlock
 from .._families._common import class_log_prior
+from .._families.categorical import CategoryTypeError
 from .._families.gaussian import largest_variance
 from .._families.kinds import POISSON_BETA, Kind, Marginal, register_kind
 from .._families.kinds import kind as kind_named
@@ -234,10 +235,15 @@ class MixedFamily(Family):
         return model
 
     def column_logliks(self, d: dict[str, Any], table: _Table) -> list[np.ndarray]:
-        return [
-            col.log_likelihood(v, m)
-            for col, v, m in zip(d["columns"], table.values, table.missing, strict=True)
-        ]
+        out = []
+        for name, col, v, m in zip(
+            table.names, d["columns"], table.values, table.missing, strict=True
+        ):
+            try:
+                out.append(col.log_likelihood(v, m))
+            except CategoryTypeError as exc:  # (named by its column)
+                raise ValueError(f"Column {name!r} {exc.detail}.") from None
+        return out
 
     def joint_log_likelihood(self, d: dict[str, Any], X: Any) -> np.ndarray:
         jll = np.zeros((X.n_rows, len(d["class_log_prior"])))

@@ -380,6 +380,22 @@ class _Table:
         )
 
 
+def _first_not_a_number(obj: np.ndarray, missing: np.ndarray) -> int:
+    """The row of the first value present that is not a number (``"oops"``, not the
+    ``"30"`` of a column read as text because of it); the first value present if all are.
+
+    >>> _first_not_a_number(np.array(["30", None, "oops"], dtype=object), np.array([0, 1, 0], bool))
+    2
+    """
+    present = np.flatnonzero(~missing).tolist()
+    for i in present:
+        try:
+            float(obj[i])
+        except (TypeError, ValueError):
+            return int(i)
+    return int(present[0])
+
+
 def _parse(col: _Column, family: str) -> tuple[np.ndarray, np.ndarray]:
     """Values of one column for ``family``, with clear errors naming the column."""
     name = col.name
@@ -391,11 +407,11 @@ def _parse(col: _Column, family: str) -> tuple[np.ndarray, np.ndarray]:
             obj = col.objects()
             kind = _value_types(obj, name)
             if kind == "str":
-                i = int(np.flatnonzero(~missing)[0])
+                i = _first_not_a_number(obj, missing)
                 raise ValueError(
                     f"Column {name!r} is a {family} column but holds strings such as "
                     f"{obj[i]!r} (row {i}): give it numbers, or columns={{{name!r}: "
-                    "'categorical'}}."
+                    "'categorical'}."
                 )
             vals = np.array([np.nan if v is None else float(v) for v in obj], dtype=np.float64)
         vals = vals.astype(np.float64, copy=True)
