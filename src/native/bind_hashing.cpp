@@ -1,17 +1,29 @@
 // nbayes._native, binding of hashed counting and hashed rows (hashing.hpp), scikit-learn's
-// MurmurHash3 buckets.
+// MurmurHash3 buckets, of unigrams or of word n-grams (min_n, max_n).
 #include "binding.hpp"
 #include "hashing.hpp"
 #include "lookup.hpp"
 
 using namespace nbk;
 
+// Whether (min_n, max_n) is a word n-gram range (else a ValueError is set).
+static bool ngram_range(long long min_n, long long max_n) {
+    if (min_n < 1 || max_n < min_n) {
+        PyErr_Format(PyExc_ValueError,
+                     "min_n = %lld, max_n = %lld is not an n-gram range: 1 <= min_n <= max_n",
+                     min_n, max_n);
+        return false;
+    }
+    return true;
+}
+
 static PyObject* py_hash_run(PyObject*, PyObject* args) {
     PyObject *odocs, *oy, *otlow, *otid, *ofc, *oaux, *ostop;
     int binary;
-    long long n_features;
-    if (!PyArg_ParseTuple(args, "OOOOpLOOO", &odocs, &oy, &otlow, &otid, &binary, &n_features,
-                          &ofc, &oaux, &ostop))
+    long long n_features, min_n = 1, max_n = 1;
+    if (!PyArg_ParseTuple(args, "OOOOpLOOO|LL", &odocs, &oy, &otlow, &otid, &binary, &n_features,
+                          &ofc, &oaux, &ostop, &min_n, &max_n) ||
+        !ngram_range(min_n, max_n))
         return nullptr;
     const DocSet* ds = get_docs(odocs);
     bool ok;
@@ -38,21 +50,27 @@ static PyObject* py_hash_run(PyObject*, PyObject* args) {
     const i64 stride = PyArray_STRIDE(fc, 0) / 8;
     i64 total = 0;
     if (!nogil([&] {
-            total = hash_run(*ds, y.p, tlow.p, tid.p, binary != 0, n_features, fp, stride, aux.p,
-                             stop);
+            if (min_n == 1 && max_n == 1)
+                total = hash_run(*ds, y.p, tlow.p, tid.p, binary != 0, n_features, fp, stride,
+                                 aux.p, stop);
+            else
+                total = hash_ngram_run(*ds, y.p, tlow.p, tid.p, binary != 0, n_features, fp,
+                                       stride, aux.p, stop, min_n, max_n);
         }))
         return nullptr;
     return PyLong_FromLongLong(total);
 }
 NBK_ENTRY(hash_run, METH_VARARGS,
-          "hash_run(docs, rows, tlow, tid, binary, n_features, fc, aux, stop) -> tokens counted");
+          "hash_run(docs, rows, tlow, tid, binary, n_features, fc, aux, stop, min_n=1, max_n=1)"
+          " -> n-grams counted");
 
 static PyObject* py_hash_transform_run(PyObject*, PyObject* args) {
     PyObject *odocs, *otlow, *otid, *ostop;
-    long long lo, hi, n_features;
+    long long lo, hi, n_features, min_n = 1, max_n = 1;
     int alternate;
-    if (!PyArg_ParseTuple(args, "OLLOOLpO", &odocs, &lo, &hi, &otlow, &otid, &n_features,
-                          &alternate, &ostop))
+    if (!PyArg_ParseTuple(args, "OLLOOLpO|LL", &odocs, &lo, &hi, &otlow, &otid, &n_features,
+                          &alternate, &ostop, &min_n, &max_n) ||
+        !ngram_range(min_n, max_n))
         return nullptr;
     const DocSet* ds = get_docs(odocs);
     bool ok;
@@ -64,10 +82,16 @@ static PyObject* py_hash_transform_run(PyObject*, PyObject* args) {
         return PyErr_Format(PyExc_ValueError, "n_features must be positive, got %lld", n_features);
     Csr c;
     if (!nogil([&] {
-            c = hash_transform_run(*ds, lo, hi, tlow.p, tid.p, n_features, alternate != 0, stop);
+            if (min_n == 1 && max_n == 1)
+                c = hash_transform_run(*ds, lo, hi, tlow.p, tid.p, n_features, alternate != 0,
+                                       stop);
+            else
+                c = hash_ngram_transform_run(*ds, lo, hi, tlow.p, tid.p, n_features,
+                                             alternate != 0, stop, min_n, max_n);
         }))
         return nullptr;
     return csr_tuple(std::move(c), false);
 }
 NBK_ENTRY(hash_transform_run, METH_VARARGS,
-          "hash_transform_run(docs, lo, hi, tlow, tid, n_features, alternate, stop) -> (indptr, indices, values)");
+          "hash_transform_run(docs, lo, hi, tlow, tid, n_features, alternate, stop, min_n=1, "
+          "max_n=1) -> (indptr, indices, values)");

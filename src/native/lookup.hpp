@@ -220,11 +220,12 @@ struct Csr {
 
 // CSR rows of documents lo..hi-1: each block of a document's tokens is handed to
 // on_block(kb, nb, width, table, row), which marks the row's columns and returns how many
-// are new; a row's columns are read back in order from the bitmap (no per-row sort), or
-// for very wide rows sorted from their pairs.
-template <class Row, class F>
+// are new, and at the document's end on_end(row) may mark more (what it held back: the
+// last n-grams); a row's columns are read back in order from the bitmap (no per-row
+// sort), or for very wide rows sorted from their pairs.
+template <class Row, class F, class E>
 inline Csr doc_rows(const DocSet& ds, i64 lo, i64 hi, const u32* tlow, const u32* tid,
-                    i64 n_cols, F&& on_block) {
+                    i64 n_cols, F&& on_block, E&& on_end) {
     Csr out;
     KeyBuf kb(BLOCK);
     Row row(n_cols);
@@ -243,10 +244,17 @@ inline Csr doc_rows(const DocSet& ds, i64 lo, i64 hi, const u32* tlow, const u32
             if (pos >= v.n) break;
             tick();
         }
+        n_row += on_end(row);
         row.flush(out.indices, out.values, n_row);
         out.indptr[static_cast<std::size_t>(d - lo + 1)] = static_cast<i64>(out.indices.size());
     }
     return out;
+}
+
+template <class Row, class F>
+inline Csr doc_rows(const DocSet& ds, i64 lo, i64 hi, const u32* tlow, const u32* tid,
+                    i64 n_cols, F&& on_block) {
+    return doc_rows<Row>(ds, lo, hi, tlow, tid, n_cols, on_block, [](auto&) { return i64{0}; });
 }
 
 // CSR rows of documents lo..hi-1 over the fixed vocabulary lk (indices sorted within each
