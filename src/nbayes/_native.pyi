@@ -55,11 +55,11 @@ def transform_run(
 def count_one(doc: str, t: _A, lowercase: bool, lookup: Lookup, /) -> tuple[bool, _A, _A]: ...
 def hash_run(
     docs: DocSet, rows: _A, tlow: _A, tid: _A, binary: bool, n_features: int, fc: _A,
-    aux: _A, stop: Lookup | None, /,
+    aux: _A, stop: Lookup | None, min_n: int = ..., max_n: int = ..., /,
 ) -> int: ...
 def hash_transform_run(
     docs: DocSet, lo: int, hi: int, tlow: _A, tid: _A, n_features: int, alternate: bool,
-    stop: Lookup | None, /,
+    stop: Lookup | None, min_n: int = ..., max_n: int = ..., /,
 ) -> tuple[_A, _A, _A]: ...
 def intern_new(capacity: int = ..., /) -> Intern: ...
 def intern_run(

@@ -1,11 +1,12 @@
 """Hashed term counts: scikit-learn's ``HashingVectorizer`` output, and per-class sums of it
 straight from the documents, through the compiled kernels of :mod:`nbayes.text._drivers.hashing`
-(unigrams) or the token streams (n-grams), as :mod:`nbayes.text._routes` chooses.
+(unigrams and word n-grams, hashed while scanning), or where their zero-copy reader cannot
+be used, the token streams (the route :mod:`nbayes.text._routes` gives the range).
 
-The n-grams' buckets are scikit-learn's MurmurHash of each distinct term, computed in numpy
-(:mod:`nbayes.text._murmur`); their counts are made by the token-stream kernels with a
-column per term id (its bucket), which sum the terms of a document that share a bucket.
-Neither scikit-learn nor scipy is imported for counts that are not a sparse matrix
+Through the token streams, the buckets are scikit-learn's MurmurHash of each distinct term,
+computed in numpy (:mod:`nbayes.text._murmur`); the counts are made by the token-stream
+kernels with a column per term id (its bucket), which sum the terms of a document that share
+a bucket. Neither scikit-learn nor scipy is imported for counts that are not a sparse matrix
 (:func:`hash_into`, :func:`hash_by_class`, :func:`hash_rows`): ``nbayes train``,
 ``update``, ``forget`` and ``predict`` of a hashed n-gram model (issue 28).
 """
@@ -95,11 +96,10 @@ def _transform(
     stop: frozenset[Any] | None,
     dtype: Any,
 ) -> Any:
-    """:func:`hashing_transform` of checked arguments (the tokenizing step ``tokens``)."""
-    pieces = None
-    if tokens == routes.ZERO_COPY:  # declined (None): token streams
-        pieces = _hashing.direct_hash_transform(docs, bool(lowercase), int(n_features),
-                                           bool(alternate_sign), stop)  # fmt: skip
+    """:func:`hashing_transform` of checked arguments (``tokens``: the tokenizing step of
+    the token streams, where the hashing kernel declines)."""
+    pieces = _hashing.direct_hash_transform(docs, bool(lowercase), int(n_features),
+                                            bool(alternate_sign), stop, ngram=ngram)  # fmt: skip
     if pieces is not None:
         indptr, cols, sums = pieces
         idx_dtype = np.int64 if indptr[-1] > np.iinfo(np.int32).max else np.int32
@@ -183,11 +183,11 @@ def hash_rows(
     ``docs`` are exact ``str``; ``stop_words`` a set (:func:`stop_set`)."""
     ngram = _check_ngram(ngram_range)
     pieces = None
-    if docs and routes.tokens(ngram) == routes.ZERO_COPY:
+    if docs:
         pieces = _hashing.direct_hash_transform(
-            docs, bool(lowercase), int(n_features), False, stop_words
+            docs, bool(lowercase), int(n_features), False, stop_words, ngram=ngram
         )
-    if pieces is None:  # n-grams, or text the zero-copy reader cannot take
+    if pieces is None:  # text the zero-copy reader cannot take
         pieces = _analysed_rows(docs, lowercase, stop_words, ngram, int(n_features))
     indptr, indices, counts = pieces
     return indptr, indices, counts.astype(np.float64)
@@ -206,18 +206,18 @@ def hash_into(
     stop_words: str | Iterable[str] | None = None,
 ) -> bool:
     """Add the hashed counts of ``docs`` into ``sums[rows[i]]`` and ``doc_freq`` in
-    place, by the compiled kernels (for unigrams no term is ever stored).
+    place, by the compiled kernels (no term is ever stored).
 
     The counts are those of ``HashingVectorizer(n_features, alternate_sign=False,
-    norm=None, binary, lowercase, stop_words)``: ``sums[c, j]`` gains the count of
-    column ``j`` in the documents with ``rows[i] == c``, ``doc_freq[j]`` the number of
-    documents with column ``j``. Unigrams: memory is that of the arrays given plus 8
-    bytes per column, whatever the number of distinct words. Single-threaded (each add goes to
-    the shared arrays); about 4x scikit-learn's HashingVectorizer alone.
+    norm=None, binary, lowercase, ngram_range, stop_words)``: ``sums[c, j]`` gains the
+    count of column ``j`` in the documents with ``rows[i] == c``, ``doc_freq[j]`` the
+    number of documents with column ``j``. Memory is that of the arrays given plus 8
+    bytes per column, whatever the number of distinct words or n-grams. Single-threaded
+    (each add goes to the shared arrays); about 4x scikit-learn's HashingVectorizer alone.
 
-    Word n-grams (and unigrams when this Python's strings cannot be read in place) are
-    counted through the token streams: each distinct term hashed once, the counts of a
-    batch added as its sparse rows (memory of the order of the batch's entries).
+    When this Python's strings cannot be read in place, the documents are counted through
+    the token streams: each distinct term hashed once, the counts of a batch added as its
+    sparse rows (memory of the order of the batch's entries).
 
     Returns False, having added nothing, when the documents are not all exact ``str``:
     use :func:`hashing_transform` then.
@@ -240,9 +240,10 @@ def add_hashed(
     *,
     checked: bool = False,
 ) -> bool:
-    """:func:`hash_into` of checked settings (``tokens``: the tokenizing step of ``ngram``,
-    if known: :func:`nbayes.text._routes.tokens`; ``checked``: the caller knows the
-    documents are exact ``str`` and the arrays fit)."""
+    """:func:`hash_into` of checked settings (``tokens``: the tokenizing step of ``ngram``
+    in the token streams, where the hashing kernel declines, if known:
+    :func:`nbayes.text._routes.tokens`; ``checked``: the caller knows the documents are
+    exact ``str`` and the arrays fit)."""
     if not checked:
         if not routes.all_str(docs):
             return False
@@ -256,11 +257,10 @@ def add_hashed(
                 f"rows must hold one row of sums (0..{len(sums) - 1}) per document; got shape "
                 f"{rows.shape}."
             )
-    tokens = tokens or routes.tokens(ngram)
-    if tokens == routes.ZERO_COPY and _hashing.direct_hash(
-        docs, rows, lowercase, binary, n_features, sums, doc_freq, stop
-    ):
+    if _hashing.direct_hash(docs, rows, lowercase, binary, n_features, sums, doc_freq, stop,
+                            ngram):  # fmt: skip
         return True
+    tokens = tokens or routes.tokens(ngram)
     docs = as_str_list(docs)
     indptr, cols, counts = _analysed_rows(docs, lowercase, stop, ngram, n_features, tokens)
     values = np.ones(len(cols), dtype=sums.dtype) if binary else counts.astype(sums.dtype)
@@ -340,9 +340,9 @@ def hashed_batch(
     ``HashingVectorizer(alternate_sign=False, norm=None, binary=...)``): ``(sums,
     doc_freq, term_freq)``. ``rows``: ``sums`` are the documents' rows (a CSR matrix) for
     the caller to weight or add as they are; else the dense per-class sums, by the
-    compiled kernel (unigrams) or the token streams (n-grams) straight from the documents
-    when they are all exact ``str`` (no scipy). ``codes`` are valid class codes."""
-    if not rows and routes.all_str(docs):  # unigrams by the kernel, n-grams by the streams
+    compiled kernel straight from the documents when they are all exact ``str`` (no
+    scipy). ``codes`` are valid class codes."""
+    if not rows and routes.all_str(docs):  # by the kernel (the token streams where it declines)
         sums = np.zeros((n_classes, n_features))
         df = np.zeros(n_features, dtype=np.int64)
         y = np.asarray(codes).astype(np.int64, copy=False)
