@@ -149,7 +149,7 @@ def add_chunk(
     and added into ``total``, the running totals of the chunks so far
     (``RUNNING_TOTALS``: a :class:`nbayes.text._streaming.Accumulator`); ``vocabulary``
     is extended in place. Hashed counts go straight into the totals (no per-chunk table;
-    the kernel in place for unigrams); a vocabulary's class sums, and hashed counts of
+    the kernel in place); a vocabulary's class sums, and hashed counts of
     documents that are not all ``str``, are added as the chunk's sums (hashed: a sparse
     table per chunk, never a dense ``n_classes x n_features`` one)."""
     docs, y = checked(docs, labels)

@@ -1,7 +1,8 @@
 """MurmurHash3 (x86, 32-bit) of many strings at once, in numpy: scikit-learn's
 ``murmurhash3_32(term, seed=0)`` (the hash of a term's UTF-8 bytes, signed) without
-importing scikit-learn, for the hashed word n-grams the compiled scanner does not hash
-itself (its unigrams are hashed while scanning: :mod:`nbayes.text._hashing`).
+importing scikit-learn, for the hashed terms of the token streams: text the compiled
+scanner cannot read in place (it hashes unigrams and word n-grams while scanning:
+:mod:`nbayes.text._drivers.hashing`).
 
 The strings are hashed together, block by block: the terms sorted by their number of
 4-byte blocks, block ``j`` is mixed into the hashes of the terms that have it (a prefix).

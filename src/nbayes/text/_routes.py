@@ -17,13 +17,17 @@ route                     counts with                              taken when / 
 ========================  =======================================  ==========================
 ``ZERO_COPY``             ``_tokenize.direct_count``,              unigrams, the default word
                           ``direct_transform``; hashed:            analyzer, every document
-                          ``_hashing.direct_hash``,                an exact ``str``. The
-                          ``direct_hash_transform`` (the strings   kernel answers None (False
-                          read in place, in threads)               for ``direct_hash``) when
+                          ``_hashing.direct_hash``,                an exact ``str``; hashed:
+                          ``direct_hash_transform`` (the strings   any word n-gram range too
+                          read in place, in threads; hashed        (tried first whatever
+                          n-grams hashed from their tokens'        :func:`tokens` says). The
+                          bytes, never made strings)               kernel answers None (False
+                                                                   for ``direct_hash``) when
                                                                    its zero-copy reader cannot
                                                                    be used (this Python's str
                                                                    layout): then
                                                                    ``TOKEN_STREAMS``
+                                                                   (or ``COMPOSED_NGRAMS``)
 ``TOKEN_STREAMS``         ``token_streams._Analysis``              word n-grams (1, 2) or
                           (compiled token ids and pairs);          (2, 2) with the default
                           hashed: ``hash_counts._hash_analysis``   analyzer, or the fallback

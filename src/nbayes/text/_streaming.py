@@ -109,8 +109,8 @@ class Accumulator:
 
     def add_hashed(self, docs: list[str], y: np.ndarray, counting: Counting, tokens: str) -> bool:
         """Add the hashed counts of a batch straight into the totals (no per-batch table,
-        no term list; n-grams through the token streams; ``tokens``: the plan's tokenizing
-        step); False, having added nothing, if the documents are not all ``str``."""
+        no term list; ``tokens``: the plan's tokenizing step, where the hashing kernel
+        declines); False, having added nothing, if the documents are not all ``str``."""
         classes, codes = class_codes(y)
         width = counting.n_features
         rows = self._grow_classes(classes)

@@ -18,10 +18,10 @@ predicts starts in a fraction of the time:
 A single document of a vocabulary model is counted in pure Python (``re`` and dict
 look-ups); a batch, and hashed text, go through the compiled kernels of
 :mod:`nbayes.text._tokenize` and :mod:`nbayes.text._drivers.hashing` (imported then), the product
-with the weights through :func:`nbayes.text._drivers.sparse_dot.csr_dot`; hashed word n-grams (and
-hashed text the compiled reader cannot take) through the token streams, each term's bucket
-scikit-learn's MurmurHash computed in numpy (:func:`nbayes.text._drivers.hash_counts.hash_rows`),
-so no setting imports scikit-learn or scipy. Everything a model file can hold is served;
+with the weights through :func:`nbayes.text._drivers.sparse_dot.csr_dot`; hashed text the
+compiled reader cannot take through the token streams, each term's bucket scikit-learn's
+MurmurHash computed in numpy (:func:`nbayes.text._drivers.hash_counts.hash_rows`), so no
+setting imports scikit-learn or scipy. Everything a model file can hold is served;
 what only an in-memory TextClassifier can have (a ``preprocess`` function, a list of stop
 words) is served by its own scorer, except :meth:`TextClassifier.analyze` with a list of stop
 words, which keeps scikit-learn's analyzer for its consistency warning.

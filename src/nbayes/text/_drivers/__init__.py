@@ -15,7 +15,7 @@ module                        what it does
 ``token_streams``             tokens and word pairs interned as id streams (n-grams), their
                               columns, rows and class sums over a vocabulary
 ``ngrams``                    longer word n-grams composed in numpy from the token ids
-``hashing``                   hashed unigram counts and rows read in place
+``hashing``                   hashed unigram and word n-gram counts and rows read in place
 ``class_counts``              per-class counts and rows over a vocabulary (``count_by_class``,
                               ``transform_counts``) and a TextClassifier batch's vocabulary step
 ``hash_counts``               hashed rows and per-class sums (``hashing_transform``,
