@@ -115,6 +115,11 @@ def test_csv_missing_column_and_unclosed_quote_stay_errors(tmp_path: Path) -> No
     path.write_text('text,label\na,x\n"never closes,y\nb,x\nc,y\n', encoding="utf-8")
     with pytest.raises(ValueError, match="never closes"):
         _all(path, bad_rows="skip")
+    # on the last line (before, the label 'y\n' was read without a word)
+    path.write_text('text,label\na,x\nb,"y\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"c\.csv, line 3: a quote opens there and never "
+                       r"closes \(the rest of the file, 1 line, would be one field\)"):  # fmt: skip
+        _all(path, bad_rows="skip")
 
 
 def test_gzip_corruption_stays_an_error(tmp_path: Path) -> None:

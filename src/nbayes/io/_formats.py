@@ -15,6 +15,7 @@ for Python, ``--text-col NAME`` where the command line set its flags' names
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import itertools
@@ -97,7 +98,8 @@ def csv_rows(
         def next_record() -> list[str] | None:
             nonlocal line_no
             rec, start, end = ahead.pop() if ahead else read_one()
-            if rec and end > start:
+            # (a field that ends with its line break: a quote open at the end of the input)
+            if rec and (end > start or rec[-1].endswith(("\n", "\r"))):
                 # A quote that never closes makes the rest of the file one field (Python's
                 # csv ends it at the end of the file without a word): a record of several
                 # lines that is the last is read again to tell where a quote opened.
@@ -107,7 +109,7 @@ def csv_rows(
                     if opened is not None:
                         raise ValueError(
                             f"{src}, line {opened}: a quote opens there and never closes (the "
-                            f"rest of the file, {end - opened + 1:,} lines, would be one "
+                            f"rest of the file, {_lines(end - opened + 1)}, would be one "
                             "field); close it, or double the quotes inside a quoted field."
                         )
                 ahead.append(following)
@@ -164,6 +166,10 @@ def csv_rows(
             row_i += 1
 
 
+def _lines(n: int) -> str:
+    return f"{n:,} line" + ("" if n == 1 else "s")
+
+
 def _unclosed(
     path: Path | Stream, src: str, delimiter: str, start: int, stop: int, opts: Options
 ) -> ValueError:
@@ -206,11 +212,16 @@ def _open_quote(
     """The line where the quote that is still open at line ``stop`` opened, reading the
     record that starts at line ``start`` again as Python's csv reads it (a quote opens a
     quoted field only at the start of a field; doubled inside it); None if no quote is
-    open there, or for a stream (it cannot be read again)."""
-    if isinstance(path, Stream):
+    open there, or for a stream that cannot be read again (standard input)."""
+    if isinstance(path, Stream) and path.again is None:
         return None
     opened, inside, field_start = None, False, True
-    with _open_text(path, encoding, newline="") as f:
+    text = (
+        contextlib.nullcontext(path.again())
+        if isinstance(path, Stream) and path.again is not None
+        else _open_text(path, encoding, newline="")
+    )
+    with text as f:
         for n, line in enumerate(itertools.islice(f, start - 1, stop), start):
             if not inside:
                 field_start = True  # a new record
@@ -285,7 +296,7 @@ def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterat
     loads = json.loads
     bad_rows = opts.bad_rows
     row_i = -1
-    confirmed = False  # a record had the keys: a key missing later is a bad row
+    confirmed = opts.keys_seen  # a record had the keys: a key missing later is a bad row
     for line_no, line in _numbered_lines(path, opts.encoding):
         if line.isspace():
             continue

@@ -107,6 +107,9 @@ class Options:
     encoding: str
     max_field_chars: int
     bad_rows: BadRows = field(default_factory=lambda: BadRows())
+    #: JSON lines: a record before had the text's and label's keys (a part of a file that
+    #: does not start it), so that a key missing is a bad row, not a wrong column name
+    keys_seen: bool = False
 
 
 @dataclass
@@ -237,6 +240,9 @@ class Stream:
 
     name: str
     lines: Iterator[str]
+    #: its lines once more, from the first, where they can be read again (a block of a
+    #: file in memory): a quote that never closes is then found where it opens
+    again: Callable[[], Iterable[str]] | None = None
 
     def __str__(self) -> str:
         return self.name

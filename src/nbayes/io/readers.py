@@ -16,6 +16,7 @@ import codecs
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from nbayes.io import input_formats
@@ -26,6 +27,7 @@ from nbayes.io._opening import (
     BadRows,
     Decoding,
     Options,
+    Stream,
     open_stream,
     option_names,
     skipped_text,
@@ -38,6 +40,7 @@ __all__ = [
     "BadRow",
     "TextChunk",
     "option_names",
+    "part_rows",
     "read_texts",
     "skipped_text",
     "SUPPORTED_FORMATS",
@@ -344,3 +347,57 @@ def _chunks(
     if texts:
         names = None if files is None else files[start : start + len(texts)]
         yield TextChunk(texts, labels if labelled else None, source, start, names)
+
+
+def part_rows(
+    part: str | os.PathLike[str] | Iterable[str],
+    format: str,
+    name: str,
+    text_col: str = "text",
+    label_col: str | None = "label",
+    *,
+    on_bad_row: Callable[[BadRow], None],
+    delimiter: str | None = None,
+    encoding: str = "utf-8",
+    max_field_chars: int = _DEFAULT_MAX_FIELD_CHARS,
+    again: Callable[[], Iterable[str]] | None = None,
+    keys_seen: bool = False,
+) -> Iterator[tuple[str, Any]]:
+    """The ``(text, label)`` rows of one table, or of a part of one, read as
+    :func:`read_texts` reads them with ``bad_rows="skip"``: each bad row is handed to
+    ``on_bad_row``, what spoils more than a row raises ValueError. For readers of files in
+    parts (:mod:`nbayes.distributed` reads a big file in blocks, on its workers).
+
+    Parameters
+    ----------
+    part : path or iterable of str
+        A file of the table format ``format``, or the lines of a part of one (with their
+        line breaks; a CSV/TSV part starts with the header line), already decoded.
+    name : str
+        The table as messages name it.
+    again : callable, default=None
+        The lines of ``part`` once more, from the first (a part in memory): then a quote
+        that never closes is found where it opens, as in a file.
+    keys_seen : bool, default=False
+        JSON lines: the part does not start the file, and a record before it had the
+        keys, so that a key missing is a bad row (not a wrong ``text_col``).
+
+    Row and line numbers (in messages and :class:`BadRow`) count from the start of
+    ``part``; no row at all is no error, and no warning is given.
+    """
+    opts = Options(
+        text_col=text_col,
+        label_col=label_col,
+        chunk_size=1,
+        max_chunk_chars=None,
+        delimiter=delimiter,
+        encoding=encoding,
+        max_field_chars=max_field_chars,
+        bad_rows=BadRows("skip", on_bad_row),
+        keys_seen=keys_seen,
+    )
+    if isinstance(part, (str, os.PathLike)):
+        source: Any = Path(part)
+    else:
+        source = Stream(name, iter(part), again)
+    return row_reader(format)(source, opts, Decoding())
