@@ -18,13 +18,15 @@ import time
 import uuid
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
 import numpy as np
 
 from ..exceptions import InvalidParameterError
+from ..io.readers import BadRow
+from ._bad_rows import BAD_ROWS, BlockError, Blocks, read_part
 from ._inputs import (
     Part,
     PartitionError,
@@ -67,27 +69,43 @@ def _worth_compressing(blob: bytes) -> bool:
 
 class _Shipped:
     """A model as it travels between tasks: its pickle, zlib-compressed when that pays,
-    and the number of rows it learned (a partition's, for progress)."""
+    the number of rows it learned (a partition's, for progress) and, skipping bad rows,
+    what the workers skipped in the partitions it covers (by partition; a partition of
+    bad rows only ships no model)."""
 
-    __slots__ = ("blob", "compressed", "rows")
+    __slots__ = ("blob", "compressed", "rows", "skipped")
 
-    def __init__(self, model: Any, rows: int = 0) -> None:
+    def __init__(self, model: Any, rows: int = 0, skipped: dict[int, Any] | None = None) -> None:
         import cloudpickle
 
+        self.rows = rows
+        self.skipped = skipped
+        if model is None:
+            self.blob, self.compressed = None, False
+            return
         blob = cloudpickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)
         self.compressed = _worth_compressing(blob)
         self.blob = zlib.compress(blob, 1) if self.compressed else blob
-        self.rows = rows
 
-    def __getstate__(self) -> tuple[bytes, bool, int]:
-        return self.blob, self.compressed, self.rows
+    def __getstate__(self) -> tuple[Any, ...]:
+        return self.blob, self.compressed, self.rows, self.skipped
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
         self.blob, self.compressed = state[0], state[1]
         self.rows = state[2] if len(state) > 2 else 0
+        self.skipped = state[3] if len(state) > 3 else None
 
     def model(self) -> Any:
+        if self.blob is None:
+            return None
         return pickle.loads(zlib.decompress(self.blob) if self.compressed else self.blob)
+
+    def with_skipped(self, skipped: dict[int, Any] | None) -> _Shipped:
+        """This model, shipped with ``skipped`` (a new object: a task's input is left
+        as it is)."""
+        shipped = _Shipped(None, self.rows, skipped)
+        shipped.blob, shipped.compressed = self.blob, self.compressed
+        return shipped
 
 
 # ------------------------------------------------------------------ the tasks
@@ -115,14 +133,21 @@ def _fit_task(
     kind: str, estimator: Any, cols: dict[str, Any], classes: Any, i: int, raw: Any
 ) -> _Shipped | None:
     """Map step: the model of partition ``i`` (None if it has no rows), or a
-    :class:`PartitionError` naming its first bad row."""
-    part = to_part(kind, estimator, cols, i, raw)
+    :class:`PartitionError` naming its first bad row. Skipping bad rows (``kind``
+    "blocks": the partition read by the readers of nbayes.io), with what was skipped."""
+    skipped = None
+    if kind == "blocks":
+        texts, labels, found = read_part(cols["blocks"], i, raw)
+        part = Part(i, texts, np.asarray(labels), None) if texts else None
+        skipped = {i: found}
+    else:
+        part = to_part(kind, estimator, cols, i, raw)
     if part is None:
         _report(cols.get("topic"), i, 0)
-        return None
+        return None if skipped is None else _Shipped(None, skipped=skipped)
     learn = partial(_learn, estimator, classes)
     try:
-        shipped = _Shipped(learn(part), rows=len(part))
+        shipped = _Shipped(learn(part), rows=len(part), skipped=skipped)
     except InvalidParameterError:
         raise  # the settings, not the data
     except (ValueError, TypeError) as exc:
@@ -155,15 +180,18 @@ def _merge_task(
     ``spans`` gives the partitions (first, last) each piece covers, to name them if two
     models refuse to merge (e.g. partitions from which a MixedNB inferred other families).
     """
+    shipped = [p for p in pieces if p is not None]
+    skipped = _skipped_of(shipped)
     present = [(s, p) for s, p in zip(spans, pieces, strict=True) if p is not None]
+    present = [(s, p) for s, p in present if p.blob is not None]
     if not present:
-        return None
+        return None if skipped is None else _Shipped(None, skipped=skipped)
     if len(present) == 1:
-        return present[0][1]
+        return present[0][1].with_skipped(skipped)
     models = [piece.model() for _, piece in present]
     try:
         # all at once: a text model unites every vocabulary in one pass
-        return _Shipped(models[0].merge(*models[1:]))
+        return _Shipped(models[0].merge(*models[1:]), skipped=skipped)
     except ValueError:
         pass
     # name the first pair that refuses
@@ -178,7 +206,14 @@ def _merge_task(
                 f"merge: {exc}"
             ) from exc
         last = hi
-    return _Shipped(model)
+    return _Shipped(model, skipped=skipped)
+
+
+def _skipped_of(pieces: Sequence[_Shipped]) -> dict[int, Any] | None:
+    """What the workers skipped in the partitions of ``pieces``, together (None: no
+    bad rows are skipped)."""
+    reports = [p.skipped for p in pieces if p.skipped is not None]
+    return None if not reports else {k: v for r in reports for k, v in r.items()}
 
 
 def _span(first: int, last: int) -> str:
@@ -226,7 +261,7 @@ def _graph(
     if not isinstance(split_every, int) or split_every < 2:
         raise ValueError(f"split_every must be an integer >= 2; got {split_every!r}.")
     check_estimator(estimator)
-    what = kind(data)
+    what = "blocks" if isinstance(data, Blocks) else kind(data)
     token = uuid.uuid4().hex[:12]
     topic = f"nbayes-fit-{token}"  # (also the prefix of the fit tasks' keys)
     # the workers report each partition learned under the topic only when asked to
@@ -243,6 +278,10 @@ def _graph(
         if text_col is None and takes_documents(estimator):
             cols["text_col"] = infer_text_col(estimator, list(data.columns), label_col)
         raws = list(data.to_delayed())
+    elif what == "blocks":
+        # (the tasks get the blocks' layout, not dask's reads of them: those are the raws)
+        cols["blocks"] = replace(data, raws=[])
+        raws = list(data.raws)
     elif what == "bag":
         raws = list(data.to_delayed())
     else:
@@ -455,6 +494,20 @@ def fit(
         A CSV block that does not parse (pandas' ``ParserError``) says what to do when
         quoted fields hold line breaks.
     """
+    result = _fitted(estimator, data, text_col, label_col, classes, split_every, scheduler,
+                     retries, progress)  # fmt: skip
+    if result is None:
+        raise ValueError("Every partition is empty: nothing to learn from.")
+    return result.model()
+
+
+def _fitted(
+    estimator: Any, data: Any, text_col: str | None, label_col: str | None, classes: Any,
+    split_every: int, scheduler: Any, retries: int, progress: Progress | None,
+) -> _Shipped | None:  # fmt: skip
+    """The :class:`_Shipped` result of :func:`fit` (None: every partition empty), its
+    errors said where they are in the files read."""
+    from ._bad_rows import located
     from ._read import sources_of
     from ._where import locate, parse_advice
 
@@ -464,7 +517,9 @@ def fit(
     )
     sources = None if plan.frame is None else sources_of(plan.frame)
     try:
-        result = _compute(plan, scheduler, retries, progress)
+        return _compute(plan, scheduler, retries, progress)
+    except BlockError as exc:
+        raise located(exc, data) from None
     except PartitionError as exc:
         if sources is None:
             raise
@@ -474,9 +529,6 @@ def fit(
         if advice is None:
             raise
         raise advice from exc
-    if result is None:
-        raise ValueError("Every partition is empty: nothing to learn from.")
-    return result.model()
 
 
 def fit_source(
@@ -490,6 +542,8 @@ def fit_source(
     split_every: int = 8,
     retries: int = 0,
     progress: Progress | None = None,
+    bad_rows: str = "error",
+    on_bad_row: Callable[[BadRow], None] | None = None,
     **read_kw: Any,
 ) -> Any:
     """Read files with :func:`read` and :func:`fit` on them: the entry point of the CLI.
@@ -518,40 +572,80 @@ def fit_source(
         itself; its log is not shown.
     split_every, retries, progress
         As in :func:`fit`.
+    bad_rows : {"error", "skip"}, default="error"
+        As for :func:`nbayes.io.read_texts`: ``"error"`` stops at the first bad row (a
+        :class:`PartitionError`); ``"skip"`` leaves bad rows out and counts them: a
+        missing text or label, a JSON line that is not a valid JSON object, a CSV/TSV
+        record of the wrong width. Skipping, the workers read the files with the readers
+        of :mod:`nbayes.io` (CSV/TSV and JSON lines in blocks, each Parquet file whole),
+        and the model is that of ``read_texts(..., bad_rows="skip")``. What spoils more
+        than a row is an error either way (ValueError): a missing column, a quote that
+        never closes (or, in a file cut into blocks, a block that ends inside a quoted
+        field), every row bad. Only for estimators of documents (TextClassifier).
+    on_bad_row : callable, default=None
+        With ``bad_rows="skip"``, called with a :class:`nbayes.io.BadRow` for each row
+        skipped, numbered and named as ``read_texts`` does (the file, its row and line),
+        in the files' order, once the fit is done (the bad rows travel from the
+        workers). Without it, one :class:`~nbayes.exceptions.SkippedRowsWarning` counts
+        them and names the first few.
     **read_kw
-        Passed to :func:`read` (``blocksize=``, ``format=`` ...).
+        Passed to :func:`read` (``blocksize=``, ``format=`` ...). Skipping bad rows,
+        ``format``, ``blocksize``, ``sep``, ``encoding``, ``compression``,
+        ``storage_options`` and ``max_field_chars`` (as for ``read_texts``).
 
     Returns
     -------
     estimator
         The fitted clone.
     """
+    from ._bad_rows import in_files, read_blocks, report
     from ._read import _format_of, read
 
     require_dask()
+    if bad_rows not in BAD_ROWS:
+        raise ValueError(f"bad_rows must be one of {BAD_ROWS}, got {bad_rows!r}.")
+    if on_bad_row is not None and not callable(on_bad_row):
+        raise TypeError(f"on_bad_row must be callable or None, got {type(on_bad_row).__name__}.")
     documents = takes_documents(estimator)
     first = source if isinstance(source, str) else source[0]
     fmt = read_kw.get("format") or _format_of(first)
-    if documents and fmt in ("csv", "tsv"):
-        # as the single-machine CSV reader: strings, an empty label missing
-        read_kw.setdefault("dtype", str)
-        read_kw.setdefault("keep_default_na", False)
-        read_kw.setdefault("na_values", {label_col: [""]})
-    data = read(source, **read_kw)
-    kw = dict(
-        text_col=text_col if documents else None, label_col=label_col,
-        split_every=split_every, retries=retries, progress=progress,
-    )  # fmt: skip
+    data: Any
+    if bad_rows == "skip":
+        if not documents:
+            raise ValueError(
+                f"bad_rows='skip' applies to estimators of documents; a "
+                f"{type(estimator).__name__} learns from a table, whose bad rows (a cell that "
+                "is not a number) depend on the types pandas infers from the whole file: "
+                "drop them from the data first (e.g. frame.dropna(subset=[label_col]))."
+            )
+        data = read_blocks(source, text_col or "text", label_col, read_kw)
+    else:
+        if documents and fmt in ("csv", "tsv"):
+            # as the single-machine CSV reader: strings, an empty label missing
+            read_kw.setdefault("dtype", str)
+            read_kw.setdefault("keep_default_na", False)
+            read_kw.setdefault("na_values", {label_col: [""]})
+        data = read(source, **read_kw)
+    args = (estimator, data, text_col if documents else None, label_col, None, split_every)
     if scheduler is not None and "://" in scheduler:
         from distributed import Client
 
         with Client(scheduler) as client:
-            return fit(estimator, data, scheduler=client, **kw)  # type: ignore[arg-type]
-    if workers is not None:
+            result = _fitted(*args, client, retries, progress)
+    elif workers is not None:
         from distributed import Client
 
         from ._host import local_cluster
 
         with local_cluster(int(workers)) as address, Client(address) as client:
-            return fit(estimator, data, scheduler=client, **kw)  # type: ignore[arg-type]
-    return fit(estimator, data, scheduler=scheduler, **kw)  # type: ignore[arg-type]
+            result = _fitted(*args, client, retries, progress)
+    else:
+        result = _fitted(*args, scheduler, retries, progress)
+    model = None if result is None else result.model()
+    if isinstance(data, Blocks):
+        found, invalid = in_files(data, {} if result is None else result.skipped or {})
+        encoding = data.sources.encoding
+        report(found, invalid, encoding, on_bad_row, learned=model is not None)
+    if model is None:
+        raise ValueError("Every partition is empty: nothing to learn from.")
+    return model

@@ -97,8 +97,9 @@ def sources_of(frame: Any) -> Sources | None:
     return None if name is None else _REGISTRY.get(name)
 
 
-def _blocks(source: Any, blocksize: int | None, fmt: str, kw: dict[str, Any]) -> Any:
-    """``(paths, number of blocks per file, offsets per file)`` as dask cuts the files."""
+def _blocks(source: Any, blocksize: int | None, kw: dict[str, Any]) -> Any:
+    """``(paths, offsets per file, blocks per file)`` as dask cuts the files: the blocks
+    are dask's delayed reads of their bytes."""
     from dask.bytes import read_bytes
 
     storage = kw.get("storage_options") or {}
@@ -110,7 +111,7 @@ def _blocks(source: Any, blocksize: int | None, fmt: str, kw: dict[str, Any]) ->
     for blocks in values:
         found = [re.match(r"read-block-(\d+)-", str(b.key)) for b in blocks]
         offsets.append([int(m.group(1)) if m else 0 for m in found])
-    return [str(p) for p in paths], offsets
+    return [str(p) for p in paths], offsets, values
 
 
 def _relative(source: str | Sequence[str]) -> bool:
@@ -179,6 +180,61 @@ class QuotedLineBreakWarning(NBayesWarning):
     """A CSV file is read as one partition: its quoted fields hold line breaks."""
 
 
+# ---------------------------------------------------------------------- blocks
+@dataclass
+class Layout:
+    """How text files are cut into partitions: the block size (None: a partition per
+    file), where every partition comes from, and dask's delayed reads of its bytes."""
+
+    size: int | None
+    sources: Sources
+    blocks: list[Any]
+
+
+def cut(
+    source: str | Sequence[str], fmt: str, blocksize: str | int | None, auto: bool,
+    kw: dict[str, Any],
+) -> Layout:  # fmt: skip
+    """The blocks of CSV/TSV or JSON lines files of ``blocksize`` (None: one per file),
+    each starting after a line break; a CSV file whose quoted fields hold line breaks is
+    not cut (``auto``: with a :class:`QuotedLineBreakWarning`; else a ValueError). ``kw``:
+    the options of :func:`read` (``sep``, ``encoding``, ``compression``,
+    ``storage_options``)."""
+    size = None if blocksize is None else _bytes(blocksize)
+    paths, offsets, values = _blocks(source, size, kw)
+    sep = kw.get("sep", "\t" if fmt == "tsv" else ",")
+    if fmt in ("csv", "tsv") and size is not None:
+        found = _check_split_files(source, paths, offsets, sep, kw)
+        if found is not None:
+            path, line = found
+            path = Sources(fmt, [], relative=_relative(source)).name(path)
+            if not auto:
+                shown = _shown(blocksize or size)
+                raise ValueError(
+                    f"{path}: a quoted field holds a line break (the record ending at line "
+                    f"{line}), so the file cannot be read in blocks of {shown}: a "
+                    "block could start inside a quoted field, and its rows would be misread. "
+                    "Pass blocksize=None (one partition per file), or split the file into "
+                    "several files, or convert it to Parquet or JSON lines."
+                )
+            warnings.warn(
+                f"{path}: a quoted field holds a line break (the record ending at line "
+                f"{line}): read one partition per file, since a block could start inside a "
+                "quoted field (split big files into several, or convert them to Parquet or "
+                "JSON lines, to read them in parallel).",
+                QuotedLineBreakWarning,
+                stacklevel=3,
+            )
+            size = None
+            paths, offsets, values = _blocks(source, None, kw)
+    parts = [(p, b, o) for p, offs in zip(paths, offsets, strict=True) for b, o in enumerate(offs)]
+    sources = Sources(
+        fmt, parts, sep=sep, encoding=kw.get("encoding") or "utf-8", relative=_relative(source),
+        split=[p for p, offs in zip(paths, offsets, strict=True) if len(offs) > 1],
+    )  # fmt: skip
+    return Layout(size, sources, [b for blocks in values for b in blocks])
+
+
 # ----------------------------------------------------------------------- read
 def read(
     source: str | Sequence[str],
@@ -237,48 +293,15 @@ def read(
         return dd.read_parquet(source, columns=cols, **kw)
     if fmt not in ("csv", "tsv", "jsonl"):
         raise ValueError(f"Unknown format {fmt!r}: use {_TABLES}.")
-    size = None if blocksize is None else _bytes(blocksize)
-    paths, offsets = _blocks(source, size, fmt, kw)
-    sep = kw.get("sep", "\t" if fmt == "tsv" else ",")
-    if fmt in ("csv", "tsv") and size is not None:
-        found = _check_split_files(source, paths, offsets, sep, kw)
-        if found is not None:
-            path, line = found
-            path = Sources(fmt, [], relative=_relative(source)).name(path)
-            if not auto:
-                shown = _shown(blocksize or size)
-                raise ValueError(
-                    f"{path}: a quoted field holds a line break (the record ending at line "
-                    f"{line}), so the file cannot be read in blocks of {shown}: a "
-                    "block could start inside a quoted field, and its rows would be misread. "
-                    "Pass blocksize=None (one partition per file), or split the file into "
-                    "several files, or convert it to Parquet or JSON lines."
-                )
-            warnings.warn(
-                f"{path}: a quoted field holds a line break (the record ending at line "
-                f"{line}): read one partition per file, since a block could start inside a "
-                "quoted field (split big files into several, or convert them to Parquet or "
-                "JSON lines, to read them in parallel).",
-                QuotedLineBreakWarning,
-                stacklevel=2,
-            )
-            size = None
-            paths, offsets = _blocks(source, None, fmt, kw)
+    layout = cut(source, fmt, blocksize, auto, kw)
+    size, sep = layout.size, layout.sources.sep
     if fmt in ("csv", "tsv"):
         kw["sep"] = sep
         frame = dd.read_csv(source, blocksize=size, usecols=cols, **kw)
     else:
         frame = dd.read_json(source, lines=True, blocksize=size, **kw)
         frame = frame if cols is None else frame[cols]
-    parts = [(p, b, o) for p, offs in zip(paths, offsets, strict=True) for b, o in enumerate(offs)]
-    _remember(
-        frame,
-        Sources(
-            fmt, parts, sep=sep, encoding=kw.get("encoding") or "utf-8",
-            relative=_relative(source),
-            split=[p for p, offs in zip(paths, offsets, strict=True) if len(offs) > 1],
-        ),
-    )  # fmt: skip
+    _remember(frame, layout.sources)
     return frame
 
 
