@@ -90,14 +90,34 @@ def test_every_row_bad_is_still_an_error(
     assert_error(code, err, "No documents: every row was bad. Skipped 2 bad rows")
 
 
-def test_workers_refused(
+@pytest.mark.slow
+def test_workers_skip_as_this_process(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, dirty: tuple[Path, Path]
 ) -> None:
+    """With --workers the Dask workers skip the rows this process skips: the same note
+    (with -q too), the same model file (before: refused)."""
+    pytest.importorskip("dask.dataframe")
+    pytest.importorskip("distributed")
+    note = (
+        "Skipped 3 bad rows (dirty.jsonl line 3: invalid JSON; dirty.jsonl line 7: "
+        "missing text; dirty.jsonl line 12: no key 'label').\n"
+    )
+    for name, flags in (("one.nbayes", []), ("dask.nbayes", ["--workers", "2"])):
+        code, _, err = run(capsys, "train", dirty[0], "-o", tmp_path / name, "--bad-rows",
+                           "skip", "-q", *flags)  # fmt: skip
+        assert code == 0 and err == note, err
+    assert (tmp_path / "one.nbayes").read_bytes() == (tmp_path / "dask.nbayes").read_bytes()
+
+
+def test_workers_refused_for_tables(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, dirty_table: tuple[Path, Path]
+) -> None:
     code, _, err = run(
-        capsys, "train", dirty[0], "-o", tmp_path / "m.nbayes", "--bad-rows", "skip",
-        "--workers", "2",
+        capsys, "train", dirty_table[0], "-o", tmp_path / "m.nbayes", "--model", "gaussian",
+        "--label-col", "y", "--bad-rows", "skip", "--workers", "2",
     )  # fmt: skip
-    assert_error(code, err, "--bad-rows skip does not apply with --workers")
+    assert_error(code, err, "--bad-rows skip applies with --workers to text models")
+    assert "train --model gaussian in this process (leave out --workers)" in err
 
 
 def test_bad_rows_flag_on_every_data_command(capsys: pytest.CaptureFixture[str]) -> None:

@@ -357,9 +357,9 @@ def test_cli_workers_bad_row_is_one_line(tmp_path: Path, capfd: Any, monkeypatch
     out, err = capfd.readouterr()
     assert code == 1
     assert err == (
-        "Error: p2.csv, row 17 (line 19): missing label. The Dask workers stop at the first "
-        "bad row: to skip such rows, train in this process (leave out --workers) with "
-        "--bad-rows skip, or clean the data first.\n"
+        "Error: p2.csv, row 17 (line 19): missing label. Pass --bad-rows skip to skip such "
+        "rows (the workers then read the data as this process would), or clean the data "
+        "first.\n"
     )
     assert not Path("m.nbayes").exists()
 

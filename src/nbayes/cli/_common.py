@@ -349,10 +349,6 @@ def bad_rows_policy() -> str:
     return "error" if _SKIPPED.get() is None else "skip"
 
 
-#: the flags of a command that read its data elsewhere (a Dask cluster's workers)
-_DASK_FLAGS = ("--workers", "--dask-scheduler")
-
-
 @contextmanager
 def data_reading(args: argparse.Namespace, ui: UI) -> Iterator[None]:
     """Run a command with its ``--bad-rows``: with ``skip``, the readers leave bad rows
@@ -362,13 +358,6 @@ def data_reading(args: argparse.Namespace, ui: UI) -> Iterator[None]:
     if getattr(args, "bad_rows", "error") != "skip":
         yield
         return
-    for flag in _DASK_FLAGS:
-        if getattr(args, flag.lstrip("-").replace("-", "_"), None) is not None:
-            raise CLIError(
-                f"--bad-rows skip does not apply with {flag}: the Dask workers read the data, "
-                "and stop at the first bad row. Train in this process (leave out "
-                f"{flag}), or clean the data first."
-            )
     if getattr(args, "command", None) == "train" and getattr(args, "model", None) == "spam":
         raise CLIError(
             "--bad-rows applies to documents and tables; --model spam reads mail, where a "

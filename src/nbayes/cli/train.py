@@ -283,6 +283,20 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
         ) from None
     from nbayes.distributed import PartitionError, fit_source
 
+    flag = "--workers" if args.workers is not None else "--dask-scheduler"
+    skipping: dict[str, Any] = {}
+    if args.bad_rows == "skip":
+        if not text:
+            raise CLIError(
+                f"--bad-rows skip applies with {flag} to text models, whose documents the "
+                f"workers read as this process would; a table's bad rows (a cell that is not "
+                "a number) depend on the types read from the whole table: train "
+                f"--model {args.model} in this process (leave out {flag}) with --bad-rows "
+                "skip, or clean the data first."
+            )
+        skipping = {"bad_rows": "skip", "on_bad_row": _skipped(args).add}
+        if args.max_field_chars is not None:
+            skipping["max_field_chars"] = args.max_field_chars
     missing = [d for d in args.data if "://" not in d and not _any_file(d)]
     if missing:
         raise CLIError(f"No such file: {missing[0]!r} (Dask reads files and glob patterns).")
@@ -322,13 +336,12 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
                 workers=args.workers,
                 progress=_DaskProgress(ui, bar, unit),
                 **_dask_read_options(args, estimator, text),
+                **skipping,
             )
     except PartitionError as exc:
-        flag = "--workers" if args.workers is not None else "--dask-scheduler"
         raise CLIError(
-            f"{exc.problem} The Dask workers stop at the first bad row: to skip such rows, "
-            f"train in this process (leave out {flag}) with --bad-rows skip, or clean the "
-            "data first."
+            f"{exc.problem} Pass --bad-rows skip to skip such rows (the workers then read "
+            "the data as this process would), or clean the data first."
         ) from None
     except (OSError, TimeoutError) as exc:
         if args.dask_scheduler:
@@ -366,6 +379,14 @@ class _DaskProgress:
         if self.ui.verbose and not self.ui.interactive and now - self._logged >= self.EVERY:
             self._logged = now
             self.ui.detail(f"Training on Dask: {done:,}/{total:,} partitions, {rows:,} {self.unit}")
+
+
+def _skipped(args: argparse.Namespace) -> Any:
+    """The running command's count of the rows it skips (``--bad-rows skip``)."""
+    from nbayes.cli._common import Skipped, skipped_rows
+
+    skipped = skipped_rows()
+    return Skipped(args) if skipped is None else skipped
 
 
 def _dask_read_options(args: argparse.Namespace, estimator: Any, text: bool) -> dict[str, Any]:
