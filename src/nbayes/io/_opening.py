@@ -63,6 +63,11 @@ def option_names(names: Mapping[str, str]) -> Iterator[None]:
         _NAMES.reset(token)
 
 
+def option_spelling() -> Mapping[str, str] | None:
+    """How advice names the options here (:func:`option_names`); None: as Python does."""
+    return _NAMES.get()
+
+
 def python_caller() -> bool:
     """Whether advice is for a Python caller (no :func:`option_names` in effect)."""
     return _NAMES.get() is None

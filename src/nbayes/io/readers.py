@@ -13,8 +13,9 @@ file format are read in :mod:`nbayes.io._formats`, from files opened by
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from nbayes.io._opening import (
     Stream,
     open_stream,
     option_names,
+    option_spelling,
     skipped_text,
 )
 from nbayes.io._sources import Unit, resolve
@@ -40,6 +42,7 @@ __all__ = [
     "BadRow",
     "TextChunk",
     "option_names",
+    "option_spelling",
     "part_rows",
     "read_texts",
     "skipped_text",
@@ -362,6 +365,7 @@ def part_rows(
     max_field_chars: int = _DEFAULT_MAX_FIELD_CHARS,
     again: Callable[[], Iterable[str]] | None = None,
     keys_seen: bool = False,
+    spelling: Mapping[str, str] | None = None,
 ) -> Iterator[tuple[str, Any]]:
     """The ``(text, label)`` rows of one table, or of a part of one, read as
     :func:`read_texts` reads them with ``bad_rows="skip"``: each bad row is handed to
@@ -381,6 +385,8 @@ def part_rows(
     keys_seen : bool, default=False
         JSON lines: the part does not start the file, and a record before it had the
         keys, so that a key missing is a bad row (not a wrong ``text_col``).
+    spelling : mapping, default=None
+        How advice names the options (as :func:`option_names`; None: as Python does).
 
     Row and line numbers (in messages and :class:`BadRow`) count from the start of
     ``part``; no row at all is no error, and no warning is given.
@@ -400,4 +406,5 @@ def part_rows(
         source: Any = Path(part)
     else:
         source = Stream(name, iter(part), again)
-    return row_reader(format)(source, opts, Decoding())
+    with option_names(spelling) if spelling is not None else contextlib.nullcontext():
+        yield from row_reader(format)(source, opts, Decoding())
