@@ -245,3 +245,10 @@ def test_cli_note_and_model(tmp_path: Path, capsys: Any, monkeypatch: Any) -> No
     code = main(["train", "d.csv", "-o", "e.nbayes", "--dask-scheduler", "sync"])
     err = capsys.readouterr().err
     assert code == 1 and "Pass --bad-rows skip to skip such rows" in err, err
+    errors = []  # a missing column: the words of this process, with its flags
+    for dask in ([], ["--dask-scheduler", "sync"]):
+        code = main(["train", "d.csv", "-o", "e.nbayes", "--text-col", "body", "--bad-rows",
+                     "skip", "-q", *dask])  # fmt: skip
+        errors.append(capsys.readouterr().err)
+        assert code == 1
+    assert errors[0] == errors[1] and "Pass --text-col NAME to choose" in errors[0]

@@ -11,7 +11,7 @@ feature. --model mixed (MixedNB) gives each column a family from its type
 --model spam (SpamFilter) reads mail: DATA/ham/ and DATA/spam/, each of message
 files, mboxes or Maildirs (then `nbayes filter` gives verdicts).
 --workers N or --dask-scheduler ADDRESS trains on Dask (pip install 'nbayes[dask]')
-with the same result as one process.
+with the same result as one process (--bad-rows skip too, for text models).
 
 Example:
   nbayes train reviews.csv -o reviews.nbayes --ngrams 1-2 --alpha 0.5
@@ -325,8 +325,11 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
     ui.note(f"Training on Dask ({where}) ...")
     source = args.data[0] if len(args.data) == 1 else list(args.data)
     unit = "documents" if text else "rows"
+    from nbayes.cli._common import _READER_FLAGS
+    from nbayes.io.readers import option_names
+
     try:
-        with ui.progress("Training on Dask", "partitions") as bar:
+        with ui.progress("Training on Dask", "partitions") as bar, option_names(_READER_FLAGS):
             model = fit_source(
                 estimator,
                 source,
@@ -343,6 +346,8 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
             f"{exc.problem} Pass --bad-rows skip to skip such rows (the workers then read "
             "the data as this process would), or clean the data first."
         ) from None
+    except ValueError as exc:  # (a missing --text-col: DATA may be a table)
+        raise _maybe_a_table(args, exc) from None
     except (OSError, TimeoutError) as exc:
         if args.dask_scheduler:
             raise CLIError(

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..exceptions import DecodingWarning, SkippedRowsWarning
 from ..io.input_formats import is_compressed
-from ..io.readers import BadRow, part_rows, skipped_text
+from ..io.readers import BadRow, option_spelling, part_rows, skipped_text
 from . import _read
 from ._read import Sources, _format_of, _relative, cut
 
@@ -56,6 +56,7 @@ class Blocks:
     label_col: str
     max_field_chars: int | None = None
     names: list[str] = field(default_factory=list)  # each partition's file, as messages say
+    spelling: dict[str, str] | None = None  # how advice names the options (the CLI's flags)
 
 
 @dataclass
@@ -118,7 +119,11 @@ def read_blocks(
         sources, raws = layout.sources, layout.blocks
         headers = _headers(sources, kw) if fmt in ("csv", "tsv") else {}
     names = [sources.name(path) for path, _, _ in sources.parts]
-    return Blocks(sources, raws, headers, text_col, label_col, max_field_chars, names)
+    spelling = option_spelling()
+    return Blocks(
+        sources, raws, headers, text_col, label_col, max_field_chars, names,
+        None if spelling is None else dict(spelling),
+    )  # fmt: skip
 
 
 def _parquet_files(source: str | Sequence[str], kw: dict[str, Any]) -> tuple[Sources, list[Any]]:
@@ -269,7 +274,9 @@ def read_part(blocks: Blocks, i: int, raw: Any) -> tuple[list[str], list[Any], S
     def skip(row: BadRow) -> None:
         found.bad.append((row.row, row.line, row.reason, row.message))
 
-    options: dict[str, Any] = {"on_bad_row": skip, "encoding": sources.encoding}
+    options: dict[str, Any] = {
+        "on_bad_row": skip, "encoding": sources.encoding, "spelling": blocks.spelling,
+    }  # fmt: skip
     if blocks.max_field_chars is not None:
         options["max_field_chars"] = blocks.max_field_chars
     if sources.format in ("csv", "tsv"):
