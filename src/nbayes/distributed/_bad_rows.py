@@ -131,9 +131,14 @@ def _parquet_files(source: str | Sequence[str], kw: dict[str, Any]) -> tuple[Sou
 
     fs, _, paths = get_fs_token_paths(source, storage_options=kw.get("storage_options"))
     paths = sorted(paths) if isinstance(source, str) else list(paths)
-    local = type(fs).__name__ == "LocalFileSystem"
+    if type(fs).__name__ != "LocalFileSystem":
+        raise ValueError(
+            "bad_rows='skip' reads Parquet files on the workers by their paths, as "
+            "nbayes.io.read_texts does: copy them where every worker sees them at the same "
+            "path, or leave bad_rows='error'."
+        )
     sources = Sources("parquet", [(str(p), 0, 0) for p in paths], relative=_relative(source))
-    return sources, [str(p) if local else fs.unstrip_protocol(p) for p in paths]
+    return sources, [str(p) for p in paths]
 
 
 def _headers(sources: Sources, kw: dict[str, Any]) -> dict[str, bytes]:
