@@ -242,9 +242,14 @@ def test_cli_note_and_model(tmp_path: Path, capsys: Any, monkeypatch: Any) -> No
         assert code == 0 and err == note, err
     assert Path("one.nbayes").read_bytes() == Path("dask.nbayes").read_bytes()
     _same(load("one.nbayes"), load("dask.nbayes"))
-    code = main(["train", "d.csv", "-o", "e.nbayes", "--dask-scheduler", "sync"])
+    _csv(tmp_path / "e.csv", _rows(31, 3000), {2100: "none,"})  # (pandas reads it so)
+    code = main(["train", "e.csv", "-o", "e.nbayes", "--dask-scheduler", "sync"])
     err = capsys.readouterr().err
-    assert code == 1 and "Pass --bad-rows skip to skip such rows" in err, err
+    assert code == 1 and err.endswith(
+        "Error: e.csv, row 2100 (line 2102): missing label. Pass --bad-rows skip to skip such "
+        "rows (the workers then read the data as this process would), or clean the data "
+        "first.\n"
+    ), err
     errors = []  # a missing column: the words of this process, with its flags
     for dask in ([], ["--dask-scheduler", "sync"]):
         code = main(["train", "d.csv", "-o", "e.nbayes", "--text-col", "body", "--bad-rows",
