@@ -259,6 +259,15 @@ def test_feature_names_must_be_one_per_feature(spam: MultinomialNB) -> None:
         spam.parameter_table(feature_names=["a", "b"])
     with pytest.raises(ValueError, match="whole-number counts"):
         MultinomialNB().fit([[1, 2], [3, 1]], [0, 1], sample_weight=[0.5, 1]).parameter_table()
+    # explain took too few names, and its display raised IndexError twice; one str was
+    # taken letter by letter (factors labelled "k", "e", "e", ...): a student's trial
+    x = counts("free money")
+    with pytest.raises(ValueError, match="feature_names has 2 names for 6 features"):
+        spam.explain(x, exact=True, feature_names=["a", "b"])
+    with pytest.raises(TypeError, match=r"feature_names is one str \('free win money"):
+        spam.explain(x, exact=True, feature_names="free win money meeting today lunch")
+    with pytest.raises(TypeError, match="give a list of names"):
+        spam.parameter_table(feature_names="free win money meeting today lunch")
 
 
 def test_a_model_without_parameter_table_says_so() -> None:

@@ -592,7 +592,7 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
 
         X = self._check_X(row)
         values = self._row_values(X)
-        names = self._feature_names() if feature_names is None else list(feature_names)
+        names = self._names_given(feature_names, len(values))  # (one per feature, checked)
         return explain_row(self._fitted(names), X, values, exact)
 
     def _exact_prior(self, params: dict[str, Any]) -> Any:

@@ -99,6 +99,11 @@ class ReadingMixin:
         """``feature_names`` checked (one per feature), or the model's own."""
         if feature_names is None:
             return self._feature_names()
+        if isinstance(feature_names, str):  # (its characters were taken for the names)
+            raise TypeError(
+                f"feature_names is one str ({feature_names[:40]!r}): give a list of names, "
+                "one per feature, e.g. 'keeper was sharp'.split()."
+            )
         names = [str(f) for f in feature_names]
         if len(names) != n_features:
             raise ValueError(
