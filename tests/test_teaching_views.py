@@ -320,10 +320,18 @@ def test_match_was_sharp_in_latex_and_html() -> None:
     assert fractions_of(neg) == ["2/5", "2/2", "2/2", "1/2", "2/2", "1/2", "2/2", "2/2", "0/2"]
     assert neg.endswith("= 0 \\\\")
     assert r"\text{Decision: } \text{positive}" in tex
-    assert r"\underset{\scriptscriptstyle \text{keeper}}{\frac{2}{3}}" in pos
+    # the absent keeper's factor is the notes' (1 - θ_keeper): named so, not as "keeper"
+    # (read as its presence: 2/2 under "keeper", where the table says keeper = 0/2)
+    assert r"\underset{\scriptscriptstyle \text{keeper = 0}}{\frac{2}{3}}" in pos
+    assert r"\underset{\scriptscriptstyle \text{was}}{\frac{2}{3}}" in pos
     html = e._repr_html_()
     assert "≈ 0.00878" in html and "Decision: positive" in html
     assert "cannot decide" not in html
+    assert html.count(">keeper = 0</span>") == 2 and html.count(">match</span>") == 2
+    floats = reviews(1).explain(bag("match was sharp"), feature_names=VOCAB)
+    rows = re.findall(r'<tr><td style="[^"]*">([^<]*)</td>', floats._repr_html_())
+    assert "not = 0" in rows and "sharp" in rows and "not" not in rows, rows
+    assert "| not = 0 |" in floats.to_markdown()
     md = e.to_markdown()
     assert md.startswith("**Decision: positive**") and tex in md
 

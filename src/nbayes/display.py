@@ -733,6 +733,15 @@ def _bar(value: float, scale: float, rgb: str, width: int = 90) -> str:
     )
 
 
+def _factor_labels(e: Explanation) -> list[str]:
+    """The names under the factors of an exact derivation: ``keeper = 0`` for a feature a
+    model of presence and absence weighs by its absence (the notes' ``1 - θ``)."""
+    if not e.presence:
+        return list(e.feature_names)
+    values = e.values_as_float()
+    return [f"{n} = 0" if v == 0 else n for n, v in zip(e.feature_names, values, strict=True)]
+
+
 def _factors_tex(factors: list[Any], names: Sequence[str]) -> str:
     r"""The factors joined by ``\cdot``, each labelled underneath with its feature's name
     (folded in the middle when there are many, as the text derivation is)."""
@@ -843,7 +852,7 @@ def explanation_latex(e: Explanation) -> str:
     lines = []
     for cls, factors, joint in _joint_parts(e):
         c = _tex_text(cls)
-        product = _factors_tex(factors, e.feature_names)
+        product = _factors_tex(factors, _factor_labels(e))
         value = _value_tex(joint)
         rel = "" if value.startswith(r"\approx") else "= "
         lines.append(rf"P({c})\,P(\mathbf{{x}} \mid {c}) &= {product} {rel}{value}")
@@ -881,9 +890,10 @@ def explanation_markdown(e: Explanation, top: int = 5) -> str:
         lines = [f"**Prediction: {_md(best)}** (P = {post[best]:.3g})", ""]
     lines += ["| class | feature | evidence |", "|---|---|---|"]
     for cls, ev in e.top(top).items():
+        label = e.labels(n for side in ("for", "against") for n, _ in ev[side])
         for side in ("for", "against"):
             for name, v in ev[side]:
-                lines.append(f"| {side} {_md(cls)} | {_md(name)} | {v:+.3g} |")
+                lines.append(f"| {side} {_md(cls)} | {_md(label[name])} | {v:+.3g} |")
     return "\n".join(lines)
 
 
@@ -914,7 +924,7 @@ def _exact_html(e: Explanation) -> str:
         value = _value_html(joint)
         out.append(
             f'<div style="white-space:nowrap">P({_e(cls)}) · P(<b>x</b> | {_e(cls)})</div>'
-            f"<div>= {_factors_html(factors, e.feature_names)} "
+            f"<div>= {_factors_html(factors, _factor_labels(e))} "
             f"{'' if value.startswith('≈') else '= '}<b>{value}</b></div>"
         )
     out.append("</div>")
@@ -963,10 +973,11 @@ def _evidence_html(e: Explanation, top: int) -> str:
         f'<table style="{_CSS_TABLE}"><tr><th style="{_CSS_HEAD};text-align:left">feature</th>'
         f'<th style="{_CSS_HEAD};text-align:left">{what}</th><th style="{_CSS_HEAD}"></th></tr>'
     )
+    label = e.labels(n for n, _ in rows)
     for name, v in rows:
         rgb = FOR_RGB if v > 0 else AGAINST_RGB
         out.append(
-            f'<tr><td style="{_CSS_NAME}">{_e(name)}</td><td style="{_CSS_NAME}">'
+            f'<tr><td style="{_CSS_NAME}">{_e(label[name])}</td><td style="{_CSS_NAME}">'
             f'{_bar(v, scale, rgb, 160)}</td><td style="{_CSS_CELL}">{v:+.3g}</td></tr>'
         )
     out.append("</table>")

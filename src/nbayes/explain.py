@@ -228,6 +228,9 @@ class Explanation:
     #: coloured by their evidence; ``lowercase``: whether the model lowercases its words
     document: str | None = field(default=None, repr=False)
     lowercase: bool = field(default=True, repr=False)
+    #: a model of presence and absence (Bernoulli): a feature the row lacks weighs too,
+    #: by P(x_j = 0 | y), and its views name it so (``keeper = 0``, the notes' ``1 - θ``)
+    presence: bool = field(default=False, repr=False)
     _products: list[ExactProduct] | None = field(default=None, init=False, repr=False)
     _exact_post: list[Fraction] | None = field(default=None, init=False, repr=False, compare=False)
     _total: tuple[Any, np.ndarray] | None = field(
@@ -368,6 +371,14 @@ class Explanation:
         asked = set(wanted)
         at = {n: j for j, n in enumerate(self.feature_names) if n in asked} if asked else {}
         return {n: at[n] for n in wanted if n in at}
+
+    def labels(self, names: Any) -> dict[str, str]:
+        """How the views name each of ``names`` (features): as it is, or ``keeper = 0``
+        where a model of presence and absence weighs the feature by its absence (the notes'
+        factor ``1 - θ_keeper``; a bare "keeper" read as the word's presence)."""
+        names = list(names)
+        lacks = self.absent(names) if self.presence else set()
+        return {n: f"{n} = 0" if n in lacks else n for n in names}
 
     def absent(self, names: Any) -> set[str]:
         """Those of ``names`` (features) that the explained row does not hold: a model of
@@ -569,4 +580,5 @@ def explain_row(
         prior_factors=prior_factors,
         factors=factors,
         lookup=fitted.lookup,
+        presence=bool(fitted.family.presence),
     )
