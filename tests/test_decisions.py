@@ -168,3 +168,18 @@ def test_the_undecidable_warning_s_advice_fits_the_model() -> None:
     binary = BernoulliNB(binarize=None, alpha=0).fit(np.array([[1, 0], [0, 1]]), [0, 1])
     with pytest.warns(UndecidableWarning, match=r"Use smoothing \(alpha > 0\)"):
         binary.predict([[1, 1]])
+
+
+def test_a_gaussian_model_s_advice_is_var_smoothing_at_the_user_s_line() -> None:
+    """GaussianNB(var_smoothing=0) of one value per class was told "Use smoothing (alpha >
+    0)", which it has no parameter for, at a line of nbayes/_template/array_api.py (a
+    student's trial): its own advice, at the caller's line."""
+    g = GaussianNB(var_smoothing=0).fit([[2.0], [5.0]], ["+", "-"])
+    with pytest.warns(UndecidableWarning) as seen:
+        g.predict_proba([[3.0]])
+    text = str(seen[0].message)
+    assert "Use var_smoothing > 0 (the default, 1e-9)" in text and "alpha" not in text
+    assert seen[0].filename == __file__
+    with pytest.warns(UndecidableWarning) as seen:
+        MultinomialNB(alpha=0).fit([[1, 0], [0, 1]], [0, 1]).predict([[1, 1]])
+    assert seen[0].filename == __file__

@@ -474,6 +474,16 @@ class GaussianNB(ArrayAPIOutputs, SklearnCounterpart, BaseNB):
     priors: Any = None
     var_smoothing: float = 1e-9
 
+    def _undecidable_advice(self) -> str:
+        # (it said "Use smoothing (alpha > 0)": GaussianNB has no alpha; a student's trial)
+        if self.var_smoothing == 0:
+            return (
+                "With var_smoothing=0, a feature of one value in a class has variance 0: "
+                "any other value has density 0 there. Use var_smoothing > 0 (the default, "
+                "1e-9) to avoid this."
+            )
+        return ""
+
     def _empty_stats(self, classes: np.ndarray, n_features: int) -> Any:
         return MomentStats.empty(classes, n_features)
 

@@ -7,6 +7,8 @@ scikit-learn.
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from typing import Any
 
@@ -30,8 +32,26 @@ def _warn_undecidable(rows: np.ndarray, advice: str, stacklevel: int = 3) -> Non
         "decide. Their probabilities are NaN and predict() returns the class with the highest "
         f"prior.{' ' + advice if advice else ''}",
         UndecidableWarning,
-        stacklevel=stacklevel,
+        stacklevel=max(stacklevel, _caller_level()),
     )
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of ``warnings.warn`` (called from the function that calls this)
+    that names the first frame outside nbayes: the user's line, whichever of the
+    package's wrappers (array API outputs, snapshots) the call went through; 2 if there
+    is none (nbayes' own caller)."""
+    frame: Any = sys._getframe(1)  # (the frame that calls warnings.warn: stacklevel 1)
+    level = 1
+    while frame is not None:
+        if not os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE + os.sep):
+            return level
+        frame = frame.f_back
+        level += 1
+    return 2
 
 
 class PosteriorMixin:
@@ -63,6 +83,9 @@ class PosteriorMixin:
     def _undecidable_advice(self) -> str:
         """What to do about rows no class explains (the UndecidableWarning's last words):
         smoothing, unless the model has it already."""
+        params = getattr(self, "get_params", None)
+        if params is not None and "alpha" not in params(deep=False):
+            return ""  # (a model without alpha: no advice of smoothing by it)
         try:
             smoothed = bool(np.all(np.asarray(getattr(self, "alpha", 0), dtype=float) > 0))
         except (TypeError, ValueError):
