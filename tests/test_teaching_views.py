@@ -528,3 +528,22 @@ def test_a_repeated_words_factor_is_one_box_over_its_label() -> None:
                        r'white-space:nowrap">\(<span', html)  # fmt: skip
     assert len(boxed) == 2  # free's factor, once per class
     assert html.count(">2</sup></span>") == 2
+
+
+def test_an_exact_tie_and_a_long_posterior_say_so() -> None:
+    # "hello world" (no word the model knows): P = 1/2 and 1/2, and the views said a bare
+    # "Decision: ham"; a 1,200-word text's P(spam | x) was "= 1", which it is not (a
+    # student's trial)
+    model = TextClassifier(alpha=1).fit([t for t, _ in EMAILS], [c for _, c in EMAILS])
+    tie = model.explain("hello world", exact=True)
+    assert tie.tied() == ["ham", "spam"]
+    note = "(a tie with spam: equal probabilities, decided by the order of the classes"
+    assert f"Decision: ham {note}" in str(tie)
+    assert note in tie._repr_html_() and note in tie.to_markdown()
+    assert r"\text{Decision: } \text{ham}\text{ (a tie with spam" in tie.to_latex()
+    assert model.explain("free money", exact=True).tied() == []
+    assert "tie" not in str(model.explain("free money", exact=True))
+    long = str(model.explain(" ".join(["free win money"] * 400), exact=True))
+    assert "P(spam | x) ≈ 1 (exactly a fraction of 573 / 573 digits)" in long
+    assert "≈ 1.240e-1175 (exactly a fraction of 1 / 1,175 digits)" in long
+    assert "P(ham | x) = " not in long and "P(spam | x) = " not in long

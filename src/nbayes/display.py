@@ -872,7 +872,8 @@ def explanation_latex(e: Explanation) -> str:
                 value, _, rest = text.partition(" (")
                 more = rf"\ {_tex_text('(' + rest)}" if rest else ""
                 lines.append(rf"P({c} \mid \mathbf{{x}}) &\approx {_sci_tex(value)}{more}")
-        lines.append(rf"&\text{{Decision: }} {_tex_text(e.prediction)}")
+        tie = _tex_text(e.tie_note()) if e.tied() else ""
+        lines.append(rf"&\text{{Decision: }} {_tex_text(e.prediction)}{tie}")
     return "$$\n\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}\n$$"
 
 
@@ -880,7 +881,11 @@ def explanation_markdown(e: Explanation, top: int = 5) -> str:
     """The explanation in Markdown: the exact derivation as display math, else a table
     of the strongest features for and against each class."""
     if e.exact:
-        head = "**Cannot decide.**" if e.undecidable else f"**Decision: {_md(e.prediction)}**"
+        head = (
+            "**Cannot decide.**"
+            if e.undecidable
+            else f"**Decision: {_md(e.prediction)}**{_md(e.tie_note())}"
+        )
         return f"{head}\n\n{explanation_latex(e)}"
     post = e.posterior
     if post is None:
@@ -938,7 +943,7 @@ def _exact_html(e: Explanation) -> str:
         out.append(
             f"<div>P({_e(cls)} | <b>x</b>)</div><div>{value} &nbsp;{_bar(p, 1.0, FOR_RGB)}</div>"
         )
-    out.append(f"</div><p><b>Decision: {_e(e.prediction)}</b></p>")
+    out.append(f"</div><p><b>Decision: {_e(e.prediction)}</b>{_e(e.tie_note())}</p>")
     return "".join(out)
 
 

@@ -424,7 +424,8 @@ class Explanation:
         ):
             product = _product([prior, *row])
             value = _product_with_value(joint)
-            lines.append(f"P({cls}) · P(x | {cls}) = {product} = {value}")
+            sign = "=" if joint.short(MAX_DIGITS) else "≈"  # (a long one: its value rounded)
+            lines.append(f"P({cls}) · P(x | {cls}) = {product} {sign} {value}")
         if self.undecidable:
             lines.append(
                 "Every class has probability 0: the classifier cannot decide "
@@ -435,14 +436,39 @@ class Explanation:
             post = self.posterior
             assert post is not None
             for cls, q in post.items():
-                lines.append(f"P({cls} | x) = {_with_value(q)}")
+                sign = "=" if _short(q) else "≈"  # (not "= 1" for 1 - 7.35e-453)
+                lines.append(f"P({cls} | x) {sign} {_with_value(q)}")
         else:
             shown = self.shown_posterior()
             assert shown is not None
             for cls, text in shown.items():
                 lines.append(f"P({cls} | x) ≈ {text}")
-        lines.append(f"Decision: {self.prediction}")
+        lines.append(f"Decision: {self.prediction}{self.tie_note()}")
         return "\n".join(lines)
+
+    def tied(self) -> list[Any]:
+        """The classes of the largest exact joint probability when more than one has it (a
+        tie that the order of ``classes`` decides, as predict() does), else []."""
+        if self._products is None or self.undecidable:
+            return []
+        classes = self.classes.tolist()
+        best = classes.index(self.prediction)
+        top = [
+            c for c, p in zip(classes, self._products, strict=True)
+            if exact_compare(p, self._products[best]) == 0
+        ]  # fmt: skip
+        return top if len(top) > 1 else []
+
+    def tie_note(self) -> str:
+        """`` (a tie with spam: ...)`` after the decision of an exact tie, else ``""``."""
+        tied = self.tied()
+        if not tied:
+            return ""
+        others = ", ".join(str(c) for c in tied if c != self.prediction)
+        return (
+            f" (a tie with {others}: equal probabilities, decided by the order of the "
+            "classes, as predict() decides)"
+        )
 
     def _posterior_reducible(self) -> bool:
         """Whether the exact posterior is computed (or cheap: short joint probabilities)."""
