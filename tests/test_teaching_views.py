@@ -547,3 +547,26 @@ def test_an_exact_tie_and_a_long_posterior_say_so() -> None:
     assert "P(spam | x) ≈ 1 (exactly a fraction of 573 / 573 digits)" in long
     assert "≈ 1.240e-1175 (exactly a fraction of 1 / 1,175 digits)" in long
     assert "P(ham | x) = " not in long and "P(spam | x) = " not in long
+
+
+def test_a_gaussian_explanation_shows_the_notes_densities() -> None:
+    # week 8's example 2: N(3 | 2, 1) = 0.242 and N(3 | 5, 1) = 0.054, then 0.818; no view
+    # showed the densities, and exact=True and derivation() sent the student to each
+    # other (a student's trial)
+    g = GaussianNB().fit([[1], [3], [4], [6]], ["+", "+", "-", "-"])
+    e = g.explain([3.0])
+    text = str(e)
+    assert "P(x | +): x0: N(3 | μ = 2, σ² = 1) = 0.242" in text
+    assert "P(x | -): x0: N(3 | μ = 5, σ² = 1) = 0.054" in text
+    assert "Prediction: + (P = 0.818)" in text
+    html = e._repr_html_()
+    assert "N(3 | μ = 2, σ² = 1) = 0.242</td>" in html and "P(x_j | -)</th>" in html
+    with pytest.raises(ValueError, match=r"of densities.*print it \(or see \.readings\)"):
+        e.derivation()
+    with pytest.raises(ValueError, match=r"Use exact=False \(its explanation shows each feature's"):
+        g.explain([3.0], exact=True)
+    # your turn 5: the variances differ; B's density at 3 is the notes' 0.0044
+    turn5 = GaussianNB().fit([[1], [3], [5], [7]], ["A", "A", "B", "B"]).explain([3.0])
+    assert turn5.readings is not None and turn5.readings[0][0].endswith("= 0.242")
+    assert turn5.readings[1][0] == "N(3 | μ = 6, σ² = 1) = 0.00443"
+    assert BernoulliNB().fit([[1, 0], [0, 1]], [0, 1]).explain([1, 0]).readings is None

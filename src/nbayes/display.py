@@ -986,6 +986,19 @@ def _evidence_html(e: Explanation, top: int) -> str:
             f'{_bar(v, scale, rgb, 160)}</td><td style="{_CSS_CELL}">{v:+.3g}</td></tr>'
         )
     out.append("</table>")
+    if e.readings is not None:  # the densities the notes print, N(3 | μ = 2, σ² = 1) = 0.242
+        classes = e.classes.tolist()
+        head = "".join(
+            f'<th style="{_CSS_HEAD};text-align:left">P(x_j | {_e(c)})</th>' for c in classes
+        )
+        out.append(
+            f'<table style="{_CSS_TABLE}"><tr><th style="{_CSS_HEAD};text-align:left">feature'
+            f"</th>{head}</tr>"
+        )
+        for j, name in enumerate(e.feature_names):
+            cells = "".join(f'<td style="{_CSS_NAME}">{_e(row[j])}</td>' for row in e.readings)
+            out.append(f'<tr><td style="{_CSS_NAME}">{_e(name)}</td>{cells}</tr>')
+        out.append("</table>")
     return "".join(out)
 
 

@@ -231,6 +231,9 @@ class Explanation:
     #: a model of presence and absence (Bernoulli): a feature the row lacks weighs too,
     #: by P(x_j = 0 | y), and its views name it so (``keeper = 0``, the notes' ``1 - θ``)
     presence: bool = field(default=False, repr=False)
+    #: per class and feature, the term written out (a Gaussian's ``N(3 | μ = 2, σ² = 1) =
+    #: 0.242``), where the family has such a reading
+    readings: list[list[str]] | None = field(default=None, repr=False)
     _products: list[ExactProduct] | None = field(default=None, init=False, repr=False)
     _exact_post: list[Fraction] | None = field(default=None, init=False, repr=False, compare=False)
     _total: tuple[Any, np.ndarray] | None = field(
@@ -417,6 +420,11 @@ class Explanation:
     def derivation(self) -> str:
         """The exact derivation, one line per class, then the posterior and the decision."""
         if self._products is None or self.factors is None or self.prior_factors is None:
+            if self.readings is not None:  # (exact=True refuses a model of densities)
+                raise ValueError(
+                    "This explanation is of densities, which have no exact derivation: "
+                    "print it (or see .readings) for each feature's density per class."
+                )
             raise ValueError("This explanation is not exact: call explain(x, exact=True).")
         lines = []
         for cls, prior, row, joint in zip(
@@ -568,6 +576,10 @@ class Explanation:
                 lines.append(
                     f"against {cls}: " + ", ".join(f"{n} ({v:+.3g})" for n, v in ev["against"])
                 )
+        if self.readings is not None:  # (the densities the notes print)
+            for cls, row in zip(self.classes.tolist(), self.readings, strict=True):
+                terms = ", ".join(f"{n}: {r}" for n, r in zip(self.feature_names, row, strict=True))
+                lines.append(f"P(x | {cls}): {terms}")
         return "\n".join(lines)
 
 
@@ -607,4 +619,5 @@ def explain_row(
         factors=factors,
         lookup=fitted.lookup,
         presence=bool(fitted.family.presence),
+        readings=fitted.family.readings(fitted.derived, values) if len(values) <= 50 else None,
     )

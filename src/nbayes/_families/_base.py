@@ -135,11 +135,20 @@ class Family:
 
     def exact_factors(self, stats: Any, p: dict[str, Any], x: np.ndarray) -> list[list[Factor]]:
         """Per class, the likelihood factors P(x_j | y) as unreduced fractions."""
+        shows = " (its explanation shows each feature's density per class)" if self.reads else ""
         raise ValueError(
             f"exact=True is available for discrete models with integer counts (Bernoulli, "
             f"multinomial, categorical); a {self.name} model has no rational derivation. "
-            "Use exact=False."
+            f"Use exact=False{shows}."
         )
+
+    #: whether :meth:`readings` writes the terms out (a density's formula and value)
+    reads = False
+
+    def readings(self, d: Derived, x: np.ndarray) -> list[list[str]] | None:
+        """Per class and feature, the term P(x_j | y) written out as a person reads it
+        (``N(3 | μ = 2, σ² = 1) = 0.242``), or None (the family's terms need no more)."""
+        return None
 
     def parameters(self, stats: Any, p: dict[str, Any], d: Derived) -> list[ParameterBlock]:
         """The estimated parameters of P(x_j | y), per feature and class, as the course

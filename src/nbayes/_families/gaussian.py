@@ -104,6 +104,21 @@ class GaussianFamily(Family):
         miss = (X[:, point] != theta[point]).any(axis=1)
         return np.where(miss, -np.inf, np.inf)
 
+    reads = True
+
+    def readings(self, d: Derived, x: np.ndarray) -> list[list[str]] | None:
+        """``N(3 | μ = 2, σ² = 1) = 0.242`` per class and feature (the notes' densities)."""
+        x = np.asarray(x, dtype=np.float64).reshape(-1)
+        density = np.exp(self.feature_terms(d, x))
+        theta, var = np.asarray(d["theta"]), np.asarray(d["var"])
+        return [
+            [
+                f"N({x[j]:.4g} | μ = {theta[c, j]:.4g}, σ² = {var[c, j]:.4g}) = {density[c, j]:.3g}"
+                for j in range(len(x))
+            ]
+            for c in range(theta.shape[0])
+        ]
+
     def feature_log_density(self, d: Derived, X: Any) -> FloatArray:
         x = np.asarray(X, dtype=np.float64)[:, None, :]
         seen = d["seen"][:, None]
