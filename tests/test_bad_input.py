@@ -507,3 +507,24 @@ def test_a_class_prior_that_gives_nan_posteriors_is_refused_at_fit(Est: type, pr
         model.set_params(class_prior=prior).fit([[1, 2], [2, 1]], [0, 1])
     model.set_params(class_prior=None)
     np.testing.assert_array_equal(model.predict_proba([[1, 1]]), before)
+
+
+@pytest.mark.parametrize(
+    "make, X",
+    [
+        (BernoulliNB, [["yes", "no"], ["no", "yes"]]),  # categories
+        (GaussianNB, [["1.5"], ["abc"]]),
+        (MultinomialNB, ["free money now", "lunch at noon"]),  # raw text
+    ],
+)
+def test_strings_where_numbers_go_are_told_what_takes_them(make: Any, X: Any) -> None:
+    """scikit-learn's words alone ("convert your data to numeric values", "reshape(-1,
+    1)") did not say what a student giving categories or text should use instead."""
+    with pytest.raises(
+        ValueError, match="takes numbers: for categories.*CategoricalNB.*for text TextClassifier"
+    ):
+        make().fit(X, [0, 1])
+    n_features = 2 if np.ndim(X) == 2 and len(X[0]) == 2 else 1
+    fitted = make().fit(np.eye(2)[:, :n_features], [0, 1])
+    with pytest.raises(ValueError, match="takes numbers"):
+        fitted.predict(X)

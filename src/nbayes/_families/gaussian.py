@@ -19,7 +19,7 @@ def check_priors(priors: Any, n_classes: int) -> FloatArray:
             f"{n_classes} classes."
         )
     if not np.isclose(p.sum(), 1.0):
-        raise ValueError(f"The sum of the priors should be 1: they sum to {p.sum()!r}.")
+        raise ValueError(f"The sum of the priors should be 1: they sum to {float(p.sum())!r}.")
     if (p < 0).any():
         raise ValueError("Priors must be non-negative.")
     return p

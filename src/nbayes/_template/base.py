@@ -28,7 +28,8 @@ other. docs/architecture.md ("Threads") states the contract.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self, overload
 
@@ -57,6 +58,20 @@ from .validation import (
 )
 
 __all__ = ["BaseNB", "Derived", "PosteriorMixin", "log_normalize", "text_input_tags"]
+
+
+def _strings(X: Any) -> bool:
+    """Whether ``X`` is a list (or 1-D array) of strings: documents, not rows of numbers."""
+    if isinstance(X, str):
+        return True
+    if isinstance(X, list | tuple):
+        return bool(X) and all(isinstance(x, str) for x in X[:100])
+    return (
+        isinstance(X, np.ndarray)
+        and X.ndim == 1
+        and X.dtype.kind in "USO"
+        and (X.dtype.kind != "O" or all(isinstance(x, str) for x in X[:100]))
+    )
 
 
 class Derived:
@@ -255,18 +270,40 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     def _check_X(self, X: Any) -> Any:
         """Validate X for prediction (feature count and names must match the fit)."""
-        X = validate_data(
-            self, X, accept_sparse=self._accept_sparse, ensure_all_finite=False, reset=False
-        )
+        with self._numbers_advised(X):
+            X = validate_data(
+                self, X, accept_sparse=self._accept_sparse, ensure_all_finite=False, reset=False
+            )
         return self._validate_X_values(X)
 
     def _check_X_y(self, X: Any, y: Any, reset: bool) -> tuple[Any, np.ndarray]:
-        X, y = validate_data(
-            self, X, y, accept_sparse=self._accept_sparse, ensure_all_finite=False, reset=reset
-        )
+        with self._numbers_advised(X):
+            X, y = validate_data(
+                self, X, y, accept_sparse=self._accept_sparse, ensure_all_finite=False,
+                reset=reset,
+            )  # fmt: skip
         _guards.check_int_labels(y)
         check_classification_targets(y)
         return self._validate_X_values(X), np.asarray(y)
+
+    @contextmanager
+    def _numbers_advised(self, X: Any) -> Iterator[None]:
+        """scikit-learn's error for strings where numbers go, with what to use instead
+        (a student gave category names to BernoulliNB, raw text to BernoulliNB: the advice
+        was "convert your data to numeric values" or "reshape(-1, 1)")."""
+        try:
+            yield
+        except ValueError as exc:
+            text = str(exc)
+            strings = "bytes/strings" in text or "could not convert string to float" in text
+            texts = "Expected 2D array" in text and _strings(X)
+            if not (strings or texts) or "CategoricalNB" in text:
+                raise
+            raise ValueError(
+                f"{text} {type(self).__name__} takes numbers: for categories (strings) use "
+                "CategoricalNB (or MixedNB for a table of several kinds), for text "
+                "TextClassifier (or a CountVectorizer first)."
+            ) from exc
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "_stats")
