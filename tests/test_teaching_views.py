@@ -570,3 +570,13 @@ def test_a_gaussian_explanation_shows_the_notes_densities() -> None:
     assert turn5.readings is not None and turn5.readings[0][0].endswith("= 0.242")
     assert turn5.readings[1][0] == "N(3 | μ = 6, σ² = 1) = 0.00443"
     assert BernoulliNB().fit([[1, 0], [0, 1]], [0, 1]).explain([1, 0]).readings is None
+
+
+def test_the_exact_view_colours_its_bars_as_the_float_view() -> None:
+    # both of its posterior bars were green, where the float view draws the other class's
+    # blue (a student's trial)
+    model = TextClassifier(alpha=1).fit([t for t, _ in EMAILS], [c for _, c in EMAILS])
+    for exact in (True, False):
+        html = model.explain("free money", exact=exact)._repr_html_()
+        assert html.count("background:rgb(22, 128, 61)") >= 1, exact
+        assert html.count("background:rgb(36, 87, 197)") == 1, exact

@@ -53,6 +53,8 @@ WIDTH_ROWS = 500
 NAME_WIDTH = 40
 #: The colours of the service's page (evidence for / against the class)
 FOR_RGB, AGAINST_RGB = "22, 128, 61", "196, 43, 28"
+#: the bars of the classes not predicted (the predicted class's are FOR_RGB)
+OTHER_RGB = "36, 87, 197"
 _CSS_TABLE = "border-collapse:collapse;font-size:13px;margin:4px 0"
 _CSS_CELL = "padding:3px 8px;border-bottom:1px solid #edf0f3;text-align:right"
 _CSS_HEAD = "padding:3px 8px;border-bottom:1px solid #d8dde3;color:#5d6773;text-align:right"
@@ -940,8 +942,9 @@ def _exact_html(e: Explanation) -> str:
     for cls, q, text in _posterior_shown(e):
         value = f"= {rational_html(q)} {_e(text)}" if q is not None else _e("≈ " + text)
         p = float(q) if q is not None else (e.posterior_floats() or {}).get(cls, 0.0)
+        rgb = FOR_RGB if cls == e.prediction else OTHER_RGB  # (the float view's colours)
         out.append(
-            f"<div>P({_e(cls)} | <b>x</b>)</div><div>{value} &nbsp;{_bar(p, 1.0, FOR_RGB)}</div>"
+            f"<div>P({_e(cls)} | <b>x</b>)</div><div>{value} &nbsp;{_bar(p, 1.0, rgb)}</div>"
         )
     out.append(f"</div><p><b>Decision: {_e(e.prediction)}</b>{_e(e.tie_note())}</p>")
     return "".join(out)
@@ -961,7 +964,7 @@ def _evidence_html(e: Explanation, top: int) -> str:
         out.append(f"<p><b>Prediction: {_e(focus)}</b> (P = {post[focus]:.3g})</p>")
         out.append('<table style="border-collapse:collapse;margin-bottom:6px">')
         for cls, p in post.items():
-            rgb = FOR_RGB if cls == focus else "36, 87, 197"
+            rgb = FOR_RGB if cls == focus else OTHER_RGB
             out.append(
                 f'<tr><td style="padding:2px 8px 2px 0">{_e(cls)}</td><td>{_bar(p, 1.0, rgb, 160)}'
                 f'</td><td style="padding-left:8px;text-align:right">{p:.3g}</td></tr>'
