@@ -580,3 +580,19 @@ def test_the_exact_view_colours_its_bars_as_the_float_view() -> None:
         html = model.explain("free money", exact=exact)._repr_html_()
         assert html.count("background:rgb(22, 128, 61)") >= 1, exact
         assert html.count("background:rgb(36, 87, 197)") == 1, exact
+
+
+def test_a_categorical_factor_is_named_by_its_value_unseen_ones_said() -> None:
+    # P(outlook = snow | y) was labelled "outlook" alone, and snow, which no class saw
+    # (its factor the smoothed 1/5), was not said to be unseen (a student's trial)
+    X = np.array([["sunny", "hot"], ["rain", "mild"], ["sunny", "mild"], ["overcast", "hot"]],
+                 dtype=object)  # fmt: skip
+    model = CategoricalNB(alpha=1).fit(X, ["no", "yes", "no", "yes"])
+    row = np.array(["snow", "hot"], dtype=object)
+    e = model.explain(row, exact=True, feature_names=["outlook", "temp"])
+    assert e.value_labels == ["outlook = snow (unseen)", "temp = hot"]
+    tex = e.to_latex()
+    assert r"\underset{\scriptscriptstyle \text{outlook = snow (unseen)}}{\frac{1}{5}}" in tex
+    assert e._repr_html_().count(">temp = hot</span>") == 2
+    coded = CategoricalNB(alpha=1).fit([[0, 1], [1, 0], [0, 0], [2, 1]], ["no", "yes", "no", "yes"])
+    assert coded.explain([5, 1], exact=True).value_labels == ["x0 = 5 (unseen)", "x1 = 1"]

@@ -738,6 +738,8 @@ def _bar(value: float, scale: float, rgb: str, width: int = 90) -> str:
 def _factor_labels(e: Explanation) -> list[str]:
     """The names under the factors of an exact derivation: ``keeper = 0`` for a feature a
     model of presence and absence weighs by its absence (the notes' ``1 - θ``)."""
+    if e.value_labels is not None:
+        return list(e.value_labels)
     if not e.presence:
         return list(e.feature_names)
     values = e.values_as_float()

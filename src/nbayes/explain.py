@@ -234,6 +234,9 @@ class Explanation:
     #: per class and feature, the term written out (a Gaussian's ``N(3 | μ = 2, σ² = 1) =
     #: 0.242``), where the family has such a reading
     readings: list[list[str]] | None = field(default=None, repr=False)
+    #: the names under an exact derivation's factors where the values say more (a
+    #: category's: ``outlook = sunny``, ``outlook = snow (unseen)``), else None
+    value_labels: list[str] | None = field(default=None, repr=False)
     _products: list[ExactProduct] | None = field(default=None, init=False, repr=False)
     _exact_post: list[Fraction] | None = field(default=None, init=False, repr=False, compare=False)
     _total: tuple[Any, np.ndarray] | None = field(
@@ -603,13 +606,16 @@ def explain_row(
         jll = fitted.joint_log_likelihood(X)[0]
     log_post, _ = log_normalize(jll[None, :])
     prior_factors = factors = None
+    names = fitted.feature_names
+    shown = [f"x{j}" for j in range(len(values))] if names is None else list(names)
+    labels = None
     if exact:
         factors = fitted.family.exact_factors(fitted.stats, dict(fitted.params), values)
         prior_factors = exact_prior_of(fitted.stats, dict(fitted.params))
-    names = fitted.feature_names
+        labels = fitted.family.value_labels(fitted.stats, shown, values)
     return Explanation(
         classes=fitted.stats.classes,
-        feature_names=[f"x{j}" for j in range(len(values))] if names is None else list(names),
+        feature_names=shown,
         values=values,
         log_prior=fitted.class_log_prior,
         terms=fitted.feature_terms(values),
@@ -620,4 +626,5 @@ def explain_row(
         lookup=fitted.lookup,
         presence=bool(fitted.family.presence),
         readings=fitted.family.readings(fitted.derived, values) if len(values) <= 50 else None,
+        value_labels=labels,
     )

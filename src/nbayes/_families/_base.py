@@ -145,6 +145,12 @@ class Family:
     #: whether :meth:`readings` writes the terms out (a density's formula and value)
     reads = False
 
+    def value_labels(self, stats: Any, names: list[str], x: np.ndarray) -> list[str] | None:
+        """The names under an exact derivation's factors where the feature's value says
+        more than its name (a category: ``outlook = sunny``, ``outlook = snow (unseen)``),
+        or None (the names)."""
+        return None
+
     def readings(self, d: Derived, x: np.ndarray) -> list[list[str]] | None:
         """Per class and feature, the term P(x_j | y) written out as a person reads it
         (``N(3 | μ = 2, σ² = 1) = 0.242``), or None (the family's terms need no more)."""

@@ -71,6 +71,19 @@ class CategoricalFamily(Family):
     name = "categorical"
     exact_supported = True
 
+    def value_labels(self, stats: Any, names: list[str], x: np.ndarray) -> list[str] | None:
+        """``outlook = sunny`` under P(outlook = sunny | y), ``outlook = snow (unseen)``
+        under the smoothed share of a category no class saw (the notes' P(x_j = k | y))."""
+        out = []
+        for name, v, cats in zip(names, np.asarray(x, dtype=object).tolist(), stats.categories,
+                                 strict=True):  # fmt: skip
+            try:
+                seen = bool(np.any(cats == v))
+            except (TypeError, ValueError):
+                seen = False
+            out.append(f"{name} = {v}" if seen else f"{name} = {v} (unseen)")
+        return out
+
     def derive(self, stats: CategoryStats, p: dict[str, Any]) -> Derived:
         alpha = float(check_alpha(p["alpha"], p["force_alpha"], stats.n_features))
         flp, unseen = [], []
