@@ -174,6 +174,19 @@ def test_informative_words_are_what_explain_ranks_first() -> None:
     assert "\n" not in label.get_text() and label.get_fontsize() == 9
 
 
+def test_fewer_words_than_asked_for_are_said() -> None:
+    # top=4 drew 3 bars per class, without a word why (a student's trial): only 3 words
+    # of the notes' six are evidence for each class
+    emails = [("free win", "spam"), ("free money", "spam"), ("win money", "spam"),
+              ("meeting today", "ham"), ("free today", "ham"), ("lunch today", "ham")]  # fmt: skip
+    model = TextClassifier(alpha=1).fit([t for t, _ in emails], [c for _, c in emails])
+    axes = informative_words(model, top=4)
+    for ax, cls in zip(axes, ["ham", "spam"], strict=True):
+        assert len(ax.patches) == 3
+        assert [t.get_text() for t in ax.texts] == [f"no other word is evidence\nfor {cls}"]
+    assert all(not ax.texts for ax in informative_words(model, top=3))
+
+
 def test_informative_words_readable_at_20_classes() -> None:
     rng = np.random.default_rng(2)
     vocab = [f"word{i:03d}" for i in range(400)]

@@ -146,6 +146,12 @@ def informative_words(
         ax.set_ylim(top - 0.5, -0.5)  # the strongest word on top; panels share one scale
         ax.tick_params(axis="x", labelsize=8)
         ax.set_title(short(cls, _CLASS_LABEL), fontsize=10)
+        if len(words) < top:  # (fewer bars than asked for: said, not left to puzzle over)
+            said = f"no other word is evidence\nfor {short(cls, _CLASS_LABEL)}"
+            ax.text(
+                0.5, (len(words) + top - 1) / 2, said, transform=ax.get_yaxis_transform(),
+                ha="center", va="center", fontsize=8, color="0.4",
+            )  # fmt: skip
     fit_width(
         fig,
         fig.supxlabel(
