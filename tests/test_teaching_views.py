@@ -596,3 +596,13 @@ def test_a_categorical_factor_is_named_by_its_value_unseen_ones_said() -> None:
     assert e._repr_html_().count(">temp = hot</span>") == 2
     coded = CategoricalNB(alpha=1).fit([[0, 1], [1, 0], [0, 0], [2, 1]], ["no", "yes", "no", "yes"])
     assert coded.explain([5, 1], exact=True).value_labels == ["x0 = 5 (unseen)", "x1 = 1"]
+
+
+def test_a_fitted_model_s_notebook_view_says_where_the_notes_views_are() -> None:
+    # scikit-learn's widget showed arrays cut to a few values (feature_log_prob_ [[-inf,
+    # 0., -0.69, ...]]) and no pointer to the tables and derivations (a student's trial)
+    hint = "The estimates as the course notes print them: <code>model.parameter_table()"
+    assert hint not in BernoulliNB()._repr_html_()
+    html = reviews(0)._repr_html_()
+    assert hint in html and "Fitted attributes" in html  # (scikit-learn's view kept)
+    assert html.index(hint) < html.rindex("</body>")

@@ -305,6 +305,23 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
                 "TextClassifier (or a CountVectorizer first)."
             ) from exc
 
+    def _html_repr(self) -> str:
+        """scikit-learn's view of the estimator in a notebook, and, once fitted, where the
+        notes' views are: its "Fitted attributes" are arrays cut to a few values (a
+        student's trial saw ``feature_log_prob_ [[-inf, 0., -0.69, ...]]`` and no more)."""
+        from sklearn.utils._repr_html.estimator import estimator_html_repr
+
+        html = estimator_html_repr(self)
+        if not self.__sklearn_is_fitted__():
+            return html
+        hint = (
+            '<div style="font:12px system-ui,sans-serif;color:#5d6773;margin:2px 0 6px">'
+            "The estimates as the course notes print them: <code>model.parameter_table()"
+            "</code>; why a row gets its class: <code>model.explain(x)</code>.</div>"
+        )
+        end = html.rfind("</body>")  # (scikit-learn's view ends its body: the hint inside)
+        return html + hint if end < 0 else html[:end] + hint + html[end:]
+
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "_stats")
 
