@@ -528,3 +528,12 @@ def test_strings_where_numbers_go_are_told_what_takes_them(make: Any, X: Any) ->
     fitted = make().fit(np.eye(2)[:, :n_features], [0, 1])
     with pytest.raises(ValueError, match="takes numbers"):
         fitted.predict(X)
+
+
+def test_a_missing_label_and_a_negative_count_are_said_plainly() -> None:
+    """A None label was scikit-learn's "Unknown label type: unknown ... regression target";
+    a negative count was shown as np.int64(-1) (a student's trial)."""
+    with pytest.raises(ValueError, match=r"^The label of row 4 is None: every row"):
+        BernoulliNB().fit(np.eye(5), [1, 1, 1, 0, None])
+    with pytest.raises(ValueError, match=r"hold values such as -1\. This model counts"):
+        MultinomialNB().fit([[1, -1, 0], [0, 2, 1]], ["a", "b"])

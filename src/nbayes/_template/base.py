@@ -283,6 +283,7 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
                 reset=reset,
             )  # fmt: skip
         _guards.check_int_labels(y)
+        _guards.check_missing_labels(y)
         check_classification_targets(y)
         return self._validate_X_values(X), np.asarray(y)
 

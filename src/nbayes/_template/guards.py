@@ -131,6 +131,21 @@ def check_int_labels(y: Any) -> None:
             )
 
 
+def check_missing_labels(y: Any) -> None:
+    """ValueError for a label that is None: scikit-learn's words were "Unknown label type:
+    unknown ... a regression target with continuous values?" (a student's trial)."""
+    arr = np.asarray(y) if not isinstance(y, np.ndarray) else y
+    if arr.dtype != object:
+        return
+    for i, v in enumerate(arr.reshape(-1).tolist()):
+        if v is None:
+            raise ValueError(
+                f"The label of row {i} is None: every row a model learns needs a label. Leave "
+                "out the rows without one (or learn from them too with SemiSupervisedNB, "
+                "which takes None, or -1, for a row without a label)."
+            )
+
+
 def overflowed(stats: Any) -> str | None:
     """The name of a statistic that is no longer finite (NaN or infinite), or None."""
     parts: list[tuple[str, Any]] = [("", stats)]

@@ -114,7 +114,7 @@ def check_non_negative(X: Any, who: str, names: Sequence[str] | None = None) -> 
         return
     neg = values < 0
     cols = _bad_columns(X, neg)
-    first = values[neg].flat[0]
+    first = values[neg].flat[0].item()  # (a Python number: not "np.int64(-1)")
     raise ValueError(
         f"Negative values in data passed to {who} (input X): column(s) "
         f"{_describe_columns(cols, names)} hold values such as {first!r}. "
