@@ -43,6 +43,16 @@ inline i64 murmur_final(u32 h, u64 n_bytes) {
     return static_cast<i64>(static_cast<i32>(h));
 }
 
+// Code point j of token k: from the words it is packed in (packed: up to 16 code points
+// below 256), or from the text through t.
+inline u32 tok_cp(const Tok& k, bool packed, i32 width, const u32* t, i64 j) {
+    if (packed) {
+        const u64 w = j < 8 ? k.w0 : k.w1;
+        return static_cast<u32>((w >> (8 * (j & 7))) & 0xFF);
+    }
+    return src_cp(k.src, width, t, j);
+}
+
 // scikit-learn's murmurhash3_32(token, seed=0) of one buffered token.
 inline i64 murmur_token(const Tok& k, i32 width, const u32* t) {
     const i64 L = key_len(k.key);
@@ -67,13 +77,7 @@ inline i64 murmur_token(const Tok& k, i32 width, const u32* t) {
     u64 n_bytes = 0;
     u8 enc[4];
     for (i64 j = 0; j < L; ++j) {
-        u32 cp;
-        if (packed) {
-            const u64 w = j < 8 ? k.w0 : k.w1;
-            cp = static_cast<u32>((w >> (8 * (j & 7))) & 0xFF);
-        } else {
-            cp = src_cp(k.src, width, t, j);
-        }
+        const u32 cp = tok_cp(k, packed, width, t, j);
         int nbytes;
         if (cp < 0x80) {
             nbytes = 1;
@@ -114,6 +118,21 @@ inline i64 hash_column(i64 s, i64 n_features) {
     return (s >= 0 ? s : -s) % n_features;
 }
 
+// One (document d, column col) count into fc's row of d's class y[d], counted once per
+// document when binary: aux[col] holds the last document + 1 that counted the column (high
+// half) and the number of documents that did (low half, the document frequency). 1 if it
+// was counted, else 0.
+inline i64 count_cell(i64 d, i64 col, const i64* y, bool binary, double* fc, i64 stride, u64* aux) {
+    const u64 d1 = static_cast<u64>(d + 1) << 32;
+    const u64 a = aux[col];
+    if ((a & ~LO32) != d1)
+        aux[col] = d1 | ((a & LO32) + 1);
+    else if (binary)
+        return 0;
+    fc[y[d] * stride + col] += 1.0;
+    return 1;
+}
+
 // Add the hashed unigram counts of every document into fc[y[d] * stride + column] in
 // place; tokens found in the stop-word table (when given) are skipped. aux[column]
 // (zeros on the first call) = (last document + 1) << 32 | document frequency: counts are
@@ -148,15 +167,7 @@ inline i64 hash_run(const DocSet& ds, const i64* y, const u32* tlow, const u32* 
             }
             const i64 col = bcol[static_cast<std::size_t>(b)];
             if (col < 0) continue;
-            const i64 d = kb.t[static_cast<std::size_t>(b)].doc;
-            const u64 d1 = static_cast<u64>(d + 1) << 32;
-            const u64 a = aux[col];
-            if ((a & ~LO32) != d1)
-                aux[col] = d1 | ((a & LO32) + 1);
-            else if (binary)
-                continue;
-            fc[y[d] * stride + col] += 1.0;
-            ++total;
+            total += count_cell(kb.t[static_cast<std::size_t>(b)].doc, col, y, binary, fc, stride, aux);
         }
     }
     return total;
@@ -197,13 +208,7 @@ inline void put_utf8(const Tok& k, const u32* t, std::vector<u8>& out) {
         return;
     }
     for (i64 j = 0; j < L; ++j) {
-        u32 cp;
-        if (packed) {
-            const u64 w = j < 8 ? k.w0 : k.w1;
-            cp = static_cast<u32>((w >> (8 * (j & 7))) & 0xFF);
-        } else {
-            cp = src_cp(k.src, k.width, t, j);
-        }
+        const u32 cp = tok_cp(k, packed, k.width, t, j);
         if (cp < 0x80) {
             out.push_back(static_cast<u8>(cp));
         } else if (cp < 0x800) {
@@ -335,16 +340,8 @@ inline i64 hash_ngram_run(const DocSet& ds, const i64* y, const u32* tlow, const
                 prefetch(aux + ca);
                 prefetch(fc + y[bdoc[static_cast<std::size_t>(b + AHEAD)]] * stride + ca);
             }
-            const i64 col = bcol[static_cast<std::size_t>(b)];
-            const i64 d = bdoc[static_cast<std::size_t>(b)];
-            const u64 d1 = static_cast<u64>(d + 1) << 32;
-            const u64 a = aux[col];
-            if ((a & ~LO32) != d1)
-                aux[col] = d1 | ((a & LO32) + 1);
-            else if (binary)
-                continue;
-            fc[y[d] * stride + col] += 1.0;
-            ++total;
+            total += count_cell(bdoc[static_cast<std::size_t>(b)], bcol[static_cast<std::size_t>(b)], y,
+                                binary, fc, stride, aux);
         }
         bcol.clear();
         bdoc.clear();
