@@ -300,6 +300,8 @@ def test_dask_local_scheduler_equals_one_process(
     a, b = load(plain), load(dist)
     assert list(a.get_feature_names_out()) == list(b.get_feature_names_out())
     np.testing.assert_array_equal(a._stats.counts.feature_count, b._stats.counts.feature_count)
+    # byte for byte: the classes were stored as objects (pandas' strings), not as str
+    assert plain.read_bytes() == dist.read_bytes()
     code, _, err = run(capsys, "train", table_csv, "-o", dist, "--label-col", "y", "--model",
                        "gaussian", "--dask-scheduler", "sync", "-q")  # fmt: skip
     assert_error(code, err, "could not convert string to float: 'lyon'")
