@@ -243,7 +243,11 @@ def test_a_parser_error_of_a_block_says_what_to_do(tmp_path: Path) -> None:
     assert "blocksize=None" in str(advice)
     assert "blocksize=None" in str(parse_advice(raw, None))  # dask's own read_csv
     whole = Sources("csv", [("/d/a.csv", 0, 0)], relative=False)
-    assert parse_advice(raw, whole) is None  # not cut: the file itself is malformed
+    # not cut: the file itself is malformed, said as the local readers say it
+    assert str(parse_advice(raw, whole)) == (
+        "/d/a.csv, line 44: 3 field(s), but the header has 2; check the quoting and the "
+        "delimiter (','). Pass bad_rows='skip' to skip such rows."
+    )
     assert parse_advice(ValueError("x"), split) is None
 
 
@@ -437,3 +441,29 @@ def test_ctrl_c_during_train_on_workers(tmp_path: Path, corpus: Path) -> None:
     while _alive(workers) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not _alive(workers)  # nothing left running
+
+
+def test_a_row_of_the_wrong_width_and_a_line_not_json_are_said_as_locally(
+    tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    """Without --bad-rows skip, a file read in one block with a row of three fields was
+    pandas' "Error tokenizing data. C error: Expected 2 fields in line 41, saw 3", and a
+    line not JSON dask's "An error occurred while calling the read_json method ..." (a
+    helper's finding): both in the local readers' words, with what to do."""
+    monkeypatch.chdir(tmp_path)
+    lines = _docs(0, 60).to_csv(index=False).splitlines()
+    lines.insert(40, "a,b,c")
+    Path("w.csv").write_text("\n".join(lines) + "\n")
+    Path("j.jsonl").write_text('{"text": "free cash", "label": "spam"}\n{not json\n')
+    code = main(["train", "w.csv", "-o", "m.nbayes", "--dask-scheduler", "sync", "-q"])
+    err = capsys.readouterr().err
+    assert code == 1 and err == (
+        "Error: w.csv, line 41: 3 field(s), but the header has 2; check the quoting and the "
+        "delimiter (','). Pass --bad-rows skip to skip such rows.\n"
+    )
+    code = main(["train", "j.jsonl", "-o", "m.nbayes", "--dask-scheduler", "sync", "-q"])
+    err = capsys.readouterr().err
+    assert code == 1 and err.startswith("Error: j.jsonl: a line is not valid JSON (")
+    assert err.endswith("Pass --bad-rows skip to skip such lines (the workers then name it).\n")
+    with pytest.raises(ValueError, match=r"a line is not valid JSON .* Pass bad_rows='skip'"):
+        nbd.fit_source(TextClassifier(), "j.jsonl", scheduler="sync")

@@ -299,7 +299,15 @@ def read(
         kw["sep"] = sep
         frame = dd.read_csv(source, blocksize=size, usecols=cols, **kw)
     else:
-        frame = dd.read_json(source, lines=True, blocksize=size, **kw)
+        try:  # (dask reads the first block here, for the columns' types)
+            frame = dd.read_json(source, lines=True, blocksize=size, **kw)
+        except ValueError as exc:
+            from ._where import json_advice
+
+            advice = json_advice(exc, layout.sources)
+            if advice is None:
+                raise
+            raise advice from None
         frame = frame if cols is None else frame[cols]
     _remember(frame, layout.sources)
     return frame

@@ -13,9 +13,11 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
+from ..io._opening import pass_option
 from ._inputs import MISSING_LABEL, PartitionError
 from ._read import Sources, _codec
 
@@ -185,9 +187,9 @@ def parse_advice(exc: BaseException, sources: Sources | None) -> BaseException |
     except ImportError:  # pragma: no cover - pandas comes with dask.dataframe
         return None
     if not isinstance(exc, ParserError):
-        return None
-    if sources is not None and not sources.split:
-        return None  # no file was cut into blocks: the file itself is malformed
+        return json_advice(exc, sources)
+    if sources is not None and not sources.split:  # no file cut into blocks: the file
+        return _width_advice(exc, sources)  # itself is malformed
     if sources is not None:
         found = cut_inside_quotes(exc, sources)
         if found is not None:
@@ -203,4 +205,41 @@ def parse_advice(exc: BaseException, sources: Sources | None) -> BaseException |
         "line breaks, a block can start inside one. Read the files with blocksize=None "
         "(one partition per file: nbayes.distributed.read(..., blocksize=None)), or split "
         "them into several files, or convert them to Parquet or JSON lines."
+    )
+
+
+def _files(sources: Sources) -> str:
+    """The files of ``sources`` as a message names them: the one, or the first few."""
+    paths = list(dict.fromkeys(p for p, _, _ in sources.parts))
+    names = ", ".join(sources.name(p) for p in paths[:3])
+    return names if len(paths) == 1 else f"one of {names}" + (" ..." if len(paths) > 3 else "")
+
+
+def _width_advice(exc: BaseException, sources: Sources) -> BaseException | None:
+    """pandas' "Expected 2 fields in line 41, saw 3" in the words of the local readers
+    (it was the error alone: "Error tokenizing data. C error: ...")."""
+    from pandas.errors import ParserError
+
+    m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+    if m is None:
+        return None
+    header, line, seen = m.groups()
+    return ParserError(
+        f"{_files(sources)}, line {line}: {seen} field(s), but the header has {header}; check "
+        f"the quoting and the delimiter ({sources.sep!r})."
+        + pass_option("bad_rows", "to skip such rows", "skip")
+    )
+
+
+def json_advice(exc: BaseException, sources: Sources | None) -> BaseException | None:
+    """dask's "An error occurred while calling the read_json method ... Original Message:
+    ..." of a line that is no JSON, said as the local readers say it (without the line:
+    pandas does not tell it)."""
+    text = str(exc)
+    if sources is None or sources.format != "jsonl" or "read_json" not in text:
+        return None
+    original = text.partition("Original Message:")[2].strip() or text
+    return ValueError(
+        f"{_files(sources)}: a line is not valid JSON ({original})."
+        + pass_option("bad_rows", "to skip such lines (the workers then name it)", "skip")
     )
