@@ -199,3 +199,14 @@ def test_mixed_skip_infers_types_from_the_rows_kept(
         and "Skipped 1 bad row (odd.csv row 2: 'oops' is not a number (column 'n'))" in err
     )
     assert [line.split(",")[0] for line in out.splitlines()[1:]] == ["0", "1", "3", "4"]
+    # a flag (True/False) column read as text because of a missing or bad cell: its True
+    # and False are no bad rows (they were all "not a number": a review)
+    rows = [[True, 1.5, "a"], [False, 2.5, "b"], [True, 1.0, "a"], [False, 3.0, "b"]]
+    flags = write_csv(tmp_path / "flags.csv", ["f", "x", "y"], rows)
+    assert run(capsys, "train", flags, "-o", tmp_path / "f.nbayes", "--model", "mixed",
+               "--label-col", "y", "-q")[0] == 0  # fmt: skip
+    odd = write_csv(tmp_path / "odd_flags.csv", ["f", "x"],
+                    [[True, 1.5], ["", 2.5], ["oops", 2.0], ["false", 1.0]])  # fmt: skip
+    code, out, err = run(capsys, "predict", tmp_path / "f.nbayes", odd, "--bad-rows", "skip")
+    assert code == 0 and "Skipped 1 bad row (odd_flags.csv row 2: 'oops'" in err, err
+    assert [line.split(",")[0] for line in out.splitlines()[1:]] == ["0", "1", "3"]

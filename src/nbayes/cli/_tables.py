@@ -287,8 +287,10 @@ def drop_bad_rows(table: Any, kind: str, label_col: str | None, model: Any = Non
     if X is not None and kind == "typed":
         for col in _number_columns(model, X.columns):
             values = X[col]  # (an empty or missing cell is a missing value: kept)
-            present = ~values.isna() & (values.astype(str).str.strip() != "")
-            bad = pd.to_numeric(values, errors="coerce").isna() & present
+            words = values.astype(str).str.strip()
+            present = ~values.isna() & (words != "")
+            truth = words.str.lower().isin(("true", "false"))  # (a flag's, as pandas reads)
+            bad = pd.to_numeric(values, errors="coerce").isna() & present & ~truth
             for i in np.flatnonzero(bad.to_numpy()).tolist():
                 cell = values.iloc[i]
                 reasons.setdefault(i, f"{str(cell)!r} is not a number (column {str(col)!r})")
