@@ -83,6 +83,20 @@ def test_csv_rows_of_the_wrong_width_and_without_a_label(tmp_path: Path) -> None
                                        "header has 2;")  # fmt: skip
 
 
+def test_a_bom_on_a_blank_first_line(tmp_path: Path) -> None:
+    # the blank line after the BOM was taken for the header: every later block read its
+    # first row as the columns, "Column 'text' not found" (a review)
+    rows = _rows(3, 600)
+    path = tmp_path / "bom.csv"
+    body = "".join(f"{t},{y}\n" for t, y in rows)
+    path.write_bytes(b"\xef\xbb\xbf\ntext,label\n" + body.encode())
+    assert nbd.read(str(path), blocksize=2_000).npartitions >= 3
+    single, skipped = _reader(path)
+    dist, found = _dask(path, blocksize=2_000)
+    _same(single, dist)
+    assert found == skipped == []
+
+
 def test_tsv_with_crlf_and_a_delimiter(tmp_path: Path) -> None:
     """Line ends CRLF, a TSV and a ';' CSV: the lines are the reader's."""
     rows = _rows(1, 2000)

@@ -150,7 +150,8 @@ def _headers(sources: Sources, kw: dict[str, Any]) -> dict[str, bytes]:
         fs, _ = url_to_fs(path, **(kw.get("storage_options") or {}))
         with fs.open(path, "rb") as f:
             line = f.readline()
-            while line and not line.strip():
+            # (a BOM on a blank first line is blank too: the readers skip both)
+            while line and not line.removeprefix(codecs.BOM_UTF8).strip():
                 line = f.readline()
         headers[path] = line if line.endswith(b"\n") else line + b"\n"
     return headers
