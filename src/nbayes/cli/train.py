@@ -342,6 +342,11 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
                 **skipping,
             )
     except PartitionError as exc:
+        if not text:  # (a table's bad rows are skipped in this process only)
+            raise CLIError(
+                f"{exc.problem} Train in this process (without --workers or --dask-scheduler) "
+                "with --bad-rows skip to skip such rows, or clean the data first."
+            ) from None
         raise CLIError(
             f"{exc.problem} Pass --bad-rows skip to skip such rows (the workers then read "
             "the data as this process would), or clean the data first."
