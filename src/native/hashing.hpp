@@ -322,7 +322,10 @@ inline i64 hash_ngram_run(const DocSet& ds, const i64* y, const u32* tlow, const
     KeyBuf kb(BLOCK);
     NgramWindow win(min_n, max_n);
     std::vector<i64> bcol, bdoc;
-    bcol.reserve(static_cast<std::size_t>(BLOCK * (max_n - min_n + 1)));
+    // (room for a block of tokens' n-grams of up to 8 lengths; a wider range, say (1, 10**6)
+    // of short documents, grows it as needed: reserving BLOCK times the width was a
+    // MemoryError, and overflowed for a huge max_n)
+    bcol.reserve(static_cast<std::size_t>(BLOCK * std::min<i64>(max_n - min_n + 1, 8)));
     bdoc.reserve(bcol.capacity());
     const i64 n_docs = static_cast<i64>(ds.views.size());
     i64 total = 0;

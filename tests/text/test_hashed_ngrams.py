@@ -246,3 +246,19 @@ def test_the_kernels_refuse_a_range_that_is_not_one() -> None:
     with pytest.raises(ValueError, match="not an n-gram range"):
         _native.hash_run(r.docs, np.zeros(1, np.int64), r.lower, r.ident, False, 8,
                          np.zeros((1, 8)), np.zeros(8, np.uint64), None, 0, 2)  # fmt: skip
+
+
+def test_a_very_wide_range_of_short_documents() -> None:
+    # the class sums reserved a block's n-grams times the width of the range: (1, 10**6)
+    # was a MemoryError on three words (scikit-learn takes it; a review)
+    docs = ["free money now", "lunch at noon today", "", "win"]
+    sk = SkHash(n_features=2**10, ngram_range=(1, 10**6), alternate_sign=False, norm=None)
+    expected = sk.transform(docs).toarray()
+    with counted_kernel_calls() as seen:
+        sums = np.zeros((2, 2**10))
+        df = np.zeros(2**10, dtype=np.int64)
+        hash_into(docs, np.array([0, 1, 0, 1]), sums, df, n_features=2**10,
+                  ngram_range=(1, 10**6))  # fmt: skip
+    assert (1, 10**6) in seen
+    np.testing.assert_array_equal(sums[0], expected[[0, 2]].sum(axis=0))
+    np.testing.assert_array_equal(sums[1], expected[[1, 3]].sum(axis=0))

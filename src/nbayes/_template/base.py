@@ -307,9 +307,7 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         """scikit-learn's view of the estimator in a notebook, and, once fitted, where the
         notes' views are: its "Fitted attributes" are arrays cut to a few values (a
         student's trial saw ``feature_log_prob_ [[-inf, 0., -0.69, ...]]`` and no more)."""
-        from sklearn.utils._repr_html.estimator import estimator_html_repr
-
-        html = estimator_html_repr(self)
+        html = str(super()._html_repr())  # type: ignore[misc]  # (scikit-learn's, any version)
         if not self.__sklearn_is_fitted__():
             return html
         hint = (
