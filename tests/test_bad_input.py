@@ -522,8 +522,10 @@ def test_strings_where_numbers_go_are_told_what_takes_them(make: Any, X: Any) ->
     1)") did not say what a student giving categories or text should use instead."""
     with pytest.raises(
         ValueError, match="takes numbers: for categories.*CategoricalNB.*for text TextClassifier"
-    ):
+    ) as info:
         make().fit(X, [0, 1])
+    assert info.value.__cause__ is None and info.value.__suppress_context__  # (one message)
+    assert "reshape" not in str(info.value)  # (no use for text)
     n_features = 2 if np.ndim(X) == 2 and len(X[0]) == 2 else 1
     fitted = make().fit(np.eye(2)[:, :n_features], [0, 1])
     with pytest.raises(ValueError, match="takes numbers"):

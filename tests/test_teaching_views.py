@@ -606,3 +606,13 @@ def test_a_fitted_model_s_notebook_view_says_where_the_notes_views_are() -> None
     html = reviews(0)._repr_html_()
     assert hint in html and "Fitted attributes" in html  # (scikit-learn's view kept)
     assert html.index(hint) < html.rindex("</body>")
+
+
+def test_the_text_view_names_a_bernoulli_model_s_absent_words() -> None:
+    # print() listed "for spam: today (+1.39)", today not in "free free money" (the HTML
+    # view said "today = 0"; a student's second trial)
+    model = TextClassifier(model="bernoulli", alpha=1).fit(
+        [t for t, _ in EMAILS], [c for _, c in EMAILS]
+    )
+    text = str(model.explain("free free money"))
+    assert "for spam: today = 0 (+1.39), money (+1.1), free (+0.405)" in text

@@ -573,12 +573,12 @@ class Explanation:
                 f"{self.joint_log_likelihood[i]:>10.4g}  {p}"
             )
         for cls, ev in self.top(top).items():
-            if ev["for"]:
-                lines.append(f"for {cls}: " + ", ".join(f"{n} ({v:+.3g})" for n, v in ev["for"]))
-            if ev["against"]:
-                lines.append(
-                    f"against {cls}: " + ", ".join(f"{n} ({v:+.3g})" for n, v in ev["against"])
-                )
+            # (an absent feature of a Bernoulli model named so: "today = 0" is not in the text)
+            label = self.labels(n for side in ("for", "against") for n, _ in ev[side])
+            for side in ("for", "against"):
+                if ev[side]:
+                    shown = ", ".join(f"{label[n]} ({v:+.3g})" for n, v in ev[side])
+                    lines.append(f"{side} {cls}: {shown}")
         if self.readings is not None:  # (the densities the notes print)
             for cls, row in zip(self.classes.tolist(), self.readings, strict=True):
                 terms = ", ".join(f"{n}: {r}" for n, r in zip(self.feature_names, row, strict=True))

@@ -122,8 +122,8 @@ def test_workers_refused_for_tables(
     # --bad-rows skip", which the next run refused as above: a review)
     rows = [[1.0, 2.0, "x"], [1.5, 2.5, "z"], [3.0, 4.0, ""], [2.0, 3.0, "x"]]
     table = write_csv(tmp_path / "t.csv", ["a", "b", "y"], rows)
-    code, _, err = run(capsys, "train", table, "-o", tmp_path / "m.nbayes", "--model",
-                       "gaussian", "--label-col", "y", "--dask-scheduler", "sync", "-q")  # fmt: skip
+    flags = ["--model", "gaussian", "--label-col", "y", "--dask-scheduler", "sync", "-q"]
+    code, _, err = run(capsys, "train", table, "-o", tmp_path / "m.nbayes", *flags)
     assert_error(code, err, "t.csv, row 2 (line 4): missing label. Train in this process "
                  "(without --workers or --dask-scheduler) with --bad-rows skip")  # fmt: skip
 

@@ -297,11 +297,14 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
             texts = "Expected 2D array" in text and _strings(X)
             if not (strings or texts):
                 raise
+            if texts:  # (not scikit-learn's "reshape(-1, 1)": that is no use for text)
+                n = 1 if isinstance(X, str) else len(X)
+                text = f"Expected 2D array, got {n:,} string(s) (documents?)."
             raise ValueError(
                 f"{text} {type(self).__name__} takes numbers: for categories (strings) use "
                 "CategoricalNB (or MixedNB for a table of several kinds), for text "
                 "TextClassifier (or a CountVectorizer first)."
-            ) from exc
+            ) from None  # (one message: scikit-learn's words are in it)
 
     def _html_repr(self) -> str:
         """scikit-learn's view of the estimator in a notebook, and, once fitted, where the
