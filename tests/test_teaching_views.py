@@ -616,3 +616,13 @@ def test_the_text_view_names_a_bernoulli_model_s_absent_words() -> None:
     )
     text = str(model.explain("free free money"))
     assert "for spam: today = 0 (+1.39), money (+1.1), free (+0.405)" in text
+
+
+def test_three_classes_evidence_is_not_called_a_ratio() -> None:
+    # with three classes the evidence is a term minus the other classes' mean, and the
+    # heading said "log-likelihood ratio" (a student's second trial)
+    docs = ["team vote", "app app", "team match", "vote now", "app store", "match goal"]
+    model = TextClassifier(alpha=1).fit(docs, ["pol", "tech", "sport"] * 2)
+    html = model.explain("team vote app app")._repr_html_()
+    assert "evidence for tech (log-likelihood minus the other classes' mean)" in html
+    assert "ratio" not in html

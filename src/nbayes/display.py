@@ -975,8 +975,10 @@ def _evidence_html(e: Explanation, top: int) -> str:
     ev = e.top(top, classes=[focus])[focus]
     rows = [(n, v) for n, v in ev["for"]] + [(n, v) for n, v in ev["against"]]
     scale = max((abs(v) for _, v in rows if math.isfinite(v)), default=1.0) or 1.0
-    if len(e.classes) > 1:
+    if len(e.classes) == 2:
         what = f"evidence for {_e(focus)} (log-likelihood ratio)"
+    elif len(e.classes) > 2:  # (not a ratio of two: a student's second trial)
+        what = f"evidence for {_e(focus)} (log-likelihood minus the other classes' mean)"
     else:
         what = "terms (log-likelihood)"
     out.append(
