@@ -25,6 +25,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any
 
 from nbayes.cli._common import UI, CLIError, add_data_options, add_inputs, count_type, is_text_model
@@ -119,7 +120,8 @@ def _explain(model: Any, x: Any, exact: bool) -> Any:
     except ValueError as exc:
         if not exact or "exact=" not in str(exc):
             raise
-        words = str(exc).replace("exact=True", "--exact").replace("Use exact=False.", "")
+        words = str(exc).replace("exact=True", "--exact")
+        words = re.sub(r" Use exact=False( \([^)]*\))?\.$", "", words)  # (the API's advice)
         raise CLIError(f"{words.strip()} Leave out --exact for the evidence in logs.") from None
 
 
