@@ -539,3 +539,23 @@ def test_a_missing_label_and_a_negative_count_are_said_plainly() -> None:
         BernoulliNB().fit(np.eye(5), [1, 1, 1, 0, None])
     with pytest.raises(ValueError, match=r"hold values such as -1\. This model counts"):
         MultinomialNB().fit([[1, -1, 0], [0, 2, 1]], ["a", "b"])
+
+
+@pytest.mark.parametrize(
+    "doc, advice",
+    [
+        (["free", "money"], r"Join its words into one text: ' '\.join\(words\)"),
+        (b"free money", r"Decode bytes first"),
+        (None, r"Give each document as a str, and a missing text as ''"),
+    ],
+)
+def test_a_document_that_is_no_str_is_told_what_to_do(doc: Any, advice: str) -> None:
+    """A document sample() gives (a list of words) was told to "Decode bytes first" (a
+    student's second trial)."""
+    from nbayes import TextClassifier
+
+    model = TextClassifier().fit(["free money now", "lunch at noon"], ["spam", "ham"])
+    with pytest.raises(
+        ValueError, match=r"^Document 1 is a \w+, not a str \(1 such documents\)\. " + advice
+    ):
+        model.predict(["free lunch", doc])

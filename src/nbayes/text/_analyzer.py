@@ -120,10 +120,15 @@ def raw_documents(X: Any) -> list[str]:
     bad = [i for i, d in enumerate(docs) if not isinstance(d, str)]
     if bad:
         i = bad[0]
+        d = docs[i]
+        if isinstance(d, list | tuple) and all(isinstance(w, str) for w in d):
+            todo = "Join its words into one text: ' '.join(words) (as sample() gives them)."
+        elif isinstance(d, bytes | bytearray):
+            todo = "Decode bytes first (e.g. nbayes.io.read_texts)."
+        else:
+            todo = "Give each document as a str, and a missing text as ''."
         raise ValueError(
-            f"Document {i} is a {type(docs[i]).__name__}, not a str ({len(bad)} such "
-            "documents). Decode bytes first (e.g. nbayes.io.read_texts) and replace "
-            "missing texts with ''."
+            f"Document {i} is a {type(d).__name__}, not a str ({len(bad)} such documents). {todo}"
         )
     # str subclasses (numpy's str_ of a '<U' array, ...): the same text as exact str,
     # which is what the compiled kernels read
