@@ -626,3 +626,20 @@ def test_three_classes_evidence_is_not_called_a_ratio() -> None:
     html = model.explain("team vote app app")._repr_html_()
     assert "evidence for tech (log-likelihood minus the other classes' mean)" in html
     assert "ratio" not in html
+
+
+def test_a_folded_bernoulli_derivation_shows_the_words_the_text_holds() -> None:
+    # "you stupid thing" against 30 words: the fold showed the first 7 of the vocabulary
+    # and hid "stupid", the one word the text holds, among 20 absent ones (a student's
+    # second trial); the text's words come first now, the absent ones after
+    docs = [
+        "my dog has flea problems help please", "maybe not take him to dog park stupid",
+        "my dalmation is so cute I love him", "stop posting stupid worthless garbage",
+        "mr licks ate my steak how to stop him", "quit buying worthless dog food stupid",
+    ]  # fmt: skip
+    model = TextClassifier(model="bernoulli", alpha=1).fit(docs, [0, 1, 0, 1, 0, 1])
+    e = model.explain("you stupid thing", exact=True)
+    html = e._repr_html_()
+    labels = re.findall(r'<span style="font-size:10px;color:#5d6773">([^<]*)</span>', html)
+    assert labels[0] == "stupid" and "more factors" in html
+    assert str(e).splitlines()[1].startswith("P(1) · P(x | 1) = 3/6 · 4/5 · ")  # stupid's 4/5

@@ -790,7 +790,7 @@ def _joint_parts(e: Explanation) -> list[tuple[Any, list[Any], Any]]:
     assert e.prior_factors is not None and e.factors is not None and e.exact_joint is not None
     joints = list(e.exact_joint.values())
     return [
-        (cls, [prior, *row], joint)
+        (cls, [prior, *e.shown_row(row)], joint)
         for cls, prior, row, joint in zip(
             e.classes.tolist(), e.prior_factors, e.factors, joints, strict=True
         )

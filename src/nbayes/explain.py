@@ -378,6 +378,19 @@ class Explanation:
         at = {n: j for j, n in enumerate(self.feature_names) if n in asked} if asked else {}
         return {n: at[n] for n in wanted if n in at}
 
+    def shown_row(self, row: list[Factor]) -> list[Factor]:
+        """A class's factors in the order the views write them: the features' order; but a
+        Bernoulli model's derivation too long to show whole (more than ``MAX_FACTORS``)
+        puts the features the row holds first, so that the fold hides absent ones (the
+        one word of "you stupid thing" was hidden among 20 absent ones)."""
+        if not self.presence or len(row) + 1 <= MAX_FACTORS:
+            return row
+        values = self.values_as_float()
+        held = [f.feature is not None and values[f.feature] != 0 for f in row]
+        return [f for f, h in zip(row, held, strict=True) if h] + [
+            f for f, h in zip(row, held, strict=True) if not h
+        ]
+
     def labels(self, names: Any) -> dict[str, str]:
         """How the views name each of ``names`` (features): as it is, or ``keeper = 0``
         where a model of presence and absence weighs the feature by its absence (the notes'
@@ -433,7 +446,7 @@ class Explanation:
         for cls, prior, row, joint in zip(
             self.classes.tolist(), self.prior_factors, self.factors, self._products, strict=True
         ):
-            product = _product([prior, *row])
+            product = _product([prior, *self.shown_row(row)])
             value = _product_with_value(joint)
             sign = "=" if joint.short(MAX_DIGITS) else "≈"  # (a long one: its value rounded)
             lines.append(f"P({cls}) · P(x | {cls}) = {product} {sign} {value}")
