@@ -467,3 +467,18 @@ def test_a_row_of_the_wrong_width_and_a_line_not_json_are_said_as_locally(
     assert err.endswith("Pass --bad-rows skip to skip such lines (the workers then name it).\n")
     with pytest.raises(ValueError, match=r"a line is not valid JSON .* Pass bad_rows='skip'"):
         nbd.fit_source(TextClassifier(), "j.jsonl", scheduler="sync")
+
+
+def test_a_bad_row_of_parquet_files_is_named_by_its_file_and_row(tmp_path: Path) -> None:
+    """It was "Bad data in partition 1, row 7 (index 7)": the partition, not the file, as
+    the local readers name it ("b.parquet, row 7")."""
+    pytest.importorskip("pyarrow")
+    frames = [_docs(i, 40) for i in range(2)]
+    frames[1].loc[7, "label"] = None
+    for name, frame in zip("ab", frames, strict=True):
+        frame.to_parquet(tmp_path / f"{name}.parquet")
+    with pytest.raises(nbd.PartitionError) as info:
+        nbd.fit_source(TextClassifier(), str(tmp_path / "*.parquet"), scheduler="sync")
+    assert str(info.value).startswith(f"{tmp_path / 'b.parquet'}, row 7: missing label")
+    model = nbd.fit_source(TextClassifier(), [str(tmp_path / "a.parquet")], scheduler="sync")
+    assert model.class_count_.sum() == 40

@@ -290,7 +290,7 @@ def read(
         blocksize = None
     cols = None if columns is None else list(columns)
     if fmt == "parquet":
-        return dd.read_parquet(source, columns=cols, **kw)
+        return _parquet(dd, source, cols, kw)
     if fmt not in ("csv", "tsv", "jsonl"):
         raise ValueError(f"Unknown format {fmt!r}: use {_TABLES}.")
     layout = cut(source, fmt, blocksize, auto, kw)
@@ -310,6 +310,29 @@ def read(
             raise advice from None
         frame = frame if cols is None else frame[cols]
     _remember(frame, layout.sources)
+    return frame
+
+
+def _parquet(
+    dd: Any, source: str | Sequence[str], cols: list[str] | None, kw: dict[str, Any]
+) -> Any:
+    """Parquet files read file by file, their partitions remembered with their file (a bad
+    row is then named by its file and row, not "partition 0, row 3")."""
+    from fsspec.core import get_fs_token_paths
+
+    storage = kw.get("storage_options") or {}
+    try:
+        _, _, paths = get_fs_token_paths(source, storage_options=storage)
+    except Exception:  # (let dask say what is wrong with the source)
+        paths = []
+    if not paths or any("://" in str(p) for p in ([source] if isinstance(source, str) else source)):
+        return dd.read_parquet(source, columns=cols, **kw)
+    frames = [dd.read_parquet(p, columns=cols, **kw) for p in paths]
+    frame = frames[0] if len(frames) == 1 else dd.concat(frames)
+    parts = [
+        (str(p), k, 0) for p, f in zip(paths, frames, strict=True) for k in range(f.npartitions)
+    ]
+    _remember(frame, Sources("parquet", parts, relative=_relative(source)))
     return frame
 
 

@@ -51,7 +51,8 @@ def locate(exc: PartitionError, data: Any, sources: Sources, scheduler: Any) -> 
             source_row = exc.row + int(before.compute(scheduler=scheduler).sum())
         except Exception:  # (the earlier blocks cannot be read again: the partition's row)
             source_row = None
-    line = None if source_row is None else _line(sources, path, block, offset, exc.row)
+    text = sources.format != "parquet"  # (a Parquet file has rows, no lines)
+    line = None if source_row is None or not text else _line(sources, path, block, offset, exc.row)
     return PartitionError(
         i, exc.row, exc.label, reason, source=name, source_row=source_row, line=line
     )
