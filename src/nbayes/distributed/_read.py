@@ -313,6 +313,11 @@ def read(
     return frame
 
 
+#: Parquet files read one by one (their partitions named by file) up to this many; more
+#: are read in one call, as dask reads them (a call per file costs a few milliseconds)
+_PARQUET_FILES = 256
+
+
 def _parquet(
     dd: Any, source: str | Sequence[str], cols: list[str] | None, kw: dict[str, Any]
 ) -> Any:
@@ -325,7 +330,11 @@ def _parquet(
         _, _, paths = get_fs_token_paths(source, storage_options=storage)
     except Exception:  # (let dask say what is wrong with the source)
         paths = []
-    if not paths or any("://" in str(p) for p in ([source] if isinstance(source, str) else source)):
+    if (
+        not paths
+        or len(paths) > _PARQUET_FILES
+        or any("://" in str(p) for p in ([source] if isinstance(source, str) else source))
+    ):
         return dd.read_parquet(source, columns=cols, **kw)
     frames = [dd.read_parquet(p, columns=cols, **kw) for p in paths]
     frame = frames[0] if len(frames) == 1 else dd.concat(frames)
