@@ -383,3 +383,12 @@ def test_log_scale_of_a_heavy_tailed_column(family):
     lines = ax.get_lines()
     assert lines and all((np.asarray(line.get_xdata()) > 0).all() for line in lines)
     plt.close(ax.figure)
+
+
+def test_a_model_given_to_confusion_matrix_is_told_the_order() -> None:
+    # confusion_matrix(model, docs, labels) was scikit-learn's "y_true ... Got
+    # TextClassifier(alpha=1) instead" (a student's second trial)
+    model = TextClassifier().fit(["free money", "lunch at noon"], ["spam", "ham"])
+    with pytest.raises(TypeError, match=r"takes labels, not a model: got TextClassifier.*"
+                       r"confusion_matrix\(labels, model\.predict\(X\)\)"):  # fmt: skip
+        confusion_matrix(model, ["free money"], ["spam"])

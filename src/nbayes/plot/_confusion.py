@@ -69,6 +69,13 @@ def confusion_matrix(
     """
     from sklearn.metrics import confusion_matrix as _cm
 
+    if hasattr(y_true, "predict") and hasattr(y_true, "fit"):  # (a model where labels go)
+        raise TypeError(
+            f"confusion_matrix takes labels, not a model: got {type(y_true).__name__} as "
+            "y_true. Draw confusion_matrix(labels, model.predict(X)) (the true labels first, "
+            "then the predictions)."
+        )
+
     plt = pyplot()
     if labels is None:
         labels = np.unique(np.r_[np.asarray(y_true), np.asarray(y_pred)])
