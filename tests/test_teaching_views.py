@@ -643,3 +643,18 @@ def test_a_folded_bernoulli_derivation_shows_the_words_the_text_holds() -> None:
     labels = re.findall(r'<span style="font-size:10px;color:#5d6773">([^<]*)</span>', html)
     assert labels[0] == "stupid" and "more factors" in html
     assert str(e).splitlines()[1].startswith("P(1) · P(x | 1) = 3/6 · 4/5 · ")  # stupid's 4/5
+
+
+def test_predict_top_of_documents_shows_them() -> None:
+    # its rows were numbered 0, 1, 2: the documents are what a student looks for (a
+    # student's second trial)
+    model = TextClassifier(alpha=1).fit([t for t, _ in EMAILS], [c for _, c in EMAILS])
+    docs = ["free money", "lunch " * 30]
+    top = model.predict_top(docs, n=2)
+    labels, probabilities = top  # (still the tuple it was)
+    assert labels.shape == probabilities.shape == (2, 2)
+    text = str(top)
+    assert text.startswith("document") and "\nfree money " in text
+    assert "lunch lunch" in text and "…" in text  # (a long one cut)
+    assert ">free money</td>" in top._repr_html_()
+    assert str(model.predict_top(iter(docs), n=2)).startswith("row")  # (read once: no names)

@@ -603,11 +603,21 @@ class TopPredictions(NamedTuple):
     labels: np.ndarray
     probabilities: np.ndarray
 
+    def named(self, documents: Sequence[str]) -> TopPredictions:
+        """The same answer, its rows shown by the documents' first words (not 0, 1, 2)."""
+        out = _DocumentTop(self.labels, self.probabilities)
+        out.documents = list(documents)
+        return out
+
+    def _row_name(self, i: int) -> str:
+        return str(i)
+
     def _table(self, max_rows: int = SHOWN_ROWS) -> list[list[str]]:
         n = self.labels.shape[1] if self.labels.ndim == 2 else 0
-        rows = [["row", *(f"#{k + 1}" for k in range(n))]]
+        head = "document" if isinstance(self, _DocumentTop) else "row"
+        rows = [[head, *(f"#{k + 1}" for k in range(n))]]
         for i in range(min(len(self.labels), max_rows)):
-            rows.append([str(i), *(
+            rows.append([self._row_name(i), *(
                 f"{_plain(c)} ({float(p):.3g})"
                 for c, p in zip(self.labels[i], self.probabilities[i], strict=True)
             )])  # fmt: skip
@@ -637,7 +647,7 @@ class TopPredictions(NamedTuple):
         out.append("</tr>")
         tight = "padding:3px 4px;border-bottom:1px solid #edf0f3"
         for i in range(len(rows) - 1):
-            out.append(f'<tr><td style="{_CSS_NAME}">{i}</td>')
+            out.append(f'<tr><td style="{_CSS_NAME}">{_e(rows[i + 1][0])}</td>')
             for c, p in zip(self.labels[i], self.probabilities[i], strict=True):
                 out.append(
                     f'<td style="{_CSS_NAME}">{_e(_plain(c))}</td>'
@@ -649,6 +659,16 @@ class TopPredictions(NamedTuple):
             span = 1 + 3 * (len(rows[0]) - 1)
             out.append(f'<tr><td colspan="{span}">… {more:,} more rows</td></tr>')
         return "".join(out) + "</table>"
+
+
+class _DocumentTop(TopPredictions):
+    """A :class:`TopPredictions` of documents: each row shown by its first words."""
+
+    documents: list[str]
+
+    def _row_name(self, i: int) -> str:
+        text = " ".join(self.documents[i].split())
+        return text if len(text) <= 40 else text[:39] + "…"
 
 
 class InformativeFeatures(list[tuple[str, Any, float]]):

@@ -171,4 +171,7 @@ class PosteriorMixin:
         """
         if not isinstance(n, int | np.integer) or n < 1:
             raise ValueError(f"n must be a positive integer; got {n!r}.")
-        return self.decide(X).top(n)
+        top = self.decide(X).top(n)
+        if isinstance(X, list | tuple) and X and all(isinstance(x, str) for x in X):
+            return top.named(X)  # (documents: shown by their first words, not 0, 1, 2)
+        return top
