@@ -87,6 +87,31 @@ inline void tick_every_scattered(i64 i) {
     if ((i & 0x3FF) == 0) tick();
 }
 
+// The UTF-8 bytes of code point cp (a surrogate too, as "surrogatepass" writes it) in
+// out[0..n), and n (1 to 4).
+inline int utf8_encode(u32 cp, u8* out) {
+    if (cp < 0x80) {
+        out[0] = static_cast<u8>(cp);
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = static_cast<u8>(0xC0 | (cp >> 6));
+        out[1] = static_cast<u8>(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = static_cast<u8>(0xE0 | (cp >> 12));
+        out[1] = static_cast<u8>(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = static_cast<u8>(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = static_cast<u8>(0xF0 | (cp >> 18));
+    out[1] = static_cast<u8>(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = static_cast<u8>(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = static_cast<u8>(0x80 | (cp & 0x3F));
+    return 4;
+}
+
 inline void prefetch(const void* p) { __builtin_prefetch(p, 0, 3); }
 
 inline int low_bit(u64 x) { return __builtin_ctzll(x); }

@@ -77,27 +77,7 @@ inline i64 murmur_token(const Tok& k, i32 width, const u32* t) {
     u64 n_bytes = 0;
     u8 enc[4];
     for (i64 j = 0; j < L; ++j) {
-        const u32 cp = tok_cp(k, packed, width, t, j);
-        int nbytes;
-        if (cp < 0x80) {
-            nbytes = 1;
-            enc[0] = static_cast<u8>(cp);
-        } else if (cp < 0x800) {
-            nbytes = 2;
-            enc[0] = static_cast<u8>(0xC0 | (cp >> 6));
-            enc[1] = static_cast<u8>(0x80 | (cp & 0x3F));
-        } else if (cp < 0x10000) {
-            nbytes = 3;
-            enc[0] = static_cast<u8>(0xE0 | (cp >> 12));
-            enc[1] = static_cast<u8>(0x80 | ((cp >> 6) & 0x3F));
-            enc[2] = static_cast<u8>(0x80 | (cp & 0x3F));
-        } else {
-            nbytes = 4;
-            enc[0] = static_cast<u8>(0xF0 | (cp >> 18));
-            enc[1] = static_cast<u8>(0x80 | ((cp >> 12) & 0x3F));
-            enc[2] = static_cast<u8>(0x80 | ((cp >> 6) & 0x3F));
-            enc[3] = static_cast<u8>(0x80 | (cp & 0x3F));
-        }
+        const int nbytes = utf8_encode(tok_cp(k, packed, width, t, j), enc);
         for (int q = 0; q < nbytes; ++q) {
             acc |= static_cast<u32>(enc[q]) << (8 * nacc);
             if (++nacc == 4) {
@@ -207,23 +187,10 @@ inline void put_utf8(const Tok& k, const u32* t, std::vector<u8>& out) {
         std::memcpy(out.data() + at, w, static_cast<std::size_t>(L));
         return;
     }
+    u8 enc[4];
     for (i64 j = 0; j < L; ++j) {
-        const u32 cp = tok_cp(k, packed, k.width, t, j);
-        if (cp < 0x80) {
-            out.push_back(static_cast<u8>(cp));
-        } else if (cp < 0x800) {
-            out.push_back(static_cast<u8>(0xC0 | (cp >> 6)));
-            out.push_back(static_cast<u8>(0x80 | (cp & 0x3F)));
-        } else if (cp < 0x10000) {
-            out.push_back(static_cast<u8>(0xE0 | (cp >> 12)));
-            out.push_back(static_cast<u8>(0x80 | ((cp >> 6) & 0x3F)));
-            out.push_back(static_cast<u8>(0x80 | (cp & 0x3F)));
-        } else {
-            out.push_back(static_cast<u8>(0xF0 | (cp >> 18)));
-            out.push_back(static_cast<u8>(0x80 | ((cp >> 12) & 0x3F)));
-            out.push_back(static_cast<u8>(0x80 | ((cp >> 6) & 0x3F)));
-            out.push_back(static_cast<u8>(0x80 | (cp & 0x3F)));
-        }
+        const int n = utf8_encode(tok_cp(k, packed, k.width, t, j), enc);
+        out.insert(out.end(), enc, enc + n);
     }
 }
 

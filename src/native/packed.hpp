@@ -241,21 +241,8 @@ inline void append_utf8(const StrView& v, std::vector<u8>& out) {
         const u32 c = v.kind == 1 ? static_cast<const u8*>(v.data)[k]
                     : v.kind == 2 ? static_cast<const u16*>(v.data)[k]
                                   : static_cast<const u32*>(v.data)[k];
-        if (c < 0x80) {
-            out.push_back(static_cast<u8>(c));
-        } else if (c < 0x800) {
-            out.push_back(static_cast<u8>(0xC0 | (c >> 6)));
-            out.push_back(static_cast<u8>(0x80 | (c & 0x3F)));
-        } else if (c < 0x10000) {
-            out.push_back(static_cast<u8>(0xE0 | (c >> 12)));
-            out.push_back(static_cast<u8>(0x80 | ((c >> 6) & 0x3F)));
-            out.push_back(static_cast<u8>(0x80 | (c & 0x3F)));
-        } else {
-            out.push_back(static_cast<u8>(0xF0 | (c >> 18)));
-            out.push_back(static_cast<u8>(0x80 | ((c >> 12) & 0x3F)));
-            out.push_back(static_cast<u8>(0x80 | ((c >> 6) & 0x3F)));
-            out.push_back(static_cast<u8>(0x80 | (c & 0x3F)));
-        }
+        u8 enc[4];
+        out.insert(out.end(), enc, enc + utf8_encode(c, enc));
     }
 }
 
