@@ -609,13 +609,15 @@ class TopPredictions(NamedTuple):
         out.documents = list(documents)
         return out
 
+    def _row_head(self) -> str:
+        return "row"
+
     def _row_name(self, i: int) -> str:
         return str(i)
 
     def _table(self, max_rows: int = SHOWN_ROWS) -> list[list[str]]:
         n = self.labels.shape[1] if self.labels.ndim == 2 else 0
-        head = "document" if isinstance(self, _DocumentTop) else "row"
-        rows = [[head, *(f"#{k + 1}" for k in range(n))]]
+        rows = [[self._row_head(), *(f"#{k + 1}" for k in range(n))]]
         for i in range(min(len(self.labels), max_rows)):
             rows.append([self._row_name(i), *(
                 f"{_plain(c)} ({float(p):.3g})"
@@ -665,6 +667,9 @@ class _DocumentTop(TopPredictions):
     """A :class:`TopPredictions` of documents: each row shown by its first words."""
 
     documents: list[str]
+
+    def _row_head(self) -> str:
+        return "document"
 
     def _row_name(self, i: int) -> str:
         text = " ".join(self.documents[i].split())
@@ -753,17 +758,6 @@ def _bar(value: float, scale: float, rgb: str, width: int = 90) -> str:
         f'<span style="display:block;height:100%;width:{frac * 100:.1f}%;background:{fill}">'
         "</span></span>"
     )
-
-
-def _factor_labels(e: Explanation) -> list[str]:
-    """The names under the factors of an exact derivation: ``keeper = 0`` for a feature a
-    model of presence and absence weighs by its absence (the notes' ``1 - θ``)."""
-    if e.value_labels is not None:
-        return list(e.value_labels)
-    if not e.presence:
-        return list(e.feature_names)
-    values = e.values_as_float()
-    return [f"{n} = 0" if v == 0 else n for n, v in zip(e.feature_names, values, strict=True)]
 
 
 def _factors_tex(factors: list[Any], names: Sequence[str]) -> str:
@@ -874,9 +868,10 @@ def explanation_latex(e: Explanation) -> str:
     if not e.exact:
         raise ValueError("This explanation is not exact: call explain(x, exact=True).")
     lines = []
+    labels = e.factor_labels()
     for cls, factors, joint in _joint_parts(e):
         c = _tex_text(cls)
-        product = _factors_tex(factors, _factor_labels(e))
+        product = _factors_tex(factors, labels)
         value = _value_tex(joint)
         rel = "" if value.startswith(r"\approx") else "= "
         lines.append(rf"P({c})\,P(\mathbf{{x}} \mid {c}) &= {product} {rel}{value}")
@@ -896,7 +891,8 @@ def explanation_latex(e: Explanation) -> str:
                 value, _, rest = text.partition(" (")
                 more = rf"\ {_tex_text('(' + rest)}" if rest else ""
                 lines.append(rf"P({c} \mid \mathbf{{x}}) &\approx {_sci_tex(value)}{more}")
-        tie = _tex_text(e.tie_note()) if e.tied() else ""
+        note = e.tie_note()
+        tie = _tex_text(note) if note else ""
         lines.append(rf"&\text{{Decision: }} {_tex_text(e.prediction)}{tie}")
     return "$$\n\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}\n$$"
 
@@ -949,11 +945,12 @@ _GRID = "display:grid;grid-template-columns:max-content auto;gap:6px 10px;align-
 
 def _exact_html(e: Explanation) -> str:
     out = [f'<div style="{_GRID}">']
+    labels = e.factor_labels()
     for cls, factors, joint in _joint_parts(e):
         value = _value_html(joint)
         out.append(
             f'<div style="white-space:nowrap">P({_e(cls)}) · P(<b>x</b> | {_e(cls)})</div>'
-            f"<div>= {_factors_html(factors, _factor_labels(e))} "
+            f"<div>= {_factors_html(factors, labels)} "
             f"{'' if value.startswith('≈') else '= '}<b>{value}</b></div>"
         )
     out.append("</div>")

@@ -397,7 +397,20 @@ class Explanation:
         factor ``1 - θ_keeper``; a bare "keeper" read as the word's presence)."""
         names = list(names)
         lacks = self.absent(names) if self.presence else set()
-        return {n: f"{n} = 0" if n in lacks else n for n in names}
+        return {n: _lacking(n) if n in lacks else n for n in names}
+
+    def factor_labels(self) -> list[str]:
+        """The names under an exact derivation's factors, one per feature: a category's
+        value (:attr:`value_labels`), or :meth:`labels`' ``keeper = 0`` of an absent
+        feature, or the feature's name."""
+        if self.value_labels is not None:
+            return list(self.value_labels)
+        if not self.presence:
+            return list(self.feature_names)
+        values = self.values_as_float()  # (every feature: by position, not looked up)
+        return [
+            _lacking(n) if v == 0 else n for n, v in zip(self.feature_names, values, strict=True)
+        ]
 
     def absent(self, names: Any) -> set[str]:
         """Those of ``names`` (features) that the explained row does not hold: a model of
@@ -599,6 +612,17 @@ class Explanation:
         return "\n".join(lines)
 
 
+def _lacking(name: str) -> str:
+    """A feature a model of presence and absence weighs by its absence, named: ``keeper =
+    0`` (P(x_j = 0 | y), the notes' 1 - θ)."""
+    return f"{name} = 0"
+
+
+#: the features of a row whose terms a family writes out (:attr:`Explanation.readings`)
+#: at most: a Gaussian's densities, a line of the text view per class
+MAX_READINGS = 50
+
+
 def explain_row(
     fitted: FittedLikelihood,
     X: Any,
@@ -638,6 +662,8 @@ def explain_row(
         factors=factors,
         lookup=fitted.lookup,
         presence=bool(fitted.family.presence),
-        readings=fitted.family.readings(fitted.derived, values) if len(values) <= 50 else None,
+        readings=(
+            fitted.family.readings(fitted.derived, values) if len(values) <= MAX_READINGS else None
+        ),
         value_labels=labels,
     )
