@@ -17,6 +17,7 @@ messages travel to the workers, a few chunks ahead of them and no more.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import multiprocessing
 import os
@@ -47,9 +48,32 @@ def _init(spam_filter: SpamFilter, messages: Sequence[Any]) -> None:  # pragma: 
     _WORKER_MESSAGES = messages
 
 
+def _scored(spam_filter: SpamFilter, chunk: list[Any]) -> list[tuple[str, float, float]]:
+    """The verdicts of ``chunk`` as they travel back: (verdict, spamicity, log-odds)."""
+    return [(v.verdict, v.spamicity, v.log_odds) for v in spam_filter.classify(chunk)]
+
+
+def _each_scored(spam_filter: SpamFilter, raws: list[Any]) -> list[Verdict | Exception]:
+    """The verdict of each message alone, or the error scoring it."""
+    out: list[Verdict | Exception] = []
+    for raw in raws:
+        try:
+            out.append(spam_filter.classify([raw])[0])
+        except Exception as exc:
+            out.append(exc)
+    return out
+
+
+def _counted(
+    table: TokenTable, tokenizer: MailTokenizer, messages: list[Any], flags: list[bool]
+) -> None:
+    """``messages`` (their ``flags``: True for spam) learnt into ``table``."""
+    SpamFilter._count_into(table, SpamFilter._token_sets_with(tokenizer, messages), flags)
+
+
 def _score(chunk: list[Any]) -> list[tuple[str, float, float]]:  # pragma: no cover
     assert _WORKER_FILTER is not None
-    return [(v.verdict, v.spamicity, v.log_odds) for v in _WORKER_FILTER.classify(chunk)]
+    return _scored(_WORKER_FILTER, chunk)
 
 
 def _score_range(span: tuple[int, int]) -> list[tuple[str, float, float]]:  # pragma: no cover
@@ -84,7 +108,7 @@ def _count_worker(
     try:
         while (task := _next_task(tasks, parent)) is not None:
             messages, flags = pickle.loads(task)  # (pickled by the parent: see count_many)
-            SpamFilter._count_into(table, SpamFilter._token_sets_with(tokenizer, messages), flags)
+            _counted(table, tokenizer, messages, flags)
         columns = (table.row_tokens, table.ham.tobytes(), table.spam.tobytes())
         out: tuple[str, Any] = ("table", (*columns, table.n_ham, table.n_spam))
     except _Orphaned:
@@ -301,10 +325,7 @@ def count_many(
             try:
                 task = pickle.dumps(task, pickle.HIGHEST_PROTOCOL)
             except Exception:
-                messages, flags = task
-                SpamFilter._count_into(
-                    here, SpamFilter._token_sets_with(tokenizer, messages), flags
-                )
+                _counted(here, tokenizer, *task)
                 return
         while True:
             try:
@@ -459,10 +480,7 @@ def classify_many(
         results = _in_order(n_jobs, _init, (spam_filter, messages), _score_range, spans)
     else:
         chunks = _chunks(messages, chunk_size)
-
-        def here(chunk: list[Any]) -> list[tuple[str, float, float]]:
-            return [(v.verdict, v.spamicity, v.log_odds) for v in spam_filter.classify(chunk)]
-
+        here = functools.partial(_scored, spam_filter)  # (a chunk that cannot travel)
         results = _in_order(n_jobs, _init, (spam_filter, ()), _score, chunks, here)
     for result in results:
         for verdict, spamicity, log_odds in result:
@@ -482,13 +500,8 @@ def _score_each(raws: list[Any]) -> list[Verdict | Exception]:  # pragma: no cov
     try:
         return list(_WORKER_FILTER.classify(raws))
     except Exception:  # which message: each alone
-        out: list[Verdict | Exception] = []
-        for raw in raws:
-            try:
-                out.append(_WORKER_FILTER.classify([raw])[0])
-            except Exception as exc:
-                out.append(_travelling(exc))
-        return out
+        each = _each_scored(_WORKER_FILTER, raws)
+        return [_travelling(v) if isinstance(v, Exception) else v for v in each]
 
 
 def classify_each(
@@ -546,16 +559,7 @@ def classify_each(
             pending.append((chunk, mails))
             yield [m for m in mails if m is not None]
 
-    def here(raws: list[Any]) -> list[Verdict | Exception]:
-        """A chunk that cannot travel (a message of it cannot be pickled), scored here."""
-        out: list[Verdict | Exception] = []
-        for raw in raws:
-            try:
-                out.append(spam_filter.classify([raw])[0])
-            except Exception as exc:
-                out.append(exc)
-        return out
-
+    here = functools.partial(_each_scored, spam_filter)  # (a chunk that cannot travel)
     for scored in _in_order(n_jobs, _init_each, (spam_filter,), _score_each, raws(), here):
         chunk, mails = pending.popleft()
         verdicts = iter(scored)
