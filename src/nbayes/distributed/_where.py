@@ -195,12 +195,7 @@ def parse_advice(exc: BaseException, sources: Sources | None) -> BaseException |
         found = cut_inside_quotes(exc, sources)
         if found is not None:
             return found
-    files = (
-        "the CSV files"
-        if sources is None
-        else ", ".join(sources.name(p) for p in sources.split[:3])
-        + (f" and {len(sources.split) - 3} more" if len(sources.split) > 3 else "")
-    )
+    files = "the CSV files" if sources is None else _listed(sources, sources.split)
     return ParserError(
         f"{str(exc).strip()}. A block of {files} could not be parsed: if quoted fields hold "
         "line breaks, a block can start inside one. Read the files with blocksize=None "
@@ -209,11 +204,16 @@ def parse_advice(exc: BaseException, sources: Sources | None) -> BaseException |
     )
 
 
-def _files(sources: Sources) -> str:
-    """The files of ``sources`` as a message names them: the one, or the first few."""
-    paths = list(dict.fromkeys(p for p, _, _ in sources.parts))
+def _listed(sources: Sources, paths: Sequence[str]) -> str:
+    """``paths`` as a message names them: the first three, and how many more."""
     names = ", ".join(sources.name(p) for p in paths[:3])
-    return names if len(paths) == 1 else f"one of {names}" + (" ..." if len(paths) > 3 else "")
+    return names + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+
+
+def _files(sources: Sources) -> str:
+    """The files of ``sources`` as a message names them: the one, or one of them."""
+    paths = list(dict.fromkeys(p for p, _, _ in sources.parts))
+    return _listed(sources, paths) if len(paths) == 1 else f"one of {_listed(sources, paths)}"
 
 
 def _width_advice(exc: BaseException, sources: Sources) -> BaseException | None:
