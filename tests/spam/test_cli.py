@@ -1268,6 +1268,7 @@ def test_update_and_forget_learn_a_spam_filters_mail_folders(
         (["update", model, data], ["--new-classes"]),
         (["train", data, "-o", tmp_path / "new.nbayes", "--model", "spam"], ["--text-col", "x"]),
         (["train", data, "-o", tmp_path / "new.nbayes", "--model", "spam"], ["--delimiter", ";"]),
+        (["train", data, "-o", tmp_path / "new.nbayes", "--model", "spam"], ["--bad-rows", "skip"]),
     ]:
         assert main([str(a) for a in [*command, *flags]]) == 1, flags
         assert f"{flags[0]} does not apply to a spam filter: " in capsys.readouterr().err

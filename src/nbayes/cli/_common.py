@@ -358,11 +358,6 @@ def data_reading(args: argparse.Namespace, ui: UI) -> Iterator[None]:
     if getattr(args, "bad_rows", "error") != "skip":
         yield
         return
-    if getattr(args, "command", None) == "train" and getattr(args, "model", None) == "spam":
-        raise CLIError(
-            "--bad-rows applies to documents and tables; --model spam reads mail, where a "
-            "message that cannot be parsed is already learned as it reads."
-        )
     skipped = Skipped(args)
     token = _SKIPPED.set(skipped)
     try:
