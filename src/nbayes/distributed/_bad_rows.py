@@ -25,9 +25,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..exceptions import DecodingWarning, SkippedRowsWarning
+from ..exceptions import DecodingWarning
+from ..io._opening import BadRows
 from ..io.input_formats import is_compressed
-from ..io.readers import BadRow, option_spelling, part_rows, skipped_text
+from ..io.readers import BadRow, option_spelling, part_rows
 from . import _read
 from ._read import Sources, _format_of, _relative, cut
 
@@ -219,16 +220,12 @@ def report(
             DecodingWarning,
             stacklevel=3,
         )
-    if on_bad_row is not None:
-        for row in bad:
-            on_bad_row(row)
+    rows = BadRows("skip", on_bad_row)  # (counted, and handed on, as the readers do)
+    for row in bad:
+        rows.bad(row.message, row.source, row.reason, row.row, row.line)
     if bad and not learned:
-        raise ValueError(
-            f"No documents: every row was bad. {skipped_text(len(bad), bad)}; the first: "
-            f"{bad[0].message}"
-        )
-    if bad and on_bad_row is None:
-        warnings.warn(skipped_text(len(bad), bad) + ".", SkippedRowsWarning, stacklevel=3)
+        raise rows.all_bad()
+    rows.warn(partial=False)
 
 
 def located(exc: BlockError, blocks: Blocks) -> ValueError:

@@ -217,6 +217,14 @@ class BadRows:
         if self.on_bad_row is not None:
             self.on_bad_row(found)
 
+    def all_bad(self) -> ValueError:
+        """The error of a read whose every row was bad (skipping never makes bad data look
+        empty)."""
+        return ValueError(
+            f"No documents: every row was bad. {skipped_text(self.count, self.first)}; "
+            f"the first: {self.first[0].message}"
+        )
+
     def warn(self, partial: bool) -> None:
         """One SkippedRowsWarning for the rows skipped, unless ``on_bad_row`` took them."""
         if not self.count or self.on_bad_row is not None:

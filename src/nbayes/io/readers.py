@@ -308,10 +308,7 @@ def _generate(units: list[Unit], opts: Options) -> Iterator[TextChunk]:
         skipped.warn(partial=True)
         raise
     if skipped.count and not found:  # skipping never makes bad data look empty
-        raise ValueError(
-            f"No documents: every row was bad. {skipped_text(skipped.count, skipped.first)}; "
-            f"the first: {skipped.first[0].message}"
-        )
+        raise skipped.all_bad()
     # Reported once per call, after the last chunk.
     decoding.warn(opts.encoding, partial=False)
     skipped.warn(partial=False)
