@@ -380,3 +380,23 @@ def test_a_chunk_that_cannot_be_pickled_is_counted_here_not_lost(tmp_path: Path)
             MailTokenizer(), [([b"lunch"], [False]), ([carrying, b"win"], [True, True])], 2
         )
     assert (table.n_ham, table.n_spam, table.counts("cash")) == (1, 2, (0, 1))
+
+
+def _frozen(_: Any) -> int:
+    import gc
+
+    return gc.get_freeze_count()
+
+
+def test_the_workers_leave_what_they_inherit_out_of_their_garbage_collections() -> None:
+    """A worker's collection of the oldest generation visited every object the parent
+    holds (the filter's tokens among them), copying their pages into the worker."""
+    import gc
+
+    from nbayes.spam import _bulk
+
+    inherited = [[i] for i in range(1000)]  # (containers the collector tracks)
+    assert gc.get_freeze_count() == 0  # (the parent's own collections are untouched)
+    frozen = list(_bulk._in_order(2, lambda: None, (), _frozen, [0, 1, 2]))
+    assert min(frozen) >= len(inherited)
+    assert gc.get_freeze_count() == 0
