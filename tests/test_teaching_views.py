@@ -658,3 +658,17 @@ def test_predict_top_of_documents_shows_them() -> None:
     assert "lunch lunch" in text and "…" in text  # (a long one cut)
     assert ">free money</td>" in top._repr_html_()
     assert str(model.predict_top(iter(docs), n=2)).startswith("row")  # (read once: no names)
+
+
+def test_lidstone_factors_are_whole_numbers_in_every_view() -> None:
+    # alpha = 1/2 showed (3/2)/9 in the derivation (a stacked 3/2 over 9) where the notes
+    # and the parameter table give whole counts; the value is the same: 3/18
+    model = TextClassifier(alpha=0.5).fit([t for t, _ in EMAILS], [c for _, c in EMAILS])
+    e = model.explain("free money", exact=True)
+    for view in (str(e), e._repr_html_(), e._repr_latex_()):
+        assert "(3/2)" not in view and "(1/2)" not in view and r"\tfrac" not in view
+    assert "3/6 · 3/18 · 1/18 = 1/216" in str(e)  # (the notes' 1.5/9 and 0.5/9)
+    assert r"\frac{5}{18}" in e._repr_latex_()
+    # a given prior is a fraction of its own, stacked as the others are
+    prior = BernoulliNB(class_prior=[0.4, 0.6]).fit(np.eye(2), [0, 1]).explain([1, 0], exact=True)
+    assert "2/5" in str(prior) and r"\frac{2}{5}" in prior._repr_latex_()

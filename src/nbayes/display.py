@@ -122,9 +122,10 @@ def _nested_tex(q: Fraction) -> str:
 def estimate_tex(e: Estimate | Factor) -> str:
     """``\\frac{1}{3}``, ``\\frac{0}{2}``; smoothed ``\\frac{1 + 1}{3 + 2 \\cdot 1}``."""
     if isinstance(e, Factor):
-        text = rf"\frac{{{_nested_tex(e.numerator)}}}{{{_nested_tex(e.denominator)}}}"
-        if e.denominator == 1:
-            text = rational_tex(e.numerator)
+        top, bottom = e.in_whole_numbers()
+        text = rf"\frac{{{_nested_tex(top)}}}{{{_nested_tex(bottom)}}}"
+        if bottom == 1:
+            text = rational_tex(top)
         return text if e.power == 1 else rf"\left({text}\right)^{{{e.power}}}"
     if not e.smoothed:
         return rf"\frac{{{_nested_tex(e.count)}}}{{{_nested_tex(e.total)}}}"
@@ -163,10 +164,11 @@ def _plain_rational(q: Fraction) -> str:
 
 def estimate_html(e: Estimate | Factor) -> str:
     if isinstance(e, Factor):
-        if e.denominator == 1:
-            text = _e(_plain_rational(e.numerator))
+        top, bottom = e.in_whole_numbers()
+        if bottom == 1:
+            text = _e(_plain_rational(top))
         else:
-            text = _frac_html(_plain_rational(e.numerator), _plain_rational(e.denominator))
+            text = _frac_html(_plain_rational(top), _plain_rational(bottom))
         if e.power == 1:
             return text
         # one box (a labelled factor stacks its children: "(", the fraction, ")" and the

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from fractions import Fraction
 from numbers import Real
@@ -133,6 +134,10 @@ def exact_prior(class_count: FloatArray, fit_prior: bool, class_prior: Any) -> l
     return [Factor(None, Fraction(1), n) for _ in range(n)]
 
 
+#: the largest factor by which a derivation's fraction is scaled to whole numbers
+_MAX_SCALE = 10**6
+
+
 class Factor:
     """One factor ``numerator/denominator`` (raised to ``power``) of an exact derivation.
 
@@ -156,8 +161,26 @@ class Factor:
             raise ZeroDivisionError("a factor with denominator 0 has no value")
         return (self.numerator / self.denominator) ** self.power
 
-    def __str__(self) -> str:
+    def in_whole_numbers(self) -> tuple[Fraction, Fraction]:
+        """The numerator and denominator as shown: whole numbers where the pseudo-counts
+        are fractions, both scaled alike (Lidstone's ``alpha = 1/2``: ``(1 + 1/2)/(6 + 3)``
+        is ``3/18``, not ``(3/2)/9``; a given prior ``3/5`` is ``3/5`` over 1 no more).
+
+        >>> [str(p) for p in Factor(0, Fraction(3, 2), 9).in_whole_numbers()]
+        ['3', '18']
+        >>> [str(p) for p in Factor(None, Fraction(3, 5), 1).in_whole_numbers()]
+        ['3', '5']
+        >>> [str(p) for p in Factor(0, Fraction(2), 12).in_whole_numbers()]
+        ['2', '12']
+        """
         num, den = self.numerator, self.denominator
+        scale = math.lcm(num.denominator, den.denominator)
+        if scale == 1 or scale > _MAX_SCALE:  # (a float's own fraction: left as it is)
+            return num, den
+        return num * scale, den * scale
+
+    def __str__(self) -> str:
+        num, den = self.in_whole_numbers()
         if den == 1:
             text = _fmt_rational(num)
         else:
