@@ -392,3 +392,28 @@ def test_a_model_given_to_confusion_matrix_is_told_the_order() -> None:
     with pytest.raises(TypeError, match=r"takes labels, not a model: got TextClassifier.*"
                        r"confusion_matrix\(labels, model\.predict\(X\)\)"):  # fmt: skip
         confusion_matrix(model, ["free money"], ["spam"])
+
+
+def test_marginals_take_the_columns_names_and_slant_only_long_labels() -> None:
+    # a student's BernoulliNB on an array: the plot said "x7", with two slanted ticks
+    from nbayes import BernoulliNB, CategoricalNB
+    from nbayes.datasets import load_match_reviews
+    from nbayes.plot import marginals
+
+    r = load_match_reviews()
+    model = BernoulliNB(alpha=1).fit(r.data, r.target)
+    names = list(r.feature_names)
+    ax = marginals(model, names[7], feature_names=names)
+    assert ax.get_title() == f"P({names[7]} | class)"
+    assert [t.get_rotation() for t in ax.get_xticklabels()] == [0.0, 0.0]
+    assert marginals(model, 7, feature_names=names).get_title() == ax.get_title()
+    with pytest.raises(ValueError, match="feature_names has 2 names for"):
+        marginals(model, 0, feature_names=["a", "b"])
+    with pytest.raises(TypeError, match="one str"):
+        marginals(model, 0, feature_names="keeper was sharp")
+    with pytest.raises(ValueError, match="Unknown column 'x7'"):
+        marginals(model, "x7", feature_names=names)
+    levels = np.array([[f"level {k % 20}"] for k in range(40)], dtype=object)
+    many = CategoricalNB().fit(levels, [0, 1] * 20)
+    slanted = [t.get_rotation() for t in marginals(many, 0).get_xticklabels()]
+    assert set(slanted) == {45.0}

@@ -13,8 +13,7 @@ from .._families.kinds import kind_of_family, log_density_at
 from ._common import feature_names, likelihood, pyplot, set_title, short
 
 
-def _column_index(model: Any, column: Any) -> int:
-    names = feature_names(model)
+def _column_index(names: list[str], column: Any) -> int:
     if isinstance(column, int | np.integer) and not isinstance(column, bool):
         if not 0 <= int(column) < len(names):
             raise ValueError(f"column {column} is out of range: the model has {len(names)}.")
@@ -48,6 +47,7 @@ def marginals(
     *,
     log: bool = False,
     max_categories: int = MAX_CATEGORIES,
+    feature_names: Any = None,
 ) -> Any:
     """Draw P(column | y) for every class of a fitted model.
 
@@ -67,6 +67,10 @@ def marginals(
         A categorical column with more categories shows its ``max_categories`` most
         probable ones (largest probability in any class), most probable first, and says so
         on its axis.
+    feature_names : list of str, default=None
+        Names of the model's columns, one per column in order (a model fitted on an array
+        calls them x0, x1, ...): ``column`` may then be one of them, and the plot is
+        titled by it.
 
     Returns
     -------
@@ -83,14 +87,15 @@ def marginals(
     ['a', 'b']
     """
     plt = pyplot()
-    j = _column_index(model, column)
+    names = _names(model, feature_names)
+    j = _column_index(names, column)
     fitted, k = _column_model(model, j)
     family, d, stats, words = fitted.family, fitted.derived, fitted.stats, fitted.feature_names
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
     classes = model.classes_
-    name = feature_names(model)[j]
-    drawn = _marginal(model, family, d, stats, k, n_grid, words)
+    name = names[j]
+    drawn = _marginal(family, d, stats, k, n_grid, names if words is None else words)
     label_x = name
     if log and not drawn.numeric:
         raise ValueError(
@@ -131,14 +136,39 @@ def marginals(
         pos = np.arange(len(values_list))
         for c, label in enumerate(classes):
             ax.bar(pos + c * width, probs[c], width=width, label=str(label))
-        ax.set_xticks(
-            pos + 0.4 - width / 2, [short(v) for v in values_list], rotation=45, ha="right"
-        )
+        labels = [short(v) for v in values_list]
+        # (slanted only where level labels could run into one another)
+        slant = len(labels) * max(map(len, labels), default=0) > _LEVEL_ROOM
+        ax.set_xticks(pos + 0.4 - width / 2, labels, rotation=45 if slant else 0,
+                      ha="right" if slant else "center")  # fmt: skip
         ax.set_ylabel("probability")
     ax.set_xlabel(label_x)
     set_title(ax, f"P({name} | class)")
     ax.legend(title="class")
     return ax
+
+
+def _names(model: Any, given: Any) -> list[str]:
+    """The columns' names: ``given`` (checked: one per column), or the model's own."""
+    own = feature_names(model)
+    if given is None:
+        return own
+    if isinstance(given, str):  # (its characters would be taken for the names)
+        raise TypeError(
+            f"feature_names is one str ({given[:40]!r}): give a list of names, one per "
+            "column, e.g. 'keeper was sharp'.split()."
+        )
+    names = [str(f) for f in given]
+    if len(names) != len(own):
+        raise ValueError(
+            f"feature_names has {len(names)} names for {len(own)} columns: give one name "
+            "per column, in column order (or leave it out for the model's own)."
+        )
+    return names
+
+
+#: characters of level labels that fit side by side under a default figure's bars
+_LEVEL_ROOM = 48
 
 
 def _positive_range(lo: float, hi: float, name: str) -> tuple[float, float]:
@@ -164,11 +194,9 @@ def _point_masses(ax: Any, d: Any, k: int, classes: Any) -> None:
     right.set_ylabel("probability at a point mass (dots)")
 
 
-def _marginal(model: Any, family: Any, d: Any, stats: Any, k: int, n_grid: int, words: Any) -> Any:
+def _marginal(family: Any, d: Any, stats: Any, k: int, n_grid: int, words: Any) -> Any:
     """What to draw for feature k: its kind's marginal (:mod:`nbayes._families.kinds`)."""
     of = kind_of_family(family)
     if of is None:
         raise ValueError(f"marginals() cannot draw a {family.name} column.")
-    if words is None:
-        words = np.asarray(feature_names(model))
-    return of.marginal(d, stats, k, n_grid, words)
+    return of.marginal(d, stats, k, n_grid, np.asarray(words))
