@@ -173,6 +173,9 @@ def _cut_long_head(data: bytes) -> tuple[bytes, bool]:
     (True, 4000, True)
     """
     start = data.find(b"\n") if data.startswith(b"From ") else 0  # (an mbox postmark)
+    blank = data.find(b"\n\n", max(start, 0))  # (the head ends there at the latest)
+    if data.count(b"\n", 0, len(data) if blank < 0 else blank) <= MAX_HEAD_LINES:
+        return data, False  # (most mail: no line-by-line look at the head)
     m = _NON_HEAD_LINE.search(data, max(start, 0))
     end = len(data) if m is None else m.start()
     if data.count(b"\n", 0, end) <= MAX_HEAD_LINES:
