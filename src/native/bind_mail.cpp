@@ -18,6 +18,7 @@
 #include "mail_fisher.hpp"
 #include "mail_index.hpp"
 #include "mail_markup.hpp"
+#include "mail_store.hpp"
 #include "mail_tokens.hpp"
 #include "mail_words.hpp"
 
@@ -168,158 +169,354 @@ bool int64_column(PyObject* obj, Py_buffer* view,
                   const char* error = "clue_logs: the count columns must be array('q')",
                   bool writable = false) {
     auto fits = [](const char* f) {
-        return f != nullptr && (std::string(f) == "q" || std::string(f) == "l");
+        if (f == nullptr) return false;
+        // (a byte order mark of the native order: numpy's "<q" on a little-endian host)
+        if (*f == '@' || *f == '=' || (*f == '<' && PY_LITTLE_ENDIAN)) ++f;
+        return std::string(f) == "q" || std::string(f) == "l";
     };
     return typed_buffer(obj, view, 8, fits, error, writable);
 }
 
-// ---------------------------------------------------------------------------- token index
+// ---------------------------------------------------------------------------- token store
 
-// nbayes._mail_native's TokenIndex: a filter's token -> row mapping (TokenTable._index)
-// as a HashIndex (mail_index.hpp) on the tokens' code point hashes (mail_tokens.hpp: a
-// body word is looked up from its text without a str of its own), kept in step with the
-// table's list of tokens by row (sync), for clue_logs' prefetched look-ups.
-struct TokenIndexObject {
+// nbayes._mail_native's TokenStore: a spam filter's tokens by row, packed (mail_store.hpp:
+// their UTF-8 bytes and offsets, with the token -> row index on their code point hashes),
+// which clue_logs, fisher_text, learn_counts and merge_counts read and extend, and which
+// makes a str of a token only when asked for one (token, tokens).
+struct TokenStoreObject {
     PyObject_HEAD
-    PyObject* tokens;  // the list of tokens by row indexed (a strong reference) or NULL
-    std::vector<PyObject*>* keys;  // rows 0..covered-1: strong references
-    nbk_mail::HashIndex<PyObject*>* index;
-    bool usable;  // false: a token is not an exact str (clue_logs then answers None)
+    nbk_mail::PackedTokens* store;
 };
 
-constexpr std::size_t kMostIndexedRows = nbk_mail::HashIndex<PyObject*>::kMostRows;
+using Store = nbk_mail::PackedTokens;
+using Index = Store::Index;
 
-void index_reset(TokenIndexObject* self) {
-    if (self->keys != nullptr) {
-        for (PyObject* k : *self->keys) Py_DECREF(k);
-        self->keys->clear();
-    }
-    if (self->index != nullptr) self->index->clear();
-    Py_CLEAR(self->tokens);
-    self->usable = true;
-}
+PyTypeObject TokenStoreType = {PyVarObject_HEAD_INIT(nullptr, 0)};
 
-void index_dealloc(PyObject* obj) {
-    auto* self = reinterpret_cast<TokenIndexObject*>(obj);
-    index_reset(self);
-    delete self->keys;
-    delete self->index;
+Store& store_of(PyObject* obj) { return *reinterpret_cast<TokenStoreObject*>(obj)->store; }
+
+void store_dealloc(PyObject* obj) {
+    delete reinterpret_cast<TokenStoreObject*>(obj)->store;
     Py_TYPE(obj)->tp_free(obj);
 }
 
-const char sync_doc[] =
-    "sync(tokens) -> None\n\n"
-    "Index the rows of the list `tokens` (a TokenTable's tokens by row) not indexed yet;\n"
-    "start over if `tokens` is another list, shorter, or its last indexed row changed.";
-
-PyObject* index_sync(PyObject* obj, PyObject* tokens) {
-    auto* self = reinterpret_cast<TokenIndexObject*>(obj);
-    if (!PyList_CheckExact(tokens)) {
-        PyErr_SetString(PyExc_TypeError, "TokenIndex.sync: tokens must be a list of str");
+// A new TokenStore holding `store` (taken), or null (MemoryError set).
+PyObject* new_store(Store* store) {
+    if (store == nullptr) return PyErr_NoMemory();
+    auto* self = PyObject_New(TokenStoreObject, &TokenStoreType);
+    if (self == nullptr) {
+        delete store;
         return nullptr;
     }
-    Py_ssize_t n = PyList_GET_SIZE(tokens);
-    std::size_t covered = self->keys->size();
-    if (self->tokens != tokens || static_cast<std::size_t>(n) < covered ||
-        (covered > 0 && PyList_GET_ITEM(tokens, covered - 1) != self->keys->back())) {
-        index_reset(self);
-        self->tokens = Py_NewRef(tokens);
-        covered = 0;
-    }
-    if (static_cast<std::size_t>(n) > kMostIndexedRows) {  // (rows are 32-bit)
-        index_reset(self);
-        self->tokens = Py_NewRef(tokens);
-        self->usable = false;  // (the dict's path answers)
-        Py_RETURN_NONE;
-    }
+    self->store = store;
+    return reinterpret_cast<PyObject*>(self);
+}
+
+// Runs `work`; false (MemoryError, or ValueError for a store past its rows, set) if it
+// ran out of memory.
+template <class Work>
+bool guarded(Work&& work) {
     try {
-        std::size_t more = static_cast<std::size_t>(n) - covered;
-        if (more > covered) self->keys->reserve(static_cast<std::size_t>(n));  // (amortised)
-        self->index->reserve(more);
+        work();
+        return true;
     } catch (const std::bad_alloc&) {
-        index_reset(self);
-        return PyErr_NoMemory();
+        PyErr_NoMemory();
+        return false;
+    } catch (const std::length_error&) {
+        PyErr_SetString(PyExc_ValueError, "too many tokens for a spam filter's table (2**32)");
+        return false;
     }
-    for (Py_ssize_t r = static_cast<Py_ssize_t>(covered); r < n; ++r) {
-        PyObject* k = PyList_GET_ITEM(tokens, r);
-        if (r + 16 < n) {  // the hash reads each token's characters: their misses overlap
-            const char* ahead = reinterpret_cast<const char*>(PyList_GET_ITEM(tokens, r + 16));
-            __builtin_prefetch(ahead);
-            __builtin_prefetch(ahead + 64);
+}
+
+// The UTF-8 bytes of the str `t` ("surrogatepass"): its own data if ASCII, else `buf`.
+void utf8_view(PyObject* t, std::vector<std::uint8_t>& buf, const std::uint8_t*& p,
+               std::int64_t& n) {
+    if (PyUnicode_IS_ASCII(t)) {
+        p = static_cast<const std::uint8_t*>(PyUnicode_DATA(t));
+        n = PyUnicode_GET_LENGTH(t);
+        return;
+    }
+    buf.clear();
+    nbk::append_utf8(nbk::StrView{PyUnicode_DATA(t), PyUnicode_GET_LENGTH(t),
+                                  static_cast<nbk::i32>(PyUnicode_KIND(t))},
+                     buf);
+    p = buf.data();
+    n = static_cast<std::int64_t>(buf.size());
+}
+
+// The row of the str `t` in `store`, a new row for a new token; -1 with a Python error set.
+std::int64_t row_or_new(Store& store, PyObject* t, std::uint64_t h, std::vector<std::uint8_t>& buf) {
+    std::int64_t row = store.find(str_ref(t), h);
+    if (row >= 0) return row;
+    const std::uint8_t* p;
+    std::int64_t n;
+    if (!guarded([&] {
+            utf8_view(t, buf, p, n);
+            store.append(p, n, h);
+        }))
+        return -1;
+    return static_cast<std::int64_t>(store.rows()) - 1;
+}
+
+// A token to count or find: a str; else TypeError (an unhashable object's own).
+bool token_str(PyObject* t, const char* what) {
+    if (PyUnicode_Check(t)) return true;
+    if (PyObject_Hash(t) == -1) return false;
+    PyErr_Format(PyExc_TypeError, "%s: a token must be a str, not %.100s", what,
+                 Py_TYPE(t)->tp_name);
+    return false;
+}
+
+const char store_extend_doc[] =
+    "extend(tokens) -> None\n\n"
+    "Append the str of the iterable `tokens` as the next rows, in order. ValueError if one\n"
+    "is already a row (or comes twice), TypeError if one is not a str: nothing is added then.";
+
+PyObject* store_extend(PyObject* obj, PyObject* tokens) {
+    Store& store = store_of(obj);
+    const std::size_t first = store.rows();
+    PyObject* it = PyObject_GetIter(tokens);
+    if (it == nullptr) return nullptr;
+    std::vector<std::uint8_t> buf;
+    PyObject* t;
+    bool ok = true;
+    while (ok && (t = PyIter_Next(it)) != nullptr) {
+        ok = token_str(t, "TokenStore.extend");
+        if (ok) {
+            const std::uint64_t h = nbk_mail::ref_hash(str_ref(t));
+            if (store.find(str_ref(t), h) >= 0) {
+                PyErr_Format(PyExc_ValueError, "the tokens are not distinct: %R repeats", t);
+                ok = false;
+            } else {
+                ok = row_or_new(store, t, h, buf) >= 0;
+            }
         }
-        if (!PyUnicode_CheckExact(k)) self->usable = false;
-        std::uint64_t h = PyUnicode_Check(k) ? nbk_mail::ref_hash(str_ref(k)) : 0;
-        try {
-            self->keys->push_back(Py_NewRef(k));
-            self->index->insert(static_cast<std::uint64_t>(h), k);
-        } catch (const std::bad_alloc&) {
-            index_reset(self);
-            return PyErr_NoMemory();
-        }
+        Py_DECREF(t);
+    }
+    Py_DECREF(it);
+    if (!ok || PyErr_Occurred()) {
+        store.truncate(first);
+        return nullptr;
     }
     Py_RETURN_NONE;
 }
 
-PyObject* index_len(PyObject* obj, PyObject*) {
-    return PyLong_FromSize_t(reinterpret_cast<TokenIndexObject*>(obj)->keys->size());
+const char store_row_doc[] =
+    "row(token) -> int\n\nThe row of the token, -1 if it has none (or is not a str).";
+
+PyObject* store_row(PyObject* obj, PyObject* t) {
+    if (!PyUnicode_Check(t)) return PyLong_FromLong(-1);
+    const TokenRef r = str_ref(t);
+    return PyLong_FromLongLong(store_of(obj).find(r, nbk_mail::ref_hash(r)));
 }
 
-PyMethodDef index_methods[] = {
-    {"sync", index_sync, METH_O, sync_doc},
-    {"rows", index_len, METH_NOARGS, "rows() -> int\n\nThe number of rows indexed."},
+// The str of row r (checked by the caller).
+PyObject* token_str_at(const Store& store, std::size_t r) {
+    const auto& off = store.offsets();
+    return PyUnicode_DecodeUTF8(reinterpret_cast<const char*>(store.bytes().data()) + off[r],
+                                static_cast<Py_ssize_t>(off[r + 1] - off[r]), "surrogatepass");
+}
+
+const char store_token_doc[] = "token(row) -> str\n\nThe token of the row (IndexError past them).";
+
+PyObject* store_token(PyObject* obj, PyObject* arg) {
+    const Store& store = store_of(obj);
+    Py_ssize_t r = PyNumber_AsSsize_t(arg, PyExc_IndexError);
+    if (r == -1 && PyErr_Occurred()) return nullptr;
+    if (r < 0) r += static_cast<Py_ssize_t>(store.rows());
+    if (r < 0 || static_cast<std::size_t>(r) >= store.rows()) {
+        PyErr_SetString(PyExc_IndexError, "TokenStore.token: row out of range");
+        return nullptr;
+    }
+    return token_str_at(store, static_cast<std::size_t>(r));
+}
+
+// The rows of a `rows` argument (None: every row) into out; false with a Python error set
+// (TypeError: not an int64 buffer; IndexError: a row out of range).
+bool rows_arg(const Store& store, PyObject* rows, std::vector<std::size_t>& out, const char* what) {
+    if (rows == Py_None) {
+        return guarded([&] {
+            out.resize(store.rows());
+            for (std::size_t r = 0; r < out.size(); ++r) out[r] = r;
+        });
+    }
+    Py_buffer view;
+    std::string error = std::string(what) + ": rows must be an int64 buffer";
+    if (!int64_column(rows, &view, error.c_str())) return false;
+    const auto* p = static_cast<const std::int64_t*>(view.buf);
+    const Py_ssize_t n = view.len / 8;
+    bool ok = guarded([&] { out.resize(static_cast<std::size_t>(n)); });
+    for (Py_ssize_t k = 0; ok && k < n; ++k) {
+        if (p[k] < 0 || static_cast<std::size_t>(p[k]) >= store.rows()) {
+            PyErr_Format(PyExc_IndexError, "%s: row %lld out of range", what,
+                         static_cast<long long>(p[k]));
+            ok = false;
+        } else {
+            out[static_cast<std::size_t>(k)] = static_cast<std::size_t>(p[k]);
+        }
+    }
+    PyBuffer_Release(&view);
+    return ok;
+}
+
+const char store_tokens_doc[] =
+    "tokens(rows=None) -> list of str\n\n"
+    "The tokens of the rows (an int64 buffer, such as array('q')), in that order; every\n"
+    "row's if None.";
+
+PyObject* store_tokens(PyObject* obj, PyObject* args) {
+    PyObject* rows = Py_None;
+    if (!PyArg_ParseTuple(args, "|O:tokens", &rows)) return nullptr;
+    const Store& store = store_of(obj);
+    std::vector<std::size_t> which;
+    if (!rows_arg(store, rows, which, "TokenStore.tokens")) return nullptr;
+    PyObject* out = PyList_New(static_cast<Py_ssize_t>(which.size()));
+    if (out == nullptr) return nullptr;
+    for (std::size_t k = 0; k < which.size(); ++k) {
+        PyObject* s = token_str_at(store, which[k]);
+        if (s == nullptr) {
+            Py_DECREF(out);
+            return nullptr;
+        }
+        PyList_SET_ITEM(out, static_cast<Py_ssize_t>(k), s);
+    }
+    return out;
+}
+
+const char store_packed_doc[] =
+    "packed(rows=None) -> (bytes, offsets)\n\n"
+    "The tokens of the rows (an int64 buffer; every row's if None), in that order, packed\n"
+    "as a model file stores them: their UTF-8 bytes one after the other, and the bytes of\n"
+    "the n + 1 int64 offsets (native order) that cut them.";
+
+PyObject* store_packed(PyObject* obj, PyObject* args) {
+    PyObject* rows = Py_None;
+    if (!PyArg_ParseTuple(args, "|O:packed", &rows)) return nullptr;
+    const Store& store = store_of(obj);
+    const auto& off = store.offsets();
+    // (an empty vector's data() may be null, which "y#" would make None)
+    static const std::uint8_t nothing = 0;
+    const std::uint8_t* data = store.bytes().empty() ? &nothing : store.bytes().data();
+    if (rows == Py_None) {
+        return Py_BuildValue("(y#y#)", reinterpret_cast<const char*>(data),
+                             static_cast<Py_ssize_t>(off.back()),
+                             reinterpret_cast<const char*>(off.data()),
+                             static_cast<Py_ssize_t>(off.size() * 8));
+    }
+    std::vector<std::size_t> which;
+    if (!rows_arg(store, rows, which, "TokenStore.packed")) return nullptr;
+    std::vector<std::int64_t> cut;
+    if (!guarded([&] { cut.assign(which.size() + 1, 0); })) return nullptr;
+    for (std::size_t k = 0; k < which.size(); ++k)
+        cut[k + 1] = cut[k] + off[which[k] + 1] - off[which[k]];
+    PyObject* blob = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(cut.back()));
+    if (blob == nullptr) return nullptr;
+    char* out = PyBytes_AS_STRING(blob);
+    for (std::size_t k = 0; k < which.size(); ++k)
+        if (cut[k + 1] > cut[k])
+            std::memcpy(out + cut[k], data + off[which[k]], static_cast<std::size_t>(cut[k + 1] - cut[k]));
+    PyObject* result = Py_BuildValue("(Ny#)", blob, reinterpret_cast<const char*>(cut.data()),
+                                     static_cast<Py_ssize_t>(cut.size() * 8));
+    return result;
+}
+
+PyObject* store_truncate(PyObject* obj, PyObject* arg) {
+    Py_ssize_t n = PyNumber_AsSsize_t(arg, PyExc_OverflowError);
+    if (n == -1 && PyErr_Occurred()) return nullptr;
+    if (n < 0) {
+        PyErr_SetString(PyExc_ValueError, "TokenStore.truncate: rows must be >= 0");
+        return nullptr;
+    }
+    store_of(obj).truncate(static_cast<std::size_t>(n));
+    Py_RETURN_NONE;
+}
+
+PyObject* store_copy(PyObject* obj, PyObject*) {
+    Store* copy = nullptr;
+    if (!guarded([&] { copy = new Store(store_of(obj)); })) return nullptr;
+    return new_store(copy);
+}
+
+PyObject* store_rows(PyObject* obj, PyObject*) {
+    return PyLong_FromSize_t(store_of(obj).rows());
+}
+
+PyObject* store_nbytes(PyObject* obj, PyObject*) {
+    const Store& s = store_of(obj);
+    const std::size_t slots = s.index().empty() ? 0 : s.index().slot_count();
+    return PyLong_FromSize_t(s.bytes().capacity() + 8 * s.offsets().capacity() +
+                             sizeof(Index::Slot) * slots + 8 * s.index().size());
+}
+
+PyMethodDef store_methods[] = {
+    {"rows", store_rows, METH_NOARGS, "rows() -> int\n\nThe number of rows."},
+    {"row", store_row, METH_O, store_row_doc},
+    {"token", store_token, METH_O, store_token_doc},
+    {"tokens", store_tokens, METH_VARARGS, store_tokens_doc},
+    {"packed", store_packed, METH_VARARGS, store_packed_doc},
+    {"extend", store_extend, METH_O, store_extend_doc},
+    {"truncate", store_truncate, METH_O,
+     "truncate(n) -> None\n\nDrop the rows from n on (those a failed update added)."},
+    {"copy", store_copy, METH_NOARGS, "copy() -> TokenStore\n\nAn independent copy."},
+    {"nbytes", store_nbytes, METH_NOARGS,
+     "nbytes() -> int\n\nThe bytes the store holds (its buffers' capacities)."},
     {nullptr, nullptr, 0, nullptr},
 };
 
-PyTypeObject TokenIndexType = {PyVarObject_HEAD_INIT(nullptr, 0)};
+const char token_store_doc[] =
+    "token_store(bytes=None, offsets=None) -> TokenStore\n\n"
+    "An empty store of a spam filter's tokens, or the store of the tokens packed in `bytes`\n"
+    "(their UTF-8, 'surrogatepass') cut at `offsets` (an int64 buffer of n + 1 offsets), as\n"
+    "a model file holds them: ValueError if the offsets do not cut the bytes, a token is\n"
+    "not UTF-8 or comes twice.";
 
-const char token_index_doc[] =
-    "token_index() -> TokenIndex\n\n"
-    "An empty index of a spam filter's tokens (its sync(tokens) indexes a TokenTable's\n"
-    "tokens by row), for clue_logs in place of the table's dict.";
-
-PyObject* py_token_index(PyObject*, PyObject*) {
-    auto* self = PyObject_New(TokenIndexObject, &TokenIndexType);
-    if (self == nullptr) return nullptr;
-    self->tokens = nullptr;
-    self->usable = true;
-    self->keys = nullptr;
-    self->index = nullptr;
-    try {
-        self->keys = new std::vector<PyObject*>();
-        self->index = new nbk_mail::HashIndex<PyObject*>();
-    } catch (const std::bad_alloc&) {
-        Py_DECREF(self);
-        return PyErr_NoMemory();
+PyObject* py_token_store(PyObject*, PyObject* args) {
+    PyObject *blob = Py_None, *offsets = Py_None;
+    if (!PyArg_ParseTuple(args, "|OO:token_store", &blob, &offsets)) return nullptr;
+    Store* store = nullptr;
+    if (!guarded([&] { store = new Store(); })) return nullptr;
+    PyObject* out = new_store(store);
+    if (out == nullptr || blob == Py_None) return out;
+    Py_buffer bv, ov;
+    if (PyObject_GetBuffer(blob, &bv, PyBUF_C_CONTIGUOUS) < 0) {
+        Py_DECREF(out);
+        return nullptr;
     }
-    return reinterpret_cast<PyObject*>(self);
+    if (!int64_column(offsets, &ov, "token_store: offsets must be an int64 buffer")) {
+        PyBuffer_Release(&bv);
+        Py_DECREF(out);
+        return nullptr;
+    }
+    std::int64_t at = -1, other = -1;
+    int status = 0;
+    bool ok = guarded([&] {
+        status = store->extend(static_cast<const std::uint8_t*>(bv.buf), bv.len,
+                               static_cast<const std::int64_t*>(ov.buf), ov.len / 8, at, other);
+    });
+    PyBuffer_Release(&bv);
+    PyBuffer_Release(&ov);
+    if (ok && status != 0) {
+        if (status == 1)
+            PyErr_Format(PyExc_ValueError, "the offsets do not cut the bytes into tokens (offset %lld)",
+                         static_cast<long long>(at));
+        else if (status == 2)
+            PyErr_Format(PyExc_ValueError, "token %lld is not UTF-8", static_cast<long long>(at));
+        else
+            PyErr_Format(PyExc_ValueError, "the tokens are not distinct: token %lld repeats token %lld",
+                         static_cast<long long>(at), static_cast<long long>(other));
+        ok = false;
+    }
+    if (!ok) Py_CLEAR(out);
+    return out;
 }
 
 // ---------------------------------------------------------------------------- clues
-
-// unicode_eq of CPython's dict: the same length, kind and code units.
-inline bool same_str(PyObject* a, PyObject* b) {
-    if (a == b) return true;
-    Py_ssize_t n = PyUnicode_GET_LENGTH(a);
-    if (n != PyUnicode_GET_LENGTH(b)) return false;
-    int kind = PyUnicode_KIND(a);
-    if (kind != PyUnicode_KIND(b)) return false;
-    return std::memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), static_cast<std::size_t>(n) * kind) ==
-           0;
-}
-
-// An index key (an exact str) is the token `r`.
-inline bool same_key(PyObject* key, const TokenRef& r) {
-    if (r.obj != nullptr) return same_str(key, static_cast<PyObject*>(r.obj));
-    return nbk_mail::same_key_tokens(str_ref(key), r);
-}
 
 struct Probe {
     std::uint64_t hash;
     std::size_t pos;  // the slot of the first key of the token's hash, if any
     std::int64_t row;  // that key's row, -1: no key of this hash
 };
-
-using Index = nbk_mail::HashIndex<PyObject*>;
 
 // The rows of `refs` (hashes in `probes`) in `index`, -1 for a token not in it, in three
 // stages run as a pipeline over the tokens: a token's home slot is prefetched, the first
@@ -328,7 +525,8 @@ using Index = nbk_mail::HashIndex<PyObject*>;
 // no more: prefetching every token's slot first (and then every key) asked for more lines
 // than the CPU keeps in flight, and most of them were dropped.
 void lookup_rows(const std::vector<TokenRef>& refs, std::vector<Probe>& probes,
-                 const Index& index, const std::int64_t* ham, const std::int64_t* spam) {
+                 const Store& store, const std::int64_t* ham, const std::int64_t* spam) {
+    const Index& index = store.index();
     if (index.empty()) return;  // a table without rows: no token in it
     constexpr std::size_t kSlotAhead = 8, kKeyAhead = 8;  // (16 and 32: slower)
     const std::size_t n = probes.size();
@@ -346,9 +544,11 @@ void lookup_rows(const std::vector<TokenRef>& refs, std::vector<Probe>& probes,
                 if (s.row == Index::kEmpty) break;
                 if (s.tag == Index::tag(p.hash)) {
                     p.row = s.row;
-                    __builtin_prefetch(s.key);
-                    __builtin_prefetch(ham + s.row);
-                    __builtin_prefetch(spam + s.row);
+                    __builtin_prefetch(store.key_bytes(s.key));
+                    if (ham != nullptr) {  // (null: learning, which reads them later)
+                        __builtin_prefetch(ham + s.row);
+                        __builtin_prefetch(spam + s.row);
+                    }
                     break;
                 }
                 at = index.next(at);
@@ -364,7 +564,7 @@ void lookup_rows(const std::vector<TokenRef>& refs, std::vector<Probe>& probes,
             for (;;) {  // the first key of this hash, then (rarely) the others
                 const auto& s = index.slot(at);
                 if (s.row == Index::kEmpty) break;
-                if (s.tag == Index::tag(p.hash) && same_key(s.key, refs[j])) {
+                if (s.tag == Index::tag(p.hash) && store.same(s, refs[j])) {
                     row = s.row;
                     break;
                 }
@@ -710,12 +910,12 @@ const char clue_logs_doc[] =
     "clue_logs(tokens, index, ham, spam, n_ham, n_spam, s, x, c, min_dev, max_clues,\n"
     "same_counts_min, tile_bigrams) -> (log_f, log_1mf) or None\n\n"
     "The ln f(w) and ln(1 - f(w)) of the clues of one message's `tokens` (row of each in the\n"
-    "dict `index`, or in a TokenIndex synced with the table, counts in the array('q')\n"
+    "dict `index`, or in the table's TokenStore, counts in the array('q')\n"
     "columns `ham` and `spam`): those with |f - 0.5| >= min_dev, their bigrams tiled (if\n"
     "tile_bigrams: a bigram sharing a word with a stronger one dropped), one of each ham and\n"
     "spam counts seen in at least same_counts_min messages (0: all), the max_clues strongest\n"
     "(0: all). None where SpamFilter._clue_values would divide by zero, `tokens` is not a\n"
-    "set or (with a TokenIndex) holds other than exact str (the caller takes that path).\n"
+    "set or (with a TokenStore) holds other than exact str (the caller takes that path).\n"
     "With `records` (a last argument, default False): the list of SpamFilter._clue_values'\n"
     "records of those clues, (|f - 0.5|, token, f, ln f, ln(1 - f), ham, spam), instead.";
 
@@ -727,9 +927,9 @@ PyObject* py_clue_logs(PyObject*, PyObject* args) {
                           &sc.p.n_ham, &sc.p.n_spam, &sc.p.s, &sc.p.x, &sc.p.c, &sc.p.min_dev,
                           &sc.cap, &sc.same_min, &sc.tile, &records))
         return nullptr;
-    bool indexed = Py_IS_TYPE(index, &TokenIndexType);
+    bool indexed = Py_IS_TYPE(index, &TokenStoreType);
     if (!indexed && !PyDict_Check(index)) {
-        PyErr_SetString(PyExc_TypeError, "clue_logs: index must be a dict or a TokenIndex");
+        PyErr_SetString(PyExc_TypeError, "clue_logs: index must be a dict or a TokenStore");
         return nullptr;
     }
     Py_buffer hv, sv;
@@ -738,9 +938,8 @@ PyObject* py_clue_logs(PyObject*, PyObject* args) {
     PyObject* result = nullptr;
     bool fallback = false;
     bool failed = false;
-    auto* ti = reinterpret_cast<TokenIndexObject*>(index);
     try {
-        if (!PyAnySet_Check(tokens) || (indexed && !ti->usable)) {
+        if (!PyAnySet_Check(tokens)) {
             fallback = true;
         } else if (indexed) {
             std::vector<TokenRef> refs;
@@ -749,7 +948,7 @@ PyObject* py_clue_logs(PyObject*, PyObject* args) {
                 failed = PyErr_Occurred() != nullptr;
                 fallback = !failed;
             } else {
-                lookup_rows(refs, probes, *ti->index, sc.ham, sc.spam);
+                lookup_rows(refs, probes, store_of(index), sc.ham, sc.spam);
                 fallback = !collect(refs, probes, sc, clues);
             }
         } else {
@@ -824,7 +1023,7 @@ const char clue_logs_text_doc[] =
     "or None\n\n"
     "clue_logs of the set `tokens` with the words of `text` (and their bigrams) that\n"
     "words(text, min_length, max_length, bigrams, out) would add to it, read from the text\n"
-    "without a str per word: the same values. None unless `index` is a usable TokenIndex\n"
+    "without a str per word: the same values. None unless `index` is a TokenStore\n"
     "and `tokens` a set of exact str, or where clue_logs answers None.";
 
 // The (log spamicity, log(1 - spamicity)) of the chosen clues, as
@@ -949,8 +1148,7 @@ PyObject* text_clues(PyObject* args, bool fisher) {
                                   &index, &ham_obj, &spam_obj, &sc.p.n_ham, &sc.p.n_spam, &sc.p.s,
                                   &sc.p.x, &sc.p.c, &sc.p.min_dev, &sc.cap, &sc.same_min, &sc.tile);
     if (!parsed) return nullptr;
-    auto* ti = reinterpret_cast<TokenIndexObject*>(index);
-    if (!Py_IS_TYPE(index, &TokenIndexType) || !ti->usable || !PyAnySet_Check(tokens) ||
+    if (!Py_IS_TYPE(index, &TokenStoreType) || !PyAnySet_Check(tokens) ||
         (long_words && !PySet_CheckExact(tokens)))
         Py_RETURN_NONE;
     Py_buffer lv{};
@@ -1018,7 +1216,7 @@ PyObject* text_clues(PyObject* args, bool fisher) {
                 prev_h = h;
                 prev_p = pw;
             }
-            lookup_rows(refs, probes, *ti->index, sc.ham, sc.spam);
+            lookup_rows(refs, probes, store_of(index), sc.ham, sc.spam);
             ok = collect(refs, probes, sc, clues);
         }
         if (ok)
@@ -1051,17 +1249,6 @@ const char fisher_text_doc[] =
 
 PyObject* py_fisher_text(PyObject*, PyObject* args) { return text_clues(args, true); }
 
-// Runs `work`; false (MemoryError set) if it ran out of memory.
-template <class Work>
-bool guarded(Work&& work) {
-    try {
-        work();
-        return true;
-    } catch (const std::bad_alloc&) {
-        PyErr_NoMemory();
-        return false;
-    }
-}
 
 const char head_fields_doc[] =
     "head_fields(head) -> [(name, value), ...] or None\n\n"
@@ -1588,16 +1775,16 @@ PyObject* py_scorer_counts(PyObject*, PyObject* args) {
 // ---------------------------------------------------------------------------- learning
 
 const char learn_counts_doc[] =
-    "learn_counts(index, tokens, ham, spam, messages, is_spam) -> (n, live, total)\n\n"
-    "Count each message of the iterable `messages` (each an iterable of tokens) in a\n"
+    "learn_counts(store, ham, spam, messages, is_spam) -> (n, live, total)\n\n"
+    "Count each message of the iterable `messages` (each an iterable of str tokens) in a\n"
     "TokenTable's columns, as nbayes.spam._table's TokenTable._learn_reference does: a\n"
-    "token not in the dict `index` is given the next row (appended to the list `tokens`,\n"
-    "index[token] = row, a zero appended to the array('q') columns `ham` and `spam`), then\n"
-    "the row's count in `spam` (is_spam) or `ham` goes up by one. Return the messages\n"
-    "counted, the rows that had no count before, and the tokens counted. The counts change\n"
-    "only once every message has been read: an error (a message that is not iterable, a\n"
-    "token that cannot be a dict key) leaves them as they were, with the rows added so far\n"
-    "in `index` and `tokens` (the caller drops them, TokenTable._truncate).";
+    "token not in the TokenStore `store` is given the next row (appended to it, a zero\n"
+    "appended to the array('q') columns `ham` and `spam`), then the row's count in `spam`\n"
+    "(is_spam) or `ham` goes up by one. Return the messages counted, the rows that had no\n"
+    "count before, and the tokens counted. The counts change only once every message has\n"
+    "been read: an error (a message that is not iterable, a token that is not a str) leaves\n"
+    "them as they were, with the rows added so far in `store` (the caller drops them,\n"
+    "TokenTable._truncate).";
 
 // Appends `n` zeros to the array('q') `column` (one frombytes call).
 bool append_zeros(PyObject* column, Py_ssize_t n) {
@@ -1636,46 +1823,55 @@ bool grown_columns(PyObject* ham, PyObject* spam, Py_ssize_t n_rows, Py_buffer* 
     return true;
 }
 
-// The row of the token `t` in a TokenTable (index[t]), or, for a new token, the next row
-// (`t` appended to the list `tokens`, index[t] = row); false with a Python error set.
-bool row_of(PyObject* index, PyObject* tokens, PyObject* t, Py_ssize_t& row) {
-    PyObject* found = PyDict_GetItemWithError(index, t);  // borrowed
-    if (found != nullptr) {
-        row = PyLong_AsSsize_t(found);
-        return !(row == -1 && PyErr_Occurred());
-    }
-    if (PyErr_Occurred()) return false;
-    row = PyList_GET_SIZE(tokens);
-    PyObject* r = PyLong_FromSsize_t(row);
-    bool ok = r != nullptr && PyList_Append(tokens, t) == 0 && PyDict_SetItem(index, t, r) == 0;
-    Py_XDECREF(r);
-    return ok;
-}
-
 // The rows of the tokens of `message` pushed on `rows`, new tokens given new rows (in
-// `index` and `tokens`); false with a Python error set.
-bool message_rows(PyObject* index, PyObject* tokens, PyObject* message,
-                  std::vector<Py_ssize_t>& rows) {
+// `store`): each token's row looked up with the prefetched pipeline of the clues
+// (lookup_rows), then those not found (new, or new earlier in this message) found again
+// or added; false with a Python error set.
+bool message_rows(Store& store, PyObject* message, std::vector<std::int64_t>& rows,
+                  std::vector<PyObject*>& held, std::vector<TokenRef>& refs,
+                  std::vector<Probe>& probes, std::vector<std::uint8_t>& buf) {
     PyObject* it = PyObject_GetIter(message);
     if (it == nullptr) return false;
     PyObject* t;
     bool ok = true;
+    held.clear();
+    refs.clear();
+    probes.clear();
     while (ok && (t = PyIter_Next(it)) != nullptr) {
-        Py_ssize_t row = -1;
-        ok = row_of(index, tokens, t, row) && guarded([&] { rows.push_back(row); });
-        Py_DECREF(t);
+        ok = token_str(t, "learn_counts") && guarded([&] {
+                 held.push_back(t);
+                 refs.push_back(str_ref(t));
+                 probes.push_back(Probe{nbk_mail::ref_hash(refs.back()), 0, -1});
+             });
+        if (!ok) Py_DECREF(t);
     }
     Py_DECREF(it);
-    return ok && !PyErr_Occurred();
+    ok = ok && !PyErr_Occurred();
+    if (ok) {
+        lookup_rows(refs, probes, store, nullptr, nullptr);
+        for (std::size_t k = 0; ok && k < refs.size(); ++k) {
+            std::int64_t row = probes[k].row;
+            if (row < 0) row = row_or_new(store, held[k], probes[k].hash, buf);
+            ok = row >= 0 && guarded([&] { rows.push_back(row); });
+        }
+    }
+    for (PyObject* h : held) Py_DECREF(h);
+    held.clear();
+    return ok;
 }
 
 PyObject* py_learn_counts(PyObject*, PyObject* args) {
-    PyObject *index, *tokens, *ham, *spam, *messages;
+    PyObject *store_obj, *ham, *spam, *messages;
     int is_spam;
-    if (!PyArg_ParseTuple(args, "O!O!OOOp:learn_counts", &PyDict_Type, &index, &PyList_Type,
-                          &tokens, &ham, &spam, &messages, &is_spam))
+    if (!PyArg_ParseTuple(args, "O!OOOp:learn_counts", &TokenStoreType, &store_obj, &ham, &spam,
+                          &messages, &is_spam))
         return nullptr;
-    std::vector<Py_ssize_t> rows;
+    Store& store = store_of(store_obj);
+    std::vector<std::int64_t> rows;
+    std::vector<PyObject*> held;
+    std::vector<TokenRef> refs;
+    std::vector<Probe> probes;
+    std::vector<std::uint8_t> buf;
     Py_ssize_t n = 0;
     PyObject* it = PyObject_GetIter(messages);
     if (it == nullptr) return nullptr;
@@ -1683,18 +1879,19 @@ PyObject* py_learn_counts(PyObject*, PyObject* args) {
     bool ok = true;
     while (ok && (message = PyIter_Next(it)) != nullptr) {
         ++n;
-        ok = message_rows(index, tokens, message, rows);
+        ok = message_rows(store, message, rows, held, refs, probes, buf);
         Py_DECREF(message);
     }
     Py_DECREF(it);
     if (!ok || PyErr_Occurred()) return nullptr;
     // the columns grow to the rows (a zero for each new token), then the counts change
     Py_buffer hv, sv;
-    if (!grown_columns(ham, spam, PyList_GET_SIZE(tokens), &hv, &sv, "learn_counts")) return nullptr;
+    if (!grown_columns(ham, spam, static_cast<Py_ssize_t>(store.rows()), &hv, &sv, "learn_counts"))
+        return nullptr;
     auto* col = static_cast<std::int64_t*>(is_spam ? sv.buf : hv.buf);
     const auto* other = static_cast<const std::int64_t*>(is_spam ? hv.buf : sv.buf);
     Py_ssize_t live = 0;
-    for (Py_ssize_t r : rows) {
+    for (std::int64_t r : rows) {
         std::int64_t c = col[r];
         if (c == 0 && other[r] == 0) ++live;
         col[r] = c + 1;
@@ -1705,20 +1902,21 @@ PyObject* py_learn_counts(PyObject*, PyObject* args) {
 }
 
 const char merge_counts_doc[] =
-    "merge_counts(index, tokens, ham, spam, other_tokens, other_ham, other_spam) -> int\n\n"
-    "Add the counts of another table's rows (the list `other_tokens` and its array('q')\n"
+    "merge_counts(store, ham, spam, other_store, other_ham, other_spam) -> int\n\n"
+    "Add the counts of another table's rows (its TokenStore `other_store` and array('q')\n"
     "columns `other_ham`, `other_spam`; rows without a count skipped) to a TokenTable's, as\n"
-    "nbayes.spam._table's TokenTable._merge_reference does: a token not in the dict `index`\n"
-    "is given the next row (as learn_counts does). Return the rows that had no count\n"
-    "before. The counts change only once every row has been found: an error leaves them as\n"
-    "they were, with the rows added so far in `index` and `tokens` (the caller drops them).";
+    "nbayes.spam._table's TokenTable._merge_reference does: a token not in `store` is given\n"
+    "the next row (as learn_counts does). Return the rows that had no count before. The\n"
+    "counts change only once every row has been found: an error leaves them as they were,\n"
+    "with the rows added so far in `store` (the caller drops them).";
 
 PyObject* py_merge_counts(PyObject*, PyObject* args) {
-    PyObject *index, *tokens, *ham, *spam, *other_tokens, *other_ham, *other_spam;
-    if (!PyArg_ParseTuple(args, "O!O!OOO!OO:merge_counts", &PyDict_Type, &index, &PyList_Type,
-                          &tokens, &ham, &spam, &PyList_Type, &other_tokens, &other_ham,
-                          &other_spam))
+    PyObject *store_obj, *ham, *spam, *other_obj, *other_ham, *other_spam;
+    if (!PyArg_ParseTuple(args, "O!OOO!OO:merge_counts", &TokenStoreType, &store_obj, &ham, &spam,
+                          &TokenStoreType, &other_obj, &other_ham, &other_spam))
         return nullptr;
+    Store& store = store_of(store_obj);
+    const Store& other = store_of(other_obj);
     Py_buffer og, ob;
     const char* error = "merge_counts: the count columns must be array('q')";
     if (!int64_column(other_ham, &og, error)) return nullptr;
@@ -1726,16 +1924,15 @@ PyObject* py_merge_counts(PyObject*, PyObject* args) {
         PyBuffer_Release(&og);
         return nullptr;
     }
-    Py_ssize_t n_other = PyList_GET_SIZE(other_tokens);
+    const auto n_other = static_cast<Py_ssize_t>(other.rows());
     if (og.len / 8 < n_other || ob.len / 8 < n_other) {
         PyBuffer_Release(&og);
         PyBuffer_Release(&ob);
         PyErr_SetString(PyExc_ValueError, "merge_counts: the other columns are shorter than its tokens");
         return nullptr;
     }
-    // (the other table's columns are copied: its rows are read after Python code may run)
-    std::vector<std::int64_t> g_add, b_add;
-    std::vector<Py_ssize_t> rows;
+    // (the other table's columns are copied: they may be this table's, which grow below)
+    std::vector<std::int64_t> g_add, b_add, rows;
     bool ok = guarded([&] {
         g_add.assign(static_cast<const std::int64_t*>(og.buf),
                      static_cast<const std::int64_t*>(og.buf) + n_other);
@@ -1745,25 +1942,37 @@ PyObject* py_merge_counts(PyObject*, PyObject* args) {
     });
     PyBuffer_Release(&og);
     PyBuffer_Release(&ob);
-    if (!ok) return nullptr;
-    for (Py_ssize_t j = 0; ok && j < n_other; ++j) {
-        if (g_add[j] == 0 && b_add[j] == 0) continue;
-        PyObject* t = Py_NewRef(PyList_GET_ITEM(other_tokens, j));  // (a key's hash may run code)
-        ok = row_of(index, tokens, t, rows[static_cast<std::size_t>(j)]);
-        Py_DECREF(t);
-    }
+    // (a table merged with itself finds each of its tokens: it adds none, so the bytes
+    // read from `other` do not move under an append)
+    ok = ok && guarded([&] {
+        const auto& off = other.offsets();
+        for (Py_ssize_t j = 0; j < n_other; ++j) {
+            const auto q = static_cast<std::size_t>(j);
+            if (g_add[q] == 0 && b_add[q] == 0) continue;
+            const std::uint8_t* p = other.bytes().data() + off[q];
+            const std::int64_t len = off[q + 1] - off[q];
+            const std::uint64_t h = other.hash_of(q);
+            std::int64_t r = store.find(p, len, h);
+            if (r < 0) {
+                store.append(p, len, h);
+                r = static_cast<std::int64_t>(store.rows()) - 1;
+            }
+            rows[q] = r;
+        }
+    });
     if (!ok) return nullptr;
     Py_buffer hv, sv;
-    if (!grown_columns(ham, spam, PyList_GET_SIZE(tokens), &hv, &sv, "merge_counts")) return nullptr;
+    if (!grown_columns(ham, spam, static_cast<Py_ssize_t>(store.rows()), &hv, &sv, "merge_counts"))
+        return nullptr;
     auto* h = static_cast<std::int64_t*>(hv.buf);
     auto* b = static_cast<std::int64_t*>(sv.buf);
     Py_ssize_t live = 0;
     for (Py_ssize_t j = 0; j < n_other; ++j) {
-        Py_ssize_t r = rows[static_cast<std::size_t>(j)];
+        std::int64_t r = rows[static_cast<std::size_t>(j)];
         if (r < 0) continue;
         if (h[r] == 0 && b[r] == 0) ++live;
-        h[r] += g_add[j];
-        b[r] += b_add[j];
+        h[r] += g_add[static_cast<std::size_t>(j)];
+        b[r] += b_add[static_cast<std::size_t>(j)];
     }
     PyBuffer_Release(&hv);
     PyBuffer_Release(&sv);
@@ -1775,7 +1984,7 @@ PyMethodDef methods[] = {
     {"clue_logs", py_clue_logs, METH_VARARGS, clue_logs_doc},
     {"clue_logs_text", py_clue_logs_text, METH_VARARGS, clue_logs_text_doc},
     {"fisher_text", py_fisher_text, METH_VARARGS, fisher_text_doc},
-    {"token_index", py_token_index, METH_NOARGS, token_index_doc},
+    {"token_store", py_token_store, METH_VARARGS, token_store_doc},
     {"head_fields", py_head_fields, METH_VARARGS, head_fields_doc},
     {"strip_tags", py_strip_tags, METH_VARARGS, strip_tags_doc},
     {"links", py_links, METH_VARARGS, links_doc},
@@ -1801,12 +2010,12 @@ struct PyModuleDef moduledef = {
 }  // namespace
 
 PyMODINIT_FUNC PyInit__mail_native(void) {
-    TokenIndexType.tp_name = "nbayes._mail_native.TokenIndex";
-    TokenIndexType.tp_basicsize = sizeof(TokenIndexObject);
-    TokenIndexType.tp_dealloc = index_dealloc;
-    TokenIndexType.tp_flags = Py_TPFLAGS_DEFAULT;
-    TokenIndexType.tp_doc = "A spam filter's token -> row index (token_index()). Internal.";
-    TokenIndexType.tp_methods = index_methods;
-    if (PyType_Ready(&TokenIndexType) < 0) return nullptr;
+    TokenStoreType.tp_name = "nbayes._mail_native.TokenStore";
+    TokenStoreType.tp_basicsize = sizeof(TokenStoreObject);
+    TokenStoreType.tp_dealloc = store_dealloc;
+    TokenStoreType.tp_flags = Py_TPFLAGS_DEFAULT;
+    TokenStoreType.tp_doc = "A spam filter's tokens by row, packed, and their index (token_store()). Internal.";
+    TokenStoreType.tp_methods = store_methods;
+    if (PyType_Ready(&TokenStoreType) < 0) return nullptr;
     return PyModule_Create(&moduledef);
 }

@@ -33,6 +33,7 @@ class HashIndex {
     static std::uint32_t tag(std::uint64_t hash) { return static_cast<std::uint32_t>(hash); }
 
     std::size_t size() const { return hashes_.size(); }
+    std::size_t slot_count() const { return slots_.size(); }
 
     // The first slot a hash probes (the hash multiplied by a constant: hashes of a
     // weak hash function, an int's, spread too).
@@ -53,10 +54,26 @@ class HashIndex {
 
     // Adds (hash, key) as the next row, size() (rows are 0, 1, 2, ... in order: the full
     // hashes kept by row rehash the slots when they grow).
+    // (Strong guarantee: an allocation that fails leaves the index as it was.)
     void insert(std::uint64_t hash, Key key) {
         if ((size() + 1) * 4 > slots_.size() * 3) grow();
-        place(hash, key, static_cast<std::uint32_t>(hashes_.size()));
         hashes_.push_back(hash);
+        place(hash, key, static_cast<std::uint32_t>(hashes_.size() - 1));
+    }
+
+    // The full hash of `row`'s key.
+    std::uint64_t hash_of(std::size_t row) const { return hashes_[row]; }
+
+    // Drops the rows from `n` on (those a failed update added): the slots of the others
+    // placed again (a pass over the table: a failure's path only).
+    void truncate(std::size_t n) {
+        if (n >= hashes_.size()) return;
+        std::vector<Slot> old;
+        old.swap(slots_);
+        slots_.assign(old.size(), Slot{0, kEmpty, Key{}});
+        hashes_.resize(n);
+        for (const Slot& s : old)
+            if (s.row != kEmpty && s.row < n) place(hashes_[s.row], s.key, s.row);
     }
 
     void clear() {
@@ -80,9 +97,8 @@ class HashIndex {
 
     void grow() {
         std::size_t cap = slots_.empty() ? 1024 : slots_.size() * 2;
-        std::vector<Slot> old;
+        std::vector<Slot> old(cap, Slot{0, kEmpty, Key{}});  // (may throw: nothing changed)
         old.swap(slots_);
-        slots_.assign(cap, Slot{0, kEmpty, Key{}});
         mask_ = cap - 1;
         unsigned bits = 0;
         while ((std::size_t{1} << bits) < cap) ++bits;

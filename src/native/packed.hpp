@@ -81,38 +81,40 @@ struct PackedCheck {
 // Whether n_off - 1 terms are well packed in n_bytes bytes: offsets from 0, never
 // decreasing, ending at n_bytes; every term valid UTF-8; no term twice (strictly
 // increasing terms are distinct; other orders are sorted to find repeats).
+// The first of n_off offsets that does not cut n_bytes bytes into terms (offsets from 0,
+// never decreasing, ending at n_bytes), or -1 if they all do.
+inline i64 packed_bad_offset(i64 n_bytes, const i64* off, i64 n_off) {
+    if (n_off < 1 || off[0] != 0) return 0;
+    for (i64 i = 1; i < n_off; ++i)
+        if (off[i] < off[i - 1] || off[i] > n_bytes) return i;
+    return off[n_off - 1] != n_bytes ? n_off - 1 : -1;
+}
+
+// Whether d[from, to) is valid UTF-8 (surrogates allowed).
+inline bool utf8_valid(const u8* d, i64 from, i64 to) {
+    for (i64 p = from; p < to;) {
+        u32 cp;
+        const int L = utf8_step(d, p, to, cp);
+        if (L == 0) return false;
+        p += L;
+    }
+    return true;
+}
+
 inline PackedCheck packed_check(const u8* d, i64 n_bytes, const i64* off, i64 n_off) {
     PackedCheck r;
-    if (n_off < 1 || off[0] != 0) {
+    r.at = packed_bad_offset(n_bytes, off, n_off);
+    if (r.at >= 0) {
         r.status = 1;
-        r.at = 0;
-        return r;
-    }
-    for (i64 i = 1; i < n_off; ++i) {
-        if (off[i] < off[i - 1] || off[i] > n_bytes) {
-            r.status = 1;
-            r.at = i;
-            return r;
-        }
-    }
-    if (off[n_off - 1] != n_bytes) {
-        r.status = 1;
-        r.at = n_off - 1;
         return r;
     }
     const i64 n = n_off - 1;
     for (i64 t = 0; t < n; ++t) {
         if ((t & 4095) == 0) tick();
-        const i64 end = off[t + 1];
-        for (i64 p = off[t]; p < end;) {
-            u32 cp;
-            const int L = utf8_step(d, p, end, cp);
-            if (L == 0) {
-                r.status = 2;
-                r.at = t;
-                return r;
-            }
-            p += L;
+        if (!utf8_valid(d, off[t], off[t + 1])) {
+            r.status = 2;
+            r.at = t;
+            return r;
         }
         if (t > 0 && r.sorted && packed_cmp(d, off, t - 1, t) >= 0) r.sorted = false;
     }

@@ -8,16 +8,24 @@ def words(
     text: str, min_length: int, max_length: int, bigrams: bool, out: set[str] | None, /
 ) -> list[str]: ...
 
-class TokenIndex:
-    """A spam filter's token -> row index (not exported: made by token_index())."""
+class TokenStore:
+    """A spam filter's tokens by row, packed, and their index (not exported: made by
+    token_store())."""
 
-    def sync(self, tokens: list[str], /) -> None: ...
     def rows(self) -> int: ...
+    def row(self, token: object, /) -> int: ...
+    def token(self, row: int, /) -> str: ...
+    def tokens(self, rows: object = None, /) -> list[str]: ...
+    def packed(self, rows: object = None, /) -> tuple[bytes, bytes]: ...
+    def extend(self, tokens: Iterable[str], /) -> None: ...
+    def truncate(self, n: int, /) -> None: ...
+    def copy(self) -> TokenStore: ...
+    def nbytes(self) -> int: ...
 
-def token_index() -> TokenIndex: ...
+def token_store(blob: object = None, offsets: object = None, /) -> TokenStore: ...
 def clue_logs(
     tokens: frozenset[str] | set[str],
-    index: dict[str, int] | TokenIndex,
+    index: dict[str, int] | TokenStore,
     ham: object,
     spam: object,
     n_ham: int,
@@ -40,7 +48,7 @@ def clue_logs_text(
     min_length: int,
     max_length: int,
     bigrams: bool,
-    index: TokenIndex,
+    index: TokenStore,
     ham: object,
     spam: object,
     n_ham: int,
@@ -60,7 +68,7 @@ def fisher_text(
     min_length: int,
     max_length: int,
     bigrams: bool,
-    index: TokenIndex,
+    index: TokenStore,
     ham: object,
     spam: object,
     n_ham: int,
@@ -89,20 +97,18 @@ def long_words(words: Iterable[str], out: set[str], prefix: str, /) -> None: ...
 def token_hash(data: bytes | memoryview, /) -> int: ...
 def token_hashes(blob: bytes, offsets: object, /) -> bytes: ...
 def learn_counts(
-    index: dict[Any, int],
-    tokens: list[Any],
+    store: TokenStore,
     ham: object,
     spam: object,
-    messages: Iterable[Iterable[Any]],
+    messages: Iterable[Iterable[str]],
     is_spam: bool,
     /,
 ) -> tuple[int, int, int]: ...
 def merge_counts(
-    index: dict[Any, int],
-    tokens: list[Any],
+    store: TokenStore,
     ham: object,
     spam: object,
-    other_tokens: list[Any],
+    other_store: TokenStore,
     other_ham: object,
     other_spam: object,
     /,

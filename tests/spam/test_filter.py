@@ -1329,15 +1329,22 @@ def test_the_compiled_clues_on_a_slice_of_the_corpus() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF)), max_size=30))
+@given(
+    st.lists(
+        st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF)), max_size=30, unique=True
+    )
+)
 def test_a_model_file_s_tokens_unpack_as_they_were_packed(tokens: list[str]) -> None:
     # the tokens of a model file, one blob of UTF-8 (surrogates kept) cut at byte offsets,
-    # and cut again at character offsets by one decode (empty tokens, 4-byte characters)
-    from nbayes.io.serializers.spam import _unpack
+    # kept packed by the table (empty tokens, 4-byte characters): the same tokens back
+    from array import array
 
     encoded = [t.encode("utf-8", "surrogatepass") for t in tokens]
     offsets = np.cumsum([0, *map(len, encoded)], dtype=np.int64)
-    assert _unpack(b"".join(encoded), offsets) == tokens
+    zeros = array("q", [1] * len(tokens))
+    table = TokenTable.from_packed(b"".join(encoded), offsets, zeros, array("q", zeros), 1, 1)
+    assert table.row_tokens == tokens
+    assert [table.row(t) for t in tokens] == list(range(len(tokens)))
 
 
 def test_an_empty_message_has_no_token_and_is_unsure(saved: Path, tmp_path: Path) -> None:

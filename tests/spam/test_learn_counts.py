@@ -91,10 +91,11 @@ def test_an_error_leaves_the_table_as_it_was(messages: Any, error: str) -> None:
 
 
 def test_columns_that_are_not_int64_arrays_are_refused() -> None:
+    store = _mail_native.token_store()
     with pytest.raises(TypeError, match=r"array\('q'\)"):
-        _mail_native.learn_counts({}, [], array("d"), array("d"), [["a"]], True)
+        _mail_native.learn_counts(store, array("d"), array("d"), [["a"]], True)
     with pytest.raises(TypeError):
-        _mail_native.learn_counts([], [], array("q"), array("q"), [["a"]], True)
+        _mail_native.learn_counts({}, array("q"), array("q"), [["a"]], True)  # type: ignore[arg-type]
 
 
 @settings(max_examples=200, deadline=None)
@@ -145,9 +146,10 @@ def test_a_merge_that_fails_leaves_the_table_as_it_was() -> None:
     t = TokenTable()
     t.learn([frozenset({"cheap", "pills"})], spam=True)
     before = _state(t)
-    other = TokenTable()
-    other._tokens = ["new-1", ["unhashable"]]  # type: ignore[list-item]
-    other.ham, other.spam = array("q", [1, 1]), array("q", [0, 0])
-    with pytest.raises(TypeError, match="unhashable"):
+    other = TokenTable.from_rows([("new-1", 1, 0), ("new-2", 1, 0)], 1, 0)
+    other.ham, other.spam = array("q", [1]), array("q", [0])  # (columns short of its rows)
+    with pytest.raises(ValueError, match="shorter"):
         t.merge(other)
     assert _state(t) == before and "new-1" not in t.index
+    with pytest.raises(TypeError, match="unhashable"):  # (a table holds str tokens only)
+        TokenTable.from_rows([("new-1", 1, 0), (["unhashable"], 1, 0)], 2, 0)  # type: ignore[list-item]

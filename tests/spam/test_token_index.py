@@ -1,5 +1,6 @@
-"""The compiled token index (``nbayes._mail_native.TokenIndex``) that the clues look tokens
-up in: the same rows as the table's dict through every change to the table."""
+"""The compiled token index (``nbayes._mail_native.TokenStore``, the table's packed tokens)
+that the clues look tokens up in: the same rows as the table's dict through every change to
+the table."""
 
 from __future__ import annotations
 
@@ -71,11 +72,12 @@ def test_tokens_that_are_not_exact_str_take_the_python_path() -> None:
 
     f = SpamFilter().fit(_sets(4, 5), ["ham", "spam", "ham", "spam"])
     assert f._clue_logs(frozenset({Word("w5"), "w10"})) is None
+    # a table keeps a str subclass's characters: a str of them finds its row
     table = TokenTable.from_rows([(Word("w5"), 1, 0), ("w6", 0, 1)], 1, 1)
-    lookup = _mail_native.token_index()
-    lookup.sync(table.row_tokens)
+    assert table.row_tokens == ["w5", "w6"] and type(table.row_tokens[0]) is str
     args = (table.ham, table.spam, 1, 1, 0.1, 0.5, 1.0, 0.0, 0, 0, True)
-    assert _mail_native.clue_logs(frozenset({"w6"}), lookup, *args) is None
+    assert _mail_native.clue_logs(frozenset({"w5"}), table.store, *args) is not None
+    assert _mail_native.clue_logs(frozenset({Word("w5")}), table.store, *args) is None
 
 
 def test_a_pruned_or_copied_filter_is_indexed_afresh() -> None:
@@ -89,24 +91,31 @@ def test_a_pruned_or_copied_filter_is_indexed_afresh() -> None:
     assert [f._clue_logs(t) for t in probe] == [_dict_logs(f, t) for t in probe]
 
 
-def test_sync_refuses_what_is_not_a_list() -> None:
-    lookup = _mail_native.token_index()
-    with pytest.raises(TypeError, match="list of str"):
-        lookup.sync(("a", "b"))  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="dict or a TokenIndex"):
+def test_the_store_refuses_what_is_not_str_tokens() -> None:
+    from array import array
+
+    store = _mail_native.token_store()
+    with pytest.raises(TypeError, match="must be a str, not int"):
+        store.extend(["a", 1])  # type: ignore[list-item]
+    assert store.rows() == 0  # (nothing added)
+    with pytest.raises(ValueError, match="not distinct"):
+        store.extend(["a", "b", "a"])
+    with pytest.raises(TypeError, match="int64 buffer"):
+        _mail_native.token_store(b"ab", array("d", [0.0, 2.0]))
+    with pytest.raises(TypeError, match="dict or a TokenStore"):
         _mail_native.clue_logs(frozenset(), [], b"", b"", 0, 0, 0.1, 0.5, 0.0, 0.0, 0, 0, False)  # type: ignore[arg-type]
 
 
-def test_a_filter_with_its_index_pickles_and_copies_without_it() -> None:
+def test_a_filter_with_its_store_pickles_and_copies() -> None:
     import copy
     import pickle
 
     f = SpamFilter(min_dev=0.0).fit(_sets(30, 7), ["ham", "spam"] * 15)
     probe = _sets(10, 11)
     before = [f._clue_logs(t) for t in probe]
-    assert "_lookup" in f.__dict__
     for g in (pickle.loads(pickle.dumps(f)), copy.deepcopy(f)):
-        assert "_lookup" not in g.__dict__
+        assert g.table_.store is not f.table_.store
+        assert g.table_.row_tokens == f.table_.row_tokens
         assert [g._clue_logs(t) for t in probe] == before
 
 

@@ -111,7 +111,7 @@ def _count_worker(
         while (task := _next_task(tasks, parent)) is not None:
             messages, flags = pickle.loads(task)  # (pickled by the parent: see count_many)
             _counted(table, tokenizer, messages, flags)
-        columns = (table.row_tokens, table.ham.tobytes(), table.spam.tobytes())
+        columns = (table.store.packed(), table.ham.tobytes(), table.spam.tobytes())
         out: tuple[str, Any] = ("table", (*columns, table.n_ham, table.n_spam))
     except _Orphaned:
         os._exit(1)
@@ -380,8 +380,10 @@ def count_many(
         tasks.close()
         results.close()
     tables = [
-        TokenTable.from_columns(tokens, array("q", ham), array("q", spam), n_ham, n_spam)
-        for tokens, ham, spam, n_ham, n_spam in (payload for _, payload in got)
+        TokenTable.from_packed(
+            blob, memoryview(offsets).cast("q"), array("q", ham), array("q", spam), n_ham, n_spam
+        )
+        for (blob, offsets), ham, spam, n_ham, n_spam in (payload for _, payload in got)
     ]
     if here.n_ham or here.n_spam:
         tables.append(here)
@@ -483,8 +485,6 @@ def classify_many(
         for chunk in _chunks(messages, chunk_size):
             yield from spam_filter.classify(chunk)
         return
-    if len(spam_filter.table_.row_tokens) >= spam_filter._INDEXED_ROWS:
-        spam_filter._token_lookup()  # built once, before the workers fork, not once in each
     if isinstance(messages, list | tuple):
         # the workers read the messages from their (forked) copy of the list: only the
         # chunks' bounds travel, not the messages, pickled by this process (which shares
@@ -562,8 +562,6 @@ def classify_each(
             except Exception as exc:
                 yield item, exc
         return
-    if len(spam_filter.table_.row_tokens) >= spam_filter._INDEXED_ROWS:
-        spam_filter._token_lookup()  # built once, before the workers fork
     pending: deque[tuple[list[T], list[Any]]] = deque()  # (read here, in order)
 
     def raws() -> Iterator[list[Any]]:

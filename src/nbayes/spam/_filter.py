@@ -406,7 +406,6 @@ class SpamFilter:
         state = dict(self.__dict__)
         state.pop("_cache", None)
         state.pop("_f", None)
-        state.pop("_lookup", None)
         return state
 
     # ------------------------------------------------------------------ settings
@@ -980,10 +979,9 @@ class SpamFilter:
         """``_mail_native.clue_logs`` of ``tokens`` with this filter's table and settings."""
         st = self._settings()
         table = self.table_
-        small = len(table.row_tokens) < self._INDEXED_ROWS
         return _mail_native.clue_logs(
             tokens,
-            table.index if small else self._token_lookup(),
+            table.store,
             table.ham,
             table.spam,
             table.n_ham,
@@ -998,19 +996,15 @@ class SpamFilter:
             records,
         )
 
-    #: tables of fewer rows are looked up in their dict: it stays in the CPU's caches (and
-    #: a SpamScorer's table of one message's tokens is not worth an index)
+    #: tables of at least as many rows classify raw messages by the text path
+    #: (:meth:`_bulk_verdicts`); smaller ones (a SpamScorer's table of one message's
+    #: tokens) by their token sets
     _INDEXED_ROWS = 1 << 15
 
-    def _token_lookup(self) -> _mail_native.TokenIndex:
-        """The compiled index of the table's tokens, brought up to date: built on first
-        use (a third or less of the time the table's own dict takes to build), then
-        extended by the rows each update adds (no rebuild: learning's cost stays flat)."""
-        lookup = self.__dict__.get("_lookup")
-        if lookup is None:
-            lookup = self.__dict__["_lookup"] = _mail_native.token_index()
-        lookup.sync(self.table_.row_tokens)
-        return lookup
+    def _token_lookup(self) -> _mail_native.TokenStore:
+        """The compiled index of the table's tokens: its store (packed tokens and their
+        index, extended by the rows each update adds: no rebuild, no str per token)."""
+        return self.table_.store
 
     def _clue_cache(self) -> dict[str, tuple[float, str, float, float, float, int, int] | None]:
         """Per token looked up since the statistics last changed: its clue record, or
@@ -1031,7 +1025,7 @@ class SpamFilter:
         ``overlaps``), those of the same counts once (``same_counts_min``)."""
         st = self._settings()
         table = self.table_
-        index, ham, spam = table.index, table.ham, table.spam
+        row, ham, spam = table.store.row, table.ham, table.spam
         n_ham, n_spam, s, x, min_dev = table.n_ham, table.n_spam, st.s, st.x, st.min_dev
         c = st.smoothing
         cache = self._clue_cache()
@@ -1045,9 +1039,9 @@ class SpamFilter:
         for t in tokens:
             clue = get(t, missing)
             if clue is missing:
-                i = index.get(t)
+                i = row(t)  # (-1: none)
                 g = b = 0
-                if i is None:
+                if i < 0:
                     f = x
                 else:
                     g, b = ham[i], spam[i]
@@ -1065,7 +1059,7 @@ class SpamFilter:
                         f = (sx + n * (spam_ratio / (spam_ratio + ham_ratio))) / (s + n)
                 d = f - 0.5 if f > 0.5 else 0.5 - f
                 clue = (d, t, f, math.log(f), math.log1p(-f), g, b) if d >= min_dev else None
-                if i is not None:  # unseen tokens are not kept: spam invents them
+                if i >= 0:  # unseen tokens are not kept: spam invents them
                     cache[t] = clue
             if clue is not None:
                 clues.append(clue)
@@ -1103,13 +1097,13 @@ class SpamFilter:
         v = max(table.n_live, 1)
         denom_ham = math.log(table.sum_ham + a * v)
         denom_spam = math.log(table.sum_spam + a * v)
-        index, ham, spam = table.index, table.ham, table.spam
+        row, ham, spam = table.store.row, table.ham, table.spam
         terms = [math.log((n_spam + 1) / (n_ham + 1))]
         for t in tokens:
-            i = index.get(t)
+            i = row(t)
             # A row unlearnt to 0 / 0 is a token no message counts: unknown, as in the
             # model file (which keeps no such row) and in ``n_live``.
-            if i is None or not (ham[i] or spam[i]):
+            if i < 0 or not (ham[i] or spam[i]):
                 continue
             terms.append(math.log(spam[i] + a) - denom_spam - math.log(ham[i] + a) + denom_ham)
         return math.fsum(terms)
@@ -1148,7 +1142,7 @@ class SpamFilter:
         self._check_fitted()
         if (
             self._settings().combining in ("chi2", "mean")  # (the text kernel combines both)
-            and len(self.table_.row_tokens) >= self._INDEXED_ROWS
+            and self.table_.n_rows >= self._INDEXED_ROWS
         ):
             return self._bulk_verdicts(messages)
         return list(self._verdicts(self._token_sets(messages)))
@@ -1261,7 +1255,7 @@ class SpamFilter:
         verdict = next(self._verdicts([tokens], values))
         used = {clue[1]: clue for clue in values}
         st, table = self._settings(), self.table_
-        index, ham, spam = table.index, table.ham, table.spam
+        row, ham, spam = table.store.row, table.ham, table.spam
         least = st.same_counts_min
         used_counts = {(c[5], c[6]) for c in values if _merged(c[5], c[6], least)}
         # (combined first, strongest first, then by token: tuples sorted, then made Clues)
@@ -1269,8 +1263,8 @@ class SpamFilter:
         for t in tokens if unused else used:
             clue = used.get(t)
             if clue is None:
-                i = index.get(t)
-                g, b = (0, 0) if i is None else (ham[i], spam[i])
+                i = row(t)
+                g, b = (0, 0) if i < 0 else (ham[i], spam[i])
                 f = robinson_f(g, b, table.n_ham, table.n_spam, st.s, st.x, st.smoothing)
                 if overlaps is not None and t in overlaps:
                     side = "overlap"

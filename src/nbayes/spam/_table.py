@@ -1,8 +1,12 @@
 """A spam filter's statistics: per token, the number of ham and of spam messages it was in.
 
-:class:`TokenTable` grows by amortised appends (a dict from token to row, two ``array``
-columns of counts): learning a message costs one dict look-up and one increment per
-distinct token, whatever the vocabulary's size, and nothing is rebuilt after an update.
+:class:`TokenTable` grows by amortised appends (its tokens packed in a compiled store,
+``nbayes._mail_native.TokenStore``: their UTF-8 bytes, offsets and a token -> row index,
+no Python object per token; two ``array`` columns of counts): learning a message costs
+one look-up and one increment per distinct token, whatever the vocabulary's size, and
+nothing is rebuilt after an update. A token becomes a ``str`` only when asked for
+(:meth:`TokenTable.token_at`, :attr:`~TokenTable.row_tokens`, :meth:`~TokenTable.rows`):
+the corpus' 694,155 tokens take ~40 MB so, against ~145 MB as str in a dict and a list.
 Counts are integers, so learning, unlearning (subtracting, refused where a count would go
 negative) and merging (adding) are exact: a model's scores depend only on its counts.
 """
@@ -45,8 +49,7 @@ class TokenTable:
     """
 
     __slots__ = (
-        "_index",
-        "_tokens",
+        "_store",
         "ham",
         "spam",
         "n_ham",
@@ -59,8 +62,7 @@ class TokenTable:
     )
 
     def __init__(self) -> None:
-        self._index: dict[str, int] = {}
-        self._tokens: list[str] = []
+        self._store = _mail_native.token_store()
         self.ham = array("q")
         self.spam = array("q")
         self.n_ham = 0
@@ -75,23 +77,39 @@ class TokenTable:
         return self.n_live
 
     @property
+    def store(self) -> _mail_native.TokenStore:
+        """The tokens by row, packed, with their index (what the compiled clues read)."""
+        return self._store
+
+    @property
+    def n_rows(self) -> int:
+        """The rows (tokens seen, those unlearnt back to no count included)."""
+        return self._store.rows()
+
+    @property
     def index(self) -> dict[str, int]:
-        """Token -> row (rows whose counts fell back to zero included)."""
-        return self._index
+        """Token -> row (rows whose counts fell back to zero included): a dict made at each
+        call (a str per token: :meth:`row` finds one token without it)."""
+        tokens = self._store.tokens()
+        return dict(zip(tokens, range(len(tokens)), strict=True))
+
+    def row(self, token: str) -> int | None:
+        """The row of ``token``, None if it has none."""
+        i = self._store.row(token)
+        return None if i < 0 else i
 
     def counts(self, token: str) -> tuple[int, int]:
         """``(ham, spam)`` messages ``token`` was in."""
-        i = self._index.get(token)
-        return (0, 0) if i is None else (self.ham[i], self.spam[i])
+        i = self._store.row(token)
+        return (0, 0) if i < 0 else (self.ham[i], self.spam[i])
 
     def token_at(self, row: int) -> str:
-        return self._tokens[row]
+        return self._store.token(row)
 
     @property
     def row_tokens(self) -> list[str]:
-        """The tokens by row (read only: rows are appended, and a truncation replaces the
-        list, so that an index of it, ``nbayes._mail_native.TokenIndex``, sees it)."""
-        return self._tokens
+        """The tokens by row: a list made at each call (a str per token)."""
+        return self._store.tokens()
 
     # ------------------------------------------------------------------ learning
     def learn(self, messages: Iterable[Iterable[str]], *, spam: bool) -> None:
@@ -102,10 +120,10 @@ class TokenTable:
         (``_mail_native.learn_counts``, ~15x faster); :meth:`_learn_reference` is what it
         does, in Python.
         """
-        first_new = len(self._tokens)
+        first_new = self._store.rows()
         try:
             n, live, total = _mail_native.learn_counts(
-                self._index, self._tokens, self.ham, self.spam, messages, spam
+                self._store, self.ham, self.spam, messages, spam
             )
         except BaseException:
             self._truncate(first_new)
@@ -123,28 +141,34 @@ class TokenTable:
             self.sum_ham += total
         self.version += 1
 
+    def _row_or_new(self, token: str) -> int:
+        """The row of ``token``, a new one (a zero count in each column) if it has none."""
+        i = self._store.row(token)
+        if i < 0:
+            if not isinstance(token, str):
+                hash(token)  # (an unhashable token's TypeError, as a dict's)
+                raise TypeError(f"a token must be a str, not {type(token).__name__}")
+            i = self._store.rows()
+            self._store.extend([token])
+            self.ham.append(0)
+            self.spam.append(0)
+        return i
+
     def _learn_reference(self, messages: Iterable[Iterable[str]], *, spam: bool) -> None:
         """:meth:`learn` in Python (the specification the kernel is tested against)."""
-        index, tokens = self._index, self._tokens
         col = self.spam if spam else self.ham
         other = self.ham if spam else self.spam
         n = 0
         live = 0
         total = 0
-        first_new = len(tokens)
+        first_new = self._store.rows()
         touched: list[int] = []
         try:
             for message in messages:
                 n += 1
                 for t in message:
                     total += 1
-                    i = index.get(t)
-                    if i is None:
-                        i = len(tokens)
-                        index[t] = i
-                        tokens.append(t)
-                        self.ham.append(0)
-                        self.spam.append(0)
+                    i = self._row_or_new(t)
                     c = col[i]
                     if c == 0 and other[i] == 0:
                         live += 1
@@ -159,9 +183,7 @@ class TokenTable:
 
     def _truncate(self, n_rows: int) -> None:
         """Drop the rows from ``n_rows`` on (rows a failed call had added)."""
-        for t in self._tokens[n_rows:]:
-            self._index.pop(t, None)
-        self._tokens = self._tokens[:n_rows]  # a new list: see row_tokens
+        self._store.truncate(n_rows)
         del self.ham[n_rows:]
         del self.spam[n_rows:]
 
@@ -176,9 +198,10 @@ class TokenTable:
             )
         need = Counter(t for message in messages for t in message)
         col = self.spam if spam else self.ham
+        row = self._store.row
         for t, k in need.items():
-            i = self._index.get(t)
-            have = 0 if i is None else col[i]
+            i = row(t)
+            have = 0 if i < 0 else col[i]
             if have < k:
                 return (
                     f"cannot unlearn these {label} message(s): the token {t!r} is in {k} of "
@@ -189,7 +212,7 @@ class TokenTable:
         # more spam than the filter had learnt: these were not all learnt as spam.
         left = n_class - len(messages)
         for i in self._rows_near_n(spam, len(messages)):
-            t = self._tokens[i]
+            t = self._store.token(i)
             if col[i] - need.get(t, 0) > left:
                 return (
                     f"cannot unlearn these {label} message(s): the token {t!r} is in "
@@ -238,7 +261,7 @@ class TokenTable:
         problem = self.check_unlearn(messages, spam=spam)
         if problem is not None:
             raise ValueError(problem)
-        index = self._index
+        row = self._store.row
         col = self.spam if spam else self.ham
         other = self.ham if spam else self.spam
         total = 0
@@ -248,7 +271,7 @@ class TokenTable:
             for message in messages:
                 for t in message:
                     total += 1
-                    i = index[t]
+                    i = row(t)
                     c = col[i] - 1
                     col[i] = c
                     touched.append(i)
@@ -274,10 +297,10 @@ class TokenTable:
     def merge(self, other: TokenTable) -> None:
         """Add ``other``'s counts to these (all or nothing, as :meth:`learn`; in the
         kernel, ``_mail_native.merge_counts``: :meth:`_merge_reference` is what it does)."""
-        first_new = len(self._tokens)
+        first_new = self._store.rows()
         try:
             live = _mail_native.merge_counts(
-                self._index, self._tokens, self.ham, self.spam, other._tokens, other.ham, other.spam
+                self._store, self.ham, self.spam, other._store, other.ham, other.spam
             )
         except BaseException:
             self._truncate(first_new)
@@ -294,22 +317,16 @@ class TokenTable:
 
     def _merge_reference(self, other: TokenTable) -> None:
         """:meth:`merge` in Python (the specification the kernel is tested against)."""
-        index, tokens, ham, spam = self._index, self._tokens, self.ham, self.spam
-        first_new = len(tokens)
+        ham, spam = self.ham, self.spam
+        first_new = self._store.rows()
         touched: list[tuple[int, int, int]] = []
         live = 0
         try:
-            for t, j in other._index.items():
+            for j, t in enumerate(other._store.tokens()):
                 g, b = other.ham[j], other.spam[j]
                 if g == 0 and b == 0:
                     continue
-                i = index.get(t)
-                if i is None:
-                    i = len(tokens)
-                    index[t] = i
-                    tokens.append(t)
-                    ham.append(0)
-                    spam.append(0)
+                i = self._row_or_new(t)
                 if ham[i] == 0 and spam[i] == 0:
                     live += 1
                 ham[i] += g
@@ -325,20 +342,24 @@ class TokenTable:
 
     def copy(self) -> TokenTable:
         new = TokenTable()
-        new._index = dict(self._index)
-        new._tokens = list(self._tokens)
+        new._store = self._store.copy()
         new.ham = array("q", self.ham)
         new.spam = array("q", self.spam)
         new.n_ham, new.n_spam, new.n_live = self.n_ham, self.n_spam, self.n_live
         new.sum_ham, new.sum_spam = self.sum_ham, self.sum_spam
         return new
 
+    def live_rows(self) -> array:
+        """The rows with a count, ascending (``array("q")``)."""
+        ham, spam = self.ham, self.spam
+        return array("q", [i for i in range(len(ham)) if ham[i] or spam[i]])
+
     def rows(self) -> Iterable[tuple[str, int, int]]:
-        """``(token, ham, spam)`` of every token seen in a learnt message."""
-        for t, i in self._index.items():
-            g, b = self.ham[i], self.spam[i]
-            if g or b:
-                yield t, g, b
+        """``(token, ham, spam)`` of every token seen in a learnt message, by row."""
+        live = self.live_rows()
+        ham, spam = self.ham, self.spam
+        for i, t in zip(live, self._store.tokens(live), strict=True):
+            yield t, ham[i], spam[i]
 
     def filtered(self, keep: Callable[[str, int, int], bool]) -> TokenTable:
         """A table of the rows ``keep(token, ham, spam)`` accepts (message totals kept)."""
@@ -348,17 +369,19 @@ class TokenTable:
 
     @classmethod
     def from_rows(cls, rows: Iterable[tuple[str, int, int]], n_ham: int, n_spam: int) -> TokenTable:
-        """The table of the given ``(token, ham, spam)`` rows (distinct tokens)."""
+        """The table of the given ``(token, ham, spam)`` rows (distinct tokens: ValueError
+        if one comes twice)."""
         new = cls()
+        tokens = []
         for t, g, b in rows:
-            new._index[t] = len(new._tokens)
-            new._tokens.append(t)
+            tokens.append(t)
             new.ham.append(g)
             new.spam.append(b)
             if g or b:
                 new.n_live += 1
             new.sum_ham += g
             new.sum_spam += b
+        new._store.extend(tokens)
         new.n_ham, new.n_spam = n_ham, n_spam
         return new
 
@@ -367,16 +390,57 @@ class TokenTable:
         cls, tokens: list[str], ham: array, spam: array, n_ham: int, n_spam: int
     ) -> TokenTable:
         """The table of distinct ``tokens`` with their count columns (``array("q")``, each
-        row with a count), taken as they are (no per-row Python work: a model file of a
-        million tokens loads in a fraction of a second)."""
+        row with a count), taken as they are (no per-row Python work)."""
         new = cls()
-        new._tokens = tokens
-        new._index = dict(zip(tokens, range(len(tokens)), strict=True))
-        new.ham, new.spam = ham, spam
-        new.n_live = len(tokens)
-        new.sum_ham, new.sum_spam = sum(ham), sum(spam)
-        new.n_ham, new.n_spam = n_ham, n_spam
-        return new
+        new._store.extend(tokens)
+        return new._with_columns(ham, spam, n_ham, n_spam)
+
+    @classmethod
+    def from_packed(
+        cls, blob: bytes, offsets: Any, ham: array, spam: array, n_ham: int, n_spam: int
+    ) -> TokenTable:
+        """:meth:`from_columns` of the tokens packed as a model file holds them (their
+        UTF-8 ``blob`` cut at the int64 ``offsets``), without a str per token: ValueError
+        if the offsets do not cut the blob, a token is not UTF-8 or comes twice."""
+        new = cls()
+        new._store = _mail_native.token_store(blob, offsets)
+        return new._with_columns(ham, spam, n_ham, n_spam)
+
+    def _with_columns(self, ham: array, spam: array, n_ham: int, n_spam: int) -> TokenTable:
+        if len(ham) != self._store.rows() or len(spam) != len(ham):
+            raise ValueError(f"{len(ham)} and {len(spam)} counts for {self._store.rows()} tokens")
+        self.ham, self.spam = ham, spam
+        self.n_live = len(ham)
+        self.sum_ham, self.sum_spam = sum(ham), sum(spam)
+        self.n_ham, self.n_spam = n_ham, n_spam
+        return self
+
+    def packed(self) -> tuple[bytes, memoryview]:
+        """The tokens by row packed (their UTF-8 bytes, and the int64 offsets that cut
+        them): what :meth:`from_packed` reads."""
+        blob, offsets = self._store.packed()
+        return blob, memoryview(offsets).cast("q")
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self) -> dict[str, Any]:
+        state = {name: getattr(self, name) for name in self.__slots__ if name != "_store"}
+        state["_packed"] = self._store.packed()
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        if isinstance(state, tuple):  # (a pickle of the slots only: (None, slots))
+            state = state[1]
+        state = dict(state)
+        self._store = _mail_native.token_store()
+        packed = state.pop("_packed", None)
+        if packed is not None:
+            self._store = _mail_native.token_store(packed[0], memoryview(packed[1]).cast("q"))
+        else:  # a table pickled before the packed store: its list of tokens by row
+            self._store.extend(state.pop("_tokens", []))
+            state.pop("_index", None)
+        state.setdefault("_high", [None, None])
+        for name, value in state.items():
+            setattr(self, name, value)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TokenTable):

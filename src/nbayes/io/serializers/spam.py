@@ -66,18 +66,15 @@ def dump(model: SpamFilter, writer: ArrayWriter) -> dict[str, Any]:
     ham = np.frombuffer(table.ham, dtype=np.int64)
     spam = np.frombuffer(table.spam, dtype=np.int64)
     live = np.flatnonzero((ham != 0) | (spam != 0))  # the rows with a count, in row order
-    tokens = table.row_tokens
-    encoded = [tokens[i].encode("utf-8", "surrogatepass") for i in live.tolist()]
-    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    hashes = np.frombuffer(_mail_native.token_hashes(b"".join(encoded), offsets), dtype="<u8")
+    blob, cuts = table.store.packed(live)  # (their UTF-8, packed: no str per token)
+    offsets = np.frombuffer(cuts, dtype=np.int64)
+    hashes = np.frombuffer(_mail_native.token_hashes(blob, offsets), dtype="<u8")
     order = np.argsort(hashes, kind="stable")
-    encoded = [encoded[i] for i in order.tolist()]
-    np.cumsum(lengths[order], out=offsets[1:])
-    blob = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-    _put_columns(writer, hashes[order], blob, offsets, ham[live][order], spam[live][order])
-    return _model_metadata(model, table.n_ham, table.n_spam, len(encoded))
+    packed, cuts = table.store.packed(live[order])
+    offsets = np.frombuffer(cuts, dtype=np.int64)
+    _put_columns(writer, hashes[order], np.frombuffer(packed, dtype=np.uint8), offsets,
+                 ham[live][order], spam[live][order])  # fmt: skip
+    return _model_metadata(model, table.n_ham, table.n_spam, len(live))
 
 
 def _model_metadata(model: SpamFilter, n_ham: int, n_spam: int, n_tokens: int) -> dict[str, Any]:
@@ -251,42 +248,29 @@ _HASHES_CHECKED = 4096
 
 def load(d: dict[str, Any], reader: ArrayReader) -> SpamFilter:
     model, c = _read(d, reader)
-    try:
-        tokens = _unpack(c["bytes"].tobytes(), c["offsets"])
-    except UnicodeDecodeError:
-        raise ModelFileError(f"{WHERE}: 'tokens/bytes' is not UTF-8") from None
-    table = TokenTable.from_columns(
-        tokens,
-        array("q", c["ham"].astype("=i8").tobytes()),
-        array("q", c["spam"].astype("=i8").tobytes()),
-        c["n_ham"],
-        c["n_spam"],
-    )
-    if len(table.index) != len(tokens):
-        raise ModelFileError(f"{WHERE}: the tokens are not distinct")
+    blob, offsets = c["bytes"], c["offsets"]
+    try:  # the tokens stay packed (no str per token: what a loaded filter holds)
+        table = TokenTable.from_packed(
+            blob,
+            offsets.astype("=i8", copy=False),
+            array("q", c["ham"].astype("=i8").tobytes()),
+            array("q", c["spam"].astype("=i8").tobytes()),
+            c["n_ham"],
+            c["n_spam"],
+        )
+    except ValueError as exc:
+        why = "is not UTF-8" if "UTF-8" in str(exc) else "are not distinct"
+        what = "'tokens/bytes'" if why == "is not UTF-8" else "the tokens"
+        raise ModelFileError(f"{WHERE}: {what} {why}") from None
     # the hashes serve only the lean scorer: a spread sample of them is checked here
-    step = max(1, len(tokens) // _HASHES_CHECKED)
-    for i in range(0, len(tokens), step):
-        if token_hash(tokens[i].encode("utf-8", "surrogatepass")) != int(c["hashes"][i]):
+    n = len(offsets) - 1
+    raw = memoryview(blob)
+    step = max(1, n // _HASHES_CHECKED)
+    for i in range(0, n, step):
+        if token_hash(raw[offsets[i] : offsets[i + 1]]) != int(c["hashes"][i]):
             raise ModelFileError(f"{WHERE}: 'tokens/hash' does not hash the tokens")
     model.table_ = table
     return model
-
-
-def _unpack(raw: bytes, offsets: np.ndarray) -> list[str]:
-    """The tokens packed in ``raw`` at byte ``offsets``, from one decode of the whole
-    blob: a code point starts at every byte that is not a UTF-8 continuation byte, so the
-    character offsets are the byte offsets less the continuation bytes before them (found
-    by a binary search among the continuation bytes' positions: a running count per byte,
-    as before, took 8 bytes of memory per byte of tokens, 80 MB at once for the corpus'
-    model, and the offsets as a list of Python ints 25 MB more)."""
-    text = raw.decode("utf-8", "surrogatepass")
-    if len(text) != len(raw):
-        blob = np.frombuffer(raw, dtype=np.uint8)
-        continuation = np.flatnonzero((blob & 0xC0) == 0x80)
-        offsets = offsets - np.searchsorted(continuation, offsets)
-    o = array("q", offsets.astype("=i8").tobytes())
-    return [text[o[i] : o[i + 1]] for i in range(len(o) - 1)]
 
 
 SERIALIZERS = (Serializer(MODEL_TYPE, SpamFilter, dump, load),)
