@@ -464,8 +464,8 @@ PyMethodDef store_methods[] = {
 };
 
 const char token_store_doc[] =
-    "token_store(bytes=None, offsets=None) -> TokenStore\n\n"
-    "An empty store of a spam filter's tokens, or the store of the tokens packed in `bytes`\n"
+    "token_store(blob=None, offsets=None) -> TokenStore\n\n"
+    "An empty store of a spam filter's tokens, or the store of the tokens packed in `blob`\n"
     "(their UTF-8, 'surrogatepass') cut at `offsets` (an int64 buffer of n + 1 offsets), as\n"
     "a model file holds them: ValueError if the offsets do not cut the bytes, a token is\n"
     "not UTF-8 or comes twice.";
