@@ -6,17 +6,16 @@ keep their column names, so a model trained here checks them at prediction time.
 
 With ``--bad-rows skip`` (:func:`nbayes.cli._common.data_reading`), a bad row is left out
 and counted instead of stopping the command: a CSV line with more fields than the header
-or an invalid JSON line (:func:`read_table`), a row without a label or, for the models
-that need numbers, with a cell that is not one (:func:`drop_bad_rows`): the rows that
-:func:`split_labels` and :func:`table_features` would refuse, no others. Row numbers are
-0-based positions among the rows read from each file.
+or an invalid JSON line (:func:`nbayes.io.read_table`, which reads every file), a row
+without a label or, for the models that need numbers, with a cell that is not one
+(:func:`drop_bad_rows`): the rows that :func:`split_labels` and :func:`table_features`
+would refuse, no others. Row numbers are 0-based positions among the rows read from each
+file.
 """
 
 from __future__ import annotations
 
 import io
-import re
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,84 +48,34 @@ def _missing_label(value: Any) -> bool:
     return value is None or value == "" or value != value
 
 
-def _csv(pd: Any, source: Any, name: str, **kw: Any) -> Any:
-    """``pd.read_csv``; skipping bad rows, a line with more fields than the header is left
-    out and counted (pandas' own error otherwise)."""
+def _read(source: Any, fmt: str, name: str, typed: bool = False, sep: str | None = None) -> Any:
+    """:func:`nbayes.io.read_table`; skipping bad rows (``--bad-rows skip``), the rows it
+    cannot read are left out and counted."""
+    from nbayes.io.tables import read_table as read_rows
+
     skipped = skipped_rows()
-    if skipped is None:
-        return pd.read_csv(source, **kw)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", pd.errors.ParserWarning)
-        frame = pd.read_csv(source, on_bad_lines="warn", **kw)
-    for w in caught:
-        if not issubclass(w.category, pd.errors.ParserWarning):
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-            continue
-        for line, want, saw in re.findall(r"line (\d+): expected (\d+) fields, saw (\d+)",
-                                          str(w.message)):  # fmt: skip
-            skipped.add(_Bad(name, f"line {line}", f"{saw} fields, the header has {want}"))
-    return frame
-
-
-def _jsonl(pd: Any, path: Path) -> Any:
-    """``pd.read_json`` of a JSON lines file; skipping bad rows, the lines that are not a
-    JSON object are left out and counted first."""
-    skipped = skipped_rows()
-    if skipped is None:
-        return pd.read_json(path, lines=True, dtype=False)
-    import gzip
-
-    with open(path, "rb") as f:
-        zipped = f.read(2) == b"\x1f\x8b"
-    good: list[str] = []
-    with (gzip.open if zipped else open)(path, "rt", encoding="utf-8") as lines:
-        good = _json_objects(lines, str(path), skipped)
-    if not good:
-        return pd.DataFrame()
-    return pd.read_json(io.StringIO("".join(good)), lines=True, dtype=False)
-
-
-def _json_objects(lines: Any, name: str, skipped: Any) -> list[str]:
-    """The lines of ``lines`` that are JSON objects; the others counted in ``skipped``."""
-    import json
-
-    good: list[str] = []
-    for line_no, line in enumerate(lines, 1):
-        if line.isspace():
-            continue
-        try:
-            ok = isinstance(json.loads(line), dict)
-        except json.JSONDecodeError:
-            skipped.add(_Bad(name, f"line {line_no}", "invalid JSON"))
-            continue
-        if not ok:
-            skipped.add(_Bad(name, f"line {line_no}", "not a JSON object"))
-            continue
-        good.append(line if line.endswith("\n") else line + "\n")
-    return good
+    policy: dict[str, Any] = {}
+    if skipped is not None:
+        policy = {"bad_rows": "skip", "on_bad_row": skipped.add}
+    return read_rows(source, fmt, name=name, delimiter=sep, typed=typed, **policy)
 
 
 def _pandas() -> Any:
+    from nbayes.io.tables import require_pandas
+
     try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover - pandas is installed with the test extra
-        raise CLIError(
-            "Reading tables of numeric or categorical columns needs pandas: "
-            "pip install pandas (text data does not)."
-        ) from None
-    return pd
+        return require_pandas()
+    except ImportError as exc:  # pragma: no cover - pandas is installed with the test extra
+        raise CLIError(str(exc)) from None
 
 
-def _read_one(pd: Any, path: str, typed: bool = False, delimiter: str | None = None) -> Any:
+def _read_one(path: str, typed: bool = False, delimiter: str | None = None) -> Any:
     if path == "-":  # standard input: a CSV table
         import sys
 
         stream = getattr(sys.stdin, "buffer", sys.stdin)
-        sep = delimiter or ","
         try:
-            if typed:
-                return _csv(pd, stream, "<stdin>", sep=sep)
-            return _csv(pd, stream, "<stdin>", sep=sep, dtype=str, keep_default_na=False)
+            return _read(stream, "csv", "<stdin>", typed, delimiter)
         except (ValueError, OSError, UnicodeDecodeError) as exc:
             raise CLIError(f"Cannot read a CSV table from standard input: {exc}") from None
     p = Path(path)
@@ -139,15 +88,8 @@ def _read_one(pd: Any, path: str, typed: bool = False, delimiter: str | None = N
         )
     fmt = of_path(p, tables_only=True)
     try:
-        if fmt is not None and fmt.name in ("csv", "tsv"):
-            sep = delimiter or ("," if fmt.name == "csv" else "\t")
-            if typed:  # pandas infers each column's type; empty cells are missing
-                return _csv(pd, p, path, sep=sep)
-            return _csv(pd, p, path, sep=sep, dtype=str, keep_default_na=False)
-        if fmt is not None and fmt.name == "jsonl":
-            return _jsonl(pd, p)
-        if fmt is not None and fmt.name == "parquet":
-            return pd.read_parquet(p)
+        if fmt is not None:
+            return _read(p, fmt.name, path, typed, delimiter)
     except (ValueError, OSError, UnicodeDecodeError) as exc:
         raise CLIError(f"Cannot read the table {path!r}: {exc}") from None
     raise CLIError(
@@ -186,7 +128,7 @@ def read_table(
     raw = [skipping and typed and _is_csv(path) for path in paths]
     with ui.progress("Reading", "rows") as bar:
         for path, as_text in zip(paths, raw, strict=True):
-            frame = _read_one(pd, path, typed and not as_text, delimiter)
+            frame = _read_one(path, typed and not as_text, delimiter)
             frame.attrs = {}  # (the sources are set below, once)
             frames.append(frame)
             bar.advance(len(frame))

@@ -26,7 +26,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from nbayes.io._opening import (
+    _ERRORS,
     _MARK,
+    BadRows,
     Decoding,
     Options,
     Stream,
@@ -248,9 +250,11 @@ def _open_quote(
 # --------------------------------------------------------------------------- JSON lines
 
 
-def _numbered_lines(path: Path | Stream, encoding: str) -> Iterator[tuple[int, str]]:
+def _numbered_lines(
+    path: Path | Stream, encoding: str, errors: str = _ERRORS
+) -> Iterator[tuple[int, str]]:
     """``(line number, line)`` of a (possibly gzip-compressed) text file, from 1."""
-    with _open_text(path, encoding, newline=None) as f:
+    with _open_text(path, encoding, newline=None, errors=errors) as f:
         lines = iter(f)
         line_no = 0
         while True:
@@ -290,22 +294,24 @@ def _missing_key(
     )  # fmt: skip
 
 
-def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterator[tuple[str, Any]]:
-    src = _name(path) if isinstance(path, Stream) else str(path)
-    text_col, label_col = opts.text_col, opts.label_col
+def json_objects(
+    path: Path | Stream, encoding: str, bad_rows: BadRows, errors: str = _ERRORS,
+    name: str | None = None,
+) -> Iterator[tuple[int, int, str, dict[str, Any]]]:  # fmt: skip
+    """``(row, line number, line, object)`` of each line of a JSON lines file (gzip too)
+    that is a JSON object (invalid bytes marked, unless ``errors="strict"``); blank lines
+    are skipped, and a line that is not valid JSON, or not an object, is a bad row of
+    ``bad_rows`` (counted as a row: ``row`` counts from 0 over the lines that are not
+    blank), named ``name`` (default: the file's)."""
+    src = name if name is not None else _name(path) if isinstance(path, Stream) else str(path)
     loads = json.loads
-    bad_rows = opts.bad_rows
     row_i = -1
-    confirmed = opts.keys_seen  # a record had the keys: a key missing later is a bad row
-    for line_no, line in _numbered_lines(path, opts.encoding):
+    for line_no, line in _numbered_lines(path, encoding, errors):
         if line.isspace():
             continue
         row_i += 1
-        bad = _MARK in line
-        if bad:
-            line = line.replace(_MARK, "\ufffd")
         try:
-            obj = loads(line)
+            obj = loads(line.replace(_MARK, "\ufffd") if _MARK in line else line)
         except json.JSONDecodeError as e:
             message = f"{src}, line {line_no}: invalid JSON: {e}"
             bad_rows.bad(message, src, "invalid JSON", row_i, line_no)
@@ -314,6 +320,16 @@ def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterat
             message = f"{src}, line {line_no}: expected a JSON object, got {type(obj).__name__}."
             bad_rows.bad(message, src, "not a JSON object", row_i, line_no)
             continue
+        yield row_i, line_no, line, obj
+
+
+def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterator[tuple[str, Any]]:
+    src = _name(path) if isinstance(path, Stream) else str(path)
+    text_col, label_col = opts.text_col, opts.label_col
+    bad_rows = opts.bad_rows
+    confirmed = opts.keys_seen  # a record had the keys: a key missing later is a bad row
+    for row_i, line_no, line, obj in json_objects(path, opts.encoding, bad_rows):
+        bad = _MARK in line
         if text_col not in obj:
             _missing_key("text_col", text_col, "text", obj, path, row_i, line_no, opts,
                          confirmed)  # fmt: skip

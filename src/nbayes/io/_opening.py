@@ -308,15 +308,17 @@ def _is_gzip(path: Path | Stream) -> bool:
         return f.read(2) == _GZIP_MAGIC
 
 
-def _open_text(path: Path | Stream, encoding: str, newline: str | None) -> Any:
-    """Open a (possibly gzip-compressed) file as text, marking invalid bytes (a stream:
-    its lines, as they are)."""
+def _open_text(
+    path: Path | Stream, encoding: str, newline: str | None, errors: str = _ERRORS
+) -> Any:
+    """Open a (possibly gzip-compressed) file as text, marking invalid bytes (or as
+    ``errors`` says; a stream: its lines, as they are)."""
     if isinstance(path, Stream):
         return contextlib.nullcontext(path.lines)
     enc = _text_encoding(encoding)
     if _is_gzip(path):
-        return gzip.open(path, "rt", encoding=enc, errors=_ERRORS, newline=newline)
-    return open(path, encoding=enc, errors=_ERRORS, newline=newline)
+        return gzip.open(path, "rt", encoding=enc, errors=errors, newline=newline)
+    return open(path, encoding=enc, errors=errors, newline=newline)
 
 
 def _read_bytes(path: Path) -> bytes:

@@ -1,0 +1,141 @@
+"""Reading a table of features into a pandas DataFrame: :func:`read_table`, the reader of
+the non-text models' data (the command line's, and the Dask workers' that skip bad rows).
+
+The rows that cannot be read as rows of the table are bad rows, skipped with
+``bad_rows="skip"`` as :func:`nbayes.io.read_texts` skips its own: a CSV/TSV line with
+more fields than the header, a JSON line that is not valid JSON or not an object. Which
+cells a model refuses (a missing label, a cell that is not a number) is its caller's
+business: every row read is in the frame.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import warnings
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from nbayes.io._formats import json_objects
+from nbayes.io._opening import BAD_ROWS, BadRow, BadRows, Stream
+
+__all__ = ["read_table", "require_pandas"]
+
+#: the formats :func:`read_table` reads (as :data:`nbayes.io.input_formats.FORMATS` names
+#: them)
+TABLE_FORMATS = ("csv", "tsv", "jsonl", "parquet")
+
+
+def read_table(
+    source: str | os.PathLike[str] | Any,
+    format: str,
+    *,
+    name: str | None = None,
+    delimiter: str | None = None,
+    typed: bool = False,
+    bad_rows: str = "error",
+    on_bad_row: Callable[[BadRow], None] | None = None,
+) -> Any:
+    """Every row of one table, as a pandas DataFrame (needs pandas; Parquet, pyarrow).
+
+    Parameters
+    ----------
+    source : path, binary file or iterable of str
+        A file (gzip-compressed or not, told by its first bytes), an open binary file
+        (standard input: CSV/TSV only), or the lines of a part of a CSV/TSV file (the
+        header line first) or of a JSON lines file, with their line breaks.
+    format : {"csv", "tsv", "jsonl", "parquet"}
+    name : str, optional
+        The table as bad rows name it (default: ``source``'s path).
+    delimiter : str, optional
+        A CSV/TSV file's field delimiter, where not a comma (a tab).
+    typed : bool, default=False
+        CSV/TSV cells as pandas types them (empty cells missing); else strings, an empty
+        cell (and a field missing from a short line) an empty string. JSON lines
+        values are as parsed, Parquet columns as stored, either way.
+    bad_rows : {"error", "skip"}, default="error"
+        ``"error"``: a row that cannot be read is pandas' ValueError. ``"skip"``: it is
+        left out, and handed to ``on_bad_row`` as a :class:`~nbayes.io.BadRow` (its
+        1-based ``line``; ``row`` None): a CSV/TSV line with more fields than the header
+        (a line with fewer has missing cells), a JSON line that is not valid JSON or not
+        a JSON object.
+    on_bad_row : callable, optional
+        With ``bad_rows="skip"``: called with each row skipped, in the file's order.
+        Without it, one :class:`~nbayes.exceptions.SkippedRowsWarning` counts them.
+
+    The rows read keep their order, indexed 0, 1, ... (a row skipped has no index).
+    """
+    if bad_rows not in BAD_ROWS:
+        raise ValueError(f"bad_rows must be one of {BAD_ROWS}, got {bad_rows!r}.")
+    if format not in TABLE_FORMATS:
+        raise ValueError(f"format must be one of {TABLE_FORMATS}, got {format!r}.")
+    pd = require_pandas()
+    src = name if name is not None else str(getattr(source, "name", source))
+    skipped = BadRows("skip", on_bad_row) if bad_rows == "skip" else None
+    if isinstance(source, (str, os.PathLike)):
+        source = Path(source)
+    elif isinstance(source, Iterable) and not hasattr(source, "read"):
+        lines = list(source)
+        source = io.StringIO("".join(lines)) if format != "jsonl" else Stream(src, iter(lines))
+    if format in ("csv", "tsv"):
+        sep = delimiter or ("," if format == "csv" else "\t")
+        if typed:  # pandas infers each column's type; empty cells are missing
+            frame = _csv(pd, source, src, skipped, sep=sep)
+        else:
+            frame = _csv(pd, source, src, skipped, sep=sep, dtype=str, keep_default_na=False)
+    elif format == "jsonl":
+        frame = _jsonl(pd, source, src, skipped)
+    else:
+        frame = pd.read_parquet(source)
+    if skipped is not None:
+        skipped.warn(partial=False)  # (one SkippedRowsWarning, unless on_bad_row took them)
+    return frame
+
+
+def require_pandas() -> Any:
+    """pandas, or an ImportError that says how to install it."""
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is installed with the test extra
+        raise ImportError(
+            "Reading tables of numeric or categorical columns needs pandas: "
+            "pip install pandas (text data does not)."
+        ) from None
+    return pd
+
+
+def _csv(pd: Any, source: Any, name: str, skipped: BadRows | None, **kw: Any) -> Any:
+    """``pd.read_csv``; skipping bad rows, a line with more fields than the header is left
+    out and counted (pandas' own error otherwise)."""
+    if skipped is None:
+        return pd.read_csv(source, **kw)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", pd.errors.ParserWarning)
+        frame = pd.read_csv(source, on_bad_lines="warn", **kw)
+    for w in caught:
+        if not issubclass(w.category, pd.errors.ParserWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            continue
+        for line, want, saw in re.findall(r"line (\d+): expected (\d+) fields, saw (\d+)",
+                                          str(w.message)):  # fmt: skip
+            reason = f"{saw} fields, the header has {want}"
+            skipped.bad(f"{name}, line {line}: {reason}.", name, reason, None, int(line))
+    return frame
+
+
+def _jsonl(pd: Any, source: Any, name: str, skipped: BadRows | None) -> Any:
+    """``pd.read_json`` of JSON lines; skipping bad rows, the lines that are not a JSON
+    object are left out and counted first."""
+    if skipped is None:
+        if isinstance(source, Stream):
+            source = io.StringIO("".join(source.lines))
+        return pd.read_json(source, lines=True, dtype=False)
+    good = [
+        line if line.endswith("\n") else line + "\n"
+        for _, _, line, _ in json_objects(source, "utf-8", skipped, "strict", name=name)
+    ]
+    if not good:
+        return pd.DataFrame()
+    return pd.read_json(io.StringIO("".join(good)), lines=True, dtype=False)

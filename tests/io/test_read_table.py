@@ -1,0 +1,60 @@
+"""``nbayes.io.read_table``: one table of features as a pandas DataFrame, the rows it
+cannot read skipped as ``read_texts`` skips its own (the command line's table reader, and
+the Dask workers', read through it)."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+import nbayes.io
+from nbayes.exceptions import SkippedRowsWarning
+from nbayes.io import BadRow, read_table
+
+pytest.importorskip("pandas")
+
+
+def test_public_and_documented() -> None:
+    assert "read_table" in nbayes.io.__all__ and nbayes.io.read_table is read_table
+    assert "read_table" in (nbayes.io.__doc__ or "")
+
+
+def test_csv_lines_with_more_fields_than_the_header(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text("a,b,y\n1,2,x\n3,4,z,extra\n5,,x\n6\n")
+    with pytest.raises(ValueError, match="Expected 3 fields in line 3, saw 4"):
+        read_table(path, "csv")
+    found: list[BadRow] = []
+    frame = read_table(path, "csv", bad_rows="skip", on_bad_row=found.append)
+    assert frame.to_numpy().tolist()[:2] == [["1", "2", "x"], ["5", "", "x"]]
+    assert frame.to_numpy().tolist()[2] == ["6", "", ""]  # (a short line: empty cells)
+    assert [str(b) for b in found] == ["t.csv line 3: 4 fields, the header has 3"]
+    assert read_table(path, "csv", typed=True, bad_rows="skip", on_bad_row=found.append)[
+        "a"
+    ].tolist() == [1, 5, 6]
+
+
+@pytest.mark.parametrize("zipped", [False, True])
+def test_json_lines_that_are_no_objects(tmp_path: Path, zipped: bool) -> None:
+    text = '{"a": 1, "y": "x"}\n\n{"a": 2, "y"\n[1, 2]\n{"a": 3.5, "y": null}\n'
+    path = tmp_path / "t.jsonl.gz"
+    path.write_bytes(gzip.compress(text.encode()) if zipped else text.encode())
+    with pytest.warns(SkippedRowsWarning, match=r"^Skipped 2 bad rows \(t.jsonl.gz line 3: "
+                      r"invalid JSON; t.jsonl.gz line 4: not a JSON object\)\.$"):  # fmt: skip
+        frame = read_table(path, "jsonl", bad_rows="skip")
+    assert frame["a"].tolist() == [1.0, 3.5] and frame["y"].tolist()[0] == "x"
+    found: list[BadRow] = []
+    lines = text.splitlines(keepends=True)
+    read_table(lines, "jsonl", name="part", bad_rows="skip", on_bad_row=found.append)
+    assert [(b.source, b.row, b.line, b.reason) for b in found] == [
+        ("part", 1, 3, "invalid JSON"), ("part", 2, 4, "not a JSON object"),
+    ]  # fmt: skip
+
+
+def test_wrong_settings() -> None:
+    with pytest.raises(ValueError, match="bad_rows must be one of"):
+        read_table("t.csv", "csv", bad_rows="drop")
+    with pytest.raises(ValueError, match="format must be one of"):
+        read_table("t.txt", "lines")
