@@ -15,7 +15,6 @@ file.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +25,7 @@ import numpy as np
 from nbayes.cli._common import UI, CLIError, skipped_rows
 from nbayes.io.input_formats import extensions_text, of_path, table_formats
 
-__all__ = ["drop_bad_rows", "table_features", "read_table", "split_labels"]
+__all__ = ["bad_rows", "drop_bad_rows", "table_features", "read_table", "split_labels"]
 
 #: :func:`read_table`'s default ``kind`` and ``label_col``: the running command's flags
 FROM_FLAGS = "<the command's flags>"
@@ -166,16 +165,14 @@ def _is_csv(path: str) -> bool:
 def _retyped(pd: Any, table: Any, raw: list[bool]) -> Any:
     """The CSV tables read as text, with the types pandas infers from their rows kept,
     file by file, as it infers them reading the files without their bad rows."""
+    from nbayes.io.tables import retyped
+
     starts = [start for _, start in table.attrs["nbayes_sources"]]
     ends = starts[1:] + [int(table.index.max()) + 1 if len(table) else 0]
     parts = []
     for as_text, start, end in zip(raw, starts, ends, strict=True):
         part = table[(table.index >= start) & (table.index < end)]
-        if as_text:
-            index = part.index
-            part = pd.read_csv(io.StringIO(part.to_csv(index=False)))
-            part.index = index
-        parts.append(part)
+        parts.append(retyped(part) if as_text else part)
     out = pd.concat(parts) if len(parts) > 1 else parts[0]
     out.attrs["nbayes_sources"] = table.attrs["nbayes_sources"]
     return out
@@ -202,13 +199,32 @@ def _where(table: Any, position: int) -> tuple[str, str]:
 
 def drop_bad_rows(table: Any, kind: str, label_col: str | None, model: Any = None) -> Any:
     """``table`` without the rows :func:`split_labels` and :func:`table_features` would
-    refuse (a missing label in ``label_col``, if the table has it; a cell that is not a
-    number where ``kind`` and ``model`` need numbers), each counted as skipped, while the
-    command skips bad rows (``--bad-rows skip``); else ``table`` as it is. The rows kept
-    keep their index (their positions in the table read). No row left is an error."""
+    refuse (:func:`bad_rows`), each counted as skipped, while the command skips bad rows
+    (``--bad-rows skip``); else ``table`` as it is. The rows kept keep their index (their
+    positions in the table read). No row left is an error."""
     skipped = skipped_rows()
     if skipped is None or len(table) == 0:
         return table
+    reasons = bad_rows(table, kind, label_col, model)
+    if not reasons:
+        return table
+    for i in sorted(reasons):  # (named by the row read: rows may have been left out before)
+        name, where = _where(table, int(table.index[i]))
+        skipped.add(_Bad(name, where, reasons[i]))
+    kept = table.drop(index=table.index[sorted(reasons)])
+    if len(kept) == 0:
+        raise CLIError(f"{NO_ROWS_LEFT} {skipped.text()}.")
+    return kept
+
+
+#: the error of a table whose every row is bad (then the note of the rows skipped)
+NO_ROWS_LEFT = "No rows left: every row is bad."
+
+
+def bad_rows(table: Any, kind: str, label_col: str | None, model: Any = None) -> dict[int, str]:
+    """The rows of ``table`` that :func:`split_labels` and :func:`table_features` would
+    refuse, by position, with what is wrong: a missing label in ``label_col``, if the
+    table has it; a cell that is not a number where ``kind`` and ``model`` need numbers."""
     pd = _pandas()
     reasons: dict[int, str] = {}
     if label_col is not None and label_col in table.columns:
@@ -236,15 +252,7 @@ def drop_bad_rows(table: Any, kind: str, label_col: str | None, model: Any = Non
             for i in np.flatnonzero(bad.to_numpy()).tolist():
                 cell = values.iloc[i]
                 reasons.setdefault(i, f"{str(cell)!r} is not a number (column {str(col)!r})")
-    if not reasons:
-        return table
-    for i in sorted(reasons):  # (named by the row read: rows may have been left out before)
-        name, where = _where(table, int(table.index[i]))
-        skipped.add(_Bad(name, where, reasons[i]))
-    kept = table.drop(index=table.index[sorted(reasons)])
-    if len(kept) == 0:
-        raise CLIError(f"No rows left: every row is bad. {skipped.text()}.")
-    return kept
+    return reasons
 
 
 def _feature_columns(table: Any, label_col: str | None, model: Any) -> Any:

@@ -21,7 +21,7 @@ from typing import Any
 from nbayes.io._formats import json_objects
 from nbayes.io._opening import BAD_ROWS, BadRow, BadRows, Stream
 
-__all__ = ["read_table", "require_pandas"]
+__all__ = ["read_table", "require_pandas", "retyped"]
 
 #: the formats :func:`read_table` reads (as :data:`nbayes.io.input_formats.FORMATS` names
 #: them)
@@ -92,6 +92,18 @@ def read_table(
     if skipped is not None:
         skipped.warn(partial=False)  # (one SkippedRowsWarning, unless on_bad_row took them)
     return frame
+
+
+def retyped(table: Any, text_columns: Iterable[Any] = ()) -> Any:
+    """``table``, read as text (``read_table(..., typed=False)`` of a CSV/TSV file), with
+    its columns typed as ``typed=True`` types those of a file of its rows: pandas infers
+    each column's type from all of them (empty cells missing); ``text_columns`` stay text
+    (their empty cells missing too). The index is kept."""
+    pd = require_pandas()
+    text = {c: str for c in text_columns}
+    out = pd.read_csv(io.StringIO(table.to_csv(index=False)), dtype=text or None)
+    out.index = table.index
+    return out
 
 
 def require_pandas() -> Any:
