@@ -225,12 +225,9 @@ def test_every_row_bad_stops(tmp_path: Path) -> None:
     assert str(info.value).startswith("No documents: every row was bad. Skipped 3,000 bad rows")
 
 
-def test_only_for_documents_and_the_readers_options(tmp_path: Path) -> None:
-    from nbayes import GaussianNB
-
+def test_the_readers_options(tmp_path: Path) -> None:
+    """(An estimator of a table skips too: test_skipping_table_rows.py.)"""
     path = _csv(tmp_path / "d.csv", _rows(22, 10), {})
-    with pytest.raises(ValueError, match=r"bad_rows='skip' applies to estimators of documents"):
-        nbd.fit_source(GaussianNB(), str(path), scheduler="sync", bad_rows="skip")
     with pytest.raises(TypeError, match=r"take no usecols"):
         nbd.fit_source(TextClassifier(), str(path), scheduler="sync", bad_rows="skip",
                        usecols=["text"])  # fmt: skip

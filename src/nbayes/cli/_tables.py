@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ import numpy as np
 from nbayes.cli._common import UI, CLIError, skipped_rows
 from nbayes.io.input_formats import extensions_text, of_path, table_formats
 
-__all__ = ["bad_rows", "drop_bad_rows", "table_features", "read_table", "split_labels"]
+__all__ = ["bad_rows", "dask_rows", "drop_bad_rows", "table_features", "read_table", "split_labels"]
 
 #: :func:`read_table`'s default ``kind`` and ``label_col``: the running command's flags
 FROM_FLAGS = "<the command's flags>"
@@ -253,6 +254,28 @@ def bad_rows(table: Any, kind: str, label_col: str | None, model: Any = None) ->
                 cell = values.iloc[i]
                 reasons.setdefault(i, f"{str(cell)!r} is not a number (column {str(col)!r})")
     return reasons
+
+
+def dask_rows(kind: str, label_col: str) -> Any:
+    """How the Dask workers make a table's partitions into a model's rows as this process
+    makes the table (``train --workers N --bad-rows skip``): the same bad rows
+    (:func:`bad_rows`), the same features and labels (:func:`table_features`,
+    :func:`split_labels`); a :class:`nbayes.distributed.TableRows` (its functions travel
+    to the workers by name)."""
+    from nbayes.distributed import TableRows
+
+    return TableRows(
+        typed=kind == "typed",
+        bad=partial(bad_rows, kind=kind, label_col=label_col),
+        learned=partial(_learned, kind, label_col),
+        all_bad=NO_ROWS_LEFT,
+    )
+
+
+def _learned(kind: str, label_col: str, table: Any) -> tuple[Any, list[Any]]:
+    """The features and labels of the rows of a partition the workers learn."""
+    _, labels = split_labels(table, label_col)
+    return table_features(table, kind, label_col), labels
 
 
 def _feature_columns(table: Any, label_col: str | None, model: Any) -> Any:

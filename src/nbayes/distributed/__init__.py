@@ -32,10 +32,12 @@ from ._fit import fit, fit_source
 from ._inputs import PartitionError
 from ._predict import predict, predict_log_proba, predict_proba
 from ._read import QuotedLineBreakWarning, read
+from ._table_rows import TableRows
 
 __all__ = [
     "PartitionError",
     "QuotedLineBreakWarning",
+    "TableRows",
     "fit",
     "fit_source",
     "predict",

@@ -28,7 +28,7 @@ from typing import Any
 from ..exceptions import DecodingWarning
 from ..io._opening import BadRows
 from ..io.input_formats import is_compressed
-from ..io.readers import BadRow, option_spelling, part_rows
+from ..io.readers import BadRow, option_spelling, part_rows, skipped_text
 from . import _read
 from ._read import Sources, _format_of, _relative, cut
 
@@ -58,6 +58,10 @@ class Blocks:
     max_field_chars: int | None = None
     names: list[str] = field(default_factory=list)  # each partition's file, as messages say
     spelling: dict[str, str] | None = None  # how advice names the options (the CLI's flags)
+    #: a table's partitions (not documents): how they become rows (``_table_rows.TableRows``)
+    table: Any = None
+    #: a table's partitions' columns' types, agreed (``_table_rows.agreed``), if needed
+    types: list[dict[str, tuple[str, str]]] | None = None
 
 
 @dataclass
@@ -196,6 +200,7 @@ def _renumbered(
     for old, new in (
         (f"{name}, row {row} (line {line})", f"{name}, row {at_row} (line {at_line})"),
         (f"{name}, line {line}", f"{name}, line {at_line}"),
+        (f"{name}, row {row}:", f"{name}, row {at_row}:"),  # (a table's row the model refuses)
     ):
         if old in message:
             return message.replace(old, new, 1)
@@ -208,9 +213,11 @@ def report(
     encoding: str,
     on_bad_row: Callable[[BadRow], None] | None,
     learned: bool,
+    all_bad: str | None = None,
 ) -> None:
     """Hand the bad rows to ``on_bad_row`` (else one :class:`SkippedRowsWarning`), as
-    :func:`nbayes.io.read_texts` does; every row bad (``learned`` False) is an error."""
+    :func:`nbayes.io.read_texts` does; every row bad (``learned`` False) is an error (a
+    table's: ``all_bad``, and the rows skipped)."""
     if invalid:
         files = ", ".join(invalid[:3]) + (f" and {len(invalid) - 3} more" if len(invalid) > 3
                                           else "")  # fmt: skip
@@ -223,6 +230,8 @@ def report(
     rows = BadRows("skip", on_bad_row)  # (counted, and handed on, as the readers do)
     for row in bad:
         rows.bad(row.message, row.source, row.reason, row.row, row.line)
+    if bad and not learned and all_bad is not None:
+        raise ValueError(f"{all_bad} {skipped_text(rows.count, rows.first)}.")
     if bad and not learned:
         raise rows.all_bad()
     rows.warn(partial=False)

@@ -26,11 +26,12 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError
 from ..io.readers import BadRow
-from ._bad_rows import BAD_ROWS, BlockError, Blocks, read_part
+from ._bad_rows import BAD_ROWS, BlockError, Blocks, located, read_part
 from ._inputs import (
     Part,
     PartitionError,
     aligned_arrays,
+    as_labels,
     check_columns,
     check_estimator,
     first_bad_row,
@@ -40,6 +41,7 @@ from ._inputs import (
     takes_documents,
     to_part,
 )
+from ._table_rows import TableRows, agreed, column_types, needs_types, read_table_part
 
 __all__ = ["fit", "fit_source", "merge_levels", "reduce_depth"]
 
@@ -136,8 +138,14 @@ def _fit_task(
     :class:`PartitionError` naming its first bad row. Skipping bad rows (``kind``
     "blocks": the partition read by the readers of nbayes.io), with what was skipped."""
     skipped = None
-    if kind == "blocks":
-        texts, labels, found = read_part(cols["blocks"], i, raw)
+    blocks: Any = cols.get("blocks")
+    if kind == "blocks" and blocks.table is not None:  # a table's rows
+        types = None if blocks.types is None else blocks.types[i]
+        X, labels, found = read_table_part(blocks, i, raw, types)
+        part = Part(i, X, as_labels(labels), None) if labels else None
+        skipped = {i: found}
+    elif kind == "blocks":
+        texts, labels, found = read_part(blocks, i, raw)
         part = Part(i, texts, np.asarray(labels), None) if texts else None
         skipped = {i: found}
     else:
@@ -507,11 +515,15 @@ def _fitted(
 ) -> _Shipped | None:  # fmt: skip
     """The :class:`_Shipped` result of :func:`fit` (None: every partition empty), its
     errors said where they are in the files read."""
-    from ._bad_rows import located
     from ._read import sources_of
     from ._where import locate, parse_advice
 
     require_dask()
+    if isinstance(data, Blocks) and needs_types(data):
+        try:  # (a first read of the partitions, for their columns' types)
+            data = replace(data, types=_types(data, scheduler))
+        except BlockError as exc:
+            raise located(exc, data) from None
     plan = _graph(
         estimator, data, text_col, label_col, classes, split_every, events=progress is not None
     )
@@ -531,6 +543,25 @@ def _fitted(
         raise advice from exc
 
 
+def _types(blocks: Blocks, scheduler: Any) -> list[dict[str, tuple[str, str]]]:
+    """The types of the columns of a table's partitions, agreed as one process types a
+    whole file's (:func:`._table_rows.agreed`)."""
+    dask = require_dask()
+    layout = replace(blocks, raws=[])
+    task = dask.delayed(column_types, pure=False)
+    tasks = [task(layout, i, raw) for i, raw in enumerate(blocks.raws)]
+    client = _client_of(scheduler)
+    if client is None:
+        found = list(dask.compute(*tasks, scheduler=scheduler))
+    else:
+        futures = client.compute(tasks)
+        try:
+            found = client.gather(futures)
+        finally:
+            client.cancel(futures)
+    return agreed(blocks, found)
+
+
 def fit_source(
     estimator: Any,
     source: str | Sequence[str],
@@ -544,6 +575,7 @@ def fit_source(
     progress: Progress | None = None,
     bad_rows: str = "error",
     on_bad_row: Callable[[BadRow], None] | None = None,
+    table_rows: TableRows | None = None,
     **read_kw: Any,
 ) -> Any:
     """Read files with :func:`read` and :func:`fit` on them: the entry point of the CLI.
@@ -581,13 +613,23 @@ def fit_source(
         and the model is that of ``read_texts(..., bad_rows="skip")``. What spoils more
         than a row is an error either way (ValueError): a missing column, a quote that
         never closes (or, in a file cut into blocks, a block that ends inside a quoted
-        field), every row bad. Only for estimators of documents (TextClassifier).
+        field), every row bad. An estimator of a table (GaussianNB, MixedNB ...): the
+        workers read the files with :func:`nbayes.io.read_table` (in blocks too), whose
+        bad rows are a CSV/TSV line with more fields than the header and a JSON line that
+        is not a JSON object, and then leave out the rows ``table_rows`` names (by
+        default, the rows without a label), named by their rows in the file (0-based,
+        among the rows read); the columns are typed as pandas types each whole file (a
+        first read of the partitions agrees on the types, where they follow from the
+        rows: CSV typed, JSON lines).
     on_bad_row : callable, default=None
         With ``bad_rows="skip"``, called with a :class:`nbayes.io.BadRow` for each row
         skipped, numbered and named as ``read_texts`` does (the file, its row and line),
         in the files' order, once the fit is done (the bad rows travel from the
         workers). Without it, one :class:`~nbayes.exceptions.SkippedRowsWarning` counts
         them and names the first few.
+    table_rows : TableRows, default=None
+        Skipping the bad rows of a table: which rows are bad, and how the rows kept become
+        the estimator's input (:class:`TableRows`; None: ``TableRows()``).
     **read_kw
         Passed to :func:`read` (``blocksize=``, ``format=`` ...). Skipping bad rows,
         ``format``, ``blocksize``, ``sep``, ``encoding``, ``compression``,
@@ -610,15 +652,16 @@ def fit_source(
     first = source if isinstance(source, str) else source[0]
     fmt = read_kw.get("format") or _format_of(first)
     data: Any
+    if table_rows is not None and (documents or bad_rows != "skip"):
+        raise ValueError(
+            "table_rows applies with bad_rows='skip' to estimators of a table; a "
+            f"{type(estimator).__name__} with bad_rows={bad_rows!r} reads the files "
+            "otherwise: leave it out."
+        )
     if bad_rows == "skip":
-        if not documents:
-            raise ValueError(
-                f"bad_rows='skip' applies to estimators of documents; a "
-                f"{type(estimator).__name__} learns from a table, whose bad rows (a cell that "
-                "is not a number) depend on the types pandas infers from the whole file: "
-                "drop them from the data first (e.g. frame.dropna(subset=[label_col]))."
-            )
         data = read_blocks(source, text_col or "text", label_col, read_kw)
+        if not documents:
+            data = replace(data, table=table_rows or TableRows())
     else:
         if documents and fmt in ("csv", "tsv"):
             # as the single-machine CSV reader: strings, an empty label missing
@@ -645,7 +688,11 @@ def fit_source(
     if isinstance(data, Blocks):
         found, invalid = in_files(data, {} if result is None else result.skipped or {})
         encoding = data.sources.encoding
-        report(found, invalid, encoding, on_bad_row, learned=model is not None)
+        all_bad = None
+        if data.table is not None:  # (as one process: the lines read first, then the rows)
+            found = sorted(found, key=lambda row: row.line is None)
+            all_bad = data.table.all_bad
+        report(found, invalid, encoding, on_bad_row, model is not None, all_bad)
     if model is None:
         raise ValueError("Every partition is empty: nothing to learn from.")
     return model

@@ -277,7 +277,7 @@ def to_part(kind: str, estimator: Any, cols: dict[str, Any], i: int, raw: Any) -
         texts = raw[text_col] if documents and text_col in raw.columns else None
         _refuse_missing(i, labels, raw[label_col], texts)
         X = frame_input(estimator, raw, text_col, label_col)
-        return Part(i, X, _as_labels(raw[label_col].to_numpy()), labels)
+        return Part(i, X, as_labels(raw[label_col].to_numpy()), labels)
     if kind == "bag":
         records = list(raw)
         if not records:
@@ -295,7 +295,7 @@ def to_part(kind: str, estimator: Any, cols: dict[str, Any], i: int, raw: Any) -
     return Part(i, X, np.asarray(y), rows)
 
 
-def _as_labels(values: Any) -> np.ndarray:
+def as_labels(values: Any) -> np.ndarray:
     """A partition's labels as the single-machine readers give them: strings as a str
     array (pandas hands them as objects, and the model file then stored its classes as
     objects: not byte for byte the file of one process)."""
