@@ -109,23 +109,46 @@ def test_workers_skip_as_this_process(
     assert (tmp_path / "one.nbayes").read_bytes() == (tmp_path / "dask.nbayes").read_bytes()
 
 
-def test_workers_refused_for_tables(
+@pytest.mark.slow
+def test_workers_skip_a_tables_rows_as_this_process(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, dirty_table: tuple[Path, Path]
 ) -> None:
-    code, _, err = run(
-        capsys, "train", dirty_table[0], "-o", tmp_path / "m.nbayes", "--model", "gaussian",
-        "--label-col", "y", "--bad-rows", "skip", "--workers", "2",
-    )  # fmt: skip
-    assert_error(code, err, "--bad-rows skip applies with --workers to text models")
-    assert "train --model gaussian in this process (leave out --workers)" in err
-    # without --bad-rows skip, a bad row's advice is what the next run takes (it was "Pass
-    # --bad-rows skip", which the next run refused as above: a review)
+    """A table's bad rows with --workers: the rows this process skips, the same note, the
+    same model file (before: refused, with advice to train in this process)."""
+    pytest.importorskip("dask.dataframe")
+    pytest.importorskip("distributed")
+    notes = []
+    for name, flags in (("one.nbayes", []), ("dask.nbayes", ["--workers", "2"])):
+        code, _, err = run(
+            capsys, "train", dirty_table[0], "-o", tmp_path / name, "--model", "gaussian",
+            "--label-col", "y", "--bad-rows", "skip", "-q", *flags,
+        )  # fmt: skip
+        assert code == 0, err
+        notes.append(err)
+    assert notes[0] == notes[1] and notes[0].startswith(
+        "Skipped 3 bad rows (dirty.csv line 6: 4 fields, the header has 3; "
+    )
+    assert (tmp_path / "one.nbayes").read_bytes() == (tmp_path / "dask.nbayes").read_bytes()
+
+
+def test_a_tables_bad_row_on_dask_says_to_skip(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Without --bad-rows skip, a bad row's advice is --bad-rows skip, as for text (it was
+    to train in this process: the workers could not skip a table's bad rows)."""
+    pytest.importorskip("dask.dataframe")
+    pytest.importorskip("distributed")
     rows = [[1.0, 2.0, "x"], [1.5, 2.5, "z"], [3.0, 4.0, ""], [2.0, 3.0, "x"]]
     table = write_csv(tmp_path / "t.csv", ["a", "b", "y"], rows)
     flags = ["--model", "gaussian", "--label-col", "y", "--dask-scheduler", "sync", "-q"]
     code, _, err = run(capsys, "train", table, "-o", tmp_path / "m.nbayes", *flags)
-    assert_error(code, err, "t.csv, row 2 (line 4): missing label. Train in this process "
-                 "(without --workers or --dask-scheduler) with --bad-rows skip")  # fmt: skip
+    assert_error(
+        code, err, "t.csv, row 2 (line 4): missing label. Pass --bad-rows skip to skip such "
+        "rows (the workers then read the data as this process would)",
+    )  # fmt: skip
+    code, _, err = run(capsys, "train", table, "-o", tmp_path / "m.nbayes", *flags,
+                       "--bad-rows", "skip")  # fmt: skip
+    assert code == 0 and err == "Skipped 1 bad row (t.csv row 2: no label).\n", err
 
 
 def test_bad_rows_flag_on_every_data_command(capsys: pytest.CaptureFixture[str]) -> None:

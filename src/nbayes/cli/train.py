@@ -11,7 +11,7 @@ feature. --model mixed (MixedNB) gives each column a family from its type
 --model spam (SpamFilter) reads mail: DATA/ham/ and DATA/spam/, each of message
 files, mboxes or Maildirs (then `nbayes filter` gives verdicts).
 --workers N or --dask-scheduler ADDRESS trains on Dask (pip install 'nbayes[dask]')
-with the same result as one process (--bad-rows skip too, for text models).
+with the same result as one process (--bad-rows skip too).
 
 Example:
   nbayes train reviews.csv -o reviews.nbayes --ngrams 1-2 --alpha 0.5
@@ -151,7 +151,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--workers",
         type=count_type(1),
         metavar="N",
-        help="train on a local Dask cluster of N worker processes",
+        help="train on a local Dask cluster of N worker processes (the model of this "
+        "process; with --bad-rows skip, the workers skip the rows it would)",
     )
 
 
@@ -283,17 +284,8 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
         ) from None
     from nbayes.distributed import PartitionError, fit_source
 
-    flag = "--workers" if args.workers is not None else "--dask-scheduler"
     skipping: dict[str, Any] = {}
-    if args.bad_rows == "skip":
-        if not text:
-            raise CLIError(
-                f"--bad-rows skip applies with {flag} to text models, whose documents the "
-                f"workers read as this process would; a table's bad rows (a cell that is not "
-                "a number) depend on the types read from the whole table: train "
-                f"--model {args.model} in this process (leave out {flag}) with --bad-rows "
-                "skip, or clean the data first."
-            )
+    if args.bad_rows == "skip":  # (the workers read the data as this process would)
         skipping = {"bad_rows": "skip", "on_bad_row": _skipped(args).add}
         if args.max_field_chars is not None:
             skipping["max_field_chars"] = args.max_field_chars
@@ -320,6 +312,11 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
         )
     else:
         estimator = _table_estimator(args)
+        if skipping:  # the rows this process would refuse, and its features and labels
+            from nbayes.cli._data import feature_kind
+            from nbayes.cli._tables import dask_rows
+
+            skipping["table_rows"] = dask_rows(feature_kind(estimator), args.label_col)
     plural = "" if args.workers == 1 else "s"
     where = args.dask_scheduler or f"a local cluster of {args.workers} worker{plural}"
     ui.note(f"Training on Dask ({where}) ...")
@@ -342,11 +339,8 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
                 **skipping,
             )
     except PartitionError as exc:
-        if not text:  # (a table's bad rows are skipped in this process only)
-            raise CLIError(
-                f"{exc.problem} Train in this process (without --workers or --dask-scheduler) "
-                "with --bad-rows skip to skip such rows, or clean the data first."
-            ) from None
+        if args.bad_rows == "skip":  # (a row the model refuses that is no bad row)
+            raise CLIError(f"{exc.problem} Clean the data first.") from None
         raise CLIError(
             f"{exc.problem} Pass --bad-rows skip to skip such rows (the workers then read "
             "the data as this process would), or clean the data first."

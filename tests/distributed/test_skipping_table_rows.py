@@ -1,0 +1,220 @@
+"""``nbayes train --model gaussian|categorical|mixed --workers N --bad-rows skip`` and
+``fit_source(<estimator of a table>, ..., bad_rows="skip")``: the workers skip the rows one
+process skips (a CSV line with more fields than the header, a JSON line that is not an
+object, a row without a label, a cell that is not a number), in files cut into several
+blocks, with the same note, and the model file is byte for byte the one of one process,
+its columns typed as one process types each whole file. Before, the command line refused
+``--bad-rows skip`` with ``--workers`` for tables, and ``fit_source`` refused
+``bad_rows="skip"`` for estimators of a table.
+
+(A Gaussian's moments merged from partitions equal those of one fit to the last bits only,
+as ``nbd.fit`` documents: its files are compared byte for byte where the workers read one
+partition, a gzip file; counts and categories merge exactly, in any number of blocks.)"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("dask.dataframe")
+pytest.importorskip("distributed")
+
+from nbayes import GaussianNB  # noqa: E402
+from nbayes import distributed as nbd  # noqa: E402
+from nbayes.cli import main  # noqa: E402
+from nbayes.distributed._bad_rows import read_blocks  # noqa: E402
+from nbayes.io.persist import load  # noqa: E402
+from nbayes.text.classifier import TextClassifier  # noqa: E402
+
+#: small blocks: the bad rows fall in different partitions of a file
+BLOCK = 3_000
+N = 1200
+
+
+@pytest.fixture(autouse=True)
+def _small_blocks(monkeypatch: Any, tmp_path: Path) -> None:
+    from nbayes.distributed import _read
+
+    monkeypatch.setattr(_read, "_AUTO_BLOCKSIZE", BLOCK)
+    monkeypatch.chdir(tmp_path)
+
+
+def _table(model: str, seed: int = 0, n: int = N) -> pd.DataFrame:
+    """Numbers, words (categorical), or words, counts and flags (mixed); labels 0 and 1."""
+    rng = np.random.default_rng(seed)
+    t = pd.DataFrame(rng.normal(size=(n, 3)).round(3), columns=["a", "b", "c"])
+    if model == "categorical":
+        codes = rng.integers(0, 5, size=(n, 3)).astype(str)
+        t = pd.DataFrame(codes, columns=["a", "b", "c"]).radd("v")
+    if model == "mixed":
+        t = pd.DataFrame({
+            "a": rng.choice(["red", "blue", "green"], n), "b": rng.integers(0, 30, n),
+            "c": rng.choice([True, False], n),
+        })  # fmt: skip
+    t["y"] = rng.integers(0, 2, n)
+    return t
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    data = ("\n".join(lines) + "\n").encode()
+    path.write_bytes(gzip.compress(data) if path.suffix == ".gz" else data)
+    return path
+
+
+def _dirty_csv(path: Path, t: pd.DataFrame, model: str) -> Path:
+    lines = t.to_csv(index=False).splitlines()
+    lines[40] += ",extra"  # more fields than the header
+    lines[500] = ",".join(lines[500].split(",")[:-1]) + ","  # no label
+    if model == "gaussian":
+        lines[900] = "oops," + lines[900].split(",", 1)[1]  # not a number
+    if model == "mixed":  # the types of a column follow from the rows of every block:
+        cells = [line.split(",") for line in lines]
+        cells[1000][1] = "many"  # a word among the counts of a later block: words
+        cells[200][2] = ""  # a flag missing: flags and missing values (objects)
+        lines = [",".join(c) for c in cells]
+    return _write(path, lines)
+
+
+def _dirty_jsonl(path: Path, t: pd.DataFrame, model: str) -> Path:
+    lines = t.to_json(orient="records", lines=True).splitlines()
+    lines[40] = '{"a": 1.0, "b"'  # invalid JSON
+    lines[300] = "[1, 2]"  # not an object
+    # no label: the labels of the file are floats in one process (0.0 and 1.0)
+    lines[700] = json.dumps({**json.loads(lines[700]), "y": None})
+    if model == "gaussian":
+        lines[1100] = json.dumps({**json.loads(lines[1100]), "c": "oops"})
+    if model == "mixed":
+        lines[200] = json.dumps({**json.loads(lines[200]), "c": None})
+    return _write(path, lines)
+
+
+@pytest.mark.parametrize("model", ["gaussian", "categorical", "mixed"])
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "csv.gz", "jsonl.gz"])
+def test_the_rows_and_the_model_file_of_one_process(
+    model: str, fmt: str, capsys: Any, tmp_path: Path
+) -> None:
+    t = _table(model)
+    path = tmp_path / f"d.{fmt}"
+    (_dirty_jsonl if fmt.startswith("jsonl") else _dirty_csv)(path, t, model)
+    blocks = read_blocks(str(path), "text", "y", {})
+    assert len(blocks.raws) == 1 if fmt.endswith(".gz") else len(blocks.raws) >= 4
+    errs, files = [], []
+    for name, dask in (("one.nbayes", []), ("dask.nbayes", ["--dask-scheduler", "sync"])):
+        code = main(["train", path.name, "-o", name, "--model", model, "--label-col", "y",
+                     "--bad-rows", "skip", "-q", *dask])  # fmt: skip
+        err = capsys.readouterr().err
+        assert code == 0, err
+        errs.append(err)
+        files.append(Path(name).read_bytes())
+    assert errs[0] == errs[1] and errs[0].startswith("Skipped ")
+    if model != "gaussian" or fmt.endswith(".gz"):
+        assert files[0] == files[1]
+    else:
+        _same_gaussian(load("one.nbayes"), load("dask.nbayes"))
+    if fmt == "csv":
+        named = {"gaussian": "d.csv row 898: 'oops' is not a number (column 'a')"}
+        first = "Skipped 3 bad rows" if model == "gaussian" else "Skipped 2 bad rows"
+        assert errs[0].startswith(
+            f"{first} (d.csv line 41: 5 fields, the header has 4; d.csv row 498: no label"
+        ), errs[0]
+        assert named.get(model, "") in errs[0]
+    if fmt == "jsonl":
+        assert errs[0].startswith(
+            "Skipped 4 bad rows (d.jsonl line 41: invalid JSON; d.jsonl line 301: not a JSON "
+            "object; d.jsonl row 698: no label"
+            if model == "gaussian"
+            else "Skipped 3 bad rows (d.jsonl line 41: invalid JSON; d.jsonl line 301: not a "
+            "JSON object; d.jsonl row 698: no label)."
+        ), errs[0]
+        assert load("dask.nbayes").classes_.tolist() == [0.0, 1.0]  # (as one process)
+
+
+def _same_gaussian(one: Any, dist: Any) -> None:
+    np.testing.assert_array_equal(one.classes_, dist.classes_)
+    np.testing.assert_array_equal(one.class_count_, dist.class_count_)
+    np.testing.assert_allclose(dist.theta_, one.theta_, rtol=1e-12)
+    np.testing.assert_allclose(dist.var_, one.var_, rtol=1e-12)
+
+
+def test_several_files(capsys: Any, tmp_path: Path) -> None:
+    """A glob of files: the bad rows named in each, in the order of one process."""
+    for i in range(3):
+        t = _table("gaussian", seed=i, n=1000)
+        _dirty_csv(tmp_path / f"p{i}.csv", t, "gaussian")
+    errs, models = [], []
+    for name, dask in (("one.nbayes", []), ("dask.nbayes", ["--dask-scheduler", "sync"])):
+        code = main(["train", "p0.csv", "p1.csv", "p2.csv", "-o", name, "--model", "gaussian",
+                     "--label-col", "y", "--bad-rows", "skip", *dask])  # fmt: skip
+        err = capsys.readouterr().err
+        assert code == 0, err
+        errs.append(err.splitlines()[-1])
+        models.append(load(name))
+    assert errs[0] == errs[1] and errs[0].startswith(
+        "Skipped 9 bad rows (p0.csv line 41: 5 fields, the header has 4; p1.csv line 41: "
+    ), errs
+    _same_gaussian(*models)
+
+
+def test_parquet_files(capsys: Any, tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow")
+    for i in range(2):
+        t = _table("categorical", seed=i, n=200).astype({"y": object})
+        t.loc[50 + i, "y"] = None
+        t.to_parquet(tmp_path / f"p{i}.parquet")
+    errs, files = [], []
+    for name, dask in (("one.nbayes", []), ("dask.nbayes", ["--dask-scheduler", "sync"])):
+        code = main(["train", "p0.parquet", "p1.parquet", "-o", name, "--model",
+                     "categorical", "--label-col", "y", "--bad-rows", "skip", "-q",
+                     *dask])  # fmt: skip
+        errs.append(capsys.readouterr().err)
+        assert code == 0, errs[-1]
+        files.append(Path(name).read_bytes())
+    note = "Skipped 2 bad rows (p0.parquet row 50: no label; p1.parquet row 51: no label).\n"
+    assert errs[0] == errs[1] == note
+    assert files[0] == files[1]
+
+
+def test_every_row_bad_is_the_error_of_one_process(capsys: Any, tmp_path: Path) -> None:
+    lines = ["a,b,y"] + [f"{i},x{i}," for i in range(2000)]  # no labels
+    _write(tmp_path / "bad.csv", lines)
+    errs = []
+    for dask in ([], ["--dask-scheduler", "sync"]):
+        code = main(["train", "bad.csv", "-o", "m.nbayes", "--model", "gaussian",
+                     "--label-col", "y", "--bad-rows", "skip", *dask])  # fmt: skip
+        errs.append(capsys.readouterr().err.splitlines()[-1])
+        assert code == 1
+    error = "Error: No rows left: every row is bad. Skipped 2,000 bad rows (bad.csv row 0:"
+    assert errs[0] == errs[1] and errs[0].startswith(error), errs
+
+
+# ------------------------------------------------------------------ Python
+def test_fit_source_skips_a_tables_rows_without_a_label(tmp_path: Path) -> None:
+    """By default (TableRows()): the lines read_table cannot read, the rows without a
+    label; the columns typed as pandas types the whole file."""
+    t = _table("gaussian")
+    path = _dirty_csv(tmp_path / "d.csv", t, "categorical")
+    found: list[Any] = []
+    dist = nbd.fit_source(GaussianNB(), str(path), label_col="y", scheduler="sync",
+                          bad_rows="skip", on_bad_row=found.append, blocksize=BLOCK)  # fmt: skip
+    assert [str(b) for b in found] == [
+        "d.csv line 41: 5 fields, the header has 4", "d.csv row 498: no label",
+    ]  # fmt: skip
+    rows = pd.read_csv(path, on_bad_lines="skip").dropna(subset=["y"])
+    single = GaussianNB().fit(rows.drop(columns="y"), rows["y"])
+    np.testing.assert_array_equal(dist.classes_, single.classes_)
+    np.testing.assert_allclose(dist.theta_, single.theta_, rtol=1e-12)
+    assert single.classes_.tolist() == [0.0, 1.0]  # (a missing label: floats, in every block)
+
+
+def test_table_rows_is_for_tables_that_skip(tmp_path: Path) -> None:
+    path = _write(tmp_path / "d.csv", ["text,label", "free money,spam"])
+    with pytest.raises(ValueError, match=r"table_rows applies with bad_rows='skip' to "
+                       "estimators of a table"):  # fmt: skip
+        nbd.fit_source(TextClassifier(), str(path), scheduler="sync", bad_rows="skip",
+                       table_rows=nbd.TableRows())  # fmt: skip
