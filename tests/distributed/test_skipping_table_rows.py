@@ -135,6 +135,20 @@ def test_the_rows_and_the_model_file_of_one_process(
         assert load("dask.nbayes").classes_.tolist() == [0.0, 1.0]  # (as one process)
 
 
+@pytest.mark.slow
+def test_on_a_local_cluster(capsys: Any, tmp_path: Path) -> None:
+    """--workers: the first read, for the columns' types, runs on the cluster too."""
+    _dirty_jsonl(tmp_path / "d.jsonl", _table("mixed"), "mixed")
+    errs, files = [], []
+    for name, dask in (("one.nbayes", []), ("dask.nbayes", ["--workers", "2"])):
+        code = main(["train", "d.jsonl", "-o", name, "--model", "mixed", "--label-col", "y",
+                     "--bad-rows", "skip", "-q", *dask])  # fmt: skip
+        errs.append(capsys.readouterr().err)
+        assert code == 0, errs[-1]
+        files.append(Path(name).read_bytes())
+    assert errs[0] == errs[1] and files[0] == files[1]
+
+
 def _same_gaussian(one: Any, dist: Any) -> None:
     np.testing.assert_array_equal(one.classes_, dist.classes_)
     np.testing.assert_array_equal(one.class_count_, dist.class_count_)

@@ -555,7 +555,9 @@ def _types(blocks: Blocks, scheduler: Any) -> list[dict[str, tuple[str, str]]]:
         found = list(dask.compute(*tasks, scheduler=scheduler))
     else:
         futures = client.compute(tasks)
-        try:
+        try:  # (waiting in short sleeps, as _compute_on does: Ctrl-C lands here)
+            while not all(future.done() for future in futures):
+                time.sleep(_POLL)
             found = client.gather(futures)
         finally:
             client.cancel(futures)
