@@ -427,7 +427,7 @@ PyObject* store_truncate(PyObject* obj, PyObject* arg) {
         PyErr_SetString(PyExc_ValueError, "TokenStore.truncate: rows must be >= 0");
         return nullptr;
     }
-    store_of(obj).truncate(static_cast<std::size_t>(n));
+    store_of(obj).truncate(static_cast<std::size_t>(n));  // (noexcept: it allocates nothing)
     Py_RETURN_NONE;
 }
 
@@ -1838,10 +1838,11 @@ bool message_rows(Store& store, PyObject* message, std::vector<std::int64_t>& ro
     refs.clear();
     probes.clear();
     while (ok && (t = PyIter_Next(it)) != nullptr) {
+        // (`held` last: a token is released here or, once held, at the end: never twice)
         ok = token_str(t, "learn_counts") && guarded([&] {
-                 held.push_back(t);
                  refs.push_back(str_ref(t));
                  probes.push_back(Probe{nbk_mail::ref_hash(refs.back()), 0, -1});
+                 held.push_back(t);
              });
         if (!ok) Py_DECREF(t);
     }
@@ -1884,6 +1885,14 @@ PyObject* py_learn_counts(PyObject*, PyObject* args) {
     }
     Py_DECREF(it);
     if (!ok || PyErr_Occurred()) return nullptr;
+    for (std::int64_t r : rows) {  // (the messages' iteration ran Python code: if it cut
+        // the store, these rows are past the columns about to be grown to its size)
+        if (static_cast<std::size_t>(r) >= store.rows()) {
+            PyErr_SetString(PyExc_RuntimeError,
+                            "learn_counts: the token store was truncated while it learnt");
+            return nullptr;
+        }
+    }
     // the columns grow to the rows (a zero for each new token), then the counts change
     Py_buffer hv, sv;
     if (!grown_columns(ham, spam, static_cast<Py_ssize_t>(store.rows()), &hv, &sv, "learn_counts"))

@@ -64,16 +64,28 @@ class HashIndex {
     // The full hash of `row`'s key.
     std::uint64_t hash_of(std::size_t row) const { return hashes_[row]; }
 
-    // Drops the rows from `n` on (those a failed update added): the slots of the others
-    // placed again (a pass over the table: a failure's path only).
-    void truncate(std::size_t n) {
+    // Drops the rows from `n` on (those a failed update added), in place: it allocates
+    // nothing, so it cannot fail (it undoes a failure, often a MemoryError's). Their slots
+    // are emptied, then every other slot is taken out and placed again, cluster by cluster
+    // from an empty slot, so that no probe stops at a hole before its key (a pass over
+    // the table: a failure's path only).
+    void truncate(std::size_t n) noexcept {
         if (n >= hashes_.size()) return;
-        std::vector<Slot> old;
-        old.swap(slots_);
-        slots_.assign(old.size(), Slot{0, kEmpty, Key{}});
-        hashes_.resize(n);
-        for (const Slot& s : old)
-            if (s.row != kEmpty && s.row < n) place(hashes_[s.row], s.key, s.row);
+        hashes_.resize(n);  // (shrinking: no allocation)
+        if (slots_.empty()) return;
+        std::size_t start = slots_.size();
+        for (std::size_t pos = 0; pos < slots_.size(); ++pos) {
+            if (slots_[pos].row != kEmpty && slots_[pos].row >= n) slots_[pos].row = kEmpty;
+            if (slots_[pos].row == kEmpty && start == slots_.size()) start = pos;
+        }
+        // (the load factor is at most 3/4: an empty slot exists)
+        for (std::size_t k = 1; k <= slots_.size(); ++k) {
+            std::size_t pos = (start + k) & mask_;
+            Slot s = slots_[pos];
+            if (s.row == kEmpty) continue;
+            slots_[pos].row = kEmpty;
+            place(hashes_[s.row], s.key, s.row);
+        }
     }
 
     void clear() {

@@ -162,7 +162,7 @@ class PackedTokens {
     }
 
     // Drops the rows from `n` on (those a failed update added).
-    void truncate(std::size_t n) {
+    void truncate(std::size_t n) noexcept {  // (shrinking only: no allocation)
         if (n >= rows()) return;
         bytes_.resize(static_cast<std::size_t>(offsets_[n]));
         offsets_.resize(n + 1);
