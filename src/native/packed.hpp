@@ -78,9 +78,6 @@ struct PackedCheck {
     bool sorted = true;
 };
 
-// Whether n_off - 1 terms are well packed in n_bytes bytes: offsets from 0, never
-// decreasing, ending at n_bytes; every term valid UTF-8; no term twice (strictly
-// increasing terms are distinct; other orders are sorted to find repeats).
 // The first of n_off offsets that does not cut n_bytes bytes into terms (offsets from 0,
 // never decreasing, ending at n_bytes), or -1 if they all do.
 inline i64 packed_bad_offset(i64 n_bytes, const i64* off, i64 n_off) {
@@ -101,6 +98,9 @@ inline bool utf8_valid(const u8* d, i64 from, i64 to) {
     return true;
 }
 
+// Whether n_off - 1 terms are well packed in n_bytes bytes: offsets from 0, never
+// decreasing, ending at n_bytes; every term valid UTF-8; no term twice (strictly
+// increasing terms are distinct; other orders are sorted to find repeats).
 inline PackedCheck packed_check(const u8* d, i64 n_bytes, const i64* off, i64 n_off) {
     PackedCheck r;
     r.at = packed_bad_offset(n_bytes, off, n_off);

@@ -258,10 +258,13 @@ def load(d: dict[str, Any], reader: ArrayReader) -> SpamFilter:
             c["n_ham"],
             c["n_spam"],
         )
-    except ValueError as exc:
-        why = "is not UTF-8" if "UTF-8" in str(exc) else "are not distinct"
-        what = "'tokens/bytes'" if why == "is not UTF-8" else "the tokens"
-        raise ModelFileError(f"{WHERE}: {what} {why}") from None
+    except ValueError as exc:  # (the store's first problem, in the file's words)
+        said = str(exc)
+        if "not UTF-8" in said:
+            said = "'tokens/bytes' is not UTF-8"
+        elif "not distinct" in said:
+            said = "the tokens are not distinct"
+        raise ModelFileError(f"{WHERE}: {said}") from None
     # the hashes serve only the lean scorer: a spread sample of them is checked here
     n = len(offsets) - 1
     raw = memoryview(blob)
