@@ -58,3 +58,36 @@ def test_wrong_settings() -> None:
         read_table("t.csv", "csv", bad_rows="drop")
     with pytest.raises(ValueError, match="format must be one of"):
         read_table("t.txt", "lines")
+
+
+@pytest.mark.parametrize("bad_rows", ["error", "skip"])
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "jsonl"])
+def test_gzip_is_told_by_the_first_bytes_not_the_name(
+    tmp_path: Path, fmt: str, bad_rows: str
+) -> None:
+    """Every path reads a gzip file named without '.gz', and a plain file named '.gz' (as
+    documented; pandas alone tells them by the name). Before, only JSON lines skipping bad
+    rows did: the others raised UnicodeDecodeError or BadGzipFile."""
+    text = {
+        "csv": "a,y\n1,0\n2,1\n",
+        "tsv": "a\ty\n1\t0\n2\t1\n",
+        "jsonl": '{"a": 1, "y": 0}\n{"a": 2, "y": 1}\n',
+    }[fmt]
+    zipped = tmp_path / f"t.{fmt}"
+    zipped.write_bytes(gzip.compress(text.encode()))
+    plain = tmp_path / f"t2.{fmt}.gz"
+    plain.write_text(text)
+    for path in (zipped, plain):
+        frame = read_table(path, fmt, typed=True, bad_rows=bad_rows)
+        assert frame.shape == (2, 2) and frame["a"].tolist() == [1, 2], path
+
+
+def test_lines_are_named_lines_not_by_their_text() -> None:
+    """Lines without ``name=``: bad rows name them "<lines>" (before: the whole list)."""
+    found: list[BadRow] = []
+    lines = ["a,y\n", "1,0\n", "2,1,3\n"]
+    read_table(lines, "csv", bad_rows="skip", on_bad_row=found.append)
+    assert [str(b) for b in found] == ["<lines> line 3: 3 fields, the header has 2"]
+    found.clear()
+    read_table(['{"a": 1}\n', "[1]\n"], "jsonl", bad_rows="skip", on_bad_row=found.append)
+    assert [str(b) for b in found] == ["<lines> line 2: not a JSON object"]

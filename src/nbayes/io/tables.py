@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from nbayes.io._formats import json_objects
-from nbayes.io._opening import BAD_ROWS, BadRow, BadRows, Stream
+from nbayes.io._opening import BAD_ROWS, BadRow, BadRows, Stream, _is_gzip
 
 __all__ = ["read_table", "require_pandas", "retyped"]
 
@@ -48,7 +48,8 @@ def read_table(
         header line first) or of a JSON lines file, with their line breaks.
     format : {"csv", "tsv", "jsonl", "parquet"}
     name : str, optional
-        The table as bad rows name it (default: ``source``'s path).
+        The table as bad rows name it (default: ``source``'s path, an open file's name,
+        ``"<lines>"`` for lines).
     delimiter : str, optional
         A CSV/TSV file's field delimiter, where not a comma (a tab).
     typed : bool, default=False
@@ -72,21 +73,27 @@ def read_table(
     if format not in TABLE_FORMATS:
         raise ValueError(f"format must be one of {TABLE_FORMATS}, got {format!r}.")
     pd = require_pandas()
-    src = name if name is not None else str(getattr(source, "name", source))
     skipped = BadRows("skip", on_bad_row) if bad_rows == "skip" else None
+    lines: list[str] | None = None
     if isinstance(source, (str, os.PathLike)):
         source = Path(source)
     elif isinstance(source, Iterable) and not hasattr(source, "read"):
         lines = list(source)
+    src = name if name is not None else "<lines>" if lines is not None else _name(source)
+    if lines is not None:
         source = io.StringIO("".join(lines)) if format != "jsonl" else Stream(src, iter(lines))
+    # a file is gzip-compressed or not as its first bytes say, whatever its name ends with
+    # (pandas would tell it by the name)
+    gz = {"compression": "gzip" if _is_gzip(source) else None} if isinstance(source, Path) else {}
     if format in ("csv", "tsv"):
         sep = delimiter or ("," if format == "csv" else "\t")
         if typed:  # pandas infers each column's type; empty cells are missing
-            frame = _csv(pd, source, src, skipped, sep=sep)
+            frame = _csv(pd, source, src, skipped, sep=sep, **gz)
         else:
-            frame = _csv(pd, source, src, skipped, sep=sep, dtype=str, keep_default_na=False)
+            frame = _csv(pd, source, src, skipped, sep=sep, dtype=str, keep_default_na=False,
+                         **gz)  # fmt: skip
     elif format == "jsonl":
-        frame = _jsonl(pd, source, src, skipped)
+        frame = _jsonl(pd, source, src, skipped, gz)
     else:
         frame = pd.read_parquet(source)
     if skipped is not None:
@@ -104,6 +111,11 @@ def retyped(table: Any, text_columns: Iterable[Any] = ()) -> Any:
     out = pd.read_csv(io.StringIO(table.to_csv(index=False)), dtype=text or None)
     out.index = table.index
     return out
+
+
+def _name(source: Any) -> str:
+    """How bad rows name ``source``: its path, or an open file's name."""
+    return str(getattr(source, "name", source))
 
 
 def require_pandas() -> Any:
@@ -137,13 +149,13 @@ def _csv(pd: Any, source: Any, name: str, skipped: BadRows | None, **kw: Any) ->
     return frame
 
 
-def _jsonl(pd: Any, source: Any, name: str, skipped: BadRows | None) -> Any:
-    """``pd.read_json`` of JSON lines; skipping bad rows, the lines that are not a JSON
-    object are left out and counted first."""
+def _jsonl(pd: Any, source: Any, name: str, skipped: BadRows | None, kw: dict[str, Any]) -> Any:
+    """``pd.read_json`` of JSON lines (``kw``: a file's compression); skipping bad rows,
+    the lines that are not a JSON object are left out and counted first."""
     if skipped is None:
         if isinstance(source, Stream):
             source = io.StringIO("".join(source.lines))
-        return pd.read_json(source, lines=True, dtype=False)
+        return pd.read_json(source, lines=True, dtype=False, **kw)
     good = [
         line if line.endswith("\n") else line + "\n"
         for _, _, line, _ in json_objects(source, "utf-8", skipped, "strict", name=name)
