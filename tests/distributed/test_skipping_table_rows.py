@@ -29,6 +29,8 @@ from nbayes import GaussianNB  # noqa: E402
 from nbayes import distributed as nbd  # noqa: E402
 from nbayes.cli import main  # noqa: E402
 from nbayes.distributed._bad_rows import read_blocks  # noqa: E402
+from nbayes.exceptions import SkippedRowsWarning  # noqa: E402
+from nbayes.io import read_table  # noqa: E402
 from nbayes.io.persist import load  # noqa: E402
 from nbayes.text.classifier import TextClassifier  # noqa: E402
 
@@ -232,3 +234,82 @@ def test_table_rows_is_for_tables_that_skip(tmp_path: Path) -> None:
                        "estimators of a table"):  # fmt: skip
         nbd.fit_source(TextClassifier(), str(path), scheduler="sync", bad_rows="skip",
                        table_rows=nbd.TableRows())  # fmt: skip
+
+
+# ------------------------------------------------------------------ columns across blocks
+def _one_and_dask(files: list[str], model: str, capsys: Any) -> tuple[list[str], list[bytes]]:
+    """Train in this process and on Dask (the sync scheduler): the notes and model files."""
+    errs, out = [], []
+    for name, dask in (("one.nbayes", []), ("dask.nbayes", ["--dask-scheduler", "sync"])):
+        code = main(["train", *files, "-o", name, "--model", model, "--label-col", "y",
+                     "--bad-rows", "skip", "-q", *dask])  # fmt: skip
+        errs.append(capsys.readouterr().err)
+        assert code == 0, errs[-1]
+        out.append(Path(name).read_bytes())
+    return errs, out
+
+
+@pytest.mark.parametrize("model", ["gaussian", "categorical", "mixed"])
+def test_json_lines_whose_keys_come_in_another_order(
+    model: str, capsys: Any, tmp_path: Path
+) -> None:
+    """Later rows with the keys in another order: the columns of one process (the order
+    of the first row), in every block. Before, the workers' models had the features in
+    another order, and did not merge."""
+    lines = _table(model).to_json(orient="records", lines=True).splitlines()
+    for i in range(700, N):
+        row = json.loads(lines[i])
+        lines[i] = json.dumps({k: row[k] for k in reversed(row)})
+    lines[40], lines[300] = '{"a": 1.0, "b"', "[1, 2]"
+    _write(tmp_path / "d.jsonl", lines)
+    assert len(read_blocks("d.jsonl", "text", "y", {}).raws) >= 4
+    errs, files = _one_and_dask(["d.jsonl"], model, capsys)
+    assert errs[0] == errs[1] and errs[0].startswith("Skipped 2 bad rows"), errs
+    assert load("one.nbayes").feature_names_in_.tolist() == ["a", "b", "c"]
+    if model == "gaussian":
+        _same_gaussian(load("one.nbayes"), load("dask.nbayes"))
+    else:
+        assert files[0] == files[1]
+
+
+@pytest.mark.parametrize("model", ["mixed"])
+def test_json_lines_with_a_key_only_in_later_rows(model: str, capsys: Any, tmp_path: Path) -> None:
+    """A key only in the last rows (and a row without the label's key in the first
+    block): one process's column, missing in the earlier rows, of the type of the whole
+    file (mixed: integers and missing cells, floats), in every block. Before, the workers'
+    models had other columns (mixed: "different columns or families")."""
+    lines = _table(model).to_json(orient="records", lines=True).splitlines()
+    for i in range(1000, N):
+        lines[i] = json.dumps({**json.loads(lines[i]), "d": i % 3})
+    lines[5] = json.dumps({k: v for k, v in json.loads(lines[5]).items() if k != "y"})
+    lines[40] = "{bad"
+    _write(tmp_path / "d.jsonl", lines)
+    assert len(read_blocks("d.jsonl", "text", "y", {}).raws) >= 4
+    errs, files = _one_and_dask(["d.jsonl"], model, capsys)
+    assert (
+        errs[0]
+        == errs[1]
+        == ("Skipped 2 bad rows (d.jsonl line 41: invalid JSON; d.jsonl row 5: no label).\n")
+    ), errs
+    one, dist = load("one.nbayes"), load("dask.nbayes")
+    assert one.feature_names_in_.tolist() == dist.feature_names_in_.tolist() == list("abcd")
+    # (d's Gaussian moments, merged from blocks: equal to the last bits)
+    assert dist.families_ == one.families_ and one.families_["d"] == "gaussian"
+    assert dist.family_reasons_ == one.family_reasons_
+    with pytest.warns(SkippedRowsWarning):
+        X = read_table(tmp_path / "d.jsonl", "jsonl", bad_rows="skip").drop(columns="y")
+    np.testing.assert_allclose(dist.predict_proba(X), one.predict_proba(X), rtol=1e-12)
+
+
+def test_files_of_other_columns_are_refused_as_one_process_refuses_them(
+    capsys: Any, tmp_path: Path
+) -> None:
+    _write(tmp_path / "p0.jsonl", [json.dumps({"a": 1, "y": 0})] * 3)
+    _write(tmp_path / "p1.jsonl", [json.dumps({"b": 1, "y": 0})] * 3)
+    errs = []
+    for dask in ([], ["--dask-scheduler", "sync"]):
+        code = main(["train", "p0.jsonl", "p1.jsonl", "-o", "m.nbayes", "--model", "mixed",
+                     "--label-col", "y", "--bad-rows", "skip", *dask])  # fmt: skip
+        errs.append(capsys.readouterr().err.splitlines()[-1])
+        assert code == 1
+    assert errs[0] == errs[1] and "every table must have the same columns" in errs[0], errs

@@ -125,44 +125,75 @@ def _across_files(tags: set[str]) -> str:
     return "object"
 
 
-def agreed(blocks: Blocks, found: list[dict[str, str]]) -> list[dict[str, tuple[str, str]]]:
-    """Each partition's columns' types: ``{column: (in its file, across files)}``, from
-    the types each partition's rows have alone (``found``, :func:`column_types`)."""
+def agreed(
+    blocks: Blocks, found: list[tuple[int, dict[str, str]]]
+) -> list[dict[str, tuple[str, str]]]:
+    """Each partition's columns and their types: ``{column: (in its file, across
+    files)}``, the columns of its file in the order one process reads them (of the first
+    row that has each, pandas' order for JSON lines), from the rows and the types of each
+    partition's columns alone (``found``, :func:`column_types`). A column missing from a
+    partition with rows (a JSON key only in other rows) is missing in its rows; files of
+    other columns are refused, as one process refuses them."""
     files: dict[str, dict[str, set[str]]] = {}
-    for (path, _, _), tags in zip(blocks.sources.parts, found, strict=True):
+    for (path, _, _), (rows, tags) in zip(blocks.sources.parts, found, strict=True):
+        columns = files.setdefault(path, {})
         for column, tag in tags.items():
-            files.setdefault(path, {}).setdefault(column, set()).add(tag)
+            seen = columns.setdefault(column, set())
+            if rows:  # (a partition without rows types nothing)
+                seen.add(tag)
+    for (path, _, _), (rows, tags) in zip(blocks.sources.parts, found, strict=True):
+        for column, seen in files[path].items():
+            if rows and column not in tags:
+                seen.add("empty")
+    _same_columns(blocks, files)
     csv = blocks.sources.format in ("csv", "tsv")
     in_file = {
         path: {column: _in_one_file(tags, csv) for column, tags in columns.items()}
         for path, columns in files.items()
     }
-    columns: dict[str, set[str]] = {}
-    for types in in_file.values():
+    concat: dict[str, set[str]] = {}
+    for path, types in in_file.items():
         for column, tag in types.items():
-            columns.setdefault(column, set()).add(tag)
-    across = {column: _across_files(tags) for column, tags in columns.items()}
+            if files[path][column]:  # (a file without rows types nothing)
+                concat.setdefault(column, set()).add(tag)
+    across = {column: _across_files(tags) for column, tags in concat.items()}
     return [
-        {column: (tag, across[column]) for column, tag in in_file.get(path, {}).items()}
+        {column: (tag, across.get(column, tag)) for column, tag in in_file[path].items()}
         for path, _, _ in blocks.sources.parts
     ]
 
 
+def _same_columns(blocks: Blocks, files: dict[str, dict[str, set[str]]]) -> None:
+    """A ValueError if the files do not have the same columns in the same order (one
+    process concatenates only such tables)."""
+    names = dict(zip((path for path, _, _ in blocks.sources.parts), blocks.names, strict=False))
+    first, *others = files
+    for path in others:
+        if list(files[path]) != list(files[first]):
+            raise ValueError(
+                f"The table {names.get(path, path)!r} has the columns {list(files[path])}, but "
+                f"{names.get(first, first)!r} has {list(files[first])}: every table must have "
+                "the same columns."
+            )
+
+
 def needs_types(blocks: Blocks) -> bool:
-    """Whether the partitions' types follow from the rows of other partitions."""
+    """Whether the partitions' columns or types follow from the rows of other partitions
+    (several of a typed CSV table or JSON lines)."""
     rows = blocks.table
     fmt = blocks.sources.format
     typed_csv = rows is not None and rows.typed and fmt in ("csv", "tsv")
     return len(blocks.raws) > 1 and (typed_csv or fmt == "jsonl")
 
 
-def column_types(blocks: Blocks, i: int, raw: Any) -> dict[str, str]:
-    """On a worker: the types of partition ``i``'s columns, from its rows alone (the
-    rows kept of a typed CSV table, all rows read of JSON lines)."""
+def column_types(blocks: Blocks, i: int, raw: Any) -> tuple[int, dict[str, str]]:
+    """On a worker: the number of rows of partition ``i`` and its columns' types, in its
+    columns' order, from its rows alone (the rows kept of a typed CSV table, all rows read
+    of JSON lines)."""
     table, _ = _read(blocks, i, raw, Skipped())
     if blocks.sources.format in ("csv", "tsv"):
         table = retyped(_kept(blocks, table, Skipped(), blocks.names[i]))
-    return {str(column): _tag(table[column]) for column in table.columns}
+    return len(table), {str(column): _tag(table[column]) for column in table.columns}
 
 
 # ------------------------------------------------------------------ the workers
@@ -206,12 +237,15 @@ def read_table_part(
     blocks: Blocks, i: int, raw: Any, types: dict[str, tuple[str, str]] | None
 ) -> tuple[Any, list[Any], Skipped]:
     """On a worker: the estimator's input and labels of partition ``i`` (``raw``: its
-    block's bytes, or a Parquet file's path), its columns of the ``types`` agreed (None:
-    as read), and what was skipped; a :class:`BlockError` for what spoils more than a
-    row."""
+    block's bytes, or a Parquet file's path), its columns those of the ``types`` agreed, in
+    their order and of their types (None: as read), and what was skipped; a
+    :class:`BlockError` for what spoils more than a row."""
     rows = blocks.table or TableRows()
     fmt = blocks.sources.format
     table, found = _read(blocks, i, raw, Skipped())
+    order = list(types or {})
+    if order and [str(column) for column in table.columns] != order:
+        table = table.reindex(columns=order)  # (the file's columns; a key missing: NaN)
     table = _kept(blocks, table, found, blocks.names[i])
     if len(table) == 0:
         return None, [], found
