@@ -12,6 +12,7 @@ one machine. What travels between workers is the pickled partition models (see :
 
 from __future__ import annotations
 
+import os
 import pickle
 import sys
 import time
@@ -41,7 +42,14 @@ from ._inputs import (
     takes_documents,
     to_part,
 )
-from ._table_rows import TableRows, agreed, column_types, needs_types, read_table_part
+from ._table_rows import (
+    TableRows,
+    agreed,
+    column_types,
+    needs_types,
+    read_table_part,
+    rows_read,
+)
 
 __all__ = ["fit", "fit_source", "merge_levels", "reduce_depth"]
 
@@ -161,6 +169,8 @@ def _fit_task(
     except (ValueError, TypeError) as exc:
         row = first_bad_row(learn, part)
         label = None if row is None or part.labels is None else part.labels[row]
+        if row is not None and kind == "blocks" and hasattr(part.X, "index"):
+            label = int(part.X.index[row])  # (a table's: the row among the block's rows read)
         raise PartitionError(i, row, label, str(exc)) from exc
     _report(cols.get("topic"), i, len(part))
     return shipped
@@ -533,6 +543,8 @@ def _fitted(
     except BlockError as exc:
         raise located(exc, data) from None
     except PartitionError as exc:
+        if isinstance(data, Blocks) and data.table is not None:
+            raise _in_table(exc, data, scheduler) from None
         if sources is None:
             raise
         raise locate(exc, plan.frame, sources, scheduler) from None
@@ -544,24 +556,46 @@ def _fitted(
 
 
 def _types(blocks: Blocks, scheduler: Any) -> list[dict[str, tuple[str, str]]]:
-    """The types of the columns of a table's partitions, agreed as one process types a
-    whole file's (:func:`._table_rows.agreed`)."""
+    """The columns of a table's partitions and their types, agreed as one process reads
+    a whole file's (:func:`._table_rows.agreed`)."""
+    return agreed(blocks, _on_each(column_types, blocks, range(len(blocks.raws)), scheduler))
+
+
+def _in_table(exc: PartitionError, blocks: Blocks, scheduler: Any) -> PartitionError:
+    """``exc`` (a bad row of a table's partition; its ``label``, the row among the rows
+    its block read) with its file and row, numbered as one process numbers a table's rows
+    (from 0, among the rows read from the file): the rows of the file's earlier blocks are
+    counted again (``exc`` as it is if they cannot be)."""
+    if exc.label is None:
+        return exc
+    path = blocks.sources.parts[exc.partition][0]
+    earlier = [j for j in range(exc.partition) if blocks.sources.parts[j][0] == path]
+    try:
+        before = sum(_on_each(rows_read, blocks, earlier, scheduler))
+    except Exception:  # (the earlier blocks cannot be read again: the partition's row)
+        return exc
+    return PartitionError(exc.partition, exc.row, exc.label, exc.reason,
+                          source=os.path.basename(blocks.names[exc.partition]),
+                          source_row=before + int(exc.label))  # fmt: skip
+
+
+def _on_each(task: Callable[..., Any], blocks: Blocks, parts: Any, scheduler: Any) -> list[Any]:
+    """``task(blocks, i, raw)`` of the partitions ``parts`` on the workers: a first read
+    of a table's partitions (their columns, types or rows)."""
     dask = require_dask()
     layout = replace(blocks, raws=[])
-    task = dask.delayed(column_types, pure=False)
-    tasks = [task(layout, i, raw) for i, raw in enumerate(blocks.raws)]
+    delayed = dask.delayed(task, pure=False)
+    tasks = [delayed(layout, i, blocks.raws[i]) for i in parts]
     client = _client_of(scheduler)
     if client is None:
-        found = list(dask.compute(*tasks, scheduler=scheduler))
-    else:
-        futures = client.compute(tasks)
-        try:  # (waiting in short sleeps, as _compute_on does: Ctrl-C lands here)
-            while not all(future.done() for future in futures):
-                time.sleep(_POLL)
-            found = client.gather(futures)
-        finally:
-            client.cancel(futures)
-    return agreed(blocks, found)
+        return list(dask.compute(*tasks, scheduler=scheduler))
+    futures = client.compute(tasks)
+    try:  # (waiting in short sleeps, as _compute_on does: Ctrl-C lands here)
+        while not all(future.done() for future in futures):
+            time.sleep(_POLL)
+        return list(client.gather(futures))
+    finally:
+        client.cancel(futures)
 
 
 def fit_source(

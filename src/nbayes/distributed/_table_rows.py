@@ -29,7 +29,7 @@ from ..io.readers import BadRow
 from ..io.tables import read_table, require_pandas, retyped
 from ._bad_rows import BlockError, Blocks, Skipped, _lines
 
-__all__ = ["TableRows", "agreed", "column_types", "read_table_part"]
+__all__ = ["TableRows", "agreed", "column_types", "read_table_part", "rows_read"]
 
 
 def _missing_label(value: Any) -> bool:
@@ -194,6 +194,12 @@ def column_types(blocks: Blocks, i: int, raw: Any) -> tuple[int, dict[str, str]]
     if blocks.sources.format in ("csv", "tsv"):
         table = retyped(_kept(blocks, table, Skipped(), blocks.names[i]))
     return len(table), {str(column): _tag(table[column]) for column in table.columns}
+
+
+def rows_read(blocks: Blocks, i: int, raw: Any) -> int:
+    """On a worker: the number of rows :func:`nbayes.io.read_table` reads of partition
+    ``i`` (bad rows skipped, as one process numbers a table's rows)."""
+    return _read(blocks, i, raw, Skipped())[1].rows
 
 
 # ------------------------------------------------------------------ the workers
