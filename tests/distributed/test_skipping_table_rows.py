@@ -328,3 +328,34 @@ def test_files_of_other_columns_are_refused_as_one_process_refuses_them(
         errs.append(capsys.readouterr().err.splitlines()[-1])
         assert code == 1
     assert errs[0] == errs[1] and "every table must have the same columns" in errs[0], errs
+
+
+# ------------------------------------------------------------------ Parquet files' types
+@pytest.mark.parametrize("model", ["categorical", "mixed"])
+def test_parquet_files_of_other_types_are_concatenated_as_pandas_does(
+    model: str, capsys: Any, tmp_path: Path
+) -> None:
+    """Integers in one file, decimal numbers in another (and labels of integers, of
+    floats with a missing one): the types of pandas' concat (floats), in every file.
+    Before, the workers kept each file's own (categorical: int classes, where one
+    process has floats; mixed: the models did not merge)."""
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(3)
+    n = 100
+    t1 = pd.DataFrame({"a": rng.integers(0, 9, n), "b": rng.choice(["u", "v"], n),
+                       "y": rng.integers(0, 2, n)})  # fmt: skip
+    t2 = pd.DataFrame({"a": rng.integers(0, 9, n) + 0.5, "b": rng.choice(["u", "v"], n),
+                       "y": rng.integers(0, 2, n).astype(float)})  # fmt: skip
+    t2.loc[5, "y"] = None
+    t1.to_parquet(tmp_path / "p1.parquet")
+    t2.to_parquet(tmp_path / "p2.parquet")
+    errs, files = _one_and_dask(["p1.parquet", "p2.parquet"], model, capsys)
+    assert errs[0] == errs[1] == "Skipped 1 bad row (p2.parquet row 5: no label).\n", errs
+    one, dist = load("one.nbayes"), load("dask.nbayes")
+    assert dist.classes_.tolist() == [0.0, 1.0] and dist.classes_.dtype == np.float64
+    if model == "categorical":
+        assert files[0] == files[1]
+    else:  # (a's Gaussian moments, merged from two files: equal to the last bits)
+        assert dist.families_ == one.families_ == {"a": "gaussian", "b": "categorical"}
+        X = pd.concat([t1, t2]).drop(columns="y")
+        np.testing.assert_allclose(dist.predict_proba(X), one.predict_proba(X), rtol=1e-12)

@@ -11,12 +11,13 @@ rows read from the file). The client numbers them from the file's start as
 One process types a table's columns from every row of a file (pandas: a column of
 integers with one decimal number is of floats, with one word of words; a CSV table typed
 from the rows kept, JSON lines from the rows read), then across files (pandas' concat).
-A partition holds a part of a file: where the types follow from the rows (a typed CSV
-table, :attr:`TableRows.typed`; JSON lines), the workers first read their partitions for
-their columns' types alone (:func:`column_types`), the client joins those as pandas joins
-them in one file and then across files (:func:`agreed`), and each worker casts its
-partition's columns to them (:func:`read_table_part`): the model equals the one of one
-process.
+A partition holds a part of a file: where the columns or types follow from the rows (a
+typed CSV table, :attr:`TableRows.typed`; JSON lines, whose columns are every row's keys;
+several Parquet files, typed across files), the workers first read their partitions for
+their columns and types alone (:func:`column_types`), the client joins those as pandas
+joins them in one file and then across files (:func:`agreed`), and each worker gives its
+partition those columns, in that order, of those types (:func:`read_table_part`): the
+model equals the one of one process.
 """
 
 from __future__ import annotations
@@ -179,17 +180,18 @@ def _same_columns(blocks: Blocks, files: dict[str, dict[str, set[str]]]) -> None
 
 def needs_types(blocks: Blocks) -> bool:
     """Whether the partitions' columns or types follow from the rows of other partitions
-    (several of a typed CSV table or JSON lines)."""
+    (several of a typed CSV table or JSON lines; several Parquet files: the types of
+    pandas' concat)."""
     rows = blocks.table
     fmt = blocks.sources.format
     typed_csv = rows is not None and rows.typed and fmt in ("csv", "tsv")
-    return len(blocks.raws) > 1 and (typed_csv or fmt == "jsonl")
+    return len(blocks.raws) > 1 and (typed_csv or fmt in ("jsonl", "parquet"))
 
 
 def column_types(blocks: Blocks, i: int, raw: Any) -> tuple[int, dict[str, str]]:
     """On a worker: the number of rows of partition ``i`` and its columns' types, in its
     columns' order, from its rows alone (the rows kept of a typed CSV table, all rows read
-    of JSON lines)."""
+    of JSON lines and Parquet)."""
     table, _ = _read(blocks, i, raw, Skipped())
     if blocks.sources.format in ("csv", "tsv"):
         table = retyped(_kept(blocks, table, Skipped(), blocks.names[i]))
