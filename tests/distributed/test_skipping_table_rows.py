@@ -359,3 +359,36 @@ def test_parquet_files_of_other_types_are_concatenated_as_pandas_does(
         assert dist.families_ == one.families_ == {"a": "gaussian", "b": "categorical"}
         X = pd.concat([t1, t2]).drop(columns="y")
         np.testing.assert_allclose(dist.predict_proba(X), one.predict_proba(X), rtol=1e-12)
+
+
+def test_partitions_of_other_families_are_told_the_cli_flag(capsys: Any) -> None:
+    # a column of numbers in the first blocks and words in the last: each partition infers
+    # its own families, and the merge's advice named MixedNB's Python argument, columns={...}
+    rng = np.random.default_rng(3)
+    size = rng.choice(["small", "large"], N).astype(object)
+    size[: N // 2] = rng.integers(0, 9, N // 2).astype(str)
+    t = pd.DataFrame({"a": rng.normal(size=N).round(3), "size": size, "y": rng.integers(0, 2, N)})
+    t.to_csv("f.csv", index=False)
+    code = main(["train", "f.csv", "--label", "y", "--model", "mixed", "-o", "m.nbm",
+                 "--workers", "2"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code != 0 and "columns={" not in err and "dtype={" not in err
+    assert "size (int64 in one block, str in another)" in err
+    assert "--bad-rows skip" in err and "without --workers" in err
+    # as advised: the workers type the columns from the whole file, as one process does
+    assert main(["train", "f.csv", "--label", "y", "--model", "mixed", "-o", "one.nbm"]) == 0
+    assert main(["train", "f.csv", "--label", "y", "--model", "mixed", "-o", "m.nbm",
+                 "--workers", "2", "--bad-rows", "skip"]) == 0  # fmt: skip
+    one, two = load("one.nbm"), load("m.nbm")
+    assert one.families_ == two.families_ and (one.class_count_ == two.class_count_).all()
+
+
+def test_partition_models_of_other_families_are_told_the_cli_flag() -> None:
+    from nbayes.cli.train import _families_disagree
+    from nbayes.mixed._stats import ColumnFamiliesError
+
+    exc = ColumnFamiliesError("...", {"a": "gaussian", "n": "poisson"},
+                              {"a": "gaussian", "n": "categorical"})  # fmt: skip
+    said = _families_disagree(exc)
+    assert "'n': poisson in one, categorical in another" in said
+    assert "--columns n=poisson" in said and "columns={" not in said

@@ -26,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import shlex
 from typing import Any
 
 from nbayes._flags import share_type
@@ -283,6 +284,7 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
             "without them, in this process)."
         ) from None
     from nbayes.distributed import PartitionError, fit_source
+    from nbayes.mixed._stats import ColumnFamiliesError
 
     skipping: dict[str, Any] = {}
     if args.bad_rows == "skip":  # (the workers read the data as this process would)
@@ -345,7 +347,11 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
             f"{exc.problem} Pass --bad-rows skip to skip such rows (the workers then read "
             "the data as this process would), or clean the data first."
         ) from None
+    except ColumnFamiliesError as exc:  # (said with columns={...}, the Python argument)
+        raise CLIError(_families_disagree(exc)) from None
     except ValueError as exc:  # (a missing --text-col: DATA may be a table)
+        if _DASK_DTYPES in str(exc) and args.bad_rows != "skip":
+            raise CLIError(_blocks_of_other_types(str(exc))) from None
         raise _maybe_a_table(args, exc) from None
     except (OSError, TimeoutError) as exc:
         if args.dask_scheduler:
@@ -359,6 +365,47 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
     else:
         what = f"{float(model.class_count_.sum()):g} rows, {model.n_features_in_} features"
     return model, what
+
+
+#: how dask's CSV reader says that blocks of a file read a column as other types
+_DASK_DTYPES = "Mismatched dtypes found in `pd.read_csv`"
+
+
+def _blocks_of_other_types(said: str) -> str:
+    """Dask's mismatched dtypes, said for the command line (it advised an argument of
+    ``read_csv``): its table of the columns, and the flags that help."""
+    cells = [
+        [c.strip() for c in line.strip().strip("|").split("|")]
+        for line in said.splitlines()
+        if line.startswith("|")
+    ]
+    columns = [
+        f"{c[0]} ({c[2]} in one block, {c[1]} in another)"
+        for c in cells
+        if len(c) == 3 and c[0] != "Column"
+    ]
+    which = f": {', '.join(columns[:5])}" if columns else ""
+    return (
+        f"The workers read some columns of DATA as other types in different blocks{which}; "
+        "each block is typed from its own rows. Pass --bad-rows skip (the workers then type "
+        "every column from the whole file, as this process does), or train without --workers."
+    )
+
+
+def _families_disagree(exc: Any) -> str:
+    """The advice of partitions whose models read a column as different families."""
+    mine, theirs = exc.mine, exc.theirs
+    differ = [c for c in mine if c in theirs and mine[c] != theirs[c]]
+    if not differ or set(mine) != set(theirs):
+        return f"The workers' partitions read different columns: {mine} vs {theirs}."
+    said = ", ".join(f"{c!r}: {mine[c]} in one, {theirs[c]} in another" for c in differ)
+    example = ",".join(f"{c}={mine[c]}" for c in differ)
+    return (
+        f"The workers' partitions read columns as different families ({said}): each "
+        "partition infers its columns' families from its own rows. Name them with "
+        f"--columns (e.g. --columns {shlex.quote(example)}), or train in this process "
+        "(without --workers), which infers them from every row."
+    )
 
 
 class _DaskProgress:

@@ -21,6 +21,15 @@ from ..text._textstats import TextStats
 __all__ = ["MixedStats", "pooled"]
 
 
+class ColumnFamiliesError(ValueError):
+    """Two MixedNB models' columns or families differ: they cannot be merged. ``mine`` and
+    ``theirs``: each model's column -> family."""
+
+    def __init__(self, message: str, mine: dict[str, str], theirs: dict[str, str]) -> None:
+        super().__init__(message)
+        self.mine, self.theirs = mine, theirs
+
+
 @dataclass(frozen=True, eq=False)
 class MixedStats:
     """Class counts (``head``) and one statistics object per column, over the same classes."""
@@ -56,9 +65,11 @@ class MixedStats:
         if (self.names, self.families) != (other.names, other.families):
             mine = dict(zip(self.names, self.families, strict=True))
             theirs = dict(zip(other.names, other.families, strict=True))
-            raise ValueError(
+            raise ColumnFamiliesError(
                 f"Cannot combine models over different columns or families: {mine} vs "
-                f"{theirs}. Fix the families with columns={{...}} on both."
+                f"{theirs}. Fix the families with columns={{...}} on both.",
+                mine,
+                theirs,
             )
 
     def merge(self, other: MixedStats) -> MixedStats:
