@@ -392,3 +392,18 @@ def test_partition_models_of_other_families_are_told_the_cli_flag() -> None:
     said = _families_disagree(exc)
     assert "'n': poisson in one, categorical in another" in said
     assert "--columns n=poisson" in said and "columns={" not in said
+
+
+def test_json_lines_of_keys_in_another_order_are_told_the_cli_flag(capsys: Any) -> None:
+    # dask's own words named its metadata; --bad-rows skip reads such a file on the workers
+    rows = [{"a": i / 7, "b": i % 5, "y": i % 2} for i in range(600)]
+    lines = [json.dumps(r if i < 300 else {"b": r["b"], "a": r["a"], "y": r["y"]})
+             for i, r in enumerate(rows)]  # fmt: skip
+    _write(Path("k.jsonl"), lines)
+    argv = ["train", "k.jsonl", "--label", "y", "--model", "gaussian", "-o", "k.nbm",
+            "--workers", "2"]  # fmt: skip
+    assert main(argv) != 0
+    err = capsys.readouterr().err
+    assert "in another order" in err and "['b', 'a', 'y']" in err and "metadata" not in err
+    assert "--bad-rows skip" in err and "without --workers" in err
+    assert main([*argv, "--bad-rows", "skip"]) == 0

@@ -352,6 +352,8 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
     except ValueError as exc:  # (a missing --text-col: DATA may be a table)
         if _DASK_DTYPES in str(exc) and args.bad_rows != "skip":
             raise CLIError(_blocks_of_other_types(str(exc))) from None
+        if _DASK_COLUMNS in str(exc) and args.bad_rows != "skip":
+            raise CLIError(_blocks_of_other_columns(str(exc))) from None
         raise _maybe_a_table(args, exc) from None
     except (OSError, TimeoutError) as exc:
         if args.dask_scheduler:
@@ -389,6 +391,23 @@ def _blocks_of_other_types(said: str) -> str:
         f"The workers read some columns of DATA as other types in different blocks{which}; "
         "each block is typed from its own rows. Pass --bad-rows skip (the workers then type "
         "every column from the whole file, as this process does), or train without --workers."
+    )
+
+
+#: how dask says that blocks of a file hold other columns than its first block
+_DASK_COLUMNS = "The columns in the computed data do not match the columns in the provided"
+
+
+def _blocks_of_other_columns(said: str) -> str:
+    """Dask's mismatched columns (JSON lines whose keys come in another order, or only in
+    later rows), said for the command line."""
+    detail = said.partition("metadata.")[2].strip()
+    return (
+        "The workers read other columns, or the columns in another order, in different "
+        f"blocks of DATA{' (' + detail + ')' if detail else ''}; each block takes them from "
+        "its own rows. Pass --bad-rows skip (the workers then take each file's columns as "
+        "this process reads them: every key, in the order of the first row that has it), "
+        "or train without --workers."
     )
 
 
