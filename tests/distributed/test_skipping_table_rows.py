@@ -407,3 +407,15 @@ def test_json_lines_of_keys_in_another_order_are_told_the_cli_flag(capsys: Any) 
     assert "in another order" in err and "['b', 'a', 'y']" in err and "metadata" not in err
     assert "--bad-rows skip" in err and "without --workers" in err
     assert main([*argv, "--bad-rows", "skip"]) == 0
+
+
+def test_a_dask_fit_of_a_table_closes_as_one_process_does(capsys: Any) -> None:
+    # the Dask run said "1200 rows" and no column families
+    _table("mixed").to_csv("m.csv", index=False)
+    base = ["train", "m.csv", "--label", "y", "--model", "mixed"]
+    assert main([*base, "-o", "one.nbm"]) == 0
+    one = capsys.readouterr().err
+    assert main([*base, "-o", "two.nbm", "--workers", "2"]) == 0
+    two = capsys.readouterr().err
+    for said in (f"on {N:,} rows, 3 features", "Column families: a: categorical"):
+        assert said in one and said in two

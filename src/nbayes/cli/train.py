@@ -365,7 +365,10 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
         n_terms = len(model.get_feature_names_out())
         what = f"{int(model.class_count_.sum()):,} documents, {_terms(model, n_terms)}"
     else:
-        what = f"{float(model.class_count_.sum()):g} rows, {model.n_features_in_} features"
+        n = float(model.class_count_.sum())  # (as one process says it: 1,200 rows)
+        rows = f"{int(n):,}" if n.is_integer() else f"{n:g}"
+        what = f"{rows} rows, {model.n_features_in_} features"
+        _note_families(ui, model)
     return model, what
 
 
@@ -619,7 +622,12 @@ def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
             model = estimator.fit(X, labels)
             bar.advance(len(labels))
         what = f"{len(labels):,} rows, {X.shape[1]} features"
-        if hasattr(model, "families_"):
-            families = ", ".join(f"{k}: {v}" for k, v in model.families_.items())
-            ui.note(f"Column families: {families}")
+        _note_families(ui, model)
     return model, what
+
+
+def _note_families(ui: UI, model: Any) -> None:
+    """A mixed model's column families, as it inferred them (or was told)."""
+    if hasattr(model, "families_"):
+        families = ", ".join(f"{k}: {v}" for k, v in model.families_.items())
+        ui.note(f"Column families: {families}")
