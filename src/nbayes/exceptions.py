@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
+    "ColumnFamiliesError",
     "DecodingWarning",
     "InvalidParameterError",
     "ModelFileError",
@@ -43,6 +44,16 @@ class PathAsTextWarning(NBayesWarning):
     """A message given as a str names a file: a str is a message's text, not a path
     (``pathlib.Path`` reads the file). ``nbayes serve`` ignores it: its clients' texts
     are texts."""
+
+
+class ColumnFamiliesError(ValueError):
+    """Two MixedNB models' columns or families differ, so they cannot be merged (a
+    partition of a Dask fit that inferred other families than another). ``mine`` and
+    ``theirs``: each model's column -> family."""
+
+    def __init__(self, message: str, mine: dict[str, str], theirs: dict[str, str]) -> None:
+        super().__init__(message)
+        self.mine, self.theirs = mine, theirs
 
 
 class ModelFileError(ValueError):

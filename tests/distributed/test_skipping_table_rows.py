@@ -385,7 +385,7 @@ def test_partitions_of_other_families_are_told_the_cli_flag(capsys: Any) -> None
 
 def test_partition_models_of_other_families_are_told_the_cli_flag() -> None:
     from nbayes.cli.train import _families_disagree
-    from nbayes.mixed._stats import ColumnFamiliesError
+    from nbayes.exceptions import ColumnFamiliesError
 
     exc = ColumnFamiliesError("...", {"a": "gaussian", "n": "poisson"},
                               {"a": "gaussian", "n": "categorical"})  # fmt: skip

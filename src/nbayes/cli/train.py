@@ -284,7 +284,7 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
             "without them, in this process)."
         ) from None
     from nbayes.distributed import PartitionError, fit_source
-    from nbayes.mixed._stats import ColumnFamiliesError
+    from nbayes.exceptions import ColumnFamiliesError
 
     skipping: dict[str, Any] = {}
     if args.bad_rows == "skip":  # (the workers read the data as this process would)

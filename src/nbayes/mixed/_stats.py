@@ -16,18 +16,10 @@ from .._statistics import CategoryStats, CountStats, MomentStats, union_classes
 from .._statistics.base import check_not_above
 from .._statistics.moments import _chan_merge
 from .._statistics.points import PointStats
+from ..exceptions import ColumnFamiliesError
 from ..text._textstats import TextStats
 
 __all__ = ["MixedStats", "pooled"]
-
-
-class ColumnFamiliesError(ValueError):
-    """Two MixedNB models' columns or families differ: they cannot be merged. ``mine`` and
-    ``theirs``: each model's column -> family."""
-
-    def __init__(self, message: str, mine: dict[str, str], theirs: dict[str, str]) -> None:
-        super().__init__(message)
-        self.mine, self.theirs = mine, theirs
 
 
 @dataclass(frozen=True, eq=False)
