@@ -350,7 +350,8 @@ def test_bad_hyperparameters_are_no_bad_rows() -> None:
 def test_public_names_are_what_users_call() -> None:
     public = {n for n in dir(nbd) if not n.startswith("_")} - {"annotations"}  # __future__
     assert public == set(nbd.__all__) == {
-        "PartitionError", "QuotedLineBreakWarning", "TableRows", "fit", "fit_source",
+        "BlocksDisagreeError", "PartitionError", "QuotedLineBreakWarning", "TableRows", "fit",
+        "fit_source",
         "predict", "predict_log_proba", "predict_proba", "read",
     }  # fmt: skip
     for name in nbd.__all__:

@@ -283,7 +283,7 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
             "--workers and --dask-scheduler need Dask: pip install 'nbayes[dask]' (or train "
             "without them, in this process)."
         ) from None
-    from nbayes.distributed import PartitionError, fit_source
+    from nbayes.distributed import BlocksDisagreeError, PartitionError, fit_source
     from nbayes.exceptions import ColumnFamiliesError
 
     skipping: dict[str, Any] = {}
@@ -349,11 +349,9 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
         ) from None
     except ColumnFamiliesError as exc:  # (said with columns={...}, the Python argument)
         raise CLIError(_families_disagree(exc)) from None
+    except BlocksDisagreeError as exc:  # (its advice names --bad-rows; this one, too)
+        raise CLIError(f"{exc} Or train without --workers.") from None
     except ValueError as exc:  # (a missing --text-col: DATA may be a table)
-        if _DASK_DTYPES in str(exc) and args.bad_rows != "skip":
-            raise CLIError(_blocks_of_other_types(str(exc))) from None
-        if _DASK_COLUMNS in str(exc) and args.bad_rows != "skip":
-            raise CLIError(_blocks_of_other_columns(str(exc))) from None
         raise _maybe_a_table(args, exc) from None
     except (OSError, TimeoutError) as exc:
         if args.dask_scheduler:
@@ -370,48 +368,6 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
         what = f"{rows} rows, {model.n_features_in_} features"
         _note_families(ui, model)
     return model, what
-
-
-#: how dask's CSV reader says that blocks of a file read a column as other types
-_DASK_DTYPES = "Mismatched dtypes found in `pd.read_csv`"
-
-
-def _blocks_of_other_types(said: str) -> str:
-    """Dask's mismatched dtypes, said for the command line (it advised an argument of
-    ``read_csv``): its table of the columns, and the flags that help."""
-    cells = [
-        [c.strip() for c in line.strip().strip("|").split("|")]
-        for line in said.splitlines()
-        if line.startswith("|")
-    ]
-    columns = [
-        f"{c[0]} ({c[2]} in one block, {c[1]} in another)"
-        for c in cells
-        if len(c) == 3 and c[0] != "Column"
-    ]
-    which = f": {', '.join(columns[:5])}" if columns else ""
-    return (
-        f"The workers read some columns of DATA as other types in different blocks{which}; "
-        "each block is typed from its own rows. Pass --bad-rows skip (the workers then type "
-        "every column from the whole file, as this process does), or train without --workers."
-    )
-
-
-#: how dask says that blocks of a file hold other columns than its first block
-_DASK_COLUMNS = "The columns in the computed data do not match the columns in the provided"
-
-
-def _blocks_of_other_columns(said: str) -> str:
-    """Dask's mismatched columns (JSON lines whose keys come in another order, or only in
-    later rows), said for the command line."""
-    detail = said.partition("metadata.")[2].strip()
-    return (
-        "The workers read other columns, or the columns in another order, in different "
-        f"blocks of DATA{' (' + detail + ')' if detail else ''}; each block takes them from "
-        "its own rows. Pass --bad-rows skip (the workers then take each file's columns as "
-        "this process reads them: every key, in the order of the first row that has it), "
-        "or train without --workers."
-    )
 
 
 def _families_disagree(exc: Any) -> str:

@@ -29,12 +29,13 @@ Dask is imported on first use (``pip install 'nbayes[dask]'``)::
 from __future__ import annotations
 
 from ._fit import fit, fit_source
-from ._inputs import PartitionError
+from ._inputs import BlocksDisagreeError, PartitionError
 from ._predict import predict, predict_log_proba, predict_proba
 from ._read import QuotedLineBreakWarning, read
 from ._table_rows import TableRows
 
 __all__ = [
+    "BlocksDisagreeError",
     "PartitionError",
     "QuotedLineBreakWarning",
     "TableRows",

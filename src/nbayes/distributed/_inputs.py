@@ -32,6 +32,12 @@ def require_dask() -> Any:
     return dask
 
 
+class BlocksDisagreeError(ValueError):
+    """The blocks of a file read by dask (no bad rows skipped) disagree on its columns or
+    their types: dask reads each block's from its own rows. Skipping bad rows
+    (``bad_rows="skip"``) reads every block as one process reads the whole file."""
+
+
 class PartitionError(ValueError):
     """Bad rows in one partition of a distributed fit: says which partition and row, and,
     for a collection read by :func:`nbayes.distributed.read`, which file, row and line.

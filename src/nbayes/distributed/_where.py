@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..io._opening import pass_option
-from ._inputs import MISSING_LABEL, PartitionError
+from ._inputs import MISSING_LABEL, BlocksDisagreeError, PartitionError
 from ._read import Sources, _codec
 
 __all__ = ["cut_inside_quotes", "locate", "parse_advice"]
@@ -188,7 +188,7 @@ def parse_advice(exc: BaseException, sources: Sources | None) -> BaseException |
     except ImportError:  # pragma: no cover - pandas comes with dask.dataframe
         return None
     if not isinstance(exc, ParserError):
-        return json_advice(exc, sources)
+        return json_advice(exc, sources) or blocks_advice(exc, sources)
     if sources is not None and not sources.split:  # no file cut into blocks: the file
         return _width_advice(exc, sources)  # itself is malformed
     if sources is not None:
@@ -230,6 +230,61 @@ def _width_advice(exc: BaseException, sources: Sources) -> BaseException | None:
         f"the quoting and the delimiter ({sources.sep!r})."
         + pass_option("bad_rows", "to skip such rows", "skip")
     )
+
+
+#: how dask's CSV reader says that blocks of a file read a column as other types
+_DASK_DTYPES = "Mismatched dtypes found in `pd.read_csv`"
+#: how dask says that blocks of a file hold other columns than its first block
+_DASK_COLUMNS = "The columns in the computed data do not match the columns in the provided"
+
+
+def blocks_advice(exc: BaseException, sources: Sources | None) -> BlocksDisagreeError | None:
+    """dask's mismatched dtypes ("add dtype={...} to the call to read_csv") or mismatched
+    columns ("... the provided metadata": JSON lines whose keys come in another order, or
+    only in later rows) of the blocks of one file, with what to do; None for other errors.
+
+    >>> said = ["Mismatched dtypes found in `pd.read_csv`.", "| Column | Found | Expected |",
+    ...         "| size   | str   | int64    |"]
+    >>> str(blocks_advice(ValueError(chr(10).join(said)), None)).split(": ", 1)[1].split(";")[0]
+    'size (int64 in one block, str in another)'
+    >>> blocks_advice(ValueError("something else"), None) is None
+    True
+    """
+    text = str(exc)
+    data = "the data" if sources is None else _files(sources)
+    if _DASK_DTYPES in text:
+        cells = [
+            [c.strip() for c in line.strip().strip("|").split("|")]
+            for line in text.splitlines()
+            if line.startswith("|")
+        ]
+        columns = [
+            f"{c[0]} ({c[2]} in one block, {c[1]} in another)"
+            for c in cells
+            if len(c) == 3 and c[0] != "Column"
+        ]
+        which = f": {', '.join(columns[:5])}" if columns else ""
+        return BlocksDisagreeError(
+            f"The workers read some columns of {data} as other types in different blocks{which}; "
+            "each block is typed from its own rows."
+            + pass_option(
+                "bad_rows", "to type every column from the whole file, as one process does", "skip"
+            )  # fmt: skip
+        )
+    if _DASK_COLUMNS in text:
+        detail = text.partition("metadata.")[2].strip()
+        return BlocksDisagreeError(
+            "The workers read other columns, or the columns in another order, in different "
+            f"blocks of {data}{' (' + detail + ')' if detail else ''}; each block takes them "
+            "from its own rows."
+            + pass_option(
+                "bad_rows",
+                "to take each file's columns as one process reads "
+                "them: every key, in the order of the first row that has it",
+                "skip",
+            )  # fmt: skip
+        )
+    return None
 
 
 def json_advice(exc: BaseException, sources: Sources | None) -> BaseException | None:
