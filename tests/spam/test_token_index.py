@@ -40,7 +40,7 @@ def test_the_index_finds_the_rows_the_dict_finds_as_the_table_grows() -> None:
         for tokens in probe:
             assert f._clue_logs(tokens) == _dict_logs(f, tokens)
         f.partial_fit([sets[i]], ["spam" if i % 3 else "ham"])
-    assert f._token_lookup().rows() == len(f.table_.row_tokens)
+    assert f.table_.store.rows() == len(f.table_.row_tokens)
 
 
 def test_small_tables_are_looked_up_in_their_dict(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -143,7 +143,7 @@ def _text_logs(
     st, t, tok = f._settings(), f.table_, f._tokenizer()
     lo, hi, bigrams = kw.get("lo", tok.min_length), kw.get("hi", tok.max_length), tok.bigrams
     return _mail_native.clue_logs_text(
-        frozenset(tokens), text, lo, hi, bool(kw.get("bigrams", bigrams)), f._token_lookup(),
+        frozenset(tokens), text, lo, hi, bool(kw.get("bigrams", bigrams)), f.table_.store,
         t.ham, t.spam, t.n_ham, t.n_spam, st.s, st.x, st.smoothing, st.min_dev,
         st.max_clues or 0, st.same_counts_min, st.tile_bigrams,
     )  # fmt: skip
@@ -211,7 +211,7 @@ def test_columns_of_the_wrong_type_are_refused() -> None:
     with pytest.raises(TypeError, match=r"count columns must be array\('q'\)"):
         _mail_native.clue_logs(frozenset({"w5"}), t.index, doubles, t.spam, *rest)
     args = (t.ham, t.spam, *rest, st.tail_weight, st.ham_bias)
-    call = (frozenset({"w5"}), "a b", 3, 12, True, f._token_lookup(), *args)
+    call = (frozenset({"w5"}), "a b", 3, 12, True, f.table_.store, *args)
     assert _mail_native.fisher_text(*call, _lgamma_table()) is not None
     with pytest.raises(TypeError, match=r"lgamma must be an array\('d'\)"):
         _mail_native.fisher_text(*call, array("q", [0, 0]))
@@ -224,7 +224,7 @@ def test_the_text_path_declines_what_the_index_cannot_read() -> None:
     f = SpamFilter().fit(_sets(4, 5), ["ham", "spam", "ham", "spam"])
     st, t = f._settings(), f.table_
     args = (t.ham, t.spam, t.n_ham, t.n_spam, st.s, st.x, st.smoothing, st.min_dev, 0, 0, True)
-    lookup = f._token_lookup()
+    lookup = f.table_.store
     assert (
         _mail_native.clue_logs_text(frozenset({Word("w5")}), "a b", 3, 12, True, lookup, *args)
         is None
@@ -290,7 +290,7 @@ def test_the_compiled_fisher_combining_is_the_python_one_bit_for_bit(
     for text in texts:
         for cap in (0, 1, 2, 5, 150):
             for extra in (set(), {"proto:http", "subject:cheap"}):
-                call = (frozenset(extra), text, 3, 12, True, f._token_lookup(), *args, cap,
+                call = (frozenset(extra), text, 3, 12, True, f.table_.store, *args, cap,
                         same_counts_min, tile_bigrams)  # fmt: skip
                 logs = _mail_native.clue_logs_text(*call)
                 assert logs is not None
@@ -326,19 +326,18 @@ def test_fisher_text_adds_the_long_words_tokens_to_the_set() -> None:
         expected = {"subject:x"}
         _mail_native.long_words(_mail_native.words(text, 3, 12, True, None), expected, "")
         tokens = {"subject:x"}
-        got = _mail_native.fisher_text(tokens, text, 3, 12, True, f._token_lookup(), *args, True)
+        got = _mail_native.fisher_text(tokens, text, 3, 12, True, f.table_.store, *args, True)
         assert tokens == expected  # the long words' tokens joined the set
         assert got == _mail_native.fisher_text(
-            frozenset(expected), text, 3, 12, True, f._token_lookup(), *args
+            frozenset(expected), text, 3, 12, True, f.table_.store, *args
         )
         # without the flag the set is left alone; a frozenset cannot take them: None
         untouched = {"subject:x"}
-        _mail_native.fisher_text(untouched, text, 3, 12, True, f._token_lookup(), *args, False)
+        _mail_native.fisher_text(untouched, text, 3, 12, True, f.table_.store, *args, False)
         assert untouched == {"subject:x"}
         frozen = frozenset({"subject:x"})
         assert (
-            _mail_native.fisher_text(frozen, text, 3, 12, True, f._token_lookup(), *args, True)
-            is None
+            _mail_native.fisher_text(frozen, text, 3, 12, True, f.table_.store, *args, True) is None
         )
 
 

@@ -1001,11 +1001,6 @@ class SpamFilter:
     #: tokens) by their token sets
     _INDEXED_ROWS = 1 << 15
 
-    def _token_lookup(self) -> _mail_native.TokenStore:
-        """The compiled index of the table's tokens: its store (packed tokens and their
-        index, extended by the rows each update adds: no rebuild, no str per token)."""
-        return self.table_.store
-
     def _clue_cache(self) -> dict[str, tuple[float, str, float, float, float, int, int] | None]:
         """Per token looked up since the statistics last changed: its clue record, or
         None if it is too close to 0.5 to be a clue."""
@@ -1156,7 +1151,7 @@ class SpamFilter:
         st = self._settings()
         table = self.table_
         tok = self._tokenizer()
-        lookup = self._token_lookup()
+        lookup = table.store  # (packed tokens and their index: no str per token)
         decide = self._decide()
         lo, hi, bigrams = tok.min_length, tok.max_length, tok.bigrams
         fisher_text, lgamma = _mail_native.fisher_text, _lgamma_table()
