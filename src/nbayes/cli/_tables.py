@@ -25,6 +25,7 @@ import numpy as np
 
 from nbayes.cli._common import UI, CLIError, skipped_rows
 from nbayes.io.input_formats import extensions_text, of_path, table_formats
+from nbayes.io.tables import rows_without_labels
 
 __all__ = ["bad_rows", "dask_rows", "drop_bad_rows", "table_features", "read_table", "split_labels"]
 
@@ -42,10 +43,6 @@ class _Bad:
 
     def __str__(self) -> str:
         return f"{Path(self.source).name or self.source} {self.where}: {self.reason}"
-
-
-def _missing_label(value: Any) -> bool:
-    return value is None or value == "" or value != value
 
 
 def _read(source: Any, fmt: str, name: str, typed: bool = False, sep: str | None = None) -> Any:
@@ -227,11 +224,7 @@ def bad_rows(table: Any, kind: str, label_col: str | None, model: Any = None) ->
     refuse, by position, with what is wrong: a missing label in ``label_col``, if the
     table has it; a cell that is not a number where ``kind`` and ``model`` need numbers."""
     pd = _pandas()
-    reasons: dict[int, str] = {}
-    if label_col is not None and label_col in table.columns:
-        for i, v in enumerate(table[label_col].tolist()):
-            if _missing_label(v):
-                reasons[i] = "no label"
+    reasons = {} if label_col is None else rows_without_labels(table, label_col)
     X = _feature_columns(table, label_col, model)
     coded = kind == "categories" and _coded(model)
     if X is not None and (kind == "numbers" or coded):
@@ -331,11 +324,10 @@ def split_labels(table: Any, label_col: str) -> tuple[Any, list[Any]]:
         shown = repr(names) if len(names) <= 12 else f"{names[:10]!r} and {len(names) - 10} more"
         raise CLIError(f"No label column {label_col!r}; the columns are {shown}. "
                        "Name it with --label-col.")  # fmt: skip
-    labels = table[label_col].tolist()
-    missing = [i for i, v in enumerate(labels) if _missing_label(v)]
+    missing = rows_without_labels(table, label_col)
     if missing:
-        raise CLIError(f"Row {missing[0]} has no label (column {label_col!r}).")
-    return table.drop(columns=[label_col]), labels
+        raise CLIError(f"Row {min(missing)} has no label (column {label_col!r}).")
+    return table.drop(columns=[label_col]), table[label_col].tolist()
 
 
 def table_features(table: Any, kind: str, label_col: str | None, model: Any = None) -> Any:

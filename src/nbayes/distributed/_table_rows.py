@@ -27,22 +27,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..io.readers import BadRow
-from ..io.tables import read_table, require_pandas, retyped
+from ..io.tables import read_table, require_pandas, retyped, rows_without_labels
 from ._bad_rows import BlockError, Blocks, Skipped, _lines
 
 __all__ = ["TableRows", "agreed", "column_types", "read_table_part", "rows_read"]
-
-
-def _missing_label(value: Any) -> bool:
-    return value is None or value == "" or value != value
-
-
-def _without_labels(table: Any, label_col: str) -> dict[int, str]:
-    """The rows of ``table`` without a label (None, NaN, an empty cell)."""
-    if label_col not in table.columns:
-        return {}
-    values = table[label_col].tolist()
-    return {i: "no label" for i, v in enumerate(values) if _missing_label(v)}
 
 
 def _features_and_labels(table: Any, label_col: str) -> tuple[Any, list[Any]]:
@@ -235,7 +223,9 @@ def _kept(blocks: Blocks, table: Any, found: Skipped, name: str) -> Any:
     rows = blocks.table or TableRows()
     if len(table) == 0:
         return table
-    reasons = rows.bad(table) if rows.bad is not None else _without_labels(table, blocks.label_col)
+    reasons = (
+        rows.bad(table) if rows.bad is not None else rows_without_labels(table, blocks.label_col)
+    )
     for i in sorted(reasons):
         found.bad.append((i, None, reasons[i], f"{name}, row {i}: {reasons[i]}."))
     return table.drop(index=table.index[sorted(reasons)]) if reasons else table

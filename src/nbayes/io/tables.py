@@ -21,7 +21,7 @@ from typing import Any
 from nbayes.io._formats import json_objects
 from nbayes.io._opening import BAD_ROWS, BadRow, BadRows, Stream, _is_gzip
 
-__all__ = ["read_table", "require_pandas", "retyped"]
+__all__ = ["read_table", "require_pandas", "retyped", "rows_without_labels"]
 
 #: the formats :func:`read_table` reads (as :data:`nbayes.io.input_formats.FORMATS` names
 #: them)
@@ -111,6 +111,20 @@ def retyped(table: Any, text_columns: Iterable[Any] = ()) -> Any:
     out = pd.read_csv(io.StringIO(table.to_csv(index=False)), dtype=text or None)
     out.index = table.index
     return out
+
+
+def rows_without_labels(table: Any, label_col: str) -> dict[int, str]:
+    """The rows of ``table`` whose label in ``label_col`` is missing (None, NaN, an empty
+    cell), by position: ``{row: "no label"}`` (none if the table has no such column).
+
+    >>> import pandas as pd
+    >>> rows_without_labels(pd.DataFrame({"x": [1, 2, 3], "y": ["a", None, ""]}), "y")
+    {1: 'no label', 2: 'no label'}
+    """
+    if label_col not in table.columns:
+        return {}
+    values = table[label_col].tolist()
+    return {i: "no label" for i, v in enumerate(values) if v is None or v == "" or v != v}
 
 
 def _name(source: Any) -> str:
