@@ -4,12 +4,15 @@ code of an earlier revision against the working tree's, in interleaved runs.
 Each side is a copy of ``src/nbayes`` (the revision's from ``git archive``, the working
 tree's as it is) with the compiled extensions of the installed package beside it, imported
 by ``python -S`` (the editable install's import hook left out): so compare revisions whose
-C++ is the same (``git diff REV -- src/native`` empty). The model is trained once on the
-whole corpus with the working tree's code.
+C++ is the same (``git diff REV -- src/native`` empty), or give the old side the compiled
+extensions built from the revision's C++ (``--old-extensions DIR``: a folder holding its
+``_native`` and ``_mail_native`` files, e.g. copied from an install of that revision). The
+model is trained once on the whole corpus with the working tree's code.
 
 Usage::
 
     python benchmarks/bench_bulk_ab.py --old 2a3392d --jobs 2 --runs 5
+    python benchmarks/bench_bulk_ab.py --old 99a9dee --old-extensions /tmp/ext_99a9dee
 """
 
 from __future__ import annotations
@@ -46,9 +49,9 @@ print(n / (time.perf_counter() - t0))
 """
 
 
-def _package(src: Path | None, rev: str | None, into: Path) -> Path:
+def _package(src: Path | None, rev: str | None, into: Path, extensions: Path | None = None) -> Path:
     """A copy of ``src/nbayes`` (the working tree's, or ``rev``'s) with the installed
-    package's compiled extensions."""
+    package's compiled extensions, or those in the folder ``extensions``."""
     from nbayes import _mail_native, _native
 
     into.mkdir(parents=True)
@@ -64,7 +67,10 @@ def _package(src: Path | None, rev: str | None, into: Path) -> Path:
         shutil.move(str(into / "_rev" / "src" / "nbayes"), str(into / "nbayes"))
     for ext in (_native, _mail_native):
         assert ext.__file__ is not None
-        shutil.copy2(ext.__file__, into / "nbayes" / Path(ext.__file__).name)
+        name = Path(ext.__file__).name
+        shutil.copy2(
+            ext.__file__ if extensions is None else extensions / name, into / "nbayes" / name
+        )
     return into
 
 
@@ -73,6 +79,10 @@ def main() -> None:
     ap.add_argument("--old", required=True, help="the earlier revision (git)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument(
+        "--old-extensions", type=Path, default=None,
+        help="a folder of the old side's compiled extensions (default: the installed ones)",
+    )  # fmt: skip
     args = ap.parse_args()
     import nbayes
     from nbayes.spam import SpamFilter
@@ -80,7 +90,7 @@ def main() -> None:
     corpus = find_corpus()
     site = next(p for p in sys.path if p.endswith("site-packages"))  # (the dependencies)
     with tempfile.TemporaryDirectory(prefix="bulk-ab-") as tmp:
-        old = _package(None, args.old, Path(tmp) / "old")
+        old = _package(None, args.old, Path(tmp) / "old", args.old_extensions)
         new = _package(ROOT / "src" / "nbayes", None, Path(tmp) / "new")
         model = Path(tmp) / "corpus.nbayes"
         from nbayes.mail import iter_classes
