@@ -6,9 +6,11 @@
 #include <Python.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <new>
 #include <string>
 #include <vector>
@@ -48,6 +50,10 @@ auto by_width(PyObject* text, Scan&& scan) {
 // Splits `text` as mail_words.hpp's split_words.
 void split_text(PyObject* text, Py_ssize_t lo, Py_ssize_t hi, std::vector<Span>& kept,
                 std::vector<Span>& longs) {
+    // (a word and its space are two code points at least: room for a typical text's
+    // words, without reserving a 16 MB text's worth)
+    kept.reserve(std::min<std::size_t>(static_cast<std::size_t>(PyUnicode_GET_LENGTH(text)) / 4 + 16,
+                                       std::size_t{1} << 16));
     by_width(text, [&](const auto* s, Py_ssize_t n) {
         nbk_mail::split_words(s, n, lo, hi, kept, longs);
     });
@@ -608,12 +614,31 @@ struct Scoring {
 // The clues of `refs` at `probes`' rows; false where the Python reading must answer.
 bool collect(const std::vector<TokenRef>& refs, const std::vector<Probe>& probes,
              const Scoring& sc, std::vector<Clue>& clues) {
+    // f(w) depends on the counts alone, and a message's tokens share few of them (most are
+    // in a message or two of a class): each pair's f is computed once (its four divisions
+    // were a third of this loop), remembered in a small direct-mapped table
+    struct Known {
+        std::uint64_t counts;
+        double f;
+    };
+    constexpr std::size_t kKnown = 256;
+    constexpr std::uint64_t kNone = ~std::uint64_t{0};
+    std::array<Known, kKnown> known;
+    known.fill(Known{kNone, 0.0});
     for (std::size_t k = 0; k < refs.size(); ++k) {
         std::int64_t i = probes[k].row;
         if (i >= sc.rows) return false;
         std::int64_t g = i < 0 ? 0 : sc.ham[i], b = i < 0 ? 0 : sc.spam[i];
         double f;
-        if (!nbk_mail::robinson_f(g, b, sc.p, f)) return false;
+        const bool small = (static_cast<std::uint64_t>(g) | static_cast<std::uint64_t>(b)) < (1u << 31);
+        const std::uint64_t counts = static_cast<std::uint64_t>(g) << 32 | static_cast<std::uint64_t>(b);
+        Known& slot = known[(counts * 0x9E3779B97F4A7C15ULL) >> 56];
+        if (small && slot.counts == counts) {
+            f = slot.f;
+        } else {
+            if (!nbk_mail::robinson_f(g, b, sc.p, f)) return false;
+            if (small) slot = Known{counts, f};
+        }
         double d = nbk_mail::deviation(f);
         if (d >= sc.p.min_dev) clues.push_back(Clue{d, f, refs[k], g, b});
     }
@@ -675,13 +700,12 @@ bool bigram_words(const TokenRef& t, TokenRef& a, TokenRef& b) {
     return false;
 }
 
-// The slot of the word `w` in the open-addressing set `slot` of indices into `words` (-1:
-// empty): where it is, or the empty slot where it would go.
+// The slot of the word `w` (of ref_hash `h`) in the open-addressing set `slot` of indices
+// into `words` (-1: empty): where it is, or the empty slot where it would go.
 std::size_t word_slot(const std::vector<std::int32_t>& slot, const std::vector<TokenRef>& words,
-                      const TokenRef& w) {
+                      const TokenRef& w, std::uint64_t h) {
     std::size_t mask = slot.size() - 1;
-    for (std::size_t at = static_cast<std::size_t>(nbk_mail::ref_hash(w)) & mask;;
-         at = (at + 1) & mask) {
+    for (std::size_t at = static_cast<std::size_t>(h) & mask;; at = (at + 1) & mask) {
         std::int32_t j = slot[at];
         if (j < 0 || nbk_mail::same_text_tokens(words[static_cast<std::size_t>(j)], w)) return at;
     }
@@ -767,6 +791,9 @@ std::uint64_t prefix_key(const TokenRef& a, const TokenRef& b) {
 void tile_bigrams(std::vector<Clue>& clues) {
     std::vector<std::size_t> at;
     std::vector<TokenRef> firsts, seconds;
+    at.reserve(clues.size());
+    firsts.reserve(clues.size());
+    seconds.reserve(clues.size());
     TokenRef a{}, b{};
     for (std::size_t k = 0; k < clues.size(); ++k) {
         if (bigram_words(clues[k].token, a, b)) {
@@ -800,15 +827,16 @@ void tile_bigrams(std::vector<Clue>& clues) {
     std::vector<char> dropped(clues.size(), 0);
     for (const Entry& e : order) {
         std::size_t k = e.k;
-        std::size_t sx = word_slot(slot, words, firsts[k]);
-        std::size_t sy = word_slot(slot, words, seconds[k]);
+        const std::uint64_t hx = nbk_mail::ref_hash(firsts[k]), hy = nbk_mail::ref_hash(seconds[k]);
+        std::size_t sx = word_slot(slot, words, firsts[k], hx);
+        std::size_t sy = word_slot(slot, words, seconds[k], hy);
         if (slot[sx] >= 0 || slot[sy] >= 0) {  // a word of a stronger kept bigram
             dropped[at[k]] = 1;
             continue;
         }
         slot[sx] = static_cast<std::int32_t>(words.size());
         words.push_back(firsts[k]);
-        sy = word_slot(slot, words, seconds[k]);  // (the same word again: found, not added)
+        sy = word_slot(slot, words, seconds[k], hy);  // (the same word again: found, not added)
         if (slot[sy] < 0) {
             slot[sy] = static_cast<std::int32_t>(words.size());
             words.push_back(seconds[k]);
@@ -820,6 +848,24 @@ void tile_bigrams(std::vector<Clue>& clues) {
     clues.resize(out);
 }
 
+// The `n` strongest clues (Stronger's order) moved to the front of `clues`, in no order
+// (0 < n < size), as std::nth_element with Stronger leaves them: their |f - 1/2| found by
+// a selection of the doubles alone, the clues moved once, and Stronger's comparison of
+// tokens made only among the clues of the n-th's |f - 1/2| (the clues are 88 bytes: a
+// selection that moved them about was a tenth of a message's scoring).
+void strongest_first(std::vector<Clue>& clues, std::size_t n) {
+    std::vector<double> ds(clues.size());
+    for (std::size_t k = 0; k < clues.size(); ++k) ds[k] = clues[k].d;
+    std::nth_element(ds.begin(), ds.begin() + static_cast<std::ptrdiff_t>(n - 1), ds.end(),
+                     std::greater<double>());
+    const double edge = ds[n - 1];
+    // those above the edge first, then those at it (of which the tokens decide), then the rest
+    auto above = std::partition(clues.begin(), clues.end(), [edge](const Clue& c) { return c.d > edge; });
+    auto at = std::partition(above, clues.end(), [edge](const Clue& c) { return c.d == edge; });
+    const auto wanted = clues.begin() + static_cast<std::ptrdiff_t>(n);
+    if (wanted > above && wanted < at) std::nth_element(above, wanted, at, Stronger{});
+}
+
 // The bigrams tiled (tile), once_per_counts (least > 0), then the `cap` strongest clues
 // (0: all).
 void choose(std::vector<Clue>& clues, Py_ssize_t cap, Py_ssize_t least, bool tile) {
@@ -829,7 +875,7 @@ void choose(std::vector<Clue>& clues, Py_ssize_t cap, Py_ssize_t least, bool til
         // only, so the strongest `most` decide alone which of them survive; if `cap` of
         // them do, those are the answer (a long message's many weak bigrams are not tiled).
         auto end = clues.begin() + static_cast<std::ptrdiff_t>(most);
-        std::nth_element(clues.begin(), end, clues.end(), Stronger{});
+        strongest_first(clues, most);
         std::vector<Clue> strongest(clues.begin(), end);
         tile_bigrams(strongest);
         if (least > 0) once_per_counts(strongest, least);
@@ -842,7 +888,7 @@ void choose(std::vector<Clue>& clues, Py_ssize_t cap, Py_ssize_t least, bool til
     if (tile) tile_bigrams(clues);
     if (least > 0) once_per_counts(clues, least);
     if (cap > 0 && static_cast<Py_ssize_t>(clues.size()) > cap) {
-        std::nth_element(clues.begin(), clues.begin() + cap, clues.end(), Stronger{});
+        strongest_first(clues, static_cast<std::size_t>(cap));
         clues.resize(static_cast<std::size_t>(cap));
     }
 }
@@ -949,6 +995,7 @@ PyObject* py_clue_logs(PyObject*, PyObject* args) {
                 fallback = !failed;
             } else {
                 lookup_rows(refs, probes, store_of(index), sc.ham, sc.spam);
+                clues.reserve(refs.size());  // (at most one a token: no reallocation)
                 fallback = !collect(refs, probes, sc, clues);
             }
         } else {
@@ -1217,6 +1264,7 @@ PyObject* text_clues(PyObject* args, bool fisher) {
                 prev_p = pw;
             }
             lookup_rows(refs, probes, store_of(index), sc.ham, sc.spam);
+            clues.reserve(refs.size());  // (at most one a token: no reallocation)
             ok = collect(refs, probes, sc, clues);
         }
         if (ok)

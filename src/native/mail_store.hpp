@@ -74,19 +74,33 @@ struct Utf8Cursor {
     }
 };
 
+// Whether the bytes p[0, n) are all ASCII (eight at a time).
+inline bool all_ascii(const std::uint8_t* p, std::int64_t n) {
+    std::uint64_t any = 0;
+    std::int64_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p + k, 8);
+        any |= w;
+    }
+    for (; k < n; ++k) any |= p[k];
+    return (any & 0x8080808080808080ull) == 0;
+}
+
 // Whether the UTF-8 bytes p[0, n) are the code points of `r`.
 inline bool same_utf8(const std::uint8_t* p, std::int64_t n, const TokenRef& r) {
     const std::int64_t m = r.size();
     if (m > n) return false;  // (a code point is at least a byte)
-    if (r.b0 < 0 && r.kind == 1 && m == n) {
+    if (r.kind == 1 && m == n) {
         // as many bytes as code points: equal only if the bytes are ASCII and the same
-        const auto* d = static_cast<const std::uint8_t*>(r.data) + r.a0;
-        std::uint8_t any = 0, diff = 0;
-        for (std::int64_t k = 0; k < n; ++k) {
-            any |= p[k];
-            diff |= static_cast<std::uint8_t>(p[k] ^ d[k]);
-        }
-        return diff == 0 && any < 0x80;
+        const auto* d = static_cast<const std::uint8_t*>(r.data);
+        if (r.b0 < 0)
+            return std::memcmp(p, d + r.a0, static_cast<std::size_t>(n)) == 0 && all_ascii(p, n);
+        const std::int64_t la = r.a1 - r.a0, lb = r.b1 - r.b0;  // (a bigram of a 1-byte text)
+        return p[0] == 'b' && p[1] == 'i' && p[2] == ':' && p[3 + la] == ' ' &&
+               std::memcmp(p + 3, d + r.a0, static_cast<std::size_t>(la)) == 0 &&
+               std::memcmp(p + 4 + la, d + r.b0, static_cast<std::size_t>(lb)) == 0 &&
+               all_ascii(p, n);
     }
     Utf8Cursor c{p, 0, n};
     if (r.b0 < 0) return c.span(r.kind, r.data, r.a0, r.a1) && c.i == n;

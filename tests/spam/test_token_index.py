@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 
 from nbayes import _mail_native
 from nbayes.spam import SpamFilter, TokenTable
@@ -392,3 +394,42 @@ def test_the_strongest_clues_merged_below_the_cap_take_the_full_reading() -> Non
     got = f._clue_logs(tokens)
     assert got is not None
     assert sorted(got[0]) == sorted(want[0]) and sorted(got[1]) == sorted(want[1])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    hst.lists(hst.tuples(hst.integers(0, 3), hst.integers(0, 3)), min_size=6, max_size=6),
+    hst.lists(hst.integers(0, 5), min_size=0, max_size=60),
+    hst.integers(1, 6),
+    hst.sampled_from([None, 2]),
+    hst.sampled_from([None, False]),
+)
+def test_the_clues_chosen_from_a_text_are_the_python_readings(
+    counts: list[tuple[int, int]],
+    text_words: list[int],
+    max_clues: int,
+    same_counts_min: int | None,
+    tile_bigrams: bool | None,
+) -> None:
+    # six words of few counts (so that many clues tie in strength, at the cap and at the
+    # 2 * max_clues + 16 strongest the kernel tiles first), their bigrams counted too: the
+    # clues read from a text are those of the Python reading of its token set, whatever
+    # the ties
+    words = ["aa", "bb", "cc", "dd", "ee", "ff"]
+    rows = [(w, g, b) for w, (g, b) in zip(words, counts, strict=True) if g or b]
+    rows += [
+        (f"bi:{a} {b}", (i + j) % 3, (i * j) % 4 or 1)
+        for i, a in enumerate(words)
+        for j, b in enumerate(words)
+    ]
+    f = SpamFilter(
+        min_dev=0.0, max_clues=max_clues, same_counts_min=same_counts_min, tile_bigrams=tile_bigrams
+    )
+    f.fit([frozenset({"x"}), frozenset({"y"})], ["ham", "spam"])
+    f.table_ = TokenTable.from_rows(rows, 5, 5)
+    text = " ".join(words[k] for k in text_words)
+    clues = f._clue_values(_word_sets(text, lo=2))  # the Python reading: the spec
+    got = _text_logs(f, set(), text, lo=2)
+    assert got is not None
+    assert sorted(got[0]) == sorted(c[3] for c in clues)
+    assert sorted(got[1]) == sorted(c[4] for c in clues)
