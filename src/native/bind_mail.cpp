@@ -1298,6 +1298,34 @@ const char fisher_text_doc[] =
 PyObject* py_fisher_text(PyObject*, PyObject* args) { return text_clues(args, true); }
 
 
+const char count_bytes_doc[] =
+    "count_bytes(data, needle, start, end) -> int\n\n"
+    "data.count(needle, start, end) for bytes `data` and a non-empty `needle`, with start\n"
+    "and end clipped to data as slices clip them (memchr: the MIME guards' counts).";
+
+PyObject* py_count_bytes(PyObject*, PyObject* args) {
+    Py_buffer data, needle;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "y*y*nn", &data, &needle, &start, &end)) return nullptr;
+    PyObject* out = nullptr;
+    if (needle.len == 0) {
+        PyErr_SetString(PyExc_ValueError, "count_bytes: the needle is empty");
+    } else {
+        const Py_ssize_t n = data.len;
+        if (start < 0) start = std::max<Py_ssize_t>(start + n, 0);
+        if (end < 0) end = std::max<Py_ssize_t>(end + n, 0);
+        end = std::min(end, n);
+        std::int64_t count = 0;
+        if (start < end)
+            count = nbk_mail::count_bytes(static_cast<const std::uint8_t*>(data.buf) + start, end - start,
+                                          static_cast<const std::uint8_t*>(needle.buf), needle.len);
+        out = PyLong_FromLongLong(count);
+    }
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&needle);
+    return out;
+}
+
 const char head_fields_doc[] =
     "head_fields(head) -> [(name, value), ...] or None\n\n"
     "The fields of the message head `head` (a str ending in its last field's newline) as\n"
@@ -2043,6 +2071,7 @@ PyMethodDef methods[] = {
     {"fisher_text", py_fisher_text, METH_VARARGS, fisher_text_doc},
     {"token_store", py_token_store, METH_VARARGS, token_store_doc},
     {"head_fields", py_head_fields, METH_VARARGS, head_fields_doc},
+    {"count_bytes", py_count_bytes, METH_VARARGS, count_bytes_doc},
     {"strip_tags", py_strip_tags, METH_VARARGS, strip_tags_doc},
     {"links", py_links, METH_VARARGS, links_doc},
     {"split_urls", py_split_urls, METH_VARARGS, split_urls_doc},

@@ -11,7 +11,9 @@
 // - url_parts: a URL's scheme, host, domain and path pieces, as _tokenizer's
 //   _url_tokens_reference reads them;
 // - message_id_parts: a Message-ID's host (digits as 9) and the shape of its left part,
-//   as _tokenizer's _message_id_reference reads them.
+//   as _tokenizer's _message_id_reference reads them;
+// - count_bytes: bytes.count of a needle in raw mail (the MIME guards' counts of "--",
+//   line ends and ";"), by memchr: CPython's count of "--" read 0.85 GB/s.
 //
 // Plain C++ (no Python.h): bind_mail.cpp binds it to Python.
 #pragma once
@@ -25,6 +27,27 @@
 #include "mail_words.hpp"  // (is_space: Python's str.isspace)
 
 namespace nbk_mail {
+
+// The non-overlapping occurrences of needle[0:m] (m >= 1) in data[0:n], left to right, as
+// Python's bytes.count counts them.
+inline std::int64_t count_bytes(const std::uint8_t* data, std::int64_t n, const std::uint8_t* needle,
+                                std::int64_t m) {
+    std::int64_t count = 0;
+    const std::uint8_t* p = data;
+    const std::uint8_t* end = data + n;
+    while (end - p >= m) {
+        const void* hit = std::memchr(p, needle[0], static_cast<std::size_t>(end - p - m + 1));
+        if (hit == nullptr) break;
+        p = static_cast<const std::uint8_t*>(hit);
+        if (m == 1 || std::memcmp(p + 1, needle + 1, static_cast<std::size_t>(m - 1)) == 0) {
+            ++count;
+            p += m;
+        } else {
+            ++p;
+        }
+    }
+    return count;
+}
 
 struct Field {
     std::int64_t name_start, name_end;    // the name, before its ":"

@@ -367,3 +367,24 @@ def test_words_without_a_set_returns_the_longer_words_only(hi: int) -> None:
     assert {w for w in out if not w.startswith("bi:")} == {
         w for w in text.split() if 2 <= len(w) <= hi
     }
+
+
+_COUNT_PIECES = st.sampled_from([b"-", b"--", b"\n", b"\r", b";", b"a", b"\n--", b"\x00", b"\xff"])
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.lists(_COUNT_PIECES, max_size=30).map(b"".join),
+    st.sampled_from([b"-", b"--", b"\n", b";", b"\n--", b"\r--", b"---", b"-a"]),
+    st.integers(-40, 40),
+    st.integers(-40, 40),
+)
+def test_count_bytes_is_bytes_count(data: bytes, needle: bytes, start: int, end: int) -> None:
+    """The MIME guards' counts by memchr: non-overlapping, left to right, the bounds clipped
+    as a slice's, as ``bytes.count`` counts."""
+    assert _mail_native.count_bytes(data, needle, start, end) == data.count(needle, start, end)
+
+
+def test_count_bytes_of_an_empty_needle_is_an_error() -> None:
+    with pytest.raises(ValueError, match="needle is empty"):
+        _mail_native.count_bytes(b"abc", b"", 0, 3)

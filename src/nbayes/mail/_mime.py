@@ -149,6 +149,11 @@ def _parse_bytes(data: bytes) -> Message:
     return msg
 
 
+#: ``data.count(needle, start, end)`` of bytes, by memchr (the guards below count in every
+#: message: CPython's count of "--" read 0.85 GB/s, 4 us of a message's ~300)
+_count = _mail_native.count_bytes
+
+
 #: Lines of a message's top-level head past which the rest of the head is dropped
 #: (:class:`TooManyHeadLinesDefect`): 10 MB of header lines took 2.6 s to read, in one
 #: call that Python's other threads wait for (``nbayes serve``'s ``/health`` included).
@@ -174,7 +179,7 @@ def _cut_long_head(data: bytes) -> tuple[bytes, bool]:
     """
     start = data.find(b"\n") if data.startswith(b"From ") else 0  # (an mbox postmark)
     blank = data.find(b"\n\n", max(start, 0))  # (the head ends there at the latest)
-    if data.count(b"\n", 0, len(data) if blank < 0 else blank) <= MAX_HEAD_LINES:
+    if _count(data, b"\n", 0, len(data) if blank < 0 else blank) <= MAX_HEAD_LINES:
         return data, False  # (most mail: no line-by-line look at the head)
     m = _NON_HEAD_LINE.search(data, max(start, 0))
     end = len(data) if m is None else m.start()
@@ -253,7 +258,7 @@ def _too_many_parts(data: bytes) -> bool:
     fuzzer's 1.4 million parts with CR line ends, or with the boundary " B", took 12-25 s:
     the guard saw no boundary line). Counted in C: a Python pass over 16 MB of such lines
     took 3.5 s (a review)."""
-    if data.count(b"--") <= MAX_PARTS:  # (most mail: one pass, not two; each line start
+    if _count(data, b"--", 0, len(data)) <= MAX_PARTS:  # (most mail: one pass, not two; each line start
         return False  # counted below holds a "--" of its own, so there are no more of them)
     starts = (b"\n--", b"\r--")  # ("\r--": lone CR line ends; CRLF's "\r\n--" counts once)
     n = sum(data.count(start) for start in starts)
@@ -288,7 +293,7 @@ def _cut_long_fields(data: bytes) -> bytes:
         return data
     # (the parser's cost is the number of ";" times a field's length: of no account in a
     # message under 64 KiB with 64 of them at most, most mail, which this looks at in C)
-    if len(data) < _FIELDS_SCANNED and data.count(b";") <= MAX_FIELD_LINES:
+    if len(data) < _FIELDS_SCANNED and _count(data, b";", 0, len(data)) <= MAX_FIELD_LINES:
         return data
     low = data.lower()
     eol = b"\n" if b"\n" in low else b"\r"  # (lone CR line ends)
