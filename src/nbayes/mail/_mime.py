@@ -258,8 +258,8 @@ def _too_many_parts(data: bytes) -> bool:
     fuzzer's 1.4 million parts with CR line ends, or with the boundary " B", took 12-25 s:
     the guard saw no boundary line). Counted in C: a Python pass over 16 MB of such lines
     took 3.5 s (a review)."""
-    if _count(data, b"--", 0, len(data)) <= MAX_PARTS:  # (most mail: one pass, not two; each line start
-        return False  # counted below holds a "--" of its own, so there are no more of them)
+    if _count(data, b"--", 0, len(data)) <= MAX_PARTS:  # (most mail: one pass, not two;
+        return False  # each line start counted below holds a "--" of its own: no more)
     starts = (b"\n--", b"\r--")  # ("\r--": lone CR line ends; CRLF's "\r\n--" counts once)
     n = sum(data.count(start) for start in starts)
     if n <= MAX_PARTS:  # (most mail)
