@@ -704,7 +704,11 @@ def fit_source(
             read_kw.setdefault("dtype", str)
             read_kw.setdefault("keep_default_na", False)
             read_kw.setdefault("na_values", {label_col: [""]})
-        data = read(source, **read_kw)
+        # pandas' own types, as one process reads the files (dask's default makes strings
+        # pyarrow's, whose missing value is NA: a MixedNB's model file said "string", not
+        # "str", of pandas 3's strings)
+        with require_dask().config.set({"dataframe.convert-string": False}):
+            data = read(source, **read_kw)
     args = (estimator, data, text_col if documents else None, label_col, None, split_every)
     if scheduler is not None and "://" in scheduler:
         from distributed import Client
