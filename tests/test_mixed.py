@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -291,6 +292,59 @@ def test_merge_checks_hyperparameters_and_columns() -> None:
         a + MixedNB(alpha=0.5).fit(DF, Y)
     with pytest.raises(ValueError, match="different columns or families"):
         a + MixedNB().fit(DF.drop(columns="age"), Y)
+
+
+@settings(max_examples=20, deadline=None)
+@given(cuts=st.lists(st.integers(1, 119), min_size=1, max_size=4, unique=True),
+       seed=st.integers(0, 1000))  # fmt: skip
+def test_merged_families_and_reasons_are_those_of_all_the_rows(cuts: list[int], seed: int) -> None:
+    # a merged model kept the first model's reasons ("3 distinct values", "median 2 words"
+    # of its rows): now those of one fit of every row, whatever the parts
+    df, y = make_table(seed)
+    df["rating"] = np.random.default_rng(seed).integers(0, 10, len(y))
+    edges = [0, *sorted(cuts), len(y)]
+    parts = [MixedNB().fit(df.iloc[a:b], y[a:b]) for a, b in zip(edges, edges[1:], strict=False)]
+    try:
+        merged = parts[0].merge(*parts[1:]) if len(parts) > 1 else parts[0]
+    except ValueError:  # (parts of other families: refused, as before)
+        return
+    full = MixedNB().fit(df, y)
+    assert merged.families_ == full.families_
+    assert merged.family_reasons_ == full.family_reasons_
+
+
+def test_merged_models_whose_rows_give_another_family_are_refused() -> None:
+    from nbayes.exceptions import ColumnFamiliesError
+
+    y = np.array(["a", "b"] * 25)
+    a = MixedNB().fit(pd.DataFrame({"n": np.arange(50) % 10}), y)  # codes 0-9
+    b = MixedNB().fit(pd.DataFrame({"n": np.arange(50) % 10 + 1}), y)  # codes 1-10
+    assert a.families_ == b.families_ == {"n": "categorical"}
+    with pytest.raises(ColumnFamiliesError, match=r"'n' poisson, not categorical.*"
+                       r"columns=\{'n': 'poisson'\}") as info:  # fmt: skip
+        a + b
+    assert (info.value.mine, info.value.theirs, info.value.together) == (
+        {"n": "categorical"}, {"n": "poisson"}, True,
+    )  # fmt: skip
+    merged = MixedNB(columns={"n": "poisson"}).fit(pd.DataFrame({"n": np.arange(50) % 10}), y)
+    assert merged.family_reasons_ == {"n": "given in columns="}
+
+
+def test_merged_models_of_files_keep_reasons_that_are_not_wrong(tmp_path: Any) -> None:
+    # a model loaded from a file keeps its reasons, not what they were inferred from
+    from nbayes.io.persist import load, save
+
+    y = np.array(["a", "b"] * 20)
+    save(MixedNB().fit(pd.DataFrame({"s": ["x y", "z w"] * 20}), y), tmp_path / "a.nbm")
+    save(MixedNB().fit(pd.DataFrame({"s": ["x", "z"] * 20}), y), tmp_path / "b.nbm")
+    merged = load(tmp_path / "a.nbm") + load(tmp_path / "b.nbm")
+    assert merged.family_reasons_ == {
+        "s": "inferred from parts of the rows alone (short strings (median 2 words); short "
+        "strings (median 1 words))"
+    }
+    assert (load(tmp_path / "a.nbm") + load(tmp_path / "a.nbm")).family_reasons_ == {
+        "s": "short strings (median 2 words)"
+    }
 
 
 def test_variance_smoothing_does_not_depend_on_the_batches() -> None:

@@ -49,11 +49,19 @@ class PathAsTextWarning(NBayesWarning):
 class ColumnFamiliesError(ValueError):
     """Two MixedNB models' columns or families differ, so they cannot be merged (a
     partition of a Dask fit that inferred other families than another). ``mine`` and
-    ``theirs``: each model's column -> family."""
+    ``theirs``: each model's column -> family; with ``together``, ``mine`` are the families
+    the models share, ``theirs`` those their rows together would get (codes 0-9 in one
+    model, 1-10 in another: 11 values, counts)."""
 
-    def __init__(self, message: str, mine: dict[str, str], theirs: dict[str, str]) -> None:
+    def __init__(
+        self, message: str, mine: dict[str, str], theirs: dict[str, str], together: bool = False
+    ) -> None:
         super().__init__(message)
-        self.mine, self.theirs = mine, theirs
+        self.mine, self.theirs, self.together = mine, theirs, together
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # (its attributes travel with it, from a Dask worker to the client)
+        return (type(self), (str(self), self.mine, self.theirs, self.together))
 
 
 class ModelFileError(ValueError):

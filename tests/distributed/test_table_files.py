@@ -3,6 +3,11 @@ files on Dask, read as one process reads them, with its model file and its error
 
 * Strings are of pandas' own type: dask made them pyarrow's (missing: NA), and a MixedNB's
   file said "string" where one process's says "str" (pandas 3).
+* A MixedNB merged from partitions gives its columns the families and reasons one process
+  infers from all the rows (it kept the first partition's: "median 0 words" of a block
+  without a value, where one process says 1); a column that all the rows would give
+  another family (codes 0-9 in one file, 1-10 in another: 11 values, counts) is refused
+  with the flag that fixes it (the model was silently another).
 
 (The files are compared byte for byte: their columns are counts and categories, which merge
 exactly; ``--dask-scheduler sync`` runs the workers' code in this process.)
@@ -21,6 +26,7 @@ pytest.importorskip("dask.dataframe")
 pytest.importorskip("distributed")
 
 from nbayes.cli import main  # noqa: E402
+from nbayes.io.persist import load  # noqa: E402
 
 SYNC = ["--dask-scheduler", "sync"]
 
@@ -57,3 +63,53 @@ def test_strings_are_of_the_type_pandas_reads(capsys: Any) -> None:
     for name in ("t.csv", "t.parquet"):
         errs, files = _one_and_dask([name], capsys, "--model", "mixed")
         assert errs[0] == errs[1] and files[0] == files[1], name
+
+
+# ------------------------------------------------------------------ 1. families' reasons
+@pytest.mark.parametrize("skip", [[], ["--bad-rows", "skip"]])
+def test_a_merged_mixed_model_says_why_as_one_process(skip: list[str], capsys: Any) -> None:
+    """The first file: 3 codes, strings of 2 words; the second: 4 other codes, strings of
+    1 word. Before, the merged model said "3 distinct values" and "median 2 words"."""
+    _codes_and_words(0, 50, [0, 1, 2], ["a b", "c d"]).to_csv("p0.csv", index=False)
+    _codes_and_words(1, 200, [3, 4, 5, 6], ["a", "c", "e"]).to_csv("p1.csv", index=False)
+    errs, files = _one_and_dask(["p0.csv", "p1.csv"], capsys, "--model", "mixed", *skip)
+    assert errs[0] == errs[1] and files[0] == files[1]
+    assert load("dask.nbayes").family_reasons_ == {
+        "c": "non-negative integers with 7 distinct values (<= 10), none above 10: codes",
+        "s": "short strings (median 1 words)",
+    }
+
+
+def test_a_column_without_a_value_in_the_first_file(capsys: Any) -> None:
+    """A column of strings missing from every row of the first Parquet file: its merged
+    model said "median 0 words"."""
+    pytest.importorskip("pyarrow")
+    first = _codes_and_words(0, 40, [0, 1], ["a"])
+    first["s"] = None
+    first.to_parquet("p0.parquet")
+    _codes_and_words(1, 40, [0, 1], ["u", "v w"]).to_parquet("p1.parquet")
+    for skip in ([], ["--bad-rows", "skip"]):
+        errs, files = _one_and_dask(["p0.parquet", "p1.parquet"], capsys, "--model", "mixed",
+                                    *skip)  # fmt: skip
+        assert errs[0] == errs[1] and files[0] == files[1], skip
+        assert load("dask.nbayes").family_reasons_["s"] == "short strings (median 1 words)"
+
+
+def test_a_column_all_rows_give_another_family_is_refused(capsys: Any) -> None:
+    """Codes 0-9 in one file, 1-10 in the other: each partition infers categorical, one
+    process (11 values) poisson. The Dask model was categorical, without a word."""
+    rng = np.random.default_rng(0)
+    for i in range(2):
+        pd.DataFrame({"c": np.arange(50) % 10 + i,
+                      "y": rng.integers(0, 2, 50)}).to_csv(f"p{i}.csv", index=False)  # fmt: skip
+    errs, files = _one_and_dask(["p0.csv", "p1.csv"], capsys, "--model", "mixed", codes=(0, 1))
+    assert load("one.nbayes").families_ == {"c": "poisson"} and files[1] is None
+    assert errs[1].startswith(
+        "Error: The workers' partitions read columns as other families than all the rows "
+        "together ('c': categorical in each, poisson in all)"
+    ), errs[1]
+    assert "--columns c=poisson" in errs[1] and "columns={" not in errs[1]
+    # as advised
+    errs, files = _one_and_dask(["p0.csv", "p1.csv"], capsys, "--model", "mixed", "--columns",
+                                "c=poisson")  # fmt: skip
+    assert files[0] == files[1]

@@ -376,6 +376,15 @@ def _families_disagree(exc: Any) -> str:
     differ = [c for c in mine if c in theirs and mine[c] != theirs[c]]
     if not differ or set(mine) != set(theirs):
         return f"The workers' partitions read different columns: {mine} vs {theirs}."
+    if getattr(exc, "together", False):  # (each partition one family, all rows another)
+        said = ", ".join(f"{c!r}: {mine[c]} in each, {theirs[c]} in all" for c in differ)
+        example = ",".join(f"{c}={theirs[c]}" for c in differ)
+        return (
+            f"The workers' partitions read columns as other families than all the rows "
+            f"together ({said}): each partition infers its columns' families from its own "
+            f"rows. Name them with --columns (e.g. --columns {shlex.quote(example)}, as this "
+            "process infers them), or train in this process (without --workers)."
+        )
     said = ", ".join(f"{c!r}: {mine[c]} in one, {theirs[c]} in another" for c in differ)
     example = ",".join(f"{c}={mine[c]}" for c in differ)
     return (

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import InvalidParameterError
+from ..exceptions import ColumnFamiliesError, InvalidParameterError
 from ..io.readers import BadRow
 from ._bad_rows import BAD_ROWS, BlockError, Blocks, located, read_part
 from ._inputs import (
@@ -219,10 +219,13 @@ def _merge_task(
         try:
             model = model.merge(other)
         except ValueError as exc:
-            raise ValueError(
+            said = (
                 f"The models of partitions {_span(first, last)} and {_span(lo, hi)} do not "
                 f"merge: {exc}"
-            ) from exc
+            )
+            if isinstance(exc, ColumnFamiliesError):  # (its families, for the CLI's advice)
+                raise ColumnFamiliesError(said, exc.mine, exc.theirs, exc.together) from exc
+            raise ValueError(said) from exc
         last = hi
     return _Shipped(model, skipped=skipped)
 
@@ -507,8 +510,9 @@ def fit(
         readers do). A row without a label, or without a document, is refused as such.
     ValueError
         Two partition models do not merge: the message names the partitions. A MixedNB
-        infers each column's family per partition; if partitions disagree, fix the
-        families up front, e.g. ``MixedNB(columns=MixedNB().fit(sample, y).families_)``.
+        infers each column's family per partition; if partitions disagree, or agree where
+        all the rows would not (a ``ColumnFamiliesError``), fix the families up front,
+        e.g. ``MixedNB(columns=MixedNB().fit(sample, y).families_)``.
         A CSV block that does not parse (pandas' ``ParserError``) says what to do when
         quoted fields hold line breaks.
     """

@@ -16,6 +16,7 @@ from .._template import params as P
 from .._template.base import BaseNB
 from .._template.guards import check_encodable
 from ..display import Summary
+from ..exceptions import ColumnFamiliesError
 from ..kernel import bandwidth_rule
 from ..text._textstats import TextStats
 from ._columns import MixedFamily, column_stats, empty_column
@@ -24,12 +25,14 @@ from ._table import (
     FAMILIES,
     MAX_CODES,
     MAX_COUNT,
+    FamilyEvidence,
     _check_labels,
     _columns_of,
     _module,
     _NamedRow,
     _parse,
     _Table,
+    family_evidence,
     frame,
     infer_family,
 )
@@ -45,6 +48,51 @@ __all__ = [
     "TextStats",
     "infer_family",
 ]
+
+
+# -------------------------------------------------------------------------- merging
+def _merged_evidence(columns: tuple[FamilyEvidence | None, ...]) -> FamilyEvidence | None:
+    """One column's evidence over the models merged (None: its family was given)."""
+    if any(e is None for e in columns):
+        return None
+    first, *others = columns
+    assert first is not None
+    for each in others:
+        assert each is not None
+        first = first.merged(each)
+    return first
+
+
+def _check_families(merged: Any, evidence: list[FamilyEvidence | None]) -> None:
+    """A :class:`ColumnFamiliesError` if the rows of the models merged together would
+    give a column another family than each model inferred from its own."""
+    mine = merged.families_
+    theirs = {
+        name: family if e is None else e.decide()[0]
+        for (name, family), e in zip(mine.items(), evidence, strict=True)
+    }
+    if theirs == mine:
+        return
+    differ = [name for name in mine if mine[name] != theirs[name]]
+    said = ", ".join(f"{name!r} {theirs[name]}, not {mine[name]}" for name in differ)
+    raise ColumnFamiliesError(
+        f"Cannot combine these models: their rows together would give columns other "
+        f"families than each model inferred from its own rows ({said}), so the merged model "
+        f"would not be the model of all the rows. Fix the families with columns={{...}} on "
+        f"every model (e.g. columns={ {name: theirs[name] for name in differ} }).",
+        mine,
+        theirs,
+        together=True,
+    )
+
+
+def _parts_reason(reasons: tuple[str, ...]) -> str:
+    """The reason of a column of merged models that kept their reasons alone: theirs if
+    they agree, else each part's, said to be of a part."""
+    kept = list(dict.fromkeys(reasons))
+    if len(kept) == 1:
+        return kept[0]
+    return f"inferred from parts of the rows alone ({'; '.join(kept)})"
 
 
 # -------------------------------------------------------------------------- estimator
@@ -168,17 +216,22 @@ class MixedNB(BaseNB):
                     f"{[c.name for c in cols]}."
                 )
             families, reasons = [], []
+            evidence: list[FamilyEvidence | None] = []
             for c in cols:
                 if c.name in given:
                     families.append(given[c.name])
                     reasons.append("given in columns=")
+                    evidence.append(None)
                 else:
-                    fam, why = infer_family(c)
+                    found = family_evidence(c)
+                    fam, why = found.decide()
                     families.append(fam)
                     reasons.append(why)
+                    evidence.append(found)
             self._source = src
             self._dtypes = [c.dtype() for c in cols]
             self._reasons = reasons
+            self._evidence = evidence
             names = [c.name for c in cols]
             self._pending = (names, families)
             self.n_features_in_ = len(cols)
@@ -235,11 +288,43 @@ class MixedNB(BaseNB):
 
     # merge is the template's, with two settings: the statistics compare the columns and
     # families (a clearer error than a count of features), and a merged model keeps the
-    # input's source, dtypes and family reasons (for sample and info).
+    # input's source and dtypes (for sample and info); its family reasons are those of
+    # the rows of every model merged (:meth:`merge`).
     _fitted_inputs = ("n_features_in_", "feature_names_in_", "_source", "_dtypes", "_reasons")
 
     def _check_merge_inputs(self, other: Any) -> None:
         self._stats._check(other._stats)
+
+    def merge(self, other: MixedNB, *more: MixedNB) -> MixedNB:
+        """The model of the union of both models' data (neither model is changed).
+
+        As for every nbayes model (:meth:`BaseNB.merge`), with the columns' families: the
+        same in both, and, where they were inferred, the families one fit of all the rows
+        infers, with its reasons (a model fitted in this version keeps what it inferred
+        them from; a model loaded from a file keeps its reasons, said to be of parts of the
+        rows where they differ). A column whose rows together would get another family
+        (codes 0-9 in one model, 1-10 in the other: 11 values, counts) is a
+        :class:`~nbayes.exceptions.ColumnFamiliesError`: fix the families with
+        ``columns=``.
+        """
+        merged = super().merge(other, *more)
+        models = (self, other, *more)
+        evidence = [getattr(m, "_evidence", None) for m in models]
+        if all(e is not None for e in evidence):
+            kept = [_merged_evidence(columns) for columns in zip(*evidence, strict=True)]
+            _check_families(merged, kept)
+            merged._evidence = kept
+            merged._reasons = [
+                why if e is None else e.decide()[1]
+                for why, e in zip(merged._reasons, kept, strict=True)
+            ]
+        else:  # (a model of a file: its reasons, not what they were inferred from)
+            merged.__dict__.pop("_evidence", None)
+            merged._reasons = [
+                _parts_reason(reasons)
+                for reasons in zip(*(m.family_reasons_.values() for m in models), strict=True)
+            ]
+        return merged
 
     # ---------------------------------------------------------------- results
     @property

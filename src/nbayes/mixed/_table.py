@@ -22,9 +22,11 @@ from .._template.guards import check_int_labels
 
 __all__ = [
     "FAMILIES",
+    "FamilyEvidence",
     "MAX_CODES",
     "MAX_COUNT",
     "TEXT_MIN_WORDS",
+    "family_evidence",
     "frame",
     "infer_family",
 ]
@@ -202,50 +204,162 @@ def infer_family(column: Any, name: str = "x") -> tuple[str, str]:
     >>> infer_family(np.array(["a long enough review", "so short", "three words here"]))[0]
     'text'
     """
+    return family_evidence(column, name).decide()
+
+
+@dataclass(frozen=True)
+class FamilyEvidence:
+    """What :func:`infer_family` reads of a column to choose its family, in a form that
+    merges: the column's kind ("bool", "float", "int", "category", "string"; "empty": an
+    object column without a value) and, where the family and the reason follow from the
+    values, what it reads of them: the integers' count, least and greatest, and their
+    distinct values while they can be codes; the strings' words (``(words, strings)``
+    pairs, by words).
+
+    The evidence of two parts of a column merges into the evidence of all their rows
+    (:meth:`merged`), so that a model merged from parts of a table (a Dask fit) gives its
+    columns the families and reasons of one fit of all the rows. Parts of other kinds
+    (integers in one, strings in another) have no such evidence: ``parts`` then keeps
+    their reasons, and ``family`` the family they share."""
+
+    kind: str
+    count: int = 0
+    least: int = 0
+    greatest: int = 0
+    codes: frozenset[int] | None = None
+    words: tuple[tuple[int, int], ...] = ()
+    parts: tuple[str, ...] = ()
+    family: str = ""
+
+    def decide(self) -> tuple[str, str]:
+        """The family and the reason, as :func:`infer_family` gives them."""
+        if self.parts:
+            reasons = "; ".join(dict.fromkeys(self.parts))
+            return self.family, f"inferred from parts of the rows alone ({reasons})"
+        return _family_of(self)
+
+    def merged(self, other: FamilyEvidence) -> FamilyEvidence:
+        """The evidence of the rows of both parts, as of one column of all their rows (a
+        part of integers and one of floats: floats, as pandas concatenates them; an object
+        column without a value takes the other's kind)."""
+        a, b = self, other
+        if a.kind == "empty" and not a.parts:
+            return b
+        if b.kind == "empty" and not b.parts:
+            return a
+        if {a.kind, b.kind} == {"int", "float"} and not (a.parts or b.parts):
+            return FamilyEvidence("float")
+        if a.parts or b.parts or a.kind != b.kind:
+            kept = (*a._reasons(), *b._reasons())
+            return FamilyEvidence("parts", parts=kept, family=a.decide()[0])
+        if a.kind == "int":
+            return _merged_ints(a, b)
+        if a.kind == "string":
+            counts = dict(a.words)
+            for words, n in b.words:
+                counts[words] = counts.get(words, 0) + n
+            return FamilyEvidence("string", words=tuple(sorted(counts.items())))
+        return a
+
+    def _reasons(self) -> tuple[str, ...]:
+        return self.parts or (_family_of(self)[1],)
+
+
+def _merged_ints(a: FamilyEvidence, b: FamilyEvidence) -> FamilyEvidence:
+    if not a.count or not b.count:
+        return a if a.count else b
+    least, greatest = min(a.least, b.least), max(a.greatest, b.greatest)
+    codes = None
+    if a.codes is not None and b.codes is not None and greatest <= MAX_CODES:
+        codes = a.codes | b.codes
+    return FamilyEvidence("int", a.count + b.count, least, greatest, codes)
+
+
+def family_evidence(column: Any, name: str = "x") -> FamilyEvidence:
+    """What :func:`infer_family` reads of ``column`` (a :class:`_Column`, or an array or
+    a pandas or polars Series)."""
     col = column if isinstance(column, _Column) else _as_column(column, name)
     kind = col.kind()
-    if kind == "object":
-        kind = {"str": "string", "empty": "string"}.get(
-            _value_types(col.objects(), col.name), _value_types(col.objects(), col.name)
-        )
-    if kind == "bool":
-        return "bernoulli", "boolean values"
-    if kind == "float":
-        return "gaussian", "float values"
+    if kind == "object":  # (of the one type of its values)
+        kind = _value_types(col.objects(), col.name)
+        kind = "string" if kind == "str" else kind
     if kind == "int":
         vals = col.floats()
         if vals is None:  # an object column holding ints
             vals = np.array([np.nan if v is None else float(v) for v in col.objects()])
         vals = vals[~np.isnan(vals)]
-        if vals.size and vals.min() < 0:
+        if not vals.size:
+            return FamilyEvidence("int")
+        least, greatest = int(vals.min()), int(vals.max())
+        codes = None
+        if least >= 0 and greatest <= MAX_CODES:
+            codes = frozenset(int(v) for v in np.unique(vals))
+        return FamilyEvidence("int", int(vals.size), least, greatest, codes)
+    if kind == "string":
+        obj = col.objects()
+        _warn_if_numbers(obj, col.name)
+        counts: dict[int, int] = {}
+        for v in obj:
+            if v is not None:
+                words = len(str(v).split())
+                counts[words] = counts.get(words, 0) + 1
+        return FamilyEvidence("string", words=tuple(sorted(counts.items())))
+    if kind in ("bool", "float", "category", "empty"):
+        return FamilyEvidence(kind)
+    raise TypeError(
+        f"Column {col.name!r} has an unsupported type {kind}: convert it to numbers, "
+        "booleans or strings, or drop it."
+    )
+
+
+def _family_of(evidence: FamilyEvidence) -> tuple[str, str]:
+    """The family of a column of this evidence, and why (the rules of the module
+    docstring)."""
+    kind = evidence.kind
+    if kind == "bool":
+        return "bernoulli", "boolean values"
+    if kind == "float":
+        return "gaussian", "float values"
+    if kind == "int":
+        if evidence.count and evidence.least < 0:
             return "gaussian", "integers with negative values"
-        distinct = len(np.unique(vals))
         # codes are few and small (0-10: levels, ratings); a few values spread wider (ages
         # 23, 31, 47, ... of a small table) are measurements: as codes, an age not seen in
         # training would get the prior alone
-        if distinct <= MAX_CODES and (vals.size == 0 or vals.max() <= MAX_CODES):
+        distinct = len(evidence.codes or ())
+        none = not evidence.count
+        if none or (evidence.greatest <= MAX_CODES and distinct <= MAX_CODES):
             return (
                 "categorical",
                 f"non-negative integers with {distinct} distinct values (<= {MAX_CODES}), "
                 f"none above {MAX_CODES}: codes",
             )
-        if vals.size == 0 or vals.max() <= MAX_COUNT:
+        if none or evidence.greatest <= MAX_COUNT:
             return "poisson", f"non-negative integers up to {MAX_COUNT}: counts"
         return "gaussian", f"integers above {MAX_COUNT}"
     if kind == "category":
         return "categorical", "category dtype"
-    if kind == "string":
-        obj = col.objects()
-        _warn_if_numbers(obj, col.name)
-        words = [len(str(v).split()) for v in obj if v is not None]
-        median = float(np.median(words)) if words else 0.0
-        if median >= TEXT_MIN_WORDS:
-            return "text", f"strings of {median:g} words (median >= {TEXT_MIN_WORDS}): text"
-        return "categorical", f"short strings (median {median:g} words)"
-    raise TypeError(
-        f"Column {col.name!r} has an unsupported type {kind}: convert it to numbers, "
-        "booleans or strings, or drop it."
-    )
+    median = _median(evidence.words)  # strings (or an object column without a value)
+    if median >= TEXT_MIN_WORDS:
+        return "text", f"strings of {median:g} words (median >= {TEXT_MIN_WORDS}): text"
+    return "categorical", f"short strings (median {median:g} words)"
+
+
+def _median(counts: tuple[tuple[int, int], ...]) -> float:
+    """The median of values given as ``(value, times)`` pairs in increasing order, as
+    ``np.median`` of all of them (0 for none)."""
+    total = sum(n for _, n in counts)
+    if not total:
+        return 0.0
+    middle = [(total - 1) // 2, total // 2]
+    found: list[int] = []
+    seen = 0
+    for value, n in counts:
+        while middle and middle[0] < seen + n:
+            found.append(value)
+            middle.pop(0)
+        seen += n
+    return float(np.mean(found))
 
 
 def _warn_if_numbers(values: np.ndarray, name: str) -> None:
