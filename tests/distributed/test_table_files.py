@@ -8,6 +8,8 @@ files on Dask, read as one process reads them, with its model file and its error
   without a value, where one process says 1); a column that all the rows would give
   another family (codes 0-9 in one file, 1-10 in another: 11 values, counts) is refused
   with the flag that fixes it (the model was silently another).
+* A table's CSV files of other columns, or in another order, are refused as one process
+  refuses them, in its words (the workers read each file with its own header).
 
 (The files are compared byte for byte: their columns are counts and categories, which merge
 exactly; ``--dask-scheduler sync`` runs the workers' code in this process.)
@@ -113,3 +115,53 @@ def test_a_column_all_rows_give_another_family_is_refused(capsys: Any) -> None:
     errs, files = _one_and_dask(["p0.csv", "p1.csv"], capsys, "--model", "mixed", "--columns",
                                 "c=poisson")  # fmt: skip
     assert files[0] == files[1]
+
+
+# ------------------------------------------------------------------ 2. the files' columns
+def _numbers(seed: int, n: int = 30) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"a": rng.integers(0, 3, n), "b": rng.integers(0, 3, n),
+                         "y": rng.integers(0, 2, n)})  # fmt: skip
+
+
+@pytest.mark.parametrize("model", ["gaussian", "categorical", "mixed"])
+@pytest.mark.parametrize("skip", [[], ["--bad-rows", "skip"]])
+@pytest.mark.parametrize(
+    ("columns", "said"),
+    [
+        (["b", "a", "y"], "its column 'b' is the 1st, in 'p0.csv' the 2nd"),
+        (["a", "y", "b"], "its column 'y' is the 2nd, in 'p0.csv' the 3rd"),
+        ({"b": "B"}, "its column 'B' is not in 'p0.csv', and it has no column 'b' (of 'p0.csv')"),
+    ],
+)
+def test_files_of_other_columns_are_refused_as_one_process_refuses_them(
+    model: str, skip: list[str], columns: Any, said: str, capsys: Any
+) -> None:
+    """Before, the workers of an untyped table (gaussian, categorical; and any table
+    without --bad-rows skip) read each file with its own header: columns in another order
+    or of other names stopped at the merge ("The models of partitions 0 and 1 do not
+    merge"), and the labels in another column trained a model one process refuses."""
+    _numbers(0).to_csv("p0.csv", index=False)
+    other = _numbers(1)
+    other = other.rename(columns=columns) if isinstance(columns, dict) else other[columns]
+    other.to_csv("p1.csv", index=False)
+    errs, _ = _one_and_dask(["p0.csv", "p1.csv"], capsys, "--model", model, *skip, codes=(1, 1))
+    assert errs[0] == errs[1], errs
+    assert errs[1] == (
+        f"Error: The table 'p1.csv' has the columns {list(other.columns)}, but 'p0.csv' has "
+        f"['a', 'b', 'y']: {said}; every table must have the same columns, in the same order "
+        "(one table of all their rows): write 'p1.csv' with the columns of 'p0.csv', in their "
+        "order, or train on the tables of each layout apart.\n"
+    )
+
+
+def test_fit_source_checks_the_columns_of_untyped_csv_files() -> None:
+    from nbayes import GaussianNB
+    from nbayes import distributed as nbd
+
+    _numbers(0).to_csv("p0.csv", index=False)
+    _numbers(1)[["a", "y", "b"]].to_csv("p1.csv", index=False)
+    for rows in ({}, {"bad_rows": "skip", "table_rows": nbd.TableRows(typed=False)}):
+        with pytest.raises(ValueError, match=r"'p1.csv' has the columns \['a', 'y', 'b'\]"):
+            nbd.fit_source(GaussianNB(), ["p0.csv", "p1.csv"], label_col="y",
+                           scheduler="sync", **rows)  # fmt: skip

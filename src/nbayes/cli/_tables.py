@@ -25,7 +25,7 @@ import numpy as np
 
 from nbayes.cli._common import UI, CLIError, skipped_rows
 from nbayes.io.input_formats import extensions_text, of_path, table_formats
-from nbayes.io.tables import rows_without_labels
+from nbayes.io.tables import rows_without_labels, same_columns
 
 __all__ = ["bad_rows", "dask_rows", "drop_bad_rows", "table_features", "read_table", "split_labels"]
 
@@ -129,13 +129,12 @@ def read_table(
             frame.attrs = {}  # (the sources are set below, once)
             frames.append(frame)
             bar.advance(len(frame))
-    columns = list(frames[0].columns)
-    for path, frame in zip(paths[1:], frames[1:], strict=True):
-        if list(frame.columns) != columns:
-            raise CLIError(
-                f"The table {path!r} has the columns {list(frame.columns)}, but {paths[0]!r} has "
-                f"{columns}: every table must have the same columns."
-            )
+    try:  # (as the Dask workers check the files, with the same words)
+        same_columns(
+            [(path, list(frame.columns)) for path, frame in zip(paths, frames, strict=True)]
+        )
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
     table = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     if len(table) == 0:
         skipped = skipped_rows()

@@ -681,7 +681,7 @@ def fit_source(
         The fitted clone.
     """
     from ._bad_rows import in_files, read_blocks, report
-    from ._read import _format_of, read
+    from ._read import _format_of, read, same_file_columns, sources_of
 
     require_dask()
     if bad_rows not in BAD_ROWS:
@@ -713,6 +713,10 @@ def fit_source(
         # "str", of pandas 3's strings)
         with require_dask().config.set({"dataframe.convert-string": False}):
             data = read(source, **read_kw)
+    if not documents:  # (a table's files: one table, as one process reads them)
+        sources = data.sources if isinstance(data, Blocks) else sources_of(data)
+        if sources is not None:
+            same_file_columns(sources, read_kw.get("storage_options"))
     args = (estimator, data, text_col if documents else None, label_col, None, split_every)
     if scheduler is not None and "://" in scheduler:
         from distributed import Client

@@ -15,6 +15,7 @@ and line of a bad row as the single-machine readers do.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import os
@@ -29,7 +30,7 @@ from ..exceptions import NBayesWarning
 from ..io.input_formats import COMPRESSION_SUFFIXES, is_compressed, of_path, table_formats
 from ._inputs import require_dask
 
-__all__ = ["QUOTED_SAMPLE", "Sources", "read", "sources_of"]
+__all__ = ["QUOTED_SAMPLE", "Sources", "read", "same_file_columns", "sources_of"]
 
 #: bytes read from the start of a CSV file that would be split into blocks, to look for
 #: quoted fields holding line breaks
@@ -233,6 +234,40 @@ def cut(
         split=[p for p, offs in zip(paths, offsets, strict=True) if len(offs) > 1],
     )  # fmt: skip
     return Layout(size, sources, [b for blocks in values for b in blocks])
+
+
+# ------------------------------------------------------------------ a table's files
+def same_file_columns(sources: Sources, storage_options: dict[str, Any] | None = None) -> None:
+    """A ValueError, with what to do, unless the CSV/TSV files of ``sources`` have the
+    same columns in the same order, as one process refuses other tables
+    (:func:`nbayes.io.tables.same_columns`): their headers, read here before a fit (a
+    worker reads its block with its own file's header, typed from its own rows, and the
+    partitions' models then did not merge, or, the labels elsewhere, merged)."""
+    from ..io.tables import same_columns
+
+    paths = list(dict.fromkeys(path for path, _, _ in sources.parts))
+    if sources.format not in ("csv", "tsv") or len(paths) < 2:
+        return
+    same_columns([
+        (sources.name(path), _header(path, sources, storage_options or {})) for path in paths
+    ])  # fmt: skip
+
+
+def _header(path: str, sources: Sources, storage: dict[str, Any]) -> list[str]:
+    """The columns of a CSV/TSV file as pandas reads them: its first line that is not
+    blank (a UTF-8 byte order mark removed), cut at the delimiter (fields quoted as the
+    csv module and pandas quote them)."""
+    from fsspec import open as fs_open
+
+    codec = _codec(sources.encoding)
+    codec = "utf-8-sig" if codec == "utf-8" else codec
+    with fs_open(path, "rb", compression="infer", **storage) as f:
+        line = b""
+        for line in f:
+            if line.strip() and line.strip() != codecs.BOM_UTF8:
+                break
+    text = line.decode(codec, errors="replace")
+    return next(csv.reader([text], delimiter=sources.sep, quotechar='"', doublequote=True), [])
 
 
 # ----------------------------------------------------------------------- read

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..io.readers import BadRow
-from ..io.tables import read_table, require_pandas, retyped, rows_without_labels
+from ..io.tables import read_table, require_pandas, retyped, rows_without_labels, same_columns
 from ._bad_rows import BlockError, Blocks, Skipped, _lines
 
 __all__ = ["TableRows", "agreed", "column_types", "read_table_part", "rows_read"]
@@ -156,14 +156,7 @@ def _same_columns(blocks: Blocks, files: dict[str, dict[str, set[str]]]) -> None
     """A ValueError if the files do not have the same columns in the same order (one
     process concatenates only such tables)."""
     names = dict(zip((path for path, _, _ in blocks.sources.parts), blocks.names, strict=False))
-    first, *others = files
-    for path in others:
-        if list(files[path]) != list(files[first]):
-            raise ValueError(
-                f"The table {names.get(path, path)!r} has the columns {list(files[path])}, but "
-                f"{names.get(first, first)!r} has {list(files[first])}: every table must have "
-                "the same columns."
-            )
+    same_columns([(names.get(path, path), list(columns)) for path, columns in files.items()])
 
 
 def needs_types(blocks: Blocks) -> bool:

@@ -14,14 +14,14 @@ import io
 import os
 import re
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from nbayes.io._formats import json_objects
 from nbayes.io._opening import BAD_ROWS, BadRow, BadRows, Stream, _is_gzip
 
-__all__ = ["read_table", "require_pandas", "retyped", "rows_without_labels"]
+__all__ = ["read_table", "require_pandas", "retyped", "rows_without_labels", "same_columns"]
 
 #: the formats :func:`read_table` reads (as :data:`nbayes.io.input_formats.FORMATS` names
 #: them)
@@ -125,6 +125,61 @@ def rows_without_labels(table: Any, label_col: str) -> dict[int, str]:
         return {}
     values = table[label_col].tolist()
     return {i: "no label" for i, v in enumerate(values) if v is None or v == "" or v != v}
+
+
+def same_columns(tables: Sequence[tuple[str, Sequence[Any]]]) -> None:
+    """A ValueError, with what to do, unless the tables ``(name, columns)`` have the same
+    columns in the same order: one table of all their rows (one process concatenates only
+    such tables, and the Dask workers read only such files).
+
+    >>> same_columns([("a.csv", ["x", "y"]), ("b.csv", ["x", "y"])])
+    >>> same_columns([("a.csv", ["x", "y"]), ("b.csv", ["y", "x"])])
+    Traceback (most recent call last):
+    ...
+    ValueError: The table 'b.csv' has the columns ['y', 'x'], but 'a.csv' has ['x', 'y']: its \
+column 'y' is the 1st, in 'a.csv' the 2nd; every table must have the same columns, in the \
+same order (one table of all their rows): write 'b.csv' with the columns of 'a.csv', in \
+their order, or train on the tables of each layout apart.
+    """
+    if not tables:
+        return
+    (first, columns), *others = [(name, [str(c) for c in cols]) for name, cols in tables]
+    for name, theirs in others:
+        if theirs == columns:
+            continue
+        raise ValueError(
+            f"The table {name!r} has the columns {theirs}, but {first!r} has {columns}: "
+            f"{_columns_differ(theirs, columns, first)}; every table must have the same "
+            f"columns, in the same order (one table of all their rows): write {name!r} with "
+            f"the columns of {first!r}, in their order, or train on the tables of each "
+            "layout apart."
+        )
+
+
+def _columns_differ(theirs: list[str], columns: list[str], first: str) -> str:
+    """How a table's ``theirs`` differ from ``columns`` (those of the table ``first``)."""
+    extra = [c for c in theirs if c not in columns]
+    missing = [c for c in columns if c not in theirs]
+    said = []
+    if extra:
+        said.append(f"its column {extra[0]!r} is not in {first!r}")
+    if missing:
+        said.append(f"it has no column {missing[0]!r} (of {first!r})")
+    if said:
+        return ", and ".join(said)
+    if len(theirs) != len(columns):  # (the same names, some twice)
+        return f"it has {len(theirs)} columns, {first!r} {len(columns)}"
+    k = next(k for k, (a, b) in enumerate(zip(theirs, columns, strict=True)) if a != b)
+    return (
+        f"its column {theirs[k]!r} is the {_nth(k + 1)}, in {first!r} the "
+        f"{_nth(columns.index(theirs[k]) + 1)}"
+    )
+
+
+def _nth(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st."""
+    last = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{last}"
 
 
 def _name(source: Any) -> str:
