@@ -9,7 +9,8 @@ files on Dask, read as one process reads them, with its model file and its error
   another family (codes 0-9 in one file, 1-10 in another: 11 values, counts) is refused
   with the flag that fixes it (the model was silently another).
 * A table's CSV files of other columns, or in another order, are refused as one process
-  refuses them, in its words (the workers read each file with its own header).
+  refuses them, in its words (the workers read each file with its own header); the cells
+  of an untyped table (gaussian, categorical) are strings, as one process reads them.
 
 (The files are compared byte for byte: their columns are counts and categories, which merge
 exactly; ``--dask-scheduler sync`` runs the workers' code in this process.)
@@ -165,3 +166,21 @@ def test_fit_source_checks_the_columns_of_untyped_csv_files() -> None:
         with pytest.raises(ValueError, match=r"'p1.csv' has the columns \['a', 'y', 'b'\]"):
             nbd.fit_source(GaussianNB(), ["p0.csv", "p1.csv"], label_col="y",
                            scheduler="sync", **rows)  # fmt: skip
+
+
+@pytest.mark.parametrize("model", ["gaussian", "categorical"])
+def test_untyped_files_are_strings_as_one_process_reads_them(model: str, capsys: Any) -> None:
+    """Whole numbers in one file, decimal ones in another: every cell a string, as one
+    process reads an untyped table (categories "1" and "1.0"). Before, dask typed each
+    file and refused them ("other types in different blocks"), and the categories of a
+    categorical model were numbers, where one process's are strings."""
+    _numbers(0).to_csv("p0.csv", index=False)
+    _numbers(1).astype({"a": float}).to_csv("p1.csv", index=False)
+    errs, files = _one_and_dask(["p0.csv", "p1.csv"], capsys, "--model", model)
+    assert errs[0] == errs[1] == ""
+    one, dist = load("one.nbayes"), load("dask.nbayes")
+    if model == "categorical":
+        assert files[0] == files[1]
+        assert dist.categories_[0].tolist() == ["0", "0.0", "1", "1.0", "2", "2.0"]
+    else:  # (Gaussian moments merged from partitions: equal to the last bits)
+        np.testing.assert_allclose(dist.theta_, one.theta_, rtol=1e-12)

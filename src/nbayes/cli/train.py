@@ -430,8 +430,10 @@ def _skipped(args: argparse.Namespace) -> Any:
 def _dask_read_options(args: argparse.Namespace, estimator: Any, text: bool) -> dict[str, Any]:
     """What :func:`nbayes.distributed.read` needs to read DATA as this process would:
     the ``--delimiter`` and ``--encoding`` of CSV files, and, for a table model that takes
-    numbers or categories, the labels as strings (the table reader's: a label ``1`` is
-    the class "1" in both)."""
+    numbers or categories, every cell as a string, an empty label missing (the table
+    reader's: a label ``1`` is the class "1", a category ``1`` the category "1"; a column
+    of whole numbers in one file and decimal ones in another is no column of other types
+    in different blocks)."""
     from nbayes.cli._common import delimiter_of
     from nbayes.cli._data import feature_kind
     from nbayes.io.input_formats import COMPRESSION_SUFFIXES, of_path
@@ -446,7 +448,7 @@ def _dask_read_options(args: argparse.Namespace, estimator: Any, text: bool) -> 
     if getattr(args, "encoding", "utf-8") not in ("utf-8", "utf8"):
         options["encoding"] = args.encoding
     if not text and feature_kind(estimator) != "typed":
-        options["dtype"] = {args.label_col: str}
+        options.update(dtype=str, keep_default_na=False, na_values={args.label_col: [""]})
     return options
 
 

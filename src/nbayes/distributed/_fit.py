@@ -171,9 +171,20 @@ def _fit_task(
         label = None if row is None or part.labels is None else part.labels[row]
         if row is not None and kind == "blocks" and hasattr(part.X, "index"):
             label = int(part.X.index[row])  # (a table's: the row among the block's rows read)
-        raise PartitionError(i, row, label, str(exc)) from exc
+        raise PartitionError(i, row, label, _refused(learn, part, row, exc)) from exc
     _report(cols.get("topic"), i, len(part))
     return shipped
+
+
+def _refused(learn: Callable[[Part], Any], part: Part, row: int | None, exc: Exception) -> str:
+    """What is wrong with the first bad ``row`` of ``part``: the error of the rows up to it
+    (the partition's, ``exc``, may be of a later row: a cell ``''`` of another column)."""
+    if row is not None:
+        try:
+            learn(part.head(row + 1))
+        except (ValueError, TypeError) as first:
+            return str(first)
+    return str(exc)
 
 
 def _report(topic: str | None, partition: int, rows: int) -> None:
