@@ -11,6 +11,9 @@ files on Dask, read as one process reads them, with its model file and its error
 * A table's CSV files of other columns, or in another order, are refused as one process
   refuses them, in its words (the workers read each file with its own header); the cells
   of an untyped table (gaussian, categorical) are strings, as one process reads them.
+* Parquet files' columns are of the dtypes of pandas' concat of the files, as one process
+  reads them (int32 and int64: int64; a column of nulls in one file and strings or integers
+  in another: objects).
 
 (The files are compared byte for byte: their columns are counts and categories, which merge
 exactly; ``--dask-scheduler sync`` runs the workers' code in this process.)
@@ -184,3 +187,58 @@ def test_untyped_files_are_strings_as_one_process_reads_them(model: str, capsys:
         assert dist.categories_[0].tolist() == ["0", "0.0", "1", "1.0", "2", "2.0"]
     else:  # (Gaussian moments merged from partitions: equal to the last bits)
         np.testing.assert_allclose(dist.theta_, one.theta_, rtol=1e-12)
+
+
+# ------------------------------------------------------------------ 3. Parquet files' types
+def _parquet_pair(case: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    rng = np.random.default_rng(5)
+    n = 40
+
+    def label() -> Any:
+        return rng.integers(0, 2, n)
+
+    if case == "int32 and int64":
+        return (pd.DataFrame({"a": rng.integers(0, 5, n).astype("int32"), "y": label()}),
+                pd.DataFrame({"a": rng.integers(0, 5, n), "y": label()}))  # fmt: skip
+    if case == "float32 and float64":  # (categories: the strings of float64s)
+        return (pd.DataFrame({"a": rng.normal(size=n).astype("float32"), "y": label()}),
+                pd.DataFrame({"a": rng.normal(size=n), "y": label()}))  # fmt: skip
+    words = pd.Series(rng.choice(["u", "v w"], n))
+    if case == "strings and nulls":  # (a column of None: Parquet's null type)
+        return (pd.DataFrame({"s": words, "y": label()}),
+                pd.DataFrame({"s": [None] * n, "y": label()}))  # fmt: skip
+    if case == "strings and NaN":  # (an object column of NaN: null too)
+        nan = pd.Series([np.nan] * n, dtype=object)
+        return pd.DataFrame({"s": words, "y": label()}), pd.DataFrame({"s": nan, "y": label()})
+    return (pd.DataFrame({"a": rng.integers(0, 5, n), "y": label()}),  # integers and nulls
+            pd.DataFrame({"a": [None] * n, "y": label()}))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["int32 and int64", "float32 and float64", "strings and nulls", "strings and NaN",
+     "integers and nulls"],
+)  # fmt: skip
+@pytest.mark.parametrize("first", [0, 1])
+def test_parquet_files_are_cast_as_pandas_concatenates_them(
+    case: str, first: int, capsys: Any
+) -> None:
+    """Before, skipping bad rows, the workers kept a file's int32 (one process: int64),
+    its float32 (categories '-0.017742237', where one process's are the float64's
+    '-0.017742237076163292'), and made integers with a file of nulls floats (one process:
+    objects, the integers' codes); a column of nulls in the first file said "median 0
+    words" (1, of all the rows)."""
+    pytest.importorskip("pyarrow")
+    frames = _parquet_pair(case)
+    for i, frame in enumerate(frames[first:] + frames[:first]):
+        frame.to_parquet(f"p{i}.parquet")
+    files = ["p0.parquet", "p1.parquet"]
+    missing = case.endswith(("nulls", "NaN"))
+    for skip in ([], ["--bad-rows", "skip"]):
+        if case != "float32 and float64":  # (Gaussian moments: equal to the last bits)
+            errs, out = _one_and_dask(files, capsys, "--model", "mixed", *skip)
+            assert errs[0] == errs[1] and out[0] == out[1], skip
+    if not missing:  # (categories: no missing value; without skipping, the categories are
+        # the numbers as stored: one process's are strings)
+        errs, out = _one_and_dask(files, capsys, "--model", "categorical", "--bad-rows", "skip")
+        assert errs[0] == errs[1] and out[0] == out[1]

@@ -61,7 +61,7 @@ class Blocks:
     #: a table's partitions (not documents): how they become rows (``_table_rows.TableRows``)
     table: Any = None
     #: a table's partitions' columns' types, agreed (``_table_rows.agreed``), if needed
-    types: list[dict[str, tuple[str, str]]] | None = None
+    types: list[dict[str, tuple[str, Any]]] | None = None
 
 
 @dataclass

@@ -570,7 +570,7 @@ def _fitted(
         raise advice from exc
 
 
-def _types(blocks: Blocks, scheduler: Any) -> list[dict[str, tuple[str, str]]]:
+def _types(blocks: Blocks, scheduler: Any) -> list[dict[str, tuple[str, Any]]]:
     """The columns of a table's partitions and their types, agreed as one process reads
     a whole file's (:func:`._table_rows.agreed`)."""
     return agreed(blocks, _on_each(column_types, blocks, range(len(blocks.raws)), scheduler))

@@ -114,23 +114,22 @@ def _across_files(tags: set[str]) -> str:
     return "object"
 
 
-def agreed(
-    blocks: Blocks, found: list[tuple[int, dict[str, str]]]
-) -> list[dict[str, tuple[str, str]]]:
+def agreed(blocks: Blocks, found: list[Found]) -> list[dict[str, tuple[str, Any]]]:
     """Each partition's columns and their types: ``{column: (in its file, across
     files)}``, the columns of its file in the order one process reads them (of the first
     row that has each, pandas' order for JSON lines), from the rows and the types of each
     partition's columns alone (``found``, :func:`column_types`). A column missing from a
     partition with rows (a JSON key only in other rows) is missing in its rows; files of
-    other columns are refused, as one process refuses them."""
+    other columns are refused, as one process refuses them. Parquet files' types across
+    files are the dtypes of pandas' concat of them (:func:`_concatenated`)."""
     files: dict[str, dict[str, set[str]]] = {}
-    for (path, _, _), (rows, tags) in zip(blocks.sources.parts, found, strict=True):
+    for (path, _, _), (rows, tags, _) in zip(blocks.sources.parts, found, strict=True):
         columns = files.setdefault(path, {})
         for column, tag in tags.items():
             seen = columns.setdefault(column, set())
             if rows:  # (a partition without rows types nothing)
                 seen.add(tag)
-    for (path, _, _), (rows, tags) in zip(blocks.sources.parts, found, strict=True):
+    for (path, _, _), (rows, tags, _) in zip(blocks.sources.parts, found, strict=True):
         for column, seen in files[path].items():
             if rows and column not in tags:
                 seen.add("empty")
@@ -145,7 +144,9 @@ def agreed(
         for column, tag in types.items():
             if files[path][column]:  # (a file without rows types nothing)
                 concat.setdefault(column, set()).add(tag)
-    across = {column: _across_files(tags) for column, tags in concat.items()}
+    across: dict[str, Any] = {column: _across_files(tags) for column, tags in concat.items()}
+    if blocks.sources.format == "parquet":  # (a partition a file: its own dtypes)
+        across = _concatenated([sample for _, _, sample in found])
     return [
         {column: (tag, across.get(column, tag)) for column, tag in in_file[path].items()}
         for path, _, _ in blocks.sources.parts
@@ -169,14 +170,53 @@ def needs_types(blocks: Blocks) -> bool:
     return len(blocks.raws) > 1 and (typed_csv or fmt in ("jsonl", "parquet"))
 
 
-def column_types(blocks: Blocks, i: int, raw: Any) -> tuple[int, dict[str, str]]:
+#: what a first read of a partition found (:func:`column_types`): its rows, its columns'
+#: types, and (a Parquet file) a sample of its columns
+Found = tuple[int, dict[str, str], Any]
+
+
+def column_types(blocks: Blocks, i: int, raw: Any) -> Found:
     """On a worker: the number of rows of partition ``i`` and its columns' types, in its
     columns' order, from its rows alone (the rows kept of a typed CSV table, all rows read
-    of JSON lines and Parquet)."""
+    of JSON lines and Parquet); of a Parquet file, also a row of its columns, of their
+    dtypes (each column's first value that is not missing, if it has one; no row if the
+    file has none): pandas' concat of these types the files' columns as it types those
+    of the files (:func:`_concatenated`)."""
     table, _ = _read(blocks, i, raw, Skipped())
+    sample = None
     if blocks.sources.format in ("csv", "tsv"):
         table = retyped(_kept(blocks, table, Skipped(), blocks.names[i]))
-    return len(table), {str(column): _tag(table[column]) for column in table.columns}
+    elif blocks.sources.format == "parquet":
+        sample = _sample(table)
+    return len(table), {str(column): _tag(table[column]) for column in table.columns}, sample
+
+
+def _sample(table: Any) -> Any:
+    """A row of ``table``'s columns, of their dtypes: each column's first value that is
+    not missing (its first if all are); no row if ``table`` has none."""
+    pd = require_pandas()
+    if len(table) == 0:
+        return table.iloc[:0]
+    columns = {}
+    for column in table.columns:
+        valid = table[column].first_valid_index()
+        at = 0 if valid is None else table.index.get_loc(valid)
+        columns[column] = table[column].iloc[[at]].reset_index(drop=True)
+    return pd.DataFrame(columns)
+
+
+def _concatenated(samples: list[Any]) -> dict[str, Any]:
+    """The dtypes of the columns of pandas' concat of the files whose ``samples`` these
+    are (:func:`_sample`), as one process concatenates the files: integers of 32 bits in
+    one file and of 64 in another are of 64, a column without a value in one file (null,
+    or an object of NaN) joins the other's as pandas joins them (objects, in pandas 3)."""
+    import warnings
+
+    pd = require_pandas()
+    with warnings.catch_warnings():  # (pandas 2's notice that all-NA columns will count)
+        warnings.simplefilter("ignore", FutureWarning)
+        joined = pd.concat(samples, ignore_index=True)
+    return {str(column): dtype for column, dtype in joined.dtypes.items()}
 
 
 def rows_read(blocks: Blocks, i: int, raw: Any) -> int:
@@ -225,7 +265,7 @@ def _kept(blocks: Blocks, table: Any, found: Skipped, name: str) -> Any:
 
 
 def read_table_part(
-    blocks: Blocks, i: int, raw: Any, types: dict[str, tuple[str, str]] | None
+    blocks: Blocks, i: int, raw: Any, types: dict[str, tuple[str, Any]] | None
 ) -> tuple[Any, list[Any], Skipped]:
     """On a worker: the estimator's input and labels of partition ``i`` (``raw``: its
     block's bytes, or a Parquet file's path), its columns those of the ``types`` agreed, in
@@ -252,8 +292,9 @@ def read_table_part(
     return X, list(labels), found
 
 
-def _cast(table: Any, types: dict[str, tuple[str, str]]) -> Any:
-    """``table``'s columns of the types agreed: in the file, then across files."""
+def _cast(table: Any, types: dict[str, tuple[str, Any]]) -> Any:
+    """``table``'s columns of the types agreed: in the file, then across files (a tag,
+    or, of Parquet files, the dtype of pandas' concat)."""
     pd = require_pandas()
     table = table.copy()
     for column in table.columns:
@@ -268,7 +309,9 @@ def _cast(table: Any, types: dict[str, tuple[str, str]]) -> Any:
             values = values.astype("str")
         elif in_file == "object" and tag != "object":
             values = values.astype(object)
-        if across != in_file:
+        if not isinstance(across, str):  # (a dtype: pandas' concat's)
+            values = values if values.dtype == across else values.astype(across)
+        elif across != in_file:
             values = values.astype("float64" if across == "float" else object)
         table[column] = values
     return table
