@@ -14,6 +14,8 @@ files on Dask, read as one process reads them, with its model file and its error
 * Parquet files' columns are of the dtypes of pandas' concat of the files, as one process
   reads them (int32 and int64: int64; a column of nulls in one file and strings or integers
   in another: objects).
+* A bad row of more Parquet files than dask reads one by one (256) is named by its file and
+  row, as for fewer (it was "Bad data in partition 270, row 3").
 
 (The files are compared byte for byte: their columns are counts and categories, which merge
 exactly; ``--dask-scheduler sync`` runs the workers' code in this process.)
@@ -242,3 +244,53 @@ def test_parquet_files_are_cast_as_pandas_concatenates_them(
         # the numbers as stored: one process's are strings)
         errs, out = _one_and_dask(files, capsys, "--model", "categorical", "--bad-rows", "skip")
         assert errs[0] == errs[1] and out[0] == out[1]
+
+
+# ------------------------------------------------------------------ 4. many Parquet files
+@pytest.fixture
+def few_read_one_by_one(monkeypatch: Any) -> int:
+    """Parquet files read one by one by dask up to 2 (256): 3 files are "many"."""
+    from nbayes.distributed import _read
+
+    monkeypatch.setattr(_read, "_PARQUET_FILES", 2)
+    return 3
+
+
+def test_a_bad_row_of_many_parquet_files_is_named_by_its_file_and_row(
+    few_read_one_by_one: int, capsys: Any
+) -> None:
+    """It was "Bad data in partition 2, row 7 (index 7)" beyond 256 files."""
+    pytest.importorskip("pyarrow")
+    from nbayes import distributed as nbd
+    from nbayes.text.classifier import TextClassifier
+
+    rng = np.random.default_rng(0)
+    for i in range(few_read_one_by_one):
+        docs = pd.DataFrame({"text": [" ".join(rng.choice(["free", "lunch", "win"], 3))
+                                      for _ in range(20)],
+                             "label": rng.choice(["ham", "spam"], 20).astype(object)})  # fmt: skip
+        if i == 2:
+            docs.loc[7, "label"] = None
+        docs.to_parquet(f"p{i}.parquet")
+    frame = nbd.read("p*.parquet")
+    assert frame.npartitions == few_read_one_by_one
+    with pytest.raises(nbd.PartitionError) as info:
+        nbd.fit(TextClassifier(), frame, label_col="label", scheduler="sync")
+    assert (info.value.source, info.value.source_row) == ("p2.parquet", 7)
+    assert str(info.value).startswith("p2.parquet, row 7: missing label")
+    files = [f"p{i}.parquet" for i in range(few_read_one_by_one)]
+    errs, _ = _one_and_dask(files, capsys, "--label-col", "label", codes=(1, 1))
+    assert errs[1].startswith("Error: p2.parquet, row 7: missing label"), errs
+
+
+def test_many_parquet_files_train_the_model_of_one_process(
+    few_read_one_by_one: int, capsys: Any
+) -> None:
+    """A file a partition, each read by pandas as one process reads it."""
+    pytest.importorskip("pyarrow")
+    for i in range(few_read_one_by_one):
+        _codes_and_words(i, 30, [0, 1, 2], ["a", "b c"]).to_parquet(f"p{i}.parquet")
+    files = [f"p{i}.parquet" for i in range(few_read_one_by_one)]
+    for model in ("mixed", "categorical --bad-rows skip"):
+        errs, out = _one_and_dask(files, capsys, "--model", *model.split())
+        assert errs[0] == errs[1] and out[0] == out[1], model

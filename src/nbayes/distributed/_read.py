@@ -348,8 +348,9 @@ def read(
     return frame
 
 
-#: Parquet files read one by one (their partitions named by file) up to this many; more
-#: are read in one call, as dask reads them (a call per file costs a few milliseconds)
+#: Parquet files read one by one by dask (their partitions named by file) up to this many;
+#: more are read a file a partition, by pandas (a call of dask's per file costs 15 ms, and
+#: dask's concat of hundreds of frames nests too deep for some of its computations)
 _PARQUET_FILES = 256
 
 
@@ -357,7 +358,9 @@ def _parquet(
     dd: Any, source: str | Sequence[str], cols: list[str] | None, kw: dict[str, Any]
 ) -> Any:
     """Parquet files read file by file, their partitions remembered with their file (a bad
-    row is then named by its file and row, not "partition 0, row 3")."""
+    row is then named by its file and row, not "partition 0, row 3"): up to
+    :data:`_PARQUET_FILES` files by dask (by file and row group), more a file a partition
+    (:func:`_parquet_files`)."""
     from fsspec.core import get_fs_token_paths
 
     storage = kw.get("storage_options") or {}
@@ -365,19 +368,48 @@ def _parquet(
         _, _, paths = get_fs_token_paths(source, storage_options=storage)
     except Exception:  # (let dask say what is wrong with the source)
         paths = []
-    if (
-        not paths
-        or len(paths) > _PARQUET_FILES
-        or any("://" in str(p) for p in ([source] if isinstance(source, str) else source))
+    if not paths or any(
+        "://" in str(p) for p in ([source] if isinstance(source, str) else source)
     ):
         return dd.read_parquet(source, columns=cols, **kw)
-    frames = [dd.read_parquet(p, columns=cols, **kw) for p in paths]
-    frame = frames[0] if len(frames) == 1 else dd.concat(frames)
-    parts = [
-        (str(p), k, 0) for p, f in zip(paths, frames, strict=True) for k in range(f.npartitions)
-    ]
+    if len(paths) > _PARQUET_FILES:
+        if set(kw) - {"storage_options"}:  # (dask's options: as dask reads the files)
+            return dd.read_parquet(source, columns=cols, **kw)
+        frame = _parquet_files(dd, [str(p) for p in paths], cols, storage)
+        parts = [(str(p), 0, 0) for p in paths]
+    else:
+        frames = [dd.read_parquet(p, columns=cols, **kw) for p in paths]
+        frame = frames[0] if len(frames) == 1 else dd.concat(frames)
+        parts = [
+            (str(p), k, 0) for p, f in zip(paths, frames, strict=True) for k in range(f.npartitions)
+        ]
     _remember(frame, Sources("parquet", parts, relative=_relative(source)))
     return frame
+
+
+def _parquet_files(
+    dd: Any, paths: list[str], cols: list[str] | None, storage: dict[str, Any]
+) -> Any:
+    """Parquet files as a dask DataFrame of a partition per file, each read whole by
+    pandas, as one process reads it (its columns typed from the first file's schema)."""
+    import pyarrow.parquet as pq
+    from fsspec import open as fs_open
+
+    with fs_open(paths[0], "rb", **storage) as f:
+        schema = pq.read_schema(f)
+    empty = io.BytesIO()  # (the schema read as pandas reads a file of it)
+    pq.write_table(schema.empty_table(), empty)
+    empty.seek(0)
+    meta = _parquet_file(empty, cols, {})
+    return dd.from_map(_parquet_file, paths, columns=cols, storage=storage, meta=meta,
+                       label="read-parquet-file")  # fmt: skip
+
+
+def _parquet_file(path: Any, columns: list[str] | None, storage: dict[str, Any]) -> Any:
+    """One Parquet file, as pandas reads it (a partition of :func:`_parquet_files`)."""
+    import pandas as pd
+
+    return pd.read_parquet(path, columns=columns, storage_options=storage or None)
 
 
 def _bytes(blocksize: str | int) -> int:
