@@ -8,7 +8,7 @@ files on Dask, read as one process reads them, with its model file and its error
   without a value, where one process says 1); a column that all the rows would give
   another family (codes 0-9 in one file, 1-10 in another: 11 values, counts) is refused
   with the flag that fixes it (the model was silently another).
-* A table's CSV files of other columns, or in another order, are refused as one process
+* A table's CSV (or Parquet) files of other columns, or in another order, are refused as one process
   refuses them, in its words (the workers read each file with its own header); the cells
   of an untyped table (gaussian, categorical) are strings, as one process reads them.
 * Parquet files' columns are of the dtypes of pandas' concat of the files, as one process
@@ -244,6 +244,20 @@ def test_parquet_files_are_cast_as_pandas_concatenates_them(
         # the numbers as stored: one process's are strings)
         errs, out = _one_and_dask(files, capsys, "--model", "categorical", "--bad-rows", "skip")
         assert errs[0] == errs[1] and out[0] == out[1]
+
+
+def test_parquet_files_of_other_columns_are_refused_as_one_process_refuses_them(
+    capsys: Any,
+) -> None:
+    """Before, dask joined Parquet files of other columns (the cells of a column missing
+    from a file missing), or their models did not merge."""
+    pytest.importorskip("pyarrow")
+    _numbers(0).to_parquet("p0.parquet")
+    _numbers(1)[["b", "a", "y"]].to_parquet("p1.parquet")
+    for skip in ([], ["--bad-rows", "skip"]):
+        errs, _ = _one_and_dask(["p0.parquet", "p1.parquet"], capsys, "--model", "mixed",
+                                *skip, codes=(1, 1))  # fmt: skip
+        assert errs[0] == errs[1] and "its column 'b' is the 1st" in errs[1], errs
 
 
 # ------------------------------------------------------------------ 4. many Parquet files

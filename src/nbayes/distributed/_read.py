@@ -238,19 +238,33 @@ def cut(
 
 # ------------------------------------------------------------------ a table's files
 def same_file_columns(sources: Sources, storage_options: dict[str, Any] | None = None) -> None:
-    """A ValueError, with what to do, unless the CSV/TSV files of ``sources`` have the
-    same columns in the same order, as one process refuses other tables
-    (:func:`nbayes.io.tables.same_columns`): their headers, read here before a fit (a
-    worker reads its block with its own file's header, typed from its own rows, and the
-    partitions' models then did not merge, or, the labels elsewhere, merged)."""
+    """A ValueError, with what to do, unless the CSV/TSV or Parquet files of ``sources``
+    have the same columns in the same order, as one process refuses other tables
+    (:func:`nbayes.io.tables.same_columns`): their headers (schemas), read here before a
+    fit (a worker reads its block with its own file's header, and the partitions' models
+    then did not merge, or, the labels elsewhere, merged; dask joined Parquet files of
+    other columns, the cells of a column missing from a file missing)."""
     from ..io.tables import same_columns
 
     paths = list(dict.fromkeys(path for path, _, _ in sources.parts))
-    if sources.format not in ("csv", "tsv") or len(paths) < 2:
+    if sources.format not in ("csv", "tsv", "parquet") or len(paths) < 2:
         return
+    columns = _parquet_columns if sources.format == "parquet" else _header
     same_columns([
-        (sources.name(path), _header(path, sources, storage_options or {})) for path in paths
+        (sources.name(path), columns(path, sources, storage_options or {})) for path in paths
     ])  # fmt: skip
+
+
+def _parquet_columns(path: str, sources: Sources, storage: dict[str, Any]) -> list[str]:
+    """The columns of a Parquet file as pandas reads them (from its schema: a column that
+    stores pandas' index is none)."""
+    import pyarrow.parquet as pq
+    from fsspec import open as fs_open
+
+    with fs_open(path, "rb", **storage) as f:
+        schema = pq.read_schema(f)
+    index = (schema.pandas_metadata or {}).get("index_columns", [])
+    return [name for name in schema.names if name not in index]
 
 
 def _header(path: str, sources: Sources, storage: dict[str, Any]) -> list[str]:
@@ -368,9 +382,7 @@ def _parquet(
         _, _, paths = get_fs_token_paths(source, storage_options=storage)
     except Exception:  # (let dask say what is wrong with the source)
         paths = []
-    if not paths or any(
-        "://" in str(p) for p in ([source] if isinstance(source, str) else source)
-    ):
+    if not paths or any("://" in str(p) for p in ([source] if isinstance(source, str) else source)):
         return dd.read_parquet(source, columns=cols, **kw)
     if len(paths) > _PARQUET_FILES:
         if set(kw) - {"storage_options"}:  # (dask's options: as dask reads the files)
