@@ -308,3 +308,14 @@ def test_many_parquet_files_train_the_model_of_one_process(
     for model in ("mixed", "categorical --bad-rows skip"):
         errs, out = _one_and_dask(files, capsys, "--model", *model.split())
         assert errs[0] == errs[1] and out[0] == out[1], model
+
+
+def test_a_label_column_the_files_lack_is_said_with_the_flag(capsys: Any) -> None:
+    """It was "unexpected KeyError: No label column 'y' ... (this is a bug in nbayes ...)"."""
+    pytest.importorskip("pyarrow")
+    _numbers(0).rename(columns={"y": "label"}).to_parquet("p0.parquet")
+    errs, _ = _one_and_dask(["p0.parquet"], capsys, "--model", "mixed", codes=(1, 1))
+    assert errs[1] == (
+        "Error: No label column 'y': the columns are ['a', 'b', 'label']. Pass --label-col "
+        "NAME to choose.\n"
+    ), errs

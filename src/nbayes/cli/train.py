@@ -351,6 +351,12 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
         raise CLIError(_families_disagree(exc)) from None
     except BlocksDisagreeError as exc:  # (its advice names --bad-rows; this one, too)
         raise CLIError(f"{exc} Or train without --workers.") from None
+    except KeyError as exc:  # (a column DATA lacks: it was "unexpected KeyError ... a bug")
+        said = str(exc.args[0]) if exc.args else ""
+        if not said.startswith(("No label column", "No text column")):
+            raise
+        flag = "--label-col" if said.startswith("No label") else "--text-col"
+        raise CLIError(f"{said} Pass {flag} NAME to choose.") from None
     except ValueError as exc:  # (a missing --text-col: DATA may be a table)
         raise _maybe_a_table(args, exc) from None
     except (OSError, TimeoutError) as exc:
