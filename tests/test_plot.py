@@ -417,3 +417,39 @@ def test_marginals_take_the_columns_names_and_slant_only_long_labels() -> None:
     many = CategoricalNB().fit(levels, [0, 1] * 20)
     slanted = [t.get_rotation() for t in marginals(many, 0).get_xticklabels()]
     assert set(slanted) == {45.0}
+
+
+def test_a_notebook_shows_the_words_figure_without_the_axes_array_under_it() -> None:
+    # a cell ending in informative_words(...) printed "array([<Axes: ...>], dtype=object)"
+    # under its figure (a student's notebook); IPython's display hook now shows nothing
+    # for the array (the inline backend shows the figure), which stays an array of Axes
+    from IPython.core.formatters import DisplayFormatter
+
+    docs = ["cheap pills now", "cheap offer now", "lunch at noon", "see you at lunch"]
+    axes = informative_words(TextClassifier().fit(docs, ["spam", "spam", "ham", "ham"]), top=2)
+    assert DisplayFormatter().format(axes) == ({}, {})
+    assert isinstance(axes, np.ndarray) and axes.shape == (2,)
+    assert [ax.get_title() for ax in axes] == ["ham", "spam"]
+    assert "Axes" in repr(axes)  # (print and repr as an array's)
+
+
+def test_a_notebook_shows_the_plots_under_its_cells() -> None:
+    # matplotlib >= 3.9 names the notebooks' inline backend "inline": nbayes.plot took it
+    # for a backend to replace with its file backend, and a student's cell showed no figure
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    cell = (
+        "%matplotlib inline\n"
+        "from nbayes import TextClassifier\n"
+        "from nbayes.plot import informative_words\n"
+        "docs = ['cheap pills now', 'cheap offer now', 'lunch at noon', 'see you at lunch']\n"
+        "informative_words(TextClassifier().fit(docs, ['spam', 'spam', 'ham', 'ham']), top=2)"
+    )
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("MPLBACKEND", raising=False)
+        nbclient.NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    outputs = nb.cells[0].outputs
+    assert [o.output_type for o in outputs] == ["display_data"]  # the figure, no array
+    assert "image/png" in outputs[0].data

@@ -14,15 +14,31 @@ from .._families.fitted import FittedLikelihood
 MAX_LABEL = 24
 
 
+class AxesArray(np.ndarray):
+    """An array of matplotlib Axes (one per panel) that a notebook does not print under
+    its figure: a cell ending in ``informative_words(model)`` showed the figure and then
+    ``array([<Axes: title={'center': 'ham'}>, <Axes: ...>], dtype=object)``. Otherwise a
+    numpy array (index it, iterate it); ``print`` and ``repr`` show it as one."""
+
+    def _ipython_display_(self) -> None:
+        """IPython's display hook calls this instead of printing the repr: nothing to show
+        (the figure is shown by matplotlib's inline backend)."""
+
+
+#: the backends of notebooks (matplotlib's names for them contain one of these), which
+#: pyplot() keeps: "inline" (matplotlib >= 3.9's name of matplotlib_inline), ipympl's
+_NOTEBOOK_BACKENDS = ("inline", "widget", "ipympl", "nbagg")
+
+
 def pyplot() -> Any:
-    """matplotlib.pyplot, with a file backend unless one is already chosen (a notebook)."""
+    """matplotlib.pyplot, with a file backend unless a notebook's is chosen (its figures
+    are shown under the cell: a notebook's "inline" backend, as matplotlib >= 3.9 names
+    it, was switched to the file backend, and its plots showed nothing)."""
     try:
         import matplotlib
 
-        if matplotlib.get_backend().lower() not in (
-            "agg",
-            "module://matplotlib_inline.backend_inline",
-        ):
+        backend = matplotlib.get_backend().lower()
+        if backend != "agg" and not any(name in backend for name in _NOTEBOOK_BACKENDS):
             matplotlib.use("Agg", force=False)
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - depends on the environment

@@ -11,7 +11,7 @@ import numpy as np
 from nbayes.explain import _relative
 from nbayes.kinds import kind
 
-from ._common import feature_names, fit_width, likelihood, pyplot, set_title, short
+from ._common import AxesArray, feature_names, fit_width, likelihood, pyplot, set_title, short
 
 #: the families whose features are word counts (or presences)
 _WORD_FAMILIES = ("multinomial", "complement", "bernoulli", "poisson")
@@ -102,7 +102,8 @@ def informative_words(
     Returns
     -------
     ndarray of matplotlib Axes
-        One per class drawn, in the order of ``classes``.
+        One per class drawn, in the order of ``classes`` (an array that a notebook does
+        not print under the figure).
 
     Examples
     --------
@@ -159,7 +160,7 @@ def informative_words(
         ),
     )
     set_title(fig, title)
-    return axes[:n]
+    return axes[:n].view(AxesArray)
 
 
 def _top_words(names: list[str], evidence: np.ndarray, k: int) -> tuple[list[str], np.ndarray]:
