@@ -27,12 +27,16 @@ __all__ = [
     "Serializer",
     "decode",
     "encode",
+    "encode_later",
     "register",
     "registered_types",
 ]
 
 DumpFn = Callable[[Any, ArrayWriter], dict[str, Any]]
 LoadFn = Callable[[dict[str, Any], ArrayReader], Any]
+#: ``dump`` in two steps: ``dump_later(model)`` takes what the file needs of the model now,
+#: and the function it returns writes it (``(writer) -> dict``, as ``dump``) later
+DumpLaterFn = Callable[[Any], Callable[[ArrayWriter], dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,12 @@ class Serializer:
         For a wrapper that is saved as the fitted model it holds (a
         :class:`~nbayes.SemiSupervisedNB` as its ``estimator_``): the file is that model's
         own, and loading it gives that model; ``dump`` and ``load`` are then not used.
+    dump_later : callable ``(model) -> ((writer) -> dict)`` or None
+        ``dump`` in two steps, for :func:`encode_later`: what the file needs of the model,
+        taken now (cheaply, as copies the model's later changes do not reach), and a
+        function that writes it later, from another thread too (a spam filter's hashing
+        and sorting of its tokens). Without it ``dump`` runs at once and its arrays are
+        copied.
     """
 
     model_type: str
@@ -62,6 +72,7 @@ class Serializer:
     dump: DumpFn
     load: LoadFn
     saved_as: Callable[[Any], Any] | None = None
+    dump_later: DumpLaterFn | None = None
 
 
 # --------------------------------------------------------------------------------------
@@ -248,6 +259,36 @@ def encode(model: Any, writer: ArrayWriter) -> dict[str, Any]:
     if ser.saved_as is not None:  # a wrapper: the file is that of the model it holds
         return encode(ser.saved_as(model), writer)
     return {"model_type": ser.model_type, "model": ser.dump(model, writer)}
+
+
+def encode_later(model: Any) -> Callable[[ArrayWriter], dict[str, Any]]:
+    """:func:`encode` in two steps: what the model's file needs, taken now, and a function
+    that writes it into a writer later, ``{"model_type": ..., "model": ...}`` as
+    :func:`encode` returns (the model may change meanwhile, or be changed by another thread
+    while it runs: the file is the model as it was at this call). The arrays a serialiser
+    without ``dump_later`` puts are copied now, as are those of a nested estimator."""
+    import copy
+
+    import numpy as np
+
+    ser = _serializer_for_model(model)
+    if ser.saved_as is not None:
+        return encode_later(ser.saved_as(model))
+    model_type = ser.model_type
+    if ser.dump_later is not None:
+        later = ser.dump_later(model)
+        return lambda writer: {"model_type": model_type, "model": later(writer)}
+    taken = ArrayWriter()
+    encoded = {"model_type": model_type, "model": copy.deepcopy(ser.dump(model, taken))}
+    arrays = {k: np.array(v, copy=True) for k, v in taken.store.items()}
+
+    def write(writer: ArrayWriter) -> dict[str, Any]:
+        for key, value in arrays.items():
+            writer.put(key, value, value.dtype)
+        writer.needs.update(taken.needs)
+        return encoded
+
+    return write
 
 
 def decode(value: Any, reader: ArrayReader, where: str = "metadata") -> Any:

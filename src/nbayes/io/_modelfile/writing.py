@@ -34,7 +34,7 @@ from nbayes.io._modelfile.layout import (
     align,
 )
 
-__all__ = ["write_model_file"]
+__all__ = ["write_model_file", "write_model_stream"]
 
 
 def _normalize_json(value: Any, where: str, depth: int) -> Any:
@@ -185,6 +185,20 @@ def _write_body(
     if data_nbytes > end:
         put(bytes(data_nbytes - end))
     f.write(hasher.digest())
+
+
+def write_model_stream(
+    f: BinaryIO, metadata: Mapping[str, Any], arrays: Mapping[str, np.ndarray]
+) -> None:
+    """Write the bytes of the model file holding ``metadata`` and ``arrays`` (as
+    :func:`write_model_file` lays them out) to the binary file ``f``, from its position:
+    no temporary file, no ``fsync``, no rename. For a writer that owns the file it writes
+    and makes it durable itself (a server's fold writes the file it locked)."""
+    if not isinstance(metadata, Mapping):
+        raise TypeError(f"metadata must be a dict, not {type(metadata).__name__}")
+    prepared = _prepare_arrays(arrays)
+    header, data_nbytes = _build_header(_normalize_json(metadata, "metadata", 0), prepared)
+    _write_body(f, header, prepared, data_nbytes)
 
 
 def _follow_held(target: str, new_file: str) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,7 +39,7 @@ from nbayes.spam import SpamFilter, TokenTable
 from nbayes.spam._scorer import file_row
 from nbayes.spam._table import token_hash
 
-__all__ = ["SERIALIZERS", "change_counts", "dump", "load", "load_spam_scorer"]
+__all__ = ["SERIALIZERS", "change_counts", "dump", "dump_later", "load", "load_spam_scorer"]
 
 _FLOATS = ("s", "x", "smoothing", "min_dev", "ham_cutoff", "spam_cutoff")
 #: the model type a SpamFilter's file names (``metadata["model_type"]``)
@@ -60,6 +60,15 @@ def _hyperparameters(model: SpamFilter) -> dict[str, Any]:
 
 
 def dump(model: SpamFilter, writer: ArrayWriter) -> dict[str, Any]:
+    return dump_later(model)(writer)
+
+
+def dump_later(model: SpamFilter) -> Callable[[ArrayWriter], dict[str, Any]]:
+    """:func:`dump` in two steps (:func:`nbayes.io._registry.encode_later`): the tokens
+    with a count are packed once, with their counts, now (copies: ~30 ms for 700k
+    tokens); the function returned hashes them, sorts them by hash and packs them again
+    in that order (~0.3 s, without the GIL for the most part), from any thread, while the
+    filter goes on learning."""
     check_fitted(model)
     model._settings()  # valid hyperparameters, or no file
     table = model.table_
@@ -67,14 +76,20 @@ def dump(model: SpamFilter, writer: ArrayWriter) -> dict[str, Any]:
     spam = np.frombuffer(table.spam, dtype=np.int64)
     live = np.flatnonzero((ham != 0) | (spam != 0))  # the rows with a count, in row order
     blob, cuts = table.store.packed(live)  # (their UTF-8, packed: no str per token)
-    offsets = np.frombuffer(cuts, dtype=np.int64)
-    hashes = np.frombuffer(_mail_native.token_hashes(blob, offsets), dtype="<u8")
-    order = np.argsort(hashes, kind="stable")
-    packed, cuts = table.store.packed(live[order])
-    offsets = np.frombuffer(cuts, dtype=np.int64)
-    _put_columns(writer, hashes[order], np.frombuffer(packed, dtype=np.uint8), offsets,
-                 ham[live][order], spam[live][order])  # fmt: skip
-    return _model_metadata(model, table.n_ham, table.n_spam, len(live))
+    live_ham, live_spam = ham[live], spam[live]  # (copies)
+    metadata = _model_metadata(model, table.n_ham, table.n_spam, len(live))
+
+    def write(writer: ArrayWriter) -> dict[str, Any]:
+        offsets = np.frombuffer(cuts, dtype=np.int64)
+        hashes = np.frombuffer(_mail_native.token_hashes(blob, offsets), dtype="<u8")
+        order = np.argsort(hashes, kind="stable")
+        packed, in_order = _mail_native.packed_take(blob, offsets, order)
+        _put_columns(writer, hashes[order], np.frombuffer(packed, dtype=np.uint8),
+                     np.frombuffer(in_order, dtype=np.int64), live_ham[order],
+                     live_spam[order])  # fmt: skip
+        return metadata
+
+    return write
 
 
 def _model_metadata(model: SpamFilter, n_ham: int, n_spam: int, n_tokens: int) -> dict[str, Any]:
@@ -276,4 +291,4 @@ def load(d: dict[str, Any], reader: ArrayReader) -> SpamFilter:
     return model
 
 
-SERIALIZERS = (Serializer(MODEL_TYPE, SpamFilter, dump, load),)
+SERIALIZERS = (Serializer(MODEL_TYPE, SpamFilter, dump, load, dump_later=dump_later),)
