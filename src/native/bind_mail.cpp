@@ -1712,9 +1712,13 @@ PyObject* py_token_hashes(PyObject*, PyObject* args) {
     PyObject* result = nullptr;
     Py_ssize_t n = offsets.len / 8 - 1;
     std::vector<std::int64_t> cuts(static_cast<std::size_t>(std::max<Py_ssize_t>(n + 1, 0)));
-    if (n >= 0) std::memcpy(cuts.data(), offsets.buf, cuts.size() * 8);
-    bool ok = offsets.len % 8 == 0 && n >= 0 && cuts[0] == 0 && cuts[n] == blob.len;
-    for (Py_ssize_t i = 0; ok && i < n; ++i) ok = cuts[i] <= cuts[i + 1];
+    bool ok = true;
+    {
+        WithoutGil released;  // (this call's own memory; the buffers are held)
+        if (n >= 0) std::memcpy(cuts.data(), offsets.buf, cuts.size() * 8);
+        ok = offsets.len % 8 == 0 && n >= 0 && cuts[0] == 0 && cuts[n] == blob.len;
+        for (Py_ssize_t i = 0; ok && i < n; ++i) ok = cuts[i] <= cuts[i + 1];
+    }
     if (!ok) {
         PyErr_SetString(PyExc_ValueError,
                         "token_hashes: the offsets must ascend from 0 to the blob's length");
@@ -1746,53 +1750,65 @@ const char packed_take_doc[] =
 PyObject* py_packed_take(PyObject*, PyObject* args) {
     Py_buffer blob, offsets, rows;
     if (!PyArg_ParseTuple(args, "y*y*y*:packed_take", &blob, &offsets, &rows)) return nullptr;
-    PyObject* result = nullptr;
     const Py_ssize_t n = offsets.len / 8 - 1, k = rows.len / 8;
     std::vector<std::int64_t> off, which, cut;  // (copies: the buffers may be unaligned)
-    bool ok = guarded([&] {
-        off.resize(static_cast<std::size_t>(std::max<Py_ssize_t>(n + 1, 0)));
-        which.resize(static_cast<std::size_t>(k));
-    });
-    if (!ok) {
-        PyBuffer_Release(&blob);
-        PyBuffer_Release(&offsets);
-        PyBuffer_Release(&rows);
-        return nullptr;
+    enum { ok, no_memory, bad_offsets, bad_rows, out_of_range } status = ok;
+    std::int64_t bad = 0;
+    {
+        // (everything here is this call's own, the buffers are held: without the GIL)
+        WithoutGil released;
+        if (offsets.len % 8 != 0 || n < 0) {
+            status = bad_offsets;
+        } else if (rows.len % 8 != 0) {
+            status = bad_rows;
+        } else {
+            try {
+                off.resize(static_cast<std::size_t>(n) + 1);
+                which.resize(static_cast<std::size_t>(k));
+                cut.assign(static_cast<std::size_t>(k) + 1, 0);
+            } catch (const std::bad_alloc&) {
+                status = no_memory;
+            }
+        }
+        if (status == ok) {
+            std::memcpy(off.data(), offsets.buf, off.size() * 8);
+            if (k > 0) std::memcpy(which.data(), rows.buf, which.size() * 8);
+            if (off[0] != 0 || off[n] != blob.len) status = bad_offsets;
+            for (Py_ssize_t i = 0; status == ok && i < n; ++i)
+                if (off[i] > off[i + 1]) status = bad_offsets;
+            for (Py_ssize_t i = 0; status == ok && i < k; ++i) {
+                if (which[i] < 0 || which[i] >= n) {
+                    status = out_of_range;
+                    bad = which[i];
+                } else {
+                    cut[i + 1] = cut[i] + off[which[i] + 1] - off[which[i]];
+                }
+            }
+        }
     }
-    if (n >= 0) std::memcpy(off.data(), offsets.buf, off.size() * 8);
-    if (k > 0) std::memcpy(which.data(), rows.buf, which.size() * 8);
-    ok = offsets.len % 8 == 0 && n >= 0 && off[0] == 0 && off[n] == blob.len;
-    for (Py_ssize_t i = 0; ok && i < n; ++i) ok = off[i] <= off[i + 1];
-    if (!ok) {
+    PyObject* result = nullptr;
+    if (status == no_memory) {
+        PyErr_NoMemory();
+    } else if (status == bad_offsets) {
         PyErr_SetString(PyExc_ValueError,
                         "packed_take: the offsets must ascend from 0 to the blob's length");
-    } else if (rows.len % 8 != 0) {
+    } else if (status == bad_rows) {
         PyErr_SetString(PyExc_ValueError, "packed_take: rows must be an int64 buffer");
-    } else if (guarded([&] { cut.assign(static_cast<std::size_t>(k) + 1, 0); })) {
-        for (Py_ssize_t i = 0; ok && i < k; ++i) {
-            if (which[i] < 0 || which[i] >= n) {
-                PyErr_Format(PyExc_IndexError, "packed_take: row %lld out of range",
-                             static_cast<long long>(which[i]));
-                ok = false;
-            } else {
-                cut[i + 1] = cut[i] + off[which[i] + 1] - off[which[i]];
-            }
+    } else if (status == out_of_range) {
+        PyErr_Format(PyExc_IndexError, "packed_take: row %lld out of range",
+                     static_cast<long long>(bad));
+    } else if (PyObject* out = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(cut.back()))) {
+        char* to = PyBytes_AS_STRING(out);
+        const auto* from = static_cast<const char*>(blob.buf);
+        {
+            WithoutGil released;  // (`out` is nobody else's yet)
+            for (Py_ssize_t i = 0; i < k; ++i)
+                if (cut[i + 1] > cut[i])
+                    std::memcpy(to + cut[i], from + off[which[i]],
+                                static_cast<std::size_t>(cut[i + 1] - cut[i]));
         }
-        PyObject* out = ok ? PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(cut.back()))
-                           : nullptr;
-        if (out != nullptr) {
-            char* to = PyBytes_AS_STRING(out);
-            const auto* from = static_cast<const char*>(blob.buf);
-            {
-                WithoutGil released;  // (`out` is nobody else's yet, the buffers are held)
-                for (Py_ssize_t i = 0; i < k; ++i)
-                    if (cut[i + 1] > cut[i])
-                        std::memcpy(to + cut[i], from + off[which[i]],
-                                    static_cast<std::size_t>(cut[i + 1] - cut[i]));
-            }
-            result = Py_BuildValue("(Ny#)", out, reinterpret_cast<const char*>(cut.data()),
-                                   static_cast<Py_ssize_t>(cut.size() * 8));
-        }
+        result = Py_BuildValue("(Ny#)", out, reinterpret_cast<const char*>(cut.data()),
+                               static_cast<Py_ssize_t>(cut.size() * 8));
     }
     PyBuffer_Release(&blob);
     PyBuffer_Release(&offsets);

@@ -117,6 +117,80 @@ def test_offsets_that_do_not_cut_the_blob_are_refused(offsets: list[int]) -> Non
         _mail_native.token_hashes(b"abc", np.array(offsets, dtype=np.int64))
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(max_size=30), max_size=20), st.data())
+def test_packed_take_is_the_store_s_packed_of_those_rows(pieces: list[bytes], data: Any) -> None:
+    """A model file's writer sorts the tokens it packed once (from a snapshot, without the
+    store): ``packed_take`` gives what ``TokenStore.packed(rows)`` gives."""
+    tokens = list(dict.fromkeys(p.decode("utf-8", "surrogateescape") for p in pieces))
+    tokens = [t for t in tokens if t.encode("utf-8", "surrogatepass")]  # (valid UTF-8)
+    store = _mail_native.token_store()
+    store.extend(tokens)
+    blob, cuts = store.packed()
+    rows = np.array(data.draw(st.lists(st.integers(0, max(len(tokens) - 1, 0)),
+                                       max_size=3 * len(tokens))) if tokens else [],
+                    dtype=np.int64)  # fmt: skip
+    assert _mail_native.packed_take(blob, cuts, rows) == store.packed(rows)
+
+
+def test_packed_take_refuses_what_does_not_fit() -> None:
+    offsets = np.array([0, 1, 3], dtype=np.int64)
+    with pytest.raises(ValueError, match="ascend from 0"):
+        _mail_native.packed_take(b"abcd", offsets, np.array([0], dtype=np.int64))
+    with pytest.raises(IndexError, match="row 2 out of range"):
+        _mail_native.packed_take(b"abc", offsets, np.array([1, 2], dtype=np.int64))
+    with pytest.raises(ValueError, match="int64"):
+        _mail_native.packed_take(b"abc", offsets, b"\x00\x01")
+
+
+@pytest.mark.parametrize("call", ["token_hashes", "token_store", "packed_take"])
+def test_the_long_calls_on_packed_tokens_let_other_threads_run(call: str) -> None:
+    """A server's fold hashes, indexes and reorders a spam model's 700k tokens on a thread
+    of its own (~0.5 s in all): with the GIL held, every other thread of the server (the
+    event loop's /health, the model's reads) waited for each call."""
+    import threading
+    import time
+
+    n = 600_000
+    store = _mail_native.token_store()
+    store.extend(f"token number {i}" for i in range(n))
+    blob, packed_cuts = store.packed()
+    cuts = np.frombuffer(packed_cuts, dtype=np.int64)
+    rows = np.arange(n, dtype=np.int64)[::-1].copy()
+    run = {
+        "token_hashes": lambda: _mail_native.token_hashes(blob, cuts),
+        "token_store": lambda: _mail_native.token_store(blob, cuts),
+        "packed_take": lambda: _mail_native.packed_take(blob, cuts, rows),
+    }[call]
+    run()  # (warm)
+    ticks = 0
+    running = threading.Event()
+    done = threading.Event()
+
+    def tick() -> None:
+        nonlocal ticks
+        running.set()
+        while not done.is_set():
+            ticks += 1
+            time.sleep(0.0002)
+
+    other = threading.Thread(target=tick)
+    other.start()
+    running.wait(10)
+    calls, busy = 0, 0.0
+    seen = ticks
+    while busy < 0.3:  # repeated: each call lasts 10-300 ms
+        t0 = time.perf_counter()
+        run()
+        busy += time.perf_counter() - t0
+        calls += 1
+    during = ticks - seen
+    done.set()
+    other.join()
+    # a thread that waits for the GIL ticks at most once per call (at its end)
+    assert during > 3 * calls, (during, calls)
+
+
 def _table(calls: list[tuple[list[frozenset[str]], bool]], forget: int) -> TokenTable:
     t = TokenTable()
     for messages, spam in calls:

@@ -272,6 +272,7 @@ def load(d: dict[str, Any], reader: ArrayReader) -> SpamFilter:
             array("q", c["spam"].astype("=i8").tobytes()),
             c["n_ham"],
             c["n_spam"],
+            (int(c["ham"].sum()), int(c["spam"].sum())),
         )
     except ValueError as exc:  # (the store's first problem, in the file's words)
         said = str(exc)
