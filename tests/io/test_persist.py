@@ -652,3 +652,78 @@ def test_is_model_file(tmp_path) -> None:
     assert not is_model_file(csv)
     assert not is_model_file(tmp_path)  # a folder
     assert not is_model_file(tmp_path / "missing")
+
+
+def _spam_filter() -> Any:
+    from nbayes.spam import SpamFilter
+
+    mail = [
+        "Subject: lunch\n\nLunch at noon on Friday?",
+        "Subject: report\n\nThe quarterly report is attached.",
+        "Subject: WIN\n\nWin a FREE prize now, click here",
+        "Subject: cheap pills\n\nCheap pills, no prescription, order now",
+    ]
+    return SpamFilter().fit(mail, ["ham", "ham", "spam", "spam"])
+
+
+def _text_classifier() -> Any:
+    from nbayes import TextClassifier
+
+    return TextClassifier().fit(["free prize now", "lunch at noon", "win cash"], [1, 0, 1])
+
+
+@pytest.mark.parametrize("kind", ["spam", "text", "multinomial"])
+def test_a_snapshot_writes_the_model_as_it_was(tmp_path: Path, kind: str) -> None:
+    """``persist.snapshot`` takes the model's file at the call and writes it later (a
+    server's fold writes it on a thread of its own while the model learns on): the bytes
+    ``save`` wrote at the call, whatever the model learnt or forgot since."""
+    import io
+
+    if kind == "spam":
+        model: Any = _spam_filter()
+        more: tuple[Any, Any] = (["Subject: FREE\n\nFree money, act now"], ["spam"])
+    elif kind == "text":
+        model = _text_classifier()
+        more = (["a brand new word"], [0])
+    else:
+        model = MultinomialNB().fit([[1, 2, 0], [0, 1, 3]], [0, 1])
+        more = ([[5, 5, 5]], [1])
+    save(model, tmp_path / "before.nbayes")
+    write = persist.snapshot(model)
+    model.partial_fit(*more)
+    out = io.BytesIO()
+    write(out)
+    assert out.getvalue() == (tmp_path / "before.nbayes").read_bytes()
+    out = io.BytesIO()
+    persist.snapshot(model)(out)  # (and now: the model as it is)
+    save(model, tmp_path / "after.nbayes")
+    assert (
+        out.getvalue()
+        == (tmp_path / "after.nbayes").read_bytes()
+        != (tmp_path / "before.nbayes").read_bytes()
+    )
+
+
+def test_a_spam_filter_s_file_is_the_same_with_its_tokens_packed_once(tmp_path: Path) -> None:
+    """The dump packs the tokens with a count once and reorders the packed copy by hash
+    (it packed them twice, the second time from the store in hash order): the same
+    columns as the hashes sorted with the tokens and counts alongside."""
+    from nbayes import _mail_native
+
+    model = _spam_filter()
+    model.partial_fit(["Subject: more\n\nyet more words here"], ["ham"])
+    model.unlearn(["Subject: more\n\nyet more words here"], ["ham"])
+    save(model, tmp_path / "m.nbayes")
+    _, arrays = read_model_file(tmp_path / "m.nbayes")
+    table = model.table_
+    rows = [(t, g, b) for t, g, b in table.rows()]
+    encoded = [t.encode("utf-8", "surrogatepass") for t, _, _ in rows]
+    cuts = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=cuts[1:])
+    hashes = np.frombuffer(_mail_native.token_hashes(b"".join(encoded), cuts), dtype="<u8")
+    order = np.argsort(hashes, kind="stable")
+    assert arrays["tokens/hash"].tolist() == hashes[order].tolist()
+    assert bytes(arrays["tokens/bytes"]) == b"".join(encoded[i] for i in order)
+    assert arrays["ham"].tolist() == [rows[i][1] for i in order]
+    assert arrays["spam"].tolist() == [rows[i][2] for i in order]
+    assert len(rows) == len(table) < table.n_rows  # (a row back to no count: left out)
