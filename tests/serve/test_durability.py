@@ -404,9 +404,20 @@ def test_an_empty_journal_follows_a_replaced_model(text_model: str, start: Any) 
 
 
 # --------------------------------------------------------------- the journal itself
-def _write_model(path: str, n: int) -> None:
+def _fitted(n: int) -> Any:
     X = np.arange(12, dtype=float).reshape(4, 3) + n
-    nbayes.save(nbayes.MultinomialNB().fit(X, [0, 1, 0, 1]), path)
+    return nbayes.MultinomialNB().fit(X, [0, 1, 0, 1])
+
+
+def _write_model(path: str, n: int) -> None:
+    nbayes.save(_fitted(n), path)
+
+
+def _model_writer(n: int) -> Any:
+    """What a fold writes (:meth:`Journal.fold`): a model's file into an open file."""
+    from nbayes.io.persist import snapshot
+
+    return snapshot(_fitted(n))
 
 
 def test_recover_cuts_a_torn_record(tmp_path: Any) -> None:
@@ -505,6 +516,124 @@ def test_a_fold_stopped_at_any_step_recovers(tmp_path: Any, stop_after: str) -> 
     j.close()
 
 
+@pytest.mark.parametrize("stop_after", ["write", "fold record", "replace", "done"])
+def test_a_fold_with_updates_after_its_snapshot_stopped_at_any_step_recovers(
+    tmp_path: Any, stop_after: str
+) -> None:
+    """A fold writes the model as it was after update 1 while update 2 is journaled (the
+    server takes updates during a fold); killed after each step, every update is replayed
+    once: the fold record names the last update the folded file holds (``seq``) and the
+    new journal holds the updates after it. Before, a fold held every update before its
+    record, and update 2 was lost after a kill between the rename and the new journal."""
+    model = str(tmp_path / "m.nbayes")
+    _write_model(model, 0)
+    digest, _ = J.recover(model)
+    j = J.Journal(model, digest)
+    u1 = {"op": "update", "rows": [[1, 2, 3]], "labels": [0]}
+    u2 = {"op": "update", "rows": [[4, 5, 6]], "labels": [1]}
+    with j.writing():
+        j.append(u1)
+    folding = model + ".folding"
+    _write_model(folding, 1)  # step 1: the model after update 1, beside
+    with j.writing():
+        j.append(u2)  # journaled while the fold writes
+    if stop_after != "write":
+        new = J.file_digest(folding)
+        j.append({"op": "fold", "sha256": new, "seq": 1})  # step 2
+        if stop_after != "fold record":
+            os.replace(folding, model)  # step 3
+            if stop_after == "done":  # step 4: its base, then the updates after it
+                J._write_new(model + ".journal", [{"op": "base", "sha256": new, "seq": 1}, u2])
+    j.close()
+    digest, n = J.recover(model)
+    assert not os.path.exists(folding)
+    assert digest == J.file_digest(model)
+    j = J.Journal(model, digest)
+    replayed = [r["rows"] for r in j.catch_up()]
+    if stop_after in ("write", "fold record"):  # the model is the old one: both
+        assert (n, replayed) == (2, [u1["rows"], u2["rows"]])
+    else:  # the model has update 1: update 2 alone
+        assert (n, replayed) == (1, [u2["rows"]])
+    assert J.journaled_updates(model) == ([r for r in (u1, u2) if r["rows"] in replayed], True)
+    assert j.pending == n
+    j.close()
+
+
+def test_a_worker_follows_a_fold_that_copied_its_updates_into_the_new_journal(
+    tmp_path: Any,
+) -> None:
+    """Worker a folds (the file written from its snapshot after update 1) while worker b
+    journals update 2; a's new journal holds update 2 again (the fold lacks it). b, which
+    applied it already, follows a's fold without applying it twice; a process that starts
+    on the new journal replays it once; and b's next update is a's."""
+    model = str(tmp_path / "m.nbayes")
+    _write_model(model, 0)
+    digest, _ = J.recover(model)
+    a, b = J.Journal(model, digest), J.Journal(model, digest)
+    with a.writing():
+        a.append({"op": "update", "rows": [[1, 1, 1]], "labels": [0]})
+    assert len(b.catch_up()) == 1
+    folding = J.write_folding(model, _model_writer(1), a.seq)  # (no lock of the journal)
+    assert folding is not None and folding.seq == 1
+    with b.writing():
+        b.catch_up()
+        b.append({"op": "update", "rows": [[2, 2, 2]], "labels": [1]})
+    with a.writing():
+        assert [r["rows"] for r in a.catch_up()] == [[[2, 2, 2]]]
+        assert a.replace_model(folding)
+    assert J.file_digest(model) == folding.digest
+    assert (a.seq, a.folded_seq, a.pending) == (2, 1, 1)
+    assert b.needs_catch_up()
+    assert b.catch_up() == []  # followed, update 2 not again
+    assert (b.seq, b.folded_seq, b.pending) == (2, 1, 1)
+    assert J.recover(model) == (folding.digest, 1)
+    c = J.Journal(model, folding.digest)
+    assert [r["rows"] for r in c.catch_up()] == [[[2, 2, 2]]]
+    with b.writing():
+        b.append({"op": "update", "rows": [[3, 3, 3]], "labels": [0]})
+    assert [r["rows"] for r in a.catch_up()] == [[[3, 3, 3]]]
+    assert a.pending == b.pending == 2
+    for j in (a, b, c):
+        j.close()
+
+
+def test_one_fold_at_a_time_and_a_stale_one_is_dropped(tmp_path: Any) -> None:
+    """The file a fold writes is locked while it is written: a second fold (another
+    worker's) leaves it to the first, and recovery (a worker started again) leaves it in
+    place. A fold whose file holds fewer updates than the model file by the time it ends
+    (another worker folded further meanwhile) is dropped: the model file stays."""
+    model = str(tmp_path / "m.nbayes")
+    _write_model(model, 0)
+    digest, _ = J.recover(model)
+    a, b = J.Journal(model, digest), J.Journal(model, digest)
+    with a.writing():
+        a.append({"op": "update", "rows": [[1, 1, 1]], "labels": [0]})
+    stale = J.write_folding(model, _model_writer(1), 1)
+    assert stale is not None and J.fold_under_way(model)
+    assert J.write_folding(model, _model_writer(1), 1) is None  # one at a time
+    with J.locked(model):
+        J.recover(model)  # (a worker started again: the fold under way is left alone)
+    assert os.path.exists(model + ".folding")
+    with b.writing():  # b's fold waits for it ...
+        b.catch_up()
+        b.append({"op": "update", "rows": [[2, 2, 2]], "labels": [1]})
+        assert b.fold(_model_writer(2)) is None
+    stale.discard()  # ... and folds once it is gone
+    assert not J.fold_under_way(model) and not os.path.exists(model + ".folding")
+    with b.writing():  # (before a, whose snapshot holds update 1, writes its file)
+        folded = b.fold(_model_writer(2))
+    assert folded is not None and J.file_digest(model) == folded
+    stale = J.write_folding(model, _model_writer(1), 1)
+    assert stale is not None
+    with a.writing():
+        a.catch_up()
+        assert not a.replace_model(stale)  # update 1 is in the model file already
+    assert J.file_digest(model) == folded and not os.path.exists(model + ".folding")
+    assert J.recover(model) == (folded, 0)
+    a.close()
+    b.close()
+
+
 def test_catch_up_follows_another_process_across_a_fold(tmp_path: Any) -> None:
     model = str(tmp_path / "m.nbayes")
     _write_model(model, 0)
@@ -515,7 +644,7 @@ def test_catch_up_follows_another_process_across_a_fold(tmp_path: Any) -> None:
     assert reader.needs_catch_up() and len(reader.catch_up()) == 1
     with writer.writing():
         writer.append({"op": "update", "rows": [[2, 2, 2]], "labels": [1]})
-        writer.fold(lambda path: _write_model(path, 5))
+        writer.fold(_model_writer(5))
         writer.append({"op": "update", "rows": [[3, 3, 3]], "labels": [0]})
     assert reader.needs_catch_up()
     assert [r["rows"] for r in reader.catch_up()] == [[[2, 2, 2]], [[3, 3, 3]]]
@@ -533,7 +662,7 @@ def test_a_fold_keeps_the_model_file_s_permissions(tmp_path: Any) -> None:
     j = J.Journal(model, digest)
     with j.writing():
         j.append({"op": "update", "rows": [[1, 1, 1]], "labels": [0]})
-        j.fold(lambda path: _write_model(path, 5))
+        j.fold(_model_writer(5))
     j.close()
     assert os.stat(model).st_mode & 0o777 == 0o600
 
@@ -605,7 +734,7 @@ def test_a_worker_killed_after_replacing_the_model_in_a_fold(tmp_path: Any) -> N
         c = J.Journal(model, new)
         assert [r["rows"] for r in c.catch_up()] == [[[2, 2, 2]]]
     with c.writing():
-        c.fold(lambda path: _write_model(path, 2))
+        c.fold(_model_writer(2))
         c.append({"op": "update", "rows": [[3, 3, 3]], "labels": [0]})
     assert [r["rows"] for r in b.catch_up()] == [[[3, 3, 3]]]
     b.close()

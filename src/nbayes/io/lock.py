@@ -219,17 +219,22 @@ class ModelLock:
                 return self
             os.close(fd)  # the file was replaced while we waited: lock the new one
 
-    def follow(self, new_file: str) -> int:
+    def follow(self, new_file: str, locked: int | None = None) -> int:
         """Lock ``new_file``, the file about to be renamed over the model (a fold or a
         save), so that the lock holds across the rename; the lock of the file it
-        replaces is let go (but not the first one's). Returns the locked descriptor
+        replaces is let go (but not the first one's). ``locked``: a descriptor of
+        ``new_file`` that holds its ``flock`` already (a server's fold locks the file it
+        writes): a duplicate of it is kept, the same lock. Returns the locked descriptor
         (kept by this lock; a worker process also hands it to its supervisor)."""
-        fd = os.open(new_file, os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BaseException:
-            os.close(fd)
-            raise
+        if locked is not None:
+            fd = os.dup(locked)  # (the same open file description: its flock)
+        else:
+            fd = os.open(new_file, os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BaseException:
+                os.close(fd)
+                raise
         self.adopt(fd)
         return fd
 

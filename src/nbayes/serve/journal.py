@@ -8,20 +8,27 @@ the others are ``update`` / ``forget`` requests (``{"op": "update", "texts": [..
 is written and ``fdatasync``-ed; a record cut short by a crash was never acknowledged, and
 recovery cuts it off.
 
-Folding writes the model with every record applied and starts an empty journal, in an
-order that survives ``kill -9`` between any two steps (see :meth:`Journal.fold`):
+Folding writes the model as it was after the update numbered ``seq`` (a snapshot:
+:func:`nbayes.io.persist.snapshot`) into the model file, in an order that survives
+``kill -9`` between any two steps; updates may go on being appended while the file is
+written (:func:`write_folding`, then :meth:`Journal.replace_model`; :meth:`Journal.fold`
+does both at once):
 
-1. the new model is saved to ``MODEL.folding`` (:func:`nbayes.save`: written, fsync-ed);
-2. a ``fold`` record with the digest of ``MODEL.folding`` is appended and fsync-ed;
+1. the snapshot is written to ``MODEL.folding`` (locked while it is written: one fold at a
+   time, whichever process; fsync-ed), loaded again to check it, and hashed;
+2. a ``fold`` record with the digest of ``MODEL.folding`` and the ``seq`` it holds is
+   appended and fsync-ed;
 3. ``MODEL.folding`` is renamed over ``MODEL`` (and the directory fsync-ed);
-4. a new journal whose base is that digest replaces ``MODEL.journal``.
+4. a new journal whose base is that digest and ``seq``, followed by the update records
+   appended after that ``seq`` (copied as they are), replaces ``MODEL.journal``.
 
 :func:`recover` reads the journal at start: when its base is the model's digest every
 update record is replayed (a fold that stopped before step 3 changed nothing); when a
-``fold`` record has the model's digest, the fold reached step 3 and only the records after
-it are replayed; otherwise the model file was replaced while no server held it: a journal
-without updates is started anew, one with updates makes the server refuse to start rather
-than lose or double them.
+``fold`` record has the model's digest, the fold reached step 3 and only the updates after
+its ``seq`` are replayed (those appended while it wrote the file included; a ``fold``
+record without ``seq``, an earlier nbayes's, holds every update before it); otherwise the
+model file was replaced while no server held it: a journal without updates is started
+anew, one with updates makes the server refuse to start rather than lose or double them.
 
 Several worker processes share one journal: each appends under an exclusive ``flock`` of
 the journal file itself (the current one: a writer that locked a journal a fold has just
@@ -31,7 +38,9 @@ it into place) after catching up with the records the others appended
 applies the same records in the same order. No lock file is left beside the model.
 
 The base record counts the updates journaled before it (``"seq"``), so every worker
-counts the same updates (``Journal.seq``) whichever folds it saw. A ``serving`` record
+counts the same updates (``Journal.seq``) whichever folds it saw, and a worker that
+follows the journal across a fold skips the updates copied into the new journal that it
+has applied already. A ``serving`` record
 (``{"op": "serving", "pid": ..., "url": ...}``, carried into the journal a fold starts)
 says which server holds the model: ``nbayes update`` names it when it refuses.
 """
@@ -41,9 +50,10 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, BinaryIO
 
 from nbayes.io._durable import fsync_directory, keep_owner
 from nbayes.io._records import damaged_after
@@ -51,10 +61,12 @@ from nbayes.io._records import frame as _frame
 from nbayes.io._records import parse as _parse
 
 __all__ = [
+    "Folding",
     "Journal",
     "JournalBehind",
     "JournalError",
     "file_digest",
+    "fold_under_way",
     "holds_updates",
     "journal_path",
     "journaled_updates",
@@ -62,6 +74,7 @@ __all__ = [
     "pending_updates",
     "recover",
     "serving_record",
+    "write_folding",
 ]
 
 
@@ -102,15 +115,39 @@ def _seq_at(records: list[dict[str, Any]], index: int) -> int:
     return seq + sum(map(_is_update, records[1 : index + 1]))
 
 
+def _index_of_seq(records: list[dict[str, Any]], seq: Any, end: int) -> int | None:
+    """The index of the record, at most ``end``, after which come the updates numbered
+    above ``seq`` (the update numbered ``seq``, or the base); None if there is none."""
+    at = _seq_at(records, 0)
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq < at:
+        return None
+    if seq == at:
+        return 0
+    for j in range(1, min(end, len(records) - 1) + 1):
+        if _is_update(records[j]):
+            at += 1
+            if at == seq:
+                return j
+    return None
+
+
 def _start_of(records: list[dict[str, Any]], digest: str) -> int | None:
     """The index of the record after which the journal's updates apply to the model file
-    of ``digest``: its base, or the last fold that wrote that file; None if neither."""
+    of ``digest``: its base, or the last fold that wrote that file (the update its
+    ``seq`` names: the updates appended while it wrote the file come after); None if
+    neither."""
     for i in range(len(records) - 1, -1, -1):
         r = records[i]
         if r.get("op") in ("base", "fold") and r.get("sha256") == digest:
-            if r.get("op") == "base" and i != 0:
-                continue
-            return i
+            if r.get("op") == "base":
+                if i != 0:
+                    continue
+                return 0
+            if "seq" not in r:  # (an earlier nbayes's fold: of every update before it)
+                return i
+            at = _index_of_seq(records, r["seq"], i)
+            if at is not None:
+                return at
     return None
 
 
@@ -271,9 +308,9 @@ def recover(model_path: str, journal_path: str | None = None) -> tuple[str, int]
     """
     model_path = os.path.realpath(model_path)
     path = journal_path or model_path + ".journal"
-    for leftover in (model_path + ".folding", path + ".new"):
-        if os.path.exists(leftover):
-            os.remove(leftover)
+    _remove_unless_locked(model_path + ".folding")  # (a worker's fold may be writing it)
+    if os.path.exists(path + ".new"):
+        os.remove(path + ".new")
     digest = file_digest(model_path)
     data = b""
     if os.path.exists(path):
@@ -311,6 +348,127 @@ def recover(model_path: str, journal_path: str | None = None) -> tuple[str, int]
     return digest, sum(map(_is_update, records[start + 1 :]))
 
 
+def _remove_unless_locked(path: str) -> None:
+    """Remove the file at ``path`` (a fold's leftover) unless a process holds its
+    ``flock`` (a fold that writes it: :func:`write_folding`)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return
+        if _names(fd, path):
+            os.remove(path)
+    finally:
+        os.close(fd)
+
+
+def fold_under_way(model_path: str) -> bool:
+    """Whether a process is writing ``MODEL.folding`` (a fold under way: its ``flock``
+    held), so that another fold now would only wait to find it so."""
+    path = os.path.realpath(model_path) + ".folding"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # (releases what it took)
+    return False
+
+
+def _names(fd: int, path: str) -> bool:
+    """Whether ``path`` names the file open at ``fd``."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False
+    own = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)
+
+
+@dataclass
+class Folding:
+    """A model file a fold wrote, checked and hashed, beside the model (``MODEL.folding``),
+    not yet in its place (:func:`write_folding`): what the model was after the update
+    numbered ``seq``. ``fd`` holds its ``flock`` (no other fold writes it meanwhile)."""
+
+    path: str
+    fd: int
+    digest: str
+    ino: int
+    seq: int
+
+    def discard(self) -> None:
+        """Remove the file (if it is still this one) and let go of it."""
+        if self.fd < 0:
+            return
+        try:
+            if _names(self.fd, self.path):
+                os.remove(self.path)
+        except OSError:
+            pass
+        finally:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def write_folding(
+    model_path: str, write: Callable[[BinaryIO], None], seq: int,
+    check: Callable[[str], None] | None = None,
+) -> Folding | None:  # fmt: skip
+    """Step 1 of a fold (needs no lock of the journal: updates may be appended
+    meanwhile): ``write(f)`` writes the model as it was after the update numbered ``seq``
+    into ``MODEL.folding``, which is fsync-ed, given the model file's permission bits and
+    owner, checked by ``check(path)`` (which raises if the file will not do) and hashed.
+
+    ``MODEL.folding`` is written where it is, under an exclusive ``flock`` held until the
+    fold ends: a process that finds it locked (another worker's fold under way) returns
+    None, and :func:`recover` leaves it. If anything fails the file is removed and the
+    error raised: the journal still holds every update."""
+    from nbayes.io._modelfile.writing import existing_mode  # (numpy: not at import)
+
+    path = os.path.realpath(model_path) + ".folding"
+    mode = existing_mode(model_path)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644 if mode is None else mode)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        if not _names(fd, path):  # another fold's, renamed over the model meanwhile
+            os.close(fd)
+            return None
+    except BaseException:
+        os.close(fd)
+        raise
+    folding = Folding(path, fd, "", 0, seq)
+    try:
+        os.ftruncate(fd, 0)
+        if mode is not None:  # the model keeps its permission bits (a private one too)
+            os.fchmod(fd, mode)
+            keep_owner(fd, os.stat(model_path))  # (and its owner, run as root)
+        with os.fdopen(os.dup(fd), "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        if check is not None:
+            check(path)
+        folding.digest = file_digest(path)
+        folding.ino = os.fstat(fd).st_ino  # (kept by the rename)
+    except BaseException:
+        folding.discard()
+        raise
+    return folding
+
+
 class Journal:
     """One process's handle on the journal: catch up, append durably, fold.
 
@@ -328,15 +486,20 @@ class Journal:
         self._held: list[int] = []  # descriptors holding the write lock (see writing)
         self.serving: dict[str, Any] | None = None  # the last ``serving`` record read
         self._open(digest)
-        self.pending = 0  # update records since the last fold
 
-    def _open(self, digest: str, behind: bool = False) -> None:
+    def _open(self, digest: str, behind: bool = False, seen: int | None = None) -> None:
         """Read the journal from where its updates apply to the model file of ``digest``
-        (its base, or the fold record of a fold that stopped before replacing it)."""
+        (its base, or the fold record of a fold that stopped before replacing it); with
+        ``seen``, from after the update numbered ``seen`` (those up to it are applied: a
+        new journal that a fold started holds copies of the updates appended while it
+        wrote the model file)."""
         fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
         records, ends = _parse(_read_all(fd))
         start = _start_of(records, digest)
-        if start is None:
+        at = start
+        if start is not None and seen is not None and seen > _seq_at(records, start):
+            at = _index_of_seq(records, seen, len(records) - 1)
+        if start is None or at is None:
             os.close(fd)
             if behind:
                 raise JournalBehind(f"The journal {self.path!r} was folded more than once.")
@@ -348,11 +511,14 @@ class Journal:
         #: the inode of the model file a fold of this version wrote (None: not known)
         ino = records[0].get("ino") if start == 0 else None
         self.base_ino: int | None = ino if isinstance(ino, int) else None
-        self._offset = ends[start]
+        self._offset = ends[at]
         self._fold_seen: str | None = None
+        #: the updates of this model's lineage the model file holds (its fold's seq)
+        self.folded_seq = _seq_at(records, start)
         #: updates journaled in this model's lineage up to what this process has read
-        self.seq = _seq_at(records, start)
-        for r in records[: start + 1]:
+        self.seq = _seq_at(records, at)
+        self.pending = self.seq - self.folded_seq  # (update records since the last fold)
+        for r in records[: at + 1]:
             if r.get("op") == "serving":
                 self.serving = r
 
@@ -361,7 +527,6 @@ class Journal:
         inside :meth:`writing`, so that no fold comes between); :meth:`catch_up` then
         gives every update record of it."""
         self._open(digest)
-        self.pending = 0
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -404,8 +569,7 @@ class Journal:
             digest = self._fold_seen
             if digest is None:
                 raise JournalBehind(f"The journal {self.path!r} was replaced without a fold.")
-            self._open(digest, behind=True)
-            self.pending = 0
+            self._open(digest, behind=True, seen=self.seq)  # (its copies of what was read)
 
     @property
     def file_id(self) -> int:
@@ -504,46 +668,62 @@ class Journal:
         elif op == "serving" and isinstance(record, dict):
             self.serving = record
 
-    def fold(self, save: Any, before_replace: Any = None) -> str:
-        """Fold the journal into the model file (inside :meth:`writing`, caught up).
+    def fold(
+        self, write: Callable[[BinaryIO], None], before_replace: Any = None,
+        check: Callable[[str], None] | None = None,
+    ) -> str | None:  # fmt: skip
+        """Fold the journal into the model file at once (inside :meth:`writing`, caught
+        up): :func:`write_folding` of the current model (``write(f)`` writes its file:
+        every record applied), then :meth:`replace_model`. Returns the new model file's
+        digest; None when another process's fold is under way (it folds these updates).
+        If writing fails, nothing changed and the error is raised."""
+        folding = write_folding(self.model_path, write, self.seq, check)
+        if folding is None or not self.replace_model(folding, before_replace):
+            return None
+        return folding.digest
 
-        ``save(path)`` writes the current model (every record applied) to ``path``;
-        ``before_replace(path)``, if given, is called with the saved file just before
-        it replaces the model file (the model's lock follows it there). Returns the new
-        model file's digest. If saving fails, nothing changed (the file saved in part is
-        removed) and the error is raised: the journal still holds every update.
-        """
-        folding = self.model_path + ".folding"
+    def replace_model(self, folding: Folding, before_replace: Any = None) -> bool:
+        """Steps 2 to 4 of a fold (inside :meth:`writing`, caught up): the ``fold`` record,
+        the rename of ``folding`` over the model file, the new journal (the updates
+        appended after ``folding.seq`` copied into it). ``before_replace(path, fd)``, if
+        given, is called just before the rename with the folded file and a descriptor of
+        it that holds its ``flock`` (the model's lock follows it there). Returns False,
+        ``folding`` removed, when the model file holds its updates already (another
+        process folded as far meanwhile). If a step before the ``fold`` record fails, the
+        file is removed and the error raised: nothing changed."""
         try:
-            save(folding)
-            from nbayes.io._modelfile.writing import existing_mode  # (numpy: not at import)
-
-            mode = existing_mode(self.model_path)
-            if mode is not None:  # the model keeps its permission bits (a private one too)
-                os.chmod(folding, mode)
-                fd = os.open(folding, os.O_RDONLY | os.O_CLOEXEC)
-                try:  # and its owner, where the server may give it (run as root)
-                    keep_owner(fd, os.stat(self.model_path))
-                finally:
-                    os.close(fd)
-            digest = file_digest(folding)
-            ino = os.stat(folding).st_ino  # (kept by the rename)
+            if folding.seq <= self.folded_seq:
+                folding.discard()
+                return False
             if before_replace is not None:
-                before_replace(folding)
+                before_replace(folding.path, folding.fd)
         except BaseException:
-            try:
-                os.remove(folding)
-            except OSError:
-                pass
+            folding.discard()
             raise
-        self.append({"op": "fold", "sha256": digest})
-        os.replace(folding, self.model_path)
+        self.append({"op": "fold", "sha256": folding.digest, "seq": folding.seq})
+        os.replace(folding.path, self.model_path)
+        fd, folding.fd = folding.fd, -1
+        os.close(fd)  # (its lock: the model's own now, if before_replace took it)
         fsync_directory(os.path.dirname(self.model_path))
         from nbayes.io.pending import discard
 
         discard(self.model_path)  # (a spam filter's registrations: in the file now)
-        self.start_new(digest, ino=ino)
-        return digest
+        self.start_new(folding.digest, ino=folding.ino, seq=folding.seq)
+        return True
+
+    def _updates_after(self, seq: int) -> bytes:
+        """The records of the updates numbered above ``seq``, as the journal holds them
+        (inside :meth:`writing`, caught up)."""
+        data = _read_all(self._fd)
+        records, ends = _parse(data)
+        at = _index_of_seq(records, seq, len(records) - 1)
+        if at is None:
+            raise JournalError(f"The journal {self.path!r} holds no update numbered {seq}.")
+        return b"".join(
+            data[ends[k - 1] : ends[k]]
+            for k in range(at + 1, len(records))
+            if _is_update(records[k])
+        )
 
     def drop_serving(self) -> None:
         """Rewrite the journal without its ``serving`` records, every other record kept
@@ -560,19 +740,26 @@ class Journal:
         self._offset = os.fstat(fd).st_size
         self.serving = None
 
-    def start_new(self, digest: str, serving: bool = True, ino: int | None = None) -> None:
+    def start_new(
+        self, digest: str, serving: bool = True, ino: int | None = None, seq: int | None = None
+    ) -> None:
         """Replace the journal by one whose base is the model file of ``digest`` (inside
-        :meth:`writing`, after that file replaced the model), counting the updates so far
-        and keeping the ``serving`` record (unless ``serving=False``). ``ino``: the model
-        file's inode, which the other workers then know it by (:attr:`base_ino`)."""
-        records: list[dict[str, Any]] = [{"op": "base", "sha256": digest, "seq": self.seq}]
+        :meth:`writing`, after that file replaced the model), keeping the ``serving``
+        record (unless ``serving=False``). ``seq``: the updates that file holds (a fold's
+        snapshot); the records of the updates after it are copied into the new journal
+        (default: every update so far, none copied). ``ino``: the model file's inode,
+        which the other workers then know it by (:attr:`base_ino`)."""
+        seq = self.seq if seq is None else seq
+        records: list[dict[str, Any]] = [{"op": "base", "sha256": digest, "seq": seq}]
         if ino is not None:
             records[0]["ino"] = ino
         if serving and self.serving is not None:
             records.append(self.serving)
-        self._held.append(_write_new(self.path, records, keep_locked=True))
-        self._open(digest)
-        self.pending = 0
+        data = b"".join(map(_frame, records))
+        if seq < self.seq:
+            data += self._updates_after(seq)
+        self._held.append(_write_new(self.path, data, keep_locked=True))
+        self._open(digest, seen=self.seq)
 
 
 def frame(record: dict[str, Any]) -> bytes:

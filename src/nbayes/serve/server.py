@@ -370,10 +370,11 @@ def _run_worker(
     # a client's one-line text may name a file of the server's: a text all the same
     warnings.filterwarnings("ignore", category=PathAsTextWarning)
 
-    def before_replace(folding: str) -> None:
-        """A fold is about to replace the model file: lock the new file first (and hand
-        it to the supervisor, which outlives this worker)."""
-        fd = lock.follow(folding)
+    def before_replace(folding: str, locked: int | None = None) -> None:
+        """A fold is about to replace the model file: lock the new file first (``locked``:
+        a descriptor that holds its lock already), and hand it to the supervisor, which
+        outlives this worker."""
+        fd = lock.follow(folding, locked)
         if handoff is not None:
             try:
                 socket.send_fds(handoff, [b"l"], [fd])

@@ -13,9 +13,15 @@ bad one, all or nothing: labels of the wrong type, documents never learned), the
 and fsync-ed, and only then acknowledged. If the journal cannot be written the model is
 rebuilt from the files, so memory never holds an update the disk lacks.
 
-A fold that fails (a full disk) changes nothing: the updates stay in the journal, the
-answer says the update is durable, and folding is retried later (``--fold-seconds`` after
-the failure, the pause doubling while it fails, up to 5 minutes; logged each time).
+A fold writes the model file beside the requests: it is begun on the model's thread
+(:meth:`ModelState.begin_fold`: a snapshot of the model, a moment), its file written,
+checked and hashed on a thread of its own (:meth:`Fold.run`) while the model's thread
+answers reads and takes updates (the next fold's), and finished on the model's thread
+(:meth:`ModelState.finish_fold`: the journal's fold record, the rename, the new journal).
+:meth:`ModelState.fold` does the three at once (at shutdown, and for callers without a
+service). A fold that fails (a full disk) changes nothing: the updates stay in the journal,
+the answer says the update is durable, and folding is retried later (``--fold-seconds``
+after the failure, the pause doubling while it fails, up to 5 minutes; logged each time).
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -38,7 +44,15 @@ from nbayes.serve.inputs import (
     messages_of,
     texts_of,
 )
-from nbayes.serve.journal import Journal, JournalBehind, file_digest, frame
+from nbayes.serve.journal import (
+    Folding,
+    Journal,
+    JournalBehind,
+    file_digest,
+    fold_under_way,
+    frame,
+    write_folding,
+)
 from nbayes.serve.replay import REFUSALS as _REFUSALS
 from nbayes.serve.replay import apply_record
 from nbayes.serve.replay import is_spam as _is_spam
@@ -49,7 +63,7 @@ log = logging.getLogger("nbayes.serve")
 #: the longest pause between attempts of a fold that keeps failing, in seconds
 _FOLD_RETRY_MAX = 300.0
 
-__all__ = ["ModelState"]
+__all__ = ["Fold", "ModelState"]
 
 
 class ModelState:
@@ -69,8 +83,10 @@ class ModelState:
         The journal's count of updates when the server started (``/health`` counts the
         updates since: not the ones replayed at start). Default: where the journal is now.
     before_replace : callable, optional
-        Called with the folded model file just before it replaces the model file (the
-        model's lock follows the file: :meth:`nbayes.io.lock.ModelLock.follow`).
+        Called with the folded model file, and a descriptor of it that holds its lock,
+        just before it replaces the model file (the model's lock follows the file:
+        :meth:`nbayes.io.lock.ModelLock.follow`); with a model file that replaced the
+        served one alone (one the server follows).
     shared : bool
         Other processes (workers) write the journal too: look for their updates before
         every request. A lone server holds the model's lock: nobody else writes it.
@@ -81,7 +97,7 @@ class ModelState:
 
     def __init__(
         self, path: str, digest: str, fold_every: int = 1000, fold_seconds: float = 60.0,
-        start_seq: int | None = None, before_replace: Callable[[str], Any] | None = None,
+        start_seq: int | None = None, before_replace: Callable[..., Any] | None = None,
         shared: bool = True, max_update: int = 10_000,
     ) -> None:  # fmt: skip
         self.path = os.path.realpath(path)
@@ -96,6 +112,10 @@ class ModelState:
         self.fold_failures = 0
         self.fold_error: str | None = None  # the last fold's failure, until one succeeds
         self._fold_retry_at = 0.0
+        self._folding: Fold | None = None  # a fold begun and not finished
+        #: a write leaves the fold it calls for to its caller (:meth:`begin_fold`; the
+        #: service runs its middle part off the model's thread), instead of folding at once
+        self.background_folds = False
         self._before_replace = before_replace
         self._dirty_since: float | None = None
         self._loader: threading.Thread | None = None
@@ -336,13 +356,10 @@ class ModelState:
             if self._dirty_since is None:
                 self._dirty_since = time.monotonic()
             warning = None
-            if self.journal.pending >= self.fold_every and time.monotonic() >= self._fold_retry_at:
-                if not self._try_fold():
-                    warning = (
-                        f"The update is durable (journaled) but folding the journal into the "
-                        f"model file failed ({self.fold_error}); folding is retried later. Do "
-                        "not send this update again."
-                    )
+            if not self.background_folds and self.fold_wanted():
+                failures = self.fold_failures
+                if not self._fold_locked() and self.fold_failures > failures:
+                    warning = self.fold_warning()
         return n, warning
 
     def _check_not_empty(self, messages: Any, field: str = "texts") -> None:
@@ -488,40 +505,109 @@ class ModelState:
 
     # ---------------------------------------------------------------- folding
     def fold_due(self) -> bool:
+        """Whether a timed fold is due (``--fold-seconds`` after the first unfolded update,
+        or the pause after a failed fold past), and none is under way."""
         now = time.monotonic()
         return (
-            self._dirty_since is not None
+            self._folding is None
+            and self._dirty_since is not None
             and now - self._dirty_since >= self.fold_seconds
             and now >= self._fold_retry_at
         )
 
-    def fold(self) -> bool:
-        """Fold the journal into the model file if it holds any update (atomic). Returns
-        whether it folded; a failure is logged and retried later (:attr:`fold_error`)."""
-        with self.journal.writing():
-            self._catch_up_locked()
-            if self.journal.pending == 0:
-                self._dirty_since = None
-                return False
-            return self._try_fold()
+    def fold_wanted(self) -> bool:
+        """Whether the updates journaled call for a fold (``--fold-every``), none is under
+        way and no failed fold's pause is running."""
+        return (
+            self._folding is None
+            and self.journal.pending >= self.fold_every
+            and time.monotonic() >= self._fold_retry_at
+        )
 
-    def _try_fold(self) -> bool:
-        """:meth:`_fold`, a failure logged and its retry scheduled (inside writing)."""
-        try:
-            self._fold()
-        except Exception as exc:
-            self.fold_failures += 1
-            self.fold_error = f"{type(exc).__name__}: {exc}"
-            # --fold-seconds (at least 1 s, at most 60) after the first failure, doubling
-            first = max(min(self.fold_seconds, 60.0), 1.0)
-            pause = min(first * 2 ** min(self.fold_failures - 1, 8), _FOLD_RETRY_MAX)
-            self._fold_retry_at = time.monotonic() + pause
-            log.warning(
-                "nbayes serve: folding the journal into %s failed (%s); the %d update(s) stay "
-                "in the journal (durable); retrying in %g s", self.path, self.fold_error,
-                self.journal.pending, pause,
-            )  # fmt: skip
+    def fold(self) -> bool:
+        """Fold the journal into the model file now, on this thread, if it holds any
+        update (:meth:`begin_fold`, :meth:`Fold.run`, :meth:`finish_fold`). Returns whether
+        it folded; a failure is logged and retried later (:attr:`fold_error`)."""
+        with self.journal.writing():
+            return self._fold_locked()
+
+    def _fold_locked(self) -> bool:
+        """:meth:`fold` inside :meth:`Journal.writing`."""
+        fold = self._begin_fold_locked()
+        if fold is None:
             return False
+        with warnings.catch_warnings():  # (this thread's: the model's own)
+            warnings.simplefilter("ignore")
+            fold.run()
+        return self._finish_fold_locked(fold)
+
+    def begin_fold(self) -> Fold | None:
+        """The first part of a fold, on the model's thread: the model as it is now (after
+        every update journaled, other workers' included), taken cheaply
+        (:func:`nbayes.io.persist.snapshot`). :meth:`Fold.run` then writes, checks and
+        hashes its file, on another thread while requests go on (updates too: they are
+        the next fold's), and :meth:`finish_fold`, back on the model's thread, puts it in
+        place. None when there is nothing to fold, a fold is under way, or it failed
+        at once (said as :meth:`finish_fold` says a failure)."""
+        with self.journal.writing():
+            return self._begin_fold_locked()
+
+    def _begin_fold_locked(self) -> Fold | None:
+        if self._folding is not None:
+            return None
+        self._catch_up_locked()
+        if self.journal.pending == 0:
+            self._dirty_since = None
+            return None
+        if fold_under_way(self.path):  # another worker's: it folds these updates
+            return None
+        from nbayes.io.persist import snapshot
+
+        try:
+            self._follow_replaced_file()  # (ModelFileReplaced: the fold is refused)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                write = snapshot(self.estimator)
+        except Exception as exc:
+            self._fold_failed(exc)
+            return None
+        self._folding = Fold(self.path, self.journal.seq, write)
+        return self._folding
+
+    def finish_fold(self, fold: Fold) -> bool:
+        """The last part of a fold whose :meth:`Fold.run` has ended, on the model's thread:
+        the ``fold`` record, the model file replaced, the new journal (the updates
+        journaled meanwhile copied into it: the next fold's). Returns whether it folded;
+        a failure is logged and the fold tried again later (:attr:`fold_error`). Not a
+        failure: another worker's fold under way (it folds these updates)."""
+        with self.journal.writing():
+            return self._finish_fold_locked(fold)
+
+    def _finish_fold_locked(self, fold: Fold) -> bool:
+        if self._folding is fold:
+            self._folding = None
+        try:
+            self._catch_up_locked()
+            if fold.error is not None:
+                raise fold.error
+            if fold.folding is None:  # another worker folds (it is under way)
+                return False
+            self._follow_replaced_file()
+            folded = self.journal.replace_model(fold.folding, self._before_replace)
+        except Exception as exc:
+            fold.discard()
+            self._fold_failed(exc)
+            fold.failed = self.fold_error
+            return False
+        except BaseException:
+            fold.discard()
+            raise
+        if not folded:  # (another worker folded as far meanwhile)
+            return False
+        self._ino = self.journal.base_ino
+        self.folds += 1
+        # the updates journaled while the file was written are the next fold's
+        self._dirty_since = time.monotonic() if self.journal.pending else None
         if self.fold_failures:
             log.warning("nbayes serve: folded %s after %d failed attempt(s)", self.path,
                         self.fold_failures)  # fmt: skip
@@ -530,32 +616,27 @@ class ModelState:
         self._fold_retry_at = 0.0
         return True
 
-    def _fold(self) -> None:
-        from nbayes import load, save
-        from nbayes.exceptions import ModelFileError
+    def _fold_failed(self, exc: Exception) -> None:
+        """A fold failed: said (:attr:`fold_error`, logged), and tried again later."""
+        self.fold_failures += 1
+        self.fold_error = f"{type(exc).__name__}: {exc}"
+        # --fold-seconds (at least 1 s, at most 60) after the first failure, doubling
+        first = max(min(self.fold_seconds, 60.0), 1.0)
+        pause = min(first * 2 ** min(self.fold_failures - 1, 8), _FOLD_RETRY_MAX)
+        self._fold_retry_at = time.monotonic() + pause
+        log.warning(
+            "nbayes serve: folding the journal into %s failed (%s); the %d update(s) stay "
+            "in the journal (durable); retrying in %g s", self.path, self.fold_error,
+            self.journal.pending, pause,
+        )  # fmt: skip
 
-        self._follow_replaced_file()  # (ModelFileReplaced: the fold is refused)
-        estimator = self.estimator
-
-        def _save(path: str) -> None:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                save(estimator, path)
-                # the file must load before it replaces the model: an update the library
-                # accepted may hold statistics no file can (issue 24, item 3); the fold
-                # is then refused and the updates stay in the journal, replayed at start
-                try:
-                    load(path)
-                except ModelFileError as exc:
-                    raise ValueError(
-                        f"the folded model would not load ({exc}); the model file is left "
-                        "as it was and the updates stay in the journal"
-                    ) from None
-
-        self.journal.fold(_save, self._before_replace)
-        self._ino = self.journal.base_ino
-        self.folds += 1
-        self._dirty_since = None
+    def fold_warning(self) -> str:
+        """What the answer of an update whose fold failed says (:attr:`fold_error`)."""
+        return (
+            f"The update is durable (journaled) but folding the journal into the model file "
+            f"failed ({self.fold_error}); folding is retried later. Do not send this update "
+            "again."
+        )
 
     def close(self, fold: bool = True) -> None:
         """Fold what is journaled and let go of the files (a fold that fails leaves the
@@ -570,8 +651,8 @@ class ModelState:
                     self.journal.drop_serving()
                     return
                 self._catch_up_locked()
-                folded = self.journal.pending == 0 or self._try_fold()
-                if folded and self.journal.serving is not None:
+                folded = self.journal.pending == 0 or self._fold_locked()
+                if folded and self.journal.pending == 0 and self.journal.serving is not None:
                     self.journal.start_new(file_digest(self.path), serving=False)
         finally:
             self.journal.close()
@@ -673,6 +754,56 @@ def _jsonable(value: Any) -> Any:
 
 def _plain(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
+
+
+class Fold:
+    """A fold under way (:meth:`ModelState.begin_fold`): the model's snapshot after the
+    update numbered ``seq``, whose file :meth:`run` writes, checks and hashes (off the
+    model's thread: it touches nothing of the served model), for
+    :meth:`ModelState.finish_fold` to put in place."""
+
+    def __init__(self, path: str, seq: int, write: Callable[[BinaryIO], None]) -> None:
+        self.path = path
+        self.seq = seq
+        self._write: Callable[[BinaryIO], None] | None = write
+        #: the file written (None: not yet, it failed, or another worker's fold is under way)
+        self.folding: Folding | None = None
+        self.error: BaseException | None = None  # why writing its file failed
+        self.failed: str | None = None  # why it failed (:attr:`ModelState.fold_error`)
+        self.waiter: Any = None  # (what its runner waits on: the service's task)
+
+    def run(self) -> None:
+        """Write the snapshot's file beside the model (``MODEL.folding``), check that it
+        loads and hash it (:func:`~nbayes.serve.journal.write_folding`); an error is kept
+        for :meth:`ModelState.finish_fold`."""
+        write, self._write = self._write, None  # (the snapshot's memory goes with it)
+        if write is None:
+            return
+        try:
+            self.folding = write_folding(self.path, write, self.seq, _check_loads)
+        except BaseException as exc:
+            self.error = exc
+
+    def discard(self) -> None:
+        if self.folding is not None:
+            self.folding.discard()
+            self.folding = None
+
+
+def _check_loads(path: str) -> None:
+    """The folded file must load before it replaces the model: an update the library
+    accepted may hold statistics no file can (issue 24, item 3); the fold is then refused
+    and the updates stay in the journal, replayed at start."""
+    from nbayes import load
+    from nbayes.exceptions import ModelFileError
+
+    try:
+        load(path)
+    except ModelFileError as exc:
+        raise ValueError(
+            f"the folded model would not load ({exc}); the model file is left as it was and "
+            "the updates stay in the journal"
+        ) from None
 
 
 class ModelFileReplaced(RuntimeError):
