@@ -26,6 +26,7 @@ import json
 import logging
 import math
 import os
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
@@ -40,7 +41,7 @@ from nbayes.serve import answers
 from nbayes.serve.inputs import ApiError, check_fields, flag_of, parse_json, text_of, top_of
 from nbayes.serve.metrics import Metrics
 from nbayes.serve.runner import ModelRunner
-from nbayes.serve.state import ModelState
+from nbayes.serve.state import Fold, ModelState
 
 __all__ = [
     "DEFAULT_MAX_BODY", "DEFAULT_MAX_BUFFERED", "DEFAULT_MAX_SECONDS", "BodyBudget", "create_app",
@@ -344,6 +345,69 @@ async def _body(request: Request, limit: int, budget: BodyBudget | None = None) 
         raise ApiError(408, f"The body did not arrive within {BODY_SECONDS:g} s.") from None
 
 
+class Folds:
+    """Runs the folds of the served model so that requests go on meanwhile: a fold is
+    begun on the model's thread (:meth:`ModelState.begin_fold`: the model as it is, taken
+    in a moment), its file written, checked and hashed on a thread of its own
+    (:meth:`Fold.run`: ~1 s for the whole corpus' spam filter, during which the model's
+    thread answers reads and takes updates, the next fold's), and finished on the model's
+    thread (:meth:`ModelState.finish_fold`: the journal's records, the renames). One at a
+    time: the state begins no other while one is under way."""
+
+    def __init__(self, state: ModelState, runner: ModelRunner) -> None:
+        self.state = state
+        self.runner = runner
+        self.task: asyncio.Task[bool] | None = None  # the last fold launched
+
+    def launch(self, fold: Fold, loop: asyncio.AbstractEventLoop) -> None:
+        """Called on the model's thread (in a job) with a fold it began: the loop runs it
+        (its task exists before the job's own answer reaches the loop: ``fold.waiter``)."""
+        try:
+            loop.call_soon_threadsafe(self._start, fold)
+        except RuntimeError:  # the loop is closed: fold here, at once
+            fold.run()
+            self.state.finish_fold(fold)
+
+    def _start(self, fold: Fold) -> None:
+        self.task = fold.waiter = asyncio.get_running_loop().create_task(self._run(fold))
+
+    async def _run(self, fold: Fold) -> bool:
+        loop = asyncio.get_running_loop()
+        written: asyncio.Future[None] = loop.create_future()
+
+        def work() -> None:
+            try:
+                fold.run()
+            finally:
+                with contextlib.suppress(RuntimeError):  # (the loop closed meanwhile)
+                    loop.call_soon_threadsafe(_settle, written)
+
+        try:
+            threading.Thread(target=work, name="nbayes-fold", daemon=True).start()
+            await written
+        except Exception as exc:  # (no thread): finished as a failed fold
+            fold.error = fold.error or exc
+
+        def finish() -> bool:
+            try:
+                return self.state.finish_fold(fold)
+            finally:
+                self.state.publish()
+
+        return bool(await self.runner.write(finish))
+
+    async def wait(self) -> None:
+        """Until the fold under way, if any, has ended (its file in place, or removed)."""
+        if self.task is not None and not self.task.done():
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self.task)
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 def create_app(
     state: ModelState,
     *,
@@ -383,6 +447,8 @@ def create_app(
     budget = BodyBudget(max(max_buffered, max_body))
     if runner is None:
         runner = ModelRunner(max_seconds, state.reload)
+    folds = Folds(state, runner)
+    state.background_folds = True  # (a write leaves its fold to `folds`)
     metrics = Metrics()
     metrics.gauge(
         "nbayes_journal_pending", "Updates journaled and not yet folded into the model file.",
@@ -555,8 +621,9 @@ def create_app(
         async def write(request: Request) -> tuple[Response, int]:
             access.check_write(request)
             body = await _body(request, max_body, budget)
+            loop = asyncio.get_running_loop()
 
-            def job() -> tuple[bytes, int]:
+            def job() -> tuple[dict[str, Any], int, Fold | None, bool]:
                 try:
                     payload = parse_json(body)
                     check_fields(payload, FIELDS[op])
@@ -566,12 +633,28 @@ def create_app(
                     out["classes"] = state.class_counts()
                     if warning is not None:
                         out["warning"] = warning
-                    return json_bytes(out), n
+                    fold, failed = None, False
+                    if state.fold_wanted():  # (--fold-every)
+                        failures = state.fold_failures
+                        fold = state.begin_fold()
+                        failed = state.fold_failures > failures  # (refused at once)
+                        if fold is not None:
+                            folds.launch(fold, loop)
+                    return out, n, fold, failed
                 finally:
                     state.publish()
 
-            data, n = await runner.write(job)
-            return Response(data, media_type="application/json"), n
+            out, n, fold, failed = await runner.write(job)
+            if fold is not None:  # the answer waits for the fold this update called for
+                # (reads and other updates go on meanwhile), and says if it failed
+                waiter = fold.waiter if fold.waiter is not None else folds.task
+                if waiter is not None:
+                    with contextlib.suppress(Exception):
+                        await asyncio.shield(waiter)
+                failed = fold.failed is not None
+            if failed:
+                out["warning"] = state.fold_warning()
+            return Response(json_bytes(out), media_type="application/json"), n
 
         return write
 
@@ -584,6 +667,8 @@ def create_app(
         return HTMLResponse(page_html()), 0
 
     async def fold_if_due() -> None:
+        loop = asyncio.get_running_loop()
+
         def job() -> None:
             try:
                 # the updates other workers journaled: an idle worker's /health counted
@@ -591,7 +676,9 @@ def create_app(
                 state.refresh()
                 state.check_file()  # (a model file replaced while served)
                 if state.fold_due():
-                    state.fold()
+                    fold = state.begin_fold()
+                    if fold is not None:
+                        folds.launch(fold, loop)
             finally:
                 state.publish()
 
@@ -619,10 +706,15 @@ def create_app(
         finally:
             task.cancel()
             runner.stop()
+
+            async def close() -> None:
+                await folds.wait()  # (a fold under way ends first)
+                await runner.write(lambda: state.close(not runner.dirty))
+
             try:  # fold what is journaled; if it cannot run soon, the journal keeps it
                 # (after a stopped request the model in memory is not folded: the journal
                 # keeps the updates, replayed at the next start)
-                await asyncio.wait_for(runner.write(lambda: state.close(not runner.dirty)), 20.0)
+                await asyncio.wait_for(close(), 20.0)
             except Exception:
                 log.exception(
                     "nbayes serve: the fold at shutdown did not finish; the journal keeps "
@@ -659,5 +751,6 @@ def create_app(
     )
     app.state.metrics = metrics
     app.state.runner = runner
+    app.state.folds = folds
     app.state.budget = budget
     return app
