@@ -383,6 +383,20 @@ def fold_under_way(model_path: str) -> bool:
     return False
 
 
+def _lock_soon(fd: int) -> bool:
+    """``flock`` the file at ``fd`` if no fold holds it: a look (:func:`fold_under_way`,
+    :func:`recover`) holds it for a moment only, a fold for its whole writing."""
+    import time
+
+    for pause in (0.002, 0.01, 0.05, 0.0):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            time.sleep(pause)
+    return False
+
+
 def _names(fd: int, path: str) -> bool:
     """Whether ``path`` names the file open at ``fd``."""
     try:
@@ -438,9 +452,7 @@ def write_folding(
     mode = existing_mode(model_path)
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644 if mode is None else mode)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not _lock_soon(fd):
             os.close(fd)
             return None
         if not _names(fd, path):  # another fold's, renamed over the model meanwhile
