@@ -178,3 +178,35 @@ def test_a_waiter_looks_again_before_it_gives_up(
     finally:
         os.close(fd)
     assert clock.now >= 0.75 + 0.8, looks  # the new holder's 0.8 s
+
+
+def test_a_lock_left_on_a_replaced_file_takes_the_file_at_the_path(tmp_path: Path) -> None:
+    # a server's worker that died between its fold's rename and the handover of the new
+    # file's lock left the supervisor the old file's: the supervisor locks the path's file
+    import fcntl
+
+    model = tmp_path / "m.nbayes"
+    model.write_bytes(b"old")
+    lock = L.ModelLock(str(model), "nbayes serve").acquire()
+    try:
+        assert lock.hold_the_file_at_the_path()  # (the path's file: nothing to do)
+        new = tmp_path / "m.nbayes.folding"
+        new.write_bytes(b"new")
+        os.replace(new, model)
+        assert lock.hold_the_file_at_the_path()
+        other = os.open(model, os.O_RDONLY)
+        try:
+            with pytest.raises(BlockingIOError):  # held: by the lock, on the new file
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(other)
+        # a file whose lock something else holds (a live worker's fold): left to it
+        newer = tmp_path / "m.nbayes.folding"
+        newer.write_bytes(b"newer")
+        held = os.open(newer, os.O_RDONLY)
+        fcntl.flock(held, fcntl.LOCK_EX)
+        os.replace(newer, model)
+        assert not lock.hold_the_file_at_the_path()
+        os.close(held)
+    finally:
+        lock.release()

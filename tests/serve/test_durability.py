@@ -826,3 +826,55 @@ def test_a_journal_removed_while_served_is_written_again(text_model: str) -> Non
     b.close()
     assert J.recover(text_model)[1] == 0  # folded: every update in the file
     assert (nbayes.load(text_model).class_count_ - before).tolist() == [2, 2]
+
+
+def test_a_fold_hands_the_model_s_lock_over_after_its_rename(tmp_path: Any) -> None:
+    """The model's lock follows the folded file once it is the model: handed over before
+    the rename, a worker killed in between left the supervisor holding MODEL.folding's
+    lock for good, and no fold ran again (a review's finding). The record is a
+    "fold-at" (with its update's number), which an earlier nbayes, reading "fold" records
+    as of every update before them, refuses instead of skipping updates."""
+    model = str(tmp_path / "m.nbayes")
+    _write_model(model, 0)
+    digest, _ = J.recover(model)
+    j = J.Journal(model, digest)
+    with j.writing():
+        j.append({"op": "update", "rows": [[1, 1, 1]], "labels": [0]})
+    folding = J.write_folding(model, _model_writer(1), j.seq)
+    assert folding is not None
+    seen: list[tuple[bool, bool]] = []
+
+    def before_replace(path: str, locked: int) -> None:
+        held = os.fstat(locked)
+        seen.append((os.path.exists(folding.path), os.stat(path).st_ino == held.st_ino))
+
+    with j.writing():
+        assert j.replace_model(folding, before_replace)
+    assert seen == [(False, True)]  # MODEL.folding is gone: the model is the locked file
+    with open(model + ".journal", "rb") as f:
+        records, _ = J._parse(f.read())
+    assert records[0]["op"] == "base"  # (the new journal; the record was the old one's)
+    j.close()
+
+
+def test_the_fold_record_is_one_an_earlier_nbayes_does_not_take_for_its_own(
+    tmp_path: Any,
+) -> None:
+    # an earlier nbayes found the record after which updates apply among "base" and
+    # "fold" records; this one's fold record must not be one of those
+    model = str(tmp_path / "m.nbayes")
+    _write_model(model, 0)
+    digest, _ = J.recover(model)
+    j = J.Journal(model, digest)
+    appended: list[dict[str, Any]] = []
+    real = j.append
+    j.append = lambda record: (appended.append(record), real(record))[1]  # type: ignore[method-assign]
+    with j.writing():
+        real({"op": "update", "rows": [[1, 1, 1]], "labels": [0]})
+    folding = J.write_folding(model, _model_writer(1), j.seq)
+    assert folding is not None
+    with j.writing():
+        assert j.replace_model(folding)
+    folds = [r for r in appended if r.get("sha256") == folding.digest]
+    assert [r["op"] for r in folds] == ["fold-at"] and folds[0]["seq"] == 1
+    j.close()

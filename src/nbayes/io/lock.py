@@ -245,6 +245,31 @@ class ModelLock:
             os.close(self._current)
         self._current = fd
 
+    def hold_the_file_at_the_path(self) -> bool:
+        """Make the lock held the file now at the path's: if the file of the current
+        descriptor is another (a server's worker died between its fold's rename and the
+        handover of the new file's lock), lock the file at the path, without waiting, and
+        keep it. False if something else holds that file's lock (a worker's fold about to
+        hand it over); True if the lock is the path's file's."""
+        fd = self._current if self._current is not None else self._first
+        if fd is None:
+            return True
+        try:
+            at_path = os.stat(self.path)
+        except OSError:  # (no file: nothing to lock)
+            return True
+        held = os.fstat(fd)
+        if (held.st_dev, held.st_ino) == (at_path.st_dev, at_path.st_ino):
+            return True
+        fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return False
+        self.adopt(fd)
+        return True
+
     def release(self) -> None:
         """Let go of the lock (every file it holds)."""
         for fd in (self._current, self._first):

@@ -131,6 +131,15 @@ def _index_of_seq(records: list[dict[str, Any]], seq: Any, end: int) -> int | No
     return None
 
 
+#: the fold record: "fold-at" names the update (``seq``) up to which the folded file holds
+#: them (those appended while it was written come after). An earlier nbayes wrote "fold",
+#: of every update before the record, and reads only that: a journal of "fold-at" records
+#: is, to it, a journal of another model file (it refuses to serve it, instead of skipping
+#: the updates a fold's file lacks: a review's finding)
+_FOLD_AT = "fold-at"
+_FOLD_OPS = ("fold", _FOLD_AT)
+
+
 def _start_of(records: list[dict[str, Any]], digest: str) -> int | None:
     """The index of the record after which the journal's updates apply to the model file
     of ``digest``: its base, or the last fold that wrote that file (the update its
@@ -138,7 +147,7 @@ def _start_of(records: list[dict[str, Any]], digest: str) -> int | None:
     neither."""
     for i in range(len(records) - 1, -1, -1):
         r = records[i]
-        if r.get("op") in ("base", "fold") and r.get("sha256") == digest:
+        if r.get("op") in ("base", *_FOLD_OPS) and r.get("sha256") == digest:
             if r.get("op") == "base":
                 if i != 0:
                     continue
@@ -560,7 +569,7 @@ class Journal:
                     self._offset += ends[-1]
                 for r in records:
                     op = r.get("op")
-                    if op == "fold":
+                    if op in _FOLD_OPS:
                         self._fold_seen = r.get("sha256")
                     elif op == "serving":
                         self.serving = r
@@ -698,8 +707,8 @@ class Journal:
         """Steps 2 to 4 of a fold (inside :meth:`writing`, caught up): the ``fold`` record,
         the rename of ``folding`` over the model file, the new journal (the updates
         appended after ``folding.seq`` copied into it). ``before_replace(path, fd)``, if
-        given, is called just before the rename with the folded file and a descriptor of
-        it that holds its ``flock`` (the model's lock follows it there). Returns False,
+        given, is called just after the rename with the model's path and a descriptor of
+        the new file that holds its ``flock`` (the model's lock follows it there). Returns False,
         ``folding`` removed, when the model file holds its updates already (another
         process folded as far meanwhile). If a step before the ``fold`` record fails, the
         file is removed and the error raised: nothing changed."""
@@ -707,13 +716,17 @@ class Journal:
             if folding.seq <= self.folded_seq:
                 folding.discard()
                 return False
-            if before_replace is not None:
-                before_replace(folding.path, folding.fd)
         except BaseException:
             folding.discard()
             raise
-        self.append({"op": "fold", "sha256": folding.digest, "seq": folding.seq})
+        self.append({"op": _FOLD_AT, "sha256": folding.digest, "seq": folding.seq})
         os.replace(folding.path, self.model_path)
+        # the model's lock follows the new file only now that it is the model: handed
+        # before the rename, a worker killed in between left the supervisor holding a lock
+        # of MODEL.folding for good, which every later fold took for a fold under way (a
+        # review's finding). Until then this process's descriptor holds the file's lock.
+        if before_replace is not None:
+            before_replace(self.model_path, folding.fd)
         fd, folding.fd = folding.fd, -1
         os.close(fd)  # (its lock: the model's own now, if before_replace took it)
         fsync_directory(os.path.dirname(self.model_path))

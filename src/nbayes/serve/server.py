@@ -371,9 +371,9 @@ def _run_worker(
     warnings.filterwarnings("ignore", category=PathAsTextWarning)
 
     def before_replace(folding: str, locked: int | None = None) -> None:
-        """A fold is about to replace the model file: lock the new file first (``locked``:
-        a descriptor that holds its lock already), and hand it to the supervisor, which
-        outlives this worker."""
+        """A fold replaced the model file (or a file replaced it): lock the new file
+        (``locked``: a descriptor that holds its lock already), and hand it to the
+        supervisor, which outlives this worker."""
         fd = lock.follow(folding, locked)
         if handoff is not None:
             try:
@@ -590,6 +590,8 @@ def _supervise(
             continue
         ready.discard(pid)
         _say(f"worker {pid} exited (status {code}); starting another.")
+        adopt()  # (the files it handed over) and, if it died between its fold's rename and
+        lock.hold_the_file_at_the_path()  # handing the new file over, that file's lock
         start()
     adopt()
     sock.close()

@@ -83,8 +83,9 @@ class ModelState:
         The journal's count of updates when the server started (``/health`` counts the
         updates since: not the ones replayed at start). Default: where the journal is now.
     before_replace : callable, optional
-        Called with the folded model file, and a descriptor of it that holds its lock,
-        just before it replaces the model file (the model's lock follows the file:
+        Called with the model's path, and a descriptor of the folded file that holds its
+        lock, just after the fold renamed it over the model file (the model's lock follows
+        the file:
         :meth:`nbayes.io.lock.ModelLock.follow`); with a model file that replaced the
         served one alone (one the server follows).
     shared : bool
