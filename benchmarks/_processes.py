@@ -4,8 +4,10 @@ share."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
+import threading
 import time
 
 
@@ -24,3 +26,26 @@ def run_process(cmd: list[str]) -> tuple[float, float, str]:
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{text}")
     return wall, usage.ru_maxrss / 1024, text
+
+
+def start_server(cmd: list[str]) -> tuple[subprocess.Popen[str], int]:
+    """Start ``nbayes serve`` (``cmd``, with ``--port 0``) and wait for the port it says it
+    serves on (SystemExit if it does not start within 5 minutes)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    port: list[int] = []
+    ready = threading.Event()
+
+    def read() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            m = re.search(r"on http://[^ ]+:(\d+)", line)
+            if m and not port:
+                port.append(int(m.group(1)))
+                ready.set()
+        ready.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    if not ready.wait(300) or not port:
+        proc.kill()
+        raise SystemExit("the server did not start")
+    return proc, port[0]

@@ -23,46 +23,22 @@ import argparse
 import http.client
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import machine  # noqa: E402
+from _processes import start_server  # noqa: E402
 from bench_spam import find_corpus  # noqa: E402
 
 
 def start(model: Path) -> tuple[subprocess.Popen[str], int]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "nbayes.serve", str(model), "--port", "0"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stderr is not None
-    port: list[int] = []
-    ready = threading.Event()
-
-    def read() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            m = re.search(r"on http://[^ ]+:(\d+)", line)
-            if m and not port:
-                port.append(int(m.group(1)))
-                ready.set()
-        ready.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    if not ready.wait(300) or not port:
-        proc.kill()
-        raise SystemExit("the server did not start")
-    return proc, port[0]
+    return start_server([sys.executable, "-m", "nbayes.serve", str(model), "--port", "0"])
 
 
 def server_cpu(pid: int) -> float:
