@@ -258,13 +258,9 @@ def same_file_columns(sources: Sources, storage_options: dict[str, Any] | None =
 def _parquet_columns(path: str, sources: Sources, storage: dict[str, Any]) -> list[str]:
     """The columns of a Parquet file as pandas reads them (from its schema: a column that
     stores pandas' index is none)."""
-    import pyarrow.parquet as pq
-    from fsspec import open as fs_open
+    from ..io.tables import parquet_columns
 
-    with fs_open(path, "rb", **storage) as f:
-        schema = pq.read_schema(f)
-    index = (schema.pandas_metadata or {}).get("index_columns", [])
-    return [name for name in schema.names if name not in index]
+    return parquet_columns(path, storage)
 
 
 def _header(path: str, sources: Sources, storage: dict[str, Any]) -> list[str]:
@@ -374,54 +370,172 @@ def _parquet(
     """Parquet files read file by file, their partitions remembered with their file (a bad
     row is then named by its file and row, not "partition 0, row 3"): up to
     :data:`_PARQUET_FILES` files by dask (by file and row group), more a file a partition
-    (:func:`_parquet_files`)."""
+    (:func:`_parquet_files`). The columns of several files are of the dtypes of pandas'
+    concat of the files, as one process reads them (:func:`_concat_dtypes`), then of
+    ``kw["dtype"]`` (``DataFrame.astype``'s argument), if given."""
     from fsspec.core import get_fs_token_paths
 
+    dtype = kw.pop("dtype", None)
     storage = kw.get("storage_options") or {}
     try:
         _, _, paths = get_fs_token_paths(source, storage_options=storage)
     except Exception:  # (let dask say what is wrong with the source)
         paths = []
+    own = bool(set(kw) - {"storage_options"})  # (dask's options: as dask reads the files)
     if not paths or any("://" in str(p) for p in ([source] if isinstance(source, str) else source)):
-        return dd.read_parquet(source, columns=cols, **kw)
+        return _astype(dd.read_parquet(source, columns=cols, **kw), dtype)
+    paths = [str(p) for p in paths]
     if len(paths) > _PARQUET_FILES:
-        if set(kw) - {"storage_options"}:  # (dask's options: as dask reads the files)
-            return dd.read_parquet(source, columns=cols, **kw)
-        frame = _parquet_files(dd, [str(p) for p in paths], cols, storage)
-        parts = [(str(p), 0, 0) for p in paths]
+        if own:
+            return _astype(dd.read_parquet(source, columns=cols, **kw), dtype)
+        concat = _concat_dtypes(paths, cols, storage)
+        frame = _parquet_files(dd, paths, cols, storage, concat)
+        parts = [(p, 0, 0) for p in paths]
     else:
         frames = [dd.read_parquet(p, columns=cols, **kw) for p in paths]
-        frame = frames[0] if len(frames) == 1 else dd.concat(frames)
         parts = [
-            (str(p), k, 0) for p, f in zip(paths, frames, strict=True) for k in range(f.npartitions)
+            (p, k, 0) for p, f in zip(paths, frames, strict=True) for k in range(f.npartitions)
         ]
+        concat = {} if own or len(paths) < 2 else _concat_dtypes(paths, cols, storage)
+        if concat:  # (a categorical column and strings: dask's concat failed, "a bug")
+            frames = [_cast_parts(f, concat) for f in frames]
+        frame = frames[0] if len(frames) == 1 else dd.concat(frames)
+    frame = _astype(frame, dtype)
     _remember(frame, Sources("parquet", parts, relative=_relative(source)))
     return frame
 
 
+def _cast_parts(frame: Any, concat: dict[str, Any]) -> Any:
+    """``frame`` (a dask DataFrame) with every partition's columns of ``concat``'s dtypes."""
+    meta = _as_concatenated(frame._meta, concat)
+    return frame.map_partitions(_as_concatenated, dtypes=concat, meta=meta)
+
+
+def _astype(frame: Any, dtype: Any) -> Any:
+    """``frame`` (a dask DataFrame) cast to ``dtype`` (``DataFrame.astype``'s argument: a
+    dtype, or ``{column: dtype}``); None: as it is."""
+    if dtype is None:
+        return frame
+    return frame.map_partitions(_cast_to, dtype=dtype, meta=_cast_to(frame._meta, dtype))
+
+
+def _cast_to(table: Any, dtype: Any) -> Any:
+    if isinstance(dtype, dict):
+        dtype = {column: d for column, d in dtype.items() if column in table.columns}
+    return table.astype(dtype) if dtype else table
+
+
+def _as_concatenated(table: Any, dtypes: dict[str, Any]) -> Any:
+    """``table`` (a file's rows, or a part of them) with its columns of ``dtypes`` (those
+    of pandas' concat of the files) where they are of others."""
+    changed = {
+        column: dtype
+        for column, dtype in dtypes.items()
+        if column in table.columns and table[column].dtype != dtype
+    }
+    return table.astype(changed) if changed else table
+
+
+def _concat_dtypes(
+    paths: list[str], cols: list[str] | None, storage: dict[str, Any]
+) -> dict[str, Any]:
+    """The dtypes of pandas' concat of the Parquet files ``paths`` read whole (as one
+    process concatenates them: int32 and int64 are int64, bool and int64 objects, a
+    categorical column and strings objects, integers and nulls objects ...), of the
+    columns whose dtype may differ from file to file; {} if none may (or the files have
+    other columns: refused before a fit).
+
+    A column's dtype in a file follows from the file's schema unless it has missing values
+    (pandas reads integers with nulls as floats), is of Parquet's null type or a
+    categorical one (its categories are the file's values): such columns, and those of
+    another dtype in some file, are read from every file (:func:`._table_rows._concatenated`
+    of a row of each, as the workers skipping bad rows type them)."""
+    from ._table_rows import _concatenated, _sample
+
+    layouts = [_parquet_layout(path, cols, storage) for path in paths]
+    names = layouts[0][0]
+    if any(layout[0] != names for layout in layouts):
+        return {}
+    suspects = [
+        column
+        for column in names
+        if any(column in unsure for _, _, unsure in layouts)
+        or len({str(dtypes[column]) for _, dtypes, _ in layouts}) > 1
+    ]
+    if not suspects:
+        return {}
+    samples = [_sample(_parquet_file(path, suspects, storage)) for path in paths]
+    return _concatenated(samples)
+
+
+def _parquet_layout(
+    path: str, cols: list[str] | None, storage: dict[str, Any]
+) -> tuple[list[str], dict[str, Any], set[str]]:
+    """A Parquet file's columns (of ``cols``), their dtypes as pandas reads a file of its
+    schema, and the columns whose dtype may be another in the file's rows: those with a
+    missing value (or whose statistics do not tell), of the null type, or categorical."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from fsspec import open as fs_open
+
+    with fs_open(path, "rb", **storage) as f:
+        found = pq.ParquetFile(f)
+        schema, metadata = found.schema_arrow, found.metadata
+    index = (schema.pandas_metadata or {}).get("index_columns", [])
+    names = [n for n in schema.names if n not in index and (cols is None or n in cols)]
+    leaves: dict[str, list[Any]] = {}
+    for g in range(metadata.num_row_groups):
+        group = metadata.row_group(g)
+        for j in range(group.num_columns):
+            chunk = group.column(j)
+            leaves.setdefault(chunk.path_in_schema, []).append(chunk.statistics)
+    unsure = set()
+    for name in names:
+        kind = schema.field(name).type
+        stats = leaves.get(name, [] if metadata.num_row_groups == 0 else [None])
+        nulls = any(s is None or not s.has_null_count or s.null_count > 0 for s in stats)
+        if nulls or pa.types.is_null(kind) or pa.types.is_dictionary(kind):
+            unsure.add(name)
+    return names, dict(_schema_frame(schema, names).dtypes), unsure
+
+
+def _schema_frame(schema: Any, cols: list[str] | None) -> Any:
+    """An empty pandas DataFrame of a Parquet schema, as pandas reads a file of it."""
+    import pyarrow.parquet as pq
+
+    empty = io.BytesIO()
+    pq.write_table(schema.empty_table(), empty)
+    empty.seek(0)
+    return _parquet_file(empty, cols, {})
+
+
 def _parquet_files(
-    dd: Any, paths: list[str], cols: list[str] | None, storage: dict[str, Any]
-) -> Any:
+    dd: Any, paths: list[str], cols: list[str] | None, storage: dict[str, Any],
+    concat: dict[str, Any],
+) -> Any:  # fmt: skip
     """Parquet files as a dask DataFrame of a partition per file, each read whole by
-    pandas, as one process reads it (its columns typed from the first file's schema)."""
+    pandas, as one process reads it (its columns typed from the first file's schema, or of
+    ``concat``: the dtypes of pandas' concat of the files, :func:`_concat_dtypes`)."""
     import pyarrow.parquet as pq
     from fsspec import open as fs_open
 
     with fs_open(paths[0], "rb", **storage) as f:
         schema = pq.read_schema(f)
-    empty = io.BytesIO()  # (the schema read as pandas reads a file of it)
-    pq.write_table(schema.empty_table(), empty)
-    empty.seek(0)
-    meta = _parquet_file(empty, cols, {})
-    return dd.from_map(_parquet_file, paths, columns=cols, storage=storage, meta=meta,
-                       label="read-parquet-file")  # fmt: skip
+    meta = _as_concatenated(_schema_frame(schema, cols), concat)
+    return dd.from_map(_parquet_file, paths, columns=cols, storage=storage, concat=concat,
+                       meta=meta, label="read-parquet-file")  # fmt: skip
 
 
-def _parquet_file(path: Any, columns: list[str] | None, storage: dict[str, Any]) -> Any:
-    """One Parquet file, as pandas reads it (a partition of :func:`_parquet_files`)."""
+def _parquet_file(
+    path: Any, columns: list[str] | None, storage: dict[str, Any],
+    concat: dict[str, Any] | None = None,
+) -> Any:  # fmt: skip
+    """One Parquet file, as pandas reads it (a partition of :func:`_parquet_files`), its
+    columns of ``concat``'s dtypes (:func:`_concat_dtypes`)."""
     import pandas as pd
 
-    return pd.read_parquet(path, columns=columns, storage_options=storage or None)
+    table = pd.read_parquet(path, columns=columns, storage_options=storage or None)
+    return _as_concatenated(table, concat) if concat else table
 
 
 def _bytes(blocksize: str | int) -> int:

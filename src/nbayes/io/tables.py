@@ -21,7 +21,14 @@ from typing import Any
 from nbayes.io._formats import json_objects
 from nbayes.io._opening import BAD_ROWS, BadRow, BadRows, Stream, _is_gzip
 
-__all__ = ["read_table", "require_pandas", "retyped", "rows_without_labels", "same_columns"]
+__all__ = [
+    "parquet_columns",
+    "read_table",
+    "require_pandas",
+    "retyped",
+    "rows_without_labels",
+    "same_columns",
+]
 
 #: the formats :func:`read_table` reads (as :data:`nbayes.io.input_formats.FORMATS` names
 #: them)
@@ -154,6 +161,18 @@ their order, or train on the tables of each layout apart.
             f"the columns of {first!r}, in their order, or train on the tables of each "
             "layout apart."
         )
+
+
+def parquet_columns(path: str, storage_options: dict[str, Any] | None = None) -> list[str]:
+    """The columns of a Parquet file as pandas reads them, from its schema alone (a column
+    that stores pandas' index is none)."""
+    import pyarrow.parquet as pq
+    from fsspec import open as fs_open
+
+    with fs_open(path, "rb", **(storage_options or {})) as f:
+        schema = pq.read_schema(f)
+    index = (schema.pandas_metadata or {}).get("index_columns", [])
+    return [name for name in schema.names if name not in index]
 
 
 def _columns_differ(theirs: list[str], columns: list[str], first: str) -> str:
