@@ -445,6 +445,8 @@ def _dask_read_options(args: argparse.Namespace, estimator: Any, text: bool) -> 
     from nbayes.io.input_formats import COMPRESSION_SUFFIXES, of_path
 
     found = of_path(args.data[0], tables_only=True, compressions=COMPRESSION_SUFFIXES)
+    if found is not None and found.name == "parquet":
+        return _parquet_read_options(args, estimator, text)
     if found is None or found.name not in ("csv", "tsv"):
         return {}
     options: dict[str, Any] = {}
@@ -456,6 +458,27 @@ def _dask_read_options(args: argparse.Namespace, estimator: Any, text: bool) -> 
     if not text and feature_kind(estimator) != "typed":
         options.update(dtype=str, keep_default_na=False, na_values={args.label_col: [""]})
     return options
+
+
+def _parquet_read_options(args: argparse.Namespace, estimator: Any, text: bool) -> dict[str, Any]:
+    """For a categorical model, Parquet files' feature cells as strings, as this process
+    makes them of the files joined (categories "0", not the numbers 0, and a column of
+    strings in one file and numbers in another one column of strings); their labels, and
+    the cells of other models, as read (each file's columns are of the dtypes of pandas'
+    concat of the files, as here: :func:`nbayes.distributed.read`)."""
+    import glob
+
+    from nbayes.cli._data import feature_kind
+    from nbayes.io.tables import parquet_columns
+
+    if text or feature_kind(estimator) != "categories" or "://" in args.data[0]:
+        return {}
+    first = next(iter(sorted(glob.glob(args.data[0]))), args.data[0])
+    try:
+        columns = parquet_columns(first)
+    except (OSError, ValueError):  # (dask says what is wrong with the file)
+        return {}
+    return {"dtype": {column: str for column in columns if column != args.label_col}}
 
 
 def _any_file(pattern: str) -> bool:
