@@ -4,7 +4,7 @@ The journal ``MODEL.journal`` sits beside the model file. It is a sequence of re
 each framed as ``length (4 bytes) · CRC-32 (4 bytes) · JSON``; the first names the model
 file the others apply to (``{"op": "base", "sha256": ...}``, the digest of its bytes),
 the others are ``update`` / ``forget`` requests (``{"op": "update", "texts": [...],
-"labels": [...]}``) and ``fold`` markers. An update is acknowledged only after its record
+"labels": [...]}``) and fold markers. An update is acknowledged only after its record
 is written and ``fdatasync``-ed; a record cut short by a crash was never acknowledged, and
 recovery cuts it off.
 
@@ -16,17 +16,18 @@ does both at once):
 
 1. the snapshot is written to ``MODEL.folding`` (locked while it is written: one fold at a
    time, whichever process; fsync-ed), loaded again to check it, and hashed;
-2. a ``fold`` record with the digest of ``MODEL.folding`` and the ``seq`` it holds is
+2. a ``fold-at`` record with the digest of ``MODEL.folding`` and the ``seq`` it holds is
    appended and fsync-ed;
-3. ``MODEL.folding`` is renamed over ``MODEL`` (and the directory fsync-ed);
+3. ``MODEL.folding`` is renamed over ``MODEL`` (and the directory fsync-ed), and the
+   model's lock follows it;
 4. a new journal whose base is that digest and ``seq``, followed by the update records
    appended after that ``seq`` (copied as they are), replaces ``MODEL.journal``.
 
 :func:`recover` reads the journal at start: when its base is the model's digest every
 update record is replayed (a fold that stopped before step 3 changed nothing); when a
-``fold`` record has the model's digest, the fold reached step 3 and only the updates after
-its ``seq`` are replayed (those appended while it wrote the file included; a ``fold``
-record without ``seq``, an earlier nbayes's, holds every update before it); otherwise the
+``fold-at`` record has the model's digest, the fold reached step 3 and only the updates
+after its ``seq`` are replayed (those appended while it wrote the file included; a
+``fold`` record, an earlier nbayes's, holds every update before it); otherwise the
 model file was replaced while no server held it: a journal without updates is started
 anew, one with updates makes the server refuse to start rather than lose or double them.
 
@@ -704,13 +705,13 @@ class Journal:
         return folding.digest
 
     def replace_model(self, folding: Folding, before_replace: Any = None) -> bool:
-        """Steps 2 to 4 of a fold (inside :meth:`writing`, caught up): the ``fold`` record,
+        """Steps 2 to 4 of a fold (inside :meth:`writing`, caught up): the ``fold-at`` record,
         the rename of ``folding`` over the model file, the new journal (the updates
         appended after ``folding.seq`` copied into it). ``before_replace(path, fd)``, if
         given, is called just after the rename with the model's path and a descriptor of
         the new file that holds its ``flock`` (the model's lock follows it there). Returns False,
         ``folding`` removed, when the model file holds its updates already (another
-        process folded as far meanwhile). If a step before the ``fold`` record fails, the
+        process folded as far meanwhile). If a step before the ``fold-at`` record fails, the
         file is removed and the error raised: nothing changed."""
         try:
             if folding.seq <= self.folded_seq:

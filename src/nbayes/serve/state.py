@@ -577,7 +577,7 @@ class ModelState:
 
     def finish_fold(self, fold: Fold) -> bool:
         """The last part of a fold whose :meth:`Fold.run` has ended, on the model's thread:
-        the ``fold`` record, the model file replaced, the new journal (the updates
+        the ``fold-at`` record, the model file replaced, the new journal (the updates
         journaled meanwhile copied into it: the next fold's). Returns whether it folded;
         a failure is logged and the fold tried again later (:attr:`fold_error`). Not a
         failure: another worker's fold under way (it folds these updates)."""
