@@ -28,9 +28,9 @@ def run_process(cmd: list[str]) -> tuple[float, float, str]:
     return wall, usage.ru_maxrss / 1024, text
 
 
-def start_server(cmd: list[str]) -> tuple[subprocess.Popen[str], int]:
+def start_server(cmd: list[str], wait: float = 300) -> tuple[subprocess.Popen[str], int]:
     """Start ``nbayes serve`` (``cmd``, with ``--port 0``) and wait for the port it says it
-    serves on (SystemExit if it does not start within 5 minutes)."""
+    serves on (SystemExit if it does not start within ``wait`` seconds)."""
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     port: list[int] = []
     ready = threading.Event()
@@ -45,7 +45,7 @@ def start_server(cmd: list[str]) -> tuple[subprocess.Popen[str], int]:
         ready.set()
 
     threading.Thread(target=read, daemon=True).start()
-    if not ready.wait(300) or not port:
+    if not ready.wait(wait) or not port:
         proc.kill()
         raise SystemExit("the server did not start")
     return proc, port[0]

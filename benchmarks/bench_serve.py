@@ -35,15 +35,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _processes  # noqa: E402
 from _machine import machine  # noqa: E402
-
-_URL = re.compile(r"on http://[^ ]+:(\d+)")
 
 
 def _lua(bodies: list[str], path: str) -> str:
@@ -114,27 +112,10 @@ def server_pids(pid: int) -> list[int]:
 
 
 def start_server(model: str, workers: int) -> tuple[subprocess.Popen[str], int]:
-    proc = subprocess.Popen(
+    return _processes.start_server(
         [sys.executable, "-m", "nbayes.serve", model, "--port", "0", "--workers", str(workers)],
-        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-    )  # fmt: skip
-    found: list[int] = []
-    ready = threading.Event()
-
-    def read() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            m = _URL.search(line)
-            if m and not found:
-                found.append(int(m.group(1)))
-                ready.set()
-        ready.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    if not ready.wait(60) or not found:
-        proc.kill()
-        raise SystemExit("the server did not start")
-    return proc, found[0]
+        wait=60,
+    )
 
 
 def updates(port: int, n: int, texts: list[str]) -> dict[str, Any]:
