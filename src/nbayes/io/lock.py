@@ -252,22 +252,12 @@ class ModelLock:
         keep it. False if something else holds that file's lock (a worker's fold about to
         hand it over); True if the lock is the path's file's."""
         fd = self._current if self._current is not None else self._first
-        if fd is None:
-            return True
+        if fd is None or not os.path.exists(self.path) or _same_file(fd, self.path):
+            return True  # (no file: nothing to lock)
         try:
-            at_path = os.stat(self.path)
-        except OSError:  # (no file: nothing to lock)
-            return True
-        held = os.fstat(fd)
-        if (held.st_dev, held.st_ino) == (at_path.st_dev, at_path.st_ino):
-            return True
-        fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self.follow(self.path)  # (locked without waiting, and kept)
         except OSError:
-            os.close(fd)
             return False
-        self.adopt(fd)
         return True
 
     def release(self) -> None:
