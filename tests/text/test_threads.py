@@ -92,18 +92,27 @@ def test_table_predictions_in_8_threads_during_updates_with_new_classes() -> Non
     rng = np.random.default_rng(0)
     X = rng.poisson(2.0, (60, 6)).astype(float)
     model = MultinomialNB().fit(X, np.arange(60) % 2)
+    # the classes of each version: the base ones, then one more per update
+    versions = {2 + k: [0, 1, *(100 + j for j in range(k))] for k in range(N_UPDATES + 1)}
 
     def read(m: MultinomialNB) -> Any:
+        # each call is one version; two calls may see two (an update between them)
         proba = m.predict_proba(X[:5])
         labels, top = m.predict_top(X[:2], n=100)
-        return proba.shape[1], labels.shape[1], m.predict(X[:3])
+        predicted = m.predict(X[:3])
+        return proba, labels, top, predicted
 
     def update(m: MultinomialNB, k: int) -> None:
         m.update(X[:2] + k, [100 + k, 100 + k])
 
     errors, seen = _stress(model, read, update)
     assert not errors, errors[:3]
-    assert all(2 <= width <= 2 + N_UPDATES and n == width for width, n, _ in seen)
+    assert seen
+    for proba, labels, top in (s[:3] for s in seen):  # each answer one version's, whole
+        assert proba.shape[1] in versions
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+        assert labels.shape == top.shape and labels.shape[1] in versions
+        assert sorted(labels[0].tolist()) == versions[labels.shape[1]]
     assert len(model.classes_) == 2 + N_UPDATES
 
 
