@@ -50,9 +50,9 @@ if os.environ.get("SCIPY_ARRAY_API") != "1":
         env = {**os.environ, "SCIPY_ARRAY_API": "1"}
         run = subprocess.run(
             [
-                sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(here),
+                sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n0", str(here),
                 str(here.parent / "test_common.py"), "-k", SELECTED,
-            ],
+            ],  # -n0: in that process (it is one of the suite's test processes already)
             env=env, capture_output=True, text=True, timeout=600, cwd=here.parent.parent,
         )  # fmt: skip
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
