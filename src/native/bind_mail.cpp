@@ -244,6 +244,18 @@ struct WithoutGil {
     WithoutGil& operator=(const WithoutGil&) = delete;
 };
 
+// Releases the GIL while it lives if `release`: for a scan of a buffer that no other thread
+// can change (a read-only one: bytes, not a bytearray).
+struct WithoutGilIf {
+    PyThreadState* state;
+    explicit WithoutGilIf(bool release) : state(release ? PyEval_SaveThread() : nullptr) {}
+    ~WithoutGilIf() {
+        if (state != nullptr) PyEval_RestoreThread(state);
+    }
+    WithoutGilIf(const WithoutGilIf&) = delete;
+    WithoutGilIf& operator=(const WithoutGilIf&) = delete;
+};
+
 // The UTF-8 bytes of the str `t` ("surrogatepass"): its own data if ASCII, else `buf`.
 void utf8_view(PyObject* t, std::vector<std::uint8_t>& buf, const std::uint8_t*& p,
                std::int64_t& n) {
@@ -1314,7 +1326,11 @@ PyObject* py_fisher_text(PyObject*, PyObject* args) { return text_clues(args, tr
 const char count_bytes_doc[] =
     "count_bytes(data, needle, start, end) -> int\n\n"
     "data.count(needle, start, end) for bytes `data` and a non-empty `needle`, with start\n"
-    "and end clipped to data as slices clip them (memchr: the MIME guards' counts).";
+    "and end clipped to data as slices clip them (memchr: the MIME guards' counts); over\n"
+    "64 KiB of bytes, without the GIL.";
+
+// Bytes past which a scan of raw mail releases the GIL (a release costs about a microsecond)
+constexpr Py_ssize_t kLongScan = 64 * 1024;
 
 PyObject* py_count_bytes(PyObject*, PyObject* args) {
     Py_buffer data, needle;
@@ -1329,13 +1345,99 @@ PyObject* py_count_bytes(PyObject*, PyObject* args) {
         if (end < 0) end = std::max<Py_ssize_t>(end + n, 0);
         end = std::min(end, n);
         std::int64_t count = 0;
-        if (start < end)
+        auto scan = [&] {
             count = nbk_mail::count_bytes(static_cast<const std::uint8_t*>(data.buf) + start, end - start,
                                           static_cast<const std::uint8_t*>(needle.buf), needle.len);
+        };
+        if (start < end) {  // (10 MB of short lines: ~10 ms, other threads run meanwhile)
+            WithoutGilIf released(data.readonly && end - start > kLongScan);
+            scan();
+        }
         out = PyLong_FromLongLong(count);
     }
     PyBuffer_Release(&data);
     PyBuffer_Release(&needle);
+    return out;
+}
+
+const char first_not_headish_doc[] =
+    "first_not_headish(data) -> int\n\n"
+    "The end of the first line end (LF, CRLF or a lone CR) of bytes `data` followed by\n"
+    "neither \"From \", a space, a tab nor \":\", as nbayes.mail._mime's\n"
+    "_NOT_HEADISH.search(data).end(); -1 if none. Without the GIL (for bytes).";
+
+PyObject* py_first_not_headish(PyObject*, PyObject* args) {
+    Py_buffer data;
+    if (!PyArg_ParseTuple(args, "y*:first_not_headish", &data)) return nullptr;
+    std::int64_t end;
+    {
+        WithoutGilIf released(data.readonly);  // (bytes: nobody changes them)
+        end = nbk_mail::first_not_headish(static_cast<const std::uint8_t*>(data.buf), data.len);
+    }
+    PyBuffer_Release(&data);
+    return PyLong_FromLongLong(end);
+}
+
+const char first_non_head_line_doc[] =
+    "first_non_head_line(data, start) -> int\n\n"
+    "The position of the first \"\\n\" at or after `start` in bytes `data` followed by neither\n"
+    "a field's name and \":\" nor a space or a tab, as nbayes.mail._mime's\n"
+    "_NON_HEAD_LINE.search(data, start).start(); -1 if none. Without the GIL (for bytes).";
+
+PyObject* py_first_non_head_line(PyObject*, PyObject* args) {
+    Py_buffer data;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "y*n:first_non_head_line", &data, &start)) return nullptr;
+    std::int64_t at;
+    {
+        WithoutGilIf released(data.readonly);
+        at = nbk_mail::first_non_head_line(static_cast<const std::uint8_t*>(data.buf), data.len,
+                                           start);
+    }
+    PyBuffer_Release(&data);
+    return PyLong_FromLongLong(at);
+}
+
+const char strip_mime_lines_doc[] =
+    "strip_mime_lines(data) -> bytes\n\n"
+    "Bytes `data` without its boundary and content lines, as nbayes.mail._mime's\n"
+    "_MIME_LINE.sub(b\"\", data): each line starting with \"--\", \"Content-...:\" or\n"
+    "\"MIME-Version:\" (ASCII case ignored) and ended by \"\\n\", with its continuation lines.\n"
+    "Scanned without the GIL (for bytes).";
+
+PyObject* py_strip_mime_lines(PyObject*, PyObject* args) {
+    Py_buffer data;
+    if (!PyArg_ParseTuple(args, "y*:strip_mime_lines", &data)) return nullptr;
+    const auto* s = static_cast<const std::uint8_t*>(data.buf);
+    std::vector<std::int64_t> spans;
+    bool ok = true;
+    {
+        WithoutGilIf released(data.readonly);
+        try {
+            nbk_mail::mime_line_spans(s, data.len, spans);
+        } catch (const std::bad_alloc&) {
+            ok = false;
+        }
+    }
+    PyObject* out = nullptr;
+    if (!ok) {
+        PyErr_NoMemory();
+    } else {
+        std::int64_t removed = 0;
+        for (std::size_t k = 0; k < spans.size(); k += 2) removed += spans[k + 1] - spans[k];
+        out = PyBytes_FromStringAndSize(nullptr, data.len - removed);
+        if (out != nullptr) {
+            char* to = PyBytes_AS_STRING(out);
+            std::int64_t at = 0;
+            for (std::size_t k = 0; k <= spans.size(); k += 2) {
+                const std::int64_t end = k < spans.size() ? spans[k] : data.len;
+                std::memcpy(to, s + at, static_cast<std::size_t>(end - at));
+                to += end - at;
+                if (k < spans.size()) at = spans[k + 1];
+            }
+        }
+    }
+    PyBuffer_Release(&data);
     return out;
 }
 
@@ -2169,6 +2271,9 @@ PyMethodDef methods[] = {
     {"token_store", py_token_store, METH_VARARGS, token_store_doc},
     {"head_fields", py_head_fields, METH_VARARGS, head_fields_doc},
     {"count_bytes", py_count_bytes, METH_VARARGS, count_bytes_doc},
+    {"first_not_headish", py_first_not_headish, METH_VARARGS, first_not_headish_doc},
+    {"first_non_head_line", py_first_non_head_line, METH_VARARGS, first_non_head_line_doc},
+    {"strip_mime_lines", py_strip_mime_lines, METH_VARARGS, strip_mime_lines_doc},
     {"strip_tags", py_strip_tags, METH_VARARGS, strip_tags_doc},
     {"links", py_links, METH_VARARGS, links_doc},
     {"split_urls", py_split_urls, METH_VARARGS, split_urls_doc},

@@ -13,7 +13,11 @@
 // - message_id_parts: a Message-ID's host (digits as 9) and the shape of its left part,
 //   as _tokenizer's _message_id_reference reads them;
 // - count_bytes: bytes.count of a needle in raw mail (the MIME guards' counts of "--",
-//   line ends and ";"), by memchr: CPython's count of "--" read 0.85 GB/s.
+//   line ends and ";"), by memchr: CPython's count of "--" read 0.85 GB/s;
+// - first_not_headish, first_non_head_line, mime_line_spans: the line scans of raw mail
+//   that nbayes.mail._mime's _NOT_HEADISH.search, _NON_HEAD_LINE.search and
+//   _MIME_LINE.sub did, holding the GIL (0.3-0.7 s for 10 MB of hostile lines: every
+//   other request of `nbayes serve` waited); bound without it.
 //
 // Plain C++ (no Python.h): bind_mail.cpp binds it to Python.
 #pragma once
@@ -333,6 +337,94 @@ bool message_id_parts(const C* s, std::int64_t n, IsDigit is_digit, std::int64_t
         }
     }
     return true;
+}
+
+// A line's end in raw mail, as Python's feed parser and nbayes.mail._mime's patterns read
+// it: LF, CRLF or a lone CR.
+inline bool is_line_end(std::uint8_t c) { return c == '\n' || c == '\r'; }
+
+// The end of the first line end of s[0:n] (LF, CRLF or a lone CR) that is followed by
+// neither "From ", a space, a tab nor ":" (the end of the data is followed by none), as
+// _mime's _NOT_HEADISH.search(s).end() finds it; -1 if there is none.
+inline std::int64_t first_not_headish(const std::uint8_t* s, std::int64_t n) {
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (!is_line_end(s[i])) continue;
+        std::int64_t e = i + 1;
+        if (s[i] == '\r' && e < n && s[e] == '\n') ++e;
+        const bool headish = e < n && (s[e] == ' ' || s[e] == '\t' || s[e] == ':' ||
+                                       (n - e >= 5 && std::memcmp(s + e, "From ", 5) == 0));
+        if (!headish) return e;
+        i = e - 1;  // (the "\n" of a CRLF is followed by the same: no match there either)
+    }
+    return -1;
+}
+
+// The position of the first "\n" at or after `start` in s[0:n] that is followed by neither
+// a field's start (name code points, then ":") nor a space or a tab (the end of the data
+// is followed by neither), as _mime's _NON_HEAD_LINE.search(s, start).start() finds it;
+// -1 if there is none.
+inline std::int64_t first_non_head_line(const std::uint8_t* s, std::int64_t n,
+                                        std::int64_t start) {
+    for (std::int64_t i = std::max<std::int64_t>(start, 0); i < n; ++i) {
+        const void* hit = std::memchr(s + i, '\n', static_cast<std::size_t>(n - i));
+        if (hit == nullptr) return -1;
+        i = static_cast<const std::uint8_t*>(hit) - s;
+        std::int64_t j = i + 1;
+        if (j < n && (s[j] == ' ' || s[j] == '\t')) continue;
+        while (j < n && is_name_char(s[j])) ++j;  // (a "\n" ends the run: linear)
+        if (j > i + 1 && j < n && s[j] == ':') continue;  // a field
+        return i;
+    }
+    return -1;
+}
+
+// Whether p[0:left], a line's start, is "--", "content-" and letters or "-" up to a ":",
+// or "mime-version:", ASCII case ignored.
+inline bool is_mime_line_start(const std::uint8_t* p, std::int64_t left) {
+    auto same = [&](const char* lit, std::int64_t m) {
+        if (left < m) return false;
+        for (std::int64_t k = 0; k < m; ++k) {
+            std::uint8_t c = p[k];
+            if (c >= 'A' && c <= 'Z') c = static_cast<std::uint8_t>(c + 32);
+            if (c != static_cast<std::uint8_t>(lit[k])) return false;
+        }
+        return true;
+    };
+    if (left >= 2 && p[0] == '-' && p[1] == '-') return true;
+    if (same("mime-version:", 13)) return true;
+    if (!same("content-", 8)) return false;
+    std::int64_t k = 8;
+    while (k < left && (p[k] == '-' || (p[k] >= 'a' && p[k] <= 'z') || (p[k] >= 'A' && p[k] <= 'Z')))
+        ++k;
+    return k > 8 && k < left && p[k] == ':';
+}
+
+// The [start, end) spans of s[0:n] that _mime's _MIME_LINE.sub(b"", s) removes, in order:
+// each a line (starting the data or after a "\n") that is_mime_line_start, ended by "\n",
+// with the continuation lines after it (a space or a tab first, ended by "\n").
+inline void mime_line_spans(const std::uint8_t* s, std::int64_t n, std::vector<std::int64_t>& spans) {
+    auto line_end = [&](std::int64_t from) -> std::int64_t {  // the "\n" ending it; -1: none
+        const void* hit = std::memchr(s + from, '\n', static_cast<std::size_t>(n - from));
+        return hit == nullptr ? -1 : static_cast<const std::uint8_t*>(hit) - s;
+    };
+    std::int64_t i = 0;  // a line's start
+    while (i < n) {
+        const std::int64_t eol = line_end(i);
+        if (eol < 0) return;  // (a last line without "\n": the pattern needs one)
+        if (!is_mime_line_start(s + i, eol - i)) {
+            i = eol + 1;
+            continue;
+        }
+        std::int64_t j = eol + 1;
+        while (j < n && (s[j] == ' ' || s[j] == '\t')) {
+            const std::int64_t next = line_end(j);
+            if (next < 0) break;
+            j = next + 1;
+        }
+        spans.push_back(i);
+        spans.push_back(j);
+        i = j;
+    }
 }
 
 }  // namespace nbk_mail

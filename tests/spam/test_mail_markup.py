@@ -388,3 +388,48 @@ def test_count_bytes_is_bytes_count(data: bytes, needle: bytes, start: int, end:
 def test_count_bytes_of_an_empty_needle_is_an_error() -> None:
     with pytest.raises(ValueError, match="needle is empty"):
         _mail_native.count_bytes(b"abc", b"", 0, 3)
+
+
+# the bytes the line scans of raw mail turn on (line ends, a head's fields and
+# continuations, "From ", boundaries, content fields in any case), and others
+_MAIL_PIECES = st.sampled_from(
+    [b"\n", b"\r", b"\r\n", b" ", b"\t", b":", b"a", b"Z", b"-", b"--", b"From ", b"From",
+     b"X-H:", b"x", b"\xe9", b"\x00", b"Content-", b"content-type:", b"CONTENT-X:",
+     b"content-:", b"content-9:", b"MIME-Version:", b"mime-version", b"--B--", b";"]
+)  # fmt: skip
+_MAIL_BYTES = st.lists(_MAIL_PIECES, max_size=40).map(b"".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_MAIL_BYTES)
+def test_first_not_headish_is_the_regular_expressions_reading(data: bytes) -> None:
+    """``_headless``'s scan without the GIL: the end of the first line end followed by no
+    "From ", continuation or colon, as ``_NOT_HEADISH.search`` finds it."""
+    m = _mime._NOT_HEADISH.search(data)
+    assert _mail_native.first_not_headish(data) == (-1 if m is None else m.end())
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_MAIL_BYTES, st.integers(-3, 50))
+def test_first_non_head_line_is_the_regular_expressions_reading(data: bytes, start: int) -> None:
+    """``_cut_long_head``'s scan without the GIL, from ``start`` (never below 0 there)."""
+    m = _mime._NON_HEAD_LINE.search(data, max(start, 0))
+    assert _mail_native.first_non_head_line(data, start) == (-1 if m is None else m.start())
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_MAIL_BYTES)
+def test_strip_mime_lines_is_the_regular_expressions_reading(data: bytes) -> None:
+    """``_as_text``'s removal of boundaries and content fields without the GIL."""
+    assert _mail_native.strip_mime_lines(data) == _mime._MIME_LINE.sub(b"", data)
+
+
+def test_the_line_scans_read_a_bytearray_as_its_bytes() -> None:
+    """A bytearray (another thread could change it: it is scanned holding the GIL) reads as
+    the bytes it holds."""
+    data = b"X: 1\n : 2\n--B\nContent-Type: a\n b\nbody\n" * 20_000  # (over 64 KiB)
+    mutable = bytearray(data)
+    assert _mail_native.first_not_headish(mutable) == _mail_native.first_not_headish(data)
+    assert _mail_native.first_non_head_line(mutable, 3) == _mail_native.first_non_head_line(data, 3)
+    assert _mail_native.strip_mime_lines(mutable) == _mail_native.strip_mime_lines(data)
+    assert _mail_native.count_bytes(mutable, b"\n--", 0, len(data)) == data.count(b"\n--")
