@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import machine  # noqa: E402
 from _processes import start_server  # noqa: E402
 from bench_hostile_mail import CASES  # noqa: E402
-from bench_spam import find_corpus  # noqa: E402
+from bench_spam import corpus_messages, find_corpus  # noqa: E402
 
 import nbayes  # noqa: E402
 from nbayes.spam import SpamFilter  # noqa: E402
@@ -53,9 +53,7 @@ MESSAGES: dict[str, Callable[[int], bytes]] = {
 
 
 def model_of_the_corpus(folder: Path) -> str:
-    root = find_corpus()
-    rows = [line.split("\t") for line in (root / "index.tsv").read_text().splitlines()[1:]]
-    f = SpamFilter().fit([root / r[1] for r in rows], [r[2] for r in rows])
+    f = SpamFilter().fit(*corpus_messages(find_corpus()))
     path = str(folder / "spam.nbm")
     nbayes.save(f, path)
     return path

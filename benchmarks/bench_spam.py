@@ -97,6 +97,12 @@ def find_corpus() -> Path:
     raise SystemExit("the SpamAssassin corpus was not found: give --corpus")
 
 
+def corpus_messages(root: Path) -> tuple[list[Path], list[str]]:
+    """The corpus's message files and labels, in ``index.tsv`` order."""
+    rows = [line.split("\t") for line in (root / "index.tsv").read_text().splitlines()[1:]]
+    return [root / r[1] for r in rows], [r[2] for r in rows]
+
+
 def sms_collection(corpus: Path) -> tuple[list[bytes], list[str]]:
     """The SMS spam collection beside the mail corpus, each text as a headless message."""
     path = corpus.parent / "sms_spam_collection" / "sms_spam_collection.csv"
@@ -270,9 +276,7 @@ def main() -> None:
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
     root = args.corpus or find_corpus()
-    rows = [line.split("\t") for line in (root / "index.tsv").read_text().splitlines()[1:]]
-    paths = [root / r[1] for r in rows]
-    labels = [r[2] for r in rows]
+    paths, labels = corpus_messages(root)
     lab = np.array(labels)
     raw = [p.read_bytes() for p in paths]
     exe = None if args.skip_bogofilter else ensure_bogofilter()
@@ -281,7 +285,7 @@ def main() -> None:
         version = subprocess.run([exe, "-V"], capture_output=True, text=True).stdout
         version = version.splitlines()[0] if version else "bogofilter ?"
     print(machine(f"nbayes {nbayes.__version__}", version))
-    print(f"corpus: {root} ({len(rows)} messages, {int((lab == 'ham').sum())} ham)\n")
+    print(f"corpus: {root} ({len(paths)} messages, {int((lab == 'ham').sum())} ham)\n")
     results: dict[str, Any] = {"accuracy": {}, "speed": {}}
 
     t0 = time.perf_counter()

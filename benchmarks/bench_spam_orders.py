@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import machine  # noqa: E402
 from bench_spam import (  # noqa: E402
     LEVELS,
+    corpus_messages,
     ensure_bogofilter,
     find_corpus,
     protocol_bogofilter,
@@ -149,13 +150,11 @@ def main() -> None:
             )
         chosen = tuple((name, params) for name, params in FILTERS if name in names)
     root = args.corpus or find_corpus()
-    rows = [line.split("\t") for line in (root / "index.tsv").read_text().splitlines()[1:]]
-    paths = [root / r[1] for r in rows]
-    labels = [r[2] for r in rows]
+    paths, labels = corpus_messages(root)
     exe = ensure_bogofilter()
     print(machine())
     print(
-        f"corpus: {root} ({len(rows)} messages); {args.orders} orders, seed {args.seed}; "
+        f"corpus: {root} ({len(paths)} messages); {args.orders} orders, seed {args.seed}; "
         f"bogofilter given header lines: {args.bogofilter_headers}\n"
     )
     if args.bogofilter_headers != "all":  # bogofilter reads files: write the cut copies

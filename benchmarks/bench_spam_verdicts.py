@@ -45,7 +45,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import machine  # noqa: E402
-from bench_spam import ensure_bogofilter, find_corpus, protocol_bogofilter  # noqa: E402
+from bench_spam import (  # noqa: E402
+    corpus_messages,
+    ensure_bogofilter,
+    find_corpus,
+    protocol_bogofilter,
+)
 
 from nbayes.spam import SpamFilter  # noqa: E402
 from nbayes.spam._combining import chi2_log_cdf, chi2_log_sf  # noqa: E402
@@ -141,12 +146,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=11)
     args = ap.parse_args()
     root = args.corpus or find_corpus()
-    rows = [line.split("\t") for line in (root / "index.tsv").read_text().splitlines()[1:]]
-    paths = [root / r[1] for r in rows]
-    labels = [r[2] for r in rows]
+    paths, labels = corpus_messages(root)
     exe = ensure_bogofilter()
     print(machine())
-    print(f"corpus: {root} ({len(rows)} messages); index.tsv and {args.orders} orders, "
+    print(f"corpus: {root} ({len(paths)} messages); index.tsv and {args.orders} orders, "
           f"seed {args.seed}\n")  # fmt: skip
     tokenizer = SpamFilter()
     sets = [tokenizer.tokenize(p.read_bytes()) for p in paths]
