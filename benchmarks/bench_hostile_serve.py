@@ -2,13 +2,16 @@
 one message (issue 26's bad input, and the service's hardening: "a hostile request can stall
 the service").
 
-The messages are bench_hostile_mail.py's and three more of 10 MB (the default
-``--max-body``): 2,000,000 empty parts, 330,000 parts with a content line each, 1,400,000
-header lines. While each is posted to ``/filter``, ``/health`` is asked every 10 ms on fresh
-connections; the figure is the slowest answer. Two servers are compared, interleaved round by
-round: ``--a`` (the baseline) and ``--b`` (the change), each a command that runs nbayes (e.g.
-the ``python -m nbayes`` of two environments), given ``serve MODEL --port 0 --max-body 64MB``
-(bench_hostile_mail.py's 900,000 header lines are 10.8 MB, over the default 10 MiB).
+The messages are bench_hostile_mail.py's, three more of 10 MB (under the default
+``--max-body``, 10 MiB): 2,000,000 empty parts, 320,000 parts with a content line each,
+1,400,000 header lines, and two lines of a pattern's pieces repeated (a line of "boundary="
+in a message of parts, a "From " line of "d:dd" pieces), on which two patterns backtracked
+quadratically. While each is posted to ``/filter``, ``/health`` is asked every 10 ms on
+fresh connections; the figure is the slowest answer. Two servers are compared, interleaved
+round by round: ``--a`` (the baseline) and ``--b`` (the change), each a command that runs
+nbayes (e.g. the ``python -m nbayes`` of two environments), given ``serve MODEL --port 0
+--max-body 64MB`` (bench_hostile_mail.py's 900,000 header lines are 10.8 MB, over the
+default).
 
 Usage::
 
@@ -43,12 +46,16 @@ _PARTS_HEAD = b'Subject: %d\nContent-Type: multipart/mixed; boundary="B"\n\n'
 MESSAGES: dict[str, Callable[[int], bytes]] = {
     **CASES,
     "2,000,000 empty parts (10 MB)": lambda k: _PARTS_HEAD % k + b"--B\n\n" * 2_000_000,
-    "330,000 parts with a content line (10 MB)": lambda k: (
-        _PARTS_HEAD % k + b"--B\nContent-Type: text/plain\n\nx\n" * 330_000
+    "320,000 parts with a content line (10 MB)": lambda k: (
+        _PARTS_HEAD % k + b"--B\nContent-Type: text/plain\n\nx\n" * 320_000
     ),
     "1,400,000 header lines (10 MB)": lambda k: (
         b"Subject: %d\n" % k + b"X-H: v\n" * 1_400_000 + b"\nhi\n"
     ),
+    'a line of 20,000 "boundary=" (180 KB)': lambda k: (
+        _PARTS_HEAD % k + b"--B\nx\n" * 1001 + b'" ' + b"boundary=" * 20_000 + b"\n"
+    ),
+    'a "From " line of 20,000 "1:11" (100 KB)': lambda k: b"From a%d " % k + b"1:11 " * 20_000,
 }
 
 

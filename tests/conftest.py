@@ -53,6 +53,7 @@ NOT_QUICK_TESTS = frozenset({
     "tests/io/test_persist.py::test_fuzz_resealed_mutations",
     "tests/io/test_registry.py::test_reading_imports_only_the_serializer_of_the_model",
     "tests/io/test_serializers_kernel_mixed.py::test_fuzz_resealed_mutations",
+    "tests/spam/test_mail_hostile.py::test_hostile_mail_lets_other_threads_run",
     "tests/test_array_api.py::test_array_api_in_a_subprocess",
     "tests/test_common.py::test_sklearn_compatible_estimator",
     "tests/test_exact_derivation.py::test_a_product_equals_its_factors_multiplied_one_by_one",
