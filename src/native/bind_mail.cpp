@@ -245,7 +245,7 @@ struct WithoutGil {
 };
 
 // Releases the GIL while it lives if `release`: for a scan of a buffer that no other thread
-// can change (a read-only one: bytes, not a bytearray).
+// can change (see release_for).
 struct WithoutGilIf {
     PyThreadState* state;
     explicit WithoutGilIf(bool release) : state(release ? PyEval_SaveThread() : nullptr) {}
@@ -255,6 +255,16 @@ struct WithoutGilIf {
     WithoutGilIf(const WithoutGilIf&) = delete;
     WithoutGilIf& operator=(const WithoutGilIf&) = delete;
 };
+
+// Bytes past which a scan of raw mail releases the GIL (a release costs about a microsecond,
+// and the GIL may take a switch interval to come back when other threads are busy)
+constexpr Py_ssize_t kLongScan = 64 * 1024;
+
+// Whether a scan of `n` bytes of the buffer `data` releases the GIL: a long one, of a bytes
+// object (a bytearray, or a read-only view of one, could change meanwhile)
+inline bool release_for(const Py_buffer& data, Py_ssize_t n) {
+    return n > kLongScan && data.obj != nullptr && PyBytes_Check(data.obj);
+}
 
 // The UTF-8 bytes of the str `t` ("surrogatepass"): its own data if ASCII, else `buf`.
 void utf8_view(PyObject* t, std::vector<std::uint8_t>& buf, const std::uint8_t*& p,
@@ -1329,9 +1339,6 @@ const char count_bytes_doc[] =
     "and end clipped to data as slices clip them (memchr: the MIME guards' counts); over\n"
     "64 KiB of bytes, without the GIL.";
 
-// Bytes past which a scan of raw mail releases the GIL (a release costs about a microsecond)
-constexpr Py_ssize_t kLongScan = 64 * 1024;
-
 PyObject* py_count_bytes(PyObject*, PyObject* args) {
     Py_buffer data, needle;
     Py_ssize_t start, end;
@@ -1350,7 +1357,7 @@ PyObject* py_count_bytes(PyObject*, PyObject* args) {
                                           static_cast<const std::uint8_t*>(needle.buf), needle.len);
         };
         if (start < end) {  // (10 MB of short lines: ~10 ms, other threads run meanwhile)
-            WithoutGilIf released(data.readonly && end - start > kLongScan);
+            WithoutGilIf released(release_for(data, end - start));
             scan();
         }
         out = PyLong_FromLongLong(count);
@@ -1364,14 +1371,14 @@ const char first_not_headish_doc[] =
     "first_not_headish(data) -> int\n\n"
     "The end of the first line end (LF, CRLF or a lone CR) of bytes `data` followed by\n"
     "neither \"From \", a space, a tab nor \":\", as nbayes.mail._mime's\n"
-    "_NOT_HEADISH.search(data).end(); -1 if none. Without the GIL (for bytes).";
+    "_NOT_HEADISH.search(data).end(); -1 if none. Without the GIL (over 64 KiB of bytes).";
 
 PyObject* py_first_not_headish(PyObject*, PyObject* args) {
     Py_buffer data;
     if (!PyArg_ParseTuple(args, "y*:first_not_headish", &data)) return nullptr;
     std::int64_t end;
     {
-        WithoutGilIf released(data.readonly);  // (bytes: nobody changes them)
+        WithoutGilIf released(release_for(data, data.len));  // (bytes: nobody changes them)
         end = nbk_mail::first_not_headish(static_cast<const std::uint8_t*>(data.buf), data.len);
     }
     PyBuffer_Release(&data);
@@ -1382,7 +1389,8 @@ const char first_non_head_line_doc[] =
     "first_non_head_line(data, start) -> int\n\n"
     "The position of the first \"\\n\" at or after `start` in bytes `data` followed by neither\n"
     "a field's name and \":\" nor a space or a tab, as nbayes.mail._mime's\n"
-    "_NON_HEAD_LINE.search(data, start).start(); -1 if none. Without the GIL (for bytes).";
+    "_NON_HEAD_LINE.search(data, start).start(); -1 if none. Without the GIL (over 64 KiB\n"
+    "of bytes).";
 
 PyObject* py_first_non_head_line(PyObject*, PyObject* args) {
     Py_buffer data;
@@ -1390,7 +1398,7 @@ PyObject* py_first_non_head_line(PyObject*, PyObject* args) {
     if (!PyArg_ParseTuple(args, "y*n:first_non_head_line", &data, &start)) return nullptr;
     std::int64_t at;
     {
-        WithoutGilIf released(data.readonly);
+        WithoutGilIf released(release_for(data, data.len));
         at = nbk_mail::first_non_head_line(static_cast<const std::uint8_t*>(data.buf), data.len,
                                            start);
     }
@@ -1403,7 +1411,7 @@ const char strip_mime_lines_doc[] =
     "Bytes `data` without its boundary and content lines, as nbayes.mail._mime's\n"
     "_MIME_LINE.sub(b\"\", data): each line starting with \"--\", \"Content-...:\" or\n"
     "\"MIME-Version:\" (ASCII case ignored) and ended by \"\\n\", with its continuation lines.\n"
-    "Scanned without the GIL (for bytes).";
+    "Scanned without the GIL (over 64 KiB of bytes).";
 
 PyObject* py_strip_mime_lines(PyObject*, PyObject* args) {
     Py_buffer data;
@@ -1412,7 +1420,7 @@ PyObject* py_strip_mime_lines(PyObject*, PyObject* args) {
     std::vector<std::int64_t> spans;
     bool ok = true;
     {
-        WithoutGilIf released(data.readonly);
+        WithoutGilIf released(release_for(data, data.len));
         try {
             nbk_mail::mime_line_spans(s, data.len, spans);
         } catch (const std::bad_alloc&) {
