@@ -56,9 +56,8 @@ from bench_spam import (  # noqa: E402
 )
 
 from nbayes.spam import SpamFilter  # noqa: E402
-from nbayes.spam._combining import chi2_log_cdf, chi2_log_sf  # noqa: E402
+from nbayes.spam._combining import fisher_log_scores  # noqa: E402
 
-_LN2 = math.log(2.0)
 HAM_CUTOFFS = (0.3, 0.4, 0.5)
 SPAM_CUTOFFS = (0.6, 0.7, 0.8, 0.9)
 
@@ -96,14 +95,6 @@ def record(sets: list[frozenset[str]], labels: list[str]) -> tuple[np.ndarray, .
     return sums, learnt, log_odds
 
 
-def fisher(chi_h: float, chi_s: float, k: int, tail_weight: float) -> float:
-    """Log-odds of Fisher's indicator (and tail ratio) for statistics over k clues."""
-    log_h, log_s = chi2_log_sf(chi_h, k), chi2_log_sf(chi_s, k)
-    log_spam = min(np.logaddexp(chi2_log_cdf(chi_s, k), log_h) - _LN2, 0.0)
-    log_ham = min(np.logaddexp(chi2_log_cdf(chi_h, k), log_s) - _LN2, 0.0)
-    return log_spam - log_ham + tail_weight * (log_h - log_s)
-
-
 def rule(d: float, tail_weight: float, ham_bias: float = 8.0) -> Callable[[np.ndarray], np.ndarray]:
     def log_odds(sums: np.ndarray) -> np.ndarray:
         out = np.zeros(len(sums))
@@ -113,7 +104,8 @@ def rule(d: float, tail_weight: float, ham_bias: float = 8.0) -> Callable[[np.nd
                 continue
             k2 = max(1, math.ceil(k / d))
             r = k2 / k
-            out[i] = fisher(-2 * slf * r, -2 * sl1 * r, k2, tail_weight) - ham_bias / k
+            log_spam, log_ham = fisher_log_scores(slf * r, sl1 * r, k2, tail_weight)
+            out[i] = log_spam - log_ham - ham_bias / k  # (the bias of the clues themselves)
         return out
 
     return log_odds
