@@ -1352,13 +1352,10 @@ PyObject* py_count_bytes(PyObject*, PyObject* args) {
         if (end < 0) end = std::max<Py_ssize_t>(end + n, 0);
         end = std::min(end, n);
         std::int64_t count = 0;
-        auto scan = [&] {
-            count = nbk_mail::count_bytes(static_cast<const std::uint8_t*>(data.buf) + start, end - start,
-                                          static_cast<const std::uint8_t*>(needle.buf), needle.len);
-        };
         if (start < end) {  // (10 MB of short lines: ~10 ms, other threads run meanwhile)
             WithoutGilIf released(release_for(data, end - start));
-            scan();
+            count = nbk_mail::count_bytes(static_cast<const std::uint8_t*>(data.buf) + start, end - start,
+                                          static_cast<const std::uint8_t*>(needle.buf), needle.len);
         }
         out = PyLong_FromLongLong(count);
     }
