@@ -183,7 +183,7 @@ def _cut_long_head(data: bytes) -> tuple[bytes, bool]:
         return data, False  # (most mail: no line-by-line look at the head)
     found = _mail_native.first_non_head_line(data, max(start, 0))  # (_NON_HEAD_LINE's)
     end = len(data) if found < 0 else found
-    if data.count(b"\n", 0, end) <= MAX_HEAD_LINES:
+    if _count(data, b"\n", 0, end) <= MAX_HEAD_LINES:
         return data, False
     cut = start
     for _ in range(MAX_HEAD_LINES):
