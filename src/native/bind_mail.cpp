@@ -1403,6 +1403,27 @@ PyObject* py_first_non_head_line(PyObject*, PyObject* args) {
     return PyLong_FromLongLong(at);
 }
 
+const char next_postmark_end_doc[] =
+    "next_postmark_end(data, start) -> int\n\n"
+    "The end of the first mbox postmark after a blank line at or after `start` in bytes\n"
+    "`data` (the start of the line after it), as nbayes.mail._mime's\n"
+    "_NEXT_POSTMARK.search(data, start).end(); -1 if none. Linear in the data, without the\n"
+    "GIL (over 64 KiB of bytes).";
+
+PyObject* py_next_postmark_end(PyObject*, PyObject* args) {
+    Py_buffer data;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "y*n:next_postmark_end", &data, &start)) return nullptr;
+    std::int64_t end;
+    {
+        WithoutGilIf released(release_for(data, data.len));
+        end = nbk_mail::next_postmark_end(static_cast<const std::uint8_t*>(data.buf), data.len,
+                                          start);
+    }
+    PyBuffer_Release(&data);
+    return PyLong_FromLongLong(end);
+}
+
 const char strip_mime_lines_doc[] =
     "strip_mime_lines(data) -> bytes\n\n"
     "Bytes `data` without its boundary and content lines, as nbayes.mail._mime's\n"
@@ -2278,6 +2299,7 @@ PyMethodDef methods[] = {
     {"count_bytes", py_count_bytes, METH_VARARGS, count_bytes_doc},
     {"first_not_headish", py_first_not_headish, METH_VARARGS, first_not_headish_doc},
     {"first_non_head_line", py_first_non_head_line, METH_VARARGS, first_non_head_line_doc},
+    {"next_postmark_end", py_next_postmark_end, METH_VARARGS, next_postmark_end_doc},
     {"strip_mime_lines", py_strip_mime_lines, METH_VARARGS, strip_mime_lines_doc},
     {"strip_tags", py_strip_tags, METH_VARARGS, strip_tags_doc},
     {"links", py_links, METH_VARARGS, links_doc},

@@ -17,7 +17,9 @@
 // - first_not_headish, first_non_head_line, mime_line_spans: the line scans of raw mail
 //   that nbayes.mail._mime's _NOT_HEADISH.search, _NON_HEAD_LINE.search and
 //   _MIME_LINE.sub did, holding the GIL (0.3-0.7 s for 10 MB of hostile lines: every
-//   other request of `nbayes serve` waited); bound without it.
+//   other request of `nbayes serve` waited); bound without it;
+// - next_postmark_end: an mbox's next postmark, as _mime's _NEXT_POSTMARK.search finds it
+//   (its bounded pieces nest: ~100 x 100 steps a line of "d:dd" and "dddd", 4 s a MB).
 //
 // Plain C++ (no Python.h): bind_mail.cpp binds it to Python.
 #pragma once
@@ -425,6 +427,75 @@ inline void mime_line_spans(const std::uint8_t* s, std::int64_t n, std::vector<s
         spans.push_back(j);
         i = j;
     }
+}
+
+// Whether c is a space of a bytes pattern's \s: " \t\n\r\f\v".
+inline bool is_ascii_space(std::uint8_t c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+inline bool is_digit(std::uint8_t c) { return c >= '0' && c <= '9'; }
+
+// Where the line after a postmark at s[f] ("From " there) starts, or -1: the postmark's
+// line is "From ", a sender of 1-300 non-space bytes, a space, then the rest of the line,
+// r[0:len], ended by LF or CRLF, in which a time "d:dd" starts at most 100 after the
+// sender, a year "dddd" at most 100 after the time, and the line ends at most 100 after the
+// year (_NEXT_POSTMARK's [^\r\n]{0,100}\d:\d\d[^\r\n]{0,100}\d{4}[^\r\n]{0,100}\r?\n).
+// Linear in the line: the years that can follow each time are looked up, not searched.
+inline std::int64_t postmark_end(const std::uint8_t* s, std::int64_t n, std::int64_t f) {
+    constexpr std::int64_t kGap = 100, kRest = 3 * kGap + 8;  // (the longest rest: 308)
+    std::int64_t k = f + 5;
+    const std::int64_t sender = k;
+    while (k < n && k - sender <= 300 && !is_ascii_space(s[k])) ++k;
+    if (k == sender || k - sender > 300 || k >= n || s[k] != ' ') return -1;
+    const std::int64_t r = k + 1;
+    std::int64_t e = r;
+    while (e < n && e - r <= kRest && !is_line_end(s[e])) ++e;
+    if (e >= n || e - r > kRest) return -1;
+    std::int64_t after;
+    if (s[e] == '\n') {
+        after = e + 1;
+    } else if (e + 1 < n && s[e + 1] == '\n') {  // (s[e] is "\r")
+        after = e + 2;
+    } else {
+        return -1;  // a lone CR: \r?\n does not follow the line
+    }
+    const std::int64_t len = e - r;
+    // next_year[j]: the first year at or after r + j (kNone, past any bound, when none)
+    constexpr std::int64_t kNone = 2 * kRest;
+    std::int64_t next_year[kRest + 2];
+    next_year[len] = next_year[len + 1] = kNone;
+    for (std::int64_t j = len - 1; j >= 0; --j) {
+        const bool year = j + 4 <= len && is_digit(s[r + j]) && is_digit(s[r + j + 1]) &&
+                          is_digit(s[r + j + 2]) && is_digit(s[r + j + 3]);
+        next_year[j] = year ? j : next_year[j + 1];
+    }
+    for (std::int64_t i = 0; i <= kGap && i + 4 <= len; ++i) {
+        if (!(is_digit(s[r + i]) && s[r + i + 1] == ':' && is_digit(s[r + i + 2]) &&
+              is_digit(s[r + i + 3])))
+            continue;
+        const std::int64_t lo = std::max(i + 4, len - 4 - kGap);  // (the year's end <= 100
+        if (lo <= len && next_year[lo] <= i + 4 + kGap) return after;  // before the line's)
+    }
+    return -1;
+}
+
+// The end of the first postmark after a blank line at or after `start` in s[0:n], as
+// _mime's _NEXT_POSTMARK.search(s, start).end() finds it: a "From " line (postmark_end)
+// after two line ends (LF or CRLF) that start at or after `start`; -1 if there is none.
+inline std::int64_t next_postmark_end(const std::uint8_t* s, std::int64_t n, std::int64_t start) {
+    start = std::max<std::int64_t>(start, 0);
+    for (std::int64_t f = start + 2; f + 5 <= n; ++f) {
+        const void* hit = std::memchr(s + f, 'F', static_cast<std::size_t>(n - f));
+        if (hit == nullptr) return -1;
+        f = static_cast<const std::uint8_t*>(hit) - s;
+        if (f < start + 2 || f + 5 > n || std::memcmp(s + f, "From ", 5) != 0 || s[f - 1] != '\n')
+            continue;
+        const bool blank = (s[f - 2] == '\n' && f - 2 >= start) ||
+                           (s[f - 2] == '\r' && f - 3 >= start && s[f - 3] == '\n');
+        if (!blank) continue;
+        const std::int64_t end = postmark_end(s, n, f);
+        if (end >= 0) return end;
+    }
+    return -1;
 }
 
 }  // namespace nbk_mail

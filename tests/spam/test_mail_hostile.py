@@ -358,3 +358,93 @@ def test_lines_of_a_pattern_s_pieces_take_linear_time(raw: bytes, received: bool
     tokenizer = MailTokenizer(received=received)
     assert seconds(lambda: tokenizer.tokens(raw)) < 0.5
     assert _longest_gap_of_a_thread_while(lambda: tokenizer.tokens(raw)) < 0.15
+
+
+# ---------------------------------------------------------------------- an mbox read as a message
+def _messages_by_the_pattern(data: bytes) -> int:
+    """``_mbox_messages`` as it was: the postmarks after the first found by the pattern."""
+    from nbayes.mail._mime import _HEAD_FIELD, _NEXT_POSTMARK, _POSTMARK
+
+    if not _POSTMARK.match(data):
+        return 1
+    return 1 + sum(1 for m in _NEXT_POSTMARK.finditer(data) if _HEAD_FIELD.match(data, m.end()))
+
+
+_FIRST = b"From a@b Mon Jan  1 10:00:00 2024\nSubject: a\n\nx\n"
+_POSTMARK_PIECES = st.sampled_from(
+    [b"\n", b"\r\n", b"\r", b"\n\n", b"From ", b"a@b", b" ", b"\t", b"1:11", b"10:00", b"1:1",
+     b"2002", b"200", b"7", b":", b"x", b"Subject: y", b"x" * 40, b"1" * 30, b" " * 45,
+     b"Mon Jan  1 10:00:00 2024"]
+)  # fmt: skip
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(_POSTMARK_PIECES, max_size=40).map(b"".join))
+def test_an_mbox_s_messages_are_counted_as_the_pattern_counts_them(rest: bytes) -> None:
+    from nbayes.mail._mime import _mbox_messages
+
+    assert _mbox_messages(_FIRST + rest) == _messages_by_the_pattern(_FIRST + rest)
+
+
+@pytest.mark.parametrize(
+    ("gap", "year_gap", "tail"),
+    [(g, y, t) for g in (0, 99, 100, 101) for y in (0, 99, 100, 101) for t in (0, 99, 100, 101)],
+)
+def test_a_postmark_s_bounds_are_the_pattern_s(gap: int, year_gap: int, tail: int) -> None:
+    from nbayes.mail._mime import _mbox_messages
+
+    line = b"From a " + b"x" * gap + b"1:11" + b"y" * year_gap + b"2002" + b"z" * tail
+    for eol in (b"\n", b"\r\n", b"\r"):
+        data = _FIRST + b"\n" + line + eol + b"Subject: b\n\nbody\n"
+        assert _mbox_messages(data) == _messages_by_the_pattern(data)
+        assert _mbox_messages(data) == (
+            2 if eol != b"\r" and max(gap, year_gap, tail) <= 100 else 1
+        )
+
+
+@pytest.mark.parametrize(
+    ("line", "postmark"),
+    [
+        (b"From b@c Tue Jan  2 11:00:00 2024", True),
+        (b"From b@c 1:11 no year", False),
+        (b"From b@c 2024 then 1:11", False),
+        (b"From b@c 1:112024", True),  # (the year right after the time)
+        (b"From b@c 1:11 2024", True),
+        (b"From " + b"s" * 300 + b" 1:11 2024", True),
+        (b"From " + b"s" * 301 + b" 1:11 2024", False),
+        (b"From b@c\t1:11 2024", False),
+        (b"From  1:11 2024", False),
+    ],
+)
+def test_postmarks_as_the_pattern_reads_them(line: bytes, postmark: bool) -> None:
+    from nbayes.mail._mime import _mbox_messages
+
+    data = _FIRST + b"\n" + line + b"\nSubject: b\n\nbody\n"
+    assert _mbox_messages(data) == _messages_by_the_pattern(data) == (2 if postmark else 1)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(_POSTMARK_PIECES, max_size=40).map(b"".join), st.integers(-2, 80))
+def test_the_next_postmark_is_the_pattern_s(data: bytes, start: int) -> None:
+    from nbayes import _mail_native
+    from nbayes.mail._mime import _NEXT_POSTMARK
+
+    m = _NEXT_POSTMARK.search(data, max(start, 0))
+    assert _mail_native.next_postmark_end(data, start) == (m.end() if m else -1)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"1:1111" * 60,
+        b"1:11" * 25 + b"1111" * 20 + b"x" * 101,
+        b"1:1111" * 16 + b"x" * 101 + b"1:1111" * 16,
+    ],
+    ids=["too long", "no end after the years", "no year after the times"],
+)
+def test_a_file_of_postmark_lines_is_read_in_linear_time(line: bytes, tmp_path: Any) -> None:
+    # "From a " lines dense in "d:dd" and "dddd" after blank lines: the pattern's bounded
+    # pieces nest (3.5 / 10.5 / 2.2 s a MB); the file is read as one message
+    path = tmp_path / "box"
+    path.write_bytes(_FIRST + (b"\n\nFrom a " + line + b"\n") * (1_000_000 // (len(line) + 10)))
+    assert seconds(lambda: MailTokenizer().tokens(path)) < 0.5
