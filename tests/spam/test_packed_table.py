@@ -210,3 +210,57 @@ def test_a_truncated_store_finds_every_row_it_kept(n: int, keep: int) -> None:
     assert all(store.row(t) == -1 for t in tokens[keep:])
     store.extend(tokens[keep:])
     assert [store.row(t) for t in tokens] == list(range(n))
+
+
+# ---------------------------------------------------------------- the strongest tokens
+def _strongest_reference(
+    table: TokenTable, top: int, s: float, x: float, c: float, spam: bool
+) -> list[tuple[str, float, int, int]]:
+    """Every row's robinson_f and heapq.nlargest of them all (as `nbayes info` ranked)."""
+    import heapq
+
+    from nbayes.spam import robinson_f
+
+    sign = 1.0 if spam else -1.0
+    rows = [
+        (robinson_f(g, b, table.n_ham, table.n_spam, s, x, c), g + b, t, g, b)
+        for t, g, b in table.rows()
+    ]
+    best = heapq.nlargest(top, rows, key=lambda r: (sign * r[0], r[1], r[2]))
+    return [(t, f, g, b) for f, _, t, g, b in best]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    _MESSAGES,
+    _MESSAGES,
+    _MESSAGES,
+    st.integers(0, 8),
+    st.sampled_from([(0.1, 0.5, 1.0), (0.0178, 0.52, 0.0), (1.0, 0.4, 3.0)]),
+)
+def test_the_strongest_tokens_are_every_row_s_ranking(
+    hams: list[frozenset[str]],
+    spams: list[frozenset[str]],
+    unlearnt: list[frozenset[str]],
+    top: int,
+    params: tuple[float, float, float],
+) -> None:
+    table = TokenTable()
+    table.learn(hams, spam=False)
+    table.learn(spams + unlearnt, spam=True)
+    table.unlearn(unlearnt, spam=True)  # (rows of no message left: never among them)
+    s, x, c = params
+    for spam in (True, False):
+        got = table.strongest(top, s, x, c, spam=spam)
+        assert got == _strongest_reference(table, top, s, x, c, spam)  # f bit for bit
+
+
+def test_the_strongest_of_ties_are_those_of_more_messages_then_by_token() -> None:
+    table = TokenTable()
+    table.learn([{f"t{i:03d}" for i in range(300)}, {"u", "v"}], spam=True)
+    table.learn([{"w"}], spam=False)
+    # 300 tokens in one spam tie; "u" and "v" likewise: by token, past the top-th's tie
+    assert [t for t, *_ in table.strongest(3, 0.1, 0.5, spam=True)] == ["v", "u", "t299"]
+    assert table.strongest(3, 0.1, 0.5, spam=True) == _strongest_reference(
+        table, 3, 0.1, 0.5, 0.0, True
+    )

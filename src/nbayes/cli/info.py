@@ -151,10 +151,7 @@ def _spam_filter(ui: UI, model: Any, top: int, path: str, asked: list[str] | Non
     """A SpamFilter: the settings in force (its preset's where left at None), the
     tokenizer's recipe, the messages learnt, and per class the tokens of the strongest
     f(w)."""
-    import heapq
     from dataclasses import asdict
-
-    from nbayes.spam import robinson_f
 
     p = model.effective_params_
     settings = ", ".join(f"{k}={v!r}" for k, v in asdict(p).items())
@@ -179,15 +176,10 @@ def _spam_filter(ui: UI, model: Any, top: int, path: str, asked: list[str] | Non
         _tokens_asked(ui, model, asked)
         return 0
     if top:
-        n_ham, n_spam = table.n_ham, table.n_spam
-        rows = [  # table.rows() holds the tokens seen in a learnt message only
-            (robinson_f(g, b, n_ham, n_spam, p.s, p.x, p.smoothing), g + b, t, g, b)
-            for t, g, b in table.rows()
-        ]
         ui.print(f"strongest tokens per class (top {top}: f(w), {ham} / {spam} messages):")
-        for name, sign in ((spam, 1.0), (ham, -1.0)):
-            best = heapq.nlargest(top, rows, key=lambda r: (sign * r[0], r[1], r[2]))
-            shown = ", ".join(f"{t} ({f:.3f}: {g} / {b})" for f, _, t, g, b in best)
+        for name, is_spam in ((spam, True), (ham, False)):
+            best = table.strongest(top, p.s, p.x, p.smoothing, spam=is_spam)
+            shown = ", ".join(f"{t} ({f:.3f}: {g} / {b})" for t, f, g, b in best)
             ui.print(f"  {name}: {shown}")
     return 0
 

@@ -361,6 +361,45 @@ class TokenTable:
         tokens = self._store.tokens(live)
         return zip(tokens, ham[live].tolist(), spam[live].tolist(), strict=True)
 
+    def strongest(
+        self, top: int, s: float, x: float, c: float = 0.0, *, spam: bool
+    ) -> list[tuple[str, float, int, int]]:
+        """``(token, f, ham, spam)`` of the ``top`` tokens of highest f(w) (``spam``) or
+        lowest (Robinson's, :func:`~nbayes.spam.robinson_f`, with ``s``, ``x`` and
+        ``c``), ties by more messages, then by token: what ``heapq.nlargest`` of every
+        row gives, with a ``str`` made only for the rows that can be among them.
+
+        >>> t = TokenTable()
+        >>> t.learn([{"cheap", "pills"}, {"pills"}], spam=True)
+        >>> t.learn([{"meeting", "pills"}], spam=False)
+        >>> t.strongest(2, 0.1, 0.5, spam=True)
+        [('cheap', 0.9545454545454545, 0, 1), ('pills', 0.5, 1, 2)]
+        """
+        if top <= 0 or not self.n_live:
+            return []
+        import heapq
+
+        import numpy as np
+
+        from nbayes.spam._combining import robinson_f_columns
+
+        ham = np.frombuffer(self.ham, dtype=np.int64)
+        spa = np.frombuffer(self.spam, dtype=np.int64)
+        live = np.flatnonzero((ham != 0) | (spa != 0))
+        g, b = ham[live], spa[live]
+        f = robinson_f_columns(g, b, self.n_ham, self.n_spam, s, x, c)
+        key, n = (f if spam else -f), g + b
+        if len(live) > top:  # the rows ranked at least as high as the top-th, ties included
+            order = np.lexsort((-n, -key))
+            k = order[top - 1]
+            near = np.flatnonzero((key > key[k]) | ((key == key[k]) & (n >= n[k])))
+        else:
+            near = np.arange(len(live))
+        tokens = self._store.tokens(live[near].astype(np.int64))
+        rows = zip(key[near].tolist(), n[near].tolist(), tokens, near.tolist(), strict=True)
+        best = heapq.nlargest(top, rows, key=lambda r: r[:3])
+        return [(t, float(f[i]), int(g[i]), int(b[i])) for _, _, t, i in best]
+
     def filtered(self, keep: Callable[[str, int, int], bool]) -> TokenTable:
         """A table of the rows ``keep(token, ham, spam)`` accepts (message totals kept)."""
         return TokenTable.from_rows(
