@@ -13,6 +13,7 @@ import reprlib
 import stat
 import sys
 from array import array as StdArray
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
 
 from nbayes.exceptions import ModelFileError
@@ -477,6 +478,14 @@ class _Reader:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             self.fail(f"file is corrupted: the header is not valid UTF-8 ({exc.reason})")
+        # (nbayes writes the header's object and at most MAX_JSON_DEPTH levels of metadata
+        # in it, which check_header says; far deeper is refused here, on every Python, and
+        # RecursionError below is the interpreter's own limit)
+        if nested_deeper_than(raw, _MAX_HEADER_DEPTH):
+            self.fail(
+                "file is corrupted or hostile: the JSON header is nested too deeply (more "
+                f"than {_MAX_HEADER_DEPTH} levels)"
+            )
         try:
             return json.loads(
                 text,
@@ -590,6 +599,8 @@ class _Reader:
 HEADER_COST_PER_BYTE = 3
 HEADER_COST_SLACK = 1 << 20
 _CHUNK = 1 << 16
+#: the deepest header read at all (:func:`nested_deeper_than`)
+_MAX_HEADER_DEPTH = 2 * MAX_JSON_DEPTH
 #: the most a byte of JSON can add to :func:`header_cost`'s estimate: a ',' or ':' outside
 #: strings (10 or 40) and the scalar it may start (32), itself (1); a string takes at least
 #: its 2 quotes for 49 + 27; a '{' or '[' 64 + 1
@@ -608,16 +619,10 @@ def header_cost(raw: bytes) -> int:
         return _MAX_COST_PER_BYTE * len(raw)
     import numpy as np
 
-    # escaped backslashes and quotes removed, every '"' opens or closes a string
-    text = raw.replace(b"\\\\", b"").replace(b'\\"', b"") if b"\\" in raw else raw
     quotes = containers = commas = colons = inside = high = 0
-    state = np.uint8(0)
-    for start in range(0, len(text), _CHUNK):
-        a = np.frombuffer(text, np.uint8, min(_CHUNK, len(text) - start), start)
-        q = a == 0x22
-        parity = np.bitwise_xor.accumulate(q.view(np.uint8)) ^ state
-        state = parity[-1]
-        outside = ~(parity.view(bool) | q)
+    size = 0
+    for a, q, outside in _chunks_outside_strings(raw):
+        size += len(a)
         quotes += int(np.count_nonzero(q))
         inside += len(a) - int(np.count_nonzero(outside))
         high += int(np.count_nonzero(a >= 0x80))
@@ -626,11 +631,51 @@ def header_cost(raw: bytes) -> int:
         colons += int(np.count_nonzero((a == 0x3A) & outside))
     strings = quotes // 2
     scalars = max(0, commas + colons + 1 - strings)
-    outside_bytes = len(text) - inside
+    outside_bytes = size - inside
     return (
         64 * containers + 10 * commas + 40 * colons + 32 * scalars + outside_bytes
         + 49 * strings + 27 * min(strings, high) + inside
     )  # fmt: skip
+
+
+def _chunks_outside_strings(raw: bytes) -> Iterator[tuple[Any, Any, Any]]:
+    """JSON text ``raw`` 64 KiB at a time as uint8 arrays, with where its quotes are and
+    which bytes are outside strings (escaped backslashes and quotes removed first: every
+    '"' left opens or closes a string)."""
+    import numpy as np
+
+    text = raw.replace(b"\\\\", b"").replace(b'\\"', b"") if b"\\" in raw else raw
+    state = np.uint8(0)
+    for start in range(0, len(text), _CHUNK):
+        a = np.frombuffer(text, np.uint8, min(_CHUNK, len(text) - start), start)
+        q = a == 0x22
+        parity = np.bitwise_xor.accumulate(q.view(np.uint8)) ^ state
+        state = parity[-1]
+        yield a, q, ~(parity.view(bool) | q)
+
+
+def nested_deeper_than(raw: bytes, limit: int) -> bool:
+    """Whether JSON text ``raw`` opens more than ``limit`` objects and arrays at once,
+    found without parsing it (whether ``json.loads`` raises RecursionError on a deep
+    header depends on the Python version: 5,000 levels did on 3.11, not on 3.13).
+
+    >>> nested_deeper_than(b'{"a": [[1]], "b": "[[[["}', 3), nested_deeper_than(b"[[[[]]]]", 3)
+    (False, True)
+    """
+    if raw.count(b"{") + raw.count(b"[") <= limit:  # (in C: most headers stop here)
+        return False
+    import numpy as np
+
+    depth = 0
+    for a, _, outside in _chunks_outside_strings(raw):
+        step = (((a == 0x7B) | (a == 0x5B)) & outside).view(np.int8) - (
+            ((a == 0x7D) | (a == 0x5D)) & outside
+        ).view(np.int8)
+        levels = np.cumsum(step, dtype=np.int64) + depth
+        if int(levels.max()) > limit:
+            return True
+        depth = int(levels[-1])
+    return False
 
 
 def _read_stream(
