@@ -142,7 +142,7 @@ def test_lone_surrogates_in_categories(tmp_path: Path) -> None:
 
 def test_nat_and_split_surrogate_pairs_are_refused_at_save(tmp_path: Path) -> None:
     clf = MultinomialNB().fit(X2, LABELS["datetime64[D]"])
-    clf._stats.classes[0] = np.datetime64("NaT")
+    clf._stats.classes[0] = np.datetime64("NaT", "D")
     with pytest.raises(ValueError, match="NaT"):
         nbayes.save(clf, tmp_path / "m.nbayes")
     # two surrogates in a row would be read back as the one character they pair into
