@@ -117,7 +117,15 @@ def check_not_above(
 
 
 def class_codes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted unique labels of ``y`` and the index of each row's label in them."""
+    """Sorted unique labels of ``y`` and the index of each row's label in them. Labels
+    that are all strings come out as a numpy string array, as scikit-learn's
+    ``unique_labels`` makes them (a pandas Series of str gave an object ``classes_``, and
+    predictions that ``np.save`` stores only with pickle).
+
+    >>> import numpy as np
+    >>> class_codes(np.array(["spam", "ham", "spam"], dtype=object))
+    (array(['ham', 'spam'], dtype='<U4'), array([1, 0, 1]))
+    """
     try:
         classes, codes = np.unique(y, return_inverse=True)
     except TypeError as exc:
@@ -125,6 +133,10 @@ def class_codes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             "The labels in y mix types that cannot be ordered (e.g. numbers and strings); "
             "use one label type throughout."
         ) from exc
+    if classes.dtype == object and len(classes):
+        labels = classes.tolist()
+        if all(type(c) is str for c in labels):  # (a str subclass keeps its objects)
+            classes = np.array(labels, dtype=str)
     return classes, codes.reshape(-1)
 
 

@@ -266,7 +266,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     >>> y = ["spam", "ham", None, None, None, None]
     >>> semi = SemiSupervisedNB(TextClassifier(), unlabeled_weight=1.0).fit(docs, y)
     >>> semi.predict(["free lunch money", "meeting today"])
-    array(['spam', 'ham'], dtype=object)
+    array(['spam', 'ham'], dtype='<U4')
     >>> semi.transduction_.tolist()
     ['spam', 'ham', 'spam', 'ham', 'spam', 'ham']
     >>> type(semi.estimator_).__name__  # an ordinary model: save, explain, update
