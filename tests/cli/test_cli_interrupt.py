@@ -254,10 +254,13 @@ def test_forked_workers_do_not_take_the_signals_for_the_command(tmp_path: Path) 
     handling back: a pool's ``terminate`` (SIGTERM) ends it, and does not reach the
     command's watchdog through the inherited wakeup pipe (which would end the command)."""
     script = (
-        "import os, signal, sys, time\n"
+        "import os, signal, sys, time, warnings\n"
         "from nbayes.cli._interrupt import Interrupts\n"
         "i = Interrupts(sys.stderr)\n"
         "i.install()\n"
+        # (Python 3.12+ warns of fork() beside the watchdog's thread, in __main__ only: the
+        # pools fork in multiprocessing, where the warning is not shown)
+        "warnings.filterwarnings('ignore', 'This process .* is multi-threaded')\n"
         "pid = os.fork()\n"
         "if pid == 0:\n"
         "    try:\n"
