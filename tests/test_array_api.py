@@ -127,6 +127,21 @@ else:
                 with pytest.raises(ValueError, match=f"GaussianNB.{method}.*same namespace"):
                     getattr(model, method)(X)
 
+    @pytest.mark.parametrize(
+        "name", ["MultinomialNB", "ComplementNB", "BernoulliNB", "CategoricalNB", "PoissonNB"]
+    )
+    def test_the_other_models_refuse_another_namespace_with_advice(name: str) -> None:
+        # they failed deep inside ("'DType' object has no attribute 'kind'")
+        import nbayes
+
+        X_xp, y_xp = xp_strict.asarray(X.astype("float64") + 2), xp_strict.asarray(Y)
+        with config_context(array_api_dispatch=True):
+            with pytest.raises(TypeError, match=f"{name} reads numpy arrays.*array_api_strict"):
+                getattr(nbayes, name)().fit(X_xp, y_xp)
+            model = getattr(nbayes, name)().fit(X + 2, Y)
+            with pytest.raises(TypeError, match="only GaussianNB reads other array namespaces"):
+                model.predict(X_xp)
+
     def test_learning_calls_take_array_api_inputs() -> None:
         X_xp = xp_strict.asarray(X.astype("float64"))
         y_xp = xp_strict.asarray(Y)

@@ -42,6 +42,7 @@ import pytest
 import scipy.sparse as sp
 import sklearn.naive_bayes
 
+import nbayes
 from nbayes import (
     BernoulliNB,
     CategoricalNB,
@@ -252,10 +253,10 @@ def test_bad_input_matrix_text(cell: str) -> None:
 def test_nan_and_inf_name_the_column(Est: type, bad: float, word: str) -> None:
     Xb = X.copy()
     Xb[2, 1] = bad
-    with pytest.raises(ValueError, match=rf"{word} in column.*'x1'"):
+    with pytest.raises(ValueError, match=rf"{word}.* in column.*'x1'"):
         Est().fit(Xb, y)
     clf = Est().fit(X, y)
-    with pytest.raises(ValueError, match=rf"{word} in column.*'x1'"):
+    with pytest.raises(ValueError, match=rf"{word}.* in column.*'x1'"):
         clf.predict(Xb)
 
 
@@ -280,8 +281,30 @@ def test_negative_counts(Est: type) -> None:
     with pytest.raises(ValueError, match=r"Negative values in data passed to .*'x2'.*>= 0"):
         Est().fit(Xb, y)
     clf = Est().fit(X, y)
-    with pytest.raises(ValueError, match="Negative values"):
-        clf.predict_proba(Xb)
+    if Est._scores_negative_values:  # as scikit-learn's: scored, X @ feature_log_prob_.T
+        reference = getattr(sklearn.naive_bayes, Est.__name__)().fit(X, y)
+        np.testing.assert_allclose(clf.predict_proba(Xb), reference.predict_proba(Xb))
+        np.testing.assert_array_equal(clf.predict(Xb), reference.predict(Xb))
+        with pytest.raises(ValueError, match="Negative values"):  # learning still refuses
+            clf.partial_fit(Xb, y)
+    else:
+        with pytest.raises(ValueError, match="Negative values"):
+            clf.predict_proba(Xb)
+
+
+def test_a_scaler_s_negative_test_values_are_scored_as_scikit_learn_scores_them() -> None:
+    # MinMaxScaler fitted on the training rows gives a test row below them -0.25: a
+    # verdict, as scikit-learn's pipeline gives, not a ValueError for the whole batch
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import MinMaxScaler
+
+    train, labels, test = [[10.0], [20.0], [30.0]], [0, 1, 1], [[5.0], [25.0]]
+    for name in ("MultinomialNB", "ComplementNB"):
+        ours = make_pipeline(MinMaxScaler(), getattr(nbayes, name)()).fit(train, labels)
+        theirs = make_pipeline(MinMaxScaler(), getattr(sklearn.naive_bayes, name)())
+        theirs.fit(train, labels)
+        np.testing.assert_array_equal(ours.predict(test), theirs.predict(test))
+        np.testing.assert_allclose(ours.predict_proba(test), theirs.predict_proba(test))
 
 
 def test_negative_category_code() -> None:
@@ -559,3 +582,57 @@ def test_a_document_that_is_no_str_is_told_what_to_do(doc: Any, advice: str) -> 
         ValueError, match=r"^Document 1 is a \w+, not a str \(1 such documents\)\. " + advice
     ):
         model.predict(["free lunch", doc])
+
+
+@pytest.mark.parametrize("Est", [*ALL, TextClassifier, MixedNB])
+def test_a_fitted_attribute_before_a_fit_says_the_model_is_not_fitted(Est: type) -> None:
+    from sklearn.exceptions import NotFittedError
+
+    for name in ("classes_", "class_count_"):
+        with pytest.raises(NotFittedError, match="is not fitted yet") as info:
+            getattr(Est(), name)
+        assert "_stats" not in str(info.value)  # (it named the internal attribute)
+        assert not hasattr(Est(), name)
+
+
+@pytest.mark.parametrize(
+    ("Est", "name", "advice"),
+    [
+        (MultinomialNB, "class_log_prior_", r"set_params\(class_prior=\[\.\.\.\]\)"),
+        (BernoulliNB, "feature_log_prob_", "read from the counts"),
+        (MultinomialNB, "classes_", "read-only"),
+        (GaussianNB, "class_prior_", r"set_params\(priors=\[\.\.\.\]\)"),
+        (GaussianNB, "theta_", "nbayes.from_sklearn"),
+        (CategoricalNB, "class_count_", "the model's only state"),
+    ],
+)
+def test_setting_a_fitted_attribute_says_what_to_do_instead(
+    Est: type, name: str, advice: str
+) -> None:
+    clf = Est().fit(X, y)
+    before = clf.predict_proba(X)
+    with pytest.raises(AttributeError, match=advice):
+        setattr(clf, name, getattr(clf, name))
+    np.testing.assert_array_equal(clf.predict_proba(X), before)
+    clf.n_features_in_ = X.shape[1]  # (attributes that are values are set as before)
+
+
+@pytest.mark.parametrize(
+    ("X_", "sw"),
+    [
+        (np.array([[1.0, np.inf], [2.0, 1.0]]), None),
+        (np.array([[1.0, np.inf], [2.0, 1.0]], dtype=np.float32), None),
+        (np.array([[1.0, 2.0], [2.0, 1.0]]), [np.nan, 1.0]),
+        (np.array([[1.0, 2.0], [2.0, 1.0]]), [np.inf, 1.0]),
+    ],
+    ids=["inf", "inf float32", "NaN weight", "inf weight"],
+)
+@pytest.mark.parametrize("name", ["GaussianNB", "MultinomialNB"])
+def test_messages_start_with_scikit_learn_s_words(X_: Any, sw: Any, name: str) -> None:
+    # code written against scikit-learn matches its words (a user's pytest.raises(match=))
+    with pytest.raises(ValueError) as theirs:
+        getattr(sklearn.naive_bayes, name)().fit(X_, [0, 1], sample_weight=sw)
+    with pytest.raises(ValueError) as ours:
+        getattr(nbayes, name)().fit(X_, [0, 1], sample_weight=sw)
+    words = str(theirs.value).rstrip(".")
+    assert str(ours.value).startswith(words), (str(ours.value), words)

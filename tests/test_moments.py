@@ -72,3 +72,12 @@ def test_statistics_build_from_the_rounded_means_alone() -> None:
     merged = old.merge(full)
     np.testing.assert_allclose(merged.mean, [[1.5], [4.0]])
     np.testing.assert_allclose(merged.m2, [[1.0], [0.0]])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_epsilon_is_a_numpy_scalar_of_the_variances_dtype(dtype: type) -> None:
+    X = np.random.default_rng(3).random((20, 4)).astype(dtype)
+    y = np.arange(20) % 2
+    ours, theirs = GaussianNB().fit(X, y), SkGaussianNB().fit(X, y)
+    assert type(ours.epsilon_) is type(theirs.epsilon_) is np.dtype(dtype).type
+    assert ours.epsilon_ == pytest.approx(theirs.epsilon_, rel=1e-6)

@@ -134,6 +134,7 @@ class MultinomialNB(_DirichletNB):
 
     _family = MultinomialFamily()
     _counts_only = True
+    _scores_negative_values = True  # (at predict, as scikit-learn's)
 
 
 @P.hyperparameters
@@ -175,6 +176,7 @@ class ComplementNB(_DirichletNB):
 
     _family = ComplementFamily()
     _counts_only = True
+    _scores_negative_values = True  # (at predict, as scikit-learn's)
     _derivation_params = (*_DISCRETE_DERIVATION, "norm")
     _param_rules = {**_DISCRETE_RULES, "norm": [P.boolean]}
 
@@ -501,9 +503,12 @@ class GaussianNB(ArrayAPIOutputs, SklearnCounterpart, BaseNB):
         return self._float_out(readonly(self._derived()["var"]))
 
     @property
-    def epsilon_(self) -> float:
-        """Absolute additive value to variances."""
-        return float(self._derived()["epsilon"])
+    def epsilon_(self) -> Any:
+        """Absolute additive value to variances: a numpy scalar of ``var_``'s dtype, as
+        scikit-learn's (``np.float32`` after a fit on float32 rows)."""
+        eps = np.float64(self._derived()["epsilon"])
+        var = self.var_
+        return var.dtype.type(eps) if isinstance(var, np.ndarray) else eps
 
     @property
     def class_prior_(self) -> np.ndarray:

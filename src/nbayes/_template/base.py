@@ -35,6 +35,7 @@ from typing import Any, ClassVar, Self, overload
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -52,6 +53,7 @@ from .validation import (
     FeatureNames,
     check_finite,
     check_non_negative,
+    check_numpy_input,
     check_same_classes,
     check_sample_weight,
     feature_names,
@@ -97,8 +99,45 @@ class Derived:
         return readonly(obj._derived()[self.key])
 
     def __set__(self, obj: Any, value: Any) -> None:
-        raise AttributeError(
-            f"property {self.name!r} of {type(obj).__name__!r} object has no setter"
+        raise AttributeError(not_settable(obj, self.name))
+
+
+#: the hyperparameter that sets the priors a fitted attribute holds, by attribute
+_PRIOR_PARAMS = {"class_log_prior_": "class_prior", "class_prior_": "priors"}
+
+
+def not_settable(obj: Any, name: str) -> str:
+    """Why the fitted attribute ``name`` of ``obj`` cannot be set, and what to do instead
+    (scikit-learn's fitted attributes are plain values a user may overwrite; nbayes's
+    are derived from the statistics)."""
+    who = type(obj).__name__
+    param = _PRIOR_PARAMS.get(name)
+    instead = (
+        f" To set the priors, use set_params({param}=[...]): it takes effect at once, "
+        "without a refit."
+        if param is not None and param in obj.get_params(deep=False)
+        else ""
+    )
+    return (
+        f"{who}.{name} cannot be set: it is read from the counts the model learnt, which "
+        "are the model's only state (so merge, unlearn and saving stay exact), and its "
+        f"arrays are read-only.{instead} To score with parameters of your own, fit "
+        "on data with those counts, or build scikit-learn's model and convert it with "
+        "nbayes.from_sklearn (which checks that its attributes agree)."
+    )
+
+
+class _Unfitted:
+    """``_stats`` of a model not fitted yet: a NotFittedError (an AttributeError, so
+    ``hasattr`` is False) in scikit-learn's words. The statistics a fit sets are the
+    instance's own attribute and hide it."""
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        raise NotFittedError(
+            f"This {type(obj).__name__} instance is not fitted yet. Call 'fit' with "
+            "appropriate arguments before using this estimator."
         )
 
 
@@ -158,7 +197,8 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     ``_check_params()``        validate hyperparameters [``_param_rules``]
     ``_check_X(X)``            validate input for prediction [validate_data, finite,
-                               counts if ``_counts_only``, then ``_transform_X``]
+                               counts if ``_counts_only`` (and not
+                               ``_scores_negative_values``), then ``_transform_X``]
     ``_check_X_y(X, y, reset)``  the same for training, with the labels
     ``_transform_X(X)``        last step of both (e.g. binarize) [none]
     ``_batch(X, y, sample_weight, reset)``  input to batch statistics [check, then
@@ -201,6 +241,10 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
     _accept_sparse: ClassVar[str | bool] = "csr"
     #: values must be counts (non-negative)
     _counts_only: ClassVar[bool] = False
+    #: a model of counts whose predictions score negative values as scikit-learn's do
+    #: (``X @ feature_log_prob_.T``: a scaler's test value just below the training range
+    #: gets a verdict, not a ValueError for its whole batch); training refuses them
+    _scores_negative_values: ClassVar[bool] = False
     #: fitted attributes describing the input, copied by ``merge``
     _fitted_inputs: ClassVar[tuple[str, ...]] = ("n_features_in_", "feature_names_in_")
     #: what one training row is called in messages
@@ -257,11 +301,12 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         )
 
     # ------------------------------------------------------------ validation
-    def _validate_X_values(self, X: Any) -> Any:
+    def _validate_X_values(self, X: Any, training: bool = True) -> Any:
         who = type(self).__name__
+        check_numpy_input(X, who)
         names = FeatureNames(self, X.shape[1])
         check_finite(X, who, names)
-        if self._counts_only:
+        if self._counts_only and (training or not self._scores_negative_values):
             check_non_negative(X, who, names)
         return self._transform_X(X)
 
@@ -271,7 +316,7 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
             X = validate_data(
                 self, X, accept_sparse=self._accept_sparse, ensure_all_finite=False, reset=False
             )
-        return self._validate_X_values(X)
+        return self._validate_X_values(X, training=False)
 
     def _check_X_y(self, X: Any, y: Any, reset: bool) -> tuple[Any, np.ndarray]:
         with self._numbers_advised(X):
@@ -323,6 +368,16 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "_stats")
+
+    #: before a fit: what a fitted attribute (``classes_``, ``class_count_``...) says
+    #: when asked (it named this internal attribute)
+    _stats = _Unfitted()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        attr = getattr(type(self), name, None)
+        if isinstance(attr, property) and attr.fset is None and not name.startswith("_"):
+            raise AttributeError(not_settable(self, name))  # (Python's: "has no setter")
+        super().__setattr__(name, value)
 
     # -------------------------------------------------------------- training
     def _set_stats(self, stats: Any) -> Self:

@@ -16,6 +16,7 @@ __all__ = [
     "check_min_categories",
     "check_finite",
     "check_non_negative",
+    "check_numpy_input",
     "check_same_classes",
     "check_sample_weight",
     "FeatureNames",
@@ -80,6 +81,22 @@ def _bad_columns(X: Any, bad: NDArray[np.bool_]) -> NDArray[np.intp]:
     return np.flatnonzero(bad.any(axis=0))
 
 
+def check_numpy_input(X: Any, who: str) -> None:
+    """A TypeError for an array of another array-API namespace (torch, array_api_strict...)
+    that scikit-learn's ``array_api_dispatch`` passed through: of the models, GaussianNB
+    alone reads them (the others failed deep inside, on the array's dtype)."""
+    from .array_api import _foreign
+
+    if _foreign(X):
+        space = getattr(type(X), "__module__", "").split(".")[0] or type(X).__name__
+        raise TypeError(
+            f"{who} reads numpy arrays, scipy sparse matrices and pandas or polars tables, "
+            f"not {space} arrays: under scikit-learn's array_api_dispatch only GaussianNB "
+            "reads other array namespaces. Convert X (numpy.asarray(X), or X.cpu().numpy() "
+            "for torch) or use GaussianNB."
+        )
+
+
 def check_finite(X: Any, who: str, names: Sequence[str] | None = None) -> None:
     """Raise a ValueError naming the columns that hold NaN or infinity.
 
@@ -99,9 +116,10 @@ def check_finite(X: Any, who: str, names: Sequence[str] | None = None) -> None:
             "SimpleImputer) or drop those rows."
         )
     cols = _bad_columns(X, ~np.isfinite(values))
-    raise ValueError(
-        f"Input X contains infinity in column(s) {_describe_columns(cols, names)}. "
-        f"{who} needs finite values: clip or remove them."
+    raise ValueError(  # (scikit-learn's words first: code that matches them still does)
+        f"Input X contains infinity or a value too large for {values.dtype!r}, in "
+        f"column(s) {_describe_columns(cols, names)}. {who} needs finite values: clip or "
+        "remove them."
     )
 
 
@@ -136,8 +154,11 @@ def check_sample_weight(sample_weight: Any, n_samples: int) -> NDArray[np.float6
             f"sample_weight.shape == {sw.shape}, expected ({n_samples},): "
             "pass one weight per row of X."
         )
-    if not np.isfinite(sw).all():
-        raise ValueError("sample_weight contains NaN or infinity: every weight must be finite.")
+    if not np.isfinite(sw).all():  # (scikit-learn's words first)
+        what = "NaN" if np.isnan(sw).any() else "infinity or a value too large for dtype('float64')"
+        raise ValueError(
+            f"Input sample_weight contains {what}: every weight must be a finite number."
+        )
     if sw.size and sw.min() < 0:
         raise ValueError(
             f"sample_weight contains negative values such as {sw[sw < 0][0]!r}: "
@@ -217,6 +238,7 @@ def check_categories(
         X, y = validate_data(estimator, X, y, **kw)
         check_classification_targets(y)
     who = type(estimator).__name__
+    check_numpy_input(X, who)
     names = FeatureNames(estimator, X.shape[1])
     coded = X.dtype.kind in "biuf" and fitted_coded is not False
     if coded:
