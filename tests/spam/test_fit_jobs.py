@@ -396,7 +396,7 @@ def test_the_workers_leave_what_they_inherit_out_of_their_garbage_collections() 
     from nbayes.spam import _bulk
 
     inherited = [[i] for i in range(1000)]  # (containers the collector tracks)
-    assert gc.get_freeze_count() == 0  # (the parent's own collections are untouched)
+    before = gc.get_freeze_count()  # (0, but 375 at any start of Python 3.12.1)
     frozen = list(_bulk._in_order(2, lambda: None, (), _frozen, [0, 1, 2]))
-    assert min(frozen) >= len(inherited)
-    assert gc.get_freeze_count() == 0
+    assert min(frozen) >= before + len(inherited)
+    assert gc.get_freeze_count() == before  # (the parent's own collections are untouched)
