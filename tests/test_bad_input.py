@@ -261,7 +261,7 @@ def test_nan_and_inf_name_the_column(Est: type, bad: float, word: str) -> None:
 
 
 def test_nan_names_dataframe_columns() -> None:
-    df = pd.DataFrame(X, columns=["free", "win", "money"])
+    df = pd.DataFrame(X.copy(), columns=["free", "win", "money"])
     df.loc[1, "money"] = np.nan
     with pytest.raises(ValueError, match="NaN in column.*'money'"):
         MultinomialNB().fit(df, y)
