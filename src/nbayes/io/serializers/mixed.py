@@ -195,7 +195,14 @@ def _decode_dtype(value: Any, source: str, where: str) -> Any:
             raise ModelFileError(
                 f"{where}['name'] is {name!r}, not a pandas dtype a model file stores"
             )
-        return pd.api.types.pandas_dtype(name)
+        dtype = pd.api.types.pandas_dtype(name)
+        if name == "str" and isinstance(dtype, np.dtype):  # pandas 3's strings, read by
+            # pandas 2, which takes "str" for numpy's '<U' (a model it could not save back)
+            try:
+                dtype = pd.StringDtype(na_value=np.nan)  # (pandas 2.3: pandas 3's "str")
+            except TypeError:  # pandas < 2.3: strings are objects
+                dtype = np.dtype(object)
+        return dtype
     try:
         import polars as pl
     except ImportError:
