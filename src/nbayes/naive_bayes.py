@@ -504,11 +504,14 @@ class GaussianNB(ArrayAPIOutputs, SklearnCounterpart, BaseNB):
 
     @property
     def epsilon_(self) -> Any:
-        """Absolute additive value to variances: a numpy scalar of ``var_``'s dtype, as
-        scikit-learn's (``np.float32`` after a fit on float32 rows)."""
+        """Absolute additive value to variances: a numpy scalar of the type scikit-learn's
+        ``var_smoothing * variance`` has (``np.float32`` after a fit on float32 rows under
+        numpy 2; numpy 1.x made it ``np.float64``)."""
         eps = np.float64(self._derived()["epsilon"])
         var = self.var_
-        return var.dtype.type(eps) if isinstance(var, np.ndarray) else eps
+        if not isinstance(var, np.ndarray):
+            return eps
+        return type(float(self.var_smoothing) * var.dtype.type(1.0))(eps)
 
     @property
     def class_prior_(self) -> np.ndarray:
