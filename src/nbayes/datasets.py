@@ -118,8 +118,8 @@ def load_match_reviews() -> Dataset:
     --------
     >>> from nbayes import BernoulliNB
     >>> reviews = load_match_reviews()
-    >>> reviews.texts[0], reviews.target[0]
-    ('keeper was sharp and composed', np.str_('positive'))
+    >>> reviews.texts[0], str(reviews.target[0])
+    ('keeper was sharp and composed', 'positive')
     >>> reviews.data
     array([[1, 1, 1, 1, 1, 0, 0, 0],
            [0, 1, 0, 0, 1, 1, 0, 0],
@@ -175,8 +175,8 @@ def load_spam_ham() -> Dataset:
     --------
     >>> from nbayes import MultinomialNB
     >>> emails = load_spam_ham()
-    >>> dict(zip(emails.feature_names, emails.data[emails.target == "ham"].sum(axis=0)))
-    {'free': np.int64(1), 'win': np.int64(0), 'money': np.int64(0), 'meeting': np.int64(1), 'today': np.int64(3), 'lunch': np.int64(1)}
+    >>> dict(zip(emails.feature_names, emails.data[emails.target == "ham"].sum(axis=0).tolist()))
+    {'free': 1, 'win': 0, 'money': 0, 'meeting': 1, 'today': 3, 'lunch': 1}
     >>> emails.query, emails.query_data
     ('free money', array([1, 0, 1, 0, 0, 0]))
     >>> clf = MultinomialNB(alpha=1).fit(emails.data, emails.target)

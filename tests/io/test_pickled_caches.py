@@ -62,10 +62,16 @@ def saved() -> dict:
     return out
 
 
+def _same(got: np.ndarray, stored: np.ndarray) -> None:
+    """The probabilities stored when the file was made (numpy 2.x), to the last bits: numpy
+    1.26's exp and log differ from 2.x's by an ulp (tested on both)."""
+    np.testing.assert_allclose(got, stored, rtol=1e-14, atol=1e-15)
+
+
 def test_tuple_caches_are_dropped_and_derived_again(saved: dict) -> None:
     old = pickle.loads(saved["derived"])  # noqa: S301 - our own test file
     assert "_cache" not in old.__dict__ and "_selection_cache" not in old.__dict__
-    np.testing.assert_array_equal(old.predict_proba(saved["probe"]), saved["proba"]["derived"])
+    _same(old.predict_proba(saved["probe"]), saved["proba"]["derived"])
     assert isinstance(old.__dict__["_cache"], Cached)
     assert isinstance(old.__dict__["_selection_cache"], Cached)
     assert "free" in old.explain("free lunch").feature_names
@@ -74,9 +80,7 @@ def test_tuple_caches_are_dropped_and_derived_again(saved: dict) -> None:
 def test_the_template_drops_its_tuple_cache(saved: dict) -> None:
     mnb = saved["multinomial"]
     assert "_cache" not in mnb.__dict__
-    np.testing.assert_array_equal(
-        mnb.predict_proba(np.array([[1, 1, 1]])), saved["proba"]["multinomial"]
-    )
+    _same(mnb.predict_proba(np.array([[1, 1, 1]])), saved["proba"]["multinomial"])
     assert isinstance(mnb.__dict__["_cache"], Cached)
 
 
@@ -97,7 +101,7 @@ def test_a_model_selection_memo_of_tuples_is_dropped(saved: dict) -> None:
     old = saved["memo"]
     assert "_transform_memo" not in old.__dict__ and "_memo_given" not in old.__dict__
     assert old._transform_memo is None  # no memo: scores without one
-    np.testing.assert_array_equal(old.predict_proba(saved["probe"]), saved["proba"]["memo"])
+    _same(old.predict_proba(saved["probe"]), saved["proba"]["memo"])
 
 
 def test_a_memo_counts_held_out_documents_once_per_vocabulary() -> None:
