@@ -484,3 +484,16 @@ def test_fuzz_truncations_and_bit_flips(tmp_path: Path) -> None:
             else:
                 mutant[rng.randrange(len(mutant))] ^= 1 << rng.randrange(8)
             assert try_load(tmp_path, bytes(mutant)) is None
+
+
+def test_pandas_3_strings_read_by_pandas_2_save_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    # pandas 2 reads the dtype name "str" (pandas 3's strings) as numpy's '<U': a MixedNB
+    # of a pandas 3 file then could not be saved (a run on pandas 2.3)
+    from nbayes.io.serializers import mixed
+
+    real = pd.api.types.pandas_dtype
+    monkeypatch.setattr(
+        pd.api.types, "pandas_dtype", lambda name: np.dtype("<U") if name == "str" else real(name)
+    )
+    dtype = mixed._decode_dtype({"lib": "pandas", "name": "str"}, "pandas", "dtypes[0]")
+    assert str(dtype) in mixed._PANDAS_DTYPES  # (savable: pandas 2.3's StringDtype of NaN)
