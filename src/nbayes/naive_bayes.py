@@ -24,7 +24,7 @@ from ._statistics import CategoryStats, readonly
 from ._statistics.moments import MomentStats
 from ._template import guards as _guards
 from ._template import params as P
-from ._template.array_api import ArrayAPIOutputs
+from ._template.array_api import ArrayAPIOutputs, check_numpy_input
 from ._template.base import BaseNB, Derived
 from ._template.validation import check_categories, check_min_categories
 from .interop.sklearn import SklearnCounterpart
@@ -384,6 +384,7 @@ class CategoricalNB(_DirichletNB):
         return self._check_categorical(X, reset=reset, y=y)
 
     def _check_categorical(self, X: Any, reset: bool, y: Any) -> Any:
+        check_numpy_input(X, type(self).__name__)
         fitted = None if reset else self._stats.integer_coded
         training = not (isinstance(y, str) and y == "no_validation")
         if training:

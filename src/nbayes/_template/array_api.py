@@ -18,7 +18,7 @@ from typing import Any, Self
 import numpy as np
 from sklearn import get_config
 
-__all__ = ["ArrayAPIOutputs", "Outputs", "to_numpy"]
+__all__ = ["ArrayAPIOutputs", "Outputs", "check_numpy_input", "to_numpy"]
 
 
 def _compat() -> Any:
@@ -74,6 +74,20 @@ class Outputs:
         if self.xp is None or arr.dtype.kind not in "biuf":
             return arr
         return self.xp.asarray(arr, device=self.device)
+
+
+def check_numpy_input(X: Any, who: str) -> None:
+    """A TypeError for an array of another array-API namespace (torch, array_api_strict...)
+    that scikit-learn's ``array_api_dispatch`` passed through: of the models, GaussianNB
+    alone reads them (the others failed deep inside, on the array's dtype)."""
+    if _foreign(X):
+        space = getattr(type(X), "__module__", "").split(".")[0] or type(X).__name__
+        raise TypeError(
+            f"{who} reads numpy arrays, scipy sparse matrices and pandas or polars tables, "
+            f"not {space} arrays: under scikit-learn's array_api_dispatch only GaussianNB "
+            "reads other array namespaces. Convert X (numpy.asarray(X), or X.cpu().numpy() "
+            "for torch) or use GaussianNB."
+        )
 
 
 _NUMPY = Outputs(None, None, "float64")

@@ -45,6 +45,7 @@ from .._families.fitted import FittedLikelihood
 from .._statistics import CountStats, readonly
 from . import guards as _guards
 from . import params as _params
+from .array_api import check_numpy_input
 from .guards import all_or_nothing
 from .posterior import PosteriorMixin
 from .reading import ReadingMixin
@@ -53,7 +54,6 @@ from .validation import (
     FeatureNames,
     check_finite,
     check_non_negative,
-    check_numpy_input,
     check_same_classes,
     check_sample_weight,
     feature_names,

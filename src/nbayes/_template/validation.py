@@ -16,7 +16,6 @@ __all__ = [
     "check_min_categories",
     "check_finite",
     "check_non_negative",
-    "check_numpy_input",
     "check_same_classes",
     "check_sample_weight",
     "FeatureNames",
@@ -79,22 +78,6 @@ def _bad_columns(X: Any, bad: NDArray[np.bool_]) -> NDArray[np.intp]:
     if is_sparse(X):
         return np.unique(X.indices[bad])
     return np.flatnonzero(bad.any(axis=0))
-
-
-def check_numpy_input(X: Any, who: str) -> None:
-    """A TypeError for an array of another array-API namespace (torch, array_api_strict...)
-    that scikit-learn's ``array_api_dispatch`` passed through: of the models, GaussianNB
-    alone reads them (the others failed deep inside, on the array's dtype)."""
-    from .array_api import _foreign
-
-    if _foreign(X):
-        space = getattr(type(X), "__module__", "").split(".")[0] or type(X).__name__
-        raise TypeError(
-            f"{who} reads numpy arrays, scipy sparse matrices and pandas or polars tables, "
-            f"not {space} arrays: under scikit-learn's array_api_dispatch only GaussianNB "
-            "reads other array namespaces. Convert X (numpy.asarray(X), or X.cpu().numpy() "
-            "for torch) or use GaussianNB."
-        )
 
 
 def check_finite(X: Any, who: str, names: Sequence[str] | None = None) -> None:
@@ -238,7 +221,6 @@ def check_categories(
         X, y = validate_data(estimator, X, y, **kw)
         check_classification_targets(y)
     who = type(estimator).__name__
-    check_numpy_input(X, who)
     names = FeatureNames(estimator, X.shape[1])
     coded = X.dtype.kind in "biuf" and fitted_coded is not False
     if coded:
