@@ -348,3 +348,37 @@ def test_tune_nbsvm_and_save(
     model = load(best)
     assert type(model).__name__ == "NBSVM"
     assert (model.C, model.beta) in {(c, b) for c in (0.1, 1.0) for b in (0.25, 1.0)}
+
+
+@pytest.mark.parametrize(
+    ("broken", "fragment"),
+    [
+        ("dask", "need Dask: pip install 'nbayes[dask]'"),  # not installed
+        ("dask.dataframe", "installed but does not import here (pyarrow requires NumPy 2.0"),
+    ],
+)
+def test_train_on_dask_says_whether_dask_is_missing_or_broken(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    table_csv: Path,
+    tmp_path: Path,
+    broken: str,
+    fragment: str,
+) -> None:
+    # numpy 1.26 with pyarrow 25: Dask was installed, and the CLI said to install it
+    import builtins
+
+    real = builtins.__import__
+
+    def refusing(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == broken and broken == "dask":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        if name == broken:
+            raise ImportError("pyarrow requires NumPy 2.0 or newer, found 1.26.4")
+        return real(name, *args, **kwargs)
+
+    for name in [m for m in sys.modules if m == "dask" or m.startswith("dask.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setattr(builtins, "__import__", refusing)
+    code = main(["train", str(table_csv), "-o", str(tmp_path / "m.nbayes"), "--workers", "2"])
+    assert_error(code, capsys.readouterr().err, fragment)
