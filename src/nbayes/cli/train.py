@@ -279,11 +279,11 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
         import dask.dataframe  # noqa: F401
         import distributed  # noqa: F401
     except ImportError as exc:
-        missing = isinstance(exc, ModuleNotFoundError) and exc.name in ("dask", "distributed")
+        absent = isinstance(exc, ModuleNotFoundError) and exc.name in ("dask", "distributed")
         raise CLIError(
             "--workers and --dask-scheduler need Dask: pip install 'nbayes[dask]' (or train "
             "without them, in this process)."
-            if missing
+            if absent
             else f"--workers and --dask-scheduler need Dask, which is installed but does not "
             f"import here ({exc}): mend that environment (or train without them, in this "
             "process)."
