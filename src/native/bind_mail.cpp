@@ -1389,18 +1389,25 @@ const char first_non_head_line_doc[] =
     "_NON_HEAD_LINE.search(data, start).start(); -1 if none. Without the GIL (over 64 KiB\n"
     "of bytes).";
 
-PyObject* py_first_non_head_line(PyObject*, PyObject* args) {
+// A line scan of raw mail from a position: ``scan(data, start)`` for the arguments (bytes
+// `data`, int `start`) parsed with `format`, run without the GIL over 64 KiB of bytes; the
+// position it returns (or -1) as a Python int.
+template <class Scan>
+PyObject* scan_from(PyObject* args, const char* format, Scan scan) {
     Py_buffer data;
     Py_ssize_t start;
-    if (!PyArg_ParseTuple(args, "y*n:first_non_head_line", &data, &start)) return nullptr;
+    if (!PyArg_ParseTuple(args, format, &data, &start)) return nullptr;
     std::int64_t at;
     {
         WithoutGilIf released(release_for(data, data.len));
-        at = nbk_mail::first_non_head_line(static_cast<const std::uint8_t*>(data.buf), data.len,
-                                           start);
+        at = scan(static_cast<const std::uint8_t*>(data.buf), data.len, start);
     }
     PyBuffer_Release(&data);
     return PyLong_FromLongLong(at);
+}
+
+PyObject* py_first_non_head_line(PyObject*, PyObject* args) {
+    return scan_from(args, "y*n:first_non_head_line", nbk_mail::first_non_head_line);
 }
 
 const char next_postmark_end_doc[] =
@@ -1411,17 +1418,7 @@ const char next_postmark_end_doc[] =
     "GIL (over 64 KiB of bytes).";
 
 PyObject* py_next_postmark_end(PyObject*, PyObject* args) {
-    Py_buffer data;
-    Py_ssize_t start;
-    if (!PyArg_ParseTuple(args, "y*n:next_postmark_end", &data, &start)) return nullptr;
-    std::int64_t end;
-    {
-        WithoutGilIf released(release_for(data, data.len));
-        end = nbk_mail::next_postmark_end(static_cast<const std::uint8_t*>(data.buf), data.len,
-                                          start);
-    }
-    PyBuffer_Release(&data);
-    return PyLong_FromLongLong(end);
+    return scan_from(args, "y*n:next_postmark_end", nbk_mail::next_postmark_end);
 }
 
 const char strip_mime_lines_doc[] =
