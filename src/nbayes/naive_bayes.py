@@ -509,10 +509,10 @@ class GaussianNB(ArrayAPIOutputs, SklearnCounterpart, BaseNB):
         ``var_smoothing * variance`` has (``np.float32`` after a fit on float32 rows under
         numpy 2; numpy 1.x made it ``np.float64``)."""
         eps = np.float64(self._derived()["epsilon"])
-        var = self.var_
-        if not isinstance(var, np.ndarray):
+        out = self._outputs()  # (var_'s dtype and namespace, without var_'s copy)
+        if out.xp is not None:  # (another namespace's variances: the float64 itself)
             return eps
-        return type(float(self.var_smoothing) * var.dtype.type(1.0))(eps)
+        return type(float(self.var_smoothing) * np.dtype(out.dtype).type(1.0))(eps)
 
     @property
     def class_prior_(self) -> np.ndarray:
