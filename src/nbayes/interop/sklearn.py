@@ -400,7 +400,7 @@ def _classes(value: Any, name: str) -> np.ndarray:
     return classes
 
 
-def _check_derived(name: str, attr: str, theirs: Any, ours: Any, rtol: float = 1e-9) -> None:
+def _check_derived(name: str, attr: str, theirs: Any, ours: Any, rtol: float = _RTOL) -> None:
     """scikit-learn's derived attribute must be what the statistics give (to ``rtol``)."""
     pairs = list(zip(theirs, ours, strict=True)) if isinstance(theirs, list) else [(theirs, ours)]
     worst = 0.0
