@@ -353,13 +353,18 @@ class TokenTable:
         """``(token, ham, spam)`` of every token seen in a learnt message, by row."""
         if not self.ham:
             return iter(())
+        live, ham, spam = self._live_counts()
+        tokens = self._store.tokens(live)
+        return zip(tokens, ham.tolist(), spam.tolist(), strict=True)
+
+    def _live_counts(self) -> tuple[Any, Any, Any]:
+        """The rows with a count (int64 numpy array) and their ham and spam counts."""
         import numpy as np  # here only: `nbayes filter` verdicts do not import numpy
 
         ham = np.frombuffer(self.ham, dtype=np.int64)
         spam = np.frombuffer(self.spam, dtype=np.int64)
         live = np.flatnonzero((ham != 0) | (spam != 0)).astype(np.int64)
-        tokens = self._store.tokens(live)
-        return zip(tokens, ham[live].tolist(), spam[live].tolist(), strict=True)
+        return live, ham[live], spam[live]
 
     def strongest(
         self, top: int, s: float, x: float, c: float = 0.0, *, spam: bool
@@ -383,10 +388,7 @@ class TokenTable:
 
         from nbayes.spam._combining import robinson_f_columns
 
-        ham = np.frombuffer(self.ham, dtype=np.int64)
-        spa = np.frombuffer(self.spam, dtype=np.int64)
-        live = np.flatnonzero((ham != 0) | (spa != 0))
-        g, b = ham[live], spa[live]
+        live, g, b = self._live_counts()
         f = robinson_f_columns(g, b, self.n_ham, self.n_spam, s, x, c)
         key, n = (f if spam else -f), g + b
         if len(live) > top:  # the rows ranked at least as high as the top-th, ties included
@@ -395,7 +397,7 @@ class TokenTable:
             near = np.flatnonzero((key > key[k]) | ((key == key[k]) & (n >= n[k])))
         else:
             near = np.arange(len(live))
-        tokens = self._store.tokens(live[near].astype(np.int64))
+        tokens = self._store.tokens(live[near])
         rows = zip(key[near].tolist(), n[near].tolist(), tokens, near.tolist(), strict=True)
         best = heapq.nlargest(top, rows, key=lambda r: r[:3])
         return [(t, float(f[i]), int(g[i]), int(b[i])) for _, _, t, i in best]
