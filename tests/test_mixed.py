@@ -331,12 +331,15 @@ def test_merged_models_whose_rows_give_another_family_are_refused() -> None:
 
 
 def test_merged_models_of_files_keep_reasons_that_are_not_wrong(tmp_path: Any) -> None:
-    # a model loaded from a file keeps its reasons, not what they were inferred from
+    # a model loaded from a file written before nbayes kept the families' evidence keeps
+    # its reasons, not what they were inferred from
     from nbayes.io.persist import load, save
 
     y = np.array(["a", "b"] * 20)
-    save(MixedNB().fit(pd.DataFrame({"s": ["x y", "z w"] * 20}), y), tmp_path / "a.nbm")
-    save(MixedNB().fit(pd.DataFrame({"s": ["x", "z"] * 20}), y), tmp_path / "b.nbm")
+    for name, texts in (("a", ["x y", "z w"]), ("b", ["x", "z"])):
+        model = MixedNB().fit(pd.DataFrame({"s": texts * 20}), y)
+        del model._evidence  # (the file of an earlier nbayes)
+        save(model, tmp_path / f"{name}.nbm")
     merged = load(tmp_path / "a.nbm") + load(tmp_path / "b.nbm")
     assert merged.family_reasons_ == {
         "s": "inferred from parts of the rows alone (short strings (median 2 words); short "
@@ -345,6 +348,138 @@ def test_merged_models_of_files_keep_reasons_that_are_not_wrong(tmp_path: Any) -
     assert (load(tmp_path / "a.nbm") + load(tmp_path / "a.nbm")).family_reasons_ == {
         "s": "short strings (median 2 words)"
     }
+
+
+def test_merged_models_of_files_with_evidence_are_those_of_all_the_rows(tmp_path: Any) -> None:
+    from nbayes.io.persist import load, save
+
+    y = np.array(["a", "b"] * 20)
+    a, b = pd.DataFrame({"s": ["x y", "z w"] * 20}), pd.DataFrame({"s": ["x", "z"] * 10})
+    save(MixedNB().fit(a, y), tmp_path / "a.nbm")
+    save(MixedNB().fit(b, y[:20]), tmp_path / "b.nbm")
+    merged = load(tmp_path / "a.nbm") + load(tmp_path / "b.nbm")
+    full = MixedNB().fit(pd.concat([a, b]), np.r_[y, y[:20]])
+    assert merged.family_reasons_ == full.family_reasons_ == {"s": "short strings (median 2 words)"}
+
+
+# ---------------------------------------------------- batches learnt one after another
+@settings(max_examples=25, deadline=None)
+@given(cuts=st.lists(st.integers(1, 119), min_size=1, max_size=4, unique=True),
+       seed=st.integers(0, 1000), update=st.booleans())  # fmt: skip
+def test_batches_learnt_give_the_families_of_all_their_rows_or_are_refused(
+    cuts: list[int], seed: int, update: bool
+) -> None:
+    # partial_fit kept the first batch's families whatever the later ones held (codes 0-4,
+    # then 0-40: a categorical column of counts; floats learnt as categories): a model
+    # no fit of its rows gives. A batch is now learnt only if one fit of all the rows
+    # learnt gives every column the model's family, with its reasons; else it is refused
+    # and the model is left as it was.
+    from nbayes.exceptions import ColumnFamiliesError
+
+    df, y = make_table(seed)
+    rng = np.random.default_rng(seed)
+    df["level"] = rng.integers(0, 4, len(y))
+    df.loc[rng.random(len(y)) < 0.1, "level"] = rng.integers(0, 40)  # a few big ones
+    edges = [0, *sorted(cuts), len(y)]
+    model, kept = MixedNB(), 0
+    for a, b in zip(edges, edges[1:], strict=False):
+        before = dict(model.__dict__)
+        try:
+            if update:
+                model.update(df.iloc[a:b], y[a:b])
+            else:
+                model.partial_fit(df.iloc[a:b], y[a:b], classes=LABELS)
+        except ColumnFamiliesError as exc:
+            assert model.__dict__ == before, "a refused batch changed the model"
+            assert (
+                exc.theirs
+                == MixedNB()
+                .fit(pd.concat([df.iloc[:kept], df.iloc[a:b]]), np.r_[y[:kept], y[a:b]])
+                .families_
+            )
+            break
+        if kept < a:  # (only consecutive batches: the rows learnt are df[:b])
+            break
+        kept = b
+        full = MixedNB().fit(df.iloc[:b], y[:b])
+        assert model.families_ == full.families_
+        assert model.family_reasons_ == full.family_reasons_
+        if b >= 30:  # (a gaussian of a row or two has no spread to score with)
+            proba_close(model, full, df)
+
+
+def test_a_batch_that_would_change_a_family_is_refused() -> None:
+    from nbayes.exceptions import ColumnFamiliesError
+
+    y = ["a", "b"] * 4
+    first = pd.DataFrame({"n": [0, 1, 2, 3, 1, 0, 2, 5], "g": np.linspace(0, 1, 8)})
+    model = MixedNB().partial_fit(first, y, classes=["a", "b"])
+    assert model.families_ == {"n": "categorical", "g": "gaussian"}
+    stats = model._stats
+    floats = pd.DataFrame({"n": [0.5, 1.7, -2.0, 3.1], "g": [1, 2, 3, 4]})  # learnt as codes
+    said = r"batch.*'n' gaussian, not categorical.*Nothing was changed.*\{'n': 'gaussian'\}"
+    with pytest.raises(ColumnFamiliesError, match=said):
+        model.partial_fit(floats, y[:4])
+    counts = pd.DataFrame({"n": [60, 7, 1, 2], "g": [1.0, 2, 3, 4]})
+    with pytest.raises(ColumnFamiliesError, match="'n' poisson, not categorical"):
+        model.update(counts, y[:4])
+    assert model._stats is stats and model.family_reasons_["n"].endswith(
+        "with 5 distinct values (<= 10), none above 10: codes"
+    )
+    # a batch within the codes is learnt, its codes counted in the reason
+    model.update(pd.DataFrame({"n": [6, 7], "g": [0.5, 0.5]}), ["a", "b"])
+    assert model.family_reasons_["n"].startswith("non-negative integers with 7 distinct values")
+    # families given: any batch their parsers read is learnt
+    given = MixedNB(columns={"n": "poisson"}).partial_fit(first, y, classes=["a", "b"])
+    given.partial_fit(counts, y[:4])
+    assert given.families_["n"] == "poisson"
+    # unlearning keeps the evidence of every row learnt (it cannot tell the rows apart)
+    model.unlearn(pd.DataFrame({"n": [6, 7], "g": [0.5, 0.5]}), ["a", "b"])
+    assert "7 distinct values" in model.family_reasons_["n"]
+
+
+def test_a_model_file_keeps_the_families_evidence(tmp_path: Any, monkeypatch: Any) -> None:
+    from nbayes.exceptions import ColumnFamiliesError, ModelFileError
+    from nbayes.io import persist
+    from nbayes.io._modelfile import read_model_file, write_model_file
+    from nbayes.io.persist import load, save
+
+    y = ["a", "b"] * 4
+    first = pd.DataFrame({"n": [0, 1, 2, 3, 1, 0, 2, 5], "s": ["x", "y"] * 4})
+    model = MixedNB(columns={"s": "categorical"}).fit(first, y)
+    save(model, tmp_path / "m.nbm")
+    metadata, arrays = read_model_file(tmp_path / "m.nbm")
+    assert metadata["schema_version"] == 3
+    assert metadata["model"]["input"]["evidence"] == [
+        {"kind": "int", "count": 8, "least": 0, "greatest": 5, "codes": [0, 1, 2, 3, 5],
+         "words": [], "parts": [], "family": ""},
+        None,  # (given)
+    ]  # fmt: skip
+    loaded = load(tmp_path / "m.nbm")
+    assert loaded._evidence == model._evidence
+    with pytest.raises(ColumnFamiliesError, match="'n' poisson, not categorical"):
+        loaded.update(pd.DataFrame({"n": [60, 7], "s": ["x", "y"]}), ["a", "b"])
+    # an nbayes that reads schema 2 asks for an upgrade instead of learning without the check
+    monkeypatch.setattr(persist, "SCHEMA_VERSION", 2)
+    with pytest.raises(ModelFileError, match="schema version 3.*upgrade nbayes"):
+        load(tmp_path / "m.nbm")
+    monkeypatch.undo()
+    # evidence that does not give the column's family: the file contradicts itself
+    bad = {**metadata["model"]["input"]["evidence"][0], "greatest": 50, "codes": None}
+    metadata["model"]["input"]["evidence"][0] = bad
+    write_model_file(tmp_path / "bad.nbm", metadata, arrays)
+    with pytest.raises(ModelFileError, match=r"evidence'\]\[0\] gives the family 'poisson', "
+                       "but the column's is 'categorical'"):  # fmt: skip
+        load(tmp_path / "bad.nbm")
+    # a model without evidence (families all given, or a file of an earlier nbayes): schema 1
+    save(MixedNB(columns={"n": "poisson", "s": "categorical"}).fit(first, y), tmp_path / "g.nbm")
+    assert read_model_file(tmp_path / "g.nbm")[0]["schema_version"] == 1
+    del model._evidence
+    save(model, tmp_path / "old.nbm")
+    old = load(tmp_path / "old.nbm")
+    assert read_model_file(tmp_path / "old.nbm")[0]["schema_version"] == 1
+    old.update(pd.DataFrame({"n": [60, 7], "s": ["x", "y"]}), ["a", "b"])  # (no check)
+    assert old.families_["n"] == "categorical"
 
 
 def test_variance_smoothing_does_not_depend_on_the_batches() -> None:

@@ -84,6 +84,28 @@ def test_train_mixed_infers_families(
     assert load(out).alpha == 0.5
 
 
+def test_update_refuses_data_that_would_change_a_column_family(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # codes 0-5, then a 60: all the rows are counts, not the categories the model has
+    first = write_csv(tmp_path / "a.csv", ["n", "y"],
+                      [[str(i % 6), "ab"[i % 2]] for i in range(12)])  # fmt: skip
+    later = write_csv(tmp_path / "b.csv", ["n", "y"], [["60", "a"], ["1", "b"]])
+    model = tmp_path / "m.nbayes"
+    assert main(["train", str(first), "-o", str(model), "--label-col", "y", "--model", "mixed",
+                 "-q"]) == 0  # fmt: skip
+    before = model.read_bytes()
+    code, _, err = run(capsys, "update", model, later, "--label-col", "y")
+    assert_error(code, err, "'n' poisson, not categorical")
+    assert "Nothing was changed" in err and "--columns n=poisson" in err
+    assert model.read_bytes() == before
+    # named, the families take any such rows
+    assert main(["train", str(first), "-o", str(model), "--label-col", "y", "--model", "mixed",
+                 "--columns", "n=poisson", "-q"]) == 0  # fmt: skip
+    code, _, err = run(capsys, "update", model, later, "--label-col", "y")
+    assert code == 0 and "a 7, b 7" in err
+
+
 def test_train_mixed_parquet(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, table_csv: Path
 ) -> None:

@@ -113,9 +113,18 @@ def test_no_request_holds_the_server(text_model: str, start: Any, sms: Any) -> N
     assert status == 422 and error["limit"] == "--max-seconds", error
     assert "--max-seconds 0.1" in error["error"]
     assert "nbayes_stopped_total" in server.get("/metrics")[1]
-    # the server goes on serving (the model loaded again after the stopped request)
-    status, answer = server.post("/predict", {"texts": ["free prize now"]})
-    assert status == 200 and answer["predictions"][0]["label"] == "spam"
+    # the server goes on serving (the model loaded again after the stopped request). A
+    # tiny request's 0.1 s can still run out on a machine busy with other suites (seen
+    # once, Python 3.13, two suites on two cores): a second try must then succeed, as the
+    # model was loaded again before the first; a server that stopped serving fails all.
+    statuses = []
+    for _ in range(3):
+        status, answer = server.post("/predict", {"texts": ["free prize now"]})
+        statuses.append(status)
+        if status == 200:
+            break
+        assert status == 422 and answer["limit"] == "--max-seconds", answer
+    assert statuses[-1] == 200 and answer["predictions"][0]["label"] == "spam", statuses
 
 
 def test_sigterm_is_honoured_within_seconds_during_a_huge_request(

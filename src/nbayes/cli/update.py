@@ -37,6 +37,7 @@ from nbayes.cli._spam import (
     is_spam_model,
     settings_given,
 )
+from nbayes.exceptions import ColumnFamiliesError
 
 __all__ = ["add_arguments", "apply", "run"]
 
@@ -112,7 +113,10 @@ def _apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
         if isinstance(model, TextSettings):  # counted a batch at a time: the bar moves
             learn(X, y, progress=bar.advance)  # (and a Ctrl-C's last line says how far)
         else:
-            learn(X, y)
+            try:
+                learn(X, y)
+            except ColumnFamiliesError as exc:  # (said with columns={...}, the Python argument)
+                raise CLIError(_families_change(exc, args)) from None
             bar.advance(len(y))
     save_model(model, args.model, args.data, flag="MODEL")
     verb = "Forgot" if forget else "Learned"
@@ -124,6 +128,22 @@ def _apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
     ui.note(f"{verb} {len(y):,} {examples}; {args.model} now has: {counts}.")
     warn_one_class(ui, model, args.model)
     return 0
+
+
+def _families_change(exc: Any, args: argparse.Namespace) -> str:
+    """The advice of data that would give a mixed model's columns other families."""
+    import shlex
+
+    differ = [c for c in exc.mine if exc.mine[c] != exc.theirs.get(c, exc.mine[c])]
+    said = ", ".join(f"{c!r} {exc.theirs[c]}, not {exc.mine[c]}" for c in differ)
+    example = ",".join(f"{c}={exc.theirs[c]}" for c in differ)
+    return (
+        f"Cannot learn {' '.join(args.data)} into {args.model}: with the rows the model learnt "
+        f"before, it would give columns other families than the ones the model inferred "
+        f"({said}), so the model would no longer be the model of all its rows. Nothing was "
+        f"changed. Train the model again on all the data with the families named: nbayes "
+        f"train ... --columns {shlex.quote(example)}."
+    )
 
 
 def _refuse_new_classes(args: argparse.Namespace, model: Any, y: Any) -> None:

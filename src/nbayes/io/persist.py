@@ -6,7 +6,7 @@
 and the **sufficient statistics** themselves, so a loaded model predicts exactly as the saved
 one did and can still be updated, unlearned and merged.
 
-Metadata layout (``schema_version`` 1 or 2), inside the container's ``"metadata"`` object::
+Metadata layout (``schema_version`` 1, 2 or 3), inside the container's ``"metadata"`` object::
 
     {"nbayes_version": "0.1.0",          # the nbayes that wrote the file (informative)
      "schema_version": 1,                # the layout of this metadata (checked)
@@ -116,13 +116,15 @@ __all__ = [
 ]
 __all__ += _json.__all__  # the checks every (de)serialiser reads its JSON through
 
-SCHEMA_VERSION: int = 2
+SCHEMA_VERSION: int = 3
 """The newest version of the metadata layout this nbayes reads (it reads every version
 from 1). A file is written with the oldest version that describes it
 (:meth:`ArrayWriter.require_schema`): 2 for a text model's packed vocabulary (its terms
 as UTF-8 bytes and offsets, arrays ``vocabulary/bytes`` and ``vocabulary/offsets``, where
-version 1 had a JSON list), 1 otherwise, so that an nbayes of version 1 refuses a text
-model it would misread ("upgrade nbayes") and still reads every other file."""
+version 1 had a JSON list), 3 for a MixedNB that keeps what its columns' families were
+inferred from (``input.evidence``, :mod:`nbayes.io.serializers.mixed`), 1 otherwise, so
+that an older nbayes refuses a file it would misread or learn into wrongly ("upgrade
+nbayes") and still reads every other file."""
 
 _TOP_KEYS = frozenset({"nbayes_version", "schema_version", "model_type", "model"})
 

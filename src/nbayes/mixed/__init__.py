@@ -13,7 +13,13 @@ The parts: :mod:`._table` reads tables, infers families and builds sampled ones,
 :class:`nbayes.text._textstats.TextStats`), :mod:`._columns` the per-column
 families, :mod:`._estimator` the estimator.
 
-Family inference (``columns=None`` or a column left out of ``columns``), on the first fit:
+Family inference (``columns=None`` or a column left out of ``columns``), on the first fit.
+A later batch (``partial_fit``, ``update``) is learnt only if one fit of all the rows learnt
+would give every inferred column the family it has (codes 0-5 first, then a 60: counts,
+not codes), else refused with a :class:`~nbayes.exceptions.ColumnFamiliesError` and
+nothing learnt; when a first batch cannot show a column's family, give it in ``columns``.
+A batch without a value of a column says nothing of it. Saved models keep what the
+families were inferred from (model file schema 3), so a loaded model checks alike.
 
 ==============================================  ==============================================
 column                                           family

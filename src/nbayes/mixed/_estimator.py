@@ -63,9 +63,12 @@ def _merged_evidence(columns: tuple[FamilyEvidence | None, ...]) -> FamilyEviden
     return first
 
 
-def _check_families(merged: Any, evidence: list[FamilyEvidence | None]) -> None:
-    """A :class:`ColumnFamiliesError` if the rows of the models merged together would
-    give a column another family than each model inferred from its own."""
+def _check_families(
+    merged: Any, evidence: list[FamilyEvidence | None], batch: bool = False
+) -> None:
+    """A :class:`ColumnFamiliesError` if the rows of the models merged together (with
+    ``batch``: a model's rows and a batch it learns) would give a column another family
+    than the one the model has."""
     mine = merged.families_
     theirs = {
         name: family if e is None else e.decide()[0]
@@ -75,15 +78,22 @@ def _check_families(merged: Any, evidence: list[FamilyEvidence | None]) -> None:
         return
     differ = [name for name in mine if mine[name] != theirs[name]]
     said = ", ".join(f"{name!r} {theirs[name]}, not {mine[name]}" for name in differ)
-    raise ColumnFamiliesError(
-        f"Cannot combine these models: their rows together would give columns other "
-        f"families than each model inferred from its own rows ({said}), so the merged model "
-        f"would not be the model of all the rows. Fix the families with columns={{...}} on "
-        f"every model (e.g. columns={ {name: theirs[name] for name in differ} }).",
-        mine,
-        theirs,
-        together=True,
-    )
+    example = {name: theirs[name] for name in differ}
+    if batch:
+        message = (
+            f"Cannot learn this batch: with the rows learnt before, it would give columns "
+            f"other families than the model inferred from its earlier rows ({said}), so the "
+            f"model would no longer be the model of all its rows. Nothing was changed. Give "
+            f"those families with columns={{...}} (e.g. columns={example}) and fit again."
+        )
+    else:
+        message = (
+            f"Cannot combine these models: their rows together would give columns other "
+            f"families than each model inferred from its own rows ({said}), so the merged "
+            f"model would not be the model of all the rows. Fix the families with "
+            f"columns={{...}} on every model (e.g. columns={example})."
+        )
+    raise ColumnFamiliesError(message, mine, theirs, together=True)
 
 
 def _parts_reason(reasons: tuple[str, ...]) -> str:
@@ -203,7 +213,12 @@ class MixedNB(BaseNB):
             return [str(k) for k in self.columns]
         return None
 
-    def _read(self, X: Any, reset: bool) -> _Table:
+    def _read(
+        self, X: Any, reset: bool, grown: list[FamilyEvidence | None] | None = None
+    ) -> _Table:
+        """``X`` parsed by the columns' families, inferred from it with ``reset``; with
+        ``grown`` (a list) and the model's own evidence, the batch's evidence of each
+        column whose family was inferred (None for the others) is appended to it."""
         if reset:
             cols, src = _columns_of(
                 X, None if _module(X) in ("pandas", "polars") else self._numpy_names()
@@ -248,6 +263,14 @@ class MixedNB(BaseNB):
             values.append(v)
             missing.append(m)
         n_rows = len(values[0]) if values else 0
+        kept = self.__dict__.get("_evidence")
+        if grown is not None and kept is not None and not reset:
+            # (a batch without a value of a column says nothing of its family: a pandas
+            # column of ints and a missing value is of floats)
+            grown.extend(
+                None if k is None else FamilyEvidence("empty") if m.all() else family_evidence(c)
+                for k, c, m in zip(kept, cols, missing, strict=True)
+            )
         return _Table(list(names), list(families), values, missing, n_rows)
 
     def _names_families(self) -> tuple[list[str], list[str]]:
@@ -260,7 +283,9 @@ class MixedNB(BaseNB):
         return self._read(X, reset=False)
 
     def _check_X_y(self, X: Any, y: Any, reset: bool) -> tuple[Any, np.ndarray]:
-        table = self._read(X, reset=reset)
+        # (partial_fit and update of a fitted model: the batch's evidence, :meth:`_growing`)
+        grown = None if reset else self.__dict__.get("_batch_evidence")
+        table = self._read(X, reset=reset, grown=grown)
         y = _check_labels(y, table.n_rows)
         for name, values in zip(table.names, table.values, strict=True):
             if values.dtype == object:  # categories and texts are stored as UTF-8
@@ -282,6 +307,9 @@ class MixedNB(BaseNB):
         cols = []
         for fam, v, m in zip(table.families, table.values, table.missing, strict=True):
             keep = ~m
+            if not keep.any():  # (a batch without a value of the column: counted nothing)
+                cols.append(empty_column(fam, head.classes))
+                continue
             stats = column_stats(fam, v[keep], y[keep], sample_weight[keep])
             cols.append(stats.reindex(head.classes))
         return MixedStats(head, tuple(table.names), tuple(table.families), tuple(cols))
@@ -294,6 +322,51 @@ class MixedNB(BaseNB):
 
     def _check_merge_inputs(self, other: Any) -> None:
         self._stats._check(other._stats)
+
+    # partial_fit and update are the template's, and the columns' evidence grows with the
+    # rows learnt, so that a batch cannot leave a column of a family that one fit of all
+    # the rows would not give it (codes 0-9 first, then 0-40: counts). unlearn keeps the
+    # evidence (the rows unlearnt can no longer be told apart in it).
+    def partial_fit(
+        self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
+    ) -> MixedNB:
+        """As :meth:`BaseNB.partial_fit`. A batch that, with the rows learnt before, would
+        give an inferred column another family than the model's (the first batch's codes
+        0-9, a later one's 0-40: counts) is a
+        :class:`~nbayes.exceptions.ColumnFamiliesError`, and nothing is learnt: give the
+        families with ``columns=`` when a first batch cannot show them."""
+        learn = super().partial_fit
+        return self._growing(lambda: learn(X, y, classes=classes, sample_weight=sample_weight))
+
+    def update(self, X: Any, y: Any, sample_weight: Any = None) -> MixedNB:
+        """As :meth:`BaseNB.update`, with :meth:`partial_fit`'s check of the families."""
+        learn = super().update
+        return self._growing(lambda: learn(X, y, sample_weight=sample_weight))
+
+    def _growing(self, learn: Any) -> MixedNB:
+        """Run a learning call of more rows, and grow the columns' evidence by the batch's
+        (read by :meth:`_check_X_y`); refuse the batch if the evidence of all the rows
+        would give a column another family. A model of a file without the evidence (one
+        written before nbayes kept it, or with the families given) learns as it is."""
+        kept = self.__dict__.get("_evidence") if self.__sklearn_is_fitted__() else None
+        self._batch_evidence: list[FamilyEvidence | None] = []
+        try:
+            learn()
+            batch = self._batch_evidence
+        finally:
+            self.__dict__.pop("_batch_evidence", None)
+        if kept is None or not batch:  # (a fit: the evidence is the batch's own)
+            return self
+        grown = [
+            None if k is None or b is None else k.merged(b)
+            for k, b in zip(kept, batch, strict=True)
+        ]
+        _check_families(self, grown, batch=True)
+        self._evidence = grown
+        self._reasons = [
+            why if e is None else e.decide()[1] for why, e in zip(self._reasons, grown, strict=True)
+        ]
+        return self
 
     def merge(self, other: MixedNB, *more: MixedNB) -> MixedNB:
         """The model of the union of both models' data (neither model is changed).

@@ -9,7 +9,9 @@ column, the column dtypes of the input (for ``sample``) and why each family was 
      "input": {"source": "pandas" | "polars" | "numpy",
                "dtypes": [dtype, ...],          # per column, for sample()
                "reasons": [str, ...],           # why each family (summary())
-               "feature_names": bool},          # feature_names_in_ is set
+               "feature_names": bool,           # feature_names_in_ is set
+               "evidence": [null | {...}, ...]},  # schema 3: what each inferred family
+                                                # was inferred from (FamilyEvidence)
      "columns": [{"name": "age", "family": "gaussian", ...}, ...]}
 
 A dtype is ``{"lib": "numpy" | "pandas" | "polars", "name": ...}``, plus ``"categories"``
@@ -25,6 +27,14 @@ statistics: ``class_count`` (rows where the column is present, per class) and
   nbayes 0.3, ``doc_freq``, ``term_freq`` and ``n_docs`` where they are not the word totals
   and the rows (which stand in for them in older files);
 * a registered kind (:mod:`nbayes.kinds`): the arrays of its codec.
+
+``"evidence"`` (metadata schema 3) keeps, per column whose family was inferred
+(null where it was given in ``columns=``), what the inference read of the rows learnt
+(:class:`~nbayes.mixed._table.FamilyEvidence`: the kind, and the integers' count, range and
+codes or the strings' word counts), so that a model loaded from its file refuses, as the
+one fitted, a batch that would give a column another family (``partial_fit``, ``update``,
+``nbayes update``, the service's /update). Files without it (written before nbayes kept it) load as
+before, and learn without that check.
 
 Each column is written and read by its kind's codec (:mod:`nbayes.io.serializers._kinds`).
 
@@ -47,6 +57,7 @@ from nbayes.io._invariants import check_class_prior, not_above
 from nbayes.io._json import (
     expect_bool,
     expect_dict,
+    expect_int,
     expect_list,
     expect_str,
     expect_str_list,
@@ -62,10 +73,15 @@ from nbayes.io.serializers._estimator import (
     decode_hyperparameters,
 )
 from nbayes.io.serializers._kinds import codec_of
-from nbayes.mixed import MixedNB, MixedStats
+from nbayes.mixed import MAX_CODES, MixedNB, MixedStats
+from nbayes.mixed._table import FamilyEvidence
 
 _MIXED_KEYS = ("hyperparameters", "classes", "input", "columns")
 _INPUT_KEYS = ("source", "dtypes", "reasons", "feature_names")
+_EVIDENCE_SCHEMA = 3  # (the metadata schema of a file with the families' evidence)
+_EVIDENCE_KINDS = ("bool", "float", "int", "category", "string", "empty", "parts")
+_EVIDENCE_KEYS = ("kind", "count", "least", "greatest", "codes", "words", "parts", "family")
+_INT64 = 2**63
 _SOURCES = ("pandas", "polars", "numpy")
 
 _NUMPY_DTYPES = frozenset(
@@ -256,17 +272,72 @@ def dump(model: MixedNB, writer: ArrayWriter) -> dict[str, Any]:
         entry = {"name": str(name), "family": fam}
         entry.update(_dump_column(fam, col, cw.sub(str(j))))
         columns.append(entry)
+    inputs = {
+        "source": source,
+        "dtypes": [_encode_dtype(dt, source) for dt in dtypes],
+        "reasons": [str(r) for r in reasons],
+        "feature_names": hasattr(model, "feature_names_in_"),
+    }
+    evidence = getattr(model, "_evidence", None)
+    if evidence is not None and any(e is not None for e in evidence):
+        writer.require_schema(_EVIDENCE_SCHEMA)
+        inputs["evidence"] = [None if e is None else _encode_evidence(e) for e in evidence]
     return {
         "hyperparameters": hp,
         "classes": encode_labels(stats.classes),
-        "input": {
-            "source": source,
-            "dtypes": [_encode_dtype(dt, source) for dt in dtypes],
-            "reasons": [str(r) for r in reasons],
-            "feature_names": hasattr(model, "feature_names_in_"),
-        },
+        "input": inputs,
         "columns": columns,
     }
+
+
+def _encode_evidence(e: FamilyEvidence) -> dict[str, Any]:
+    return {
+        "kind": e.kind,
+        "count": int(e.count),
+        "least": int(e.least),
+        "greatest": int(e.greatest),
+        "codes": None if e.codes is None else sorted(int(c) for c in e.codes),
+        "words": [[int(w), int(n)] for w, n in e.words],
+        "parts": list(e.parts),
+        "family": e.family,
+    }
+
+
+def _decode_evidence(value: Any, family: str, where: str) -> FamilyEvidence | None:
+    """A column's evidence, checked: of a known kind, its numbers in range, and deciding
+    the column's ``family`` (else the file contradicts itself)."""
+    if value is None:
+        return None
+    d = expect_dict(value, where, _EVIDENCE_KEYS)
+    kind_ = d["kind"]
+    if kind_ not in _EVIDENCE_KINDS:
+        raise ModelFileError(f"{where}['kind'] is {kind_!r}; expected one of {_EVIDENCE_KINDS}")
+    count = expect_int(d["count"], f"{where}['count']")
+    least = expect_int(d["least"], f"{where}['least']", -_INT64, _INT64 - 1)
+    greatest = expect_int(d["greatest"], f"{where}['greatest']", least, _INT64 - 1)
+    codes = None
+    if d["codes"] is not None:
+        listed = expect_list(d["codes"], f"{where}['codes']")
+        codes = frozenset(
+            expect_int(c, f"{where}['codes'][{i}]", 0, MAX_CODES) for i, c in enumerate(listed)
+        )
+        if len(codes) != len(listed) or len(codes) > count:
+            raise ModelFileError(f"{where}['codes'] holds repeated or more codes than values")
+    words = []
+    for i, pair in enumerate(expect_list(d["words"], f"{where}['words']")):
+        w, n = expect_list(pair, f"{where}['words'][{i}]", 2)
+        words.append((expect_int(w, f"{where}['words'][{i}][0]"),
+                      expect_int(n, f"{where}['words'][{i}][1]", 1)))  # fmt: skip
+    parts = tuple(expect_str_list(d["parts"], f"{where}['parts']"))
+    said = expect_str(d["family"], f"{where}['family']")
+    if (kind_ == "parts") != bool(parts) or (said and said not in column_kinds()):
+        raise ModelFileError(f"{where} is not the evidence of a column's family")
+    evidence = FamilyEvidence(kind_, count, least, greatest, codes, tuple(words), parts, said)
+    if evidence.decide()[0] != family:
+        raise ModelFileError(
+            f"{where} gives the family {evidence.decide()[0]!r}, but the column's is {family!r}"
+        )
+    return evidence
 
 
 def load(d: dict[str, Any], reader: ArrayReader) -> MixedNB:
@@ -284,7 +355,10 @@ def load(d: dict[str, Any], reader: ArrayReader) -> MixedNB:
     n = len(cols)
     if n < 1:
         raise ModelFileError(f"{WHERE}['columns'] is empty; a MixedNB has at least one column")
-    inp = expect_dict(d["input"], f"{WHERE}['input']", _INPUT_KEYS)
+    inp = expect_dict(d["input"], f"{WHERE}['input']")
+    has_evidence = "evidence" in inp  # (schema 3)
+    keys = (*_INPUT_KEYS, "evidence") if has_evidence else _INPUT_KEYS
+    expect_dict(inp, f"{WHERE}['input']", keys)
     source = inp["source"]
     if source not in _SOURCES:
         raise ModelFileError(
@@ -326,6 +400,12 @@ def load(d: dict[str, Any], reader: ArrayReader) -> MixedNB:
     model._source = source
     model._dtypes = dtypes
     model._reasons = reasons
+    if has_evidence:
+        listed = expect_list(inp["evidence"], f"{WHERE}['input']['evidence']", n)
+        model._evidence = [
+            _decode_evidence(e, families[j], f"{WHERE}['input']['evidence'][{j}]")
+            for j, e in enumerate(listed)
+        ]
     model._pending = (list(names), list(families))
     model._set_stats(stats)
     check_derivation(model._check_derivation)
