@@ -24,6 +24,7 @@ from nbayes import (
     PoissonNB,
     TextClassifier,
 )
+from nbayes.exceptions import UndecidableWarning
 from nbayes.mixed import MixedNB
 
 # Seed 000: the match reviews, a binary document-term matrix
@@ -327,7 +328,7 @@ def test_match_was_sharp_in_latex_and_html() -> None:
     html = e._repr_html_()
     assert "≈ 0.00878" in html and "Decision: positive" in html
     assert "cannot decide" not in html
-    assert html.count(">keeper = 0</span>") == 2 and html.count(">match</span>") == 2
+    assert html.count(">keeper<br>= 0</span>") == 2 and html.count(">match</span>") == 2
     floats = reviews(1).explain(bag("match was sharp"), feature_names=VOCAB)
     rows = re.findall(r'<tr><td style="[^"]*">([^<]*)</td>', floats._repr_html_())
     assert "not = 0" in rows and "sharp" in rows and "not" not in rows, rows
@@ -348,6 +349,75 @@ def test_not_sharp_match_cannot_decide_in_every_view() -> None:
     # with Laplace smoothing it decides
     smoothed = reviews(1).explain(bag("not sharp match"), exact=True, feature_names=VOCAB)
     assert "Decision: " in smoothed.to_latex() and "cannot decide" not in smoothed.to_latex()
+
+
+def test_a_row_the_classifier_cannot_decide_is_shown_for_the_class_predict_returns() -> None:
+    # the coloured words argued "for negative" (the first class) under "cannot decide",
+    # and predict() returned positive (the highest prior): a teacher's trial
+    docs = [t for t, _ in REVIEWS]
+    model = TextClassifier(model="bernoulli", alpha=0).fit(docs, [c for _, c in REVIEWS])
+    with pytest.warns(UndecidableWarning):
+        assert model.predict(["not sharp match"]).tolist() == ["positive"]
+    said = "predict() falls back to the class of the highest prior: "
+    for exact in (True, False):
+        e = model.explain("not sharp match", exact=exact)
+        assert e.prediction is None and e.fallback == "positive"
+        html = e._repr_html_()
+        assert said in html and "for positive" in html and "for negative" not in html
+    e = model.explain("not sharp match", exact=True)
+    assert f"{said}positive" in str(e) and e.to_markdown().startswith(f"**Cannot decide.** {said}")
+    assert r"\text{predict() falls back" in e.to_latex()
+    assert model.explain("match was sharp", exact=True).fallback == "positive"
+
+
+def test_a_row_of_a_data_frame_is_one_row() -> None:
+    # explain(df.iloc[0]) said "explain() takes one row; got 8 rows" (its 8 features)
+    import warnings
+
+    import pandas as pd
+
+    df = pd.DataFrame([bag(t) for t, _ in REVIEWS], columns=VOCAB)
+    model = BernoulliNB(alpha=1).fit(df, [c for _, c in REVIEWS])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (no "X does not have valid feature names")
+        row = model.explain(df.iloc[3], exact=True)
+    assert str(row) == str(model.explain(df.iloc[[3]], exact=True))
+    assert row.feature_names == VOCAB
+    plain = BernoulliNB(alpha=1).fit(df.to_numpy(), [c for _, c in REVIEWS])
+    assert plain.explain(df.iloc[3]).feature_names == [f"x{j}" for j in range(8)]
+    with pytest.raises(ValueError, match="one row; got 2 rows"):
+        model.explain(df.iloc[:2])
+
+
+def test_fractions_of_floats_and_counts_that_are_not_whole() -> None:
+    model = BernoulliNB(alpha=0, class_prior=[1 / 3, 2 / 3]).fit(
+        [[1, 1], [0, 1], [1, 0]], list("abb")
+    )
+    assert (
+        str(model.explain([1, 1], exact=True)).splitlines()[0]
+        == "P(a) · P(x | a) = 1/3 · 1 · 1 = 1/3 ≈ 0.333"
+    )
+    tfidf = MultinomialNB().fit([[0.5, 1], [1, 0]], ["a", "b"])  # no sample_weight
+    for view in (lambda: tfidf.explain([1, 1], exact=True), tfidf.parameter_table):
+        with pytest.raises(ValueError, match=r"counts are not whole numbers \(fractional feature"):
+            view()
+
+
+def test_a_class_prior_that_does_not_sum_to_one_is_warned_of() -> None:
+    with pytest.warns(UserWarning, match=r"class_prior sums to 0.5, not 1: .*P\(y\)"):
+        model = BernoulliNB(class_prior=[0.2, 0.3]).fit([[1, 1], [0, 1]], ["a", "b"])
+    assert np.allclose(model.predict_proba([[1, 1]]).sum(), 1)  # (used as given)
+    BernoulliNB(class_prior=[0.1] * 10).fit(np.eye(10), range(10))  # 0.9999999999999999: no
+
+
+def test_text_tables_line_up_wide_characters() -> None:
+    from nbayes.display import text_width
+
+    docs = ["très bon café", "naïve bayes ça marche", "mauvais goût", "ünïcödé 日本語 テスト"]
+    lines = str(TextClassifier().fit(docs, ["pos", "pos", "neg", "neg"]).parameter_table())
+    rows = [line for line in lines.splitlines() if line.split()[0] in ("テスト", "日本語", "goût")]
+    starts = {text_width(line[: line.index("(")]) for line in rows}
+    assert len(rows) == 3 and len(starts) == 1, rows
 
 
 def test_the_spam_derivation_in_latex(spam: MultinomialNB) -> None:
@@ -593,7 +663,7 @@ def test_a_categorical_factor_is_named_by_its_value_unseen_ones_said() -> None:
     assert e.value_labels == ["outlook = snow (unseen)", "temp = hot"]
     tex = e.to_latex()
     assert r"\underset{\scriptscriptstyle \text{outlook = snow (unseen)}}{\frac{1}{5}}" in tex
-    assert e._repr_html_().count(">temp = hot</span>") == 2
+    assert e._repr_html_().count(">temp<br>= hot</span>") == 2
     coded = CategoricalNB(alpha=1).fit([[0, 1], [1, 0], [0, 0], [2, 1]], ["no", "yes", "no", "yes"])
     assert coded.explain([5, 1], exact=True).value_labels == ["x0 = 5 (unseen)", "x1 = 1"]
 
@@ -640,7 +710,7 @@ def test_a_folded_bernoulli_derivation_shows_the_words_the_text_holds() -> None:
     model = TextClassifier(model="bernoulli", alpha=1).fit(docs, [0, 1, 0, 1, 0, 1])
     e = model.explain("you stupid thing", exact=True)
     html = e._repr_html_()
-    labels = re.findall(r'<span style="font-size:10px;color:#5d6773">([^<]*)</span>', html)
+    labels = re.findall(r'<span style="font-size:10px;color:#5d6773;[^"]*">([^<]*)</span>', html)
     assert labels[0] == "stupid" and "more factors" in html
     assert str(e).splitlines()[1].startswith("P(1) · P(x | 1) = 3/6 · 4/5 · ")  # stupid's 4/5
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import html
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -71,6 +72,27 @@ def _digits(n: int) -> int:
 
 def _short(q: Fraction) -> bool:
     return _digits(q.numerator) <= SHOWN_DIGITS and _digits(q.denominator) <= SHOWN_DIGITS
+
+
+def text_width(s: str) -> int:
+    """The columns ``s`` takes in a terminal: 2 for a wide (CJK) character, 0 for a
+    combining mark, else 1, so that the text tables' columns line up.
+
+    >>> text_width("naïve"), text_width("日本語"), text_width("e\u0301")
+    (5, 6, 1)
+    """
+    if s.isascii():
+        return len(s)
+    return sum(
+        0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+        for ch in s
+    )
+
+
+def _pad(s: str, width: int, right: bool = False) -> str:
+    """``s`` padded with spaces to ``width`` terminal columns (:func:`text_width`)."""
+    fill = " " * max(width - text_width(s), 0)
+    return fill + s if right else s + fill
 
 
 def _tex_text(x: Any) -> str:
@@ -400,7 +422,7 @@ class ParameterTable:
         picked = range(total)
         if total > WIDTH_ROWS:
             picked = range(0, total, -(-total // WIDTH_ROWS))
-        width = [0, *(len(str(c)) for c in self.classes)]
+        width = [0, *(text_width(str(c)) for c in self.classes)]
         at, start = 0, 0  # the block of row k, and the position of its first row
         for k in picked:
             while k >= start + len(where[at][1]):
@@ -409,7 +431,7 @@ class ParameterTable:
             b, rows = where[at]
             label, cells = self._row(b, rows[k - start])
             texts = [label, *(_value_text(v, self.exact) for v in cells)]
-            width = [max(w, len(t)) for w, t in zip(width, texts, strict=True)]
+            width = [max(w, text_width(t)) for w, t in zip(width, texts, strict=True)]
         if total > WIDTH_ROWS:
             width[0] = min(width[0], NAME_WIDTH)
         return width
@@ -437,7 +459,7 @@ class ParameterTable:
         width = self._text_widths(max_rows)
 
         def line(texts: list[str]) -> str:
-            return "  ".join(f"{x:<{w}}" for x, w in zip(texts, width, strict=True)).rstrip()
+            return "  ".join(_pad(x, w) for x, w in zip(texts, width, strict=True)).rstrip()
 
         yield line(["", *map(str, self.classes)])
         for kind, what, cells in self._rows(max_rows):
@@ -629,9 +651,9 @@ class TopPredictions(NamedTuple):
 
     def __str__(self) -> str:
         rows = self._table(len(self.labels))
-        width = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        width = [max(text_width(r[i]) for r in rows) for i in range(len(rows[0]))]
         return "\n".join(
-            "  ".join(f"{x:<{w}}" for x, w in zip(r, width, strict=True)).rstrip() for r in rows
+            "  ".join(_pad(x, w) for x, w in zip(r, width, strict=True)).rstrip() for r in rows
         )
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
@@ -687,9 +709,10 @@ class InformativeFeatures(list[tuple[str, Any, float]]):
 
     def __str__(self) -> str:
         rows = self._lines()
-        width = [max(len(r[i]) for r in rows) for i in range(3)]
+        width = [max(text_width(r[i]) for r in rows) for i in range(3)]
         return "\n".join(
-            f"{r[0]:<{width[0]}}  {r[1]:<{width[1]}}  {r[2]:>{width[2]}}" for r in rows
+            f"{_pad(r[0], width[0])}  {_pad(r[1], width[1])}  {_pad(r[2], width[2], True)}"
+            for r in rows
         )
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
@@ -781,25 +804,34 @@ def _factors_tex(factors: list[Any], names: Sequence[str]) -> str:
     return r" \cdot ".join(one(f) for f in factors)
 
 
-def _factors_html(factors: list[Any], names: Sequence[str]) -> str:
+def _factors_html(factors: list[Any], names: Sequence[str], result: str = "") -> str:
+    """The factors of a product, each with its feature's name under it, then ``result``
+    (``= <b>32/3645</b> ≈ 0.00878``). A narrow page wraps the line between factors only:
+    each factor keeps its "·", and the last one the result (a teacher's trial saw lines
+    end in a dangling "=", the result alone on the next); a name "composed = 0" is
+    written on two lines under its factor, which it would otherwise widen."""
     from .explain import MAX_FACTORS
 
     def one(f: Any) -> str:
         html_ = estimate_html(f)
         if getattr(f, "feature", None) is None:
             return html_
+        name = _e(names[f.feature]).replace(" = ", "<br>= ", 1)
         return (
             '<span style="display:inline-flex;flex-direction:column;align-items:center;'
-            f'vertical-align:top">{html_}<span style="font-size:10px;color:#5d6773">'
-            f"{_e(names[f.feature])}</span></span>"
+            f'vertical-align:top">{html_}<span style="font-size:10px;color:#5d6773;'
+            f'line-height:1.15;text-align:center">{name}</span></span>'
         )
 
     if len(factors) > MAX_FACTORS:
         hidden = len(factors) - (MAX_FACTORS - 2)
         head, tail = factors[: MAX_FACTORS - 4], factors[-2:]
-        middle = f"… ({hidden:,} more factors) …"
-        return " · ".join([*map(one, head), middle, *map(one, tail)])
-    return " · ".join(one(f) for f in factors)
+        units = [*map(one, head), f"… ({hidden:,} more factors) …", *map(one, tail)]
+    else:
+        units = [one(f) for f in factors]
+    units = [u if i == 0 else f"· {u}" for i, u in enumerate(units)]
+    units[-1] += result
+    return " ".join(f'<span style="white-space:nowrap">{u}</span>' for u in units)
 
 
 def _joint_parts(e: Explanation) -> list[tuple[Any, list[Any], Any]]:
@@ -861,6 +893,7 @@ _CANNOT = (
     "Every class has probability 0: the classifier cannot decide "
     "(a zero count wiped out every product; smoothing, alpha > 0, avoids this)."
 )
+_FALLBACK = "predict() falls back to the class of the highest prior: "
 
 
 def explanation_latex(e: Explanation) -> str:
@@ -883,6 +916,7 @@ def explanation_latex(e: Explanation) -> str:
             r"&\text{(A zero count wiped out every product; smoothing, }\alpha > 0"
             r"\text{, avoids this.)}"
         )
+        lines.append(rf"&\text{{{_FALLBACK}}}{_tex_text(e.fallback)}")
     else:
         for cls, q, text in _posterior_shown(e):
             c = _tex_text(cls)
@@ -904,7 +938,7 @@ def explanation_markdown(e: Explanation, top: int = 5) -> str:
     of the strongest features for and against each class."""
     if e.exact:
         head = (
-            "**Cannot decide.**"
+            f"**Cannot decide.** {_md(_FALLBACK)}{_md(e.fallback)}"
             if e.undecidable
             else f"**Decision: {_md(e.prediction)}**{_md(e.tie_note())}"
         )
@@ -946,18 +980,20 @@ _GRID = "display:grid;grid-template-columns:max-content auto;gap:6px 10px;align-
 
 
 def _exact_html(e: Explanation) -> str:
-    out = [f'<div style="{_GRID}">']
+    # (each class's label level with the first line of its factors when they wrap)
+    out = [f'<div style="{_GRID.replace("align-items:center", "align-items:baseline")}">']
     labels = e.factor_labels()
     for cls, factors, joint in _joint_parts(e):
         value = _value_html(joint)
+        result = f" {'' if value.startswith('≈') else '= '}<b>{value}</b>"
         out.append(
             f'<div style="white-space:nowrap">P({_e(cls)}) · P(<b>x</b> | {_e(cls)})</div>'
-            f"<div>= {_factors_html(factors, labels)} "
-            f"{'' if value.startswith('≈') else '= '}<b>{value}</b></div>"
+            f"<div>= {_factors_html(factors, labels, result)}</div>"
         )
     out.append("</div>")
     if e.undecidable:
         out.append(f'<p style="color:rgb({AGAINST_RGB});font-weight:600">{_e(_CANNOT)}</p>')
+        out.append(f"<p>{_e(_FALLBACK)}<b>{_e(e.fallback)}</b></p>")
         return "".join(out)
     out.append(f'<div style="{_GRID};margin-top:8px">')
     for cls, q, text in _posterior_shown(e):
@@ -975,11 +1011,12 @@ def _evidence_html(e: Explanation, top: int) -> str:
     post = e.posterior
     out = []
     if post is None:
+        focus = e.fallback
         out.append(
             f'<p style="color:rgb({AGAINST_RGB});font-weight:600">Every class has zero '
             "likelihood: the classifier cannot decide.</p>"
+            f"<p>{_e(_FALLBACK)}<b>{_e(focus)}</b>; the evidence for and against it:</p>"
         )
-        focus = e.classes.tolist()[0]
     else:
         focus = e.prediction
         out.append(f"<p><b>Prediction: {_e(focus)}</b> (P = {post[focus]:.3g})</p>")
@@ -1039,7 +1076,7 @@ def _words_html(e: Explanation) -> str:
     predicted class (green for, red against, grey unknown), as the service's page does;
     the first ``SHOWN_WORDS`` words (each distinct word's span made once)."""
     text = e.document or ""
-    focus = e.prediction if e.prediction is not None else e.classes.tolist()[0]
+    focus = e.fallback  # (the class predict() returns, also when it cannot decide)
     matches: list[re.Match[str]] = []
     for m in _WORD.finditer(text):
         if len(matches) == SHOWN_WORDS:

@@ -322,6 +322,16 @@ class Explanation:
             return None
         return max(post, key=lambda c: post[c])
 
+    @property
+    def fallback(self) -> Any:
+        """The class ``predict()`` returns: the prediction, or, when the classifier cannot
+        decide, the class of the highest prior (the first of equal ones), as
+        :func:`nbayes._template.decisions.best_classes` chooses it."""
+        best = self.prediction
+        if best is not None:
+            return best
+        return self.classes.tolist()[int(np.argmax(self.log_prior))]
+
     def contributions(self, cls: Any) -> list[tuple[str, float, float]]:
         """``(feature, value, term)`` for every feature, in feature order, for class ``cls``."""
         i = self._class_index(cls)
@@ -468,6 +478,7 @@ class Explanation:
                 "Every class has probability 0: the classifier cannot decide "
                 "(a zero count wiped out every product; smoothing, alpha > 0, avoids this)."
             )
+            lines.append(f"predict() falls back to the class of the highest prior: {self.fallback}")
             return "\n".join(lines)
         if self._posterior_reducible():
             post = self.posterior

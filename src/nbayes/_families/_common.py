@@ -43,6 +43,18 @@ def class_log_prior(class_count: FloatArray, fit_prior: bool, class_prior: Any) 
                 f"class_prior=[{', '.join(['0.5'] * min(n_classes, 2))}]), or None to "
                 "learn them from the data."
             )
+        total = float(prior.sum())
+        if abs(total - 1.0) > 1e-9:
+            # (scikit-learn uses them as given, silently: the posteriors are normalised,
+            # but class_log_prior_ and the teaching views' P(y) would pass for probabilities)
+            warnings.warn(
+                f"class_prior sums to {total:.6g}, not 1: it is used as given, as scikit-learn "
+                "uses it (the posteriors are normalised), but class_log_prior_, the joint "
+                "log-likelihoods and the explanations' P(y) are then not probabilities. Pass "
+                "the probability of each class.",
+                UserWarning,
+                stacklevel=2,
+            )
         return log(prior)
     if fit_prior:
         total = class_count.sum()
@@ -109,18 +121,35 @@ def row_values(X: Any) -> np.ndarray:
 
 
 def as_fraction(value: float) -> Fraction:
-    """The rational a person means by a float hyperparameter (0.1 -> 1/10)."""
-    return Fraction(repr(float(value)))
+    """The rational a person means by a float hyperparameter: the one of smallest
+    denominator (up to a million) that is the same float, else its shortest decimal
+    (0.1 -> 1/10, 1/3 -> 1/3, 0.123456789 -> 123456789/1000000000).
+
+    >>> as_fraction(0.1), as_fraction(2 / 3), as_fraction(1e-10)
+    (Fraction(1, 10), Fraction(2, 3), Fraction(1, 10000000000))
+    """
+    value = float(value)
+    decimal = Fraction(repr(value))
+    for bound in (10, 1000, 10**6):
+        near = decimal.limit_denominator(bound)
+        if near.denominator < decimal.denominator and float(near) == value:
+            return near
+    return decimal
+
+
+#: why an exact view is refused for counts that are not whole numbers
+NOT_WHOLE_COUNTS = (
+    "exact=True needs whole-number counts, but this model's counts are not whole numbers "
+    "(fractional feature values, e.g. tf-idf or scaled counts, or fractional sample "
+    "weights were learnt). Use exact=False."
+)
 
 
 def exact_prior_of(stats: Any, params: dict[str, Any]) -> list[Factor]:
     """The exact prior factors of a model with statistics ``stats`` (integer counts
     needed) and derivation hyperparameters ``params``."""
     if not stats.is_integral():
-        raise ValueError(
-            "exact=True needs whole-number counts, but this model was fitted with "
-            "fractional sample weights. Use exact=False."
-        )
+        raise ValueError(NOT_WHOLE_COUNTS)
     return exact_prior(stats.class_count, params.get("fit_prior", True), params.get("class_prior"))
 
 

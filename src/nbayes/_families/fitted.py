@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._base import Family, prior_block
+from ._common import NOT_WHOLE_COUNTS
 
 if TYPE_CHECKING:
     from ..display import ParameterTable
@@ -102,9 +103,6 @@ def parameter_table(
     stats, params, d = fitted.stats, dict(fitted.params), fitted.derived
     blocks = fitted.family.parameters(stats, params, d)
     if exact and hasattr(stats, "is_integral") and not stats.is_integral():
-        raise ValueError(
-            "exact=True needs whole-number counts, but this model was fitted with "
-            "fractional sample weights. Use exact=False."
-        )
+        raise ValueError(NOT_WHOLE_COUNTS)
     blocks = [prior_block(stats, params, d), *blocks]
     return ParameterTable(classes, feature_names, blocks, exact=exact)

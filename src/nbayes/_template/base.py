@@ -707,6 +707,11 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
         return exact_prior_of(self._stats, params)
 
     def _one_row(self, x: Any) -> Any:
+        if hasattr(x, "iloc") and len(getattr(x, "shape", ())) == 1:  # a pandas Series:
+            # one row (``df.iloc[0]``), its index the feature names if the model has them
+            if hasattr(self, "feature_names_in_"):
+                return x.to_frame().T
+            return np.asarray(x).reshape(1, -1)
         if hasattr(x, "iloc") or hasattr(x, "shape") and len(getattr(x, "shape", ())) == 2:
             if x.shape[0] != 1:
                 raise ValueError(f"explain() takes one row; got {x.shape[0]} rows.")
