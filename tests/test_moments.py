@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.naive_bayes import GaussianNB as SkGaussianNB
 
 from nbayes import GaussianNB
@@ -82,3 +84,62 @@ def test_epsilon_is_a_numpy_scalar_of_the_variances_dtype(dtype: type) -> None:
     assert type(ours.epsilon_) is type(theirs.epsilon_)  # (float32: numpy 2; 1.x: float64)
     assert isinstance(ours.epsilon_, np.floating)
     assert ours.epsilon_ == pytest.approx(theirs.epsilon_, rel=1e-6)
+
+
+# ------------------------------------------------------------------ decision boundary
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), d=st.integers(1, 3), equal=st.booleans())
+def test_decision_boundary_is_where_the_posteriors_are_equal(
+    seed: int, d: int, equal: bool
+) -> None:
+    from nbayes import GaussianNB
+
+    rng = np.random.default_rng(seed)
+    scale = np.ones(d) if equal else rng.uniform(0.3, 3, d)
+    X = np.r_[rng.normal(0, 1, (30, d)), rng.normal(rng.uniform(-3, 3, d), scale, (30, d))]
+    y = np.repeat(["a", "b"], 30)
+    if equal:  # (the same variances: a linear boundary, one point)
+        X[30:] = X[:30] + rng.uniform(-3, 3, d)
+    model = GaussianNB(priors=None if seed % 2 else [0.3, 0.7]).fit(X, y)
+    row = rng.normal(0, 1, d)
+    j = int(rng.integers(d))
+    ts = model.decision_boundary(row if d > 1 else None, feature=j)
+    assert ts.ndim == 1 and len(ts) <= 2 and np.all(np.diff(ts) > 0)
+    if equal:
+        assert len(ts) == 1
+    for t in ts:
+        r = row.copy()
+        r[j] = t
+        jll = model.predict_joint_log_proba([r])[0]
+        assert abs(jll[0] - jll[1]) <= 1e-7 * (1 + np.abs(jll).max()), (t, jll)
+    # away from the boundary points, one class wins throughout each interval
+    grid = np.linspace(-20, 20, 401)
+    rows = np.tile(row, (len(grid), 1))
+    rows[:, j] = grid
+    jll = model.predict_joint_log_proba(rows)
+    sign = np.sign(jll[:, 0] - jll[:, 1])
+    changes = np.flatnonzero(np.diff(sign) != 0)
+    inside = [t for t in ts if -20 < t < 20]
+    assert len(changes) == len(inside)
+
+
+def test_decision_boundary_errors_say_what_to_give() -> None:
+    from nbayes import GaussianNB
+
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [5.0, 5.0], [6.0, 4.0], [9.0, 9.0], [10.0, 8.0]])
+    three = GaussianNB().fit(X, ["a", "a", "b", "b", "c", "c"])
+    with pytest.raises(ValueError, match=r"3 classes: say which two .* classes=\('a', 'b'\)"):
+        three.decision_boundary([0, 0])
+    with pytest.raises(ValueError, match="two different classes of the model"):
+        three.decision_boundary([0, 0], classes=("a", "z"))
+    with pytest.raises(ValueError, match="2 features: give a row x"):
+        three.decision_boundary(classes=("a", "b"))
+    with pytest.raises(ValueError, match="feature must be in"):
+        three.decision_boundary([0, 0], feature=2, classes=("a", "b"))
+    with pytest.raises(ValueError, match="fitted without feature names"):
+        three.decision_boundary([0, 0], feature="height", classes=("a", "b"))
+    import pandas as pd
+
+    named = GaussianNB().fit(pd.DataFrame(X, columns=["height", "weight"]), list("aabbcc"))
+    at = named.decision_boundary([0, 2.0], feature="height", classes=("b", "a"))
+    assert np.allclose(at, three.decision_boundary([0, 2.0], classes=("b", "a")))

@@ -256,6 +256,7 @@ def test_seed001_gaussian_posterior_and_boundary() -> None:
     assert round(float(clf.predict_proba([[3.0]])[0, plus]), 3) == 0.818
     assert clf.predict([[3.0]])[0] == "+"
     np.testing.assert_allclose(clf.predict_proba([[3.5]]), [[0.5, 0.5]])
+    np.testing.assert_allclose(clf.decision_boundary(), [3.5])  # "the midpoint x = 3.5"
 
 
 def test_seed001_your_turn_5_gaussian() -> None:
@@ -264,6 +265,7 @@ def test_seed001_your_turn_5_gaussian() -> None:
     assert np.round(np.exp(e.terms[:, 0]), 4).tolist() == [0.242, 0.0044]
     assert clf.predict([[1.0]])[0] == "A"
     np.testing.assert_allclose(clf.predict_proba([[2.0]]), [[0.5, 0.5]])
+    np.testing.assert_allclose(clf.decision_boundary(), [2.0])  # "Boundary at x = 2"
 
 
 # --------------------------------------------------------------------------------------

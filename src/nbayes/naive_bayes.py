@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.preprocessing import binarize as _binarize
+from sklearn.utils.validation import check_is_fitted
 
 from ._families import (
     BernoulliFamily,
@@ -518,3 +519,111 @@ class GaussianNB(ArrayAPIOutputs, SklearnCounterpart, BaseNB):
     def class_prior_(self) -> np.ndarray:
         """Probability of each class."""
         return self._float_out(readonly(self._derived()["class_prior"]))
+
+    def decision_boundary(
+        self, x: Any = None, feature: int | str = 0, classes: Any = None
+    ) -> np.ndarray:
+        """Where two classes are equally probable along one feature: the values ``t`` of
+        feature ``feature`` at which ``P(a | x) = P(b | x)``, the other features held at
+        their values in the row ``x`` (not needed with one feature). Their joint
+        log-likelihoods differ by a quadratic in ``t`` (linear when the two classes'
+        variances are equal, to 1e-12 relative), so there are 0, 1 or 2 such values,
+        returned ascending.
+
+        Parameters
+        ----------
+        x : array-like of shape (n_features,), default=None
+            The other features' values (the one varied is ignored); needed with more than
+            one feature.
+        feature : int or str, default=0
+            The feature varied: its index, or its name in ``feature_names_in_``.
+        classes : pair of labels, default=None
+            The two classes compared; needed with more than two classes.
+
+        Returns
+        -------
+        ndarray of shape (0,), (1,) or (2,)
+
+        Examples
+        --------
+        Seed 001's examples: means 2 and 5 (then 0 and 4), variance 1, equal priors: the
+        boundary is the midpoint.
+
+        >>> import numpy as np
+        >>> from nbayes import GaussianNB
+        >>> clf = GaussianNB().fit(np.array([[1.0], [3.0], [4.0], [6.0]]), ["+", "+", "-", "-"])
+        >>> clf.decision_boundary()
+        array([3.5])
+        >>> exercise = GaussianNB().fit(np.array([[-1.0], [1.0], [3.0], [5.0]]), list("AABB"))
+        >>> exercise.decision_boundary()
+        array([2.])
+        """
+        check_is_fitted(self)
+        labels = self.classes_.tolist()
+        if classes is None:
+            if len(labels) != 2:
+                raise ValueError(
+                    f"This model has {len(labels)} classes: say which two to compare, e.g. "
+                    f"classes={tuple(labels[:2])!r}."
+                )
+            a, b = 0, 1
+        else:
+            pair = list(classes)
+            unknown = [c for c in pair if c not in labels]
+            if len(pair) != 2 or unknown or pair[0] == pair[1]:
+                raise ValueError(
+                    f"classes must be two different classes of the model ({labels}); got "
+                    f"{classes!r}."
+                )
+            a, b = labels.index(pair[0]), labels.index(pair[1])
+        d = self.n_features_in_
+        names = getattr(self, "feature_names_in_", None)
+        if isinstance(feature, str):
+            if names is None or feature not in names.tolist():
+                raise ValueError(
+                    f"No feature named {feature!r}: "
+                    + ("the model was fitted without feature names; give its index."
+                       if names is None else f"its features are {names.tolist()}.")
+                )  # fmt: skip
+            j = names.tolist().index(feature)
+        elif isinstance(feature, int | np.integer) and not isinstance(feature, bool):
+            j = int(feature)
+            if not 0 <= j < d:
+                raise ValueError(f"feature must be in [0, {d - 1}]; got {feature}.")
+        else:
+            raise TypeError(f"feature must be an index or a feature name; got {feature!r}.")
+        mean = np.asarray(self._stats.mean, dtype=np.float64)
+        var = np.asarray(self._derived()["var"], dtype=np.float64)
+        log_prior = np.log(np.asarray(self._derived()["class_prior"], dtype=np.float64))
+        others = np.zeros(2)
+        if d > 1:
+            if x is None:
+                raise ValueError(
+                    f"This model has {d} features: give a row x of their values (the "
+                    f"boundary along feature {feature!r} holds the others there)."
+                )
+            row = np.asarray(x, dtype=np.float64).reshape(-1)
+            if row.shape != (d,) or not np.isfinite(np.delete(row, j)).all():
+                raise ValueError(f"x must be a row of {d} finite values; got {x!r}.")
+            keep = np.arange(d) != j
+            for k, c in enumerate((a, b)):
+                v, m = var[c, keep], mean[c, keep]
+                others[k] = -0.5 * np.sum(np.log(2 * np.pi * v) + (row[keep] - m) ** 2 / v)
+        if not np.isfinite(log_prior[[a, b]]).all() or (var[[a, b], j] <= 0).any():
+            return np.empty(0)  # (a class of prior 0, or a point mass: never equal)
+        (ma, mb), (va, vb) = mean[[a, b], j], var[[a, b], j]
+        # jll_a(t) - jll_b(t) = A t^2 + B t + C
+        A = 0.5 / vb - 0.5 / va
+        B = ma / va - mb / vb
+        C = (log_prior[a] - log_prior[b] - 0.5 * np.log(va / vb) - 0.5 * ma * ma / va
+             + 0.5 * mb * mb / vb + others[0] - others[1])  # fmt: skip
+        if abs(va - vb) <= 1e-12 * max(va, vb):  # equal to rounding: linear (else a root
+            # near 1e16 from the last bits of two variances computed alike)
+            return np.empty(0) if B == 0 else np.array([-C / B])
+        disc = B * B - 4 * A * C
+        if disc < 0:
+            return np.empty(0)
+        if disc == 0:
+            return np.array([-B / (2 * A)])
+        q = -0.5 * (B + np.copysign(np.sqrt(disc), B))  # (no cancellation)
+        return np.sort(np.array([q / A, C / q]))
