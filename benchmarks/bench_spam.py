@@ -300,6 +300,7 @@ def main() -> None:
         ("nbayes, tail_weight=0 (before the tail ratio)", {"tail_weight": 0.0}),
         ("nbayes, tile_bigrams=False (every bigram clue counted)", {"tile_bigrams": False}),
         ("nbayes, combining='mean' (the clues' mean log-odds)", {"combining": "mean"}),
+        ("nbayes, min_learned=0 (no cold start)", {"min_learned": 0}),
         ("nbayes preset='bogofilter'", {"preset": "bogofilter"}),
         ("nbayes preset='spambayes'", {"preset": "spambayes"}),
     )
