@@ -41,6 +41,7 @@ __all__ = [
     "Documents",
     "reader_options",
     "LabelledChunks",
+    "named_text_chunks",
     "text_chunks",
     "flag_error",
     "flag_errors",
@@ -399,17 +400,40 @@ def delimiter_of(args: argparse.Namespace) -> str | None:
     return str(value)
 
 
-def text_chunks(
+def named_text_chunks(
     ui: UI, sources: Sequence[str], args: argparse.Namespace, labels: bool
+) -> tuple[bool, Iterator[Any]]:
+    """:func:`text_chunks`, and whether its documents are named by their files (or
+    ``file:row``, several tables) rather than by their row numbers in one table (the rule
+    of :class:`Documents`), known before a document is read: a command that answers as it
+    reads (``nbayes predict``) chooses its column with it."""
+    from nbayes.io.readers import documents_are_named, option_names
+
+    items: list[Any] = [_stdin(ui) if s == "-" else s for s in sources]
+    try:
+        with option_names(_READER_FLAGS):
+            named = documents_are_named(items, reader_options(args).get("format"))
+    except FileNotFoundError as exc:
+        raise CLIError(str(exc.args[0] if exc.args else exc)) from None
+    return named, text_chunks(ui, sources, args, labels, items)
+
+
+def text_chunks(
+    ui: UI,
+    sources: Sequence[str],
+    args: argparse.Namespace,
+    labels: bool,
+    items: list[Any] | None = None,
 ) -> Iterator[Any]:
     """The :class:`~nbayes.io.TextChunk` s of ``sources`` (files, folders, patterns; ``-``
-    is standard input) as they are read, with their labels (``--label-col``) when
-    ``labels``; the readers' errors name the command line's flags, and no document at all
-    is an error."""
+    is standard input; ``items``: the sources with standard input opened, where the caller
+    has them) as they are read, with their labels (``--label-col``) when ``labels``; the
+    readers' errors name the command line's flags, and no document at all is an error."""
     from nbayes.io.readers import option_names, read_texts
 
     options = reader_options(args)
-    items: list[Any] = [_stdin(ui) if s == "-" else s for s in sources]
+    if items is None:
+        items = [_stdin(ui) if s == "-" else s for s in sources]
     label_col = args.label_col if labels else None
     read = 0
     try:

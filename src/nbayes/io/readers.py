@@ -41,6 +41,7 @@ __all__ = [
     "BAD_ROWS",
     "BadRow",
     "TextChunk",
+    "documents_are_named",
     "option_names",
     "option_spelling",
     "part_rows",
@@ -277,6 +278,23 @@ def read_texts(
         bad_rows=BadRows(bad_rows, on_bad_row),
     )
     return _generate(units, opts)
+
+
+def documents_are_named(
+    source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], format: str | None = None
+) -> bool:
+    """Whether :func:`read_texts` of ``source`` reads documents that are files, or rows of
+    more than one table (so that a document is named by its file, or ``file:row``, as
+    :meth:`TextChunk.names` names it), rather than the rows of one table (named by their
+    row numbers): known from the sources, before a row is read (a command that writes an
+    answer per document as it reads them chooses its column so).
+
+    >>> documents_are_named(["a.csv"]), documents_are_named(["a.csv", "b.jsonl"])  # doctest: +SKIP
+    (False, True)
+    """
+    units = list(resolve(source, format))
+    files = sum(1 for kind, _, extra in units if kind == "docs" or extra == "document")
+    return files > 0 or len(units) > 1
 
 
 def _generate(units: list[Unit], opts: Options) -> Iterator[TextChunk]:
