@@ -222,6 +222,43 @@ def test_bom_is_stripped(tmp_path: Path) -> None:
     assert read_all(jl) == (["hi"], ["b"])
 
 
+@pytest.mark.parametrize("name", ["d.csv", "d.jsonl", "d.csv.gz"])
+def test_files_that_are_no_text_of_the_encoding_say_what_they_are(
+    tmp_path: Path, name: str
+) -> None:
+    # they were read as garbage: "Column 'text' not found ... the columns are: '��t\x00e...'",
+    # with advice to pass another delimiter (a data engineer's trial)
+    import bz2
+    import lzma
+
+    text = (
+        "text,label\nhello there,a\n"
+        if "csv" in name
+        else '{"text": "hello there", "label": "a"}\n'
+    )
+    path = tmp_path / name
+
+    def write(data: bytes) -> None:
+        path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+
+    for data, said in [
+        (text.encode("utf-16"), "is UTF-16 text .*encoding='utf-16'"),
+        (text.encode("utf-16-le"), "is UTF-16 text"),  # (no byte order mark)
+        (text.encode("utf-32"), "is UTF-32 text"),
+        (
+            b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)),
+            "is not a text file: it holds NUL",
+        ),
+        (lzma.compress(text.encode()), "compressed with xz.*decompress it first"),
+        (bz2.compress(text.encode()), "compressed with bzip2"),
+    ]:
+        write(data)
+        with pytest.raises(ValueError, match=said):
+            read_all(path)
+    write(text.encode("utf-16"))  # told, it reads
+    assert read_all(path, encoding="utf-16") == (["hello there"], ["a"])
+
+
 def test_blank_lines_skipped_and_wrong_field_count(tmp_path: Path) -> None:
     path = tmp_path / "d.csv"
     path.write_text("text,label\na,x\n\nb,y\n\n", encoding="utf-8")

@@ -317,8 +317,62 @@ def _open_text(
         return contextlib.nullcontext(path.lines)
     enc = _text_encoding(encoding)
     if _is_gzip(path):
+        with gzip.open(path, "rb") as f:
+            try:
+                _check_text_bytes(path, f.read(_SNIFF_BYTES), encoding)
+            except (gzip.BadGzipFile, EOFError, zlib.error):
+                pass  # (reading says so, with the line)
         return gzip.open(path, "rt", encoding=enc, errors=errors, newline=newline)
+    with open(path, "rb") as f:
+        _check_text_bytes(path, f.read(_SNIFF_BYTES), encoding)
     return open(path, encoding=enc, errors=errors, newline=newline)
+
+
+_SNIFF_BYTES = 4096
+#: the magic bytes of compressions nbayes does not read (gzip it does), and the tool
+#: that decompresses them
+_OTHER_COMPRESSIONS = (
+    (b"\xfd7zXZ\x00", "xz", "xz -d"),
+    (b"BZh", "bzip2", "bunzip2"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "zstd -d"),
+    (b"PK\x03\x04", "zip", "unzip"),
+    (b"7z\xbc\xaf\x27\x1c", "7-Zip", "7z x"),
+)
+
+
+def _check_text_bytes(path: Path, head: bytes, encoding: str) -> None:
+    """A ValueError saying what a file is when its first bytes show it is no text of
+    ``encoding``: another compression than gzip, UTF-16 or UTF-32 read as an 8-bit
+    encoding, or a binary file (NUL bytes). Such files were read as garbage: a "column not
+    found" error listing mojibake names, with advice to change the delimiter (a trial)."""
+    for magic, name, tool in _OTHER_COMPRESSIONS:
+        if head.startswith(magic):
+            raise ValueError(
+                f"{str(path)!r} is compressed with {name}, which nbayes does not read (gzip "
+                f"it does): decompress it first (e.g. `{tool}`)."
+            )
+    codec = codecs.lookup(encoding).name
+    if codec.startswith(("utf-16", "utf-32")):
+        return
+    wide = None
+    if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        wide = "utf-32"
+    elif head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        wide = "utf-16"
+    elif b"\x00" in head:
+        even, odd = head[0::2], head[1::2]
+        if head and (even.count(0) > 0.4 * len(even) or odd.count(0) > 0.4 * len(odd)):
+            wide = "utf-16"  # (text of mostly ASCII characters, every other byte NUL)
+        else:
+            raise ValueError(
+                f"{str(path)!r} is not a text file: it holds NUL bytes (a binary file, or text "
+                f"in an encoding nbayes was not told).{pass_option('encoding', 'if it is text')}"
+            )
+    if wide is not None:
+        raise ValueError(
+            f"{str(path)!r} is {wide.upper()} text (read as {encoding}, its column names and "
+            f"texts would be garbage).{pass_option('encoding', 'to read it', wide)}"
+        )
 
 
 def _read_bytes(path: Path) -> bytes:
