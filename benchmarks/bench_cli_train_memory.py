@@ -31,11 +31,18 @@ FIT_FILES = (
 )
 
 
-def peak_mib(cmd: list[str]) -> tuple[float, float]:
-    """(peak RSS in MiB, wall seconds) of one process."""
-    out = subprocess.run(
-        ["/usr/bin/time", "-v", *cmd], capture_output=True, text=True, check=True
-    ).stderr
+def peak_mib(
+    cmd: list[str], out: str | None = None, env: dict[str, str] | None = None
+) -> tuple[float, float]:
+    """(peak RSS in MiB, wall seconds) of one process (its output to the file ``out``,
+    else kept; in ``env``, else this one's)."""
+    with open(out or os.devnull, "w") as sink:
+        run = subprocess.run(
+            ["/usr/bin/time", "-v", "-o", "/dev/stderr", *cmd],
+            stdout=sink if out else subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            check=True, env=env,
+        )  # fmt: skip
+    out = run.stderr
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", out).group(1))  # type: ignore[union-attr]
     wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", out)
     assert wall is not None
