@@ -259,6 +259,26 @@ def test_files_that_are_no_text_of_the_encoding_say_what_they_are(
     assert read_all(path, encoding="utf-16") == (["hello there"], ["a"])
 
 
+def test_a_column_named_twice_is_refused(tmp_path: Path) -> None:
+    # the first (CSV) or the last (JSON lines) was read without a word: a data engineer's trial
+    csv_path = tmp_path / "d.csv"
+    csv_path.write_text("text,label,label\nhello world,ham,spam\n")
+    with pytest.raises(ValueError, match=r"header names the column 'label' 2 times \(columns 2, 3"):
+        read_all(csv_path)
+    assert read_all(csv_path, label_col=None) == (["hello world"], None)  # (not read: no matter)
+    jl = tmp_path / "d.jsonl"
+    jl.write_text('{"text": "hello", "label": "ham", "label": "spam"}\n')
+    with pytest.raises(ValueError, match="first record names the key 'label' 2 times"):
+        read_all(jl)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq_path = tmp_path / "d.parquet"
+    pq.write_table(pa.table([["a"], ["x"], ["y"]], names=["text", "label", "label"]), pq_path)
+    with pytest.raises(ValueError, match="schema names the column 'label' 2 times"):
+        read_all(pq_path)
+
+
 def test_blank_lines_skipped_and_wrong_field_count(tmp_path: Path) -> None:
     path = tmp_path / "d.csv"
     path.write_text("text,label\na,x\n\nb,y\n\n", encoding="utf-8")

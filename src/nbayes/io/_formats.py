@@ -67,6 +67,22 @@ def _missing_column(
     )
 
 
+def _refuse_twice(
+    which: str, name: str, path: Path | Stream, names: Sequence[str], where: str = "header"
+) -> None:
+    """A header (or a JSON-lines file's first record) that names the column read twice:
+    which one holds the texts (or labels)? (The first, or the last key, was read without
+    a word: a join's export trained on the wrong column; a data engineer's trial.)"""
+    at = [i + 1 for i, n in enumerate(names) if n == name]
+    if len(at) > 1:
+        what = "key" if where == "first record" else "column"
+        raise ValueError(
+            f"{_name(path)}'s {where} names the {what} {name!r} {len(at)} times "
+            f"({what}s {', '.join(map(str, at))} of {len(names)}): rename the ones not meant."
+            + pass_option(which, f"to read another {what}")
+        )
+
+
 # --------------------------------------------------------------------------- CSV / TSV
 
 
@@ -127,12 +143,14 @@ def csv_rows(
             header = [h.replace(_MARK, "\ufffd") for h in header]
         if opts.text_col not in header:
             _missing_column("text_col", opts.text_col, path, header, "columns")
+        _refuse_twice("text_col", opts.text_col, path, header)
         ti = header.index(opts.text_col)
         label_col = opts.label_col
         li = -1
         if label_col is not None:
             if label_col not in header:
                 _missing_column("label_col", label_col, path, header, "columns")
+            _refuse_twice("label_col", label_col, path, header)
             li = header.index(label_col)
         width = len(header)
         row_i = 0
@@ -328,6 +346,7 @@ def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterat
     text_col, label_col = opts.text_col, opts.label_col
     bad_rows = opts.bad_rows
     confirmed = opts.keys_seen  # a record had the keys: a key missing later is a bad row
+    checked = False
     for row_i, line_no, line, obj in json_objects(path, opts.encoding, bad_rows):
         bad = _MARK in line
         if text_col not in obj:
@@ -341,6 +360,12 @@ def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterat
                              confirmed)  # fmt: skip
                 continue
             label = obj[label_col]
+        if not checked:  # the first record's keys, once: a key twice keeps its last value
+            keys = [k for k, _ in json.loads(line.replace(_MARK, "\ufffd"), object_pairs_hook=list)]
+            _refuse_twice("text_col", text_col, path, keys, "first record")
+            if label_col is not None:
+                _refuse_twice("label_col", label_col, path, keys, "first record")
+            checked = True
         confirmed = True
         text = obj[text_col]
         if not isinstance(text, str):
@@ -376,9 +401,11 @@ def parquet_rows(path: Path, opts: Options, decoding: Decoding) -> Iterator[tupl
         columns = [opts.text_col]
         if opts.text_col not in names:
             _missing_column("text_col", opts.text_col, path, names, "columns")
+        _refuse_twice("text_col", opts.text_col, path, names, "schema")
         if opts.label_col is not None:
             if opts.label_col not in names:
                 _missing_column("label_col", opts.label_col, path, names, "columns")
+            _refuse_twice("label_col", opts.label_col, path, names, "schema")
             if opts.label_col != opts.text_col:
                 columns.append(opts.label_col)
         text_type = pf.schema_arrow.field(opts.text_col).type
