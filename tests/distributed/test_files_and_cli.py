@@ -346,6 +346,60 @@ def _alive(pids: set[int]) -> set[int]:
 linux = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
 
 
+def test_cli_workers_refuse_what_they_would_misread_before_starting(
+    tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    """A data engineer's trial, with --workers only: a CSV beside a Parquet file said
+    "Error: UnicodeDecodeError", a .csv beside a .csv.gz "set blocksize=None", a folder per
+    class "No such file", UTF-16 and empty files pandas' words without the file. Each is
+    said before a worker starts, naming the file and what to do."""
+    import gzip
+
+    monkeypatch.chdir(tmp_path)
+    _docs(0, 20).to_csv("a.csv", index=False)
+    _docs(1, 20).to_parquet("b.parquet")
+    Path("c.csv.gz").write_bytes(gzip.compress(Path("a.csv").read_bytes()))
+    Path("u.csv").write_bytes(Path("a.csv").read_text().encode("utf-16"))
+    Path("e.csv").write_bytes(b"")
+    (tmp_path / "byclass" / "ham").mkdir(parents=True)
+    (tmp_path / "byclass" / "ham" / "1.txt").write_text("hello")
+    for data, said in [
+        (["a.csv", "b.parquet"], "one format and compression at a time ('a.csv' is csv, "
+                                 "'b.parquet' parquet)"),
+        (["a.csv", "c.csv.gz"], "('c.csv.gz' is compressed, 'a.csv' not)"),
+        (["byclass"], "'byclass' is a folder: --workers reads tables"),
+        (["u.csv"], "'u.csv' is UTF-16 text (read as utf-8, its column names and texts would "
+                    "be garbage). Pass --encoding utf-16 to read it."),
+        (["a.csv", "e.csv"], "'e.csv' is empty: leave it out of DATA."),
+    ]:  # fmt: skip
+        code = main(["train", *data, "-o", "m.nbayes", "--workers", "2", "-q"])
+        err = capsys.readouterr().err
+        assert code == 1 and err.startswith("Error: ") and said in err, err
+        assert len(err.strip().splitlines()) == 1 and "Training on Dask" not in err
+    assert not Path("m.nbayes").exists()
+
+
+@pytest.mark.slow
+def test_cli_workers_cannot_read_a_gzip_file_cut_short(
+    tmp_path: Path, capfd: Any, monkeypatch: Any
+) -> None:
+    import gzip
+
+    monkeypatch.chdir(tmp_path)
+    whole = gzip.compress(_docs(0, 200).to_csv(index=False).encode())
+    Path("t.csv.gz").write_bytes(whole[: len(whole) // 2])  # cut in its first 4 KB: said at once
+    code = main(["train", "t.csv.gz", "-o", "m.nbayes", "--workers", "2", "-q"])
+    err = capfd.readouterr().err
+    assert code == 1 and "'t.csv.gz' is not a valid gzip file or is truncated" in err, err
+    whole = gzip.compress(_docs(0, 20_000).to_csv(index=False).encode())
+    Path("t.csv.gz").write_bytes(whole[: len(whole) // 2])  # later: only reading shows it
+    code = main(["train", "t.csv.gz", "-o", "m.nbayes", "--workers", "2", "-q"])
+    err = capfd.readouterr().err
+    assert code == 1 and "Dask's workers could not read DATA (EOFError" in err, err
+    assert "without --workers reads the same files and names the file and line" in err
+    assert "a bug in nbayes" not in err
+
+
 @pytest.mark.slow
 def test_cli_workers_bad_row_is_one_line(tmp_path: Path, capfd: Any, monkeypatch: Any) -> None:
     """Before: the workers' "distributed.worker - ERROR - Compute Failed" block and its

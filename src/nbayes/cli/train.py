@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import zlib
 from typing import Any
 
 from nbayes._flags import share_type
@@ -296,6 +297,11 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
         skipping = {"bad_rows": "skip", "on_bad_row": _skipped(args).add}
         if args.max_field_chars is not None:
             skipping["max_field_chars"] = args.max_field_chars
+    from nbayes.cli._worker_inputs import check_worker_inputs, read_failure
+
+    check_worker_inputs(
+        args.data, getattr(args, "data_format", None), getattr(args, "encoding", "utf-8")
+    )  # (before Dask starts: a folder, a mix of formats, a file of no text)
     missing = [d for d in args.data if "://" not in d and not _any_file(d)]
     if missing:
         raise CLIError(f"No such file: {missing[0]!r} (Dask reads files and glob patterns).")
@@ -356,6 +362,8 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
         raise CLIError(_families_disagree(exc)) from None
     except BlocksDisagreeError as exc:  # (its advice names --bad-rows; this one, too)
         raise CLIError(f"{exc} Or train without --workers.") from None
+    except (EOFError, UnicodeError, zlib.error) as exc:  # (a file the workers cannot read)
+        raise read_failure(exc) from None
     except KeyError as exc:  # (a column DATA lacks: it was "unexpected KeyError ... a bug")
         said = str(exc.args[0]) if exc.args else ""
         if not said.startswith(("No label column", "No text column")):

@@ -14,6 +14,7 @@ import gzip
 import io
 import itertools
 import json
+import os
 import shlex
 import warnings
 import zlib
@@ -338,6 +339,20 @@ _OTHER_COMPRESSIONS = (
     (b"PK\x03\x04", "zip", "unzip"),
     (b"7z\xbc\xaf\x27\x1c", "7-Zip", "7z x"),
 )
+
+
+def check_text_file(path: str | os.PathLike[str], encoding: str = "utf-8") -> None:
+    """:func:`_check_text_bytes` of a file's first bytes (decompressed, for gzip): a
+    ValueError if the file is no text of ``encoding`` (for a reader that is not nbayes's:
+    ``nbayes train --workers``, whose Dask workers read with pandas)."""
+    p = Path(path)
+    opener: Any = gzip.open if _is_gzip(p) else open
+    try:
+        with opener(p, "rb") as f:
+            head = f.read(_SNIFF_BYTES)
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+        raise _gzip_guard(p, e) from None
+    _check_text_bytes(p, head, encoding)
 
 
 def _check_text_bytes(path: Path, head: bytes, encoding: str) -> None:
