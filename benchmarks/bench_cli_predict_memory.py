@@ -1,12 +1,14 @@
-"""Peak memory of ``nbayes predict`` on a large CSV against ``nbayes train`` on it.
+"""Peak memory of ``nbayes predict`` and ``nbayes eval`` on a large CSV against ``nbayes
+train`` on it.
 
 ``nbayes predict`` read every document before answering (6.6 GB for a 1.5 GB CSV, 15x
-``train``'s peak: a data engineer's trial); it answers a chunk at a time. Each job runs as
+``train``'s peak: a data engineer's trial), ``eval`` too (2.8 GB); they read a chunk at a
+time. Each job runs as
 its own process under ``/usr/bin/time -v`` (peak RSS), the jobs interleaved over
 ``--rounds``; the medians and ``predict``'s peak over ``train``'s are printed.
-``--before PATH`` also runs ``predict`` with ``PYTHONPATH=PATH`` (a checkout of an earlier
+``--before PATH`` also runs them with ``PYTHONPATH=PATH`` (a checkout of an earlier
 commit, its compiled modules copied into its ``src/nbayes`` and a ``sitecustomize`` that
-drops the editable install's finder: the "before" row). The answers of the two are
+drops the editable install's finder: the "before" rows). The answers of the two are
 compared byte for byte.
 
 Usage::
@@ -44,30 +46,30 @@ def main() -> None:
         model = str(Path(tmp) / "model.nbayes")
         train = [python, "-m", "nbayes", "train", args.data, "-o", model, "-q", "--force"]
         results["nbayes train"] = [peak_mib(train)]
-        outputs = {"predict": str(Path(tmp) / "now.csv"), "predict, before": ""}
-        if args.before:
-            outputs["predict, before"] = str(Path(tmp) / "before.csv")
+        commands = {
+            "predict": ["predict", model, args.data, "--proba", "-q"],
+            "eval": ["eval", model, args.data, "--json", "-q"],
+        }
+        whens = ("", ", before") if args.before else ("",)
         for r in range(args.rounds):
             if r:
                 results["nbayes train"].append(peak_mib(train))
-            for job, out in outputs.items():
-                if not out:
-                    continue
-                env = None
-                if job == "predict, before":
-                    env = {**os.environ, "PYTHONPATH": args.before}
-                cmd = [python, "-m", "nbayes", "predict", model, args.data, "--proba", "-q"]
-                results.setdefault(job, []).append(peak_mib(cmd, out=out, env=env))
-        if args.before:
-            same = filecmp.cmp(outputs["predict"], outputs["predict, before"], shallow=False)
-            print(f"answers equal byte for byte: {same}")
+            for name, argv in commands.items():
+                for when in whens:
+                    env = {**os.environ, "PYTHONPATH": args.before} if when else None
+                    out = str(Path(tmp) / f"{name}{when}.out")
+                    cmd = [python, "-m", "nbayes", *argv]
+                    results.setdefault(name + when, []).append(peak_mib(cmd, out=out, env=env))
+        for name in commands if args.before else ():
+            a, b = Path(tmp) / f"{name}.out", Path(tmp) / f"{name}, before.out"
+            print(f"{name}: answers equal byte for byte: {filecmp.cmp(a, b, shallow=False)}")
     print(f"{'job':<16} {'peak MiB':>9} {'wall s':>7}")
     medians = {}
     for job, runs in results.items():
         medians[job] = statistics.median(r[0] for r in runs)
         wall = statistics.median(r[1] for r in runs)
         print(f"{job:<16} {medians[job]:>9,.0f} {wall:>7.1f}")
-    for job in ("predict", "predict, before"):
+    for job in ("predict", "predict, before", "eval", "eval, before"):
         if job in medians:
             print(f"{job} / train peak: {medians[job] / medians['nbayes train']:.2f}x")
 

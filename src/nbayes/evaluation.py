@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["EvaluationReport", "evaluate"]
+__all__ = ["EvaluationReport", "evaluate", "evaluate_chunks"]
 
 
 @dataclass(frozen=True)
@@ -136,16 +136,15 @@ class EvaluationReport:
         return "\n".join(line.rstrip() for line in lines)
 
 
-def _log_loss(y: np.ndarray, proba: np.ndarray, classes: np.ndarray) -> float:
-    if np.isnan(proba).any():
+def _log_loss(p_true: np.ndarray, undecidable: int, n_classes: int) -> float:
+    """The mean of -log P(true class) (``p_true``: -1 for a label the model lacks)."""
+    if undecidable:
         return math.nan
-    if not np.isin(y, classes).all():
+    if (p_true < 0).any():
         return math.inf
-    if len(classes) == 1:
+    if n_classes == 1:
         return 0.0
-    column = {c: j for j, c in enumerate(classes.tolist())}
-    p_true = proba[np.arange(len(y)), [column[v] for v in y.tolist()]]
-    eps = np.finfo(proba.dtype).eps  # scikit-learn's log_loss clips alike
+    eps = np.finfo(p_true.dtype).eps  # scikit-learn's log_loss clips alike
     return float(-np.mean(np.log(np.clip(p_true, eps, 1 - eps))))
 
 
@@ -202,7 +201,43 @@ def evaluate(
     y = np.asarray(y)
     if y.ndim != 1 or len(y) == 0:
         raise ValueError(f"y must be a non-empty 1-D array of labels; got shape {y.shape}.")
+    n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
+    if n_rows != len(y):
+        raise ValueError(f"X has {n_rows} rows but y has {len(y)} labels.")
+    step = max(int(batch_size), 1)
+    batches = ((_rows(X, a, a + step), y[a : a + step]) for a in range(0, n_rows, step))
+    return evaluate_chunks(model, batches, progress=progress)
+
+
+def evaluate_chunks(
+    model: Any, chunks: Iterable[tuple[Any, Any]], *, progress: Callable[[int], None] | None = None
+) -> EvaluationReport:
+    """:func:`evaluate` of data read a chunk at a time: ``chunks`` yields ``(X, y)``
+    parts (``nbayes eval`` of a file larger than memory); in memory, besides one chunk,
+    each row's true and predicted label and the probability of its true class. The same
+    figures as :func:`evaluate` of all the parts at once."""
     model_classes = np.asarray(model.classes_)
+    column = {c: j for j, c in enumerate(model_classes.tolist())}
+    trues, preds, p_true = [], [], []
+    undecidable = 0
+    for X_part, y_part in chunks:
+        y_part = np.asarray(y_part)
+        preds.append(np.asarray(model.predict(X_part)))
+        with warnings.catch_warnings():  # predict() already warned about undecidable rows
+            warnings.simplefilter("ignore")
+            proba = np.asarray(model.predict_proba(X_part))
+        if len(proba) != len(y_part):
+            raise ValueError(f"X has {len(proba)} rows but y has {len(y_part)} labels.")
+        undecidable += int(np.isnan(proba).any(axis=1).sum())
+        at = np.array([column.get(v, -1) for v in y_part.tolist()], dtype=np.intp)
+        picked = proba[np.arange(len(at)), np.maximum(at, 0)] if len(at) else np.empty(0)
+        p_true.append(np.where(at >= 0, picked, -1.0))  # (-1: a label the model lacks)
+        trues.append(y_part)
+        if progress is not None:
+            progress(len(y_part))
+    if not trues or not sum(len(t) for t in trues):
+        raise ValueError("No labelled rows to evaluate on.")
+    y, y_pred = np.concatenate(trues), np.concatenate(preds)
     try:
         classes = np.union1d(model_classes, y)
     except TypeError:
@@ -210,20 +245,6 @@ def evaluate(
             f"The labels {np.unique(y.astype(str))[:5].tolist()!r} are not of the type of the "
             f"model's classes {model_classes.tolist()!r} (e.g. strings and numbers)."
         ) from None
-    n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
-    if n_rows != len(y):
-        raise ValueError(f"X has {n_rows} rows but y has {len(y)} labels.")
-    preds, probas = [], []
-    for start in range(0, n_rows, max(int(batch_size), 1)):
-        part = _rows(X, start, start + batch_size)
-        preds.append(np.asarray(model.predict(part)))
-        with warnings.catch_warnings():  # predict() already warned about undecidable rows
-            warnings.simplefilter("ignore")
-            probas.append(np.asarray(model.predict_proba(part)))
-        if progress is not None:
-            progress(len(preds[-1]))
-    y_pred = np.concatenate(preds)
-    proba = np.concatenate(probas)
     cm = _confusion(y, y_pred, classes)
     hits = np.diag(cm).astype(np.float64)
     support = cm.sum(axis=1)
@@ -239,6 +260,6 @@ def evaluate(
         f1=f1,
         support=support,
         confusion_matrix=cm,
-        log_loss=_log_loss(y, proba, model_classes),
-        n_undecidable=int(np.isnan(proba).any(axis=1).sum()),
+        log_loss=_log_loss(np.concatenate(p_true), undecidable, len(model_classes)),
+        n_undecidable=undecidable,
     )
