@@ -106,6 +106,37 @@ def test_update_refuses_data_that_would_change_a_column_family(
     assert code == 0 and "a 7, b 7" in err
 
 
+def test_table_errors_name_the_file_and_row(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # "Input X contains NaN in column(s) 'b'" and "Row 9 has no label" named neither the
+    # file nor, with several files, which one (a data engineer's trial)
+    import pandas as pd
+
+    ok = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [0.5, 1.5, 2.5, 3.5], "y": list("xyxy")})
+    ok.to_parquet(tmp_path / "ok.parquet")
+    holes = ok.copy()
+    holes.loc[2, "b"] = None
+    holes.to_parquet(tmp_path / "holes.parquet")
+    unlabelled = ok.copy().astype({"y": object})
+    unlabelled.loc[3, "y"] = None
+    unlabelled.to_parquet(tmp_path / "unlabelled.parquet")
+    out = tmp_path / "m.nbayes"
+    for data, said in [
+        ("holes.parquet", "holes.parquet, row 2, column 'b': is empty (a missing value). "),
+        ("unlabelled.parquet", "unlabelled.parquet, row 3: no label (column 'y'). Fill it, or "
+                               "pass --bad-rows skip"),
+    ]:  # fmt: skip
+        code, _, err = run(capsys, "train", tmp_path / "ok.parquet", tmp_path / data, "-o", out,
+                           "--model", "gaussian", "--label-col", "y")  # fmt: skip
+        assert_error(code, err, f"{tmp_path / said}")
+    code, _, err = run(capsys, "train", tmp_path / "ok.parquet", tmp_path / "holes.parquet",
+                       "-o", out, "--model", "gaussian", "--label-col", "y", "--bad-rows",
+                       "skip")  # fmt: skip
+    assert code == 0 and "Skipped 1 bad row" in err and "a missing value (column 'b')" in err
+    assert load(out).class_count_.sum() == 7
+
+
 def test_train_mixed_parquet(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, table_csv: Path
 ) -> None:

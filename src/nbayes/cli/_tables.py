@@ -184,6 +184,16 @@ def _kind_of(model_name: Any) -> str:
     return table if isinstance(table, str) else "numbers"
 
 
+def _missing(cell: Any) -> bool:
+    """A cell that holds no value: NaN, None, pandas' NA, or only spaces."""
+    if isinstance(cell, str):
+        return not cell.strip()
+    try:
+        return bool(cell != cell) or cell is None or cell is _pandas().NA
+    except (TypeError, ValueError):
+        return False
+
+
 def _where(table: Any, position: int) -> tuple[str, str]:
     """The file and ``row N`` (within that file) of the table's row at ``position``."""
     sources = table.attrs.get("nbayes_sources") or [("<table>", 0)]
@@ -234,7 +244,8 @@ def bad_rows(table: Any, kind: str, label_col: str | None, model: Any = None) ->
                 bad = bad | (converted.notna() & (converted != converted.round()))
             for i in np.flatnonzero(bad.to_numpy()).tolist():
                 cell = values.iloc[i]
-                reasons.setdefault(i, f"{str(cell)!r} is not a number (column {str(col)!r})")
+                what = "a missing value" if _missing(cell) else f"{str(cell)!r} is not a number"
+                reasons.setdefault(i, f"{what} (column {str(col)!r})")
     if X is not None and kind == "typed":
         for col in _number_columns(model, X.columns):
             values = X[col]  # (an empty or missing cell is a missing value: kept)
@@ -310,10 +321,11 @@ def _coded(model: Any) -> bool:
 
 
 def _not_numbers(pd: Any, values: Any) -> tuple[Any, Any]:
-    """``values`` as numbers (NaN where not one), and where a cell is not a number."""
+    """``values`` as numbers (NaN where not one), and where a cell is not a number: a
+    word, an empty cell, or a missing value (a Parquet null: it reached the estimator,
+    whose error named neither the file nor the row; a data engineer's trial)."""
     converted = pd.to_numeric(values, errors="coerce")
-    bad = converted.isna() & ~values.isna() | (values.astype(str).str.strip() == "")
-    return converted, bad
+    return converted, converted.isna()
 
 
 def split_labels(table: Any, label_col: str) -> tuple[Any, list[Any]]:
@@ -325,7 +337,11 @@ def split_labels(table: Any, label_col: str) -> tuple[Any, list[Any]]:
                        "Name it with --label-col.")  # fmt: skip
     missing = rows_without_labels(table, label_col)
     if missing:
-        raise CLIError(f"Row {min(missing)} has no label (column {label_col!r}).")
+        name, where = _where(table, int(table.index[min(missing)]))
+        raise CLIError(
+            f"{name}, {where}: no label (column {label_col!r}). Fill it, or pass --bad-rows "
+            "skip to leave such rows out."
+        )
     return table.drop(columns=[label_col]), table[label_col].tolist()
 
 
@@ -408,17 +424,21 @@ def _numeric(pd: Any, X: Any, integer: bool) -> Any:
         converted, bad = _not_numbers(pd, values)
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
-            cell = str(values.iloc[row])
+            raw = values.iloc[row]
+            cell = str(raw)
+            empty = _missing(raw) or cell.lower() in ("na", "n/a", "none", "null")
             advice = (
-                "an empty cell is a missing value: fill it, or train --model mixed, which "
-                "leaves missing values out"
-                if not cell.strip() or cell.lower() in ("nan", "na", "n/a", "none", "null")
+                "an empty cell is a missing value: fill it, pass --bad-rows skip to leave "
+                "such rows out, or train --model mixed, which leaves missing values out"
+                if empty
                 else "use --model categorical for labels, or --model mixed for columns of "
                 "several kinds"
             )
+            name, where = _where(X, int(X.index[row]))
+            said = "is empty (a missing value)" if _missing(raw) else f"{cell!r} is not a number"
             raise CLIError(
-                f"Column {str(col)!r}, row {row}: {cell!r} is not a number. Numeric models "
-                f"need numbers in every feature column ({advice})."
+                f"{name}, {where}, column {str(col)!r}: {said}. Numeric models need numbers "
+                f"in every feature column ({advice})."
             )
         if integer:
             if (converted != converted.round()).any():
