@@ -143,14 +143,36 @@ def _learn_streamed(
     from nbayes.cli._common import coerce_labels, text_chunks
 
     n = 0
+    texts: list[str] = []
+    labels: list[Any] = []
+    size = 0
+
+    def learn_batch() -> None:
+        y = coerce_labels(labels, model.classes_)
+        if not new_classes:
+            _refuse_new_classes(args, model, y)
+        learn(texts, y)  # (counted at once: a count per 10,000 documents cost 1.5x the time)
+        bar.advance(len(texts))  # (and a Ctrl-C's last line says how far)
+
     with ui.progress("Unlearning" if forget else "Learning", "examples") as bar:
+        # the reader's chunks (10,000 documents) gathered to about _BATCH_CHARS: each
+        # count places its terms in the model's vocabulary once
         for chunk in text_chunks(ui, args.data, args, labels=True):
-            y = coerce_labels(chunk.labels or [], model.classes_)
-            if not new_classes:
-                _refuse_new_classes(args, model, y)
-            learn(chunk.texts, y, progress=bar.advance)  # (a Ctrl-C's last line: how far)
-            n += len(y)
+            texts += chunk.texts
+            labels += chunk.labels or []
+            size += sum(map(len, chunk.texts))
+            n += len(chunk)
+            if size >= _BATCH_CHARS:
+                learn_batch()
+                texts, labels, size = [], [], 0
+        if texts:
+            learn_batch()
     return n
+
+
+#: characters of documents ``nbayes update`` learns in one call (its memory, besides the
+#: model's: about 3x this)
+_BATCH_CHARS = 32 * 2**20
 
 
 def _families_change(exc: Any, args: argparse.Namespace) -> str:
