@@ -14,7 +14,7 @@ import pytest
 import nbayes
 from nbayes import TextClassifier
 from nbayes.cli import main
-from nbayes.text import _batch, _lean
+from nbayes.text import _lean
 from nbayes.text._lean import TEXT_DEFAULTS, TextSettings
 
 from .conftest import assert_error, run, write_csv
@@ -206,17 +206,24 @@ def test_update_counts_the_examples_as_it_learns_them(
     assert code == 0 and f"Learning: {len(MORE)} examples in " in err
     assert "stopped" not in err
     before = model.read_bytes()
-    monkeypatch.setattr(_lean, "PROGRESS_BATCH", 1)
-    counted = []
-    add_chunk = _batch.add_chunk
+    # documents learnt a batch (32 MiB of text) at a time as they are read: here a batch
+    # of each document (chunks of one document, batches of one character)
+    from nbayes.cli import _common
+    from nbayes.cli import update as update_command
 
-    def stopped_at_the_third(*args: Any) -> None:
+    options = _common.reader_options
+    monkeypatch.setattr(_common, "reader_options", lambda args: {**options(args), "chunk_size": 1})
+    monkeypatch.setattr(update_command, "_BATCH_CHARS", 1)
+    counted = []
+    learn = TextSettings.update
+
+    def stopped_at_the_third(self: Any, X: Any, y: Any, progress: Any = None) -> Any:
         if len(counted) == 2:
             raise KeyboardInterrupt  # Ctrl-C
-        counted.append(list(args[1]))
-        add_chunk(*args)
+        counted.append(list(X))
+        return learn(self, X, y, progress)
 
-    monkeypatch.setattr(_batch, "add_chunk", stopped_at_the_third)
+    monkeypatch.setattr(TextSettings, "update", stopped_at_the_third)
     code, _, err = run(capsys, "update", model, more, "-v", "--new-classes")
     assert code == 130 and counted == [[MORE[0][0]], [MORE[1][0]]]
     assert "Learning: 2 examples in " in err  # (0 before)
