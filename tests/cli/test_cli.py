@@ -292,6 +292,23 @@ def test_update_and_forget_learn_a_chunk_at_a_time_as_one_call(
     assert code == 1 and "eggs" in err and model.read_bytes() == before
 
 
+def test_train_reads_the_labels_of_every_file_in_the_first_ones_type(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # a CSV's labels are strings, a JSON-lines file's numbers: train refused the two
+    # ("Cannot combine class labels ['0', '1'] and [0, 1]") that update accepted
+    rows = [["free cash now", 1], ["lunch at noon", 0], ["win a prize", 1], ["see you", 0]]
+    a = write_csv(tmp_path / "a.csv", ["text", "label"], rows)
+    b = tmp_path / "b.jsonl"
+    b.write_text("".join(json.dumps({"text": t, "label": y}) + "\n" for t, y in rows))
+    for data, classes in (([a, b], ["0", "1"]), ([b, a], [0, 1])):
+        out = tmp_path / "m.nbayes"
+        code, _, err = run(capsys, "train", *data, "-o", out, "--force")
+        assert code == 0, err
+        model = load(out)
+        assert model.classes_.tolist() == classes and model.class_count_.tolist() == [4, 4]
+
+
 def test_eval_text_and_json(
     capsys: pytest.CaptureFixture[str], text_model: Path, texts_csv: Path
 ) -> None:

@@ -489,8 +489,17 @@ class LabelledChunks:
         self.documents = 0
 
     def __iter__(self) -> Iterator[tuple[list[str], list[Any]]]:
+        first: np.ndarray | None = None  # the first chunk's labels: their type for all
         for chunk in text_chunks(self.ui, self.sources, self.args, labels=True):
-            yield chunk.texts, list(chunk.labels or [])
+            labels = list(chunk.labels or [])
+            if first is None:
+                first = np.asarray(labels)
+            elif labels and np.asarray(labels).dtype.kind != first.dtype.kind:
+                # a CSV's labels are strings, a JSON-lines file's numbers: as `nbayes update`
+                # reads a file into a model, in the first file's type ("0" and 0 were two
+                # classes that would not combine: a data engineer's trial)
+                labels = coerce_labels(labels, first).tolist()
+            yield chunk.texts, labels
             self.documents += len(chunk)
             self.advance(len(chunk))
 
