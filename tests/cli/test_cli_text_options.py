@@ -1,5 +1,5 @@
 """`nbayes train` and `tune` offer the library's text options: --preprocess, --stop-words,
---min-df, --max-df; and `train` reads documents chunk by chunk."""
+--min-df, --max-df, --max-features; and `train` reads documents chunk by chunk."""
 
 from __future__ import annotations
 
@@ -52,6 +52,20 @@ def test_train_sets_the_text_options(tmp_path: Path, reviews: Path) -> None:
     }  # type: ignore[attr-defined]
     nbsvm = _train(tmp_path, reviews, "--model", "nbsvm", "--preprocess", "none")
     assert nbsvm.preprocess is None  # type: ignore[attr-defined]
+
+
+def test_train_keeps_the_max_features_terms_as_the_library(tmp_path: Path, reviews: Path) -> None:
+    # the library's bounded vocabulary beside --hashing had no flag (a data engineer's trial)
+    from nbayes import TextClassifier
+
+    model = _train(tmp_path, reviews, "--max-features", "5")
+    texts, labels = [t for t, _ in DOCS], [y for _, y in DOCS]
+    library = TextClassifier(max_features=5).fit(texts, labels)
+    assert model.get_feature_names_out().tolist() == library.get_feature_names_out().tolist()
+    assert len(model.get_feature_names_out()) == 5 and model.max_features == 5
+    assert model.predict_proba(texts).tolist() == library.predict_proba(texts).tolist()
+    code = main(["train", str(reviews), "-o", str(tmp_path / "x.nbayes"), "--max-features", "0"])
+    assert code == 2
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from typing import Any
 
 __all__ = [
     "TEXT_OPTION_FLAGS",
+    "TRAIN_TEXT_FLAGS",
     "add_text_options",
     "make_text_model",
     "parse_document_frequency",
@@ -19,6 +20,8 @@ __all__ = [
 
 #: the flags of the library's text options (`train` and `tune`): documents only
 TEXT_OPTION_FLAGS = ("--preprocess", "--stop-words", "--min-df", "--max-df")
+#: and train's (tune has no grid of it)
+TRAIN_TEXT_FLAGS = (*TEXT_OPTION_FLAGS, "--max-features")
 
 
 #: the --model names of a TextClassifier(model=NAME): trained without the estimator
@@ -149,6 +152,13 @@ def add_text_options(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="text: keep terms in at most N documents (a count, or a fraction like 0.5)",
     )
+    p.add_argument(
+        "--max-features",
+        metavar="N",
+        type=_positive_count("--max-features"),
+        help="text: keep the N terms of most occurrences (the model's columns; the "
+        "statistics keep every term, so an update or a merge chooses again)",
+    )
 
 
 def text_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -163,4 +173,21 @@ def text_options(args: argparse.Namespace) -> dict[str, Any]:
         out["min_df"] = parse_document_frequency(args.min_df, "--min-df")
     if args.max_df is not None:
         out["max_df"] = parse_document_frequency(args.max_df, "--max-df")
+    if getattr(args, "max_features", None) is not None:
+        out["max_features"] = args.max_features
     return out
+
+
+def _positive_count(flag: str) -> Any:
+    """An argparse type: a whole number >= 1, else an error naming ``flag``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{flag} takes a whole number >= 1; got {text!r}.")
+        return value
+
+    return parse

@@ -55,7 +55,7 @@ from nbayes.cli._estimators import (
 from nbayes.cli._estimators import estimator as estimator_row
 from nbayes.cli._models import check_model_output, save_model, warn_one_class
 from nbayes.cli._spam import add_regime, add_settings
-from nbayes.cli._text import TEXT_OPTION_FLAGS, add_text_options, text_options
+from nbayes.cli._text import TRAIN_TEXT_FLAGS, add_text_options, text_options
 
 __all__ = [
     "add_arguments",
@@ -67,7 +67,7 @@ __all__ = [
 ]
 
 #: the flags that set an estimator's hyperparameters: the estimator validates them
-HYPERPARAMETER_FLAGS = ("--alpha", "--bandwidth", "--max-points", "--ngrams", *TEXT_OPTION_FLAGS)
+HYPERPARAMETER_FLAGS = ("--alpha", "--bandwidth", "--max-points", "--ngrams", *TRAIN_TEXT_FLAGS)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -264,7 +264,7 @@ def _check_text_only_options(args: argparse.Namespace) -> None:
 def _table_estimator(args: argparse.Namespace) -> Any:
     if args.binary or args.ngrams not in (None, "1-1") or args.hashing:
         raise CLIError("--binary, --ngrams and --hashing apply to text models only.")
-    refuse_set_flags(args, TEXT_OPTION_FLAGS, "applies to text models only.")
+    refuse_set_flags(args, TRAIN_TEXT_FLAGS, "applies to text models only.")
     return make_estimator(
         args.model,
         args.alpha,
