@@ -195,6 +195,15 @@ def test_predict_formats(
     assert record["prediction"] == "spam" and set(record["proba"]) == {"ham", "spam"}
 
 
+WORDS = ["free", "cash", "prize", "lunch", "home", "meeting", "win", "now", "tomorrow"]
+
+
+def random_texts(seed: int, n: int, words: int) -> list[str]:
+    """``n`` texts of ``words`` words of WORDS: a file of several reader chunks."""
+    rng = np.random.default_rng(seed)
+    return [" ".join(rng.choice(WORDS, words)) for _ in range(n)]
+
+
 def test_predict_answers_a_chunk_at_a_time_as_before(
     capsys: pytest.CaptureFixture[str], text_model: Path, tmp_path: Path
 ) -> None:
@@ -203,9 +212,7 @@ def test_predict_answers_a_chunk_at_a_time_as_before(
     # with the names and numbers it gave: rows of one table by their row numbers (also
     # with bad rows skipped), else files or file:row
     model = load(text_model)
-    words = ["free", "cash", "prize", "lunch", "home", "meeting", "win", "now", "tomorrow"]
-    rng = np.random.default_rng(0)
-    texts = [" ".join(rng.choice(words, 4)) for _ in range(23_456)]
+    texts = random_texts(0, 23_456, 4)
     big = write_csv(tmp_path / "big.csv", ["text"], [[t] for t in texts])
     code, out, _ = run(capsys, "predict", text_model, big, "--proba")
     rows = list(csv.DictReader(io.StringIO(out)))
@@ -246,9 +253,7 @@ def test_eval_reads_a_chunk_at_a_time_with_the_figures_of_all_at_once(
     from nbayes.evaluation import evaluate
 
     model = load(text_model)
-    words = ["free", "cash", "prize", "lunch", "home", "meeting", "win", "now", "tomorrow"]
-    rng = np.random.default_rng(1)
-    texts = [" ".join(rng.choice(words, 3)) for _ in range(21_000)]
+    texts = random_texts(1, 21_000, 3)
     labels = ["spam" if ("cash" in t or "win" in t) else "ham" for t in texts]
     labels[5] = "eggs"  # a label the model lacks: warned of, an error of the model's
     rows = [[t, y] for t, y in zip(texts, labels, strict=True)]
@@ -266,9 +271,7 @@ def test_update_and_forget_learn_a_chunk_at_a_time_as_one_call(
     capsys: pytest.CaptureFixture[str], texts_csv: Path, tmp_path: Path
 ) -> None:
     # update read every document first (2.3 GB for a 1.5 GB file: a data engineer's trial)
-    words = ["free", "cash", "prize", "lunch", "home", "meeting", "win", "now", "tomorrow"]
-    rng = np.random.default_rng(2)
-    texts = [" ".join(rng.choice(words, 3)) for _ in range(21_000)]
+    texts = random_texts(2, 21_000, 3)
     rows = [[t, "spam" if "cash" in t else "ham"] for t in texts]
     big = write_csv(tmp_path / "big.csv", ["text", "label"], rows)
     both = tmp_path / "both.nbayes"

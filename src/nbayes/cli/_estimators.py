@@ -22,6 +22,7 @@ __all__ = [
     "check_binary",
     "check_flags",
     "column_families",
+    "columns_flag",
     "estimator",
     "estimator_of",
     "estimators",
@@ -253,6 +254,16 @@ def check_flags(name: str, values: Mapping[str, Any]) -> dict[str, Any]:
             raise CLIError(f"{flag} applies to --model {_models_taking(flag)} only.")
         out[TABLE_FLAGS[flag]] = value
     return out
+
+
+def columns_flag(mine: Mapping[str, str], theirs: Mapping[str, str]) -> tuple[list[str], str]:
+    """The columns whose families differ between ``mine`` and ``theirs`` (a
+    :class:`~nbayes.exceptions.ColumnFamiliesError`'s), and the ``--columns`` value that
+    names ``theirs`` for them, quoted for a shell (``n=poisson``)."""
+    import shlex
+
+    differ = [c for c in mine if c in theirs and mine[c] != theirs[c]]
+    return differ, shlex.quote(",".join(f"{c}={theirs[c]}" for c in differ))
 
 
 def parse_columns(text: str) -> dict[str, str]:

@@ -26,7 +26,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import shlex
 import zlib
 from typing import Any
 
@@ -391,25 +390,26 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
 
 def _families_disagree(exc: Any) -> str:
     """The advice of partitions whose models read a column as different families."""
+    from nbayes.cli._estimators import columns_flag
+
     mine, theirs = exc.mine, exc.theirs
-    differ = [c for c in mine if c in theirs and mine[c] != theirs[c]]
+    differ, flag = columns_flag(mine, theirs)
     if not differ or set(mine) != set(theirs):
         return f"The workers' partitions read different columns: {mine} vs {theirs}."
     if getattr(exc, "together", False):  # (each partition one family, all rows another)
         said = ", ".join(f"{c!r}: {mine[c]} in each, {theirs[c]} in all" for c in differ)
-        example = ",".join(f"{c}={theirs[c]}" for c in differ)
         return (
             f"The workers' partitions read columns as other families than all the rows "
             f"together ({said}): each partition infers its columns' families from its own "
-            f"rows. Name them with --columns (e.g. --columns {shlex.quote(example)}, as this "
-            "process infers them), or train in this process (without --workers)."
+            f"rows. Name them with --columns (e.g. --columns {flag}, as this process infers "
+            "them), or train in this process (without --workers)."
         )
     said = ", ".join(f"{c!r}: {mine[c]} in one, {theirs[c]} in another" for c in differ)
-    example = ",".join(f"{c}={mine[c]}" for c in differ)
+    _, flag = columns_flag(theirs, mine)  # (one partition's families: either will do)
     return (
         f"The workers' partitions read columns as different families ({said}): each "
         "partition infers its columns' families from its own rows. Name them with "
-        f"--columns (e.g. --columns {shlex.quote(example)}), or train in this process "
+        f"--columns (e.g. --columns {flag}), or train in this process "
         "(without --workers), which infers them from every row."
     )
 

@@ -177,17 +177,16 @@ _BATCH_CHARS = 32 * 2**20
 
 def _families_change(exc: Any, args: argparse.Namespace) -> str:
     """The advice of data that would give a mixed model's columns other families."""
-    import shlex
+    from nbayes.cli._estimators import columns_flag
 
-    differ = [c for c in exc.mine if exc.mine[c] != exc.theirs.get(c, exc.mine[c])]
+    differ, flag = columns_flag(exc.mine, exc.theirs)
     said = ", ".join(f"{c!r} {exc.theirs[c]}, not {exc.mine[c]}" for c in differ)
-    example = ",".join(f"{c}={exc.theirs[c]}" for c in differ)
     return (
         f"Cannot learn {' '.join(args.data)} into {args.model}: with the rows the model learnt "
         f"before, it would give columns other families than the ones the model inferred "
         f"({said}), so the model would no longer be the model of all its rows. Nothing was "
         f"changed. Train the model again on all the data with the families named: nbayes "
-        f"train ... --columns {shlex.quote(example)}."
+        f"train ... --columns {flag}."
     )
 
 
