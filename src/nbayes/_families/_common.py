@@ -310,3 +310,24 @@ def log_normalize(jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             winners = jll[infinite] == np.inf
             out[infinite] = np.where(winners, -np.log(winners.sum(axis=1, keepdims=True)), -np.inf)
     return out, undecidable
+
+
+def top_by_class(scores: Any, best: Any, n_classes: int, k: int) -> list[Any]:
+    """Per class, the indices of the ``k`` features of highest ``scores`` among those whose
+    ``best`` class it is, highest first (equal scores in feature order): what a stable
+    ranking of every feature, then filtered by class, gives, without ranking (nor naming)
+    every feature (``nbayes info`` of a 3.76 M-term model held a tuple and a str of each:
+    3.6 GB).
+
+    >>> scores, best = np.array([1.0, 3.0, 2.0, 3.0]), np.array([0, 1, 0, 1])
+    >>> [i.tolist() for i in top_by_class(scores, best, 2, 1)]
+    [[2], [1]]
+    """
+    out = []
+    for c in range(n_classes):
+        mine = np.flatnonzero(best == c)
+        if len(mine) > k:  # the k largest first (and every tie of the k-th), then ranked
+            cut = np.partition(-scores[mine], k - 1)[k - 1] if k > 0 else -np.inf
+            mine = mine[-scores[mine] <= cut]
+        out.append(mine[np.argsort(-scores[mine], kind="stable")][: max(k, 0)])
+    return out

@@ -296,12 +296,19 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         ui.print(f"parameters: {_count(naive)} (naive Bayes), {_count(full)} (full joint model)")
     k = 10 if args.top is None else max(args.top, 0)
     if k:
-        n_features = _n_features(model) if text else est.n_features_in_
-        features = model.most_informative_features(n_features)
         score = "weight" if nbsvm else "log likelihood ratio"
+        if hasattr(model, "most_informative_by_class"):  # (named: only the k of each class)
+            by_class = model.most_informative_by_class(k)
+        else:
+            n_features = _n_features(model) if text else est.n_features_in_
+            features = model.most_informative_features(n_features)
+            by_class = {
+                cls: [(f, s) for f, c, s in features if c == cls][:k]
+                for cls in model.classes_.tolist()
+            }
         ui.print(f"most informative features per class (top {k}, {score}):")
         for cls in model.classes_.tolist():
-            best = [(f, s) for f, c, s in features if c == cls][:k]
+            best = by_class.get(cls, [])
             if best:
                 ui.print(f"  {cls}: " + ", ".join(f"{f} ({s:.2f})" for f, s in best))
     return 0

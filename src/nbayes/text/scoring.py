@@ -271,6 +271,20 @@ class TextScorer(PosteriorMixin):
         names, labels = self.feature_names, self.classes_
         return [(names[j], labels[best[j]], float(scores[j])) for j in order]
 
+    def most_informative_by_class(self, k: int = 10) -> dict[Any, list[tuple[str, float]]]:
+        """Per class, its ``k`` terms of :meth:`most_informative_features`, as ``(term,
+        score)``: a str made only for those (the packed terms are read by index)."""
+        from .._families._common import top_by_class
+
+        scores, best = self.family.separation(self.d)
+        labels = self.classes_.tolist()
+        picked = top_by_class(scores, best, len(labels), int(k))
+        names = self.feature_names
+        return {
+            c: [(str(names[j]), float(scores[j])) for j in rows.tolist()]
+            for c, rows in zip(labels, picked, strict=True)
+        }
+
     @property
     def n_columns(self) -> int:
         """Number of kept columns (terms or hash buckets)."""
