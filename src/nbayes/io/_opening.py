@@ -317,15 +317,13 @@ def _open_text(
     if isinstance(path, Stream):
         return contextlib.nullcontext(path.lines)
     enc = _text_encoding(encoding)
-    if _is_gzip(path):
-        with gzip.open(path, "rb") as f:
-            try:
-                _check_text_bytes(path, f.read(_SNIFF_BYTES), encoding)
-            except (gzip.BadGzipFile, EOFError, zlib.error):
-                pass  # (reading says so, with the line)
+    packed = _is_gzip(path)
+    try:
+        check_text_file(path, encoding, packed)
+    except _GzipCutShort:
+        pass  # (reading says so, with the line)
+    if packed:
         return gzip.open(path, "rt", encoding=enc, errors=errors, newline=newline)
-    with open(path, "rb") as f:
-        _check_text_bytes(path, f.read(_SNIFF_BYTES), encoding)
     return open(path, encoding=enc, errors=errors, newline=newline)
 
 
@@ -341,17 +339,24 @@ _OTHER_COMPRESSIONS = (
 )
 
 
-def check_text_file(path: str | os.PathLike[str], encoding: str = "utf-8") -> None:
-    """:func:`_check_text_bytes` of a file's first bytes (decompressed, for gzip): a
-    ValueError if the file is no text of ``encoding`` (for a reader that is not nbayes's:
-    ``nbayes train --workers``, whose Dask workers read with pandas)."""
+class _GzipCutShort(ValueError):
+    """A gzip stream that ends (or breaks) within the bytes :func:`check_text_file` reads."""
+
+
+def check_text_file(
+    path: str | os.PathLike[str], encoding: str = "utf-8", packed: bool | None = None
+) -> None:
+    """:func:`_check_text_bytes` of a file's first bytes (decompressed, for gzip:
+    ``packed``, found from the file if None): a ValueError if the file is no text of
+    ``encoding`` (:func:`_open_text` asks before reading; so does a reader that is not
+    nbayes's, ``nbayes train --workers``, whose Dask workers read with pandas)."""
     p = Path(path)
-    opener: Any = gzip.open if _is_gzip(p) else open
+    opener: Any = gzip.open if (_is_gzip(p) if packed is None else packed) else open
     try:
         with opener(p, "rb") as f:
             head = f.read(_SNIFF_BYTES)
     except (gzip.BadGzipFile, EOFError, zlib.error) as e:
-        raise _gzip_guard(p, e) from None
+        raise _GzipCutShort(str(_gzip_guard(p, e))) from None
     _check_text_bytes(p, head, encoding)
 
 

@@ -289,11 +289,8 @@ def documents_are_named(
     more than one table (so that a document is named by its file, or ``file:row``, as
     :meth:`TextChunk.names` names it), rather than the rows of one table (named by their
     row numbers): known from the sources, before a row is read (a command that writes an
-    answer per document as it reads them chooses its column so).
-
-    >>> documents_are_named(["a.csv"]), documents_are_named(["a.csv", "b.jsonl"])  # doctest: +SKIP
-    (False, True)
-    """
+    answer per document as it reads them chooses its column so; tests/cli/test_cli.py's
+    ``test_predict_answers_a_chunk_at_a_time_as_before``)."""
     units = list(resolve(source, format))
     files = sum(1 for kind, _, extra in units if kind == "docs" or extra == "document")
     return files > 0 or len(units) > 1
