@@ -371,6 +371,7 @@ def test_cli_workers_refuse_what_they_would_misread_before_starting(
         (["u.csv"], "'u.csv' is UTF-16 text (read as utf-8, its column names and texts would "
                     "be garbage). Pass --encoding utf-16 to read it."),
         (["a.csv", "e.csv"], "'e.csv' is empty: leave it out of DATA."),
+        (["a.csv", "z*.csv"], "No such file: 'z*.csv' (Dask reads files and glob patterns)."),
     ]:  # fmt: skip
         code = main(["train", *data, "-o", "m.nbayes", "--workers", "2", "-q"])
         err = capsys.readouterr().err

@@ -25,7 +25,8 @@ _WITHOUT = "or train without --workers (one process reads any mix of files)"
 
 
 def _files(data: Sequence[str]) -> list[str]:
-    """The local files DATA names (its patterns expanded); a folder is refused."""
+    """The local files DATA names (its patterns expanded); a folder, or a name or pattern
+    of no file, is refused."""
     files: list[str] = []
     for d in data:
         if "://" in d:
@@ -36,13 +37,17 @@ def _files(data: Sequence[str]) -> list[str]:
                 f"files, or glob patterns of them), not a folder per class or of documents. "
                 f"Give its tables (e.g. {os.path.join(d, '*.csv')!r}), {_WITHOUT}."
             )
-        files += [d] if os.path.isfile(d) else sorted(p for p in glob.glob(d) if os.path.isfile(p))
+        found = [d] if os.path.isfile(d) else sorted(p for p in glob.glob(d) if os.path.isfile(p))
+        if not found:
+            raise CLIError(f"No such file: {d!r} (Dask reads files and glob patterns).")
+        files += found
     return files
 
 
 def check_worker_inputs(data: Sequence[str], data_format: str | None, encoding: str) -> None:
     """A :class:`CLIError` for DATA the workers would misread: files of several formats
-    or compressions, a folder, an empty file, a file that is no text of ``encoding``."""
+    or compressions, a folder, a name of no file, an empty file, a file that is no text of
+    ``encoding``."""
     from nbayes.cli._common import _READER_FLAGS
     from nbayes.io.input_formats import COMPRESSION_SUFFIXES, is_compressed, of_path
     from nbayes.io.readers import check_text_file, option_names

@@ -300,10 +300,7 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
 
     check_worker_inputs(
         args.data, getattr(args, "data_format", None), getattr(args, "encoding", "utf-8")
-    )  # (before Dask starts: a folder, a mix of formats, a file of no text)
-    missing = [d for d in args.data if "://" not in d and not _any_file(d)]
-    if missing:
-        raise CLIError(f"No such file: {missing[0]!r} (Dask reads files and glob patterns).")
+    )  # (before Dask starts: a folder, no such file, a mix of formats, a file of no text)
     if text:
         _check_text_only_options(args)
         from nbayes.cli._text import make_text_model
@@ -492,13 +489,6 @@ def _parquet_read_options(args: argparse.Namespace, estimator: Any, text: bool) 
     except (OSError, ValueError):  # (dask says what is wrong with the file)
         return {}
     return {"dtype": {column: str for column in columns if column != args.label_col}}
-
-
-def _any_file(pattern: str) -> bool:
-    import glob
-    import os
-
-    return os.path.isfile(pattern) or any(os.path.isfile(p) for p in glob.glob(pattern))
 
 
 #: the flags of a spam filter's settings, refused for the other models
