@@ -361,12 +361,19 @@ class MixedNB(BaseNB):
             None if k is None or b is None else k.merged(b)
             for k, b in zip(kept, batch, strict=True)
         ]
-        _check_families(self, grown, batch=True)
-        self._evidence = grown
-        self._reasons = [
-            why if e is None else e.decide()[1] for why, e in zip(self._reasons, grown, strict=True)
-        ]
+        self._adopt_evidence(grown, batch=True)
         return self
+
+    def _adopt_evidence(self, evidence: list[FamilyEvidence | None], batch: bool) -> None:
+        """Keep the evidence of all the rows (a merge's, or the rows learnt and a batch's)
+        and the reasons it gives, once :func:`_check_families` finds the families the
+        same."""
+        _check_families(self, evidence, batch=batch)
+        self._evidence = evidence
+        self._reasons = [
+            why if e is None else e.decide()[1]
+            for why, e in zip(self._reasons, evidence, strict=True)
+        ]
 
     def merge(self, other: MixedNB, *more: MixedNB) -> MixedNB:
         """The model of the union of both models' data (neither model is changed).
@@ -385,12 +392,7 @@ class MixedNB(BaseNB):
         evidence = [getattr(m, "_evidence", None) for m in models]
         if all(e is not None for e in evidence):
             kept = [_merged_evidence(columns) for columns in zip(*evidence, strict=True)]
-            _check_families(merged, kept)
-            merged._evidence = kept
-            merged._reasons = [
-                why if e is None else e.decide()[1]
-                for why, e in zip(merged._reasons, kept, strict=True)
-            ]
+            merged._adopt_evidence(kept, batch=False)
         else:  # (a model of a file: its reasons, not what they were inferred from)
             merged.__dict__.pop("_evidence", None)
             merged._reasons = [
