@@ -331,3 +331,16 @@ def top_by_class(scores: Any, best: Any, n_classes: int, k: int) -> list[Any]:
             mine = mine[-scores[mine] <= cut]
         out.append(mine[np.argsort(-scores[mine], kind="stable")][: max(k, 0)])
     return out
+
+
+def ranked_by_class(
+    scores: Any, best: Any, labels: list[Any], names: Any, k: int
+) -> dict[Any, list[tuple[str, float]]]:
+    """Class label -> its ``k`` features of highest ``scores`` (:func:`top_by_class`) as
+    ``(name, score)``, naming only those (``names`` indexed, not listed): what an estimator's
+    and a text scorer's ``most_informative_by_class`` answer."""
+    picked = top_by_class(scores, best, len(labels), int(k))
+    return {
+        c: [(str(names[j]), float(scores[j])) for j in rows.tolist()]
+        for c, rows in zip(labels, picked, strict=True)
+    }

@@ -98,16 +98,11 @@ class ReadingMixin:
     def most_informative_by_class(self, k: int = 10) -> dict[Any, list[tuple[str, float]]]:
         """Per class, its ``k`` features of :meth:`most_informative_features` (the features
         pointing to it, ranked), as ``(feature, score)``: named only for those."""
-        from .._families._common import top_by_class
+        from .._families._common import ranked_by_class
 
         scores, best = self._family.separation(self._fitted().derived)
         labels = self._class_labels().tolist()
-        names = self._feature_names()
-        picked = top_by_class(scores, best, len(labels), int(k))
-        return {
-            c: [(str(names[j]), float(scores[j])) for j in rows.tolist()]
-            for c, rows in zip(labels, picked, strict=True)
-        }
+        return ranked_by_class(scores, best, labels, self._feature_names(), k)
 
     def _names_given(self, feature_names: Any, n_features: int) -> Any:
         """``feature_names`` checked (one per feature), or the model's own."""

@@ -274,16 +274,10 @@ class TextScorer(PosteriorMixin):
     def most_informative_by_class(self, k: int = 10) -> dict[Any, list[tuple[str, float]]]:
         """Per class, its ``k`` terms of :meth:`most_informative_features`, as ``(term,
         score)``: a str made only for those (the packed terms are read by index)."""
-        from .._families._common import top_by_class
+        from .._families._common import ranked_by_class
 
         scores, best = self.family.separation(self.d)
-        labels = self.classes_.tolist()
-        picked = top_by_class(scores, best, len(labels), int(k))
-        names = self.feature_names
-        return {
-            c: [(str(names[j]), float(scores[j])) for j in rows.tolist()]
-            for c, rows in zip(labels, picked, strict=True)
-        }
+        return ranked_by_class(scores, best, self.classes_.tolist(), self.feature_names, k)
 
     @property
     def n_columns(self) -> int:
