@@ -976,12 +976,13 @@ def explanation_html(e: Explanation, top: int = 8) -> str:
 
 
 #: a grid of (label, value) rows: no <table>, which notebooks' style sheets stripe and pad
-_GRID = "display:grid;grid-template-columns:max-content auto;gap:6px 10px;align-items:center"
+_GRID_COLUMNS = "display:grid;grid-template-columns:max-content auto;gap:6px 10px"
+_GRID = f"{_GRID_COLUMNS};align-items:center"
 
 
 def _exact_html(e: Explanation) -> str:
     # (each class's label level with the first line of its factors when they wrap)
-    out = [f'<div style="{_GRID.replace("align-items:center", "align-items:baseline")}">']
+    out = [f'<div style="{_GRID_COLUMNS};align-items:baseline">']
     labels = e.factor_labels()
     for cls, factors, joint in _joint_parts(e):
         value = _value_html(joint)
