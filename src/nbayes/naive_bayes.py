@@ -593,8 +593,9 @@ class GaussianNB(ArrayAPIOutputs, SklearnCounterpart, BaseNB):
         else:
             raise TypeError(f"feature must be an index or a feature name; got {feature!r}.")
         mean = np.asarray(self._stats.mean, dtype=np.float64)
-        var = np.asarray(self._derived()["var"], dtype=np.float64)
-        log_prior = np.log(np.asarray(self._derived()["class_prior"], dtype=np.float64))
+        derived = self._derived()
+        var = np.asarray(derived["var"], dtype=np.float64)
+        log_prior = np.log(np.asarray(derived["class_prior"], dtype=np.float64))
         others = np.zeros(2)
         if d > 1:
             if x is None:
