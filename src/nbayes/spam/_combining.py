@@ -73,8 +73,10 @@ def robinson_f(
     ``(b + c m) / (n_spam + c)`` against ``(g + c m) / (n_ham + c)``. With few messages of
     a class, a token's absence from it is weak evidence (a filter that has learnt 600 spam
     and 4 ham must not call "people" a sure sign of spam). A class of no message at all
-    keeps bogofilter's reading (every token seen is of the other class). ``c = 0`` is p(w)
-    as bogofilter and SpamBayes compute it.
+    reads as SpamBayes and bogofilter's older ``prob.c`` read it (every token seen is of the
+    other class; bogofilter 1.2.5 gets 0/0 there, skips every token and answers its x).
+    The filter does not score then: it is unsure until each class has ``min_learned``
+    messages. ``c = 0`` is p(w) as bogofilter and SpamBayes compute it.
 
     >>> robinson_f(0, 10, 100, 100, s=1.0, x=0.5)  # only in spam: near 1, not 1
     0.9545454545454546
