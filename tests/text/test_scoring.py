@@ -258,16 +258,19 @@ def test_scorer_input_errors_are_the_estimators() -> None:
 def test_explain_scores_as_predict_of_the_one_document(saved: Any) -> None:
     """explain(doc)'s joint log-likelihood and posterior are predict([doc])'s, bit for bit
     (both read the rows of the document's terms; explain made a pass over the whole
-    table, which also summed in another order)."""
+    table, which also summed in another order), and the document's row of predict of a
+    batch (what a server's /predict answers beside its /explain)."""
     kw, clf, path = saved
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for model in (clf, load(path), load_scorer(path)):
-            for doc in ONE:
+            batch = model.predict_log_proba([*ONE, *TRAIN])
+            for i, doc in enumerate(ONE):
                 exp = model.explain(doc)
                 jll = model.predict_joint_log_proba([doc])[0]
                 np.testing.assert_array_equal(exp.joint_log_likelihood, jll)
                 np.testing.assert_array_equal(exp.log_posterior, model.predict_log_proba([doc])[0])
+                np.testing.assert_array_equal(exp.log_posterior, batch[i])
 
 
 @pytest.mark.parametrize("kw", [kw for kw in SETTINGS if kw.get("model") == "bernoulli"

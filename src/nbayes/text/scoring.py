@@ -113,11 +113,12 @@ def _one_row(
     cols: np.ndarray, counts: np.ndarray, linear: tuple[np.ndarray, np.ndarray]
 ) -> np.ndarray:
     """The joint log-likelihood of one document with counts ``counts`` of the columns
-    ``cols``: the rows of W of its terms."""
+    ``cols`` (ascending): the rows of W of its terms, added as a batch adds them (the
+    same digits as the document scored among others)."""
+    from ._drivers.sparse_dot import row_dot
+
     W, bias = linear
-    if len(cols) == 0:
-        return np.asarray(bias, dtype=np.float64).copy()
-    return np.asarray(counts @ W[cols] + bias, dtype=np.float64)
+    return np.asarray(row_dot(cols, counts, W) + bias, dtype=np.float64)
 
 
 def _sorted_rows(

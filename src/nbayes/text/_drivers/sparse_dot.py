@@ -23,7 +23,7 @@ import nbayes._native as _native
 
 from .threads import Team, hand_off
 
-__all__ = ["csr_dot"]
+__all__ = ["csr_dot", "row_dot"]
 
 #: Below this many stored entries one thread is faster than two.
 PARALLEL_MIN_NNZ = 1 << 17
@@ -49,3 +49,19 @@ def csr_dot(X: Any, W: np.ndarray, n_threads: int | None = None) -> np.ndarray:
         return out
 
     return hand_off(job, np.diff(indptr), n_threads)
+
+
+def row_dot(cols: np.ndarray, counts: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """One document's row ``counts`` at the columns ``cols`` (ascending) times ``W``, its
+    additions in the order :func:`csr_dot` makes them for the same row in any batch (a
+    matrix-vector product may add in another order, changing a last digit).
+
+    >>> row_dot(np.array([0, 2]), np.array([1.0, 2.0]), np.arange(6.0).reshape(3, 2))
+    array([ 8., 11.])
+    """
+    out = np.zeros((1, W.shape[1]), dtype=np.float64)
+    if len(cols):
+        indptr = np.array([0, len(cols)], dtype=np.int64)
+        data = np.ascontiguousarray(counts, dtype=np.float64)
+        _native.rows_dot(indptr, cols, data, np.ascontiguousarray(W, dtype=np.float64), out, 0, 1)
+    return out[0]
