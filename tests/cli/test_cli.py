@@ -634,6 +634,31 @@ def test_progress_bar_when_the_total_is_known() -> None:
     assert seen == [2, 1]
 
 
+def test_progress_bar_of_the_share_read_with_the_time_left() -> None:
+    """Files read a chunk at a time: the bar is of the share of their bytes read (a
+    trial's `nbayes train` of a 1.5 GB file showed a count alone), with the time left at
+    the pace so far; a line shorter than the last is padded over it."""
+    import time
+
+    from nbayes.cli._common import UI
+
+    tty = _Terminal()
+    with UI(err=tty, out=io.StringIO()).progress("Training", "documents") as bar:
+        bar._start = time.monotonic() - 30.0  # 30 s spent: the pace is known
+        bar._last = -1.0
+        bar.advance(10_000, 0.25)
+        assert bar.line().startswith("Training: [" + "#" * 8 + "." * 22 + "]  25% 10,000 documents")
+        assert bar.line().endswith(", ~90 s left") or bar.line().endswith(", ~2 min left")
+        drawn = len(bar.line())
+        bar.advance(30_000, 1.0)
+    last = tty.getvalue().split("\r")[-1]
+    assert last.startswith("Training: [" + "#" * 30 + "] 100% 40,000 documents ")  # no time left
+    assert len(last.rstrip("\n")) == drawn  # padded over the longer line before
+    with UI(err=_Terminal(), out=io.StringIO()).progress("Reading", "documents") as bar:
+        bar.advance(5, None)  # standard input: no share, a count
+        assert bar.line() == "Reading: 5 documents"
+
+
 # ---------------------------------------------------------------- as a program
 
 

@@ -700,3 +700,42 @@ def test_advice_names_the_callers_options(tmp_path: Path) -> None:
     with option_names({}), pytest.raises(ValueError) as info:
         read_texts(xlsx)
     assert "format=" not in str(info.value) and "Pass" not in str(info.value)
+
+
+# --------------------------------------------------------------------------- progress
+
+
+def test_chunks_tell_the_share_of_the_input_read(tmp_path: Path) -> None:
+    """Each chunk says how much of the call's input is read (by bytes: a progress bar's
+    percentage), near the share of its rows, growing to 1.0; an open stream has none."""
+    import random
+
+    rng = random.Random(0)
+    words = [f"w{i}" for i in range(2000)]
+    rows = [(" ".join(rng.choices(words, k=20)), f"c{i % 2}") for i in range(3000)]
+    csv_path = write_csv(tmp_path / "d.csv", rows)
+    jsonl = write_jsonl(tmp_path / "d.jsonl", [{"text": t, "label": y} for t, y in rows])
+    folder = tmp_path / "by_class"
+    for i, (t, y) in enumerate(rows[:300]):
+        (folder / y).mkdir(parents=True, exist_ok=True)
+        (folder / y / f"{i:04}.txt").write_text(t)
+    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+
+    parquet = tmp_path / "d.parquet"
+    pq.write_table(pa.table({"text": [t for t, _ in rows], "label": [y for _, y in rows]}),
+                   parquet, row_group_size=700)  # fmt: skip
+    sources: list[Any] = [csv_path, gzip_file(csv_path), jsonl, parquet, folder, [csv_path, jsonl]]
+    for source in sources:
+        chunks = list(read_texts(source, chunk_size=250 if source != folder else 25))
+        shares = [c.share for c in chunks]
+        assert all(s is not None for s in shares), source
+        assert shares == sorted(shares) and shares[-1] == 1.0, (source, shares)
+        n = sum(len(c) for c in chunks)
+        read = 0
+        for c in chunks:  # near the share of the documents read (reading runs ahead)
+            read += len(c)
+            assert abs(c.share - read / n) < 0.12, (source, c.share, read / n)
+    import io
+
+    assert [c.share for c in read_texts(io.StringIO("a\nb\n"), label_col=None)] == [None]

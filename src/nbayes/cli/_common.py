@@ -470,7 +470,7 @@ def read_documents(
             files = files or chunk.files is not None
             if chunk.files is None:
                 tables.add(chunk.source)
-            bar.advance(len(chunk))
+            bar.advance(len(chunk), chunk.share)
     named = files or len(tables) > 1
     if not named and rows != list(range(len(rows))):  # bad rows skipped: the file's numbers
         return Documents(texts, found if labels else None, rows)
@@ -501,7 +501,7 @@ class LabelledChunks:
                 labels = coerce_labels(labels, first).tolist()
             yield chunk.texts, labels
             self.documents += len(chunk)
-            self.advance(len(chunk))
+            self.advance(len(chunk), chunk.share)
 
 
 def _stdin(ui: UI) -> Any:

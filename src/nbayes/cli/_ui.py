@@ -39,37 +39,65 @@ class CLIError(Exception):
 
 
 class _Progress:
-    """A one-line progress bar on a terminal's stderr (a counter when the total is not
-    known, e.g. while streaming files); silent when stderr is not a terminal."""
+    """A one-line progress bar on a terminal's stderr: of a known total, or of the share
+    of the input read (files streamed a chunk at a time: their bytes), with the time left
+    at this pace; a counter when neither is known (standard input). Silent when stderr is
+    not a terminal."""
 
     WIDTH = 30
 
     def __init__(self, ui: UI, desc: str, unit: str, total: int | None = None) -> None:
         self.ui, self.desc, self.unit, self.total = ui, desc, unit, total
         self.count = 0
+        self.share: float | None = None
         self.enabled = ui.interactive
         self._last = 0.0
+        self._start = time.monotonic()
+        self._drawn = 0  # the length of the line drawn last
 
     def line(self) -> str:
-        if not self.total:
+        if self.total:
+            done = min(self.count / self.total, 1.0)
+            counted = f"{self.count:,}/{self.total:,} {self.unit}"
+        elif self.share is not None:
+            done = self.share
+            counted = f"{self.count:,} {self.unit}{self._left(done)}"
+        else:
             return f"{self.desc}: {self.count:,} {self.unit}"
-        done = min(self.count / self.total, 1.0)
         filled = int(round(done * self.WIDTH))
         bar = "#" * filled + "." * (self.WIDTH - filled)
-        return f"{self.desc}: [{bar}] {done:4.0%} {self.count:,}/{self.total:,} {self.unit}"
+        return f"{self.desc}: [{bar}] {done:4.0%} {counted}"
 
-    def advance(self, n: int = 1) -> None:
+    def _left(self, done: float) -> str:
+        """``, ~2 min left`` at the pace so far (once there is a pace to tell)."""
+        spent = time.monotonic() - self._start
+        if done >= 1.0 or done < 0.01 or spent < 2.0:
+            return ""
+        left = spent * (1.0 - done) / done
+        return f", ~{left:.0f} s left" if left < 90 else f", ~{left / 60:.0f} min left"
+
+    def advance(self, n: int = 1, share: float | None = None) -> None:
+        """``n`` more done; ``share``: the share of the input read now, if known."""
         self.count += n
+        if share is not None:
+            self.share = share
         now = time.monotonic()
         if self.enabled and now - self._last > 0.1:
             self._last = now
-            self.ui.err.write("\r" + self.line())
-            self.ui.err.flush()
+            self._draw("")
 
     def close(self) -> None:
         if self.enabled:
-            self.ui.err.write("\r" + self.line() + "\n")
-            self.ui.err.flush()
+            self._draw("\n")
+
+    def _draw(self, end: str) -> None:
+        """The line over the last one (spaces where the last was longer: the time left
+        comes and goes)."""
+        line = self.line()
+        pad = " " * max(0, self._drawn - len(line))
+        self._drawn = len(line)
+        self.ui.err.write("\r" + line + pad + end)
+        self.ui.err.flush()
 
 
 class _Closed:

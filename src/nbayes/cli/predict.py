@@ -150,7 +150,7 @@ def _predict_streamed(
                 _write(ui, rows, args, classes, fmt, header=first)
             first = False
             ui.out.flush()
-            bar.advance(len(chunk))
+            bar.advance(len(chunk), chunk.share)
 
 
 def _refuse_a_text_as_data(args: argparse.Namespace) -> None:

@@ -146,13 +146,14 @@ def _learn_streamed(
     texts: list[str] = []
     labels: list[Any] = []
     size = 0
+    share: float | None = None  # of DATA read, when the batch is learnt
 
     def learn_batch() -> None:
         y = coerce_labels(labels, model.classes_)
         if not new_classes:
             _refuse_new_classes(args, model, y)
         learn(texts, y)  # (counted at once: a count per 10,000 documents cost 1.5x the time)
-        bar.advance(len(texts))  # (and a Ctrl-C's last line says how far)
+        bar.advance(len(texts), share)  # (and a Ctrl-C's last line says how far)
 
     with ui.progress("Unlearning" if forget else "Learning", "examples") as bar:
         # the reader's chunks (10,000 documents) gathered to about _BATCH_CHARS: each
@@ -162,6 +163,7 @@ def _learn_streamed(
             labels += chunk.labels or []
             size += sum(map(len, chunk.texts))
             n += len(chunk)
+            share = chunk.share
             if size >= _BATCH_CHARS:
                 learn_batch()
                 texts, labels, size = [], [], 0

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from nbayes.io._meter import Meter
 from nbayes.io._opening import (
     _ERRORS,
     _MARK,
@@ -93,6 +94,7 @@ def csv_rows(
     limit = opts.max_field_chars
     src = _name(path) if isinstance(path, Stream) else str(path)
     with _open_text(path, opts.encoding, newline="") as f:
+        opts.meter.watch(f)
         reader = csv.reader(f, delimiter=delimiter, quotechar='"', doublequote=True,
                             strict=False)  # fmt: skip
         line_no = 0  # the last line of the record next_record returned
@@ -269,10 +271,13 @@ def _open_quote(
 
 
 def _numbered_lines(
-    path: Path | Stream, encoding: str, errors: str = _ERRORS
+    path: Path | Stream, encoding: str, errors: str = _ERRORS, meter: Meter | None = None
 ) -> Iterator[tuple[int, str]]:
-    """``(line number, line)`` of a (possibly gzip-compressed) text file, from 1."""
+    """``(line number, line)`` of a (possibly gzip-compressed) text file, from 1 (its
+    position told to ``meter``)."""
     with _open_text(path, encoding, newline=None, errors=errors) as f:
+        if meter is not None:
+            meter.watch(f)
         lines = iter(f)
         line_no = 0
         while True:
@@ -314,17 +319,17 @@ def _missing_key(
 
 def json_objects(
     path: Path | Stream, encoding: str, bad_rows: BadRows, errors: str = _ERRORS,
-    name: str | None = None,
+    name: str | None = None, meter: Meter | None = None,
 ) -> Iterator[tuple[int, int, str, dict[str, Any]]]:  # fmt: skip
     """``(row, line number, line, object)`` of each line of a JSON lines file (gzip too)
     that is a JSON object (invalid bytes marked, unless ``errors="strict"``); blank lines
     are skipped, and a line that is not valid JSON, or not an object, is a bad row of
     ``bad_rows`` (counted as a row: ``row`` counts from 0 over the lines that are not
-    blank), named ``name`` (default: the file's)."""
+    blank), named ``name`` (default: the file's); its position told to ``meter``."""
     src = name if name is not None else _name(path) if isinstance(path, Stream) else str(path)
     loads = json.loads
     row_i = -1
-    for line_no, line in _numbered_lines(path, encoding, errors):
+    for line_no, line in _numbered_lines(path, encoding, errors, meter):
         if line.isspace():
             continue
         row_i += 1
@@ -347,7 +352,7 @@ def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterat
     bad_rows = opts.bad_rows
     confirmed = opts.keys_seen  # a record had the keys: a key missing later is a bad row
     checked = False
-    for row_i, line_no, line, obj in json_objects(path, opts.encoding, bad_rows):
+    for row_i, line_no, line, obj in json_objects(path, opts.encoding, bad_rows, meter=opts.meter):
         bad = _MARK in line
         if text_col not in obj:
             _missing_key("text_col", text_col, "text", obj, path, row_i, line_no, opts,
@@ -418,7 +423,9 @@ def parquet_rows(path: Path, opts: Options, decoding: Decoding) -> Iterator[tupl
             )
         row_i = 0
         batch_size = max(1, min(opts.chunk_size, 65_536))
+        n_rows = pf.metadata.num_rows
         for batch in pf.iter_batches(batch_size=batch_size, columns=columns):
+            opts.meter.counted(row_i + batch.num_rows, n_rows)
             raw_texts = batch.column(opts.text_col).to_pylist()
             labels: list[Any] | None = None
             if opts.label_col is not None:
@@ -460,7 +467,7 @@ def line_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterato
     if opts.label_col is not None:
         raise _no_labels(path, "one document per line")
     src = _name(path) if isinstance(path, Stream) else str(path)
-    for line_no, line in _numbered_lines(path, opts.encoding):
+    for line_no, line in _numbered_lines(path, opts.encoding, meter=opts.meter):
         text = line.rstrip("\r\n")
         if not text.strip():
             continue
@@ -494,8 +501,9 @@ def doc_rows(
 ) -> Iterator[tuple[str, Any]]:
     label = folder.name if opts.label_col is not None else None
     strict_encoding = _text_encoding(opts.encoding)
-    for path in files:
+    for i, path in enumerate(files):
         data = _read_bytes(path)
+        opts.meter.counted(i + 1, len(files))
         try:
             text = data.decode(strict_encoding)
         except UnicodeDecodeError:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from nbayes.exceptions import DecodingWarning, SkippedRowsWarning
+from nbayes.io._meter import Meter
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -116,6 +117,8 @@ class Options:
     #: JSON lines: a record before had the text's and label's keys (a part of a file that
     #: does not start it), so that a key missing is a bad row, not a wrong column name
     keys_seen: bool = False
+    #: how far the call has read (:attr:`~nbayes.io.TextChunk.share`)
+    meter: Meter = field(default_factory=Meter)
 
 
 @dataclass

@@ -22,6 +22,7 @@ from typing import Any
 
 from nbayes.io import input_formats
 from nbayes.io._formats import doc_rows
+from nbayes.io._meter import Meter
 from nbayes.io._opening import (
     BAD_ROWS,
     BadRow,
@@ -87,6 +88,12 @@ class TextChunk:
     files : list of str or None
         For documents that are files (a class folder, a plain-text file): the path
         of each; None for the rows of a table.
+    share : float or None
+        The share of the call's input read once this chunk was: by bytes, the files'
+        sizes on disk (a gzip file's compressed size), and within the file being read its
+        position (rows of a Parquet file, files of a class folder); None when reading an
+        open stream, whose size is not known. For a progress bar: it grows with each
+        chunk, up to 1.0 (reading ahead makes it run a little before the rows).
     """
 
     texts: list[str]
@@ -94,6 +101,7 @@ class TextChunk:
     source: str
     start_row: int
     files: list[str] | None = None
+    share: float | None = None
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -270,6 +278,7 @@ def read_texts(
 
     units = list(resolve(source, format))
     opts = Options(
+        meter=Meter.of_units(units),
         text_col=text_col,
         label_col=label_col,
         chunk_size=chunk_size,
@@ -302,6 +311,7 @@ def _generate(units: list[Unit], opts: Options) -> Iterator[TextChunk]:
     found = False
     try:
         for kind, path, extra in units:
+            opts.meter.next_unit()
             rows: Iterator[tuple[str, Any]]
             files: list[str] | None = None
             if kind == "stream":
@@ -342,11 +352,16 @@ def _chunks(
     labels: list[Any] = []
     start = 0
     chars = 0
+
+    def chunk() -> TextChunk:
+        names = None if files is None else files[start : start + len(texts)]
+        return TextChunk(texts, labels if labelled else None, source, start, names,
+                         opts.meter.share())  # fmt: skip
+
     for text, label in rows:
         if skipped.count != seen:  # rows skipped before this one: a chunk never spans them
             if texts:
-                names = None if files is None else files[start : start + len(texts)]
-                yield TextChunk(texts, labels if labelled else None, source, start, names)
+                yield chunk()
                 start += len(texts)
                 texts, labels, chars = [], [], 0
             start += skipped.count - seen
@@ -357,13 +372,11 @@ def _chunks(
         if budget is not None:
             chars += len(text)
         if len(texts) >= size or (budget is not None and chars >= budget):
-            names = None if files is None else files[start : start + len(texts)]
-            yield TextChunk(texts, labels if labelled else None, source, start, names)
+            yield chunk()
             start += len(texts)
             texts, labels, chars = [], [], 0
     if texts:
-        names = None if files is None else files[start : start + len(texts)]
-        yield TextChunk(texts, labels if labelled else None, source, start, names)
+        yield chunk()
 
 
 def part_rows(
