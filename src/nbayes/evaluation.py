@@ -33,12 +33,13 @@ spam   0    2
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from nbayes._template.decisions import decide
 
 __all__ = ["EvaluationReport", "evaluate", "evaluate_chunks"]
 
@@ -222,10 +223,9 @@ def evaluate_chunks(
     undecidable = 0
     for X_part, y_part in chunks:
         y_part = np.asarray(y_part)
-        preds.append(np.asarray(model.predict(X_part)))
-        with warnings.catch_warnings():  # predict() already warned about undecidable rows
-            warnings.simplefilter("ignore")
-            proba = np.asarray(model.predict_proba(X_part))
+        decisions = decide(model, X_part)  # labels and probabilities of one scoring
+        preds.append(np.asarray(decisions.labels))
+        proba = decisions.proba
         if len(proba) != len(y_part):
             raise ValueError(f"X has {len(proba)} rows but y has {len(y_part)} labels.")
         undecidable += int(np.isnan(proba).any(axis=1).sum())
