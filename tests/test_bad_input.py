@@ -365,6 +365,30 @@ def test_million_count_rows_do_not_underflow(Est: type) -> None:
     np.testing.assert_allclose(proba.sum(), 1.0)
 
 
+def test_a_bad_hyperparameter_is_scikit_learns_invalid_parameter_error_too() -> None:
+    """Code written for scikit-learn catches nbayes's parameter errors as scikit-learn's
+    (`except InvalidParameterError` of sklearn.utils._param_validation: a differential
+    fuzz found it did not), and they stay nbayes's, with their fields, through a pickle."""
+    import pickle
+
+    from sklearn.utils._param_validation import InvalidParameterError as Theirs
+
+    from nbayes.nbsvm import NBSVM
+    from nbayes.text import TextClassifier
+
+    for fit in (
+        lambda: MultinomialNB(alpha=-1).fit(X, y),
+        lambda: GaussianNB(var_smoothing="x").fit(X, y),
+        lambda: TextClassifier(min_df=-1).fit(["a b", "c d"], [0, 1]),
+        lambda: NBSVM(loss="nope").fit(["a b", "c d"], [0, 1]),
+    ):
+        with pytest.raises(Theirs) as caught:
+            fit()
+        assert isinstance(caught.value, InvalidParameterError)
+        again = pickle.loads(pickle.dumps(caught.value))
+        assert isinstance(again, Theirs) and again.param == caught.value.param
+
+
 def test_bad_hyperparameters_read_like_sklearn() -> None:
     msg = (
         "The 'alpha' parameter of MultinomialNB must be a float in the range [0.0, inf) or "

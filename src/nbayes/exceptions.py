@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +15,7 @@ __all__ = [
     "PathAsTextWarning",
     "SkippedRowsWarning",
     "UndecidableWarning",
+    "invalid_parameter",
 ]
 
 
@@ -105,4 +107,42 @@ class InvalidParameterError(ValueError, TypeError):
 def _rebuild_parameter_error(
     args: tuple[object, ...], fields: dict[str, Any]
 ) -> InvalidParameterError:
-    return InvalidParameterError(*args, **fields)
+    return invalid_parameter(*args, **fields)
+
+
+def invalid_parameter(
+    *args: object,
+    param: str | None = None,
+    value: object = None,
+    accepted: Sequence[str] | None = None,
+) -> InvalidParameterError:
+    """An :class:`InvalidParameterError` that is also scikit-learn's where scikit-learn is
+    loaded (every drop-in loads it; the lean text scorer does not): code written for
+    scikit-learn, ``except sklearn.utils._param_validation.InvalidParameterError`` (its own
+    tests' ``pytest.raises``), catches nbayes's as it catches scikit-learn's.
+
+    >>> import sklearn.base
+    >>> from sklearn.utils._param_validation import InvalidParameterError as Theirs
+    >>> isinstance(invalid_parameter("bad", param="alpha"), (Theirs, InvalidParameterError))
+    True
+    """
+    return _parameter_error_class()(*args, param=param, value=value, accepted=accepted)
+
+
+_BOTH: dict[type, type[InvalidParameterError]] = {}
+
+
+def _parameter_error_class() -> type[InvalidParameterError]:
+    module = sys.modules.get("sklearn.utils._param_validation")
+    theirs = getattr(module, "InvalidParameterError", None)
+    if not isinstance(theirs, type) or not issubclass(theirs, Exception):
+        return InvalidParameterError
+    both = _BOTH.get(theirs)
+    if both is None:
+        both = type(
+            "InvalidParameterError",
+            (InvalidParameterError, theirs),
+            {"__module__": __name__, "__doc__": InvalidParameterError.__doc__},
+        )
+        _BOTH[theirs] = both
+    return both

@@ -12,7 +12,7 @@ from typing import Any, TypeVar, dataclass_transform
 
 import numpy as np
 
-from ..exceptions import InvalidParameterError
+from ..exceptions import invalid_parameter
 
 __all__ = [
     "Rule",
@@ -181,7 +181,7 @@ def validate(estimator: Any, rules: dict[str, list[Rule]], who: str | None = Non
         value = getattr(estimator, name)
         if any(rule.test(value) for rule in accepted):
             continue
-        raise InvalidParameterError(
+        raise invalid_parameter(
             f"The {name!r} parameter of {who or type(estimator).__name__} must be "
             f"{_either([r.text for r in accepted])}. Got {value!r} instead.",
             param=name,

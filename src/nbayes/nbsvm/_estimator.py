@@ -35,7 +35,7 @@ from .._template.base import text_input_tags
 from .._template.decisions import Decisions, decisions_from_proba
 from .._template.sklearn_bases import BaseEstimator, ClassifierMixin
 from ..display import InformativeFeatures, TopPredictions
-from ..exceptions import NBayesWarning
+from ..exceptions import NBayesWarning, invalid_parameter
 from ..explain import Explanation
 from ..naive_bayes import MultinomialNB
 from ..text import _analyzer
@@ -222,7 +222,7 @@ class NBSVM(ClassifierMixin, BaseEstimator):
     # ---------------------------------------------------------------- settings
     def _check_params(self) -> None:
         if not isinstance(self.loss, str) or self.loss not in LOSSES:
-            raise P.InvalidParameterError(
+            raise invalid_parameter(
                 f"The 'loss' parameter of NBSVM must be a str among {set(LOSSES)}. "
                 f"Got {self.loss!r} instead.",
                 param="loss",

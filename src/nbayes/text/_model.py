@@ -21,7 +21,7 @@ import numpy as np
 from .._families import BernoulliFamily, ComplementFamily, Family, MultinomialFamily
 from .._statistics import CountStats
 from .._template import params as P
-from ..exceptions import InvalidParameterError
+from ..exceptions import invalid_parameter
 from . import _routes as routes
 from ._stop_words import ENGLISH_STOP_WORDS
 from ._textstats import TextStats, Vocabulary
@@ -303,7 +303,7 @@ def check_params(est: Any, who: str = "TextClassifier") -> None:
             isinstance(v, Real) and not isinstance(v, Integral) and 0.0 <= float(v) <= 1.0
         )
         if not ok:
-            raise InvalidParameterError(
+            raise invalid_parameter(
                 f"The {name!r} parameter of TextClassifier must be an int >= 0 or a "
                 f"float in [0.0, 1.0]. Got {v!r} instead.",
                 param=name,
