@@ -23,6 +23,8 @@ DOCS = ["the cat sat on the mat " * 100, "a dog barked " * 100] * 5
         ({"ngram_range": (2, 3)}, routes.COMPOSED_NGRAMS),
         ({"ngram_range": (3, 5)}, routes.COMPOSED_NGRAMS),
         ({"ngram_range": (2, 1)}, routes.SKLEARN),  # invalid: scikit-learn's own error
+        ({"ngram_range": (1.0, 2.0)}, routes.SKLEARN),  # floats: scikit-learn's TypeError
+        ({"ngram_range": (np.int64(1), np.int64(2))}, routes.TOKEN_STREAMS),
         ({"analyzer": "char"}, routes.SKLEARN),
         ({"input": "filename"}, routes.SKLEARN),
         ({"preprocessor": str.upper}, routes.SKLEARN),
@@ -36,6 +38,28 @@ def test_vectorizer_routes_follow_the_table(settings: dict, route: str) -> None:
     for cls in (CountVectorizer, HashingVectorizer):
         choose = routes.vectorizer if cls is CountVectorizer else routes.hashing_vectorizer
         assert choose(cls(**settings), DOCS)[0] == route
+
+
+@pytest.mark.parametrize("n_docs", [2, 20, 200])
+def test_a_float_ngram_range_is_refused_at_every_batch_size(n_docs: int) -> None:
+    """(1.0, 2.0) is scikit-learn's TypeError at fit, whatever the batch (the kernels took
+    it as (1, 2), and a fitted vectorizer then refused a small batch: a differential fuzz);
+    TextClassifier refuses 1.5 (it was read as 1)."""
+    from sklearn.feature_extraction.text import CountVectorizer as Theirs
+
+    from nbayes.text import TfidfVectorizer
+
+    docs = [f"w{i} w{i + 1}" for i in range(n_docs)]
+    with pytest.raises(TypeError) as theirs:
+        Theirs(ngram_range=(1.0, 2.0)).fit(docs)
+    for make in (CountVectorizer(ngram_range=(1.0, 2.0)).fit,
+                 TfidfVectorizer(ngram_range=(1.0, 2.0)).fit,
+                 HashingVectorizer(ngram_range=(1.0, 2.0)).transform):  # fmt: skip
+        with pytest.raises(TypeError) as ours:
+            make(docs)
+        assert str(ours.value) == str(theirs.value)
+    with pytest.raises(ValueError, match=r"two integers .* got \(1.5, 2\)"):
+        TextClassifier(ngram_range=(1.5, 2)).fit(docs, np.arange(n_docs) % 2)
 
 
 def test_documents_and_batch_size_decide_too() -> None:

@@ -10,6 +10,7 @@ estimator validates and derives it: the hyperparameter checks, the vocabulary se
 
 from __future__ import annotations
 
+import operator
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -135,13 +136,14 @@ class BucketNames(Sequence[str]):
 
 
 def ngram_of(ngram_range: Any) -> tuple[int, int]:
-    """``ngram_range`` as a pair of ints (ValueError if it is not a pair)."""
+    """``ngram_range`` as a pair of ints (ValueError if it is not a pair of integers: 1.5
+    was read as 1)."""
     try:
         lo, hi = ngram_range
-        return int(lo), int(hi)
+        return operator.index(lo), operator.index(hi)
     except (TypeError, ValueError) as exc:
         raise ValueError(
-            f"ngram_range must be a tuple (min_n, max_n); got {ngram_range!r}."
+            f"ngram_range must be a tuple of two integers (min_n, max_n); got {ngram_range!r}."
         ) from exc
 
 

@@ -98,6 +98,7 @@ differ in speed and memory only.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -174,8 +175,10 @@ def fast_ngram(est: Any) -> tuple[int, int] | None:
         or est.token_pattern not in FAST_PATTERNS
     ):
         return None
-    try:
-        ngram = (int(est.ngram_range[0]), int(est.ngram_range[1]))
+    try:  # integers only: scikit-learn's analyzer refuses (1.0, 2.0) (a TypeError of its
+        # range()), and the kernels must not take what it refuses (a fuzz: a float range
+        # was counted by them, then refused for a batch small enough to go to scikit-learn)
+        ngram = (operator.index(est.ngram_range[0]), operator.index(est.ngram_range[1]))
     except (TypeError, ValueError, IndexError):
         return None
     return ngram if 1 <= ngram[0] <= ngram[1] else None
