@@ -350,6 +350,32 @@ def test_all_constant_features_are_point_masses() -> None:
     np.testing.assert_allclose(clf.predict_proba([[1.0]]), [[1.0, 0.0]])
 
 
+def test_point_masses_compare_as_variances_shrinking_alike() -> None:
+    """Several classes with point masses at x: the ones at the most masses win, and the
+    other features and the prior decide among them, as the limit of each mass N(mu, eps),
+    eps -> 0, gives (a fuzz: every such class got +inf, and the tie was shared evenly)."""
+    X = np.array([[1.0, 0], [2.0, 0], [5.0, 0], [6.0, 0], [5.5, 0]])
+    y = [0, 0, 1, 1, 1]
+    exact = GaussianNB(var_smoothing=0).fit(X, y)
+    np.testing.assert_array_equal(exact.predict([[5.5, 0], [1.5, 0]]), [1, 0])
+    with pytest.warns(nbayes.UndecidableWarning):  # off every class's mass: no class explains it
+        assert exact.predict([[5.5, 1]]).tolist() == [1]  # (the highest prior)
+    proba = exact.predict_proba([[5.5, 0]])[0]
+    a = GaussianNB(var_smoothing=0).fit(X[:, :1], y).predict_proba([[5.5]])[0]
+    np.testing.assert_allclose(proba, a, rtol=1e-12)  # the constant column cancels
+    # every column constant: the prior decides (it was 0.5 / 0.5)
+    flat = GaussianNB().fit(np.zeros((5, 2)), [0, 1, 1, 1, 1])
+    np.testing.assert_allclose(flat.predict_proba(np.zeros((1, 2))), [[0.2, 0.8]])
+    # more masses at x beat fewer: class 1 has two (x is at both), class 0 one
+    two = GaussianNB(var_smoothing=0).fit([[0.0, 3.0], [0.0, 5.0], [0.0, 7.0], [0.0, 7.0]],
+                                          [0, 0, 1, 1])  # fmt: skip
+    np.testing.assert_array_equal(two.predict_proba([[0.0, 7.0]]), [[0.0, 1.0]])
+    exp = exact.explain(np.array([5.5, 0.0]))
+    np.testing.assert_array_equal(
+        exp.joint_log_likelihood, exact.predict_joint_log_proba([[5.5, 0]])[0]
+    )
+
+
 @pytest.mark.parametrize("Est", [MultinomialNB, PoissonNB, BernoulliNB, ComplementNB])
 def test_million_count_rows_do_not_underflow(Est: type) -> None:
     rng = np.random.default_rng(0)

@@ -78,31 +78,45 @@ class GaussianFamily(Family):
         ]
 
     def joint_log_likelihood(self, d: Derived, X: Any) -> FloatArray:
+        """log P(y) + log P(x | y). A feature of zero variance in a class (no smoothing:
+        ``var_smoothing=0``, or every feature constant) is a point mass there: impossible
+        off its value, and at it a density without bound. Classes are then compared as
+        the limit of variances shrinking alike (each mass N(μ, ε), ε -> 0): the classes
+        matching the most masses at x win (the rest get -inf), and among them the other
+        features and the prior decide, by the finite part given here (the infinite factor,
+        the same for each, left out). Before, every class matching a mass got +inf, and the
+        tie was shared evenly whatever the other features and the prior said."""
         X = np.asarray(X, dtype=np.float64)
         theta, var = d["theta"], d["var"]
         out = np.empty((X.shape[0], len(theta)))
+        masses = np.zeros((X.shape[0], len(theta)), dtype=np.int64)  # masses x is at
         for i in range(len(theta)):
             if not d["seen"][i]:
                 out[:, i] = -np.inf
                 continue
             point = var[i, :] <= 0
             if point.any():
-                # Zero variance and no smoothing: a point mass, infinitely likely at its
-                # value and impossible elsewhere.
-                out[:, i] = self._with_point_masses(X, theta[i], var[i], point)
+                out[:, i], masses[:, i] = self._with_point_masses(X, theta[i], var[i], point)
             else:
                 n_ij = -0.5 * np.sum(np.log(2.0 * np.pi * var[i, :]))
                 n_ij = n_ij - 0.5 * np.sum(((X - theta[i, :]) ** 2) / var[i, :], axis=1)
                 out[:, i] = n_ij
             out[:, i] += d["class_log_prior"][i]
-        return out
+        most = masses.max(axis=1, keepdims=True)
+        return np.where(masses == most, out, -np.inf)
 
     @staticmethod
     def _with_point_masses(
         X: np.ndarray, theta: np.ndarray, var: np.ndarray, point: np.ndarray
-    ) -> np.ndarray:
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """One class's finite part of log P(x | y) (its features of non-zero variance;
+        -inf off a mass) and the number of its masses x is at (0 off one)."""
         miss = (X[:, point] != theta[point]).any(axis=1)
-        return np.where(miss, -np.inf, np.inf)
+        rest = ~point
+        finite = -0.5 * np.sum(np.log(2.0 * np.pi * var[rest])) - 0.5 * np.sum(
+            ((X[:, rest] - theta[rest]) ** 2) / var[rest], axis=1
+        )
+        return np.where(miss, -np.inf, finite), np.where(miss, 0, int(point.sum()))
 
     reads = True
 
