@@ -350,6 +350,49 @@ def test_all_constant_features_are_point_masses() -> None:
     np.testing.assert_allclose(clf.predict_proba([[1.0]]), [[1.0, 0.0]])
 
 
+@pytest.mark.parametrize(
+    "labels", [[0, "a", "a"], ["a", None, "b"], [1.5, 2, "x"]], ids=["int-str", "None", "float-str"]
+)
+def test_labels_no_model_can_sort_are_scikit_learns_type_error_too(labels: list) -> None:
+    """Labels of types that cannot be ordered (or None): scikit-learn's TypeError (code
+    written for it catches it: a fuzz) and nbayes's ValueError, naming two rows."""
+    import sklearn.naive_bayes as sk
+
+    Xl, yl = np.array([[1, 2], [2, 1], [1, 1]]), np.array(labels, dtype=object)
+    with pytest.raises(TypeError):
+        sk.MultinomialNB().fit(Xl, yl)
+    with pytest.raises(TypeError, match=r"None|mix types that cannot be ordered: row 0") as ours:
+        MultinomialNB().fit(Xl, yl)
+    assert isinstance(ours.value, ValueError)
+
+
+def test_an_array_of_the_wrong_shape_is_said_by_its_shape() -> None:
+    """A 2-D alpha or priors was "Got 2 elements instead of 2" (a fuzz)."""
+    Xs, ys = np.array([[1, 2], [2, 1]]), [0, 1]
+    with pytest.raises(ValueError, match=r"Got an array of shape \(1, 2\) instead of 2\."):
+        MultinomialNB(alpha=np.ones((1, 2))).fit(Xs, ys)
+    with pytest.raises(ValueError, match=r"Got 3 elements instead of 2\."):
+        MultinomialNB(alpha=np.ones(3)).fit(Xs, ys)
+    with pytest.raises(ValueError, match=r"got priors of shape \(1, 2\) for 2 classes"):
+        GaussianNB(priors=[[0.5, 0.5]]).fit(Xs, ys)
+
+
+def test_settings_scikit_learn_takes_and_nbayes_refuses() -> None:
+    """README, documented differences: refused with the value named (scikit-learn gives
+    NaN, or guesses); n_categories_ counts every batch's categories (a fuzz's list)."""
+    Xs, ys = np.array([[0, 1], [1, 0]]), [0, 1]
+    with pytest.raises(ValueError, match=r"class_prior must be non-negative.*\[-0.5, 1.5\]"):
+        MultinomialNB(class_prior=[-0.5, 1.5]).fit(Xs, ys)
+    with pytest.raises(InvalidParameterError, match="Got True instead"):
+        MultinomialNB(alpha=True).fit(Xs, ys)
+    with pytest.raises(ValueError, match=r"'min_categories' should have shape \(2,\).*\(1,\)"):
+        CategoricalNB(min_categories=[3]).fit(Xs, ys)
+    m = CategoricalNB()
+    m.partial_fit(np.array([[0], [3]]), [0, 1], classes=[0, 1])
+    m.partial_fit(np.array([[1], [0]]), [0, 1])
+    assert m.n_categories_.tolist() == [4] and m.category_count_[0].shape == (2, 4)
+
+
 def test_point_masses_compare_as_variances_shrinking_alike() -> None:
     """Several classes with point masses at x: the ones at the most masses win, and the
     other features and the prior decide among them, as the limit of each mass N(mu, eps),
@@ -440,7 +483,7 @@ def test_sample_weight_errors() -> None:
 
 
 def test_labels_of_mixed_types() -> None:
-    with pytest.raises(ValueError, match="Unknown label type"):  # as scikit-learn
+    with pytest.raises(TypeError, match="cannot be ordered"):  # scikit-learn's TypeError
         MultinomialNB().fit(X, np.array([0, "a", 0, "a"], dtype=object))
     clf = MultinomialNB().fit(X, y)
     with pytest.raises(ValueError, match="different types"):

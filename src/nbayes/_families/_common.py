@@ -79,9 +79,10 @@ def check_alpha(alpha: Any, force_alpha: bool, n_features: int) -> FloatArray | 
     a_min = float(np.min(a))
     if isinstance(a, np.ndarray):
         if a.ndim != 1 or a.shape[0] != n_features:
+            got = f"{a.shape[0]} elements" if a.ndim == 1 else f"an array of shape {a.shape}"
             raise ValueError(
                 "When alpha is an array, it should contains `n_features`. "
-                f"Got {a.size} elements instead of {n_features}."
+                f"Got {got} instead of {n_features}."
             )
         if a_min < 0:
             raise ValueError("All values in alpha must be greater than 0.")

@@ -14,9 +14,10 @@ from ._common import FloatArray, log
 def check_priors(priors: Any, n_classes: int) -> FloatArray:
     p = np.asarray(priors, dtype=np.float64)
     if p.shape != (n_classes,):
+        got = f"{p.size} priors" if p.ndim == 1 else f"priors of shape {p.shape}"
         raise ValueError(
-            f"Number of priors must match number of classes: got {p.size} priors for "
-            f"{n_classes} classes."
+            f"Number of priors must match number of classes: got {got} for {n_classes} "
+            "classes (give one prior per class, a 1-D array)."
         )
     if not np.isclose(p.sum(), 1.0):
         raise ValueError(f"The sum of the priors should be 1: they sum to {float(p.sum())!r}.")

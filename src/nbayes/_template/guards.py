@@ -131,19 +131,47 @@ def check_int_labels(y: Any) -> None:
             )
 
 
+class LabelTypeError(ValueError, TypeError):
+    """Labels a model cannot take as classes: a ValueError as nbayes says, and the TypeError
+    scikit-learn raises for them (code written for it catches either)."""
+
+
 def check_missing_labels(y: Any) -> None:
-    """ValueError for a label that is None: scikit-learn's words were "Unknown label type:
-    unknown ... a regression target with continuous values?" (a student's trial)."""
+    """:class:`LabelTypeError` for a label that is None, or labels of types that cannot be
+    sorted together (0 and "a"): scikit-learn's words were "Unknown label type: unknown ...
+    a regression target with continuous values?" (a student's trial), and its error a
+    TypeError of sorting (a fuzz)."""
     arr = np.asarray(y) if not isinstance(y, np.ndarray) else y
     if arr.dtype != object:
         return
-    for i, v in enumerate(arr.reshape(-1).tolist()):
+    values = arr.reshape(-1).tolist()
+    for i, v in enumerate(values):
         if v is None:
-            raise ValueError(
+            raise LabelTypeError(
                 f"The label of row {i} is None: every row a model learns needs a label. Leave "
                 "out the rows without one (or learn from them too with SemiSupervisedNB, "
                 "which takes None, or -1, for a row without a label)."
             )
+    try:
+        sorted(set(values))
+    except TypeError:
+        first = values[0]
+        i, other = next((i, v) for i, v in enumerate(values) if not _sortable(first, v))
+        raise LabelTypeError(
+            f"The labels mix types that cannot be ordered: row 0 is {first!r} "
+            f"({type(first).__name__}), row {i} {other!r} ({type(other).__name__}). A model "
+            "sorts its classes: give labels of one type (e.g. all strings, str(label))."
+        ) from None
+    except Exception:  # (an unhashable label: the classes' own check says so)
+        return
+
+
+def _sortable(a: Any, b: Any) -> bool:
+    try:
+        sorted([a, b])
+    except TypeError:
+        return False
+    return True
 
 
 def overflowed(stats: Any) -> str | None:
