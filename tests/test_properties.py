@@ -941,3 +941,21 @@ def test_labelled_categories_merge_update_unlearn(data):
     proba = a.predict_proba(unseen)
     assert np.isfinite(proba).all()
     assert_allclose(proba.sum(), 1.0)
+
+
+def test_bernoulli_of_a_tiny_alpha_is_exact_where_scikit_learn_loses_digits() -> None:
+    """README, Drop-in: a feature in every example of a class, alpha=1e-12: log P(x=0 | y)
+    is log(alpha / (n + 2 alpha)) to the last digit (scikit-learn's is 1.6e-3 off)."""
+    import math
+    from fractions import Fraction
+
+    from nbayes import BernoulliNB as Ours
+
+    X = np.ones((30, 3), dtype=int)
+    X[::2, 0] = 0
+    y = np.arange(30) % 2
+    model = Ours(alpha=1e-12, force_alpha=True).fit(X, y)
+    a = Fraction(1e-12)
+    exact = math.log(15 + a) - math.log(15 + 2 * a) + 2 * (math.log(a) - math.log(15 + 2 * a))
+    got = model.predict_joint_log_proba(np.zeros((1, 3)))[0, 0] - model.class_log_prior_[0]
+    assert abs(got - exact) <= 4 * math.ulp(exact)
