@@ -12,7 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import CountVectorizer
 
-from nbayes import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, PoissonNB
+from nbayes import (
+    BernoulliNB,
+    CategoricalNB,
+    GaussianNB,
+    MultinomialNB,
+    PoissonNB,
+    UndecidableWarning,
+)
 from nbayes.explain import Explanation
 from nbayes.mixed import MixedNB, infer_family
 
@@ -647,3 +654,24 @@ def test_categorical_nb_names_values_of_another_type() -> None:
     model = CategoricalNB().fit(np.array([["a"], ["b"], ["a"]], dtype=object), [0, 1, 0])
     with pytest.raises(ValueError, match=r"^Feature 0 holds 1 \(int\), but its categories"):
         model.predict(np.array([[1], [2]], dtype=object))
+
+
+def test_constant_gaussian_columns_at_var_smoothing_0_decide_as_gaussian_nb() -> None:
+    """Columns constant in each class (var_smoothing=0): a value off a class's constant
+    makes the class impossible, as GaussianNB's point masses; it was an overflow error
+    advising to rescale the features (a fuzz's follow-up)."""
+
+    y = [0, 0, 1, 1, 1]
+    for a, b, query in (
+        ([1.0, 1, 5, 5, 5], [0.0] * 5, (5.0, 0.0)),  # class 1 at both constants
+        ([1.0, 2, 5, 6, 5.5], [0.0] * 5, (5.5, 0.0)),  # the constant column cancels
+    ):
+        df = pd.DataFrame({"a": a, "b": b})
+        mixed = MixedNB(var_smoothing=0, columns={"a": "gaussian", "b": "gaussian"}).fit(df, y)
+        got = mixed.predict_proba(pd.DataFrame({"a": [query[0]], "b": [query[1]]}))
+        want = GaussianNB(var_smoothing=0).fit(df.to_numpy(), y).predict_proba([list(query)])
+        np.testing.assert_allclose(got, want, atol=1e-12)
+    df = pd.DataFrame({"a": [1.0, 1, 5, 5, 5], "b": [0.0, 0, 3, 3, 3]})
+    mixed = MixedNB(var_smoothing=0, columns={"a": "gaussian", "b": "gaussian"}).fit(df, y)
+    with pytest.warns(UndecidableWarning):  # off a constant of every class
+        assert np.isnan(mixed.predict_proba(pd.DataFrame({"a": [5.0], "b": [0.0]}))).all()

@@ -33,6 +33,9 @@ def largest_variance(stats: MomentStats) -> float:
     return float(row_var.max(initial=0.0))
 
 
+_TINY = float(np.finfo(np.float64).tiny)
+
+
 class GaussianFamily(Family):
     """Derivation hyperparameters: ``var_smoothing`` and ``priors`` (as GaussianNB), or
     instead of ``var_smoothing`` the variance to add itself as ``epsilon``; optionally
@@ -139,9 +142,17 @@ class GaussianFamily(Family):
         seen = d["seen"][:, None]
         var = d["var"]
         point = var <= 0
-        safe = np.where(point | ~seen, 1.0, var)
+        # a variance at the float floor (MixedNB's constant columns): its density at the
+        # mean, and 0 off it (x - mean squared over it overflowed, and the model's scoring
+        # said to rescale the features)
+        floor = ~point & (var <= _TINY)
+        safe = np.where(point | floor | ~seen, 1.0, var)
         terms = -0.5 * np.log(2.0 * np.pi * safe) - 0.5 * (x - d["theta"]) ** 2 / safe
-        terms = np.where(point, np.where(x == d["theta"], np.inf, -np.inf), terms)
+        at_mean = x == d["theta"]
+        terms = np.where(point, np.where(at_mean, np.inf, -np.inf), terms)
+        terms = np.where(
+            floor, np.where(at_mean, -0.5 * np.log(2.0 * np.pi * _TINY), -np.inf), terms
+        )
         return np.asarray(np.where(seen, terms, -np.inf), dtype=np.float64)
 
     def value_range(self, d: Derived, j: int) -> tuple[float, float]:
