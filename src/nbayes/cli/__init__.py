@@ -47,6 +47,7 @@ _SUMMARIES = {
     "info": "describe a model file",
     "update": "learn more labelled data into a model (in place)",
     "forget": "unlearn labelled data from a model (in place)",
+    "merge": "add up models trained on parts of the data into one",
     "filter": "a spam filter's verdict on a message (exit 0 spam, 1 ham, 2 unsure, 3 error)",
     "sample": "generate examples from a model",
     "tune": "cross-validate settings (alpha, n-grams, ...) and report the best",
