@@ -395,7 +395,7 @@ def test_fractions_of_floats_and_counts_that_are_not_whole() -> None:
     )
     assert (
         str(model.explain([1, 1], exact=True)).splitlines()[0]
-        == "P(a) · P(x | a) = 1/3 · 1 · 1 = 1/3 ≈ 0.333"
+        == "P(a) · P(x | a) = 1/3 · 1/1 · 1/1 = 1/3 ≈ 0.333"  # (the table's 1/1, unreduced)
     )
     tfidf = MultinomialNB().fit([[0.5, 1], [1, 0]], ["a", "b"])  # no sample_weight
     for view in (lambda: tfidf.explain([1, 1], exact=True), tfidf.parameter_table):
@@ -731,13 +731,15 @@ def test_predict_top_of_documents_shows_them() -> None:
 
 
 def test_lidstone_factors_are_whole_numbers_in_every_view() -> None:
-    # alpha = 1/2 showed (3/2)/9 in the derivation (a stacked 3/2 over 9) where the notes
-    # and the parameter table give whole counts; the value is the same: 3/18
+    # alpha = 1/2 showed (3/2)/9 in the derivation (a stacked 3/2 over 9); a smoothed
+    # factor is now the table's result after the pseudo-counts, in lowest terms, as the
+    # notes write it (seed 001: 1/4, 1/6, 1/12): (1 + 1/2)/(6 + 6·1/2) = 1/6
     model = TextClassifier(alpha=0.5).fit([t for t, _ in EMAILS], [c for _, c in EMAILS])
     e = model.explain("free money", exact=True)
     for view in (str(e), e._repr_html_(), e._repr_latex_()):
         assert "(3/2)" not in view and "(1/2)" not in view and r"\tfrac" not in view
-    assert "3/6 · 3/18 · 1/18 = 1/216" in str(e)  # (the notes' 1.5/9 and 0.5/9)
+    assert "3/6 · 1/6 · 1/18 = 1/216" in str(e)
+    assert "(1 + (1/2))/(6 + 6·(1/2)) = 1/6" in str(model.parameter_table())  # the same 1/6
     assert r"\frac{5}{18}" in e._repr_latex_()
     # a given prior is a fraction of its own, stacked as the others are
     prior = BernoulliNB(class_prior=[0.4, 0.6]).fit(np.eye(2), [0, 1]).explain([1, 0], exact=True)

@@ -146,7 +146,7 @@ def estimate_tex(e: Estimate | Factor) -> str:
     if isinstance(e, Factor):
         top, bottom = e.in_whole_numbers()
         text = rf"\frac{{{_nested_tex(top)}}}{{{_nested_tex(bottom)}}}"
-        if bottom == 1:
+        if e.one_number():
             text = rational_tex(top)
         return text if e.power == 1 else rf"\left({text}\right)^{{{e.power}}}"
     if not e.smoothed:
@@ -187,7 +187,7 @@ def _plain_rational(q: Fraction) -> str:
 def estimate_html(e: Estimate | Factor) -> str:
     if isinstance(e, Factor):
         top, bottom = e.in_whole_numbers()
-        if bottom == 1:
+        if e.one_number():
             text = _e(_plain_rational(top))
         else:
             text = _frac_html(_plain_rational(top), _plain_rational(bottom))

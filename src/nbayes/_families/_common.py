@@ -157,7 +157,8 @@ def exact_prior_of(stats: Any, params: dict[str, Any]) -> list[Factor]:
 def exact_prior(class_count: FloatArray, fit_prior: bool, class_prior: Any) -> list[Factor]:
     n = len(class_count)
     if class_prior is not None:
-        return [Factor(None, as_fraction(p), 1) for p in np.asarray(class_prior, dtype=float)]
+        priors = np.asarray(class_prior, dtype=float)
+        return [Factor(None, as_fraction(p), 1, reduced=True) for p in priors]
     if fit_prior:
         total = int(round(float(class_count.sum())))
         return [Factor(None, Fraction(int(round(c)), 1), total) for c in class_count]
@@ -171,19 +172,31 @@ _MAX_SCALE = 10**6
 class Factor:
     """One factor ``numerator/denominator`` (raised to ``power``) of an exact derivation.
 
-    The fraction is kept unreduced for display, as a person derives it from counts
-    (``3/3``, ``0/2``); ``value`` is the exact rational.
+    Written as the table of parameters writes the estimate, and the course notes do: a
+    count's fraction unreduced, as a person derives it (``3/3``, ``0/2``, ``1/1``); with
+    ``reduced`` (a smoothed estimate, a prior given as a number) its value in lowest terms,
+    the table's result after the pseudo-counts (``(1 + 1)/(2 + 2·1) = 1/2``, the notes'
+    ``1/4``). ``value`` is the exact rational.
+
+    >>> str(Factor(0, 1, 1)), str(Factor(0, 2, 4)), str(Factor(0, 2, 4, reduced=True))
+    ('1/1', '2/4', '1/2')
     """
 
-    __slots__ = ("feature", "numerator", "denominator", "power")
+    __slots__ = ("feature", "numerator", "denominator", "power", "reduced")
 
     def __init__(
-        self, feature: int | None, numerator: Fraction, denominator: Fraction | int, power: int = 1
+        self,
+        feature: int | None,
+        numerator: Fraction | int,
+        denominator: Fraction | int,
+        power: int = 1,
+        reduced: bool = False,
     ) -> None:
         self.feature = feature
         self.numerator = Fraction(numerator)
         self.denominator = Fraction(denominator)
         self.power = power
+        self.reduced = reduced
 
     @property
     def value(self) -> Fraction:
@@ -204,14 +217,21 @@ class Factor:
         ['2', '12']
         """
         num, den = self.numerator, self.denominator
+        if self.reduced and den != 0:
+            q = num / den
+            return Fraction(q.numerator), Fraction(q.denominator)
         scale = math.lcm(num.denominator, den.denominator)
         if scale == 1 or scale > _MAX_SCALE:  # (a float's own fraction: left as it is)
             return num, den
         return num * scale, den * scale
 
+    def one_number(self) -> bool:
+        """Whether it is written as one number (a reduced value that is whole)."""
+        return self.reduced and self.in_whole_numbers()[1] == 1
+
     def __str__(self) -> str:
         num, den = self.in_whole_numbers()
-        if den == 1:
+        if self.one_number():
             text = _fmt_rational(num)
         else:
             text = f"{_fmt_rational(num)}/{_fmt_rational(den)}"

@@ -118,12 +118,12 @@ class BernoulliFamily(Family):
                     frac = made.get(num)
                     if frac is None:
                         frac = made[num] = num + a0
-                    row.append(Factor(j, frac, den))
+                    row.append(Factor(j, frac, den, reduced=a0 != 0))
             else:
                 assert alpha is not None
                 for j, (k, here) in enumerate(zip(seen, present, strict=True)):
                     num = int(k) if here else n_c - int(k)
-                    row.append(Factor(j, num + alpha[j], n_c + 2 * alpha[j]))
+                    row.append(Factor(j, num + alpha[j], n_c + 2 * alpha[j], reduced=alpha[j] != 0))
             out.append(row)
         return out
 

@@ -130,7 +130,7 @@ class CategoricalFamily(Family):
             for j, (cc, k) in enumerate(zip(stats.category_count, idx, strict=True)):
                 n_k = as_int(cc[c, k]) if k < cc.shape[1] else 0
                 total = as_int(cc[c].sum())
-                row.append(Factor(j, n_k + alpha, total + alpha * cc.shape[1]))
+                row.append(Factor(j, n_k + alpha, total + alpha * cc.shape[1], reduced=alpha != 0))
             out.append(row)
         return out
 

@@ -69,7 +69,7 @@ class MultinomialFamily(Family):
             total = exact_int_sum(counts) + alpha_total
             seen = np.rint(counts[present]).tolist()
             out.append([
-                Factor(int(j), int(k) + a, total, n)
+                Factor(int(j), int(k) + a, total, n, reduced=a != 0)
                 for j, k, a, n in zip(present.tolist(), seen, alpha, powers, strict=True)
             ])  # fmt: skip
         return out

@@ -226,7 +226,8 @@ def _print_exact(
                 continue
             shown = name if rename is None else rename.get(name, name)
             if f.feature is not None and values[f.feature] == 0:
-                theta = type(f)(f.feature, f.denominator - f.numerator, f.denominator, f.power)
+                theta = type(f)(f.feature, f.denominator - f.numerator, f.denominator, f.power,
+                                f.reduced)  # fmt: skip
                 parts.append(f"P({shown} absent | {cls}) = 1 - {theta} = {f}")
             else:
                 parts.append(f"P({shown} | {cls}) = {f}")
