@@ -156,3 +156,18 @@ else:
             assert merged.score(X_xp, y_xp) == 1.0
         reference = GaussianNB().fit(np.vstack([X, X]), np.concatenate([Y, Y]))
         np.testing.assert_allclose(_np(merged.var_), reference.var_)
+
+
+def test_float16_and_long_double_inputs_answer_in_float64() -> None:
+    """README, drop-in: float16 and long double X are computed in float64 (scikit-learn
+    keeps their type); float32 stays float32 as scikit-learn's."""
+    import numpy as np
+
+    from nbayes import GaussianNB
+
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    y = np.arange(20) % 2
+    for dtype, want in ((np.float16, np.float64), (np.longdouble, np.float64),
+                        (np.float32, np.float32)):  # fmt: skip
+        model = GaussianNB().fit(X.astype(dtype), y)
+        assert model.theta_.dtype == want and model.predict_proba(X.astype(dtype)).dtype == want
