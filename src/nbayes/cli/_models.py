@@ -75,6 +75,18 @@ def _input_paths(inputs: Iterable[str]) -> Iterator[tuple[str, bool]]:
             yield path, os.path.isdir(path)
 
 
+def add_output(parser: Any, metavar: str = "MODEL", never: str = "") -> None:
+    """``-o/--output`` (the model file a command writes) and ``--force``; ``never``: what
+    ``--force`` still never replaces, in words."""
+    parser.add_argument("-o", "--output", required=True, metavar=metavar,
+                        help="model file to write")  # fmt: skip
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help=f"replace {metavar} even if it exists and is not an nbayes model file{never}",
+    )
+
+
 def check_model_output(
     path: str, inputs: Iterable[str] = (), *, flag: str = "-o", force: bool = False
 ) -> None:

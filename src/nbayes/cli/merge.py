@@ -23,19 +23,14 @@ from typing import Any
 
 from nbayes.cli._common import UI, CLIError, load_model
 from nbayes.cli._model_lock import model_lock
-from nbayes.cli._models import check_model_output, save_model
+from nbayes.cli._models import add_output, check_model_output, save_model
 
 __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("models", nargs="+", metavar="MODEL", help="model files to merge (two or more)")
-    p.add_argument("-o", "--output", required=True, metavar="OUT", help="model file to write")
-    p.add_argument(
-        "--force",
-        action="store_true",
-        help="replace OUT even if it exists and is not an nbayes model file",
-    )
+    add_output(p, "OUT")
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:

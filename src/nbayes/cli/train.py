@@ -52,7 +52,7 @@ from nbayes.cli._estimators import (
     reads_documents,
 )
 from nbayes.cli._estimators import estimator as estimator_row
-from nbayes.cli._models import check_model_output, save_model, warn_one_class
+from nbayes.cli._models import add_output, check_model_output, save_model, warn_one_class
 from nbayes.cli._spam import add_regime, add_settings
 from nbayes.cli._text import TRAIN_TEXT_FLAGS, add_text_options, text_options
 
@@ -71,13 +71,7 @@ HYPERPARAMETER_FLAGS = ("--alpha", "--bandwidth", "--max-points", "--ngrams", *T
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", nargs="+", metavar="DATA", help="files, folders or glob patterns")
-    p.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write")
-    p.add_argument(
-        "--force",
-        action="store_true",
-        help="replace MODEL even if it exists and is not an nbayes model file (a DATA file "
-        "is never replaced)",
-    )
+    add_output(p, never=" (a DATA file is never replaced)")
     add_model_options(p, list(estimators()))
     add_data_options(p)
     p.add_argument("--alpha", type=float, default=None, help="smoothing (default 1.0)")
