@@ -106,10 +106,12 @@ def _unlike(first: Any, other: Any) -> str | None:
             f"it holds a {type(other).__name__}, the other a {type(first).__name__}: only "
             "models of one kind merge."
         )
+    same = getattr(first, "_same_param", None)
+    if same is None:  # (a spam filter: its scoring settings may differ, the merge warns)
+        return None
     mine, theirs = first.get_params(deep=False), other.get_params(deep=False)
-    same = getattr(first, "_same_param", lambda a, b: repr(a) == repr(b))
-    differ = [k for k in mine if k != "tokenizer" and not same(mine[k], theirs.get(k))]
-    if not differ or type(first).__name__ == "SpamFilter":  # (its settings: merge warns)
+    differ = [k for k in mine if not same(mine[k], theirs.get(k))]
+    if not differ:
         return None
     shown = ", ".join(f"{k}={theirs.get(k)!r} vs {mine[k]!r}" for k in differ)
     return (

@@ -109,8 +109,8 @@ class TextClassifier(M.CountedClasses, M.CountingHooks, TextLearning):  # type: 
     >>> clf.predict_proba(["free money"]).round(3)
     array([[0.182, 0.818]])
     >>> print(clf.explain("free money", exact=True))  # doctest: +ELLIPSIS
-    P(ham) · P(x | ham) = 3/6 · 2/12 · 1/12 = 1/144 ≈ 0.00694
-    P(spam) · P(x | spam) = 3/6 · 3/12 · 3/12 = 1/32 = 0.03125
+    P(ham) · P(x | ham) = 3/6 · 1/6 · 1/12 = 1/144 ≈ 0.00694
+    P(spam) · P(x | spam) = 3/6 · 1/4 · 1/4 = 1/32 = 0.03125
     ...
     Decision: spam
     """
