@@ -205,9 +205,10 @@ class Factor:
         return (self.numerator / self.denominator) ** self.power
 
     def in_whole_numbers(self) -> tuple[Fraction, Fraction]:
-        """The numerator and denominator as shown: whole numbers where the pseudo-counts
-        are fractions, both scaled alike (Lidstone's ``alpha = 1/2``: ``(1 + 1/2)/(6 + 3)``
-        is ``3/18``, not ``(3/2)/9``; a given prior ``3/5`` is ``3/5`` over 1 no more).
+        """The numerator and denominator as shown: a ``reduced`` factor's value in lowest
+        terms; otherwise whole numbers where the pseudo-counts are fractions, both scaled
+        alike (``(1 + 1/2)/(6 + 3)`` unreduced is ``3/18``, not ``(3/2)/9``; a prior ``3/5``
+        over 1 is ``3/5``).
 
         >>> [str(p) for p in Factor(0, Fraction(3, 2), 9).in_whole_numbers()]
         ['3', '18']
