@@ -781,3 +781,15 @@ def test_the_shift_improves_the_calibration_of_many_classes() -> None:
     assert _ece(codes[test], shifted) < 0.7 * _ece(codes[test], alone)
     with pytest.raises(ValueError, match="its shift is 0"):
         probabilities(scores[:, :1], 1.0, 0.5)
+
+
+def test_two_fits_of_the_same_data_are_the_same_model(rt) -> None:
+    """random_state=None is a fixed seed for the solver too (liblinear shuffled by the
+    global random state: two `nbayes train --model nbsvm` files differed, a fuzz)."""
+    docs, y = rt
+    np.random.seed(1)
+    a = NBSVM().fit(docs, y)
+    np.random.seed(2)
+    b = NBSVM().fit(docs, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    np.testing.assert_array_equal(a.decision_function(docs), b.decision_function(docs))

@@ -241,3 +241,57 @@ def test_mixed_skip_infers_types_from_the_rows_kept(
     code, out, err = run(capsys, "predict", tmp_path / "f.nbayes", odd, "--bad-rows", "skip")
     assert code == 0 and "Skipped 1 bad row (odd_flags.csv row 2: 'oops'" in err, err
     assert [line.split(",")[0] for line in out.splitlines()[1:]] == ["0", "1", "3"]
+
+
+def test_a_label_that_is_a_list_or_an_object_is_a_bad_row(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A JSON-lines label [1, 2] or {"x": 1} (one class a row): a bad row naming the line,
+    skipped with --bad-rows skip; `update` crashed ("a bug in nbayes") on list labels."""
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"text": "free money", "label": 1}\n{"text": "lunch now", "label": 2}\n')
+    model = tmp_path / "m.nbayes"
+    assert run(capsys, "train", good, "-o", model, "-q")[0] == 0
+    lists = tmp_path / "lists.jsonl"
+    lists.write_text('{"text": "free money", "label": [1, 2]}\n{"text": "lunch", "label": 2}\n')
+    code, _, err = run(capsys, "update", model, lists)
+    assert_error(code, err, "lists.jsonl, row 0 (line 1): the label must be one string, number "
+                            "or boolean; got a list, [1, 2]. Pass --bad-rows skip")  # fmt: skip
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text('{"text": "free cash", "label": "x"}\n{"text": "cc", "label": {"k": 1}}\n'
+                     '{"text": "lunch now", "label": "y"}\n')  # fmt: skip
+    assert_error(*run(capsys, "train", mixed, "-o", tmp_path / "x.nbayes")[::2], "got an object")
+    code, _, err = run(capsys, "train", mixed, "-o", tmp_path / "x.nbayes", "--bad-rows", "skip")
+    assert code == 0 and "label not one value" in err
+
+
+def test_labels_read_in_the_type_of_an_integer_model(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A CSV's "2.0" is the integer class 2 (a spreadsheet writes it so); "1.5" is refused
+    naming the label (the message held int()'s error where the label goes, a fuzz)."""
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"text": "free money", "label": 1}\n{"text": "lunch now", "label": 2}\n')
+    model = tmp_path / "m.nbayes"
+    assert run(capsys, "train", good, "-o", model, "-q")[0] == 0
+    floats = write_csv(tmp_path / "f.csv", ["text", "label"], [["free cash", "1.0"],
+                                                              ["lunch", "2.0"]])  # fmt: skip
+    code, _, err = run(capsys, "update", model, floats)
+    assert code == 0 and "now has: 1 2, 2 2." in err
+    half = write_csv(tmp_path / "h.csv", ["text", "label"], [["free cash", "1.5"]])
+    code, _, err = run(capsys, "eval", model, half)
+    assert_error(code, err, "The label '1.5' does not fit the model's classes [1, 2] (integers)")
+
+
+def test_update_with_its_arguments_the_other_way_round(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text_model: Path, texts_csv: Path
+) -> None:
+    """`nbayes update DATA MODEL` said "pass --force", which update does not take; an
+    empty MODEL is said to be empty, as `info` says it."""
+    before = text_model.read_bytes()
+    code, _, err = run(capsys, "update", texts_csv, text_model)
+    assert_error(code, err, "the model comes first (`nbayes update MODEL DATA`)")
+    assert text_model.read_bytes() == before and "--force" not in err
+    empty = tmp_path / "empty.nbayes"
+    empty.write_bytes(b"")
+    assert_error(*run(capsys, "forget", empty, texts_csv)[::2], "file is empty (0 bytes)")

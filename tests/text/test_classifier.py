@@ -473,3 +473,10 @@ def test_exact_explain_of_a_long_document() -> None:
     assert best == clf.predict([long_doc])[0]
     assert str(e)  # printing the explanation never raises
     assert all(len(line) < 2000 for line in text.splitlines())
+
+
+def test_labels_that_are_lists_are_said_so() -> None:
+    """fit(docs, [[1, 2], [3, 4]]) said "Found 2 documents but 2 labels" (a fuzz)."""
+    with pytest.raises(ValueError, match=r"one value per document \(a 1-D y\); got an array "
+                                         r"of shape \(2, 2\)"):  # fmt: skip
+        TextClassifier().fit(["free cash", "lunch now"], [[1, 2], [3, 4]])

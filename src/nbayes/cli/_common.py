@@ -529,18 +529,40 @@ def coerce_labels(labels: Sequence[Any], classes: np.ndarray) -> np.ndarray:
         if classes.dtype.kind == "U" and y.dtype.kind != "U":
             return y.astype(str)
         return y
+    kind = classes.dtype.kind
+    read = _as_bool if kind == "b" else _as_int if kind in "iu" else float
+    out = []
+    for v in y.tolist():
+        try:
+            out.append(read(str(v).strip()))
+        except (ValueError, OverflowError):
+            what = {"b": "true or false", "i": "integers", "u": "integers"}.get(kind, "numbers")
+            raise CLIError(
+                f"The label {v!r} does not fit the model's classes {classes.tolist()!r} "
+                f"({what}). Check --label-col."
+            ) from None
     try:
-        if classes.dtype.kind == "b":
-            text = [str(v).strip().lower() for v in y]
-            bad = [v for v in text if v not in {"true", "false", "1", "0"}]
-            if bad:
-                raise ValueError(bad[0])
-            return np.array([v in {"true", "1"} for v in text])
-        if classes.dtype.kind in "iu":
-            return np.array([int(str(v).strip()) for v in y], dtype=classes.dtype)
-        return np.array([float(str(v).strip()) for v in y], dtype=classes.dtype)
-    except (ValueError, OverflowError) as exc:
+        return np.array(out, dtype=classes.dtype)
+    except OverflowError:
         raise CLIError(
-            f"The label {exc.args[0] if exc.args else ''!s} does not fit the model's classes "
-            f"{classes.tolist()!r} (of type {classes.dtype}). Check --label-col."
+            f"A label is beyond the range of the model's classes {classes.tolist()!r} "
+            f"(of type {classes.dtype}). Check --label-col."
         ) from None
+
+
+def _as_int(text: str) -> int:
+    """``"2"`` and ``"2.0"`` (a label written as a float: a spreadsheet's) as 2."""
+    try:
+        return int(text)
+    except ValueError:
+        number = float(text)
+        if not number.is_integer():
+            raise
+        return int(number)
+
+
+def _as_bool(text: str) -> bool:
+    value = {"true": True, "1": True, "false": False, "0": False}.get(text.lower())
+    if value is None:
+        raise ValueError(text)
+    return value

@@ -93,6 +93,7 @@ def apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
 
 
 def _apply(args: argparse.Namespace, ui: UI, forget: bool) -> int:
+    _refuse_other_files(args, "forget" if forget else "update")
     check_model_output(args.model, args.data, flag="MODEL")
     model = _load_for_learning(args.model)
     from nbayes.spam import SpamFilter
@@ -259,6 +260,23 @@ def _apply_mail(args: argparse.Namespace, ui: UI, model: Any, forget: bool) -> i
     if changed:
         ui.note(f"{args.model}'s settings: {settings} (were: {before}).")
     return 0
+
+
+def _refuse_other_files(args: argparse.Namespace, command: str) -> None:
+    """MODEL is a model file, or the loader's words of what it is (an empty file, a CSV:
+    "pass --force", which these commands do not take, was said); DATA and MODEL given the
+    other way round are said so."""
+    from nbayes.io.persist import is_model_file
+
+    if is_model_file(args.model):
+        return
+    swapped = next((d for d in args.data if os.path.isfile(d) and is_model_file(d)), None)
+    if swapped is not None:
+        raise CLIError(
+            f"{args.model!r} is not an nbayes model file and {swapped!r} is one: the model "
+            f"comes first (`nbayes {command} MODEL DATA`)."
+        )
+    load_model(args.model, journaled=False)  # its error says what the file is
 
 
 def _load_for_learning(path: str) -> Any:

@@ -383,6 +383,14 @@ def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterat
             message = f"{src}, row {row_i} (line {line_no}): missing label (null)."
             bad_rows.bad(message, src, "missing label", row_i, line_no)
             continue
+        if isinstance(label, (list, dict)):  # one label a row: a class is one value
+            kind = "a list" if isinstance(label, list) else "an object"
+            message = (
+                f"{src}, row {row_i} (line {line_no}): the label must be one string, number "
+                f"or boolean; got {kind}, {json.dumps(label)[:60]}."
+            )
+            bad_rows.bad(message, src, "label not one value", row_i, line_no)
+            continue
         if bad:
             decoding.record(src, f"row {row_i} (line {line_no}) of {src}")
         yield text, label
@@ -438,6 +446,11 @@ def parquet_rows(path: Path, opts: Options, decoding: Decoding) -> Iterator[tupl
                 if labels is not None and labels[j] is None:
                     message = f"{src}, row {row_i + j}: missing label (null)."
                     opts.bad_rows.bad(message, src, "missing label", row_i + j, None)
+                    continue
+                if labels is not None and isinstance(labels[j], (list, dict)):
+                    message = (f"{src}, row {row_i + j}: the label must be one string, number "
+                               f"or boolean; got a {type(labels[j]).__name__}.")  # fmt: skip
+                    opts.bad_rows.bad(message, src, "label not one value", row_i + j, None)
                     continue
                 if is_binary:
                     try:

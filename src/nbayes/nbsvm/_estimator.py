@@ -118,8 +118,9 @@ class NBSVM(ClassifierMixin, BaseEstimator):
         (IMDB) the dual solver reaches it and scikit-learn warns (ConvergenceWarning), as
         in Wang & Manning's runs; a smaller ``C`` converges sooner.
     random_state : int, RandomState instance or None, default=None
-        The solver's coordinate order (liblinear shuffles): fix it for reproducible fits.
-        It also draws the folds of the calibration (a fixed seed when None).
+        The solver's coordinate order (liblinear shuffles) and the folds of the
+        calibration. None is a fixed seed (0): two fits of the same data are the same
+        model; give other seeds to see how much the order matters.
     calibration : {"binned", "temperature_shift", "temperature"} or None, default="binned"
         How :meth:`predict_proba` maps the decision values to probabilities.
         "temperature": the logistic of ``proba_scale_ * decision`` (normalised over the
@@ -246,7 +247,9 @@ class NBSVM(ClassifierMixin, BaseEstimator):
         common = {
             "C": float(self.C), "fit_intercept": bool(self.fit_intercept),
             "tol": float(self.tol), "max_iter": int(self.max_iter),
-            "random_state": self.random_state,
+            # None: a fixed seed, as the calibration's (liblinear shuffled by the global
+            # random state, and two fits, or two `nbayes train` files, differed)
+            "random_state": 0 if self.random_state is None else self.random_state,
         }  # fmt: skip
         if self.loss == "logistic":
             from sklearn.linear_model import LogisticRegression

@@ -84,6 +84,11 @@ def checked(docs: list[str], y: Any) -> tuple[list[str], np.ndarray]:
         from sklearn.utils.validation import column_or_1d
 
         y = column_or_1d(y, warn=True)  # scikit-learn's DataConversionWarning, then 1-D
+    if y.ndim > 1:  # (a label a list: one class per document, as scikit-learn's 1-D y)
+        raise ValueError(
+            f"The labels must be one value per document (a 1-D y); got an array of shape "
+            f"{y.shape} (a label that is a list?)."
+        )
     if y.ndim != 1 or len(y) != len(docs):
         raise ValueError(
             f"Found {len(docs)} documents but {y.shape[0] if y.ndim else 0} labels: "
