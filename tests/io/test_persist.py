@@ -727,3 +727,20 @@ def test_a_spam_filter_s_file_is_the_same_with_its_tokens_packed_once(tmp_path: 
     assert arrays["ham"].tolist() == [rows[i][1] for i in order]
     assert arrays["spam"].tolist() == [rows[i][2] for i in order]
     assert len(rows) == len(table) < table.n_rows  # (a row back to no count: left out)
+
+
+def test_string_classes_are_as_wide_as_the_longest_in_memory_and_loaded(tmp_path) -> None:
+    """Labels of dtype <U10 gave <U10 classes (and predictions) in memory, <U2 after a save
+    and load, where docs/persistence.md promises the same dtype; scikit-learn's are <U2."""
+    import numpy as np
+    import sklearn.naive_bayes as sk
+
+    import nbayes
+
+    X, y = [[1, 0], [0, 1], [1, 1]], np.array(["ab", "cd", "ef"], dtype="<U10")
+    model = nbayes.MultinomialNB().fit(X, y)
+    nbayes.save(model, tmp_path / "m.nbayes")
+    loaded = nbayes.load(tmp_path / "m.nbayes")
+    want = sk.MultinomialNB().fit(X, y).classes_.dtype
+    assert model.classes_.dtype == loaded.classes_.dtype == want == np.dtype("<U2")
+    assert model.predict(X).dtype == loaded.predict(X).dtype == want

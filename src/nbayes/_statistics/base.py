@@ -137,6 +137,10 @@ def class_codes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         labels = classes.tolist()
         if all(type(c) is str for c in labels):  # (a str subclass keeps its objects)
             classes = np.array(labels, dtype=str)
+    elif classes.dtype.kind == "U" and len(classes):
+        # as wide as the longest class, as scikit-learn's (and a loaded model's): labels
+        # of dtype <U10 gave <U10 classes and predictions, <U2 after a save and load
+        classes = np.array(classes.tolist(), dtype=str)
     return classes, codes.reshape(-1)
 
 
