@@ -65,3 +65,16 @@ def test_labels_the_model_does_not_know() -> None:
     )
     assert report.recall.tolist() == [1.0, 1.0, 0.0]
     assert report.accuracy == pytest.approx(2 / 3)
+
+
+def test_a_class_with_a_line_break_keeps_the_table_on_its_rows() -> None:
+    """A label holding a line break (a quoted CSV field) split the report's rows (a fuzz);
+    it is written escaped, as the JSON keeps it."""
+    import numpy as np
+
+    from nbayes import MultinomialNB
+    from nbayes.evaluation import evaluate
+
+    X, y = np.array([[1, 0], [0, 1]]), ["a\nb", "c"]
+    text = str(evaluate(MultinomialNB().fit(X, y), X, y))
+    assert "a\\nb   1.000" in text and len(text.splitlines()) == 8

@@ -108,7 +108,7 @@ class EvaluationReport:
         }
 
     def __str__(self) -> str:
-        names = [str(c) for c in self.classes.tolist()]
+        names = [_one_line(c) for c in self.classes.tolist()]
         width = max([5, *map(len, names)])
         lines = [f"accuracy  {self.accuracy:.3f}  ({self.n_samples} examples)"]
         if math.isnan(self.log_loss):
@@ -118,9 +118,9 @@ class EvaluationReport:
         else:
             lines.append(f"log loss  {self.log_loss:.3f}")
         lines.append(f"{'class':<{width}}  precision  recall  f1     support")
-        for row in self.per_class():
+        for name, row in zip(names, self.per_class(), strict=True):
             lines.append(
-                f"{row['class']!s:<{width}}  {row['precision']:<9.3f}  {row['recall']:<6.3f}  "
+                f"{name:<{width}}  {row['precision']:<9.3f}  {row['recall']:<6.3f}  "
                 f"{row['f1']:<5.3f}  {row['support']}"
             )
         lines.append("confusion matrix (rows: true class, columns: predicted)")
@@ -135,6 +135,15 @@ class EvaluationReport:
                 + "  ".join(f"{v:<{w}}" for v, w in zip(cell_row, col_w, strict=True))
             )
         return "\n".join(line.rstrip() for line in lines)
+
+
+def _one_line(label: Any) -> str:
+    """A class as a table's cell: its line breaks and tabs escaped (a label holding one
+    split the table's row in two)."""
+    text = str(label)
+    return (
+        text.encode("unicode_escape").decode("ascii") if any(c in text for c in "\n\r\t") else text
+    )
 
 
 def _log_loss(p_true: np.ndarray, undecidable: int, n_classes: int) -> float:
