@@ -132,3 +132,47 @@ def test_a_server_does_not_revert_a_model_moved_over_it(
     assert Path(text_model).read_bytes() == replacement
     server.terminate()
     assert "replaced by another file" in server.stderr
+
+
+def _copied_over(other: str, text_model: str) -> None:
+    """``cp other MODEL``: the same inode, rewritten in place (a later time and size)."""
+    ino = os.stat(text_model).st_ino
+    time.sleep(0.01)  # (a later modification time, whatever the file system's resolution)
+    shutil.copyfile(other, text_model)
+    assert os.stat(text_model).st_ino == ino
+
+
+def test_a_model_copied_over_the_served_file_is_seen_as_a_replacement(
+    text_model: str, tmp_path: Any
+) -> None:
+    """`cp retrained.nbayes MODEL` rewrites the served file in place: it went unseen, and
+    the next fold wrote the old model (and its updates) over the new one (a fuzz). Now it
+    is what `mv` is: served when nothing is journaled, else writes and folds refused."""
+    state = ModelState(text_model, J.recover(text_model)[0], fold_every=1000)
+    other = _retrained(text_model, tmp_path)
+    new = nbayes.load(other).class_count_.tolist()
+    _copied_over(other, text_model)
+    state.check_file()
+    assert _counts(state) == new and state.fold_error is None
+    state.close()
+    assert nbayes.load(text_model).class_count_.tolist() == new
+
+    state = ModelState(text_model, J.recover(text_model)[0], fold_every=1000)
+    state.write("update", {"texts": ["acknowledged"], "labels": ["ham"]})
+    replacement = Path(_retrained(text_model, tmp_path)).read_bytes()
+    time.sleep(0.01)
+    Path(text_model).write_bytes(replacement)  # (in place, as cp writes)
+    assert not state.fold()
+    assert "replaced by another file" in (state.fold_error or "")
+    state.close()
+    assert Path(text_model).read_bytes() == replacement  # never written over
+
+
+def test_a_touched_model_file_is_not_a_replacement(text_model: str) -> None:
+    """A new modification time with the same bytes (``touch``) changes nothing."""
+    state = ModelState(text_model, J.recover(text_model)[0], fold_every=1000)
+    state.write("update", {"texts": ["acknowledged"], "labels": ["ham"]})
+    os.utime(text_model, ns=(time.time_ns(), time.time_ns() + 10**9))
+    state.check_file()
+    assert state.fold_error is None and state.fold()
+    state.close()

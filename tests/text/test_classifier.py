@@ -477,6 +477,6 @@ def test_exact_explain_of_a_long_document() -> None:
 
 def test_labels_that_are_lists_are_said_so() -> None:
     """fit(docs, [[1, 2], [3, 4]]) said "Found 2 documents but 2 labels" (a fuzz)."""
-    with pytest.raises(ValueError, match=r"one value per document \(a 1-D y\); got an array "
+    with pytest.raises(ValueError, match=r"one label per document \(a 1-D y\); got labels "
                                          r"of shape \(2, 2\)"):  # fmt: skip
         TextClassifier().fit(["free cash", "lunch now"], [[1, 2], [3, 4]])

@@ -518,6 +518,8 @@ class Journal:
         fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
         records, ends = _parse(_read_all(fd))
         start = _start_of(records, digest)
+        #: the SHA-256 of the model file the journal's updates apply to
+        self.model_sha256 = digest
         at = start
         if start is not None and seen is not None and seen > _seq_at(records, start):
             at = _index_of_seq(records, seen, len(records) - 1)

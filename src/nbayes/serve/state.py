@@ -140,6 +140,7 @@ class ModelState:
             self._loader = self._loaded = None
         self.estimator = None
         self._ino = _inode(self.path)  # (before reading it: a later replacement is seen)
+        self._stamp = _stamp(self.path)
         self.scorer = load_scorer(self.path)
         if self.scorer is None:
             self.estimator = self._load_estimator()
@@ -252,6 +253,7 @@ class ModelState:
         if self.journal.file_id != journal:  # another worker folded: the file it wrote
             base = self.journal.base_ino
             self._ino = base if base is not None else _inode(self.path)
+            self._stamp = None  # (the file it wrote: its size and time taken at the next look)
         for record in records:
             try:
                 self._apply(record)
@@ -429,8 +431,28 @@ class ModelState:
     # ---------------------------------------------------------------- the model file
     def _file_replaced(self) -> bool:
         """Whether the model file's path names another file than the one this server
-        loaded or folded (``mv`` of a retrained model over it, or its removal)."""
-        return self._ino is not None and _inode(self.path) != self._ino
+        loaded or folded (``mv`` of a retrained model over it, or its removal), or the
+        same file rewritten in place (``cp`` of a retrained model over it: the same inode,
+        other bytes; it went unseen, and the next fold wrote the old model over it: a
+        fuzz). A size or time that changed is confirmed by the bytes' digest (``touch``
+        changes none)."""
+        if self._ino is None:
+            return False
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return True
+        if st.st_ino != self._ino:
+            return True
+        stamp = (st.st_size, st.st_mtime_ns)
+        if self._stamp is None:
+            self._stamp = stamp
+        if stamp == self._stamp:
+            return False
+        if file_digest(self.path) != self.journal.model_sha256:
+            return True
+        self._stamp = stamp  # (touched: the same bytes)
+        return False
 
     def check_file(self) -> None:
         """Follow a model file replaced by another one while served, or say why not
@@ -497,7 +519,7 @@ class ModelState:
         ino = _inode(self.path)
         digest = file_digest(self.path)
         self._file_params = None
-        self._load()
+        self._load()  # (its size and time: this file's, taken before its digest above)
         if self._before_replace is not None:  # the model's lock follows the new file
             self._before_replace(self.path)
         self.journal.start_new(digest, ino=ino)
@@ -606,6 +628,7 @@ class ModelState:
         if not folded:  # (another worker folded as far meanwhile)
             return False
         self._ino = self.journal.base_ino
+        self._stamp = None  # (the file this fold wrote: taken at the next look)
         self.folds += 1
         # the updates journaled while the file was written are the next fold's
         self._dirty_since = time.monotonic() if self.journal.pending else None
@@ -813,7 +836,16 @@ class ModelFileReplaced(RuntimeError):
 
 
 #: what :meth:`ModelState._load` sets (restored when a replacement cannot be served)
-_LOADED = ("estimator", "scorer", "text", "spam", "table", "_ino", "_file_params")
+_LOADED = ("estimator", "scorer", "text", "spam", "table", "_ino", "_stamp", "_file_params")
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    """The model file's size and modification time (None: no file)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_size, st.st_mtime_ns
 
 
 def _inode(path: str) -> int | None:

@@ -86,8 +86,8 @@ def checked(docs: list[str], y: Any) -> tuple[list[str], np.ndarray]:
         y = column_or_1d(y, warn=True)  # scikit-learn's DataConversionWarning, then 1-D
     if y.ndim > 1:  # (a label a list: one class per document, as scikit-learn's 1-D y)
         raise ValueError(
-            f"The labels must be one value per document (a 1-D y); got an array of shape "
-            f"{y.shape} (a label that is a list?)."
+            f"Pass one label per document (a 1-D y); got labels of shape {y.shape} (a label "
+            "that is a list?)."
         )
     if y.ndim != 1 or len(y) != len(docs):
         raise ValueError(
