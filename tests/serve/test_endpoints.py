@@ -539,3 +539,23 @@ def test_writes_the_library_refuses_are_422_and_the_model_still_starts(tmp_path:
         finally:
             again.terminate()
             again.close()
+
+
+def test_explain_of_a_hashing_model_finds_each_word_s_bucket(
+    start: Any, tmp_path: Any, sms: Any
+) -> None:
+    """A hashing model's features are buckets: /explain said every word was unknown, where
+    `nbayes explain` gave each its evidence (a fuzz). Each word's bucket is found now."""
+    texts, labels = sms
+    path = str(tmp_path / "hashed.nbayes")
+    nbayes.save(nbayes.TextClassifier(hashing=True).fit(texts[:2000], labels[:2000]), path)
+    server = start(path)
+    text = "WIN a FREE prize now, call to claim"
+    status, body = server.post("/explain", {"text": text})
+    assert status == 200
+    tokens = {t["token"]: t for t in body["tokens"]}
+    assert tokens["free"]["known"] and tokens["free"]["evidence"]["spam"] > 0
+    assert tokens["prize"]["evidence"]["spam"] > 0
+    assert body["features"] and all(f["feature"].startswith("bucket ") for f in body["features"])
+    status, body = server.post("/explain", {"text": text, "exact": True})
+    assert status == 200 and body["exact"]["derivation"]

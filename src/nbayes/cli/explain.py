@@ -80,38 +80,6 @@ def _evidence(exp: Any, cls: Any, names: Any) -> tuple[dict[str, float], set[str
     return found, set(index)
 
 
-def _hashed_names(model: Any, terms: list[str]) -> dict[str, str]:
-    """Term -> the name of its hash bucket (``bucket 746281``), for a hashing model, whose
-    features are buckets: a term counted alone gives its bucket; an n-gram's is the one
-    its two (n-1)-grams do not give."""
-    if not terms:  # no words (an empty document): nothing to count (a vectorizer
-        return {}  # refuses an empty batch)
-    names = getattr(model, "feature_names", None)  # a TextScorer's; a TextClassifier's:
-    if names is None:
-        names = model.get_feature_names_out()
-    words = [t.split(" ") for t in terms]
-    docs = [" ".join(w) for w in words]
-    for w in words:
-        if len(w) > 1:
-            docs += [" ".join(w[:-1]), " ".join(w[1:])]
-    if hasattr(model, "count"):  # a TextScorer
-        counted = model.count(model.documents(docs))
-    else:  # a TextClassifier: the same columns
-        counted = model.transform(docs)
-    cols = {
-        doc: set(counted.indices[counted.indptr[i] : counted.indptr[i + 1]].tolist())
-        for i, doc in enumerate(docs)
-    }
-    out: dict[str, str] = {}
-    for term, w in zip(terms, words, strict=True):
-        own = cols[" ".join(w)]
-        if len(w) > 1:
-            own = own - cols[" ".join(w[:-1])] - cols[" ".join(w[1:])]
-        if len(own) == 1:
-            out[term] = str(names[next(iter(own))])
-    return out
-
-
 def _explain(model: Any, x: Any, exact: bool) -> Any:
     """``model.explain(x, exact=exact)``, its refusal of an exact derivation in the command
     line's words (``--exact``, not the API's ``exact=True``)."""
@@ -140,9 +108,11 @@ def explain_text(
     else:
         focus = exp.prediction
         ui.print(f"Prediction: {paint(str(focus), _BOLD)} (P = {float(post[focus]):.4f})")
+    from nbayes.text.scoring import term_features
+
     terms = list(dict.fromkeys(model.analyze(text)))
     hashed = bool(getattr(model, "hashing", False))
-    feature = _hashed_names(model, terms) if hashed else {t: t for t in terms}
+    feature = term_features(model, terms)
     evidence, known = _evidence(exp, focus, feature.values())
     limit = 4 * top
     shown: list[str] = []

@@ -113,11 +113,17 @@ def explanation(model: Any, x: Any, exact: bool, text: str | None) -> dict[str, 
     order: list[int] = list(range(len(exp.feature_names)))
     tokens: list[dict[str, Any]] = []
     if text is not None:  # the document's terms in order, known or not (only their
-        # columns are read: a Bernoulli model's explanation holds every word)
+        # columns are read: a Bernoulli model's explanation holds every word); a hashing
+        # model's features are buckets: each term's is found as `nbayes explain` finds it
+        # (every word was "known": false, a fuzz)
+        from nbayes.text.scoring import term_features
+
         analyzed = list(dict.fromkeys(model.analyze(text)))
-        seen = set(analyzed)
-        index = exp.feature_index(analyzed)
-        order = sorted(index.values())
+        names = term_features(model, analyzed)
+        seen = set(names.values())
+        found = exp.feature_index(list(names.values()))
+        index = {t: found[n] for t, n in names.items() if n in found}
+        order = sorted(set(index.values()))
     rel = exp.evidence(order)  # the evidence of the features in ``order``, by position
     if text is not None:
         at = {j: q for q, j in enumerate(order)}

@@ -61,7 +61,7 @@ from . import _analyzer
 from . import _model as M
 from . import _routes as routes
 
-__all__ = ["CountRows", "TextScorer", "linear_form"]
+__all__ = ["CountRows", "TextScorer", "linear_form", "term_features"]
 
 #: the likelihood family of each TextClassifier ``model`` (families are stateless)
 FAMILIES: dict[str, Family] = M.FAMILIES
@@ -489,3 +489,39 @@ class _Params:
 
     def __init__(self, params: Mapping[str, Any]) -> None:
         self.__dict__.update(params)
+
+
+def term_features(model: Any, terms: list[str]) -> dict[str, str]:
+    """Term -> the name of its feature in a text model's explanation (a TextScorer or a
+    TextClassifier): itself, or for a hashing model, whose features are buckets, its
+    bucket's (``bucket 746281``): a term counted alone gives its bucket; an n-gram's is the
+    one its two (n-1)-grams do not give (``nbayes explain`` and a server's ``/explain``
+    name the words' evidence so)."""
+    if not getattr(model, "hashing", False):
+        return {t: t for t in terms}
+    if not terms:  # no words (an empty document): nothing to count (a vectorizer
+        return {}  # refuses an empty batch)
+    names = getattr(model, "feature_names", None)  # a TextScorer's; a TextClassifier's:
+    if names is None:
+        names = model.get_feature_names_out()
+    words = [t.split(" ") for t in terms]
+    docs = [" ".join(w) for w in words]
+    for w in words:
+        if len(w) > 1:
+            docs += [" ".join(w[:-1]), " ".join(w[1:])]
+    if hasattr(model, "count"):  # a TextScorer
+        counted = model.count(model.documents(docs))
+    else:  # a TextClassifier: the same columns
+        counted = model.transform(docs)
+    cols = {
+        doc: set(counted.indices[counted.indptr[i] : counted.indptr[i + 1]].tolist())
+        for i, doc in enumerate(docs)
+    }
+    out: dict[str, str] = {}
+    for term, w in zip(terms, words, strict=True):
+        own = cols[" ".join(w)]
+        if len(w) > 1:
+            own = own - cols[" ".join(w[:-1])] - cols[" ".join(w[1:])]
+        if len(own) == 1:
+            out[term] = str(names[next(iter(own))])
+    return out
