@@ -435,3 +435,32 @@ def test_train_on_dask_says_whether_dask_is_missing_or_broken(
     monkeypatch.setattr(builtins, "__import__", refusing)
     code = main(["train", str(table_csv), "-o", str(tmp_path / "m.nbayes"), "--workers", "2"])
     assert_error(code, capsys.readouterr().err, fragment)
+
+
+def test_a_json_lines_table_s_line_that_is_no_object_is_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A line [1, 2] or 5 in a JSON-lines table gave pandas' words ("'int' object is not
+    iterable"); the text reader named the line (a fuzz)."""
+    table = tmp_path / "t.jsonl"
+    table.write_text('{"a": 1, "b": 2, "y": "x"}\n[1, 2]\n{"a": 3, "b": 4, "y": "z"}\n')
+    code, _, err = run(capsys, "train", table, "-o", tmp_path / "m.nbayes", "--model", "gaussian",
+                       "--label-col", "y")  # fmt: skip
+    assert_error(code, err, "t.jsonl, line 2: expected a JSON object, got list. Pass --bad-rows "
+                            "skip")  # fmt: skip
+
+
+def test_data_format_names_a_table_s_format(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """--data-format was ignored for tables (read by their extension, standard input as
+    CSV): it names the format of a file of another extension; one it cannot read is said."""
+    table = tmp_path / "t.txt"
+    table.write_text('{"a": 1, "b": 2, "y": "x"}\n{"a": 3, "b": 4, "y": "z"}\n')
+    out = tmp_path / "m.nbayes"
+    code, _, err = run(capsys, "train", table, "-o", out, "--model", "gaussian", "--label-col",
+                       "y", "--data-format", "jsonl")  # fmt: skip
+    assert code == 0, err
+    code, _, err = run(capsys, "train", table, "-o", out, "--model", "gaussian", "--label-col",
+                       "y", "--data-format", "lines")  # fmt: skip
+    assert_error(code, err, "--data-format lines is not a table's")

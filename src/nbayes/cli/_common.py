@@ -128,6 +128,14 @@ _READER_FLAGS = {
 }
 
 
+def reader_flags() -> Any:
+    """A context in which the readers' advice names the command line's flags
+    (``--bad-rows skip``, not Python's ``bad_rows='skip'``)."""
+    from nbayes.io.readers import option_names
+
+    return option_names(_READER_FLAGS)
+
+
 def add_data_options(parser: argparse.ArgumentParser, labels: bool = True) -> None:
     """``--text-col``, ``--label-col``, ``--encoding``, ``--data-format``,
     ``--delimiter``, ``--max-field-chars`` and ``--bad-rows`` for commands that read data."""
@@ -407,11 +415,11 @@ def named_text_chunks(
     ``file:row``, several tables) rather than by their row numbers in one table (the rule
     of :class:`Documents`), known before a document is read: a command that answers as it
     reads (``nbayes predict``) chooses its column with it."""
-    from nbayes.io.readers import documents_are_named, option_names
+    from nbayes.io.readers import documents_are_named
 
     items: list[Any] = [_stdin(ui) if s == "-" else s for s in sources]
     try:
-        with option_names(_READER_FLAGS):
+        with reader_flags():
             named = documents_are_named(items, reader_options(args).get("format"))
     except FileNotFoundError as exc:
         raise CLIError(str(exc.args[0] if exc.args else exc)) from None
@@ -429,7 +437,7 @@ def text_chunks(
     is standard input; ``items``: the sources with standard input opened, where the caller
     has them) as they are read, with their labels (``--label-col``) when ``labels``; the
     readers' errors name the command line's flags, and no document at all is an error."""
-    from nbayes.io.readers import option_names, read_texts
+    from nbayes.io.readers import read_texts
 
     options = reader_options(args)
     if items is None:
@@ -437,7 +445,7 @@ def text_chunks(
     label_col = args.label_col if labels else None
     read = 0
     try:
-        with option_names(_READER_FLAGS):
+        with reader_flags():
             for chunk in read_texts(items, args.text_col, label_col, **options):
                 read += len(chunk)
                 yield chunk

@@ -11,7 +11,6 @@ import numpy as np
 from nbayes.cli._common import (
     UI,
     coerce_labels,
-    delimiter_of,
     is_text_model,
     read_labelled_texts,
 )
@@ -35,10 +34,16 @@ def labelled_inputs(
     if is_text_model(model):
         texts, labels = read_labelled_texts(ui, sources, args)
         return texts, coerce_labels(labels, model.classes_)
-    from nbayes.cli._tables import drop_bad_rows, read_table, split_labels, table_features
+    from nbayes.cli._tables import (
+        drop_bad_rows,
+        read_table,
+        split_labels,
+        table_features,
+        table_flags,
+    )
 
     kind = feature_kind(model)
-    table = read_table(ui, sources, typed=kind == "typed", delimiter=delimiter_of(args),
+    table = read_table(ui, sources, typed=kind == "typed", **table_flags(args),
                        kind=kind, label_col=args.label_col, model=model)  # fmt: skip
     label_col = _label_column(ui, model, table, args.label_col)
     if label_col != args.label_col:  # (--bad-rows skip: the rows without a label)
@@ -78,10 +83,10 @@ def unlabelled_inputs(
 
         docs = read_documents(ui, sources, args, labels=False)
         return docs.texts, docs.names
-    from nbayes.cli._tables import read_table, table_features
+    from nbayes.cli._tables import read_table, table_features, table_flags
 
     kind = feature_kind(model)
-    table = read_table(ui, sources, typed=kind == "typed", delimiter=delimiter_of(args),
+    table = read_table(ui, sources, typed=kind == "typed", **table_flags(args),
                        kind=kind, label_col=None, model=model)  # fmt: skip
     rows = table.index.tolist()
     named = rows != list(range(len(rows)))  # bad rows skipped: the kept rows' numbers

@@ -27,10 +27,15 @@ from nbayes.cli._common import UI, CLIError, skipped_rows
 from nbayes.io.input_formats import extensions_text, of_path, table_formats
 from nbayes.io.tables import rows_without_labels, same_columns
 
-__all__ = ["bad_rows", "dask_rows", "drop_bad_rows", "table_features", "read_table", "split_labels"]
+__all__ = [
+    "bad_rows", "dask_rows", "drop_bad_rows", "read_table", "split_labels", "table_features",
+    "table_flags",
+]  # fmt: skip
 
 #: :func:`read_table`'s default ``kind`` and ``label_col``: the running command's flags
 FROM_FLAGS = "<the command's flags>"
+#: the formats of a table (``--data-format``)
+_TABLE_FORMATS = tuple(f.name for f in table_formats())
 
 
 @dataclass(frozen=True)
@@ -48,13 +53,15 @@ class _Bad:
 def _read(source: Any, fmt: str, name: str, typed: bool = False, sep: str | None = None) -> Any:
     """:func:`nbayes.io.read_table`; skipping bad rows (``--bad-rows skip``), the rows it
     cannot read are left out and counted."""
+    from nbayes.cli._common import reader_flags
     from nbayes.io.tables import read_table as read_rows
 
     skipped = skipped_rows()
     policy: dict[str, Any] = {}
     if skipped is not None:
         policy = {"bad_rows": "skip", "on_bad_row": skipped.add}
-    return read_rows(source, fmt, name=name, delimiter=sep, typed=typed, **policy)
+    with reader_flags():  # (advice in the flags' words: --bad-rows skip, not bad_rows=)
+        return read_rows(source, fmt, name=name, delimiter=sep, typed=typed, **policy)
 
 
 def _pandas() -> Any:
@@ -66,15 +73,28 @@ def _pandas() -> Any:
         raise CLIError(str(exc)) from None
 
 
-def _read_one(path: str, typed: bool = False, delimiter: str | None = None) -> Any:
-    if path == "-":  # standard input: a CSV table
+def _read_one(
+    path: str, typed: bool = False, delimiter: str | None = None, data_format: str | None = None
+) -> Any:
+    if data_format is not None and data_format not in _TABLE_FORMATS:
+        raise CLIError(
+            f"--data-format {data_format} is not a table's: a model of numbers or categories "
+            f"reads {', '.join(_TABLE_FORMATS)}."
+        )
+    if path == "-":  # standard input: a CSV table (or --data-format's)
         import sys
 
         stream = getattr(sys.stdin, "buffer", sys.stdin)
+        fmt = data_format or "csv"
+        if fmt not in ("csv", "tsv"):
+            raise CLIError(
+                f"A table on standard input is read as CSV or TSV (--data-format csv|tsv); "
+                f"give a {fmt} table as a file."
+            )
         try:
-            return _read(stream, "csv", "<stdin>", typed, delimiter)
+            return _read(stream, fmt, "<stdin>", typed, delimiter)
         except (ValueError, OSError, UnicodeDecodeError) as exc:
-            raise CLIError(f"Cannot read a CSV table from standard input: {exc}") from None
+            raise CLIError(f"Cannot read a {fmt} table from standard input: {exc}") from None
     p = Path(path)
     if not p.exists():
         raise CLIError(f"No such file: {path!r}.")
@@ -83,16 +103,25 @@ def _read_one(path: str, typed: bool = False, delimiter: str | None = None) -> A
             f"{path!r} is a folder: the non-text models read one table per file "
             "(CSV, TSV, JSON lines or Parquet)."
         )
-    fmt = of_path(p, tables_only=True)
+    found = of_path(p, tables_only=True)
+    name = data_format or (found.name if found is not None else None)
     try:
-        if fmt is not None:
-            return _read(p, fmt.name, path, typed, delimiter)
+        if name is not None:
+            return _read(p, name, path, typed, delimiter)
     except (ValueError, OSError, UnicodeDecodeError) as exc:
         raise CLIError(f"Cannot read the table {path!r}: {exc}") from None
     raise CLIError(
         f"Cannot tell the format of {path!r} from its extension: tables are "
         f"{extensions_text(table_formats())} (optionally .gz)."
     )
+
+
+def table_flags(args: Any) -> dict[str, Any]:
+    """:func:`read_table`'s options from a command's flags: ``--delimiter`` and
+    ``--data-format`` (files of tables were read by their extension whatever it said)."""
+    from nbayes.cli._common import delimiter_of
+
+    return {"delimiter": delimiter_of(args), "data_format": getattr(args, "data_format", None)}
 
 
 def read_table(
@@ -104,6 +133,7 @@ def read_table(
     kind: str | None = FROM_FLAGS,
     label_col: str | None = FROM_FLAGS,
     model: Any = None,
+    data_format: str | None = None,
 ) -> Any:
     """All rows of the tables, one pandas DataFrame.
 
@@ -125,7 +155,7 @@ def read_table(
     raw = [skipping and typed and _is_csv(path) for path in paths]
     with ui.progress("Reading", "rows") as bar:
         for path, as_text in zip(paths, raw, strict=True):
-            frame = _read_one(path, typed and not as_text, delimiter)
+            frame = _read_one(path, typed and not as_text, delimiter, data_format)
             frame.attrs = {}  # (the sources are set below, once)
             frames.append(frame)
             bar.advance(len(frame))

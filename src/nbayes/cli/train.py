@@ -444,7 +444,6 @@ def _dask_read_options(args: argparse.Namespace, estimator: Any, text: bool) -> 
     reader's: a label ``1`` is the class "1", a category ``1`` the category "1"; a column
     of whole numbers in one file and decimal ones in another is no column of other types
     in different blocks)."""
-    from nbayes.cli._common import delimiter_of
     from nbayes.cli._data import feature_kind
     from nbayes.io.input_formats import COMPRESSION_SUFFIXES, of_path
 
@@ -605,10 +604,10 @@ def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
     else:
         estimator = _table_estimator(args)
         from nbayes.cli._data import feature_kind
-        from nbayes.cli._tables import read_table, split_labels, table_features
+        from nbayes.cli._tables import read_table, split_labels, table_features, table_flags
 
         kind = feature_kind(estimator)
-        table = read_table(ui, args.data, typed=kind == "typed", delimiter=delimiter_of(args))
+        table = read_table(ui, args.data, typed=kind == "typed", **table_flags(args))
         _, labels = split_labels(table, args.label_col)
         X = table_features(table, kind, args.label_col)
         with ui.progress("Training", "rows") as bar:

@@ -36,7 +36,6 @@ from nbayes.cli._common import (
     CLIError,
     add_data_options,
     add_model_options,
-    delimiter_of,
     flag_errors,
 )
 from nbayes.cli._estimators import (
@@ -242,11 +241,11 @@ def _inputs(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, Any, Any
             estimator.set_params(stop_words=parse_stop_words(args.stop_words))
         return estimator, texts, np.asarray(labels)
     from nbayes.cli._data import feature_kind
-    from nbayes.cli._tables import read_table, split_labels, table_features
+    from nbayes.cli._tables import read_table, split_labels, table_features, table_flags
 
     estimator = train.make_estimator(args.model, None, columns=args.columns)
     kind = feature_kind(estimator)
-    table = read_table(ui, args.data, typed=kind == "typed", delimiter=delimiter_of(args),
+    table = read_table(ui, args.data, typed=kind == "typed", **table_flags(args),
                        kind=kind, label_col=args.label_col)  # fmt: skip
     _, labels = split_labels(table, args.label_col)
     return estimator, table_features(table, kind, args.label_col), np.asarray(labels)

@@ -243,7 +243,17 @@ def _jsonl(pd: Any, source: Any, name: str, skipped: BadRows | None, kw: dict[st
     if skipped is None:
         if isinstance(source, Stream):
             source = io.StringIO("".join(source.lines))
-        return pd.read_json(source, lines=True, dtype=False, **kw)
+        try:
+            return pd.read_json(source, lines=True, dtype=False, **kw)
+        except (ValueError, TypeError):
+            # pandas' words for a line that is no object ("'int' object is not iterable"):
+            # the first such line named, as the text reader names it (a fuzz)
+            if isinstance(source, io.StringIO):
+                source.seek(0)
+                source = Stream(name, source)
+            for _ in json_objects(source, "utf-8", BadRows(), "strict", name=name):
+                pass
+            raise
     good = [
         line if line.endswith("\n") else line + "\n"
         for _, _, line, _ in json_objects(source, "utf-8", skipped, "strict", name=name)
