@@ -159,3 +159,22 @@ def test_plot_words_of_other_models(
                    "-q"])  # fmt: skip
     code, _, err = run(capsys, "plot", mixed, "--words", "-o", png)
     assert code == 0, err
+
+
+def test_plot_says_the_file_it_writes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text_model: Path
+) -> None:
+    """-o without an extension writes NAME.png and now says so (it said NAME); a folder is
+    refused (it wrote a hidden DIR/.png, or DIR.png beside); --dpi 100000 ended in
+    "std::bad_alloc (this is a bug in nbayes)" (a fuzz)."""
+    code, _, err = run(capsys, "plot", text_model, "--words", "-o", tmp_path / "noext")
+    assert code == 0 and f"to {tmp_path / 'noext.png'}" in err
+    assert (tmp_path / "noext.png").stat().st_size > 0
+    folder = tmp_path / "pictures"
+    folder.mkdir()
+    for given in (folder, f"{folder}/"):
+        assert_error(*run(capsys, "plot", text_model, "--words", "-o", given)[::2], "is a folder")
+    assert list(folder.iterdir()) == []
+    code, _, err = run(capsys, "plot", text_model, "--words", "-o", tmp_path / "x.png",
+                       "--dpi", "100000")  # fmt: skip
+    assert code == 2 and "--dpi: must be <= 2400" in err

@@ -85,8 +85,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="--column: the values on a log scale (heavy-tailed numeric columns)",
     )
-    p.add_argument("--dpi", type=count_type(1), default=100,
-                   help="resolution of raster images (100)")  # fmt: skip
+    p.add_argument("--dpi", type=count_type(1, 2400), default=100,
+                   help="resolution of raster images (100; at most 2400)")  # fmt: skip
     add_data_options(p)
 
 
@@ -219,6 +219,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     check_output_folder(args.output)
     from nbayes.cli._spam import refuse_spam_model
 
+    written = _image_path(args.output)
     refuse_spam_model(args.model, "plot")
     model = load_model(args.model)
     if args.column is not None:
@@ -240,5 +241,17 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         raise CLIError(f"Cannot write {args.output!r}: {exc}") from None
     finally:
         plt.close(fig)
-    ui.note(f"Drew the {what} to {args.output}")
+    ui.note(f"Drew the {what} to {written}")
     return 0
+
+
+def _image_path(output: str) -> str:
+    """The file ``-o`` names, as matplotlib writes it (a name without an extension gets
+    ``.png``: the note said the name without it); a folder is refused (``-o DIR/`` wrote a
+    hidden ``DIR/.png``, ``-o DIR`` a ``DIR.png`` beside it)."""
+    if output.endswith(("/", os.sep)) or os.path.isdir(output):
+        raise CLIError(
+            f"-o {output!r} is a folder: give the image file to write (e.g. -o "
+            f"{os.path.join(output, 'plot.png')!r})."
+        )
+    return output if os.path.splitext(os.path.basename(output))[1] else output + ".png"
