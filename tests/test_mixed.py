@@ -675,3 +675,16 @@ def test_constant_gaussian_columns_at_var_smoothing_0_decide_as_gaussian_nb() ->
     mixed = MixedNB(var_smoothing=0, columns={"a": "gaussian", "b": "gaussian"}).fit(df, y)
     with pytest.warns(UndecidableWarning):  # off a constant of every class
         assert np.isnan(mixed.predict_proba(pd.DataFrame({"a": [5.0], "b": [0.0]}))).all()
+
+
+def test_unlearning_a_category_never_seen_names_the_column_and_the_category() -> None:
+    """It said "feature 0", whatever the column: a column's statistics are of one
+    feature (a fuzz); CategoricalNB names the category too."""
+    df = pd.DataFrame({"age": [33.0, 40, 25, 50], "city": ["rome", "oslo", "rome", "oslo"],
+                       "note": ["a", "b", "a", "c"]})  # fmt: skip
+    model = MixedNB().fit(df, ["A", "B", "A", "B"])
+    bad = pd.DataFrame({"age": [33.0], "city": ["rome"], "note": ["nevercat"]})
+    with pytest.raises(ValueError, match="column 'note' has the category 'nevercat', which"):
+        model.unlearn(bad, ["A"])
+    with pytest.raises(ValueError, match="feature 0 has the category 5, which"):
+        CategoricalNB().fit([[0, 1], [1, 0]], [0, 1]).unlearn([[5, 1]], [0])

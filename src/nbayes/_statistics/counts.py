@@ -227,13 +227,17 @@ class CategoryStats(PerClassStats):
                 # Only a category seen with zero weight could be unknown here; a positive
                 # count of it would make a negative count below, which says the same thing.
                 if self.integer_coded:
-                    extra = other.category_count[j][:, len(mine) :]
+                    new = np.arange(len(mine), other.category_count[j].shape[1])
                 else:
-                    extra = other.category_count[j][:, ~np.isin(other.categories[j], mine)]
+                    new = np.flatnonzero(~np.isin(other.categories[j], mine))
+                extra = other.category_count[j][:, new]
                 if np.any(extra > 0):
+                    first = new[np.flatnonzero((extra > 0).any(axis=0))[0]]
+                    value = first if self.integer_coded else other.categories[j][first]
+                    shown = value.item() if isinstance(value, np.generic) else value
                     raise ValueError(
-                        f"Cannot unlearn these examples: feature {j} has categories the model "
-                        "has never seen. Nothing was changed."
+                        f"Cannot unlearn these examples: feature {j} has the category "
+                        f"{shown!r}, which the model has never seen. Nothing was changed."
                     )
         b = other.reindex(self.classes).with_categories(cats)
         a = self.with_categories(cats)

@@ -80,7 +80,10 @@ class MixedStats:
         for name, f, a, b in zip(
             self.names, self.families, self.columns, other.columns, strict=True
         ):
-            col = a.subtract(b.reindex(union_classes(a.classes, b.classes)))
+            try:
+                col = a.subtract(b.reindex(union_classes(a.classes, b.classes)))
+            except ValueError as exc:  # a column's statistics are of one feature: its name
+                raise ValueError(str(exc).replace("feature 0 ", f"column {name!r} ", 1)) from None
             _check_observed(name, kind_named(f), col, head)
             cols.append(kind_named(f).after_subtract(_align(col, head.classes)))
         return replace(self, head=head, columns=tuple(cols))
