@@ -464,3 +464,22 @@ def test_data_format_names_a_table_s_format(
     code, _, err = run(capsys, "train", table, "-o", out, "--model", "gaussian", "--label-col",
                        "y", "--data-format", "lines")  # fmt: skip
     assert_error(code, err, "--data-format lines is not a table's")
+
+
+def test_sampled_counts_are_written_as_integers(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A Poisson model's (and a mixed model's count column's) samples were written 7.0: a
+    round trip through `nbayes train --model mixed` read the column as gaussian (a fuzz)."""
+    data = write_csv(tmp_path / "p.csv", ["a", "b", "y"], [[1, 2, "x"], [3, 0, "z"], [0, 5, "z"]])
+    model = tmp_path / "p.nbayes"
+    assert run(capsys, "train", data, "-o", model, "--model", "poisson", "--label-col", "y",
+               "-q")[0] == 0  # fmt: skip
+    code, out, _ = run(capsys, "sample", model, "-n", "5", "--seed", "0")
+    assert code == 0 and "." not in out.split("\n", 1)[1]
+    mixed = write_csv(tmp_path / "m.csv", ["x", "k", "y"],
+                      [[0.5, 3, "a"], [1.5, 7, "b"], [0.7, 2, "a"], [2.5, 9, "b"]])  # fmt: skip
+    assert run(capsys, "train", mixed, "-o", tmp_path / "m.nbayes", "--model", "mixed",
+               "--label-col", "y", "-q")[0] == 0  # fmt: skip
+    code, out, _ = run(capsys, "sample", tmp_path / "m.nbayes", "-n", "4", "--format", "jsonl")
+    assert code == 0 and all(type(json.loads(line)["k"]) is int for line in out.splitlines())

@@ -44,6 +44,19 @@ def _plain(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
+def _rows(X: Any) -> list[list[Any]]:
+    """The sampled rows, each value of its column's type: a DataFrame's column by column
+    (its count columns were written 7.0: one array of floats for all), and an array of
+    counts (every value whole: Poisson, multinomial) as integers, as the data they model
+    (a round trip through `nbayes train` read them as another family: a fuzz)."""
+    if hasattr(X, "itertuples"):
+        return [list(row) for row in X.itertuples(index=False, name=None)]
+    values = np.asarray(X)
+    if values.dtype.kind == "f" and values.size and np.all(np.mod(values, 1) == 0):
+        values = values.astype(np.int64)
+    return values.tolist()
+
+
 def run(args: argparse.Namespace, ui: UI) -> int:
     from nbayes.cli._spam import refuse_spam_model
 
@@ -60,10 +73,9 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         rows = [[_plain(label), " ".join(doc)] for label, doc in zip(y.tolist(), X, strict=True)]
     else:
         header = ["label", *column_names(model)]
-        values = np.asarray(X)
         rows = [
             [_plain(label), *(_plain(v) for v in row)]
-            for label, row in zip(y.tolist(), values.tolist(), strict=True)
+            for label, row in zip(y.tolist(), _rows(X), strict=True)
         ]
     if args.format == "jsonl":
         for row in rows:
