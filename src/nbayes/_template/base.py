@@ -570,7 +570,7 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
                 f"Cannot merge models whose features have different names: only {named} has "
                 "feature names (it was fitted on a DataFrame)."
             )
-        if names_a is not None and not np.array_equal(names_a, np.asarray(names_b)):
+        if names_a is not None and names_b is not None and not np.array_equal(names_a, names_b):
             j = next(i for i, (a, b) in enumerate(zip(names_a, names_b, strict=True)) if a != b)
             raise ValueError(  # (the first that differs: a list of 200 columns twice was 4 kB)
                 "Cannot merge models whose features have different names: feature "
