@@ -115,3 +115,24 @@ def test_merging_into_a_served_model_is_refused(
         code, _, err = run(capsys, "merge", parts["a"], parts["b"], "-o", parts["a"])
     assert_error(code, err, "is served by nbayes serve")
     assert "/update" in err and parts["a"].read_bytes() == before
+
+
+def test_mixed_parts_of_other_families_are_told_the_flag(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Parts whose rows give a column other families: the advice names `--columns` (it gave
+    Python's columns={...}, a fuzz); another kind of model is said without an article."""
+    rng = np.random.default_rng(0)
+    models = []
+    for name, top in (("a", 3), ("b", 60)):  # codes 0-3 (categorical), counts to 60 (poisson)
+        xs, ks = rng.random(40).tolist(), rng.integers(0, top + 1, 40).tolist()
+        rows = [[round(x, 3), k, "ab"[i % 2]]
+                for i, (x, k) in enumerate(zip(xs, ks, strict=True))]  # fmt: skip
+        data = write_csv(tmp_path / f"{name}.csv", ["x", "k", "y"], rows)
+        models.append(tmp_path / f"{name}.nbayes")
+        code, _, err = run(capsys, "train", data, "-o", models[-1], "--model", "mixed",
+                           "--label-col", "y", "-q")  # fmt: skip
+        assert code == 0, err
+    code, _, err = run(capsys, "merge", *models, "-o", tmp_path / "m.nbayes")
+    assert_error(code, err, "--columns k=poisson")
+    assert "columns={" not in err

@@ -80,8 +80,8 @@ def _merged(paths: list[str]) -> Any:
     first = models[0]
     if not callable(getattr(first, "merge", None)):
         raise CLIError(
-            f"{paths[0]} holds an {type(first).__name__}, which cannot be merged (its weights "
-            "are not counts): train one model on all the data with `nbayes train`."
+            f"{paths[0]} holds a model of type {type(first).__name__}, which cannot be merged "
+            "(its weights are not counts): train one model on all the data with `nbayes train`."
         )
     for path, model in zip(paths[1:], models[1:], strict=True):
         why = _unlike(first, model)
@@ -94,8 +94,25 @@ def _merged(paths: list[str]) -> Any:
             try:
                 first.merge(model)
             except (ValueError, TypeError) as why:
-                raise CLIError(f"Cannot merge {path} with {paths[0]}: {why}") from None
-        raise CLIError(f"Cannot merge the models: {exc}") from None
+                raise CLIError(f"Cannot merge {path} with {paths[0]}: {_said(why)}") from None
+        raise CLIError(f"Cannot merge the models: {_said(exc)}") from None
+
+
+def _said(exc: BaseException) -> str:
+    """The library's reason in the command line's words: mixed models whose rows together
+    give a column another family name ``--columns`` (not Python's ``columns={...}``)."""
+    from nbayes.exceptions import ColumnFamiliesError
+
+    if not isinstance(exc, ColumnFamiliesError):
+        return str(exc)
+    from nbayes.cli._estimators import columns_flag
+
+    differ, flag = columns_flag(exc.mine, exc.theirs)
+    said = ", ".join(f"{c!r} {exc.theirs[c]}, not {exc.mine[c]}" for c in differ)
+    return (
+        f"together their rows give columns other families than each inferred ({said}). "
+        f"Train the parts with the families named: nbayes train ... --columns {flag}."
+    )
 
 
 def _unlike(first: Any, other: Any) -> str | None:
@@ -103,7 +120,7 @@ def _unlike(first: Any, other: Any) -> str | None:
     model, or other settings (the library's advice is set_params); None: let it try."""
     if type(other) is not type(first):
         return (
-            f"it holds a {type(other).__name__}, the other a {type(first).__name__}: only "
+            f"their kinds differ ({type(other).__name__} and {type(first).__name__}): only "
             "models of one kind merge."
         )
     same = getattr(first, "_same_param", None)
