@@ -361,6 +361,8 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
         flag = "--label-col" if said.startswith("No label") else "--text-col"
         raise CLIError(f"{said} Pass {flag} NAME to choose.") from None
     except ValueError as exc:  # (a missing --text-col: DATA may be a table)
+        if _dask_reader_words(exc):
+            _bad_row_of_the_head(ui, args, text)
         raise _maybe_a_table(args, exc) from None
     except (OSError, TimeoutError) as exc:
         if args.dask_scheduler:
@@ -557,6 +559,36 @@ def _looks_like_mail(roots: list[str], sample: int = 20) -> bool:
                 if seen >= sample:
                     return mail >= 0.8 * seen
     return seen >= 5 and mail >= 0.8 * seen
+
+
+def _dask_reader_words(exc: Exception) -> bool:
+    """Whether ``exc`` is pandas' through Dask, of a file it samples before the workers
+    read it (its first rows): "An error occurred while calling the read_csv method ...",
+    "EOF encountered while reading header"."""
+    said = str(exc)
+    return "error occurred while calling the read_" in said or "while reading header" in said
+
+
+#: rows of DATA this process reads to name a bad row Dask's sample of a file met
+_HEAD_ROWS = 100_000
+
+
+def _bad_row_of_the_head(ui: UI, args: argparse.Namespace, text: bool) -> None:
+    """Dask stopped at a bad row among a file's first rows, in pandas' words, without the
+    file or the advice (a fuzz): this process reads DATA's first rows as one process
+    trains, and raises its error, which names the file, the line and --bad-rows."""
+    if not text:
+        return
+    from nbayes.cli._common import text_chunks
+
+    read = 0
+    try:
+        for chunk in text_chunks(ui, args.data, args, labels=True):
+            read += len(chunk)
+            if read >= _HEAD_ROWS:
+                return
+    except ValueError as exc:
+        raise CLIError(f"{exc} (--workers' Dask reader stopped there too.)") from None
 
 
 def _maybe_a_table(args: argparse.Namespace, exc: Exception) -> Exception:
