@@ -303,9 +303,11 @@ def test_workers_name_a_bad_row_among_a_file_s_first_rows(
     """Dask samples a file's first rows before the workers read it: a bad row there gave
     pandas' words through Dask, without the file or --bad-rows (a fuzz). Now one process's
     words, which name them."""
+    pytest.importorskip("dask.dataframe")
+    pytest.importorskip("distributed")
     data = tmp_path / "bad.csv"
     data.write_text("text,label\nfree money now,spam\nlunch today,ham\nfree,cash,x,spam\n"
                     "see you,ham\nwin now,spam\n")  # fmt: skip
-    code, _, err = run(capsys, "train", data, "-o", tmp_path / "m.nbayes", "--workers", "1")
+    code, _, err = run(capsys, "train", data, "-o", tmp_path / "m.nbayes", "--workers", "1", "-q")
     assert_error(code, err, "bad.csv, row 2 (line 4): 4 field(s), but the header has 2")
     assert "--bad-rows skip" in err and "read_csv method" not in err
