@@ -134,3 +134,22 @@ def test_mixed_rows_with_a_missing_value(tmp_path: Any, start: Any) -> None:
     assert [list(p["probabilities"].values()) for p in body["predictions"]] == (
         model.predict_proba(frame).tolist()
     )
+
+
+def test_rows_that_would_change_a_column_s_family_are_told_in_http_words(
+    tmp_path: Any, start: Any
+) -> None:
+    """/update of a mixed model with rows that would make a column of codes 0-3 a count
+    column: 422, naming the column and the flag, not Python's columns={...} (a fuzz)."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.random(40), "k": rng.integers(0, 4, 40)})
+    path = str(tmp_path / "mixed.nbayes")
+    nbayes.save(nbayes.MixedNB().fit(X, rng.choice(["a", "b"], 40).tolist()), path)
+    assert nbayes.load(path).families_["k"] == "categorical"
+    server = start(path)
+    rows = [{"x": 0.5, "k": int(k)} for k in rng.integers(0, 61, 40)]
+    status, body = server.post("/update", {"rows": rows, "labels": ["a", "b"] * 20})
+    assert status == 422, body
+    said = body["error"]
+    assert "'k' poisson, not categorical" in said and "--columns k=poisson" in said
+    assert "columns={" not in said

@@ -19,6 +19,8 @@ import warnings
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from nbayes.exceptions import ColumnFamiliesError
+
 if TYPE_CHECKING:
     from nbayes.serve.inputs import TableSpec
 
@@ -88,9 +90,25 @@ def apply_record(estimator: Any, record: dict[str, Any], table: TableSpec | None
                 estimator.unlearn(X, y)
             else:
                 estimator.update(X, y)
+    except ColumnFamiliesError as exc:  # (the library's advice is Python's columns={...})
+        raise ApiError(422, f"{field}: {_families_said(exc)}", field) from None
     except REFUSALS as exc:
         raise ApiError(422, f"{field}: {exc}", field) from None
     return n
+
+
+def _families_said(exc: ColumnFamiliesError) -> str:
+    """A mixed model's refusal of rows that would give its columns other families, in an
+    HTTP client's words (the library's advice is Python's ``columns={...}``)."""
+    differ = [c for c in exc.mine if c in exc.theirs and exc.mine[c] != exc.theirs[c]]
+    said = ", ".join(f"{c!r} {exc.theirs[c]}, not {exc.mine[c]}" for c in differ)
+    flag = ",".join(f"{c}={exc.theirs[c]}" for c in differ)
+    return (
+        f"with the rows the model learnt before, these would give columns other families "
+        f"than the model's ({said}), so it would no longer be the model of all its rows; "
+        f"nothing was learnt. Send rows of the model's families, or train it again on all "
+        f"the data with the families named (nbayes train ... --columns {flag})."
+    )
 
 
 def replay(estimator: Any, records: list[dict[str, Any]]) -> int:
