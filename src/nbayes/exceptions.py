@@ -61,6 +61,22 @@ class ColumnFamiliesError(ValueError):
         super().__init__(message)
         self.mine, self.theirs, self.together = mine, theirs, together
 
+    def changed(self) -> list[str]:
+        """The columns both name whose families differ.
+
+        >>> ColumnFamiliesError("", {"k": "categorical"}, {"k": "poisson"}).changed()
+        ['k']
+        """
+        return [c for c in self.mine if c in self.theirs and self.mine[c] != self.theirs[c]]
+
+    def changes(self) -> str:
+        """Each changed column's family in ``theirs``, not in ``mine``, in words.
+
+        >>> ColumnFamiliesError("", {"k": "categorical"}, {"k": "poisson"}).changes()
+        "'k' poisson, not categorical"
+        """
+        return ", ".join(f"{c!r} {self.theirs[c]}, not {self.mine[c]}" for c in self.changed())
+
     def __reduce__(self) -> tuple[Any, ...]:
         # (its attributes travel with it, from a Dask worker to the client)
         return (type(self), (str(self), self.mine, self.theirs, self.together))

@@ -107,10 +107,10 @@ def _said(exc: BaseException) -> str:
         return str(exc)
     from nbayes.cli._estimators import columns_flag
 
-    differ, flag = columns_flag(exc.mine, exc.theirs)
-    said = ", ".join(f"{c!r} {exc.theirs[c]}, not {exc.mine[c]}" for c in differ)
+    _, flag = columns_flag(exc.mine, exc.theirs)
     return (
-        f"together their rows give columns other families than each inferred ({said}). "
+        f"together their rows give columns other families than each inferred "
+        f"({exc.changes()}). "
         f"Train the parts with the families named: nbayes train ... --columns {flag}."
     )
 

@@ -182,14 +182,13 @@ def _families_change(exc: Any, args: argparse.Namespace) -> str:
     """The advice of data that would give a mixed model's columns other families."""
     from nbayes.cli._estimators import columns_flag
 
-    differ, flag = columns_flag(exc.mine, exc.theirs)
-    said = ", ".join(f"{c!r} {exc.theirs[c]}, not {exc.mine[c]}" for c in differ)
+    _, flag = columns_flag(exc.mine, exc.theirs)
     return (
         f"Cannot learn {' '.join(args.data)} into {args.model}: with the rows the model learnt "
         f"before, it would give columns other families than the ones the model inferred "
-        f"({said}), so the model would no longer be the model of all its rows. Nothing was "
-        f"changed. Train the model again on all the data with the families named: nbayes "
-        f"train ... --columns {flag}."
+        f"({exc.changes()}), so the model would no longer be the model of all its rows. "
+        f"Nothing was changed. Train the model again on all the data with the families named: "
+        f"nbayes train ... --columns {flag}."
     )
 
 

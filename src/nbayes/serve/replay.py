@@ -100,12 +100,10 @@ def apply_record(estimator: Any, record: dict[str, Any], table: TableSpec | None
 def _families_said(exc: ColumnFamiliesError) -> str:
     """A mixed model's refusal of rows that would give its columns other families, in an
     HTTP client's words (the library's advice is Python's ``columns={...}``)."""
-    differ = [c for c in exc.mine if c in exc.theirs and exc.mine[c] != exc.theirs[c]]
-    said = ", ".join(f"{c!r} {exc.theirs[c]}, not {exc.mine[c]}" for c in differ)
-    flag = ",".join(f"{c}={exc.theirs[c]}" for c in differ)
+    flag = ",".join(f"{c}={exc.theirs[c]}" for c in exc.changed())
     return (
         f"with the rows the model learnt before, these would give columns other families "
-        f"than the model's ({said}), so it would no longer be the model of all its rows; "
+        f"than the model's ({exc.changes()}), so it would no longer be the model of all its rows; "
         f"nothing was learnt. Send rows of the model's families, or train it again on all "
         f"the data with the families named (nbayes train ... --columns {flag})."
     )
