@@ -403,6 +403,61 @@ def test_tune_nbsvm_and_save(
     assert (model.C, model.beta) in {(c, b) for c in (0.1, 1.0) for b in (0.25, 1.0)}
 
 
+def test_train_takes_every_setting_tune_searches(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, sms_csv: Path
+) -> None:
+    """What ``tune`` finds best, ``train`` can train: ``--var-smoothing`` (gaussian, mixed),
+    ``--c`` and ``--beta`` (nbsvm); the file is the one ``tune --save`` writes of that one
+    setting (a user's trial: tune searched flags train did not have)."""
+    rows = [[f"{v:.2f}", "a" if v < 5 else "b"] for v in np.linspace(0, 10, 20)]
+    data = write_csv(tmp_path / "g.csv", ["x", "label"], rows)
+    tuned, trained = tmp_path / "tuned.nbayes", tmp_path / "trained.nbayes"
+    assert run(capsys, "tune", data, "--model", "gaussian", "--folds", "4",
+               "--var-smoothing", "0.5", "--save", tuned)[0] == 0  # fmt: skip
+    code, _, err = run(capsys, "train", data, "--model", "gaussian", "--var-smoothing", "0.5",
+                       "-o", trained)  # fmt: skip
+    assert code == 0, err
+    assert tuned.read_bytes() == trained.read_bytes()
+    assert load(trained).var_smoothing == 0.5
+    mixed = tmp_path / "mixed.nbayes"
+    assert run(capsys, "train", data, "--model", "mixed", "--var-smoothing", "0.25",
+               "-o", mixed)[0] == 0  # fmt: skip
+    assert load(mixed).var_smoothing == 0.25
+    svm = tmp_path / "svm.nbayes"
+    code, _, err = run(capsys, "train", sms_csv, "--model", "nbsvm", "--c", "0.5",
+                       "--beta", "0.75", "-o", svm)  # fmt: skip
+    assert code == 0, err
+    model: Any = load(svm)
+    assert (model.C, model.beta) == (0.5, 0.75)
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["--model", "gaussian", "--input", "table", "--var-smoothing", "-1"],
+         "--var-smoothing must be a number >= 0; got -1.0"),
+        (["--model", "poisson", "--input", "table", "--var-smoothing", "1"],
+         "--var-smoothing applies to --model gaussian and mixed only"),
+        (["--var-smoothing", "1"], "--var-smoothing applies to table models (gaussian, mixed)"),
+        (["--c", "1"], "--c applies to --model nbsvm only"),
+        (["--model", "gaussian", "--input", "table", "--beta", "1"],
+         "--beta applies to --model nbsvm only"),
+        (["--model", "nbsvm", "--c", "0"], "--c must be a number > 0; got 0.0"),
+        (["--model", "nbsvm", "--beta", "2"], "--beta must be a number from 0 to 1"),
+        (["--model", "spam", "--c", "1"], "--c does not apply to --model spam"),
+    ],
+)  # fmt: skip
+def test_train_setting_flags_errors(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, sms_csv: Path, argv: list[str],
+    fragment: str,
+) -> None:  # fmt: skip
+    numbers = write_csv(tmp_path / "n.csv", ["x", "label"], [["1", "a"], ["2", "b"]])
+    data = numbers if "table" in argv else sms_csv
+    code, _, err = run(capsys, "train", data, "-o", tmp_path / "m.nbayes", *argv)
+    assert_error(code, err, fragment)
+    assert not (tmp_path / "m.nbayes").exists()
+
+
 @pytest.mark.parametrize(
     ("broken", "fragment"),
     [

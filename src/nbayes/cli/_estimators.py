@@ -21,6 +21,7 @@ __all__ = [
     "Estimator",
     "check_binary",
     "check_flags",
+    "check_text_flags",
     "column_families",
     "columns_flag",
     "estimator",
@@ -40,6 +41,10 @@ TABLE_FLAGS = {
     "--columns": "columns",
     "--var-smoothing": "var_smoothing",
 }
+
+#: the text flags only some models take (an Estimator's ``text_flags``), each the
+#: hyperparameter it sets
+TEXT_FLAGS = {"--c": "C", "--beta": "beta"}
 
 
 @dataclass(frozen=True)
@@ -253,6 +258,22 @@ def check_flags(name: str, values: Mapping[str, Any]) -> dict[str, Any]:
                 raise CLIError(f"--alpha does not apply to --model {name} ({row.no_alpha}).")
             raise CLIError(f"{flag} applies to --model {_models_taking(flag)} only.")
         out[TABLE_FLAGS[flag]] = value
+    return out
+
+
+def check_text_flags(name: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The hyperparameters the text flags only some models take (``--c``, ``--beta``) set
+    for ``--model name`` (unset flags are None in ``values``); a CLIError for one it does
+    not take."""
+    row = estimator(name)
+    out = {}
+    for flag, value in values.items():
+        if value is None:
+            continue
+        if flag not in row.text_flags:
+            takers = [e.name for e in estimators().values() if flag in e.text_flags]
+            raise CLIError(f"{flag} applies to --model {' and '.join(takers)} only.")
+        out[TEXT_FLAGS[flag]] = value
     return out
 
 

@@ -42,6 +42,9 @@ _OTHER_MODELS_FLAGS = (
     "--columns",
     "--bandwidth",
     "--max-points",
+    "--var-smoothing",
+    "--c",
+    "--beta",
     "--workers",
     "--dask-scheduler",
 )

@@ -44,6 +44,7 @@ from nbayes.cli._common import (
 from nbayes.cli._estimators import (
     check_binary,
     check_flags,
+    check_text_flags,
     column_families,
     estimators,
     lazy_text,
@@ -66,7 +67,16 @@ __all__ = [
 ]
 
 #: the flags that set an estimator's hyperparameters: the estimator validates them
-HYPERPARAMETER_FLAGS = ("--alpha", "--bandwidth", "--max-points", "--ngrams", *TRAIN_TEXT_FLAGS)
+HYPERPARAMETER_FLAGS = (
+    "--alpha",
+    "--bandwidth",
+    "--max-points",
+    "--var-smoothing",
+    "--ngrams",
+    "--c",
+    "--beta",
+    *TRAIN_TEXT_FLAGS,
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -94,6 +104,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="text: hash words into 2**20 buckets (bounded memory, no vocabulary)",
     )
+    p.add_argument(
+        "--c",
+        type=float,
+        metavar="C",
+        help="nbsvm: the SVM's regularisation (default 1; smaller: stronger)",
+    )
+    p.add_argument(
+        "--beta",
+        type=float,
+        metavar="B",
+        help="nbsvm: interpolation between the SVM's weights (1) and their mean (0) "
+        "(default 0.25)",
+    )
     columns = p.add_argument(
         "--columns",
         metavar="NAME=FAMILY,...",
@@ -106,6 +129,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="RULE",
         help="kernel, mixed: kernel width rule, robust (kernel's default), scott (mixed's "
         "default), silverman, or a number",
+    )
+    p.add_argument(
+        "--var-smoothing",
+        type=float,
+        metavar="V",
+        help="gaussian, mixed: the share of the largest feature variance added to every "
+        "variance (default 1e-9)",
     )
     p.add_argument(
         "--max-points",
@@ -176,6 +206,7 @@ def make_estimator(
     columns: str | None = None,
     bandwidth: str | None = None,
     max_points: int | None = None,
+    var_smoothing: float | None = None,
 ) -> Any:
     """The unfitted nbayes estimator for a ``--model`` name (table models).
 
@@ -188,6 +219,7 @@ def make_estimator(
         "--bandwidth": None if bandwidth is None else parse_bandwidth(bandwidth),
         "--max-points": max_points,
         "--alpha": alpha,
+        "--var-smoothing": var_smoothing,
     }
     row = estimator_row(name)
     hyperparameters = check_flags(name, values)
@@ -252,19 +284,29 @@ def _check_text_only_options(args: argparse.Namespace) -> None:
         ("--columns", "--bandwidth", "--max-points"),
         "applies to table models (kernel, mixed), not to documents.",
     )
+    refuse_set_flags(
+        args, ("--var-smoothing",), "applies to table models (gaussian, mixed), not to documents."
+    )
 
 
 def _table_estimator(args: argparse.Namespace) -> Any:
     if args.binary or args.ngrams not in (None, "1-1") or args.hashing:
         raise CLIError("--binary, --ngrams and --hashing apply to text models only.")
     refuse_set_flags(args, TRAIN_TEXT_FLAGS, "applies to text models only.")
+    _text_flags(args)  # (--c, --beta: the models that take them are named)
     return make_estimator(
         args.model,
         args.alpha,
         columns=args.columns,
         bandwidth=args.bandwidth,
         max_points=args.max_points,
+        var_smoothing=args.var_smoothing,
     )
+
+
+def _text_flags(args: argparse.Namespace) -> dict[str, Any]:
+    """``--c`` and ``--beta``: the hyperparameters they set (for the models taking them)."""
+    return check_text_flags(args.model, {"--c": args.c, "--beta": args.beta})
 
 
 def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
@@ -312,6 +354,7 @@ def _train_on_dask(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, s
             ngram_range=args.ngrams and parse_ngrams(args.ngrams),
             hashing=args.hashing,
             **text_options(args),
+            **_text_flags(args),
         )
     else:
         estimator = _table_estimator(args)
@@ -620,6 +663,7 @@ def _train(args: argparse.Namespace, ui: UI, text: bool) -> tuple[Any, str]:
             hashing=args.hashing,
             lean=True,  # a TextClassifier: counted and saved without scikit-learn
             **text_options(args),
+            **_text_flags(args),
         )
         try:
             with ui.progress("Training", "documents") as bar:  # streamed: a chunk at a time

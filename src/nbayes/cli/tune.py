@@ -41,6 +41,7 @@ from nbayes.cli._common import (
 from nbayes.cli._estimators import (
     check_binary,
     check_flags,
+    check_text_flags,
     estimators,
     reads_documents,
 )
@@ -161,7 +162,6 @@ def _bandwidths(text: str) -> list[str | float]:
 def _grid(args: argparse.Namespace, text: bool) -> dict[str, list[Any]]:
     grid: dict[str, list[Any]] = {}
     model = args.model
-    row = estimator_row(model)
     if args.alpha is not None:
         if not text:
             check_flags(model, {"--alpha": args.alpha})
@@ -184,9 +184,7 @@ def _grid(args: argparse.Namespace, text: bool) -> dict[str, list[Any]]:
                 dict.fromkeys(parse_recipe(v.strip()) for v in args.preprocess.split(","))
             )
         check_binary(model, args.binary)
-        others = tuple(f for f in ("--c", "--beta") if f not in row.text_flags)
-        takers = [e.name for e in estimators().values() if e.text_flags]
-        common.refuse_set_flags(args, others, f"applies to --model {' and '.join(takers)} only.")
+        check_text_flags(model, {"--c": args.c, "--beta": args.beta})
         if args.c is not None:
             grid["C"] = _floats(args.c, "--c")
         if args.beta is not None:
@@ -197,8 +195,9 @@ def _grid(args: argparse.Namespace, text: bool) -> dict[str, list[Any]]:
             "applies to table models, not to documents.",
         )
     else:
-        text_only = ("--ngrams", "--binary", "--c", "--beta", *TEXT_OPTION_FLAGS)
+        text_only = ("--ngrams", "--binary", *TEXT_OPTION_FLAGS)
         common.refuse_set_flags(args, text_only, "applies to text models only.")
+        check_text_flags(model, {"--c": args.c, "--beta": args.beta})
         check_flags(model, {"--var-smoothing": args.var_smoothing, "--bandwidth": args.bandwidth})
         if args.var_smoothing is not None:
             grid["var_smoothing"] = _floats(args.var_smoothing, "--var-smoothing")
