@@ -114,8 +114,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--beta",
         type=float,
         metavar="B",
-        help="nbsvm: interpolation between the SVM's weights (1) and their mean (0) "
-        "(default 0.25)",
+        help="nbsvm: interpolation between the SVM's weights (1) and their mean (0) (default 0.25)",
     )
     columns = p.add_argument(
         "--columns",
