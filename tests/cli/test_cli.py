@@ -1033,6 +1033,48 @@ def test_train_names_each_class_with_its_count(
     assert code == 0 and "2 classes (0: 2, 1: 1)" in err, err
 
 
+def test_predict_id_col_names_each_answer_by_a_column(
+    capsys: pytest.CaptureFixture[str], text_model: Path, tmp_path: Path
+) -> None:
+    """``--id-col NAME``: the answers carry that column's values in place of row numbers
+    (a data engineer's wish: a key to join them on), in every output format, across
+    chunks, for table models too; the column must exist."""
+    texts = random_texts(1, 10_050, 4)
+    data = write_csv(tmp_path / "inbox.csv", ["message_id", "text"],
+                     [[f"m-{i}", t] for i, t in enumerate(texts)])  # fmt: skip
+    code, out, err = run(capsys, "predict", text_model, data, "--id-col", "message_id")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0, err
+    assert [r["message_id"] for r in rows] == [f"m-{i}" for i in range(len(texts))]
+    assert [r["prediction"] for r in rows] == load(text_model).predict(texts).tolist()
+    code, out, _ = run(capsys, "predict", text_model, data, "--id-col", "message_id",
+                       "--top", "2", "--format", "jsonl")  # fmt: skip
+    assert json.loads(out.splitlines()[-1])["message_id"] == f"m-{len(texts) - 1}"
+    two = write_csv(tmp_path / "two.csv", ["text", "key"], [["free cash prize", "a"],
+                                                            ["lunch at home", ""]])  # fmt: skip
+    code, out, _ = run(capsys, "predict", text_model, two, "--id-col", "key", "--format", "plain")
+    assert [line.split("  ")[1] for line in out.splitlines()] == ["key a", "key "]
+    code, out, err = run(capsys, "predict", text_model, two, "--id-col", "nope")
+    assert_error(code, err, "Column 'nope' not found in")
+    assert "Pass --id-col NAME to choose" in err
+    code, _, err = run(capsys, "predict", text_model, "--text", "hi", "--id-col", "key")
+    assert_error(code, err, "--id-col names a column of DATA; --text has none")
+    plain = tmp_path / "plain.txt"
+    plain.write_text("free cash\n")
+    code, _, err = run(capsys, "predict", text_model, plain, "--id-col", "key")
+    assert_error(code, err, "it has no column for --id-col to name")
+    points = [["0.1", "a"], ["2.5", "b"], ["0.3", "a"], ["2.2", "b"]]
+    table = write_csv(tmp_path / "t.csv", ["x", "label"], points)
+    model = tmp_path / "g.nbayes"
+    assert run(capsys, "train", table, "--model", "gaussian", "-o", model)[0] == 0
+    keyed = write_csv(tmp_path / "k.csv", ["key", "x"], [["r1", "0.2"], ["r2", "2.4"]])
+    code, out, err = run(capsys, "predict", model, keyed, "--id-col", "key")
+    assert code == 0, err
+    assert out.splitlines() == ["key,prediction", "r1,a", "r2,b"]
+    code, _, err = run(capsys, "predict", model, keyed, "--id-col", "kk")
+    assert_error(code, err, "Column 'kk' not found in")
+
+
 def test_predict_of_a_text_given_as_data_points_to_text(
     capsys: pytest.CaptureFixture[str], text_model: Path
 ) -> None:

@@ -739,3 +739,58 @@ def test_chunks_tell_the_share_of_the_input_read(tmp_path: Path) -> None:
     import io
 
     assert [c.share for c in read_texts(io.StringIO("a\nb\n"), label_col=None)] == [None]
+
+
+# ------------------------------------------------------------------------------- id_col
+
+
+def test_id_col_carries_a_column_beside_each_document(tmp_path: Path) -> None:
+    """``id_col``: a key to join answers on, from CSV, JSON lines and Parquet, aligned with
+    the documents across chunks and skipped rows; a row without one has an empty id."""
+    csv_path = tmp_path / "in.csv"
+    csv_path.write_text('id,text\na1,hello there\n,no id\n"c,3",x,extra\nd4,last\n')
+    chunks = list(read_texts(csv_path, label_col=None, id_col="id", chunk_size=1,
+                             bad_rows="skip", on_bad_row=lambda row: None))  # fmt: skip
+    assert [(c.start_row, c.texts, c.ids) for c in chunks] == [
+        (0, ["hello there"], ["a1"]), (1, ["no id"], [""]), (3, ["last"], ["d4"]),
+    ]  # fmt: skip
+    assert all(c.ids is None for c in read_texts(csv_path, label_col=None, bad_rows="skip",
+                                                 on_bad_row=lambda row: None))  # fmt: skip
+    jsonl = tmp_path / "in.jsonl"
+    jsonl.write_text('{"id": 7, "text": "a", "label": "x"}\n{"text": "b", "label": "y"}\n'
+                     '{"id": null, "text": "c", "label": "x"}\n')  # fmt: skip
+    (chunk,) = read_texts(jsonl, id_col="id")
+    assert chunk.ids == [7, None, None] and chunk.labels == ["x", "y", "x"]
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    parquet = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"text": ["a", "b"], "uid": [10, None]}), parquet)
+    assert [c.ids for c in read_texts(parquet, label_col=None, id_col="uid")] == [[10, None]]
+
+
+def test_id_col_must_name_a_column_of_a_table(tmp_path: Path) -> None:
+    csv_path = tmp_path / "in.csv"
+    csv_path.write_text("id,text\na1,hello\n")
+    with pytest.raises(ValueError, match=r"Column 'key' not found in .*in.csv; the columns "
+                       r"are: 'id', 'text'\. Pass id_col=\.\.\. to choose"):  # fmt: skip
+        list(read_texts(csv_path, label_col=None, id_col="key"))
+    jsonl = tmp_path / "in.jsonl"
+    jsonl.write_text('{"text": "a"}\n{"text": "b", "key": 1}\n')
+    with pytest.raises(ValueError, match="Column 'key' not found in in.jsonl; the keys of"):
+        list(read_texts(jsonl, label_col=None, id_col="key"))
+    twice = tmp_path / "twice.csv"
+    twice.write_text("id,text,id\n1,a,2\n")
+    with pytest.raises(ValueError, match="names the column 'id' 2 times"):
+        list(read_texts(twice, label_col=None, id_col="id"))
+    plain = tmp_path / "plain.txt"
+    plain.write_text("one\ntwo\n")
+    with pytest.raises(ValueError, match=r"plain text \(lines\): it has no column for id_col"):
+        list(read_texts(plain, label_col=None, id_col="id", format="lines"))
+    folder = tmp_path / "docs" / "spam"
+    folder.mkdir(parents=True)
+    (folder / "a.txt").write_text("free")
+    with pytest.raises(ValueError, match="a folder of documents: it has no column for id_col"):
+        list(read_texts(tmp_path / "docs", id_col="id"))
+    with pytest.raises(TypeError, match="id_col must be a str or None"):
+        read_texts(csv_path, id_col=3)  # type: ignore[arg-type]

@@ -120,6 +120,7 @@ DATA_FORMATS = input_formats.names()
 _READER_FLAGS = {
     "text_col": "--text-col NAME",
     "label_col": "--label-col NAME",
+    "id_col": "--id-col NAME",
     "encoding": "--encoding NAME",
     "format": "--data-format FORMAT",
     "max_field_chars": "--max-field-chars N",
@@ -394,6 +395,8 @@ def reader_options(args: argparse.Namespace) -> dict[str, Any]:
         options["max_field_chars"] = args.max_field_chars
     if getattr(args, "delimiter", None) is not None:
         options["delimiter"] = delimiter_of(args)
+    if getattr(args, "id_col", None) is not None:
+        options["id_col"] = args.id_col
     return options
 
 

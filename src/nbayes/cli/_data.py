@@ -10,6 +10,7 @@ import numpy as np
 
 from nbayes.cli._common import (
     UI,
+    CLIError,
     coerce_labels,
     is_text_model,
     read_labelled_texts,
@@ -88,6 +89,15 @@ def unlabelled_inputs(
     kind = feature_kind(model)
     table = read_table(ui, sources, typed=kind == "typed", **table_flags(args),
                        kind=kind, label_col=None, model=model)  # fmt: skip
+    id_col = getattr(args, "id_col", None)
+    if id_col is not None:  # (named by that column's values, not a feature)
+        if id_col not in table.columns:
+            raise CLIError(
+                f"Column {id_col!r} not found in {', '.join(sources)}; the columns are: "
+                f"{', '.join(map(repr, map(str, table.columns)))}. Pass --id-col NAME to choose."
+            )
+        ids = [None if v != v else v for v in table[id_col].tolist()]  # (NaN: no id)
+        return table_features(table.drop(columns=[id_col]), kind, args.label_col, model), ids
     rows = table.index.tolist()
     named = rows != list(range(len(rows)))  # bad rows skipped: the kept rows' numbers
     return table_features(table, kind, args.label_col, model), (rows if named else None)

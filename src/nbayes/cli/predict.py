@@ -6,12 +6,14 @@ each) or glob patterns; - reads standard input (one document per line, or a CSV/
 lines table when its first line is a header naming --text-col or a JSON object).
 For --text the answer is plain: the predicted class and its probability. For DATA
 it is a CSV on stdout (--format jsonl: JSON lines; plain: lines as for --text): the
-row number (the file, for documents that are files) and the predicted class; --proba
-adds the probability of every class, --top N the N most probable classes.
+row number (the file, for documents that are files; --id-col NAME: that column's
+value) and the predicted class; --proba adds the probability of every class, --top N
+the N most probable classes.
 
 Example:
   nbayes predict spam.nbayes --text "WIN a FREE prize now"
   nbayes predict spam.nbayes inbox.csv --top 2 --format jsonl > predictions.jsonl
+  nbayes predict spam.nbayes inbox.csv --id-col message_id > predictions.csv
   nbayes predict spam.nbayes mails/ > predictions.csv      # one row per file
   cat messages.txt | nbayes predict spam.nbayes -
 """
@@ -44,6 +46,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--top", type=count_type(1), metavar="N", help="print the N most probable classes"
     )
     p.add_argument(
+        "--id-col",
+        metavar="NAME",
+        help="a column of DATA (a table) to write in each answer in place of the row "
+        "number: a key to join the answers on",
+    )
+    p.add_argument(
         "--format",
         choices=("plain", "csv", "jsonl"),
         help="output: plain lines (the default for --text), csv (the default for DATA) or jsonl",
@@ -68,6 +76,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     fmt = args.format or ("plain" if args.text else "csv")
     classes = [_plain(c) for c in model.classes_.tolist()]
     if args.text:
+        if args.id_col is not None:
+            raise CLIError("--id-col names a column of DATA; --text has none: leave it out.")
         if not is_text_model(model):
             raise CLIError(
                 f"{args.model} is a {type(model).__name__} for tables: --text needs a text "
@@ -84,11 +94,15 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         _predict_streamed(ui, model, args, fmt, classes)
         return 0
     X, names = unlabelled_inputs(ui, model, args.data, args)
-    ids: list[tuple[str, Any]] = [  # (names are row numbers where bad rows were skipped)
-        ("row", i) if names is None else ("row" if isinstance(names[i], int) else "file",
-                                          names[i])
-        for i in range(len(X))
-    ]  # fmt: skip
+    ids: list[tuple[str, Any]] = (
+        [(args.id_col, ident) for ident in names or ()]  # (the --id-col column's values)
+        if args.id_col is not None
+        else [  # (names are row numbers where bad rows were skipped)
+            ("row", i) if names is None else ("row" if isinstance(names[i], int) else "file",
+                                              names[i])
+            for i in range(len(X))
+        ]
+    )  # fmt: skip
     rows = _answers(model, X, ids, args, fmt, classes)
     if fmt == "plain":
         _write_plain(ui, rows, args, None)
@@ -136,13 +150,19 @@ def _predict_streamed(
     from nbayes.cli._common import named_text_chunks
 
     named, chunks = named_text_chunks(ui, args.data, args, labels=False)
-    key = "file" if named else "row"
+    key = args.id_col or ("file" if named else "row")
     first = True
     with ui.progress("Predicting", "documents") as bar:
         pending = next(chunks, None)
         while pending is not None:
             chunk, pending = pending, next(chunks, None)
-            names = chunk.names() if named else range(chunk.start_row, chunk.start_row + len(chunk))
+            names = (
+                chunk.ids
+                if chunk.ids is not None
+                else chunk.names()
+                if named
+                else range(chunk.start_row, chunk.start_row + len(chunk))
+            )
             rows = _answers(model, chunk.texts, [(key, n) for n in names], args, fmt, classes)
             if fmt == "plain":  # (several answers: each says what it answers)
                 _write_plain(ui, rows, args, None, several=not first or pending is not None)
@@ -204,7 +224,8 @@ def _write_plain(
                 what = texts[i] if len(texts[i]) <= 60 else texts[i][:57] + "..."
                 answer += f"  {what!r}"
             else:
-                answer += f"  {row['file'] if 'file' in row else 'row ' + str(row['row'])}"
+                key, ident = next(iter(row.items()))  # (row, file, or the --id-col's)
+                answer += f"  {ident}" if key == "file" else f"  {key} {ident}"
         ui.print(answer)
 
 
@@ -227,7 +248,7 @@ def _write(
             ui.print(json.dumps(out, ensure_ascii=False))
         return
     writer = csv.writer(ui.out, lineterminator="\n")
-    key = "file" if rows and "file" in rows[0] else "row"
+    key = next(iter(rows[0])) if rows else "row"  # (row, file, or the --id-col's name)
     if args.top is not None:
         n = len(rows[0]["top"]) if rows else 0
         names = [key]

@@ -89,7 +89,7 @@ def _refuse_twice(
 
 def csv_rows(
     path: Path | Stream, fmt: str, opts: Options, decoding: Decoding
-) -> Iterator[tuple[str, Any]]:
+) -> Iterator[tuple[Any, ...]]:
     delimiter = opts.delimiter or ("\t" if fmt == "tsv" else ",")
     limit = opts.max_field_chars
     src = _name(path) if isinstance(path, Stream) else str(path)
@@ -154,6 +154,12 @@ def csv_rows(
                 _missing_column("label_col", label_col, path, header, "columns")
             _refuse_twice("label_col", label_col, path, header)
             li = header.index(label_col)
+        ii = -1
+        if opts.id_col is not None:
+            if opts.id_col not in header:
+                _missing_column("id_col", opts.id_col, path, header, "columns")
+            _refuse_twice("id_col", opts.id_col, path, header)
+            ii = header.index(opts.id_col)
         width = len(header)
         row_i = 0
         while True:
@@ -184,7 +190,10 @@ def csv_rows(
                 text = text.replace(_MARK, "\ufffd")
                 if li >= 0:
                     label = label.replace(_MARK, "\ufffd")
-            yield text, label
+            if ii >= 0:
+                yield text, label, rec[ii].replace(_MARK, "\ufffd")
+            else:
+                yield text, label
             row_i += 1
 
 
@@ -346,9 +355,9 @@ def json_objects(
         yield row_i, line_no, line, obj
 
 
-def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterator[tuple[str, Any]]:
+def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterator[tuple[Any, ...]]:
     src = _name(path) if isinstance(path, Stream) else str(path)
-    text_col, label_col = opts.text_col, opts.label_col
+    text_col, label_col, id_col = opts.text_col, opts.label_col, opts.id_col
     bad_rows = opts.bad_rows
     confirmed = opts.keys_seen  # a record had the keys: a key missing later is a bad row
     checked = False
@@ -370,6 +379,10 @@ def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterat
             _refuse_twice("text_col", text_col, path, keys, "first record")
             if label_col is not None:
                 _refuse_twice("label_col", label_col, path, keys, "first record")
+            if id_col is not None:  # (later records may lack it: an empty id)
+                if id_col not in obj and not confirmed:
+                    _missing_column("id_col", id_col, path, list(obj), _FIRST_KEYS)
+                _refuse_twice("id_col", id_col, path, keys, "first record")
             checked = True
         confirmed = True
         text = obj[text_col]
@@ -393,13 +406,16 @@ def jsonl_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterat
             continue
         if bad:
             decoding.record(src, f"row {row_i} (line {line_no}) of {src}")
-        yield text, label
+        if id_col is not None:
+            yield text, label, obj.get(id_col)
+        else:
+            yield text, label
 
 
 # --------------------------------------------------------------------------- Parquet
 
 
-def parquet_rows(path: Path, opts: Options, decoding: Decoding) -> Iterator[tuple[str, Any]]:
+def parquet_rows(path: Path, opts: Options, decoding: Decoding) -> Iterator[tuple[Any, ...]]:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -421,6 +437,12 @@ def parquet_rows(path: Path, opts: Options, decoding: Decoding) -> Iterator[tupl
             _refuse_twice("label_col", opts.label_col, path, names, "schema")
             if opts.label_col != opts.text_col:
                 columns.append(opts.label_col)
+        if opts.id_col is not None:
+            if opts.id_col not in names:
+                _missing_column("id_col", opts.id_col, path, names, "columns")
+            _refuse_twice("id_col", opts.id_col, path, names, "schema")
+            if opts.id_col not in columns:
+                columns.append(opts.id_col)
         text_type = pf.schema_arrow.field(opts.text_col).type
         if pa.types.is_dictionary(text_type):
             text_type = text_type.value_type
@@ -438,6 +460,7 @@ def parquet_rows(path: Path, opts: Options, decoding: Decoding) -> Iterator[tupl
             labels: list[Any] | None = None
             if opts.label_col is not None:
                 labels = batch.column(opts.label_col).to_pylist()
+            ids = None if opts.id_col is None else batch.column(opts.id_col).to_pylist()
             for j, text in enumerate(raw_texts):
                 if text is None:
                     message = f"{src}, row {row_i + j}: missing text (null)."
@@ -458,7 +481,11 @@ def parquet_rows(path: Path, opts: Options, decoding: Decoding) -> Iterator[tupl
                     except UnicodeDecodeError:
                         text = text.decode(opts.encoding, errors="replace")
                         decoding.record(src, f"row {row_i + j} of {src}")
-                yield text, (None if labels is None else labels[j])
+                label = None if labels is None else labels[j]
+                if ids is not None:
+                    yield text, label, ids[j]
+                else:
+                    yield text, label
             row_i += len(raw_texts)
 
 
@@ -475,7 +502,7 @@ def _no_labels(path: Path | Stream, what: str) -> ValueError:
     )
 
 
-def line_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterator[tuple[str, Any]]:
+def line_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterator[tuple[Any, ...]]:
     """One document per line (blank lines skipped), without labels."""
     if opts.label_col is not None:
         raise _no_labels(path, "one document per line")
@@ -492,7 +519,7 @@ def line_rows(path: Path | Stream, opts: Options, decoding: Decoding) -> Iterato
 
 def document_rows(
     path: Path | Stream, opts: Options, decoding: Decoding
-) -> Iterator[tuple[str, Any]]:
+) -> Iterator[tuple[Any, ...]]:
     """The whole file as one document, without a label."""
     if opts.label_col is not None:
         raise _no_labels(path, "one document")
@@ -511,7 +538,7 @@ def document_rows(
 
 def doc_rows(
     folder: Path, files: list[Path], opts: Options, decoding: Decoding
-) -> Iterator[tuple[str, Any]]:
+) -> Iterator[tuple[Any, ...]]:
     label = folder.name if opts.label_col is not None else None
     strict_encoding = _text_encoding(opts.encoding)
     for i, path in enumerate(files):

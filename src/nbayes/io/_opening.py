@@ -114,6 +114,8 @@ class Options:
     encoding: str
     max_field_chars: int
     bad_rows: BadRows = field(default_factory=lambda: BadRows())
+    #: a column (key) of each row to carry beside its text (:attr:`TextChunk.ids`), or None
+    id_col: str | None = None
     #: JSON lines: a record before had the text's and label's keys (a part of a file that
     #: does not start it), so that a key missing is a bad row, not a wrong column name
     keys_seen: bool = False

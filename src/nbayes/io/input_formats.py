@@ -78,7 +78,7 @@ class InputFormat:
     gzip: bool = True
 
     @property
-    def reader(self) -> Callable[..., Iterator[tuple[str, Any]]]:
+    def reader(self) -> Callable[..., Iterator[tuple[Any, ...]]]:
         """The row reader of :mod:`nbayes.io._formats` for this format."""
         return row_reader(self.name)
 
@@ -160,19 +160,20 @@ def extensions_text(formats: tuple[InputFormat, ...] = FORMATS) -> str:
     return ", ".join(ext for f in formats for ext in f.extensions if ext)
 
 
-def row_reader(name: str) -> Callable[..., Iterator[tuple[str, Any]]]:
+def row_reader(name: str) -> Callable[..., Iterator[tuple[Any, ...]]]:
     """The function ``(path, options, decoding) -> (text, label) rows`` that reads a file
-    of format ``name`` (:mod:`nbayes.io._formats`)."""
+    of format ``name`` (:mod:`nbayes.io._formats`); ``(text, label, id)`` rows where the
+    options name an ``id_col`` (tables only)."""
     from nbayes.io import _formats
 
     fmt = by_name(name).name
     if fmt in ("csv", "tsv"):
 
-        def delimited_rows(path: Any, opts: Any, decoding: Any) -> Iterator[tuple[str, Any]]:
+        def delimited_rows(path: Any, opts: Any, decoding: Any) -> Iterator[tuple[Any, ...]]:
             return _formats.csv_rows(path, fmt, opts, decoding)
 
         return delimited_rows
-    readers: dict[str, Callable[..., Iterator[tuple[str, Any]]]] = {
+    readers: dict[str, Callable[..., Iterator[tuple[Any, ...]]]] = {
         "jsonl": _formats.jsonl_rows,
         "parquet": _formats.parquet_rows,
         "lines": _formats.line_rows,

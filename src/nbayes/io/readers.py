@@ -94,6 +94,9 @@ class TextChunk:
         position (rows of a Parquet file, files of a class folder); None when reading an
         open stream, whose size is not known. For a progress bar: it grows with each
         chunk, up to 1.0 (reading ahead makes it run a little before the rows).
+    ids : list or None
+        With ``id_col``: each document's value in that column (a key to join answers
+        on), None where a row has none; else None.
     """
 
     texts: list[str]
@@ -102,6 +105,7 @@ class TextChunk:
     start_row: int
     files: list[str] | None = None
     share: float | None = None
+    ids: list[Any] | None = None
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -126,6 +130,7 @@ def read_texts(
     max_field_chars: int = _DEFAULT_MAX_FIELD_CHARS,
     bad_rows: str = "error",
     on_bad_row: Callable[[BadRow], None] | None = None,
+    id_col: str | None = None,
 ) -> Iterator[TextChunk]:
     """Read text documents (and their labels) chunk by chunk.
 
@@ -207,6 +212,15 @@ def read_texts(
         ``row``, ``line``, ``reason``, ``message``) for each row skipped, as it
         is read.  Without it, one :class:`~nbayes.exceptions.SkippedRowsWarning`
         per call, after the last chunk, counts them and names the first few.
+    id_col : str or None, default None
+        A column (key) of a table to carry beside each document (``TextChunk.ids``): a
+        key to join answers on. The column must exist (in JSON lines, in the first
+        record); a row without a value there (an empty CSV field, ``null``, a later JSON
+        record without the key) is no bad row: its id is the empty string (CSV/TSV) or
+        None. Plain text and class folders have no columns: their documents are named by
+        their files (``TextChunk.files``) and lines, and ``id_col`` is a ValueError there.
+
+        .. versionadded:: 0.6
 
     Yields
     ------
@@ -268,6 +282,8 @@ def read_texts(
         raise TypeError(f"text_col must be a str, got {type(text_col).__name__}.")
     if label_col is not None and not isinstance(label_col, str):
         raise TypeError(f"label_col must be a str or None, got {type(label_col).__name__}.")
+    if id_col is not None and not isinstance(id_col, str):
+        raise TypeError(f"id_col must be a str or None, got {type(id_col).__name__}.")
     codecs.lookup(encoding)  # LookupError for an unknown encoding, right away
     if max_field_chars < 1:
         raise ValueError(f"max_field_chars must be positive, got {max_field_chars!r}.")
@@ -287,8 +303,20 @@ def read_texts(
         encoding=encoding,
         max_field_chars=max_field_chars,
         bad_rows=BadRows(bad_rows, on_bad_row),
+        id_col=id_col,
     )
     return _generate(units, opts)
+
+
+def _no_columns_for_ids(name: str, kind: str, fmt: str) -> ValueError:
+    """``id_col`` of plain text or a class folder, which have no columns."""
+    option = (option_spelling() or {}).get("id_col", "id_col").split()[0]
+    what = "a folder of documents" if kind == "docs" else f"plain text ({fmt})"
+    return ValueError(
+        f"{name!r} is {what}: it has no column for {option} to name (its documents are "
+        "named by their files and lines). Give the ids in a column of a table (CSV/TSV, "
+        "JSON lines, Parquet)."
+    )
 
 
 def documents_are_named(
@@ -312,7 +340,7 @@ def _generate(units: list[Unit], opts: Options) -> Iterator[TextChunk]:
     try:
         for kind, path, extra in units:
             opts.meter.next_unit()
-            rows: Iterator[tuple[str, Any]]
+            rows: Iterator[tuple[Any, ...]]
             files: list[str] | None = None
             if kind == "stream":
                 path, extra = open_stream(path, extra, opts)
@@ -326,6 +354,8 @@ def _generate(units: list[Unit], opts: Options) -> Iterator[TextChunk]:
                 if extra == "document":
                     files = [str(path)]
             name = path.name if kind == "stream" else str(path)
+            if opts.id_col is not None and (kind == "docs" or not by_name(extra).table):
+                raise _no_columns_for_ids(name, kind, extra)
             for chunk in _chunks(rows, name, opts, files):
                 found = True
                 yield chunk
@@ -342,39 +372,44 @@ def _generate(units: list[Unit], opts: Options) -> Iterator[TextChunk]:
 
 
 def _chunks(
-    rows: Iterable[tuple[str, Any]], source: str, opts: Options, files: list[str] | None = None
+    rows: Iterable[tuple[Any, ...]], source: str, opts: Options, files: list[str] | None = None
 ) -> Iterator[TextChunk]:
     labelled = opts.label_col is not None
     size, budget = opts.chunk_size, opts.max_chunk_chars
     skipped = opts.bad_rows
     seen = skipped.count
+    carried = opts.id_col is not None
     texts: list[str] = []
     labels: list[Any] = []
+    ids: list[Any] = []
     start = 0
     chars = 0
 
     def chunk() -> TextChunk:
         names = None if files is None else files[start : start + len(texts)]
         return TextChunk(texts, labels if labelled else None, source, start, names,
-                         opts.meter.share())  # fmt: skip
+                         opts.meter.share(), ids if carried else None)  # fmt: skip
 
-    for text, label in rows:
+    for row in rows:
         if skipped.count != seen:  # rows skipped before this one: a chunk never spans them
             if texts:
                 yield chunk()
                 start += len(texts)
-                texts, labels, chars = [], [], 0
+                texts, labels, ids, chars = [], [], [], 0
             start += skipped.count - seen
             seen = skipped.count
+        text = row[0]
         texts.append(text)
         if labelled:
-            labels.append(label)
+            labels.append(row[1])
+        if carried:
+            ids.append(row[2])
         if budget is not None:
             chars += len(text)
         if len(texts) >= size or (budget is not None and chars >= budget):
             yield chunk()
             start += len(texts)
-            texts, labels, chars = [], [], 0
+            texts, labels, ids, chars = [], [], [], 0
     if texts:
         yield chunk()
 
@@ -393,7 +428,7 @@ def part_rows(
     again: Callable[[], Iterable[str]] | None = None,
     keys_seen: bool = False,
     spelling: Mapping[str, str] | None = None,
-) -> Iterator[tuple[str, Any]]:
+) -> Iterator[tuple[Any, ...]]:
     """The ``(text, label)`` rows of one table, or of a part of one, read as
     :func:`read_texts` reads them with ``bad_rows="skip"``: each bad row is handed to
     ``on_bad_row``, what spoils more than a row raises ValueError. For readers of files in
