@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from nbayes.io.persist import load
+
 from .conftest import HAM, SPAM, assert_error, run, write_csv
 
 BAD_JSON = '{"text": "cut short", "label"'
@@ -311,3 +313,29 @@ def test_workers_name_a_bad_row_among_a_file_s_first_rows(
     code, _, err = run(capsys, "train", data, "-o", tmp_path / "m.nbayes", "--workers", "1", "-q")
     assert_error(code, err, "bad.csv, row 2 (line 4): 4 field(s), but the header has 2")
     assert "--bad-rows skip" in err and "read_csv method" not in err
+
+
+def test_a_table_s_row_of_more_fields_names_its_line_and_the_flag(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A table model's CSV with a row wider than its header said pandas' words ("Error
+    tokenizing data. C error: Expected 3 fields in line 4, saw 4"), without --bad-rows;
+    with --workers, through Dask ("An error occurred while calling the read_csv method").
+    Now the text reader's words, naming the file, the line and the flag."""
+    data = tmp_path / "t.csv"
+    data.write_text("a,b,label\n1,2,x\n3,4,y\n5,6,7,x\n1,2,y\n")
+    said = "t.csv, line 4: 4 fields, but the header has 3; check the quoting and the delimiter"
+    out = tmp_path / "m.nbayes"
+    code, _, err = run(capsys, "train", data, "--model", "gaussian", "-o", out)
+    assert_error(code, err, said)
+    assert err.startswith(f"Error: {data}, line 4") and "--bad-rows skip" in err
+    code, _, err = run(capsys, "train", data, "--model", "gaussian", "-o", out,
+                       "--bad-rows", "skip")  # fmt: skip
+    assert code == 0 and load(out).class_count_.tolist() == [1, 2]
+    out.unlink()
+    pytest.importorskip("dask.dataframe")
+    pytest.importorskip("distributed")
+    code, _, err = run(capsys, "train", data, "--model", "gaussian", "-o", out,
+                       "--workers", "1", "-q")  # fmt: skip
+    assert_error(code, err, said)
+    assert "--bad-rows skip" in err and "read_csv method" not in err and not out.exists()

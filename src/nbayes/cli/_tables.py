@@ -94,7 +94,10 @@ def _read_one(
         try:
             return _read(stream, fmt, "<stdin>", typed, delimiter)
         except (ValueError, OSError, UnicodeDecodeError) as exc:
-            raise CLIError(f"Cannot read a {fmt} table from standard input: {exc}") from None
+            said = str(exc)  # (a bad row's error names the line itself)
+            if said.startswith("<stdin>, line "):
+                raise CLIError("Standard input" + said.removeprefix("<stdin>")) from None
+            raise CLIError(f"Cannot read a {fmt} table from standard input: {said}") from None
     p = Path(path)
     if not p.exists():
         raise CLIError(f"No such file: {path!r}.")
@@ -109,7 +112,10 @@ def _read_one(
         if name is not None:
             return _read(p, name, path, typed, delimiter)
     except (ValueError, OSError, UnicodeDecodeError) as exc:
-        raise CLIError(f"Cannot read the table {path!r}: {exc}") from None
+        said = str(exc)  # (a bad row's error names the file and the line itself)
+        raise CLIError(
+            said if said.startswith(f"{path}, line ") else f"Cannot read the table {path!r}: {said}"
+        ) from None
     raise CLIError(
         f"Cannot tell the format of {path!r} from its extension: tables are "
         f"{extensions_text(table_formats())} (optionally .gz)."

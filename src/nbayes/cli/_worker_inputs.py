@@ -19,12 +19,12 @@ from collections.abc import Sequence
 
 from nbayes.cli._common import CLIError
 
-__all__ = ["check_worker_inputs", "read_failure"]
+__all__ = ["check_worker_inputs", "local_files", "read_failure"]
 
 _WITHOUT = "or train without --workers (one process reads any mix of files)"
 
 
-def _files(data: Sequence[str]) -> list[str]:
+def local_files(data: Sequence[str]) -> list[str]:
     """The local files DATA names (its patterns expanded); a folder, or a name or pattern
     of no file, is refused."""
     files: list[str] = []
@@ -52,7 +52,7 @@ def check_worker_inputs(data: Sequence[str], data_format: str | None, encoding: 
     from nbayes.io.input_formats import COMPRESSION_SUFFIXES, is_compressed, of_path
     from nbayes.io.readers import check_text_file, option_names
 
-    files = _files(data)
+    files = local_files(data)
     kinds: dict[tuple[str, bool], str] = {}
     for f in files:
         found = of_path(f, tables_only=True, compressions=COMPRESSION_SUFFIXES)

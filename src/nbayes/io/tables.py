@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from nbayes.io._formats import json_objects
-from nbayes.io._opening import BAD_ROWS, BadRow, BadRows, Stream, _is_gzip
+from nbayes.io._opening import BAD_ROWS, BadRow, BadRows, Stream, _is_gzip, pass_option
 
 __all__ = [
     "parquet_columns",
@@ -222,7 +222,18 @@ def _csv(pd: Any, source: Any, name: str, skipped: BadRows | None, **kw: Any) ->
     """``pd.read_csv``; skipping bad rows, a line with more fields than the header is left
     out and counted (pandas' own error otherwise)."""
     if skipped is None:
-        return pd.read_csv(source, **kw)
+        try:
+            return pd.read_csv(source, **kw)
+        except pd.errors.ParserError as exc:  # (pandas' words: "C error: Expected 3 fields")
+            found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+            if found is None:
+                raise
+            want, line, saw = found.groups()
+            raise ValueError(
+                f"{name}, line {line}: {saw} fields, but the header has {want}; check the "
+                f"quoting and the delimiter ({kw.get('sep', ',')!r})."
+                + pass_option("bad_rows", "to skip such rows", "skip")
+            ) from None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", pd.errors.ParserWarning)
         frame = pd.read_csv(source, on_bad_lines="warn", **kw)
