@@ -638,27 +638,20 @@ def _bad_row_of_a_tables_head(args: argparse.Namespace) -> None:
     """:func:`_bad_row_of_the_head` of tables: the first lines of each CSV/TSV or JSON
     lines file of DATA read as one process reads a table (a line of more fields than the
     header: pandas' "C error: Expected 3 fields in line 4, saw 4" through Dask)."""
-    import gzip
-    import itertools
-
     from nbayes.cli._common import delimiter_of, reader_flags
     from nbayes.cli._worker_inputs import local_files
     from nbayes.io.input_formats import COMPRESSION_SUFFIXES, of_path
-    from nbayes.io.tables import read_table as read_lines
+    from nbayes.io.tables import read_table_head
 
     for path in local_files(args.data):
         found = of_path(path, tables_only=True, compressions=COMPRESSION_SUFFIXES)
         fmt = args.data_format or (found.name if found is not None else None)
         if fmt not in ("csv", "tsv", "jsonl"):
             continue
-        with open(path, "rb") as raw:
-            gz = raw.read(2) == b"\x1f\x8b"
-        opener: Any = gzip.open if gz else open
-        with opener(path, "rt", encoding=args.encoding, errors="replace", newline="") as f:
-            head = list(itertools.islice(f, _HEAD_ROWS))
         try:
             with reader_flags():
-                read_lines(head, fmt, name=path, delimiter=delimiter_of(args))
+                read_table_head(path, fmt, _HEAD_ROWS, delimiter=delimiter_of(args),
+                                encoding=args.encoding)  # fmt: skip
         except ValueError as exc:
             raise CLIError(f"{exc} (--workers' Dask reader stopped there too.)") from None
 

@@ -220,8 +220,6 @@ def read_texts(
         None. Plain text and class folders have no columns: their documents are named by
         their files (``TextChunk.files``) and lines, and ``id_col`` is a ValueError there.
 
-        .. versionadded:: 0.6
-
     Yields
     ------
     TextChunk

@@ -11,6 +11,7 @@ business: every row read is in the frame.
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import re
 import warnings
@@ -19,11 +20,20 @@ from pathlib import Path
 from typing import Any
 
 from nbayes.io._formats import json_objects
-from nbayes.io._opening import BAD_ROWS, BadRow, BadRows, Stream, _is_gzip, pass_option
+from nbayes.io._opening import (
+    BAD_ROWS,
+    BadRow,
+    BadRows,
+    Stream,
+    _is_gzip,
+    _open_text,
+    pass_option,
+)
 
 __all__ = [
     "parquet_columns",
     "read_table",
+    "read_table_head",
     "require_pandas",
     "retyped",
     "rows_without_labels",
@@ -106,6 +116,22 @@ def read_table(
     if skipped is not None:
         skipped.warn(partial=False)  # (one SkippedRowsWarning, unless on_bad_row took them)
     return frame
+
+
+def read_table_head(
+    path: str | os.PathLike[str],
+    format: str,
+    lines: int,
+    *,
+    delimiter: str | None = None,
+    encoding: str = "utf-8",
+) -> Any:
+    """:func:`read_table` of the first ``lines`` lines of a CSV/TSV or JSON lines file
+    (gzip-compressed or not): its bad rows there are errors that name the file and the
+    line, as of the whole file."""
+    with _open_text(Path(path), encoding, newline="") as f:
+        head = list(itertools.islice(f, lines))
+    return read_table(head, format, name=str(path), delimiter=delimiter)
 
 
 def retyped(table: Any, text_columns: Iterable[Any] = ()) -> Any:
