@@ -24,7 +24,9 @@ def test_public_and_documented() -> None:
 def test_csv_lines_with_more_fields_than_the_header(tmp_path: Path) -> None:
     path = tmp_path / "t.csv"
     path.write_text("a,b,y\n1,2,x\n3,4,z,extra\n5,,x\n6\n")
-    with pytest.raises(ValueError, match="Expected 3 fields in line 3, saw 4"):
+    with pytest.raises(ValueError, match=r"t.csv, line 3: 4 fields, but the header has 3; "
+                       r"check the quoting and the delimiter \(','\)\. Pass "
+                       r"bad_rows='skip' to skip such rows\.$"):  # fmt: skip
         read_table(path, "csv")
     found: list[BadRow] = []
     frame = read_table(path, "csv", bad_rows="skip", on_bad_row=found.append)

@@ -74,7 +74,9 @@ def read_table(
         cell (and a field missing from a short line) an empty string. JSON lines
         values are as parsed, Parquet columns as stored, either way.
     bad_rows : {"error", "skip"}, default="error"
-        ``"error"``: a row that cannot be read is pandas' ValueError. ``"skip"``: it is
+        ``"error"``: a row that cannot be read is a ValueError (a CSV/TSV line with more
+        fields than the header: naming the line, as :func:`nbayes.io.read_texts` does;
+        a JSON line: as pandas says it, naming the first bad line). ``"skip"``: it is
         left out, and handed to ``on_bad_row`` as a :class:`~nbayes.io.BadRow` (its
         1-based ``line``; ``row`` None): a CSV/TSV line with more fields than the header
         (a line with fewer has missing cells), a JSON line that is not valid JSON or not
