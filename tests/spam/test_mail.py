@@ -19,6 +19,7 @@ from nbayes.mail import (
     MailError,
     MailTokenizer,
     RawMail,
+    cut,
     decode_header,
     decode_text,
     html_to_text,
@@ -29,6 +30,7 @@ from nbayes.mail import (
     walk_parts,
 )
 from nbayes.mail._mime import MAX_HEADER_CHARS, MAX_PARTS, message_fields
+from nbayes.mail._sources import _Kept
 
 TOK = MailTokenizer()
 
@@ -518,6 +520,50 @@ def test_a_text_without_a_head_stays_the_body_after_the_verdict_header(text: byt
     for postmark in (b"", b"From a@b Mon Jul  1 10:00:00 2002\n"):
         msg = parse(set_header(postmark + text, "X-Nbayes-Status", "ham"))
         assert msg["X-Nbayes-Status"] == "ham" and msg.get_payload() == text.decode()
+
+
+def test_a_message_beyond_max_bytes_keeps_its_start_and_its_end() -> None:
+    """A 30 MB reply whose zip comes before its text was read up to 16 MiB: the text was
+    lost and the closing boundary too, whose MIME defect is a spam clue (a trial's reply
+    was called spam). Its start and its last MiB are read now, from a file, a stream, an
+    mbox or bytes alike, and the cut adds no defect."""
+    text = b"Content-Type: text/plain\n\nthe signed contract, as agreed with counsel"
+    big = multipart(
+        b"Content-Type: application/zip; name=big.zip\nContent-Transfer-Encoding: base64\n\n"
+        + base64.encodebytes(b"\x00" * (3 << 20)),
+        text,
+    )
+    tok = MailTokenizer(max_bytes=1 << 20)
+    t = tok(big)
+    assert {"mail:truncated", "filename:big.zip", "counsel", "contract,"} <= t
+    assert not any(x.startswith("mime-defect:") for x in t)
+    assert {"mail:truncated", "counsel"} <= tok(big.decode("latin-1"))  # (str: characters)
+    kept, was_cut = cut(big, 1 << 20)
+    assert was_cut and len(kept) <= 1 << 20 and kept.endswith(big[-200:])
+    postmark = b"From a@b Mon Jul  1 10:00:00 2002\n"
+    box = postmark + big + b"\n" + postmark + b"\nhi\n"
+    (first, second) = read_mbox(io.BytesIO(box), "box", max_bytes=1 << 20)
+    assert (first.data, first.truncated) == (kept, True) and not second.truncated
+    (streamed,) = iter_mail(io.BufferedReader(io.BytesIO(big)), max_bytes=1 << 20)
+    assert (streamed.data, streamed.truncated) == (kept, True)
+
+
+@given(
+    data=st.binary(max_size=300).map(lambda b: b.replace(b"\r", b"\n")),
+    max_bytes=st.integers(1, 120),
+    pieces=st.lists(st.integers(1, 50), max_size=8),
+)
+def test_a_message_kept_piece_by_piece_is_cut_so(
+    data: bytes, max_bytes: int, pieces: list[int]
+) -> None:
+    kept = _Kept(max_bytes, unquote=False)
+    at = 0
+    for n in [*pieces, len(data)]:
+        kept.add(data[at : at + n])
+        at += n
+    mail = kept.mail("m")
+    assert (mail.data, mail.truncated) == cut(data, max_bytes)
+    assert len(mail.data) <= max_bytes
 
 
 def test_a_message_beyond_max_bytes_is_cut_not_parsed_whole() -> None:

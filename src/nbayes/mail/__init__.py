@@ -16,6 +16,7 @@ from nbayes.mail._mime import MailPart, decode_header, decode_text, parse, walk_
 from nbayes.mail._sources import (
     DEFAULT_MAX_BYTES,
     RawMail,
+    cut,
     iter_classes,
     iter_mail,
     read_mbox,
@@ -30,6 +31,7 @@ __all__ = [
     "MailPart",
     "MailTokenizer",
     "RawMail",
+    "cut",
     "decode_header",
     "decode_text",
     "html_to_text",

@@ -4,8 +4,9 @@ these (one folder per class for training) and standard input, read message by me
 Every reader yields :class:`RawMail` records (the message's bytes and a name that says where
 it came from, for error messages) and holds one message at a time: a 1 GB mbox is read in
 blocks of a megabyte (its postmarks found by a byte search, not line by line), and a message
-larger than ``max_bytes`` keeps its first ``max_bytes`` bytes (the rest is read past, not
-kept; :attr:`RawMail.truncated` says so and the tokenizer emits a token for it).
+larger than ``max_bytes`` keeps its first bytes and its last MiB (the middle is read past,
+not kept: :func:`cut`); :attr:`RawMail.truncated` says so and the tokenizer emits a token
+for it.
 
 mbox: a message starts at a ``From`` line that follows an empty line (or starts the file)
 and looks like a postmark (``From sender`` followed by a time of day), so a body line that
@@ -22,13 +23,14 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import AnyStr, BinaryIO
 
 from nbayes.mail._errors import MailError
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "RawMail",
+    "cut",
     "is_maildir",
     "iter_classes",
     "iter_mail",
@@ -37,7 +39,47 @@ __all__ = [
 ]
 
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
-"""Bytes of one message kept for tokenizing (16 MiB): an attachment beyond is not read."""
+"""Bytes of one message kept for tokenizing (16 MiB): a longer message keeps its start and
+its last MiB (:func:`cut`), the middle of a big attachment is not read."""
+
+#: bytes of a message's end kept when it is cut (at most a quarter of ``max_bytes``)
+TAIL_BYTES = 1 << 20
+
+
+def _tail_bytes(max_bytes: int) -> int:
+    return min(TAIL_BYTES, max_bytes // 4)
+
+
+def cut(data: AnyStr, max_bytes: int) -> tuple[AnyStr, bool]:
+    """``data`` if it has at most ``max_bytes`` bytes, else its start and its end, whole
+    lines of each, about ``max_bytes`` bytes in all (its last :data:`TAIL_BYTES`, at most
+    a quarter); and whether it was cut.
+
+    A message of 30 MB is most often one big attachment: its text and its closing MIME
+    boundary come before or after it, and both are read (keeping only the start lost a text
+    after the attachment, and the lost closing boundary read as a MIME defect that spam
+    has: a trial's 30 MB reply with a zip was called spam).
+
+    >>> cut(b"head\n" + b"x" * 40 + b"\nend\n", 24)  # its last 6 bytes: a whole line
+    (b'head\nend\n', True)
+    >>> cut(b"short", 12)
+    (b'short', False)
+    """
+    if len(data) <= max_bytes:
+        return data, False
+    tail = _tail_bytes(max_bytes)
+    return _joined(data[: max_bytes - tail], data[len(data) - tail :]), True
+
+
+def _joined(head: AnyStr, tail: AnyStr) -> AnyStr:
+    """The whole lines of ``head`` (up to its last line break), then those of ``tail``
+    (from its first line break on): a message's start and end, without the halves of the
+    lines cut (bytes, or a message's characters)."""
+    nl = b"\n" if isinstance(head, bytes) else "\n"
+    end = head.rfind(nl) + 1
+    start = tail.find(nl) + 1
+    return head[:end] + (tail[start:] if start else tail[:0])
+
 
 _TIME = re.compile(rb"\d:\d\d")
 _QUOTED_FROM = re.compile(rb">+From ")
@@ -63,9 +105,9 @@ class RawMail:
         The file, or ``"FILE, message N"`` for the N-th (from 1) message of an mbox, or
         ``"<stdin>"``.
     data : bytes
-        The message (at most the reader's ``max_bytes``).
+        The message (about the reader's ``max_bytes`` at most: :func:`cut`).
     truncated : bool
-        Whether the message was longer than the reader's ``max_bytes``.
+        Whether the message was longer than the reader's ``max_bytes`` (and cut).
     """
 
     name: str
@@ -76,10 +118,19 @@ class RawMail:
 def _read_file(path: Path, max_bytes: int) -> RawMail:
     try:
         with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)
+            return _read_whole(fh, str(path), max_bytes)
     except OSError as exc:
         raise MailError(f"cannot read the message {str(path)!r}: {exc.strerror or exc}") from None
-    return RawMail(str(path), data[:max_bytes], len(data) > max_bytes)
+
+
+def _read_whole(stream: BinaryIO, name: str, max_bytes: int) -> RawMail:
+    """The one message of ``stream`` (not an mbox), as :func:`cut` keeps it: ``max_bytes``
+    read at once, then blocks of which the last are kept."""
+    kept = _Kept(max_bytes, unquote=False)
+    kept.add(stream.read(max_bytes + 1))
+    while kept.truncated and (block := stream.read(_BLOCK)):
+        kept.add(block)
+    return kept.mail(name)
 
 
 def looks_like_mbox(head: bytes) -> bool:
@@ -129,38 +180,59 @@ def is_maildir(path: Path) -> bool:
 
 
 class _Kept:
-    """The first ``max_bytes`` bytes of one message's content, added piece by piece;
-    ``>From`` lines lose one ``>`` (a line is unquoted whole: a piece ends at a line's end,
-    or in a line long enough to have shown whether it is a quoted From line)."""
+    """One message's content as :func:`cut` keeps it, added piece by piece: every byte up
+    to ``max_bytes``; beyond, the start and a window of the last bytes read (bounded
+    memory). In an mbox (``unquote``) ``>From`` lines lose one ``>`` (a line is unquoted
+    whole: a piece ends at a line's end, or in a line long enough to have shown whether it
+    is a quoted From line)."""
 
-    __slots__ = ("pieces", "size", "truncated", "max_bytes", "open")
+    __slots__ = ("pieces", "size", "truncated", "max_bytes", "open", "unquote", "tail")
 
-    def __init__(self, max_bytes: int) -> None:
+    def __init__(self, max_bytes: int, unquote: bool = True) -> None:
         self.pieces: list[bytes] = []
         self.size = 0
         self.truncated = False
         self.max_bytes = max_bytes
         self.open = False  # the last piece ended inside a line
+        self.unquote = unquote
+        self.tail = bytearray()  # once truncated: the last bytes read (a window)
 
     def add(self, data: bytes) -> None:
         if not data:
             return
-        if b">From " in data:
+        if self.unquote and b">From " in data:
             if self.open:  # the rest of a line begun before: not a line start
-                cut = data.find(b"\n") + 1 or len(data)
-                data = data[:cut] + _UNQUOTE.sub(rb"\1", data[cut:])
+                end = data.find(b"\n") + 1 or len(data)
+                data = data[:end] + _UNQUOTE.sub(rb"\1", data[end:])
             else:
                 data = _UNQUOTE.sub(rb"\1", data)
         self.open = not data.endswith(b"\n")
+        if self.truncated:
+            self._window(data)
+            return
         room = self.max_bytes - self.size
-        if len(data) > room:
-            data, self.truncated = data[:room], True
-        if data:
-            self.pieces.append(data)
-            self.size += len(data)
+        if len(data) > room:  # beyond max_bytes: keep the start, a window of the end
+            self.truncated = True
+            whole = b"".join(self.pieces) + data
+            head = self.max_bytes - _tail_bytes(self.max_bytes)
+            self.pieces, self.size = [whole[:head]], head
+            self._window(whole[head:])
+            return
+        self.pieces.append(data)
+        self.size += len(data)
+
+    def _window(self, data: bytes) -> None:
+        tail = _tail_bytes(self.max_bytes)
+        self.tail += data
+        if len(self.tail) > 2 * tail:
+            del self.tail[: len(self.tail) - tail]
 
     def mail(self, name: str) -> RawMail:
-        return RawMail(name, b"".join(self.pieces), self.truncated)
+        if not self.truncated:
+            return RawMail(name, b"".join(self.pieces), False)
+        tail = _tail_bytes(self.max_bytes)
+        end = bytes(self.tail[len(self.tail) - tail :]) if tail else b""
+        return RawMail(name, _joined(b"".join(self.pieces), end), True)
 
 
 def read_mbox(stream: BinaryIO, name: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[RawMail]:
@@ -315,11 +387,7 @@ def _read_stream(stream: BinaryIO, name: str, max_bytes: int) -> Iterator[RawMai
     if head and looks_like_mbox(head):
         yield from read_mbox(stream, name, max_bytes)
         return
-    data = stream.read(max_bytes + 1)
-    yield RawMail(name, data[:max_bytes], len(data) > max_bytes)
-    if len(data) > max_bytes:  # read past the rest without keeping it
-        while stream.read(1 << 20):
-            pass
+    yield _read_whole(stream, name, max_bytes)
 
 
 def _files_of(folder: Path) -> list[Path]:
@@ -355,12 +423,12 @@ def _read_path(
             if looks_like_mbox(fh.peek(256)[:256]):
                 yield from read_mbox(fh, str(path), max_bytes)
                 return
-            data = fh.read(max_bytes + 1)
+            mail = _read_whole(fh, str(path), max_bytes)
         except OSError as exc:
             raise MailError(
                 f"cannot read the message {str(path)!r}: {exc.strerror or exc}"
             ) from None
-    yield RawMail(str(path), data[:max_bytes], len(data) > max_bytes)
+    yield mail
 
 
 def _read_folder(

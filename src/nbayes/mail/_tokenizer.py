@@ -35,6 +35,7 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
+from email.errors import CloseBoundaryNotFoundDefect
 from email.message import Message
 from functools import lru_cache
 from pathlib import Path
@@ -43,7 +44,7 @@ from typing import Any
 from nbayes import _mail_native
 from nbayes.mail._html import html_to_text, lower_same_length
 from nbayes.mail._mime import decode_header, parse, uudecoded_names, walk_parts
-from nbayes.mail._sources import DEFAULT_MAX_BYTES, RawMail
+from nbayes.mail._sources import DEFAULT_MAX_BYTES, RawMail, cut
 
 __all__ = ["COUNTED_HEADERS", "DEFAULT_HEADERS", "MailTokenizer", "split_urls"]
 
@@ -114,8 +115,9 @@ class MailTokenizer:
         Also count HTML tag and attribute names (``html:font``, ``html:font.color``;
         measured worse, off by default).
     max_bytes : int
-        Bytes (or characters) of a message read: the rest, an attachment beyond 16 MiB, is
-        not parsed (the token ``mail:truncated`` says so).
+        Bytes (or characters) of a message read: of a longer one, its start and its last
+        MiB (:func:`nbayes.mail.cut`: the middle of an attachment beyond 16 MiB is not
+        parsed; the token ``mail:truncated`` says so).
     bigrams : bool
         Also count pairs of adjacent body words (``bi:first second``; SpamBayes'
         experimental option): on by default, measured better (BENCHMARKS.md).
@@ -237,13 +239,20 @@ class MailTokenizer:
                 out.add("mail:truncated")
             message = message.data
         if isinstance(message, bytes | bytearray | str) and len(message) > self.max_bytes:
-            message = message[: self.max_bytes]  # a 100 MB attachment is not parsed whole
+            # a 100 MB attachment is not parsed whole: the start and the end are
+            if isinstance(message, str):
+                message = cut(message, self.max_bytes)[0]
+            else:
+                message = cut(bytes(message), self.max_bytes)[0]
             out.add("mail:truncated")
         if not out and is_empty(message):  # no evidence: bogofilter's 0.5 (it was ham
             return out, ""  # 0.065, from its "no Message-ID" and "text/plain" alone)
         msg = parse(message)
         self._header_tokens(msg, out)
+        was_cut = "mail:truncated" in out
         for defect in msg.defects:
+            if was_cut and isinstance(defect, CloseBoundaryNotFoundDefect):
+                continue  # (the cut lost the closing boundary: no defect of the message's)
             out.add("mime-defect:" + type(defect).__name__)
         texts: list[str] = []
         for part in walk_parts(msg):
