@@ -43,7 +43,7 @@ from typing import Any
 
 from nbayes import _mail_native
 from nbayes.mail._html import html_to_text, lower_same_length
-from nbayes.mail._mime import decode_header, parse, uudecoded_names, walk_parts
+from nbayes.mail._mime import MAX_HEADER_CHARS, decode_header, parse, uudecoded_names, walk_parts
 from nbayes.mail._sources import DEFAULT_MAX_BYTES, RawMail, cut
 
 __all__ = ["COUNTED_HEADERS", "DEFAULT_HEADERS", "MailTokenizer", "split_urls"]
@@ -562,12 +562,7 @@ def _url_tokens_reference(url: str) -> set[str]:
 # "@" ran to its end and back (quadratic: a From: of 40,000 characters took 13 s, a
 # fuzzer's). The same matches as the plain pattern ``([^...]+)@([\w.-]+)``.
 _ADDRESS = re.compile(r"(?<![^\s<>()\[\]:;@,\"'])([^\s<>()\[\]:;@,\"']++)@([\w.-]+)")
-# A display name: it starts the entry, follows a character no name holds, or is quoted;
-# taken whole (possessive), it is the lazy ``"?([^"<>,]*?)"?\s*<`` less its trailing
-# blanks, which _name_of strips (a name searched from every character of a run that ends
-# at ">" was quadratic too)
-_NAME = re.compile(r'(?:(?<![^"<>,])|(?="))"?([^"<>,]*+)"?\s*<|\(([^()]*)\)')
-_COMMENT = re.compile(r"\(([^()]*)\)")  # (_NAME's second alternative)
+_COMMENT = re.compile(r"\(([^()]*)\)")  # a comment: ann@example.com (Ann)
 
 
 def _address_tokens(field: str, values: list[Any], out: set[str]) -> None:
@@ -583,18 +578,35 @@ def _address_tokens(field: str, values: list[Any], out: set[str]) -> None:
         out.add(f"{field}:count:{min(count, 2**4).bit_length()}")
 
 
+# One entry of an address header: quoted strings (a comma inside is the name's) and runs
+# of anything but a comma or a quote, taken whole (possessive: no backtracking)
+_ENTRY = re.compile(r'(?:"(?:[^"\\]|\\.)*+"?|[^,"]++)++')
+
+
 @lru_cache(maxsize=_MEMO)
 def _address_value(field: str, value: str) -> tuple[tuple[str, ...], int]:
-    """The name and address tokens of one address header line, and its addresses."""
+    """The name and address tokens of one address header line, and its addresses.
+
+    The entries are split, and the address of each found, in the raw value; only then is
+    a display name decoded (RFC 2047): an encoded name is text, never an address (``From:
+    =?utf-8?B?...?= <phish@evil.example>`` whose name decodes to "Justin Mason
+    <jm@trusted.example>" gave the trusted address's tokens and none of the sender's), and
+    a comma inside a quoted or encoded name does not split the entry ("Doe, Jane"). The
+    address is the one in angle brackets, where an entry has them (the last pair)."""
     out: list[str] = []
     count = 0
-    text = decode_header(value).lower()
-    for entry in text.split(","):
-        local_domain = _ADDRESS.search(entry)
+    raw = value if isinstance(value, str) else str(value)
+    if len(raw) > MAX_HEADER_CHARS:  # (as decode_header bounds a value)
+        raw = raw[:MAX_HEADER_CHARS]
+    for found in _ENTRY.finditer(raw):
+        entry = found.group(0)
+        angle = entry.rfind("<")
+        where = decode_header(entry[angle:] if angle >= 0 else entry, None).lower()
+        local_domain = _ADDRESS.search(where)
         if local_domain is None:
             continue
         count += 1
-        name = _name_of(entry)
+        name = decode_header(_name_of(entry), None).lower().strip()
         out.append(f"{field}:name:{name[:40]}" if name else f"{field}:no name")
         out.append(f"{field}:addr:{local_domain.group(1)[:40]}")
         out.append(f"{field}:addr:{local_domain.group(2)[:60]}")
@@ -602,13 +614,16 @@ def _address_value(field: str, value: str) -> tuple[tuple[str, ...], int]:
 
 
 def _name_of(entry: str) -> str:
-    """The display name (or comment) of one address ``entry`` that ``_NAME.search`` finds.
-    Its first alternative ends at a "<": without one, the search tries the pattern's
-    lazy name from every character to the entry's end (quadratic, 12x slower on the
-    corpus' entries), for the comment alternative alone."""
+    """The display name (or comment) of one address ``entry`` (raw: not decoded): the text
+    before its angle brackets, its quotes off; without them, a comment in parentheses."""
     if "<" in entry:
-        m = _NAME.search(entry)
-        return (m.group(1) or m.group(2) or "").strip() if m else ""
+        name = entry[: entry.rfind("<")].strip()
+        if len(name) >= 2 and name[0] == '"' and name[-1] == '"':
+            name = name[1:-1].replace('\\"', '"')
+        if name or "(" not in entry:
+            return name.strip()
+        m = _COMMENT.search(entry)
+        return m.group(1).strip() if m else ""
     if "(" in entry:
         m = _COMMENT.search(entry)
         return m.group(1).strip() if m else ""
