@@ -1138,3 +1138,19 @@ def test_a_path_to_an_mbox_of_several_messages_is_refused(tmp_path: Path) -> Non
     single = tmp_path / "one.eml"  # a postmark, and a body line that starts with "From "
     single.write_bytes(one % (1, 1) + b"From Monday on, the office opens at 9.\n")
     assert "hello" in MailTokenizer().tokens(single)
+
+
+def test_a_url_s_host_ends_at_a_query_and_links_are_read_as_shown() -> None:
+    """``https://shop.example?utm=...`` gave ``url:shop.example?utm=...``, never the host;
+    an ``href`` was cut before its entities were decoded (``&amp;`` gave ``url:amp``, a
+    host spelled ``&#46;`` was never read: a mail administrator's trial)."""
+    html = (
+        b'<a href="https://shop.example.com?order=1&amp;utm_source=mail">shop</a> '
+        b'<a href="https://&#112;aypal-secure&#46;example/login">log in</a> '
+        b'<a href="mailto:sales@vendor.example?subject=Quote">write</a>'
+    )
+    tokens = TOK(b"Content-Type: text/html\n\n" + html + b"\nsee https://docs.example.org#install")
+    urls = {t for t in tokens if t.startswith("url:")}
+    assert {"url:shop.example.com", "url:paypal-secure.example", "url:vendor.example",
+            "url:docs.example.org", "url:order", "url:install"} <= urls  # fmt: skip
+    assert not {u for u in urls if "?" in u or "#" in u or "&" in u} and "url:amp" not in urls

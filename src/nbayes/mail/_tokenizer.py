@@ -31,6 +31,7 @@ model file so that every use of the model tokenizes mail alike.
 
 from __future__ import annotations
 
+import html
 import os
 import re
 from collections.abc import Iterable
@@ -276,8 +277,8 @@ class MailTokenizer:
                         for attr in _HTML_ATTR.findall(attrs):
                             out.add(f"html:{name}.{attr.lower()}")
                 text, links = html_to_text(text)
-                for link in links:
-                    _url_tokens(link.lower(), out)
+                for link in links:  # (an attribute's entities decoded: &amp; &#46;)
+                    _url_tokens((html.unescape(link) if "&" in link else link).lower(), out)
             if "begin " in text:
                 text, names = uudecoded_names(text)
                 for name in names:
@@ -532,8 +533,31 @@ def _looks_like_html(text: str) -> bool:
 def _url_tokens(url: str, out: set[str]) -> None:
     """Adds the tokens of the (lower-cased) ``url`` to ``out``: read by the kernel
     (``_mail_native.url_tokens``, 2.8x faster than this module's reading,
-    :func:`_url_tokens_reference`, which tests compare it with)."""
-    _mail_native.url_tokens(url, out)
+    :func:`_url_tokens_reference`, which tests compare it with), its host ended by a
+    query or a fragment as by a path (:func:`_host_ended`)."""
+    _mail_native.url_tokens(_host_ended(url), out)
+
+
+def _host_ended(url: str) -> str:
+    """``url`` with a ``/`` before a ``?`` or ``#`` that ends its host (the host is read
+    up to the first ``/``): ``https://shop.example?utm_source=x`` gave the token
+    ``url:shop.example?utm_source=x``, never ``url:shop.example`` (a trial's newsletters;
+    a ``mailto:`` link's ``?subject=`` too).
+
+    >>> _host_ended("https://shop.example?a=1"), _host_ended("http://a.example/p?q")
+    ('https://shop.example/?a=1', 'http://a.example/p?q')
+    """
+    if "?" not in url and "#" not in url:
+        return url
+    start = url.find("://")
+    start = 0 if start < 0 else start + 3
+    for i in range(start, len(url)):
+        c = url[i]
+        if c == "/":
+            return url
+        if c == "?" or c == "#":
+            return url[:i] + "/" + url[i:]
+    return url
 
 
 def _url_tokens_reference(url: str) -> set[str]:
