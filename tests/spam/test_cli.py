@@ -1090,6 +1090,28 @@ def test_an_mbox_on_standard_input_registers_each_message(
     assert "an mbox of" not in err and sum(counts(model)) in (11, 12)
 
 
+def test_an_mbox_with_an_unquoted_from_line_on_standard_input_reads_as_the_file(
+    model: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """A body line "From root@build Mon Dec  7 03:00:01 2026" after a blank line, left
+    unquoted by an mboxo writer, splits off a piece without a head: the whole mailbox was
+    registered as one message from standard input, 4 from the same file (a trial)."""
+    postmark = b"From someone@example.com Mon Jul  1 10:00:00 2002\n"
+    log = b"\nFrom root@build01 Mon Dec  7 03:00:01 2026\ndisk full on /var\n"
+    box = b"\n".join(postmark + m for m in (SPAM_MESSAGE + log, HAM_MESSAGE, UNKNOWN_MESSAGE))
+    file = tmp_path / "box.mbox"
+    file.write_bytes(box)
+    twin = tmp_path / "twin.nbayes"
+    twin.write_bytes(model.read_bytes())
+    code, _, err = filter_(capsys, monkeypatch, model, "--register", "spam", stdin=box)
+    assert code == 0 and "an mbox of 4 messages" in err and "message 2 has no header" in err
+    assert filter_(capsys, monkeypatch, twin, "--register", "spam", file)[0] == 0
+    assert model.read_bytes() == twin.read_bytes()
+
+
 def test_a_correction_in_one_step(
     model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -512,11 +512,16 @@ def _stdin_mails(args: argparse.Namespace, ui: Any) -> list[Any]:
     from nbayes.mail import is_empty, iter_mail, starts_with_field
 
     box = list(iter_mail(io.BufferedReader(io.BytesIO(raw))))
-    if len(box) < 2 or not all(starts_with_field(m.data) or not m.data.strip() for m in box):
+    headless = [m.name for m in box if not starts_with_field(m.data) and m.data.strip()]
+    if len(box) - len(headless) < 2:
         # one message, as a delivery agent hands it, its postmark first (a body line
         # "From Monday 9:30 the office opens later." would split it: no head follows);
         # an empty message of an mbox is refused below
         return _not_empty(args, [raw])
+    # two messages with heads or more: an mbox, each piece a message, as the same file
+    # given by name is read (a piece without a head, after a body line "From root Mon Dec
+    # 7 03:00:01 2026" that reads as a postmark, made the whole mailbox one message: a
+    # mail administrator's trial)
     empty = [m.name for m in box if is_empty(m.data)]
     if empty and not args.unregister:
         raise CLIError(
@@ -524,6 +529,13 @@ def _stdin_mails(args: argparse.Namespace, ui: Any) -> list[Any]:
             "mail to learn from; nothing was learnt."
         )
     ui.note(f"Standard input is an mbox of {len(box):,} messages: each one counts.")
+    if headless:
+        more = f" (and {len(headless) - 1:,} more)" if len(headless) > 1 else ""
+        ui.note(
+            f"{headless[0].replace('<stream>', 'standard input')}{more} has no header: a "
+            "body line starting 'From ' read as a postmark, where the mbox's writer did not "
+            "quote it ('>From'); it counts as a message, as it does read from the file."
+        )
     return box
 
 
