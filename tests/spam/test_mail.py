@@ -134,8 +134,8 @@ def test_html_keeps_visible_text_and_links() -> None:
 def test_a_dotted_capital_i_does_not_shift_what_is_cut_out() -> None:
     # "İ".lower() is two code points: positions found in the lower-cased text were off by
     # one per "İ", so a comment's cut took visible text and left hidden text in
-    hidden = "İİİİ<!-- hidden -->visible text here<script>bad()</script>more <a href=x.example>"
-    assert html_to_text(hidden) == ("İİİİ visible text here more  ", ["x.example"])
+    hidden = "İİİİ <!-- hidden -->visible text here<script>bad()</script>more <a href=x.example>"
+    assert html_to_text(hidden) == ("İİİİ visible text here more ", ["x.example"])
     t = TOK(b"Content-Type: text/html; charset=utf-8\n\n" + hidden.encode())
     assert {"visible", "text", "here", "more"} <= t and "hidden" not in t and "bad()" not in t
     from nbayes.mail._tokenizer import split_urls
@@ -1154,3 +1154,17 @@ def test_a_url_s_host_ends_at_a_query_and_links_are_read_as_shown() -> None:
     assert {"url:shop.example.com", "url:paypal-secure.example", "url:vendor.example",
             "url:docs.example.org", "url:order", "url:install"} <= urls  # fmt: skip
     assert not {u for u in urls if "?" in u or "#" in u or "&" in u} and "url:amp" not in urls
+
+
+def test_words_read_as_a_reader_sees_them() -> None:
+    """Inline tags and comments between letters, zero-width characters and soft hyphens
+    split or hid a word (``<b>Win</b>ner``, ``V<span></span>iagra``, ``Vi<!-- -->agra``,
+    ``v\\u200biagra``), and a typographic apostrophe made "i\\u2019m" another word than
+    "i'm" (a mail administrator's trial)."""
+    page = ("<p>I\u2019m here: <b>Win</b>ner, V<span style='x'></span>iagra, Vi<!-- -->agra, "
+            "v\u200biagra, vi\u00adagra</p><p>next</p>")  # fmt: skip
+    raw = "Subject: don\u2019t miss\nContent-Type: text/html; charset=utf-8\n\n" + page
+    t = TOK(raw.encode())
+    assert {"winner,", "viagra,", "i'm", "subject:don't", "next"} <= t
+    assert not {w for w in t if "\u200b" in w or "\u00ad" in w or "\u2019" in w}
+    assert "win" not in t and "iagra," not in t

@@ -298,6 +298,8 @@ class MailTokenizer:
         ``out``; the text whose words and bigrams are tokens too (the compiled kernel reads
         them: body_words_reference is its specification in Python, tests/spam check that
         both agree)."""
+        if not text.isascii():
+            text = text.translate(_UNSEEN)
         if self.lowercase:
             text = text.lower()
         if "://" in text or "www." in text or "WWW." in text:
@@ -469,10 +471,22 @@ def _word_field_of(field: str, value: str, lo: int, hi: int) -> tuple[str, ...]:
     """The tokens of a header tokenized word by word: its punctuation runs and words."""
     out: set[str] = set()
     text = decode_header(value)
+    if not text.isascii():
+        text = text.translate(_UNSEEN)
     for run in _PUNCT_RUN.findall(text):
         out.add(f"{field}:{run}")
     _field_words(text.lower(), out, field + ":", lo, hi)
     return tuple(out)
+
+
+#: characters a reader does not see inside a word (zero-width spaces and joiners, word
+#: joiner, byte order mark, soft hyphen: "v\u200biagra" reads "viagra"), and typographic
+#: apostrophes as the typewriter's (phones and Outlook write "i\u2019m": 2 ham and 3
+#: spam of the corpus had it, 908 and 77 "i'm"; a mail administrator's trial)
+_UNSEEN = str.maketrans(
+    {"\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None, "\ufeff": None,
+     "\u00ad": None, "\u2019": "'", "\u2018": "'"}
+)  # fmt: skip
 
 
 def _remembered(memo: Any, field: str, value: Any, *rest: int) -> Any:
