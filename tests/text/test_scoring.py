@@ -216,7 +216,6 @@ def _set_hp(name: str, value: Any) -> Any:
         (_set_hp("model", "svm"), None),
         (_set_hp("ngram_range", {"type": "tuple", "dtype": "int64", "values": [2, 1]}), None),
         (_set_hp("class_prior", {"type": "list", "dtype": "float64", "values": [1.0]}), None),
-        (_set_hp("min_df", 10_000), None),
         (lambda d: d["hyperparameters"].pop("norm"), None),
         (lambda d: d.update(n_docs=1), None),
         (lambda d: d.update(vocabulary={"n_terms": d["vocabulary"]["n_terms"] - 1}), None),
@@ -235,6 +234,14 @@ def test_load_scorer_rejects_what_load_rejects(
     with pytest.raises(ModelFileError) as lean:
         load_scorer(path)
     assert str(lean.value) == str(full.value)
+
+
+def test_a_model_that_keeps_no_term_loads_but_does_not_score(tmp_path: Path) -> None:
+    # min_df above the documents learnt: a model the library holds (streaming, unlearning)
+    path = _edited(tmp_path, _set_hp("min_df", 10_000))
+    assert load(path).min_df == 10_000
+    with pytest.raises(ModelFileError, match="it keeps no term yet, so it cannot predict"):
+        load_scorer(path)
 
 
 def test_shared_constants_agree_with_their_sources() -> None:

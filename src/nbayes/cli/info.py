@@ -232,6 +232,12 @@ def _journal(ui: UI, path: str) -> None:
         ui.print(f"journal: {lag} (what follows lacks them)")
 
 
+def _classes(ui: UI, model: Any) -> None:
+    ui.print("classes:")
+    for c, n in zip(model.classes_.tolist(), model.class_count_.tolist(), strict=True):
+        ui.print(f"  {c}: {n:g}")
+
+
 def run(args: argparse.Namespace, ui: UI) -> int:
     from nbayes.io.persist import read_metadata
 
@@ -272,7 +278,16 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     params = ", ".join(f"{k}={v!r}" for k, v in sorted(settings.items()))
     ui.print(f"hyperparameters: {params}")
     if text:
-        n_terms = _n_features(model)
+        try:
+            n_terms = _n_features(model)
+        except ValueError as exc:  # (it keeps no term yet: one document, min_df 2; a fuzz)
+            ui.print(
+                f"vocabulary: no term kept yet ({exc}: --min-df is more documents than the "
+                f"{int(model.class_count_.sum()):,} learnt, or --max-df fewer); `nbayes "
+                "update` learns more"
+            )
+            _classes(ui, model)
+            return 0
         what = "hash buckets in use" if getattr(model, "hashing", False) else "terms"
         ui.print(f"vocabulary: {n_terms:,} {what}")
     elif hasattr(est, "families_"):  # MixedNB: a family per column
@@ -284,9 +299,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         ui.print(f"features: {est.n_features_in_}{shown}{more}")
         if hasattr(est, "max_points"):  # KernelNB: stored points
             _kernel_points(ui, est)
-    ui.print("classes:")
-    for c, n in zip(model.classes_.tolist(), model.class_count_.tolist(), strict=True):
-        ui.print(f"  {c}: {n:g}")
+    _classes(ui, model)
     if nbsvm:
         n = model.coef_.size + (model.intercept_.size if model.fit_intercept else 0)
         ui.print(f"parameters: {_count(n)} (linear weights)")

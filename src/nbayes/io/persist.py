@@ -385,6 +385,10 @@ def load(
     return model
 
 
+#: the vocabulary selection's refusals of a model that keeps no term (yet)
+_KEEPS_NO_TERM = ("max_df corresponds to < documents than min_df", "After pruning, no terms")
+
+
 def load_scorer(
     path: str | os.PathLike[str],
     *,
@@ -427,6 +431,12 @@ def load_scorer(
             try:
                 scorer = TextScorer.from_statistics(stats, terms, params)
             except (ValueError, TypeError) as exc:
+                if str(exc).startswith(_KEEPS_NO_TERM):  # (a sound model, too young)
+                    raise ModelFileError(
+                        f"it keeps no term yet, so it cannot predict ({exc}: its min_df is "
+                        f"more documents than the {stats.n_docs:,} it has learnt, or its "
+                        "max_df fewer); nbayes.load reads it to learn more"
+                    ) from None
                 raise ModelFileError(
                     f"the hyperparameters do not fit the statistics: {exc}"
                 ) from None

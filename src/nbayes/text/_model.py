@@ -97,7 +97,7 @@ def sklearn_like_selection(
     max_doc = float(max_df if isinstance(max_df, Integral) else max_df * n_docs)
     min_doc = float(min_df if isinstance(min_df, Integral) else min_df * n_docs)
     if max_doc < min_doc:
-        raise ValueError("max_df corresponds to < documents than min_df")
+        raise ValueError("max_df corresponds to < documents than min_df")  # (scikit-learn's)
     df = doc_freq[cols]
     mask = np.ones(len(cols), dtype=bool)
     if max_doc < n_docs:

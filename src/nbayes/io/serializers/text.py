@@ -59,12 +59,12 @@ def load(d: dict[str, Any], reader: ArrayReader) -> TextClassifier:
 def _derive_checks(model: TextClassifier, stats: TextStats) -> None:
     """What the first prediction's derivation checks, without deriving the model (its
     log-probabilities are as large as the counts, and it derives them then anyway): the
-    vocabulary selection (min_df, max_df, max_features) and the family's derivation of
-    one column (the hyperparameters against the classes)."""
-    M.sklearn_like_selection(
-        None, stats.doc_freq, stats.term_freq, stats.n_docs,
-        model.min_df, model.max_df, model.max_features,
-    )  # fmt: skip
+    family's derivation of one column (the hyperparameters against the classes). The
+    vocabulary selection (min_df, max_df, max_features) is not: a model may keep no term
+    yet, as the library leaves it (one document learnt with min_df=2, or every document
+    but one unlearnt), and its file loads, to learn more (its prediction says why it
+    cannot predict, as before it was saved; `nbayes forget` wrote such files that nothing
+    would read again, a fuzz found)."""
     c = stats.counts
     one = CountStats(c.classes, c.class_count, c.feature_count[:, :1])
     model._family.derive(one, M.derivation_values(model.get_params(deep=False)))
