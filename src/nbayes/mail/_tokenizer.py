@@ -638,8 +638,8 @@ def _address_value(field: str, value: str) -> tuple[tuple[str, ...], int]:
         raw = raw[:MAX_HEADER_CHARS]
     for found in _ENTRY.finditer(raw):
         entry = found.group(0)
-        angle = entry.rfind("<")
-        where = decode_header(entry[angle:] if angle >= 0 else entry, None).lower()
+        _, angle, address = entry.rpartition("<")
+        where = decode_header(angle + address if angle else entry, None).lower()
         local_domain = _ADDRESS.search(where)
         if local_domain is None:
             continue
@@ -655,7 +655,7 @@ def _name_of(entry: str) -> str:
     """The display name (or comment) of one address ``entry`` (raw: not decoded): the text
     before its angle brackets, its quotes off; without them, a comment in parentheses."""
     if "<" in entry:
-        name = entry[: entry.rfind("<")].strip()
+        name = entry.rpartition("<")[0].strip()
         if len(name) >= 2 and name[0] == '"' and name[-1] == '"':
             name = name[1:-1].replace('\\"', '"')
         if name or "(" not in entry:
