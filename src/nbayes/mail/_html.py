@@ -110,8 +110,9 @@ def _links(text: str, lower: str) -> list[str]:
     return out
 
 
-def html_to_text(markup: str) -> tuple[str, list[str]]:
-    """The visible text of ``markup`` and the URLs of its links.
+def html_to_text(markup: str, joins: bool = True) -> tuple[str, list[str]]:
+    """The visible text of ``markup`` and the URLs of its links (``joins=False``: every
+    tag and comment a space, as filters before ``MailTokenizer.seen_words`` read it).
 
     >>> html_to_text('<p>Buy <b>now</b><!-- hidden --><script>x()</script>'
     ...              '<a href="http://spam.example/buy">here</a> &amp; save</p>')
@@ -119,11 +120,12 @@ def html_to_text(markup: str) -> tuple[str, list[str]]:
     >>> html_to_text('<b>Win</b>ner: V<span style="x"></span>iagra, Vi<!-- -->agra<br>now')[0]
     'Winner: Viagra, Viagra now'
     """
-    text, lower = _cut(markup, lower_same_length(markup), "<!--", "-->", joins=True)
+    text, lower = _cut(markup, lower_same_length(markup), "<!--", "-->", joins=joins)
     for name in _DROPPED:
         text, lower = _cut(text, lower, "<" + name, "</" + name)
     links = _links(text, lower) if "=" in text else []
-    text = _INLINE.sub("", text)
+    if joins:
+        text = _INLINE.sub("", text)
     text = _mail_native.strip_tags(text)  # _TAG.sub(" ", text)
     if "&" in text:
         from html import unescape  # on first use: its table of entities is large

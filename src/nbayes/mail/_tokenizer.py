@@ -134,10 +134,17 @@ class MailTokenizer:
         whose words, bigrams and URLs are tokens: 256 Ki, a long book chapter; the rest is
         not read (the token ``mail:long-text`` says so): a message of 16 MB of random words
         has 66k tokens, not 2.4 million. None reads it all.
+    seen_words : bool
+        Words as a reader sees them: HTML's inline tags (``<b>``, ``<span>``, ``<font>``,
+        ...) and comments join the letters on either side (``<b>Win</b>ner``,
+        ``Vi<!-- -->agra``), zero-width characters and soft hyphens are dropped, and a
+        typographic apostrophe is the typewriter's (``i’m`` is ``i'm``). False: every tag
+        a space, those characters kept (filters before this option).
 
     A recipe stored before ``message_id`` and ``header_counts`` existed reads them as
-    False, and one stored before ``max_text`` reads it as None (:meth:`from_dict`): a
-    model file keeps tokenizing as it counted.
+    False, one stored before ``max_text`` reads it as None, and one stored before
+    ``seen_words`` reads it as False (:meth:`from_dict`): a model file keeps tokenizing as
+    it counted.
 
     Examples
     --------
@@ -162,6 +169,7 @@ class MailTokenizer:
     message_id: bool = True
     header_counts: bool = True
     max_text: int | None = DEFAULT_MAX_TEXT
+    seen_words: bool = True
 
     def __post_init__(self) -> None:
         if isinstance(self.headers, str) or not all(isinstance(h, str) for h in self.headers):
@@ -276,7 +284,7 @@ class MailTokenizer:
                         out.add("html:" + name)
                         for attr in _HTML_ATTR.findall(attrs):
                             out.add(f"html:{name}.{attr.lower()}")
-                text, links = html_to_text(text)
+                text, links = html_to_text(text, joins=self.seen_words)
                 for link in links:  # (an attribute's entities decoded: &amp; &#46;)
                     _url_tokens((html.unescape(link) if "&" in link else link).lower(), out)
             if "begin " in text:
@@ -298,7 +306,7 @@ class MailTokenizer:
         ``out``; the text whose words and bigrams are tokens too (the compiled kernel reads
         them: body_words_reference is its specification in Python, tests/spam check that
         both agree)."""
-        if not text.isascii():
+        if self.seen_words and not text.isascii():
             text = text.translate(_UNSEEN)
         if self.lowercase:
             text = text.lower()
@@ -346,7 +354,8 @@ class MailTokenizer:
                     out.add(f"{field}:{mailer[:60]}")
             else:
                 for value in values:
-                    out.update(_word_field(field, value, self.min_length, self.max_length))
+                    out.update(_word_field(field, value, self.min_length, self.max_length,
+                                           self.seen_words))  # fmt: skip
         if self.received:
             for value in fields.get("received", ()):
                 for host in _HOST.findall(str(value).lower()):
@@ -385,9 +394,15 @@ _BOOLS = (
     "html_tags",
     "message_id",
     "header_counts",
+    "seen_words",
 )
 #: the options a recipe stored before they existed reads as (its tokens unchanged)
-_BEFORE_OPTIONS = {"message_id": False, "header_counts": False, "max_text": None}
+_BEFORE_OPTIONS = {
+    "message_id": False,
+    "header_counts": False,
+    "max_text": None,
+    "seen_words": False,
+}
 
 
 def _cut_at_a_space(text: str, size: int) -> str:
@@ -467,11 +482,12 @@ def _forget_memos() -> None:
 
 
 @lru_cache(maxsize=_MEMO)
-def _word_field_of(field: str, value: str, lo: int, hi: int) -> tuple[str, ...]:
-    """The tokens of a header tokenized word by word: its punctuation runs and words."""
+def _word_field_of(field: str, value: str, lo: int, hi: int, seen: int) -> tuple[str, ...]:
+    """The tokens of a header tokenized word by word: its punctuation runs and words
+    (``seen``: as a reader sees them, ``MailTokenizer.seen_words``)."""
     out: set[str] = set()
     text = decode_header(value)
-    if not text.isascii():
+    if seen and not text.isascii():
         text = text.translate(_UNSEEN)
     for run in _PUNCT_RUN.findall(text):
         out.add(f"{field}:{run}")
@@ -497,8 +513,8 @@ def _remembered(memo: Any, field: str, value: Any, *rest: int) -> Any:
     return memo.__wrapped__(field, value, *rest)
 
 
-def _word_field(field: str, value: Any, lo: int, hi: int) -> tuple[str, ...]:
-    return _remembered(_word_field_of, field, value, lo, hi)
+def _word_field(field: str, value: Any, lo: int, hi: int, seen: bool) -> tuple[str, ...]:
+    return _remembered(_word_field_of, field, value, lo, hi, int(seen))
 
 
 def _field_words(text: str, out: set[str], prefix: str, lo: int, hi: int) -> None:
