@@ -240,40 +240,34 @@ class lazy_text:  # noqa: N801 - a string made when argparse formats the help
         return self.make()
 
 
-def _models_taking(flag: str) -> str:
-    names = [e.name for e in estimators().values() if flag in e.flags]
-    return " and ".join(names)
-
-
 def check_flags(name: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """The hyperparameters the table flags set for ``--model name`` (flags left unset are
     None in ``values``); a CLIError for a flag the model does not take."""
-    row = estimator(name)
-    out = {}
-    for flag, value in values.items():
-        if value is None:
-            continue
-        if flag not in row.flags:
-            if flag == "--alpha":
-                raise CLIError(f"--alpha does not apply to --model {name} ({row.no_alpha}).")
-            raise CLIError(f"{flag} applies to --model {_models_taking(flag)} only.")
-        out[TABLE_FLAGS[flag]] = value
-    return out
+    return _flags_set(name, values, "flags", TABLE_FLAGS)
 
 
 def check_text_flags(name: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """The hyperparameters the text flags only some models take (``--c``, ``--beta``) set
     for ``--model name`` (unset flags are None in ``values``); a CLIError for one it does
     not take."""
+    return _flags_set(name, values, "text_flags", TEXT_FLAGS)
+
+
+def _flags_set(
+    name: str, values: Mapping[str, Any], taken: str, params: Mapping[str, str]
+) -> dict[str, Any]:
+    """:func:`check_flags` of the flags an Estimator lists in its field ``taken``."""
     row = estimator(name)
     out = {}
     for flag, value in values.items():
         if value is None:
             continue
-        if flag not in row.text_flags:
-            takers = [e.name for e in estimators().values() if flag in e.text_flags]
+        if flag not in getattr(row, taken):
+            if flag == "--alpha":
+                raise CLIError(f"--alpha does not apply to --model {name} ({row.no_alpha}).")
+            takers = [e.name for e in estimators().values() if flag in getattr(e, taken)]
             raise CLIError(f"{flag} applies to --model {' and '.join(takers)} only.")
-        out[TEXT_FLAGS[flag]] = value
+        out[params[flag]] = value
     return out
 
 
