@@ -26,11 +26,16 @@ _LINK_NAMES = ("href", "src", "action", "background")
 #: "i", "i" and "k": re._casefix and Unicode's simple lower case)
 _FOLD_TO_ASCII = ("\u017f", "\u0131", "\u0130", "\u212a")
 _TAG = re.compile(r"<[^<>]{0,2000}>")  # (what _mail_native.strip_tags replaces, 6x faster)
-#: the tags of inline elements, which join the letters on either side
+_INLINE_NAMES = (
+    "a abbr b bdi bdo big cite code del dfn em font i ins kbd mark q s samp small span "
+    "strike strong sub sup tt u var"
+).split()
+#: the tags of inline elements, which join the letters on either side (either case, as
+#: character classes: 1.25x faster than re.I, and no "ſ" read as an "s")
 _INLINE = re.compile(
-    r"</?(?:a|abbr|b|bdi|bdo|big|cite|code|del|dfn|em|font|i|ins|kbd|mark|q|s|samp|small|"
-    r"span|strike|strong|sub|sup|tt|u|var)(?:[\s/][^<>]{0,2000})?>",
-    re.I,
+    "</?(?:"
+    + "|".join("".join(f"[{c}{c.upper()}]" for c in name) for name in _INLINE_NAMES)
+    + r")(?:[\s/][^<>]{0,2000})?>"
 )
 _DROPPED = ("script", "style")
 

@@ -307,7 +307,7 @@ class MailTokenizer:
         them: body_words_reference is its specification in Python, tests/spam check that
         both agree)."""
         if self.seen_words and not text.isascii():
-            text = text.translate(_UNSEEN)
+            text = _as_seen(text)
         if self.lowercase:
             text = text.lower()
         if "://" in text or "www." in text or "WWW." in text:
@@ -488,7 +488,7 @@ def _word_field_of(field: str, value: str, lo: int, hi: int, seen: int) -> tuple
     out: set[str] = set()
     text = decode_header(value)
     if seen and not text.isascii():
-        text = text.translate(_UNSEEN)
+        text = _as_seen(text)
     for run in _PUNCT_RUN.findall(text):
         out.add(f"{field}:{run}")
     _field_words(text.lower(), out, field + ":", lo, hi)
@@ -503,6 +503,13 @@ _UNSEEN = str.maketrans(
     {"\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None, "\ufeff": None,
      "\u00ad": None, "\u2019": "'", "\u2018": "'"}
 )  # fmt: skip
+_UNSEEN_FOUND = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad\u2019\u2018]")
+
+
+def _as_seen(text: str) -> str:
+    """``text`` with :data:`_UNSEEN`'s characters dropped or replaced: looked for first
+    (translating every non-ASCII text cost the tokenizer 40 % more time on the corpus)."""
+    return text.translate(_UNSEEN) if _UNSEEN_FOUND.search(text) else text
 
 
 def _remembered(memo: Any, field: str, value: Any, *rest: int) -> Any:
