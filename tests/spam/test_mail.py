@@ -1174,3 +1174,9 @@ def test_words_read_as_a_reader_sees_them() -> None:
     assert not before.seen_words
     old = before.tokens(raw.encode())
     assert {"win", "ner,", "i\u2019m", "subject:don\u2019t"} <= old and "winner," not in old
+
+
+def test_a_byte_order_mark_before_the_head_is_no_part_of_it() -> None:
+    raw = b"From: ann@example.com\nSubject: lunch today\n\nsee you there\n"
+    assert TOK(b"\xef\xbb\xbf" + raw) == TOK(raw)
+    assert TOK("\ufeff" + raw.decode()) == TOK(raw.decode())

@@ -142,7 +142,11 @@ def _parse_bytes(data: bytes) -> Message:
     set as the payload (what the full parse gives, at a fraction of its cost: the feed
     parser splits the whole body into lines), a multipart message of one level split at
     its boundary lines (:func:`_simple_multipart`); anything unusual takes the full
-    parse. A head of more than :data:`MAX_HEAD_LINES` lines is read up to there."""
+    parse. A head of more than :data:`MAX_HEAD_LINES` lines is read up to there; a UTF-8
+    byte order mark before it (a message saved by a Windows editor) is no part of it (its
+    head was read as body: a mail administrator's trial)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
     data, cut = _cut_long_head(data)
     msg = _parse_cut(data)
     if cut:
