@@ -486,10 +486,14 @@ class BaseNB(ReadingMixin, PosteriorMixin, ClassifierMixin, BaseEstimator):
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Remove examples the model has learned: the exact inverse of :meth:`update`.
 
-        The result equals a model fitted without these examples. A class whose last
-        example is removed disappears from ``classes_``. Removing what the model never saw
-        (an unknown class, a count that would become negative) raises ValueError and
-        leaves the model unchanged. Parameters as for :meth:`fit`.
+        The result equals a model fitted without these examples (to rounding: a
+        Gaussian mean can differ in its last bit, which a point mass's likelihood, at
+        ``var_smoothing=0``, tells apart). A class whose last example is removed
+        disappears from ``classes_``; so does one whose remaining examples all weigh 0
+        (the statistics keep weights, not rows: ``fit`` keeps such a class, with a count
+        of 0). Removing what the model never saw (an unknown class, a count that would
+        become negative) raises ValueError and leaves the model unchanged. Parameters as
+        for :meth:`fit`.
         """
         check_is_fitted(self)
         self._check_params()
