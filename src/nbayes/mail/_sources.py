@@ -60,8 +60,8 @@ def cut(data: AnyStr, max_bytes: int) -> tuple[AnyStr, bool]:
     after the attachment, and the lost closing boundary read as a MIME defect that spam
     has: a trial's 30 MB reply with a zip was called spam).
 
-    >>> cut(b"head\n" + b"x" * 40 + b"\nend\n", 24)  # its last 6 bytes: a whole line
-    (b'head\nend\n', True)
+    >>> cut(b"head\\n" + b"x" * 40 + b"\\nend\\n", 24)  # its last 6 bytes: a whole line
+    (b'head\\nend\\n', True)
     >>> cut(b"short", 12)
     (b'short', False)
     """
