@@ -499,7 +499,7 @@ def _word_field_of(field: str, value: str, lo: int, hi: int, seen: int) -> tuple
 #: joiner, byte order mark, soft hyphen: "v\u200biagra" reads "viagra"), and typographic
 #: apostrophes as the typewriter's (phones and Outlook write "i\u2019m": 2 ham and 3
 #: spam of the corpus had it, 908 and 77 "i'm"; a mail administrator's trial)
-_UNSEEN = str.maketrans(
+_UNSEEN: dict[int, str | None] = str.maketrans(
     {"\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None, "\ufeff": None,
      "\u00ad": None, "\u2019": "'", "\u2018": "'"}
 )  # fmt: skip
@@ -507,9 +507,12 @@ _UNSEEN_FOUND = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad\u2019\u2018]")
 
 
 def _as_seen(text: str) -> str:
-    """``text`` with :data:`_UNSEEN`'s characters dropped or replaced: looked for first
-    (translating every non-ASCII text cost the tokenizer 40 % more time on the corpus)."""
-    return text.translate(_UNSEEN) if _UNSEEN_FOUND.search(text) else text
+    """``text`` with :data:`_UNSEEN`'s characters dropped or replaced: found first, then
+    each replaced by ``str.replace`` (``str.translate`` of every non-ASCII text cost the
+    tokenizer 40 % more time on the corpus; of the texts that hold one, 0.35 ms each)."""
+    for found in set(_UNSEEN_FOUND.findall(text)):
+        text = text.replace(found, _UNSEEN[ord(found)] or "")
+    return text
 
 
 def _remembered(memo: Any, field: str, value: Any, *rest: int) -> Any:
