@@ -10,6 +10,8 @@ import pytest
 from nbayes import load
 from nbayes.cli import main
 
+from .conftest import assert_error, run, write_csv
+
 DOCS = [
     ("I loved it, 9/10", "pos"),
     ("not good at all", "neg"),
@@ -131,3 +133,23 @@ def test_train_streams_the_documents(
     model = _train(tmp_path, reviews)
     assert fed == [2, 2, 2]
     assert model.class_count_.sum() == len(DOCS)  # type: ignore[attr-defined]
+
+
+def test_a_vocabulary_that_keeps_no_term_is_said_in_the_flags_words(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """scikit-learn's "max_df corresponds to < documents than min_df" named neither flag;
+    a model left one document by `forget` (min_df 2) loads, says so in `info`, and its
+    prediction says what to do (a fuzz's finding)."""
+    two = write_csv(tmp_path / "two.csv", ["text", "label"],
+                    [["free cash now", "spam"], ["free lunch today", "ham"]])  # fmt: skip
+    one = write_csv(tmp_path / "one.csv", ["text", "label"], [["free lunch today", "ham"]])
+    model = tmp_path / "m.nbayes"
+    code, _, err = run(capsys, "train", two, "--min-df", "5", "-o", model)
+    assert_error(code, err, "--min-df is more documents than there are")
+    assert run(capsys, "train", two, "--min-df", "2", "-o", model)[0] == 0
+    assert run(capsys, "forget", model, one)[0] == 0
+    code, out, _ = run(capsys, "info", model)
+    assert code == 0 and "vocabulary: no term kept yet" in out
+    code, _, err = run(capsys, "predict", model, "--text", "free")
+    assert_error(code, err, "lower --min-df, or give more documents")
