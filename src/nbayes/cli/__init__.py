@@ -209,36 +209,16 @@ def _main(argv: list[str], interrupts: Interrupts) -> int:
             return _report(ui, exc)
 
 
-#: scikit-learn's words for a vocabulary that keeps no term, and what they mean on the
-#: command line (a model trained with --min-df 2 and left one document by `nbayes
-#: forget` said only the first part; a fuzz's)
-_NO_TERM_SAID = {
-    "max_df corresponds to < documents than min_df": (
-        " (--min-df is more documents than there are, or --max-df fewer: lower --min-df, or "
-        "give more documents)"
-    ),
-    "After pruning, no terms remain": " (--min-df, --max-df)",
-}
-
-
-def _in_flag_words(exc: Exception) -> str:
-    """What a library error that names hyperparameters means in the flags' words."""
-    if not isinstance(exc, ValueError):
-        return ""
-    said = str(exc)
-    return next((more for start, more in _NO_TERM_SAID.items() if said.startswith(start)), "")
-
-
 def _report(ui: Any, exc: Exception) -> int:
     """``exc`` as one ``Error: ...`` line (the traceback with -v); exit status 1."""
     import traceback
 
-    from nbayes.cli._common import CLIError
+    from nbayes.cli._common import CLIError, no_term_advice
 
     if ui.verbose:
         traceback.print_exception(exc, file=ui.err)
     if isinstance(exc, (CLIError, ValueError, TypeError, OSError, ImportError)):
-        ui.err.write(f"Error: {_one_line(exc)}{_in_flag_words(exc)}\n")
+        ui.err.write(f"Error: {_one_line(exc)}{no_term_advice(exc)}\n")
     else:  # a bug: still one line
         ui.err.write(
             f"Error: unexpected {type(exc).__name__}: {_one_line(exc)} (this is a bug in "

@@ -37,6 +37,7 @@ __all__ = [
     "is_text_model",
     "journal_lag",
     "load_model",
+    "no_term_advice",
     "command_parser",
     "Documents",
     "reader_options",
@@ -135,6 +136,28 @@ def reader_flags() -> Any:
     from nbayes.io.readers import option_names
 
     return option_names(_READER_FLAGS)
+
+
+#: what scikit-learn's refusals of a vocabulary that keeps no term mean on the command line
+#: (``nbayes.text._model.NO_TERM``, in its order)
+_NO_TERM_ADVICE = (
+    " (--min-df is more documents than there are, or --max-df fewer: lower --min-df, or give "
+    "more documents)",
+    " (--min-df, --max-df)",
+)
+
+
+def no_term_advice(exc: BaseException) -> str:
+    """What a text model's refusal of a vocabulary that keeps no term means in the flags'
+    words (a model trained with --min-df 2 and left one document by `nbayes forget` said
+    only scikit-learn's "max_df corresponds to < documents than min_df"; a fuzz's); empty
+    for any other error."""
+    from nbayes.text.scoring import NO_TERM, keeps_no_term
+
+    if not keeps_no_term(exc):
+        return ""
+    said = str(exc)
+    return next(a for s, a in zip(NO_TERM, _NO_TERM_ADVICE, strict=True) if said.startswith(s))
 
 
 def add_data_options(parser: argparse.ArgumentParser, labels: bool = True) -> None:

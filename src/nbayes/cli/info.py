@@ -38,6 +38,7 @@ from nbayes.cli._common import (
     count_type,
     is_text_model,
     journal_lag,
+    no_term_advice,
 )
 from nbayes.cli._models import load_for_prediction
 from nbayes.cli._spam import is_spam_model
@@ -281,11 +282,10 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         try:
             n_terms = _n_features(model)
         except ValueError as exc:  # (it keeps no term yet: one document, min_df 2; a fuzz)
-            ui.print(
-                f"vocabulary: no term kept yet ({exc}: --min-df is more documents than the "
-                f"{int(model.class_count_.sum()):,} learnt, or --max-df fewer); `nbayes "
-                "update` learns more"
-            )
+            advice = no_term_advice(exc)
+            if not advice:
+                raise
+            ui.print(f"vocabulary: no term kept yet: {exc}{advice}")
             _classes(ui, model)
             return 0
         what = "hash buckets in use" if getattr(model, "hashing", False) else "terms"

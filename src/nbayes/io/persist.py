@@ -385,10 +385,6 @@ def load(
     return model
 
 
-#: the vocabulary selection's refusals of a model that keeps no term (yet)
-_KEEPS_NO_TERM = ("max_df corresponds to < documents than min_df", "After pruning, no terms")
-
-
 def load_scorer(
     path: str | os.PathLike[str],
     *,
@@ -409,7 +405,7 @@ def load_scorer(
         nbayes (as :func:`nbayes.load` says).
     """
     from nbayes.io._text_model import read_text_model
-    from nbayes.text.scoring import TextScorer
+    from nbayes.text.scoring import TextScorer, keeps_no_term
 
     given = check_functions(functions)
     metadata, arrays = read_metadata(path, max_bytes=max_bytes)
@@ -431,7 +427,7 @@ def load_scorer(
             try:
                 scorer = TextScorer.from_statistics(stats, terms, params)
             except (ValueError, TypeError) as exc:
-                if str(exc).startswith(_KEEPS_NO_TERM):  # (a sound model, too young)
+                if keeps_no_term(exc):  # (a sound model, too young)
                     raise ModelFileError(
                         f"it keeps no term yet, so it cannot predict ({exc}: its min_df is "
                         f"more documents than the {stats.n_docs:,} it has learnt, or its "

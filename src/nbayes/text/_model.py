@@ -35,6 +35,7 @@ __all__ = [
     "Counting",
     "DERIVATION_PARAMS",
     "MODELS",
+    "NO_TERM",
     "PARAM_NAMES",
     "PARAM_RULES",
     "Selection",
@@ -42,6 +43,7 @@ __all__ = [
     "Vocabulary",
     "check_params",
     "derivation_values",
+    "keeps_no_term",
     "ngram_of",
     "select_columns",
     "sklearn_like_selection",
@@ -74,6 +76,18 @@ PARAM_RULES: dict[str, list[P.Rule]] = {
     "norm": [P.boolean],
     "max_features": [P.none, P.non_negative_int(1)],
 }
+
+
+#: the starts of :func:`sklearn_like_selection`'s refusals of a vocabulary that keeps no
+#: term (scikit-learn's words): a model that has learnt too few documents for its min_df,
+#: or whose documents its max_df and min_df leave nothing of
+NO_TERM = ("max_df corresponds to < documents than min_df", "After pruning, no terms remain")
+
+
+def keeps_no_term(exc: BaseException) -> bool:
+    """Whether ``exc`` is :func:`sklearn_like_selection`'s refusal of a vocabulary that
+    keeps no term (a model too young to predict, not a broken one)."""
+    return isinstance(exc, ValueError) and str(exc).startswith(NO_TERM)
 
 
 def sklearn_like_selection(

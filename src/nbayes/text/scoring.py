@@ -61,7 +61,12 @@ from . import _analyzer
 from . import _model as M
 from . import _routes as routes
 
-__all__ = ["CountRows", "TextScorer", "linear_form", "term_features"]
+__all__ = ["NO_TERM", "CountRows", "TextScorer", "keeps_no_term", "linear_form", "term_features"]
+
+#: the refusals of a vocabulary that keeps no term, and the test of an error for them
+#: (:mod:`nbayes.text._model`'s: a model too young to predict, not a broken one)
+NO_TERM = M.NO_TERM
+keeps_no_term = M.keeps_no_term
 
 #: the likelihood family of each TextClassifier ``model`` (families are stateless)
 FAMILIES: dict[str, Family] = M.FAMILIES
