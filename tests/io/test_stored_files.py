@@ -70,7 +70,7 @@ def _as_saved_now(
     and no held-out decision values. A SpamFilter of nbayes 0.2.0 (its recipe without the
     header clues) is written with ``message_id`` and ``header_counts`` False: the tokens it
     counted with, spelt out (``max_text=None``, the body text read whole, is left out, as
-    files before it were written), and ``seen_words`` False; and with
+    files before it were written), and ``seen_words`` and ``cjk_bigrams`` False; and with
     ``tail_weight=0.0``, ``same_counts_min=0``, ``ham_bias=0.0`` and
     ``tile_bigrams=False``, the scoring it had."""
     if metadata["model_type"] == "SpamFilter":
@@ -81,7 +81,7 @@ def _as_saved_now(
                 "message_id": False,
                 "header_counts": False,
             }
-        model["tokenizer"] = {"seen_words": False, **model["tokenizer"]}
+        model["tokenizer"] = {"seen_words": False, "cjk_bigrams": False, **model["tokenizer"]}
         model["hyperparameters"] = {
             "tail_weight": 0.0,
             "same_counts_min": 0,

@@ -175,8 +175,12 @@ def test_long_words_and_eight_bit_runs_are_summarised() -> None:
     t = TOK(raw)
     assert "skip:s 20" in t and "supercalifragilistic" not in t
     assert "email name:ann" in t and "email addr:example" in t
-    assert "日本語のテキストです" in t  # 10 characters: a word
-    t = TOK("Subject: x\n\n日本語のテキストですよ、ありがとう\n".encode())
+    assert {"日本", "です"} <= t and "日本語のテキストです" not in t  # (CJK: in pairs)
+    t = TOK("Subject: x\n\nпривет-медвежонок-здравствуйте\n".encode())
+    assert "skip:п 30" in t and "8bit%:93" in t
+    old = MailTokenizer(cjk_bigrams=False)  # (CJK runs read as words, as before)
+    assert "日本語のテキストです" in old.tokens(raw)  # 10 characters: a word
+    t = old.tokens("Subject: x\n\n日本語のテキストですよ、ありがとう\n".encode())
     assert "skip:日 10" in t and "8bit%:100" in t
 
 
@@ -1102,7 +1106,10 @@ def test_text_in_a_seven_bit_charset_is_decoded_with_it(charset: str) -> None:
     )
     assert raw.isascii()
     tokens = MailTokenizer().tokens(raw)
-    assert {w for w in text.split() if len(w) >= 3} <= tokens
+    words = {w for w in text.split() if len(w) >= 3 and w[0] < "\u3000"}  # (CJK: in pairs)
+    pairs = {"utf-7": set(), "iso-2022-jp": {"広告", "告配", "配信"},
+             "hz-gb-2312": {"广告", "告费"}}  # fmt: skip
+    assert words | pairs[charset.lower()] <= tokens
     assert not any(t.startswith("skip:") for t in tokens)
     raw = b"Subject: t\nContent-Type: text/plain; charset=utf-7\n\nBuy+ACA-cheap+ACA-viagra now\n"
     assert {"buy", "cheap", "viagra"} <= MailTokenizer().tokens(raw)
@@ -1174,6 +1181,28 @@ def test_words_read_as_a_reader_sees_them() -> None:
     assert not before.seen_words
     old = before.tokens(raw.encode())
     assert {"win", "ner,", "i\u2019m", "subject:don\u2019t"} <= old and "winner," not in old
+
+
+def test_chinese_japanese_and_korean_text_is_read_two_characters_at_a_time() -> None:
+    """A CJK sentence has no spaces: it was one long word, ``skip:明 20`` and ``8bit%:100``
+    (itself a spam clue), and Japanese ham and spam looked the same (a mail
+    administrator's trial). Each run now gives its character pairs, in the body and the
+    subject, beside the Latin words around it; Korean's spaced words too."""
+    subject = "=?utf-8?b?" + base64.b64encode("来週の会議".encode()).decode() + "?="
+    body = "明日の会議は午後三時から。Windows10対応 OK\n한국어 메일 입니다\n"
+    raw = f"Subject: {subject}\nContent-Type: text/plain; charset=utf-8\n\n{body}".encode()
+    t = TOK(raw)
+    assert {"明日", "日の", "会議", "三時", "から", "windows10", "対応", "한국", "국어", "메일",
+            "입니", "니다", "subject:来週", "subject:会議"} <= t  # fmt: skip
+    assert not {w for w in t if w.startswith(("skip:", "8bit%:"))}
+    assert "時か" in t and "から。" not in t  # (punctuation ends a run; it is no token)
+    assert TOK(raw.decode("utf-8")) == t  # (the same from str)
+    # a filter's recipe stored before cjk_bigrams reads as it counted: one long word
+    before = MailTokenizer.from_dict({k: v for k, v in MailTokenizer().to_dict().items()
+                                      if k != "cjk_bigrams"})  # fmt: skip
+    assert not before.cjk_bigrams
+    old = before.tokens(raw)
+    assert "skip:明 20" in old and "会議" not in old and "subject:来週の会議" in old
 
 
 def test_a_byte_order_mark_before_the_head_is_no_part_of_it() -> None:

@@ -248,12 +248,14 @@ def test_bulk_classify_gives_the_verdicts_of_the_token_sets(
             b"Subject: =?utf-8?q?gagnez?=\nContent-Type: text/html\n\n"
             b"<html><body>cheap <b>pills</b> averyveryveryverylongword</body></html>"
         ),
+        "Subject: \u4eca\u3059\u3050\n\n\u7121\u6599\u30dd\u30a4\u30f3\u30c8 cheap".encode(),
     ]
     msgs = ham + spam
-    f = SpamFilter(min_dev=0.0, min_learned=1).fit(msgs, ["ham", "ham", "spam", "spam"])
+    f = SpamFilter(min_dev=0.0, min_learned=1).fit(msgs, ["ham", "ham", "spam", "spam", "spam"])
     probe: list[Any] = [
         *msgs,
         b"Subject: lunch pills\n\ncheap lunch now",
+        "\n\nlunch \u7121\u6599 now \u30dd\u30a4\u30f3\u30c8\u30fc\u30ba".encode(),
         b"",
         frozenset({"pills"}),
     ]

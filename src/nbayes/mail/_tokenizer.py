@@ -140,11 +140,19 @@ class MailTokenizer:
         ``Vi<!-- -->agra``), zero-width characters and soft hyphens are dropped, and a
         typographic apostrophe is the typewriter's (``i’m`` is ``i'm``). False: every tag
         a space, those characters kept (filters before this option).
+    cjk_bigrams : bool
+        Chinese, Japanese and Korean text, written without spaces between its words, read
+        two characters at a time: each run of Han, kana and Hangul characters gives its
+        overlapping pairs (``会議の`` gives ``会議`` and ``議の``; a run of one character,
+        that character), in the body and in word-by-word headers (``subject:会議``), as
+        Lucene's CJK analyser reads it. False: a run is one long word, summarised by its
+        first character and length (``skip:会 30``), so Japanese ham and spam look the
+        same (filters before this option).
 
     A recipe stored before ``message_id`` and ``header_counts`` existed reads them as
     False, one stored before ``max_text`` reads it as None, and one stored before
-    ``seen_words`` reads it as False (:meth:`from_dict`): a model file keeps tokenizing as
-    it counted.
+    ``seen_words`` or ``cjk_bigrams`` reads them as False (:meth:`from_dict`): a model
+    file keeps tokenizing as it counted.
 
     Examples
     --------
@@ -170,6 +178,7 @@ class MailTokenizer:
     header_counts: bool = True
     max_text: int | None = DEFAULT_MAX_TEXT
     seen_words: bool = True
+    cjk_bigrams: bool = True
 
     def __post_init__(self) -> None:
         if isinstance(self.headers, str) or not all(isinstance(h, str) for h in self.headers):
@@ -314,6 +323,8 @@ class MailTokenizer:
             text, urls = split_urls(text, lowered=self.lowercase)
             for url in urls:
                 _url_tokens(url.lower(), out)
+        if self.cjk_bigrams and not text.isascii():
+            text = cjk_bigrams(text, out, "")
         if long_words:
             longs = _mail_native.words(text, self.min_length, self.max_length, self.bigrams, None)
             _long_words(longs, out, "")
@@ -355,7 +366,7 @@ class MailTokenizer:
             else:
                 for value in values:
                     out.update(_word_field(field, value, self.min_length, self.max_length,
-                                           self.seen_words))  # fmt: skip
+                                           self.seen_words, self.cjk_bigrams))  # fmt: skip
         if self.received:
             for value in fields.get("received", ()):
                 for host in _HOST.findall(str(value).lower()):
@@ -367,7 +378,10 @@ class MailTokenizer:
                 if field in seen or field.startswith("content-"):
                     continue
                 for value in values:
-                    self._words(decode_header(value).lower(), out, field + ":")
+                    text = decode_header(value).lower()
+                    if self.cjk_bigrams and not text.isascii():
+                        text = cjk_bigrams(text, out, field + ":")
+                    self._words(text, out, field + ":")
 
 
 def _fields_reference(
@@ -395,6 +409,7 @@ _BOOLS = (
     "message_id",
     "header_counts",
     "seen_words",
+    "cjk_bigrams",
 )
 #: the options a recipe stored before they existed reads as (its tokens unchanged)
 _BEFORE_OPTIONS = {
@@ -402,6 +417,7 @@ _BEFORE_OPTIONS = {
     "header_counts": False,
     "max_text": None,
     "seen_words": False,
+    "cjk_bigrams": False,
 }
 
 
@@ -482,17 +498,64 @@ def _forget_memos() -> None:
 
 
 @lru_cache(maxsize=_MEMO)
-def _word_field_of(field: str, value: str, lo: int, hi: int, seen: int) -> tuple[str, ...]:
+def _word_field_of(
+    field: str, value: str, lo: int, hi: int, seen: int, cjk: int
+) -> tuple[str, ...]:
     """The tokens of a header tokenized word by word: its punctuation runs and words
-    (``seen``: as a reader sees them, ``MailTokenizer.seen_words``)."""
+    (``seen``: as a reader sees them, ``MailTokenizer.seen_words``; ``cjk``: its CJK
+    characters in pairs, ``MailTokenizer.cjk_bigrams``)."""
     out: set[str] = set()
     text = decode_header(value)
     if seen and not text.isascii():
         text = _as_seen(text)
     for run in _PUNCT_RUN.findall(text):
         out.add(f"{field}:{run}")
-    _field_words(text.lower(), out, field + ":", lo, hi)
+    text = text.lower()
+    if cjk and not text.isascii():
+        text = cjk_bigrams(text, out, field + ":")
+    _field_words(text, out, field + ":", lo, hi)
     return tuple(out)
+
+
+#: a run of characters of the scripts written without spaces between words: Hangul Jamo,
+#: the ideographic iteration and closing marks (々〆〇), Hiragana and Katakana, Hangul
+#: compatibility Jamo, Katakana's extension, CJK ideographs (extension A, the unified
+#: block, compatibility ideographs), Hangul syllables and Jamo extensions, half-width
+#: Katakana and Hangul, ideographs beyond the BMP (extensions B to H)
+_CJK_RUN = re.compile(
+    "[\u1100-\u11ff\u3005-\u3007\u3041-\u30ff\u3131-\u318e\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff"
+    "\uf900-\ufaff\uff66-\uffdc\U00020000-\U0003134f]+"
+)
+#: what a run and the CJK punctuation about it (the ideographic space, 、。「」 and the
+#: other CJK symbols, the full-width ！（），：？［］｛｝ and the like) leave in the text: a space
+_CJK_SPACE = re.compile(
+    "(?:" + _CJK_RUN.pattern[:-1] + "|[\u3000-\u3004\u3008-\u303f\uff01-\uff0f"
+    "\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65])+"
+)
+
+
+def cjk_bigrams(text: str, out: set[str], prefix: str) -> str:
+    """Adds the overlapping character pairs of each CJK run of ``text`` (a run of one
+    character: itself) to ``out``, after ``prefix``; returns ``text`` with each run a
+    space, the CJK punctuation about it too (no run is summarised as a long word, no
+    word keeps a full stop 。).
+
+    >>> out = set()
+    >>> cjk_bigrams("会議の時間 is 3pm, 会。OK", out, "")
+    '  is 3pm,  OK'
+    >>> sorted(out)
+    ['の時', '会', '会議', '時間', '議の']
+    """
+    runs = _CJK_RUN.findall(text)
+    if not runs:
+        return text
+    for run in set(runs):
+        if len(run) == 1:
+            out.add(prefix + run)
+        else:
+            out.update([prefix + run[i : i + 2] for i in range(len(run) - 1)])
+    return _CJK_SPACE.sub(" ", text)
 
 
 #: characters a reader does not see inside a word (zero-width spaces and joiners, word
@@ -523,8 +586,8 @@ def _remembered(memo: Any, field: str, value: Any, *rest: int) -> Any:
     return memo.__wrapped__(field, value, *rest)
 
 
-def _word_field(field: str, value: Any, lo: int, hi: int, seen: bool) -> tuple[str, ...]:
-    return _remembered(_word_field_of, field, value, lo, hi, int(seen))
+def _word_field(field: str, value: Any, lo: int, hi: int, seen: bool, cjk: bool) -> tuple[str, ...]:
+    return _remembered(_word_field_of, field, value, lo, hi, int(seen), int(cjk))
 
 
 def _field_words(text: str, out: set[str], prefix: str, lo: int, hi: int) -> None:

@@ -1,13 +1,16 @@
-"""What reading words as a reader sees them costs the mail tokenizer (issue 26).
+"""What a mail recipe option costs the tokenizer (issue 26).
 
-``MailTokenizer()`` (``seen_words=True``: inline HTML tags and comments join the letters
-either side, zero-width characters dropped, typographic apostrophes as the typewriter's)
-against ``MailTokenizer(seen_words=False)`` over every message of the SpamAssassin public
-corpus, CPU seconds, ``--rounds`` interleaved rounds, medians and their ratio.
+``MailTokenizer()`` against ``MailTokenizer(OPTION=False)`` over every message of the
+SpamAssassin public corpus, CPU seconds, ``--rounds`` interleaved rounds, medians and
+their ratio. ``--option seen_words`` (the default): inline HTML tags and comments join
+the letters either side, zero-width characters dropped, typographic apostrophes as the
+typewriter's; ``--option cjk_bigrams``: Chinese, Japanese and Korean text read two
+characters at a time.
 
 Usage::
 
-    python benchmarks/bench_seen_words.py --rounds 5
+    python benchmarks/bench_recipe_option.py --option seen_words --rounds 7
+    python benchmarks/bench_recipe_option.py --option cjk_bigrams --rounds 7
 """
 
 from __future__ import annotations
@@ -26,14 +29,13 @@ from nbayes.mail import MailTokenizer, _tokenizer  # noqa: E402
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--option", default="seen_words", choices=("seen_words", "cjk_bigrams"))
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
     paths, _ = corpus_messages(find_corpus())
     raw = [p.read_bytes() for p in paths]
-    tokenizers = {
-        "seen_words=True": MailTokenizer(),
-        "seen_words=False": MailTokenizer(seen_words=False),
-    }
+    on, off = f"{args.option}=True", f"{args.option}=False"
+    tokenizers = {on: MailTokenizer(), off: MailTokenizer(**{args.option: False})}
     times: dict[str, list[float]] = {name: [] for name in tokenizers}
     for _ in range(args.rounds):
         for name, tok in tokenizers.items():
@@ -45,7 +47,7 @@ def main() -> None:
     medians = {name: statistics.median(t) for name, t in times.items()}
     for name, t in times.items():
         print(f"{name}: {', '.join(f'{x:.2f}' for x in t)} s; median {medians[name]:.2f} s")
-    print(f"ratio: {medians['seen_words=True'] / medians['seen_words=False']:.2f}x")
+    print(f"ratio: {medians[on] / medians[off]:.2f}x")
 
 
 if __name__ == "__main__":
