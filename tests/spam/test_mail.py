@@ -1205,6 +1205,28 @@ def test_chinese_japanese_and_korean_text_is_read_two_characters_at_a_time() -> 
     assert "skip:明 20" in old and "会議" not in old and "subject:来週の会議" in old
 
 
+def test_a_forwarded_message_s_subject_and_from_are_read_as_words() -> None:
+    """A phishing mail forwarded to abuse@ as an attachment gave its body's tokens but not
+    its Subject's nor its From's, not even as words (a mail administrator's trial)."""
+    inner = (
+        "From: =?utf-8?q?PayPal_Sicherheit?= <service@paypa1-secure.example>\n"
+        "Subject: =?utf-8?q?Konto_gesperrt_=E2=80=93_jetzt_best=C3=A4tigen?=\n\n"
+        "Please log in.\n"
+    )
+    raw = (
+        "From: Ann <ann@example.org>\nSubject: Fwd: look at this\n"
+        "Content-Type: multipart/mixed; boundary=B\n\n--B\nContent-Type: text/plain\n\n"
+        f"Reported.\n--B\nContent-Type: message/rfc822\n\n{inner}--B--\n"
+    ).encode()
+    t = TOK(raw)
+    assert {"konto", "gesperrt", "jetzt", "bestätigen", "paypal", "sicherheit"} <= t
+    assert "email addr:paypa1-secure" in t and "please" in t
+    assert "subject:konto" not in t and "from:name:paypal" not in t  # (the outer head's)
+    parts = [(p.content_type, p.text) for p in walk_parts(parse(raw))]
+    assert parts[2] == ("message/rfc822", "PayPal Sicherheit <service@paypa1-secure.example>"
+                        "\nKonto gesperrt – jetzt bestätigen")  # fmt: skip
+
+
 def test_a_byte_order_mark_before_the_head_is_no_part_of_it() -> None:
     raw = b"From: ann@example.com\nSubject: lunch today\n\nsee you there\n"
     assert TOK(b"\xef\xbb\xbf" + raw) == TOK(raw)

@@ -69,7 +69,8 @@ class MailPart:
     disposition : str or None
         ``"attachment"``, ``"inline"`` or None.
     text : str or None
-        The decoded text of a ``text/*`` part; None for other parts.
+        The decoded text of a ``text/*`` part; of a ``message/rfc822`` part, the Subject
+        and From of the message it holds, decoded; None for other parts.
     """
 
     content_type: str
@@ -947,7 +948,8 @@ def _text_of(part: Message, charset: str | None, cte: Any = None, from_str: bool
 
 def walk_parts(message: Message) -> Iterator[MailPart]:
     """Every part of ``message``, attached messages' parts included (containers, such as
-    ``multipart/*``, with their type only).
+    ``multipart/*``, with their type only; an attached message, ``message/rfc822``, with
+    its Subject and From as its text).
 
     >>> raw = (b"Content-Type: multipart/mixed; boundary=B\\n\\n--B\\n"
     ...        b"Content-Type: text/plain; charset=utf-8\\n"
@@ -963,8 +965,10 @@ def walk_parts(message: Message) -> Iterator[MailPart]:
         part = stack.pop()
         heads = _headers_of(part)
         ctype = _content_type(part, heads)
-        if part.is_multipart():  # containers (and attached messages) are described only
-            yield MailPart(ctype, None, None, None, None, None)
+        if part.is_multipart():  # containers are described only, attached messages
+            # by their Subject and From (a forwarded phishing mail's words)
+            text = _attached_heads(part) if ctype == "message/rfc822" else None
+            yield MailPart(ctype, None, None, None, None, text)
             children: list[Message] = part.get_payload()  # type: ignore[assignment]
             stack.extend(reversed(children))
             continue
@@ -983,6 +987,20 @@ def walk_parts(message: Message) -> Iterator[MailPart]:
             str(disposition).split(";", 1)[0].strip().lower() if disposition else None,
             text,
         )
+
+
+def _attached_heads(part: Message) -> str | None:
+    """The Subject and From of the message a ``message/rfc822`` part holds, decoded, one a
+    line (None if it has neither): the words a reader sees of a forwarded message's head
+    (a report of phishing forwarded to abuse@ gave its body's tokens, not its subject's)."""
+    inner = part.get_payload()
+    if not isinstance(inner, list) or not inner or not isinstance(inner[0], Message):
+        return None
+    lines = []
+    for name, value in inner[0].raw_items():
+        if len(name) in (4, 7) and name.lower() in ("subject", "from"):
+            lines.append(decode_header(value))
+    return "\n".join(lines) or None
 
 
 def uudecoded_names(text: str) -> tuple[str, list[str]]:
