@@ -6,8 +6,10 @@ tree's as it is) with the compiled extensions of the installed package beside it
 by ``python -S`` (the editable install's import hook left out): so compare revisions whose
 C++ is the same (``git diff REV -- src/native`` empty), or give the old side the compiled
 extensions built from the revision's C++ (``--old-extensions DIR``: a folder holding its
-``_native`` and ``_mail_native`` files, e.g. copied from an install of that revision). The
-model is trained once on the whole corpus with the working tree's code.
+``_native`` and ``_mail_native`` files, e.g. copied from an install of that revision). Each
+side trains its own model on the whole corpus, once, with its own code: a model file keeps
+its recipe, which an older nbayes may not read (``seen_words``, ``cjk_bigrams``), and each
+side scores with the recipe it tokenizes by default.
 
 Usage::
 
@@ -48,6 +50,16 @@ n = sum(1 for _ in classify_many(model, raw, n_jobs=int(sys.argv[5])))
 print(n / (time.perf_counter() - t0))
 """
 
+TRAIN = r"""
+import sys
+sys.path[:0] = [sys.argv[1], sys.argv[2]]
+from pathlib import Path
+import nbayes
+from nbayes.mail import iter_classes
+from nbayes.spam import SpamFilter
+nbayes.save(SpamFilter().fit_stream(iter_classes(Path(sys.argv[3]))), sys.argv[4])
+"""
+
 
 def _package(src: Path | None, rev: str | None, into: Path, extensions: Path | None = None) -> Path:
     """A copy of ``src/nbayes`` (the working tree's, or ``rev``'s) with the installed
@@ -84,24 +96,24 @@ def main() -> None:
         help="a folder of the old side's compiled extensions (default: the installed ones)",
     )  # fmt: skip
     args = ap.parse_args()
-    import nbayes
-    from nbayes.spam import SpamFilter
-
     corpus = find_corpus()
     site = next(p for p in sys.path if p.endswith("site-packages"))  # (the dependencies)
     with tempfile.TemporaryDirectory(prefix="bulk-ab-") as tmp:
         old = _package(None, args.old, Path(tmp) / "old", args.old_extensions)
         new = _package(ROOT / "src" / "nbayes", None, Path(tmp) / "new")
-        model = Path(tmp) / "corpus.nbayes"
-        from nbayes.mail import iter_classes
-
-        nbayes.save(SpamFilter().fit_stream(iter_classes(corpus)), model)
+        models = {name: Path(tmp) / f"{name}.nbayes" for name in ("old", "new")}
+        for name, pkg in (("old", old), ("new", new)):
+            subprocess.run(
+                [sys.executable, "-S", "-c", TRAIN, str(pkg), site, str(corpus),
+                 str(models[name])],
+                check=True,
+            )  # fmt: skip
         rates: dict[str, list[float]] = {"old": [], "new": []}
         for _ in range(args.runs):
             for name, pkg in (("old", old), ("new", new)):
                 out = subprocess.run(
-                    [sys.executable, "-S", "-c", RUN, str(pkg), site, str(corpus), str(model),
-                     str(args.jobs)],
+                    [sys.executable, "-S", "-c", RUN, str(pkg), site, str(corpus),
+                     str(models[name]), str(args.jobs)],
                     capture_output=True, text=True, check=True,
                 )  # fmt: skip
                 rates[name].append(float(out.stdout.split()[-1]))
