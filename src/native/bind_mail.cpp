@@ -1513,21 +1513,22 @@ PyObject* pieces(PyObject* text, const std::vector<std::int64_t>& spans) {
 }
 
 // `text` with each of the spans [spans[0], spans[1]), [spans[2], spans[3]), ... (in order,
-// not overlapping) replaced by a space: a str of the narrowest storage its code points need
-// (as Python's own str operations make: equal strings of two widths would compare unequal).
-PyObject* spaced_out(PyObject* text, const std::vector<std::int64_t>& spans) {
+// not overlapping) replaced by a space (`space` false: by nothing): a str of the narrowest
+// storage its code points need (as Python's own str operations make: equal strings of two
+// widths would compare unequal).
+PyObject* spaced_out(PyObject* text, const std::vector<std::int64_t>& spans, bool space = true) {
     if (spans.empty()) return Py_NewRef(text);
     int kind = PyUnicode_KIND(text);
     const void* data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     // the text between the spans (and a space for each): its length and largest code point
     Py_ssize_t size = 0;
-    Py_UCS4 top = ' ';
+    Py_UCS4 top = space ? ' ' : 0;
     bool ascii = PyUnicode_IS_ASCII(text);
     for (std::size_t k = 0; k <= spans.size(); k += 2) {
         Py_ssize_t from = k == 0 ? 0 : spans[k - 1];
         Py_ssize_t to = k < spans.size() ? spans[k] : n;
-        size += to - from + (k < spans.size() ? 1 : 0);
+        size += to - from + (space && k < spans.size() ? 1 : 0);
         if (!ascii)
             for (Py_ssize_t i = from; i < to; ++i)
                 top = std::max(top, PyUnicode_READ(kind, data, i));
@@ -1549,23 +1550,39 @@ PyObject* spaced_out(PyObject* text, const std::vector<std::int64_t>& spans) {
             for (Py_ssize_t i = from; i < to; ++i)
                 PyUnicode_WRITE(okind, odata, pos++, PyUnicode_READ(kind, data, i));
         }
-        if (k < spans.size()) PyUnicode_WRITE(okind, odata, pos++, ' ');
+        if (space && k < spans.size()) PyUnicode_WRITE(okind, odata, pos++, ' ');
     }
     return out;
 }
 
 const char strip_tags_doc[] =
-    "strip_tags(markup) -> str\n\n"
-    "`markup` with its tags replaced by spaces, as nbayes.mail._html's _TAG.sub(\" \", markup).";
+    "strip_tags(markup, joins=False) -> str\n\n"
+    "`markup` with its tags replaced by spaces, as nbayes.mail._html's _TAG.sub(\" \", markup);\n"
+    "`joins`: its inline tags removed first, as _INLINE.sub(\"\", markup) (the letters either\n"
+    "side of <b>, </span> join).";
 
 PyObject* py_strip_tags(PyObject*, PyObject* args) {
     PyObject* markup;
+    int joins = 0;
+    if (!PyArg_ParseTuple(args, "U|p:strip_tags", &markup, &joins)) return nullptr;
+    PyObject* text = Py_NewRef(markup);
+    if (joins) {
+        std::vector<std::int64_t> inline_tags;
+        auto scan = [&](const auto* s, Py_ssize_t n) { nbk_mail::inline_tag_spans(s, n, inline_tags); };
+        if (!guarded([&] { by_width(markup, scan); })) {
+            Py_DECREF(text);
+            return nullptr;
+        }
+        PyObject* joined = spaced_out(markup, inline_tags, false);
+        Py_DECREF(text);
+        if (joined == nullptr) return nullptr;
+        text = joined;
+    }
     std::vector<std::int64_t> tags;
     auto scan = [&](const auto* s, Py_ssize_t n) { nbk_mail::tag_spans(s, n, tags); };
-    bool ok = PyArg_ParseTuple(args, "U:strip_tags", &markup) && guarded([&] {
-        by_width(markup, scan);
-    });
-    return ok ? spaced_out(markup, tags) : nullptr;
+    PyObject* out = guarded([&] { by_width(text, scan); }) ? spaced_out(text, tags) : nullptr;
+    Py_DECREF(text);
+    return out;
 }
 
 const char links_doc[] =

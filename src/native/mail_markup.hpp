@@ -4,7 +4,8 @@
 // - head_fields: a message head of well-formed fields split into its (name, value) spans,
 //   as nbayes.mail._mime's _SIMPLE_HEAD.fullmatch and _FIELD.findall read it;
 // - tag_spans: the tags of HTML that nbayes.mail._html's _TAG.sub(" ", text) replaces,
-//   `<[^<>]{0,2000}>`;
+//   `<[^<>]{0,2000}>`; inline_tag_spans: the inline tags (<b>, <span ...>) that _html's
+//   _INLINE.sub("", text) removes before;
 // - link_spans: the URLs of an ASCII text's links, as _html's _LINK.findall finds them;
 // - url_spans: the URLs of a body's text, as nbayes.mail._tokenizer's split_urls finds
 //   them (its _split_urls_reference);
@@ -124,6 +125,61 @@ inline bool is_re_word(std::uint32_t c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 inline std::uint32_t ascii_lower(std::uint32_t c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+inline bool is_ascii_letter(std::uint32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// Whether the ASCII letters s[0:n] are, in either case, the name of an inline element:
+// nbayes.mail._html's _INLINE_NAMES.
+template <class C>
+bool is_inline_name(const C* s, std::int64_t n) {
+    static const char* const kNames[] = {
+        "a",   "abbr", "b",    "bdi",  "bdo", "big",   "cite", "code",   "del",    "dfn",
+        "em",  "font", "i",    "ins",  "kbd", "mark",  "q",    "s",      "samp",   "small",
+        "span", "strike", "strong", "sub", "sup", "tt", "u",   "var"};
+    if (n > 6) return false;
+    for (const char* name : kNames) {
+        std::int64_t k = 0;
+        while (k < n && name[k] != '\0' &&
+               ascii_lower(static_cast<std::uint32_t>(s[k])) == static_cast<std::uint32_t>(name[k]))
+            ++k;
+        if (k == n && name[k] == '\0') return true;
+    }
+    return false;
+}
+
+// The [start, end) of each inline tag in s[0:n], in order, as nbayes.mail._html's
+// _INLINE.sub("", text) finds them (leftmost, not overlapping): "<", an optional "/", an
+// inline name in either ASCII case, then ">" at once, or a white space (str.isspace) or
+// "/" followed by at most 2000 code points that are neither "<" nor ">" and a ">". The
+// pattern's names are letters followed by no letter: the name is the run of ASCII letters
+// after "<" or "</". Linear: a scan after a name stops at the next "<" or ">", and no tag
+// starts before the next "<".
+template <class C>
+void inline_tag_spans(const C* s, std::int64_t n, std::vector<std::int64_t>& spans) {
+    constexpr std::int64_t kMost = 2000;
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (s[i] != '<') continue;
+        std::int64_t j = i + 1;
+        if (j < n && s[j] == '/') ++j;
+        std::int64_t k = j;
+        while (k < n && is_ascii_letter(static_cast<std::uint32_t>(s[k]))) ++k;
+        if (k == j || k >= n || !is_inline_name(s + j, k - j)) continue;
+        std::int64_t end;
+        if (s[k] == '>') {
+            end = k + 1;
+        } else if (s[k] == '/' || is_space(static_cast<std::uint32_t>(s[k]))) {
+            std::int64_t m = k + 1;
+            while (m < n && s[m] != '<' && s[m] != '>') ++m;
+            if (m >= n || s[m] != '>' || m - (k + 1) > kMost) continue;
+            end = m + 1;
+        } else {
+            continue;
+        }
+        spans.push_back(i);
+        spans.push_back(end);
+        i = end - 1;
+    }
+}
 
 // The [start, end) of each URL in the ASCII text s[0:n] that
 // `\b(?:href|src|action|background)\s*=\s*["']?\s*([^"'\s>]+)` (ignoring case) finds, in

@@ -45,6 +45,46 @@ def test_strip_tags_is_the_regular_expressions_substitution(text: str) -> None:
     assert _mail_native.strip_tags(text) == _tags_reference(text)
 
 
+def _joined_reference(text: str) -> str:
+    return _html._TAG.sub(" ", _html._INLINE.sub("", text))
+
+
+# the inline pattern's pieces: names in both cases, names that are not inline or that run
+# on into more letters, its separators (Python's white space beyond ASCII included)
+_INLINE_PIECES = st.sampled_from(
+    ["<", "</", ">", "/", "b", "B", "sPaN", "abbr", "a", "bd", "bdi", "strong", "strongs",
+     "p", "div", "i", "1", " ", "\t", "\u3000", "\x1c", "x", "\u017f", "=", "'", "<<", "é",
+     "\U0001f600", "-->"]
+)  # fmt: skip
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(_INLINE_PIECES, max_size=30).map("".join))
+def test_strip_tags_joining_is_the_inline_then_the_tag_substitution(text: str) -> None:
+    out = _mail_native.strip_tags(text, True)
+    assert out == _joined_reference(text)
+    assert hash(out) == hash(_joined_reference(text))  # (the narrowest storage)
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        "<b>Win</b>ner, V<span style='x'></span>iagra",
+        "<SPAN\u3000class=x>a</Span>b",  # (white space beyond ASCII after the name)
+        "<b " + "x" * 2000 + ">c<b " + "x" * 2001 + ">d",  # the longest, one longer
+        "<<b>p>",  # the inline tag's removal makes a tag of what is left
+        "<b/>a</b\t>b<bd>c<b1>d<\u017fpan>e",
+        "\u00e9<i>\U0001f600</i>x",  # a wide code point kept: 4-byte storage out
+        "\U0001f600<i>x</i>",
+        "<i>\U0001f600</i>",
+    ],
+)
+def test_strip_tags_joining_of_markup(markup: str) -> None:
+    out = _mail_native.strip_tags(markup, True)
+    assert out == _joined_reference(markup)
+    assert hash(out) == hash(_joined_reference(markup))
+
+
 @pytest.mark.parametrize(
     ("head", "fields"),
     [
