@@ -1205,6 +1205,34 @@ def test_chinese_japanese_and_korean_text_is_read_two_characters_at_a_time() -> 
     assert "skip:明 20" in old and "会議" not in old and "subject:来週の会議" in old
 
 
+def _host_ended_reference(url: str) -> str:
+    if "?" not in url and "#" not in url:
+        return url
+    start = url.find("://")
+    for i in range(0 if start < 0 else start + 3, len(url)):
+        if url[i] == "/":
+            return url
+        if url[i] in "?#":
+            return url[:i] + "/" + url[i:]
+    return url
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(["http", "://", "/", "?", "#", "a", ".", ":", "x=1"]),
+                max_size=12).map("".join))  # fmt: skip
+def test_a_url_s_host_ends_at_its_first_slash_query_or_fragment(url: str) -> None:
+    from nbayes.mail._tokenizer import _host_ended
+
+    assert _host_ended(url) == _host_ended_reference(url)
+
+
+def test_a_soft_hyphen_is_dropped_from_text_of_any_width() -> None:
+    # (text of code points below 256 is looked through for the soft hyphen alone)
+    for text in ("caf\u00e9 vi\u00adagra", "caf\u00e9 vi\u00adagra \u2019", "vi\u00adagra \u4e00"):
+        raw = f"Subject: x\nContent-Type: text/plain; charset=utf-8\n\n{text} now".encode()
+        assert "viagra" in TOK(raw) and not {t for t in TOK(raw) if "\u00ad" in t}
+
+
 def test_a_forwarded_message_s_subject_and_from_are_read_as_words() -> None:
     """A phishing mail forwarded to abuse@ as an attachment gave its body's tokens but not
     its Subject's nor its From's, not even as words (a mail administrator's trial)."""

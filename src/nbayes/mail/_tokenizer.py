@@ -535,6 +535,18 @@ _CJK_SPACE = re.compile(
 )
 
 
+def _latin_1(text: str) -> bool:
+    """Whether every code point of ``text`` is below 256: its Latin-1 encoding is a copy
+    of a str stored one byte a code point (1,006 of the corpus's 1,281 non-ASCII texts; a
+    search of them for CJK runs took 2.7 % of bulk scoring), or fails at the first wider
+    one."""
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def cjk_bigrams(text: str, out: set[str], prefix: str) -> str:
     """Adds the overlapping character pairs of each CJK run of ``text`` (a run of one
     character: itself) to ``out``, after ``prefix``; returns ``text`` with each run a
@@ -547,6 +559,8 @@ def cjk_bigrams(text: str, out: set[str], prefix: str) -> str:
     >>> sorted(out)
     ['の時', '会', '会議', '時間', '議の']
     """
+    if _latin_1(text):  # (most non-ASCII mail: no CJK code point, nothing to search)
+        return text
     runs = _CJK_RUN.findall(text)
     if not runs:
         return text
@@ -573,6 +587,8 @@ def _as_seen(text: str) -> str:
     """``text`` with :data:`_UNSEEN`'s characters dropped or replaced: found first, then
     each replaced by ``str.replace`` (``str.translate`` of every non-ASCII text cost the
     tokenizer 40 % more time on the corpus; of the texts that hold one, 0.35 ms each)."""
+    if _latin_1(text):  # (of its characters, only the soft hyphen can be there)
+        return text.replace("\u00ad", "") if "\u00ad" in text else text
     for found in set(_UNSEEN_FOUND.findall(text)):
         text = text.replace(found, _UNSEEN[ord(found)] or "")
     return text
@@ -654,13 +670,13 @@ def _host_ended(url: str) -> str:
         return url
     start = url.find("://")
     start = 0 if start < 0 else start + 3
-    for i in range(start, len(url)):
-        c = url[i]
-        if c == "/":
-            return url
-        if c == "?" or c == "#":
-            return url[:i] + "/" + url[i:]
-    return url
+    slash = url.find("/", start)
+    cut = stop = len(url) if slash < 0 else slash
+    for mark in "?#":  # (the first before the host's end; str.find, not a loop in Python:
+        i = url.find(mark, start, cut)  # 1.2 us a URL, 1.5 % of bulk scoring)
+        if i >= 0:
+            cut = i
+    return url if cut == stop else url[:cut] + "/" + url[cut:]
 
 
 def _url_tokens_reference(url: str) -> set[str]:
