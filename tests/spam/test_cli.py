@@ -696,11 +696,11 @@ def test_explain_shows_the_clues(
 def test_explain_says_which_tokens_counted_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # a list's footer, on 8 of 12 ham and 3 of 10 spam: its words and bigrams share their
+    # a list's footer, on 9 of 12 ham and 2 of 10 spam: its words and bigrams share their
     # counts
     footer = "Irish Linux Users Group: listmaster for subscription information"
     root = tmp_path / "mail"
-    for label, n, listed in (("ham", 12, 8), ("spam", 10, 3)):
+    for label, n, listed in (("ham", 12, 9), ("spam", 10, 2)):
         (root / label).mkdir(parents=True)
         for i in range(n):
             text = f"{label} number {i} {'meeting notes' if label == 'ham' else 'cheap pills'}"
@@ -775,7 +775,7 @@ def test_info_describes_a_spam_filter(model: Path, capsys: pytest.CaptureFixture
     assert main(["info", str(model), "--top", "2"]) == 0
     out = capsys.readouterr().out
     assert "model: SpamFilter" in out
-    assert "settings in force (preset 'nbayes'): s=0.1, min_dev=0.1" in out  # not s=None
+    assert "settings in force (preset 'nbayes'): s=0.1, min_dev=0.2" in out  # not s=None
     assert "ham_bias=8.0" in out and "tokenizer: headers=['subject'" in out
     assert "messages learnt: 5 ham, 5 spam" in out
     spam_line = next(line for line in out.splitlines() if line.startswith("  spam: "))

@@ -241,7 +241,7 @@ def test_the_tail_ratio_decides_overwhelming_clues_both_ways() -> None:
 
 
 def test_tail_weight_is_a_checked_parameter_of_the_presets() -> None:
-    assert SpamFilter().effective_params_.tail_weight == 0.003
+    assert SpamFilter().effective_params_.tail_weight == 0.07
     for preset in ("bogofilter", "spambayes"):  # they combine as their programs do
         assert SpamFilter(preset=preset).effective_params_.tail_weight == 0.0
     f, plain = trained(), trained(tail_weight=0.0)
@@ -1115,9 +1115,10 @@ def test_a_slice_of_the_spamassassin_corpus() -> None:
     f = SpamFilter().fit([root / r[1] for r in train], [r[2] for r in train])
     verdicts = f.predict([root / r[1] for r in test])
     truth = [r[2] for r in test]
-    wrong = sum(v not in (t, "unsure") for v, t in zip(verdicts, truth, strict=True))
+    lost = sum(v == "spam" and t == "ham" for v, t in zip(verdicts, truth, strict=True))
+    passed = sum(v == "ham" and t == "spam" for v, t in zip(verdicts, truth, strict=True))
     unsure = sum(v == "unsure" for v in verdicts)
-    assert wrong <= 2 and unsure <= 12, (wrong, unsure)
+    assert lost == 0 and passed <= 3 and unsure <= 12, (lost, passed, unsure)
 
 
 def test_the_lean_scorer_answers_as_the_filter(tmp_path: Path) -> None:
