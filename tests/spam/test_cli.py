@@ -1504,3 +1504,36 @@ def test_an_unregistration_refused_for_a_from_line_says_how_it_was_read(
     # a refusal of a message without From lines has no such advice
     code, _, err = filter_(capsys, monkeypatch, model, "--unregister", "spam", stdin=HAM_MESSAGE)
     assert code == 3 and "cannot unlearn" in err and "mboxrd" not in err
+
+
+def test_maildir_plus_plus_sub_folders_are_named_as_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Maildir's ``.Archive`` and ``.Junk`` (Maildir++) were skipped without a word by
+    `nbayes filter` and `train` (a mail administrator's trial): each is a mailbox of its
+    own, named in a note; given as a path, it is read."""
+    from nbayes.mail import maildir_subfolders
+
+    root = tmp_path / "mail"
+    for sub in ("ham/cur", "ham/new", "ham/tmp", "ham/.Archive/cur", "ham/.Junk/cur",
+                "ham/.notes", "spam"):  # fmt: skip
+        (root / sub).mkdir(parents=True)
+    for i in range(3):
+        (root / "ham" / "cur" / f"{i}").write_bytes(message(f"lunch {i}", "lunch at noon"))
+        (root / "spam" / f"{i}.eml").write_bytes(message(f"cheap {i}", "cheap pills now"))
+    (root / "ham" / ".Archive" / "cur" / "a").write_bytes(message("old", "old news"))
+    (root / "ham" / ".Archive" / "maildirfolder").write_bytes(b"")
+    assert maildir_subfolders(root) == [root / "ham" / ".Archive", root / "ham" / ".Junk"]
+    assert maildir_subfolders(root / "spam") == [] == maildir_subfolders(tmp_path / "none")
+    model = tmp_path / "m.nbayes"
+    assert main(["train", str(root), "-o", str(model), "--model", "spam"]) == 0
+    err = capsys.readouterr().err
+    assert "not read: the Maildir++ sub-folder(s)" in err and ".Archive" in err
+    assert ".Junk" in err and "outside any Maildir" in err and ".notes" not in err
+    assert nbayes.load(model).class_count_.tolist() == [3, 3]  # (the archive not learnt)
+    assert main(["filter", str(model), str(root / "ham")]) == 0
+    out, err = capsys.readouterr()
+    assert out.count("\n") == 3 and f"{root / 'ham' / '.Archive'}, {root / 'ham' / '.Junk'}" in err
+    assert main(["filter", str(model), str(root / "ham" / ".Archive")]) in (0, 1, 2)
+    out, err = capsys.readouterr()
+    assert out.count("\n") == 1 and "not read" not in err

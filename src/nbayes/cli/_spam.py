@@ -86,7 +86,7 @@ def labelled_mail(
     sub-folders are named in a warning (``ui``), not read, and empty messages (files of
     nothing but white space) are left out and counted in one. ``who`` reads them, for the
     error of a root that is not a folder."""
-    from nbayes.mail import is_empty, iter_classes
+    from nbayes.mail import is_empty, iter_classes, maildir_subfolders
 
     for root in roots:
         if not os.path.isdir(root):
@@ -122,6 +122,17 @@ def labelled_mail(
             ui.warn(
                 f"{root}: not read: {shown} (a spam filter learns from ham/ and spam/ only: "
                 "put mail files, mboxes or Maildirs in them)"
+            )
+        subs = [p for c in ("ham", "spam") for p in maildir_subfolders(os.path.join(root, c))]
+        if subs and ui is not None:  # (Maildir++'s .Archive, .Junk: mailboxes of their own)
+            names = ", ".join(str(p) for p in subs[:4]) + (
+                f" and {len(subs) - 4:,} more" if len(subs) > 4 else ""
+            )
+            ui.warn(
+                f"{root}: not read: the Maildir++ sub-folder(s) {names}, each a mailbox of "
+                "its own (to learn from one, put it or a link to it in ham/ or spam/ under a "
+                "name without a leading dot, outside any Maildir: a Maildir's cur/ and new/ "
+                "are its messages)"
             )
         empty = []
         for mail, label in iter_classes(root, ("ham", "spam")):

@@ -19,6 +19,7 @@ from nbayes.mail._sources import (
     cut,
     iter_classes,
     iter_mail,
+    maildir_subfolders,
     read_mbox,
 )
 from nbayes.mail._tokenizer import COUNTED_HEADERS, DEFAULT_HEADERS, MailTokenizer, is_empty
@@ -38,6 +39,7 @@ __all__ = [
     "is_empty",
     "iter_classes",
     "iter_mail",
+    "maildir_subfolders",
     "parse",
     "read_mbox",
     "set_header",

@@ -35,6 +35,7 @@ __all__ = [
     "iter_classes",
     "iter_mail",
     "looks_like_mbox",
+    "maildir_subfolders",
     "read_mbox",
 ]
 
@@ -177,6 +178,45 @@ def is_maildir(path: Path) -> bool:
         return not any(
             entry.is_file() and not entry.name.startswith(_MAILDIR_FILES) for entry in entries
         )
+
+
+def maildir_subfolders(path: str | os.PathLike[str]) -> list[Path]:
+    """The Maildir++ sub-folders that :func:`iter_mail` leaves unread under ``path``:
+    each folder whose name starts with a dot (``.Archive``, ``.Junk``) and that is a
+    Maildir itself, inside a Maildir read there (``path`` or a folder below it), sorted.
+    A Maildir's messages are its ``cur`` and ``new``; a sub-folder is another mailbox (a
+    filter learning ham must not read ``.Junk``), given as a path of its own. Folders
+    that cannot be listed are passed over (reading them says why).
+
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for sub in ("cur", "new", "tmp", ".Junk/cur", ".Junk/new", ".notes"):
+    ...     (root / sub).mkdir(parents=True)
+    >>> [p.name for p in maildir_subfolders(root)]
+    ['.Junk']
+    """
+    found: list[Path] = []
+    stack = [Path(path)]
+    seen: set[tuple[int, int]] = set()
+    while stack:
+        folder = stack.pop()
+        try:
+            st = folder.stat()
+            if (st.st_dev, st.st_ino) in seen or not folder.is_dir():
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            if is_maildir(folder):
+                with os.scandir(folder) as entries:
+                    names = [e.name for e in entries if e.name.startswith(".")]
+                found += [folder / n for n in names if n not in (".", "..")
+                          and is_maildir(folder / n)]  # fmt: skip
+                continue
+            with os.scandir(folder) as entries:
+                stack += [Path(e.path) for e in entries
+                          if not e.name.startswith(".") and e.is_dir()]  # fmt: skip
+        except OSError:
+            continue
+    return sorted(found)
 
 
 class _Kept:
