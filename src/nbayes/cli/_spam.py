@@ -125,14 +125,11 @@ def labelled_mail(
             )
         subs = [p for c in ("ham", "spam") for p in maildir_subfolders(os.path.join(root, c))]
         if subs and ui is not None:  # (Maildir++'s .Archive, .Junk: mailboxes of their own)
-            names = ", ".join(str(p) for p in subs[:4]) + (
-                f" and {len(subs) - 4:,} more" if len(subs) > 4 else ""
-            )
             ui.warn(
-                f"{root}: not read: the Maildir++ sub-folder(s) {names}, each a mailbox of "
-                "its own (to learn from one, put it or a link to it in ham/ or spam/ under a "
-                "name without a leading dot, outside any Maildir: a Maildir's cur/ and new/ "
-                "are its messages)"
+                f"{root}: not read: the Maildir++ sub-folder(s) {listed(subs, 4)}, each a "
+                "mailbox of its own (to learn from one, put it or a link to it in ham/ or "
+                "spam/ under a name without a leading dot, outside any Maildir: a Maildir's "
+                "cur/ and new/ are its messages)"
             )
         empty = []
         for mail, label in iter_classes(root, ("ham", "spam")):
@@ -142,11 +139,17 @@ def labelled_mail(
                 continue
             yield mail, label
         if empty and ui is not None:
-            more = f" and {len(empty) - 3:,} more" if len(empty) > 3 else ""
             ui.warn(
                 f"{root}: {len(empty):,} empty message(s) left out (nothing but white space: "
-                f"no mail to learn from): {', '.join(empty[:3])}{more}"
+                f"no mail to learn from): {listed(empty, 3)}"
             )
+
+
+def listed(names: list[Any], limit: int) -> str:
+    """The first ``limit`` of ``names``, comma-separated, and how many more: ``"a, b and
+    3 more"``."""
+    more = f" and {len(names) - limit:,} more" if len(names) > limit else ""
+    return ", ".join(str(n) for n in names[:limit]) + more
 
 
 #: ``--regime``'s choices, as :meth:`SpamFilter.train` names them

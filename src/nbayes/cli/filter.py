@@ -469,17 +469,15 @@ def _note_unread_subfolders(paths: Sequence[str], ui: Any) -> None:
     """Says which Maildir++ sub-folders (``.Archive``, ``.Junk``) of the Maildirs among
     ``paths`` are not read: each is a mailbox of its own (a mail administrator's trial
     found them skipped without a word)."""
+    from nbayes.cli._spam import listed
     from nbayes.mail import maildir_subfolders
 
     for path in paths:
         subs = maildir_subfolders(path) if os.path.isdir(path) else []
         if subs:
-            names = ", ".join(str(p) for p in subs[:4]) + (
-                f" and {len(subs) - 4:,} more" if len(subs) > 4 else ""
-            )
             ui.note(
-                f"{path}: not read: its Maildir++ sub-folder(s) {names}, each a mailbox of "
-                "its own (give it as a MAIL argument to read it)."
+                f"{path}: not read: its Maildir++ sub-folder(s) {listed(subs, 4)}, each a "
+                "mailbox of its own (give it as a MAIL argument to read it)."
             )
 
 
