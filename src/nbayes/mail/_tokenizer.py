@@ -517,21 +517,21 @@ def _word_field_of(
     return tuple(out)
 
 
-#: a run of characters of the scripts written without spaces between words: Hangul Jamo,
+#: the characters of the scripts written without spaces between words: Hangul Jamo,
 #: the ideographic iteration and closing marks (々〆〇), Hiragana and Katakana, Hangul
 #: compatibility Jamo, Katakana's extension, CJK ideographs (extension A, the unified
 #: block, compatibility ideographs), Hangul syllables and Jamo extensions, half-width
 #: Katakana and Hangul, ideographs beyond the BMP (extensions B to H)
-_CJK_RUN = re.compile(
-    "[\u1100-\u11ff\u3005-\u3007\u3041-\u30ff\u3131-\u318e\u31f0-\u31ff"
+_CJK_CHARS = (
+    "\u1100-\u11ff\u3005-\u3007\u3041-\u30ff\u3131-\u318e\u31f0-\u31ff"
     "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff"
-    "\uf900-\ufaff\uff66-\uffdc\U00020000-\U0003134f]+"
+    "\uf900-\ufaff\uff66-\uffdc\U00020000-\U0003134f"
 )
+_CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
 #: what a run and the CJK punctuation about it (the ideographic space, 、。「」 and the
 #: other CJK symbols, the full-width ！（），：？［］｛｝ and the like) leave in the text: a space
 _CJK_SPACE = re.compile(
-    "(?:" + _CJK_RUN.pattern[:-1] + "|[\u3000-\u3004\u3008-\u303f\uff01-\uff0f"
-    "\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65])+"
+    f"[{_CJK_CHARS}\u3000-\u3004\u3008-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+"
 )
 
 
