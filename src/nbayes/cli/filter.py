@@ -71,7 +71,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "mail",
         nargs="*",
         metavar="MAIL",
-        help="message files, mboxes or Maildirs (default: one message on standard input)",
+        help="message files, mboxes or Maildirs (a Maildir's cur/ and new/; its Maildir++ "
+        "sub-folders, .Archive and the like, are named, not read; default: one message on "
+        "standard input)",
     )
     p.add_argument(
         "--register",
